@@ -1,0 +1,115 @@
+# SPDX-License-Identifier: MIT
+# prec: one non-recursive Makefile. Objects under build/ (or build-<sanitizers>/).
+# Every src/*/*.c except src/main.c goes into libprec.a; tests and fuzzers link it.
+
+PREFIX   ?= /usr/local
+DESTDIR  ?=
+WERROR   ?= 1
+SANITIZE ?=
+V        ?= 0
+
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
+
+PKGS := liburing libelf liblz4
+PKG_OK := $(shell pkg-config --exists $(PKGS) 2>/dev/null && echo yes)
+
+ifneq ($(SANITIZE),)
+BUILD ?= build-$(subst $(comma),-,$(SANITIZE))
+SAN_FLAGS := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
+else
+BUILD ?= build
+SAN_FLAGS :=
+endif
+comma := ,
+
+WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+        -Wformat=2 -Wvla -Wundef -Wno-format-nonliteral
+ifeq ($(WERROR),1)
+WARN += -Werror
+endif
+
+CFLAGS  ?= -O2 -g
+CFLAGS  += -std=gnu11 $(WARN) $(SAN_FLAGS) -D_GNU_SOURCE -Isrc -pthread -MMD -MP
+LDFLAGS += $(SAN_FLAGS) -pthread
+ifeq ($(PKG_OK),yes)
+CFLAGS  += $(shell pkg-config --cflags $(PKGS))
+LDLIBS  += $(shell pkg-config --libs $(PKGS))
+endif
+LDLIBS  += -lm
+
+LIB_SRC  := $(filter-out src/main.c,$(wildcard src/*/*.c))
+LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
+LIB      := $(BUILD)/libprec.a
+BIN      := $(BUILD)/prec
+UNIT_SRC := $(wildcard tests/unit/*.c)
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/unit/%)
+TLIB_SRC := $(wildcard tests/lib/*.c)
+TLIB_OBJ := $(TLIB_SRC:%.c=$(BUILD)/%.o)
+HELP_SRC := $(wildcard tests/helpers/*.c)
+HELP_BIN := $(HELP_SRC:tests/helpers/%.c=$(BUILD)/tests/helpers/%)
+BENCH_SRC := $(wildcard bench/*.c)
+BENCH_BIN := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
+
+.SECONDARY:
+.PHONY: all deps check-deps test unit demo bench install clean fuzz
+all: check-deps $(BIN) $(if $(filter build,$(BUILD)),prec)
+
+check-deps:
+ifneq ($(PKG_OK),yes)
+	@echo "prec: missing build dependency: pkg-config cannot find one of: $(PKGS) (run 'make deps')" >&2; exit 1
+endif
+
+deps:
+	$(Q)scripts/deps.sh
+
+prec: $(BIN)
+	$(Q)ln -sf $(BIN) prec
+
+$(BIN): $(BUILD)/src/main.o $(LIB)
+	@$(if $(Q),echo "  LINK    $@")
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(LIB): $(LIB_OBJ)
+	@$(if $(Q),echo "  AR      $@")
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/tests/unit/%: $(BUILD)/tests/unit/%.o $(TLIB_OBJ) $(LIB)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/tests/helpers/%: $(BUILD)/tests/helpers/%.o $(TLIB_OBJ) $(LIB)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/bench/%: $(BUILD)/bench/%.o $(LIB)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+unit: check-deps $(BIN) $(UNIT_BIN) $(HELP_BIN)
+
+# The README's test command: deps, build, every test.
+test: deps
+	$(Q)$(MAKE) --no-print-directory unit $(if $(filter build,$(BUILD)),prec)
+	$(Q)BUILD=$(BUILD) PREC=$(CURDIR)/$(BIN) tests/run.sh $(TESTS)
+
+demo: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)PREC=$(CURDIR)/$(BIN) scripts/demo.sh
+
+bench: check-deps $(BIN) $(BENCH_BIN) $(HELP_BIN)
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/prec
+	for m in docs/man/*.1; do [ -e "$$m" ] && install -m 0644 "$$m" $(DESTDIR)$(PREFIX)/share/man/man1/; done; true
+
+clean:
+	rm -rf build build-* prec
+
+-include $(LIB_OBJ:.o=.d) $(BUILD)/src/main.d $(UNIT_BIN:=.d) $(TLIB_OBJ:.o=.d)

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# The demo: record a small workload with prec, merge the shards into one
+# perf.data and show perf's own report of it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PREC=${PREC:-./prec}
+out=${DEMO_DIR:-demo.data}
+echo "== prec record -f -d $out -e cpu-clock -F 999 -a -- sh -c 'dd if=/dev/zero bs=1M count=300 | sha256sum'"
+"$PREC" record -f -d "$out" -e cpu-clock -F 999 -a -- sh -c 'dd if=/dev/zero bs=1M count=300 status=none | sha256sum >/dev/null'
+echo "== prec info $out"
+"$PREC" info "$out"
+echo "== prec merge $out -o $out.perf"
+"$PREC" merge "$out" -o "$out.perf"
+echo "== perf report -i $out.perf --stdio --sort comm,dso"
+perf report -i "$out.perf" --stdio --sort comm,dso 2>&1 | head -n 30

@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: MIT
+// prec: dispatches subcommands; each subcommand parses its own options.
+#include <stdio.h>
+#include <string.h>
+
+#include "read/read.h"
+#include "record/record.h"
+
+static const struct {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *help;
+} commands[] = {
+	{ "record", prec_cmd_record, "record per-CPU shards into a directory" },
+	{ "merge", prec_cmd_merge, "merge a directory into one perf.data" },
+	{ "info", prec_cmd_info, "show a recording's manifest and totals" },
+	{ "dump", prec_cmd_dump, "print every record in merged order" },
+	{ "mark", prec_cmd_mark, "write a user marker into the trace" },
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: prec <command> [options]\n\ncommands:\n");
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].help);
+	fprintf(f, "\n'prec <command> -h' shows the command's options.\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].run(argc - 1, argv + 1);
+	fprintf(stderr, "prec: unknown command '%s' (try 'prec --help')\n", argv[1]);
+	return 2;
+}

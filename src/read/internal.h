@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: MIT */
+/* Private interfaces of src/read: the merge iterator (merge.c, cursor.c)
+ * shared by merge, dump and info, and the perf.data writer (perfdata_*.c)
+ * that turns the merged stream into a file perf reads. */
+#ifndef PREC_READ_INTERNAL_H
+#define PREC_READ_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "store/store.h"
+
+/* ---- merge iterator ---- */
+
+struct prec_merge;
+
+struct prec_merge_opts {
+	uint64_t time_start, time_end; /* event clock ns; 0 = unbounded */
+	const bool *cpu_allowed;       /* indexed by CPU, NULL = all */
+	int nr_cpu_allowed;
+	bool salvage;                  /* corrupt chunk: skip rest of shard, go on */
+};
+
+/* One record of the merged stream. For a DATA record, rec points at the
+ * perf_event_header (rec_len == header.size). For an AUX chunk, aux/aux_len
+ * hold the bytes and aux_offset their AUX position; rec is NULL. Pointers
+ * are valid until the next prec_merge__next(). */
+struct prec_merge_rec {
+	const void *rec;
+	uint32_t rec_len;
+	uint64_t time;
+	int32_t cpu;          /* shard's CPU, PREC_SIDEBAND_CPU for side band */
+	uint32_t shard;       /* index in the manifest's shard table */
+	const void *aux;
+	uint32_t aux_len;
+	uint64_t aux_offset;
+	uint32_t aux_flags;
+};
+
+/* Open every shard of the manifest under dirfd. Returns 0 or -errno (a
+ * shard that cannot be opened is an error naming it). */
+int prec_merge__open(struct prec_merge **out, int dirfd,
+		     const struct prec_manifest *m,
+		     const struct prec_merge_opts *opts);
+
+/* Next record in global timestamp order (side band time-0 records first).
+ * Returns 1, 0 at the end, or -EBADMSG on a corrupt chunk when !salvage
+ * (the problem is logged once with shard name and offset); with salvage the
+ * rest of that shard is skipped and the error counted. Never allocates or
+ * logs per record. */
+int prec_merge__next(struct prec_merge *mg, struct prec_merge_rec *r);
+
+/* Corrupt chunks met so far (each logged once). */
+unsigned int prec_merge__errors(const struct prec_merge *mg);
+
+/* Records whose timestamp went backwards in the output (should stay 0). */
+uint64_t prec_merge__inversions(const struct prec_merge *mg);
+
+void prec_merge__close(struct prec_merge *mg);
+
+/* ---- perf.data writer ---- */
+
+struct prec_perfdata;
+
+enum prec_perfdata_mode {
+	PREC_PERFDATA_FILE, /* seekable: header, attrs, data, features */
+	PREC_PERFDATA_PIPE, /* stream: header records, then data */
+};
+
+/* Start a perf.data on fd (not closed by the writer) for the recording
+ * described by m: file mode reserves the header and writes attrs with their
+ * ids; pipe mode writes the pipe header, HEADER_ATTRs, HEADER_FEATUREs and
+ * end marker, and HEADER_TRACING_DATA when m has tracepoints. Output is
+ * buffered. Returns 0 or -errno. */
+int prec_perfdata__open(struct prec_perfdata **out, int fd,
+			const struct prec_manifest *m,
+			enum prec_perfdata_mode mode);
+
+/* Append one record as is (len == its header.size). Returns 0 or -errno. */
+int prec_perfdata__write_record(struct prec_perfdata *pd, const void *rec,
+				uint32_t len);
+
+/* Append a PERF_RECORD_AUXTRACE for AUX bytes of one CPU (padded to 8),
+ * indexed for the AUXTRACE feature in file mode. */
+int prec_perfdata__write_auxtrace(struct prec_perfdata *pd, const void *data,
+				  uint32_t len, uint64_t aux_offset,
+				  uint32_t cpu, uint32_t idx);
+
+/* Append a FINISHED_ROUND. */
+int prec_perfdata__finish_round(struct prec_perfdata *pd);
+
+/* Note a sample's time (for SAMPLE_TIME). Cheap; call per sample. */
+static inline void prec_perfdata__saw_time(uint64_t *first, uint64_t *last,
+					    uint64_t t)
+{
+	if (t && (!*first || t < *first))
+		*first = t;
+	if (t > *last)
+		*last = t;
+}
+
+/* Finish: file mode writes the feature sections and rewrites the header;
+ * both modes flush. first/last are the sample time range. Frees pd (also on
+ * error). Returns 0 or -errno. */
+int prec_perfdata__close(struct prec_perfdata *pd, uint64_t first_time,
+			 uint64_t last_time);
+
+/* Build the tracing-data blob (PERFDATA.md 2.4) for m's tracepoints into a
+ * malloc'd buffer. Returns 0 (len 0 when m has no tracepoints) or -errno. */
+int prec_tracing_blob(const struct prec_manifest *m, void **buf, size_t *len);
+
+#endif

@@ -1,0 +1,352 @@
+/* SPDX-License-Identifier: MIT */
+/* prec store: the on-disk directory format shared by record and read.
+ * Shard files (header + self-describing chunks), the manifest, the chunk
+ * checksum, and the record-timestamp layout. docs/format.md has every byte. */
+#ifndef PREC_STORE_H
+#define PREC_STORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+/* ------------------------------------------------------------------------ */
+/* Format constants                                                         */
+
+#define PREC_FORMAT_MAJOR 1
+#define PREC_FORMAT_MINOR 0
+
+#define PREC_SHARD_MAGIC 0x4452485343455250ULL /* "PRECSHRD" little-endian */
+#define PREC_CHUNK_MAGIC 0x4b484350u           /* "PCHK" */
+
+/* Largest raw (decompressed) payload of one chunk. Writers split larger
+ * drains into several chunks (at record boundaries for data chunks), so a
+ * reader's memory per shard is bounded by this whatever the trace size. */
+#define PREC_CHUNK_MAX_PAYLOAD (256u * 1024u)
+
+/* Bound on how far a record can lag the watermark of an earlier chunk of the
+ * same shard: the kernel writes a record with preemption off, so the gap
+ * between taking its timestamp and publishing it in data_head is
+ * microseconds; 10 ms is a wide margin. Every record in a chunk after the
+ * one carrying watermark W has time >= W - PREC_WATERMARK_SLACK_NS. */
+#define PREC_WATERMARK_SLACK_NS 10000000ull
+
+#define PREC_SIDEBAND_CPU (-1)
+#define PREC_SHARD_SIDEBAND_NAME "sideband.shard"
+#define PREC_MANIFEST_NAME "manifest"
+
+enum prec_chunk_type {
+	PREC_CHUNK_DATA = 1,   /* perf records, whole, in ring order */
+	PREC_CHUNK_AUX = 2,    /* raw AUX area bytes starting at aux_offset */
+	PREC_CHUNK_MARKER = 3, /* no payload: a round watermark only */
+};
+
+enum prec_codec {
+	PREC_CODEC_NONE = 0,
+	PREC_CODEC_LZ4 = 1,
+};
+
+/* On-disk shard file header: 64 bytes at offset 0. */
+struct prec_shard_header {
+	uint64_t magic;          /* PREC_SHARD_MAGIC */
+	uint16_t version_major;  /* PREC_FORMAT_MAJOR; readers refuse others */
+	uint16_t version_minor;  /* readers accept any minor */
+	uint32_t header_size;    /* 64 */
+	int32_t cpu;             /* CPU number, or PREC_SIDEBAND_CPU */
+	uint32_t flags;          /* 0 */
+	uint8_t session_id[16];  /* equals the manifest's */
+	uint64_t created_ns;     /* CLOCK_REALTIME at creation */
+	uint32_t reserved[3];    /* 0 */
+	uint32_t checksum;       /* crc32c of the 60 bytes before it */
+};
+_Static_assert(sizeof(struct prec_shard_header) == 64, "shard header is 64 bytes");
+
+/* On-disk chunk header: 64 bytes, followed by payload_len bytes. Chunks
+ * follow each other with no padding. */
+struct prec_chunk_header {
+	uint32_t magic;        /* PREC_CHUNK_MAGIC */
+	uint8_t type;          /* enum prec_chunk_type */
+	uint8_t codec;         /* enum prec_codec */
+	uint16_t header_size;  /* 64 */
+	uint32_t payload_len;  /* bytes stored after this header */
+	uint32_t raw_len;      /* bytes after decoding; == payload_len for NONE */
+	uint32_t records;      /* perf records in the payload (DATA), else 0 */
+	uint32_t seq;          /* 0, 1, 2 ... per shard: a gap is a lost chunk */
+	uint64_t first_time;   /* smallest record timestamp, 0 if none */
+	uint64_t last_time;    /* largest record timestamp, 0 if none */
+	uint64_t watermark;    /* event-clock time taken before data_head was read */
+	uint64_t aux_offset;   /* AUX: position of the first byte in the AUX stream */
+	uint32_t flags;        /* AUX: PERF_AUX_FLAG_* seen for these bytes */
+	uint32_t checksum;     /* crc32c of the header (this field as 0) + payload */
+};
+_Static_assert(sizeof(struct prec_chunk_header) == 64, "chunk header is 64 bytes");
+
+/* ------------------------------------------------------------------------ */
+/* Checksum                                                                 */
+
+/* CRC-32C (Castagnoli). Pass 0 to start; chain by passing the previous
+ * result. Uses the SSE4.2 instruction when the CPU has it. Thread-safe. */
+uint32_t prec_crc32c(uint32_t crc, const void *buf, size_t len);
+
+/* ------------------------------------------------------------------------ */
+/* Record timestamps                                                        */
+
+/* Where the timestamp sits in a record. prec gives every attr the same
+ * IP|TID|TIME|CPU|IDENTIFIER base and never ID/STREAM_ID, so this is one
+ * layout per recording, stored in the manifest:
+ *   SAMPLE:      time at byte sample_time_off from the record start;
+ *   other <64:   time at byte (size - trailer_time_back).              */
+struct prec_time_layout {
+	uint16_t sample_time_off;   /* 32 for IDENTIFIER|IP|TID|TIME */
+	uint16_t trailer_time_back; /* 24 for TIME|CPU|IDENTIFIER trailer */
+};
+
+/* Derive the layout from an attr sample_type. Returns 0, or -EINVAL when the
+ * sample_type lacks TIME or IDENTIFIER or has ID/STREAM_ID. */
+int prec_time_layout__init(struct prec_time_layout *tl, uint64_t sample_type);
+
+/* Timestamp of one record (rec points at its perf_event_header; size is
+ * header.size, already checked >= 8 and within the buffer). Returns 0 for
+ * records with no time (user types >= 64, or too short to hold one). */
+uint64_t prec_time_layout__time(const struct prec_time_layout *tl,
+				const void *rec, uint32_t size);
+
+/* ------------------------------------------------------------------------ */
+/* Shard writer                                                             */
+
+struct prec_shard_writer;
+
+struct prec_shard_writer_opts {
+	int32_t cpu;                /* or PREC_SIDEBAND_CPU */
+	uint8_t session_id[16];
+	unsigned int queue_depth;   /* chunks in flight; 0 = 64 */
+	/* Copy mode: append() copies the payload into writer-owned staging
+	 * buffers (staging_bytes in all, 0 = 8 MiB), so the caller's memory is
+	 * free as soon as append() returns. Without it the payload memory must
+	 * stay untouched until the chunk's ticket is done. */
+	bool copy;
+	size_t staging_bytes;
+	enum prec_codec codec;      /* NONE; LZ4 implies copy */
+	int lz4_level;              /* 0 = fast; > 0 = LZ4 HC level */
+};
+
+/* Per-chunk description given to append(); the writer fills magic, sizes,
+ * seq and checksum. */
+struct prec_chunk_meta {
+	enum prec_chunk_type type;
+	uint32_t records;
+	uint64_t first_time, last_time, watermark;
+	uint64_t aux_offset;
+	uint32_t flags;
+};
+
+struct prec_shard_writer_stats {
+	uint64_t chunks, records, payload_bytes, file_bytes, raw_bytes;
+	uint64_t first_time, last_time;
+};
+
+/* Create dirfd/name (O_CREAT|O_EXCL|O_NOFOLLOW|O_CLOEXEC, mode 0600), write
+ * the shard header, set up the writer's own io_uring. Returns 0 or -errno.
+ * The writer is used by one thread at a time. */
+int prec_shard_writer__open(struct prec_shard_writer **out, int dirfd,
+			    const char *name,
+			    const struct prec_shard_writer_opts *opts);
+
+/* Queue one chunk whose payload is the concatenation of nspan spans (0..2
+ * for a wrapped ring; total <= PREC_CHUNK_MAX_PAYLOAD). Blocks only while
+ * every queue slot (or staging byte) is in use. Returns a ticket (> 0) that
+ * done() reaches once the chunk is in the file, or -errno; after an error
+ * (ENOSPC, EIO...) every later call fails with the same error and the file
+ * holds every chunk before the failed one, whole. */
+int64_t prec_shard_writer__append(struct prec_shard_writer *w,
+				  const struct prec_chunk_meta *meta,
+				  const struct iovec *span, int nspan);
+
+/* Highest ticket such that it and every earlier ticket are in the file (or,
+ * in copy mode, copied to staging). Reaps completions without blocking. */
+int64_t prec_shard_writer__done(struct prec_shard_writer *w);
+
+/* Block until ticket is done. Returns 0 or the writer's -errno. */
+int prec_shard_writer__wait(struct prec_shard_writer *w, int64_t ticket);
+
+/* Sleep in the writer's io_uring until fd is readable (POLLIN), timeout_ns
+ * passes, or a signal arrives, reaping write completions meanwhile. Lets a
+ * drainer have one io_uring for both its writes and its wake-ups. Returns
+ * 1 if fd became readable, 0 on timeout or signal, -errno on failure.
+ * fd < 0 means only sleep. */
+int prec_shard_writer__sleep(struct prec_shard_writer *w, int fd,
+			     uint64_t timeout_ns);
+
+/* Wait for every chunk, fsync. Returns 0 or -errno. */
+int prec_shard_writer__flush(struct prec_shard_writer *w);
+
+/* Totals of the chunks that are done. */
+void prec_shard_writer__stats(const struct prec_shard_writer *w,
+			      struct prec_shard_writer_stats *st);
+
+/* First error seen, 0 if none. */
+int prec_shard_writer__error(const struct prec_shard_writer *w);
+
+/* flush() then close the file and the ring; NULL and half-open writers are
+ * fine. Returns 0 or the first -errno seen during the writer's life. */
+int prec_shard_writer__close(struct prec_shard_writer *w);
+
+/* ------------------------------------------------------------------------ */
+/* Shard reader                                                             */
+
+struct prec_shard_reader;
+
+struct prec_chunk {
+	struct prec_chunk_header hdr; /* validated copy */
+	uint64_t offset;              /* file offset of the chunk header */
+	const void *payload;          /* raw (decoded) bytes, hdr.raw_len long;
+				       * valid until the next next() or close() */
+	uint32_t len;                 /* == hdr.raw_len */
+};
+
+/* Open dirfd/name (dirfd may be AT_FDCWD) and validate the shard header.
+ * Returns 0, -EBADMSG (not a shard / corrupt header), -EPROTONOSUPPORT
+ * (unknown major version) or -errno. */
+int prec_shard_reader__open(struct prec_shard_reader **out, int dirfd,
+			    const char *name);
+
+/* Read from memory instead of a file (fuzzers, tests); buf must outlive r. */
+int prec_shard_reader__open_mem(struct prec_shard_reader **out,
+				const void *buf, size_t len);
+
+const struct prec_shard_header *
+prec_shard_reader__header(const struct prec_shard_reader *r);
+
+/* Next chunk. Returns 1 with *c filled, 0 at a clean end of file, or
+ * -EBADMSG when the chunk at prec_shard_reader__offset() is torn or corrupt
+ * (every earlier chunk was returned whole); -errno on I/O errors. After an
+ * error the reader stays at that offset and keeps returning it. Validates
+ * magic, sizes and checksum before exposing any byte; never reads outside
+ * the file. Memory: one buffer of PREC_CHUNK_MAX_PAYLOAD (two with lz4). */
+int prec_shard_reader__next(struct prec_shard_reader *r, struct prec_chunk *c);
+
+/* Offset of the next chunk to read (or of the bad one after an error). */
+uint64_t prec_shard_reader__offset(const struct prec_shard_reader *r);
+
+/* Short reason for the last -EBADMSG ("bad checksum", "torn chunk"...). */
+const char *prec_shard_reader__why(const struct prec_shard_reader *r);
+
+void prec_shard_reader__close(struct prec_shard_reader *r);
+
+/* ------------------------------------------------------------------------ */
+/* Manifest                                                                 */
+
+enum prec_manifest_state {
+	PREC_STATE_RECORDING = 1, /* written at start; recorder still running or died */
+	PREC_STATE_COMPLETE = 2,  /* replaced at close */
+};
+
+struct prec_manifest_event {
+	uint8_t attr[128];     /* struct perf_event_attr as opened (size 128) */
+	char *name;            /* as the user wrote it, e.g. "sched:sched_switch" */
+	uint32_t nr_ids;
+	uint64_t *ids;         /* PERF_EVENT_IOC_ID of each fd */
+	int32_t *id_cpus;      /* CPU of each id (-1 if per-task on any CPU) */
+	int32_t *id_tids;      /* tid of each id (-1 if per-CPU) */
+};
+
+struct prec_manifest_tracepoint {
+	char *system, *name;   /* "sched", "sched_switch" */
+	uint64_t id;           /* tracefs id (attr.config) */
+	char *format;          /* text of events/<system>/<name>/format */
+};
+
+struct prec_manifest_shard {
+	char *name;            /* "cpu000.shard", "sideband.shard" */
+	int32_t cpu;
+	uint64_t chunks, records, bytes;  /* bytes = payload bytes stored */
+	uint64_t raw_bytes;               /* decoded payload bytes */
+	uint64_t lost;                    /* records lost (LOST records sum) */
+	uint64_t lost_samples;            /* LOST_SAMPLES sum + PERF_FORMAT_LOST */
+	uint64_t first_time, last_time;
+};
+
+struct prec_manifest_buildid {
+	uint16_t cpumode;      /* PERF_RECORD_MISC_KERNEL / _USER ... */
+	uint8_t size;          /* bytes used in id[] (<= 20) */
+	int32_t pid;           /* -1 = host */
+	uint8_t id[20];
+	char *path;
+};
+
+struct prec_manifest_cpu {
+	int32_t core_id, socket_id, die_id;
+};
+
+struct prec_manifest {
+	uint32_t state;                   /* enum prec_manifest_state */
+	uint8_t session_id[16];
+	/* host facts */
+	char *hostname, *os_release, *arch, *cpu_desc, *cpu_id, *version;
+	uint32_t nr_cpus_avail, nr_cpus_online;
+	uint64_t total_mem_kb;
+	struct prec_manifest_cpu *cpus;   /* nr_cpus_avail entries, or NULL */
+	/* the recording */
+	uint32_t argc;
+	char **argv;                      /* prec's own command line */
+	int32_t clockid;                  /* -1: perf clock */
+	uint64_t clock_res_ns;
+	uint64_t ref_wall_ns, ref_clock_ns; /* one instant on both clocks */
+	uint64_t start_time, stop_time;   /* event clock */
+	uint64_t sample_type;             /* common base of all attrs */
+	struct prec_time_layout time_layout;
+	uint32_t nr_events;
+	struct prec_manifest_event *events;
+	/* tracing */
+	uint32_t nr_tracepoints;
+	struct prec_manifest_tracepoint *tracepoints;
+	char *header_page, *header_event, *printk_formats, *saved_cmdlines;
+	/* totals */
+	uint32_t nr_shards;
+	struct prec_manifest_shard *shards;
+	uint32_t nr_buildids;
+	struct prec_manifest_buildid *buildids;
+	/* AUX: PMU-specific AUXTRACE_INFO */
+	uint32_t auxtrace_type;
+	uint32_t nr_auxtrace_priv;
+	uint64_t *auxtrace_priv;
+};
+
+/* All strings and arrays of a manifest are owned by it and freed by
+ * delete(). The add_* helpers copy their arguments and return 0 or -ENOMEM. */
+struct prec_manifest *prec_manifest__new(void);
+void prec_manifest__delete(struct prec_manifest *m);
+
+/* Replace *field (one of m's char * members) with a copy of s (NULL ok). */
+int prec_manifest__set_str(struct prec_manifest *m, char **field, const char *s);
+int prec_manifest__set_argv(struct prec_manifest *m, int argc, char *const argv[]);
+/* Returns the new event's index, or -ENOMEM. */
+int prec_manifest__add_event(struct prec_manifest *m, const void *attr128,
+			     const char *name);
+int prec_manifest__add_event_id(struct prec_manifest *m, uint32_t event,
+				uint64_t id, int32_t cpu, int32_t tid);
+int prec_manifest__add_tracepoint(struct prec_manifest *m, const char *system,
+				  const char *name, uint64_t id,
+				  const char *format);
+int prec_manifest__add_shard(struct prec_manifest *m,
+			     const struct prec_manifest_shard *s);
+/* Adds unless an entry with the same id and path exists. */
+int prec_manifest__add_buildid(struct prec_manifest *m,
+			       const struct prec_manifest_buildid *b);
+
+/* Serialize to a malloc'd buffer. Returns 0 or -errno. */
+int prec_manifest__encode(const struct prec_manifest *m, void **buf,
+			  size_t *len);
+/* Parse a buffer. Returns 0, -EBADMSG (corrupt, truncated, bad checksum;
+ * *why says what), -EPROTONOSUPPORT (unknown major version). Never reads
+ * outside buf, never allocates more than a small multiple of len. */
+int prec_manifest__decode(struct prec_manifest **out, const void *buf,
+			  size_t len, const char **why);
+
+/* Atomically (re)write dirfd/manifest: temp file, fsync, rename, fsync dir. */
+int prec_manifest__write(const struct prec_manifest *m, int dirfd);
+/* Read and decode dirfd/manifest; *why as for decode (or strerror text). */
+int prec_manifest__read(struct prec_manifest **out, int dirfd,
+			const char **why);
+
+#endif

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: MIT */
+/* Unit-test helpers: asserts that print file:line and the condition, and a
+ * seeded PRNG whose seed is printed and settable with TEST_SEED. */
+#ifndef PREC_TEST_H
+#define PREC_TEST_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#define TEST_SKIP 77
+
+#define CHECK(cond)                                                              \
+	do {                                                                     \
+		if (!(cond)) {                                                   \
+			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__,   \
+				__LINE__, #cond);                                \
+			exit(1);                                                 \
+		}                                                                \
+	} while (0)
+
+#define CHECK_EQ(a, b)                                                           \
+	do {                                                                     \
+		long long a_ = (long long)(a), b_ = (long long)(b);              \
+		if (a_ != b_) {                                                  \
+			fprintf(stderr, "%s:%d: check failed: %s == %s (%lld != %lld)\n", \
+				__FILE__, __LINE__, #a, #b, a_, b_);             \
+			exit(1);                                                 \
+		}                                                                \
+	} while (0)
+
+/* Seed from TEST_SEED or the clock; printed so a failure can be replayed. */
+uint64_t test_seed(void);
+/* xorshift64*; state must be non-zero. */
+uint64_t test_rand(uint64_t *state);
+/* A fresh temporary directory under $TMPDIR (or /tmp), removed by test_rmdir. */
+char *test_tmpdir(const char *tag);
+void test_rmdir(const char *path);
+
+#endif

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Test runner: every unit program and every e2e script, each timed out, one
+# line per test (name, result, seconds), then "N passed, N failed".
+# Exit codes of a test: 0 pass, 77 skip, anything else fail.
+# Usage: tests/run.sh [name-filter...]; env BUILD (build dir), PREC (binary),
+# TEST_TIMEOUT (seconds per test, default 300), TEST_SEED (passed to tests).
+set -u
+cd "$(dirname "$0")/.."
+BUILD=${BUILD:-build}
+export PREC=${PREC:-$PWD/$BUILD/prec}
+export PREC_BUILD=$PWD/$BUILD
+export PREC_TOP=$PWD
+TEST_TIMEOUT=${TEST_TIMEOUT:-300}
+logdir=$BUILD/test-logs
+mkdir -p "$logdir"
+
+tests=()
+for t in "$BUILD"/tests/unit/*; do
+	[ -x "$t" ] && [ "${t%.d}" = "$t" ] && [ "${t%.o}" = "$t" ] && tests+=("$t")
+done
+for t in tests/e2e/*.sh; do [ -e "$t" ] && tests+=("$t"); done
+
+selected=()
+for t in "${tests[@]}"; do
+	if [ $# -eq 0 ]; then selected+=("$t"); continue; fi
+	for f in "$@"; do case "$t" in *"$f"*) selected+=("$t"); break;; esac; done
+done
+
+pass=0 fail=0 skip=0 failed=()
+for t in "${selected[@]}"; do
+	name=$(basename "$t" .sh)
+	case "$t" in tests/e2e/*) name="e2e/$name";; *) name="unit/$name";; esac
+	log="$logdir/${name//\//_}.log"
+	start=$(date +%s.%N)
+	if [[ "$t" == *.sh ]]; then
+		timeout -k 10 "$TEST_TIMEOUT" bash "$t" >"$log" 2>&1
+	else
+		timeout -k 10 "$TEST_TIMEOUT" "$t" >"$log" 2>&1
+	fi
+	rc=$?
+	secs=$(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN { printf "%.2f", e - s }')
+	case $rc in
+	0) res=PASS; pass=$((pass + 1));;
+	77) res=SKIP; skip=$((skip + 1));;
+	124|137) res="FAIL (timeout)"; fail=$((fail + 1)); failed+=("$name");;
+	*) res="FAIL (exit $rc)"; fail=$((fail + 1)); failed+=("$name");;
+	esac
+	printf '%-40s %-16s %7ss\n' "$name" "$res" "$secs"
+	if [ "$res" != PASS ] && [ "$res" != SKIP ]; then sed 's/^/    | /' "$log" | tail -n 40; fi
+	if [ "$res" = SKIP ]; then tail -n 1 "$log" | sed 's/^/    | /'; fi
+done
+echo "$skip skipped"
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]
