@@ -22,6 +22,83 @@
  * identifier. Synthesized records append this many zero bytes. */
 #define PREC_SAMPLE_ID_TRAILER 32
 
+/* ---- ring (ring.c): one mmap'd perf ring per CPU, plus its AUX area ---- */
+
+struct perf_event_mmap_page;
+
+struct prec_ring {
+	struct perf_event_mmap_page *page; /* control page */
+	uint8_t *data;          /* data area, size bytes (a power of two) */
+	uint64_t size;
+	uint8_t *aux;           /* AUX area or NULL */
+	uint64_t aux_size;
+	void *map;              /* what munmap needs; NULL for simulated rings */
+	size_t map_len;
+	int fd;                 /* the perf fd owning the ring, -1 if simulated */
+	bool overwrite;         /* write_backward ring mapped read-only */
+};
+
+/* mmap 1 + data_pages pages of fd (data_pages a power of two), read-write
+ * unless overwrite. aux_bytes > 0 maps an AUX area too (power of two
+ * pages). Returns 0 or -errno (-EOPNOTSUPP: the PMU has no AUX area). */
+int prec_ring__map(struct prec_ring *r, int fd, size_t data_pages,
+		   size_t aux_bytes, bool overwrite);
+void prec_ring__unmap(struct prec_ring *r);
+/* A ring in caller memory (tests, benchmarks): mem holds a control page of
+ * 4096 bytes followed by size data bytes (and aux_size AUX bytes). */
+void prec_ring__init_mem(struct prec_ring *r, void *mem, uint64_t size,
+			 uint64_t aux_size);
+
+/* ---- drainer (drainer.c): one thread per CPU ring ---- */
+
+struct prec_drainer;
+
+struct prec_drainer_opts {
+	int cpu;
+	struct prec_ring *ring;
+	struct prec_shard_writer *writer; /* owned by the caller */
+	struct prec_time_layout layout;
+	int clockid;            /* clock of the events, for watermarks */
+	uint64_t round_ns;      /* empty marker chunk at least this often */
+	bool copy;              /* copy-then-write instead of writev from the mmap */
+	int pin_cpu;            /* CPU to pin the thread to, -1 = no pinning */
+};
+
+struct prec_drainer_stats {
+	uint64_t records, bytes, chunks, wakeups;
+	uint64_t lost;          /* sum of PERF_RECORD_LOST.lost */
+	uint64_t lost_samples;  /* sum of PERF_RECORD_LOST_SAMPLES.lost */
+	uint64_t first_time, last_time;
+};
+
+/* A (build-id, path) pair seen in an MMAP2 record, or a path whose MMAP2
+ * had no build-id (size 0) so the closer may read the ELF note. */
+struct prec_seen_map {
+	uint8_t id[20];
+	uint8_t size;
+	uint16_t cpumode;
+	char *path;
+};
+
+int prec_drainer__new(struct prec_drainer **out,
+		      const struct prec_drainer_opts *opts);
+/* Start the thread. */
+int prec_drainer__start(struct prec_drainer *d);
+/* Drain what the ring holds now into chunks (one pass, no thread): used by
+ * the thread, and by tests on simulated rings. Returns chunks written or
+ * -errno. */
+int prec_drainer__drain(struct prec_drainer *d);
+/* Ask the thread to drain to empty and exit (async-signal-safe), then wait
+ * for it. Returns the thread's first error or 0. */
+void prec_drainer__stop(struct prec_drainer *d);
+int prec_drainer__join(struct prec_drainer *d);
+void prec_drainer__stats(const struct prec_drainer *d,
+			 struct prec_drainer_stats *st);
+/* Maps seen (deduplicated by path+id); valid until delete(). */
+const struct prec_seen_map *prec_drainer__maps(const struct prec_drainer *d,
+					       int *nr);
+void prec_drainer__delete(struct prec_drainer *d);
+
 /* ---- host facts (host.c) ---- */
 
 /* Fill hostname, os_release, arch, cpu_desc, cpu_id, version, nr_cpus_*,

@@ -119,7 +119,8 @@ struct prec_shard_writer;
 struct prec_shard_writer_opts {
 	int32_t cpu;                /* or PREC_SIDEBAND_CPU */
 	uint8_t session_id[16];
-	unsigned int queue_depth;   /* chunks in flight; 0 = 64 */
+	unsigned int queue_depth;   /* chunks in flight; 0 = 256 */
+	size_t batch_bytes;         /* coalesce appends up to this; 0 = 1 MiB */
 	/* Copy mode: append() copies the payload into writer-owned staging
 	 * buffers (staging_bytes in all, 0 = 8 MiB), so the caller's memory is
 	 * free as soon as append() returns. Without it the payload memory must
@@ -153,7 +154,9 @@ int prec_shard_writer__open(struct prec_shard_writer **out, int dirfd,
 			    const struct prec_shard_writer_opts *opts);
 
 /* Queue one chunk whose payload is the concatenation of nspan spans (0..2
- * for a wrapped ring; total <= PREC_CHUNK_MAX_PAYLOAD). Blocks only while
+ * for a wrapped ring; total <= PREC_CHUNK_MAX_PAYLOAD). Consecutive appends
+ * are batched into one pwritev of up to batch_bytes, submitted when the
+ * batch is full or at the next done/wait/sleep/flush. Blocks only while
  * every queue slot (or staging byte) is in use. Returns a ticket (> 0) that
  * done() reaches once the chunk is in the file, or -errno; after an error
  * (ENOSPC, EIO...) every later call fails with the same error and the file
@@ -169,13 +172,15 @@ int64_t prec_shard_writer__done(struct prec_shard_writer *w);
 /* Block until ticket is done. Returns 0 or the writer's -errno. */
 int prec_shard_writer__wait(struct prec_shard_writer *w, int64_t ticket);
 
-/* Sleep in the writer's io_uring until fd is readable (POLLIN), timeout_ns
- * passes, or a signal arrives, reaping write completions meanwhile. Lets a
- * drainer have one io_uring for both its writes and its wake-ups. Returns
- * 1 if fd became readable, 0 on timeout or signal, -errno on failure.
- * fd < 0 means only sleep. */
-int prec_shard_writer__sleep(struct prec_shard_writer *w, int fd,
-			     uint64_t timeout_ns);
+/* Sleep in the writer's io_uring until one of fds[0..nfds) is readable
+ * (POLLIN), timeout_ns passes, or a signal arrives, reaping write
+ * completions meanwhile. Lets a drainer have one io_uring for its writes
+ * and its wake-ups (the perf fd, and an eventfd that asks it to stop).
+ * Polls stay armed across calls, so a readiness is never missed between
+ * two calls. Returns a bit mask of the readable fds (bit i = fds[i]; 0 on
+ * timeout or signal), or -errno. nfds <= 8; nfds == 0 only sleeps. */
+int prec_shard_writer__sleep(struct prec_shard_writer *w, const int *fds,
+			     int nfds, uint64_t timeout_ns);
 
 /* Wait for every chunk, fsync. Returns 0 or -errno. */
 int prec_shard_writer__flush(struct prec_shard_writer *w);
