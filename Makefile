@@ -82,6 +82,10 @@ $(BUILD)/%.o: %.c
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(CFLAGS) -c -o $@ $<
 
+# Tests include their helpers as "lib/test.h".
+$(BUILD)/tests/%.o: CFLAGS += -Itests
+$(BUILD)/bench/%.o: CFLAGS += -Itests
+
 $(BUILD)/tests/unit/%: $(BUILD)/tests/unit/%.o $(TLIB_OBJ) $(LIB)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 

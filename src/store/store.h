@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/uio.h>
 
 /* ------------------------------------------------------------------------ */
@@ -353,5 +354,11 @@ int prec_manifest__write(const struct prec_manifest *m, int dirfd);
 /* Read and decode dirfd/manifest; *why as for decode (or strerror text). */
 int prec_manifest__read(struct prec_manifest **out, int dirfd,
 			const char **why);
+
+/* Print m as one JSON object (for `prec info --json`): every field; strings
+ * escaped (invalid UTF-8 bytes as \u00XX), absent strings as null, session
+ * and build-ids in hex, attrs as their key fields plus the 128 bytes in hex.
+ * Returns 0, or -EIO when writing to f failed. */
+int prec_manifest__print_json(const struct prec_manifest *m, FILE *f);
 
 #endif

@@ -1,0 +1,762 @@
+// SPDX-License-Identifier: MIT
+// Side band synthesis: the kernel and module MMAPs and, per existing task,
+// FORK/COMM/MMAP2 records as perf would synthesize them from /proc, packed
+// whole into DATA chunks of the side-band shard; plus their build-ids.
+#include "record/internal.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+#include <linux/perf_event.h>
+
+#include "util/log.h"
+
+#define SB_NBUF 4              /* chunk buffers in flight (non-copy writers) */
+#define SB_REC_MAX 8192        /* largest record we build, trailer included */
+#define SB_NAME_MAX 4096       /* longer file names are truncated */
+#define SB_TEXT_MAX (64u << 20) /* bound on one /proc text file */
+
+struct sb_mod {
+	char name[64];
+	uint64_t start, size;
+	char *path;            /* .ko path or NULL */
+};
+
+struct sb {
+	struct prec_shard_writer *w;
+	struct prec_manifest *m;
+	uint8_t *buf[SB_NBUF];
+	int64_t ticket[SB_NBUF];
+	int cur;
+	uint32_t len, records;
+	int total;
+	uint8_t rec[SB_REC_MAX];
+	char *text;            /* reusable /proc file buffer */
+	size_t text_cap;
+	char **seen;           /* open-addressed set of build-id'ed paths */
+	size_t seen_cap, seen_nr;
+};
+
+/* ---- chunk packing ---- */
+
+static int sb_flush(struct sb *sb)
+{
+	struct prec_chunk_meta meta = { .type = PREC_CHUNK_DATA };
+	struct iovec iov;
+	int64_t t;
+
+	if (!sb->len)
+		return 0;
+	meta.records = sb->records;
+	iov.iov_base = sb->buf[sb->cur];
+	iov.iov_len = sb->len;
+	t = prec_shard_writer__append(sb->w, &meta, &iov, 1);
+	if (t < 0)
+		return (int)t;
+	sb->ticket[sb->cur] = t;
+	sb->cur = (sb->cur + 1) % SB_NBUF;
+	sb->len = 0;
+	sb->records = 0;
+	/* The writer may still read the next buffer (non-copy mode). */
+	if (sb->ticket[sb->cur] > 0)
+		return prec_shard_writer__wait(sb->w, sb->ticket[sb->cur]);
+	return 0;
+}
+
+/* Append sb->rec (header.size already set, trailer zeroed) as one record. */
+static int sb_emit(struct sb *sb, uint32_t size)
+{
+	int err;
+
+	if (sb->len + size > PREC_CHUNK_MAX_PAYLOAD) {
+		err = sb_flush(sb);
+		if (err)
+			return err;
+	}
+	memcpy(sb->buf[sb->cur] + sb->len, sb->rec, size);
+	sb->len += size;
+	sb->records++;
+	sb->total++;
+	return 0;
+}
+
+static size_t align8(size_t v)
+{
+	return (v + 7) & ~(size_t)7;
+}
+
+/* Start a record in sb->rec: header plus zeroed body of body_len bytes. */
+static uint8_t *rec_begin(struct sb *sb, uint32_t type, uint16_t misc,
+			  size_t body_len)
+{
+	struct perf_event_header h = {
+		.type = type, .misc = misc,
+		.size = (uint16_t)(sizeof(h) + body_len + PREC_SAMPLE_ID_TRAILER),
+	};
+
+	memset(sb->rec, 0, sizeof(h) + body_len + PREC_SAMPLE_ID_TRAILER);
+	memcpy(sb->rec, &h, sizeof(h));
+	return sb->rec + sizeof(h);
+}
+
+static void put32(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); }
+static void put64(uint8_t *p, uint64_t v) { memcpy(p, &v, 8); }
+
+/* Copy a NUL-terminated name; returns its padded length (at least 8). */
+static size_t name_len(const char *s)
+{
+	size_t n = strnlen(s, SB_NAME_MAX - 1);
+
+	return align8(n + 1);
+}
+
+static void put_name(uint8_t *p, const char *s)
+{
+	memcpy(p, s, strnlen(s, SB_NAME_MAX - 1));
+}
+
+static int emit_mmap(struct sb *sb, uint64_t addr, uint64_t len,
+		     uint64_t pgoff, const char *name)
+{
+	size_t nl = name_len(name);
+	uint8_t *b = rec_begin(sb, PERF_RECORD_MMAP, PERF_RECORD_MISC_KERNEL,
+			       32 + nl);
+
+	put32(b, (uint32_t)-1);
+	put32(b + 4, 0);
+	put64(b + 8, addr);
+	put64(b + 16, len);
+	put64(b + 24, pgoff);
+	put_name(b + 32, name);
+	return sb_emit(sb, (uint32_t)(8 + 32 + nl + PREC_SAMPLE_ID_TRAILER));
+}
+
+static int emit_fork(struct sb *sb, uint32_t pid, uint32_t ppid, uint32_t tid,
+		     uint32_t ptid)
+{
+	uint8_t *b = rec_begin(sb, PERF_RECORD_FORK, 0, 24);
+
+	put32(b, pid);
+	put32(b + 4, ppid);
+	put32(b + 8, tid);
+	put32(b + 12, ptid);
+	return sb_emit(sb, 8 + 24 + PREC_SAMPLE_ID_TRAILER);
+}
+
+static int emit_comm(struct sb *sb, uint32_t pid, uint32_t tid, const char *comm)
+{
+	size_t nl = name_len(comm);
+	uint8_t *b = rec_begin(sb, PERF_RECORD_COMM, 0, 8 + nl);
+
+	put32(b, pid);
+	put32(b + 4, tid);
+	put_name(b + 8, comm);
+	return sb_emit(sb, (uint32_t)(8 + 8 + nl + PREC_SAMPLE_ID_TRAILER));
+}
+
+/* One line of /proc/PID/maps, parsed. */
+struct sb_map {
+	uint64_t start, end, pgoff, ino;
+	uint32_t maj, min, prot, flags;
+	const char *path;
+};
+
+static int emit_mmap2(struct sb *sb, uint32_t pid, const struct sb_map *mp)
+{
+	size_t nl = name_len(mp->path);
+	uint8_t *b = rec_begin(sb, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER,
+			       64 + nl);
+
+	put32(b, pid);
+	put32(b + 4, pid);
+	put64(b + 8, mp->start);
+	put64(b + 16, mp->end - mp->start);
+	put64(b + 24, mp->pgoff);
+	put32(b + 32, mp->maj);
+	put32(b + 36, mp->min);
+	put64(b + 40, mp->ino);
+	/* ino_generation (b + 48) stays 0: /proc does not expose it. */
+	put32(b + 56, mp->prot);
+	put32(b + 60, mp->flags);
+	put_name(b + 64, mp->path);
+	return sb_emit(sb, (uint32_t)(8 + 64 + nl + PREC_SAMPLE_ID_TRAILER));
+}
+
+/* ---- helpers: files and the path set ---- */
+
+/* Read a whole /proc file into sb->text (grown as needed, bounded).
+ * Returns its length or -errno. */
+static ssize_t sb_read(struct sb *sb, const char *path)
+{
+	size_t len = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
+
+	if (fd < 0)
+		return -errno;
+	for (;;) {
+		ssize_t n;
+
+		if (len + 1 >= sb->text_cap) {
+			size_t cap = sb->text_cap * 2;
+			char *t = cap <= SB_TEXT_MAX ? realloc(sb->text, cap) : NULL;
+
+			if (!t) {
+				err = cap <= SB_TEXT_MAX ? -ENOMEM : -EFBIG;
+				goto out_close;
+			}
+			sb->text = t;
+			sb->text_cap = cap;
+		}
+		n = read(fd, sb->text + len, sb->text_cap - 1 - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			err = -errno;
+			goto out_close;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	sb->text[len] = '\0';
+	return (ssize_t)len;
+out_close:
+	close(fd);
+	return err;
+}
+
+static uint64_t hash_str(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	while (*s)
+		h = (h ^ (uint8_t)*s++) * 1099511628211ull;
+	return h;
+}
+
+/* Insert path into the seen set. Returns 1 if new, 0 if seen, -ENOMEM. */
+static int seen_add(struct sb *sb, const char *path)
+{
+	size_t i;
+
+	if (2 * (sb->seen_nr + 1) > sb->seen_cap) {
+		size_t cap = sb->seen_cap ? sb->seen_cap * 2 : 256;
+		char **n = calloc(cap, sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		for (size_t j = 0; j < sb->seen_cap; j++) {
+			if (!sb->seen[j])
+				continue;
+			for (i = hash_str(sb->seen[j]) & (cap - 1); n[i];)
+				i = (i + 1) & (cap - 1);
+			n[i] = sb->seen[j];
+		}
+		free(sb->seen);
+		sb->seen = n;
+		sb->seen_cap = cap;
+	}
+	for (i = hash_str(path) & (sb->seen_cap - 1); sb->seen[i];
+	     i = (i + 1) & (sb->seen_cap - 1)) {
+		if (!strcmp(sb->seen[i], path))
+			return 0;
+	}
+	sb->seen[i] = strdup(path);
+	if (!sb->seen[i])
+		return -ENOMEM;
+	sb->seen_nr++;
+	return 1;
+}
+
+static int add_buildid(struct sb *sb, const uint8_t *id, int size,
+		       uint16_t cpumode, const char *path)
+{
+	struct prec_manifest_buildid b = {
+		.cpumode = cpumode, .size = (uint8_t)size, .pid = -1,
+		.path = (char *)path,
+	};
+
+	memcpy(b.id, id, (size_t)size);
+	return prec_manifest__add_buildid(sb->m, &b);
+}
+
+/* Build-id of a file mapped by pid, read once per path. Failures (no note,
+ * file gone, not ELF) are normal and only mean no entry. */
+static int sb_file_buildid(struct sb *sb, pid_t pid, const char *path)
+{
+	char alt[SB_NAME_MAX + 32];
+	uint8_t id[20];
+	int ret = seen_add(sb, path);
+
+	if (ret <= 0)
+		return ret;
+	ret = prec_buildid__read_elf(path, id);
+	if (ret < 0 && ret != -ENOEXEC && access(path, F_OK)) {
+		/* Another mount namespace or chroot: look through its root. */
+		snprintf(alt, sizeof(alt), "/proc/%d/root%s", (int)pid, path);
+		ret = prec_buildid__read_elf(alt, id);
+	}
+	if (ret < 0) {
+		pr_debug("sideband %s: build-id: %s", path, strerror(-ret));
+		return 0;
+	}
+	return add_buildid(sb, id, ret, PERF_RECORD_MISC_USER, path);
+}
+
+/* ---- kernel and modules ---- */
+
+struct ksyms {
+	uint64_t text, stext, etext;
+	bool has_text, has_stext, has_etext;
+};
+
+/* Stops as soon as it has what it needs: the whole file costs ~50 ms of
+ * kernel time (120k symbols) and _etext sits near its end. */
+static void scan_kallsyms(struct ksyms *k, bool need_etext)
+{
+	char line[512];
+	FILE *f = fopen("/proc/kallsyms", "re");
+
+	memset(k, 0, sizeof(*k));
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char *sp, *name;
+		uint64_t addr = strtoull(line, &sp, 16);
+
+		if (sp == line || sp[0] != ' ' || !sp[1] || sp[2] != ' ')
+			continue;
+		name = sp + 3;
+		name[strcspn(name, "\t\n")] = '\0';
+		if (!strcmp(name, "_text"))
+			k->text = addr, k->has_text = true;
+		else if (!strcmp(name, "_stext"))
+			k->stext = addr, k->has_stext = true;
+		else if (!strcmp(name, "_etext"))
+			k->etext = addr, k->has_etext = true;
+		if (k->has_text && (k->has_etext || !need_etext))
+			break;
+	}
+	fclose(f);
+}
+
+/* x86 publishes [_text, _etext) as the "Kernel code" resource of
+ * /proc/iomem (physical addresses, but the length is what we need), which
+ * saves reading all of kallsyms. Other arches bound it differently. */
+static bool iomem_text_len(uint64_t *len)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	char line[256];
+	FILE *f = fopen("/proc/iomem", "re");
+	bool ok = false;
+
+	if (!f)
+		return false;
+	while (!ok && fgets(line, sizeof(line), f)) {
+		unsigned long long a, b;
+
+		if (strstr(line, " : Kernel code\n") &&
+		    sscanf(line, " %llx-%llx", &a, &b) == 2 && b > a) {
+			*len = b - a + 1;
+			ok = true;
+		}
+	}
+	fclose(f);
+	return ok;
+#else
+	(void)len;
+	return false;
+#endif
+}
+
+static int sb_kernel(struct sb *sb)
+{
+	const char *sym = "_text";
+	uint64_t start, len;
+	bool fast;
+	uint8_t id[20];
+	struct ksyms k;
+	char name[64];
+	int ret;
+
+	fast = iomem_text_len(&len);
+	scan_kallsyms(&k, !fast);
+	start = k.text;
+	if (!k.has_text && k.has_stext) {
+		start = k.stext;
+		sym = "_stext";
+	}
+	if (!start)
+		pr_warn("sideband: kernel text address hidden (kptr_restrict?): kernel symbols will not resolve");
+	/* Without _etext the map reaches the top of the address space. */
+	if (!fast || !k.has_text)
+		len = k.etext > start ? k.etext - start : ~0ull - start;
+	snprintf(name, sizeof(name), "[kernel.kallsyms]%s", sym);
+	ret = emit_mmap(sb, start, len, start, name);
+	if (ret)
+		return ret;
+	ret = prec_buildid__read_kernel(id);
+	if (ret < 0) {
+		pr_warn("sideband: kernel build-id: %s", strerror(-ret));
+		return 0;
+	}
+	return add_buildid(sb, id, ret, PERF_RECORD_MISC_KERNEL,
+			   "[kernel.kallsyms]");
+}
+
+/* "foo-bar.ko.xz" -> "foo_bar": the name /proc/modules uses. */
+static void mod_name(const char *path, char *out, size_t size)
+{
+	const char *base = strrchr(path, '/');
+	size_t n;
+
+	base = base ? base + 1 : path;
+	n = strcspn(base, ".");
+	if (n >= size)
+		n = size - 1;
+	for (size_t i = 0; i < n; i++)
+		out[i] = base[i] == '-' ? '_' : base[i];
+	out[n] = '\0';
+}
+
+/* Full .ko paths from modules.dep ("kernel/x/y.ko.xz: deps"), one pass. */
+static int find_module_paths(struct sb *sb, struct sb_mod *mods, int nr)
+{
+	char dir[128], path[256], name[64];
+	struct utsname u;
+	char *line, *next;
+
+	if (uname(&u) || snprintf(dir, sizeof(dir), "/lib/modules/%s",
+				  u.release) >= (int)sizeof(dir))
+		return 0;
+	snprintf(path, sizeof(path), "%s/modules.dep", dir);
+	if (sb_read(sb, path) < 0)
+		return 0;
+	for (line = sb->text; line && *line; line = next) {
+		char *colon = strchr(line, ':');
+
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		if (!colon)
+			continue;
+		*colon = '\0';
+		mod_name(line, name, sizeof(name));
+		for (int i = 0; i < nr; i++) {
+			if (mods[i].path || strcmp(mods[i].name, name))
+				continue;
+			if (asprintf(&mods[i].path, "%s/%s", dir, line) < 0) {
+				mods[i].path = NULL;
+				return -ENOMEM;
+			}
+		}
+	}
+	return 0;
+}
+
+/* /proc/modules: "name size refs deps state 0xaddr". */
+static int read_modules(struct sb *sb, struct sb_mod **out)
+{
+	struct sb_mod *mods = NULL, *t;
+	char *line, *next;
+	int nr = 0;
+
+	*out = NULL;
+	if (sb_read(sb, "/proc/modules") < 0)
+		return 0;
+	for (line = sb->text; line && *line; line = next) {
+		char name[64], state[32];
+		unsigned long long size, addr;
+
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		if (sscanf(line, "%63s %llu %*s %*s %31s %llx", name, &size,
+			   state, &addr) != 4)
+			continue;
+		t = realloc(mods, (size_t)(nr + 1) * sizeof(*mods));
+		if (!t) {
+			free(mods);
+			return -ENOMEM;
+		}
+		mods = t;
+		memset(&mods[nr], 0, sizeof(*mods));
+		memcpy(mods[nr].name, name, sizeof(name));
+		mods[nr].start = addr;
+		mods[nr].size = size;
+		nr++;
+	}
+	*out = mods;
+	return nr;
+}
+
+static int sb_modules(struct sb *sb)
+{
+	struct sb_mod *mods;
+	char bracket[80];
+	uint8_t id[20];
+	int nr = read_modules(sb, &mods), err = 0;
+
+	if (nr > 0)
+		err = find_module_paths(sb, mods, nr);
+	for (int i = 0; i < nr && !err; i++) {
+		const char *name = mods[i].path;
+		int ret;
+
+		if (!name) {
+			snprintf(bracket, sizeof(bracket), "[%s]", mods[i].name);
+			name = bracket;
+		}
+		err = emit_mmap(sb, mods[i].start, mods[i].size, 0, name);
+		if (err)
+			break;
+		ret = prec_buildid__read_module(mods[i].name, id);
+		if (ret > 0)
+			err = add_buildid(sb, id, ret, PERF_RECORD_MISC_KERNEL, name);
+	}
+	for (int i = 0; i < nr; i++)
+		free(mods[i].path);
+	free(mods);
+	return nr < 0 ? nr : err;
+}
+
+/* ---- processes ---- */
+
+/* "7f00-7f10 r-xp 00001000 fe:00 1234   /usr/lib/x.so" */
+static bool parse_map(char *line, struct sb_map *mp)
+{
+	char *p = line, *perms;
+
+	mp->start = strtoull(p, &p, 16);
+	if (*p++ != '-')
+		return false;
+	mp->end = strtoull(p, &p, 16);
+	if (*p++ != ' ' || strlen(p) < 5 || mp->end < mp->start)
+		return false;
+	perms = p;
+	p += 4;
+	mp->pgoff = strtoull(p, &p, 16);
+	mp->maj = (uint32_t)strtoul(p, &p, 16);
+	if (*p++ != ':')
+		return false;
+	mp->min = (uint32_t)strtoul(p, &p, 16);
+	mp->ino = strtoull(p, &p, 10);
+	p += strspn(p, " ");
+	mp->path = p;
+	mp->prot = (perms[0] == 'r' ? PROT_READ : 0) |
+		   (perms[1] == 'w' ? PROT_WRITE : 0) |
+		   (perms[2] == 'x' ? PROT_EXEC : 0);
+	mp->flags = perms[3] == 's' ? MAP_SHARED : MAP_PRIVATE;
+	return true;
+}
+
+static int sb_maps(struct sb *sb, pid_t pid)
+{
+	char path[64], *line, *next;
+	struct sb_map mp;
+	int err = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	if (sb_read(sb, path) < 0)
+		return 0; /* gone, or not ours to read */
+	for (line = sb->text; line && *line && !err; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		if (!parse_map(line, &mp) || !(mp.prot & PROT_EXEC))
+			continue;
+		/* As perf: every executable map, anonymous ones (JIT code,
+		 * resolved through /tmp/perf-PID.map) named "//anon". */
+		if (!mp.path[0])
+			mp.path = "//anon";
+		err = emit_mmap2(sb, (uint32_t)pid, &mp);
+		if (!err && mp.path[0] == '/')
+			err = sb_file_buildid(sb, pid, mp.path);
+	}
+	return err;
+}
+
+struct sb_status {
+	int32_t tgid, ppid;
+	bool kthread;          /* no VmPeak: no user address space */
+};
+
+static int read_status(struct sb *sb, pid_t id, struct sb_status *st)
+{
+	char path[64], *p;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)id);
+	if (sb_read(sb, path) < 0)
+		return -ESRCH;
+	p = strstr(sb->text, "\nTgid:");
+	st->tgid = p ? (int32_t)strtol(p + 6, NULL, 10) : 0;
+	p = strstr(sb->text, "\nPPid:");
+	st->ppid = p ? (int32_t)strtol(p + 6, NULL, 10) : 0;
+	st->kthread = !strstr(sb->text, "\nVmPeak:");
+	return st->tgid > 0 ? 0 : -ESRCH;
+}
+
+/* FORK then COMM for one thread, the order perf synthesizes them in. The
+ * main thread's parent is the process's parent; other threads are taken
+ * as spawned by the main thread. */
+static int sb_thread(struct sb *sb, const struct sb_status *st, int32_t tid)
+{
+	char path[96];
+	uint32_t parent = tid == st->tgid ? (uint32_t)st->ppid : (uint32_t)st->tgid;
+	ssize_t n;
+	int err;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", st->tgid, tid);
+	n = sb_read(sb, path);
+	if (n < 0)
+		return 0; /* thread exited meanwhile */
+	if (n > 0 && sb->text[n - 1] == '\n')
+		sb->text[n - 1] = '\0';
+	err = emit_fork(sb, (uint32_t)st->tgid, parent, (uint32_t)tid, parent);
+	if (!err)
+		err = emit_comm(sb, (uint32_t)st->tgid, (uint32_t)tid, sb->text);
+	return err;
+}
+
+static int sb_process(struct sb *sb, const struct sb_status *st)
+{
+	struct dirent *de;
+	char path[64];
+	int err = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", st->tgid);
+	d = opendir(path);
+	if (!d)
+		return 0; /* vanished */
+	while (!err && (de = readdir(d))) {
+		char *end;
+		long tid = strtol(de->d_name, &end, 10);
+
+		if (*end || tid <= 0)
+			continue;
+		err = sb_thread(sb, st, (int32_t)tid);
+	}
+	closedir(d);
+	if (!err && !st->kthread)
+		err = sb_maps(sb, st->tgid);
+	return err;
+}
+
+static int sb_all_tasks(struct sb *sb)
+{
+	struct sb_status st;
+	struct dirent *de;
+	int err = 0;
+	DIR *d = opendir("/proc");
+
+	if (!d)
+		return -errno;
+	while (!err && (de = readdir(d))) {
+		char *end;
+		long pid = strtol(de->d_name, &end, 10);
+
+		if (*end || pid <= 0 || read_status(sb, (pid_t)pid, &st))
+			continue;
+		err = sb_process(sb, &st);
+	}
+	closedir(d);
+	return err;
+}
+
+/* -p / -t: each id stands for its whole process, synthesized once. */
+static int sb_pids(struct sb *sb, const pid_t *ids, int nr)
+{
+	int32_t *done = calloc((size_t)nr + 1, sizeof(*done));
+	int ndone = 0, err = 0;
+
+	if (!done)
+		return -ENOMEM;
+	for (int i = 0; i < nr && !err; i++) {
+		struct sb_status st;
+		bool dup = false;
+
+		if (read_status(sb, ids[i], &st))
+			continue;
+		for (int j = 0; j < ndone; j++)
+			dup |= done[j] == st.tgid;
+		if (dup)
+			continue;
+		done[ndone++] = st.tgid;
+		err = sb_process(sb, &st);
+	}
+	free(done);
+	return err;
+}
+
+static void sb_exit(struct sb *sb)
+{
+	for (int i = 0; i < SB_NBUF; i++)
+		free(sb->buf[i]);
+	for (size_t i = 0; i < sb->seen_cap; i++)
+		free(sb->seen[i]);
+	free(sb->seen);
+	free(sb->text);
+}
+
+static int sb_init(struct sb *sb, struct prec_shard_writer *w,
+		   struct prec_manifest *m)
+{
+	memset(sb, 0, sizeof(*sb));
+	sb->w = w;
+	sb->m = m;
+	for (int i = 0; i < SB_NBUF; i++) {
+		sb->buf[i] = malloc(PREC_CHUNK_MAX_PAYLOAD);
+		if (!sb->buf[i])
+			return -ENOMEM;
+	}
+	sb->text_cap = 64 * 1024;
+	sb->text = malloc(sb->text_cap);
+	return sb->text ? 0 : -ENOMEM;
+}
+
+int prec_sideband__synthesize(struct prec_shard_writer *w,
+			      struct prec_manifest *m,
+			      const struct prec_sideband_opts *opts)
+{
+	struct sb *sb = malloc(sizeof(*sb));
+	int64_t last;
+	int err;
+
+	if (!sb)
+		return -ENOMEM;
+	err = sb_init(sb, w, m);
+	if (!err)
+		err = sb_kernel(sb);
+	if (!err)
+		err = sb_modules(sb);
+	if (!err && opts && opts->all_tasks)
+		err = sb_all_tasks(sb);
+	else if (!err && opts && opts->nr_pids > 0)
+		err = sb_pids(sb, opts->pids, opts->nr_pids);
+	if (!err)
+		err = sb_flush(sb);
+	/* Our buffers go away below: every chunk must be in the file (or in
+	 * the writer's staging) first. */
+	last = sb->ticket[(sb->cur + SB_NBUF - 1) % SB_NBUF];
+	if (last > 0) {
+		int werr = prec_shard_writer__wait(w, last);
+
+		if (!err)
+			err = werr;
+	}
+	if (err)
+		pr_err("sideband: synthesize: %s", strerror(-err));
+	else
+		err = sb->total;
+	sb_exit(sb);
+	free(sb);
+	return err;
+}

@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: MIT
+// tracefs: where it is mounted, tracepoint ids, and the format texts a
+// perf.data tracing blob needs (event formats, header_page, header_event,
+// printk_formats, saved_cmdlines), copied into the manifest.
+#include "record/internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util/log.h"
+
+#define TRACEFS_MAIN "/sys/kernel/tracing"
+#define TRACEFS_DEBUG "/sys/kernel/debug/tracing"
+/* printk_formats is the largest text we copy (tens of KiB); anything past
+ * this bound is not a tracefs file we understand. */
+#define TRACEFS_MAX_TEXT (16u << 20)
+
+static bool has_events(const char *root)
+{
+	char path[128];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/events", root);
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+const char *prec_tracefs__root(void)
+{
+	if (has_events(TRACEFS_MAIN))
+		return TRACEFS_MAIN;
+	if (has_events(TRACEFS_DEBUG))
+		return TRACEFS_DEBUG;
+	/* Like perf, mount tracefs where the kernel provides the mount point
+	 * when nobody has: harmless if it fails (not root, no tracefs). */
+	if (mount("nodev", TRACEFS_MAIN, "tracefs", 0, NULL) == 0) {
+		pr_debug("tracefs: mounted on " TRACEFS_MAIN);
+		if (has_events(TRACEFS_MAIN))
+			return TRACEFS_MAIN;
+	}
+	return NULL;
+}
+
+/* A tracefs path component must not walk out of events/. */
+static bool bad_name(const char *s)
+{
+	return !s || !*s || strchr(s, '/') || strstr(s, "..") || !strcmp(s, ".");
+}
+
+/* Whole file into a malloc'd NUL-terminated buffer. tracefs files report
+ * size 0 in stat, so grow until EOF. Returns length or -errno. */
+static ssize_t read_text(const char *path, char **out)
+{
+	size_t cap = 4096, len = 0;
+	char *buf = malloc(cap);
+	int fd, err = 0;
+
+	if (!buf)
+		return -ENOMEM;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+		goto out_free;
+	}
+	for (;;) {
+		ssize_t n;
+
+		if (len + 1 == cap) {
+			char *nb = cap < TRACEFS_MAX_TEXT ? realloc(buf, cap * 2) : NULL;
+
+			if (!nb) {
+				err = cap < TRACEFS_MAX_TEXT ? -ENOMEM : -EFBIG;
+				goto out_close;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		n = read(fd, buf + len, cap - 1 - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			err = -errno;
+			goto out_close;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	buf[len] = '\0';
+	*out = buf;
+	return (ssize_t)len;
+out_close:
+	close(fd);
+out_free:
+	free(buf);
+	return err;
+}
+
+int prec_tracefs__event_id(const char *system, const char *name, uint64_t *id)
+{
+	const char *root;
+	char path[512], *text, *end;
+	unsigned long long v;
+	ssize_t n;
+
+	if (bad_name(system) || bad_name(name))
+		return -EINVAL;
+	root = prec_tracefs__root();
+	if (!root)
+		return -ENODEV;
+	if (snprintf(path, sizeof(path), "%s/events/%s/%s/id", root, system,
+		     name) >= (int)sizeof(path))
+		return -ENAMETOOLONG;
+	n = read_text(path, &text);
+	if (n < 0)
+		return n == -ENOTDIR ? -ENOENT : (int)n;
+	errno = 0;
+	v = strtoull(text, &end, 10);
+	if (errno || end == text || (*end && *end != '\n')) {
+		free(text);
+		return -EBADMSG;
+	}
+	free(text);
+	*id = v;
+	return 0;
+}
+
+static bool has_tracepoint(const struct prec_manifest *m, const char *system,
+			   const char *name)
+{
+	for (uint32_t i = 0; i < m->nr_tracepoints; i++) {
+		const struct prec_manifest_tracepoint *t = &m->tracepoints[i];
+
+		if (t->system && t->name && !strcmp(t->system, system) &&
+		    !strcmp(t->name, name))
+			return true;
+	}
+	return false;
+}
+
+/* Copy root/rel into *field unless already set. A missing or unreadable
+ * optional file is not an error: perf writes size 0 for it too. */
+static int add_global(struct prec_manifest *m, char **field, const char *root,
+		      const char *rel)
+{
+	char path[256], *text;
+	ssize_t n;
+	int err;
+
+	if (*field)
+		return 0;
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	n = read_text(path, &text);
+	if (n == -ENOMEM)
+		return -ENOMEM;
+	if (n < 0) {
+		pr_debug("tracefs %s: read: %s", path, strerror((int)-n));
+		return 0;
+	}
+	err = prec_manifest__set_str(m, field, text);
+	free(text);
+	return err;
+}
+
+int prec_tracefs__add_formats(struct prec_manifest *m, const char *system,
+			      const char *name, uint64_t id)
+{
+	const char *root;
+	char path[512], *text;
+	ssize_t n;
+	int err;
+
+	if (bad_name(system) || bad_name(name))
+		return -EINVAL;
+	root = prec_tracefs__root();
+	if (!root)
+		return -ENODEV;
+	if (!has_tracepoint(m, system, name)) {
+		if (snprintf(path, sizeof(path), "%s/events/%s/%s/format", root,
+			     system, name) >= (int)sizeof(path))
+			return -ENAMETOOLONG;
+		n = read_text(path, &text);
+		if (n < 0) {
+			pr_err("tracefs %s:%s: read format: %s", system, name,
+			       strerror((int)-n));
+			return n == -ENOTDIR ? -ENOENT : (int)n;
+		}
+		err = prec_manifest__add_tracepoint(m, system, name, id, text);
+		free(text);
+		if (err)
+			return err;
+	}
+	err = add_global(m, &m->header_page, root, "events/header_page");
+	if (!err)
+		err = add_global(m, &m->header_event, root, "events/header_event");
+	if (!err)
+		err = add_global(m, &m->printk_formats, root, "printk_formats");
+	if (!err)
+		err = add_global(m, &m->saved_cmdlines, root, "saved_cmdlines");
+	return err;
+}

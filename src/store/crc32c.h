@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: MIT */
+/* Private to src/store and its tests: the two CRC-32C implementations behind
+ * prec_crc32c(), exposed so a test can check that they agree. */
+#ifndef PREC_STORE_CRC32C_H
+#define PREC_STORE_CRC32C_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Table-driven (slicing-by-8) CRC-32C; same contract as prec_crc32c(). */
+uint32_t prec_crc32c__sw(uint32_t crc, const void *buf, size_t len);
+
+/* SSE4.2 crc32 instruction. Only call when prec_crc32c__have_hw(). */
+uint32_t prec_crc32c__hw(uint32_t crc, const void *buf, size_t len);
+
+/* True when the CPU has the SSE4.2 crc32 instruction. */
+bool prec_crc32c__have_hw(void);
+
+#endif

@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: MIT
+// The in-memory manifest: construction, the copying add_* helpers, and
+// delete(). Encoding lives in manifest_codec.c, files in manifest_io.c.
+#include "store/store.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct prec_manifest *prec_manifest__new(void)
+{
+	struct prec_manifest *m = calloc(1, sizeof(*m));
+
+	if (!m)
+		return NULL;
+	m->state = PREC_STATE_RECORDING;
+	m->clockid = -1; /* perf clock until the recorder says otherwise */
+	return m;
+}
+
+static void free_event(struct prec_manifest_event *e)
+{
+	free(e->name);
+	free(e->ids);
+	free(e->id_cpus);
+	free(e->id_tids);
+}
+
+static void free_tracepoint(struct prec_manifest_tracepoint *t)
+{
+	free(t->system);
+	free(t->name);
+	free(t->format);
+}
+
+static void free_arrays(struct prec_manifest *m)
+{
+	uint32_t i;
+
+	for (i = 0; m->events && i < m->nr_events; i++)
+		free_event(&m->events[i]);
+	free(m->events);
+	for (i = 0; m->tracepoints && i < m->nr_tracepoints; i++)
+		free_tracepoint(&m->tracepoints[i]);
+	free(m->tracepoints);
+	for (i = 0; m->shards && i < m->nr_shards; i++)
+		free(m->shards[i].name);
+	free(m->shards);
+	for (i = 0; m->buildids && i < m->nr_buildids; i++)
+		free(m->buildids[i].path);
+	free(m->buildids);
+}
+
+void prec_manifest__delete(struct prec_manifest *m)
+{
+	if (!m)
+		return;
+	free(m->hostname);
+	free(m->os_release);
+	free(m->arch);
+	free(m->cpu_desc);
+	free(m->cpu_id);
+	free(m->version);
+	free(m->cpus);
+	for (uint32_t i = 0; m->argv && i < m->argc; i++)
+		free(m->argv[i]);
+	free(m->argv);
+	free_arrays(m);
+	free(m->header_page);
+	free(m->header_event);
+	free(m->printk_formats);
+	free(m->saved_cmdlines);
+	free(m->auxtrace_priv);
+	free(m);
+}
+
+/* strdup that keeps NULL as NULL: absent and empty differ in the format. */
+static int dup_str(char **out, const char *s)
+{
+	*out = NULL;
+	if (!s)
+		return 0;
+	*out = strdup(s);
+	return *out ? 0 : -ENOMEM;
+}
+
+int prec_manifest__set_str(struct prec_manifest *m, char **field, const char *s)
+{
+	char *copy;
+	int err;
+
+	(void)m;
+	if (!field)
+		return -EINVAL;
+	err = dup_str(&copy, s);
+	if (err)
+		return err;
+	free(*field);
+	*field = copy;
+	return 0;
+}
+
+int prec_manifest__set_argv(struct prec_manifest *m, int argc, char *const argv[])
+{
+	char **v = NULL;
+	int i;
+
+	if (argc < 0 || (argc > 0 && !argv))
+		return -EINVAL;
+	if (argc > 0) {
+		/* NULL-terminated so it can be handed to execvp() or printed. */
+		v = calloc((size_t)argc + 1, sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+	}
+	for (i = 0; i < argc; i++) {
+		if (dup_str(&v[i], argv[i]))
+			goto free_copies;
+	}
+	for (uint32_t j = 0; m->argv && j < m->argc; j++)
+		free(m->argv[j]);
+	free(m->argv);
+	m->argv = v;
+	m->argc = (uint32_t)argc;
+	return 0;
+
+free_copies:
+	while (i-- > 0)
+		free(v[i]);
+	free(v);
+	return -ENOMEM;
+}
+
+/* Grow *arr from n to n + 1 elements of size sz; the new one is zeroed. */
+static int grow(void *arr, uint32_t n, size_t sz)
+{
+	void **p = arr;
+	void *q;
+
+	if (n == UINT32_MAX)
+		return -ENOMEM;
+	q = realloc(*p, ((size_t)n + 1) * sz);
+	if (!q)
+		return -ENOMEM;
+	memset((char *)q + (size_t)n * sz, 0, sz);
+	*p = q;
+	return 0;
+}
+
+int prec_manifest__add_event(struct prec_manifest *m, const void *attr128,
+			     const char *name)
+{
+	struct prec_manifest_event *e;
+	char *copy;
+
+	if (!attr128 || m->nr_events >= INT32_MAX)
+		return -EINVAL;
+	if (dup_str(&copy, name))
+		return -ENOMEM;
+	if (grow(&m->events, m->nr_events, sizeof(*m->events))) {
+		free(copy);
+		return -ENOMEM;
+	}
+	e = &m->events[m->nr_events];
+	memcpy(e->attr, attr128, sizeof(e->attr));
+	e->name = copy;
+	return (int)m->nr_events++;
+}
+
+int prec_manifest__add_event_id(struct prec_manifest *m, uint32_t event,
+				uint64_t id, int32_t cpu, int32_t tid)
+{
+	struct prec_manifest_event *e;
+
+	if (event >= m->nr_events)
+		return -EINVAL;
+	e = &m->events[event];
+	/* Three separate arrays: grow each; a failure leaves nr_ids unchanged
+	 * and the arrays merely over-allocated, which delete() handles. */
+	if (grow(&e->ids, e->nr_ids, sizeof(*e->ids)) ||
+	    grow(&e->id_cpus, e->nr_ids, sizeof(*e->id_cpus)) ||
+	    grow(&e->id_tids, e->nr_ids, sizeof(*e->id_tids)))
+		return -ENOMEM;
+	e->ids[e->nr_ids] = id;
+	e->id_cpus[e->nr_ids] = cpu;
+	e->id_tids[e->nr_ids] = tid;
+	e->nr_ids++;
+	return 0;
+}
+
+int prec_manifest__add_tracepoint(struct prec_manifest *m, const char *system,
+				  const char *name, uint64_t id,
+				  const char *format)
+{
+	struct prec_manifest_tracepoint t = { .id = id };
+
+	if (dup_str(&t.system, system) || dup_str(&t.name, name) ||
+	    dup_str(&t.format, format))
+		goto free_strings;
+	if (grow(&m->tracepoints, m->nr_tracepoints, sizeof(t)))
+		goto free_strings;
+	m->tracepoints[m->nr_tracepoints++] = t;
+	return 0;
+
+free_strings:
+	free_tracepoint(&t);
+	return -ENOMEM;
+}
+
+int prec_manifest__add_shard(struct prec_manifest *m,
+			     const struct prec_manifest_shard *s)
+{
+	struct prec_manifest_shard copy;
+
+	if (!s)
+		return -EINVAL;
+	copy = *s;
+	if (dup_str(&copy.name, s->name))
+		return -ENOMEM;
+	if (grow(&m->shards, m->nr_shards, sizeof(copy))) {
+		free(copy.name);
+		return -ENOMEM;
+	}
+	m->shards[m->nr_shards++] = copy;
+	return 0;
+}
+
+static bool same_buildid(const struct prec_manifest_buildid *a,
+			 const struct prec_manifest_buildid *b)
+{
+	if (a->size != b->size || memcmp(a->id, b->id, a->size))
+		return false;
+	if (!a->path || !b->path)
+		return a->path == b->path;
+	return !strcmp(a->path, b->path);
+}
+
+int prec_manifest__add_buildid(struct prec_manifest *m,
+			       const struct prec_manifest_buildid *b)
+{
+	struct prec_manifest_buildid copy;
+
+	if (!b || b->size > sizeof(b->id))
+		return -EINVAL;
+	for (uint32_t i = 0; i < m->nr_buildids; i++) {
+		if (same_buildid(&m->buildids[i], b))
+			return 0;
+	}
+	copy = *b;
+	/* Bytes past size are not part of the id; zero them so two equal
+	 * manifests encode to equal bytes. */
+	memset(copy.id + copy.size, 0, sizeof(copy.id) - copy.size);
+	if (dup_str(&copy.path, b->path))
+		return -ENOMEM;
+	if (grow(&m->buildids, m->nr_buildids, sizeof(copy))) {
+		free(copy.path);
+		return -ENOMEM;
+	}
+	m->buildids[m->nr_buildids++] = copy;
+	return 0;
+}

@@ -1,0 +1,330 @@
+// SPDX-License-Identifier: MIT
+// Manifest encoder: the header and tagged sections described in
+// docs/manifest-format.md, built in one growing buffer. Decoding is in
+// manifest_decode.c.
+#include "store/manifest_format.h"
+#include "store/store.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------------ */
+/* Encoder: a growing buffer with a sticky error.                           */
+
+struct obuf {
+	uint8_t *p;
+	size_t len, cap;
+	int err;
+};
+
+/* Append n zero bytes; returns where they start, or NULL after an error. */
+static uint8_t *reserve(struct obuf *b, size_t n)
+{
+	uint8_t *q;
+
+	if (b->err)
+		return NULL;
+	if (n > b->cap - b->len) {
+		size_t cap = b->cap ? b->cap : 4096;
+
+		while (cap - b->len < n) {
+			if (cap > SIZE_MAX / 2) {
+				b->err = -ENOMEM;
+				return NULL;
+			}
+			cap *= 2;
+		}
+		q = realloc(b->p, cap);
+		if (!q) {
+			b->err = -ENOMEM;
+			return NULL;
+		}
+		b->p = q;
+		b->cap = cap;
+	}
+	q = b->p + b->len;
+	memset(q, 0, n);
+	b->len += n;
+	return q;
+}
+
+static void put32(struct obuf *b, uint32_t v)
+{
+	uint8_t *q = reserve(b, 4);
+
+	if (q)
+		le32(q, v);
+}
+
+static void put64(struct obuf *b, uint64_t v)
+{
+	uint8_t *q = reserve(b, 8);
+
+	if (q)
+		le64(q, v);
+}
+
+static void put_bytes(struct obuf *b, const void *src, size_t n)
+{
+	uint8_t *q = reserve(b, n);
+
+	if (q && n)
+		memcpy(q, src, n);
+}
+
+/* Zero padding up to the next multiple of 8 from start. */
+static void pad_from(struct obuf *b, size_t start)
+{
+	reserve(b, align8(b->len - start) - (b->len - start));
+}
+
+static void put_str(struct obuf *b, const char *s)
+{
+	size_t start = b->len, n;
+
+	if (!s) {
+		put64(b, PREC_MANI_STR_ABSENT);
+		return;
+	}
+	n = strlen(s);
+	if (n >= PREC_MANI_STR_ABSENT) {
+		b->err = b->err ? b->err : -E2BIG;
+		return;
+	}
+	put32(b, (uint32_t)n);
+	put_bytes(b, s, n);
+	pad_from(b, start);
+}
+
+static size_t begin_section(struct obuf *b, uint32_t tag)
+{
+	size_t at = b->len;
+
+	put32(b, tag);
+	put32(b, 0);
+	put64(b, 0);
+	return at;
+}
+
+static void end_section(struct obuf *b, size_t at)
+{
+	size_t payload = b->len - at - PREC_MANI_SEC_HDR_SIZE;
+
+	if (b->err)
+		return;
+	le64(b->p + at + 8, payload);
+	pad_from(b, at);
+}
+
+static void enc_session(struct obuf *b, const struct prec_manifest *m)
+{
+	size_t at = begin_section(b, PREC_MANI_SEC_SESSION);
+
+	put32(b, m->state);
+	put32(b, (uint32_t)m->clockid);
+	put_bytes(b, m->session_id, sizeof(m->session_id));
+	put32(b, m->nr_cpus_avail);
+	put32(b, m->nr_cpus_online);
+	put64(b, m->total_mem_kb);
+	put64(b, m->clock_res_ns);
+	put64(b, m->ref_wall_ns);
+	put64(b, m->ref_clock_ns);
+	put64(b, m->start_time);
+	put64(b, m->stop_time);
+	put64(b, m->sample_type);
+	put32(b, m->time_layout.sample_time_off | (uint32_t)m->time_layout.trailer_time_back << 16);
+	put32(b, 0);
+	end_section(b, at);
+}
+
+static void enc_host(struct obuf *b, const struct prec_manifest *m)
+{
+	size_t at = begin_section(b, PREC_MANI_SEC_HOST);
+
+	put_str(b, m->hostname);
+	put_str(b, m->os_release);
+	put_str(b, m->arch);
+	put_str(b, m->cpu_desc);
+	put_str(b, m->cpu_id);
+	put_str(b, m->version);
+	end_section(b, at);
+}
+
+static void enc_cpus(struct obuf *b, const struct prec_manifest *m)
+{
+	size_t at, start;
+
+	if (!m->cpus || !m->nr_cpus_avail)
+		return;
+	at = begin_section(b, PREC_MANI_SEC_CPUS);
+	put64(b, m->nr_cpus_avail);
+	start = b->len;
+	for (uint32_t i = 0; i < m->nr_cpus_avail; i++) {
+		put32(b, (uint32_t)m->cpus[i].core_id);
+		put32(b, (uint32_t)m->cpus[i].socket_id);
+		put32(b, (uint32_t)m->cpus[i].die_id);
+	}
+	pad_from(b, start);
+	end_section(b, at);
+}
+
+static void enc_argv(struct obuf *b, const struct prec_manifest *m)
+{
+	size_t at = begin_section(b, PREC_MANI_SEC_ARGV);
+	uint32_t argc = m->argv ? m->argc : 0;
+
+	put64(b, argc);
+	for (uint32_t i = 0; i < argc; i++)
+		put_str(b, m->argv[i]);
+	end_section(b, at);
+}
+
+static void enc_events(struct obuf *b, const struct prec_manifest *m)
+{
+	size_t at = begin_section(b, PREC_MANI_SEC_EVENTS);
+
+	put64(b, m->nr_events);
+	for (uint32_t i = 0; i < m->nr_events; i++) {
+		const struct prec_manifest_event *e = &m->events[i];
+		size_t start;
+
+		put_bytes(b, e->attr, sizeof(e->attr));
+		put64(b, e->nr_ids);
+		put_str(b, e->name);
+		start = b->len;
+		for (uint32_t j = 0; j < e->nr_ids; j++)
+			put64(b, e->ids[j]);
+		for (uint32_t j = 0; j < e->nr_ids; j++)
+			put32(b, (uint32_t)e->id_cpus[j]);
+		for (uint32_t j = 0; j < e->nr_ids; j++)
+			put32(b, (uint32_t)e->id_tids[j]);
+		pad_from(b, start);
+	}
+	end_section(b, at);
+}
+
+static void enc_tracing(struct obuf *b, const struct prec_manifest *m)
+{
+	size_t at = begin_section(b, PREC_MANI_SEC_TRACEPOINTS);
+
+	put64(b, m->nr_tracepoints);
+	for (uint32_t i = 0; i < m->nr_tracepoints; i++) {
+		put64(b, m->tracepoints[i].id);
+		put_str(b, m->tracepoints[i].system);
+		put_str(b, m->tracepoints[i].name);
+		put_str(b, m->tracepoints[i].format);
+	}
+	end_section(b, at);
+	at = begin_section(b, PREC_MANI_SEC_TRACING);
+	put_str(b, m->header_page);
+	put_str(b, m->header_event);
+	put_str(b, m->printk_formats);
+	put_str(b, m->saved_cmdlines);
+	end_section(b, at);
+}
+
+static void enc_shards(struct obuf *b, const struct prec_manifest *m)
+{
+	size_t at = begin_section(b, PREC_MANI_SEC_SHARDS);
+
+	put64(b, m->nr_shards);
+	for (uint32_t i = 0; i < m->nr_shards; i++) {
+		const struct prec_manifest_shard *s = &m->shards[i];
+
+		put32(b, (uint32_t)s->cpu);
+		put32(b, 0);
+		put64(b, s->chunks);
+		put64(b, s->records);
+		put64(b, s->bytes);
+		put64(b, s->raw_bytes);
+		put64(b, s->lost);
+		put64(b, s->lost_samples);
+		put64(b, s->first_time);
+		put64(b, s->last_time);
+		put_str(b, s->name);
+	}
+	end_section(b, at);
+}
+
+static void enc_buildids(struct obuf *b, const struct prec_manifest *m)
+{
+	size_t at = begin_section(b, PREC_MANI_SEC_BUILDIDS);
+
+	put64(b, m->nr_buildids);
+	for (uint32_t i = 0; i < m->nr_buildids; i++) {
+		const struct prec_manifest_buildid *bi = &m->buildids[i];
+
+		put32(b, bi->cpumode | (uint32_t)bi->size << 16);
+		put32(b, (uint32_t)bi->pid);
+		put_bytes(b, bi->id, sizeof(bi->id));
+		put32(b, 0);
+		put_str(b, bi->path);
+	}
+	end_section(b, at);
+}
+
+static void enc_auxtrace(struct obuf *b, const struct prec_manifest *m)
+{
+	size_t at = begin_section(b, PREC_MANI_SEC_AUXTRACE);
+	uint32_t n = m->auxtrace_priv ? m->nr_auxtrace_priv : 0;
+
+	put32(b, n);
+	put32(b, m->auxtrace_type);
+	for (uint32_t i = 0; i < n; i++)
+		put64(b, m->auxtrace_priv[i]);
+	end_section(b, at);
+}
+
+static bool arrays_consistent(const struct prec_manifest *m)
+{
+	if ((m->nr_events && !m->events) || (m->nr_tracepoints && !m->tracepoints) ||
+	    (m->nr_shards && !m->shards) || (m->nr_buildids && !m->buildids))
+		return false;
+	for (uint32_t i = 0; i < m->nr_events; i++) {
+		const struct prec_manifest_event *e = &m->events[i];
+
+		if (e->nr_ids && (!e->ids || !e->id_cpus || !e->id_tids))
+			return false;
+	}
+	for (uint32_t i = 0; i < m->nr_buildids; i++) {
+		if (m->buildids[i].size > sizeof(m->buildids[i].id))
+			return false;
+	}
+	return true;
+}
+
+int prec_manifest__encode(const struct prec_manifest *m, void **buf,
+			  size_t *len)
+{
+	struct obuf b = { 0 };
+	uint8_t *h;
+
+	if (!m || !buf || !len || !arrays_consistent(m))
+		return -EINVAL;
+	reserve(&b, PREC_MANI_HDR_SIZE);
+	enc_session(&b, m);
+	enc_host(&b, m);
+	enc_cpus(&b, m);
+	enc_argv(&b, m);
+	enc_events(&b, m);
+	enc_tracing(&b, m);
+	enc_shards(&b, m);
+	enc_buildids(&b, m);
+	enc_auxtrace(&b, m);
+	if (b.err) {
+		free(b.p);
+		return b.err;
+	}
+	h = b.p;
+	le64(h, PREC_MANI_MAGIC);
+	le16(h + 8, PREC_FORMAT_MAJOR);
+	le16(h + 10, PREC_FORMAT_MINOR);
+	le32(h + 12, PREC_MANI_HDR_SIZE);
+	le64(h + 16, b.len);
+	le32(h + 24, 0);
+	le32(h + PREC_MANI_CRC_OFF, prec_crc32c(0, b.p, b.len));
+	*buf = b.p;
+	*len = b.len;
+	return 0;
+}

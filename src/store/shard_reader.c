@@ -1,0 +1,299 @@
+// SPDX-License-Identifier: MIT
+// Shard reader: a sequential chunk iterator over a file (pread) or a memory
+// buffer, one code path for both. Every length is checked before it is used
+// and every byte checksummed before it is exposed.
+#include "store/store.h"
+#include "util/log.h"
+
+#include <endian.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <lz4.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define HDR_SIZE ((uint32_t)sizeof(struct prec_chunk_header))
+/* A later minor version may grow the shard header; chunks start after it. */
+#define MAX_SHARD_HEADER 4096u
+#define LZ4_MAX_STORED ((uint32_t)LZ4_COMPRESSBOUND(PREC_CHUNK_MAX_PAYLOAD))
+
+struct prec_shard_reader {
+	int fd;                 /* -1 for memory */
+	const unsigned char *mem;
+	size_t mem_len;
+	struct prec_shard_header hdr;
+	uint64_t off;           /* next chunk, or the bad one */
+	uint32_t seq;           /* expected next seq */
+	int err;                /* sticky result after an error */
+	const char *why;
+	unsigned char *buf;     /* PREC_CHUNK_MAX_PAYLOAD: raw payload */
+	unsigned char *zbuf;    /* lz4 stored payload, allocated on first use */
+};
+
+/* Read up to len bytes at off. Returns bytes read (short only at end of
+ * data) or -errno. */
+static ssize_t read_at(struct prec_shard_reader *r, uint64_t off, void *dst, size_t len)
+{
+	size_t done = 0;
+
+	if (r->fd < 0) {
+		if (off >= r->mem_len)
+			return 0;
+		if (len > r->mem_len - off)
+			len = r->mem_len - off;
+		memcpy(dst, r->mem + off, len);
+		return (ssize_t)len;
+	}
+	while (done < len) {
+		ssize_t n = pread(r->fd, (char *)dst + done, len - done, (off_t)(off + done));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			break;
+		done += (size_t)n;
+	}
+	return (ssize_t)done;
+}
+
+static int bad(struct prec_shard_reader *r, const char *why)
+{
+	r->err = -EBADMSG;
+	r->why = why;
+	return -EBADMSG;
+}
+
+static void hdr_to_host(struct prec_chunk_header *h)
+{
+	h->magic = le32toh(h->magic);
+	h->header_size = le16toh(h->header_size);
+	h->payload_len = le32toh(h->payload_len);
+	h->raw_len = le32toh(h->raw_len);
+	h->records = le32toh(h->records);
+	h->seq = le32toh(h->seq);
+	h->first_time = le64toh(h->first_time);
+	h->last_time = le64toh(h->last_time);
+	h->watermark = le64toh(h->watermark);
+	h->aux_offset = le64toh(h->aux_offset);
+	h->flags = le32toh(h->flags);
+	h->checksum = le32toh(h->checksum);
+}
+
+/* Field checks that need no payload; the order is the documented one. */
+static const char *check_header(const struct prec_chunk_header *h)
+{
+	if (h->magic != PREC_CHUNK_MAGIC)
+		return "bad magic";
+	if (h->header_size != HDR_SIZE)
+		return "bad header size";
+	if (h->type < PREC_CHUNK_DATA || h->type > PREC_CHUNK_MARKER)
+		return "bad chunk type";
+	if (h->codec != PREC_CODEC_NONE && h->codec != PREC_CODEC_LZ4)
+		return "bad codec";
+	if (h->payload_len > (h->codec == PREC_CODEC_LZ4 ? LZ4_MAX_STORED
+							 : PREC_CHUNK_MAX_PAYLOAD))
+		return "payload too large";
+	if (h->raw_len > PREC_CHUNK_MAX_PAYLOAD)
+		return "raw length too large";
+	if (h->codec == PREC_CODEC_NONE && h->raw_len != h->payload_len)
+		return "raw length differs from payload length";
+	if (h->codec == PREC_CODEC_LZ4 && (!h->payload_len || !h->raw_len))
+		return "empty lz4 payload";
+	if (h->type == PREC_CHUNK_MARKER && h->raw_len)
+		return "marker with payload";
+	return NULL;
+}
+
+/* Decode an lz4 payload from zbuf into buf; the length must be exact. */
+static int decode(struct prec_shard_reader *r, const struct prec_chunk_header *h)
+{
+	int n = LZ4_decompress_safe((const char *)r->zbuf, (char *)r->buf,
+				    (int)h->payload_len, PREC_CHUNK_MAX_PAYLOAD);
+
+	if (n < 0 || (uint32_t)n != h->raw_len)
+		return bad(r, "bad lz4 payload");
+	return 0;
+}
+
+/* Read the stored payload and check the chunk checksum: crc32c over the
+ * header as stored (little-endian, checksum field zero), then the payload. */
+static int read_payload(struct prec_shard_reader *r, const struct prec_chunk_header *h,
+			struct prec_chunk_header *stored_hdr, unsigned char **stored)
+{
+	uint32_t crc;
+	ssize_t n;
+
+	*stored = r->buf;
+	if (h->codec == PREC_CODEC_LZ4) {
+		if (!r->zbuf && !(r->zbuf = malloc(LZ4_MAX_STORED)))
+			return -ENOMEM;
+		*stored = r->zbuf;
+	}
+	n = read_at(r, r->off + HDR_SIZE, *stored, h->payload_len);
+	if (n < 0)
+		return (int)n;
+	if ((uint32_t)n != h->payload_len)
+		return bad(r, "torn payload");
+	stored_hdr->checksum = 0;
+	crc = prec_crc32c(0, stored_hdr, HDR_SIZE);
+	crc = prec_crc32c(crc, *stored, h->payload_len);
+	if (crc != h->checksum)
+		return bad(r, "bad checksum");
+	return 0;
+}
+
+int prec_shard_reader__next(struct prec_shard_reader *r, struct prec_chunk *c)
+{
+	struct prec_chunk_header h, le;
+	unsigned char *stored;
+	const char *why;
+	ssize_t n;
+	int ret;
+
+	if (r->err)
+		return r->err;
+	n = read_at(r, r->off, &le, HDR_SIZE);
+	if (n < 0)
+		return (int)n;
+	if (n == 0)
+		return 0;
+	if ((uint32_t)n < HDR_SIZE)
+		return bad(r, "torn chunk header");
+	h = le;
+	hdr_to_host(&h);
+	why = check_header(&h);
+	if (why)
+		return bad(r, why);
+	ret = read_payload(r, &h, &le, &stored);
+	if (ret)
+		return ret;
+	if (h.seq != r->seq)
+		return bad(r, "chunk sequence gap");
+	if (h.codec == PREC_CODEC_LZ4 && decode(r, &h))
+		return r->err;
+	c->hdr = h;
+	c->offset = r->off;
+	c->payload = r->buf;
+	c->len = h.raw_len;
+	r->off += HDR_SIZE + h.payload_len;
+	r->seq++;
+	return 1;
+}
+
+/* ------------------------------------------------------------------------ */
+
+static int check_shard_header(struct prec_shard_reader *r)
+{
+	struct prec_shard_header *h = &r->hdr;
+	ssize_t n = read_at(r, 0, h, sizeof(*h));
+	uint32_t crc;
+
+	if (n < 0)
+		return (int)n;
+	if ((size_t)n < sizeof(*h))
+		return bad(r, "torn shard header");
+	if (le64toh(h->magic) != PREC_SHARD_MAGIC)
+		return bad(r, "bad shard magic");
+	if (le16toh(h->version_major) != PREC_FORMAT_MAJOR) {
+		r->why = "unsupported major version";
+		return -EPROTONOSUPPORT;
+	}
+	crc = prec_crc32c(0, h, offsetof(struct prec_shard_header, checksum));
+	if (crc != le32toh(h->checksum))
+		return bad(r, "bad shard header checksum");
+	h->version_major = le16toh(h->version_major);
+	h->version_minor = le16toh(h->version_minor);
+	h->header_size = le32toh(h->header_size);
+	h->cpu = (int32_t)le32toh((uint32_t)h->cpu);
+	h->flags = le32toh(h->flags);
+	h->created_ns = le64toh(h->created_ns);
+	h->magic = le64toh(h->magic);
+	h->checksum = crc;
+	if (h->header_size < sizeof(*h) || h->header_size > MAX_SHARD_HEADER)
+		return bad(r, "bad shard header size");
+	r->off = h->header_size;
+	return 0;
+}
+
+static int open_common(struct prec_shard_reader **out, struct prec_shard_reader *r,
+		       const char *name)
+{
+	int ret;
+
+	r->buf = malloc(PREC_CHUNK_MAX_PAYLOAD);
+	ret = r->buf ? check_shard_header(r) : -ENOMEM;
+	if (ret) {
+		pr_debug("shard %s: open: %s", name,
+			 r->why ? r->why : strerror(-ret));
+		prec_shard_reader__close(r);
+		return ret;
+	}
+	r->err = 0;
+	r->why = NULL;
+	*out = r;
+	return 0;
+}
+
+int prec_shard_reader__open(struct prec_shard_reader **out, int dirfd,
+			    const char *name)
+{
+	struct prec_shard_reader *r;
+
+	*out = NULL;
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	r->fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC);
+	if (r->fd < 0) {
+		int err = -errno;
+
+		free(r);
+		return err;
+	}
+	return open_common(out, r, name);
+}
+
+int prec_shard_reader__open_mem(struct prec_shard_reader **out,
+				const void *buf, size_t len)
+{
+	struct prec_shard_reader *r;
+
+	*out = NULL;
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	r->fd = -1;
+	r->mem = buf;
+	r->mem_len = len;
+	return open_common(out, r, "(memory)");
+}
+
+const struct prec_shard_header *
+prec_shard_reader__header(const struct prec_shard_reader *r)
+{
+	return &r->hdr;
+}
+
+uint64_t prec_shard_reader__offset(const struct prec_shard_reader *r)
+{
+	return r->off;
+}
+
+const char *prec_shard_reader__why(const struct prec_shard_reader *r)
+{
+	return r->why ? r->why : "";
+}
+
+void prec_shard_reader__close(struct prec_shard_reader *r)
+{
+	if (!r)
+		return;
+	if (r->fd >= 0)
+		close(r->fd);
+	free(r->buf);
+	free(r->zbuf);
+	free(r);
+}

@@ -1,0 +1,619 @@
+// SPDX-License-Identifier: MIT
+// Shard writer: frames chunks, batches consecutive appends into one pwritev
+// through the writer's own io_uring, completes tickets in order, and on a
+// write error cuts the file back to its last whole chunk.
+#include "store/shard_writer.h"
+#include "util/log.h"
+
+#include <endian.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <lz4.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define DEFAULT_QD 256u
+#define MAX_QD 8192u
+#define DEFAULT_BATCH (1024u * 1024u)
+#define DEFAULT_STAGING (8u * 1024u * 1024u)
+#define HDR_SIZE ((uint32_t)sizeof(struct prec_chunk_header))
+
+static struct wr_slot *slot_of(struct prec_shard_writer *w, uint64_t n)
+{
+	return &w->slots[n % w->qd];
+}
+
+static void set_error(struct prec_shard_writer *w, int err, uint64_t off)
+{
+	if (w->err)
+		return;
+	w->err = err;
+	pr_err("shard cpu%d: write at offset 0x%llx: %s", (int)w->cpu,
+	       (unsigned long long)off, strerror(-err));
+}
+
+struct io_uring_sqe *prec_wr__sqe(struct prec_shard_writer *w)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&w->ring);
+
+	if (!sqe && prec_wr__submit(w) == 0)
+		sqe = io_uring_get_sqe(&w->ring);
+	return sqe;
+}
+
+int prec_wr__submit(struct prec_shard_writer *w)
+{
+	int tries = 0;
+
+	while (io_uring_sq_ready(&w->ring)) {
+		int ret = io_uring_submit(&w->ring);
+
+		if (ret >= 0)
+			continue;
+		if (ret != -EINTR && ret != -EAGAIN && ret != -EBUSY)
+			return ret;
+		/* The kernel is short of resources or the CQ is backed up:
+		 * make room by handling completions, then try again. */
+		if (++tries > 1000)
+			return ret;
+		prec_wr__reap(w, false);
+	}
+	return 0;
+}
+
+static void queue_write(struct prec_shard_writer *w, uint32_t idx)
+{
+	struct wr_slot *op = &w->slots[idx];
+	struct io_uring_sqe *sqe = prec_wr__sqe(w);
+
+	if (!sqe) {
+		set_error(w, -EBUSY, op->op_off);
+		w->inflight--;
+		return;
+	}
+	io_uring_prep_writev(sqe, w->fd, &w->iov[op->iov_first], op->niov,
+			     op->op_off);
+	io_uring_sqe_set_data64(sqe, UD_MAKE(UD_WRITE, idx));
+}
+
+void prec_wr__flush_batch(struct prec_shard_writer *w)
+{
+	struct wr_slot *op;
+
+	if (w->submit_n == w->append_n)
+		return;
+	op = slot_of(w, w->submit_n);
+	op->nslots = (uint32_t)(w->append_n - w->submit_n);
+	op->niov = w->batch_niov;
+	op->op_left = w->batch_bytes;
+	w->submit_n = w->append_n;
+	w->batch_niov = 0;
+	w->batch_bytes = 0;
+	w->inflight++;
+	queue_write(w, (uint32_t)(op - w->slots));
+	if (prec_wr__submit(w) < 0)
+		set_error(w, -EIO, op->op_off);
+}
+
+/* Move done chunks, in order, from "in flight" to "in the file". */
+static void retire(struct prec_shard_writer *w)
+{
+	while (w->retire_n < w->submit_n) {
+		struct wr_slot *s = slot_of(w, w->retire_n);
+
+		if (!s->written)
+			break;
+		s->written = false;
+		w->st.chunks++;
+		w->st.records += s->records;
+		w->st.payload_bytes += s->payload_len;
+		w->st.raw_bytes += s->raw_len;
+		if (s->first_time && (!w->st.first_time || s->first_time < w->st.first_time))
+			w->st.first_time = s->first_time;
+		if (s->last_time > w->st.last_time)
+			w->st.last_time = s->last_time;
+		w->durable = s->end;
+		w->st.file_bytes = s->end;
+		w->st_tail = s->st_end;
+		w->retire_n++;
+	}
+}
+
+/* Drop the first n bytes of an op's iovecs (a short write). */
+static void advance_iov(struct prec_shard_writer *w, struct wr_slot *op, size_t n)
+{
+	struct iovec *v = &w->iov[op->iov_first];
+
+	op->op_off += n;
+	op->op_left -= n;
+	while (n && n >= v->iov_len) {
+		n -= v->iov_len;
+		v++;
+		op->iov_first++;
+		op->niov--;
+	}
+	v->iov_base = (char *)v->iov_base + n;
+	v->iov_len -= n;
+}
+
+static void write_done(struct prec_shard_writer *w, uint32_t idx, int res)
+{
+	struct wr_slot *op = &w->slots[idx];
+
+	if ((res == -EAGAIN || res == -EINTR) && !w->err) {
+		queue_write(w, idx);
+		return;
+	}
+	if (res <= 0) {
+		w->inflight--;
+		set_error(w, res < 0 ? res : -EIO, op->op_off);
+		return;
+	}
+	if ((size_t)res < op->op_left) {
+		advance_iov(w, op, (size_t)res);
+		if (w->err)
+			w->inflight--;
+		else
+			queue_write(w, idx);
+		return;
+	}
+	w->inflight--;
+	for (uint32_t i = 0; i < op->nslots; i++)
+		w->slots[(idx + i) % w->qd].written = true;
+	retire(w);
+}
+
+static void handle_cqe(struct prec_shard_writer *w, struct io_uring_cqe *cqe)
+{
+	uint64_t ud = io_uring_cqe_get_data64(cqe);
+
+	if (UD_KIND(ud) == UD_WRITE)
+		write_done(w, (uint32_t)UD_VAL(ud), cqe->res);
+	else
+		prec_wr__sleep_cqe(w, ud, cqe->res, cqe->flags);
+}
+
+int prec_wr__reap(struct prec_shard_writer *w, bool wait)
+{
+	struct io_uring_cqe *cqe;
+	unsigned int head, n = 0;
+
+	if (wait) {
+		int ret = io_uring_wait_cqe(&w->ring, &cqe);
+
+		if (ret < 0)
+			return ret;
+	}
+	io_uring_for_each_cqe(&w->ring, head, cqe) {
+		handle_cqe(w, cqe);
+		n++;
+	}
+	io_uring_cq_advance(&w->ring, n);
+	/* Resubmissions of short writes queued above. */
+	if (io_uring_sq_ready(&w->ring) && io_uring_submit(&w->ring) < 0 &&
+	    prec_wr__submit(w) < 0)
+		set_error(w, -EIO, w->durable);
+	return 0;
+}
+
+void prec_wr__settle(struct prec_shard_writer *w)
+{
+	if (!w->err || w->truncated)
+		return;
+	while (w->inflight)
+		prec_wr__reap(w, true);
+	w->truncated = true;
+	/* Writes complete out of order: bytes past the last contiguous whole
+	 * chunk may be a torn tail or an island; cut them so the file ends at
+	 * a chunk boundary. */
+	if (ftruncate(w->fd, (off_t)w->durable) < 0)
+		pr_err("shard cpu%d: truncate to 0x%llx after error: %s",
+		       (int)w->cpu, (unsigned long long)w->durable,
+		       strerror(errno));
+}
+
+/* ------------------------------------------------------------------------ */
+
+static bool slot_free(const struct prec_shard_writer *w)
+{
+	return w->append_n - w->retire_n < w->qd;
+}
+
+static bool staging_fits(const struct prec_shard_writer *w, size_t len)
+{
+	size_t pos = w->st_head % w->st_size;
+	size_t skip = pos + len > w->st_size ? w->st_size - pos : 0;
+
+	return w->st_head + skip + len - w->st_tail <= w->st_size;
+}
+
+static unsigned char *staging_take(struct prec_shard_writer *w, size_t len)
+{
+	size_t pos = w->st_head % w->st_size;
+
+	if (pos + len > w->st_size)
+		w->st_head += w->st_size - pos;
+	pos = w->st_head % w->st_size;
+	w->st_head += len;
+	return w->staging + pos;
+}
+
+/* Block until a slot (and len staging bytes in copy mode) is free. */
+static int make_room(struct prec_shard_writer *w, size_t len)
+{
+	while (!slot_free(w) || (w->copy && !staging_fits(w, len))) {
+		if (w->err)
+			return w->err;
+		prec_wr__flush_batch(w);
+		if (!w->inflight && !w->err)
+			return -EIO; /* cannot happen: nothing would free room */
+		prec_wr__reap(w, true);
+	}
+	return w->err;
+}
+
+static void add_iov(struct prec_shard_writer *w, const void *base, size_t len)
+{
+	uint32_t first = slot_of(w, w->submit_n)->iov_first;
+	struct iovec *last = w->batch_niov ? &w->iov[first + w->batch_niov - 1] : NULL;
+
+	if (!len)
+		return;
+	w->batch_bytes += len;
+	if (last && (const char *)last->iov_base + last->iov_len == (const char *)base) {
+		last->iov_len += len;
+		return;
+	}
+	w->iov[first + w->batch_niov].iov_base = (void *)base;
+	w->iov[first + w->batch_niov].iov_len = len;
+	w->batch_niov++;
+}
+
+/* Close the pending batch before a chunk that would overflow it, and open a
+ * new one at the chunk's slot. A batch never wraps the slot ring, so its
+ * iovecs (3 per slot at most) fit in the slots' own part of w->iov. */
+static void batch_start(struct prec_shard_writer *w, size_t len)
+{
+	uint32_t idx = (uint32_t)(w->append_n % w->qd);
+	struct wr_slot *op;
+
+	if (w->submit_n != w->append_n &&
+	    (idx == 0 || w->batch_bytes + len > w->batch_max ||
+	     w->batch_niov + 3 > IOV_MAX))
+		prec_wr__flush_batch(w);
+	if (w->submit_n != w->append_n)
+		return;
+	op = &w->slots[idx];
+	op->iov_first = 3 * idx;
+	op->op_off = w->pos;
+}
+
+static void fill_header(struct prec_chunk_header *h, const struct prec_chunk_meta *m,
+			uint32_t seq, enum prec_codec codec, uint32_t stored,
+			uint32_t raw)
+{
+	h->magic = htole32(PREC_CHUNK_MAGIC);
+	h->type = (uint8_t)m->type;
+	h->codec = (uint8_t)codec;
+	h->header_size = htole16((uint16_t)HDR_SIZE);
+	h->payload_len = htole32(stored);
+	h->raw_len = htole32(raw);
+	h->records = htole32(m->records);
+	h->seq = htole32(seq);
+	h->first_time = htole64(m->first_time);
+	h->last_time = htole64(m->last_time);
+	h->watermark = htole64(m->watermark);
+	h->aux_offset = htole64(m->aux_offset);
+	h->flags = htole32(m->flags);
+	h->checksum = 0;
+}
+
+static int check_args(const struct prec_chunk_meta *meta, const struct iovec *span,
+		      int nspan, uint32_t *raw)
+{
+	size_t total = 0;
+
+	if (!meta || nspan < 0 || nspan > 2 || (nspan && !span))
+		return -EINVAL;
+	if (meta->type != PREC_CHUNK_DATA && meta->type != PREC_CHUNK_AUX &&
+	    meta->type != PREC_CHUNK_MARKER)
+		return -EINVAL;
+	for (int i = 0; i < nspan; i++)
+		total += span[i].iov_len;
+	if (total > PREC_CHUNK_MAX_PAYLOAD)
+		return -EINVAL;
+	if (meta->type == PREC_CHUNK_MARKER && total)
+		return -EINVAL;
+	*raw = (uint32_t)total;
+	return 0;
+}
+
+/* Copy mode: header and payload side by side in staging, one iovec. */
+static int append_copy(struct prec_shard_writer *w, const struct prec_chunk_meta *meta,
+		       const struct iovec *span, int nspan, uint32_t raw,
+		       uint32_t *stored)
+{
+	enum prec_codec codec = PREC_CODEC_NONE;
+	size_t cap = HDR_SIZE + (w->codec == PREC_CODEC_LZ4 && raw ?
+				 (size_t)LZ4_COMPRESSBOUND(raw) : raw);
+	unsigned char *p;
+	struct prec_chunk_header h;
+	int ret = make_room(w, cap);
+
+	if (ret)
+		return ret;
+	p = staging_take(w, cap);
+	if (w->codec == PREC_CODEC_LZ4 && raw) {
+		ret = prec_wr__lz4(w, span, nspan, raw, p + HDR_SIZE,
+				   cap - HDR_SIZE, &codec);
+		if (ret < 0)
+			return ret;
+		*stored = (uint32_t)ret;
+		/* Give back what compression did not use: this is the newest
+		 * allocation, so the ring head just moves back. */
+		w->st_head -= cap - HDR_SIZE - *stored;
+	} else {
+		unsigned char *q = p + HDR_SIZE;
+
+		for (int i = 0; i < nspan; i++) {
+			memcpy(q, span[i].iov_base, span[i].iov_len);
+			q += span[i].iov_len;
+		}
+		*stored = raw;
+	}
+	/* Staging is packed (chunks follow each other as in the file, so a
+	 * batch is one iovec): the header may be unaligned there. */
+	fill_header(&h, meta, (uint32_t)w->append_n, codec, *stored, raw);
+	h.checksum = htole32(prec_crc32c(prec_crc32c(0, &h, HDR_SIZE),
+					 p + HDR_SIZE, *stored));
+	memcpy(p, &h, HDR_SIZE);
+	batch_start(w, HDR_SIZE + *stored);
+	add_iov(w, p, HDR_SIZE + *stored);
+	return 0;
+}
+
+static int append_zc(struct prec_shard_writer *w, const struct prec_chunk_meta *meta,
+		     const struct iovec *span, int nspan, uint32_t raw)
+{
+	struct prec_chunk_header *h;
+	uint32_t crc;
+	int ret = make_room(w, 0);
+
+	if (ret)
+		return ret;
+	h = &w->hdrs[w->append_n % w->qd];
+	fill_header(h, meta, (uint32_t)w->append_n, PREC_CODEC_NONE, raw, raw);
+	crc = prec_crc32c(0, h, HDR_SIZE);
+	for (int i = 0; i < nspan; i++)
+		crc = prec_crc32c(crc, span[i].iov_base, span[i].iov_len);
+	h->checksum = htole32(crc);
+	batch_start(w, HDR_SIZE + raw);
+	add_iov(w, h, HDR_SIZE);
+	for (int i = 0; i < nspan; i++)
+		add_iov(w, span[i].iov_base, span[i].iov_len);
+	return 0;
+}
+
+int64_t prec_shard_writer__append(struct prec_shard_writer *w,
+				  const struct prec_chunk_meta *meta,
+				  const struct iovec *span, int nspan)
+{
+	struct wr_slot *s;
+	uint32_t raw, stored;
+	int ret;
+
+	if (w->err) {
+		prec_wr__settle(w);
+		return w->err;
+	}
+	ret = check_args(meta, span, nspan, &raw);
+	if (ret)
+		return ret;
+	stored = raw;
+	if (w->copy)
+		ret = append_copy(w, meta, span, nspan, raw, &stored);
+	else
+		ret = append_zc(w, meta, span, nspan, raw);
+	if (ret) {
+		prec_wr__settle(w);
+		return ret;
+	}
+	s = slot_of(w, w->append_n);
+	s->off = w->pos;
+	s->end = w->pos + HDR_SIZE + stored;
+	s->records = meta->records;
+	s->payload_len = stored;
+	s->raw_len = raw;
+	s->first_time = meta->first_time;
+	s->last_time = meta->last_time;
+	s->st_end = w->st_head;
+	s->written = false;
+	w->pos = s->end;
+	w->append_n++;
+	if (w->batch_bytes >= w->batch_max)
+		prec_wr__flush_batch(w);
+	return (int64_t)w->append_n;
+}
+
+int64_t prec_shard_writer__done(struct prec_shard_writer *w)
+{
+	if (!w->err) {
+		prec_wr__flush_batch(w);
+		prec_wr__reap(w, false);
+	}
+	prec_wr__settle(w);
+	return (int64_t)(w->copy ? w->append_n : w->retire_n);
+}
+
+int prec_shard_writer__wait(struct prec_shard_writer *w, int64_t ticket)
+{
+	if (ticket <= 0 || (uint64_t)ticket > w->append_n)
+		return -EINVAL;
+	prec_wr__flush_batch(w);
+	while (prec_shard_writer__done(w) < ticket) {
+		if (w->err)
+			return w->err;
+		prec_wr__reap(w, true);
+	}
+	return 0;
+}
+
+int prec_shard_writer__flush(struct prec_shard_writer *w)
+{
+	prec_wr__flush_batch(w);
+	while (w->inflight)
+		prec_wr__reap(w, true);
+	prec_wr__settle(w);
+	if (w->err)
+		return w->err;
+	if (fsync(w->fd) < 0) {
+		int err = -errno;
+
+		set_error(w, err, w->durable);
+		return err;
+	}
+	return 0;
+}
+
+void prec_shard_writer__stats(const struct prec_shard_writer *w,
+			      struct prec_shard_writer_stats *st)
+{
+	*st = w->st;
+}
+
+int prec_shard_writer__error(const struct prec_shard_writer *w)
+{
+	return w->err;
+}
+
+/* ------------------------------------------------------------------------ */
+
+static int write_shard_header(struct prec_shard_writer *w,
+			      const struct prec_shard_writer_opts *o)
+{
+	struct prec_shard_header h;
+	struct timespec ts;
+	size_t done = 0;
+
+	memset(&h, 0, sizeof(h));
+	clock_gettime(CLOCK_REALTIME, &ts);
+	h.magic = htole64(PREC_SHARD_MAGIC);
+	h.version_major = htole16(PREC_FORMAT_MAJOR);
+	h.version_minor = htole16(PREC_FORMAT_MINOR);
+	h.header_size = htole32((uint32_t)sizeof(h));
+	h.cpu = (int32_t)htole32((uint32_t)o->cpu);
+	memcpy(h.session_id, o->session_id, sizeof(h.session_id));
+	h.created_ns = htole64((uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec);
+	h.checksum = htole32(prec_crc32c(0, &h, offsetof(struct prec_shard_header, checksum)));
+	while (done < sizeof(h)) {
+		ssize_t n = pwrite(w->fd, (char *)&h + done, sizeof(h) - done, (off_t)done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		done += (size_t)n;
+	}
+	w->pos = w->durable = w->st.file_bytes = sizeof(h);
+	return 0;
+}
+
+static int alloc_buffers(struct prec_shard_writer *w, const struct prec_shard_writer_opts *o)
+{
+	size_t min_st = 2 * (HDR_SIZE + (size_t)LZ4_COMPRESSBOUND(PREC_CHUNK_MAX_PAYLOAD));
+
+	w->qd = o->queue_depth ? o->queue_depth : DEFAULT_QD;
+	if (w->qd > MAX_QD)
+		w->qd = MAX_QD;
+	w->batch_max = o->batch_bytes ? o->batch_bytes : DEFAULT_BATCH;
+	w->slots = calloc(w->qd, sizeof(*w->slots));
+	w->iov = calloc(3 * (size_t)w->qd, sizeof(*w->iov));
+	w->hdrs = calloc(w->qd, sizeof(*w->hdrs));
+	if (!w->slots || !w->iov || !w->hdrs)
+		return -ENOMEM;
+	if (!w->copy)
+		return 0;
+	/* Room for two worst-case chunks, so one can fill while one writes. */
+	w->st_size = o->staging_bytes ? o->staging_bytes : DEFAULT_STAGING;
+	if (w->st_size < min_st)
+		w->st_size = min_st;
+	w->staging = malloc(w->st_size);
+	return w->staging ? 0 : -ENOMEM;
+}
+
+static void destroy(struct prec_shard_writer *w)
+{
+	if (w->ring_ok)
+		io_uring_queue_exit(&w->ring);
+	if (w->fd >= 0)
+		close(w->fd);
+	free(w->slots);
+	free(w->iov);
+	free(w->hdrs);
+	free(w->staging);
+	free(w->lz4_state);
+	free(w->lz4_lin);
+	free(w);
+}
+
+int prec_shard_writer__open(struct prec_shard_writer **out, int dirfd,
+			    const char *name,
+			    const struct prec_shard_writer_opts *opts)
+{
+	struct prec_shard_writer *w;
+	int ret;
+
+	*out = NULL;
+	if (!opts || !name || (opts->codec != PREC_CODEC_NONE && opts->codec != PREC_CODEC_LZ4))
+		return -EINVAL;
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	w->fd = -1;
+	w->cpu = opts->cpu;
+	w->codec = opts->codec;
+	w->lz4_level = opts->lz4_level;
+	w->copy = opts->copy || opts->codec == PREC_CODEC_LZ4;
+	for (int i = 0; i < WR_MAX_POLLS; i++)
+		w->polls[i].fd = -1;
+	ret = alloc_buffers(w, opts);
+	if (ret)
+		goto free_writer;
+	ret = io_uring_queue_init(w->qd + 2 * WR_MAX_POLLS + 4, &w->ring, 0);
+	if (ret < 0)
+		goto free_writer;
+	w->ring_ok = true;
+	w->fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (w->fd < 0) {
+		ret = -errno;
+		goto free_writer;
+	}
+	ret = write_shard_header(w, opts);
+	if (ret)
+		goto unlink_file;
+	*out = w;
+	return 0;
+
+unlink_file:
+	unlinkat(dirfd, name, 0);
+free_writer:
+	destroy(w);
+	return ret;
+}
+
+int prec_shard_writer__close(struct prec_shard_writer *w)
+{
+	int ret = 0;
+
+	if (!w)
+		return 0;
+	if (w->ring_ok && w->fd >= 0)
+		ret = prec_shard_writer__flush(w);
+	if (!ret)
+		ret = w->err;
+	destroy(w);
+	return ret;
+}

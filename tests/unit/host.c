@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: MIT
+// prec_host__fill against uname, nproc, /proc/meminfo and, when perf is
+// installed, perf's own header of a tiny recording (cpudesc, cpuid, topology).
+#include "../lib/test.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "record/internal.h"
+
+/* First line of a shell command's output, newline stripped ("" if none). */
+static char *sh(const char *cmd, char *out, size_t size)
+{
+	FILE *p = popen(cmd, "r");
+
+	out[0] = '\0';
+	if (!p)
+		return out;
+	if (!fgets(out, (int)size, p))
+		out[0] = '\0';
+	out[strcspn(out, "\n")] = '\0';
+	pclose(p);
+	return out;
+}
+
+static void check_basics(const struct prec_manifest *m)
+{
+	struct utsname u;
+	char buf[512];
+
+	CHECK(uname(&u) == 0);
+	CHECK(m->hostname && !strcmp(m->hostname, u.nodename));
+	CHECK(m->os_release && !strcmp(m->os_release, u.release));
+	CHECK(m->arch && !strcmp(m->arch, u.machine));
+	CHECK(m->version && !strcmp(m->version, "prec 0.1"));
+	CHECK_EQ(m->nr_cpus_online, strtoul(sh("nproc", buf, sizeof(buf)), NULL, 10));
+	sh("awk -F'[-,]' '{print $NF}' /sys/devices/system/cpu/present", buf,
+	   sizeof(buf));
+	CHECK_EQ(m->nr_cpus_avail, strtoul(buf, NULL, 10) + 1);
+	sh("awk '/^MemTotal:/ {print $2}' /proc/meminfo", buf, sizeof(buf));
+	CHECK(m->total_mem_kb > 0);
+	CHECK_EQ(m->total_mem_kb, strtoull(buf, NULL, 10));
+	sh("grep -m1 '^model name' /proc/cpuinfo | sed 's/^[^:]*: *//; s/[[:space:]]\\+/ /g; s/ $//'",
+	   buf, sizeof(buf));
+	CHECK(m->cpu_desc && !strcmp(m->cpu_desc, buf));
+	CHECK(!strstr(m->cpu_desc, "  "));
+	if (!strcmp(u.machine, "x86_64")) {
+		sh("awk -F': ' '/^vendor_id/ {v=$2} /^cpu family/ {f=$2} /^model\t/ {m=$2}"
+		   " /^stepping/ {s=$2; print v \",\" f \",\" m \",\" s; exit}' /proc/cpuinfo",
+		   buf, sizeof(buf));
+		CHECK(m->cpu_id && !strcmp(m->cpu_id, buf));
+	}
+	CHECK(m->cpus != NULL);
+	for (uint32_t i = 0; i < m->nr_cpus_avail; i++) {
+		char path[128];
+
+		snprintf(path, sizeof(path),
+			 "cat /sys/devices/system/cpu/cpu%u/topology/core_id 2>/dev/null || echo -1", i);
+		CHECK_EQ(m->cpus[i].core_id, strtol(sh(path, buf, sizeof(buf)), NULL, 10));
+		snprintf(path, sizeof(path),
+			 "cat /sys/devices/system/cpu/cpu%u/topology/physical_package_id 2>/dev/null || echo -1", i);
+		CHECK_EQ(m->cpus[i].socket_id, strtol(sh(path, buf, sizeof(buf)), NULL, 10));
+		snprintf(path, sizeof(path),
+			 "cat /sys/devices/system/cpu/cpu%u/topology/die_id 2>/dev/null || echo -1", i);
+		CHECK_EQ(m->cpus[i].die_id, strtol(sh(path, buf, sizeof(buf)), NULL, 10));
+	}
+}
+
+/* perf's own view of the same host: the strongest oracle we have. */
+static void check_against_perf(const struct prec_manifest *m, const char *dir)
+{
+	char cmd[1024], buf[512];
+
+	snprintf(cmd, sizeof(cmd),
+		 "perf record -q -o %s/perf.data -e cpu-clock true >/dev/null 2>&1 && echo ok",
+		 dir);
+	if (strcmp(sh(cmd, buf, sizeof(buf)), "ok")) {
+		fprintf(stderr, "perf record failed: skipping the perf comparison\n");
+		return;
+	}
+	snprintf(cmd, sizeof(cmd),
+		 "perf report --header-only -i %s/perf.data 2>/dev/null | sed -n 's/^# cpudesc : //p'",
+		 dir);
+	CHECK(!strcmp(sh(cmd, buf, sizeof(buf)), m->cpu_desc));
+	if (m->cpu_id) {
+		snprintf(cmd, sizeof(cmd),
+			 "perf report --header-only -i %s/perf.data 2>/dev/null | sed -n 's/^# cpuid : //p'",
+			 dir);
+		CHECK(!strcmp(sh(cmd, buf, sizeof(buf)), m->cpu_id));
+	}
+	snprintf(cmd, sizeof(cmd),
+		 "perf report --header-only -i %s/perf.data 2>/dev/null | sed -n 's/^# nrcpus avail : //p'",
+		 dir);
+	CHECK_EQ(m->nr_cpus_avail, strtoul(sh(cmd, buf, sizeof(buf)), NULL, 10));
+	snprintf(cmd, sizeof(cmd),
+		 "perf report --header-only -i %s/perf.data 2>/dev/null | sed -n 's/^# total memory : \\([0-9]*\\) kB/\\1/p'",
+		 dir);
+	CHECK_EQ(m->total_mem_kb, strtoull(sh(cmd, buf, sizeof(buf)), NULL, 10));
+	/* "CPU 0: Core ID 0, Die ID 0, Socket ID 0" */
+	for (uint32_t i = 0; i < m->nr_cpus_avail; i++) {
+		char want[160];
+
+		snprintf(cmd, sizeof(cmd),
+			 "perf report --header-only -I -i %s/perf.data 2>/dev/null | grep '^# CPU %u: '",
+			 dir, i);
+		sh(cmd, buf, sizeof(buf));
+		snprintf(want, sizeof(want), "# CPU %u: Core ID %d, Die ID %d, Socket ID %d",
+			 i, m->cpus[i].core_id, m->cpus[i].die_id, m->cpus[i].socket_id);
+		if (buf[0])
+			CHECK(!strcmp(buf, want));
+	}
+}
+
+int main(void)
+{
+	struct prec_manifest *m = prec_manifest__new();
+	char *dir = test_tmpdir("host");
+	char buf[64];
+
+	CHECK(m && dir);
+	CHECK_EQ(prec_host__fill(m), 0);
+	check_basics(m);
+	/* A second fill replaces, never leaks or duplicates. */
+	CHECK_EQ(prec_host__fill(m), 0);
+	check_basics(m);
+	if (sh("command -v perf >/dev/null && echo yes", buf, sizeof(buf))[0])
+		check_against_perf(m, dir);
+	prec_manifest__delete(m);
+	test_rmdir(dir);
+	free(dir);
+	return 0;
+}
