@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: MIT
+// The drainer's header walk: counts records and reads the few record types
+// the recording needs to know about (LOST, LOST_SAMPLES, AUX, MMAP2) without
+// copying records, plus the deduplicated table of MMAP2 (path, build-id).
+#include "record/drain_walk.h"
+
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SCRATCH_BYTES 65536u /* > the largest record (u16 size) */
+
+/* MMAP2 payload offsets from the record start (PERFDATA.md section 0). */
+#define MMAP2_BUILD_ID_SIZE 40
+#define MMAP2_BUILD_ID 44
+#define MMAP2_FILENAME 72
+#ifndef PERF_RECORD_MISC_MMAP_BUILD_ID
+#define PERF_RECORD_MISC_MMAP_BUILD_ID (1 << 14)
+#endif
+
+int prec_drain_walk__init(struct prec_drain_walk *w,
+			  const struct prec_time_layout *layout,
+			  const uint8_t *data, uint64_t size)
+{
+	memset(w, 0, sizeof(*w));
+	w->layout = layout;
+	w->data = data;
+	w->size = size;
+	w->scratch = malloc(SCRATCH_BYTES);
+	w->nr_slots = 64;
+	w->slots = calloc(w->nr_slots, sizeof(*w->slots));
+	if (!w->scratch || !w->slots) {
+		prec_drain_walk__exit(w);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void prec_drain_walk__exit(struct prec_drain_walk *w)
+{
+	if (!w)
+		return;
+	for (uint32_t i = 0; i < w->nr_maps; i++)
+		free(w->maps[i].path);
+	free(w->maps);
+	free(w->slots);
+	free(w->scratch);
+	memset(w, 0, sizeof(*w));
+}
+
+static uint64_t map_hash(const char *path, size_t len, const uint8_t *id,
+			 uint8_t id_size)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (uint8_t)path[i]) * 0x100000001b3ull;
+	h = (h ^ id_size) * 0x100000001b3ull;
+	for (uint8_t i = 0; i < id_size; i++)
+		h = (h ^ id[i]) * 0x100000001b3ull;
+	return h ^ (h >> 29);
+}
+
+static bool map_equal(const struct prec_seen_map *m, const char *path,
+		      size_t len, const uint8_t *id, uint8_t id_size)
+{
+	return m->size == id_size && !memcmp(m->id, id, id_size) &&
+	       !strncmp(m->path, path, len) && m->path[len] == '\0';
+}
+
+/* Double the slot array; MMAP2 records are rare, so this is rare too. */
+static int grow_slots(struct prec_drain_walk *w)
+{
+	uint32_t n = w->nr_slots * 2;
+	uint32_t *s = calloc(n, sizeof(*s));
+
+	if (!s)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < w->nr_maps; i++) {
+		const struct prec_seen_map *m = &w->maps[i];
+		uint64_t h = map_hash(m->path, strlen(m->path), m->id, m->size);
+
+		while (s[h & (n - 1)])
+			h++;
+		s[h & (n - 1)] = i + 1;
+	}
+	free(w->slots);
+	w->slots = s;
+	w->nr_slots = n;
+	return 0;
+}
+
+static int add_map(struct prec_drain_walk *w, const char *path, size_t len,
+		   const uint8_t *id, uint8_t id_size, uint16_t cpumode)
+{
+	uint64_t h = map_hash(path, len, id, id_size);
+	struct prec_seen_map *m;
+	uint32_t *slot;
+
+	for (;; h++) {
+		slot = &w->slots[h & (w->nr_slots - 1)];
+		if (!*slot)
+			break;
+		if (map_equal(&w->maps[*slot - 1], path, len, id, id_size))
+			return 0;
+	}
+	if (w->nr_maps == w->cap_maps) {
+		uint32_t cap = w->cap_maps ? w->cap_maps * 2 : 16;
+
+		m = realloc(w->maps, cap * sizeof(*m));
+		if (!m)
+			return -ENOMEM;
+		w->maps = m;
+		w->cap_maps = cap;
+	}
+	m = &w->maps[w->nr_maps];
+	memset(m, 0, sizeof(*m));
+	m->path = strndup(path, len);
+	if (!m->path)
+		return -ENOMEM;
+	memcpy(m->id, id, id_size);
+	m->size = id_size;
+	m->cpumode = cpumode;
+	*slot = ++w->nr_maps;
+	if (w->nr_maps * 2 >= w->nr_slots)
+		return grow_slots(w);
+	return 0;
+}
+
+static int note_mmap2(struct prec_drain_walk *w,
+		      const struct perf_event_header *h, const uint8_t *rec)
+{
+	static const uint8_t no_id[20];
+	const char *path = (const char *)rec + MMAP2_FILENAME;
+	uint8_t id_size = 0;
+	size_t len;
+
+	if (h->size <= MMAP2_FILENAME)
+		return 0;
+	len = strnlen(path, h->size - MMAP2_FILENAME);
+	if (!len)
+		return 0;
+	if (h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
+		id_size = rec[MMAP2_BUILD_ID_SIZE];
+		if (id_size > 20)
+			id_size = 20;
+	}
+	return add_map(w, path, len, id_size ? rec + MMAP2_BUILD_ID : no_id,
+		       id_size, h->misc & PERF_RECORD_MISC_CPUMODE_MASK);
+}
+
+static uint64_t field64(const uint8_t *rec, uint32_t off)
+{
+	uint64_t v;
+
+	memcpy(&v, rec + off, sizeof(v));
+	return v;
+}
+
+/* Everything but SAMPLE: the rare types the recording needs facts from. */
+static int note_record(struct prec_drain_walk *w,
+		       const struct perf_event_header *h, const uint8_t *rec)
+{
+	switch (h->type) {
+	case PERF_RECORD_LOST:
+		if (h->size >= 24)
+			w->lost += field64(rec, 16);
+		return 0;
+	case PERF_RECORD_LOST_SAMPLES:
+		if (h->size >= 16)
+			w->lost_samples += field64(rec, 8);
+		return 0;
+	case PERF_RECORD_AUX:
+		if (h->size >= 32)
+			w->aux_flags |= (uint32_t)field64(rec, 24);
+		return 0;
+	case PERF_RECORD_MMAP2:
+		return note_mmap2(w, h, rec);
+	default:
+		return 0;
+	}
+}
+
+/* Copy n bytes at ring position pos, which may wrap, to dst. */
+static void ring_copy(const struct prec_drain_walk *w, void *dst,
+		      uint64_t pos, uint32_t n)
+{
+	uint64_t off = pos & (w->size - 1);
+	uint64_t first = w->size - off;
+
+	if (first >= n) {
+		memcpy(dst, w->data + off, n);
+		return;
+	}
+	memcpy(dst, w->data + off, first);
+	memcpy((uint8_t *)dst + first, w->data, n - first);
+}
+
+int prec_drain_walk__span(struct prec_drain_walk *w, uint64_t start,
+			  uint64_t head, uint32_t max,
+			  struct prec_drain_span *out)
+{
+	const uint64_t mask = w->size - 1;
+	uint64_t pos = start, lo = UINT64_MAX, hi = 0;
+	uint32_t records = 0;
+	int err = 0;
+
+	while (pos != head) {
+		uint64_t off = pos & mask, t;
+		struct perf_event_header h;
+		const uint8_t *rec = w->data + off;
+
+		if (off + sizeof(h) <= w->size)
+			memcpy(&h, rec, sizeof(h));
+		else
+			ring_copy(w, &h, pos, sizeof(h));
+		if (h.size < sizeof(h) || h.size > head - pos) {
+			w->bad_pos = pos;
+			w->bad_size = h.size;
+			err = -EBADMSG;
+			break;
+		}
+		if (pos + h.size - start > max)
+			break;
+		if (off + h.size > w->size) {
+			ring_copy(w, w->scratch, pos, h.size);
+			rec = w->scratch;
+		}
+		t = prec_time_layout__time(w->layout, rec, h.size);
+		if (t) {
+			lo = t < lo ? t : lo;
+			hi = t > hi ? t : hi;
+		}
+		if (h.type != PERF_RECORD_SAMPLE) {
+			err = note_record(w, &h, rec);
+			if (err)
+				break;
+		}
+		pos += h.size;
+		records++;
+	}
+	out->start = start;
+	out->end = pos;
+	out->records = records;
+	out->first_time = hi ? lo : 0;
+	out->last_time = hi;
+	return err;
+}

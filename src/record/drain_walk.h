@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+/* Private to drainer.c / drain_walk.c: the record-header walk over a ring
+ * span and the per-drainer table of MMAP2 (path, build-id) pairs. */
+#ifndef PREC_RECORD_DRAIN_WALK_H
+#define PREC_RECORD_DRAIN_WALK_H
+
+#include <stdint.h>
+
+#include "record/internal.h"
+
+struct prec_drain_walk {
+	const struct prec_time_layout *layout;
+	const uint8_t *data;     /* ring data area */
+	uint64_t size;           /* ring size, a power of two */
+	uint8_t *scratch;        /* 64 KiB: a record straddling the wrap */
+	/* totals over every walked record */
+	uint64_t lost, lost_samples;
+	uint32_t aux_flags;      /* OR of PERF_RECORD_AUX flags not yet used */
+	/* MMAP2 pairs, deduplicated by (path, id) */
+	struct prec_seen_map *maps;
+	uint32_t nr_maps, cap_maps;
+	uint32_t *slots;         /* open addressing: index + 1, 0 = free */
+	uint32_t nr_slots;       /* a power of two, > 2 * nr_maps */
+	uint64_t bad_pos;        /* where -EBADMSG was found */
+	uint32_t bad_size;
+};
+
+/* One span of whole records [start, end). */
+struct prec_drain_span {
+	uint64_t start, end;
+	uint32_t records;
+	uint64_t first_time, last_time; /* 0 when no record had a time */
+};
+
+/* Set up w for a ring of size bytes at data. Returns 0 or -ENOMEM. */
+int prec_drain_walk__init(struct prec_drain_walk *w,
+			  const struct prec_time_layout *layout,
+			  const uint8_t *data, uint64_t size);
+void prec_drain_walk__exit(struct prec_drain_walk *w);
+
+/* Walk the records from ring position start (a record boundary) toward
+ * head, stopping at head or before the record that would make the span
+ * longer than max bytes; count them, note times, LOST, LOST_SAMPLES, AUX
+ * flags and MMAP2 pairs. Returns 0, -EBADMSG (a record shorter than its
+ * header or reaching past head: w->bad_pos/bad_size say where) or -ENOMEM. */
+int prec_drain_walk__span(struct prec_drain_walk *w, uint64_t start,
+			  uint64_t head, uint32_t max,
+			  struct prec_drain_span *out);
+
+#endif

@@ -1,0 +1,403 @@
+// SPDX-License-Identifier: MIT
+// The drainer: one thread per CPU ring that sleeps in its shard writer's
+// io_uring, frames [data_tail, data_head) (and the AUX area) as chunks, and
+// gives the bytes back to the kernel only once they are safe.
+#include "record/internal.h"
+
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "record/drain_walk.h"
+#include "util/log.h"
+
+#define DEFAULT_ROUND_NS 100000000ull
+
+struct prec_drainer {
+	struct prec_drainer_opts o;
+	struct prec_drain_walk walk;
+	struct prec_drainer_stats st;
+	int efd;              /* written by stop() */
+	int stop_req;         /* also set by stop(), read with atomics */
+	int err;              /* first error; the thread stops on it */
+	uint64_t wm;          /* watermark of the last pass: holds for every
+			       * record not yet in a chunk */
+	bool started;
+	pthread_t thread;
+};
+
+static uint64_t now_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	if (clock_gettime(clk, &ts))
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Event-clock time for watermarks. clockid < 0 is the kernel's perf clock,
+ * which user space cannot read: 0 is a watermark that promises nothing. */
+static uint64_t watermark_now(const struct prec_drainer *d)
+{
+	return d->o.clockid < 0 ? 0 : now_ns((clockid_t)d->o.clockid);
+}
+
+static int fail(struct prec_drainer *d, int err)
+{
+	if (!d->err)
+		d->err = err;
+	return d->err;
+}
+
+int prec_drainer__new(struct prec_drainer **out,
+		      const struct prec_drainer_opts *opts)
+{
+	const struct prec_ring *r = opts->ring;
+	struct prec_drainer *d;
+	int err;
+
+	*out = NULL;
+	if (!r || !opts->writer || !r->size || (r->size & (r->size - 1)))
+		return -EINVAL;
+	if (r->aux && (!r->aux_size || (r->aux_size & (r->aux_size - 1))))
+		return -EINVAL;
+	/* Flight-recorder rings are walked backwards on a trigger: not yet. */
+	if (r->overwrite)
+		return -EOPNOTSUPP;
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return -ENOMEM;
+	d->o = *opts;
+	if (!d->o.round_ns)
+		d->o.round_ns = DEFAULT_ROUND_NS;
+	d->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (d->efd < 0) {
+		err = -errno;
+		goto free_d;
+	}
+	err = prec_drain_walk__init(&d->walk, &d->o.layout, r->data, r->size);
+	if (err)
+		goto close_efd;
+	*out = d;
+	return 0;
+
+close_efd:
+	close(d->efd);
+free_d:
+	free(d);
+	return err;
+}
+
+/* The ring bytes [pos, pos + len) as one or two iovecs. */
+static int ring_spans(const uint8_t *base, uint64_t size, uint64_t pos,
+		      uint64_t len, struct iovec iov[2])
+{
+	uint64_t off = pos & (size - 1);
+
+	iov[0].iov_base = (void *)(base + off);
+	if (off + len <= size) {
+		iov[0].iov_len = len;
+		return 1;
+	}
+	iov[0].iov_len = size - off;
+	iov[1].iov_base = (void *)base;
+	iov[1].iov_len = len - (size - off);
+	return 2;
+}
+
+static void add_times(struct prec_drainer_stats *st,
+		      const struct prec_drain_span *s)
+{
+	if (!s->last_time)
+		return;
+	if (!st->first_time || s->first_time < st->first_time)
+		st->first_time = s->first_time;
+	if (s->last_time > st->last_time)
+		st->last_time = s->last_time;
+}
+
+/* Frame [tail, head) of the data area as DATA chunks cut at record
+ * boundaries. Returns chunks appended or -errno; *ticket = the last one. */
+static int drain_data(struct prec_drainer *d, uint64_t tail, uint64_t head,
+		      uint64_t wm, int64_t *ticket)
+{
+	const struct prec_ring *r = d->o.ring;
+	struct prec_drain_span s;
+	int n = 0, err = 0;
+
+	while (tail != head && !err) {
+		struct prec_chunk_meta meta = { .type = PREC_CHUNK_DATA };
+		struct iovec iov[2];
+		int64_t t;
+
+		err = prec_drain_walk__span(&d->walk, tail, head,
+					    PREC_CHUNK_MAX_PAYLOAD, &s);
+		if (s.end == tail)
+			break;
+		meta.records = s.records;
+		meta.first_time = s.first_time;
+		meta.last_time = s.last_time;
+		/* Records in this pass's later chunks can be older than
+		 * wm - slack (they waited in the ring): only the chunk that
+		 * ends at head may carry the new watermark. */
+		meta.watermark = s.end == head ? wm : d->wm;
+		t = prec_shard_writer__append(d->o.writer, &meta, iov,
+					      ring_spans(r->data, r->size, tail,
+							 s.end - tail, iov));
+		if (t < 0)
+			return (int)t;
+		*ticket = t;
+		d->st.records += s.records;
+		d->st.bytes += s.end - tail;
+		add_times(&d->st, &s);
+		tail = s.end;
+		n++;
+	}
+	if (err == -EBADMSG)
+		pr_err("drainer cpu%d: ring corrupt at position %llu: record size %u\n",
+		       d->o.cpu, (unsigned long long)d->walk.bad_pos,
+		       d->walk.bad_size);
+	return err ? err : n;
+}
+
+/* Frame [tail, head) of the AUX area as AUX chunks. Same returns. */
+static int drain_aux(struct prec_drainer *d, uint64_t tail, uint64_t head,
+		     uint64_t wm, int64_t *ticket)
+{
+	const struct prec_ring *r = d->o.ring;
+	int n = 0;
+
+	while (tail != head) {
+		struct prec_chunk_meta meta = { .type = PREC_CHUNK_AUX };
+		uint64_t len = head - tail;
+		struct iovec iov[2];
+		int64_t t;
+
+		if (len > PREC_CHUNK_MAX_PAYLOAD)
+			len = PREC_CHUNK_MAX_PAYLOAD;
+		meta.watermark = wm;
+		meta.aux_offset = tail;
+		meta.flags = d->walk.aux_flags;
+		t = prec_shard_writer__append(d->o.writer, &meta, iov,
+					      ring_spans(r->aux, r->aux_size,
+							 tail, len, iov));
+		if (t < 0)
+			return (int)t;
+		*ticket = t;
+		d->st.bytes += len;
+		tail += len;
+		n++;
+	}
+	if (n)
+		d->walk.aux_flags = 0;
+	return n;
+}
+
+static int corrupt(struct prec_drainer *d, const char *what, uint64_t tail,
+		   uint64_t head)
+{
+	pr_err("drainer cpu%d: %s corrupt: head %llu tail %llu\n", d->o.cpu,
+	       what, (unsigned long long)head, (unsigned long long)tail);
+	return fail(d, -EBADMSG);
+}
+
+int prec_drainer__drain(struct prec_drainer *d)
+{
+	struct perf_event_mmap_page *pg = d->o.ring->page;
+	uint64_t wm, head, tail, aux_head = 0, aux_tail = 0;
+	int64_t ticket = 0;
+	int n, na = 0, err;
+
+	if (d->err)
+		return d->err;
+	/* Taken before data_head: every record published later was stamped
+	 * no earlier than wm - PREC_WATERMARK_SLACK_NS. */
+	wm = watermark_now(d);
+	head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
+	tail = __atomic_load_n(&pg->data_tail, __ATOMIC_RELAXED);
+	if (head - tail > d->o.ring->size)
+		return corrupt(d, "ring", tail, head);
+	n = drain_data(d, tail, head, wm, &ticket);
+	if (n < 0)
+		return fail(d, n);
+	d->wm = wm;
+	if (d->o.ring->aux) {
+		aux_head = __atomic_load_n(&pg->aux_head, __ATOMIC_ACQUIRE);
+		aux_tail = __atomic_load_n(&pg->aux_tail, __ATOMIC_RELAXED);
+		if (aux_head - aux_tail > d->o.ring->aux_size)
+			return corrupt(d, "AUX area", aux_tail, aux_head);
+		na = drain_aux(d, aux_tail, aux_head, wm, &ticket);
+		if (na < 0)
+			return fail(d, na);
+	}
+	if (!ticket)
+		return 0;
+	/* Zero-copy: the writes read the ring itself, so the kernel may
+	 * reuse the bytes only once they are in the file. */
+	if (!d->o.copy) {
+		err = prec_shard_writer__wait(d->o.writer, ticket);
+		if (err)
+			return fail(d, err);
+	}
+	if (tail != head)
+		__atomic_store_n(&pg->data_tail, head, __ATOMIC_RELEASE);
+	if (aux_tail != aux_head)
+		__atomic_store_n(&pg->aux_tail, aux_head, __ATOMIC_RELEASE);
+	d->st.chunks += (uint64_t)(n + na);
+	return n + na;
+}
+
+static int append_marker(struct prec_drainer *d)
+{
+	struct prec_chunk_meta meta = { .type = PREC_CHUNK_MARKER };
+	int64_t t;
+
+	/* The last pass found the ring empty: its watermark, taken before it
+	 * read data_head, is the freshest one that is safe to promise. */
+	meta.watermark = d->wm;
+	t = prec_shard_writer__append(d->o.writer, &meta, NULL, 0);
+	if (t < 0)
+		return fail(d, (int)t);
+	d->st.chunks++;
+	return 0;
+}
+
+static void thread_setup(struct prec_drainer *d)
+{
+	char name[16];
+
+	snprintf(name, sizeof(name), "prec-drain-%d", d->o.cpu);
+	pthread_setname_np(pthread_self(), name);
+	if (d->o.pin_cpu >= 0 && d->o.pin_cpu < CPU_SETSIZE) {
+		cpu_set_t set;
+		int err;
+
+		CPU_ZERO(&set);
+		CPU_SET(d->o.pin_cpu, &set);
+		err = pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+		if (err)
+			pr_warn("drainer cpu%d: pin to CPU %d: %s\n", d->o.cpu,
+				d->o.pin_cpu, strerror(err));
+	}
+}
+
+/* Sleep, drain, and keep the round's marker promise until stop(). */
+static void drain_loop(struct prec_drainer *d)
+{
+	const uint64_t round = d->o.round_ns;
+	uint64_t now = now_ns(CLOCK_MONOTONIC), next = now + round;
+	int fds[2], nfds = 0, rc;
+	bool stopping;
+
+	if (d->o.ring->fd >= 0)
+		fds[nfds++] = d->o.ring->fd;
+	fds[nfds++] = d->efd;
+	do {
+		rc = prec_shard_writer__sleep(d->o.writer, fds, nfds,
+					      next > now ? next - now : 0);
+		if (rc < 0 && rc != -EINTR && rc != -ETIME) {
+			fail(d, rc);
+			return;
+		}
+		d->st.wakeups++;
+		/* Events are disabled before stop(): this pass is the last. */
+		stopping = __atomic_load_n(&d->stop_req, __ATOMIC_ACQUIRE) ||
+			   (rc > 0 && (rc & (1 << (nfds - 1))));
+		rc = prec_drainer__drain(d);
+		if (rc < 0)
+			return;
+		now = now_ns(CLOCK_MONOTONIC);
+		if (rc > 0) {
+			next = now + round;
+		} else if (now >= next) {
+			if (append_marker(d))
+				return;
+			next = now + round;
+		}
+	} while (!stopping);
+}
+
+static void *drain_thread(void *arg)
+{
+	struct prec_drainer *d = arg;
+	int err;
+
+	thread_setup(d);
+	drain_loop(d);
+	err = prec_shard_writer__flush(d->o.writer);
+	if (err)
+		fail(d, err);
+	if (d->err)
+		pr_err("drainer cpu%d: stopped: %s\n", d->o.cpu,
+		       strerror(-d->err));
+	return NULL;
+}
+
+int prec_drainer__start(struct prec_drainer *d)
+{
+	int err;
+
+	if (d->started)
+		return -EBUSY;
+	err = pthread_create(&d->thread, NULL, drain_thread, d);
+	if (err)
+		return -err;
+	d->started = true;
+	return 0;
+}
+
+void prec_drainer__stop(struct prec_drainer *d)
+{
+	uint64_t one = 1;
+	int saved = errno;
+
+	__atomic_store_n(&d->stop_req, 1, __ATOMIC_RELEASE);
+	if (write(d->efd, &one, sizeof(one)) < 0) {
+		/* EAGAIN: the counter is already non-zero, the wake is pending. */
+	}
+	errno = saved;
+}
+
+int prec_drainer__join(struct prec_drainer *d)
+{
+	if (d->started) {
+		pthread_join(d->thread, NULL);
+		d->started = false;
+	}
+	return d->err;
+}
+
+void prec_drainer__stats(const struct prec_drainer *d,
+			 struct prec_drainer_stats *st)
+{
+	*st = d->st;
+	st->lost = d->walk.lost;
+	st->lost_samples = d->walk.lost_samples;
+}
+
+const struct prec_seen_map *prec_drainer__maps(const struct prec_drainer *d,
+					       int *nr)
+{
+	*nr = (int)d->walk.nr_maps;
+	return d->walk.maps;
+}
+
+void prec_drainer__delete(struct prec_drainer *d)
+{
+	if (!d)
+		return;
+	if (d->started) {
+		prec_drainer__stop(d);
+		prec_drainer__join(d);
+	}
+	prec_drain_walk__exit(&d->walk);
+	close(d->efd);
+	free(d);
+}
