@@ -1,12 +1,342 @@
 // SPDX-License-Identifier: MIT
-// prec dump: placeholder until the read layer lands.
+// prec dump: every record of a recording directory, in merged time order,
+// one line each (time, cpu, pid/tid, type, key fields).
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "read/internal.h"
 #include "read/read.h"
 #include "util/log.h"
 
+struct dump {
+	const char *dir;
+	struct prec_merge_opts mo;
+	bool *cpus;
+	uint64_t sample_type;
+	struct prec_time_layout tl;
+};
+
+static const char *const kernel_types[] = {
+	[1] = "MMAP", [2] = "LOST", [3] = "COMM", [4] = "EXIT",
+	[5] = "THROTTLE", [6] = "UNTHROTTLE", [7] = "FORK", [8] = "READ",
+	[9] = "SAMPLE", [10] = "MMAP2", [11] = "AUX", [12] = "ITRACE_START",
+	[13] = "LOST_SAMPLES", [14] = "SWITCH", [15] = "SWITCH_CPU_WIDE",
+	[16] = "NAMESPACES", [17] = "KSYMBOL", [18] = "BPF_EVENT",
+	[19] = "CGROUP", [20] = "TEXT_POKE", [21] = "AUX_OUTPUT_HW_ID",
+};
+
+static const char *const user_types[] = {
+	"HEADER_ATTR", "HEADER_EVENT_TYPE", "HEADER_TRACING_DATA",
+	"HEADER_BUILD_ID", "FINISHED_ROUND", "ID_INDEX", "AUXTRACE_INFO",
+	"AUXTRACE", "AUXTRACE_ERROR", "THREAD_MAP", "CPU_MAP", "STAT_CONFIG",
+	"STAT", "STAT_ROUND", "EVENT_UPDATE", "TIME_CONV", "HEADER_FEATURE",
+	"COMPRESSED", "FINISHED_INIT",
+};
+
+static const char *type_name(uint32_t type, char *buf, size_t len)
+{
+	if (type < sizeof(kernel_types) / sizeof(kernel_types[0]) && kernel_types[type])
+		return kernel_types[type];
+	if (type >= 64 && type - 64 < sizeof(user_types) / sizeof(user_types[0]))
+		return user_types[type - 64];
+	snprintf(buf, len, "TYPE_%u", type);
+	return buf;
+}
+
+static uint64_t ld64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static uint32_t ld32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+/* Offset of the pid/tid pair: in the SAMPLE body, or the sample_id trailer
+ * (TID comes right before TIME there). 0 when absent. */
+static uint32_t tid_offset(const struct dump *d, uint32_t type, uint32_t size)
+{
+	uint32_t off = 8;
+
+	if (!(d->sample_type & PERF_SAMPLE_TID))
+		return 0;
+	if (type == PERF_RECORD_SAMPLE) {
+		off += d->sample_type & PERF_SAMPLE_IDENTIFIER ? 8 : 0;
+		off += d->sample_type & PERF_SAMPLE_IP ? 8 : 0;
+		return off + 8 <= size ? off : 0;
+	}
+	if (type >= 64 || size < 16u + d->tl.trailer_time_back)
+		return 0;
+	return size - d->tl.trailer_time_back - 8;
+}
+
+static void print_str(FILE *f, const char *label, const uint8_t *p,
+		      const uint8_t *end)
+{
+	int n = p < end ? (int)strnlen((const char *)p, (size_t)(end - p)) : 0;
+
+	fprintf(f, " %s %.*s", label, n, (const char *)p);
+}
+
+static void print_fields(FILE *f, const struct dump *d, const uint8_t *p,
+			 uint32_t type, uint32_t size)
+{
+	const uint8_t *end = p + size;
+
+	switch (type) {
+	case PERF_RECORD_SAMPLE:
+		if ((d->sample_type & PERF_SAMPLE_IP) && size >= 24)
+			fprintf(f, " ip 0x%llx", (unsigned long long)ld64(
+				p + (d->sample_type & PERF_SAMPLE_IDENTIFIER ? 16 : 8)));
+		break;
+	case PERF_RECORD_MMAP:
+		print_str(f, "file", p + 40, end);
+		break;
+	case PERF_RECORD_MMAP2:
+		print_str(f, "file", p + 72, end);
+		break;
+	case PERF_RECORD_COMM:
+		print_str(f, "comm", p + 16, end);
+		break;
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT:
+		if (size >= 24)
+			fprintf(f, " pid %u ppid %u", ld32(p + 8), ld32(p + 12));
+		break;
+	case PERF_RECORD_LOST:
+		if (size >= 24)
+			fprintf(f, " lost %llu", (unsigned long long)ld64(p + 16));
+		break;
+	case PERF_RECORD_LOST_SAMPLES:
+		if (size >= 16)
+			fprintf(f, " lost %llu", (unsigned long long)ld64(p + 8));
+		break;
+	case PERF_RECORD_AUX:
+		if (size >= 32)
+			fprintf(f, " offset 0x%llx size %llu flags 0x%llx",
+				(unsigned long long)ld64(p + 8),
+				(unsigned long long)ld64(p + 16),
+				(unsigned long long)ld64(p + 24));
+		break;
+	}
+}
+
+static void print_rec(FILE *f, const struct dump *d, const struct prec_merge_rec *r)
+{
+	char cpu[16], tbuf[24];
+
+	if (r->cpu < 0)
+		snprintf(cpu, sizeof(cpu), "sb");
+	else
+		snprintf(cpu, sizeof(cpu), "%d", (int)r->cpu);
+	fprintf(f, "%llu.%09llu %4s ", (unsigned long long)(r->time / 1000000000ull),
+		(unsigned long long)(r->time % 1000000000ull), cpu);
+	if (!r->rec) {
+		fprintf(f, "-/- AUX_DATA offset 0x%llx size %u flags 0x%x\n",
+			(unsigned long long)r->aux_offset, r->aux_len, r->aux_flags);
+		return;
+	}
+	const uint8_t *p = r->rec;
+	uint32_t type = ld32(p);
+	uint32_t toff = tid_offset(d, type, r->rec_len);
+
+	if (type == PERF_RECORD_MMAP || type == PERF_RECORD_MMAP2 ||
+	    type == PERF_RECORD_COMM || type == PERF_RECORD_FORK ||
+	    type == PERF_RECORD_EXIT)
+		toff = r->rec_len >= 16 ? 8 : 0; /* the body has them */
+	if (toff)
+		fprintf(f, "%d/%d ", (int)ld32(p + toff), (int)ld32(p + toff + 4));
+	else
+		fprintf(f, "-/- ");
+	fputs(type_name(type, tbuf, sizeof(tbuf)), f);
+	print_fields(f, d, p, type, r->rec_len);
+	fputc('\n', f);
+}
+
+/* "SEC[.FRAC]" -> ns; empty -> 0 (unbounded). */
+static int parse_time(const char *s, size_t len, uint64_t *ns)
+{
+	uint64_t sec = 0, frac = 0, scale = 100000000ull;
+	size_t i = 0;
+
+	*ns = 0;
+	for (; i < len && s[i] >= '0' && s[i] <= '9'; i++)
+		sec = sec * 10 + (uint64_t)(s[i] - '0');
+	if (i < len && s[i] == '.')
+		for (i++; i < len && s[i] >= '0' && s[i] <= '9'; i++, scale /= 10)
+			frac += (uint64_t)(s[i] - '0') * scale;
+	if (i != len || sec > UINT64_MAX / 1000000000ull - 1)
+		return -EINVAL;
+	*ns = sec * 1000000000ull + frac;
+	return 0;
+}
+
+static int parse_range(const char *arg, struct prec_merge_opts *mo)
+{
+	const char *comma = strchr(arg, ',');
+
+	if (!comma || parse_time(arg, (size_t)(comma - arg), &mo->time_start) < 0 ||
+	    parse_time(comma + 1, strlen(comma + 1), &mo->time_end) < 0)
+		return -EINVAL;
+	if (mo->time_end && mo->time_start > mo->time_end)
+		return -EINVAL;
+	return 0;
+}
+
+/* "0-3,7" -> allowed[] (malloc'd, PREC_CPU_LIST_MAX entries). */
+#define CPU_LIST_MAX 65536
+static int parse_cpus(const char *arg, struct dump *d)
+{
+	const char *s = arg;
+
+	d->cpus = calloc(CPU_LIST_MAX, sizeof(*d->cpus));
+	if (!d->cpus)
+		return -ENOMEM;
+	while (*s) {
+		char *end;
+		unsigned long a = strtoul(s, &end, 10), b = a;
+
+		if (end == s || a >= CPU_LIST_MAX)
+			return -EINVAL;
+		if (*end == '-') {
+			s = end + 1;
+			b = strtoul(s, &end, 10);
+			if (end == s || b >= CPU_LIST_MAX || b < a)
+				return -EINVAL;
+		}
+		for (unsigned long c = a; c <= b; c++)
+			d->cpus[c] = true;
+		if (*end && *end != ',')
+			return -EINVAL;
+		s = *end ? end + 1 : end;
+	}
+	d->mo.cpu_allowed = d->cpus;
+	d->mo.nr_cpu_allowed = CPU_LIST_MAX;
+	return 0;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: prec dump DIR [--time START,END] [--cpu LIST] [--salvage]\n"
+		"  --time a,b   only records with a <= time <= b (seconds, either may be empty)\n"
+		"  --cpu LIST   only these CPUs' shards, e.g. 0-3,7 (side band always)\n"
+		"  --salvage    skip the rest of a shard with a corrupt chunk, keep going\n");
+}
+
+static int parse_args(struct dump *d, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "time", required_argument, NULL, 't' },
+		{ "cpu", required_argument, NULL, 'C' },
+		{ "salvage", no_argument, NULL, 's' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	int o;
+
+	optind = 0;
+	while ((o = getopt_long(argc, argv, "t:C:h", opts, NULL)) != -1) {
+		switch (o) {
+		case 't':
+			if (parse_range(optarg, &d->mo) < 0) {
+				pr_err("dump: bad --time '%s' (want START,END in seconds)", optarg);
+				return 2;
+			}
+			break;
+		case 'C':
+			if (parse_cpus(optarg, d) < 0) {
+				pr_err("dump: bad --cpu '%s' (want a list like 0-3,7)", optarg);
+				return 2;
+			}
+			break;
+		case 's': d->mo.salvage = true; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (optind != argc - 1) {
+		usage(stderr);
+		return 2;
+	}
+	d->dir = argv[optind];
+	return -1;
+}
+
+static int run(struct dump *d, int dirfd, const struct prec_manifest *m)
+{
+	struct prec_merge_rec rec;
+	struct prec_merge *mg;
+	int r;
+
+	r = prec_merge__open(&mg, dirfd, m, &d->mo);
+	if (r < 0) {
+		pr_err("dump %s: cannot open the shards: %s", d->dir, strerror(-r));
+		return 1;
+	}
+	while ((r = prec_merge__next(mg, &rec)) > 0) {
+		print_rec(stdout, d, &rec);
+		if (ferror(stdout))
+			break;
+	}
+	if (fflush(stdout) || ferror(stdout)) {
+		pr_err("dump: writing the output: %s", strerror(errno));
+		r = -EIO;
+	}
+	if (prec_merge__inversions(mg))
+		pr_warn("dump %s: %llu records out of time order", d->dir,
+			(unsigned long long)prec_merge__inversions(mg));
+	if (prec_merge__errors(mg) && r >= 0)
+		pr_warn("dump %s: %u corrupt chunks skipped", d->dir, prec_merge__errors(mg));
+	prec_merge__close(mg);
+	return r < 0 ? 1 : 0;
+}
+
 int prec_cmd_dump(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	pr_err("dump: not built yet");
-	return 1;
+	struct dump d = { 0 };
+	struct prec_manifest *m = NULL;
+	const char *why = NULL;
+	int dirfd, r;
+
+	r = parse_args(&d, argc, argv);
+	if (r >= 0)
+		goto out_free;
+	dirfd = open(d.dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dirfd < 0) {
+		pr_err("dump %s: cannot open: %s", d.dir, strerror(errno));
+		r = 1;
+		goto out_free;
+	}
+	r = prec_manifest__read(&m, dirfd, &why);
+	if (r < 0) {
+		pr_err("%s/%s: cannot read: %s", d.dir, PREC_MANIFEST_NAME,
+		       why ? why : strerror(-r));
+		r = 1;
+		goto out_close;
+	}
+	if (m->state == PREC_STATE_RECORDING)
+		pr_warn("dump %s: the recording did not finish; reading what is there", d.dir);
+	d.sample_type = m->sample_type;
+	d.tl = m->time_layout;
+	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
+	r = run(&d, dirfd, m);
+	prec_manifest__delete(m);
+out_close:
+	close(dirfd);
+out_free:
+	free(d.cpus);
+	return r;
 }

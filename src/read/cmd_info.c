@@ -1,12 +1,403 @@
 // SPDX-License-Identifier: MIT
-// prec info: placeholder until the read layer lands.
+// prec info: a recording's manifest for people (or as JSON), and --check,
+// which reads every chunk of every shard and compares what is there with the
+// chunk headers and the manifest totals.
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
 #include "read/read.h"
+#include "store/store.h"
 #include "util/log.h"
+
+struct info {
+	const char *dir;
+	bool json, check;
+	FILE *out;           /* where --check reports problems */
+	unsigned long problems;
+};
+
+#define NS(t) (unsigned long long)((t) / 1000000000ull), (unsigned long long)((t) % 1000000000ull)
+
+static const char *clock_name(int32_t id)
+{
+	switch (id) {
+	case -1: return "perf clock";
+	case 0: return "CLOCK_REALTIME";
+	case 1: return "CLOCK_MONOTONIC";
+	case 4: return "CLOCK_MONOTONIC_RAW";
+	case 7: return "CLOCK_BOOTTIME";
+	case 11: return "CLOCK_TAI";
+	default: return "clock";
+	}
+}
+
+static const char *str(const char *s)
+{
+	return s ? s : "-";
+}
+
+static void print_host(const struct prec_manifest *m)
+{
+	printf("state:       %s\n", m->state == PREC_STATE_COMPLETE ? "complete" :
+	       m->state == PREC_STATE_RECORDING ? "recording (did not finish, or still running)" :
+	       "unknown");
+	printf("session:     ");
+	for (int i = 0; i < 16; i++)
+		printf("%02x", m->session_id[i]);
+	printf("\nhost:        %s (%s, %s), %u cpus available, %u online, %llu kB memory\n",
+	       str(m->hostname), str(m->os_release), str(m->arch), m->nr_cpus_avail,
+	       m->nr_cpus_online, (unsigned long long)m->total_mem_kb);
+	printf("cpu:         %s\n", str(m->cpu_desc));
+	printf("recorder:    prec %s\n", str(m->version));
+	printf("command:    ");
+	for (uint32_t i = 0; i < m->argc; i++)
+		printf(" %s", str(m->argv[i]));
+	printf("\nclock:       %s (id %d), resolution %llu ns\n", clock_name(m->clockid),
+	       (int)m->clockid, (unsigned long long)m->clock_res_ns);
+	printf("time:        %llu.%09llu .. %llu.%09llu", NS(m->start_time), NS(m->stop_time));
+	if (m->stop_time >= m->start_time && m->start_time)
+		printf(" (%.3f s)", (double)(m->stop_time - m->start_time) / 1e9);
+	printf("\nsample_type: 0x%llx\n", (unsigned long long)m->sample_type);
+}
+
+static void print_events(const struct prec_manifest *m)
+{
+	printf("events:      %u\n", m->nr_events);
+	for (uint32_t i = 0; i < m->nr_events; i++) {
+		const struct prec_manifest_event *e = &m->events[i];
+		struct perf_event_attr a;
+
+		memset(&a, 0, sizeof(a));
+		memcpy(&a, e->attr, sizeof(a) < sizeof(e->attr) ? sizeof(a) : sizeof(e->attr));
+		printf("  %-24s type %u config 0x%llx sample_type 0x%llx %s %llu, %u ids\n",
+		       str(e->name), a.type, (unsigned long long)a.config,
+		       (unsigned long long)a.sample_type, a.freq ? "freq" : "period",
+		       (unsigned long long)a.sample_period, e->nr_ids);
+	}
+}
+
+static void print_shards(const struct prec_manifest *m)
+{
+	uint64_t chunks = 0, records = 0, bytes = 0, lost = 0;
+
+	printf("shards:      %u\n", m->nr_shards);
+	printf("  %-16s %4s %8s %10s %12s %8s %20s %20s\n", "name", "cpu", "chunks",
+	       "records", "bytes", "lost", "first", "last");
+	for (uint32_t i = 0; i < m->nr_shards; i++) {
+		const struct prec_manifest_shard *s = &m->shards[i];
+		char first[32], last[32];
+
+		snprintf(first, sizeof(first), "%llu.%09llu", NS(s->first_time));
+		snprintf(last, sizeof(last), "%llu.%09llu", NS(s->last_time));
+		printf("  %-16s %4d %8llu %10llu %12llu %8llu %20s %20s\n", str(s->name),
+		       (int)s->cpu, (unsigned long long)s->chunks,
+		       (unsigned long long)s->records, (unsigned long long)s->bytes,
+		       (unsigned long long)(s->lost + s->lost_samples), first, last);
+		chunks += s->chunks;
+		records += s->records;
+		bytes += s->bytes;
+		lost += s->lost + s->lost_samples;
+	}
+	printf("  %-16s %4s %8llu %10llu %12llu %8llu\n", "total", "", (unsigned long long)chunks,
+	       (unsigned long long)records, (unsigned long long)bytes, (unsigned long long)lost);
+}
+
+static void print_rest(const struct prec_manifest *m)
+{
+	printf("build-ids:   %u\n", m->nr_buildids);
+	for (uint32_t i = 0; i < m->nr_buildids; i++) {
+		const struct prec_manifest_buildid *b = &m->buildids[i];
+
+		printf("  ");
+		for (unsigned int k = 0; k < b->size && k < sizeof(b->id); k++)
+			printf("%02x", b->id[k]);
+		printf(" %s\n", str(b->path));
+	}
+	printf("tracepoints: %u\n", m->nr_tracepoints);
+	for (uint32_t i = 0; i < m->nr_tracepoints; i++)
+		printf("  %s:%s id %llu\n", str(m->tracepoints[i].system),
+		       str(m->tracepoints[i].name), (unsigned long long)m->tracepoints[i].id);
+}
+
+/* ---- --check ---- */
+
+struct tally {
+	uint64_t chunks, records, bytes, raw, lost, first, last;
+	uint64_t wm;   /* highest watermark of the chunks before */
+	uint32_t seq;
+};
+
+#define NO_OFFSET UINT64_MAX
+
+static void __attribute__((format(printf, 4, 5)))
+problem(struct info *in, const char *shard, uint64_t off, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (off == NO_OFFSET)
+		fprintf(in->out, "shard %s: ", shard);
+	else
+		fprintf(in->out, "shard %s: offset 0x%llx: ", shard, (unsigned long long)off);
+	va_start(ap, fmt);
+	vfprintf(in->out, fmt, ap);
+	va_end(ap);
+	fputc('\n', in->out);
+	in->problems++;
+}
+
+static uint64_t ld64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+/* One problem per kind per chunk is enough to find it. */
+static void check_times(struct info *in, const char *name, const struct prec_chunk *ch,
+			uint64_t lo, uint64_t hi, const struct tally *t)
+{
+	if (!lo)
+		return;
+	if (lo < ch->hdr.first_time || hi > ch->hdr.last_time)
+		problem(in, name, ch->offset,
+			"record times %llu..%llu outside the header's %llu..%llu",
+			(unsigned long long)lo, (unsigned long long)hi,
+			(unsigned long long)ch->hdr.first_time,
+			(unsigned long long)ch->hdr.last_time);
+	if (t->wm >= PREC_WATERMARK_SLACK_NS && lo < t->wm - PREC_WATERMARK_SLACK_NS)
+		problem(in, name, ch->offset,
+			"record time %llu is more than the slack below an earlier watermark %llu",
+			(unsigned long long)lo, (unsigned long long)t->wm);
+}
+
+static void check_data(struct info *in, const char *name, const struct prec_chunk *ch,
+		       const struct prec_time_layout *tl, struct tally *t)
+{
+	const uint8_t *p = ch->payload;
+	uint64_t lo = 0, hi = 0;
+	uint32_t pos = 0, n = 0;
+
+	while (pos < ch->len) {
+		uint16_t size;
+		uint32_t type;
+		uint64_t time;
+
+		if (ch->len - pos < 8) {
+			problem(in, name, ch->offset, "record at +0x%x: header cut short", pos);
+			return;
+		}
+		memcpy(&size, p + pos + 6, sizeof(size));
+		memcpy(&type, p + pos, sizeof(type));
+		if (size < 8 || size > ch->len - pos) {
+			problem(in, name, ch->offset, "record at +0x%x: bad size %u", pos, size);
+			return;
+		}
+		time = prec_time_layout__time(tl, p + pos, size);
+		if (time && (!lo || time < lo))
+			lo = time;
+		if (time > hi)
+			hi = time;
+		if (type == PERF_RECORD_LOST && size >= 24)
+			t->lost += ld64(p + pos + 16);
+		pos += size;
+		n++;
+	}
+	if (n != ch->hdr.records)
+		problem(in, name, ch->offset, "%u records, header says %u", n, ch->hdr.records);
+	check_times(in, name, ch, lo, hi, t);
+}
+
+static void add_chunk(struct info *in, const char *name, const struct prec_chunk *ch,
+		      const struct prec_time_layout *tl, struct tally *t)
+{
+	if (ch->hdr.seq != t->seq)
+		problem(in, name, ch->offset, "chunk seq %u, expected %u (chunks missing)",
+			ch->hdr.seq, t->seq);
+	t->seq = ch->hdr.seq + 1;
+	if (ch->hdr.type == PREC_CHUNK_DATA)
+		check_data(in, name, ch, tl, t);
+	else if (ch->hdr.type != PREC_CHUNK_AUX && ch->hdr.type != PREC_CHUNK_MARKER)
+		problem(in, name, ch->offset, "unknown chunk type %u", ch->hdr.type);
+	t->chunks++;
+	t->records += ch->hdr.records;
+	t->bytes += ch->hdr.payload_len;
+	t->raw += ch->hdr.raw_len;
+	if (ch->hdr.first_time && (!t->first || ch->hdr.first_time < t->first))
+		t->first = ch->hdr.first_time;
+	if (ch->hdr.last_time > t->last)
+		t->last = ch->hdr.last_time;
+	if (ch->hdr.watermark > t->wm)
+		t->wm = ch->hdr.watermark;
+}
+
+static void compare(struct info *in, const struct prec_manifest_shard *s,
+		    const char *what, uint64_t manifest, uint64_t found)
+{
+	if (manifest != found)
+		problem(in, s->name, NO_OFFSET, "manifest says %llu %s, the shard has %llu",
+			(unsigned long long)manifest, what, (unsigned long long)found);
+}
+
+static void compare_totals(struct info *in, const struct prec_manifest_shard *s,
+			   const struct tally *t)
+{
+	compare(in, s, "chunks", s->chunks, t->chunks);
+	compare(in, s, "records", s->records, t->records);
+	compare(in, s, "payload bytes", s->bytes, t->bytes);
+	compare(in, s, "raw bytes", s->raw_bytes, t->raw);
+	compare(in, s, "lost records", s->lost, t->lost);
+	compare(in, s, "as first time", s->first_time, t->first);
+	compare(in, s, "as last time", s->last_time, t->last);
+}
+
+static void check_header(struct info *in, const struct prec_manifest *m,
+			 const struct prec_manifest_shard *s,
+			 const struct prec_shard_reader *rd)
+{
+	const struct prec_shard_header *h = prec_shard_reader__header(rd);
+
+	if (h->cpu != s->cpu)
+		problem(in, s->name, 0, "header says cpu %d, manifest says %d", (int)h->cpu,
+			(int)s->cpu);
+	if (memcmp(h->session_id, m->session_id, sizeof(h->session_id)))
+		problem(in, s->name, 0, "session id differs from the manifest's");
+}
+
+static void check_shard(struct info *in, int dirfd, const struct prec_manifest *m,
+			const struct prec_manifest_shard *s, struct tally *t)
+{
+	struct prec_shard_reader *rd;
+	struct prec_chunk ch;
+	int r;
+
+	r = prec_shard_reader__open(&rd, dirfd, s->name);
+	if (r < 0) {
+		problem(in, s->name, 0, "cannot open: %s",
+			r == -EBADMSG ? "not a shard or corrupt header" : strerror(-r));
+		return;
+	}
+	check_header(in, m, s, rd);
+	while ((r = prec_shard_reader__next(rd, &ch)) > 0)
+		add_chunk(in, s->name, &ch, &m->time_layout, t);
+	if (r < 0)
+		problem(in, s->name, prec_shard_reader__offset(rd), "%s",
+			r == -EBADMSG ? prec_shard_reader__why(rd) : strerror(-r));
+	else if (m->state == PREC_STATE_COMPLETE)
+		compare_totals(in, s, t);
+	prec_shard_reader__close(rd);
+}
+
+static void check_all(struct info *in, int dirfd, const struct prec_manifest *m)
+{
+	uint64_t chunks = 0, records = 0;
+
+	for (uint32_t i = 0; i < m->nr_shards; i++) {
+		struct tally t = { 0 };
+
+		check_shard(in, dirfd, m, &m->shards[i], &t);
+		chunks += t.chunks;
+		records += t.records;
+	}
+	if (m->state != PREC_STATE_COMPLETE)
+		fprintf(in->out, "check: manifest not final: shard totals not compared\n");
+	fprintf(in->out, "check: %u shards, %llu chunks, %llu records: ", m->nr_shards,
+		(unsigned long long)chunks, (unsigned long long)records);
+	if (in->problems)
+		fprintf(in->out, "%lu problems\n", in->problems);
+	else
+		fprintf(in->out, "ok\n");
+}
+
+/* ---- command line ---- */
+
+static const struct {
+	struct option opt;
+	const char *help;
+} options[] = {
+	{ { "json", no_argument, NULL, 'j' }, "print the manifest as one JSON object" },
+	{ { "check", no_argument, NULL, 'c' }, "read and validate every chunk of every shard" },
+	{ { "help", no_argument, NULL, 'h' }, "this text" },
+};
+#define NR_OPTIONS (sizeof(options) / sizeof(options[0]))
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: prec info DIR [options]\n");
+	for (size_t i = 0; i < NR_OPTIONS; i++)
+		fprintf(f, "  --%-8s %s\n", options[i].opt.name, options[i].help);
+}
+
+/* Returns -1 to go on, else the exit status. */
+static int parse_args(struct info *in, int argc, char **argv)
+{
+	struct option opts[NR_OPTIONS + 1];
+	int o;
+
+	memset(opts, 0, sizeof(opts));
+	for (size_t i = 0; i < NR_OPTIONS; i++)
+		opts[i] = options[i].opt;
+	optind = 0;
+	while ((o = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (o) {
+		case 'j': in->json = true; break;
+		case 'c': in->check = true; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (optind != argc - 1) {
+		pr_err("info: want exactly one directory (try 'prec info -h')");
+		return 2;
+	}
+	in->dir = argv[optind];
+	return -1;
+}
 
 int prec_cmd_info(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	pr_err("info: not built yet");
-	return 1;
+	struct info in = { .out = stdout };
+	struct prec_manifest *m = NULL;
+	const char *why = NULL;
+	int dirfd, r;
+
+	r = parse_args(&in, argc, argv);
+	if (r >= 0)
+		return r;
+	dirfd = open(in.dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dirfd < 0) {
+		pr_err("info %s: cannot open: %s", in.dir, strerror(errno));
+		return 1;
+	}
+	r = prec_manifest__read(&m, dirfd, &why);
+	if (r < 0) {
+		pr_err("%s/%s: cannot read: %s", in.dir, PREC_MANIFEST_NAME,
+		       why ? why : strerror(-r));
+		close(dirfd);
+		return 1;
+	}
+	if (in.json) {
+		r = prec_manifest__print_json(m, stdout);
+		in.out = stderr; /* keep stdout valid JSON */
+	} else {
+		printf("directory:   %s\n", in.dir);
+		print_host(m);
+		print_events(m);
+		print_shards(m);
+		print_rest(m);
+	}
+	if (in.check)
+		check_all(&in, dirfd, m);
+	if (fflush(stdout) || r < 0)
+		r = 1;
+	prec_manifest__delete(m);
+	close(dirfd);
+	return r || in.problems ? 1 : 0;
 }

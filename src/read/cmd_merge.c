@@ -1,12 +1,366 @@
 // SPDX-License-Identifier: MIT
-// prec merge: placeholder until the read layer lands.
+// prec merge: read a recording directory, merge its shards in timestamp
+// order and write one perf.data (file format when the output can seek,
+// pipe format otherwise) that perf report/script read as their own.
+#include "read/internal.h"
 #include "read/read.h"
 #include "util/log.h"
 
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <linux/perf_event.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Round cuts: the merged stream is sorted, so any cut is safe; these only
+ * bound how much perf queues (pipe mode copies every queued record). */
+#define ROUND_RECORDS 8192u
+#define ROUND_NS 100000000ull
+#define MAX_CPUS 65536
+
+struct merge_args {
+	const char *dir, *out;
+	uint64_t time_start, time_end;
+	bool *cpus;
+	int nr_cpus;
+	bool salvage, force;
+};
+
+struct merge_totals {
+	uint64_t records, bytes, samples, aux;
+	uint64_t first, last;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: prec merge DIR [-o FILE] [--time START,END] [--cpu LIST] [--salvage] [-f]\n"
+		"  -o, --output FILE   write FILE instead of stdout ('-' = stdout)\n"
+		"      --time S,E      keep records with S <= time <= E (seconds, either may be empty)\n"
+		"  -C, --cpu LIST      keep these CPUs' shards only (e.g. 0-3,7)\n"
+		"      --salvage       skip a corrupt chunk's shard remainder instead of failing\n"
+		"  -f, --force         overwrite FILE if it exists\n");
+}
+
+/* "12.345678901" seconds -> ns, exactly (no floating point rounding). */
+static int parse_seconds(const char *s, size_t len, uint64_t *ns)
+{
+	uint64_t sec = 0, frac = 0, scale = 1000000000ull;
+	size_t i = 0;
+
+	if (!len)
+		return 0; /* empty: unbounded */
+	for (; i < len && isdigit((unsigned char)s[i]); i++) {
+		if (sec > 18000000000ull)
+			return -EINVAL;
+		sec = sec * 10 + (uint64_t)(s[i] - '0');
+	}
+	if (i < len && s[i] == '.')
+		for (i++; i < len && isdigit((unsigned char)s[i]); i++)
+			if (scale > 1) {
+				scale /= 10;
+				frac += (uint64_t)(s[i] - '0') * scale;
+			}
+	if (i != len || (len == 1 && s[0] == '.'))
+		return -EINVAL;
+	*ns = sec * 1000000000ull + frac;
+	return 0;
+}
+
+static int parse_time(const char *arg, struct merge_args *a)
+{
+	const char *comma = strchr(arg, ',');
+
+	if (!comma)
+		return -EINVAL;
+	if (parse_seconds(arg, (size_t)(comma - arg), &a->time_start) < 0 ||
+	    parse_seconds(comma + 1, strlen(comma + 1), &a->time_end) < 0)
+		return -EINVAL;
+	if (a->time_end && a->time_start > a->time_end)
+		return -EINVAL;
+	return 0;
+}
+
+/* "0-3,7" -> a->cpus[] (true = wanted). */
+static int parse_cpus(const char *arg, struct merge_args *a)
+{
+	const char *p = arg;
+
+	free(a->cpus);
+	a->cpus = calloc(MAX_CPUS, sizeof(*a->cpus));
+	if (!a->cpus)
+		return -ENOMEM;
+	a->nr_cpus = 0;
+	while (*p) {
+		char *end;
+		long lo = strtol(p, &end, 10), hi = lo;
+
+		if (end == p || lo < 0 || lo >= MAX_CPUS)
+			return -EINVAL;
+		p = end;
+		if (*p == '-') {
+			hi = strtol(p + 1, &end, 10);
+			if (end == p + 1 || hi < lo || hi >= MAX_CPUS)
+				return -EINVAL;
+			p = end;
+		}
+		for (long c = lo; c <= hi; c++)
+			a->cpus[c] = true;
+		if (hi + 1 > a->nr_cpus)
+			a->nr_cpus = (int)hi + 1;
+		if (*p == ',' && p[1])
+			p++;
+		else if (*p)
+			return -EINVAL;
+	}
+	return a->nr_cpus ? 0 : -EINVAL;
+}
+
+/* Returns 0, 1 for -h (done), or -EINVAL after printing the problem. */
+static int parse_args(int argc, char **argv, struct merge_args *a)
+{
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "time", required_argument, NULL, 't' },
+		{ "cpu", required_argument, NULL, 'C' },
+		{ "salvage", no_argument, NULL, 's' },
+		{ "force", no_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "o:C:fh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o': a->out = optarg; break;
+		case 's': a->salvage = true; break;
+		case 'f': a->force = true; break;
+		case 'h': usage(stdout); return 1;
+		case 't':
+			if (parse_time(optarg, a) == 0)
+				break;
+			pr_err("merge: --time %s: expected START,END in seconds", optarg);
+			return -EINVAL;
+		case 'C':
+			if (parse_cpus(optarg, a) == 0)
+				break;
+			pr_err("merge: --cpu %s: expected a CPU list such as 0-3,7", optarg);
+			return -EINVAL;
+		default: usage(stderr); return -EINVAL;
+		}
+	}
+	if (optind != argc - 1) {
+		usage(stderr);
+		return -EINVAL;
+	}
+	a->dir = argv[optind];
+	return 0;
+}
+
+/* stdout or -o FILE (refusing to overwrite without -f), and its mode: the
+ * file format needs a regular file we write from offset 0. */
+static int open_output(const struct merge_args *a, enum prec_perfdata_mode *mode)
+{
+	int fd = STDOUT_FILENO, fl;
+	struct stat st;
+
+	if (a->out && strcmp(a->out, "-")) {
+		fd = open(a->out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC |
+				  (a->force ? 0 : O_EXCL), 0600);
+		if (fd < 0) {
+			int err = -errno;
+
+			if (err == -EEXIST)
+				pr_err("merge %s: output exists (use -f to overwrite)", a->out);
+			else
+				pr_err("merge %s: cannot create output: %s", a->out, strerror(-err));
+			return err;
+		}
+	} else if (isatty(fd)) {
+		pr_err("merge: refusing to write perf.data to a terminal (use -o FILE or a pipe)");
+		return -EINVAL;
+	}
+	fl = fcntl(fd, F_GETFL);
+	*mode = PREC_PERFDATA_PIPE;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && fl >= 0 && !(fl & O_APPEND) &&
+	    lseek(fd, 0, SEEK_CUR) == 0)
+		*mode = PREC_PERFDATA_FILE;
+	return fd;
+}
+
+static int read_manifest(const char *dir, int *dirfd, struct prec_manifest **m)
+{
+	const char *why = NULL;
+	int err;
+
+	*dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (*dirfd < 0) {
+		err = -errno;
+		pr_err("merge %s: cannot open directory: %s", dir, strerror(-err));
+		return err;
+	}
+	err = prec_manifest__read(m, *dirfd, &why);
+	if (err < 0) {
+		pr_err("merge %s: cannot read manifest: %s", dir, why ? why : strerror(-err));
+		return err;
+	}
+	if ((*m)->state == PREC_STATE_RECORDING)
+		pr_warn("%s: recording did not finish (manifest says recording): merging what is readable",
+			dir);
+	return 0;
+}
+
+static int write_one(struct prec_perfdata *pd, const struct prec_merge_rec *r,
+		     struct merge_totals *t)
+{
+	if (!r->rec) {
+		t->aux++;
+		t->bytes += r->aux_len;
+		/* idx: prec maps one AUX area per CPU, so the CPU is the map. */
+		return prec_perfdata__write_auxtrace(pd, r->aux, r->aux_len, r->aux_offset,
+						     (uint32_t)r->cpu, (uint32_t)r->cpu);
+	}
+	t->bytes += r->rec_len;
+	if (((const struct perf_event_header *)r->rec)->type == PERF_RECORD_SAMPLE) {
+		t->samples++;
+		prec_perfdata__saw_time(&t->first, &t->last, r->time);
+	}
+	return prec_perfdata__write_record(pd, r->rec, r->rec_len);
+}
+
+/* The merge loop: no allocation, no logging per record. Returns 0,
+ * -EBADMSG (corrupt data, output still finished) or another -errno. */
+static int pump(struct prec_merge *mg, struct prec_perfdata *pd,
+		struct merge_totals *t)
+{
+	struct prec_merge_rec r;
+	uint64_t round_time = 0;
+	uint32_t in_round = 0;
+	int n, err = 0;
+
+	while ((n = prec_merge__next(mg, &r)) > 0) {
+		err = write_one(pd, &r, t);
+		if (err)
+			return err;
+		t->records++;
+		in_round++;
+		if (r.time && !round_time)
+			round_time = r.time;
+		if (in_round >= ROUND_RECORDS || (r.time && r.time - round_time >= ROUND_NS)) {
+			err = prec_perfdata__finish_round(pd);
+			if (err)
+				return err;
+			in_round = 0;
+			round_time = r.time;
+		}
+	}
+	/* Nothing merged still gets a non-empty data section: perf reads a
+	 * zero data size as an unterminated recording. */
+	if ((in_round || !t->records) && !err)
+		err = prec_perfdata__finish_round(pd);
+	return n < 0 ? n : err;
+}
+
+static void report(const struct merge_args *a, struct prec_merge *mg,
+		   const struct merge_totals *t, enum prec_perfdata_mode mode)
+{
+	char extra[160] = "";
+	size_t l = 0;
+	unsigned int bad = prec_merge__errors(mg);
+	uint64_t inv = prec_merge__inversions(mg), forced = prec_merge__forced(mg);
+
+	if (t->aux)
+		l += (size_t)snprintf(extra + l, sizeof(extra) - l, ", %llu AUX chunks",
+				      (unsigned long long)t->aux);
+	if (bad)
+		l += (size_t)snprintf(extra + l, sizeof(extra) - l, ", %u corrupt chunk%s", bad,
+				      bad == 1 ? "" : "s");
+	if (inv)
+		l += (size_t)snprintf(extra + l, sizeof(extra) - l, ", %llu inversions",
+				      (unsigned long long)inv);
+	if (forced)
+		snprintf(extra + l, sizeof(extra) - l, ", %llu released before their watermark",
+			 (unsigned long long)forced);
+	pr_info("merge %s: %llu records (%llu samples), %llu bytes -> %s (%s format)%s",
+		a->dir, (unsigned long long)t->records, (unsigned long long)t->samples,
+		(unsigned long long)t->bytes,
+		a->out && strcmp(a->out, "-") ? a->out : "stdout",
+		mode == PREC_PERFDATA_FILE ? "file" : "pipe", extra);
+}
+
+static int merge_to(const struct merge_args *a, int dirfd,
+		    const struct prec_manifest *m, int fd,
+		    enum prec_perfdata_mode mode)
+{
+	struct prec_merge_opts o = {
+		.time_start = a->time_start, .time_end = a->time_end,
+		.cpu_allowed = a->cpus, .nr_cpu_allowed = a->nr_cpus,
+		.salvage = a->salvage,
+	};
+	struct merge_totals t = { 0 };
+	struct prec_perfdata *pd = NULL;
+	struct prec_merge *mg;
+	int err, cerr;
+
+	err = prec_merge__open(&mg, dirfd, m, &o);
+	if (err < 0) {
+		pr_err("merge %s: cannot open shards: %s", a->dir, strerror(-err));
+		return err;
+	}
+	err = prec_perfdata__open(&pd, fd, m, mode);
+	if (!err)
+		err = pump(mg, pd, &t);
+	/* Corrupt input still gets a well-formed perf.data of what was read. */
+	cerr = pd ? prec_perfdata__close(pd, t.first, t.last) : 0;
+	if (err == -EBADMSG)
+		pr_err("merge %s: corrupt data (see above); --salvage merges past it", a->dir);
+	else if (err || cerr)
+		pr_err("merge %s: write %s: %s", a->dir,
+		       a->out && strcmp(a->out, "-") ? a->out : "stdout",
+		       strerror(-(err ? err : cerr)));
+	if (!err || err == -EBADMSG)
+		report(a, mg, &t, mode);
+	prec_merge__close(mg);
+	return err ? err : cerr;
+}
+
 int prec_cmd_merge(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	pr_err("merge: not built yet");
-	return 1;
+	struct merge_args a = { 0 };
+	struct prec_manifest *m = NULL;
+	enum prec_perfdata_mode mode = PREC_PERFDATA_PIPE;
+	int dirfd = -1, fd = -1, rc = 1, err;
+
+	err = parse_args(argc, argv, &a);
+	if (err) {
+		free(a.cpus);
+		return err > 0 ? 0 : 2;
+	}
+	/* A reader that goes away must come back as EPIPE, not kill us. */
+	signal(SIGPIPE, SIG_IGN);
+	if (read_manifest(a.dir, &dirfd, &m) < 0)
+		goto out;
+	fd = open_output(&a, &mode);
+	if (fd < 0) {
+		rc = fd == -EINVAL ? 2 : 1;
+		goto out;
+	}
+	rc = merge_to(&a, dirfd, m, fd, mode) ? 1 : 0;
+	if (fd != STDOUT_FILENO && close(fd) < 0 && !rc) {
+		pr_err("merge %s: close: %s", a.out, strerror(errno));
+		rc = 1;
+	}
+out:
+	prec_manifest__delete(m);
+	if (dirfd >= 0)
+		close(dirfd);
+	free(a.cpus);
+	return rc;
 }

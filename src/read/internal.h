@@ -56,6 +56,10 @@ unsigned int prec_merge__errors(const struct prec_merge *mg);
 /* Records whose timestamp went backwards in the output (should stay 0). */
 uint64_t prec_merge__inversions(const struct prec_merge *mg);
 
+/* Records released before the watermarks proved them safe, because a
+ * shard's reorder window was full (should stay 0; not always an inversion). */
+uint64_t prec_merge__forced(const struct prec_merge *mg);
+
 void prec_merge__close(struct prec_merge *mg);
 
 /* ---- perf.data writer ---- */
@@ -108,5 +112,29 @@ int prec_perfdata__close(struct prec_perfdata *pd, uint64_t first_time,
 /* Build the tracing-data blob (PERFDATA.md 2.4) for m's tracepoints into a
  * malloc'd buffer. Returns 0 (len 0 when m has no tracepoints) or -errno. */
 int prec_tracing_blob(const struct prec_manifest *m, void **buf, size_t *len);
+
+/* ---- perf.data feature payloads (perfdata_features.c) ---- */
+
+#define PREC_FEAT_LAST 32 /* HEADER_LAST_FEATURE; also the pipe end marker */
+
+struct prec_feat_ctx {
+	const struct prec_manifest *m;
+	uint64_t first_time, last_time; /* SAMPLE_TIME; both 0 = unknown */
+	const uint64_t *aux_index;      /* file offsets of AUXTRACE headers */
+	uint64_t nr_aux;
+};
+
+/* Payload of feature feat (HEADER_* number), the same bytes in a file-mode
+ * section and after a pipe-mode HEADER_FEATURE's feat_id, in a malloc'd
+ * buffer. Returns 0, -ENOENT when there is nothing to write for it (no
+ * section), or -errno. */
+int prec_perfdata__build_feature(int feat, const struct prec_feat_ctx *c,
+				 void **buf, size_t *len);
+
+/* The build-id table of m as consecutive build-id entries whose header type
+ * is type (0 inside the BUILD_ID feature, 67 HEADER_BUILD_ID in a pipe).
+ * Returns 0 (len 0 when m has none) or -errno. */
+int prec_perfdata__build_buildids(const struct prec_manifest *m,
+				  uint32_t type, void **buf, size_t *len);
 
 #endif

@@ -1,12 +1,349 @@
 // SPDX-License-Identifier: MIT
-// prec record: placeholder until the recording pipeline lands.
+// prec record: the top-level flow. Parse options and events, fork the
+// workload (held before exec), open events and rings, create the directory
+// and the start manifest, start drainers, enable, wait for a stop trigger
+// (workload exit, SIGINT/SIGTERM/SIGHUP, -p targets gone), then close.
 #include "record/record.h"
+#include "record/cmd_record.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
 #include "util/log.h"
+
+struct record {
+	struct prec_record_opts o;
+	struct prec_evlist el;
+	struct prec_workload wl;
+	bool have_wl;
+	struct prec_session s;
+	bool have_session;
+	bool started;           /* the start manifest is written */
+	int *cpus, nr_cpus;
+	pid_t *tasks;
+	int nr_tasks;
+	int sfd;                /* signalfd: SIGINT, SIGTERM, SIGHUP, SIGCHLD */
+	int *pidfds, nr_pidfds; /* -p/-t targets */
+	int signo;              /* the signal that stopped us, 0 if none */
+};
+
+static int setup_events(struct record *r)
+{
+	int err = prec_evlist__add_tracking(&r->el);
+
+	for (int i = 0; !err && i < r->o.nr_specs; i++)
+		err = prec_evlist__add(&r->el, r->o.specs[i].text, r->o.specs[i].filter, NULL);
+	if (!err && r->el.nr == 1)
+		err = prec_evlist__add(&r->el, "cpu-clock", NULL, NULL);
+	return err;
+}
+
+static int add_task(struct record *r, pid_t tid)
+{
+	pid_t *n = realloc(r->tasks, (size_t)(r->nr_tasks + 1) * sizeof(*n));
+
+	if (!n)
+		return -ENOMEM;
+	r->tasks = n;
+	n[r->nr_tasks++] = tid;
+	return 0;
+}
+
+/* Every thread of pid, from /proc/PID/task. */
+static int add_threads(struct record *r, pid_t pid)
+{
+	char path[64];
+	struct dirent *e;
+	DIR *d;
+	int err = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	if (!d) {
+		pr_err("pid %d: no such process", (int)pid);
+		return -ESRCH;
+	}
+	while (!err && (e = readdir(d)))
+		if (e->d_name[0] != '.')
+			err = add_task(r, (pid_t)atoi(e->d_name));
+	closedir(d);
+	return err;
+}
+
+static int watch_task(struct record *r, pid_t pid)
+{
+	int fd = (int)syscall(SYS_pidfd_open, pid, 0), *n;
+
+	if (fd < 0) {
+		pr_err("task %d: no such process", (int)pid);
+		return -ESRCH;
+	}
+	n = realloc(r->pidfds, (size_t)(r->nr_pidfds + 1) * sizeof(*n));
+	if (!n) {
+		close(fd);
+		return -ENOMEM;
+	}
+	r->pidfds = n;
+	n[r->nr_pidfds++] = fd;
+	return 0;
+}
+
+static int setup_tasks(struct record *r)
+{
+	int err = 0;
+
+	for (int i = 0; !err && i < r->o.nr_pids; i++) {
+		err = add_threads(r, r->o.pids[i]);
+		if (!err)
+			err = watch_task(r, r->o.pids[i]);
+	}
+	for (int i = 0; !err && i < r->o.nr_tids; i++) {
+		err = watch_task(r, r->o.tids[i]);
+		if (!err)
+			err = add_task(r, r->o.tids[i]);
+	}
+	return err;
+}
+
+/* CPUs, tasks, and the workload forked (held before exec). */
+static int setup_targets(struct record *r)
+{
+	int err;
+
+	if (r->o.cpus) {
+		r->cpus = malloc((size_t)r->o.nr_cpus * sizeof(int));
+		if (!r->cpus)
+			return -ENOMEM;
+		memcpy(r->cpus, r->o.cpus, (size_t)r->o.nr_cpus * sizeof(int));
+		r->nr_cpus = r->o.nr_cpus;
+	} else {
+		r->nr_cpus = prec_cpu_list__online(&r->cpus);
+		if (r->nr_cpus <= 0) {
+			pr_err("/sys/devices/system/cpu/online: cannot read the online CPUs");
+			return r->nr_cpus < 0 ? r->nr_cpus : -ENODEV;
+		}
+	}
+	if (r->o.argv) {
+		err = prec_workload__prepare(&r->wl, r->o.argv);
+		if (err) {
+			pr_err("command '%s': %s", r->o.argv[0], strerror(-err));
+			return err == -ENOENT ? -ENOEXEC : err;
+		}
+		r->have_wl = true;
+	}
+	if (r->o.all_cpus)
+		return add_task(r, -1);
+	if (r->have_wl)
+		return add_task(r, r->wl.pid);
+	return setup_tasks(r);
+}
+
+static int setup_signals(struct record *r)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGCHLD);
+	/* Blocked before any thread exists, so drainers inherit the mask and
+	 * every stop signal reaches the signalfd. */
+	if (sigprocmask(SIG_BLOCK, &set, NULL))
+		return -errno;
+	r->sfd = signalfd(-1, &set, SFD_CLOEXEC);
+	return r->sfd < 0 ? -errno : 0;
+}
+
+/* Handle one signalfd read. Returns 1 to stop. */
+static int on_signal(struct record *r)
+{
+	struct signalfd_siginfo si;
+
+	if (read(r->sfd, &si, sizeof(si)) != sizeof(si))
+		return 0;
+	if (si.ssi_signo != SIGCHLD) {
+		r->signo = (int)si.ssi_signo;
+		return 1;
+	}
+	return r->have_wl && prec_workload__reap(&r->wl, false) == 1;
+}
+
+static int wait_for_stop(struct record *r)
+{
+	int n = 1 + r->nr_pidfds, alive = r->nr_pidfds;
+	struct pollfd *pfd = calloc((size_t)n, sizeof(*pfd));
+
+	if (!pfd)
+		return -ENOMEM;
+	pfd[0] = (struct pollfd){ .fd = r->sfd, .events = POLLIN };
+	for (int i = 0; i < r->nr_pidfds; i++)
+		pfd[1 + i] = (struct pollfd){ .fd = r->pidfds[i], .events = POLLIN };
+	/* The workload may be gone already (SIGCHLD pending). */
+	while (!(r->have_wl && prec_workload__reap(&r->wl, false) == 1)) {
+		if (poll(pfd, (nfds_t)n, -1) < 0 && errno != EINTR)
+			break;
+		if ((pfd[0].revents & POLLIN) && on_signal(r))
+			break;
+		for (int i = 1; i < n; i++) {
+			if (!pfd[i].revents)
+				continue;
+			pfd[i].fd = -1; /* that task exited */
+			alive--;
+		}
+		if (r->nr_pidfds && !alive)
+			break;
+	}
+	free(pfd);
+	return 0;
+}
+
+static void debug_events(const struct prec_evlist *el)
+{
+	for (int i = 0; i < el->nr; i++) {
+		const struct perf_event_attr *a = &el->evsel[i].attr;
+
+		pr_debug("event %d '%s': type %u config %#llx sample_type %#llx %s %llu read_format %#llx",
+			 i, el->evsel[i].name, a->type, (unsigned long long)a->config,
+			 (unsigned long long)a->sample_type, a->freq ? "freq" : "period",
+			 (unsigned long long)a->sample_period,
+			 (unsigned long long)a->read_format);
+	}
+}
+
+/* Directory, start manifest, side band, drainers. Returns 0 or -errno. */
+static int begin_session(struct record *r, int argc, char **argv)
+{
+	const pid_t *pids = NULL;
+	int nr = 0, err;
+
+	err = prec_session__create_dir(&r->s, r->o.dir, r->o.force);
+	if (err)
+		return err;
+	r->have_session = true;
+	r->s.pages = r->o.mmap_pages;
+	err = prec_session__begin(&r->s, &r->o, &r->el, argc, argv);
+	if (err) {
+		prec_session__discard(&r->s);
+		return err;
+	}
+	r->started = true;
+	if (r->have_wl && !r->o.all_cpus) {
+		pids = &r->wl.pid;
+		nr = 1;
+	} else if (!r->o.all_cpus) {
+		pids = r->o.nr_pids ? r->o.pids : r->o.tids;
+		nr = r->o.nr_pids ? r->o.nr_pids : r->o.nr_tids;
+	}
+	return prec_session__start(&r->s, &r->o, &r->el, pids, nr);
+}
+
+/* Enable and start the workload. Returns 0, or 127 when exec failed. */
+static int go(struct record *r)
+{
+	int err = 0;
+
+	r->s.t_enable_ns = prec_now_ns(CLOCK_MONOTONIC);
+	/* Workload-only mode enables on exec; everything else now. */
+	if (!(r->have_wl && !r->o.all_cpus))
+		err = prec_evlist__enable(&r->el);
+	if (err)
+		return err;
+	if (!r->have_wl)
+		return 0;
+	err = prec_workload__start(&r->wl);
+	if (err) {
+		pr_err("command '%s': %s", r->o.argv[0], strerror(-err));
+		return 127;
+	}
+	return 0;
+}
+
+static int stop(struct record *r, int rc)
+{
+	int err;
+
+	r->s.t_stop_ns = prec_now_ns(CLOCK_MONOTONIC);
+	prec_evlist__disable(&r->el);
+	err = prec_session__finish(&r->s, &r->el);
+	if (r->have_wl && !r->wl.exited) {
+		prec_workload__abort(&r->wl);
+	}
+	if (!r->o.quiet)
+		prec_session__summary(&r->s);
+	if (rc)
+		return rc;
+	if (err)
+		return 1;
+	return r->have_wl ? prec_workload__exit_code(&r->wl) : 0;
+}
+
+static int record(struct record *r, int argc, char **argv)
+{
+	int err, rc;
+
+	err = setup_events(r);
+	if (err)
+		return err == -EINVAL ? 2 : 1;
+	err = setup_signals(r);
+	if (!err)
+		err = setup_targets(r);
+	if (err)
+		return err == -ENOEXEC ? 127 : 1;
+	prec_evlist__config(&r->el, &r->o, r->have_wl, r->have_wl && !r->o.all_cpus);
+	debug_events(&r->el);
+	err = prec_evlist__open(&r->el, r->cpus, r->nr_cpus, r->tasks, r->nr_tasks,
+				r->o.mmap_pages);
+	if (err)
+		return 1;
+	err = begin_session(r, argc, argv);
+	if (err && !r->started)
+		return 1;
+	rc = err ? 1 : go(r);
+	if (!rc)
+		wait_for_stop(r);
+	return stop(r, rc);
+}
 
 int prec_cmd_record(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	pr_err("record: not built yet");
-	return 1;
+	struct record r;
+	int rc;
+
+	memset(&r, 0, sizeof(r));
+	r.sfd = -1;
+	r.s.dirfd = -1;
+	rc = prec_record_opts__parse(&r.o, argc, argv);
+	if (rc) {
+		prec_record_opts__exit(&r.o);
+		return rc == 1 ? 0 : 2;
+	}
+	if (r.o.verbose)
+		prec_log_level = PREC_LOG_DEBUG;
+	else if (r.o.quiet)
+		prec_log_level = PREC_LOG_ERR;
+	rc = record(&r, argc, argv);
+	if (r.have_wl)
+		prec_workload__abort(&r.wl);
+	if (r.have_session)
+		prec_session__exit(&r.s);
+	prec_evlist__exit(&r.el);
+	for (int i = 0; i < r.nr_pidfds; i++)
+		close(r.pidfds[i]);
+	free(r.pidfds);
+	if (r.sfd >= 0)
+		close(r.sfd);
+	free(r.cpus);
+	free(r.tasks);
+	prec_record_opts__exit(&r.o);
+	return rc;
 }

@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# prec record next to `perf record` and `perf record --threads`: same events,
+# same ring size, same workload, system-wide. Scenarios:
+#   storm: -e raw_syscalls:sys_enter -a, the storm helper making STORM_N
+#          getppid() calls (a few seconds);
+#   clock: -e cpu-clock -F 10000 -g -a, one sha256sum loop per CPU.
+# Per run: records lost, recorder CPU seconds (its own rusage via
+# /usr/bin/time, the workload runs outside it), workload slowdown against
+# no recorder, time from the workload's exit to the recorder's exit (SIGINT
+# sent at once), bytes written. REPEAT runs each (default 5), medians.
+# Usage: bench/record.sh   (env: PREC, BUILD, REPEAT, STORM_N, PAGES, SCENARIOS)
+set -u
+cd "$(dirname "$0")/.."
+BUILD=${BUILD:-build}
+PREC=${PREC:-$PWD/$BUILD/prec}
+H=$PWD/$BUILD/tests/helpers
+REPEAT=${REPEAT:-5}
+STORM_N=${STORM_N:-5000000}
+PAGES=${PAGES:-256}
+SCENARIOS=${SCENARIOS:-"storm clock"}
+RECORDERS=${RECORDERS:-"prec perf perf-threads"}
+[ "$(id -u)" = 0 ] || { echo "bench/record.sh: needs root" >&2; exit 1; }
+for t in "$PREC" "$H/storm" /usr/bin/time; do
+	[ -x "$t" ] || { echo "bench/record.sh: missing $t (make BUILD=$BUILD unit)" >&2; exit 1; }
+done
+command -v perf >/dev/null || { echo "bench/record.sh: no perf" >&2; exit 1; }
+tmp=$(mktemp -d /tmp/prec-bench.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+ncpu=$(nproc)
+head -c 48M /dev/urandom >"$tmp/blob"
+
+now() { date +%s.%N; }
+
+workload() {
+	case $1 in
+	storm) "$H/storm" "$STORM_N" ;;
+	clock)
+		for ((c = 0; c < ncpu; c++)); do
+			(for _ in 1 2 3 4; do sha256sum "$tmp/blob" >/dev/null; done) &
+		done
+		wait ;;
+	esac
+}
+
+events() {
+	case $1 in
+	storm) echo "-e raw_syscalls:sys_enter" ;;
+	clock) echo "-e cpu-clock -F 10000 -g" ;;
+	esac
+}
+
+perf_lost() { # sum of per-event LOST_SAMPLES (perf 6.1 puts PERF_FORMAT_LOST there)
+	perf report -i "$1" --stats 2>/dev/null |
+		awk '/stats:$/ && !/Aggregated/ { ev = 1 } ev && /LOST_SAMPLES events:/ { s += $3 } END { print s + 0 }'
+}
+
+# run SCENARIO RECORDER -> "lost cpu_s wall_s exit_ms bytes" on stdout
+run() {
+	local sc=$1 rec=$2 out=$tmp/out cmd=() tpid rpid t0 t1 t2 lost=0 cpu=0
+	rm -rf "$out" "$tmp/err" "$tmp/time"
+	case $rec in
+	none) t0=$(now); workload "$sc"; t1=$(now)
+	      echo "0 0 $(echo "$t1 - $t0" | bc) 0 0"; return ;;
+	prec) cmd=("$PREC" record -d "$out" -m "$PAGES" -a) ;;
+	perf) cmd=(perf record -q -o "$out" -m "$PAGES" -a) ;;
+	perf-threads) cmd=(perf record -q --threads -o "$out" -m "$PAGES" -a) ;;
+	esac
+	# shellcheck disable=SC2046
+	/usr/bin/time -f '%U %S' -o "$tmp/time" "${cmd[@]}" $(events "$sc") 2>"$tmp/err" &
+	tpid=$!
+	sleep 1.5
+	rpid=$(pgrep -P $tpid | head -1)
+	t0=$(now); workload "$sc"; t1=$(now)
+	kill -INT "$rpid"
+	wait $tpid
+	t2=$(now)
+	cpu=$(awk 'NR == 1 { print $1 + $2 }' "$tmp/time")
+	case $rec in
+	prec) lost=$(sed -n 's/.* \([0-9]*\) lost, manifest.*/\1/p' "$tmp/err") ;;
+	*) lost=$(perf_lost "$out") ;;
+	esac
+	echo "${lost:-?} $cpu $(echo "$t1 - $t0" | bc) $(echo "($t2 - $t1) * 1000" | bc) $(du -sb "$out" | cut -f1)"
+}
+
+median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+printf '%-6s %-13s %12s %9s %9s %10s %10s\n' scen recorder lost cpu_s slowdown exit_ms MB
+for sc in $SCENARIOS; do
+	for rep in $(seq "$REPEAT"); do
+		for rec in none $RECORDERS; do
+			run "$sc" "$rec" >>"$tmp/$sc.$rec"
+		done
+	done
+	base=$(awk '{ print $3 }' "$tmp/$sc.none" | median)
+	for rec in $RECORDERS; do
+		f=$tmp/$sc.$rec
+		printf '%-6s %-13s %12s %9.2f %8.2fx %10.0f %10.1f\n' "$sc" "$rec" \
+			"$(awk '{ print $1 }' "$f" | median)" \
+			"$(awk '{ print $2 }' "$f" | median)" \
+			"$(awk -v b="$base" '{ print $3 / b }' "$f" | median)" \
+			"$(awk '{ print $4 }' "$f" | median)" \
+			"$(awk '{ print $5 / 1e6 }' "$f" | median)"
+	done
+	printf '%-6s %-13s %12s %9s %8.2fs %10s %10s\n' "$sc" "(no recorder)" - - "$base" - -
+done
+echo "($REPEAT runs each, medians; ring $PAGES pages per CPU; $ncpu CPUs; storm $STORM_N calls)"

@@ -1,0 +1,487 @@
+// SPDX-License-Identifier: MIT
+// One shard's records in timestamp order: walks the chunks of a shard reader
+// and fixes the small inversions of a shared ring with a bounded reorder
+// window that releases a record once the chunk watermarks prove it is safe.
+#include "read/cursor.h"
+
+#include <endian.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util/log.h"
+
+/* The window. Entries are a sorted deque (nearly sorted input makes the
+ * insertion from the back O(1)); bytes of held records live either in the
+ * reader's chunk buffer (while that chunk is current) or in a byte ring they
+ * are copied into before the reader moves on. Both are fixed at open. */
+#define WIN_BYTES (2u * PREC_CHUNK_MAX_PAYLOAD)
+#define WIN_ENTRIES 16384u /* power of two */
+#define E_CHUNK 0x80000000u /* bytes are in the current chunk, not the ring */
+#define E_AUX 0x40000000u   /* an AUX chunk, not a perf record */
+#define E_LEN 0x3fffffffu
+
+struct went {
+	uint64_t time;
+	uint32_t off; /* in the chunk, or of the data in the ring */
+	uint32_t len; /* | E_CHUNK | E_AUX */
+};
+
+/* Ahead of every ring resident; released residents are reclaimed in ring
+ * order once everything before them is released. */
+struct slot {
+	uint32_t size;
+	uint32_t released;
+};
+
+/* Ahead of the bytes of an AUX chunk once copied into the ring. */
+struct aux_meta {
+	uint64_t aux_offset;
+	uint32_t flags;
+	uint32_t pad;
+};
+
+struct prec_cursor {
+	struct prec_shard_reader *rd;
+	char *name;
+	int dirfd;
+	int32_t cpu;
+	uint32_t shard;
+	struct prec_time_layout tl;
+	/* the chunk being walked: the reader's buffer */
+	const uint8_t *chunk;
+	uint32_t chunk_len, chunk_pos;
+	struct aux_meta chunk_aux;
+	uint32_t nchunk;  /* entries whose bytes are still in the chunk */
+	uint64_t wm;      /* highest watermark read */
+	uint64_t bound;   /* a record with time <= bound may be released */
+	bool eof;
+	int err;          /* sticky until salvage() */
+	struct went *ent;
+	uint32_t ehead, ecount;
+	uint8_t *ring;
+	uint32_t rhead, rtail, rused;
+	uint64_t forced;
+};
+
+static struct went *ent_at(const struct prec_cursor *c, uint32_t i)
+{
+	return &c->ent[(c->ehead + i) & (WIN_ENTRIES - 1)];
+}
+
+/* Stable: a record goes after every held record with time <= its own. */
+static void insert(struct prec_cursor *c, uint64_t time, uint32_t off,
+		   uint32_t len)
+{
+	uint32_t i = c->ecount;
+
+	while (i > 0 && ent_at(c, i - 1)->time > time) {
+		*ent_at(c, i) = *ent_at(c, i - 1);
+		i--;
+	}
+	*ent_at(c, i) = (struct went){ .time = time, .off = off, .len = len };
+	c->ecount++;
+}
+
+static int ring_alloc(struct prec_cursor *c, uint32_t size)
+{
+	uint32_t off;
+
+	if (!c->rused)
+		c->rhead = c->rtail = 0;
+	if (c->rused && c->rhead <= c->rtail) {
+		if (c->rtail - c->rhead < size)
+			return -ENOSPC;
+	} else if (WIN_BYTES - c->rhead < size) {
+		struct slot *pad = (struct slot *)(c->ring + c->rhead);
+
+		if (c->rtail < size)
+			return -ENOSPC;
+		/* The end of the ring is too short: burn it as a released
+		 * slot so the tail skips it. */
+		pad->size = WIN_BYTES - c->rhead;
+		pad->released = 1;
+		c->rused += pad->size;
+		c->rhead = 0;
+	}
+	off = c->rhead;
+	((struct slot *)(c->ring + off))->size = size;
+	((struct slot *)(c->ring + off))->released = 0;
+	c->rused += size;
+	c->rhead += size;
+	if (c->rhead == WIN_BYTES)
+		c->rhead = 0;
+	return (int)off;
+}
+
+static void ring_release(struct prec_cursor *c, uint32_t slot_off)
+{
+	((struct slot *)(c->ring + slot_off))->released = 1;
+	while (c->rused) {
+		struct slot *s = (struct slot *)(c->ring + c->rtail);
+
+		if (!s->released)
+			break;
+		c->rused -= s->size;
+		c->rtail += s->size;
+		if (c->rtail == WIN_BYTES)
+			c->rtail = 0;
+	}
+}
+
+/* Copy the held records that still point into the chunk into the ring, so
+ * the reader may reuse its buffer. -ENOSPC when the ring is full. */
+static int compact(struct prec_cursor *c)
+{
+	for (uint32_t i = 0; i < c->ecount && c->nchunk; i++) {
+		struct went *e = ent_at(c, i);
+		uint32_t len = e->len & E_LEN;
+		uint32_t extra = e->len & E_AUX ? sizeof(struct aux_meta) : 0;
+		uint32_t size = (uint32_t)sizeof(struct slot) + ((len + extra + 7) & ~7u);
+		uint8_t *dst;
+		int off;
+
+		if (!(e->len & E_CHUNK))
+			continue;
+		off = ring_alloc(c, size);
+		if (off < 0)
+			return off;
+		dst = c->ring + off + sizeof(struct slot);
+		if (extra)
+			memcpy(dst, &c->chunk_aux, extra);
+		memcpy(dst + extra, c->chunk + e->off, len);
+		e->off = (uint32_t)off + (uint32_t)sizeof(struct slot);
+		e->len &= ~E_CHUNK;
+		c->nchunk--;
+	}
+	return 0;
+}
+
+static int corrupt(struct prec_cursor *c, uint64_t off, const char *why)
+{
+	pr_err("shard %s: corrupt chunk at offset 0x%llx: %s", c->name,
+	       (unsigned long long)off, why);
+	c->err = -EBADMSG;
+	return -EBADMSG;
+}
+
+static bool all_zero(int fd, uint64_t off, uint64_t end)
+{
+	uint8_t buf[4096];
+
+	while (off < end) {
+		size_t n = end - off < sizeof(buf) ? (size_t)(end - off) : sizeof(buf);
+		ssize_t got = pread(fd, buf, n, (off_t)off);
+
+		if (got <= 0)
+			return false;
+		for (ssize_t i = 0; i < got; i++)
+			if (buf[i])
+				return false;
+		off += (uint64_t)got;
+	}
+	return true;
+}
+
+/* Is the bad chunk at off the torn tail of a crashed recording: its header
+ * or payload runs past the end of the file, or only zeros follow? */
+static bool torn_tail(const struct prec_cursor *c, uint64_t off)
+{
+	struct prec_chunk_header h;
+	struct stat st;
+	bool torn = false;
+	int fd;
+
+	fd = openat(c->dirfd, c->name, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	if (fstat(fd, &st) < 0 || (uint64_t)st.st_size <= off)
+		goto out_close;
+	if ((uint64_t)st.st_size - off < sizeof(h)) {
+		torn = true;
+		goto out_close;
+	}
+	if (pread(fd, &h, sizeof(h), (off_t)off) != (ssize_t)sizeof(h))
+		goto out_close;
+	if (le32toh(h.magic) == PREC_CHUNK_MAGIC &&
+	    off + sizeof(h) + le32toh(h.payload_len) > (uint64_t)st.st_size)
+		torn = true;
+	else
+		torn = all_zero(fd, off, (uint64_t)st.st_size);
+out_close:
+	close(fd);
+	return torn;
+}
+
+static int read_failed(struct prec_cursor *c, int r)
+{
+	uint64_t off = prec_shard_reader__offset(c->rd);
+
+	if (r == -EBADMSG && torn_tail(c, off)) {
+		pr_warn("shard %s: torn chunk at offset 0x%llx ends the file: "
+			"reading up to it (recording did not finish?)",
+			c->name, (unsigned long long)off);
+		c->eof = true;
+		c->bound = UINT64_MAX;
+		return 0;
+	}
+	if (r == -EBADMSG)
+		return corrupt(c, off, prec_shard_reader__why(c->rd));
+	pr_err("shard %s: read at offset 0x%llx: %s", c->name,
+	       (unsigned long long)off, strerror(-r));
+	c->err = r;
+	return r;
+}
+
+/* Every record of a DATA chunk must be whole before any is handed out. */
+static int check_records(struct prec_cursor *c, const struct prec_chunk *ch)
+{
+	const uint8_t *p = ch->payload;
+	uint32_t pos = 0, n = 0;
+	char why[96];
+
+	while (pos < ch->len) {
+		uint16_t size;
+
+		if (ch->len - pos < 8) {
+			snprintf(why, sizeof(why), "record at +0x%x: header cut short", pos);
+			return corrupt(c, ch->offset, why);
+		}
+		memcpy(&size, p + pos + 6, sizeof(size));
+		size = le16toh(size);
+		if (size < 8 || size > ch->len - pos) {
+			snprintf(why, sizeof(why), "record at +0x%x: bad size %u", pos, size);
+			return corrupt(c, ch->offset, why);
+		}
+		pos += size;
+		n++;
+	}
+	if (n != ch->hdr.records) {
+		snprintf(why, sizeof(why), "%u records, header says %u", n,
+			 ch->hdr.records);
+		return corrupt(c, ch->offset, why);
+	}
+	return 0;
+}
+
+static int next_chunk(struct prec_cursor *c)
+{
+	struct prec_chunk ch;
+	int r = prec_shard_reader__next(c->rd, &ch);
+
+	if (r == 0) {
+		c->eof = true;
+		c->bound = UINT64_MAX;
+		return 0;
+	}
+	if (r < 0)
+		return read_failed(c, r);
+	c->chunk = ch.payload;
+	c->chunk_len = c->chunk_pos = 0;
+	switch (ch.hdr.type) {
+	case PREC_CHUNK_DATA:
+		r = check_records(c, &ch);
+		if (r < 0)
+			return r;
+		c->chunk_len = ch.len;
+		break;
+	case PREC_CHUNK_AUX:
+		c->chunk_aux.aux_offset = ch.hdr.aux_offset;
+		c->chunk_aux.flags = ch.hdr.flags;
+		insert(c, ch.hdr.first_time ? ch.hdr.first_time : ch.hdr.watermark,
+		       0, ch.len | E_CHUNK | E_AUX);
+		c->nchunk++;
+		break;
+	case PREC_CHUNK_MARKER:
+		break;
+	default:
+		return corrupt(c, ch.offset, "unknown chunk type");
+	}
+	/* Applied to the bound only once the chunk is fully in the window:
+	 * the guarantee is about the chunks after this one. */
+	if (ch.hdr.watermark > c->wm)
+		c->wm = ch.hdr.watermark;
+	return 0;
+}
+
+static void walk_one(struct prec_cursor *c)
+{
+	const uint8_t *p = c->chunk + c->chunk_pos;
+	uint16_t size;
+
+	memcpy(&size, p + 6, sizeof(size));
+	size = le16toh(size);
+	insert(c, prec_time_layout__time(&c->tl, p, size), c->chunk_pos,
+	       size | E_CHUNK);
+	c->nchunk++;
+	c->chunk_pos += size;
+}
+
+int prec_cursor__peek(struct prec_cursor *c)
+{
+	int r;
+
+	if (c->err)
+		return c->err;
+	for (;;) {
+		if (c->ecount && ent_at(c, 0)->time <= c->bound)
+			return 1;
+		if (c->chunk_pos < c->chunk_len) {
+			if (c->ecount == WIN_ENTRIES)
+				return 1; /* window full: forced */
+			walk_one(c);
+			continue;
+		}
+		if (c->wm >= PREC_WATERMARK_SLACK_NS &&
+		    c->wm - PREC_WATERMARK_SLACK_NS > c->bound) {
+			c->bound = c->wm - PREC_WATERMARK_SLACK_NS;
+			continue;
+		}
+		if (c->eof)
+			return c->ecount ? 1 : 0;
+		if (c->ecount == WIN_ENTRIES || compact(c) < 0)
+			return 1; /* forced */
+		r = next_chunk(c);
+		if (r < 0)
+			return r;
+	}
+}
+
+uint64_t prec_cursor__time(const struct prec_cursor *c)
+{
+	return ent_at(c, 0)->time;
+}
+
+void prec_cursor__get(const struct prec_cursor *c, struct prec_merge_rec *r)
+{
+	const struct went *e = ent_at(c, 0);
+	uint32_t len = e->len & E_LEN;
+	const uint8_t *p = (e->len & E_CHUNK ? c->chunk : c->ring) + e->off;
+
+	r->time = e->time;
+	r->cpu = c->cpu;
+	r->shard = c->shard;
+	if (!(e->len & E_AUX)) {
+		r->rec = p;
+		r->rec_len = len;
+		r->aux = NULL;
+		r->aux_len = 0;
+		r->aux_offset = 0;
+		r->aux_flags = 0;
+		return;
+	}
+	r->rec = NULL;
+	r->rec_len = 0;
+	r->aux_len = len;
+	if (e->len & E_CHUNK) {
+		r->aux = p;
+		r->aux_offset = c->chunk_aux.aux_offset;
+		r->aux_flags = c->chunk_aux.flags;
+	} else {
+		const struct aux_meta *m = (const struct aux_meta *)p;
+
+		r->aux = p + sizeof(*m);
+		r->aux_offset = m->aux_offset;
+		r->aux_flags = m->flags;
+	}
+}
+
+void prec_cursor__pop(struct prec_cursor *c)
+{
+	struct went *e = ent_at(c, 0);
+
+	if (e->time > c->bound)
+		c->forced++;
+	if (e->len & E_CHUNK)
+		c->nchunk--;
+	else
+		ring_release(c, e->off - (uint32_t)sizeof(struct slot));
+	c->ehead = (c->ehead + 1) & (WIN_ENTRIES - 1);
+	c->ecount--;
+}
+
+void prec_cursor__salvage(struct prec_cursor *c)
+{
+	c->err = 0;
+	c->eof = true;
+	c->bound = UINT64_MAX;
+	c->chunk_len = c->chunk_pos = 0;
+}
+
+uint64_t prec_cursor__forced(const struct prec_cursor *c)
+{
+	return c->forced;
+}
+
+const char *prec_cursor__name(const struct prec_cursor *c)
+{
+	return c->name;
+}
+
+static int check_header(const struct prec_cursor *c, const uint8_t *session_id)
+{
+	const struct prec_shard_header *h = prec_shard_reader__header(c->rd);
+
+	if (h->cpu != c->cpu) {
+		pr_err("shard %s: header says cpu %d, manifest says %d", c->name,
+		       (int)h->cpu, (int)c->cpu);
+		return -EBADMSG;
+	}
+	if (session_id && memcmp(h->session_id, session_id, sizeof(h->session_id))) {
+		pr_err("shard %s: belongs to another recording (session id differs)",
+		       c->name);
+		return -EBADMSG;
+	}
+	return 0;
+}
+
+int prec_cursor__open(struct prec_cursor **out, int dirfd, const char *name,
+		      int32_t cpu, uint32_t shard,
+		      const struct prec_time_layout *tl,
+		      const uint8_t *session_id)
+{
+	struct prec_cursor *c = calloc(1, sizeof(*c));
+	int r = -ENOMEM;
+
+	*out = NULL;
+	if (!c)
+		return -ENOMEM;
+	c->dirfd = dirfd;
+	c->cpu = cpu;
+	c->shard = shard;
+	c->tl = *tl;
+	c->name = strdup(name);
+	c->ent = malloc(WIN_ENTRIES * sizeof(*c->ent));
+	c->ring = malloc(WIN_BYTES);
+	if (!c->name || !c->ent || !c->ring)
+		goto out_close;
+	r = prec_shard_reader__open(&c->rd, dirfd, name);
+	if (r < 0) {
+		pr_err("shard %s: cannot open: %s", name,
+		       r == -EBADMSG ? "not a shard or corrupt header" : strerror(-r));
+		goto out_close;
+	}
+	r = check_header(c, session_id);
+	if (r < 0)
+		goto out_close;
+	*out = c;
+	return 0;
+out_close:
+	prec_cursor__close(c);
+	return r;
+}
+
+void prec_cursor__close(struct prec_cursor *c)
+{
+	if (!c)
+		return;
+	prec_shard_reader__close(c->rd);
+	free(c->ring);
+	free(c->ent);
+	free(c->name);
+	free(c);
+}

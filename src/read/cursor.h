@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: MIT */
+/* Private to src/read (cursor.c, merge.c): one shard's records in timestamp
+ * order, through a bounded reorder window driven by the chunk watermarks. */
+#ifndef PREC_READ_CURSOR_H
+#define PREC_READ_CURSOR_H
+
+#include <stdint.h>
+
+#include "read/internal.h"
+#include "store/store.h"
+
+struct prec_cursor;
+
+/* Open dirfd/name and check its header against cpu and session_id (NULL:
+ * not checked). All memory the cursor will ever use is allocated here.
+ * Returns 0, -EBADMSG (not this recording's shard) or -errno; logs why. */
+int prec_cursor__open(struct prec_cursor **out, int dirfd, const char *name,
+		      int32_t cpu, uint32_t shard,
+		      const struct prec_time_layout *tl,
+		      const uint8_t *session_id);
+
+/* Make the cursor's next record (its front) ready. Returns 1 (front ready,
+ * prec_cursor__time() gives its time), 0 when the shard is exhausted,
+ * -EBADMSG on a corrupt chunk (logged once, with the chunk offset), or
+ * -errno. A torn last chunk is the end of the shard (warned once). */
+int prec_cursor__peek(struct prec_cursor *c);
+
+/* Time of the front; only after peek() returned 1. */
+uint64_t prec_cursor__time(const struct prec_cursor *c);
+
+/* Describe the front in *r; pointers stay valid until the next peek(). */
+void prec_cursor__get(const struct prec_cursor *c, struct prec_merge_rec *r);
+
+/* Drop the front (after get()). */
+void prec_cursor__pop(struct prec_cursor *c);
+
+/* After peek() failed: give up the rest of the file but keep releasing the
+ * records already in the window (they came from good chunks). */
+void prec_cursor__salvage(struct prec_cursor *c);
+
+/* Records released before the watermarks allowed it (window full). */
+uint64_t prec_cursor__forced(const struct prec_cursor *c);
+
+const char *prec_cursor__name(const struct prec_cursor *c);
+
+void prec_cursor__close(struct prec_cursor *c);
+
+#endif

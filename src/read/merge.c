@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: MIT
+// The merge iterator: one cursor per shard, a binary min-heap on each
+// cursor's next (time, shard index) gives the global order; time and CPU
+// filters, corrupt-chunk policy (stop or salvage), inversion count.
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "read/cursor.h"
+#include "read/internal.h"
+#include "util/log.h"
+
+struct hent {
+	uint64_t time;
+	uint32_t idx; /* in cur[]; cursors are in shard order, so ties keep it */
+};
+
+struct prec_merge {
+	struct prec_cursor **cur;
+	uint32_t ncur;
+	struct hent *heap;
+	uint32_t nheap;
+	bool started;
+	bool pending; /* heap top's front was handed out, pop it first */
+	struct prec_merge_opts opts;
+	unsigned int errors;
+	uint64_t inversions, last_time;
+	int err;
+};
+
+static bool less(const struct hent *a, const struct hent *b)
+{
+	return a->time < b->time || (a->time == b->time && a->idx < b->idx);
+}
+
+static void sift_down(struct prec_merge *mg, uint32_t i)
+{
+	struct hent *h = mg->heap, x = h[i];
+
+	for (;;) {
+		uint32_t k = 2 * i + 1;
+
+		if (k >= mg->nheap)
+			break;
+		if (k + 1 < mg->nheap && less(&h[k + 1], &h[k]))
+			k++;
+		if (!less(&h[k], &x))
+			break;
+		h[i] = h[k];
+		i = k;
+	}
+	h[i] = x;
+}
+
+static void sift_up(struct prec_merge *mg, uint32_t i)
+{
+	struct hent *h = mg->heap, x = h[i];
+
+	while (i > 0 && less(&x, &h[(i - 1) / 2])) {
+		h[i] = h[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	h[i] = x;
+}
+
+/* peek() with the corrupt-chunk policy applied. 1 ready, 0 done, -errno. */
+static int ready(struct prec_merge *mg, struct prec_cursor *c)
+{
+	int r = prec_cursor__peek(c);
+
+	if (r != -EBADMSG)
+		return r;
+	mg->errors++;
+	if (!mg->opts.salvage) {
+		mg->err = r;
+		return r;
+	}
+	pr_warn("shard %s: skipping the rest of the shard (salvage)",
+		prec_cursor__name(c));
+	prec_cursor__salvage(c);
+	return prec_cursor__peek(c);
+}
+
+static int start(struct prec_merge *mg)
+{
+	mg->started = true;
+	for (uint32_t i = 0; i < mg->ncur; i++) {
+		int r = ready(mg, mg->cur[i]);
+
+		if (r < 0)
+			return mg->err = r;
+		if (!r)
+			continue;
+		mg->heap[mg->nheap] = (struct hent){ prec_cursor__time(mg->cur[i]), i };
+		sift_up(mg, mg->nheap++);
+	}
+	return 0;
+}
+
+/* Drop the record handed out last and put its cursor back in place. */
+static int step_top(struct prec_merge *mg)
+{
+	struct prec_cursor *c = mg->cur[mg->heap[0].idx];
+	int r;
+
+	mg->pending = false;
+	prec_cursor__pop(c);
+	r = ready(mg, c);
+	if (r < 0)
+		return mg->err = r;
+	if (r > 0)
+		mg->heap[0].time = prec_cursor__time(c);
+	else
+		mg->heap[0] = mg->heap[--mg->nheap];
+	if (mg->nheap)
+		sift_down(mg, 0);
+	return 0;
+}
+
+int prec_merge__next(struct prec_merge *mg, struct prec_merge_rec *r)
+{
+	const struct prec_merge_opts *o = &mg->opts;
+
+	if (mg->err)
+		return mg->err;
+	if (!mg->started && start(mg) < 0)
+		return mg->err;
+	for (;;) {
+		uint64_t t;
+
+		if (mg->pending && step_top(mg) < 0)
+			return mg->err;
+		if (!mg->nheap)
+			return 0;
+		t = mg->heap[0].time;
+		/* The output is sorted: past the end, nothing else can pass. */
+		if (t && o->time_end && t > o->time_end) {
+			mg->nheap = 0;
+			return 0;
+		}
+		mg->pending = true;
+		if (t && o->time_start && t < o->time_start)
+			continue;
+		prec_cursor__get(mg->cur[mg->heap[0].idx], r);
+		if (t && t < mg->last_time)
+			mg->inversions++;
+		else if (t)
+			mg->last_time = t;
+		return 1;
+	}
+}
+
+unsigned int prec_merge__errors(const struct prec_merge *mg)
+{
+	return mg->errors;
+}
+
+uint64_t prec_merge__inversions(const struct prec_merge *mg)
+{
+	return mg->inversions;
+}
+
+uint64_t prec_merge__forced(const struct prec_merge *mg)
+{
+	uint64_t n = 0;
+
+	for (uint32_t i = 0; i < mg->ncur; i++)
+		n += prec_cursor__forced(mg->cur[i]);
+	return n;
+}
+
+static bool cpu_wanted(const struct prec_merge_opts *o, int32_t cpu)
+{
+	if (cpu < 0 || !o->cpu_allowed)
+		return true;
+	return cpu < o->nr_cpu_allowed && o->cpu_allowed[cpu];
+}
+
+static int layout(const struct prec_manifest *m, struct prec_time_layout *tl)
+{
+	if (m->time_layout.sample_time_off) {
+		*tl = m->time_layout;
+		return 0;
+	}
+	if (prec_time_layout__init(tl, m->sample_type) < 0) {
+		pr_err("manifest: no record time layout (sample_type 0x%llx lacks TIME or IDENTIFIER)",
+		       (unsigned long long)m->sample_type);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int prec_merge__open(struct prec_merge **out, int dirfd,
+		     const struct prec_manifest *m,
+		     const struct prec_merge_opts *opts)
+{
+	struct prec_time_layout tl;
+	struct prec_merge *mg;
+	int r;
+
+	*out = NULL;
+	r = layout(m, &tl);
+	if (r < 0)
+		return r;
+	mg = calloc(1, sizeof(*mg));
+	if (!mg)
+		return -ENOMEM;
+	if (opts)
+		mg->opts = *opts;
+	mg->cur = calloc(m->nr_shards ? m->nr_shards : 1, sizeof(*mg->cur));
+	mg->heap = calloc(m->nr_shards ? m->nr_shards : 1, sizeof(*mg->heap));
+	if (!mg->cur || !mg->heap) {
+		r = -ENOMEM;
+		goto out_close;
+	}
+	for (uint32_t i = 0; i < m->nr_shards; i++) {
+		const struct prec_manifest_shard *s = &m->shards[i];
+
+		if (!cpu_wanted(&mg->opts, s->cpu))
+			continue;
+		r = prec_cursor__open(&mg->cur[mg->ncur], dirfd, s->name, s->cpu,
+				      i, &tl, m->session_id);
+		if (r < 0)
+			goto out_close;
+		mg->ncur++;
+	}
+	*out = mg;
+	return 0;
+out_close:
+	prec_merge__close(mg);
+	return r;
+}
+
+void prec_merge__close(struct prec_merge *mg)
+{
+	if (!mg)
+		return;
+	for (uint32_t i = 0; i < mg->ncur; i++)
+		prec_cursor__close(mg->cur[i]);
+	free(mg->cur);
+	free(mg->heap);
+	free(mg);
+}

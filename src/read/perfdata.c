@@ -1,0 +1,511 @@
+// SPDX-License-Identifier: MIT
+// The perf.data writer: file format (header, ids, attrs, data, feature
+// sections; PERFDATA.md 1) or pipe format (header records, then data;
+// PERFDATA.md 2), buffered, with no allocation per record.
+#include "read/internal.h"
+#include "util/log.h"
+
+#include <endian.h>
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define PD_BUF_SIZE (1u << 20)
+#define PERF_MAGIC2 0x32454c4946524550ULL /* "PERFILE2" */
+#define FILE_HEADER_SIZE 104
+#define ATTR_SIZE 128
+#define ATTR_ENTRY_SIZE (ATTR_SIZE + 16)
+#define AUXTRACE_HDR_SIZE 48
+
+enum {
+	REC_HEADER_ATTR = 64,
+	REC_HEADER_TRACING_DATA = 66,
+	REC_HEADER_BUILD_ID = 67,
+	REC_FINISHED_ROUND = 68,
+	REC_AUXTRACE_INFO = 70,
+	REC_AUXTRACE = 71,
+	REC_HEADER_FEATURE = 80,
+};
+
+struct file_header {
+	uint64_t magic, size, attr_size;
+	uint64_t attrs_offset, attrs_size;
+	uint64_t data_offset, data_size;
+	uint64_t types_offset, types_size;
+	uint64_t features[4];
+};
+_Static_assert(sizeof(struct file_header) == FILE_HEADER_SIZE, "perf file header");
+
+struct auxtrace_rec {
+	struct perf_event_header h;
+	uint64_t size, offset, reference;
+	uint32_t idx, tid, cpu, reserved;
+};
+_Static_assert(sizeof(struct auxtrace_rec) == AUXTRACE_HDR_SIZE, "AUXTRACE record");
+
+/* Features in bit order; file mode writes every one that applies. */
+static const int file_feats[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13,
+				  18, 21, 23, 29 };
+/* Pipe mode: the ones perf itself synthesizes as HEADER_FEATUREs (tracing
+ * data and build-ids travel as their own records). */
+static const int pipe_feats[] = { 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13,
+				  21, 23, 29 };
+#define NR_FILE_FEATS (sizeof(file_feats) / sizeof(file_feats[0]))
+
+struct prec_perfdata {
+	int fd;
+	enum prec_perfdata_mode mode;
+	const struct prec_manifest *m;
+	uint8_t *buf;
+	size_t used;
+	uint64_t off;         /* output offset of buf[0] */
+	uint64_t data_offset; /* file mode: start of the data section */
+	int err;              /* first write error; every later call returns it */
+	uint64_t *aux_index;  /* file offsets of AUXTRACE headers */
+	uint64_t nr_aux, cap_aux;
+};
+
+static int write_all(int fd, const void *p, size_t n)
+{
+	const uint8_t *c = p;
+
+	while (n) {
+		ssize_t r = write(fd, c, n);
+
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (r == 0)
+			return -EIO;
+		c += r;
+		n -= (size_t)r;
+	}
+	return 0;
+}
+
+static int flush(struct prec_perfdata *pd)
+{
+	if (pd->err)
+		return pd->err;
+	if (pd->used) {
+		pd->err = write_all(pd->fd, pd->buf, pd->used);
+		pd->off += pd->used;
+		pd->used = 0;
+	}
+	return pd->err;
+}
+
+/* Append bytes (NULL src = zeros), flushing as needed; any length. */
+static int emit(struct prec_perfdata *pd, const void *src, size_t n)
+{
+	const uint8_t *c = src;
+
+	while (n && !pd->err) {
+		size_t room = PD_BUF_SIZE - pd->used, k = n < room ? n : room;
+
+		if (c)
+			memcpy(pd->buf + pd->used, c, k);
+		else
+			memset(pd->buf + pd->used, 0, k);
+		pd->used += k;
+		n -= k;
+		if (c)
+			c += k;
+		if (pd->used == PD_BUF_SIZE)
+			flush(pd);
+	}
+	return pd->err;
+}
+
+static uint64_t out_pos(const struct prec_perfdata *pd)
+{
+	return pd->off + pd->used;
+}
+
+static void put_hdr(struct prec_perfdata *pd, uint32_t type, uint16_t misc,
+		    uint16_t size)
+{
+	struct perf_event_header h = {
+		.type = htole32(type), .misc = htole16(misc), .size = htole16(size),
+	};
+
+	emit(pd, &h, sizeof(h));
+}
+
+static void put_attr(struct prec_perfdata *pd, const uint8_t attr[128])
+{
+	uint8_t a[ATTR_SIZE];
+	uint32_t size = htole32(ATTR_SIZE);
+
+	/* perf 6.1 rejects attr.size > 128 ("more recent ABI"). */
+	memcpy(a, attr, sizeof(a));
+	memcpy(a + 4, &size, sizeof(size));
+	emit(pd, a, sizeof(a));
+}
+
+static void put_ids(struct prec_perfdata *pd, const struct prec_manifest_event *e)
+{
+	for (uint32_t j = 0; j < e->nr_ids; j++) {
+		uint64_t id = htole64(e->ids[j]);
+
+		emit(pd, &id, sizeof(id));
+	}
+}
+
+static void file_header_init(struct file_header *fh, const struct prec_manifest *m,
+			     uint64_t attrs_offset)
+{
+	memset(fh, 0, sizeof(*fh));
+	fh->magic = htole64(PERF_MAGIC2);
+	fh->size = htole64(FILE_HEADER_SIZE);
+	fh->attr_size = htole64(ATTR_ENTRY_SIZE);
+	fh->attrs_offset = htole64(attrs_offset);
+	fh->attrs_size = htole64((uint64_t)m->nr_events * ATTR_ENTRY_SIZE);
+	fh->data_offset = htole64(attrs_offset + (uint64_t)m->nr_events * ATTR_ENTRY_SIZE);
+}
+
+/* Header (data size 0 until close), id arrays, attr entries. */
+static int open_file(struct prec_perfdata *pd)
+{
+	const struct prec_manifest *m = pd->m;
+	struct file_header fh;
+	uint64_t ids_off = FILE_HEADER_SIZE;
+	off_t cur = lseek(pd->fd, 0, SEEK_CUR);
+
+	if (cur != 0)
+		return cur < 0 ? -errno : -EINVAL;
+	for (uint32_t i = 0; i < m->nr_events; i++)
+		ids_off += (uint64_t)m->events[i].nr_ids * 8;
+	file_header_init(&fh, m, ids_off);
+	pd->data_offset = le64toh(fh.data_offset);
+	emit(pd, &fh, sizeof(fh));
+	for (uint32_t i = 0; i < m->nr_events; i++)
+		put_ids(pd, &m->events[i]);
+	ids_off = FILE_HEADER_SIZE;
+	for (uint32_t i = 0; i < m->nr_events; i++) {
+		uint64_t sec[2] = { htole64(ids_off),
+				    htole64((uint64_t)m->events[i].nr_ids * 8) };
+
+		put_attr(pd, m->events[i].attr);
+		emit(pd, sec, sizeof(sec));
+		ids_off += (uint64_t)m->events[i].nr_ids * 8;
+	}
+	return pd->err;
+}
+
+static int pipe_attrs(struct prec_perfdata *pd)
+{
+	const struct prec_manifest *m = pd->m;
+
+	for (uint32_t i = 0; i < m->nr_events; i++) {
+		const struct prec_manifest_event *e = &m->events[i];
+		uint64_t size = 8 + ATTR_SIZE + (uint64_t)e->nr_ids * 8;
+
+		if (size > 65535) {
+			pr_err("perfdata event %s: %u ids do not fit a pipe-mode attr record",
+			       e->name ? e->name : "?", e->nr_ids);
+			return -E2BIG;
+		}
+		put_hdr(pd, REC_HEADER_ATTR, 0, (uint16_t)size);
+		put_attr(pd, e->attr);
+		put_ids(pd, e);
+	}
+	return pd->err;
+}
+
+static int pipe_features(struct prec_perfdata *pd)
+{
+	struct prec_feat_ctx c = { .m = pd->m, .first_time = pd->m->start_time,
+				   .last_time = pd->m->stop_time };
+	uint64_t feat_id;
+
+	for (size_t i = 0; i < sizeof(pipe_feats) / sizeof(pipe_feats[0]); i++) {
+		void *buf;
+		size_t len;
+		int err = prec_perfdata__build_feature(pipe_feats[i], &c, &buf, &len);
+
+		if (err == -ENOENT)
+			continue;
+		if (err)
+			return err;
+		if (len + 16 <= 65535) {
+			put_hdr(pd, REC_HEADER_FEATURE, 0, (uint16_t)(len + 16));
+			feat_id = htole64((uint64_t)pipe_feats[i]);
+			emit(pd, &feat_id, sizeof(feat_id));
+			emit(pd, buf, len);
+		} else {
+			pr_warn("perfdata feature %d: %zu bytes do not fit a pipe record: left out",
+				pipe_feats[i], len);
+		}
+		free(buf);
+	}
+	put_hdr(pd, REC_HEADER_FEATURE, 0, 16);
+	feat_id = htole64(PREC_FEAT_LAST);
+	emit(pd, &feat_id, sizeof(feat_id));
+	return pd->err;
+}
+
+/* HEADER_TRACING_DATA, then the blob padded to 8 (not in header.size). */
+static int pipe_tracing(struct prec_perfdata *pd)
+{
+	void *blob;
+	size_t len, padded;
+	uint32_t sz[2];
+	int err = prec_tracing_blob(pd->m, &blob, &len);
+
+	if (err || !len)
+		return err;
+	padded = (len + 7) & ~(size_t)7;
+	put_hdr(pd, REC_HEADER_TRACING_DATA, 0, 16);
+	sz[0] = htole32((uint32_t)padded);
+	sz[1] = 0;
+	emit(pd, sz, sizeof(sz));
+	emit(pd, blob, len);
+	emit(pd, NULL, padded - len);
+	free(blob);
+	return pd->err;
+}
+
+static int pipe_buildids(struct prec_perfdata *pd)
+{
+	void *buf;
+	size_t len;
+	int err = prec_perfdata__build_buildids(pd->m, REC_HEADER_BUILD_ID, &buf, &len);
+
+	if (err || !len)
+		return err;
+	emit(pd, buf, len);
+	free(buf);
+	return pd->err;
+}
+
+static int open_pipe(struct prec_perfdata *pd)
+{
+	uint64_t h[2] = { htole64(PERF_MAGIC2), htole64(16) };
+	int err;
+
+	emit(pd, h, sizeof(h));
+	err = pipe_attrs(pd);
+	if (!err)
+		err = pipe_features(pd);
+	if (!err)
+		err = pipe_tracing(pd);
+	if (!err)
+		err = pipe_buildids(pd);
+	return err;
+}
+
+/* AUXTRACE_INFO leads the data (both modes) when the recording has AUX. */
+static int auxtrace_info(struct prec_perfdata *pd)
+{
+	const struct prec_manifest *m = pd->m;
+	uint64_t size = 16 + (uint64_t)m->nr_auxtrace_priv * 8;
+	uint32_t t[2] = { htole32(m->auxtrace_type), 0 };
+
+	if (!m->auxtrace_type)
+		return 0;
+	if (size > 65535)
+		return -E2BIG;
+	put_hdr(pd, REC_AUXTRACE_INFO, 0, (uint16_t)size);
+	emit(pd, t, sizeof(t));
+	for (uint32_t i = 0; i < m->nr_auxtrace_priv; i++) {
+		uint64_t v = htole64(m->auxtrace_priv[i]);
+
+		emit(pd, &v, sizeof(v));
+	}
+	return pd->err;
+}
+
+int prec_perfdata__open(struct prec_perfdata **out, int fd,
+			const struct prec_manifest *m,
+			enum prec_perfdata_mode mode)
+{
+	struct prec_perfdata *pd = calloc(1, sizeof(*pd));
+	int err;
+
+	*out = NULL;
+	if (!pd)
+		return -ENOMEM;
+	pd->fd = fd;
+	pd->mode = mode;
+	pd->m = m;
+	pd->buf = malloc(PD_BUF_SIZE);
+	if (!pd->buf) {
+		err = -ENOMEM;
+		goto err_free;
+	}
+	err = mode == PREC_PERFDATA_FILE ? open_file(pd) : open_pipe(pd);
+	if (!err)
+		err = auxtrace_info(pd);
+	if (err)
+		goto err_free;
+	*out = pd;
+	return 0;
+err_free:
+	free(pd->buf);
+	free(pd);
+	return err;
+}
+
+int prec_perfdata__write_record(struct prec_perfdata *pd, const void *rec,
+				uint32_t len)
+{
+	uint16_t size;
+
+	if (pd->err)
+		return pd->err;
+	memcpy(&size, (const uint8_t *)rec + 6, sizeof(size));
+	if (len < 8 || le16toh(size) != len)
+		return -EINVAL;
+	if (pd->used + len > PD_BUF_SIZE && flush(pd))
+		return pd->err;
+	memcpy(pd->buf + pd->used, rec, len);
+	pd->used += len;
+	return 0;
+}
+
+static int aux_index_add(struct prec_perfdata *pd, uint64_t pos)
+{
+	if (pd->nr_aux == pd->cap_aux) {
+		uint64_t cap = pd->cap_aux ? pd->cap_aux * 2 : 1024;
+		uint64_t *n = realloc(pd->aux_index, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		pd->aux_index = n;
+		pd->cap_aux = cap;
+	}
+	pd->aux_index[pd->nr_aux++] = pos;
+	return 0;
+}
+
+int prec_perfdata__write_auxtrace(struct prec_perfdata *pd, const void *data,
+				  uint32_t len, uint64_t aux_offset,
+				  uint32_t cpu, uint32_t idx)
+{
+	uint64_t padded = ((uint64_t)len + 7) & ~(uint64_t)7;
+	struct auxtrace_rec r = {
+		.h = { .type = htole32(REC_AUXTRACE), .size = htole16(AUXTRACE_HDR_SIZE) },
+		.size = htole64(padded),
+		.offset = htole64(aux_offset),
+		.idx = htole32(idx),
+		.tid = htole32((uint32_t)-1), /* per-CPU AUX area */
+		.cpu = htole32(cpu),
+	};
+
+	if (pd->err)
+		return pd->err;
+	/* The index is amortized growth of one u64, not a per-record malloc. */
+	if (pd->mode == PREC_PERFDATA_FILE) {
+		int err = aux_index_add(pd, out_pos(pd));
+
+		if (err)
+			return err;
+	}
+	emit(pd, &r, sizeof(r));
+	emit(pd, data, len);
+	return emit(pd, NULL, padded - len);
+}
+
+int prec_perfdata__finish_round(struct prec_perfdata *pd)
+{
+	static const struct perf_event_header fr = {
+		.type = REC_FINISHED_ROUND, .size = 8,
+	};
+
+	return prec_perfdata__write_record(pd, &fr, sizeof(fr));
+}
+
+struct feat_sec {
+	void *buf;
+	size_t len;
+};
+
+/* Build every applicable feature; bitmap bits for those built. */
+static int build_features(const struct prec_feat_ctx *c,
+			  struct feat_sec *secs, uint64_t bitmap[4])
+{
+	for (size_t i = 0; i < NR_FILE_FEATS; i++) {
+		int f = file_feats[i];
+		int err = prec_perfdata__build_feature(f, c, &secs[i].buf, &secs[i].len);
+
+		if (err == -ENOENT)
+			continue;
+		if (err) {
+			pr_err("perfdata feature %d: %s", f, strerror(-err));
+			return err;
+		}
+		bitmap[f / 64] |= 1ULL << (f % 64);
+	}
+	return 0;
+}
+
+/* Feature section table at data end (one entry per set bit, ascending),
+ * the payloads after it, then the final header at offset 0. */
+static int close_file(struct prec_perfdata *pd, uint64_t first, uint64_t last)
+{
+	struct prec_feat_ctx c = { .m = pd->m, .first_time = first, .last_time = last,
+				   .aux_index = pd->aux_index, .nr_aux = pd->nr_aux };
+	struct feat_sec secs[NR_FILE_FEATS] = { { 0 } };
+	uint64_t bitmap[4] = { 0 }, data_end = out_pos(pd), pos;
+	struct file_header fh;
+	size_t n = 0;
+	ssize_t wr;
+	int err = build_features(&c, secs, bitmap);
+
+	for (size_t i = 0; i < NR_FILE_FEATS; i++)
+		n += secs[i].buf != NULL;
+	pos = data_end + n * 16;
+	for (size_t i = 0; i < NR_FILE_FEATS && !err; i++) {
+		uint64_t sec[2] = { htole64(pos), htole64(secs[i].len) };
+
+		if (!secs[i].buf)
+			continue;
+		emit(pd, sec, sizeof(sec));
+		pos += secs[i].len;
+	}
+	for (size_t i = 0; i < NR_FILE_FEATS; i++) {
+		if (!err && secs[i].buf)
+			emit(pd, secs[i].buf, secs[i].len);
+		free(secs[i].buf);
+	}
+	if (!err)
+		err = flush(pd);
+	if (err)
+		return err;
+	file_header_init(&fh, pd->m, pd->data_offset - (uint64_t)pd->m->nr_events * ATTR_ENTRY_SIZE);
+	fh.data_size = htole64(data_end - pd->data_offset);
+	for (int i = 0; i < 4; i++)
+		fh.features[i] = htole64(bitmap[i]);
+	wr = pwrite(pd->fd, &fh, sizeof(fh), 0);
+	if (wr != (ssize_t)sizeof(fh))
+		return wr < 0 ? -errno : -EIO;
+	/* An output that held a longer file keeps no stale tail. */
+	if (ftruncate(pd->fd, (off_t)pos) < 0)
+		pr_debug("perfdata: truncate to %llu: %s", (unsigned long long)pos,
+			 strerror(errno));
+	return 0;
+}
+
+int prec_perfdata__close(struct prec_perfdata *pd, uint64_t first_time,
+			 uint64_t last_time)
+{
+	int err;
+
+	if (!pd)
+		return 0;
+	if (pd->err)
+		err = pd->err;
+	else if (pd->mode == PREC_PERFDATA_FILE)
+		err = close_file(pd, first_time, last_time);
+	else
+		err = flush(pd);
+	free(pd->aux_index);
+	free(pd->buf);
+	free(pd);
+	return err;
+}

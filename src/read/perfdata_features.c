@@ -1,0 +1,382 @@
+// SPDX-License-Identifier: MIT
+// perf.data feature payloads built from a manifest (PERFDATA.md 1.5, 1.6):
+// the same bytes go into a file-mode feature section and into a pipe-mode
+// HEADER_FEATURE record, so both writers share this file.
+#include "read/internal.h"
+
+#include <endian.h>
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+	FEAT_TRACING_DATA = 1,
+	FEAT_BUILD_ID = 2,
+	FEAT_HOSTNAME = 3,
+	FEAT_OSRELEASE = 4,
+	FEAT_VERSION = 5,
+	FEAT_ARCH = 6,
+	FEAT_NRCPUS = 7,
+	FEAT_CPUDESC = 8,
+	FEAT_CPUID = 9,
+	FEAT_TOTAL_MEM = 10,
+	FEAT_CMDLINE = 11,
+	FEAT_EVENT_DESC = 12,
+	FEAT_CPU_TOPOLOGY = 13,
+	FEAT_AUXTRACE = 18,
+	FEAT_SAMPLE_TIME = 21,
+	FEAT_CLOCKID = 23,
+	FEAT_CLOCK_DATA = 29,
+};
+
+/* perf pads every header string to this (NAME_ALIGN); CPU_TOPOLOGY's size
+ * bookkeeping assumes it, so it is not optional. */
+#define NAME_ALIGN 64
+#define BUILD_ID_MISC_SIZE 0x8000 /* PERF_RECORD_MISC_BUILD_ID_SIZE */
+#define BUILD_ID_ENTRY_HDR 36     /* header, pid, data[20], size, pad */
+
+struct fbuf {
+	uint8_t *p;
+	size_t len, cap;
+	int err;
+};
+
+static void put(struct fbuf *b, const void *src, size_t n)
+{
+	if (b->err)
+		return;
+	if (b->len + n > b->cap) {
+		size_t cap = b->cap ? b->cap : 256;
+		uint8_t *np;
+
+		while (cap < b->len + n)
+			cap *= 2;
+		np = realloc(b->p, cap);
+		if (!np) {
+			b->err = -ENOMEM;
+			return;
+		}
+		b->p = np;
+		b->cap = cap;
+	}
+	if (src)
+		memcpy(b->p + b->len, src, n);
+	else
+		memset(b->p + b->len, 0, n);
+	b->len += n;
+}
+
+static void put_u32(struct fbuf *b, uint32_t v)
+{
+	v = htole32(v);
+	put(b, &v, sizeof(v));
+}
+
+static void put_u64(struct fbuf *b, uint64_t v)
+{
+	v = htole64(v);
+	put(b, &v, sizeof(v));
+}
+
+/* perf_header_string: u32 len, the string, its NUL, zeros up to len. */
+static void put_str(struct fbuf *b, const char *s)
+{
+	size_t n = strlen(s) + 1;
+	size_t padded = (n + NAME_ALIGN - 1) / NAME_ALIGN * NAME_ALIGN;
+
+	put_u32(b, (uint32_t)padded);
+	put(b, s, n);
+	put(b, NULL, padded - n);
+}
+
+static int fbuf_done(struct fbuf *b, void **buf, size_t *len)
+{
+	if (b->err) {
+		free(b->p);
+		return b->err;
+	}
+	*buf = b->p;
+	*len = b->len;
+	return 0;
+}
+
+/* The attr as perf 6.1 must see it: exactly 128 bytes, size field 128. */
+static void put_attr(struct fbuf *b, const uint8_t attr[128])
+{
+	uint8_t a[128];
+	uint32_t size = htole32(128);
+
+	memcpy(a, attr, sizeof(a));
+	memcpy(a + 4, &size, sizeof(size));
+	put(b, a, sizeof(a));
+}
+
+int prec_perfdata__build_buildids(const struct prec_manifest *m,
+				  uint32_t type, void **buf, size_t *len)
+{
+	struct fbuf b = { 0 };
+
+	for (uint32_t i = 0; i < m->nr_buildids; i++) {
+		const struct prec_manifest_buildid *e = &m->buildids[i];
+		const char *path = e->path ? e->path : "";
+		size_t n = strlen(path) + 1;
+		size_t padded = (n + NAME_ALIGN - 1) / NAME_ALIGN * NAME_ALIGN;
+		struct perf_event_header h;
+		uint8_t id[24] = { 0 };
+
+		if (BUILD_ID_ENTRY_HDR + padded > 65535)
+			continue; /* cannot be framed; perf has PATH_MAX anyway */
+		h.type = htole32(type);
+		h.misc = htole16((uint16_t)((e->cpumode & 0x7) | BUILD_ID_MISC_SIZE));
+		h.size = htole16((uint16_t)(BUILD_ID_ENTRY_HDR + padded));
+		put(&b, &h, sizeof(h));
+		put_u32(&b, (uint32_t)e->pid);
+		memcpy(id, e->id, sizeof(e->id));
+		id[20] = e->size <= 20 ? e->size : 20;
+		put(&b, id, sizeof(id));
+		put(&b, path, n);
+		put(&b, NULL, padded - n);
+	}
+	if (!b.len && !b.err) {
+		*buf = NULL;
+		*len = 0;
+		return 0;
+	}
+	return fbuf_done(&b, buf, len);
+}
+
+static void build_cmdline(struct fbuf *b, const struct prec_manifest *m)
+{
+	/* perf's first string is the recording binary; a manifest that kept
+	 * only the subcommand's argv ("record", ...) gets "prec" in front. */
+	int prepend = !strcmp(m->argv[0] ? m->argv[0] : "", "record");
+
+	put_u32(b, m->argc + (uint32_t)prepend);
+	if (prepend)
+		put_str(b, "prec");
+	for (uint32_t i = 0; i < m->argc; i++)
+		put_str(b, m->argv[i] ? m->argv[i] : "");
+}
+
+static void build_event_desc(struct fbuf *b, const struct prec_manifest *m)
+{
+	put_u32(b, m->nr_events);
+	put_u32(b, 128);
+	for (uint32_t i = 0; i < m->nr_events; i++) {
+		const struct prec_manifest_event *e = &m->events[i];
+
+		put_attr(b, e->attr);
+		put_u32(b, e->nr_ids);
+		put_str(b, e->name ? e->name : "");
+		for (uint32_t j = 0; j < e->nr_ids; j++)
+			put_u64(b, e->ids[j]);
+	}
+}
+
+/* Append CPU n to a "0-3,7" list being built in s (ascending n). */
+static void list_add(char *s, size_t cap, int *last, int *run_start, int n)
+{
+	size_t l = strlen(s);
+
+	if (*last >= 0 && n == *last + 1) {
+		*last = n;
+		return;
+	}
+	if (*last >= 0 && *last != *run_start)
+		l += (size_t)snprintf(s + l, cap - l, "-%d", *last);
+	snprintf(s + l, cap - l, "%s%d", l ? "," : "", n);
+	*last = *run_start = n;
+}
+
+static void list_end(char *s, size_t cap, int last, int run_start)
+{
+	size_t l = strlen(s);
+
+	if (last >= 0 && last != run_start)
+		snprintf(s + l, cap - l, "-%d", last);
+}
+
+/* Group key of CPU i at a topology level: 0 package, 1 core, 2 die. */
+static int same_group(const struct prec_manifest_cpu *a,
+		      const struct prec_manifest_cpu *c, int level)
+{
+	if (a->socket_id != c->socket_id)
+		return 0;
+	if (level == 0)
+		return 1;
+	if (a->die_id != c->die_id)
+		return 0;
+	return level == 2 || a->core_id == c->core_id;
+}
+
+/* String list of the CPU sets at one level, each set once, in order of
+ * its lowest CPU. CPUs with socket_id < 0 (offline, unknown) are left out. */
+static int put_groups(struct fbuf *b, const struct prec_manifest *m, int level)
+{
+	uint32_t n = m->nr_cpus_avail, nr = 0;
+	size_t cap = (size_t)n * 12 + 16;
+	size_t nr_off = b->len;
+	char *s = malloc(cap);
+
+	if (!s)
+		return -ENOMEM;
+	put_u32(b, 0);
+	for (uint32_t i = 0; i < n; i++) {
+		const struct prec_manifest_cpu *c = &m->cpus[i];
+		int last = -1, run = -1, seen = 0;
+
+		if (c->socket_id < 0)
+			continue;
+		for (uint32_t j = 0; j < i && !seen; j++)
+			seen = m->cpus[j].socket_id >= 0 &&
+			       same_group(&m->cpus[j], c, level);
+		if (seen)
+			continue;
+		s[0] = 0;
+		for (uint32_t j = i; j < n; j++)
+			if (m->cpus[j].socket_id >= 0 && same_group(&m->cpus[j], c, level))
+				list_add(s, cap, &last, &run, (int)j);
+		list_end(s, cap, last, run);
+		put_str(b, s);
+		nr++;
+	}
+	free(s);
+	if (!b->err) {
+		nr = htole32(nr);
+		memcpy(b->p + nr_off, &nr, sizeof(nr));
+	}
+	return 0;
+}
+
+static int build_cpu_topology(struct fbuf *b, const struct prec_manifest *m)
+{
+	uint32_t n = m->nr_cpus_avail;
+	int ids_ok = 1, err;
+
+	/* perf 6.1 fails the feature (and every later one) when a socket id
+	 * exceeds nr_cpus_avail; then keep only the sibling lists, which it
+	 * reads as an old-format topology. */
+	for (uint32_t i = 0; i < n; i++)
+		if (m->cpus[i].socket_id >= 0 && (uint32_t)m->cpus[i].socket_id > n)
+			ids_ok = 0;
+	err = put_groups(b, m, 0);
+	if (!err)
+		err = put_groups(b, m, 1);
+	if (err || !ids_ok)
+		return err;
+	for (uint32_t i = 0; i < n; i++) {
+		put_u32(b, (uint32_t)m->cpus[i].core_id);
+		put_u32(b, (uint32_t)m->cpus[i].socket_id);
+	}
+	err = put_groups(b, m, 2);
+	for (uint32_t i = 0; i < n && !err; i++)
+		put_u32(b, (uint32_t)m->cpus[i].die_id);
+	return err;
+}
+
+static const char *feat_string(int feat, const struct prec_manifest *m)
+{
+	switch (feat) {
+	case FEAT_HOSTNAME: return m->hostname;
+	case FEAT_OSRELEASE: return m->os_release;
+	case FEAT_VERSION: return m->version;
+	case FEAT_ARCH: return m->arch;
+	case FEAT_CPUDESC: return m->cpu_desc;
+	case FEAT_CPUID: return m->cpu_id;
+	default: return NULL;
+	}
+}
+
+static int has_feature(int feat, const struct prec_feat_ctx *c)
+{
+	const struct prec_manifest *m = c->m;
+
+	switch (feat) {
+	case FEAT_HOSTNAME: case FEAT_OSRELEASE: case FEAT_VERSION:
+	case FEAT_ARCH: case FEAT_CPUDESC: case FEAT_CPUID:
+		return feat_string(feat, m) != NULL;
+	case FEAT_NRCPUS: return m->nr_cpus_avail > 0;
+	case FEAT_TOTAL_MEM: return m->total_mem_kb > 0;
+	case FEAT_CMDLINE: return m->argc > 0 && m->argv;
+	case FEAT_EVENT_DESC: return m->nr_events > 0;
+	case FEAT_CPU_TOPOLOGY: return m->cpus && m->nr_cpus_avail > 0;
+	case FEAT_AUXTRACE: return c->nr_aux > 0;
+	case FEAT_SAMPLE_TIME: return c->first_time || c->last_time;
+	case FEAT_CLOCKID: return m->clockid >= 0 && m->clock_res_ns;
+	case FEAT_CLOCK_DATA: return m->clockid >= 0 && m->ref_wall_ns;
+	default: return 0;
+	}
+}
+
+static int build_simple(int feat, const struct prec_feat_ctx *c, struct fbuf *b)
+{
+	const struct prec_manifest *m = c->m;
+
+	switch (feat) {
+	case FEAT_NRCPUS:
+		put_u32(b, m->nr_cpus_avail);
+		put_u32(b, m->nr_cpus_online);
+		return 0;
+	case FEAT_TOTAL_MEM:
+		put_u64(b, m->total_mem_kb);
+		return 0;
+	case FEAT_CMDLINE:
+		build_cmdline(b, m);
+		return 0;
+	case FEAT_EVENT_DESC:
+		build_event_desc(b, m);
+		return 0;
+	case FEAT_CPU_TOPOLOGY:
+		return build_cpu_topology(b, m);
+	case FEAT_AUXTRACE:
+		put_u64(b, c->nr_aux);
+		for (uint64_t i = 0; i < c->nr_aux; i++) {
+			put_u64(b, c->aux_index[i]);
+			put_u64(b, 48); /* sizeof the AUXTRACE header record */
+		}
+		return 0;
+	case FEAT_SAMPLE_TIME:
+		put_u64(b, c->first_time);
+		put_u64(b, c->last_time);
+		return 0;
+	case FEAT_CLOCKID:
+		put_u64(b, m->clock_res_ns);
+		return 0;
+	case FEAT_CLOCK_DATA:
+		put_u32(b, 1); /* version; perf rejects others */
+		put_u32(b, (uint32_t)m->clockid);
+		put_u64(b, m->ref_wall_ns);
+		put_u64(b, m->ref_clock_ns);
+		return 0;
+	default:
+		put_str(b, feat_string(feat, m));
+		return 0;
+	}
+}
+
+int prec_perfdata__build_feature(int feat, const struct prec_feat_ctx *c,
+				 void **buf, size_t *len)
+{
+	struct fbuf b = { 0 };
+	int err;
+
+	*buf = NULL;
+	*len = 0;
+	if (feat == FEAT_TRACING_DATA || feat == FEAT_BUILD_ID) {
+		err = feat == FEAT_TRACING_DATA ?
+			      prec_tracing_blob(c->m, buf, len) :
+			      prec_perfdata__build_buildids(c->m, 0, buf, len);
+		if (!err && !*len)
+			err = -ENOENT;
+		return err;
+	}
+	if (!has_feature(feat, c))
+		return -ENOENT;
+	err = build_simple(feat, c, &b);
+	if (err) {
+		free(b.p);
+		return err;
+	}
+	return fbuf_done(&b, buf, len);
+}

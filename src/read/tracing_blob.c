@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: MIT
+// The tracing-data blob perf needs to decode tracepoint samples
+// (PERFDATA.md 2.4): header_page, header_event, the format text of every
+// recorded tracepoint grouped by system, printk formats and saved cmdlines.
+#include "read/internal.h"
+
+#include <endian.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Used only when a manifest lacks the tracefs header files: the x86_64 /
+ * arm64 layout of every kernel since 2.6.3x (perf itself only takes the
+ * long size from header_page and skips header_event). */
+static const char header_event_default[] =
+	"# compressed entry header\n"
+	"\ttype_len    :    5 bits\n"
+	"\ttime_delta  :   27 bits\n"
+	"\tarray       :   32 bits\n"
+	"\n"
+	"\tpadding     : type == 29\n"
+	"\ttime_extend : type == 30\n"
+	"\ttime_stamp : type == 31\n"
+	"\tdata max type_len  == 28\n";
+
+struct blob {
+	uint8_t *p;
+	size_t len, cap;
+	int err;
+};
+
+static void put(struct blob *b, const void *src, size_t n)
+{
+	if (b->err || !n)
+		return;
+	if (b->len + n > b->cap) {
+		size_t cap = b->cap ? b->cap : 8192;
+		uint8_t *np;
+
+		while (cap < b->len + n)
+			cap *= 2;
+		np = realloc(b->p, cap);
+		if (!np) {
+			b->err = -ENOMEM;
+			return;
+		}
+		b->p = np;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->len, src, n);
+	b->len += n;
+}
+
+static void put_u32(struct blob *b, uint32_t v)
+{
+	v = htole32(v);
+	put(b, &v, sizeof(v));
+}
+
+static void put_u64(struct blob *b, uint64_t v)
+{
+	v = htole64(v);
+	put(b, &v, sizeof(v));
+}
+
+/* u64 size + text, the framing of header files and format files. */
+static void put_file(struct blob *b, const char *text)
+{
+	size_t n = text ? strlen(text) : 0;
+
+	put_u64(b, n);
+	put(b, text, n);
+}
+
+static void put_header_files(struct blob *b, const struct prec_manifest *m,
+			     long page_size)
+{
+	char page[512];
+
+	put(b, "header_page", 12);
+	if (m->header_page && *m->header_page) {
+		put_file(b, m->header_page);
+	} else {
+		snprintf(page, sizeof(page),
+			 "\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
+			 "\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
+			 "\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
+			 "\tfield: char data;\toffset:16;\tsize:%ld;\tsigned:0;\n",
+			 page_size - 16);
+		put_file(b, page);
+	}
+	put(b, "header_event", 13);
+	put_file(b, m->header_event && *m->header_event ? m->header_event :
+							  header_event_default);
+}
+
+static int is_ftrace(const struct prec_manifest_tracepoint *tp)
+{
+	return tp->system && !strcmp(tp->system, "ftrace");
+}
+
+static int same_system(const struct prec_manifest_tracepoint *a,
+		       const struct prec_manifest_tracepoint *c)
+{
+	return a->system && c->system && !strcmp(a->system, c->system);
+}
+
+/* Index of the first tracepoint of tp's system, to visit each system once
+ * in order of first appearance. */
+static uint32_t first_of_system(const struct prec_manifest *m, uint32_t i)
+{
+	for (uint32_t j = 0; j < i; j++)
+		if (same_system(&m->tracepoints[j], &m->tracepoints[i]))
+			return j;
+	return i;
+}
+
+static void put_systems(struct blob *b, const struct prec_manifest *m)
+{
+	uint32_t nr_ftrace = 0, nr_sys = 0;
+
+	for (uint32_t i = 0; i < m->nr_tracepoints; i++) {
+		if (is_ftrace(&m->tracepoints[i]))
+			nr_ftrace++;
+		else if (m->tracepoints[i].system && first_of_system(m, i) == i)
+			nr_sys++;
+	}
+	put_u32(b, nr_ftrace);
+	for (uint32_t i = 0; i < m->nr_tracepoints; i++)
+		if (is_ftrace(&m->tracepoints[i]))
+			put_file(b, m->tracepoints[i].format);
+	put_u32(b, nr_sys);
+	for (uint32_t i = 0; i < m->nr_tracepoints; i++) {
+		const struct prec_manifest_tracepoint *tp = &m->tracepoints[i];
+		uint32_t nr = 0;
+
+		if (is_ftrace(tp) || !tp->system || first_of_system(m, i) != i)
+			continue;
+		for (uint32_t j = i; j < m->nr_tracepoints; j++)
+			nr += same_system(&m->tracepoints[j], tp);
+		put(b, tp->system, strlen(tp->system) + 1);
+		put_u32(b, nr);
+		for (uint32_t j = i; j < m->nr_tracepoints; j++)
+			if (same_system(&m->tracepoints[j], tp))
+				put_file(b, m->tracepoints[j].format);
+	}
+}
+
+int prec_tracing_blob(const struct prec_manifest *m, void **buf, size_t *len)
+{
+	static const uint8_t magic[10] = { 0x17, 0x08, 0x44, 't', 'r', 'a',
+					   'c', 'i', 'n', 'g' };
+	struct blob b = { 0 };
+	long page_size = sysconf(_SC_PAGESIZE);
+	uint8_t flags[2] = { 0, (uint8_t)sizeof(long) }; /* little endian */
+	size_t n;
+
+	*buf = NULL;
+	*len = 0;
+	if (!m->nr_tracepoints)
+		return 0;
+	if (page_size <= 16)
+		page_size = 4096;
+	put(&b, magic, sizeof(magic));
+	put(&b, "0.6", 4);
+	put(&b, flags, sizeof(flags));
+	put_u32(&b, (uint32_t)page_size);
+	put_header_files(&b, m, page_size);
+	put_systems(&b, m);
+	put_u32(&b, 0); /* kallsyms: perf resolves symbols itself */
+	n = m->printk_formats ? strlen(m->printk_formats) : 0;
+	put_u32(&b, (uint32_t)n);
+	put(&b, m->printk_formats, n);
+	put_file(&b, m->saved_cmdlines);
+	if (b.err) {
+		free(b.p);
+		return b.err;
+	}
+	*buf = b.p;
+	*len = b.len;
+	return 0;
+}

@@ -1,0 +1,192 @@
+/* SPDX-License-Identifier: MIT */
+/* Private to `prec record`'s orchestration (cmd_record.c, options.c,
+ * events.c, evlist.c, workload.c, session.c): the parsed options, the event
+ * list and its fds/rings, the workload and the recording session. */
+#ifndef PREC_RECORD_CMD_RECORD_H
+#define PREC_RECORD_CMD_RECORD_H
+
+#include <linux/perf_event.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "record/internal.h"
+
+_Static_assert(sizeof(struct perf_event_attr) >= PERF_ATTR_SIZE_VER7,
+	       "perf_event_attr from the system headers is at least VER7");
+
+/* Default per-CPU ring: 256 data pages (1 MiB). perf uses 512 KiB; prec
+ * drains on a round timer too, and twice the slack costs little as root. */
+#define PREC_RECORD_DEFAULT_PAGES 256
+#define PREC_RECORD_DEFAULT_FREQ 4000
+#define PREC_RECORD_DEFAULT_STACK 8192
+/* perf's x86_64 user register mask for DWARF unwinding: AX..R15 without
+ * the segment registers DS, ES, FS, GS. */
+#define PREC_REGS_USER_X86_64 0xff0fffULL
+
+/* ---- options (options.c) ---- */
+
+enum prec_callgraph { PREC_CG_NONE, PREC_CG_FP, PREC_CG_DWARF };
+
+struct prec_event_spec {
+	char *text;            /* one -e argument (comma list) */
+	char *filter;          /* --filter after it, or NULL */
+};
+
+struct prec_record_opts {
+	const char *dir;
+	struct prec_event_spec *specs;
+	int nr_specs;
+	uint64_t freq, period;  /* at most one non-zero when set by the user */
+	enum prec_callgraph callgraph;
+	uint32_t stack_size;
+	bool all_cpus;
+	int *cpus;              /* -C list, sorted, unique; NULL = all online */
+	int nr_cpus;
+	pid_t *pids;            /* -p */
+	int nr_pids;
+	pid_t *tids;            /* -t */
+	int nr_tids;
+	char **argv;            /* workload, NULL-terminated, or NULL */
+	int argc;
+	size_t mmap_pages;
+	int clockid;
+	uint64_t round_ms;
+	bool force, copy, pin;
+	bool verbose, quiet;
+};
+
+/* Parse `prec record` argv (argv[0] = "record"). Returns 0, 1 when help
+ * was printed (exit 0), or -EINVAL after printing one line (exit 2). */
+int prec_record_opts__parse(struct prec_record_opts *o, int argc, char **argv);
+void prec_record_opts__exit(struct prec_record_opts *o);
+/* "0-3,8,10-11" -> sorted unique array of CPUs. Returns the count or
+ * -EINVAL (no message). */
+int prec_cpu_list__parse(const char *s, int **cpus);
+/* Online CPUs from sysfs. Returns the count or -errno. */
+int prec_cpu_list__online(int **cpus);
+
+/* ---- events (events.c) ---- */
+
+struct prec_evsel {
+	struct perf_event_attr attr;
+	char *name;            /* as the user wrote it, e.g. "sched:sched_switch" */
+	char *filter;          /* tracepoint filter or NULL */
+	char *tp_system, *tp_name; /* tracepoints only */
+	bool tracking;         /* the dummy carrying mmap/comm/task */
+	bool sampling;         /* gets -F/-c, PERIOD, callchains */
+	uint64_t term_period;  /* pmu/period=N/, 0 if none */
+	int midx;              /* index in the manifest's events */
+};
+
+struct prec_evlist {
+	struct prec_evsel *evsel;
+	int nr;
+	/* what is opened (evlist.c): fds[(e * nr_cpus + c) * nr_tasks + t] */
+	int *cpus, nr_cpus;
+	pid_t *tasks;          /* {-1} for per-CPU events */
+	int nr_tasks;
+	int *fds;
+	uint64_t *ids;         /* same index as fds */
+	struct prec_ring *rings; /* one per CPU */
+	int *ring_fd;          /* fd owning each ring */
+	bool raised_nofile;
+};
+
+/* Append the events of one -e argument (comma separated; commas inside
+ * pmu/.../ belong to the PMU terms). pmu_root: NULL for
+ * /sys/bus/event_source/devices. Tracepoints get their id from tracefs.
+ * Returns 0, -EINVAL (unknown event, bad syntax: a bad command line) or
+ * another -errno (no tracefs...), after printing one line. */
+int prec_evlist__add(struct prec_evlist *el, const char *text,
+		     const char *filter, const char *pmu_root);
+/* Put the tracking dummy first. Returns 0 or -ENOMEM. */
+int prec_evlist__add_tracking(struct prec_evlist *el);
+/* Fill the common attr bits from the options (sample_type, freq/period,
+ * callchains, clock, watermark, inherit, enable_on_exec). */
+void prec_evlist__config(struct prec_evlist *el,
+			 const struct prec_record_opts *o, bool workload,
+			 bool inherit);
+/* Common base sample_type of every attr (PREC_SAMPLE_BASE). */
+uint64_t prec_evlist__sample_base(const struct prec_evlist *el);
+void prec_evlist__exit(struct prec_evlist *el);
+
+/* ---- opening (evlist.c) ---- */
+
+/* Open every event on every CPU/task, map one ring per CPU (first fd on
+ * the CPU), redirect the others with SET_OUTPUT, read ids, set filters.
+ * Returns 0 or -errno after printing one line. */
+int prec_evlist__open(struct prec_evlist *el, const int *cpus, int nr_cpus,
+		      const pid_t *tasks, int nr_tasks, size_t pages);
+int prec_evlist__enable(struct prec_evlist *el);
+void prec_evlist__disable(struct prec_evlist *el);
+/* Sum of PERF_FORMAT_LOST over the fds of CPU index c. */
+uint64_t prec_evlist__lost(const struct prec_evlist *el, int c);
+/* Unmap rings and close fds (keeps the parsed events). */
+void prec_evlist__close(struct prec_evlist *el);
+
+/* ---- workload (workload.c) ---- */
+
+struct prec_workload {
+	pid_t pid;
+	int go_fd;             /* write end: one byte starts the exec */
+	int err_fd;            /* read end: the child's exec errno, or EOF */
+	int status;            /* waitpid status once exited */
+	bool exited;
+};
+
+/* Fork the command, stopped before exec until start(). Returns 0,
+ * -ENOENT when the command is not found in PATH (nothing forked), or
+ * -errno. */
+int prec_workload__prepare(struct prec_workload *w, char *const argv[]);
+/* Let the child exec. Returns 0, or the exec's -errno. */
+int prec_workload__start(struct prec_workload *w);
+/* Reap the child if it exited; block when wait. Returns 1 if exited. */
+int prec_workload__reap(struct prec_workload *w, bool wait);
+/* Shell-like exit code: status, or 128 + signal. */
+int prec_workload__exit_code(const struct prec_workload *w);
+/* Kill an unstarted child (closing the go pipe), or signal a started one;
+ * reap it. */
+void prec_workload__abort(struct prec_workload *w);
+
+/* ---- session (session.c) ---- */
+
+struct prec_session {
+	char *dir, *old_dir;   /* old_dir: the -f victim renamed aside */
+	int dirfd;
+	uint8_t session_id[16];
+	struct prec_manifest *m;
+	int nr_cpus;
+	const int *cpus;
+	struct prec_shard_writer **writers; /* per CPU, then sideband last */
+	struct prec_drainer **drainers;     /* per CPU */
+	uint64_t t_enable_ns, t_stop_ns, manifest_ns; /* CLOCK_MONOTONIC */
+	uint64_t records, bytes, lost;
+	size_t pages;          /* ring data pages, for the lost-records advice */
+};
+
+/* Create dir (0700), or refuse an existing non-empty one (-EEXIST, one
+ * line printed) unless force (then rename it aside). Touches nothing on
+ * refusal. */
+int prec_session__create_dir(struct prec_session *s, const char *dir,
+			     bool force);
+/* Shard writers, manifest filled and written (state RECORDING). */
+int prec_session__begin(struct prec_session *s,
+			const struct prec_record_opts *o,
+			struct prec_evlist *el, int argc, char **argv);
+/* Side band, drainers. pids: -p/-t/workload pids, or NULL for all tasks. */
+int prec_session__start(struct prec_session *s,
+			const struct prec_record_opts *o,
+			struct prec_evlist *el, const pid_t *pids, int nr_pids);
+/* Stop drainers, collect totals and build-ids, write the final manifest.
+ * Events must already be disabled. Returns 0 or -errno. */
+int prec_session__finish(struct prec_session *s, struct prec_evlist *el);
+void prec_session__summary(const struct prec_session *s);
+/* Remove what begin() created when the recording never started. */
+void prec_session__discard(struct prec_session *s);
+void prec_session__exit(struct prec_session *s);
+
+uint64_t prec_now_ns(int clockid);
+
+#endif

@@ -1,0 +1,507 @@
+// SPDX-License-Identifier: MIT
+// -e parsing: software/hardware event names, tracepoints (id from tracefs),
+// dynamic PMUs pmu/term=value,.../ (type and term bit ranges from sysfs),
+// :u/:k modifiers; then the attr bits every prec event shares.
+#include "record/cmd_record.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "util/log.h"
+
+#define PMU_ROOT "/sys/bus/event_source/devices"
+
+static const struct {
+	const char *name;
+	uint32_t type;
+	uint64_t config;
+} named[] = {
+	{ "cpu-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK },
+	{ "task-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK },
+	{ "page-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS },
+	{ "faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS },
+	{ "context-switches", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES },
+	{ "cs", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES },
+	{ "cpu-migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS },
+	{ "migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS },
+	{ "minor-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MIN },
+	{ "major-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MAJ },
+	{ "alignment-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_ALIGNMENT_FAULTS },
+	{ "emulation-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_EMULATION_FAULTS },
+	{ "dummy", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY },
+	{ "cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES },
+	{ "cpu-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES },
+	{ "instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS },
+	{ "cache-references", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_REFERENCES },
+	{ "cache-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES },
+	{ "branches", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS },
+	{ "branch-instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS },
+	{ "branch-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES },
+	{ "bus-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BUS_CYCLES },
+	{ "stalled-cycles-frontend", PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_FRONTEND },
+	{ "stalled-cycles-backend", PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_BACKEND },
+	{ "ref-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_REF_CPU_CYCLES },
+};
+
+static struct prec_evsel *new_evsel(struct prec_evlist *el, const char *name)
+{
+	struct prec_evsel *n = realloc(el->evsel, (size_t)(el->nr + 1) * sizeof(*n));
+
+	if (!n)
+		return NULL;
+	el->evsel = n;
+	n += el->nr;
+	memset(n, 0, sizeof(*n));
+	n->name = strdup(name);
+	if (!n->name)
+		return NULL;
+	n->attr.size = PERF_ATTR_SIZE_VER7;
+	n->sampling = true;
+	n->midx = -1;
+	el->nr++;
+	return n;
+}
+
+static bool is_named(const char *name)
+{
+	for (size_t i = 0; i < sizeof(named) / sizeof(named[0]); i++)
+		if (!strcmp(name, named[i].name))
+			return true;
+	return false;
+}
+
+/* Split "name:mods" (mods only u/k letters); returns the modifier string
+ * or NULL. For PMU events the modifier follows the closing slash. */
+static const char *split_mods(char *item)
+{
+	char *slash = strrchr(item, '/'), *colon;
+
+	if (slash) {
+		if (slash[1] != ':')
+			return NULL;
+		*++slash = 0;
+		return slash + 1;
+	}
+	colon = strrchr(item, ':');
+	if (!colon || colon == item)
+		return NULL;
+	*colon = 0;
+	/* After a named event anything is a modifier (and a bad one is
+	 * reported as such); after system:name only u/k letters are. */
+	if (is_named(item) || (colon[1] && strspn(colon + 1, "uk") == strlen(colon + 1)))
+		return colon + 1;
+	*colon = ':';
+	return NULL;
+}
+
+static int apply_mods(struct prec_evsel *ev, const char *full, const char *mods)
+{
+	bool u = false, k = false;
+
+	if (!mods)
+		return 0;
+	for (const char *p = mods; *p; p++) {
+		if (*p == 'u')
+			u = true;
+		else if (*p == 'k')
+			k = true;
+		else
+			goto bad;
+	}
+	if (!*mods)
+		goto bad;
+	if (u && !k) {
+		ev->attr.exclude_kernel = 1;
+		ev->attr.exclude_hv = 1;
+	} else if (k && !u) {
+		ev->attr.exclude_user = 1;
+		ev->attr.exclude_hv = 1;
+	}
+	return 0;
+bad:
+	pr_err("event '%s': unknown modifier ':%s' (use :u or :k)", full, mods);
+	return -EINVAL;
+}
+
+static int add_tracepoint(struct prec_evsel *ev, const char *full, char *item)
+{
+	char *colon = strchr(item, ':');
+	const char *root;
+	uint64_t id;
+	int err;
+
+	*colon = 0;
+	if (!*item || !colon[1] || strchr(colon + 1, ':')) {
+		pr_err("event '%s': expected a tracepoint as system:name", full);
+		return -EINVAL;
+	}
+	err = prec_tracefs__event_id(item, colon + 1, &id);
+	root = prec_tracefs__root();
+	if (err == -ENOENT) {
+		pr_err("event '%s': no such tracepoint (no %s/events/%s/%s)", full,
+		       root ? root : "tracefs", item, colon + 1);
+		return -EINVAL;
+	}
+	if (err == -ENODEV) {
+		pr_err("event '%s': tracefs is not mounted (tried /sys/kernel/tracing and /sys/kernel/debug/tracing)",
+		       full);
+		return err;
+	}
+	if (err < 0) {
+		pr_err("event '%s': reading its tracefs id: %s", full, strerror(-err));
+		return err;
+	}
+	ev->tp_system = strdup(item);
+	ev->tp_name = strdup(colon + 1);
+	if (!ev->tp_system || !ev->tp_name)
+		return -ENOMEM;
+	ev->attr.type = PERF_TYPE_TRACEPOINT;
+	ev->attr.config = id;
+	return 0;
+}
+
+static int read_text(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	if (!f)
+		return -errno;
+	n = fread(buf, 1, len - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	while (n && isspace((unsigned char)buf[n - 1]))
+		buf[--n] = 0;
+	return (int)n;
+}
+
+static __u64 *config_field(struct perf_event_attr *a, const char *name)
+{
+	if (!strcmp(name, "config"))
+		return &a->config;
+	if (!strcmp(name, "config1"))
+		return &a->config1;
+	if (!strcmp(name, "config2"))
+		return &a->config2;
+	return NULL;
+}
+
+/* Spread v over a format such as "config:0-7,32-35" (low bits first).
+ * Returns 0 or -EINVAL (bad format, or v does not fit). */
+static int put_bits(struct perf_event_attr *a, const char *format, uint64_t v)
+{
+	char field[16];
+	const char *p = strchr(format, ':');
+	__u64 *dst;
+
+	if (!p || (size_t)(p - format) >= sizeof(field))
+		return -EINVAL;
+	memcpy(field, format, (size_t)(p - format));
+	field[p - format] = 0;
+	dst = config_field(a, field);
+	if (!dst)
+		return -EINVAL;
+	while (*++p) {
+		char *end;
+		unsigned long lo = strtoul(p, &end, 10), hi = lo;
+
+		if (end == p)
+			return -EINVAL;
+		if (*end == '-')
+			hi = strtoul(end + 1, &end, 10);
+		if (hi < lo || hi > 63)
+			return -EINVAL;
+		for (unsigned long b = lo; b <= hi; b++, v >>= 1)
+			*dst = (*dst & ~(1ull << b)) | ((v & 1) << b);
+		p = end;
+		if (*p != ',')
+			break;
+	}
+	return v || *p ? -EINVAL : 0;
+}
+
+static int pmu_terms(struct prec_evsel *ev, const char *full, const char *root,
+		     const char *pmu, char *terms, int depth);
+
+static int pmu_term(struct prec_evsel *ev, const char *full, const char *root,
+		    const char *pmu, char *term, int depth)
+{
+	char path[PATH_MAX], text[4096], *eq = strchr(term, '=');
+	uint64_t v = 1;
+	__u64 *field;
+	char *end;
+
+	if (eq) {
+		*eq = 0;
+		errno = 0;
+		v = strtoull(eq + 1, &end, 0);
+		if (errno || end == eq + 1 || *end) {
+			pr_err("event '%s': term '%s': bad value '%s'", full, term, eq + 1);
+			return -EINVAL;
+		}
+	}
+	field = config_field(&ev->attr, term);
+	if (field) {
+		*field = v;
+		return 0;
+	}
+	if (!strcmp(term, "period")) {
+		ev->attr.sample_period = v;
+		ev->term_period = v;
+		return 0;
+	}
+	snprintf(path, sizeof(path), "%s/%s/format/%s", root, pmu, term);
+	if (read_text(path, text, sizeof(text)) > 0) {
+		if (put_bits(&ev->attr, text, v) < 0) {
+			pr_err("event '%s': term '%s=%s' does not fit format '%s'",
+			       full, term, eq ? eq + 1 : "1", text);
+			return -EINVAL;
+		}
+		return 0;
+	}
+	/* An alias from PMU/events/NAME ("event=0x3c,umask=0x01"). */
+	snprintf(path, sizeof(path), "%s/%s/events/%s", root, pmu, term);
+	if (!eq && depth == 0 && read_text(path, text, sizeof(text)) > 0)
+		return pmu_terms(ev, full, root, pmu, text, depth + 1);
+	pr_err("event '%s': PMU '%s' has no term '%s' (see %s/%s/format)", full,
+	       pmu, term, root, pmu);
+	return -EINVAL;
+}
+
+static int pmu_terms(struct prec_evsel *ev, const char *full, const char *root,
+		     const char *pmu, char *terms, int depth)
+{
+	char *save = NULL;
+
+	for (char *t = strtok_r(terms, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		int err = pmu_term(ev, full, root, pmu, t, depth);
+
+		if (err < 0)
+			return err;
+	}
+	return 0;
+}
+
+static int add_pmu(struct prec_evsel *ev, const char *full, char *item,
+		   const char *root)
+{
+	char path[PATH_MAX], text[64], *slash = strchr(item, '/'), *close;
+	unsigned long type;
+	char *end;
+
+	*slash = 0;
+	close = strrchr(slash + 1, '/');
+	if (!*item || !close || close[1]) {
+		pr_err("event '%s': expected pmu/term=value,.../", full);
+		return -EINVAL;
+	}
+	*close = 0;
+	snprintf(path, sizeof(path), "%s/%s/type", root, item);
+	if (strchr(item, '.') || read_text(path, text, sizeof(text)) <= 0) {
+		pr_err("event '%s': PMU '%s' not found (no %s/%s)", full, item, root, item);
+		return -EINVAL;
+	}
+	type = strtoul(text, &end, 10);
+	if (*end || type > UINT32_MAX) {
+		pr_err("event '%s': %s: bad PMU type '%s'", full, path, text);
+		return -EINVAL;
+	}
+	ev->attr.type = (uint32_t)type;
+	return pmu_terms(ev, full, root, item, slash + 1, 0);
+}
+
+static int add_named(struct prec_evsel *ev, const char *full, const char *item)
+{
+	for (size_t i = 0; i < sizeof(named) / sizeof(named[0]); i++) {
+		if (strcmp(item, named[i].name))
+			continue;
+		ev->attr.type = named[i].type;
+		ev->attr.config = named[i].config;
+		ev->sampling = named[i].config != PERF_COUNT_SW_DUMMY ||
+			       named[i].type != PERF_TYPE_SOFTWARE;
+		return 0;
+	}
+	pr_err("event '%s': unknown event (try cpu-clock, page-faults, system:tracepoint or pmu/config=N/)",
+	       full);
+	return -EINVAL;
+}
+
+static int add_one(struct prec_evlist *el, const char *full, const char *root)
+{
+	char *item = strdup(full);
+	struct prec_evsel *ev;
+	const char *mods;
+	int err;
+
+	if (!item)
+		return -ENOMEM;
+	ev = new_evsel(el, full);
+	if (!ev) {
+		free(item);
+		return -ENOMEM;
+	}
+	mods = split_mods(item);
+	if (strchr(item, '/'))
+		err = add_pmu(ev, full, item, root);
+	else if (strchr(item, ':'))
+		err = add_tracepoint(ev, full, item);
+	else
+		err = add_named(ev, full, item);
+	if (!err)
+		err = apply_mods(ev, full, mods);
+	free(item);
+	return err;
+}
+
+int prec_evlist__add(struct prec_evlist *el, const char *text,
+		     const char *filter, const char *pmu_root)
+{
+	const char *p = text, *start = text;
+	int slashes = 0, err = 0, first = el->nr;
+
+	if (!*text) {
+		pr_err("event '': empty event list");
+		return -EINVAL;
+	}
+	/* Split on commas outside pmu/.../ */
+	for (;; p++) {
+		char item[1024];
+		size_t len;
+
+		if (*p == '/')
+			slashes++;
+		if (*p && (*p != ',' || slashes % 2))
+			continue;
+		len = (size_t)(p - start);
+		if (!len || len >= sizeof(item)) {
+			pr_err("event list '%s': empty or too long event name", text);
+			return -EINVAL;
+		}
+		memcpy(item, start, len);
+		item[len] = 0;
+		err = add_one(el, item, pmu_root ? pmu_root : PMU_ROOT);
+		if (err < 0 || !*p)
+			break;
+		start = p + 1;
+	}
+	if (err < 0 || !filter)
+		return err;
+	/* Like perf, --filter applies to the last event of the -e before it. */
+	if (el->nr == first || el->evsel[el->nr - 1].attr.type != PERF_TYPE_TRACEPOINT) {
+		pr_err("option --filter '%s': the -e before it ('%s') is not a tracepoint",
+		       filter, text);
+		return -EINVAL;
+	}
+	el->evsel[el->nr - 1].filter = strdup(filter);
+	return el->evsel[el->nr - 1].filter ? 0 : -ENOMEM;
+}
+
+int prec_evlist__add_tracking(struct prec_evlist *el)
+{
+	struct prec_evsel *ev = new_evsel(el, "dummy"), tmp;
+
+	if (!ev)
+		return -ENOMEM;
+	ev->attr.type = PERF_TYPE_SOFTWARE;
+	ev->attr.config = PERF_COUNT_SW_DUMMY;
+	ev->tracking = true;
+	ev->sampling = false;
+	tmp = *ev;
+	memmove(el->evsel + 1, el->evsel, (size_t)(el->nr - 1) * sizeof(*ev));
+	el->evsel[0] = tmp;
+	return 0;
+}
+
+uint64_t prec_evlist__sample_base(const struct prec_evlist *el)
+{
+	(void)el;
+	return PREC_SAMPLE_BASE;
+}
+
+static void config_period(struct prec_evsel *ev, const struct prec_record_opts *o)
+{
+	struct perf_event_attr *a = &ev->attr;
+
+	a->freq = 0;
+	a->sample_period = ev->term_period;
+	if (!ev->sampling) {
+		a->sample_period = 1;
+		return;
+	}
+	if (o->period) {
+		a->sample_period = o->period;
+	} else if (o->freq) {
+		a->freq = 1;
+		a->sample_freq = o->freq;
+	} else if (a->type == PERF_TYPE_TRACEPOINT) {
+		a->sample_period = 1;
+	} else if (!ev->term_period) { /* a PMU period= term wins */
+		a->freq = 1;
+		a->sample_freq = PREC_RECORD_DEFAULT_FREQ;
+	}
+}
+
+void prec_evlist__config(struct prec_evlist *el,
+			 const struct prec_record_opts *o, bool workload,
+			 bool inherit)
+{
+	long ps = sysconf(_SC_PAGESIZE);
+
+	for (int i = 0; i < el->nr; i++) {
+		struct prec_evsel *ev = &el->evsel[i];
+		struct perf_event_attr *a = &ev->attr;
+
+		a->size = PERF_ATTR_SIZE_VER7;
+		a->sample_type = prec_evlist__sample_base(el);
+		if (ev->sampling)
+			a->sample_type |= PERF_SAMPLE_PERIOD;
+		if (a->type == PERF_TYPE_TRACEPOINT)
+			a->sample_type |= PERF_SAMPLE_RAW;
+		if (ev->sampling && o->callgraph != PREC_CG_NONE)
+			a->sample_type |= PERF_SAMPLE_CALLCHAIN;
+		if (ev->sampling && o->callgraph == PREC_CG_DWARF) {
+			a->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+			a->sample_regs_user = PREC_REGS_USER_X86_64;
+			a->sample_stack_user = o->stack_size;
+			a->exclude_callchain_user = 1;
+		}
+		config_period(ev, o);
+		a->read_format = PERF_FORMAT_ID | PERF_FORMAT_LOST;
+		a->sample_id_all = 1;
+		a->disabled = 1;
+		a->inherit = inherit;
+		a->enable_on_exec = workload && !o->all_cpus;
+		a->watermark = 1;
+		a->wakeup_watermark = (uint32_t)(o->mmap_pages * (size_t)ps / 4);
+		a->use_clockid = 1;
+		a->clockid = o->clockid;
+		if (ev->tracking) {
+			a->mmap = 1;
+			a->mmap2 = 1;
+			a->comm = 1;
+			a->comm_exec = 1;
+			a->task = 1;
+			a->build_id = 1;
+		}
+	}
+}
+
+void prec_evlist__exit(struct prec_evlist *el)
+{
+	if (!el)
+		return;
+	prec_evlist__close(el);
+	for (int i = 0; i < el->nr; i++) {
+		free(el->evsel[i].name);
+		free(el->evsel[i].filter);
+		free(el->evsel[i].tp_system);
+		free(el->evsel[i].tp_name);
+	}
+	free(el->evsel);
+	memset(el, 0, sizeof(*el));
+}

@@ -1,0 +1,588 @@
+// SPDX-License-Identifier: MIT
+// `prec record` command line: one table of options (names, handlers, help)
+// from which getopt_long's arguments and the help text are derived.
+#include "record/cmd_record.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util/log.h"
+
+typedef int (*opt_fn)(struct prec_record_opts *o, const char *arg);
+
+struct opt {
+	const char *lng;
+	int shrt;              /* 0: long only */
+	const char *argname;   /* NULL: no argument */
+	opt_fn fn;
+	const char *help;
+};
+
+static int parse_u64(const char *s, uint64_t *v)
+{
+	char *end;
+
+	if (!s || !isdigit((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	*v = strtoull(s, &end, 0);
+	if (errno || *end)
+		return -EINVAL;
+	return 0;
+}
+
+static int bad(const char *opt, const char *arg, const char *why)
+{
+	pr_err("option %s '%s': %s", opt, arg, why);
+	return -EINVAL;
+}
+
+static int opt_dir(struct prec_record_opts *o, const char *arg)
+{
+	if (!*arg)
+		return bad("-d", arg, "empty directory name");
+	o->dir = arg;
+	return 0;
+}
+
+static int opt_event(struct prec_record_opts *o, const char *arg)
+{
+	struct prec_event_spec *n;
+
+	n = realloc(o->specs, (size_t)(o->nr_specs + 1) * sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	o->specs = n;
+	n[o->nr_specs].text = strdup(arg);
+	n[o->nr_specs].filter = NULL;
+	if (!n[o->nr_specs].text)
+		return -ENOMEM;
+	o->nr_specs++;
+	return 0;
+}
+
+static int opt_filter(struct prec_record_opts *o, const char *arg)
+{
+	struct prec_event_spec *sp;
+
+	if (!o->nr_specs)
+		return bad("--filter", arg, "must follow the -e tracepoint it applies to");
+	sp = &o->specs[o->nr_specs - 1];
+	free(sp->filter);
+	sp->filter = strdup(arg);
+	return sp->filter ? 0 : -ENOMEM;
+}
+
+static int max_sample_rate(uint64_t *v)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "r");
+	unsigned long long r = 0;
+	int n;
+
+	if (!f)
+		return -errno;
+	n = fscanf(f, "%llu", &r);
+	fclose(f);
+	if (n != 1 || !r)
+		return -EINVAL;
+	*v = r;
+	return 0;
+}
+
+static int opt_freq(struct prec_record_opts *o, const char *arg)
+{
+	uint64_t v = 0;
+
+	if (!strcmp(arg, "max")) {
+		if (max_sample_rate(&v) < 0)
+			return bad("-F", arg, "cannot read /proc/sys/kernel/perf_event_max_sample_rate");
+	} else if (parse_u64(arg, &v) < 0 || !v) {
+		return bad("-F", arg, "expected a frequency in Hz (> 0) or 'max'");
+	}
+	o->freq = v;
+	return 0;
+}
+
+static int opt_count(struct prec_record_opts *o, const char *arg)
+{
+	uint64_t v;
+
+	if (parse_u64(arg, &v) < 0 || !v)
+		return bad("-c", arg, "expected a sample period (> 0)");
+	o->period = v;
+	return 0;
+}
+
+static int opt_g(struct prec_record_opts *o, const char *arg)
+{
+	(void)arg;
+	o->callgraph = PREC_CG_FP;
+	return 0;
+}
+
+static int opt_callgraph(struct prec_record_opts *o, const char *arg)
+{
+	uint64_t size = PREC_RECORD_DEFAULT_STACK;
+	const char *comma = strchr(arg, ',');
+
+	if (!strcmp(arg, "fp")) {
+		o->callgraph = PREC_CG_FP;
+		return 0;
+	}
+	if (strncmp(arg, "dwarf", 5) || (arg[5] && arg[5] != ','))
+		return bad("--call-graph", arg, "expected fp or dwarf[,size]");
+	if (comma && (parse_u64(comma + 1, &size) < 0 || !size || size > 65528))
+		return bad("--call-graph", arg, "dwarf stack size must be 1..65528 bytes");
+	o->callgraph = PREC_CG_DWARF;
+	/* The kernel wants a multiple of 8. */
+	o->stack_size = (uint32_t)((size + 7) & ~7ull);
+	return 0;
+}
+
+static int opt_all(struct prec_record_opts *o, const char *arg)
+{
+	(void)arg;
+	o->all_cpus = true;
+	return 0;
+}
+
+static int opt_cpu(struct prec_record_opts *o, const char *arg)
+{
+	int *online = NULL, n, nr_online;
+
+	free(o->cpus);
+	o->cpus = NULL;
+	n = prec_cpu_list__parse(arg, &o->cpus);
+	if (n <= 0)
+		return bad("-C", arg, "expected a CPU list such as 0-3,6");
+	nr_online = prec_cpu_list__online(&online);
+	for (int i = 0; i < n && nr_online > 0; i++) {
+		bool found = false;
+
+		for (int j = 0; j < nr_online; j++)
+			found |= online[j] == o->cpus[i];
+		if (!found) {
+			pr_err("option -C '%s': CPU %d is not online", arg, o->cpus[i]);
+			free(online);
+			return -EINVAL;
+		}
+	}
+	free(online);
+	o->nr_cpus = n;
+	return 0;
+}
+
+static int parse_pids(const char *opt, const char *arg, pid_t **out, int *nr)
+{
+	char *copy = strdup(arg), *save = NULL, *tok;
+	int err = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	for (tok = strtok_r(copy, ",", &save); tok && !err;
+	     tok = strtok_r(NULL, ",", &save)) {
+		uint64_t v;
+		pid_t *n;
+
+		if (parse_u64(tok, &v) < 0 || !v || v > INT_MAX) {
+			err = bad(opt, arg, "expected a list of process ids");
+			break;
+		}
+		n = realloc(*out, (size_t)(*nr + 1) * sizeof(*n));
+		if (!n) {
+			err = -ENOMEM;
+			break;
+		}
+		*out = n;
+		n[(*nr)++] = (pid_t)v;
+	}
+	if (!err && !*nr)
+		err = bad(opt, arg, "expected a list of process ids");
+	free(copy);
+	return err;
+}
+
+static int opt_pid(struct prec_record_opts *o, const char *arg)
+{
+	return parse_pids("-p", arg, &o->pids, &o->nr_pids);
+}
+
+static int opt_tid(struct prec_record_opts *o, const char *arg)
+{
+	return parse_pids("-t", arg, &o->tids, &o->nr_tids);
+}
+
+static int opt_mmap(struct prec_record_opts *o, const char *arg)
+{
+	long ps = sysconf(_SC_PAGESIZE);
+	uint64_t v, mult = 0, pages;
+	char *end;
+
+	errno = 0;
+	v = strtoull(arg, &end, 0);
+	if (errno || end == arg || !isdigit((unsigned char)*arg) || !v)
+		return bad("-m", arg, "expected pages (a power of two) or a size such as 512K, 4M");
+	switch (toupper((unsigned char)*end)) {
+	case 0: mult = 0; break;
+	case 'K': mult = 1ull << 10; break;
+	case 'M': mult = 1ull << 20; break;
+	case 'G': mult = 1ull << 30; break;
+	default: return bad("-m", arg, "unknown size suffix (use K, M or G)");
+	}
+	if (*end && end[1] && strcasecmp(end + 1, "B") && strcasecmp(end + 1, "iB"))
+		return bad("-m", arg, "unknown size suffix (use K, M or G)");
+	if (!mult) {
+		if (v & (v - 1))
+			return bad("-m", arg, "the number of pages must be a power of two");
+		pages = v;
+	} else {
+		pages = (v * mult + (uint64_t)ps - 1) / (uint64_t)ps;
+		/* Round a size up to the power of two the kernel requires. */
+		while (pages & (pages - 1))
+			pages = (pages | (pages - 1)) + 1;
+	}
+	if (pages > (1ull << 22))
+		return bad("-m", arg, "ring too large");
+	o->mmap_pages = (size_t)pages;
+	return 0;
+}
+
+static const struct {
+	const char *name;
+	int id;
+} clocks[] = {
+	{ "monotonic", CLOCK_MONOTONIC }, { "mono", CLOCK_MONOTONIC },
+	{ "monotonic_raw", CLOCK_MONOTONIC_RAW }, { "raw", CLOCK_MONOTONIC_RAW },
+	{ "realtime", CLOCK_REALTIME }, { "real", CLOCK_REALTIME },
+	{ "boottime", CLOCK_BOOTTIME }, { "boot", CLOCK_BOOTTIME },
+	{ "tai", CLOCK_TAI },
+};
+
+static int opt_clock(struct prec_record_opts *o, const char *arg)
+{
+	struct timespec ts;
+	const char *name = arg;
+	uint64_t v;
+
+	if (!strncasecmp(name, "CLOCK_", 6))
+		name += 6;
+	for (size_t i = 0; i < sizeof(clocks) / sizeof(clocks[0]); i++) {
+		if (!strcasecmp(name, clocks[i].name)) {
+			o->clockid = clocks[i].id;
+			return 0;
+		}
+	}
+	if (parse_u64(arg, &v) < 0 || v > 64 || clock_getres((clockid_t)v, &ts))
+		return bad("-k", arg, "expected monotonic, monotonic_raw, realtime, boottime, tai or a clock number");
+	o->clockid = (int)v;
+	return 0;
+}
+
+static int opt_round(struct prec_record_opts *o, const char *arg)
+{
+	uint64_t v;
+
+	if (parse_u64(arg, &v) < 0 || !v || v > 60000)
+		return bad("--round-ms", arg, "expected milliseconds, 1..60000");
+	o->round_ms = v;
+	return 0;
+}
+
+static int opt_force(struct prec_record_opts *o, const char *arg)
+{
+	(void)arg;
+	o->force = true;
+	return 0;
+}
+
+static int opt_copy(struct prec_record_opts *o, const char *arg)
+{
+	(void)arg;
+	o->copy = true;
+	return 0;
+}
+
+static int opt_nocopy(struct prec_record_opts *o, const char *arg)
+{
+	(void)arg;
+	o->copy = false;
+	return 0;
+}
+
+static int opt_verbose(struct prec_record_opts *o, const char *arg)
+{
+	(void)arg;
+	o->verbose = true;
+	o->quiet = false;
+	return 0;
+}
+
+static int opt_quiet(struct prec_record_opts *o, const char *arg)
+{
+	(void)arg;
+	o->quiet = true;
+	o->verbose = false;
+	return 0;
+}
+
+static int opt_affinity(struct prec_record_opts *o, const char *arg)
+{
+	if (!strcmp(arg, "cpu"))
+		o->pin = true;
+	else if (!strcmp(arg, "none"))
+		o->pin = false;
+	else
+		return bad("--affinity", arg, "expected cpu or none");
+	return 0;
+}
+
+static int opt_help(struct prec_record_opts *o, const char *arg)
+{
+	(void)o;
+	(void)arg;
+	return 1;
+}
+
+static const struct opt table[] = {
+	{ "dir", 'd', "DIR", opt_dir, "output directory (default prec.data)" },
+	{ "output", 'o', "DIR", opt_dir, "same as -d" },
+	{ "event", 'e', "LIST", opt_event, "events: cpu-clock, sys:tracepoint, pmu/t=v/ ... with :u :k" },
+	{ "filter", 0, "FILTER", opt_filter, "tracepoint filter for the preceding -e" },
+	{ "freq", 'F', "HZ", opt_freq, "sampling frequency (default 4000; 'max')" },
+	{ "count", 'c', "N", opt_count, "sample period instead of a frequency" },
+	{ NULL, 'g', NULL, opt_g, "frame-pointer call chains" },
+	{ "call-graph", 0, "fp|dwarf[,size]", opt_callgraph, "call chains (dwarf: user regs + stack, default 8192 bytes)" },
+	{ "all-cpus", 'a', NULL, opt_all, "every CPU (default without a command or -p/-t)" },
+	{ "cpu", 'C', "LIST", opt_cpu, "only these CPUs, e.g. 0-3,6" },
+	{ "pid", 'p', "PID,...", opt_pid, "existing processes (all their threads)" },
+	{ "tid", 't', "TID,...", opt_tid, "existing threads" },
+	{ "mmap-pages", 'm', "PAGES|SIZE", opt_mmap, "per-CPU ring: pages (power of two) or 512K, 4M (default 1M)" },
+	{ "clockid", 'k', "CLOCK", opt_clock, "monotonic (default), monotonic_raw, realtime, boottime, tai, or a number" },
+	{ "round-ms", 0, "MS", opt_round, "longest round before an idle CPU writes a marker (default 100)" },
+	{ "force", 'f', NULL, opt_force, "replace an existing directory" },
+	{ "copy", 0, NULL, opt_copy, "drainers copy ring data before writing it" },
+	{ "no-copy", 0, NULL, opt_nocopy, "drainers write straight from the ring (default)" },
+	{ "affinity", 0, "cpu|none", opt_affinity, "pin each drainer to its CPU (default cpu)" },
+	{ "verbose", 'v', NULL, opt_verbose, "more messages" },
+	{ "quiet", 'q', NULL, opt_quiet, "errors only" },
+	{ "help", 'h', NULL, opt_help, "this text" },
+};
+#define NR_OPTS (sizeof(table) / sizeof(table[0]))
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: prec record [-d DIR] [options] [-- command args...]\n\n");
+	for (size_t i = 0; i < NR_OPTS; i++) {
+		char left[64];
+		int n = 0;
+
+		if (table[i].shrt)
+			n = snprintf(left, sizeof(left), "-%c%s", table[i].shrt,
+				     table[i].lng ? ", " : "");
+		else
+			n = snprintf(left, sizeof(left), "    ");
+		if (table[i].lng)
+			n += snprintf(left + n, sizeof(left) - (size_t)n, "--%s", table[i].lng);
+		if (table[i].argname)
+			snprintf(left + n, sizeof(left) - (size_t)n, " %s", table[i].argname);
+		fprintf(f, "  %-32s %s\n", left, table[i].help);
+	}
+}
+
+static void defaults(struct prec_record_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->dir = "prec.data";
+	o->mmap_pages = PREC_RECORD_DEFAULT_PAGES;
+	o->clockid = CLOCK_MONOTONIC;
+	o->round_ms = 100;
+	o->pin = true;
+	o->stack_size = PREC_RECORD_DEFAULT_STACK;
+}
+
+static void build_getopt(char *shorts, struct option *longs)
+{
+	int ns = 0, nl = 0;
+
+	/* '+': stop at the first non-option, the command (as perf does). */
+	shorts[ns++] = '+';
+	for (size_t i = 0; i < NR_OPTS; i++) {
+		int val = table[i].shrt ? table[i].shrt : 256 + (int)i;
+
+		if (table[i].shrt) {
+			shorts[ns++] = (char)table[i].shrt;
+			if (table[i].argname)
+				shorts[ns++] = ':';
+		}
+		if (table[i].lng)
+			longs[nl++] = (struct option){ table[i].lng,
+				table[i].argname ? required_argument : no_argument,
+				NULL, val };
+	}
+	shorts[ns] = 0;
+	longs[nl] = (struct option){ 0 };
+}
+
+static const struct opt *lookup(int val)
+{
+	if (val >= 256 && val < 256 + (int)NR_OPTS)
+		return &table[val - 256];
+	for (size_t i = 0; i < NR_OPTS; i++)
+		if (table[i].shrt && table[i].shrt == val)
+			return &table[i];
+	return NULL;
+}
+
+static int check_combination(struct prec_record_opts *o)
+{
+	bool tasks = o->nr_pids || o->nr_tids;
+
+	if (o->freq && o->period) {
+		pr_err("options -F and -c: give a frequency or a period, not both");
+		return -EINVAL;
+	}
+	if (tasks && o->argv) {
+		pr_err("options -p/-t: cannot be combined with a command");
+		return -EINVAL;
+	}
+	if (tasks && (o->all_cpus || o->cpus)) {
+		pr_err("options -p/-t: cannot be combined with -a or -C");
+		return -EINVAL;
+	}
+	/* -C is system-wide on those CPUs; no target at all means -a. */
+	if (o->cpus || (!tasks && !o->argv))
+		o->all_cpus = true;
+	return 0;
+}
+
+int prec_record_opts__parse(struct prec_record_opts *o, int argc, char **argv)
+{
+	char shorts[2 * NR_OPTS + 2];
+	struct option longs[NR_OPTS + 1];
+	int c, err;
+
+	defaults(o);
+	build_getopt(shorts, longs);
+	optind = 0; /* full reset: parse may run more than once (tests) */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
+		const struct opt *op = lookup(c);
+
+		if (c == '?' || c == ':' || !op) {
+			pr_err("option '%s': unknown or missing its argument (try 'prec record -h')",
+			       argv[optind - 1]);
+			return -EINVAL;
+		}
+		err = op->fn(o, optarg);
+		if (err == 1) {
+			usage(stdout);
+			return 1;
+		}
+		if (err < 0)
+			return err;
+	}
+	if (optind < argc) {
+		o->argv = argv + optind;
+		o->argc = argc - optind;
+	}
+	return check_combination(o);
+}
+
+void prec_record_opts__exit(struct prec_record_opts *o)
+{
+	if (!o)
+		return;
+	for (int i = 0; i < o->nr_specs; i++) {
+		free(o->specs[i].text);
+		free(o->specs[i].filter);
+	}
+	free(o->specs);
+	free(o->cpus);
+	free(o->pids);
+	free(o->tids);
+	memset(o, 0, sizeof(*o));
+}
+
+static int add_cpu(int **cpus, int *nr, long cpu)
+{
+	int *n;
+
+	for (int i = 0; i < *nr; i++)
+		if ((*cpus)[i] == cpu)
+			return 0;
+	n = realloc(*cpus, (size_t)(*nr + 1) * sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	*cpus = n;
+	n[(*nr)++] = (int)cpu;
+	return 0;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+int prec_cpu_list__parse(const char *s, int **cpus)
+{
+	const char *p = s;
+	int nr = 0, err = 0;
+
+	*cpus = NULL;
+	while (*p && !err) {
+		char *end;
+		long lo, hi;
+
+		if (!isdigit((unsigned char)*p))
+			break;
+		lo = hi = strtol(p, &end, 10);
+		if (*end == '-') {
+			if (!isdigit((unsigned char)end[1]))
+				break;
+			hi = strtol(end + 1, &end, 10);
+		}
+		if (lo > hi || hi >= 65536)
+			break;
+		for (long c = lo; c <= hi && !err; c++)
+			err = add_cpu(cpus, &nr, c);
+		p = end;
+		if (*p == ',' && p[1])
+			p++;
+		else if (*p == '\n' && !p[1])
+			p++;
+	}
+	if (err || *p || !nr) {
+		free(*cpus);
+		*cpus = NULL;
+		return err ? err : -EINVAL;
+	}
+	qsort(*cpus, (size_t)nr, sizeof(int), cmp_int);
+	return nr;
+}
+
+int prec_cpu_list__online(int **cpus)
+{
+	FILE *f = fopen("/sys/devices/system/cpu/online", "r");
+	char line[4096];
+	int n;
+
+	*cpus = NULL;
+	if (!f)
+		return -errno;
+	if (!fgets(line, sizeof(line), f)) {
+		fclose(f);
+		return -EIO;
+	}
+	fclose(f);
+	n = prec_cpu_list__parse(line, cpus);
+	return n;
+}

@@ -1,0 +1,515 @@
+// SPDX-License-Identifier: MIT
+// The recording session: the output directory (and -f's rename-aside), one
+// shard writer per CPU plus the side band, the manifest written at start
+// (state recording) and at close (complete, with totals and build-ids), the
+// drainers, and the summary line.
+#include "record/cmd_record.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util/log.h"
+
+uint64_t prec_now_ns(int clockid)
+{
+	struct timespec ts;
+
+	if (clock_gettime((clockid_t)clockid, &ts))
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static bool dir_is_empty(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *e;
+	bool empty = true;
+
+	if (!d)
+		return false;
+	while (empty && (e = readdir(d)))
+		empty = !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..");
+	closedir(d);
+	return empty;
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag,
+		  struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path) ? -errno : 0;
+}
+
+static int rm_tree(const char *path)
+{
+	return nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS) ? -errno : 0;
+}
+
+int prec_session__create_dir(struct prec_session *s, const char *dir,
+			     bool force)
+{
+	struct stat st;
+	int err;
+
+	memset(s, 0, sizeof(*s));
+	s->dirfd = -1;
+	s->dir = strdup(dir);
+	if (!s->dir)
+		return -ENOMEM;
+	if (!lstat(dir, &st) && !(S_ISDIR(st.st_mode) && dir_is_empty(dir))) {
+		if (!force) {
+			pr_err("%s: exists (use -f to replace it)", dir);
+			return -EEXIST;
+		}
+		/* Kept until the new manifest is on disk. */
+		if (asprintf(&s->old_dir, "%s.old.%d", dir, (int)getpid()) < 0) {
+			s->old_dir = NULL;
+			return -ENOMEM;
+		}
+		if (rename(dir, s->old_dir)) {
+			err = -errno;
+			pr_err("%s: moving it aside to %s: %s", dir, s->old_dir, strerror(-err));
+			free(s->old_dir);
+			s->old_dir = NULL;
+			return err;
+		}
+	}
+	if (mkdir(dir, 0700) && errno != EEXIST) {
+		err = -errno;
+		pr_err("%s: mkdir: %s", dir, strerror(-err));
+		goto restore_old;
+	}
+	s->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (s->dirfd < 0) {
+		err = -errno;
+		pr_err("%s: open: %s", dir, strerror(-err));
+		goto restore_old;
+	}
+	return 0;
+restore_old:
+	if (s->old_dir && !rename(s->old_dir, dir)) {
+		free(s->old_dir);
+		s->old_dir = NULL;
+	}
+	return err;
+}
+
+static int add_events(struct prec_manifest *m, struct prec_evlist *el)
+{
+	for (int e = 0; e < el->nr; e++) {
+		struct prec_evsel *ev = &el->evsel[e];
+		uint8_t attr[128] = { 0 };
+		int idx, err = 0;
+
+		memcpy(attr, &ev->attr, sizeof(attr));
+		idx = prec_manifest__add_event(m, attr, ev->name);
+		if (idx < 0)
+			return idx;
+		ev->midx = idx;
+		for (int c = 0; c < el->nr_cpus && !err; c++)
+			for (int t = 0; t < el->nr_tasks && !err; t++) {
+				size_t i = ((size_t)e * (size_t)el->nr_cpus + (size_t)c) *
+					   (size_t)el->nr_tasks + (size_t)t;
+
+				err = prec_manifest__add_event_id(m, (uint32_t)idx,
+					el->ids[i], el->cpus[c], el->tasks[t]);
+			}
+		if (err)
+			return err;
+		if (ev->tp_system) {
+			err = prec_tracefs__add_formats(m, ev->tp_system, ev->tp_name,
+							ev->attr.config);
+			if (err) {
+				pr_err("event '%s': reading its format from tracefs: %s",
+				       ev->name, strerror(-err));
+				return err;
+			}
+		}
+	}
+	return 0;
+}
+
+static int fill_manifest(struct prec_session *s, const struct prec_record_opts *o,
+			 struct prec_evlist *el, int argc, char **argv)
+{
+	struct prec_manifest *m = s->m;
+	struct timespec res;
+	char **args = calloc((size_t)argc + 2, sizeof(*args));
+	int err;
+
+	if (!args)
+		return -ENOMEM;
+	args[0] = "prec";
+	memcpy(args + 1, argv, (size_t)argc * sizeof(*argv));
+	err = prec_manifest__set_argv(m, argc + 1, args);
+	free(args);
+	if (err)
+		return err;
+	m->state = PREC_STATE_RECORDING;
+	memcpy(m->session_id, s->session_id, sizeof(m->session_id));
+	err = prec_host__fill(m);
+	if (err)
+		return err;
+	m->clockid = o->clockid;
+	if (!clock_getres((clockid_t)o->clockid, &res))
+		m->clock_res_ns = (uint64_t)res.tv_sec * 1000000000ull + (uint64_t)res.tv_nsec;
+	/* One instant on both clocks, read back to back. */
+	m->ref_wall_ns = prec_now_ns(CLOCK_REALTIME);
+	m->ref_clock_ns = prec_now_ns(o->clockid);
+	m->sample_type = prec_evlist__sample_base(el);
+	err = prec_time_layout__init(&m->time_layout, m->sample_type);
+	if (!err)
+		err = add_events(m, el);
+	return err;
+}
+
+static int open_writers(struct prec_session *s, const struct prec_record_opts *o,
+			struct prec_evlist *el)
+{
+	struct prec_shard_writer_opts wo = { .copy = o->copy };
+	struct prec_manifest_shard sh = { 0 };
+	char name[32];
+	int err;
+
+	s->nr_cpus = el->nr_cpus;
+	s->cpus = el->cpus;
+	s->writers = calloc((size_t)el->nr_cpus + 1, sizeof(*s->writers));
+	s->drainers = calloc((size_t)el->nr_cpus, sizeof(*s->drainers));
+	if (!s->writers || !s->drainers)
+		return -ENOMEM;
+	memcpy(wo.session_id, s->session_id, sizeof(wo.session_id));
+	for (int c = 0; c <= el->nr_cpus; c++) {
+		bool sb = c == el->nr_cpus;
+
+		wo.cpu = sb ? PREC_SIDEBAND_CPU : el->cpus[c];
+		if (sb)
+			snprintf(name, sizeof(name), "%s", PREC_SHARD_SIDEBAND_NAME);
+		else
+			snprintf(name, sizeof(name), "cpu%03d.shard", el->cpus[c]);
+		err = prec_shard_writer__open(&s->writers[c], s->dirfd, name, &wo);
+		if (err) {
+			pr_err("%s/%s: creating the shard: %s", s->dir, name, strerror(-err));
+			return err;
+		}
+		sh.name = name;
+		sh.cpu = wo.cpu;
+		err = prec_manifest__add_shard(s->m, &sh);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+int prec_session__begin(struct prec_session *s,
+			const struct prec_record_opts *o,
+			struct prec_evlist *el, int argc, char **argv)
+{
+	int err;
+
+	if (getrandom(s->session_id, sizeof(s->session_id), 0) != sizeof(s->session_id))
+		return -errno ? -errno : -EIO;
+	s->m = prec_manifest__new();
+	if (!s->m)
+		return -ENOMEM;
+	err = fill_manifest(s, o, el, argc, argv);
+	if (err) {
+		pr_err("%s/manifest: filling it: %s", s->dir, strerror(-err));
+		return err;
+	}
+	err = open_writers(s, o, el);
+	if (err)
+		return err;
+	s->m->start_time = prec_now_ns(o->clockid);
+	err = prec_manifest__write(s->m, s->dirfd);
+	if (err) {
+		pr_err("%s/manifest: writing it: %s", s->dir, strerror(-err));
+		return err;
+	}
+	if (s->old_dir) {
+		err = rm_tree(s->old_dir);
+		if (err)
+			pr_warn("%s: removing the replaced recording: %s", s->old_dir,
+				strerror(-err));
+		free(s->old_dir);
+		s->old_dir = NULL;
+	}
+	return 0;
+}
+
+int prec_session__start(struct prec_session *s,
+			const struct prec_record_opts *o,
+			struct prec_evlist *el, const pid_t *pids, int nr_pids)
+{
+	struct prec_sideband_opts sbo = { .all_tasks = !pids, .pids = pids,
+					  .nr_pids = nr_pids };
+	int err;
+
+	err = prec_sideband__synthesize(s->writers[s->nr_cpus], s->m, &sbo);
+	if (err < 0) {
+		pr_err("%s/%s: synthesizing the side band: %s", s->dir,
+		       PREC_SHARD_SIDEBAND_NAME, strerror(-err));
+		return err;
+	}
+	/* Nothing more goes to the side band: get its fsync out of the way
+	 * now rather than at stop. */
+	err = prec_shard_writer__flush(s->writers[s->nr_cpus]);
+	if (err) {
+		pr_err("%s/%s: %s", s->dir, PREC_SHARD_SIDEBAND_NAME, strerror(-err));
+		return err;
+	}
+	for (int c = 0; c < s->nr_cpus; c++) {
+		struct prec_drainer_opts d = {
+			.cpu = el->cpus[c],
+			.ring = &el->rings[c],
+			.writer = s->writers[c],
+			.layout = s->m->time_layout,
+			.clockid = o->clockid,
+			.round_ns = o->round_ms * 1000000ull,
+			.copy = o->copy,
+			.pin_cpu = o->pin ? el->cpus[c] : -1,
+		};
+
+		err = prec_drainer__new(&s->drainers[c], &d);
+		if (!err)
+			err = prec_drainer__start(s->drainers[c]);
+		if (err) {
+			pr_err("drainer cpu%d: starting: %s", el->cpus[c], strerror(-err));
+			return err;
+		}
+	}
+	return 0;
+}
+
+static void shard_totals(struct prec_session *s, struct prec_evlist *el, int c)
+{
+	struct prec_manifest_shard *sh = &s->m->shards[c];
+	struct prec_shard_writer_stats ws;
+	struct prec_drainer_stats ds;
+
+	prec_shard_writer__stats(s->writers[c], &ws);
+	sh->chunks = ws.chunks;
+	sh->records = ws.records;
+	sh->bytes = ws.payload_bytes;
+	sh->raw_bytes = ws.raw_bytes;
+	sh->first_time = ws.first_time;
+	sh->last_time = ws.last_time;
+	if (c < s->nr_cpus && s->drainers[c]) {
+		prec_drainer__stats(s->drainers[c], &ds);
+		sh->lost = ds.lost;
+		sh->lost_samples = ds.lost_samples + prec_evlist__lost(el, c);
+	}
+	s->records += sh->records;
+	s->bytes += ws.file_bytes;
+	/* A ring overflow shows both as a LOST record and in the events'
+	 * PERF_FORMAT_LOST count: the larger of the two, not the sum. */
+	s->lost += sh->lost > sh->lost_samples ? sh->lost : sh->lost_samples;
+}
+
+static bool have_buildid(const struct prec_manifest *m, const char *path)
+{
+	for (uint32_t i = 0; i < m->nr_buildids; i++)
+		if (m->buildids[i].path && !strcmp(m->buildids[i].path, path))
+			return true;
+	return false;
+}
+
+struct tried {
+	const char **paths;
+	int nr;
+};
+
+static bool tried_before(struct tried *t, const char *path)
+{
+	const char **n;
+
+	for (int i = 0; i < t->nr; i++)
+		if (!strcmp(t->paths[i], path))
+			return true;
+	n = realloc(t->paths, (size_t)(t->nr + 1) * sizeof(*n));
+	if (n) {
+		t->paths = n;
+		n[t->nr++] = path;
+	}
+	return false;
+}
+
+/* A path the kernel gave no id for (build_id unsupported, or the ELF
+ * header page not in the page cache): read the ELF note, once per path. */
+static void buildid_from_elf(struct prec_manifest *m, struct tried *t,
+			     const struct prec_seen_map *sm)
+{
+	struct prec_manifest_buildid b = { .cpumode = sm->cpumode, .pid = -1,
+					   .path = sm->path };
+	int n;
+
+	if (!sm->path || sm->path[0] != '/' || have_buildid(m, sm->path) ||
+	    tried_before(t, sm->path))
+		return;
+	n = prec_buildid__read_elf(sm->path, b.id);
+	if (n <= 0) {
+		pr_debug("build-id %s: %s", sm->path, strerror(-n));
+		return;
+	}
+	b.size = (uint8_t)n;
+	if (prec_manifest__add_buildid(m, &b))
+		pr_warn("build-id %s: %s", sm->path, strerror(ENOMEM));
+}
+
+static void add_seen_buildids(struct prec_session *s)
+{
+	struct tried t = { 0 };
+
+	for (int c = 0; c < s->nr_cpus; c++) {
+		const struct prec_seen_map *maps;
+		int nr = 0;
+
+		if (!s->drainers[c])
+			continue;
+		maps = prec_drainer__maps(s->drainers[c], &nr);
+		for (int i = 0; i < nr; i++) {
+			struct prec_manifest_buildid b = { .cpumode = maps[i].cpumode,
+				.size = maps[i].size, .pid = -1, .path = maps[i].path };
+
+			if (!maps[i].size) {
+				buildid_from_elf(s->m, &t, &maps[i]);
+				continue;
+			}
+			memcpy(b.id, maps[i].id, sizeof(b.id));
+			if (prec_manifest__add_buildid(s->m, &b))
+				pr_warn("build-id %s: %s", maps[i].path, strerror(ENOMEM));
+		}
+	}
+	free(t.paths);
+}
+
+static int stop_drainers(struct prec_session *s)
+{
+	int err = 0;
+
+	for (int c = 0; c < s->nr_cpus; c++)
+		if (s->drainers && s->drainers[c])
+			prec_drainer__stop(s->drainers[c]);
+	for (int c = 0; c < s->nr_cpus; c++) {
+		int e = s->drainers && s->drainers[c] ? prec_drainer__join(s->drainers[c]) : 0;
+
+		if (e && !err)
+			err = e;
+	}
+	return err;
+}
+
+static void lap(const struct prec_session *s, const char *what)
+{
+	pr_debug("close: %s at +%.1f ms", what,
+		 (double)(prec_now_ns(CLOCK_MONOTONIC) - s->t_stop_ns) / 1e6);
+}
+
+int prec_session__finish(struct prec_session *s, struct prec_evlist *el)
+{
+	int err = stop_drainers(s), e;
+
+	lap(s, "drainers joined (rings empty, shards fsynced)");
+
+	if (s->writers[s->nr_cpus]) {
+		e = prec_shard_writer__flush(s->writers[s->nr_cpus]);
+		err = err ? err : e;
+	}
+	s->records = s->bytes = s->lost = 0;
+	for (int c = 0; c <= s->nr_cpus; c++)
+		if (s->writers[c])
+			shard_totals(s, el, c);
+	add_seen_buildids(s);
+	lap(s, "totals and build-ids");
+	for (int c = 0; c <= s->nr_cpus; c++) {
+		e = prec_shard_writer__close(s->writers[c]);
+		s->writers[c] = NULL;
+		if (e && !err)
+			err = e;
+	}
+	lap(s, "writers closed");
+	if (err)
+		pr_err("%s: recording stopped early: %s (the shards hold everything before it)",
+		       s->dir, strerror(-err));
+	s->m->stop_time = prec_now_ns(s->m->clockid);
+	s->m->state = PREC_STATE_COMPLETE;
+	e = prec_manifest__write(s->m, s->dirfd);
+	if (e) {
+		pr_err("%s/manifest: writing it: %s", s->dir, strerror(-e));
+		err = err ? err : e;
+	}
+	s->manifest_ns = prec_now_ns(CLOCK_MONOTONIC) - s->t_stop_ns;
+	lap(s, "manifest written");
+	return err;
+}
+
+void prec_session__summary(const struct prec_session *s)
+{
+	double secs = (double)(s->t_stop_ns - s->t_enable_ns) / 1e9;
+	double mb = (double)s->bytes / 1e6;
+
+	if (s->t_stop_ns <= s->t_enable_ns)
+		secs = 0;
+	fprintf(stderr, "[ prec record: %d shards, %llu records, %.3f MB written (%.1f MB/s), %llu lost, manifest in %.1f ms ]\n",
+		s->nr_cpus + 1, (unsigned long long)s->records, mb,
+		secs > 0 ? mb / secs : 0.0, (unsigned long long)s->lost,
+		(double)s->manifest_ns / 1e6);
+	if (!s->lost)
+		return;
+	for (int c = 0; c < s->nr_cpus; c++) {
+		const struct prec_manifest_shard *sh = &s->m->shards[c];
+		uint64_t n = sh->lost > sh->lost_samples ? sh->lost : sh->lost_samples;
+
+		if (n)
+			pr_warn("cpu%d: %llu records LOST: the ring (%zu pages) filled faster than it was drained",
+				sh->cpu, (unsigned long long)n, s->pages);
+	}
+	pr_warn("%llu records lost in all: use a bigger ring (-m %zu or more), fewer events, or a lower -F",
+		(unsigned long long)s->lost, s->pages * 4);
+}
+
+void prec_session__discard(struct prec_session *s)
+{
+	for (int c = 0; s->writers && c <= s->nr_cpus; c++) {
+		prec_shard_writer__close(s->writers[c]);
+		s->writers[c] = NULL;
+	}
+	if (s->dirfd >= 0) {
+		close(s->dirfd);
+		s->dirfd = -1;
+	}
+	if (s->dir && rm_tree(s->dir))
+		pr_warn("%s: removing the unfinished recording: %s", s->dir, strerror(errno));
+	if (s->old_dir && rename(s->old_dir, s->dir))
+		pr_warn("%s: restoring it from %s: %s", s->dir, s->old_dir, strerror(errno));
+}
+
+void prec_session__exit(struct prec_session *s)
+{
+	if (!s)
+		return;
+	stop_drainers(s);
+	for (int c = 0; s->drainers && c < s->nr_cpus; c++)
+		prec_drainer__delete(s->drainers[c]);
+	for (int c = 0; s->writers && c <= s->nr_cpus; c++)
+		prec_shard_writer__close(s->writers[c]);
+	free(s->drainers);
+	free(s->writers);
+	prec_manifest__delete(s->m);
+	if (s->dirfd >= 0)
+		close(s->dirfd);
+	free(s->dir);
+	free(s->old_dir);
+	memset(s, 0, sizeof(*s));
+	s->dirfd = -1;
+}

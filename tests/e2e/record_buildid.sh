@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Build-ids in the manifest: the workload binary (seen only in the kernel's
+# MMAP2 records after exec) and libc must carry the ids `readelf -n` reads
+# from the files; so must every other readable ELF file in the table.
+set -u
+H=$PREC_BUILD/tests/helpers
+[ "$(id -u)" = 0 ] || { echo "skip: needs root"; exit 77; }
+command -v readelf >/dev/null || { echo "skip: no readelf"; exit 77; }
+tmp=$(mktemp -d /tmp/prec-buildid.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+elf_id() { readelf -n "$1" 2>/dev/null | awk '/Build ID:/ { print $3; exit }'; }
+
+# A copy of the workload, so its path is unique to this test.
+cp "$H/storm" "$tmp/storm-bid"
+"$PREC" record -d "$tmp/out" -e cpu-clock -- "$tmp/storm-bid" 200000 2>"$tmp/err" ||
+	{ cat "$tmp/err"; fail "record exited $?"; }
+cat "$tmp/err"
+"$H/mfdump" "$tmp/out" >"$tmp/mf" || fail "manifest unreadable"
+grep '^buildid' "$tmp/mf"
+
+want=$(elf_id "$tmp/storm-bid")
+[ -n "$want" ] || { echo "skip: the helper has no build-id note"; exit 77; }
+got=$(awk -v p="$tmp/storm-bid" '$1 == "buildid" && $3 == p { print $2; exit }' "$tmp/mf")
+[ "$got" = "$want" ] || fail "workload build-id '$got', readelf says '$want'"
+
+libc=$(awk '$1 == "buildid" && $3 ~ /\/libc\.so\.6$/ { print $3; exit }' "$tmp/mf")
+[ -n "$libc" ] || fail "no libc in the build-id table"
+want=$(elf_id "$libc")
+got=$(awk -v p="$libc" '$1 == "buildid" && $3 == p { print $2; exit }' "$tmp/mf")
+[ "$got" = "$want" ] || fail "libc build-id '$got', readelf says '$want'"
+
+while read -r _ id path; do
+	[ -f "$path" ] || continue
+	w=$(elf_id "$path")
+	[ -z "$w" ] || [ "$w" = "$id" ] || fail "$path: manifest $id, readelf $w"
+done < <(grep '^buildid' "$tmp/mf")
+echo "PASS"

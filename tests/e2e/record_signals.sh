@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Stopping prec record: SIGINT/SIGTERM/SIGHUP of a system-wide recording ->
+# complete manifest, exit 0; kill -9 -> the start manifest (state recording)
+# and shards readable up to their last whole chunk; a workload killed by a
+# signal -> 128 + signal; SIGINT with a workload stops it too; -p ends when
+# the target exits.
+set -u
+H=$PREC_BUILD/tests/helpers
+[ "$(id -u)" = 0 ] || { echo "skip: needs root"; exit 77; }
+tmp=$(mktemp -d /tmp/prec-signals.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+wait_manifest() { # dir: the start manifest is on disk
+	for _ in $(seq 100); do [ -f "$1/manifest" ] && return 0; sleep 0.05; done
+	fail "$1: no manifest after 5 s"
+}
+
+check_complete() { # dir
+	"$H/mfdump" "$1" >"$tmp/mf" || fail "$1: manifest unreadable"
+	grep -q '^state complete' "$tmp/mf" || fail "$1: manifest not complete"
+	"$H/shardcount" "$1" >"$tmp/count" || { cat "$tmp/count"; fail "$1: corrupt shard"; }
+}
+
+for sig in INT TERM HUP; do
+	d=$tmp/$sig
+	"$PREC" record -d "$d" -a -e cpu-clock -F 1000 2>"$tmp/err" &
+	pid=$!
+	wait_manifest "$d"
+	sleep 0.5
+	kill -"$sig" $pid
+	wait $pid
+	rc=$?
+	cat "$tmp/err"
+	[ $rc = 0 ] || fail "SIG$sig: exit $rc, want 0"
+	grep -q '^\[ prec record: .*manifest in' "$tmp/err" || fail "SIG$sig: no summary"
+	check_complete "$d"
+	s=$(awk '/^total/ { sub("samples=", "", $4); print $4 }' "$tmp/count")
+	[ "$s" -gt 0 ] || fail "SIG$sig: no samples"
+done
+
+# kill -9: nothing is closed, yet what is on disk stays readable.
+d=$tmp/kill9
+"$PREC" record -d "$d" -a -e cpu-clock -F 4000 2>/dev/null &
+pid=$!
+wait_manifest "$d"
+sleep 1
+kill -9 $pid
+wait $pid 2>/dev/null
+"$H/mfdump" "$d" >"$tmp/mf" || fail "kill -9: manifest unreadable"
+grep -q '^state recording' "$tmp/mf" || fail "kill -9: manifest should say recording"
+"$H/shardcount" "$d" >"$tmp/count"
+cat "$tmp/count"
+# Every shard opens; a torn last chunk is allowed, nothing else.
+awk '/^shard/ && $0 ~ /open=/ { bad = 1 }
+     /^shard/ { e = substr($0, index($0, "end=") + 4); if (e != "ok" && e !~ /^torn /) bad = 1 }
+     END { exit bad }' "$tmp/count" || fail "kill -9: a shard is unreadable"
+s=$(awk '/^total/ { sub("samples=", "", $4); print $4 }' "$tmp/count")
+[ "$s" -gt 0 ] || fail "kill -9: no samples reached the shards"
+
+# The workload's death by signal is prec's exit status.
+"$PREC" record -q -d "$tmp/wsig" -e cpu-clock -- sh -c 'kill -TERM $$'
+rc=$?
+[ $rc = 143 ] || fail "workload killed by SIGTERM: prec exited $rc, want 143"
+check_complete "$tmp/wsig"
+
+# SIGINT to prec alone with a workload: the workload is stopped too.
+"$PREC" record -q -d "$tmp/wint" -e cpu-clock -- sleep 30 &
+pid=$!
+wait_manifest "$tmp/wint"
+start=$(date +%s)
+kill -INT $pid
+wait $pid
+rc=$?
+[ $(($(date +%s) - start)) -lt 10 ] || fail "SIGINT with a workload took too long"
+[ $rc = 143 ] || fail "SIGINT with a workload: exit $rc, want 143 (workload got SIGTERM)"
+check_complete "$tmp/wint"
+
+# -p: the recording ends when the target exits.
+sleep 1 &
+target=$!
+timeout 20 "$PREC" record -q -d "$tmp/pid" -e cpu-clock -p $target
+rc=$?
+[ $rc = 0 ] || fail "-p: exit $rc"
+check_complete "$tmp/pid"
+grep -q "^id 1 [0-9]* cpu=[0-9]* tid=$target\$" "$tmp/mf" || fail "-p: no per-task ids"
+echo "PASS"

@@ -1,0 +1,396 @@
+// SPDX-License-Identifier: MIT
+// Test/bench helper: writes a synthetic recording directory (complete
+// manifest, cpuNNN.shard files of nearly sorted SAMPLE records with honest
+// watermarks, a sideband.shard of time-0 COMM records), seeded, any size.
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "store/store.h"
+#include "../lib/test.h"
+
+struct cfg {
+	const char *dir;
+	unsigned int shards;
+	uint64_t records;     /* per shard */
+	uint64_t total_bytes; /* alternative to records */
+	uint64_t seed;
+	uint64_t max_skew;    /* ns a record may be stamped before its turn */
+	uint32_t size_min, size_max;
+	uint64_t rate;        /* records per second per shard */
+	uint32_t chunk_bytes; /* 0: random per chunk, up to the maximum */
+	unsigned int sideband;
+	bool lz4;
+	uint64_t sample_type;
+	struct prec_time_layout tl;
+	uint8_t session[16];
+};
+
+struct gen {
+	const struct cfg *cfg;
+	int cpu;
+	uint64_t rng;
+	uint64_t nominal;   /* time the next record would be published */
+	uint8_t *buf;
+	uint32_t len, records, limit;
+	uint64_t first, last, wm;
+};
+
+#define EVENT_ID_BASE 1000u
+
+static uint64_t rnd(struct gen *g, uint64_t n)
+{
+	return n ? test_rand(&g->rng) % n : 0;
+}
+
+static void put64(uint8_t *p, uint64_t v)
+{
+	memcpy(p, &v, 8);
+}
+
+/* SAMPLE: IDENTIFIER, IP, TID, TIME, CPU, PERIOD, [CALLCHAIN]. */
+static uint32_t make_sample(struct gen *g, uint8_t *p, uint64_t time)
+{
+	const struct cfg *c = g->cfg;
+	uint32_t size = c->size_min + (uint32_t)rnd(g, c->size_max - c->size_min + 1);
+	struct perf_event_header h = { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, 0 };
+	uint32_t pid = 100 + (uint32_t)rnd(g, 50);
+
+	size &= ~7u;
+	if (size < c->size_min)
+		size = c->size_min;
+	h.size = (uint16_t)size;
+	memcpy(p, &h, 8);
+	put64(p + 8, EVENT_ID_BASE + (uint64_t)g->cpu);
+	put64(p + 16, 0x400000 + rnd(g, 0x100000));
+	put64(p + 24, (uint64_t)pid << 32 | pid);
+	put64(p + 32, time);
+	put64(p + 40, (uint64_t)g->cpu);
+	put64(p + 48, 250000);
+	if (c->sample_type & PERF_SAMPLE_CALLCHAIN) {
+		uint64_t nr = (size - 64) / 8;
+
+		put64(p + 56, nr);
+		for (uint64_t i = 0; i < nr; i++)
+			put64(p + 64 + 8 * i, i ? 0x400000 + rnd(g, 0x100000)
+						: (uint64_t)PERF_CONTEXT_USER);
+	}
+	return size;
+}
+
+static int flush_chunk(struct gen *g, struct prec_shard_writer *w)
+{
+	struct prec_chunk_meta meta = {
+		.type = PREC_CHUNK_DATA, .records = g->records,
+		.first_time = g->first, .last_time = g->last, .watermark = g->wm,
+	};
+	struct iovec iov = { g->buf, g->len };
+	int64_t t;
+
+	if (!g->records)
+		return 0;
+	t = prec_shard_writer__append(w, &meta, &iov, 1);
+	g->len = g->records = 0;
+	g->first = g->last = 0;
+	if (g->cfg->chunk_bytes)
+		g->limit = g->cfg->chunk_bytes;
+	else
+		g->limit = PREC_CHUNK_MAX_PAYLOAD / 8 + (uint32_t)rnd(g, PREC_CHUNK_MAX_PAYLOAD * 7 / 8);
+	return t < 0 ? (int)t : 0;
+}
+
+/* Every few chunks an idle-round marker, like a recorder's. */
+static int marker(struct gen *g, struct prec_shard_writer *w)
+{
+	struct prec_chunk_meta meta = { .type = PREC_CHUNK_MARKER, .watermark = g->wm };
+	int64_t t = prec_shard_writer__append(w, &meta, NULL, 0);
+
+	return t < 0 ? (int)t : 0;
+}
+
+/* Times: nominal publication times grow by ~1/rate; a record is stamped up
+ * to max_skew before its nominal time, and a chunk's watermark is the
+ * nominal time of its last record, so every later record has
+ * time >= watermark - max_skew >= watermark - PREC_WATERMARK_SLACK_NS. */
+static int gen_shard(struct gen *g, struct prec_shard_writer *w)
+{
+	const struct cfg *c = g->cfg;
+	uint64_t gap = 1000000000ull / (c->rate ? c->rate : 1);
+	int r = 0;
+
+	for (uint64_t k = 0; k < c->records && !r; k++) {
+		uint64_t t;
+		uint32_t size;
+
+		g->nominal += gap / 2 + rnd(g, gap + 1);
+		t = g->nominal - rnd(g, c->max_skew + 1);
+		if (g->len + c->size_max > g->limit) {
+			r = flush_chunk(g, w);
+			if (!r && rnd(g, 16) == 0)
+				r = marker(g, w);
+		}
+		size = make_sample(g, g->buf + g->len, t);
+		g->len += size;
+		g->records++;
+		if (!g->first || t < g->first)
+			g->first = t;
+		if (t > g->last)
+			g->last = t;
+		g->wm = g->nominal;
+	}
+	if (!r)
+		r = flush_chunk(g, w);
+	return r;
+}
+
+/* COMM records with a zeroed sample_id trailer (time 0), as synthesized
+ * for processes that existed before the recording. */
+static int gen_sideband(struct gen *g, struct prec_shard_writer *w)
+{
+	const struct cfg *c = g->cfg;
+	uint32_t trailer = 8u + c->tl.trailer_time_back;
+	uint32_t size = 8 + 8 + 16 + trailer;
+	struct prec_chunk_meta meta = { .type = PREC_CHUNK_DATA };
+	struct iovec iov = { g->buf, 0 };
+	int64_t t;
+
+	for (unsigned int i = 0; i < c->sideband; i++) {
+		struct perf_event_header h = { PERF_RECORD_COMM, 0, (uint16_t)size };
+		uint8_t *p = g->buf + iov.iov_len;
+		uint32_t pid = 100 + i;
+
+		memset(p, 0, size);
+		memcpy(p, &h, 8);
+		memcpy(p + 8, &pid, 4);
+		memcpy(p + 12, &pid, 4);
+		snprintf((char *)p + 16, 16, "task-%u", i);
+		put64(p + size - 8, EVENT_ID_BASE);
+		iov.iov_len += size;
+		meta.records++;
+	}
+	if (!meta.records)
+		return 0;
+	t = prec_shard_writer__append(w, &meta, &iov, 1);
+	return t < 0 ? (int)t : 0;
+}
+
+static int write_shard(const struct cfg *c, int dirfd, int cpu,
+		       struct prec_manifest *m, uint8_t *buf)
+{
+	struct prec_shard_writer_opts o = { .cpu = cpu, .copy = true,
+		.codec = c->lz4 ? PREC_CODEC_LZ4 : PREC_CODEC_NONE };
+	struct gen g = { .cfg = c, .cpu = cpu, .buf = buf,
+		.rng = c->seed * 0x9E3779B97F4A7C15ull + (uint64_t)cpu + 2,
+		.limit = c->chunk_bytes ? c->chunk_bytes : PREC_CHUNK_MAX_PAYLOAD };
+	struct prec_shard_writer_stats st;
+	struct prec_shard_writer *w;
+	char name[32];
+	int r, r2;
+
+	memcpy(o.session_id, c->session, 16);
+	g.nominal = 1000000000ull + rnd(&g, 1000000);
+	if (cpu < 0)
+		snprintf(name, sizeof(name), "%s", PREC_SHARD_SIDEBAND_NAME);
+	else
+		snprintf(name, sizeof(name), "cpu%03d.shard", cpu);
+	r = prec_shard_writer__open(&w, dirfd, name, &o);
+	if (r < 0) {
+		fprintf(stderr, "mkshards: %s: open: %s\n", name, strerror(-r));
+		return r;
+	}
+	r = cpu < 0 ? gen_sideband(&g, w) : gen_shard(&g, w);
+	if (!r)
+		r = prec_shard_writer__flush(w);
+	prec_shard_writer__stats(w, &st);
+	r2 = prec_shard_writer__close(w);
+	if (!r)
+		r = r2;
+	if (r < 0) {
+		fprintf(stderr, "mkshards: %s: write: %s\n", name, strerror(-r));
+		return r;
+	}
+	struct prec_manifest_shard ms = {
+		.name = name, .cpu = cpu, .chunks = st.chunks, .records = st.records,
+		.bytes = st.payload_bytes, .raw_bytes = st.raw_bytes,
+		.first_time = st.first_time, .last_time = st.last_time,
+	};
+	return prec_manifest__add_shard(m, &ms);
+}
+
+static int fill_manifest(const struct cfg *c, struct prec_manifest *m)
+{
+	struct perf_event_attr attr;
+	uint8_t a128[128] = { 0 };
+	char host[64];
+	int ev, r;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.type = PERF_TYPE_SOFTWARE;
+	attr.config = PERF_COUNT_SW_CPU_CLOCK;
+	attr.sample_period = 250000;
+	attr.sample_type = c->sample_type;
+	attr.sample_id_all = 1;
+	attr.use_clockid = 1;
+	attr.clockid = CLOCK_MONOTONIC;
+	attr.size = 128;
+	memcpy(a128, &attr, sizeof(attr) < 128 ? sizeof(attr) : 128);
+	m->state = PREC_STATE_COMPLETE;
+	memcpy(m->session_id, c->session, 16);
+	m->sample_type = c->sample_type;
+	m->time_layout = c->tl;
+	m->clockid = CLOCK_MONOTONIC;
+	m->clock_res_ns = 1;
+	m->nr_cpus_avail = m->nr_cpus_online = c->shards;
+	m->start_time = 1000000000ull;
+	snprintf(host, sizeof(host), "mkshards-%llu", (unsigned long long)c->seed);
+	r = prec_manifest__set_str(m, &m->hostname, host);
+	if (!r)
+		r = prec_manifest__set_str(m, &m->arch, "x86_64");
+	if (!r)
+		r = prec_manifest__set_str(m, &m->version, "mkshards");
+	ev = r ? r : prec_manifest__add_event(m, a128, "cpu-clock");
+	if (ev < 0)
+		return ev;
+	for (unsigned int i = 0; i < c->shards && !r; i++)
+		r = prec_manifest__add_event_id(m, (uint32_t)ev, EVENT_ID_BASE + i,
+						(int32_t)i, -1);
+	return r;
+}
+
+static uint64_t parse_size(const char *s)
+{
+	char *end;
+	uint64_t v = strtoull(s, &end, 0);
+
+	switch (*end) {
+	case 'G': case 'g': return v << 30;
+	case 'M': case 'm': return v << 20;
+	case 'K': case 'k': return v << 10;
+	default: return v;
+	}
+}
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: mkshards OUTDIR --shards N (--records-per-shard M | --total-bytes SIZE)\n"
+		"       [--seed S] [--max-skew NS] [--record-size A-B] [--rate R]\n"
+		"       [--chunk-bytes B] [--sideband K] [--lz4]\n");
+}
+
+static int parse(struct cfg *c, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "shards", required_argument, NULL, 'n' },
+		{ "records-per-shard", required_argument, NULL, 'm' },
+		{ "total-bytes", required_argument, NULL, 'T' },
+		{ "seed", required_argument, NULL, 's' },
+		{ "max-skew", required_argument, NULL, 'k' },
+		{ "record-size", required_argument, NULL, 'z' },
+		{ "rate", required_argument, NULL, 'r' },
+		{ "chunk-bytes", required_argument, NULL, 'c' },
+		{ "sideband", required_argument, NULL, 'b' },
+		{ "lz4", no_argument, NULL, 'l' },
+		{ 0 }
+	};
+	int o;
+
+	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (o) {
+		case 'n': c->shards = (unsigned int)strtoul(optarg, NULL, 0); break;
+		case 'm': c->records = strtoull(optarg, NULL, 0); break;
+		case 'T': c->total_bytes = parse_size(optarg); break;
+		case 's': c->seed = strtoull(optarg, NULL, 0); break;
+		case 'k': c->max_skew = strtoull(optarg, NULL, 0); break;
+		case 'z':
+			if (sscanf(optarg, "%u-%u", &c->size_min, &c->size_max) != 2)
+				return -EINVAL;
+			break;
+		case 'r': c->rate = strtoull(optarg, NULL, 0); break;
+		case 'c': c->chunk_bytes = (uint32_t)parse_size(optarg); break;
+		case 'b': c->sideband = (unsigned int)strtoul(optarg, NULL, 0); break;
+		case 'l': c->lz4 = true; break;
+		default: return -EINVAL;
+		}
+	}
+	if (optind != argc - 1)
+		return -EINVAL;
+	c->dir = argv[optind];
+	return 0;
+}
+
+/* Sizes must be multiples of 8 holding the fixed SAMPLE fields; a range
+ * above 56 bytes needs CALLCHAIN so that perf could parse the extra bytes. */
+static int settle(struct cfg *c)
+{
+	uint64_t st = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+		      PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
+	uint64_t rng = c->seed ? c->seed : 1;
+
+	c->size_min = (c->size_min + 7) & ~7u;
+	c->size_max &= ~7u;
+	if (c->size_max > 56) {
+		st |= PERF_SAMPLE_CALLCHAIN;
+		if (c->size_min < 64)
+			c->size_min = 64;
+	} else {
+		c->size_min = c->size_max = 56;
+	}
+	if (c->size_max > 8192 || c->size_min > c->size_max || !c->shards ||
+	    c->shards > 4096 || c->sideband > 1000)
+		return -EINVAL;
+	if (c->max_skew > PREC_WATERMARK_SLACK_NS)
+		c->max_skew = PREC_WATERMARK_SLACK_NS;
+	if (c->total_bytes)
+		c->records = c->total_bytes / c->shards / ((c->size_min + c->size_max) / 2);
+	c->sample_type = st;
+	for (int i = 0; i < 16; i++)
+		c->session[i] = (uint8_t)test_rand(&rng);
+	return prec_time_layout__init(&c->tl, st);
+}
+
+int main(int argc, char **argv)
+{
+	struct cfg c = { .seed = 1, .max_skew = 20000, .size_min = 56,
+			 .size_max = 256, .rate = 100000, .sideband = 4 };
+	struct prec_manifest *m = NULL;
+	uint8_t *buf = malloc(PREC_CHUNK_MAX_PAYLOAD);
+	int dirfd = -1, r;
+
+	if (parse(&c, argc, argv) < 0 || settle(&c) < 0) {
+		usage();
+		return 2;
+	}
+	if (mkdir(c.dir, 0755) < 0 && errno != EEXIST) {
+		fprintf(stderr, "mkshards: %s: %s\n", c.dir, strerror(errno));
+		return 1;
+	}
+	dirfd = open(c.dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	m = prec_manifest__new();
+	r = (dirfd < 0 || !m || !buf) ? -ENOMEM : fill_manifest(&c, m);
+	if (!r && c.sideband)
+		r = write_shard(&c, dirfd, PREC_SIDEBAND_CPU, m, buf);
+	for (unsigned int i = 0; i < c.shards && !r; i++)
+		r = write_shard(&c, dirfd, (int)i, m, buf);
+	if (!r) {
+		m->stop_time = 0;
+		for (uint32_t i = 0; i < m->nr_shards; i++)
+			if (m->shards[i].last_time > m->stop_time)
+				m->stop_time = m->shards[i].last_time;
+		r = prec_manifest__write(m, dirfd);
+	}
+	if (r < 0)
+		fprintf(stderr, "mkshards: %s: %s\n", c.dir, strerror(-r));
+	prec_manifest__delete(m);
+	if (dirfd >= 0)
+		close(dirfd);
+	free(buf);
+	return r < 0 ? 1 : 0;
+}

@@ -1,0 +1,428 @@
+// SPDX-License-Identifier: MIT
+// Merge iterator: synthetic shard sets (tests/helpers/mkshards) of 1..256
+// shards come out globally sorted, complete (same multiset of record bytes,
+// read independently with the shard reader), side band first, no forced
+// release; time/CPU filters give exact subsets; a flipped byte gives
+// -EBADMSG naming shard and offset, and salvage keeps everything else.
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../lib/test.h"
+#include "read/internal.h"
+#include "store/store.h"
+
+struct rec {
+	uint64_t hash, time, chunk_off;
+	int32_t cpu;
+};
+
+struct recset {
+	struct rec *r;
+	size_t n, cap;
+};
+
+static char mkshards[PATH_MAX];
+static uint64_t rng;
+
+static void add(struct recset *s, const struct rec *r)
+{
+	if (s->n == s->cap) {
+		s->cap = s->cap ? 2 * s->cap : 1024;
+		s->r = realloc(s->r, s->cap * sizeof(*s->r));
+		CHECK(s->r);
+	}
+	s->r[s->n++] = *r;
+}
+
+static uint64_t fnv(const void *p, size_t n)
+{
+	const uint8_t *b = p;
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * 0x100000001b3ull;
+	return h;
+}
+
+static uint64_t ld64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return v;
+}
+
+static void find_mkshards(const char *argv0)
+{
+	const char *b = getenv("PREC_BUILD");
+	char tmp[PATH_MAX];
+
+	if (b && *b) {
+		snprintf(mkshards, sizeof(mkshards), "%s/tests/helpers/mkshards", b);
+		return;
+	}
+	snprintf(tmp, sizeof(tmp), "%s", argv0);
+	snprintf(mkshards, sizeof(mkshards), "%s/../helpers/mkshards", dirname(tmp));
+}
+
+static void gen(const char *dir, const char *args)
+{
+	char cmd[2 * PATH_MAX];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s' && '%s' '%s' %s", dir, mkshards, dir, args);
+	printf("  %s\n", cmd);
+	fflush(stdout);
+	CHECK_EQ(system(cmd), 0);
+}
+
+/* The input, read without the merge: every DATA record of every shard. */
+static void read_input(int dirfd, const struct prec_manifest *m, struct recset *in)
+{
+	for (uint32_t i = 0; i < m->nr_shards; i++) {
+		struct prec_shard_reader *rd;
+		struct prec_chunk ch;
+		int r;
+
+		CHECK_EQ(prec_shard_reader__open(&rd, dirfd, m->shards[i].name), 0);
+		while ((r = prec_shard_reader__next(rd, &ch)) > 0) {
+			const uint8_t *p = ch.payload;
+
+			for (uint32_t pos = 0; ch.hdr.type == PREC_CHUNK_DATA && pos < ch.len;) {
+				uint16_t size;
+				uint32_t type;
+				struct rec x = { .cpu = m->shards[i].cpu, .chunk_off = ch.offset };
+
+				memcpy(&size, p + pos + 6, 2);
+				CHECK(size >= 8 && size <= ch.len - pos);
+				x.hash = fnv(p + pos, size);
+				/* SAMPLE time at byte 32; side band records have 0. */
+				memcpy(&type, p + pos, 4);
+				x.time = type == 9 ? ld64(p + pos + 32) : 0;
+				add(in, &x);
+				pos += size;
+			}
+		}
+		CHECK_EQ(r, 0);
+		prec_shard_reader__close(rd);
+	}
+}
+
+struct result {
+	int rc;
+	uint64_t inversions, forced;
+	unsigned int errors;
+};
+
+/* Merge, checking the order as it goes. */
+static struct result merge(int dirfd, const struct prec_manifest *m,
+			   const struct prec_merge_opts *o, struct recset *out)
+{
+	struct prec_merge_rec mr;
+	struct prec_merge *mg;
+	struct result res = { 0 };
+	uint64_t last = 0;
+	bool timed = false;
+
+	CHECK_EQ(prec_merge__open(&mg, dirfd, m, o), 0);
+	while ((res.rc = prec_merge__next(mg, &mr)) > 0) {
+		struct rec x = { .hash = fnv(mr.rec, mr.rec_len), .time = mr.time, .cpu = mr.cpu };
+
+		CHECK(mr.rec && mr.rec_len >= 8);
+		CHECK_EQ(mr.cpu, m->shards[mr.shard].cpu);
+		CHECK(mr.time >= last);
+		if (mr.time)
+			timed = true;
+		else
+			CHECK(!timed); /* side band (time 0) first */
+		last = mr.time;
+		add(out, &x);
+	}
+	res.inversions = prec_merge__inversions(mg);
+	res.forced = prec_merge__forced(mg);
+	res.errors = prec_merge__errors(mg);
+	prec_merge__close(mg);
+	return res;
+}
+
+static int cmp_hash(const void *a, const void *b)
+{
+	uint64_t x = ((const struct rec *)a)->hash, y = ((const struct rec *)b)->hash;
+
+	return x < y ? -1 : x > y;
+}
+
+static void same_multiset(struct recset *want, struct recset *got)
+{
+	CHECK_EQ(got->n, want->n);
+	qsort(want->r, want->n, sizeof(*want->r), cmp_hash);
+	qsort(got->r, got->n, sizeof(*got->r), cmp_hash);
+	for (size_t i = 0; i < want->n; i++)
+		CHECK(want->r[i].hash == got->r[i].hash);
+}
+
+static void check_clean(struct result res)
+{
+	CHECK_EQ(res.rc, 0);
+	CHECK_EQ(res.errors, 0);
+	CHECK_EQ(res.inversions, 0);
+	CHECK_EQ(res.forced, 0);
+}
+
+static void load(const char *dir, int *dirfd, struct prec_manifest **m, struct recset *in)
+{
+	const char *why = NULL;
+
+	*dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	CHECK(*dirfd >= 0);
+	CHECK_EQ(prec_manifest__read(m, *dirfd, &why), 0);
+	in->n = 0;
+	read_input(*dirfd, *m, in);
+}
+
+static void test_full(int dirfd, const struct prec_manifest *m, const struct recset *in)
+{
+	struct recset want = { 0 }, got = { 0 };
+
+	for (size_t i = 0; i < in->n; i++)
+		add(&want, &in->r[i]);
+	check_clean(merge(dirfd, m, NULL, &got));
+	same_multiset(&want, &got);
+	free(want.r);
+	free(got.r);
+}
+
+static void test_time(int dirfd, const struct prec_manifest *m, const struct recset *in)
+{
+	struct recset want = { 0 }, got = { 0 };
+	struct prec_merge_opts o = { 0 };
+	uint64_t a = 0, b = 0;
+
+	while (!a || !b) { /* two sample times, not side band zeros */
+		a = in->r[test_rand(&rng) % in->n].time;
+		b = in->r[test_rand(&rng) % in->n].time;
+	}
+
+	o.time_start = a < b ? a : b;
+	o.time_end = a < b ? b : a;
+	if (test_rand(&rng) % 4 == 0)
+		o.time_end = 0; /* open end */
+	for (size_t i = 0; i < in->n; i++) {
+		uint64_t t = in->r[i].time;
+
+		if (!t || (t >= o.time_start && (!o.time_end || t <= o.time_end)))
+			add(&want, &in->r[i]);
+	}
+	printf("  time %llu,%llu: %zu records\n", (unsigned long long)o.time_start,
+	       (unsigned long long)o.time_end, want.n);
+	check_clean(merge(dirfd, m, &o, &got));
+	same_multiset(&want, &got);
+	free(want.r);
+	free(got.r);
+}
+
+static void test_cpus(int dirfd, const struct prec_manifest *m, const struct recset *in)
+{
+	struct recset want = { 0 }, got = { 0 };
+	struct prec_merge_opts o = { 0 };
+	int nr = (int)m->nr_shards;
+	bool *allow = calloc((size_t)nr, sizeof(*allow));
+
+	CHECK(allow);
+	for (int c = 0; c < nr; c++)
+		allow[c] = test_rand(&rng) % 3 == 0;
+	o.cpu_allowed = allow;
+	o.nr_cpu_allowed = nr - 1; /* the last CPU is outside the table: off */
+	for (size_t i = 0; i < in->n; i++) {
+		int32_t c = in->r[i].cpu;
+
+		if (c < 0 || (c < nr - 1 && allow[c]))
+			add(&want, &in->r[i]);
+	}
+	check_clean(merge(dirfd, m, &o, &got));
+	same_multiset(&want, &got);
+	free(allow);
+	free(want.r);
+	free(got.r);
+}
+
+static void flip(const char *dir, int cpu, uint64_t off)
+{
+	char path[PATH_MAX];
+	uint8_t b;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/cpu%03d.shard", dir, cpu);
+	fd = open(path, O_RDWR);
+	CHECK(fd >= 0);
+	CHECK_EQ(pread(fd, &b, 1, (off_t)off), 1);
+	b ^= 0x10;
+	CHECK_EQ(pwrite(fd, &b, 1, (off_t)off), 1);
+	close(fd);
+}
+
+/* Records of every shard but the one cut at (cpu, off). */
+static void all_but(const struct recset *in, int32_t cpu, uint64_t off, struct recset *want)
+{
+	for (size_t i = 0; i < in->n; i++)
+		if (in->r[i].cpu != cpu || in->r[i].chunk_off < off)
+			add(want, &in->r[i]);
+}
+
+static void test_corrupt(const char *dir, int dirfd, const struct prec_manifest *m,
+			 const struct recset *in)
+{
+	struct recset want = { 0 }, got = { 0 };
+	struct prec_merge_opts o = { .salvage = true };
+	const struct rec *victim = &in->r[test_rand(&rng) % in->n];
+	char log[PATH_MAX], text[4096], expect[128];
+	struct result res;
+	int saved, fd;
+	ssize_t n;
+
+	while (victim->cpu < 0)
+		victim = &in->r[test_rand(&rng) % in->n];
+	printf("  flip a byte in cpu%03d.shard chunk at 0x%llx\n", (int)victim->cpu,
+	       (unsigned long long)victim->chunk_off);
+	flip(dir, victim->cpu, victim->chunk_off + 64 + test_rand(&rng) % 56);
+
+	snprintf(log, sizeof(log), "%s/stderr.log", dir);
+	fflush(stderr);
+	saved = dup(2);
+	fd = open(log, O_CREAT | O_TRUNC | O_RDWR, 0600);
+	CHECK(saved >= 0 && fd >= 0);
+	dup2(fd, 2);
+	res = merge(dirfd, m, NULL, &got);
+	dup2(saved, 2);
+	close(saved);
+	n = pread(fd, text, sizeof(text) - 1, 0);
+	close(fd);
+	CHECK(n > 0);
+	text[n] = 0;
+	fputs(text, stderr);
+	CHECK_EQ(res.rc, -EBADMSG);
+	CHECK_EQ(res.errors, 1);
+	snprintf(expect, sizeof(expect), "shard cpu%03d.shard: corrupt chunk at offset 0x%llx: ",
+		 (int)victim->cpu, (unsigned long long)victim->chunk_off);
+	CHECK(strstr(text, expect));
+
+	got.n = 0;
+	res = merge(dirfd, m, &o, &got);
+	CHECK_EQ(res.rc, 0);
+	CHECK_EQ(res.errors, 1);
+	CHECK_EQ(res.inversions, 0);
+	all_but(in, victim->cpu, victim->chunk_off, &want);
+	same_multiset(&want, &got);
+	free(want.r);
+	free(got.r);
+	flip(dir, victim->cpu, victim->chunk_off + 64); /* undo not needed: set is dropped */
+}
+
+/* A crashed recording: the last chunk of a shard is cut short. */
+static void test_torn(const char *dir, int dirfd, const struct prec_manifest *m,
+		      const struct recset *in)
+{
+	struct recset want = { 0 }, got = { 0 };
+	uint64_t last = 0;
+	char path[PATH_MAX];
+
+	for (size_t i = 0; i < in->n; i++)
+		if (in->r[i].cpu == 0 && in->r[i].chunk_off > last)
+			last = in->r[i].chunk_off;
+	snprintf(path, sizeof(path), "%s/cpu000.shard", dir);
+	CHECK_EQ(truncate(path, (off_t)(last + 64 + 100)), 0);
+	all_but(in, 0, last, &want);
+	check_clean(merge(dirfd, m, NULL, &got));
+	same_multiset(&want, &got);
+	free(want.r);
+	free(got.r);
+}
+
+static void run_set(const char *dir, unsigned int shards, unsigned int records,
+		    const char *extra, bool damage)
+{
+	unsigned int lo = 56 + 8 * (unsigned int)(test_rand(&rng) % 8);
+	unsigned int hi = lo + 8 * (unsigned int)(test_rand(&rng) % 40);
+	unsigned int rate = 1000 + (unsigned int)(test_rand(&rng) % 99000);
+	struct recset in = { 0 };
+	struct prec_manifest *m;
+	char args[512];
+	int dirfd;
+
+	snprintf(args, sizeof(args),
+		 "--shards %u --records-per-shard %u --seed %llu --record-size %u-%u --rate %u %s",
+		 shards, records, (unsigned long long)(test_rand(&rng) >> 1), lo, hi, rate,
+		 extra);
+	gen(dir, args);
+	load(dir, &dirfd, &m, &in);
+	CHECK_EQ(in.n, (size_t)shards * records + 4);
+	test_full(dirfd, m, &in);
+	test_time(dirfd, m, &in);
+	test_cpus(dirfd, m, &in);
+	if (damage) {
+		test_corrupt(dir, dirfd, m, &in);
+		prec_manifest__delete(m);
+		close(dirfd);
+		gen(dir, args);
+		load(dir, &dirfd, &m, &in);
+		test_torn(dir, dirfd, m, &in);
+	}
+	prec_manifest__delete(m);
+	close(dirfd);
+	free(in.r);
+}
+
+/* Data faster than the window holds: forced releases, still sorted. */
+static void run_forced(const char *dir)
+{
+	struct recset in = { 0 }, got = { 0 };
+	struct prec_manifest *m;
+	struct result res;
+	int dirfd;
+
+	gen(dir, "--shards 2 --records-per-shard 60000 --seed 3 --rate 20000000 "
+		 "--max-skew 50 --record-size 56-56");
+	load(dir, &dirfd, &m, &in);
+	res = merge(dirfd, m, NULL, &got);
+	printf("  forced releases: %llu\n", (unsigned long long)res.forced);
+	CHECK_EQ(res.rc, 0);
+	CHECK(res.forced > 0);
+	CHECK_EQ(res.inversions, 0);
+	same_multiset(&in, &got);
+	prec_manifest__delete(m);
+	close(dirfd);
+	free(in.r);
+	free(got.r);
+}
+
+int main(int argc, char **argv)
+{
+	char *tmp = test_tmpdir("merge"), dir[PATH_MAX];
+
+	(void)argc;
+	rng = test_seed();
+	find_mkshards(argv[0]);
+	if (access(mkshards, X_OK) < 0) {
+		printf("skip: %s not built\n", mkshards);
+		return TEST_SKIP;
+	}
+	snprintf(dir, sizeof(dir), "%s/set", tmp);
+	run_set(dir, 1, 5000, "", false);
+	run_set(dir, 2, 3000, "", false);
+	run_set(dir, 7, 3000, "", true);
+	run_set(dir, 64, 300, "", false);
+	run_set(dir, 256, 100, "", false);
+	run_set(dir, 3, 2000, "--lz4", true);
+	run_forced(dir);
+	test_rmdir(tmp);
+	free(tmp);
+	printf("ok\n");
+	return 0;
+}
