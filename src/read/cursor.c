@@ -65,6 +65,7 @@ struct prec_cursor {
 	uint32_t ehead, ecount;
 	uint8_t *ring;
 	uint32_t rhead, rtail, rused;
+	uint32_t rlive;   /* bytes of slots not yet released */
 	uint64_t forced;
 };
 
@@ -112,6 +113,7 @@ static int ring_alloc(struct prec_cursor *c, uint32_t size)
 	((struct slot *)(c->ring + off))->size = size;
 	((struct slot *)(c->ring + off))->released = 0;
 	c->rused += size;
+	c->rlive += size;
 	c->rhead += size;
 	if (c->rhead == WIN_BYTES)
 		c->rhead = 0;
@@ -121,6 +123,7 @@ static int ring_alloc(struct prec_cursor *c, uint32_t size)
 static void ring_release(struct prec_cursor *c, uint32_t slot_off)
 {
 	((struct slot *)(c->ring + slot_off))->released = 1;
+	c->rlive -= ((struct slot *)(c->ring + slot_off))->size;
 	while (c->rused) {
 		struct slot *s = (struct slot *)(c->ring + c->rtail);
 
@@ -133,15 +136,48 @@ static void ring_release(struct prec_cursor *c, uint32_t slot_off)
 	}
 }
 
+static uint32_t slot_size(const struct went *e)
+{
+	uint32_t extra = e->len & E_AUX ? sizeof(struct aux_meta) : 0;
+
+	return (uint32_t)sizeof(struct slot) + (((e->len & E_LEN) + extra + 7) & ~7u);
+}
+
+/* Only the pages the window really uses should ever be touched (RSS with
+ * hundreds of shards): wrap back to the start of the ring as soon as the
+ * next batch fits there, rather than walking through the whole ring. */
+static void wrap_early(struct prec_cursor *c)
+{
+	uint32_t need = 0;
+	struct slot *pad;
+
+	if (!c->rused || c->rhead <= c->rtail)
+		return;
+	for (uint32_t i = 0; i < c->ecount; i++)
+		if (ent_at(c, i)->len & E_CHUNK)
+			need += slot_size(ent_at(c, i));
+	/* Until the tail passes the pad, new batches must fit before the
+	 * tail: ask for room for this batch and two more windows' worth. */
+	if ((uint64_t)2 * need + 2 * (uint64_t)c->rlive > c->rtail)
+		return;
+	pad = (struct slot *)(c->ring + c->rhead);
+	pad->size = WIN_BYTES - c->rhead;
+	pad->released = 1;
+	c->rused += pad->size;
+	c->rhead = 0;
+}
+
 /* Copy the held records that still point into the chunk into the ring, so
  * the reader may reuse its buffer. -ENOSPC when the ring is full. */
 static int compact(struct prec_cursor *c)
 {
+	if (c->nchunk)
+		wrap_early(c);
 	for (uint32_t i = 0; i < c->ecount && c->nchunk; i++) {
 		struct went *e = ent_at(c, i);
 		uint32_t len = e->len & E_LEN;
 		uint32_t extra = e->len & E_AUX ? sizeof(struct aux_meta) : 0;
-		uint32_t size = (uint32_t)sizeof(struct slot) + ((len + extra + 7) & ~7u);
+		uint32_t size = slot_size(e);
 		uint8_t *dst;
 		int off;
 
@@ -271,7 +307,14 @@ static int check_records(struct prec_cursor *c, const struct prec_chunk *ch)
 static int next_chunk(struct prec_cursor *c)
 {
 	struct prec_chunk ch;
-	int r = prec_shard_reader__next(c->rd, &ch);
+	int r;
+
+	/* Keep the deque at the low end of its array (see wrap_early). */
+	if (c->ehead && c->ehead + c->ecount <= WIN_ENTRIES) {
+		memmove(c->ent, c->ent + c->ehead, c->ecount * sizeof(*c->ent));
+		c->ehead = 0;
+	}
+	r = prec_shard_reader__next(c->rd, &ch);
 
 	if (r == 0) {
 		c->eof = true;

@@ -12,14 +12,13 @@
 #include <lz4.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
-#define DEFAULT_QD 256u
-#define MAX_QD 8192u
-#define DEFAULT_BATCH (1024u * 1024u)
-#define DEFAULT_STAGING (8u * 1024u * 1024u)
 #define HDR_SIZE ((uint32_t)sizeof(struct prec_chunk_header))
+/* Start writeback of whole chunks every this many bytes, so dirty pages do
+ * not pile up for the final fsync (or for the kernel's own flusher, which
+ * would stall a later write). */
+#define WRITEBACK_STEP (8u * 1024u * 1024u)
 
 static struct wr_slot *slot_of(struct prec_shard_writer *w, uint64_t n)
 {
@@ -98,6 +97,26 @@ void prec_wr__flush_batch(struct prec_shard_writer *w)
 		set_error(w, -EIO, op->op_off);
 }
 
+/* Ask the kernel to start writing back [kicked, durable) now; async in the
+ * ring, nobody waits for it, and an I/O error there shows up at fsync. */
+static void kick_writeback(struct prec_shard_writer *w)
+{
+	uint64_t len = w->durable - w->kicked;
+	struct io_uring_sqe *sqe;
+
+	if (len < WRITEBACK_STEP || w->err)
+		return;
+	sqe = prec_wr__sqe(w);
+	if (!sqe)
+		return;
+	if (len > (1u << 30))
+		len = 1u << 30;
+	io_uring_prep_sync_file_range(sqe, w->fd, (unsigned int)len, w->kicked,
+				      SYNC_FILE_RANGE_WRITE);
+	io_uring_sqe_set_data64(sqe, UD_MAKE(UD_IGNORE, 0));
+	w->kicked += len;
+}
+
 /* Move done chunks, in order, from "in flight" to "in the file". */
 static void retire(struct prec_shard_writer *w)
 {
@@ -120,6 +139,7 @@ static void retire(struct prec_shard_writer *w)
 		w->st_tail = s->st_end;
 		w->retire_n++;
 	}
+	kick_writeback(w);
 }
 
 /* Drop the first n bytes of an op's iovecs (a short write). */
@@ -166,20 +186,9 @@ static void write_done(struct prec_shard_writer *w, uint32_t idx, int res)
 	retire(w);
 }
 
-static void handle_cqe(struct prec_shard_writer *w, struct io_uring_cqe *cqe)
-{
-	uint64_t ud = io_uring_cqe_get_data64(cqe);
-
-	if (UD_KIND(ud) == UD_WRITE)
-		write_done(w, (uint32_t)UD_VAL(ud), cqe->res);
-	else
-		prec_wr__sleep_cqe(w, ud, cqe->res, cqe->flags);
-}
-
 int prec_wr__reap(struct prec_shard_writer *w, bool wait)
 {
 	struct io_uring_cqe *cqe;
-	unsigned int head, n = 0;
 
 	if (wait) {
 		int ret = io_uring_wait_cqe(&w->ring, &cqe);
@@ -187,14 +196,21 @@ int prec_wr__reap(struct prec_shard_writer *w, bool wait)
 		if (ret < 0)
 			return ret;
 	}
-	io_uring_for_each_cqe(&w->ring, head, cqe) {
-		handle_cqe(w, cqe);
-		n++;
+	/* Consume each CQE before handling it: a handler may need an SQE,
+	 * which can submit and reap again (re-entry sees a consistent CQ). */
+	while (io_uring_peek_cqe(&w->ring, &cqe) == 0) {
+		uint64_t ud = io_uring_cqe_get_data64(cqe);
+		int res = cqe->res;
+		unsigned int flags = cqe->flags;
+
+		io_uring_cqe_seen(&w->ring, cqe);
+		if (UD_KIND(ud) == UD_WRITE)
+			write_done(w, (uint32_t)UD_VAL(ud), res);
+		else
+			prec_wr__sleep_cqe(w, ud, res, flags);
 	}
-	io_uring_cq_advance(&w->ring, n);
 	/* Resubmissions of short writes queued above. */
-	if (io_uring_sq_ready(&w->ring) && io_uring_submit(&w->ring) < 0 &&
-	    prec_wr__submit(w) < 0)
+	if (io_uring_sq_ready(&w->ring) && prec_wr__submit(w) < 0)
 		set_error(w, -EIO, w->durable);
 	return 0;
 }
@@ -487,133 +503,4 @@ void prec_shard_writer__stats(const struct prec_shard_writer *w,
 int prec_shard_writer__error(const struct prec_shard_writer *w)
 {
 	return w->err;
-}
-
-/* ------------------------------------------------------------------------ */
-
-static int write_shard_header(struct prec_shard_writer *w,
-			      const struct prec_shard_writer_opts *o)
-{
-	struct prec_shard_header h;
-	struct timespec ts;
-	size_t done = 0;
-
-	memset(&h, 0, sizeof(h));
-	clock_gettime(CLOCK_REALTIME, &ts);
-	h.magic = htole64(PREC_SHARD_MAGIC);
-	h.version_major = htole16(PREC_FORMAT_MAJOR);
-	h.version_minor = htole16(PREC_FORMAT_MINOR);
-	h.header_size = htole32((uint32_t)sizeof(h));
-	h.cpu = (int32_t)htole32((uint32_t)o->cpu);
-	memcpy(h.session_id, o->session_id, sizeof(h.session_id));
-	h.created_ns = htole64((uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec);
-	h.checksum = htole32(prec_crc32c(0, &h, offsetof(struct prec_shard_header, checksum)));
-	while (done < sizeof(h)) {
-		ssize_t n = pwrite(w->fd, (char *)&h + done, sizeof(h) - done, (off_t)done);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -EIO;
-		done += (size_t)n;
-	}
-	w->pos = w->durable = w->st.file_bytes = sizeof(h);
-	return 0;
-}
-
-static int alloc_buffers(struct prec_shard_writer *w, const struct prec_shard_writer_opts *o)
-{
-	size_t min_st = 2 * (HDR_SIZE + (size_t)LZ4_COMPRESSBOUND(PREC_CHUNK_MAX_PAYLOAD));
-
-	w->qd = o->queue_depth ? o->queue_depth : DEFAULT_QD;
-	if (w->qd > MAX_QD)
-		w->qd = MAX_QD;
-	w->batch_max = o->batch_bytes ? o->batch_bytes : DEFAULT_BATCH;
-	w->slots = calloc(w->qd, sizeof(*w->slots));
-	w->iov = calloc(3 * (size_t)w->qd, sizeof(*w->iov));
-	w->hdrs = calloc(w->qd, sizeof(*w->hdrs));
-	if (!w->slots || !w->iov || !w->hdrs)
-		return -ENOMEM;
-	if (!w->copy)
-		return 0;
-	/* Room for two worst-case chunks, so one can fill while one writes. */
-	w->st_size = o->staging_bytes ? o->staging_bytes : DEFAULT_STAGING;
-	if (w->st_size < min_st)
-		w->st_size = min_st;
-	w->staging = malloc(w->st_size);
-	return w->staging ? 0 : -ENOMEM;
-}
-
-static void destroy(struct prec_shard_writer *w)
-{
-	if (w->ring_ok)
-		io_uring_queue_exit(&w->ring);
-	if (w->fd >= 0)
-		close(w->fd);
-	free(w->slots);
-	free(w->iov);
-	free(w->hdrs);
-	free(w->staging);
-	free(w->lz4_state);
-	free(w->lz4_lin);
-	free(w);
-}
-
-int prec_shard_writer__open(struct prec_shard_writer **out, int dirfd,
-			    const char *name,
-			    const struct prec_shard_writer_opts *opts)
-{
-	struct prec_shard_writer *w;
-	int ret;
-
-	*out = NULL;
-	if (!opts || !name || (opts->codec != PREC_CODEC_NONE && opts->codec != PREC_CODEC_LZ4))
-		return -EINVAL;
-	w = calloc(1, sizeof(*w));
-	if (!w)
-		return -ENOMEM;
-	w->fd = -1;
-	w->cpu = opts->cpu;
-	w->codec = opts->codec;
-	w->lz4_level = opts->lz4_level;
-	w->copy = opts->copy || opts->codec == PREC_CODEC_LZ4;
-	for (int i = 0; i < WR_MAX_POLLS; i++)
-		w->polls[i].fd = -1;
-	ret = alloc_buffers(w, opts);
-	if (ret)
-		goto free_writer;
-	ret = io_uring_queue_init(w->qd + 2 * WR_MAX_POLLS + 4, &w->ring, 0);
-	if (ret < 0)
-		goto free_writer;
-	w->ring_ok = true;
-	w->fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (w->fd < 0) {
-		ret = -errno;
-		goto free_writer;
-	}
-	ret = write_shard_header(w, opts);
-	if (ret)
-		goto unlink_file;
-	*out = w;
-	return 0;
-
-unlink_file:
-	unlinkat(dirfd, name, 0);
-free_writer:
-	destroy(w);
-	return ret;
-}
-
-int prec_shard_writer__close(struct prec_shard_writer *w)
-{
-	int ret = 0;
-
-	if (!w)
-		return 0;
-	if (w->ring_ok && w->fd >= 0)
-		ret = prec_shard_writer__flush(w);
-	if (!ret)
-		ret = w->err;
-	destroy(w);
-	return ret;
 }

@@ -66,6 +66,7 @@ struct prec_shard_writer {
 	size_t batch_bytes;
 	uint64_t pos;     /* file offset after the last appended chunk */
 	uint64_t durable; /* file offset after the last whole, contiguous chunk */
+	uint64_t kicked;  /* writeback started up to here */
 	unsigned int inflight;
 	int err;
 	bool truncated;

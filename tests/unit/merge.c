@@ -402,6 +402,81 @@ static void run_forced(const char *dir)
 	free(got.r);
 }
 
+/* ---- AUX chunks: placed at first_time (or the watermark), bytes intact ---- */
+
+static void put_sample(uint8_t *p, uint64_t time)
+{
+	uint64_t w[6] = { (uint64_t)48 << 48 | 9, 1000, 0x401000, 7ull << 32 | 7, time, 0 };
+
+	memcpy(p, w, sizeof(w)); /* type 9, size 48: IDENTIFIER IP TID TIME CPU */
+}
+
+static void append(struct prec_shard_writer *w, enum prec_chunk_type type,
+		   const void *buf, uint32_t len, uint32_t records, uint64_t first,
+		   uint64_t wm, uint64_t aux_offset)
+{
+	struct prec_chunk_meta meta = { .type = type, .records = records,
+		.first_time = first, .last_time = first, .watermark = wm,
+		.aux_offset = aux_offset, .flags = type == PREC_CHUNK_AUX ? 1 : 0 };
+	struct iovec iov = { (void *)buf, len };
+
+	CHECK(prec_shard_writer__append(w, &meta, &iov, len ? 1 : 0) > 0);
+}
+
+static void test_aux(const char *tmp)
+{
+	static uint8_t aux[100000], data[48 * 3];
+	const uint64_t ms = 1000000, t0 = 1000 * ms;
+	struct prec_shard_writer_opts wo = { .cpu = 0, .copy = true };
+	struct prec_manifest_shard ms0 = { .name = "cpu000.shard", .cpu = 0 };
+	uint64_t want[] = { t0 + 1 * ms, t0 + 2 * ms, t0 + 3 * ms, t0 + 5 * ms,
+			    t0 + 7 * ms, t0 + 8 * ms, t0 + 9 * ms, t0 + 30 * ms };
+	struct prec_manifest *m = prec_manifest__new();
+	struct prec_shard_writer *w;
+	struct prec_merge_rec r;
+	struct prec_merge *mg;
+	unsigned int n = 0, naux = 0;
+	int dirfd = open(tmp, O_RDONLY | O_DIRECTORY);
+
+	CHECK(m && dirfd >= 0);
+	for (size_t i = 0; i < sizeof(aux); i++)
+		aux[i] = (uint8_t)(i * 7 + 1);
+	CHECK_EQ(prec_time_layout__init(&m->time_layout, 0x10087), 0);
+	CHECK_EQ(prec_manifest__add_shard(m, &ms0), 0);
+	CHECK_EQ(prec_shard_writer__open(&w, dirfd, "cpu000.shard", &wo), 0);
+	for (int i = 0; i < 3; i++)
+		put_sample(data + 48 * i, t0 + (uint64_t)(3 - i) * ms); /* reversed */
+	append(w, PREC_CHUNK_DATA, data, sizeof(data), 3, t0 + ms, t0 + 4 * ms, 0);
+	/* Held across the next chunk: bound is t0 + 6 ms - slack. */
+	append(w, PREC_CHUNK_AUX, aux, sizeof(aux), 0, t0 + 5 * ms, t0 + 6 * ms, 4096);
+	for (int i = 0; i < 3; i++)
+		put_sample(data + 48 * i, t0 + (uint64_t)(7 + i) * ms);
+	append(w, PREC_CHUNK_DATA, data, sizeof(data), 3, t0 + 7 * ms, t0 + 10 * ms, 0);
+	append(w, PREC_CHUNK_MARKER, NULL, 0, 0, 0, t0 + 20 * ms, 0);
+	append(w, PREC_CHUNK_AUX, aux, 5000, 0, 0, t0 + 30 * ms, 4096 + sizeof(aux));
+	CHECK_EQ(prec_shard_writer__close(w), 0);
+
+	CHECK_EQ(prec_merge__open(&mg, dirfd, m, NULL), 0);
+	while (prec_merge__next(mg, &r) > 0) {
+		CHECK(n < sizeof(want) / sizeof(want[0]));
+		CHECK_EQ(r.time, want[n]);
+		if (!r.rec) {
+			CHECK_EQ(r.aux_len, naux ? 5000 : sizeof(aux));
+			CHECK_EQ(r.aux_offset, naux ? 4096 + sizeof(aux) : 4096);
+			CHECK_EQ(r.aux_flags, 1);
+			CHECK(!memcmp(r.aux, aux, r.aux_len));
+			naux++;
+		}
+		n++;
+	}
+	CHECK_EQ(n, sizeof(want) / sizeof(want[0]));
+	CHECK_EQ(naux, 2);
+	CHECK_EQ(prec_merge__forced(mg), 0);
+	prec_merge__close(mg);
+	prec_manifest__delete(m);
+	close(dirfd);
+}
+
 int main(int argc, char **argv)
 {
 	char *tmp = test_tmpdir("merge"), dir[PATH_MAX];
@@ -413,6 +488,7 @@ int main(int argc, char **argv)
 		printf("skip: %s not built\n", mkshards);
 		return TEST_SKIP;
 	}
+	test_aux(tmp);
 	snprintf(dir, sizeof(dir), "%s/set", tmp);
 	run_set(dir, 1, 5000, "", false);
 	run_set(dir, 2, 3000, "", false);
