@@ -16,7 +16,7 @@ BUILD=${BUILD:-build}
 PREC=${PREC:-$PWD/$BUILD/prec}
 H=$PWD/$BUILD/tests/helpers
 REPEAT=${REPEAT:-5}
-STORM_N=${STORM_N:-5000000}
+STORM_N=${STORM_N:-2000000}
 PAGES=${PAGES:-256}
 SCENARIOS=${SCENARIOS:-"storm clock"}
 RECORDERS=${RECORDERS:-"prec perf perf-threads"}
@@ -36,10 +36,13 @@ workload() {
 	case $1 in
 	storm) "$H/storm" "$STORM_N" ;;
 	clock)
+		local pids=()
 		for ((c = 0; c < ncpu; c++)); do
 			(for _ in 1 2 3 4; do sha256sum "$tmp/blob" >/dev/null; done) &
+			pids+=($!)
 		done
-		wait ;;
+		# Only these: a bare wait would also wait for the recorder.
+		wait "${pids[@]}" ;;
 	esac
 }
 
@@ -75,7 +78,7 @@ run() {
 	kill -INT "$rpid"
 	wait $tpid
 	t2=$(now)
-	cpu=$(awk 'NR == 1 { print $1 + $2 }' "$tmp/time")
+	cpu=$(awk 'END { print $1 + $2 }' "$tmp/time")
 	case $rec in
 	prec) lost=$(sed -n 's/.* \([0-9]*\) lost, manifest.*/\1/p' "$tmp/err") ;;
 	*) lost=$(perf_lost "$out") ;;

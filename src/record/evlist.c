@@ -67,16 +67,18 @@ static void open_error(const struct prec_evsel *ev, int cpu, pid_t task, int err
 		pr_err("event '%s': no hardware PMU on this machine (perf_event_open: %s)",
 		       ev->name, strerror(-err));
 	else if (err == -EACCES || err == -EPERM)
-		pr_err("event '%s': perf_event_open: %s (perf_event_paranoid is %d: see /proc/sys/kernel/perf_event_paranoid, or run as root)",
-		       ev->name, strerror(-err), paranoid());
+		pr_err("%s '%s': perf_event_open: %s (perf_event_paranoid is %d: see /proc/sys/kernel/perf_event_paranoid, or run as root)",
+		       ev->tracking ? "tracking event" : "event", ev->name,
+		       strerror(-err), paranoid());
 	else if (err == -ESRCH)
 		pr_err("event '%s': task %d: no such process", ev->name, (int)task);
 	else if (err == -EMFILE)
 		pr_err("event '%s' on cpu %d: perf_event_open: %s (raise 'ulimit -n')",
 		       ev->name, cpu, strerror(-err));
 	else
-		pr_err("event '%s' on cpu %d: perf_event_open: %s", ev->name, cpu,
-		       strerror(-err));
+		pr_err("event '%s' on cpu %d: perf_event_open: %s%s", ev->name, cpu,
+		       strerror(-err), err == -EINVAL && a->type >= PERF_TYPE_MAX ?
+		       " (the PMU may not support sampling, or these terms)" : "");
 }
 
 /* Open with the fallbacks older kernels need: without build_id (< 5.12),
@@ -191,6 +193,26 @@ static int open_one(struct prec_evlist *el, int e, int c, int t, size_t pages)
 	return 0;
 }
 
+/* Raise the fd limit up front when the events alone would not fit: the
+ * writers' io_urings and the drainers' eventfds come after them. */
+static int reserve_fds(struct prec_evlist *el)
+{
+	uint64_t need = (uint64_t)el->nr * (uint64_t)el->nr_cpus * (uint64_t)el->nr_tasks +
+			4ull * (uint64_t)el->nr_cpus + 64;
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur == RLIM_INFINITY ||
+	    rl.rlim_cur >= need)
+		return 0;
+	el->raised_nofile = true;
+	raise_nofile();
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur >= need)
+		return 0;
+	pr_err("events: %llu fds needed, RLIMIT_NOFILE is %llu and cannot be raised (raise 'ulimit -n')",
+	       (unsigned long long)need, (unsigned long long)rl.rlim_cur);
+	return -EMFILE;
+}
+
 int prec_evlist__open(struct prec_evlist *el, const int *cpus, int nr_cpus,
 		      const pid_t *tasks, int nr_tasks, size_t pages)
 {
@@ -200,6 +222,9 @@ int prec_evlist__open(struct prec_evlist *el, const int *cpus, int nr_cpus,
 		pr_err("events: %s", strerror(-err));
 		return err;
 	}
+	err = reserve_fds(el);
+	if (err < 0)
+		return err;
 	/* CPU-major, so the tracking dummy (event 0) owns each CPU's ring. */
 	for (int c = 0; c < nr_cpus; c++)
 		for (int e = 0; e < el->nr; e++)

@@ -85,12 +85,13 @@ echo "sched_switch: $got samples, $away away from pingpong (>= $((2 * P)))"
 # 6. perf report per-comm shares equal those of perf record on the same
 # workload: two storms of known sizes under different names, 3:1, recorded
 # system-wide by both (perf 6.1's build-id pass aborts in workload mode on
-# this kernel, so both use -a; the filter keeps only getppid calls).
+# this kernel, so both use -a; the filter keeps only getppid calls; perf
+# gets a 16 MiB ring so that it loses nothing on this small VM).
 cp "$H/storm" "$tmp/stormb"
 work="$H/storm 30000; $tmp/stormb 10000"
 rec "$tmp/two" -a -e raw_syscalls:sys_enter --filter 'id == 110' -- sh -c "$work"
 "$PREC" merge "$tmp/two" -o "$tmp/two.data" 2>/dev/null || fail "merge two"
-perf record -q -a -o "$tmp/perf.data" -e raw_syscalls:sys_enter --filter 'id == 110' -- sh -c "$work" 2>/dev/null ||
+perf record -q -a -m 4096 -o "$tmp/perf.data" -e raw_syscalls:sys_enter --filter 'id == 110' -- sh -c "$work" 2>/dev/null ||
 	fail "perf record"
 shares() { perf report -i "$1" --stdio --sort comm 2>/dev/null | awk '/%/ && !/^#/ { sub("%", "", $1); print $2, $1 }' | sort; }
 shares "$tmp/two.data" >"$tmp/s.prec"

@@ -102,4 +102,22 @@ mkdir empty
 [ -f keep/manifest ] && [ ! -e keep/file ] || fail "-f: not replaced"
 ls -d keep.old.* 2>/dev/null && fail "-f: old directory left behind"
 "$H/mfdump" keep | grep -q '^state complete' || fail "-f: manifest"
+
+# A tiny soft fd limit is raised to the hard one, not fatal.
+rm -rf fds
+(ulimit -Sn 16 && "$PREC" record -q -d fds -a -e cpu-clock,cs,faults,migrations,minor-faults -- true) ||
+	fail "soft fd limit 16: not raised"
+"$H/mfdump" fds | grep -q '^state complete' || fail "soft fd limit 16: manifest"
+# A hard limit that cannot be raised (no CAP_SYS_RESOURCE here, or as a
+# user): one line, exit 1, nothing on disk.
+if ! (ulimit -n 16 && ulimit -Hn 4096) 2>/dev/null; then
+	expect_fds() { (ulimit -n 16 && exec "$PREC" record -d out -a -e cpu-clock,cs,faults -- true); }
+	rm -rf out
+	expect_fds 2>stderr
+	rc=$?
+	cat stderr
+	[ $rc = 1 ] || fail "hard fd limit 16: exit $rc, want 1"
+	grep -qF "RLIMIT_NOFILE is 16 and cannot be raised" stderr || fail "hard fd limit: message"
+	[ ! -e out ] || fail "hard fd limit: created the output directory"
+fi
 echo "PASS"

@@ -21,6 +21,9 @@ check_complete() { # dir
 	"$H/mfdump" "$1" >"$tmp/mf" || fail "$1: manifest unreadable"
 	grep -q '^state complete' "$tmp/mf" || fail "$1: manifest not complete"
 	"$H/shardcount" "$1" >"$tmp/count" || { cat "$tmp/count"; fail "$1: corrupt shard"; }
+	if ! "$PREC" info --check "$1" >"$tmp/info" 2>&1; then
+		grep -q 'not built' "$tmp/info" || fail "$1: prec info --check: $(cat "$tmp/info")"
+	fi
 }
 
 for sig in INT TERM HUP; do

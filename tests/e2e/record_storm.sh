@@ -39,6 +39,18 @@ check_run() { # dir, extra options...
 	mrec=$(awk '/^shard/ { sub("records=", "", $5); s += $5 } END { print s }' "$tmp/mf")
 	srec=$(awk '/^total/ { sub("records=", "", $3); print $3 }' "$tmp/count")
 	[ "$mrec" = "$srec" ] || fail "manifest says $mrec records, shards hold $srec"
+	# The read side agrees, once it exists: merged dump and info --check.
+	if "$PREC" dump "$dir" >"$tmp/dump" 2>/dev/null; then
+		d=$(awk -v p="$pid" '$4 == "SAMPLE" && index($3, p "/") == 1' "$tmp/dump" | wc -l)
+		[ "$d" = "$N" ] || fail "prec dump shows $d samples of pid $pid, want $N"
+	else
+		echo "note: prec dump not available, shard reader counts only"
+	fi
+	if "$PREC" info --check "$dir" >"$tmp/info" 2>&1; then
+		grep -q ': ok' "$tmp/info" || fail "prec info --check: $(cat "$tmp/info")"
+	elif ! grep -q 'not built' "$tmp/info"; then
+		fail "prec info --check: $(cat "$tmp/info")"
+	fi
 }
 
 check_run "$tmp/zero"

@@ -44,9 +44,13 @@ static void test_options(void)
 	CHECK_EQ(o.round_ms, 100);
 	CHECK(o.pin && !o.copy && !o.force && !o.argv);
 
-	CHECK_EQ(parse(&o, ARGV("-d", "x", "-F", "99", "-g", "-m", "4M", "-k", "realtime",
-				"--round-ms", "50", "-f", "--copy", "--affinity", "none",
-				"-e", "cpu-clock", "--filter", "f", "--", "sleep", "1")), 0);
+	/* Named arrays: o.argv points into them after parse. */
+	char *full[] = { "record", "-d", "x", "-F", "99", "-g", "-m", "4M", "-k", "realtime",
+			 "--round-ms", "50", "-f", "--copy", "--affinity", "none",
+			 "-e", "cpu-clock", "--filter", "f", "--", "sleep", "1", NULL };
+	char *cmd[] = { "record", "true", "-a", NULL };
+
+	CHECK_EQ(parse(&o, full), 0);
 	CHECK(!strcmp(o.dir, "x"));
 	CHECK_EQ(o.freq, 99);
 	CHECK_EQ(o.callgraph, PREC_CG_FP);
@@ -60,7 +64,7 @@ static void test_options(void)
 	CHECK(!strcmp(o.argv[0], "sleep"));
 
 	/* A command without "--" stops option parsing too. */
-	CHECK_EQ(parse(&o, ARGV("true", "-a")), 0);
+	CHECK_EQ(parse(&o, cmd), 0);
 	CHECK_EQ(o.argc, 2);
 	CHECK(!o.all_cpus);
 
@@ -81,6 +85,12 @@ static void test_options(void)
 	CHECK_EQ(parse(&o, ARGV("-p", "1,2")), 0);
 	CHECK_EQ(o.nr_pids, 2);
 	CHECK(!o.all_cpus);
+	prec_record_opts__exit(&o);
+}
+
+static void test_options_bad(void)
+{
+	struct prec_record_opts o = { 0 };
 
 	CHECK_EQ(parse(&o, ARGV("-m", "3")), -EINVAL);
 	CHECK_EQ(parse(&o, ARGV("-m", "4X")), -EINVAL);
@@ -422,6 +432,7 @@ int main(void)
 {
 	prec_log_level = PREC_LOG_ERR;
 	test_options();
+	test_options_bad();
 	test_cpu_list();
 	test_named();
 	test_tracepoint();
