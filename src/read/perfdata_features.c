@@ -3,6 +3,7 @@
 // the same bytes go into a file-mode feature section and into a pipe-mode
 // HEADER_FEATURE record, so both writers share this file.
 #include "read/internal.h"
+#include "read/bytebuf.h"
 
 #include <endian.h>
 #include <errno.h>
@@ -36,61 +37,18 @@ enum {
 #define BUILD_ID_MISC_SIZE 0x8000 /* PERF_RECORD_MISC_BUILD_ID_SIZE */
 #define BUILD_ID_ENTRY_HDR 36     /* header, pid, data[20], size, pad */
 
-struct fbuf {
-	uint8_t *p;
-	size_t len, cap;
-	int err;
-};
-
-static void put(struct fbuf *b, const void *src, size_t n)
-{
-	if (b->err)
-		return;
-	if (b->len + n > b->cap) {
-		size_t cap = b->cap ? b->cap : 256;
-		uint8_t *np;
-
-		while (cap < b->len + n)
-			cap *= 2;
-		np = realloc(b->p, cap);
-		if (!np) {
-			b->err = -ENOMEM;
-			return;
-		}
-		b->p = np;
-		b->cap = cap;
-	}
-	if (src)
-		memcpy(b->p + b->len, src, n);
-	else
-		memset(b->p + b->len, 0, n);
-	b->len += n;
-}
-
-static void put_u32(struct fbuf *b, uint32_t v)
-{
-	v = htole32(v);
-	put(b, &v, sizeof(v));
-}
-
-static void put_u64(struct fbuf *b, uint64_t v)
-{
-	v = htole64(v);
-	put(b, &v, sizeof(v));
-}
-
 /* perf_header_string: u32 len, the string, its NUL, zeros up to len. */
-static void put_str(struct fbuf *b, const char *s)
+static void put_str(struct prec_bytebuf *b, const char *s)
 {
 	size_t n = strlen(s) + 1;
 	size_t padded = (n + NAME_ALIGN - 1) / NAME_ALIGN * NAME_ALIGN;
 
-	put_u32(b, (uint32_t)padded);
-	put(b, s, n);
-	put(b, NULL, padded - n);
+	prec_bytebuf__put_u32(b, (uint32_t)padded);
+	prec_bytebuf__put(b, s, n);
+	prec_bytebuf__put(b, NULL, padded - n);
 }
 
-static int fbuf_done(struct fbuf *b, void **buf, size_t *len)
+static int fbuf_done(struct prec_bytebuf *b, void **buf, size_t *len)
 {
 	if (b->err) {
 		free(b->p);
@@ -102,20 +60,20 @@ static int fbuf_done(struct fbuf *b, void **buf, size_t *len)
 }
 
 /* The attr as perf 6.1 must see it: exactly 128 bytes, size field 128. */
-static void put_attr(struct fbuf *b, const uint8_t attr[128])
+static void put_attr(struct prec_bytebuf *b, const uint8_t attr[128])
 {
 	uint8_t a[128];
 	uint32_t size = htole32(128);
 
 	memcpy(a, attr, sizeof(a));
 	memcpy(a + 4, &size, sizeof(size));
-	put(b, a, sizeof(a));
+	prec_bytebuf__put(b, a, sizeof(a));
 }
 
 int prec_perfdata__build_buildids(const struct prec_manifest *m,
 				  uint32_t type, void **buf, size_t *len)
 {
-	struct fbuf b = { 0 };
+	struct prec_bytebuf b = { 0 };
 
 	for (uint32_t i = 0; i < m->nr_buildids; i++) {
 		const struct prec_manifest_buildid *e = &m->buildids[i];
@@ -130,13 +88,13 @@ int prec_perfdata__build_buildids(const struct prec_manifest *m,
 		h.type = htole32(type);
 		h.misc = htole16((uint16_t)((e->cpumode & 0x7) | BUILD_ID_MISC_SIZE));
 		h.size = htole16((uint16_t)(BUILD_ID_ENTRY_HDR + padded));
-		put(&b, &h, sizeof(h));
-		put_u32(&b, (uint32_t)e->pid);
+		prec_bytebuf__put(&b, &h, sizeof(h));
+		prec_bytebuf__put_u32(&b, (uint32_t)e->pid);
 		memcpy(id, e->id, sizeof(e->id));
 		id[20] = e->size <= 20 ? e->size : 20;
-		put(&b, id, sizeof(id));
-		put(&b, path, n);
-		put(&b, NULL, padded - n);
+		prec_bytebuf__put(&b, id, sizeof(id));
+		prec_bytebuf__put(&b, path, n);
+		prec_bytebuf__put(&b, NULL, padded - n);
 	}
 	if (!b.len && !b.err) {
 		*buf = NULL;
@@ -146,31 +104,31 @@ int prec_perfdata__build_buildids(const struct prec_manifest *m,
 	return fbuf_done(&b, buf, len);
 }
 
-static void build_cmdline(struct fbuf *b, const struct prec_manifest *m)
+static void build_cmdline(struct prec_bytebuf *b, const struct prec_manifest *m)
 {
 	/* perf's first string is the recording binary; a manifest that kept
 	 * only the subcommand's argv ("record", ...) gets "prec" in front. */
 	int prepend = !strcmp(m->argv[0] ? m->argv[0] : "", "record");
 
-	put_u32(b, m->argc + (uint32_t)prepend);
+	prec_bytebuf__put_u32(b, m->argc + (uint32_t)prepend);
 	if (prepend)
 		put_str(b, "prec");
 	for (uint32_t i = 0; i < m->argc; i++)
 		put_str(b, m->argv[i] ? m->argv[i] : "");
 }
 
-static void build_event_desc(struct fbuf *b, const struct prec_manifest *m)
+static void build_event_desc(struct prec_bytebuf *b, const struct prec_manifest *m)
 {
-	put_u32(b, m->nr_events);
-	put_u32(b, 128);
+	prec_bytebuf__put_u32(b, m->nr_events);
+	prec_bytebuf__put_u32(b, 128);
 	for (uint32_t i = 0; i < m->nr_events; i++) {
 		const struct prec_manifest_event *e = &m->events[i];
 
 		put_attr(b, e->attr);
-		put_u32(b, e->nr_ids);
+		prec_bytebuf__put_u32(b, e->nr_ids);
 		put_str(b, e->name ? e->name : "");
 		for (uint32_t j = 0; j < e->nr_ids; j++)
-			put_u64(b, e->ids[j]);
+			prec_bytebuf__put_u64(b, e->ids[j]);
 	}
 }
 
@@ -212,7 +170,7 @@ static int same_group(const struct prec_manifest_cpu *a,
 
 /* String list of the CPU sets at one level, each set once, in order of
  * its lowest CPU. CPUs with socket_id < 0 (offline, unknown) are left out. */
-static int put_groups(struct fbuf *b, const struct prec_manifest *m, int level)
+static int put_groups(struct prec_bytebuf *b, const struct prec_manifest *m, int level)
 {
 	uint32_t n = m->nr_cpus_avail, nr = 0;
 	size_t cap = (size_t)n * 12 + 16;
@@ -221,7 +179,7 @@ static int put_groups(struct fbuf *b, const struct prec_manifest *m, int level)
 
 	if (!s)
 		return -ENOMEM;
-	put_u32(b, 0);
+	prec_bytebuf__put_u32(b, 0);
 	for (uint32_t i = 0; i < n; i++) {
 		const struct prec_manifest_cpu *c = &m->cpus[i];
 		int last = -1, run = -1, seen = 0;
@@ -249,7 +207,7 @@ static int put_groups(struct fbuf *b, const struct prec_manifest *m, int level)
 	return 0;
 }
 
-static int build_cpu_topology(struct fbuf *b, const struct prec_manifest *m)
+static int build_cpu_topology(struct prec_bytebuf *b, const struct prec_manifest *m)
 {
 	uint32_t n = m->nr_cpus_avail;
 	int ids_ok = 1, err;
@@ -266,12 +224,12 @@ static int build_cpu_topology(struct fbuf *b, const struct prec_manifest *m)
 	if (err || !ids_ok)
 		return err;
 	for (uint32_t i = 0; i < n; i++) {
-		put_u32(b, (uint32_t)m->cpus[i].core_id);
-		put_u32(b, (uint32_t)m->cpus[i].socket_id);
+		prec_bytebuf__put_u32(b, (uint32_t)m->cpus[i].core_id);
+		prec_bytebuf__put_u32(b, (uint32_t)m->cpus[i].socket_id);
 	}
 	err = put_groups(b, m, 2);
 	for (uint32_t i = 0; i < n && !err; i++)
-		put_u32(b, (uint32_t)m->cpus[i].die_id);
+		prec_bytebuf__put_u32(b, (uint32_t)m->cpus[i].die_id);
 	return err;
 }
 
@@ -309,17 +267,17 @@ static int has_feature(int feat, const struct prec_feat_ctx *c)
 	}
 }
 
-static int build_simple(int feat, const struct prec_feat_ctx *c, struct fbuf *b)
+static int build_simple(int feat, const struct prec_feat_ctx *c, struct prec_bytebuf *b)
 {
 	const struct prec_manifest *m = c->m;
 
 	switch (feat) {
 	case FEAT_NRCPUS:
-		put_u32(b, m->nr_cpus_avail);
-		put_u32(b, m->nr_cpus_online);
+		prec_bytebuf__put_u32(b, m->nr_cpus_avail);
+		prec_bytebuf__put_u32(b, m->nr_cpus_online);
 		return 0;
 	case FEAT_TOTAL_MEM:
-		put_u64(b, m->total_mem_kb);
+		prec_bytebuf__put_u64(b, m->total_mem_kb);
 		return 0;
 	case FEAT_CMDLINE:
 		build_cmdline(b, m);
@@ -330,24 +288,24 @@ static int build_simple(int feat, const struct prec_feat_ctx *c, struct fbuf *b)
 	case FEAT_CPU_TOPOLOGY:
 		return build_cpu_topology(b, m);
 	case FEAT_AUXTRACE:
-		put_u64(b, c->nr_aux);
+		prec_bytebuf__put_u64(b, c->nr_aux);
 		for (uint64_t i = 0; i < c->nr_aux; i++) {
-			put_u64(b, c->aux_index[i]);
-			put_u64(b, 48); /* sizeof the AUXTRACE header record */
+			prec_bytebuf__put_u64(b, c->aux_index[i]);
+			prec_bytebuf__put_u64(b, 48); /* sizeof the AUXTRACE header record */
 		}
 		return 0;
 	case FEAT_SAMPLE_TIME:
-		put_u64(b, c->first_time);
-		put_u64(b, c->last_time);
+		prec_bytebuf__put_u64(b, c->first_time);
+		prec_bytebuf__put_u64(b, c->last_time);
 		return 0;
 	case FEAT_CLOCKID:
-		put_u64(b, m->clock_res_ns);
+		prec_bytebuf__put_u64(b, m->clock_res_ns);
 		return 0;
 	case FEAT_CLOCK_DATA:
-		put_u32(b, 1); /* version; perf rejects others */
-		put_u32(b, (uint32_t)m->clockid);
-		put_u64(b, m->ref_wall_ns);
-		put_u64(b, m->ref_clock_ns);
+		prec_bytebuf__put_u32(b, 1); /* version; perf rejects others */
+		prec_bytebuf__put_u32(b, (uint32_t)m->clockid);
+		prec_bytebuf__put_u64(b, m->ref_wall_ns);
+		prec_bytebuf__put_u64(b, m->ref_clock_ns);
 		return 0;
 	default:
 		put_str(b, feat_string(feat, m));
@@ -358,7 +316,7 @@ static int build_simple(int feat, const struct prec_feat_ctx *c, struct fbuf *b)
 int prec_perfdata__build_feature(int feat, const struct prec_feat_ctx *c,
 				 void **buf, size_t *len)
 {
-	struct fbuf b = { 0 };
+	struct prec_bytebuf b = { 0 };
 	int err;
 
 	*buf = NULL;

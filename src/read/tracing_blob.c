@@ -3,6 +3,7 @@
 // (PERFDATA.md 2.4): header_page, header_event, the format text of every
 // recorded tracepoint grouped by system, printk formats and saved cmdlines.
 #include "read/internal.h"
+#include "read/bytebuf.h"
 
 #include <endian.h>
 #include <errno.h>
@@ -25,61 +26,21 @@ static const char header_event_default[] =
 	"\ttime_stamp : type == 31\n"
 	"\tdata max type_len  == 28\n";
 
-struct blob {
-	uint8_t *p;
-	size_t len, cap;
-	int err;
-};
-
-static void put(struct blob *b, const void *src, size_t n)
-{
-	if (b->err || !n)
-		return;
-	if (b->len + n > b->cap) {
-		size_t cap = b->cap ? b->cap : 8192;
-		uint8_t *np;
-
-		while (cap < b->len + n)
-			cap *= 2;
-		np = realloc(b->p, cap);
-		if (!np) {
-			b->err = -ENOMEM;
-			return;
-		}
-		b->p = np;
-		b->cap = cap;
-	}
-	memcpy(b->p + b->len, src, n);
-	b->len += n;
-}
-
-static void put_u32(struct blob *b, uint32_t v)
-{
-	v = htole32(v);
-	put(b, &v, sizeof(v));
-}
-
-static void put_u64(struct blob *b, uint64_t v)
-{
-	v = htole64(v);
-	put(b, &v, sizeof(v));
-}
-
 /* u64 size + text, the framing of header files and format files. */
-static void put_file(struct blob *b, const char *text)
+static void put_file(struct prec_bytebuf *b, const char *text)
 {
 	size_t n = text ? strlen(text) : 0;
 
-	put_u64(b, n);
-	put(b, text, n);
+	prec_bytebuf__put_u64(b, n);
+	prec_bytebuf__put(b, text, n);
 }
 
-static void put_header_files(struct blob *b, const struct prec_manifest *m,
+static void put_header_files(struct prec_bytebuf *b, const struct prec_manifest *m,
 			     long page_size)
 {
 	char page[512];
 
-	put(b, "header_page", 12);
+	prec_bytebuf__put(b, "header_page", 12);
 	if (m->header_page && *m->header_page) {
 		put_file(b, m->header_page);
 	} else {
@@ -91,7 +52,7 @@ static void put_header_files(struct blob *b, const struct prec_manifest *m,
 			 page_size - 16);
 		put_file(b, page);
 	}
-	put(b, "header_event", 13);
+	prec_bytebuf__put(b, "header_event", 13);
 	put_file(b, m->header_event && *m->header_event ? m->header_event :
 							  header_event_default);
 }
@@ -117,7 +78,7 @@ static uint32_t first_of_system(const struct prec_manifest *m, uint32_t i)
 	return i;
 }
 
-static void put_systems(struct blob *b, const struct prec_manifest *m)
+static void put_systems(struct prec_bytebuf *b, const struct prec_manifest *m)
 {
 	uint32_t nr_ftrace = 0, nr_sys = 0;
 
@@ -127,11 +88,11 @@ static void put_systems(struct blob *b, const struct prec_manifest *m)
 		else if (m->tracepoints[i].system && first_of_system(m, i) == i)
 			nr_sys++;
 	}
-	put_u32(b, nr_ftrace);
+	prec_bytebuf__put_u32(b, nr_ftrace);
 	for (uint32_t i = 0; i < m->nr_tracepoints; i++)
 		if (is_ftrace(&m->tracepoints[i]))
 			put_file(b, m->tracepoints[i].format);
-	put_u32(b, nr_sys);
+	prec_bytebuf__put_u32(b, nr_sys);
 	for (uint32_t i = 0; i < m->nr_tracepoints; i++) {
 		const struct prec_manifest_tracepoint *tp = &m->tracepoints[i];
 		uint32_t nr = 0;
@@ -140,8 +101,8 @@ static void put_systems(struct blob *b, const struct prec_manifest *m)
 			continue;
 		for (uint32_t j = i; j < m->nr_tracepoints; j++)
 			nr += same_system(&m->tracepoints[j], tp);
-		put(b, tp->system, strlen(tp->system) + 1);
-		put_u32(b, nr);
+		prec_bytebuf__put(b, tp->system, strlen(tp->system) + 1);
+		prec_bytebuf__put_u32(b, nr);
 		for (uint32_t j = i; j < m->nr_tracepoints; j++)
 			if (same_system(&m->tracepoints[j], tp))
 				put_file(b, m->tracepoints[j].format);
@@ -152,7 +113,7 @@ int prec_tracing_blob(const struct prec_manifest *m, void **buf, size_t *len)
 {
 	static const uint8_t magic[10] = { 0x17, 0x08, 0x44, 't', 'r', 'a',
 					   'c', 'i', 'n', 'g' };
-	struct blob b = { 0 };
+	struct prec_bytebuf b = { 0 };
 	long page_size = sysconf(_SC_PAGESIZE);
 	uint8_t flags[2] = { 0, (uint8_t)sizeof(long) }; /* little endian */
 	size_t n;
@@ -163,16 +124,16 @@ int prec_tracing_blob(const struct prec_manifest *m, void **buf, size_t *len)
 		return 0;
 	if (page_size <= 16)
 		page_size = 4096;
-	put(&b, magic, sizeof(magic));
-	put(&b, "0.6", 4);
-	put(&b, flags, sizeof(flags));
-	put_u32(&b, (uint32_t)page_size);
+	prec_bytebuf__put(&b, magic, sizeof(magic));
+	prec_bytebuf__put(&b, "0.6", 4);
+	prec_bytebuf__put(&b, flags, sizeof(flags));
+	prec_bytebuf__put_u32(&b, (uint32_t)page_size);
 	put_header_files(&b, m, page_size);
 	put_systems(&b, m);
-	put_u32(&b, 0); /* kallsyms: perf resolves symbols itself */
+	prec_bytebuf__put_u32(&b, 0); /* kallsyms: perf resolves symbols itself */
 	n = m->printk_formats ? strlen(m->printk_formats) : 0;
-	put_u32(&b, (uint32_t)n);
-	put(&b, m->printk_formats, n);
+	prec_bytebuf__put_u32(&b, (uint32_t)n);
+	prec_bytebuf__put(&b, m->printk_formats, n);
 	put_file(&b, m->saved_cmdlines);
 	if (b.err) {
 		free(b.p);
