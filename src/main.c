@@ -29,7 +29,7 @@ static void usage(FILE *f)
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
-		usage(stderr);
+		fprintf(stderr, "prec: error: no command (try 'prec --help')\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
@@ -39,6 +39,6 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (!strcmp(argv[1], commands[i].name))
 			return commands[i].run(argc - 1, argv + 1);
-	fprintf(stderr, "prec: unknown command '%s' (try 'prec --help')\n", argv[1]);
+	fprintf(stderr, "prec: error: unknown command '%s' (try 'prec --help')\n", argv[1]);
 	return 2;
 }

@@ -12,6 +12,7 @@
 
 #include "read/internal.h"
 #include "read/read.h"
+#include "util/cli.h"
 #include "util/log.h"
 
 struct dump {
@@ -20,7 +21,35 @@ struct dump {
 	bool *cpus;
 	uint64_t sample_type;
 	struct prec_time_layout tl;
+	uint64_t *marker_ids;  /* ids of ftrace:print (prec record --markers) */
+	uint32_t nr_marker_ids;
 };
+
+/* ftrace:print samples as prec record --markers writes them:
+ * IDENTIFIER|IP|TID|TIME|CPU|RAW, so the RAW size sits at byte 48 and the
+ * print entry (8-byte trace_entry, u64 ip, text) right after it. */
+#define MARKER_SAMPLE_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | \
+			    PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
+			    PERF_SAMPLE_CPU | PERF_SAMPLE_RAW)
+#define MARKER_RAW 48u
+
+static void find_markers(struct dump *d, const struct prec_manifest *m)
+{
+	for (uint32_t e = 0; e < m->nr_events; e++) {
+		const struct prec_manifest_event *ev = &m->events[e];
+		uint64_t st, *n;
+
+		memcpy(&st, ev->attr + 24, sizeof(st));
+		if (!ev->name || strcmp(ev->name, "ftrace:print") || st != MARKER_SAMPLE_TYPE)
+			continue;
+		n = realloc(d->marker_ids, (d->nr_marker_ids + ev->nr_ids) * sizeof(*n));
+		if (!n)
+			return;
+		memcpy(n + d->nr_marker_ids, ev->ids, ev->nr_ids * sizeof(*n));
+		d->marker_ids = n;
+		d->nr_marker_ids += ev->nr_ids;
+	}
+}
 
 static const char *const kernel_types[] = {
 	[1] = "MMAP", [2] = "LOST", [3] = "COMM", [4] = "EXIT",
@@ -91,10 +120,43 @@ static void print_str(FILE *f, const char *label, const uint8_t *p,
 	fprintf(f, " %s %.*s", label, n, (const char *)p);
 }
 
+static bool is_marker(const struct dump *d, const uint8_t *p, uint32_t size)
+{
+	uint64_t id;
+
+	if (!d->nr_marker_ids || size < MARKER_RAW + 4 + 16)
+		return false;
+	id = ld64(p + 8);
+	for (uint32_t i = 0; i < d->nr_marker_ids; i++)
+		if (d->marker_ids[i] == id)
+			return true;
+	return false;
+}
+
+/* The marker's text, without the newline trace_marker appends. */
+static void print_marker(FILE *f, const uint8_t *p, uint32_t size)
+{
+	uint32_t raw = ld32(p + MARKER_RAW);
+	const uint8_t *text = p + MARKER_RAW + 4 + 16;
+	size_t n;
+
+	if (raw < 16 || raw > size - MARKER_RAW - 4)
+		return;
+	n = strnlen((const char *)text, raw - 16);
+	if (n && text[n - 1] == '\n')
+		n--;
+	fprintf(f, " marker \"%.*s\"", (int)n, (const char *)text);
+}
+
 static void print_fields(FILE *f, const struct dump *d, const uint8_t *p,
 			 uint32_t type, uint32_t size)
 {
 	const uint8_t *end = p + size;
+
+	if (type == PERF_RECORD_SAMPLE && is_marker(d, p, size)) {
+		print_marker(f, p, size);
+		return;
+	}
 
 	switch (type) {
 	case PERF_RECORD_SAMPLE:
@@ -248,6 +310,7 @@ static int parse_args(struct dump *d, int argc, char **argv)
 	int o;
 
 	optind = 0;
+	opterr = 0;
 	while ((o = getopt_long(argc, argv, "t:C:h", opts, NULL)) != -1) {
 		switch (o) {
 		case 't':
@@ -264,11 +327,11 @@ static int parse_args(struct dump *d, int argc, char **argv)
 			break;
 		case 's': d->mo.salvage = true; break;
 		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		default: prec_cli__bad_option("dump", argv); return 2;
 		}
 	}
 	if (optind != argc - 1) {
-		usage(stderr);
+		prec_cli__bad_args("dump", "want exactly one directory");
 		return 2;
 	}
 	d->dir = argv[optind];
@@ -331,6 +394,7 @@ int prec_cmd_dump(int argc, char **argv)
 		pr_warn("dump %s: the recording did not finish; reading what is there", d.dir);
 	d.sample_type = m->sample_type;
 	d.tl = m->time_layout;
+	find_markers(&d, m);
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
 	r = run(&d, dirfd, m);
 	prec_manifest__delete(m);
@@ -338,5 +402,6 @@ out_close:
 	close(dirfd);
 out_free:
 	free(d.cpus);
+	free(d.marker_ids);
 	return r;
 }

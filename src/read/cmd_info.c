@@ -14,6 +14,7 @@
 
 #include "read/read.h"
 #include "store/store.h"
+#include "util/cli.h"
 #include "util/log.h"
 
 struct info {
@@ -83,30 +84,46 @@ static void print_events(const struct prec_manifest *m)
 	}
 }
 
+/* raw / stored: how much -z saved ("1.00x" for raw shards, "-" if empty). */
+static const char *ratio(char *buf, size_t len, uint64_t raw, uint64_t stored)
+{
+	if (!stored)
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%.2fx", (double)raw / (double)stored);
+	return buf;
+}
+
 static void print_shards(const struct prec_manifest *m)
 {
-	uint64_t chunks = 0, records = 0, bytes = 0, lost = 0;
+	uint64_t chunks = 0, records = 0, bytes = 0, raw = 0, lost = 0;
+	char r[32];
 
 	printf("shards:      %u\n", m->nr_shards);
-	printf("  %-16s %4s %8s %10s %12s %8s %20s %20s\n", "name", "cpu", "chunks",
-	       "records", "bytes", "lost", "first", "last");
+	printf("  %-16s %4s %8s %10s %12s %12s %7s %8s %20s %20s\n", "name", "cpu",
+	       "chunks", "records", "stored", "raw", "ratio", "lost", "first", "last");
 	for (uint32_t i = 0; i < m->nr_shards; i++) {
 		const struct prec_manifest_shard *s = &m->shards[i];
 		char first[32], last[32];
 
 		snprintf(first, sizeof(first), "%llu.%09llu", NS(s->first_time));
 		snprintf(last, sizeof(last), "%llu.%09llu", NS(s->last_time));
-		printf("  %-16s %4d %8llu %10llu %12llu %8llu %20s %20s\n", str(s->name),
-		       (int)s->cpu, (unsigned long long)s->chunks,
+		printf("  %-16s %4d %8llu %10llu %12llu %12llu %7s %8llu %20s %20s\n",
+		       str(s->name), (int)s->cpu, (unsigned long long)s->chunks,
 		       (unsigned long long)s->records, (unsigned long long)s->bytes,
+		       (unsigned long long)s->raw_bytes,
+		       ratio(r, sizeof(r), s->raw_bytes, s->bytes),
 		       (unsigned long long)(s->lost + s->lost_samples), first, last);
 		chunks += s->chunks;
 		records += s->records;
 		bytes += s->bytes;
+		raw += s->raw_bytes;
 		lost += s->lost + s->lost_samples;
 	}
-	printf("  %-16s %4s %8llu %10llu %12llu %8llu\n", "total", "", (unsigned long long)chunks,
-	       (unsigned long long)records, (unsigned long long)bytes, (unsigned long long)lost);
+	printf("  %-16s %4s %8llu %10llu %12llu %12llu %7s %8llu\n", "total", "",
+	       (unsigned long long)chunks, (unsigned long long)records,
+	       (unsigned long long)bytes, (unsigned long long)raw,
+	       ratio(r, sizeof(r), raw, bytes), (unsigned long long)lost);
 }
 
 static void print_rest(const struct prec_manifest *m)
@@ -345,16 +362,17 @@ static int parse_args(struct info *in, int argc, char **argv)
 	for (size_t i = 0; i < NR_OPTIONS; i++)
 		opts[i] = options[i].opt;
 	optind = 0;
+	opterr = 0;
 	while ((o = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (o) {
 		case 'j': in->json = true; break;
 		case 'c': in->check = true; break;
 		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		default: prec_cli__bad_option("info", argv); return 2;
 		}
 	}
 	if (optind != argc - 1) {
-		pr_err("info: want exactly one directory (try 'prec info -h')");
+		prec_cli__bad_args("info", "want exactly one directory");
 		return 2;
 	}
 	in->dir = argv[optind];

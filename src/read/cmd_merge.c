@@ -4,6 +4,7 @@
 // pipe format otherwise) that perf report/script read as their own.
 #include "read/internal.h"
 #include "read/read.h"
+#include "util/cli.h"
 #include "util/log.h"
 
 #include <ctype.h>
@@ -136,7 +137,8 @@ static int parse_args(int argc, char **argv, struct merge_args *a)
 	};
 	int c;
 
-	optind = 1;
+	optind = 0; /* 0, not 1: a full reset of getopt's state */
+	opterr = 0;
 	while ((c = getopt_long(argc, argv, "o:C:fh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o': a->out = optarg; break;
@@ -153,11 +155,11 @@ static int parse_args(int argc, char **argv, struct merge_args *a)
 				break;
 			pr_err("merge: --cpu %s: expected a CPU list such as 0-3,7", optarg);
 			return -EINVAL;
-		default: usage(stderr); return -EINVAL;
+		default: prec_cli__bad_option("merge", argv); return -EINVAL;
 		}
 	}
 	if (optind != argc - 1) {
-		usage(stderr);
+		prec_cli__bad_args("merge", "want exactly one directory");
 		return -EINVAL;
 	}
 	a->dir = argv[optind];

@@ -34,6 +34,7 @@ struct record {
 	int sfd;                /* signalfd: SIGINT, SIGTERM, SIGHUP, SIGCHLD */
 	int *pidfds, nr_pidfds; /* -p/-t targets */
 	int signo;              /* the signal that stopped us, 0 if none */
+	struct prec_flight fl;  /* -D, --control, --markers, snapshots */
 };
 
 static int setup_events(struct record *r)
@@ -44,6 +45,13 @@ static int setup_events(struct record *r)
 		err = prec_evlist__add(&r->el, r->o.specs[i].text, r->o.specs[i].filter, NULL);
 	if (!err && r->el.nr == 1)
 		err = prec_evlist__add(&r->el, "cpu-clock", NULL, NULL);
+	/* The carrier of the markers: its samples come from the ftrace
+	 * instance (the kernel never feeds ftrace:print to perf). */
+	if (!err && r->o.markers) {
+		err = prec_evlist__add(&r->el, "ftrace:print", NULL, NULL);
+		if (!err)
+			r->el.evsel[r->el.nr - 1].sampling = false;
+	}
 	return err;
 }
 
@@ -133,7 +141,8 @@ static int setup_targets(struct record *r)
 		}
 	}
 	if (r->o.argv) {
-		err = prec_workload__prepare(&r->wl, r->o.argv);
+		err = prec_workload__prepare_as(&r->wl, r->o.argv, r->o.user,
+						r->o.user_uid, r->o.user_gid);
 		if (err) {
 			pr_err("command '%s': %s", r->o.argv[0], strerror(-err));
 			return err == -ENOENT ? -ENOEXEC : err;
@@ -156,6 +165,8 @@ static int setup_signals(struct record *r)
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGHUP);
 	sigaddset(&set, SIGCHLD);
+	if (r->o.overwrite)
+		sigaddset(&set, SIGUSR2); /* snapshot */
 	/* Blocked before any thread exists, so drainers inherit the mask and
 	 * every stop signal reaches the signalfd. */
 	if (sigprocmask(SIG_BLOCK, &set, NULL))
@@ -171,6 +182,11 @@ static int on_signal(struct record *r)
 
 	if (read(r->sfd, &si, sizeof(si)) != sizeof(si))
 		return 0;
+	if (si.ssi_signo == SIGUSR2) {
+		if (r->fl.snapshot)
+			r->fl.snapshot(r->fl.snapshot_arg);
+		return 0;
+	}
 	if (si.ssi_signo != SIGCHLD) {
 		r->signo = (int)si.ssi_signo;
 		return 1;
@@ -180,21 +196,28 @@ static int on_signal(struct record *r)
 
 static int wait_for_stop(struct record *r)
 {
-	int n = 1 + r->nr_pidfds, alive = r->nr_pidfds;
+	int n = 3 + r->nr_pidfds, alive = r->nr_pidfds;
 	struct pollfd *pfd = calloc((size_t)n, sizeof(*pfd));
 
 	if (!pfd)
 		return -ENOMEM;
 	pfd[0] = (struct pollfd){ .fd = r->sfd, .events = POLLIN };
+	/* A drainer's error (disk full...) stops everything at once. */
+	pfd[1] = (struct pollfd){ .fd = r->s.drain_efd, .events = POLLIN };
+	pfd[2] = (struct pollfd){ .fd = prec_control__fd(r->fl.ctl), .events = POLLIN };
 	for (int i = 0; i < r->nr_pidfds; i++)
-		pfd[1 + i] = (struct pollfd){ .fd = r->pidfds[i], .events = POLLIN };
+		pfd[3 + i] = (struct pollfd){ .fd = r->pidfds[i], .events = POLLIN };
 	/* The workload may be gone already (SIGCHLD pending). */
 	while (!(r->have_wl && prec_workload__reap(&r->wl, false) == 1)) {
-		if (poll(pfd, (nfds_t)n, -1) < 0 && errno != EINTR)
+		if (poll(pfd, (nfds_t)n, prec_flight__timeout_ms(&r->fl)) < 0 && errno != EINTR)
 			break;
 		if ((pfd[0].revents & POLLIN) && on_signal(r))
 			break;
-		for (int i = 1; i < n; i++) {
+		if ((pfd[1].revents & POLLIN) && prec_session__drain_failed(&r->s))
+			break;
+		if (prec_flight__tick(&r->fl, &r->el))
+			break;
+		for (int i = 3; i < n; i++) {
 			if (!pfd[i].revents)
 				continue;
 			pfd[i].fd = -1; /* that task exited */
@@ -227,9 +250,9 @@ static int begin_session(struct record *r, int argc, char **argv)
 	int nr = 0, err;
 
 	err = prec_session__create_dir(&r->s, r->o.dir, r->o.force);
+	r->have_session = true; /* exit() frees even a refused session */
 	if (err)
 		return err;
-	r->have_session = true;
 	r->s.pages = r->o.mmap_pages;
 	err = prec_session__begin(&r->s, &r->o, &r->el, argc, argv);
 	if (err) {
@@ -244,7 +267,16 @@ static int begin_session(struct record *r, int argc, char **argv)
 		pids = r->o.nr_pids ? r->o.pids : r->o.tids;
 		nr = r->o.nr_pids ? r->o.nr_pids : r->o.nr_tids;
 	}
-	return prec_session__start(&r->s, &r->o, &r->el, pids, nr);
+	err = prec_session__start(&r->s, &r->o, &r->el, pids, nr);
+	if (!err)
+		err = prec_flight__start(&r->fl, &r->s, &r->o, &r->el);
+	if (err) {
+		/* Nothing was recorded yet (events are still disabled): leave
+		 * nothing behind, and -f's old directory where it was. */
+		prec_session__discard(&r->s);
+		r->started = false;
+	}
+	return err;
 }
 
 /* Enable and start the workload. Returns 0, or 127 when exec failed. */
@@ -254,7 +286,7 @@ static int go(struct record *r)
 
 	r->s.t_enable_ns = prec_now_ns(CLOCK_MONOTONIC);
 	/* Workload-only mode enables on exec; everything else now. */
-	if (!(r->have_wl && !r->o.all_cpus))
+	if (!(r->have_wl && !r->o.all_cpus) && prec_flight__starts_enabled(&r->fl))
 		err = prec_evlist__enable(&r->el);
 	if (err)
 		return err;
@@ -274,6 +306,7 @@ static int stop(struct record *r, int rc)
 
 	r->s.t_stop_ns = prec_now_ns(CLOCK_MONOTONIC);
 	prec_evlist__disable(&r->el);
+	prec_flight__stop(&r->fl);
 	err = prec_session__finish(&r->s, &r->el);
 	if (r->have_wl && !r->wl.exited) {
 		prec_workload__abort(&r->wl);
@@ -300,7 +333,16 @@ static int record(struct record *r, int argc, char **argv)
 	if (err)
 		return err == -ENOEXEC ? 127 : 1;
 	prec_evlist__config(&r->el, &r->o, r->have_wl, r->have_wl && !r->o.all_cpus);
+	/* -D: the events wait for the timer or 'enable', not for exec. */
+	for (int i = 0; r->o.delay_ms && i < r->el.nr; i++)
+		r->el.evsel[i].attr.enable_on_exec = 0;
+	/* Flight recorder: backward rings, read-only, written on snapshots. */
+	r->el.overwrite = r->o.overwrite;
+	for (int i = 0; r->o.overwrite && i < r->el.nr; i++)
+		r->el.evsel[i].attr.write_backward = 1;
 	debug_events(&r->el);
+	if (prec_flight__init(&r->fl, &r->o))
+		return 1;
 	err = prec_evlist__open(&r->el, r->cpus, r->nr_cpus, r->tasks, r->nr_tasks,
 				r->o.mmap_pages);
 	if (err)
@@ -334,6 +376,7 @@ int prec_cmd_record(int argc, char **argv)
 	rc = record(&r, argc, argv);
 	if (r.have_wl)
 		prec_workload__abort(&r.wl);
+	prec_flight__exit(&r.fl); /* its threads write into the session */
 	if (r.have_session)
 		prec_session__exit(&r.s);
 	prec_evlist__exit(&r.el);

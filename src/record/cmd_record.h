@@ -55,6 +55,17 @@ struct prec_record_opts {
 	uint64_t round_ms;
 	bool force, copy, pin;
 	bool verbose, quiet;
+	/* flight recorder, control, markers, AUX (flight-recorder.md) */
+	bool markers;           /* --markers: trace_marker writes as ftrace:print */
+	bool overwrite;         /* --overwrite: backward rings, snapshots */
+	const char *control;    /* --control fifo:CTL[,ACK] or fd:CTL[,ACK] */
+	int64_t delay_ms;       /* -D: wait before enabling; -1 = until 'enable' */
+	size_t aux_bytes;       /* --aux-size / -m ,AUX: AUX area per CPU */
+	const char *user;       /* --user: run the workload as this user */
+	uid_t user_uid;
+	gid_t user_gid;
+	bool compress;          /* -z: lz4 chunks (implies copy mode) */
+	int compress_level;     /* 0 = LZ4 fast, 1..12 = LZ4 HC level */
 };
 
 /* Parse `prec record` argv (argv[0] = "record"). Returns 0, 1 when help
@@ -91,6 +102,7 @@ struct prec_evlist {
 	uint64_t *ids;         /* same index as fds */
 	struct prec_ring *rings; /* one per CPU */
 	int *ring_fd;          /* fd owning each ring */
+	bool overwrite;        /* map rings read-only (write_backward events) */
 	bool raised_nofile;
 };
 
@@ -140,6 +152,12 @@ struct prec_workload {
  * -ENOENT when the command is not found in PATH (nothing forked), or
  * -errno. */
 int prec_workload__prepare(struct prec_workload *w, char *const argv[]);
+/* The same, the command to run as user (uid, gid; supplementary groups
+ * and HOME/USER/LOGNAME from the password database), switched to in the
+ * child after the start byte, before exec; prec keeps its privileges. A
+ * failed switch is reported by start() like an exec error. */
+int prec_workload__prepare_as(struct prec_workload *w, char *const argv[],
+			      const char *user, uid_t uid, gid_t gid);
 /* Let the child exec. Returns 0, or the exec's -errno. */
 int prec_workload__start(struct prec_workload *w);
 /* Reap the child if it exited; block when wait. Returns 1 if exited. */
@@ -164,6 +182,10 @@ struct prec_session {
 	uint64_t t_enable_ns, t_stop_ns, manifest_ns; /* CLOCK_MONOTONIC */
 	uint64_t records, bytes, lost;
 	size_t pages;          /* ring data pages, for the lost-records advice */
+	int drain_efd;         /* eventfd the drainers write on an error, or -1 */
+	int fail_cpu, fail_err; /* first drainer failure: its CPU, -errno */
+	uint64_t fail_ns;      /* when the session learnt of it (MONOTONIC) */
+	uint64_t reserve_bytes; /* manifest.reserve size, 0 if none */
 };
 
 /* Create dir (0700), or refuse an existing non-empty one (-EEXIST, one
@@ -183,10 +205,80 @@ int prec_session__start(struct prec_session *s,
  * Events must already be disabled. Returns 0 or -errno. */
 int prec_session__finish(struct prec_session *s, struct prec_evlist *el);
 void prec_session__summary(const struct prec_session *s);
-/* Remove what begin() created when the recording never started. */
+/* The drain_efd is readable: note which drainer failed (fail_*). Returns
+ * 1 when the recording must stop now, 0 for a spurious wake. Main thread. */
+int prec_session__drain_failed(struct prec_session *s);
+/* Remove what begin() and start() created when the recording never
+ * started (drainers are stopped first); -f's old directory is put back. */
 void prec_session__discard(struct prec_session *s);
 void prec_session__exit(struct prec_session *s);
 
 uint64_t prec_now_ns(int clockid);
+
+/* ---- control channel and flight-recorder option parsers (control.c) ---- */
+
+enum prec_control_cmd {
+	PREC_CTL_ENABLE = 1, PREC_CTL_DISABLE, PREC_CTL_SNAPSHOT, PREC_CTL_STOP,
+	PREC_CTL_PING,
+};
+
+struct prec_control;
+
+/* spec: "fifo:CTL[,ACK]" (existing fifos, opened O_RDWR so opening never
+ * blocks) or "fd:CTL[,ACK]" (inherited fds). Returns 0 or -errno after
+ * printing one line. */
+int prec_control__open(struct prec_control **out, const char *spec);
+/* 0 if spec has the right shape, -EINVAL if not (no message). */
+int prec_control__check_spec(const char *spec);
+/* The fd to poll for POLLIN. */
+int prec_control__fd(const struct prec_control *c);
+/* Next whole command line read so far (non-blocking): a PREC_CTL_* value,
+ * 0 when none is complete, -EINVAL for an unknown one (warned), -errno. */
+int prec_control__next(struct prec_control *c);
+/* One line to a command (PREC_CTL_* or 0 for a blank line / -EINVAL). */
+int prec_control__parse(const char *line);
+/* Write "ack\n" to the ack end, if any. Returns 0 or -errno. */
+int prec_control__ack(struct prec_control *c);
+const char *prec_control__name(int cmd);
+void prec_control__close(struct prec_control *c);
+
+/* "N" pages or "512K", "4M", "1G": bytes, rounded up to a power-of-two
+ * number of pages. Returns 0, -EINVAL or -ERANGE. */
+int prec_size__parse(const char *arg, size_t page_size, uint64_t *bytes);
+/* -D: milliseconds >= 0, or -1 (start disabled). Returns 0 or -EINVAL. */
+int prec_delay__parse(const char *arg, int64_t *ms);
+
+/* The recorder's flight controls (control.c): -D, --control, --markers, and
+ * the snapshot trigger --overwrite installs. */
+struct prec_markers;
+struct prec_flight {
+	struct prec_control *ctl;
+	struct prec_markers *mk;
+	uint64_t *marker_ids;
+	struct prec_snapshot *snap; /* --overwrite */
+	int64_t delay_ms;
+	uint64_t enable_at_ns;  /* CLOCK_MONOTONIC, 0 = no pending enable */
+	int (*snapshot)(void *arg); /* NULL unless --overwrite */
+	void *snapshot_arg;
+};
+
+/* Open the control channel and the markers' ftrace instance. Returns 0 or
+ * -errno after one line. */
+int prec_flight__init(struct prec_flight *f, const struct prec_record_opts *o);
+/* After prec_session__start: arm -D, start the markers reader. */
+int prec_flight__start(struct prec_flight *f, struct prec_session *s,
+		       const struct prec_record_opts *o,
+		       const struct prec_evlist *el);
+/* false with -D: the events stay disabled at go(). */
+bool prec_flight__starts_enabled(const struct prec_flight *f);
+/* poll() timeout until the -D enable, -1 if none. */
+int prec_flight__timeout_ms(const struct prec_flight *f);
+/* After a wake-up: due -D enable, pending control commands (each acked).
+ * Returns 1 when 'stop' was received. */
+int prec_flight__tick(struct prec_flight *f, struct prec_evlist *el);
+/* Before prec_session__finish (events disabled): the final snapshot of a
+ * flight recording, the last markers read. */
+int prec_flight__stop(struct prec_flight *f);
+void prec_flight__exit(struct prec_flight *f);
 
 #endif

@@ -26,7 +26,10 @@ struct prec_drainer {
 	struct prec_drainer_stats st;
 	int efd;              /* written by stop() */
 	int stop_req;         /* also set by stop(), read with atomics */
-	int err;              /* first error; the thread stops on it */
+	int err;              /* first error; the thread stops on it (atomic:
+			       * the session reads it while the thread runs) */
+	int notify_fd;        /* eventfd the session polls: written once on
+			       * the first error, -1 = none */
 	uint64_t wm;          /* watermark of the last pass: holds for every
 			       * record not yet in a chunk */
 	bool started;
@@ -49,11 +52,19 @@ static uint64_t watermark_now(const struct prec_drainer *d)
 	return d->o.clockid < 0 ? 0 : now_ns((clockid_t)d->o.clockid);
 }
 
+/* Keep the first error, and tell the session at once (it would otherwise
+ * notice only at stop): a full disk must stop the whole recording. */
 static int fail(struct prec_drainer *d, int err)
 {
-	if (!d->err)
-		d->err = err;
-	return d->err;
+	uint64_t one = 1;
+	int prev = 0;
+
+	if (__atomic_compare_exchange_n(&d->err, &prev, err, false,
+					__ATOMIC_RELEASE, __ATOMIC_RELAXED) &&
+	    d->notify_fd >= 0 && write(d->notify_fd, &one, sizeof(one)) < 0) {
+		/* EAGAIN: the counter is full, the session is awake anyway. */
+	}
+	return __atomic_load_n(&d->err, __ATOMIC_RELAXED);
 }
 
 int prec_drainer__new(struct prec_drainer **out,
@@ -75,6 +86,7 @@ int prec_drainer__new(struct prec_drainer **out,
 	if (!d)
 		return -ENOMEM;
 	d->o = *opts;
+	d->notify_fd = -1;
 	if (!d->o.round_ns)
 		d->o.round_ns = DEFAULT_ROUND_NS;
 	d->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
@@ -169,7 +181,7 @@ static int drain_data(struct prec_drainer *d, uint64_t tail, uint64_t head,
 
 /* Frame [tail, head) of the AUX area as AUX chunks. Same returns. */
 static int drain_aux(struct prec_drainer *d, uint64_t tail, uint64_t head,
-		     uint64_t wm, int64_t *ticket)
+		     uint64_t wm, uint64_t prev_wm, int64_t *ticket)
 {
 	const struct prec_ring *r = d->o.ring;
 	int n = 0;
@@ -183,6 +195,12 @@ static int drain_aux(struct prec_drainer *d, uint64_t tail, uint64_t head,
 		if (len > PREC_CHUNK_MAX_PAYLOAD)
 			len = PREC_CHUNK_MAX_PAYLOAD;
 		meta.watermark = wm;
+		/* Place the bytes in time before every PERF_RECORD_AUX that
+		 * names them: those were stamped after the previous pass read
+		 * aux_head (less the in-kernel slack), so the merge puts the
+		 * AUXTRACE ahead of them. 1 = before everything. */
+		meta.first_time = meta.last_time =
+			prev_wm > PREC_WATERMARK_SLACK_NS ? prev_wm - PREC_WATERMARK_SLACK_NS : 1;
 		meta.aux_offset = tail;
 		meta.flags = d->walk.aux_flags;
 		t = prec_shard_writer__append(d->o.writer, &meta, iov,
@@ -211,11 +229,11 @@ static int corrupt(struct prec_drainer *d, const char *what, uint64_t tail,
 int prec_drainer__drain(struct prec_drainer *d)
 {
 	struct perf_event_mmap_page *pg = d->o.ring->page;
-	uint64_t wm, head, tail, aux_head = 0, aux_tail = 0;
+	uint64_t wm, prev_wm, head, tail, aux_head = 0, aux_tail = 0;
 	int64_t ticket = 0;
 	int n, na = 0, err;
 
-	if (d->err)
+	if (__atomic_load_n(&d->err, __ATOMIC_RELAXED))
 		return d->err;
 	/* Taken before data_head: every record published later was stamped
 	 * no earlier than wm - PREC_WATERMARK_SLACK_NS. */
@@ -227,13 +245,14 @@ int prec_drainer__drain(struct prec_drainer *d)
 	n = drain_data(d, tail, head, wm, &ticket);
 	if (n < 0)
 		return fail(d, n);
+	prev_wm = d->wm;
 	d->wm = wm;
 	if (d->o.ring->aux) {
 		aux_head = __atomic_load_n(&pg->aux_head, __ATOMIC_ACQUIRE);
 		aux_tail = __atomic_load_n(&pg->aux_tail, __ATOMIC_RELAXED);
 		if (aux_head - aux_tail > d->o.ring->aux_size)
 			return corrupt(d, "AUX area", aux_tail, aux_head);
-		na = drain_aux(d, aux_tail, aux_head, wm, &ticket);
+		na = drain_aux(d, aux_tail, aux_head, wm, prev_wm, &ticket);
 		if (na < 0)
 			return fail(d, na);
 	}
@@ -334,7 +353,9 @@ static void *drain_thread(void *arg)
 	err = prec_shard_writer__flush(d->o.writer);
 	if (err)
 		fail(d, err);
-	if (d->err)
+	/* With a notify fd the session reports the stop, once, with its
+	 * context (time, bytes so far). */
+	if (d->err && d->notify_fd < 0)
 		pr_err("drainer cpu%d: stopped: %s\n", d->o.cpu,
 		       strerror(-d->err));
 	return NULL;
@@ -372,6 +393,16 @@ int prec_drainer__join(struct prec_drainer *d)
 		d->started = false;
 	}
 	return d->err;
+}
+
+void prec_drainer__set_notify(struct prec_drainer *d, int fd)
+{
+	d->notify_fd = fd;
+}
+
+int prec_drainer__error(const struct prec_drainer *d)
+{
+	return __atomic_load_n(&d->err, __ATOMIC_ACQUIRE);
 }
 
 void prec_drainer__stats(const struct prec_drainer *d,

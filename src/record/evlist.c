@@ -145,7 +145,7 @@ static int attach(struct prec_evlist *el, const struct prec_evsel *ev, int c,
 	int err;
 
 	if (el->ring_fd[c] < 0) {
-		err = prec_ring__map(&el->rings[c], fd, pages, 0, false);
+		err = prec_ring__map(&el->rings[c], fd, pages, 0, el->overwrite);
 		if (err < 0) {
 			pr_err("event '%s' on cpu %d: mmap of %zu pages: %s%s", ev->name,
 			       el->cpus[c], pages, strerror(-err),

@@ -92,6 +92,12 @@ int prec_drainer__drain(struct prec_drainer *d);
  * for it. Returns the thread's first error or 0. */
 void prec_drainer__stop(struct prec_drainer *d);
 int prec_drainer__join(struct prec_drainer *d);
+/* Before start(): fd (an eventfd the caller owns and polls) gets 1 added
+ * the moment the thread hits its first error, so the caller can stop the
+ * recording at once; the thread then logs nothing itself. -1 = none. */
+void prec_drainer__set_notify(struct prec_drainer *d, int fd);
+/* The thread's first error so far, or 0. Any thread may call it. */
+int prec_drainer__error(const struct prec_drainer *d);
 void prec_drainer__stats(const struct prec_drainer *d,
 			 struct prec_drainer_stats *st);
 /* Maps seen (deduplicated by path+id); valid until delete(). */
@@ -149,5 +155,84 @@ struct prec_sideband_opts {
 int prec_sideband__synthesize(struct prec_shard_writer *w,
 			      struct prec_manifest *m,
 			      const struct prec_sideband_opts *opts);
+
+/* ---- user markers (cmd_mark.c) ---- */
+
+/* Every write to the kernel's trace_marker, from any process, captured with
+ * a private ftrace instance (options/copy_trace_marker, trace clock = the
+ * events' clock) and turned into SAMPLE records of the `ftrace:print` attr
+ * in the side band shard: the kernel never feeds ftrace:print to perf
+ * itself. */
+struct prec_markers;
+
+struct prec_markers_opts {
+	struct prec_shard_writer *writer; /* side band; this thread's alone */
+	int clockid;                      /* the events' clock */
+	uint64_t round_ns;                /* how often the buffers are read */
+	const uint64_t *ids;              /* ftrace:print id per CPU index */
+	const int *cpus;                  /* CPU of each index */
+	int nr_cpus;
+	uint64_t sample_type;             /* of the ftrace:print attr */
+};
+
+/* Create the instance (instances/prec-PID) for clockid. Returns 0, -EINVAL
+ * (no trace clock matches clockid), -ENODEV (no tracefs / kernel without
+ * copy_trace_marker) or -errno, after printing one line. */
+int prec_markers__open(struct prec_markers **out, int clockid);
+/* Start the reader thread. Returns 0 or -errno. */
+int prec_markers__start(struct prec_markers *mk,
+			const struct prec_markers_opts *o);
+/* Read what is left, stop the thread. Returns markers captured or -errno. */
+int prec_markers__stop(struct prec_markers *mk);
+/* Stop if running, remove the instance; NULL ok. */
+void prec_markers__delete(struct prec_markers *mk);
+
+/* Parse one ring-buffer page read from trace_pipe_raw (header_page layout:
+ * u64 timestamp, u64 commit, data) and call fn for every ftrace print
+ * entry (common_type == print_id) with its time and entry bytes. Returns
+ * entries found, or -EBADMSG when an event runs past the page. *missed is
+ * set when the kernel flagged events lost before this page. */
+typedef void (*prec_marker_fn)(void *arg, uint64_t time, const void *entry,
+			       uint32_t len);
+int prec_markers__parse_page(const void *page, size_t len, uint16_t print_id,
+			     prec_marker_fn fn, void *arg, bool *missed);
+
+/* ---- flight-recorder snapshots (snapshot.c) ---- */
+
+struct prec_snapshot;
+
+struct prec_snapshot_opts {
+	struct prec_ring *rings;          /* nr backward rings (overwrite) */
+	struct prec_shard_writer **writers; /* the CPU shard of each ring */
+	const int *cpus;
+	int nr;
+	struct prec_time_layout layout;
+};
+
+struct prec_snapshot_stats {
+	uint64_t snapshots, chunks, records, bytes;
+};
+
+/* Takes the copy buffer (the largest ring) now. Returns 0 or -ENOMEM. */
+int prec_snapshot__new(struct prec_snapshot **out,
+		       const struct prec_snapshot_opts *o);
+/* One snapshot of every ring: pause output, copy the records written since
+ * the previous snapshot (at most one ring's worth, oldest whole record
+ * first), resume, write them as DATA chunks in time order and wait until
+ * they are in the files. Caller's thread; not async-signal-safe. Returns 0
+ * or the first -errno. */
+int prec_snapshot__take(struct prec_snapshot *s);
+void prec_snapshot__stats(const struct prec_snapshot *s,
+			  struct prec_snapshot_stats *st);
+void prec_snapshot__delete(struct prec_snapshot *s);
+
+/* The records of a backward ring (data, size a power of two) between head
+ * (data_head, moving down) and prev (head at the previous snapshot, 0 at
+ * start), keeping only whole records within one ring of head: *end is the
+ * position just past the oldest kept record, *records their count. Returns
+ * 0, or -EBADMSG when an unwrapped span does not parse as whole records
+ * (end and records then describe the part before the bad record). */
+int prec_snapshot__range(const uint8_t *data, uint64_t size, uint64_t head,
+			 uint64_t prev, uint64_t *end, uint32_t *records);
 
 #endif

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -316,6 +317,108 @@ static int opt_nocopy(struct prec_record_opts *o, const char *arg)
 	return 0;
 }
 
+static int opt_compress(struct prec_record_opts *o, const char *arg)
+{
+	(void)arg;
+	o->compress = true;
+	return 0;
+}
+
+/* lz4's own scale: HC levels run 1..12 (LZ4HC_CLEVEL_MAX); 0 is the fast
+ * codec, which is what -z alone means. */
+static int opt_zlevel(struct prec_record_opts *o, const char *arg)
+{
+	uint64_t v;
+
+	if (parse_u64(arg, &v) < 0 || v > 12)
+		return bad("--compression-level", arg,
+			   "expected 0 (lz4 fast) or 1..12 (lz4 HC level)");
+	o->compress = true;
+	o->compress_level = (int)v;
+	return 0;
+}
+
+/* Resolved now, in the single-threaded parser: the workload's child only
+ * applies the ids (no NSS lookups after fork). */
+static int opt_user(struct prec_record_opts *o, const char *arg)
+{
+	struct passwd *pw;
+	uint64_t v;
+
+	errno = 0;
+	pw = getpwnam(arg);
+	if (!pw && parse_u64(arg, &v) == 0 && v < UINT32_MAX)
+		pw = getpwuid((uid_t)v);
+	if (!pw)
+		return bad("--user", arg, errno ? strerror(errno) : "no such user");
+	if (geteuid() != 0 && pw->pw_uid != geteuid())
+		return bad("--user", arg, "only root may run the command as another user");
+	o->user = arg;
+	o->user_uid = pw->pw_uid;
+	o->user_gid = pw->pw_gid;
+	return 0;
+}
+
+/* -m PAGES[,AUX] as perf takes it: ",AUX" alone sets only the AUX area. */
+static int opt_mmap_aux(struct prec_record_opts *o, const char *arg)
+{
+	const char *comma = strchr(arg, ',');
+	char data[64];
+	uint64_t aux;
+
+	if (!comma)
+		return opt_mmap(o, arg);
+	if (prec_size__parse(comma + 1, (size_t)sysconf(_SC_PAGESIZE), &aux) < 0)
+		return bad("-m", arg, "AUX area after the comma: pages (power of two) or a size such as 4M");
+	o->aux_bytes = (size_t)aux;
+	if (comma == arg)
+		return 0;
+	if ((size_t)(comma - arg) >= sizeof(data))
+		return bad("-m", arg, "ring size too long");
+	memcpy(data, arg, (size_t)(comma - arg));
+	data[comma - arg] = 0;
+	return opt_mmap(o, data);
+}
+
+static int opt_aux_size(struct prec_record_opts *o, const char *arg)
+{
+	uint64_t aux;
+
+	if (prec_size__parse(arg, (size_t)sysconf(_SC_PAGESIZE), &aux) < 0)
+		return bad("--aux-size", arg, "expected pages (power of two) or a size such as 4M");
+	o->aux_bytes = (size_t)aux;
+	return 0;
+}
+
+static int opt_markers(struct prec_record_opts *o, const char *arg)
+{
+	(void)arg;
+	o->markers = true;
+	return 0;
+}
+
+static int opt_overwrite(struct prec_record_opts *o, const char *arg)
+{
+	(void)arg;
+	o->overwrite = true;
+	return 0;
+}
+
+static int opt_control(struct prec_record_opts *o, const char *arg)
+{
+	if (prec_control__check_spec(arg) < 0)
+		return bad("--control", arg, "expected fifo:CTL[,ACK] or fd:CTL[,ACK]");
+	o->control = arg;
+	return 0;
+}
+
+static int opt_delay(struct prec_record_opts *o, const char *arg)
+{
+	if (prec_delay__parse(arg, &o->delay_ms) < 0)
+		return bad("-D", arg, "expected milliseconds, or -1 to start disabled");
+	return 0;
+}
+
 static int opt_verbose(struct prec_record_opts *o, const char *arg)
 {
 	(void)arg;
@@ -363,13 +466,21 @@ static const struct opt table[] = {
 	{ "cpu", 'C', "LIST", opt_cpu, "only these CPUs, e.g. 0-3,6" },
 	{ "pid", 'p', "PID,...", opt_pid, "existing processes (all their threads)" },
 	{ "tid", 't', "TID,...", opt_tid, "existing threads" },
-	{ "mmap-pages", 'm', "PAGES|SIZE", opt_mmap, "per-CPU ring: pages (power of two) or 512K, 4M (default 1M)" },
+	{ "mmap-pages", 'm', "PAGES|SIZE", opt_mmap_aux, "per-CPU ring[,AUX area]: pages (power of two) or 512K, 4M (default 1M)" },
 	{ "clockid", 'k', "CLOCK", opt_clock, "monotonic (default), monotonic_raw, realtime, boottime, tai, or a number" },
 	{ "round-ms", 0, "MS", opt_round, "longest round before an idle CPU writes a marker (default 100)" },
 	{ "force", 'f', NULL, opt_force, "replace an existing directory" },
 	{ "copy", 0, NULL, opt_copy, "drainers copy ring data before writing it" },
 	{ "no-copy", 0, NULL, opt_nocopy, "drainers write straight from the ring (default)" },
 	{ "affinity", 0, "cpu|none", opt_affinity, "pin each drainer to its CPU (default cpu)" },
+	{ "compress", 'z', NULL, opt_compress, "lz4-compress each chunk (implies --copy)" },
+	{ "compression-level", 0, "N", opt_zlevel, "with -z: 0 = lz4 fast (default), 1..12 = lz4 HC level" },
+	{ "user", 0, "USER", opt_user, "run the command as USER (prec keeps its own privileges)" },
+	{ "aux-size", 0, "PAGES|SIZE", opt_aux_size, "AUX area per CPU for intel_pt//, arm_spe//, cs_etm// (default 4M)" },
+	{ "markers", 0, NULL, opt_markers, "record trace_marker writes (prec mark) as ftrace:print" },
+	{ "overwrite", 0, NULL, opt_overwrite, "flight recorder: keep the last ring's worth, write it on a snapshot" },
+	{ "control", 0, "fifo:CTL[,ACK]|fd:CTL[,ACK]", opt_control, "commands: enable, disable, snapshot, stop (each acked)" },
+	{ "delay", 'D', "MS", opt_delay, "enable events MS ms after the start; -1: wait for 'enable'" },
 	{ "verbose", 'v', NULL, opt_verbose, "more messages" },
 	{ "quiet", 'q', NULL, opt_quiet, "errors only" },
 	{ "help", 'h', NULL, opt_help, "this text" },
@@ -446,6 +557,10 @@ static int check_combination(struct prec_record_opts *o)
 
 	if (o->freq && o->period) {
 		pr_err("options -F and -c: give a frequency or a period, not both");
+		return -EINVAL;
+	}
+	if (o->user && !o->argv) {
+		pr_err("option --user: needs a command to run");
 		return -EINVAL;
 	}
 	if (tasks && o->argv) {

@@ -12,12 +12,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "util/log.h"
+
+/* The final manifest's room, kept from the start (see reserve_size()). */
+#define PREC_MANIFEST_RESERVE_NAME "manifest.reserve"
+#define PREC_MANIFEST_RESERVE_EXTRA (256u * 1024u)
 
 uint64_t prec_now_ns(int clockid)
 {
@@ -63,13 +68,18 @@ int prec_session__create_dir(struct prec_session *s, const char *dir,
 	int err;
 
 	memset(s, 0, sizeof(*s));
-	s->dirfd = -1;
+	s->dirfd = s->drain_efd = -1;
 	s->dir = strdup(dir);
 	if (!s->dir)
 		return -ENOMEM;
-	if (!lstat(dir, &st) && !(S_ISDIR(st.st_mode) && dir_is_empty(dir))) {
+	/* An empty directory is used only if it is ours: in a directory
+	 * someone else owns, they could plant files between our checks. */
+	if (!lstat(dir, &st) && !(S_ISDIR(st.st_mode) && st.st_uid == geteuid() &&
+				  dir_is_empty(dir))) {
 		if (!force) {
-			pr_err("%s: exists (use -f to replace it)", dir);
+			pr_err("%s: exists%s (use -f to replace it)", dir,
+			       S_ISDIR(st.st_mode) && st.st_uid != geteuid() ?
+			       " and belongs to another user" : "");
 			return -EEXIST;
 		}
 		/* Kept until the new manifest is on disk. */
@@ -90,13 +100,23 @@ int prec_session__create_dir(struct prec_session *s, const char *dir,
 		pr_err("%s: mkdir: %s", dir, strerror(-err));
 		goto restore_old;
 	}
-	s->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	/* NOFOLLOW: a symlink swapped in since mkdir is refused (ELOOP). */
+	s->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (s->dirfd < 0) {
 		err = -errno;
 		pr_err("%s: open: %s", dir, strerror(-err));
 		goto restore_old;
 	}
+	/* Someone else's directory slipped in between lstat and mkdir. */
+	if (fstat(s->dirfd, &st) || st.st_uid != geteuid()) {
+		pr_err("%s: exists and belongs to another user (use -f to replace it)", dir);
+		err = -EEXIST;
+		goto close_dir;
+	}
 	return 0;
+close_dir:
+	close(s->dirfd);
+	s->dirfd = -1;
 restore_old:
 	if (s->old_dir && !rename(s->old_dir, dir)) {
 		free(s->old_dir);
@@ -177,7 +197,11 @@ static int fill_manifest(struct prec_session *s, const struct prec_record_opts *
 static int open_writers(struct prec_session *s, const struct prec_record_opts *o,
 			struct prec_evlist *el)
 {
-	struct prec_shard_writer_opts wo = { .copy = o->copy };
+	/* -z: every shard, the side band too, gets lz4 chunks; the writer
+	 * compresses into its own staging, so it is copy mode. */
+	struct prec_shard_writer_opts wo = { .copy = o->copy || o->compress,
+		.codec = o->compress ? PREC_CODEC_LZ4 : PREC_CODEC_NONE,
+		.lz4_level = o->compress_level };
 	struct prec_manifest_shard sh = { 0 };
 	char name[32];
 	int err;
@@ -236,15 +260,64 @@ int prec_session__begin(struct prec_session *s,
 		pr_err("%s/manifest: writing it: %s", s->dir, strerror(-err));
 		return err;
 	}
-	if (s->old_dir) {
-		err = rm_tree(s->old_dir);
-		if (err)
-			pr_warn("%s: removing the replaced recording: %s", s->old_dir,
-				strerror(-err));
-		free(s->old_dir);
-		s->old_dir = NULL;
-	}
+	/* -f's old directory stays aside until the final manifest is on
+	 * disk: a crash before then leaves the user both recordings. */
 	return 0;
+}
+
+/* Room the final manifest may need: what it holds now (events, side-band
+ * build-ids) twice over, plus room for ~2,000 build-ids of programs
+ * started during the recording. Its temp file and the start manifest
+ * coexist for a moment, hence twice. */
+static uint64_t reserve_size(const struct prec_manifest *m)
+{
+	void *buf;
+	size_t len = 0;
+
+	if (prec_manifest__encode(m, &buf, &len))
+		len = 64 * 1024;
+	else
+		free(buf);
+	return 2 * (uint64_t)len + PREC_MANIFEST_RESERVE_EXTRA;
+}
+
+/* Allocate manifest.reserve now, so a disk that fills up during the
+ * recording still has room for the final manifest (the file is removed
+ * just before that is written). */
+static int reserve_manifest_room(struct prec_session *s)
+{
+	uint64_t len = reserve_size(s->m);
+	int fd, err;
+
+	fd = openat(s->dirfd, PREC_MANIFEST_RESERVE_NAME,
+		    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		err = -errno;
+		goto report;
+	}
+	/* posix_fallocate writes zeros where fallocate is unsupported. */
+	err = -posix_fallocate(fd, 0, (off_t)len);
+	close(fd);
+	if (!err) {
+		s->reserve_bytes = len;
+		return 0;
+	}
+	unlinkat(s->dirfd, PREC_MANIFEST_RESERVE_NAME, 0);
+report:
+	pr_err("%s/%s: reserving %llu KiB for the final manifest: %s", s->dir,
+	       PREC_MANIFEST_RESERVE_NAME, (unsigned long long)(len >> 10),
+	       strerror(-err));
+	return err;
+}
+
+static void release_reserve(struct prec_session *s)
+{
+	if (!s->reserve_bytes)
+		return;
+	if (unlinkat(s->dirfd, PREC_MANIFEST_RESERVE_NAME, 0) && errno != ENOENT)
+		pr_warn("%s/%s: removing it: %s", s->dir, PREC_MANIFEST_RESERVE_NAME,
+			strerror(errno));
+	s->reserve_bytes = 0;
 }
 
 int prec_session__start(struct prec_session *s,
@@ -268,6 +341,16 @@ int prec_session__start(struct prec_session *s,
 		pr_err("%s/%s: %s", s->dir, PREC_SHARD_SIDEBAND_NAME, strerror(-err));
 		return err;
 	}
+	/* After the side band: its build-ids are in the manifest now. */
+	err = reserve_manifest_room(s);
+	if (err)
+		return err;
+	s->drain_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (s->drain_efd < 0) {
+		err = -errno;
+		pr_err("drainers: eventfd: %s", strerror(-err));
+		return err;
+	}
 	for (int c = 0; c < s->nr_cpus; c++) {
 		struct prec_drainer_opts d = {
 			.cpu = el->cpus[c],
@@ -276,13 +359,20 @@ int prec_session__start(struct prec_session *s,
 			.layout = s->m->time_layout,
 			.clockid = o->clockid,
 			.round_ns = o->round_ms * 1000000ull,
-			.copy = o->copy,
+			/* A compressing writer has copied (compressed) the
+			 * bytes when append() returns: no wait for the file. */
+			.copy = o->copy || o->compress,
 			.pin_cpu = o->pin ? el->cpus[c] : -1,
 		};
 
+		/* Overwrite rings are written by snapshots, not drained. */
+		if (el->rings[c].overwrite)
+			continue;
 		err = prec_drainer__new(&s->drainers[c], &d);
-		if (!err)
+		if (!err) {
+			prec_drainer__set_notify(s->drainers[c], s->drain_efd);
 			err = prec_drainer__start(s->drainers[c]);
+		}
 		if (err) {
 			pr_err("drainer cpu%d: starting: %s", el->cpus[c], strerror(-err));
 			return err;
@@ -415,6 +505,83 @@ static void lap(const struct prec_session *s, const char *what)
 		 (double)(prec_now_ns(CLOCK_MONOTONIC) - s->t_stop_ns) / 1e6);
 }
 
+int prec_session__drain_failed(struct prec_session *s)
+{
+	uint64_t n;
+
+	if (s->drain_efd < 0 || read(s->drain_efd, &n, sizeof(n)) != sizeof(n))
+		return 0;
+	for (int c = 0; c < s->nr_cpus && !s->fail_err; c++) {
+		int e = s->drainers[c] ? prec_drainer__error(s->drainers[c]) : 0;
+
+		if (e) {
+			s->fail_cpu = s->cpus[c];
+			s->fail_err = e;
+			s->fail_ns = prec_now_ns(CLOCK_MONOTONIC);
+		}
+	}
+	return s->fail_err != 0;
+}
+
+static const char *stop_reason(int err)
+{
+	if (err == -ENOSPC)
+		return "no space left on device";
+	if (err == -EDQUOT)
+		return "disk quota exceeded";
+	return strerror(-err);
+}
+
+/* The one line saying why the recording stopped before it was asked to:
+ * which shard, what, when (wall clock and time into the recording), how
+ * much is safe on disk. */
+static void report_stop(struct prec_session *s, int err)
+{
+	uint64_t mono = prec_now_ns(CLOCK_MONOTONIC), at = s->fail_ns, wall_ns;
+	time_t wall;
+	struct tm tm;
+	char when[32] = "?";
+	size_t n;
+	char who[32] = "";
+
+	for (int c = 0; c < s->nr_cpus && !s->fail_err; c++)
+		if (s->drainers[c] && prec_drainer__error(s->drainers[c])) {
+			s->fail_cpu = s->cpus[c];
+			s->fail_err = prec_drainer__error(s->drainers[c]);
+		}
+	if (s->fail_err) {
+		err = s->fail_err;
+		snprintf(who, sizeof(who), "shard cpu%d: ", s->fail_cpu);
+	}
+	if (!at || at > mono)
+		at = s->t_stop_ns ? s->t_stop_ns : mono;
+	wall_ns = prec_now_ns(CLOCK_REALTIME) - (mono - at);
+	wall = (time_t)(wall_ns / 1000000000ull);
+	if (localtime_r(&wall, &tm)) {
+		n = strftime(when, sizeof(when), "%H:%M:%S", &tm);
+		snprintf(when + n, sizeof(when) - n, ".%03u",
+			 (unsigned int)(wall_ns / 1000000ull % 1000));
+	}
+	pr_err("%s%s: stopped at %s (%.3f s in), %.1f MB recorded (%s holds everything before it)",
+	       who, stop_reason(err), when,
+	       at > s->t_enable_ns ? (double)(at - s->t_enable_ns) / 1e9 : 0.0,
+	       (double)s->bytes / 1e6, s->dir);
+}
+
+static void remove_old_dir(struct prec_session *s)
+{
+	int err;
+
+	if (!s->old_dir)
+		return;
+	err = rm_tree(s->old_dir);
+	if (err)
+		pr_warn("%s: removing the replaced recording: %s", s->old_dir,
+			strerror(-err));
+	free(s->old_dir);
+	s->old_dir = NULL;
+}
+
 int prec_session__finish(struct prec_session *s, struct prec_evlist *el)
 {
 	int err = stop_drainers(s), e;
@@ -439,14 +606,16 @@ int prec_session__finish(struct prec_session *s, struct prec_evlist *el)
 	}
 	lap(s, "writers closed");
 	if (err)
-		pr_err("%s: recording stopped early: %s (the shards hold everything before it)",
-		       s->dir, strerror(-err));
+		report_stop(s, err);
 	s->m->stop_time = prec_now_ns(s->m->clockid);
 	s->m->state = PREC_STATE_COMPLETE;
+	release_reserve(s);
 	e = prec_manifest__write(s->m, s->dirfd);
 	if (e) {
 		pr_err("%s/manifest: writing it: %s", s->dir, strerror(-e));
 		err = err ? err : e;
+	} else {
+		remove_old_dir(s);
 	}
 	s->manifest_ns = prec_now_ns(CLOCK_MONOTONIC) - s->t_stop_ns;
 	lap(s, "manifest written");
@@ -464,7 +633,9 @@ void prec_session__summary(const struct prec_session *s)
 		s->nr_cpus + 1, (unsigned long long)s->records, mb,
 		secs > 0 ? mb / secs : 0.0, (unsigned long long)s->lost,
 		(double)s->manifest_ns / 1e6);
-	if (!s->lost)
+	/* After a drainer failure its ring overflowed by design: the ring
+	 * size advice would mislead. */
+	if (!s->lost || s->fail_err)
 		return;
 	for (int c = 0; c < s->nr_cpus; c++) {
 		const struct prec_manifest_shard *sh = &s->m->shards[c];
@@ -480,6 +651,7 @@ void prec_session__summary(const struct prec_session *s)
 
 void prec_session__discard(struct prec_session *s)
 {
+	stop_drainers(s);
 	for (int c = 0; s->writers && c <= s->nr_cpus; c++) {
 		prec_shard_writer__close(s->writers[c]);
 		s->writers[c] = NULL;
@@ -508,8 +680,10 @@ void prec_session__exit(struct prec_session *s)
 	prec_manifest__delete(s->m);
 	if (s->dirfd >= 0)
 		close(s->dirfd);
+	if (s->drain_efd >= 0)
+		close(s->drain_efd);
 	free(s->dir);
 	free(s->old_dir);
 	memset(s, 0, sizeof(*s));
-	s->dirfd = -1;
+	s->dirfd = s->drain_efd = -1;
 }

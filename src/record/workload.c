@@ -6,7 +6,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <limits.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,11 +45,75 @@ static int find_command(const char *argv0)
 	return -ENOENT;
 }
 
-static void child(int go, int errfd, char *const argv[])
+/* --user: everything the child needs, looked up before fork. */
+struct who {
+	uid_t uid;
+	gid_t gid;
+	gid_t *groups;
+	int nr_groups;
+	char *env[3];          /* HOME=, USER=, LOGNAME= */
+};
+
+static void who_exit(struct who *u)
+{
+	free(u->groups);
+	for (int i = 0; i < 3; i++)
+		free(u->env[i]);
+}
+
+static char *strcat_alloc(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	char *s = malloc(la + lb + 1);
+
+	if (s) {
+		memcpy(s, a, la);
+		memcpy(s + la, b, lb + 1);
+	}
+	return s;
+}
+
+static int who_init(struct who *u, uid_t uid, gid_t gid)
+{
+	struct passwd *pw = getpwuid(uid);
+	int n = 0;
+
+	memset(u, 0, sizeof(*u));
+	u->uid = uid;
+	u->gid = gid;
+	if (!pw)
+		return -ENOENT;
+	getgrouplist(pw->pw_name, gid, NULL, &n);
+	u->groups = calloc((size_t)n + 1, sizeof(*u->groups));
+	if (!u->groups)
+		return -ENOMEM;
+	u->nr_groups = n + 1;
+	if (getgrouplist(pw->pw_name, gid, u->groups, &u->nr_groups) < 0)
+		u->nr_groups = 0;
+	u->env[0] = strcat_alloc("HOME=", pw->pw_dir);
+	u->env[1] = strcat_alloc("USER=", pw->pw_name);
+	u->env[2] = strcat_alloc("LOGNAME=", pw->pw_name);
+	return u->env[0] && u->env[1] && u->env[2] ? 0 : -ENOMEM;
+}
+
+/* Groups first, then gid, then uid: after setuid nothing else may
+ * change. Returns 0 or the errno to report. */
+static int become(const struct who *u)
+{
+	if (setgroups((size_t)u->nr_groups, u->groups) || setgid(u->gid) ||
+	    setuid(u->uid))
+		return errno;
+	/* The parent is single-threaded until the workload starts. */
+	for (int i = 0; i < 3; i++)
+		putenv(u->env[i]);
+	return 0;
+}
+
+static void child(int go, int errfd, char *const argv[], const struct who *u)
 {
 	sigset_t none;
 	char c;
-	int e;
+	int e = 0;
 
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
@@ -59,20 +125,22 @@ static void child(int go, int errfd, char *const argv[])
 	if (read(go, &c, 1) != 1)
 		_exit(0);
 	close(go);
-	execvp(argv[0], argv);
-	e = errno;
+	if (u)
+		e = become(u);
+	if (!e) {
+		execvp(argv[0], argv);
+		e = errno;
+	}
 	if (write(errfd, &e, sizeof(e)) < 0)
 		_exit(127);
 	_exit(127);
 }
 
-int prec_workload__prepare(struct prec_workload *w, char *const argv[])
+static int spawn(struct prec_workload *w, char *const argv[],
+		 const struct who *u)
 {
 	int go[2], ex[2], err;
 
-	memset(w, 0, sizeof(*w));
-	w->pid = -1;
-	w->go_fd = w->err_fd = -1;
 	err = find_command(argv[0]);
 	if (err < 0)
 		return err;
@@ -90,7 +158,7 @@ int prec_workload__prepare(struct prec_workload *w, char *const argv[])
 	if (w->pid == 0) {
 		close(go[1]);
 		close(ex[0]);
-		child(go[0], ex[1], argv);
+		child(go[0], ex[1], argv, u);
 	}
 	close(go[0]);
 	close(ex[1]);
@@ -103,6 +171,29 @@ close_ex:
 close_go:
 	close(go[0]);
 	close(go[1]);
+	return err;
+}
+
+int prec_workload__prepare(struct prec_workload *w, char *const argv[])
+{
+	return prec_workload__prepare_as(w, argv, NULL, 0, 0);
+}
+
+int prec_workload__prepare_as(struct prec_workload *w, char *const argv[],
+			      const char *user, uid_t uid, gid_t gid)
+{
+	struct who who;
+	int err;
+
+	memset(w, 0, sizeof(*w));
+	w->pid = -1;
+	w->go_fd = w->err_fd = -1;
+	if (!user)
+		return spawn(w, argv, NULL);
+	err = who_init(&who, uid, gid);
+	if (!err)
+		err = spawn(w, argv, &who);
+	who_exit(&who);
 	return err;
 }
 

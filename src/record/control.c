@@ -1,0 +1,496 @@
+// SPDX-License-Identifier: MIT
+// `prec record --control`: the command channel (fifo:CTL[,ACK] or
+// fd:CTL[,ACK], as perf record's), its line parser and acks; plus the
+// parsers of the flight-recorder options (-D, --aux-size, -m ,AUX).
+#include "record/cmd_record.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util/log.h"
+
+#define CTL_LINE 256
+
+struct prec_control {
+	int ctl_fd, ack_fd;
+	bool own_fds;           /* fifo: opened here, closed here */
+	char buf[CTL_LINE];
+	size_t len;
+	bool eof;
+};
+
+static const char *const commands[] = {
+	[PREC_CTL_ENABLE] = "enable",
+	[PREC_CTL_DISABLE] = "disable",
+	[PREC_CTL_SNAPSHOT] = "snapshot",
+	[PREC_CTL_STOP] = "stop",
+	[PREC_CTL_PING] = "ping",
+};
+
+/* "fifo:A[,B]" / "fd:N[,M]" split into its kind and the two names. */
+static int split_spec(const char *spec, bool *is_fd, char *a, char *b,
+		      size_t cap)
+{
+	const char *p, *comma;
+	size_t n;
+
+	if (!strncmp(spec, "fifo:", 5)) {
+		*is_fd = false;
+		p = spec + 5;
+	} else if (!strncmp(spec, "fd:", 3)) {
+		*is_fd = true;
+		p = spec + 3;
+	} else {
+		return -EINVAL;
+	}
+	comma = strchr(p, ',');
+	n = comma ? (size_t)(comma - p) : strlen(p);
+	if (!n || n >= cap || (comma && (!comma[1] || strlen(comma + 1) >= cap)))
+		return -EINVAL;
+	memcpy(a, p, n);
+	a[n] = 0;
+	b[0] = 0;
+	if (comma)
+		strcpy(b, comma + 1);
+	return 0;
+}
+
+static int parse_fd(const char *s)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || *end || end == s || v < 0 || v > INT_MAX)
+		return -EINVAL;
+	return fcntl((int)v, F_GETFD) < 0 ? -EBADF : (int)v;
+}
+
+int prec_control__check_spec(const char *spec)
+{
+	char a[PATH_MAX], b[PATH_MAX];
+	bool is_fd;
+
+	return split_spec(spec, &is_fd, a, b, sizeof(a));
+}
+
+/* O_RDWR: opening never blocks on the other end, and the fifo never
+ * reports EOF when a writer goes away. */
+static int open_fifo(const char *path, const char *what)
+{
+	struct stat st;
+	int fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd < 0) {
+		int err = -errno;
+
+		pr_err("control %s fifo %s: %s (create it with mkfifo)", what, path,
+		       strerror(-err));
+		return err;
+	}
+	if (fstat(fd, &st) || !S_ISFIFO(st.st_mode)) {
+		pr_err("control %s fifo %s: not a fifo", what, path);
+		close(fd);
+		return -EINVAL;
+	}
+	return fd;
+}
+
+static int open_ends(struct prec_control *c, bool is_fd, const char *a,
+		     const char *b)
+{
+	if (is_fd) {
+		c->ctl_fd = parse_fd(a);
+		c->ack_fd = *b ? parse_fd(b) : -1;
+		if (c->ctl_fd < 0 || (*b && c->ack_fd < 0)) {
+			pr_err("control fd:%s%s%s: not an open file descriptor", a,
+			       *b ? "," : "", b);
+			return -EBADF;
+		}
+		return fcntl(c->ctl_fd, F_SETFL, fcntl(c->ctl_fd, F_GETFL) | O_NONBLOCK)
+			       ? -errno : 0;
+	}
+	c->own_fds = true;
+	c->ctl_fd = open_fifo(a, "command");
+	if (c->ctl_fd < 0)
+		return c->ctl_fd;
+	if (*b) {
+		c->ack_fd = open_fifo(b, "ack");
+		if (c->ack_fd < 0)
+			return c->ack_fd;
+	}
+	return 0;
+}
+
+int prec_control__open(struct prec_control **out, const char *spec)
+{
+	char a[PATH_MAX], b[PATH_MAX];
+	struct prec_control *c;
+	bool is_fd;
+	int err;
+
+	*out = NULL;
+	if (split_spec(spec, &is_fd, a, b, sizeof(a))) {
+		pr_err("option --control '%s': expected fifo:CTL[,ACK] or fd:CTL[,ACK]", spec);
+		return -EINVAL;
+	}
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	c->ctl_fd = c->ack_fd = -1;
+	err = open_ends(c, is_fd, a, b);
+	if (err) {
+		prec_control__close(c);
+		return err;
+	}
+	*out = c;
+	return 0;
+}
+
+int prec_control__fd(const struct prec_control *c)
+{
+	return c ? c->ctl_fd : -1;
+}
+
+/* One complete line out of the buffer, if there is one. */
+static int take_line(struct prec_control *c)
+{
+	char *nl = memchr(c->buf, '\n', c->len), line[CTL_LINE];
+	size_t n, skip;
+
+	if (!nl)
+		nl = memchr(c->buf, '\0', c->len); /* perf's tools send NUL-ended */
+	if (!nl && c->len == sizeof(c->buf)) {
+		pr_warn("control: command longer than %d bytes: dropped", CTL_LINE);
+		c->len = 0;
+		return 0;
+	}
+	if (!nl)
+		return 0;
+	n = (size_t)(nl - c->buf);
+	memcpy(line, c->buf, n);
+	line[n] = 0;
+	skip = n + 1;
+	memmove(c->buf, c->buf + skip, c->len - skip);
+	c->len -= skip;
+	return prec_control__parse(line);
+}
+
+int prec_control__parse(const char *line)
+{
+	size_t n;
+
+	while (isspace((unsigned char)*line))
+		line++;
+	n = strlen(line);
+	while (n && isspace((unsigned char)line[n - 1]))
+		n--;
+	if (!n)
+		return 0;
+	for (size_t i = 1; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (commands[i] && strlen(commands[i]) == n && !strncmp(line, commands[i], n))
+			return (int)i;
+	pr_warn("control: unknown command '%.*s' (enable, disable, snapshot, stop, ping)",
+		(int)n, line);
+	return -EINVAL;
+}
+
+int prec_control__next(struct prec_control *c)
+{
+	for (;;) {
+		int cmd = take_line(c);
+		ssize_t n;
+
+		if (cmd)
+			return cmd;
+		if (c->eof)
+			return 0;
+		n = read(c->ctl_fd, c->buf + c->len, sizeof(c->buf) - c->len);
+		if (n < 0)
+			return errno == EAGAIN || errno == EINTR ? 0 : -errno;
+		if (n == 0) {
+			/* fd: form, writer gone: a final unterminated line
+			 * still counts. */
+			c->eof = true;
+			if (c->len && c->len < sizeof(c->buf))
+				c->buf[c->len++] = '\n';
+			continue;
+		}
+		c->len += (size_t)n;
+	}
+}
+
+int prec_control__ack(struct prec_control *c)
+{
+	static const char ack[] = "ack\n";
+
+	if (!c || c->ack_fd < 0)
+		return 0;
+	if (write(c->ack_fd, ack, sizeof(ack) - 1) != (ssize_t)sizeof(ack) - 1)
+		return -errno;
+	return 0;
+}
+
+const char *prec_control__name(int cmd)
+{
+	if (cmd <= 0 || cmd >= (int)(sizeof(commands) / sizeof(commands[0])))
+		return "?";
+	return commands[cmd];
+}
+
+void prec_control__close(struct prec_control *c)
+{
+	if (!c)
+		return;
+	if (c->own_fds && c->ctl_fd >= 0)
+		close(c->ctl_fd);
+	if (c->own_fds && c->ack_fd >= 0)
+		close(c->ack_fd);
+	free(c);
+}
+
+/* ---- option parsers ---- */
+
+int prec_size__parse(const char *arg, size_t page_size, uint64_t *bytes)
+{
+	uint64_t v, mult = 0;
+	char *end;
+
+	errno = 0;
+	v = strtoull(arg, &end, 0);
+	if (errno || end == arg || !isdigit((unsigned char)*arg) || !v)
+		return -EINVAL;
+	switch (toupper((unsigned char)*end)) {
+	case 0: mult = page_size; break; /* a page count */
+	case 'K': mult = 1ull << 10; break;
+	case 'M': mult = 1ull << 20; break;
+	case 'G': mult = 1ull << 30; break;
+	default: return -EINVAL;
+	}
+	if (*end && end[1] && strcasecmp(end + 1, "B") && strcasecmp(end + 1, "iB"))
+		return -EINVAL;
+	if (v > (1ull << 40) / mult)
+		return -ERANGE;
+	v *= mult;
+	/* The kernel wants a power-of-two number of pages. */
+	v = (v + page_size - 1) / page_size;
+	while (v & (v - 1))
+		v = (v | (v - 1)) + 1;
+	*bytes = v * page_size;
+	return 0;
+}
+
+int prec_delay__parse(const char *arg, int64_t *ms)
+{
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(arg, &end, 10);
+	if (errno || end == arg || *end || v < -1 || v > 86400000)
+		return -EINVAL;
+	*ms = v;
+	return 0;
+}
+
+/* ---- the recorder's flight controls: delay, control channel, markers ---- */
+
+static uint64_t mono_ns(void)
+{
+	return prec_now_ns(CLOCK_MONOTONIC);
+}
+
+int prec_flight__init(struct prec_flight *f, const struct prec_record_opts *o)
+{
+	int err;
+
+	memset(f, 0, sizeof(*f));
+	f->delay_ms = o->delay_ms;
+	if (o->control) {
+		err = prec_control__open(&f->ctl, o->control);
+		if (err)
+			return err;
+	}
+	if (o->markers) {
+		err = prec_markers__open(&f->mk, o->clockid);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* The ftrace:print ids, one per CPU index (first task), for the markers. */
+static int marker_ids(const struct prec_evlist *el, uint64_t **ids)
+{
+	int e = -1;
+
+	for (int i = 0; i < el->nr; i++)
+		if (el->evsel[i].tp_system && !strcmp(el->evsel[i].name, "ftrace:print"))
+			e = i;
+	if (e < 0)
+		return -ENOENT;
+	*ids = calloc((size_t)el->nr_cpus, sizeof(**ids));
+	if (!*ids)
+		return -ENOMEM;
+	for (int c = 0; c < el->nr_cpus; c++)
+		(*ids)[c] = el->ids[((size_t)e * (size_t)el->nr_cpus + (size_t)c) *
+				    (size_t)el->nr_tasks];
+	return 0;
+}
+
+static int take_snapshot(void *arg)
+{
+	return prec_snapshot__take(arg);
+}
+
+static int start_snapshots(struct prec_flight *f, struct prec_session *s,
+			   const struct prec_evlist *el)
+{
+	struct prec_snapshot_opts so = {
+		.rings = el->rings, .writers = s->writers, .cpus = el->cpus,
+		.nr = el->nr_cpus, .layout = s->m->time_layout,
+	};
+	int err = prec_snapshot__new(&f->snap, &so);
+
+	if (err) {
+		pr_err("snapshot: %s", strerror(-err));
+		return err;
+	}
+	f->snapshot = take_snapshot;
+	f->snapshot_arg = f->snap;
+	return 0;
+}
+
+int prec_flight__start(struct prec_flight *f, struct prec_session *s,
+		       const struct prec_record_opts *o,
+		       const struct prec_evlist *el)
+{
+	struct prec_markers_opts mo = { 0 };
+	int err;
+
+	if (f->delay_ms > 0)
+		f->enable_at_ns = mono_ns() + (uint64_t)f->delay_ms * 1000000ull;
+	if (o->overwrite) {
+		err = start_snapshots(f, s, el);
+		if (err)
+			return err;
+	}
+	if (!f->mk)
+		return 0;
+	err = marker_ids(el, &f->marker_ids);
+	if (err)
+		return err;
+	mo.writer = s->writers[s->nr_cpus];
+	mo.clockid = o->clockid;
+	mo.round_ns = o->round_ms * 1000000ull;
+	mo.ids = f->marker_ids;
+	mo.cpus = el->cpus;
+	mo.nr_cpus = el->nr_cpus;
+	err = prec_markers__start(f->mk, &mo);
+	if (err)
+		pr_err("markers: starting the reader: %s", strerror(-err));
+	return err;
+}
+
+bool prec_flight__starts_enabled(const struct prec_flight *f)
+{
+	return f->delay_ms == 0;
+}
+
+int prec_flight__timeout_ms(const struct prec_flight *f)
+{
+	uint64_t now;
+
+	if (!f->enable_at_ns)
+		return -1;
+	now = mono_ns();
+	if (now >= f->enable_at_ns)
+		return 0;
+	return (int)((f->enable_at_ns - now + 999999) / 1000000);
+}
+
+static int run_command(struct prec_flight *f, struct prec_evlist *el, int cmd)
+{
+	int err = 0;
+
+	switch (cmd) {
+	case PREC_CTL_ENABLE:
+		err = prec_evlist__enable(el);
+		f->enable_at_ns = 0;
+		break;
+	case PREC_CTL_DISABLE:
+		prec_evlist__disable(el);
+		f->enable_at_ns = 0;
+		break;
+	case PREC_CTL_SNAPSHOT:
+		if (f->snapshot)
+			err = f->snapshot(f->snapshot_arg);
+		else
+			pr_warn("control: snapshot: not a flight recording (--overwrite)");
+		break;
+	default:
+		break;
+	}
+	pr_debug("control: %s%s", prec_control__name(cmd), err ? " failed" : "");
+	return err;
+}
+
+int prec_flight__tick(struct prec_flight *f, struct prec_evlist *el)
+{
+	int cmd;
+
+	if (f->enable_at_ns && mono_ns() >= f->enable_at_ns) {
+		f->enable_at_ns = 0;
+		prec_evlist__enable(el);
+	}
+	while (f->ctl && (cmd = prec_control__next(f->ctl)) != 0) {
+		if (cmd < 0 && cmd != -EINVAL)
+			return 0;
+		if (cmd < 0)
+			continue;
+		run_command(f, el, cmd);
+		/* Acked once done: 'disable' acked means no event is enabled. */
+		if (prec_control__ack(f->ctl))
+			pr_warn("control: ack: %s", strerror(errno));
+		if (cmd == PREC_CTL_STOP)
+			return 1;
+	}
+	return 0;
+}
+
+int prec_flight__stop(struct prec_flight *f)
+{
+	int n;
+
+	if (f->snap) {
+		n = prec_snapshot__take(f->snap);
+		f->snapshot = NULL;
+		if (n)
+			return n;
+	}
+	n = prec_markers__stop(f->mk);
+
+	if (n < 0)
+		pr_err("markers: %s", strerror(-n));
+	return n < 0 ? n : 0;
+}
+
+void prec_flight__exit(struct prec_flight *f)
+{
+	if (!f)
+		return;
+	prec_markers__delete(f->mk);
+	prec_snapshot__delete(f->snap);
+	prec_control__close(f->ctl);
+	free(f->marker_ids);
+	memset(f, 0, sizeof(*f));
+}

@@ -1,0 +1,274 @@
+// SPDX-License-Identifier: MIT
+// Flight recorder (--overwrite): write_backward rings mapped read-only are
+// not drained; a snapshot pauses each ring, walks back from the head to the
+// oldest whole record not yet written, copies those records oldest first
+// into DATA chunks of the CPU's shard, and resumes the ring.
+#include "record/internal.h"
+
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+
+#include "util/log.h"
+
+#ifndef PERF_EVENT_IOC_PAUSE_OUTPUT
+#define PERF_EVENT_IOC_PAUSE_OUTPUT _IOW('$', 9, __u32)
+#endif
+
+struct snap_ring {
+	struct prec_ring *ring;
+	struct prec_shard_writer *writer;
+	int cpu;
+	uint64_t prev;          /* data_head at the last snapshot (0 at start) */
+};
+
+struct prec_snapshot {
+	struct prec_snapshot_opts o;
+	struct snap_ring *rings;
+	uint8_t *copy;          /* the ring's records, oldest first */
+	uint64_t copy_cap;
+	uint32_t *offs;         /* record offsets in ring order (newest first) */
+	uint64_t offs_cap;
+	struct prec_snapshot_stats st;
+};
+
+/* Read one record header at ring position pos (it may straddle the end). */
+static uint16_t rec_size(const uint8_t *data, uint64_t size, uint64_t pos)
+{
+	struct perf_event_header h;
+	uint64_t off = pos & (size - 1);
+
+	if (off + sizeof(h) <= size) {
+		memcpy(&h, data + off, sizeof(h));
+	} else {
+		memcpy(&h, data + off, size - off);
+		memcpy((uint8_t *)&h + (size - off), data, sizeof(h) - (size - off));
+	}
+	return h.size;
+}
+
+int prec_snapshot__range(const uint8_t *data, uint64_t size, uint64_t head,
+			 uint64_t prev, uint64_t *end, uint32_t *records)
+{
+	uint64_t pos = head, limit = prev;
+	uint32_t n = 0;
+
+	/* Everything since the last snapshot, but never more than one ring:
+	 * past head + size the kernel has overwritten the oldest bytes. */
+	if (prev - head > size)
+		limit = head + size;
+	while (pos != limit) {
+		uint16_t sz;
+
+		if (limit - pos < sizeof(struct perf_event_header))
+			break;
+		sz = rec_size(data, size, pos);
+		/* size 0: memory never written; a record reaching past the
+		 * limit lost its tail to newer data (or was never whole). */
+		if (sz < sizeof(struct perf_event_header) || sz > limit - pos)
+			break;
+		pos += sz;
+		n++;
+	}
+	if (pos != limit && prev - head <= size) {
+		*end = pos;
+		*records = n;
+		return -EBADMSG; /* an unwrapped ring must be whole records */
+	}
+	*end = pos;
+	*records = n;
+	return 0;
+}
+
+int prec_snapshot__new(struct prec_snapshot **out,
+		       const struct prec_snapshot_opts *o)
+{
+	struct prec_snapshot *s = calloc(1, sizeof(*s));
+	uint64_t max = 0;
+
+	*out = NULL;
+	if (!s)
+		return -ENOMEM;
+	s->o = *o;
+	s->rings = calloc((size_t)o->nr, sizeof(*s->rings));
+	if (!s->rings)
+		goto nomem;
+	for (int i = 0; i < o->nr; i++) {
+		s->rings[i] = (struct snap_ring){ &o->rings[i], o->writers[i], o->cpus[i], 0 };
+		if (o->rings[i].size > max)
+			max = o->rings[i].size;
+	}
+	/* Memory for the largest ring, taken now rather than when a
+	 * snapshot is asked for. */
+	s->copy_cap = max;
+	s->copy = malloc(max ? max : 1);
+	s->offs_cap = max / 16 + 1;
+	s->offs = malloc(s->offs_cap * sizeof(*s->offs));
+	if (!s->copy || !s->offs)
+		goto nomem;
+	*out = s;
+	return 0;
+nomem:
+	prec_snapshot__delete(s);
+	return -ENOMEM;
+}
+
+static void pause_ring(const struct prec_ring *r, int on)
+{
+	if (r->fd >= 0 && ioctl(r->fd, PERF_EVENT_IOC_PAUSE_OUTPUT, on))
+		pr_warn("snapshot: PERF_EVENT_IOC_PAUSE_OUTPUT %d: %s", on, strerror(errno));
+}
+
+/* Copy [head, end) of the ring into s->copy with the record order reversed
+ * (the ring holds them newest first). Returns the record count or -errno. */
+static int64_t copy_reversed(struct prec_snapshot *s, const struct prec_ring *r,
+			     uint64_t head, uint64_t end)
+{
+	uint64_t pos = head, n = 0, out = 0;
+
+	while (pos != end) {
+		if (n == s->offs_cap) {
+			uint32_t *o = realloc(s->offs, 2 * s->offs_cap * sizeof(*o));
+
+			if (!o)
+				return -ENOMEM;
+			s->offs = o;
+			s->offs_cap *= 2;
+		}
+		s->offs[n++] = (uint32_t)(pos - head);
+		pos += rec_size(r->data, r->size, pos);
+	}
+	for (uint64_t i = n; i-- > 0;) {
+		uint64_t at = head + s->offs[i], off = at & (r->size - 1);
+		uint16_t sz = rec_size(r->data, r->size, at);
+
+		if (off + sz <= r->size) {
+			memcpy(s->copy + out, r->data + off, sz);
+		} else {
+			memcpy(s->copy + out, r->data + off, r->size - off);
+			memcpy(s->copy + out + (r->size - off), r->data, sz - (r->size - off));
+		}
+		s->offs[i] = (uint32_t)out; /* now: offset in s->copy */
+		out += sz;
+	}
+	return (int64_t)n;
+}
+
+/* The copied records as DATA chunks, each whole records, oldest first. */
+static int write_chunks(struct prec_snapshot *s, struct snap_ring *sr,
+			uint64_t n, uint64_t bytes)
+{
+	const struct prec_time_layout *tl = &s->o.layout;
+	uint64_t i = n, start = 0;
+	int64_t t = 0;
+
+	while (start < bytes) {
+		struct prec_chunk_meta meta = { .type = PREC_CHUNK_DATA };
+		uint64_t len = 0;
+		struct iovec iov;
+
+		/* offs[] runs newest first: the oldest record is offs[n - 1]. */
+		while (i > 0) {
+			uint16_t sz = ((const struct perf_event_header *)
+				       (s->copy + s->offs[i - 1]))->size;
+			const uint8_t *rec = s->copy + s->offs[i - 1];
+			uint64_t tm;
+
+			if (len + sz > PREC_CHUNK_MAX_PAYLOAD)
+				break;
+			tm = prec_time_layout__time(tl, rec, sz);
+			if (tm && (!meta.first_time || tm < meta.first_time))
+				meta.first_time = tm;
+			if (tm > meta.last_time)
+				meta.last_time = tm;
+			len += sz;
+			meta.records++;
+			i--;
+		}
+		/* Later chunks (and later snapshots) hold newer records. */
+		meta.watermark = meta.first_time;
+		iov = (struct iovec){ s->copy + start, len };
+		t = prec_shard_writer__append(sr->writer, &meta, &iov, 1);
+		if (t < 0)
+			return (int)t;
+		s->st.chunks++;
+		start += len;
+	}
+	s->st.records += n;
+	s->st.bytes += bytes;
+	/* s->copy is reused by the next ring: the bytes must be in the file. */
+	return t ? prec_shard_writer__wait(sr->writer, t) : 0;
+}
+
+static int snap_one(struct prec_snapshot *s, struct snap_ring *sr)
+{
+	const struct prec_ring *r = sr->ring;
+	uint64_t head, end;
+	uint32_t recs;
+	int64_t n;
+	int err;
+
+	pause_ring(r, 1);
+	head = __atomic_load_n(&r->page->data_head, __ATOMIC_ACQUIRE);
+	err = prec_snapshot__range(r->data, r->size, head, sr->prev, &end, &recs);
+	if (err)
+		pr_warn("snapshot cpu%d: ring holds a torn record at %llu: keeping the %u before it",
+			sr->cpu, (unsigned long long)end, recs);
+	n = copy_reversed(s, r, head, end);
+	if (n >= 0 && (uint64_t)n != recs)
+		n = -EBADMSG;
+	sr->prev = head;
+	pause_ring(r, 0);
+	if (n < 0)
+		return (int)n;
+	if (!n)
+		return 0;
+	return write_chunks(s, sr, (uint64_t)n, end - head);
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+int prec_snapshot__take(struct prec_snapshot *s)
+{
+	uint64_t t0 = mono_ns(), b0 = s->st.bytes;
+	int err = 0;
+
+	for (int i = 0; i < s->o.nr; i++) {
+		int e = snap_one(s, &s->rings[i]);
+
+		if (e && !err) {
+			pr_err("snapshot cpu%d: %s", s->rings[i].cpu, strerror(-e));
+			err = e;
+		}
+	}
+	s->st.snapshots++;
+	pr_debug("snapshot %llu: %llu bytes on disk in %.3f ms",
+		 (unsigned long long)s->st.snapshots,
+		 (unsigned long long)(s->st.bytes - b0), (double)(mono_ns() - t0) / 1e6);
+	return err;
+}
+
+void prec_snapshot__stats(const struct prec_snapshot *s,
+			  struct prec_snapshot_stats *st)
+{
+	*st = s->st;
+}
+
+void prec_snapshot__delete(struct prec_snapshot *s)
+{
+	if (!s)
+		return;
+	free(s->rings);
+	free(s->copy);
+	free(s->offs);
+	free(s);
+}

@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Wrong command lines for every subcommand: each must print exactly one line
+# on stderr starting with "prec", exit 2, and create no file or directory.
+# Every case runs (one line of result each) before the verdict.
+set -u
+H=$PREC_BUILD/tests/helpers
+tmp=$(mktemp -d /tmp/prec-badargs.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+src=$tmp/src        # a valid recording, so only the arguments are wrong
+work=$tmp/work      # the cwd of every case: must stay empty
+mkdir -p "$work"
+"$H/mkshards" "$src" --shards 1 --records-per-shard 10 --seed 1 >/dev/null ||
+	{ echo "FAIL: mkshards"; exit 1; }
+
+# One case per line: the arguments after "prec", split on blanks.
+# @DIR@ is the valid recording, @OUT@ a path inside the cwd; (none) is
+# "prec" alone.
+cases=$(cat <<'EOF'
+(none)
+frobnicate
+frobnicate @DIR@
+--bogus
+-Z
+record --bogus -- true
+record -Z -- true
+record -e
+record -d
+record -o
+record -d @OUT@ -F abc -- true
+record -d @OUT@ -F -5 -- true
+record -d @OUT@ -F 99999999999999999999 -- true
+record -d @OUT@ -F
+record -d @OUT@ -c abc -- true
+record -d @OUT@ -c 0 -- true
+record -d @OUT@ -m 3 -- true
+record -d @OUT@ -m abc -- true
+record -d @OUT@ -m 4Q -- true
+record -d @OUT@ -C 9999 -- true
+record -d @OUT@ -C z -- true
+record -d @OUT@ -C 1-0 -- true
+record -d @OUT@ -C -- true
+record -d @OUT@ --cpu z -- true
+record -d @OUT@ --round-ms -5 -- true
+record -d @OUT@ --round-ms abc -- true
+record -d @OUT@ --round-ms 0 -- true
+record -d @OUT@ -k sundial -- true
+record -d @OUT@ --call-graph bogus -- true
+record -d @OUT@ --call-graph dwarf,abc -- true
+record -d @OUT@ --affinity bogus -- true
+record -d @OUT@ -p abc
+record -d @OUT@ -t x1
+record -d @OUT@ --freq=abc -- true
+record -d @OUT@ --no-such-long-option=1 -- true
+record -d @OUT@ -a --bogus
+merge
+merge --bogus @DIR@
+merge -Z @DIR@
+merge @DIR@ extra
+merge @DIR@ @DIR@
+merge @DIR@ -o
+merge @DIR@ -o @OUT@ --bogus
+merge @DIR@ -o @OUT@ --time x,y
+merge @DIR@ -o @OUT@ --time 1,2,3
+merge @DIR@ -o @OUT@ --time 2,1
+merge @DIR@ -o @OUT@ --cpu z
+merge @DIR@ -o @OUT@ -C 3-1
+merge @DIR@ -o @OUT@ --cpu
+merge @DIR@ -o @OUT@ extra
+info
+info --bogus @DIR@
+info @DIR@ extra
+info @DIR@ @DIR@
+info @DIR@ --json --bogus
+info --check=1 @DIR@
+dump
+dump --bogus @DIR@
+dump @DIR@ extra
+dump @DIR@ --time x,y
+dump @DIR@ --time
+dump @DIR@ --cpu z
+dump @DIR@ --cpu
+mark
+mark -d
+mark --bogus hello
+mark -Z hello
+mark -d @DIR@
+EOF
+)
+
+pass=0 bad=0
+while IFS= read -r line; do
+	[ -n "$line" ] || continue
+	line=${line//@DIR@/$src}
+	line=${line//@OUT@/$work/out}
+	read -r -a args <<<"$line"
+	[ "$line" = "(none)" ] && args=()
+	(cd "$work" && timeout -k 5 20 "$PREC" "${args[@]}" </dev/null >"$tmp/stdout" 2>"$tmp/stderr")
+	rc=$?
+	nl=$(wc -l <"$tmp/stderr")
+	first=$(head -n 1 "$tmp/stderr")
+	why=""
+	[ "$rc" = 2 ] || why+=" exit $rc, want 2;"
+	[ "$nl" = 1 ] || why+=" $nl stderr lines, want 1;"
+	[[ "$first" == prec* ]] || why+=" stderr does not start with 'prec';"
+	created=$(ls -A "$work")
+	[ -z "$created" ] || why+=" created '$created';"
+	show="prec ${line//$tmp/\$T}"
+	if [ -z "$why" ]; then
+		pass=$((pass + 1))
+		printf 'ok   %-60s | %s\n' "$show" "$first"
+	else
+		bad=$((bad + 1))
+		printf 'FAIL %-60s |%s first line: %s\n' "$show" "$why" "$first"
+		sed 's/^/       | /' "$tmp/stderr" | head -n 5
+	fi
+	rm -rf "${work:?}"/* "$work"/.[!.]* 2>/dev/null
+done <<<"$cases"
+
+echo "$pass cases ok, $bad cases wrong"
+[ "$bad" = 0 ]

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# --control and -D: a system-wide recording started disabled (-D -1) and
+# driven through fifos. Storms of known size run before 'enable', between
+# 'enable' and 'disable', and after 'disable'; 'stop' ends it. Exactly the
+# enabled storm's getppid() calls are recorded, every command is acked.
+# Then the fd: form with 'ping', and -D MS with a workload.
+set -u
+H=$PREC_BUILD/tests/helpers
+[ "$(id -u)" = 0 ] || { echo "skip: needs root"; exit 77; }
+[ -d /sys/kernel/tracing/events/raw_syscalls/sys_enter ] ||
+	{ echo "skip: no raw_syscalls tracepoints"; exit 77; }
+tmp=$(mktemp -d /tmp/prec-control.XXXXXX)
+rec=
+trap '[ -n "$rec" ] && kill "$rec" 2>/dev/null; rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+EV=(-m 32M -e raw_syscalls:sys_enter --filter 'id == 110')
+# -a sees every getppid() on the machine (other tests run storms too): a
+# big ring keeps a busy neighbour from costing us records.
+
+wait_manifest() { # dir
+	for _ in $(seq 200); do [ -e "$1/manifest" ] && return 0; sleep 0.05; done
+	fail "$1: the recorder never wrote its start manifest"
+}
+cmd() { # command, ctl fifo, ack fifo
+	echo "$1" >"$2"
+	local a=
+	read -r -t 10 a <"$3" || fail "no ack for '$1'"
+	[ "$a" = ack ] || fail "ack for '$1' was '$a'"
+}
+storm() { # n -> pid in $spid
+	"$H/storm" "$1" & spid=$!
+	wait $spid || fail "storm $1 failed"
+}
+samples_of() { # dir pid
+	"$PREC" dump "$1" | awk -v p="$2" '$4 == "SAMPLE" && index($3, p "/") == 1' | wc -l
+}
+
+# ---- fifo form, -D -1 ----
+mkfifo "$tmp/ctl" "$tmp/ack"
+"$PREC" record -a -D -1 --control "fifo:$tmp/ctl,$tmp/ack" -d "$tmp/a" "${EV[@]}" \
+	2>"$tmp/err" & rec=$!
+wait_manifest "$tmp/a"
+storm 1111; p0=$spid
+cmd enable "$tmp/ctl" "$tmp/ack"
+storm 5000; p1=$spid
+cmd disable "$tmp/ctl" "$tmp/ack"
+storm 2222; p2=$spid
+cmd stop "$tmp/ctl" "$tmp/ack"
+wait $rec || { cat "$tmp/err"; fail "record exited $?"; }
+cat "$tmp/err"
+rec=
+"$H/mfdump" "$tmp/a" | grep -q '^state complete' || fail "manifest not complete after 'stop'"
+n0=$(samples_of "$tmp/a" $p0) n1=$(samples_of "$tmp/a" $p1) n2=$(samples_of "$tmp/a" $p2)
+echo "before enable: $n0, enabled: $n1, after disable: $n2"
+[ "$n0" = 0 ] || fail "$n0 samples recorded before 'enable' (-D -1)"
+[ "$n1" = 5000 ] || fail "$n1 samples while enabled, want 5000"
+[ "$n2" = 0 ] || fail "$n2 samples recorded after 'disable'"
+
+# ---- fd form, ping, an unknown command ----
+mkfifo "$tmp/ctl2" "$tmp/ack2"
+exec 7<>"$tmp/ctl2" 8<>"$tmp/ack2"
+"$PREC" record -a -D -1 --control fd:7,8 -d "$tmp/b" "${EV[@]}" 2>"$tmp/err" & rec=$!
+wait_manifest "$tmp/b"
+echo bogus >&7
+cmd ping "$tmp/ctl2" "$tmp/ack2"
+cmd enable "$tmp/ctl2" "$tmp/ack2"
+storm 777; p3=$spid
+cmd stop "$tmp/ctl2" "$tmp/ack2"
+wait $rec || { cat "$tmp/err"; fail "record (fd:) exited $?"; }
+rec=
+exec 7>&- 8>&-
+grep -q "unknown command 'bogus'" "$tmp/err" || fail "no warning for an unknown command"
+n3=$(samples_of "$tmp/b" $p3)
+[ "$n3" = 777 ] || fail "fd form: $n3 samples, want 777"
+
+# ---- -D MS with a workload: the first storm runs before the enable ----
+"$PREC" record -q -D 400 -d "$tmp/c" "${EV[@]}" -- \
+	sh -c "\"$H/storm\" 3333; sleep 1; \"$H/storm\" 4444" 2>"$tmp/err" ||
+	{ cat "$tmp/err"; fail "record -D 400 exited $?"; }
+"$PREC" merge "$tmp/c" -o "$tmp/c.data" 2>/dev/null || fail "merge c"
+n=$(perf script -i "$tmp/c.data" 2>/dev/null | grep -c '^ *storm ')
+[ "$n" = 4444 ] || fail "-D 400: $n storm samples, want 4444 (only the second storm)"
+
+# Bad specs are refused on the command line.
+"$PREC" record --control nonsense -d "$tmp/x" true 2>/dev/null; [ $? = 2 ] || fail "--control nonsense accepted"
+"$PREC" record --control "fifo:$tmp/missing" -d "$tmp/x" true 2>"$tmp/err"; [ $? = 1 ] || fail "missing fifo accepted"
+grep -q mkfifo "$tmp/err" || fail "missing fifo: $(cat "$tmp/err")"
+[ -e "$tmp/x" ] && fail "a refused recording left its directory"
+echo "PASS: -D -1 + control fifo: exactly the enabled storm recorded, acks, fd form, -D MS"

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# User markers: prec record --markers turns every trace_marker write into an
+# ftrace:print sample at its place in time. (1) storm N 4 writes "phase K"
+# before each quarter of its N getppid() calls: in prec dump and in perf
+# script each marker must be followed by exactly N/4 samples, markers in
+# order. (2) prec mark between three storms: 'prec mark -d' checks the
+# recording, the markers land between the storms' samples; -d on a finished
+# or marker-less recording is refused.
+set -u
+N=${STORM_N:-40000}
+H=$PREC_BUILD/tests/helpers
+[ "$(id -u)" = 0 ] || { echo "skip: needs root"; exit 77; }
+[ -d /sys/kernel/tracing/events/raw_syscalls/sys_enter ] ||
+	{ echo "skip: no raw_syscalls tracepoints"; exit 77; }
+tmp=$(mktemp -d /tmp/prec-markers.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+command -v perf >/dev/null || { echo "skip: no perf"; exit 77; }
+
+# Collapse a stream of "M text" / "S" lines into "text count" per marker.
+segments() {
+	awk '$1 == "M" { if (name != "") print name, n; name = $2; n = 0; next }
+	     $1 == "S" { n++ } END { if (name != "") print name, n }'
+}
+
+# A perf script ftrace:print line -> "M text_with_underscores".
+PERF_MARK='/ftrace:print:/ { t = $0; sub(/.*ftrace:print: [^ ]*: /, "", t); gsub(/ /, "_", t); print "M", t; next }'
+
+# ---- (1) storm's own trace_marker writes ----
+"$PREC" record -q -d "$tmp/a" --markers -e raw_syscalls:sys_enter --filter 'id == 110' \
+	-- "$H/storm" "$N" 4 2>"$tmp/err" || { cat "$tmp/err"; fail "record exited $?"; }
+ls /sys/kernel/tracing/instances | grep -q "^prec-" && fail "ftrace instance left behind"
+"$PREC" dump "$tmp/a" >"$tmp/dump" || fail "prec dump failed"
+q=$((N / 4))
+awk '$4 == "SAMPLE" && $5 == "marker" { t = $0; sub(/.* marker "/, "", t); sub(/"$/, "", t)
+					  gsub(/ /, "_", t); print "M", t; next }
+     $4 == "SAMPLE" { print "S" }' "$tmp/dump" | segments >"$tmp/seg.dump"
+cat "$tmp/seg.dump"
+printf 'phase_0 %d\nphase_1 %d\nphase_2 %d\nphase_3 %d\n' $q $q $q $q >"$tmp/want"
+cmp -s "$tmp/seg.dump" "$tmp/want" || fail "prec dump: markers and samples out of order"
+# Timestamps never go backwards in the dump.
+awk '{ if ($1 < last) bad++; last = $1 } END { exit bad > 0 }' "$tmp/dump" ||
+	fail "prec dump: time goes backwards"
+
+"$PREC" merge "$tmp/a" -o "$tmp/a.data" 2>"$tmp/merr" || { cat "$tmp/merr"; fail "merge"; }
+perf script -i "$tmp/a.data" >"$tmp/script" 2>"$tmp/serr" || fail "perf script failed"
+[ -s "$tmp/serr" ] && { cat "$tmp/serr"; fail "perf script printed warnings"; }
+awk "$PERF_MARK"' /sys_enter/ { print "S" }' \
+	"$tmp/script" | segments >"$tmp/seg.perf"
+cat "$tmp/seg.perf"
+cmp -s "$tmp/seg.perf" "$tmp/want" || fail "perf script: markers and samples out of order"
+
+# ---- (2) prec mark between processes ----
+cat >"$tmp/work.sh" <<EOF
+"$H/storm" 3000
+"$PREC" mark -d "$tmp/b" first marker || exit 11
+"$H/storm" 2000
+"$PREC" mark second || exit 12
+"$H/storm" 1000
+EOF
+"$PREC" record -q -d "$tmp/b" --markers -e raw_syscalls:sys_enter --filter 'id == 110' \
+	-- sh "$tmp/work.sh" 2>"$tmp/err" || { cat "$tmp/err"; fail "record (prec mark) exited $?"; }
+"$PREC" merge "$tmp/b" -o "$tmp/b.data" 2>/dev/null || fail "merge b"
+perf script -i "$tmp/b.data" >"$tmp/bscript" 2>"$tmp/serr" || fail "perf script b"
+[ -s "$tmp/serr" ] && { cat "$tmp/serr"; fail "perf script b printed warnings"; }
+awk "$PERF_MARK"' /^ *storm .*sys_enter/ { print "S" }' "$tmp/bscript" | segments >"$tmp/seg.b"
+cat "$tmp/seg.b"
+printf 'first_marker 2000\nsecond 1000\n' >"$tmp/want.b"
+cmp -s "$tmp/seg.b" "$tmp/want.b" || fail "prec mark: markers not between the storms"
+# The markers were written by the prec mark processes, on their CPUs.
+grep 'ftrace:print' "$tmp/bscript" | grep -qv '^ *prec ' && fail "marker not attributed to prec mark"
+pre=$(awk '/ftrace:print:/ { exit } /^ *storm .*sys_enter/ { n++ } END { print n + 0 }' "$tmp/bscript")
+[ "$pre" = 3000 ] || fail "$pre storm samples before the first marker, want 3000"
+
+# -d refuses a recording that is finished, or has no markers.
+"$PREC" mark -d "$tmp/b" late 2>"$tmp/merr" && fail "prec mark -d accepted a finished recording"
+grep -q 'not running' "$tmp/merr" || fail "prec mark -d: $(cat "$tmp/merr")"
+"$PREC" record -q -d "$tmp/c" -e raw_syscalls:sys_enter --filter 'id == 110' \
+	-- sh -c "\"$PREC\" mark -d \"$tmp/c\" nope" 2>"$tmp/err" && fail "prec mark -d accepted a recording without --markers"
+grep -q 'without markers' "$tmp/err" || fail "prec mark -d: $(cat "$tmp/err")"
+echo "PASS: markers in order around $N storm samples (dump and perf script), prec mark between processes"

@@ -1,0 +1,404 @@
+// SPDX-License-Identifier: MIT
+// AUX end to end without an AUX PMU: a simulated ring + AUX area (odd
+// sizes, a wrap, a record that names bytes a pass later, TRUNCATED and
+// PARTIAL, a full AUX ring, chunks split at the payload cap) drained into a
+// shard, merged by `prec merge` into a file-mode perf.data, parsed back:
+// AUXTRACE_INFO, AUXTRACE records (48-byte header, payload padded to 8) that
+// reproduce the AUX stream byte for byte and precede every PERF_RECORD_AUX
+// naming their bytes, and an AUXTRACE index pointing at exactly those
+// headers. Also the -m ,AUX / --aux-size parsing.
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "read/read.h"
+#include "record/cmd_record.h"
+#include "record/internal.h"
+#include "../lib/test.h"
+
+#define DATA_SIZE (64u * 1024u)
+#define AUX_SIZE (512u * 1024u)
+#define EVENT_ID 7u
+#define REC_AUXTRACE_INFO 70u
+#define REC_AUXTRACE 71u
+#define FEAT_AUXTRACE 18
+
+static char *tmp;
+static int dirfd_tmp;
+static uint64_t rng;
+static struct prec_ring ring;
+static uint8_t *expect;          /* every AUX byte written, by AUX position */
+static uint64_t expect_len;
+static uint32_t flags_seen;
+static uint32_t chunk_len[64];   /* AUX chunks of the shard, in order */
+static uint32_t nr_chunks;
+
+static uint64_t now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void put_rec(const void *rec, uint16_t size)
+{
+	uint64_t head = ring.page->data_head;
+
+	for (uint16_t i = 0; i < size; i++)
+		ring.data[(head + i) & (ring.size - 1)] = ((const uint8_t *)rec)[i];
+	__atomic_store_n(&ring.page->data_head, head + size, __ATOMIC_RELEASE);
+}
+
+/* sample_id trailer of PREC_SAMPLE_BASE: pid,tid time cpu,res id */
+static void trailer(uint64_t *t, uint64_t time)
+{
+	t[0] = 42ull | (42ull << 32);
+	t[1] = time;
+	t[2] = 0;
+	t[3] = EVENT_ID;
+}
+
+static void sample(void)
+{
+	uint64_t r[6];
+	struct perf_event_header h = { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, 48 };
+
+	memcpy(&r[0], &h, 8);
+	r[1] = EVENT_ID;
+	r[2] = 0x401000;
+	r[3] = 42ull | (42ull << 32);
+	r[4] = now();
+	r[5] = 0;
+	put_rec(r, sizeof(r));
+}
+
+static void aux_record(uint64_t off, uint64_t size, uint64_t flags)
+{
+	uint64_t r[8];
+	struct perf_event_header h = { PERF_RECORD_AUX, 0, 64 };
+
+	memcpy(&r[0], &h, 8);
+	r[1] = off;
+	r[2] = size;
+	r[3] = flags;
+	trailer(r + 4, now());
+	put_rec(r, sizeof(r));
+	flags_seen |= (uint32_t)flags;
+}
+
+/* n AUX bytes at aux_head, as the hardware would write them. */
+static uint64_t aux_bytes(uint64_t n)
+{
+	uint64_t head = ring.page->aux_head;
+
+	expect = realloc(expect, expect_len + n);
+	CHECK(expect);
+	for (uint64_t i = 0; i < n; i++) {
+		uint8_t b = (uint8_t)(test_rand(&rng) >> 29);
+
+		ring.aux[(head + i) & (ring.aux_size - 1)] = b;
+		expect[expect_len + i] = b;
+	}
+	expect_len += n;
+	__atomic_store_n(&ring.page->aux_head, head + n, __ATOMIC_RELEASE);
+	return head;
+}
+
+static void drain(struct prec_drainer *d)
+{
+	CHECK(prec_drainer__drain(d) >= 0);
+	/* Given back only once in the file. */
+	CHECK_EQ(ring.page->aux_tail, ring.page->aux_head);
+	CHECK_EQ(ring.page->data_tail, ring.page->data_head);
+}
+
+static void produce(struct prec_shard_writer *w, const uint8_t sid[16])
+{
+	struct prec_drainer_opts o = { .cpu = 0, .ring = &ring, .writer = w,
+				       .clockid = CLOCK_MONOTONIC, .pin_cpu = -1 };
+	struct prec_drainer *d;
+	uint64_t at;
+
+	(void)sid;
+	CHECK_EQ(prec_time_layout__init(&o.layout, PREC_SAMPLE_BASE), 0);
+	CHECK_EQ(prec_drainer__new(&d, &o), 0);
+	/* 1: an odd size (the AUXTRACE payload gets padding) */
+	at = aux_bytes(1001);
+	aux_record(at, 1001, 0);
+	sample();
+	drain(d);
+	/* 2: bytes now, the record that names them only in the next pass */
+	at = aux_bytes(3000);
+	sample();
+	drain(d);
+	usleep(2000);
+	aux_record(at, 3000, PERF_AUX_FLAG_PARTIAL);
+	sample();
+	drain(d);
+	/* 3: nearly a ring, split at the chunk payload cap, TRUNCATED */
+	at = aux_bytes(AUX_SIZE - 9000);
+	aux_record(at, AUX_SIZE - 9000, PERF_AUX_FLAG_TRUNCATED);
+	drain(d);
+	/* 4: across the end of the AUX area: two spans */
+	at = aux_bytes(20000);
+	CHECK((at & (AUX_SIZE - 1)) + 20000 > AUX_SIZE);
+	sample();
+	aux_record(at, 20000, PERF_AUX_FLAG_PARTIAL);
+	drain(d);
+	/* 5: the whole AUX area full (head - tail == size) */
+	at = aux_bytes(AUX_SIZE);
+	aux_record(at, AUX_SIZE, PERF_AUX_FLAG_TRUNCATED | PERF_AUX_FLAG_PARTIAL);
+	sample();
+	drain(d);
+	prec_drainer__delete(d);
+	CHECK_EQ(prec_shard_writer__close(w), 0);
+}
+
+/* The shard: AUX chunks carry the stream in order, flags as seen. */
+static void check_shard(void)
+{
+	struct prec_shard_reader *r;
+	struct prec_chunk c;
+	uint64_t pos = 0, nflags = 0;
+	int n;
+
+	CHECK_EQ(prec_shard_reader__open(&r, dirfd_tmp, "cpu000.shard"), 0);
+	while ((n = prec_shard_reader__next(r, &c)) > 0) {
+		if (c.hdr.type != PREC_CHUNK_AUX)
+			continue;
+		CHECK_EQ(c.hdr.aux_offset, pos);
+		CHECK(c.len <= PREC_CHUNK_MAX_PAYLOAD);
+		CHECK(c.hdr.first_time > 0);
+		CHECK(!memcmp(c.payload, expect + pos, c.len));
+		nflags |= c.hdr.flags;
+		pos += c.len;
+		CHECK(nr_chunks < 64);
+		chunk_len[nr_chunks++] = c.len;
+	}
+	CHECK_EQ(n, 0);
+	CHECK_EQ(pos, expect_len);
+	CHECK_EQ(nflags, flags_seen);
+	prec_shard_reader__close(r);
+}
+
+static void write_manifest(const uint8_t sid[16])
+{
+	struct prec_manifest *m = prec_manifest__new();
+	struct prec_manifest_shard sh = { .name = "cpu000.shard", .cpu = 0 };
+	struct prec_manifest_shard sb = { .name = "sideband.shard", .cpu = -1 };
+	struct perf_event_attr a = { .type = PERF_TYPE_SOFTWARE, .size = 128,
+				     .config = PERF_COUNT_SW_DUMMY,
+				     .sample_type = PREC_SAMPLE_BASE,
+				     .sample_id_all = 1, .sample_period = 1 };
+	uint8_t attr[128] = { 0 };
+	static uint64_t priv[] = { 0x1111, 0x2222, 0x3333 };
+
+	CHECK(m);
+	memcpy(attr, &a, sizeof(a) < 128 ? sizeof(a) : 128);
+	m->state = PREC_STATE_COMPLETE;
+	memcpy(m->session_id, sid, 16);
+	m->clockid = CLOCK_MONOTONIC;
+	m->sample_type = PREC_SAMPLE_BASE;
+	CHECK_EQ(prec_time_layout__init(&m->time_layout, PREC_SAMPLE_BASE), 0);
+	CHECK_EQ(prec_manifest__add_event(m, attr, "aux-sim"), 0);
+	CHECK_EQ(prec_manifest__add_event_id(m, 0, EVENT_ID, 0, -1), 0);
+	CHECK_EQ(prec_manifest__add_shard(m, &sh), 0);
+	CHECK_EQ(prec_manifest__add_shard(m, &sb), 0);
+	m->auxtrace_type = 1;
+	m->nr_auxtrace_priv = 3;
+	m->auxtrace_priv = malloc(sizeof(priv));
+	CHECK(m->auxtrace_priv);
+	memcpy(m->auxtrace_priv, priv, sizeof(priv));
+	CHECK_EQ(prec_manifest__write(m, dirfd_tmp), 0);
+	prec_manifest__delete(m);
+}
+
+static uint8_t *load(const char *path, size_t *len)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY);
+	uint8_t *b;
+
+	CHECK(fd >= 0 && !fstat(fd, &st));
+	b = malloc((size_t)st.st_size);
+	CHECK(b && read(fd, b, (size_t)st.st_size) == st.st_size);
+	close(fd);
+	*len = (size_t)st.st_size;
+	return b;
+}
+
+static uint64_t g64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return v;
+}
+
+struct walk {
+	uint64_t at[64];       /* file offsets of AUXTRACE headers */
+	uint64_t nr, covered, aux_recs, info;
+};
+
+/* One AUXTRACE: bytes equal the stream at its offset, padded with zeros. */
+static void check_auxtrace(struct walk *w, const uint8_t *p, uint64_t pos)
+{
+	uint64_t size = g64(p + 8), off = g64(p + 16), real;
+
+	CHECK_EQ(((const struct perf_event_header *)p)->size, 48);
+	CHECK_EQ(size % 8, 0);
+	CHECK_EQ(off, w->covered); /* in stream order, no gap, no overlap */
+	CHECK(w->nr < nr_chunks);
+	real = chunk_len[w->nr];
+	CHECK_EQ(size, (real + 7) & ~7ull);
+	CHECK(!memcmp(p + 48, expect + off, real));
+	for (uint64_t i = real; i < size; i++)
+		CHECK_EQ(p[48 + i], 0);
+	CHECK_EQ(g64(p + 40) >> 32, 0); /* cpu 0 */
+	w->at[w->nr++] = pos;
+	w->covered = off + real;
+}
+
+static void walk_data(const uint8_t *f, size_t len, struct walk *w)
+{
+	uint64_t off = g64(f + 40), end = off + g64(f + 48);
+
+	CHECK(end <= len);
+	while (off < end) {
+		const struct perf_event_header *h = (const void *)(f + off);
+		uint64_t step = h->size;
+
+		CHECK(h->size >= 8);
+		if (h->type == REC_AUXTRACE_INFO) {
+			CHECK_EQ(w->nr + w->aux_recs, 0); /* before any AUX data */
+			CHECK_EQ(h->size, 8 + 8 + 3 * 8);
+			CHECK_EQ(*(const uint32_t *)(f + off + 8), 1);
+			CHECK_EQ(g64(f + off + 16), 0x1111);
+			CHECK_EQ(g64(f + off + 32), 0x3333);
+			w->info++;
+		} else if (h->type == REC_AUXTRACE) {
+			check_auxtrace(w, f + off, off);
+			step += g64(f + off + 8);
+		} else if (h->type == PERF_RECORD_AUX) {
+			/* its bytes were all placed before it */
+			CHECK(g64(f + off + 8) + g64(f + off + 16) <= w->covered);
+			w->aux_recs++;
+		}
+		off += step;
+	}
+	CHECK_EQ(off, end);
+}
+
+/* The AUXTRACE feature: {offset, 48} per record, exactly at the headers. */
+static void check_index(const uint8_t *f, size_t len, const struct walk *w)
+{
+	uint64_t table = g64(f + 40) + g64(f + 48), sec, n;
+	int idx = 0;
+
+	CHECK(f[72 + FEAT_AUXTRACE / 8] & (1u << (FEAT_AUXTRACE % 8)));
+	for (int b = 0; b < FEAT_AUXTRACE; b++)
+		idx += !!(f[72 + b / 8] & (1u << (b % 8)));
+	CHECK(table + 16 * (uint64_t)(idx + 1) <= len);
+	sec = g64(f + table + 16 * (uint64_t)idx);
+	CHECK(sec + 8 <= len);
+	n = g64(f + sec);
+	CHECK_EQ(n, w->nr);
+	for (uint64_t i = 0; i < n; i++) {
+		CHECK_EQ(g64(f + sec + 8 + 16 * i), w->at[i]);
+		CHECK_EQ(g64(f + sec + 16 + 16 * i), 48);
+		CHECK_EQ(((const struct perf_event_header *)(f + w->at[i]))->type, REC_AUXTRACE);
+	}
+}
+
+static void test_merge(void)
+{
+	char out[600];
+	char *argv[] = { "merge", "-o", out, tmp, NULL };
+	struct walk w = { 0 };
+	uint8_t *f;
+	size_t len;
+
+	snprintf(out, sizeof(out), "%s.perf.data", tmp);
+	CHECK_EQ(prec_cmd_merge(4, argv), 0);
+	f = load(out, &len);
+	CHECK(len > 104 && !memcmp(f, "PERFILE2", 8));
+	walk_data(f, len, &w);
+	CHECK_EQ(w.info, 1);
+	CHECK_EQ(w.covered, expect_len);
+	CHECK_EQ(w.aux_recs, 5);
+	/* 1001, 3000, 2 x cap split of the big one, 2 spans, full ring (2) */
+	CHECK(w.nr >= 7);
+	CHECK_EQ(w.nr, nr_chunks);
+	check_index(f, len, &w);
+	free(f);
+	unlink(out);
+}
+
+static void test_options(void)
+{
+	struct prec_record_opts o;
+	char *a1[] = { "record", "-m", ",4M", "true", NULL };
+	char *a2[] = { "record", "-m", "16,8M", "true", NULL };
+	char *a3[] = { "record", "--aux-size", "100K", "true", NULL };
+	char *a4[] = { "record", "-m", ",x", "true", NULL };
+	char *a5[] = { "record", "--aux-size", "64", "true", NULL };
+
+	CHECK_EQ(prec_record_opts__parse(&o, 4, a1), 0);
+	CHECK_EQ(o.aux_bytes, 4u << 20);
+	CHECK_EQ(o.mmap_pages, PREC_RECORD_DEFAULT_PAGES);
+	prec_record_opts__exit(&o);
+	CHECK_EQ(prec_record_opts__parse(&o, 4, a2), 0);
+	CHECK_EQ(o.aux_bytes, 8u << 20);
+	CHECK_EQ(o.mmap_pages, 16);
+	prec_record_opts__exit(&o);
+	CHECK_EQ(prec_record_opts__parse(&o, 4, a3), 0);
+	CHECK_EQ(o.aux_bytes, 128u << 10); /* a power of two of pages */
+	prec_record_opts__exit(&o);
+	CHECK_EQ(prec_record_opts__parse(&o, 4, a4), -EINVAL);
+	prec_record_opts__exit(&o);
+	CHECK_EQ(prec_record_opts__parse(&o, 4, a5), 0);
+	CHECK_EQ(o.aux_bytes, 64u * (uint64_t)sysconf(_SC_PAGESIZE));
+	prec_record_opts__exit(&o);
+}
+
+int main(void)
+{
+	struct prec_shard_writer_opts wo = { .cpu = 0 };
+	struct prec_shard_writer *w;
+	void *mem;
+
+	rng = test_seed();
+	tmp = test_tmpdir("auxtrace");
+	dirfd_tmp = open(tmp, O_RDONLY | O_DIRECTORY);
+	CHECK(dirfd_tmp >= 0);
+	test_options();
+	for (int i = 0; i < 16; i++)
+		wo.session_id[i] = (uint8_t)(0x40 + i);
+	mem = calloc(1, 4096 + DATA_SIZE + AUX_SIZE);
+	CHECK(mem);
+	prec_ring__init_mem(&ring, mem, DATA_SIZE, AUX_SIZE);
+	CHECK_EQ(prec_shard_writer__open(&w, dirfd_tmp, "cpu000.shard", &wo), 0);
+	produce(w, wo.session_id);
+	check_shard();
+	/* an empty side band, as prec record always writes one */
+	wo.cpu = PREC_SIDEBAND_CPU;
+	CHECK_EQ(prec_shard_writer__open(&w, dirfd_tmp, "sideband.shard", &wo), 0);
+	CHECK_EQ(prec_shard_writer__close(w), 0);
+	write_manifest(wo.session_id);
+	test_merge();
+	free(mem);
+	free(expect);
+	close(dirfd_tmp);
+	test_rmdir(tmp);
+	printf("auxtrace: %llu AUX bytes in, byte-exact AUXTRACE out, index ok\n",
+	       (unsigned long long)expect_len);
+	return 0;
+}
