@@ -86,10 +86,11 @@ echo "sched_switch: $got samples, $away away from pingpong (>= $((2 * P)))"
 # workload: two storms of known sizes under different names, 3:1, recorded
 # system-wide by both (perf 6.1's build-id pass aborts in workload mode on
 # this kernel, so both use -a; the filter keeps only getppid calls; perf
-# gets a 16 MiB ring so that it loses nothing on this small VM).
+# and prec get 16 MiB rings, which hold the whole burst, so neither depends
+# on how fast it drains on a loaded 2-CPU machine).
 cp "$H/storm" "$tmp/stormb"
 work="$H/storm 30000; $tmp/stormb 10000"
-rec "$tmp/two" -a -e raw_syscalls:sys_enter --filter 'id == 110' -- sh -c "$work"
+rec "$tmp/two" -a -m 16M -e raw_syscalls:sys_enter --filter 'id == 110' -- sh -c "$work"
 "$PREC" merge "$tmp/two" -o "$tmp/two.data" 2>/dev/null || fail "merge two"
 # perf is the reference here, so its run must be complete: a run in which
 # perf itself missed samples (seen once on a loaded 2-CPU machine) is retried.
