@@ -287,8 +287,10 @@ static void report(const struct merge_args *a, struct prec_merge *mg,
 	if (inv)
 		l += (size_t)snprintf(extra + l, sizeof(extra) - l, ", %llu inversions",
 				      (unsigned long long)inv);
-	if (forced)
-		snprintf(extra + l, sizeof(extra) - l, ", %llu released before their watermark",
+	/* A full reorder window releases records before their order is
+	 * proven; that only matters when it produced an inversion. */
+	if (inv && forced)
+		snprintf(extra + l, sizeof(extra) - l, " (%llu released early by a full window)",
 			 (unsigned long long)forced);
 	pr_info("merge %s: %llu records (%llu samples), %llu bytes -> %s (%s format)%s",
 		a->dir, (unsigned long long)t->records, (unsigned long long)t->samples,

@@ -21,6 +21,12 @@
  * are copied into before the reader moves on. Both are fixed at open. */
 #define WIN_BYTES (2u * PREC_CHUNK_MAX_PAYLOAD)
 #define WIN_ENTRIES 16384u /* power of two */
+/* How much older than the latest record walked a later record of the same
+ * kernel ring can be: the time between a record's timestamp and its space
+ * reservation (microseconds, with interrupts off), with a wide margin. Kept
+ * well below PREC_WATERMARK_SLACK_NS so that the window, which must hold
+ * this much of a shard's data, stays small at millions of records/s. */
+#define RING_ORDER_SLACK_NS 1000000ull
 #define E_CHUNK 0x80000000u /* bytes are in the current chunk, not the ring */
 #define E_AUX 0x40000000u   /* an AUX chunk, not a perf record */
 #define E_LEN 0x3fffffffu
@@ -58,6 +64,7 @@ struct prec_cursor {
 	struct aux_meta chunk_aux;
 	uint32_t nchunk;  /* entries whose bytes are still in the chunk */
 	uint64_t wm;      /* highest watermark read */
+	uint64_t ring_max; /* latest time walked in a CPU shard's DATA chunks */
 	uint64_t bound;   /* a record with time <= bound may be released */
 	bool eof;
 	int err;          /* sticky until salvage() */
@@ -358,10 +365,27 @@ static void walk_one(struct prec_cursor *c)
 
 	memcpy(&size, p + 6, sizeof(size));
 	size = le16toh(size);
-	insert(c, prec_time_layout__time(&c->tl, p, size), c->chunk_pos,
-	       size | E_CHUNK);
+	uint64_t t = prec_time_layout__time(&c->tl, p, size);
+
+	/* In a kernel ring a record is stamped just before it reserves its
+	 * space, so every record later in ring order is at most
+	 * RING_ORDER_SLACK_NS older than any earlier one: the latest time seen
+	 * bounds the future as a watermark does, without waiting for the next
+	 * chunk's. (Not for the side band: its records have several sources.) */
+	if (c->cpu >= 0 && t > c->ring_max)
+		c->ring_max = t;
+	insert(c, t, c->chunk_pos, size | E_CHUNK);
 	c->nchunk++;
 	c->chunk_pos += size;
+}
+
+/* Every record still to come from this shard has time > this bound. */
+static uint64_t release_bound(const struct prec_cursor *c)
+{
+	uint64_t by_wm = c->wm > PREC_WATERMARK_SLACK_NS ? c->wm - PREC_WATERMARK_SLACK_NS : 0;
+	uint64_t by_ring = c->ring_max > RING_ORDER_SLACK_NS ? c->ring_max - RING_ORDER_SLACK_NS : 0;
+
+	return by_wm > by_ring ? by_wm : by_ring;
 }
 
 int prec_cursor__peek(struct prec_cursor *c)
@@ -379,9 +403,8 @@ int prec_cursor__peek(struct prec_cursor *c)
 			walk_one(c);
 			continue;
 		}
-		if (c->wm >= PREC_WATERMARK_SLACK_NS &&
-		    c->wm - PREC_WATERMARK_SLACK_NS > c->bound) {
-			c->bound = c->wm - PREC_WATERMARK_SLACK_NS;
+		if (release_bound(c) > c->bound) {
+			c->bound = release_bound(c);
 			continue;
 		}
 		if (c->eof)
