@@ -58,8 +58,14 @@ int prec_manifest__write(const struct prec_manifest *m, int dirfd)
 	err = prec_manifest__encode(m, &buf, &len);
 	if (err)
 		return err;
+	/* Whatever sits at the temp name (a leftover, or a planted symlink)
+	 * is removed, then the file is created new: never written through. */
+	if (unlinkat(dirfd, MANIFEST_TMP_NAME, 0) < 0 && errno != ENOENT) {
+		err = -errno;
+		goto free_buf;
+	}
 	fd = openat(dirfd, MANIFEST_TMP_NAME,
-		    O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+		    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0) {
 		err = -errno;
 		goto free_buf;

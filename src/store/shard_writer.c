@@ -30,8 +30,12 @@ static void set_error(struct prec_shard_writer *w, int err, uint64_t off)
 	if (w->err)
 		return;
 	w->err = err;
-	pr_err("shard cpu%d: write at offset 0x%llx: %s", (int)w->cpu,
-	       (unsigned long long)off, strerror(-err));
+	/* A full disk is the caller's to report (it stops the recording and
+	 * says so in one line); other errors are logged here, where the
+	 * offset is known. */
+	prec_log(err == -ENOSPC || err == -EDQUOT ? PREC_LOG_DEBUG : PREC_LOG_ERR,
+		 "shard cpu%d: write at offset 0x%llx: %s", (int)w->cpu,
+		 (unsigned long long)off, strerror(-err));
 }
 
 struct io_uring_sqe *prec_wr__sqe(struct prec_shard_writer *w)
