@@ -304,7 +304,14 @@ static void check_shard(struct info *in, int dirfd, const struct prec_manifest *
 	check_header(in, m, s, rd);
 	while ((r = prec_shard_reader__next(rd, &ch)) > 0)
 		add_chunk(in, s->name, &ch, &m->time_layout, t);
-	if (r < 0)
+	if (r == -EBADMSG && m->state != PREC_STATE_COMPLETE &&
+	    !strncmp(prec_shard_reader__why(rd), "torn", 4))
+		/* The recorder died mid-write: expected, and every chunk
+		 * before the tail was read and checked. */
+		fprintf(in->out, "shard %s: offset 0x%llx: %s (recording did not finish)\n",
+			s->name, (unsigned long long)prec_shard_reader__offset(rd),
+			prec_shard_reader__why(rd));
+	else if (r < 0)
 		problem(in, s->name, prec_shard_reader__offset(rd), "%s",
 			r == -EBADMSG ? prec_shard_reader__why(rd) : strerror(-r));
 	else if (m->state == PREC_STATE_COMPLETE)

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -34,7 +35,7 @@ struct seen {
 
 static pid_t g_thread_tid;
 static uint64_t g_anon;
-static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+static sem_t g_named; /* posted once the thread has its name */
 
 static uint32_t u32at(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return v; }
 static uint64_t u64at(const uint8_t *p) { uint64_t v; memcpy(&v, p, 8); return v; }
@@ -235,7 +236,7 @@ static void *thread_fn(void *arg)
 	(void)arg;
 	pthread_setname_np(pthread_self(), "sbthread");
 	g_thread_tid = (pid_t)syscall(SYS_gettid);
-	pthread_mutex_unlock(&g_lock);
+	sem_post(&g_named);
 	pause();
 	return NULL;
 }
@@ -351,9 +352,10 @@ int main(void)
 	int64_t n;
 
 	CHECK(m);
-	pthread_mutex_lock(&g_lock);
+	CHECK(sem_init(&g_named, 0, 0) == 0);
 	CHECK(pthread_create(&th, NULL, thread_fn, NULL) == 0);
-	pthread_mutex_lock(&g_lock); /* the thread is named */
+	while (sem_wait(&g_named) < 0) /* the thread is named */
+		;
 	add_exec_maps();
 
 	n = run(dir, "self.shard", m, &o, &ms);

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# prec info --check and torn tails: after the recorder died (manifest still
+# says recording) a torn last chunk is expected and not a problem; in a
+# finished recording the same damage is one, and --check exits 1.
+set -u
+[ "$(id -u)" = 0 ] || { echo "skip: needs root"; exit 77; }
+tmp=$(mktemp -d /tmp/prec-torn.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+cut_tail() { # shard: drop the last 10 bytes, inside the last chunk
+	local size; size=$(stat -c %s "$1")
+	truncate -s $((size - 10)) "$1"
+}
+
+"$PREC" record -q -d "$tmp/died" -a -e cpu-clock -F 2000 -- sleep 5 &
+rec=$!
+sleep 1
+kill -9 $rec
+wait $rec 2>/dev/null
+cut_tail "$tmp/died/cpu000.shard"
+"$PREC" info --check "$tmp/died" >"$tmp/out" 2>&1 || { cat "$tmp/out"; fail "--check failed on a died recording's torn tail"; }
+grep -q 'cpu000.shard: .*torn.*(recording did not finish)' "$tmp/out" || { cat "$tmp/out"; fail "torn tail not reported"; }
+
+"$PREC" record -q -d "$tmp/done" -a -e cpu-clock -F 2000 -- sleep 0.5 || fail "record"
+"$PREC" info --check "$tmp/done" >/dev/null 2>&1 || fail "--check fails on a whole recording"
+cut_tail "$tmp/done/cpu000.shard"
+"$PREC" info --check "$tmp/done" >"$tmp/out" 2>&1 && { cat "$tmp/out"; fail "--check passed a finished recording with a torn shard"; }
+grep -q 'cpu000.shard' "$tmp/out" || { cat "$tmp/out"; fail "damaged shard not named"; }
+echo PASS
