@@ -3,6 +3,7 @@
 // FORK/COMM/MMAP2 records as perf would synthesize them from /proc, packed
 // whole into DATA chunks of the side-band shard; plus their build-ids.
 #include "record/internal.h"
+#include "util/file.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -190,46 +191,11 @@ static int emit_mmap2(struct sb *sb, uint32_t pid, const struct sb_map *mp)
 
 /* ---- helpers: files and the path set ---- */
 
-/* Read a whole /proc file into sb->text (grown as needed, bounded).
+/* A whole /proc file into sb->text (reused across calls, bounded).
  * Returns its length or -errno. */
 static ssize_t sb_read(struct sb *sb, const char *path)
 {
-	size_t len = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
-
-	if (fd < 0)
-		return -errno;
-	for (;;) {
-		ssize_t n;
-
-		if (len + 1 >= sb->text_cap) {
-			size_t cap = sb->text_cap * 2;
-			char *t = cap <= SB_TEXT_MAX ? realloc(sb->text, cap) : NULL;
-
-			if (!t) {
-				err = cap <= SB_TEXT_MAX ? -ENOMEM : -EFBIG;
-				goto out_close;
-			}
-			sb->text = t;
-			sb->text_cap = cap;
-		}
-		n = read(fd, sb->text + len, sb->text_cap - 1 - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			err = -errno;
-			goto out_close;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	close(fd);
-	sb->text[len] = '\0';
-	return (ssize_t)len;
-out_close:
-	close(fd);
-	return err;
+	return prec_file__read_text(path, &sb->text, &sb->text_cap, SB_TEXT_MAX);
 }
 
 static uint64_t hash_str(const char *s)

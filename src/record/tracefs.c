@@ -3,6 +3,7 @@
 // perf.data tracing blob needs (event formats, header_page, header_event,
 // printk_formats, saved_cmdlines), copied into the manifest.
 #include "record/internal.h"
+#include "util/file.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -52,54 +53,20 @@ static bool bad_name(const char *s)
 	return !s || !*s || strchr(s, '/') || strstr(s, "..") || !strcmp(s, ".");
 }
 
-/* Whole file into a malloc'd NUL-terminated buffer. tracefs files report
- * size 0 in stat, so grow until EOF. Returns length or -errno. */
+/* Whole file into a malloc'd NUL-terminated buffer (*out, freed by the
+ * caller on success). Returns length or -errno. */
 static ssize_t read_text(const char *path, char **out)
 {
-	size_t cap = 4096, len = 0;
-	char *buf = malloc(cap);
-	int fd, err = 0;
+	size_t cap = 0;
+	ssize_t n;
 
-	if (!buf)
-		return -ENOMEM;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		err = -errno;
-		goto out_free;
+	*out = NULL;
+	n = prec_file__read_text(path, out, &cap, TRACEFS_MAX_TEXT);
+	if (n < 0) {
+		free(*out);
+		*out = NULL;
 	}
-	for (;;) {
-		ssize_t n;
-
-		if (len + 1 == cap) {
-			char *nb = cap < TRACEFS_MAX_TEXT ? realloc(buf, cap * 2) : NULL;
-
-			if (!nb) {
-				err = cap < TRACEFS_MAX_TEXT ? -ENOMEM : -EFBIG;
-				goto out_close;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-		n = read(fd, buf + len, cap - 1 - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			err = -errno;
-			goto out_close;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	close(fd);
-	buf[len] = '\0';
-	*out = buf;
-	return (ssize_t)len;
-out_close:
-	close(fd);
-out_free:
-	free(buf);
-	return err;
+	return n;
 }
 
 int prec_tracefs__event_id(const char *system, const char *name, uint64_t *id)

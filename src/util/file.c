@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: MIT
+// Whole-file reads of small text files into a reusable, growing buffer.
+#include "util/file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+static int grow(char **buf, size_t *cap, size_t max)
+{
+	size_t n = *cap ? *cap * 2 : 4096;
+	char *nb;
+
+	if (*cap >= max)
+		return -EFBIG;
+	if (n > max)
+		n = max;
+	nb = realloc(*buf, n);
+	if (!nb)
+		return -ENOMEM;
+	*buf = nb;
+	*cap = n;
+	return 0;
+}
+
+ssize_t prec_file__read_text(const char *path, char **buf, size_t *cap,
+			     size_t max)
+{
+	size_t len = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err = 0;
+
+	if (fd < 0)
+		return -errno;
+	for (;;) {
+		ssize_t n;
+
+		if (len + 1 >= *cap && (err = grow(buf, cap, max)) < 0)
+			break;
+		n = read(fd, *buf + len, *cap - 1 - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			err = n < 0 ? -errno : 0;
+			break;
+		}
+		len += (size_t)n;
+	}
+	close(fd);
+	if (err)
+		return err;
+	(*buf)[len] = '\0';
+	return (ssize_t)len;
+}

@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: MIT */
+/* Reading whole small text files (/proc, /sys, tracefs), whose stat size is
+ * often 0, so they are read until EOF into a buffer that grows. */
+#ifndef PREC_UTIL_FILE_H
+#define PREC_UTIL_FILE_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+/* Read path whole into *buf (capacity *cap, grown with realloc; *buf may be
+ * NULL with *cap 0), NUL-terminated. Never grows past max bytes. Returns the
+ * length, or -errno (-EFBIG past max). The buffer stays the caller's, also
+ * on error, so it can be reused across calls. */
+ssize_t prec_file__read_text(const char *path, char **buf, size_t *cap,
+			     size_t max);
+
+#endif
