@@ -160,9 +160,11 @@ run() {
 
 median() { grep -v '^[?-]$' | sort -g | awk '{ v[NR] = $1 } END { if (!NR) print "-"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 col() { awk -v c="$2" '{ print $c }' "$1" | median; }
+int() { awk -v v="$1" 'BEGIN { if (v == "-") print "-"; else printf "%.0f\n", v }'; }
+losses() { awk '$1 != "?" && $1 > 0 { n++ } END { print n + 0 "/" NR }' "$1"; }
 
-printf '%-6s %-8s %8s %8s %10s %10s %7s %11s %10s\n' scen recorder lost cpu_s disk_MB \
-	raw_MB ratio merge_MB/s read_MB/s
+printf '%-6s %-8s %8s %8s %10s %10s %7s %11s %10s %9s\n' scen recorder lost cpu_s disk_MB \
+	raw_MB ratio merge_MB/s read_MB/s lossy_runs
 for sc in $SCENARIOS; do
 	for rep in $(seq "$REPEAT"); do
 		for rec in $RECORDERS; do
@@ -173,11 +175,10 @@ for sc in $SCENARIOS; do
 		f=$tmp/$sc.$rec
 		# Ratio per run (raw / stored payload), then the median.
 		awk '{ print ($5 > 0 ? $4 / $5 : "?") }' "$f" >"$f.ratio"
-		printf '%-6s %-8s %8s %8.2f %10.1f %10.1f %6.2fx %11s %10s\n' "$sc" "$rec" \
+		printf '%-6s %-8s %8s %8.2f %10.1f %10.1f %6.2fx %11s %10s %9s\n' "$sc" "$rec" \
 			"$(col "$f" 1)" "$(col "$f" 2)" "$(awk '{ print $3 / 1e6 }' "$f" | median)" \
 			"$(awk '{ print $4 / 1e6 }' "$f" | median)" "$(median <"$f.ratio")" \
-			"$(col "$f" 6 | xargs printf '%.0f' 2>/dev/null || echo -)" \
-			"$(col "$f" 7 | xargs printf '%.0f' 2>/dev/null || echo -)"
+			"$(int "$(col "$f" 6)")" "$(int "$(col "$f" 7)")" "$(losses "$f")"
 	done
 done
 echo "($REPEAT runs each, interleaved, medians; ring $PAGES pages per CPU; $ncpu CPUs;"
