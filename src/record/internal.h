@@ -211,6 +211,7 @@ struct prec_snapshot_opts {
 
 struct prec_snapshot_stats {
 	uint64_t snapshots, chunks, records, bytes;
+	uint64_t dropped;       /* records overwritten while being copied */
 };
 
 /* Takes the copy buffer (the largest ring) now. Returns 0 or -ENOMEM. */
@@ -234,5 +235,12 @@ void prec_snapshot__delete(struct prec_snapshot *s);
  * (end and records then describe the part before the bad record). */
 int prec_snapshot__range(const uint8_t *data, uint64_t size, uint64_t head,
 			 uint64_t prev, uint64_t *end, uint32_t *records);
+/* copy holds the records of ring span [head, end) oldest first (bytes =
+ * end - head); now is data_head read again after copying. The kernel wrote
+ * down to now meanwhile, over ring positions [now + size, head + size): the
+ * oldest copied records reaching past now + size may be torn. Returns how
+ * many bytes of such records lead copy; *records loses their count. */
+uint64_t prec_snapshot__trim(const uint8_t *copy, uint64_t size, uint64_t head,
+			     uint64_t end, uint64_t now, uint32_t *records);
 
 #endif

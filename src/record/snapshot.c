@@ -2,15 +2,19 @@
 // Flight recorder (--overwrite): write_backward rings mapped read-only are
 // not drained; a snapshot pauses each ring, walks back from the head to the
 // oldest whole record not yet written, copies those records oldest first
-// into DATA chunks of the CPU's shard, and resumes the ring.
+// into DATA chunks of the CPU's shard, and resumes the ring. Writers already
+// past the pause check are waited out before the copy (see quiesce()).
 #include "record/internal.h"
 
 #include <errno.h>
+#include <linux/membarrier.h>
 #include <linux/perf_event.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "util/log.h"
 
@@ -33,6 +37,7 @@ struct prec_snapshot {
 	uint32_t *offs;         /* record offsets in ring order (newest first) */
 	uint64_t offs_cap;
 	struct prec_snapshot_stats st;
+	bool no_membarrier;     /* MEMBARRIER_CMD_GLOBAL refused: sleep instead */
 };
 
 /* Read one record header at ring position pos (it may straddle the end). */
@@ -83,6 +88,35 @@ int prec_snapshot__range(const uint8_t *data, uint64_t size, uint64_t head,
 	return 0;
 }
 
+uint64_t prec_snapshot__trim(const uint8_t *copy, uint64_t size, uint64_t head,
+			     uint64_t end, uint64_t now, uint32_t *records)
+{
+	uint64_t bytes = end - head, off = 0, cut;
+
+	/* Moved a whole ring (or backwards, which the kernel never does):
+	 * nothing copied can be trusted. */
+	if (head - now >= size && head != now) {
+		*records = 0;
+		return bytes;
+	}
+	if (end - now <= size)
+		return 0;
+	/* copy offset o holds the record ending at ring position end - o: it
+	 * is torn if that is past now + size, i.e. if o < cut. */
+	cut = end - now - size;
+	while (off < cut && *records) {
+		const struct perf_event_header *h = (const void *)(copy + off);
+
+		if (h->size < sizeof(*h) || h->size > bytes - off) {
+			*records = 0;
+			return bytes;
+		}
+		off += h->size;
+		(*records)--;
+	}
+	return off;
+}
+
 int prec_snapshot__new(struct prec_snapshot **out,
 		       const struct prec_snapshot_opts *o)
 {
@@ -122,14 +156,47 @@ static void pause_ring(const struct prec_ring *r, int on)
 		pr_warn("snapshot: PERF_EVENT_IOC_PAUSE_OUTPUT %d: %s", on, strerror(errno));
 }
 
-/* Copy [head, end) of the ring into s->copy with the record order reversed
+/* PERF_EVENT_IOC_PAUSE_OUTPUT only sets rb->paused. A writer on another CPU
+ * that tested it just before still fills the space it reserved, which in a
+ * backward ring is the oldest end of what we are about to copy, and only
+ * then publishes data_head: we would copy a record half overwritten by a
+ * newer one (seen: a SAMPLE's ip read as its time). The kernel writes a
+ * record between rcu_read_lock() in perf_output_begin and rcu_read_unlock()
+ * in perf_output_end, so one RCU grace period waits all such writers out:
+ * membarrier(MEMBARRIER_CMD_GLOBAL) is synchronize_rcu(), ~10-20 ms. */
+static void quiesce(struct prec_snapshot *s)
+{
+	struct timespec ms = { 0, 1000000 };
+
+	if (!s->no_membarrier && !syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0))
+		return;
+	if (!s->no_membarrier) {
+		/* nohz_full refuses it: writers run with preemption off, so
+		 * a pause is almost always enough, and trim() catches
+		 * what was published after the head was read. */
+		pr_warn("snapshot: membarrier(MEMBARRIER_CMD_GLOBAL): %s: sleeping 1 ms instead",
+			strerror(errno));
+		s->no_membarrier = true;
+	}
+	nanosleep(&ms, NULL);
+}
+
+/* Copy [head, *end) of the ring into s->copy with the record order reversed
  * (the ring holds them newest first). Returns the record count or -errno. */
 static int64_t copy_reversed(struct prec_snapshot *s, const struct prec_ring *r,
-			     uint64_t head, uint64_t end)
+			     uint64_t head, uint64_t *end)
 {
 	uint64_t pos = head, n = 0, out = 0;
 
-	while (pos != end) {
+	while (pos != *end) {
+		uint16_t sz = rec_size(r->data, r->size, pos);
+
+		/* The range walk saw whole records here: a change means the
+		 * kernel is writing over the oldest end; stop before it. */
+		if (sz < sizeof(struct perf_event_header) || sz > *end - pos) {
+			*end = pos;
+			break;
+		}
 		if (n == s->offs_cap) {
 			uint32_t *o = realloc(s->offs, 2 * s->offs_cap * sizeof(*o));
 
@@ -139,12 +206,15 @@ static int64_t copy_reversed(struct prec_snapshot *s, const struct prec_ring *r,
 			s->offs_cap *= 2;
 		}
 		s->offs[n++] = (uint32_t)(pos - head);
-		pos += rec_size(r->data, r->size, pos);
+		pos += sz;
 	}
-	for (uint64_t i = n; i-- > 0;) {
-		uint64_t at = head + s->offs[i], off = at & (r->size - 1);
-		uint16_t sz = rec_size(r->data, r->size, at);
+	/* Sizes from the offsets, not the headers again: exactly end - head
+	 * bytes go out whatever the ring holds now. */
+	for (uint64_t i = n, older = *end - head; i-- > 0;) {
+		uint64_t off = (head + s->offs[i]) & (r->size - 1);
+		uint64_t sz = older - s->offs[i];
 
+		older = s->offs[i];
 		if (off + sz <= r->size) {
 			memcpy(s->copy + out, r->data + off, sz);
 		} else {
@@ -157,26 +227,27 @@ static int64_t copy_reversed(struct prec_snapshot *s, const struct prec_ring *r,
 	return (int64_t)n;
 }
 
-/* The copied records as DATA chunks, each whole records, oldest first. */
+/* Records [start, bytes) of s->copy (n of them, offs[n - 1] the oldest) as
+ * DATA chunks, each whole records, oldest first. */
 static int write_chunks(struct prec_snapshot *s, struct snap_ring *sr,
-			uint64_t n, uint64_t bytes)
+			uint64_t n, uint64_t start, uint64_t bytes)
 {
 	const struct prec_time_layout *tl = &s->o.layout;
-	uint64_t i = n, start = 0;
+	uint64_t i = n, w0 = start;
 	int64_t t = 0;
 
-	while (start < bytes) {
+	while (i > 0) {
 		struct prec_chunk_meta meta = { .type = PREC_CHUNK_DATA };
 		uint64_t len = 0;
 		struct iovec iov;
 
-		/* offs[] runs newest first: the oldest record is offs[n - 1]. */
 		while (i > 0) {
-			uint16_t sz = ((const struct perf_event_header *)
-				       (s->copy + s->offs[i - 1]))->size;
 			const uint8_t *rec = s->copy + s->offs[i - 1];
+			uint16_t sz = ((const struct perf_event_header *)rec)->size;
 			uint64_t tm;
 
+			if (sz < sizeof(struct perf_event_header) || start + len + sz > bytes)
+				return -EBADMSG;
 			if (len + sz > PREC_CHUNK_MAX_PAYLOAD)
 				break;
 			tm = prec_time_layout__time(tl, rec, sz);
@@ -198,35 +269,48 @@ static int write_chunks(struct prec_snapshot *s, struct snap_ring *sr,
 		start += len;
 	}
 	s->st.records += n;
-	s->st.bytes += bytes;
+	s->st.bytes += bytes - w0;
 	/* s->copy is reused by the next ring: the bytes must be in the file. */
 	return t ? prec_shard_writer__wait(sr->writer, t) : 0;
 }
 
+/* The ring is paused and quiesced; resumed here whatever happens. */
 static int snap_one(struct prec_snapshot *s, struct snap_ring *sr)
 {
 	const struct prec_ring *r = sr->ring;
-	uint64_t head, end;
+	uint64_t head, end, now, skip = 0;
 	uint32_t recs;
 	int64_t n;
 	int err;
 
-	pause_ring(r, 1);
 	head = __atomic_load_n(&r->page->data_head, __ATOMIC_ACQUIRE);
 	err = prec_snapshot__range(r->data, r->size, head, sr->prev, &end, &recs);
 	if (err)
 		pr_warn("snapshot cpu%d: ring holds a torn record at %llu: keeping the %u before it",
 			sr->cpu, (unsigned long long)end, recs);
-	n = copy_reversed(s, r, head, end);
-	if (n >= 0 && (uint64_t)n != recs)
-		n = -EBADMSG;
+	n = copy_reversed(s, r, head, &end);
+	if (n >= 0 && (uint64_t)n != recs) {
+		s->st.dropped += recs - (uint64_t)n;
+		recs = (uint32_t)n;
+	}
+	/* Anything the kernel still published over the oldest end while we
+	 * copied (pause or quiesce failed) is dropped, not written. */
+	now = __atomic_load_n(&r->page->data_head, __ATOMIC_ACQUIRE);
+	if (n > 0 && now != head) {
+		skip = prec_snapshot__trim(s->copy, r->size, head, end, now, &recs);
+		s->st.dropped += (uint64_t)n - recs;
+		pr_debug("snapshot cpu%d: head moved %llu bytes during the copy: dropped %llu records",
+			 sr->cpu, (unsigned long long)(head - now),
+			 (unsigned long long)((uint64_t)n - recs));
+		n = recs;
+	}
 	sr->prev = head;
 	pause_ring(r, 0);
 	if (n < 0)
 		return (int)n;
 	if (!n)
 		return 0;
-	return write_chunks(s, sr, (uint64_t)n, end - head);
+	return write_chunks(s, sr, (uint64_t)n, skip, end - head);
 }
 
 static uint64_t mono_ns(void)
@@ -242,6 +326,10 @@ int prec_snapshot__take(struct prec_snapshot *s)
 	uint64_t t0 = mono_ns(), b0 = s->st.bytes;
 	int err = 0;
 
+	/* All paused first, so that one grace period covers every ring. */
+	for (int i = 0; i < s->o.nr; i++)
+		pause_ring(s->rings[i].ring, 1);
+	quiesce(s);
 	for (int i = 0; i < s->o.nr; i++) {
 		int e = snap_one(s, &s->rings[i]);
 

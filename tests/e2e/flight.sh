@@ -44,7 +44,17 @@ mkfifo "$tmp/ctl" "$tmp/ack"
 	2>"$tmp/err" & rec=$!
 for _ in $(seq 200); do [ -e "$tmp/fl/manifest" ] && break; sleep 0.05; done
 sleep 0.3
-for _ in 1 2 3; do kill -USR2 $rec; sleep 0.3; done
+# Signals do not queue: send the next SIGUSR2 only once the previous
+# snapshot reached CPU 1's shard (the storm keeps that ring busy).
+for _ in 1 2 3; do
+	before=$(stat -c %s "$tmp/fl/cpu001.shard")
+	kill -USR2 $rec
+	for _ in $(seq 100); do
+		[ "$(stat -c %s "$tmp/fl/cpu001.shard")" != "$before" ] && break
+		sleep 0.05
+	done
+	sleep 0.3
+done
 echo snapshot >"$tmp/ctl"; read -r -t 10 a <"$tmp/ack" || fail "no ack for snapshot"
 sleep 0.3
 echo stop >"$tmp/ctl"; read -r -t 10 a <"$tmp/ack" || fail "no ack for stop"

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // Flight-recorder snapshots on simulated backward rings: the range walk
 // (unwrapped, wrapped, never-written memory, a torn record, since the
-// previous snapshot) and prec_snapshot__take into a shard: records oldest
-// first, byte-exact, only the last ring's worth, chunks split at the cap.
+// previous snapshot), dropping records the kernel overwrote during the copy,
+// and prec_snapshot__take into a shard: records oldest first, byte-exact,
+// only the last ring's worth, chunks split at the cap.
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
@@ -98,6 +99,92 @@ static void test_range(void)
 	CHECK_EQ(prec_snapshot__range(r.data, r.size, r.page->data_head,
 				      r.page->data_head + 8192, &end, &n), 0);
 	CHECK_EQ(n, 1);
+	free(mem);
+}
+
+/* What snap_one copies: the records of ring span [head, end), oldest first. */
+static uint32_t copy_span(const struct prec_ring *r, uint64_t head, uint64_t end,
+			  uint8_t *out)
+{
+	uint64_t offs[256], pos = head, o = 0;
+	uint32_t n = 0;
+
+	while (pos != end) {
+		struct perf_event_header h;
+
+		for (unsigned k = 0; k < sizeof(h); k++)
+			((uint8_t *)&h)[k] = r->data[(pos + k) & (r->size - 1)];
+		CHECK(n < 256 && h.size >= 8);
+		offs[n++] = pos;
+		pos += h.size;
+	}
+	for (uint32_t i = n; i-- > 0;) {
+		uint64_t sz = (i + 1 < n ? offs[i + 1] : end) - offs[i];
+
+		for (uint64_t k = 0; k < sz; k++)
+			out[o++] = r->data[(offs[i] + k) & (r->size - 1)];
+	}
+	return n;
+}
+
+/* The kernel finishing a record it began before the pause, while we copy:
+ * it lands over the oldest end of the span. Reproduces the flight.sh flake
+ * (a SAMPLE whose time field held a newer record's ip): trim must drop every
+ * record it touched and keep the rest byte-exact. */
+static void test_trim(void)
+{
+	struct prec_ring r;
+	uint8_t *mem = calloc(1, 4096 + 4096), copy[4096];
+	uint64_t head, end, skip, now, t;
+	uint32_t n, kept;
+
+	CHECK(mem);
+	prec_ring__init_mem(&r, mem, 4096, 0);
+	/* 144 x 28 = 4032: the oldest whole record ends 64 bytes short of
+	 * head + size, as in the failing run (records 128, 16 bytes off) */
+	for (int i = 0; i < 100; i++)
+		put(&r, i & 1 ? 144 : 128);
+	head = r.page->data_head;
+	CHECK_EQ(prec_snapshot__range(r.data, r.size, head, 0, &end, &n), 0);
+	CHECK(head + r.size - end > 0 && head + r.size - end < 144);
+	/* no write during the copy: nothing dropped */
+	kept = n;
+	CHECK_EQ(prec_snapshot__trim(copy, r.size, head, end, head, &kept), 0);
+	CHECK_EQ(kept, n);
+	/* a 128-byte write lands on [head - 128, head): torn oldest record */
+	put(&r, 128);
+	now = r.page->data_head;
+	CHECK_EQ(copy_span(&r, head, end, copy), n);
+	{
+		uint64_t ip;
+
+		memcpy(&ip, copy + 16, 8);
+		memcpy(&t, copy + 32, 8);
+		CHECK(t != ip); /* the oldest copied record is torn */
+	}
+	kept = n;
+	skip = prec_snapshot__trim(copy, r.size, head, end, now, &kept);
+	CHECK(kept < n);
+	/* what is left lies within [now, now + size), and is whole */
+	CHECK(end - skip <= now + r.size);
+	CHECK(end - skip + ((struct perf_event_header *)(copy + skip))->size > now + r.size);
+	for (uint64_t off = skip; off < end - head;) {
+		uint64_t ip;
+
+		memcpy(&ip, copy + off + 16, 8);
+		memcpy(&t, copy + off + 32, 8);
+		CHECK_EQ(ip, t);
+		off += ((struct perf_event_header *)(copy + off))->size;
+		kept--;
+	}
+	CHECK_EQ(kept, 0);
+	/* more than a ring written during the copy: nothing is kept */
+	for (int i = 0; i < 40; i++)
+		put(&r, 128);
+	kept = n;
+	CHECK_EQ(prec_snapshot__trim(copy, r.size, head, end, r.page->data_head, &kept),
+		 end - head);
+	CHECK_EQ(kept, 0);
 	free(mem);
 }
 
@@ -206,6 +293,7 @@ int main(void)
 	dfd = open(tmp, O_RDONLY | O_DIRECTORY);
 	CHECK(dfd >= 0);
 	test_range();
+	test_trim();
 	test_take();
 	close(dfd);
 	test_rmdir(tmp);
