@@ -65,6 +65,7 @@ struct prec_cursor {
 	uint32_t nchunk;  /* entries whose bytes are still in the chunk */
 	uint64_t wm;      /* highest watermark read */
 	uint64_t ring_max; /* latest time walked in a CPU shard's DATA chunks */
+	uint32_t compact_need; /* free ring bytes a failed compact() lacked */
 	uint64_t bound;   /* a record with time <= bound may be released */
 	bool eof;
 	int err;          /* sticky until salvage() */
@@ -388,6 +389,24 @@ static uint64_t release_bound(const struct prec_cursor *c)
 	return by_wm > by_ring ? by_wm : by_ring;
 }
 
+/* compact(), but after a failure only once enough ring space was freed
+ * for what it lacked: a full window then costs O(1) per record, not a
+ * rescan of the window. Returns true when the chunk's records were moved. */
+static bool try_compact(struct prec_cursor *c)
+{
+	if (WIN_BYTES - c->rused < c->compact_need)
+		return false;
+	if (compact(c) == 0) {
+		c->compact_need = 0;
+		return true;
+	}
+	c->compact_need = 0;
+	for (uint32_t i = 0; i < c->ecount; i++)
+		if (ent_at(c, i)->len & E_CHUNK)
+			c->compact_need += slot_size(ent_at(c, i));
+	return false;
+}
+
 int prec_cursor__peek(struct prec_cursor *c)
 {
 	int r;
@@ -409,7 +428,7 @@ int prec_cursor__peek(struct prec_cursor *c)
 		}
 		if (c->eof)
 			return c->ecount ? 1 : 0;
-		if (c->ecount == WIN_ENTRIES || compact(c) < 0)
+		if (c->ecount == WIN_ENTRIES || !try_compact(c))
 			return 1; /* forced */
 		r = next_chunk(c);
 		if (r < 0)

@@ -358,8 +358,10 @@ int prec_perfdata__write_record(struct prec_perfdata *pd, const void *rec,
 
 	if (pd->err)
 		return pd->err;
+	if (len < 8)
+		return -EINVAL;
 	memcpy(&size, (const uint8_t *)rec + 6, sizeof(size));
-	if (len < 8 || le16toh(size) != len)
+	if (le16toh(size) != len)
 		return -EINVAL;
 	if (pd->used + len > PD_BUF_SIZE && flush(pd))
 		return pd->err;

@@ -124,7 +124,7 @@ static inline void fz_shard_header(struct fz_buf *b, int32_t cpu)
 #define FZ_C_LZ4 0x04      /* compress the payload */
 #define FZ_C_BADCRC 0x08   /* flip the checksum */
 #define FZ_C_SEQGAP 0x10   /* skip a sequence number */
-#define FZ_C_LIE 0x20      /* record count from input, not counted */
+#define FZ_C_LIE 0x20      /* record count (and lz4 raw_len) from input */
 #define FZ_C_RAW 0x40      /* DATA payload straight from input */
 #define FZ_C_LAST 0x80     /* the shard ends after this chunk */
 
@@ -176,12 +176,15 @@ static inline uint32_t fz_record(struct fz_gen *g, struct fz_in *in, uint32_t po
  * then repeat them to fill the chunk, so that inputs of a few bytes reach
  * full chunks and full reorder windows. */
 #define FZ_TILE 0xe0u
+/* Tiles stop at 32 KiB: a full reorder window still takes only a few
+ * chunks, and a run stays fast enough for the fuzzer. */
+#define FZ_TILE_MAX (32u * 1024u)
 
 static inline uint32_t fz_tile(struct fz_gen *g, uint32_t len, uint32_t *records)
 {
 	uint32_t block = len, nrec = *records;
 
-	while (block && len + block <= sizeof(g->pay)) {
+	while (block && len + block <= FZ_TILE_MAX) {
 		memcpy(g->pay + len, g->pay, block);
 		len += block;
 		*records += nrec;
@@ -250,6 +253,9 @@ static inline int fz_chunk(struct fz_gen *g, struct fz_in *in, struct fz_buf *b)
 			h.payload_len = (uint32_t)z;
 			stored = g->zpay;
 		}
+		/* LZ4 with LIE: the decoded length lies too (checksum right). */
+		if (z > 0 && (ctl & FZ_C_LIE))
+			h.raw_len = (uint32_t)fz_uint(in, 3);
 	}
 	g->seq += ctl & FZ_C_SEQGAP ? 1 : 0;
 	h.seq = g->seq++;
