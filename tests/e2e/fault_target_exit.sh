@@ -56,10 +56,16 @@ if [ ! -w "$cpu" ] || ! grep -q '^0-1$\|^0-[1-9]' /sys/devices/system/cpu/online
 	exit 0
 fi
 d=$tmp/offline
+# cpu-clock only samples a CPU that runs something: keep CPU 1 busy until
+# it goes offline, so it has samples of its own to keep.
+taskset -c 1 sh -c 'while :; do :; done' &
+busy=$!
 "$PREC" record -d "$d" -a -e cpu-clock -F 1000 2>"$tmp/err" &
 pid=$!
 for _ in $(seq 100); do [ -f "$d/manifest" ] && break; sleep 0.05; done
 sleep 0.5
+kill $busy
+wait $busy 2>/dev/null
 if ! echo 0 >"$cpu" 2>/dev/null; then
 	kill -INT $pid
 	wait $pid
