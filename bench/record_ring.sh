@@ -1,0 +1,153 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Smallest zero-loss ring: prec record and perf record, system-wide, over a
+# sweep of per-CPU ring sizes, on the syscall storm (-e raw_syscalls:sys_enter
+# -a, storm STORM_N getppid calls). Then one row each under
+# -e cpu-clock -F 10000 --call-graph dwarf -a with a busy loop per CPU:
+# lost, recorder CPU seconds (its own rusage), bytes written.
+# Recorders run system-wide with no command and get SIGINT once the workload
+# ends (as bench/record.sh); perf gets -B: its build-id pass aborts on this
+# machine (perf 6.1, kernel 6.18). Sizes and recorders are interleaved per
+# repetition to spread the noise of a shared machine; medians of REPEAT.
+# Usage: bench/record_ring.sh  (env: BUILD, PREC, REPEAT, STORM_N, SIZES,
+#        DWARF_PAGES, DWARF_SECS, PARTS="ring dwarf", LOSTRECS)
+set -u
+cd "$(dirname "$0")/.."
+BUILD=${BUILD:-build}
+PREC=${PREC:-$PWD/$BUILD/prec}
+H=$PWD/$BUILD/tests/helpers
+REPEAT=${REPEAT:-3}
+STORM_N=${STORM_N:-2000000}
+SIZES=${SIZES:-"4 8 16 32 64 128 256 512 1024"}
+DWARF_PAGES=${DWARF_PAGES:-256}
+DWARF_SECS=${DWARF_SECS:-3}
+PARTS=${PARTS:-"ring dwarf"}
+LOSTRECS=${LOSTRECS:-0} # 1: also count PERF_RECORD_LOST records (perf report -D, slow)
+[ "$(id -u)" = 0 ] || { echo "bench/record_ring.sh: needs root" >&2; exit 1; }
+for t in "$PREC" "$H/storm" /usr/bin/time; do
+	[ -x "$t" ] || { echo "bench/record_ring.sh: missing $t (make BUILD=$BUILD unit)" >&2; exit 1; }
+done
+command -v perf >/dev/null || { echo "bench/record_ring.sh: no perf" >&2; exit 1; }
+tmp=$(mktemp -d /var/tmp/prec-bench-ring.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+ncpu=$(nproc)
+
+workload() {
+	case $1 in
+	storm) "$H/storm" "$STORM_N" >/dev/null ;;
+	dwarf)
+		local pids=()
+		for ((c = 0; c < ncpu; c++)); do
+			timeout "$DWARF_SECS" sha256sum /dev/zero >/dev/null &
+			pids+=($!)
+		done
+		wait "${pids[@]}" ;;
+	esac
+}
+
+events() {
+	case $1 in
+	storm) echo "-e raw_syscalls:sys_enter" ;;
+	dwarf) echo "-e cpu-clock -F 10000 --call-graph dwarf" ;;
+	esac
+}
+
+perf_lost() { # sum of per-event LOST_SAMPLES (perf 6.1 reads PERF_FORMAT_LOST into them)
+	perf report -i "$1" --stats 2>/dev/null |
+		awk '/stats:$/ && !/Aggregated/ { ev = 1 } ev && /LOST_SAMPLES events:/ { s += $3 } END { print s + 0 }'
+}
+
+perf_lost_recs() { # PERF_RECORD_LOST records in the file
+	perf report -D -i "$1" 2>/dev/null | grep -c PERF_RECORD_LOST
+}
+
+prec_lost() { # sum of the shards' lost counts from the manifest
+	"$PREC" info --json "$1" | grep -o '"lost": [0-9]*' | awk '{ s += $2 } END { print s + 0 }'
+}
+
+# run SCENARIO RECORDER PAGES -> "lost cpu_s bytes lost_recs" on stdout
+run() {
+	local sc=$1 rec=$2 pages=$3 out=$tmp/out cmd=() tpid rpid lost recs=-
+	rm -rf "$out" "$tmp/err" "$tmp/time"
+	case $rec in
+	prec) cmd=("$PREC" record -q -d "$out" -m "$pages" -a) ;;
+	perf) cmd=(perf record -q -B -o "$out" -m "$pages" -a) ;;
+	esac
+	# shellcheck disable=SC2046
+	/usr/bin/time -f '%U %S' -o "$tmp/time" "${cmd[@]}" $(events "$sc") 2>"$tmp/err" &
+	tpid=$!
+	sleep 1.5
+	rpid=$(pgrep -P $tpid | head -1)
+	workload "$sc"
+	kill -INT "$rpid"
+	wait $tpid
+	case $rec in
+	prec) lost=$(prec_lost "$out") ;;
+	perf) lost=$(perf_lost "$out"); [ "$sc" = dwarf ] || [ "$LOSTRECS" = 0 ] || recs=$(perf_lost_recs "$out") ;;
+	esac
+	echo "${lost:-?} $(awk 'END { print $1 + $2 }' "$tmp/time") $(du -sb "$out" | cut -f1) $recs"
+}
+
+median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+col() { awk -v c="$2" '{ print $c }' "$1"; }
+range() { sort -g | awk 'NR == 1 { lo = $1 } { hi = $1 } END { print lo ".." hi }'; }
+
+ring_part() {
+	local rep pages rec f
+	for rep in $(seq "$REPEAT"); do
+		for pages in $SIZES; do
+			for rec in prec perf; do
+				run storm "$rec" "$pages" >>"$tmp/storm.$rec.$pages"
+			done
+		done
+	done
+	echo "storm: -e raw_syscalls:sys_enter -a, storm $STORM_N; $REPEAT runs each, $ncpu CPUs"
+	printf '%-6s %6s %10s %20s %8s %8s %10s\n' pages rec lost_med "lost min..max" cpu_s MB lost_recs
+	for pages in $SIZES; do
+		for rec in prec perf; do
+			f=$tmp/storm.$rec.$pages
+			printf '%-6s %6s %10s %20s %8.2f %8.1f %10s\n' "$pages" "$rec" \
+				"$(col "$f" 1 | median)" "$(col "$f" 1 | range)" \
+				"$(col "$f" 2 | median)" "$(col "$f" 3 | awk '{ print $1 / 1e6 }' | median)" \
+				"$(col "$f" 4 | range)"
+		done
+	done
+	for rec in prec perf; do
+		for pages in $SIZES; do
+			f=$tmp/storm.$rec.$pages
+			if awk '$1 != 0 { bad = 1 } END { exit bad }' "$f"; then
+				echo "$rec: smallest ring with 0 lost in all $REPEAT runs: $pages pages" \
+					"($((pages * 4)) KiB per CPU)"
+				echo "$rec $pages" >>"$tmp/smallest"
+				break
+			fi
+		done
+	done
+	[ -s "$tmp/smallest" ] && awk '{ p[$1] = $2 } END {
+		if (p["prec"] && p["perf"]) printf "ratio perf/prec: %.0fx\n", p["perf"] / p["prec"]
+		else print "ratio: n/a (a recorder lost records at every size)" }' "$tmp/smallest"
+}
+
+dwarf_part() {
+	local rep rec f
+	for rep in $(seq "$REPEAT"); do
+		for rec in prec perf; do
+			run dwarf "$rec" "$DWARF_PAGES" >>"$tmp/dwarf.$rec"
+		done
+	done
+	echo "dwarf: -e cpu-clock -F 10000 --call-graph dwarf -a -m $DWARF_PAGES," \
+		"sha256sum /dev/zero x $ncpu for ${DWARF_SECS}s; $REPEAT runs each"
+	printf '%6s %10s %20s %8s %16s %8s\n' rec lost_med "lost min..max" cpu_s "cpu min..max" MB
+	for rec in prec perf; do
+		f=$tmp/dwarf.$rec
+		printf '%6s %10s %20s %8.2f %16s %8.1f\n' "$rec" \
+			"$(col "$f" 1 | median)" "$(col "$f" 1 | range)" \
+			"$(col "$f" 2 | median)" "$(col "$f" 2 | range)" \
+			"$(col "$f" 3 | awk '{ print $1 / 1e6 }' | median)"
+	done
+}
+
+for part in $PARTS; do
+	"${part}_part"
+	echo
+done
