@@ -10,7 +10,7 @@ echo "== prec record -f -d $out -e cpu-clock -F 999 -a -- sh -c 'dd if=/dev/zero
 "$PREC" record -f -d "$out" -e cpu-clock -F 999 -a -- sh -c 'dd if=/dev/zero bs=1M count=300 status=none | sha256sum >/dev/null'
 echo "== prec info $out"
 "$PREC" info "$out"
-echo "== prec merge $out -o $out.perf"
-"$PREC" merge "$out" -o "$out.perf"
+echo "== prec merge -f $out -o $out.perf"
+"$PREC" merge -f "$out" -o "$out.perf"
 echo "== perf report -i $out.perf --stdio --sort comm,dso"
 perf report -i "$out.perf" --stdio --sort comm,dso 2>&1 | head -n 30
