@@ -3,6 +3,7 @@
 // sections; PERFDATA.md 1) or pipe format (header records, then data;
 // PERFDATA.md 2), buffered, with no allocation per record.
 #include "read/internal.h"
+#include "util/file.h"
 #include "util/log.h"
 
 #include <endian.h>
@@ -67,32 +68,12 @@ struct prec_perfdata {
 	uint64_t nr_aux, cap_aux;
 };
 
-static int write_all(int fd, const void *p, size_t n)
-{
-	const uint8_t *c = p;
-
-	while (n) {
-		ssize_t r = write(fd, c, n);
-
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (r == 0)
-			return -EIO;
-		c += r;
-		n -= (size_t)r;
-	}
-	return 0;
-}
-
 static int flush(struct prec_perfdata *pd)
 {
 	if (pd->err)
 		return pd->err;
 	if (pd->used) {
-		pd->err = write_all(pd->fd, pd->buf, pd->used);
+		pd->err = prec_file__write_all(pd->fd, pd->buf, pd->used);
 		pd->off += pd->used;
 		pd->used = 0;
 	}

@@ -2,6 +2,7 @@
 // The manifest file: atomic replace (temp file, fsync, rename, fsync dir) and
 // a bounded whole-file read.
 #include "store/store.h"
+#include "util/file.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -15,22 +16,6 @@
 /* A manifest holds metadata only; anything bigger is not one of ours, and
  * reading it whole would let a hostile file exhaust memory. */
 #define MANIFEST_MAX_SIZE (256u << 20)
-
-static int write_all(int fd, const uint8_t *p, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
 
 /* fsync the directory so the rename itself survives a crash. */
 static int sync_dir(int dirfd)
@@ -70,7 +55,7 @@ int prec_manifest__write(const struct prec_manifest *m, int dirfd)
 		err = -errno;
 		goto free_buf;
 	}
-	err = write_all(fd, buf, len);
+	err = prec_file__write_all(fd, buf, len);
 	if (!err && fsync(fd) < 0)
 		err = -errno;
 	if (close(fd) < 0 && !err)

@@ -52,3 +52,22 @@ ssize_t prec_file__read_text(const char *path, char **buf, size_t *cap,
 	(*buf)[len] = '\0';
 	return (ssize_t)len;
 }
+
+int prec_file__write_all(int fd, const void *p, size_t n)
+{
+	const char *c = p;
+
+	while (n) {
+		ssize_t r = write(fd, c, n);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -errno;
+		if (r == 0)
+			return -EIO;
+		c += r;
+		n -= (size_t)r;
+	}
+	return 0;
+}

@@ -14,4 +14,8 @@
 ssize_t prec_file__read_text(const char *path, char **buf, size_t *cap,
 			     size_t max);
 
+/* Write all n bytes to fd, retrying short writes and EINTR. Returns 0 or
+ * -errno (-EIO if the fd stops taking bytes). */
+int prec_file__write_all(int fd, const void *p, size_t n);
+
 #endif
