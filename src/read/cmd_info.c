@@ -56,7 +56,7 @@ static void print_host(const struct prec_manifest *m)
 	       str(m->hostname), str(m->os_release), str(m->arch), m->nr_cpus_avail,
 	       m->nr_cpus_online, (unsigned long long)m->total_mem_kb);
 	printf("cpu:         %s\n", str(m->cpu_desc));
-	printf("recorder:    prec %s\n", str(m->version));
+	printf("recorder:    %s\n", str(m->version));
 	printf("command:    ");
 	for (uint32_t i = 0; i < m->argc; i++)
 		printf(" %s", str(m->argv[i]));
