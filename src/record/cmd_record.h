@@ -53,7 +53,7 @@ struct prec_record_opts {
 	size_t mmap_pages;
 	int clockid;
 	uint64_t round_ms;
-	bool force, copy, pin;
+	bool force, copy, pin, pin_package;
 	bool verbose, quiet;
 	/* flight recorder, control, markers, AUX (flight-recorder.md) */
 	bool markers;           /* --markers: trace_marker writes as ftrace:print */

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "record/drain_walk.h"
+#include "util/file.h"
 #include "util/log.h"
 
 #define DEFAULT_ROUND_NS 100000000ull
@@ -288,6 +289,40 @@ static int append_marker(struct prec_drainer *d)
 	return 0;
 }
 
+/* Add the CPUs of sysfs list text ("0-3,8") to set. Returns how many. */
+static int add_cpu_list(cpu_set_t *set, const char *s)
+{
+	int n = 0;
+
+	while (*s && *s != '\n') {
+		char *end;
+		long a = strtol(s, &end, 10), b = a;
+
+		if (end == s || a < 0)
+			return n;
+		if (*end == '-')
+			b = strtol(end + 1, &end, 10);
+		for (long c = a; c <= b && c < CPU_SETSIZE; c++, n++)
+			CPU_SET((int)c, set);
+		s = *end == ',' ? end + 1 : end;
+	}
+	return n;
+}
+
+/* The CPUs sharing pin_cpu's package (socket): near its ring's memory and
+ * caches, without taking the very CPU whose workload fills the ring. */
+static void package_cpus(int cpu, cpu_set_t *set)
+{
+	char path[96], *text = NULL;
+	size_t cap = 0;
+
+	snprintf(path, sizeof(path),
+		 "/sys/devices/system/cpu/cpu%d/topology/package_cpus_list", cpu);
+	if (prec_file__read_text(path, &text, &cap, 4096) <= 0 || !add_cpu_list(set, text))
+		CPU_SET(cpu, set);
+	free(text);
+}
+
 static void thread_setup(struct prec_drainer *d)
 {
 	char name[16];
@@ -299,7 +334,10 @@ static void thread_setup(struct prec_drainer *d)
 		int err;
 
 		CPU_ZERO(&set);
-		CPU_SET(d->o.pin_cpu, &set);
+		if (d->o.pin_package)
+			package_cpus(d->o.pin_cpu, &set);
+		else
+			CPU_SET(d->o.pin_cpu, &set);
 		err = pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
 		if (err)
 			pr_warn("drainer cpu%d: pin to CPU %d: %s\n", d->o.cpu,

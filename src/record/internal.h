@@ -62,6 +62,7 @@ struct prec_drainer_opts {
 	uint64_t round_ns;      /* empty marker chunk at least this often */
 	bool copy;              /* copy-then-write instead of writev from the mmap */
 	int pin_cpu;            /* CPU to pin the thread to, -1 = no pinning */
+	bool pin_package;       /* ... or to every CPU of pin_cpu's package */
 };
 
 struct prec_drainer_stats {

@@ -437,12 +437,10 @@ static int opt_quiet(struct prec_record_opts *o, const char *arg)
 
 static int opt_affinity(struct prec_record_opts *o, const char *arg)
 {
-	if (!strcmp(arg, "cpu"))
-		o->pin = true;
-	else if (!strcmp(arg, "none"))
-		o->pin = false;
-	else
-		return bad("--affinity", arg, "expected cpu or none");
+	o->pin = strcmp(arg, "none") != 0;
+	o->pin_package = !strcmp(arg, "package");
+	if (strcmp(arg, "package") && strcmp(arg, "cpu") && strcmp(arg, "none"))
+		return bad("--affinity", arg, "expected package, cpu or none");
 	return 0;
 }
 
@@ -472,7 +470,7 @@ static const struct opt table[] = {
 	{ "force", 'f', NULL, opt_force, "replace an existing directory" },
 	{ "copy", 0, NULL, opt_copy, "drainers copy ring data before writing it" },
 	{ "no-copy", 0, NULL, opt_nocopy, "drainers write straight from the ring (default)" },
-	{ "affinity", 0, "cpu|none", opt_affinity, "pin each drainer to its CPU (default cpu)" },
+	{ "affinity", 0, "package|cpu|none", opt_affinity, "drainer near its CPU: same package (default), the CPU itself, or anywhere" },
 	{ "compress", 'z', NULL, opt_compress, "lz4-compress each chunk (implies --copy)" },
 	{ "compression-level", 0, "N", opt_zlevel, "with -z: 0 = lz4 fast (default), 1..12 = lz4 HC level" },
 	{ "user", 0, "USER", opt_user, "run the command as USER (prec keeps its own privileges)" },
@@ -515,6 +513,7 @@ static void defaults(struct prec_record_opts *o)
 	o->clockid = CLOCK_MONOTONIC;
 	o->round_ms = 100;
 	o->pin = true;
+	o->pin_package = true;
 	o->stack_size = PREC_RECORD_DEFAULT_STACK;
 }
 

@@ -363,6 +363,7 @@ int prec_session__start(struct prec_session *s,
 			 * bytes when append() returns: no wait for the file. */
 			.copy = o->copy || o->compress,
 			.pin_cpu = o->pin ? el->cpus[c] : -1,
+			.pin_package = o->pin_package,
 		};
 
 		/* Overwrite rings are written by snapshots, not drained. */
