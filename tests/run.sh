@@ -15,6 +15,13 @@ TEST_TIMEOUT=${TEST_TIMEOUT:-300}
 logdir=$BUILD/test-logs
 mkdir -p "$logdir"
 
+# The tracepoint tests need tracefs; prec mounts it itself when needed (as
+# perf does), but some scripts look before they call prec, so make sure it
+# is there on a fresh machine.
+if [ "$(id -u)" = 0 ] && [ -d /sys/kernel/tracing ] && [ ! -d /sys/kernel/tracing/events ]; then
+	mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null || true
+fi
+
 tests=()
 for t in "$BUILD"/tests/unit/*; do
 	[ -x "$t" ] && [ "${t%.d}" = "$t" ] && [ "${t%.o}" = "$t" ] && tests+=("$t")
