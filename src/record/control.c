@@ -489,6 +489,14 @@ void prec_flight__exit(struct prec_flight *f)
 	if (!f)
 		return;
 	prec_markers__delete(f->mk);
+	if (f->snap) {
+		struct prec_snapshot_stats st;
+
+		prec_snapshot__stats(f->snap, &st);
+		if (st.dropped)
+			pr_warn("snapshots: %llu records dropped: the kernel overwrote them while they were copied",
+				(unsigned long long)st.dropped);
+	}
 	prec_snapshot__delete(f->snap);
 	prec_control__close(f->ctl);
 	free(f->marker_ids);
