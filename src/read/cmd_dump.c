@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "read/internal.h"
+#include "util/bytes.h"
 #include "read/read.h"
 #include "util/cli.h"
 #include "util/log.h"
@@ -78,22 +79,6 @@ static const char *type_name(uint32_t type, char *buf, size_t len)
 	return buf;
 }
 
-static uint64_t ld64(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
-static uint32_t ld32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
 /* Offset of the pid/tid pair: in the SAMPLE body, or the sample_id trailer
  * (TID comes right before TIME there). 0 when absent. */
 static uint32_t tid_offset(const struct dump *d, uint32_t type, uint32_t size)
@@ -126,7 +111,7 @@ static bool is_marker(const struct dump *d, const uint8_t *p, uint32_t size)
 
 	if (!d->nr_marker_ids || size < MARKER_RAW + 4 + 16)
 		return false;
-	id = ld64(p + 8);
+	id = prec_ld64(p + 8);
 	for (uint32_t i = 0; i < d->nr_marker_ids; i++)
 		if (d->marker_ids[i] == id)
 			return true;
@@ -136,7 +121,7 @@ static bool is_marker(const struct dump *d, const uint8_t *p, uint32_t size)
 /* The marker's text, without the newline trace_marker appends. */
 static void print_marker(FILE *f, const uint8_t *p, uint32_t size)
 {
-	uint32_t raw = ld32(p + MARKER_RAW);
+	uint32_t raw = prec_ld32(p + MARKER_RAW);
 	const uint8_t *text = p + MARKER_RAW + 4 + 16;
 	size_t n;
 
@@ -161,7 +146,7 @@ static void print_fields(FILE *f, const struct dump *d, const uint8_t *p,
 	switch (type) {
 	case PERF_RECORD_SAMPLE:
 		if ((d->sample_type & PERF_SAMPLE_IP) && size >= 24)
-			fprintf(f, " ip 0x%llx", (unsigned long long)ld64(
+			fprintf(f, " ip 0x%llx", (unsigned long long)prec_ld64(
 				p + (d->sample_type & PERF_SAMPLE_IDENTIFIER ? 16 : 8)));
 		break;
 	case PERF_RECORD_MMAP:
@@ -176,22 +161,22 @@ static void print_fields(FILE *f, const struct dump *d, const uint8_t *p,
 	case PERF_RECORD_FORK:
 	case PERF_RECORD_EXIT:
 		if (size >= 24)
-			fprintf(f, " pid %u ppid %u", ld32(p + 8), ld32(p + 12));
+			fprintf(f, " pid %u ppid %u", prec_ld32(p + 8), prec_ld32(p + 12));
 		break;
 	case PERF_RECORD_LOST:
 		if (size >= 24)
-			fprintf(f, " lost %llu", (unsigned long long)ld64(p + 16));
+			fprintf(f, " lost %llu", (unsigned long long)prec_ld64(p + 16));
 		break;
 	case PERF_RECORD_LOST_SAMPLES:
 		if (size >= 16)
-			fprintf(f, " lost %llu", (unsigned long long)ld64(p + 8));
+			fprintf(f, " lost %llu", (unsigned long long)prec_ld64(p + 8));
 		break;
 	case PERF_RECORD_AUX:
 		if (size >= 32)
 			fprintf(f, " offset 0x%llx size %llu flags 0x%llx",
-				(unsigned long long)ld64(p + 8),
-				(unsigned long long)ld64(p + 16),
-				(unsigned long long)ld64(p + 24));
+				(unsigned long long)prec_ld64(p + 8),
+				(unsigned long long)prec_ld64(p + 16),
+				(unsigned long long)prec_ld64(p + 24));
 		break;
 	}
 }
@@ -212,7 +197,7 @@ static void print_rec(FILE *f, const struct dump *d, const struct prec_merge_rec
 		return;
 	}
 	const uint8_t *p = r->rec;
-	uint32_t type = ld32(p);
+	uint32_t type = prec_ld32(p);
 	uint32_t toff = tid_offset(d, type, r->rec_len);
 
 	if (type == PERF_RECORD_MMAP || type == PERF_RECORD_MMAP2 ||
@@ -220,7 +205,7 @@ static void print_rec(FILE *f, const struct dump *d, const struct prec_merge_rec
 	    type == PERF_RECORD_EXIT)
 		toff = r->rec_len >= 16 ? 8 : 0; /* the body has them */
 	if (toff)
-		fprintf(f, "%d/%d ", (int)ld32(p + toff), (int)ld32(p + toff + 4));
+		fprintf(f, "%d/%d ", (int)prec_ld32(p + toff), (int)prec_ld32(p + toff + 4));
 	else
 		fprintf(f, "-/- ");
 	fputs(type_name(type, tbuf, sizeof(tbuf)), f);

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "read/read.h"
+#include "util/bytes.h"
 #include "store/store.h"
 #include "util/cli.h"
 #include "util/log.h"
@@ -169,14 +170,6 @@ problem(struct info *in, const char *shard, uint64_t off, const char *fmt, ...)
 	in->problems++;
 }
 
-static uint64_t ld64(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
 /* One problem per kind per chunk is enough to find it. */
 static void check_times(struct info *in, const char *name, const struct prec_chunk *ch,
 			uint64_t lo, uint64_t hi, const struct tally *t)
@@ -223,7 +216,7 @@ static void check_data(struct info *in, const char *name, const struct prec_chun
 		if (time > hi)
 			hi = time;
 		if (type == PERF_RECORD_LOST && size >= 24)
-			t->lost += ld64(p + pos + 16);
+			t->lost += prec_ld64(p + pos + 16);
 		pos += size;
 		n++;
 	}

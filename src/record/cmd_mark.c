@@ -3,6 +3,7 @@
 // recorder (--markers) copies every trace_marker write out of a private
 // ftrace instance into ftrace:print SAMPLE records in the side band shard.
 #include "record/record.h"
+#include "util/bytes.h"
 #include "record/cmd_record.h"
 
 #include <errno.h>
@@ -36,22 +37,6 @@
 #define RB_COMMIT_MASK ((1ull << 30) - 1)
 #define PAGE_HDR 16u
 
-static uint32_t ld32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
-static uint64_t ld64(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
 /* One data event at p (header already read): its payload bounds. */
 static int data_event(const uint8_t *p, uint32_t type_len, uint32_t room,
 		      uint32_t *ev_len, const uint8_t **data, uint32_t *dlen)
@@ -64,10 +49,10 @@ static int data_event(const uint8_t *p, uint32_t type_len, uint32_t room,
 		if (room < 8)
 			return -EBADMSG;
 		/* array[0] counts itself: data follows it */
-		*ev_len = 4 + ld32(p + 4);
-		*dlen = ld32(p + 4) - 4;
+		*ev_len = 4 + prec_ld32(p + 4);
+		*dlen = prec_ld32(p + 4) - 4;
 		*data = p + 8;
-		if (ld32(p + 4) < 4)
+		if (prec_ld32(p + 4) < 4)
 			return -EBADMSG;
 	}
 	return *ev_len <= room ? 0 : -EBADMSG;
@@ -83,29 +68,29 @@ int prec_markers__parse_page(const void *page, size_t len, uint16_t print_id,
 	*missed = false;
 	if (len < PAGE_HDR)
 		return -EBADMSG;
-	ts = ld64(pg);
-	commit = ld64(pg + 8);
+	ts = prec_ld64(pg);
+	commit = prec_ld64(pg + 8);
 	*missed = !!(commit & RB_MISSED_EVENTS);
 	if ((commit & RB_COMMIT_MASK) > len - PAGE_HDR)
 		return -EBADMSG;
 	p = pg + PAGE_HDR;
 	end = p + (commit & RB_COMMIT_MASK);
 	while (end - p >= 4) {
-		uint32_t hdr = ld32(p), type_len = hdr & 31, delta = hdr >> 5;
+		uint32_t hdr = prec_ld32(p), type_len = hdr & 31, delta = hdr >> 5;
 		uint32_t room = (uint32_t)(end - p), ev_len, dlen;
 		const uint8_t *data;
 
 		if (type_len == RB_TYPE_PADDING) {
 			if (!delta || room < 8)
 				break; /* the rest of the page is padding */
-			ev_len = 4 + ld32(p + 4);
+			ev_len = 4 + prec_ld32(p + 4);
 			ts += delta;
 		} else if (type_len >= RB_TYPE_TIME_EXTEND) {
 			uint64_t v;
 
 			if (room < 8)
 				return -EBADMSG;
-			v = ((uint64_t)ld32(p + 4) << RB_TS_SHIFT) | delta;
+			v = ((uint64_t)prec_ld32(p + 4) << RB_TS_SHIFT) | delta;
 			if (type_len == RB_TYPE_TIME_EXTEND)
 				ts += v;
 			else
@@ -115,7 +100,7 @@ int prec_markers__parse_page(const void *page, size_t len, uint16_t print_id,
 			if (data_event(p, type_len, room, &ev_len, &data, &dlen))
 				return -EBADMSG;
 			ts += delta;
-			if (dlen >= 16 && (ld32(data) & 0xffff) == print_id) {
+			if (dlen >= 16 && (prec_ld32(data) & 0xffff) == print_id) {
 				fn(arg, ts, data, dlen);
 				n++;
 			}
@@ -329,8 +314,8 @@ static void on_marker(void *arg, uint64_t time, const void *entry, uint32_t len)
 	struct perf_event_header h = { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_KERNEL,
 				       (uint16_t)size };
 	uint8_t *p = mk->buf + mk->used;
-	uint32_t tid = ld32(e + 4), pt[2], cpu[2] = { (uint32_t)mk->cur_cpu, 0 };
-	uint64_t id = id_for_cpu(mk, mk->cur_cpu), ip = ld64(e + 8);
+	uint32_t tid = prec_ld32(e + 4), pt[2], cpu[2] = { (uint32_t)mk->cur_cpu, 0 };
+	uint64_t id = id_for_cpu(mk, mk->cur_cpu), ip = prec_ld64(e + 8);
 
 	if (size > 65535 || mk->used + size > PASS_BYTES || mk->nr_recs == PASS_RECS) {
 		mk->missed++;
