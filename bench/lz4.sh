@@ -21,19 +21,14 @@
 #                        recorder names: prec prec-z prec-zN perf-z perf)
 set -u
 cd "$(dirname "$0")/.."
-BUILD=${BUILD:-build}
-PREC=${PREC:-$PWD/$BUILD/prec}
-H=$PWD/$BUILD/tests/helpers
+. bench/lib.sh
 REPEAT=${REPEAT:-5}
 STORM_N=${STORM_N:-2000000}
 PAGES=${PAGES:-256}
 LEVEL=${LEVEL:-0}
 SCENARIOS=${SCENARIOS:-"storm clock"}
 RECORDERS=${RECORDERS:-"prec prec-z perf-z"}
-[ "$(id -u)" = 0 ] || { echo "bench/lz4.sh: needs root" >&2; exit 1; }
-for t in "$PREC" "$H/storm" "$H/shardcount" /usr/bin/time; do
-	[ -x "$t" ] || { echo "bench/lz4.sh: missing $t (make BUILD=$BUILD unit)" >&2; exit 1; }
-done
+bench_require "$PREC" "$H/storm" "$H/shardcount" /usr/bin/time
 for t in perf zstd python3 bc; do
 	command -v $t >/dev/null || { echo "bench/lz4.sh: needs $t" >&2; exit 1; }
 done
@@ -69,34 +64,6 @@ if p < len(raw) or p - len(raw) > 65536:
     sys.exit('perfz: decoded stream is not whole records')
 print(len(raw), len(comp))
 EOF
-
-now() { date +%s.%N; }
-
-workload() {
-	case $1 in
-	storm) "$H/storm" "$STORM_N" ;;
-	clock)
-		local pids=()
-		for ((c = 0; c < ncpu; c++)); do
-			(for _ in 1 2 3 4; do sha256sum "$tmp/blob" >/dev/null; done) &
-			pids+=($!)
-		done
-		# Only these: a bare wait would also wait for the recorder.
-		wait "${pids[@]}" ;;
-	esac
-}
-
-events() {
-	case $1 in
-	storm) echo "-e raw_syscalls:sys_enter" ;;
-	clock) echo "-e cpu-clock -F 10000 -g" ;;
-	esac
-}
-
-perf_lost() { # sum of per-event LOST_SAMPLES (perf 6.1 puts PERF_FORMAT_LOST there)
-	perf report -i "$1" --stats 2>/dev/null |
-		awk '/stats:$/ && !/Aggregated/ { ev = 1 } ev && /LOST_SAMPLES events:/ { s += $3 } END { print s + 0 }'
-}
 
 # prec_sizes DIR -> "raw_payload stored_payload" from the manifest
 prec_sizes() {
@@ -158,7 +125,6 @@ run() {
 	echo "${lost:-?} $cpu $(du -sb "$out" | cut -f1) $sizes $rd"
 }
 
-median() { grep -v '^[?-]$' | sort -g | awk '{ v[NR] = $1 } END { if (!NR) print "-"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 col() { awk -v c="$2" '{ print $c }' "$1" | median; }
 int() { awk -v v="$1" 'BEGIN { if (v == "-") print "-"; else printf "%.0f\n", v }'; }
 losses() { awk '$1 != "?" && $1 > 0 { n++ } END { print n + 0 "/" NR }' "$1"; }

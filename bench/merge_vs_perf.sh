@@ -16,18 +16,12 @@
 #        PARTS="real syn", WORKLOAD=clock|storm, STORM_N)
 set -u
 cd "$(dirname "$0")/.."
-BUILD=${BUILD:-build}
-PREC=${PREC:-$PWD/$BUILD/prec}
-H=$PWD/$BUILD/tests/helpers
+. bench/lib.sh
 REPEAT=${REPEAT:-5}
 SECS=${SECS:-5}
 SYN_SIZES=${SYN_SIZES:-"100M 1G 4G"}
 PARTS=${PARTS:-"real syn"}
-[ "$(id -u)" = 0 ] || { echo "bench/merge_vs_perf.sh: needs root" >&2; exit 1; }
-for t in "$PREC" "$H/mkshards" /usr/bin/time; do
-	[ -x "$t" ] || { echo "bench/merge_vs_perf.sh: missing $t (make BUILD=$BUILD unit)" >&2; exit 1; }
-done
-command -v perf >/dev/null || { echo "bench/merge_vs_perf.sh: no perf" >&2; exit 1; }
+bench_require "$PREC" "$H/mkshards" /usr/bin/time
 tmp=$(mktemp -d /var/tmp/prec-bench-mvp.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 ncpu=$(nproc)
@@ -72,8 +66,6 @@ t() {
 	tail -1 "$tmp/t" >>"$tmp/$name"
 }
 
-median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-range() { sort -g | awk 'NR == 1 { lo = $1 } { hi = $1 } END { print lo ".." hi }'; }
 row() { # NAME LABEL
 	local f=$tmp/$1
 	printf '%-44s %7s %14s %9.1f %16s\n' "$2" \

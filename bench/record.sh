@@ -12,51 +12,17 @@
 # Usage: bench/record.sh   (env: PREC, BUILD, REPEAT, STORM_N, PAGES, SCENARIOS)
 set -u
 cd "$(dirname "$0")/.."
-BUILD=${BUILD:-build}
-PREC=${PREC:-$PWD/$BUILD/prec}
-H=$PWD/$BUILD/tests/helpers
+. bench/lib.sh
 REPEAT=${REPEAT:-5}
 STORM_N=${STORM_N:-2000000}
 PAGES=${PAGES:-256}
 SCENARIOS=${SCENARIOS:-"storm clock"}
 RECORDERS=${RECORDERS:-"prec perf perf-threads"}
-[ "$(id -u)" = 0 ] || { echo "bench/record.sh: needs root" >&2; exit 1; }
-for t in "$PREC" "$H/storm" /usr/bin/time; do
-	[ -x "$t" ] || { echo "bench/record.sh: missing $t (make BUILD=$BUILD unit)" >&2; exit 1; }
-done
-command -v perf >/dev/null || { echo "bench/record.sh: no perf" >&2; exit 1; }
+bench_require "$PREC" "$H/storm" /usr/bin/time
 tmp=$(mktemp -d /tmp/prec-bench.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 ncpu=$(nproc)
 head -c 48M /dev/urandom >"$tmp/blob"
-
-now() { date +%s.%N; }
-
-workload() {
-	case $1 in
-	storm) "$H/storm" "$STORM_N" ;;
-	clock)
-		local pids=()
-		for ((c = 0; c < ncpu; c++)); do
-			(for _ in 1 2 3 4; do sha256sum "$tmp/blob" >/dev/null; done) &
-			pids+=($!)
-		done
-		# Only these: a bare wait would also wait for the recorder.
-		wait "${pids[@]}" ;;
-	esac
-}
-
-events() {
-	case $1 in
-	storm) echo "-e raw_syscalls:sys_enter" ;;
-	clock) echo "-e cpu-clock -F 10000 -g" ;;
-	esac
-}
-
-perf_lost() { # sum of per-event LOST_SAMPLES (perf 6.1 puts PERF_FORMAT_LOST there)
-	perf report -i "$1" --stats 2>/dev/null |
-		awk '/stats:$/ && !/Aggregated/ { ev = 1 } ev && /LOST_SAMPLES events:/ { s += $3 } END { print s + 0 }'
-}
 
 # run SCENARIO RECORDER -> "lost cpu_s wall_s exit_ms bytes" on stdout
 run() {
@@ -85,8 +51,6 @@ run() {
 	esac
 	echo "${lost:-?} $cpu $(echo "$t1 - $t0" | bc) $(echo "($t2 - $t1) * 1000" | bc) $(du -sb "$out" | cut -f1)"
 }
-
-median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 printf '%-6s %-13s %12s %9s %9s %10s %10s\n' scen recorder lost cpu_s slowdown exit_ms MB
 for sc in $SCENARIOS; do

@@ -13,9 +13,7 @@
 #        DWARF_PAGES, DWARF_SECS, PARTS="ring dwarf", LOSTRECS)
 set -u
 cd "$(dirname "$0")/.."
-BUILD=${BUILD:-build}
-PREC=${PREC:-$PWD/$BUILD/prec}
-H=$PWD/$BUILD/tests/helpers
+. bench/lib.sh
 REPEAT=${REPEAT:-3}
 STORM_N=${STORM_N:-2000000}
 SIZES=${SIZES:-"4 8 16 32 64 128 256 512 1024"}
@@ -23,11 +21,7 @@ DWARF_PAGES=${DWARF_PAGES:-256}
 DWARF_SECS=${DWARF_SECS:-3}
 PARTS=${PARTS:-"ring dwarf"}
 LOSTRECS=${LOSTRECS:-0} # 1: also count PERF_RECORD_LOST records (perf report -D, slow)
-[ "$(id -u)" = 0 ] || { echo "bench/record_ring.sh: needs root" >&2; exit 1; }
-for t in "$PREC" "$H/storm" /usr/bin/time; do
-	[ -x "$t" ] || { echo "bench/record_ring.sh: missing $t (make BUILD=$BUILD unit)" >&2; exit 1; }
-done
-command -v perf >/dev/null || { echo "bench/record_ring.sh: no perf" >&2; exit 1; }
+bench_require "$PREC" "$H/storm" /usr/bin/time
 tmp=$(mktemp -d /var/tmp/prec-bench-ring.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 ncpu=$(nproc)
@@ -50,11 +44,6 @@ events() {
 	storm) echo "-e raw_syscalls:sys_enter" ;;
 	dwarf) echo "-e cpu-clock -F 10000 --call-graph dwarf" ;;
 	esac
-}
-
-perf_lost() { # sum of per-event LOST_SAMPLES (perf 6.1 reads PERF_FORMAT_LOST into them)
-	perf report -i "$1" --stats 2>/dev/null |
-		awk '/stats:$/ && !/Aggregated/ { ev = 1 } ev && /LOST_SAMPLES events:/ { s += $3 } END { print s + 0 }'
 }
 
 perf_lost_recs() { # PERF_RECORD_LOST records in the file
@@ -88,9 +77,7 @@ run() {
 	echo "${lost:-?} $(awk 'END { print $1 + $2 }' "$tmp/time") $(du -sb "$out" | cut -f1) $recs"
 }
 
-median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 col() { awk -v c="$2" '{ print $c }' "$1"; }
-range() { sort -g | awk 'NR == 1 { lo = $1 } { hi = $1 } END { print lo ".." hi }'; }
 
 ring_part() {
 	local rep pages rec f

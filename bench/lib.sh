@@ -1,0 +1,54 @@
+# SPDX-License-Identifier: MIT
+# Shared by the recorder and merge benchmarks: paths, preflight checks, the
+# storm/clock workloads, and the statistics every table prints.
+# Source it from a script in bench/ after `cd` to the top of the tree.
+
+BUILD=${BUILD:-build}
+PREC=${PREC:-$PWD/$BUILD/prec}
+H=$PWD/$BUILD/tests/helpers
+BENCH=${BENCH:-bench/$(basename "$0")}
+
+# bench_require TOOL...: root, perf, and these executables, or one line and exit 1.
+bench_require() {
+	[ "$(id -u)" = 0 ] || { echo "$BENCH: needs root" >&2; exit 1; }
+	for t in "$@"; do
+		[ -x "$t" ] || { echo "$BENCH: missing $t (make BUILD=$BUILD unit)" >&2; exit 1; }
+	done
+	command -v perf >/dev/null || { echo "$BENCH: no perf" >&2; exit 1; }
+}
+
+now() { date +%s.%N; }
+
+# The two standard workloads. clock hashes $tmp/blob on every CPU; it waits
+# only for its own jobs (a bare wait would also wait for the recorder).
+workload() {
+	case $1 in
+	storm) "$H/storm" "$STORM_N" ;;
+	clock)
+		local pids=()
+		for ((c = 0; c < ncpu; c++)); do
+			(for _ in 1 2 3 4; do sha256sum "$tmp/blob" >/dev/null; done) &
+			pids+=($!)
+		done
+		wait "${pids[@]}" ;;
+	esac
+}
+
+events() {
+	case $1 in
+	storm) echo "-e raw_syscalls:sys_enter" ;;
+	clock) echo "-e cpu-clock -F 10000 -g" ;;
+	esac
+}
+
+perf_lost() { # sum of per-event LOST_SAMPLES (perf 6.1 reads PERF_FORMAT_LOST into them)
+	perf report -i "$1" --stats 2>/dev/null |
+		awk '/stats:$/ && !/Aggregated/ { ev = 1 } ev && /LOST_SAMPLES events:/ { s += $3 } END { print s + 0 }'
+}
+
+# Numbers on stdin, one per line; "?" and "-" (no figure) are skipped.
+median() {
+	grep -v '^[?-]$' | sort -g | awk '{ v[NR] = $1 } END { if (!NR) print "-";
+		else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+range() { sort -g | awk 'NR == 1 { lo = $1 } { hi = $1 } END { print lo ".." hi }'; }
