@@ -34,7 +34,8 @@ sh -c "sleep 1.5; exec '$H/storm' $N" &
 b=$!
 sleep 0.1
 start=$(date +%s)
-timeout 30 "$PREC" record -d "$tmp/two" -e raw_syscalls:sys_enter --filter 'id == 110' \
+# A ring that holds all of it: the count must not depend on scheduling.
+timeout 30 "$PREC" record -d "$tmp/two" -m 16M -e raw_syscalls:sys_enter --filter 'id == 110' \
 	-p "$a,$b" 2>"$tmp/err"
 rc=$?
 cat "$tmp/err"

@@ -28,7 +28,10 @@ segments() {
 PERF_MARK='/ftrace:print:/ { t = $0; sub(/.*ftrace:print: [^ ]*: /, "", t); gsub(/ /, "_", t); print "M", t; next }'
 
 # ---- (1) storm's own trace_marker writes ----
-"$PREC" record -q -d "$tmp/a" --markers -e raw_syscalls:sys_enter --filter 'id == 110' \
+# The exact-count recordings use a ring that holds the whole workload (-m 16M):
+# a count must not depend on how a loaded CI machine schedules the drainer
+# (loss against ring size is bench/record_ring.sh's business).
+"$PREC" record -q -d "$tmp/a" -m 16M --markers -e raw_syscalls:sys_enter --filter 'id == 110' \
 	-- "$H/storm" "$N" 4 2>"$tmp/err" || { cat "$tmp/err"; fail "record exited $?"; }
 ls /sys/kernel/tracing/instances | grep -q "^prec-" && fail "ftrace instance left behind"
 "$PREC" dump "$tmp/a" >"$tmp/dump" || fail "prec dump failed"
@@ -59,7 +62,7 @@ cat >"$tmp/work.sh" <<EOF
 "$PREC" mark second || exit 12
 "$H/storm" 1000
 EOF
-"$PREC" record -q -d "$tmp/b" --markers -e raw_syscalls:sys_enter --filter 'id == 110' \
+"$PREC" record -q -d "$tmp/b" -m 16M --markers -e raw_syscalls:sys_enter --filter 'id == 110' \
 	-- sh "$tmp/work.sh" 2>"$tmp/err" || { cat "$tmp/err"; fail "record (prec mark) exited $?"; }
 "$PREC" merge "$tmp/b" -o "$tmp/b.data" 2>/dev/null || fail "merge b"
 perf script -i "$tmp/b.data" >"$tmp/bscript" 2>"$tmp/serr" || fail "perf script b"

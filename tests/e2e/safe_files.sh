@@ -90,13 +90,14 @@ echo "-f: old recording kept aside until the final manifest, survives kill -9, t
 # 6. --user: the command runs as nobody, prec records it as root.
 mkdir pub && chmod 755 "$tmp" pub && cp "$H/storm" pub/ && chmod 1777 pub
 N=20000
-"$PREC" record -q -d asuser --user nobody -e raw_syscalls:sys_enter --filter 'id == 110' \
+# A ring that holds all of it: the count must not depend on scheduling.
+"$PREC" record -q -d asuser -m 16M --user nobody -e raw_syscalls:sys_enter --filter 'id == 110' \
 	-- "$tmp/pub/storm" $N || fail "--user: record exit $?"
 complete asuser || fail "--user: manifest"
 pid=$("$H/mfdump" asuser | awk '/^id 1 /{ sub("tid=", "", $5); print $5; exit }')
 "$H/shardcount" asuser "$pid" >count || { cat count; fail "--user: corrupt shard"; }
 got=$(awk '/^total/ { sub("pid_samples=", "", $5); print $5 }' count)
-[ "$got" = "$N" ] || fail "--user: $got samples of the command, want $N"
+[ "$got" = "$N" ] || { cat count; fail "--user: $got samples of the command, want $N"; }
 "$PREC" record -q -d asuser2 --user nobody -e cpu-clock -- \
 	sh -c "id -u >$tmp/pub/uid; touch $tmp/asuser2/x 2>/dev/null && echo wrote >$tmp/pub/wrote; exit 3"
 [ $? = 3 ] || fail "--user: the command's exit status is not prec's"
