@@ -9,8 +9,12 @@
 # ends (as bench/record.sh); perf gets -B: its build-id pass aborts on this
 # machine (perf 6.1, kernel 6.18). Sizes and recorders are interleaved per
 # repetition to spread the noise of a shared machine; medians of REPEAT.
+# Recorders (RECORDERS): prec (defaults), prec-zc (--no-copy: writes
+# straight from the ring), prec-rt (-r 10: SCHED_FIFO drainers), perf,
+# perf-rt (perf record -r 10). The "smallest zero-loss ring" ratio compares
+# prec with perf and prec-rt with perf-rt.
 # Usage: bench/record_ring.sh  (env: BUILD, PREC, REPEAT, STORM_N, SIZES,
-#        DWARF_PAGES, DWARF_SECS, PARTS="ring dwarf", LOSTRECS)
+#        DWARF_PAGES, DWARF_SECS, PARTS="ring dwarf", LOSTRECS, RECORDERS)
 set -u
 cd "$(dirname "$0")/.."
 . bench/lib.sh
@@ -21,6 +25,7 @@ DWARF_PAGES=${DWARF_PAGES:-256}
 DWARF_SECS=${DWARF_SECS:-3}
 PARTS=${PARTS:-"ring dwarf"}
 LOSTRECS=${LOSTRECS:-0} # 1: also count PERF_RECORD_LOST records (perf report -D, slow)
+RECORDERS=${RECORDERS:-"prec perf"}
 bench_require "$PREC" "$H/storm" /usr/bin/time
 tmp=$(mktemp -d /var/tmp/prec-bench-ring.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
@@ -60,7 +65,10 @@ run() {
 	rm -rf "$out" "$tmp/err" "$tmp/time"
 	case $rec in
 	prec) cmd=("$PREC" record -q -d "$out" -m "$pages" -a) ;;
+	prec-zc) cmd=("$PREC" record -q -d "$out" -m "$pages" -a --no-copy) ;;
+	prec-rt) cmd=("$PREC" record -q -d "$out" -m "$pages" -a -r 10) ;;
 	perf) cmd=(perf record -q -B -o "$out" -m "$pages" -a) ;;
+	perf-rt) cmd=(perf record -q -B -o "$out" -m "$pages" -a -r 10) ;;
 	esac
 	# shellcheck disable=SC2046
 	/usr/bin/time -f '%U %S' -o "$tmp/time" "${cmd[@]}" $(events "$sc") 2>"$tmp/err" &
@@ -71,8 +79,8 @@ run() {
 	kill -INT "$rpid"
 	wait $tpid
 	case $rec in
-	prec) lost=$(prec_lost "$out") ;;
-	perf) lost=$(perf_lost "$out"); [ "$sc" = dwarf ] || [ "$LOSTRECS" = 0 ] || recs=$(perf_lost_recs "$out") ;;
+	prec*) lost=$(prec_lost "$out") ;;
+	perf*) lost=$(perf_lost "$out"); [ "$sc" = dwarf ] || [ "$LOSTRECS" = 0 ] || recs=$(perf_lost_recs "$out") ;;
 	esac
 	echo "${lost:-?} $(awk 'END { print $1 + $2 }' "$tmp/time") $(du -sb "$out" | cut -f1) $recs"
 }
@@ -83,23 +91,23 @@ ring_part() {
 	local rep pages rec f
 	for rep in $(seq "$REPEAT"); do
 		for pages in $SIZES; do
-			for rec in prec perf; do
+			for rec in $RECORDERS; do
 				run storm "$rec" "$pages" >>"$tmp/storm.$rec.$pages"
 			done
 		done
 	done
 	echo "storm: -e raw_syscalls:sys_enter -a, storm $STORM_N; $REPEAT runs each, $ncpu CPUs"
-	printf '%-6s %6s %10s %20s %8s %8s %10s\n' pages rec lost_med "lost min..max" cpu_s MB lost_recs
+	printf '%-6s %8s %10s %20s %8s %8s %10s\n' pages rec lost_med "lost min..max" cpu_s MB lost_recs
 	for pages in $SIZES; do
-		for rec in prec perf; do
+		for rec in $RECORDERS; do
 			f=$tmp/storm.$rec.$pages
-			printf '%-6s %6s %10s %20s %8.2f %8.1f %10s\n' "$pages" "$rec" \
+			printf '%-6s %8s %10s %20s %8.2f %8.1f %10s\n' "$pages" "$rec" \
 				"$(col "$f" 1 | median)" "$(col "$f" 1 | range)" \
 				"$(col "$f" 2 | median)" "$(col "$f" 3 | awk '{ print $1 / 1e6 }' | median)" \
 				"$(col "$f" 4 | range)"
 		done
 	done
-	for rec in prec perf; do
+	for rec in $RECORDERS; do
 		for pages in $SIZES; do
 			f=$tmp/storm.$rec.$pages
 			if awk '$1 != 0 { bad = 1 } END { exit bad }' "$f"; then
@@ -112,22 +120,23 @@ ring_part() {
 	done
 	[ -s "$tmp/smallest" ] && awk '{ p[$1] = $2 } END {
 		if (p["prec"] && p["perf"]) printf "ratio perf/prec: %.0fx\n", p["perf"] / p["prec"]
-		else print "ratio: n/a (a recorder lost records at every size)" }' "$tmp/smallest"
+		if (p["prec-rt"] && p["perf-rt"]) printf "ratio perf-rt/prec-rt: %.0fx\n", p["perf-rt"] / p["prec-rt"] }' "$tmp/smallest"
+	echo "(a recorder missing above lost records at every size tried)"
 }
 
 dwarf_part() {
 	local rep rec f
 	for rep in $(seq "$REPEAT"); do
-		for rec in prec perf; do
+		for rec in $RECORDERS; do
 			run dwarf "$rec" "$DWARF_PAGES" >>"$tmp/dwarf.$rec"
 		done
 	done
 	echo "dwarf: -e cpu-clock -F 10000 --call-graph dwarf -a -m $DWARF_PAGES," \
 		"sha256sum /dev/zero x $ncpu for ${DWARF_SECS}s; $REPEAT runs each"
-	printf '%6s %10s %20s %8s %16s %8s\n' rec lost_med "lost min..max" cpu_s "cpu min..max" MB
-	for rec in prec perf; do
+	printf '%8s %10s %20s %8s %16s %8s\n' rec lost_med "lost min..max" cpu_s "cpu min..max" MB
+	for rec in $RECORDERS; do
 		f=$tmp/dwarf.$rec
-		printf '%6s %10s %20s %8.2f %16s %8.1f\n' "$rec" \
+		printf '%8s %10s %20s %8.2f %16s %8.1f\n' "$rec" \
 			"$(col "$f" 1 | median)" "$(col "$f" 1 | range)" \
 			"$(col "$f" 2 | median)" "$(col "$f" 2 | range)" \
 			"$(col "$f" 3 | awk '{ print $1 / 1e6 }' | median)"

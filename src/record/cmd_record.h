@@ -54,6 +54,7 @@ struct prec_record_opts {
 	int clockid;
 	uint64_t round_ms;
 	bool force, copy, pin, pin_package;
+	int rt_prio;            /* -r: drainers SCHED_FIFO at this; 0 = no */
 	bool verbose, quiet;
 	/* flight recorder, control, markers, AUX (flight-recorder.md) */
 	bool markers;           /* --markers: trace_marker writes as ftrace:print */

@@ -403,9 +403,26 @@ int prec_drainer__start(struct prec_drainer *d)
 {
 	int err;
 
+	pthread_attr_t attr;
+	struct sched_param sp = { .sched_priority = d->o.rt_prio };
+
 	if (d->started)
 		return -EBUSY;
-	err = pthread_create(&d->thread, NULL, drain_thread, d);
+	err = pthread_attr_init(&attr);
+	if (err)
+		return -err;
+	/* -r: a drainer woken by a filling ring runs at once; under the fair
+	 * scheduler it can wait milliseconds behind the io-wq workers and
+	 * writeback threads that its own writes keep busy (bench/record_ring.sh). */
+	if (d->o.rt_prio > 0 &&
+	    ((err = pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED)) ||
+	     (err = pthread_attr_setschedpolicy(&attr, SCHED_FIFO)) ||
+	     (err = pthread_attr_setschedparam(&attr, &sp)))) {
+		pthread_attr_destroy(&attr);
+		return -err;
+	}
+	err = pthread_create(&d->thread, &attr, drain_thread, d);
+	pthread_attr_destroy(&attr);
 	if (err)
 		return -err;
 	d->started = true;

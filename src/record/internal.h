@@ -63,6 +63,7 @@ struct prec_drainer_opts {
 	bool copy;              /* copy-then-write instead of writev from the mmap */
 	int pin_cpu;            /* CPU to pin the thread to, -1 = no pinning */
 	bool pin_package;       /* ... or to every CPU of pin_cpu's package */
+	int rt_prio;            /* > 0: the thread runs SCHED_FIFO at this */
 };
 
 struct prec_drainer_stats {

@@ -326,6 +326,16 @@ static int opt_compress(struct prec_record_opts *o, const char *arg)
 
 /* lz4's own scale: HC levels run 1..12 (LZ4HC_CLEVEL_MAX); 0 is the fast
  * codec, which is what -z alone means. */
+static int opt_realtime(struct prec_record_opts *o, const char *arg)
+{
+	uint64_t v;
+
+	if (parse_u64(arg, &v) < 0 || v < 1 || v > 99)
+		return bad("-r", arg, "expected a SCHED_FIFO priority, 1..99");
+	o->rt_prio = (int)v;
+	return 0;
+}
+
 static int opt_zlevel(struct prec_record_opts *o, const char *arg)
 {
 	uint64_t v;
@@ -468,8 +478,9 @@ static const struct opt table[] = {
 	{ "clockid", 'k', "CLOCK", opt_clock, "monotonic (default), monotonic_raw, realtime, boottime, tai, or a number" },
 	{ "round-ms", 0, "MS", opt_round, "longest round before an idle CPU writes a marker (default 100)" },
 	{ "force", 'f', NULL, opt_force, "replace an existing directory" },
-	{ "copy", 0, NULL, opt_copy, "drainers copy ring data before writing it" },
-	{ "no-copy", 0, NULL, opt_nocopy, "drainers write straight from the ring (default)" },
+	{ "copy", 0, NULL, opt_copy, "drainers copy ring data out, then write it (default)" },
+	{ "no-copy", 0, NULL, opt_nocopy, "drainers write straight from the ring (less CPU, holds the ring until written)" },
+	{ "realtime", 'r', "PRIO", opt_realtime, "drainer threads run SCHED_FIFO at PRIO (as perf record -r)" },
 	{ "affinity", 0, "package|cpu|none", opt_affinity, "drainer near its CPU: same package (default), the CPU itself, or anywhere" },
 	{ "compress", 'z', NULL, opt_compress, "lz4-compress each chunk (implies --copy)" },
 	{ "compression-level", 0, "N", opt_zlevel, "with -z: 0 = lz4 fast (default), 1..12 = lz4 HC level" },
@@ -514,6 +525,7 @@ static void defaults(struct prec_record_opts *o)
 	o->round_ms = 100;
 	o->pin = true;
 	o->pin_package = true;
+	o->copy = true;
 	o->stack_size = PREC_RECORD_DEFAULT_STACK;
 }
 

@@ -194,6 +194,17 @@ static int fill_manifest(struct prec_session *s, const struct prec_record_opts *
 	return err;
 }
 
+/* Copy mode's staging: twice the ring, so a drainer can take a full ring
+ * while the previous one is still being written; 1..8 MiB per CPU. */
+static size_t staging_for(const struct prec_record_opts *o)
+{
+	size_t ring = o->mmap_pages * (size_t)sysconf(_SC_PAGESIZE);
+
+	if (ring < 512 * 1024)
+		return 1024 * 1024;
+	return ring > 4 * 1024 * 1024 ? 8 * 1024 * 1024 : 2 * ring;
+}
+
 static int open_writers(struct prec_session *s, const struct prec_record_opts *o,
 			struct prec_evlist *el)
 {
@@ -201,7 +212,8 @@ static int open_writers(struct prec_session *s, const struct prec_record_opts *o
 	 * compresses into its own staging, so it is copy mode. */
 	struct prec_shard_writer_opts wo = { .copy = o->copy || o->compress,
 		.codec = o->compress ? PREC_CODEC_LZ4 : PREC_CODEC_NONE,
-		.lz4_level = o->compress_level };
+		.lz4_level = o->compress_level,
+		.staging_bytes = staging_for(o) };
 	struct prec_manifest_shard sh = { 0 };
 	char name[32];
 	int err;
@@ -364,6 +376,7 @@ int prec_session__start(struct prec_session *s,
 			.copy = o->copy || o->compress,
 			.pin_cpu = o->pin ? el->cpus[c] : -1,
 			.pin_package = o->pin_package,
+			.rt_prio = o->rt_prio,
 		};
 
 		/* Overwrite rings are written by snapshots, not drained. */
@@ -374,8 +387,13 @@ int prec_session__start(struct prec_session *s,
 			prec_drainer__set_notify(s->drainers[c], s->drain_efd);
 			err = prec_drainer__start(s->drainers[c]);
 		}
+		if (err == -EPERM && o->rt_prio) {
+			pr_err("option -r %d: SCHED_FIFO refused for the drainer threads: %s\n",
+			       o->rt_prio, strerror(-err));
+			return err;
+		}
 		if (err) {
-			pr_err("drainer cpu%d: starting: %s", el->cpus[c], strerror(-err));
+			pr_err("drainer cpu%d: starting: %s\n", el->cpus[c], strerror(-err));
 			return err;
 		}
 	}
@@ -399,6 +417,11 @@ static void shard_totals(struct prec_session *s, struct prec_evlist *el, int c)
 		prec_drainer__stats(s->drainers[c], &ds);
 		sh->lost = ds.lost;
 		sh->lost_samples = ds.lost_samples + prec_evlist__lost(el, c);
+		pr_debug("drainer cpu%d: %llu wake-ups, %llu chunks, %llu records, %llu bytes\n",
+			 c, (unsigned long long)ds.wakeups,
+			 (unsigned long long)ds.chunks,
+			 (unsigned long long)ds.records,
+			 (unsigned long long)ds.bytes);
 	}
 	s->records += sh->records;
 	s->bytes += ws.file_bytes;

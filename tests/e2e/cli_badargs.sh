@@ -48,6 +48,9 @@ record -d @OUT@ -k sundial -- true
 record -d @OUT@ --call-graph bogus -- true
 record -d @OUT@ --call-graph dwarf,abc -- true
 record -d @OUT@ --affinity bogus -- true
+record -d @OUT@ -r 0 -- true
+record -d @OUT@ -r 100 -- true
+record -d @OUT@ --realtime fast -- true
 record -d @OUT@ -p abc
 record -d @OUT@ -t x1
 record -d @OUT@ --freq=abc -- true

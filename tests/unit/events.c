@@ -42,11 +42,11 @@ static void test_options(void)
 	CHECK_EQ(o.mmap_pages, PREC_RECORD_DEFAULT_PAGES);
 	CHECK_EQ(o.clockid, CLOCK_MONOTONIC);
 	CHECK_EQ(o.round_ms, 100);
-	CHECK(o.pin && !o.copy && !o.force && !o.argv);
+	CHECK(o.pin && o.copy && !o.force && !o.argv && !o.rt_prio);
 
 	/* Named arrays: o.argv points into them after parse. */
 	char *full[] = { "record", "-d", "x", "-F", "99", "-g", "-m", "4M", "-k", "realtime",
-			 "--round-ms", "50", "-f", "--copy", "--affinity", "none",
+			 "--round-ms", "50", "-f", "--no-copy", "--affinity", "none", "-r", "20",
 			 "-e", "cpu-clock", "--filter", "f", "--", "sleep", "1", NULL };
 	char *cmd[] = { "record", "true", "-a", NULL };
 
@@ -57,7 +57,8 @@ static void test_options(void)
 	CHECK_EQ(o.mmap_pages, 1024);
 	CHECK_EQ(o.clockid, CLOCK_REALTIME);
 	CHECK_EQ(o.round_ms, 50);
-	CHECK(o.force && o.copy && !o.pin && !o.all_cpus);
+	CHECK(o.force && !o.copy && !o.pin && !o.all_cpus);
+	CHECK_EQ(o.rt_prio, 20);
 	CHECK_EQ(o.nr_specs, 1);
 	CHECK(!strcmp(o.specs[0].filter, "f"));
 	CHECK_EQ(o.argc, 2);
