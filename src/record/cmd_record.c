@@ -8,6 +8,8 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -356,6 +358,36 @@ static int record(struct record *r, int argc, char **argv)
 	return stop(r, rc);
 }
 
+/* Closing the last fd of a tracepoint event waits out RCU grace periods in
+ * the kernel (tracepoint unregistration: ~45 ms here), long after the
+ * recording is complete and on disk. A child holding copies of the fds
+ * until we are gone takes that wait, so prec returns at once; init reaps
+ * it. It closes stdio first: a caller reading our output sees EOF now. */
+static void release_events_later(const struct record *r)
+{
+	int p[2];
+	bool tracepoints = false;
+	pid_t pid;
+	char c;
+
+	for (int i = 0; i < r->el.nr; i++)
+		tracepoints |= r->el.evsel[i].attr.type == PERF_TYPE_TRACEPOINT;
+	if (!tracepoints || pipe2(p, O_CLOEXEC))
+		return;
+	pid = fork();
+	if (pid == 0) {
+		close(p[1]);
+		for (int fd = 0; fd <= 2; fd++)
+			close(fd);
+		/* EOF once the parent and every copy of the write end are gone. */
+		while (read(p[0], &c, 1) < 0 && errno == EINTR)
+			;
+		_exit(0);
+	}
+	close(p[0]);
+	/* p[1] stays open until we exit; on a failed fork we close as usual. */
+}
+
 int prec_cmd_record(int argc, char **argv)
 {
 	struct record r;
@@ -379,6 +411,7 @@ int prec_cmd_record(int argc, char **argv)
 	prec_flight__exit(&r.fl); /* its threads write into the session */
 	if (r.have_session)
 		prec_session__exit(&r.s);
+	release_events_later(&r);
 	prec_evlist__exit(&r.el);
 	for (int i = 0; i < r.nr_pidfds; i++)
 		close(r.pidfds[i]);
