@@ -651,10 +651,20 @@ void prec_session__summary(const struct prec_session *s)
 	double secs = (double)(s->t_stop_ns - s->t_enable_ns) / 1e9;
 	double mb = (double)s->bytes / 1e6;
 
+	char lz4[64] = "";
+	uint64_t raw = 0, stored = 0;
+
 	if (s->t_stop_ns <= s->t_enable_ns)
 		secs = 0;
-	fprintf(stderr, "[ prec record: %d shards, %llu records, %.3f MB written (%.1f MB/s), %llu lost, manifest in %.1f ms ]\n",
-		s->nr_cpus + 1, (unsigned long long)s->records, mb,
+	for (uint32_t c = 0; c < s->m->nr_shards; c++) {
+		raw += s->m->shards[c].raw_bytes;
+		stored += s->m->shards[c].bytes;
+	}
+	if (raw > stored && stored)
+		snprintf(lz4, sizeof(lz4), " (lz4: %.3f MB raw, %.1fx)",
+			 (double)raw / 1e6, (double)raw / (double)stored);
+	fprintf(stderr, "[ prec record: %d shards, %llu records, %.3f MB written%s (%.1f MB/s), %llu lost, manifest in %.1f ms ]\n",
+		s->nr_cpus + 1, (unsigned long long)s->records, mb, lz4,
 		secs > 0 ? mb / secs : 0.0, (unsigned long long)s->lost,
 		(double)s->manifest_ns / 1e6);
 	/* After a drainer failure its ring overflowed by design: the ring
@@ -669,7 +679,7 @@ void prec_session__summary(const struct prec_session *s)
 			pr_warn("cpu%d: %llu records LOST: the ring (%zu pages) filled faster than it was drained",
 				sh->cpu, (unsigned long long)n, s->pages);
 	}
-	pr_warn("%llu records lost in all: use a bigger ring (-m %zu or more), fewer events, or a lower -F",
+	pr_warn("%llu records lost in all: use a bigger ring (-m %zu or more), SCHED_FIFO drainers (-r 10), fewer events, or a lower -F",
 		(unsigned long long)s->lost, s->pages * 4);
 }
 
