@@ -142,4 +142,5 @@ install: all
 clean:
 	rm -rf build build-* prec
 
--include $(LIB_OBJ:.o=.d) $(BUILD)/src/main.d $(UNIT_BIN:=.d) $(TLIB_OBJ:.o=.d)
+-include $(LIB_OBJ:.o=.d) $(BUILD)/src/main.d $(UNIT_BIN:=.d) $(TLIB_OBJ:.o=.d) \
+	$(HELP_BIN:=.d) $(BENCH_BIN:=.d) $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/tests/fuzz/%.d)

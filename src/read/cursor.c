@@ -18,8 +18,9 @@
 /* The window. Entries are a sorted deque (nearly sorted input makes the
  * insertion from the back O(1)); bytes of held records live either in the
  * reader's chunk buffer (while that chunk is current) or in a byte ring they
- * are copied into before the reader moves on. Both are fixed at open. */
-#define WIN_BYTES (2u * PREC_CHUNK_MAX_PAYLOAD)
+ * are copied into before the reader moves on. Both are fixed at open; the
+ * ring's size (win_bytes) is the shard's share of the merge's budget. Only
+ * the parts of both really used are ever touched (see wrap_early). */
 #define WIN_ENTRIES 16384u /* power of two */
 /* How much older than the latest record walked a later record of the same
  * kernel ring can be: the time between a record's timestamp and its space
@@ -72,6 +73,7 @@ struct prec_cursor {
 	struct went *ent;
 	uint32_t ehead, ecount;
 	uint8_t *ring;
+	uint32_t win_bytes; /* ring size, a multiple of 8 */
 	uint32_t rhead, rtail, rused;
 	uint32_t rlive;   /* bytes of slots not yet released */
 	uint64_t forced;
@@ -105,14 +107,14 @@ static int ring_alloc(struct prec_cursor *c, uint32_t size)
 	if (c->rused && c->rhead <= c->rtail) {
 		if (c->rtail - c->rhead < size)
 			return -ENOSPC;
-	} else if (WIN_BYTES - c->rhead < size) {
+	} else if (c->win_bytes - c->rhead < size) {
 		struct slot *pad = (struct slot *)(c->ring + c->rhead);
 
 		if (c->rtail < size)
 			return -ENOSPC;
 		/* The end of the ring is too short: burn it as a released
 		 * slot so the tail skips it. */
-		pad->size = WIN_BYTES - c->rhead;
+		pad->size = c->win_bytes - c->rhead;
 		pad->released = 1;
 		c->rused += pad->size;
 		c->rhead = 0;
@@ -123,7 +125,7 @@ static int ring_alloc(struct prec_cursor *c, uint32_t size)
 	c->rused += size;
 	c->rlive += size;
 	c->rhead += size;
-	if (c->rhead == WIN_BYTES)
+	if (c->rhead == c->win_bytes)
 		c->rhead = 0;
 	return (int)off;
 }
@@ -139,7 +141,7 @@ static void ring_release(struct prec_cursor *c, uint32_t slot_off)
 			break;
 		c->rused -= s->size;
 		c->rtail += s->size;
-		if (c->rtail == WIN_BYTES)
+		if (c->rtail == c->win_bytes)
 			c->rtail = 0;
 	}
 }
@@ -169,7 +171,7 @@ static void wrap_early(struct prec_cursor *c)
 	if ((uint64_t)2 * need + 2 * (uint64_t)c->rlive > c->rtail)
 		return;
 	pad = (struct slot *)(c->ring + c->rhead);
-	pad->size = WIN_BYTES - c->rhead;
+	pad->size = c->win_bytes - c->rhead;
 	pad->released = 1;
 	c->rused += pad->size;
 	c->rhead = 0;
@@ -394,7 +396,7 @@ static uint64_t release_bound(const struct prec_cursor *c)
  * rescan of the window. Returns true when the chunk's records were moved. */
 static bool try_compact(struct prec_cursor *c)
 {
-	if (WIN_BYTES - c->rused < c->compact_need)
+	if (c->win_bytes - c->rused < c->compact_need)
 		return false;
 	if (compact(c) == 0) {
 		c->compact_need = 0;
@@ -527,7 +529,7 @@ static int check_header(const struct prec_cursor *c, const uint8_t *session_id)
 int prec_cursor__open(struct prec_cursor **out, int dirfd, const char *name,
 		      int32_t cpu, uint32_t shard,
 		      const struct prec_time_layout *tl,
-		      const uint8_t *session_id)
+		      const uint8_t *session_id, uint32_t win_bytes)
 {
 	struct prec_cursor *c = calloc(1, sizeof(*c));
 	int r = -ENOMEM;
@@ -541,7 +543,8 @@ int prec_cursor__open(struct prec_cursor **out, int dirfd, const char *name,
 	c->tl = *tl;
 	c->name = strdup(name);
 	c->ent = malloc(WIN_ENTRIES * sizeof(*c->ent));
-	c->ring = malloc(WIN_BYTES);
+	c->win_bytes = win_bytes & ~7u;
+	c->ring = malloc(c->win_bytes);
 	if (!c->name || !c->ent || !c->ring)
 		goto out_close;
 	r = prec_shard_reader__open(&c->rd, dirfd, name);

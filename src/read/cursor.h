@@ -12,12 +12,15 @@
 struct prec_cursor;
 
 /* Open dirfd/name and check its header against cpu and session_id (NULL:
- * not checked). All memory the cursor will ever use is allocated here.
+ * not checked). win_bytes is the reorder ring's size: it must hold the
+ * records of a chunk that wait for the next one (a whole chunk at most, or
+ * releases are forced). The window is allocated here; the reader's buffer
+ * grows only for a chunk bigger than any before (old 256 KiB chunks).
  * Returns 0, -EBADMSG (not this recording's shard) or -errno; logs why. */
 int prec_cursor__open(struct prec_cursor **out, int dirfd, const char *name,
 		      int32_t cpu, uint32_t shard,
 		      const struct prec_time_layout *tl,
-		      const uint8_t *session_id);
+		      const uint8_t *session_id, uint32_t win_bytes);
 
 /* Make the cursor's next record (its front) ready. Returns 1 (front ready,
  * prec_cursor__time() gives its time), 0 when the shard is exhausted,

@@ -10,6 +10,15 @@
 #include "read/internal.h"
 #include "util/log.h"
 
+/* Memory for all the shards' reorder windows and read buffers together, so
+ * a merge's footprint does not grow with the shard count: each shard's ring
+ * gets its share, less its read buffers, within floors that keep a window
+ * able to hold a whole chunk (fewer shards get bigger windows, which only
+ * costs what they really hold: a ring touches only the pages it uses). */
+#define MERGE_BUDGET (48u << 20)
+#define WIN_MIN (2u * PREC_CHUNK_MAX_PAYLOAD)
+#define WIN_MAX (2u * PREC_CHUNK_READ_MAX)
+
 struct hent {
 	uint64_t time;
 	uint32_t idx; /* in cur[]; cursors are in shard order, so ties keep it */
@@ -190,12 +199,25 @@ static int layout(const struct prec_manifest *m, struct prec_time_layout *tl)
 	return 0;
 }
 
+static uint32_t win_bytes(uint32_t nshards)
+{
+	uint64_t share = MERGE_BUDGET / (nshards ? nshards : 1);
+	/* the reader's raw buffer, and its lz4 one */
+	uint64_t bufs = 2u * PREC_CHUNK_MAX_PAYLOAD;
+	uint64_t win = share > bufs ? share - bufs : 0;
+
+	if (win < WIN_MIN)
+		return WIN_MIN;
+	return win > WIN_MAX ? WIN_MAX : (uint32_t)win;
+}
+
 int prec_merge__open(struct prec_merge **out, int dirfd,
 		     const struct prec_manifest *m,
 		     const struct prec_merge_opts *opts)
 {
 	struct prec_time_layout tl;
 	struct prec_merge *mg;
+	uint32_t nwanted = 0, win;
 	int r;
 
 	*out = NULL;
@@ -213,13 +235,16 @@ int prec_merge__open(struct prec_merge **out, int dirfd,
 		r = -ENOMEM;
 		goto out_close;
 	}
+	for (uint32_t i = 0; i < m->nr_shards; i++)
+		nwanted += cpu_wanted(&mg->opts, m->shards[i].cpu);
+	win = win_bytes(nwanted);
 	for (uint32_t i = 0; i < m->nr_shards; i++) {
 		const struct prec_manifest_shard *s = &m->shards[i];
 
 		if (!cpu_wanted(&mg->opts, s->cpu))
 			continue;
 		r = prec_cursor__open(&mg->cur[mg->ncur], dirfd, s->name, s->cpu,
-				      i, &tl, m->session_id);
+				      i, &tl, m->session_id, win);
 		if (r < 0)
 			goto out_close;
 		mg->ncur++;

@@ -16,7 +16,7 @@
 #define HDR_SIZE ((uint32_t)sizeof(struct prec_chunk_header))
 /* A later minor version may grow the shard header; chunks start after it. */
 #define MAX_SHARD_HEADER 4096u
-#define LZ4_MAX_STORED ((uint32_t)LZ4_COMPRESSBOUND(PREC_CHUNK_MAX_PAYLOAD))
+#define LZ4_MAX_STORED ((uint32_t)LZ4_COMPRESSBOUND(PREC_CHUNK_READ_MAX))
 
 struct prec_shard_reader {
 	int fd;                 /* -1 for memory */
@@ -27,8 +27,9 @@ struct prec_shard_reader {
 	uint32_t seq;           /* expected next seq */
 	int err;                /* sticky result after an error */
 	const char *why;
-	unsigned char *buf;     /* PREC_CHUNK_MAX_PAYLOAD: raw payload */
-	unsigned char *zbuf;    /* lz4 stored payload, allocated on first use */
+	unsigned char *buf;     /* raw payload, buf_cap bytes */
+	unsigned char *zbuf;    /* lz4 stored payload, zbuf_cap bytes */
+	uint32_t buf_cap, zbuf_cap; /* grown to the largest chunk met */
 };
 
 /* Read up to len bytes at off. Returns bytes read (short only at end of
@@ -94,9 +95,9 @@ static const char *check_header(const struct prec_chunk_header *h)
 	if (h->codec != PREC_CODEC_NONE && h->codec != PREC_CODEC_LZ4)
 		return "bad codec";
 	if (h->payload_len > (h->codec == PREC_CODEC_LZ4 ? LZ4_MAX_STORED
-							 : PREC_CHUNK_MAX_PAYLOAD))
+							 : PREC_CHUNK_READ_MAX))
 		return "payload too large";
-	if (h->raw_len > PREC_CHUNK_MAX_PAYLOAD)
+	if (h->raw_len > PREC_CHUNK_READ_MAX)
 		return "raw length too large";
 	if (h->codec == PREC_CODEC_NONE && h->raw_len != h->payload_len)
 		return "raw length differs from payload length";
@@ -111,10 +112,28 @@ static const char *check_header(const struct prec_chunk_header *h)
 static int decode(struct prec_shard_reader *r, const struct prec_chunk_header *h)
 {
 	int n = LZ4_decompress_safe((const char *)r->zbuf, (char *)r->buf,
-				    (int)h->payload_len, PREC_CHUNK_MAX_PAYLOAD);
+				    (int)h->payload_len, (int)h->raw_len);
 
 	if (n < 0 || (uint32_t)n != h->raw_len)
 		return bad(r, "bad lz4 payload");
+	return 0;
+}
+
+/* Make *buf hold at least len bytes (its old bytes are not kept). Only a
+ * chunk bigger than every earlier one grows it: a merge holds one buffer per
+ * shard, so each should cost what that shard's chunks need, no more. */
+static int reserve(unsigned char **buf, uint32_t *cap, uint32_t len)
+{
+	unsigned char *p;
+
+	if (len <= *cap && *buf)
+		return 0;
+	p = malloc(len ? len : 1);
+	if (!p)
+		return -ENOMEM;
+	free(*buf);
+	*buf = p;
+	*cap = len;
 	return 0;
 }
 
@@ -126,9 +145,11 @@ static int read_payload(struct prec_shard_reader *r, const struct prec_chunk_hea
 	uint32_t crc;
 	ssize_t n;
 
+	if (reserve(&r->buf, &r->buf_cap, h->raw_len))
+		return -ENOMEM;
 	*stored = r->buf;
 	if (h->codec == PREC_CODEC_LZ4) {
-		if (!r->zbuf && !(r->zbuf = malloc(LZ4_MAX_STORED)))
+		if (reserve(&r->zbuf, &r->zbuf_cap, h->payload_len))
 			return -ENOMEM;
 		*stored = r->zbuf;
 	}
@@ -223,8 +244,10 @@ static int open_common(struct prec_shard_reader **out, struct prec_shard_reader 
 {
 	int ret;
 
-	r->buf = malloc(PREC_CHUNK_MAX_PAYLOAD);
-	ret = r->buf ? check_shard_header(r) : -ENOMEM;
+	/* What a current writer's chunks need; only old files grow it. */
+	ret = reserve(&r->buf, &r->buf_cap, PREC_CHUNK_MAX_PAYLOAD);
+	if (!ret)
+		ret = check_shard_header(r);
 	if (ret) {
 		pr_debug("shard %s: open: %s", name,
 			 r->why ? r->why : strerror(-ret));

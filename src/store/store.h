@@ -20,10 +20,17 @@
 #define PREC_SHARD_MAGIC 0x4452485343455250ULL /* "PRECSHRD" little-endian */
 #define PREC_CHUNK_MAGIC 0x4b484350u           /* "PCHK" */
 
-/* Largest raw (decompressed) payload of one chunk. Writers split larger
- * drains into several chunks (at record boundaries for data chunks), so a
- * reader's memory per shard is bounded by this whatever the trace size. */
-#define PREC_CHUNK_MAX_PAYLOAD (256u * 1024u)
+/* Largest raw (decompressed) payload of one chunk a writer emits. Writers
+ * split larger drains into several chunks (at record boundaries for data
+ * chunks), so a reader's memory per shard is bounded by this whatever the
+ * trace size. 64 KiB: a merge holds one chunk per shard at once, so this
+ * times the shard count is most of its memory (16 MiB at 256 shards). */
+#define PREC_CHUNK_MAX_PAYLOAD (64u * 1024u)
+
+/* Largest raw payload a reader accepts: format 1.0 writers emitted chunks
+ * of up to 256 KiB, and those files must stay readable. Readers size their
+ * buffers to the chunks they meet, so new files never cost this much. */
+#define PREC_CHUNK_READ_MAX (256u * 1024u)
 
 /* Bound on how far a record can lag the watermark of an earlier chunk of the
  * same shard: the kernel writes a record with preemption off, so the gap
@@ -228,7 +235,10 @@ prec_shard_reader__header(const struct prec_shard_reader *r);
  * (every earlier chunk was returned whole); -errno on I/O errors. After an
  * error the reader stays at that offset and keeps returning it. Validates
  * magic, sizes and checksum before exposing any byte; never reads outside
- * the file. Memory: one buffer of PREC_CHUNK_MAX_PAYLOAD (two with lz4). */
+ * the file. Memory: one buffer as big as the largest raw payload met so far
+ * (PREC_CHUNK_MAX_PAYLOAD from the start, up to PREC_CHUNK_READ_MAX), plus
+ * one for the largest stored lz4 payload once one is met; grown only when a
+ * chunk is bigger than the buffer, never shrunk. */
 int prec_shard_reader__next(struct prec_shard_reader *r, struct prec_chunk *c);
 
 /* Offset of the next chunk to read (or of the bad one after an error). */

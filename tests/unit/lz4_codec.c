@@ -16,6 +16,8 @@
 #include <unistd.h>
 
 #define MAXP PREC_CHUNK_MAX_PAYLOAD
+/* What a reader accepts: more than writers emit (format 1.0 files). */
+#define READ_MAXP PREC_CHUNK_READ_MAX
 #define NCH 14
 
 enum kind { K_RANDOM, K_RECORDS, K_TEXT, K_ZEROS, K_ELF, K_MIXED, NKIND };
@@ -358,19 +360,19 @@ static void lying_lengths(int k)
 {
 	struct prec_chunk_header h = hdrs[k];
 	const unsigned char *pay = file + offs[k] + 64;
-	uint32_t plen = h.payload_len, bound = (uint32_t)LZ4_COMPRESSBOUND(MAXP);
+	uint32_t plen = h.payload_len, bound = (uint32_t)LZ4_COMPRESSBOUND(READ_MAXP);
 	unsigned char *big = calloc(1, bound + 16);
 	static const uint8_t zeros[16];
 
 	CHECK(big);
 	h.raw_len = hdrs[k].raw_len + 1;
-	expect_bad(k, h, pay, plen, h.raw_len > MAXP ? "raw length too large" : "bad lz4 payload",
+	expect_bad(k, h, pay, plen, h.raw_len > READ_MAXP ? "raw length too large" : "bad lz4 payload",
 		   "raw_len + 1");
 	h.raw_len = hdrs[k].raw_len - 1;
 	expect_bad(k, h, pay, plen, "bad lz4 payload", "raw_len - 1");
 	h.raw_len = 0;
 	expect_bad(k, h, pay, plen, "empty lz4 payload", "raw_len 0");
-	h.raw_len = MAXP + 1;
+	h.raw_len = READ_MAXP + 1;
 	expect_bad(k, h, pay, plen, "raw length too large", "raw_len over the maximum");
 	h.raw_len = hdrs[k].raw_len;
 	expect_bad(k, h, pay, 0, "empty lz4 payload", "payload_len 0");
@@ -399,8 +401,8 @@ static void crafted(int k)
 	static const uint8_t back[] = { 0x40, 'a', 'b', 'c', 'd', 0xff, 0xff, 0x50, 1, 2, 3, 4, 5 };
 	static const uint8_t runaway[] = { 0xf0, 0xff, 0xff, 0xff, 0x10, 'a', 'b' };
 	struct prec_chunk_header h = hdrs[k];
-	unsigned char *src = calloc(1, MAXP + 4096);
-	int cap = LZ4_compressBound(MAXP + 4096);
+	unsigned char *src = calloc(1, READ_MAXP + 4096);
+	int cap = LZ4_compressBound(READ_MAXP + 4096);
 	char *z = malloc((size_t)cap);
 	int zn;
 
@@ -409,17 +411,17 @@ static void crafted(int k)
 	expect_bad(k, h, back, sizeof(back), "bad lz4 payload", "match before the output");
 	h.raw_len = 100;
 	expect_bad(k, h, runaway, sizeof(runaway), "bad lz4 payload", "literals past the input");
-	zn = LZ4_compress_default((const char *)src, z, MAXP + 4096, cap);
+	zn = LZ4_compress_default((const char *)src, z, READ_MAXP + 4096, cap);
 	CHECK(zn > 0);
-	h.raw_len = MAXP;
+	h.raw_len = READ_MAXP;
 	expect_bad(k, h, z, (uint32_t)zn, "bad lz4 payload", "decodes past the maximum");
 	/* The same block, honest about its size but for one byte less room. */
-	zn = LZ4_compress_default((const char *)src, z, MAXP, cap);
-	h.raw_len = MAXP - 1;
+	zn = LZ4_compress_default((const char *)src, z, READ_MAXP, cap);
+	h.raw_len = READ_MAXP - 1;
 	expect_bad(k, h, z, (uint32_t)zn, "bad lz4 payload", "one byte too many");
 	/* And exactly right: a valid chunk (the checksum is integrity, not
 	 * authenticity), read whole. */
-	h.raw_len = MAXP;
+	h.raw_len = READ_MAXP;
 	{
 		const char *why = "";
 		size_t len;

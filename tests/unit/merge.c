@@ -425,7 +425,8 @@ static void append(struct prec_shard_writer *w, enum prec_chunk_type type,
 
 static void test_aux(const char *tmp)
 {
-	static uint8_t aux[100000], data[48 * 3];
+	/* Big, so that holding it across a chunk fills much of a window. */
+	static uint8_t aux[PREC_CHUNK_MAX_PAYLOAD * 3 / 4], data[48 * 3];
 	const uint64_t ms = 1000000, t0 = 1000 * ms;
 	struct prec_shard_writer_opts wo = { .cpu = 0, .copy = true };
 	struct prec_manifest_shard ms0 = { .name = "cpu000.shard", .cpu = 0 };
@@ -477,6 +478,71 @@ static void test_aux(const char *tmp)
 	close(dirfd);
 }
 
+/* ---- Format 1.0 files: chunks bigger than today's writers emit ---- */
+
+/* Append DATA chunk seq of n 48-byte records to fd by hand (the writer
+ * refuses chunks over PREC_CHUNK_MAX_PAYLOAD); record k of the shard is at
+ * t0 + k us, every 7th 1.5 us early: inversions the window must fix. */
+static void old_chunk(int fd, uint32_t seq, uint32_t n, uint64_t t0)
+{
+	static uint8_t buf[64 + PREC_CHUNK_READ_MAX];
+	struct prec_chunk_header h = { .magic = PREC_CHUNK_MAGIC,
+		.type = PREC_CHUNK_DATA, .header_size = 64, .payload_len = 48 * n,
+		.raw_len = 48 * n, .records = n, .seq = seq };
+
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t k = (uint64_t)seq * n + i;
+		uint64_t t = t0 + k * 1000 - (k % 7 ? 0 : 1500);
+
+		put_sample(buf + 64 + 48 * i, t);
+		if (!h.first_time || t < h.first_time)
+			h.first_time = t;
+		if (t > h.last_time)
+			h.last_time = t;
+	}
+	h.watermark = t0 + ((uint64_t)seq + 1) * n * 1000;
+	memcpy(buf, &h, 64);
+	h.checksum = prec_crc32c(prec_crc32c(0, buf, 64), buf + 64, h.payload_len);
+	memcpy(buf, &h, 64);
+	CHECK_EQ(write(fd, buf, 64 + h.payload_len), (ssize_t)(64 + h.payload_len));
+}
+
+static void test_old_chunks(const char *tmp)
+{
+	const uint32_t n = PREC_CHUNK_READ_MAX / 48, nchunk = 3;
+	struct prec_shard_writer_opts wo = { .cpu = 0 };
+	struct prec_manifest_shard ms0 = { .name = "old000.shard", .cpu = 0 };
+	struct prec_manifest *m = prec_manifest__new();
+	struct prec_shard_writer *w;
+	struct prec_merge_rec r;
+	struct prec_merge *mg;
+	uint64_t last = 0, count = 0;
+	int dirfd = open(tmp, O_RDONLY | O_DIRECTORY), fd;
+
+	CHECK(m && dirfd >= 0 && 48 * n > PREC_CHUNK_MAX_PAYLOAD);
+	CHECK_EQ(prec_time_layout__init(&m->time_layout, 0x10087), 0);
+	CHECK_EQ(prec_manifest__add_shard(m, &ms0), 0);
+	CHECK_EQ(prec_shard_writer__open(&w, dirfd, ms0.name, &wo), 0);
+	CHECK_EQ(prec_shard_writer__close(w), 0);
+	fd = openat(dirfd, ms0.name, O_WRONLY | O_APPEND);
+	CHECK(fd >= 0);
+	for (uint32_t i = 0; i < nchunk; i++)
+		old_chunk(fd, i, n, 1000000000ull);
+	close(fd);
+	CHECK_EQ(prec_merge__open(&mg, dirfd, m, NULL), 0);
+	while (prec_merge__next(mg, &r) > 0) {
+		CHECK(r.rec && r.rec_len == 48 && r.time >= last);
+		last = r.time;
+		count++;
+	}
+	CHECK_EQ(count, (uint64_t)n * nchunk);
+	CHECK_EQ(prec_merge__errors(mg), 0);
+	CHECK_EQ(prec_merge__forced(mg), 0);
+	prec_merge__close(mg);
+	prec_manifest__delete(m);
+	close(dirfd);
+}
+
 int main(int argc, char **argv)
 {
 	char *tmp = test_tmpdir("merge"), dir[PATH_MAX];
@@ -489,6 +555,7 @@ int main(int argc, char **argv)
 		return TEST_SKIP;
 	}
 	test_aux(tmp);
+	test_old_chunks(tmp);
 	snprintf(dir, sizeof(dir), "%s/set", tmp);
 	run_set(dir, 1, 5000, "", false);
 	run_set(dir, 2, 3000, "", false);

@@ -232,7 +232,8 @@ static void put_field(unsigned char *buf, int k, size_t field, const void *v, si
 
 static void lying_lengths(void)
 {
-	static const uint32_t lies[] = { 0xffffffffu, 0x80000000u, PREC_CHUNK_MAX_PAYLOAD + 1,
+	static const uint32_t lies[] = { 0xffffffffu, 0x80000000u, PREC_CHUNK_READ_MAX + 1,
+					 PREC_CHUNK_READ_MAX, PREC_CHUNK_MAX_PAYLOAD + 1,
 					 PREC_CHUNK_MAX_PAYLOAD, 70000, 5000, 1 };
 	unsigned char *buf = malloc(file_len);
 	size_t plen = offsetof(struct prec_chunk_header, payload_len);

@@ -18,7 +18,7 @@ static uint32_t len[MAX_CHUNKS];
 
 static void fill(uint64_t *rng, int i)
 {
-	len[i] = (uint32_t)(test_rand(rng) % (96 * 1024));
+	len[i] = (uint32_t)(test_rand(rng) % (PREC_CHUNK_MAX_PAYLOAD + 1));
 	if (i % 5 == 0)
 		len[i] = (uint32_t)(test_rand(rng) % 300);
 	pay[i] = malloc(len[i] ? len[i] : 1);
