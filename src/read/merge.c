@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-// The merge iterator: one cursor per shard, a binary min-heap on each
-// cursor's next (time, shard index) gives the global order; time and CPU
-// filters, corrupt-chunk policy (stop or salvage), inversion count.
+// The merge iterator: one cursor per shard, a tournament (loser) tree on
+// each cursor's next (time, shard index) gives the global order; time and
+// CPU filters, corrupt-chunk policy (stop or salvage), inversion count.
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,57 +19,71 @@
 #define WIN_MIN (2u * PREC_CHUNK_MAX_PAYLOAD)
 #define WIN_MAX (2u * PREC_CHUNK_READ_MAX)
 
-struct hent {
+/* A cursor's next record in the tree: time, then cursor index (cursors are
+ * in shard order, so equal times keep it). An exhausted cursor is DONE. */
+struct lent {
 	uint64_t time;
-	uint32_t idx; /* in cur[]; cursors are in shard order, so ties keep it */
+	uint32_t idx;
 };
+#define DONE ((struct lent){ UINT64_MAX, UINT32_MAX })
 
 struct prec_merge {
 	struct prec_cursor **cur;
 	uint32_t ncur;
-	struct hent *heap;
-	uint32_t nheap;
+	/* Loser tree over nleaf >= ncur leaves (a power of two; the extra ones
+	 * are DONE): node i in [1, nleaf) holds the loser of the match played
+	 * there, win the overall winner. Replacing the winner replays one
+	 * leaf-to-root path: log2(n) comparisons, where a binary heap's sift
+	 * needs two per level, each a hard-to-predict branch. */
+	struct lent *tree;
+	struct lent win;
+	uint32_t nleaf;
 	bool started;
-	bool pending; /* heap top's front was handed out, pop it first */
+	bool pending; /* win's front was handed out, pop it first */
 	struct prec_merge_opts opts;
 	unsigned int errors;
 	uint64_t inversions, last_time;
 	int err;
 };
 
-static bool less(const struct hent *a, const struct hent *b)
+static bool less(struct lent a, struct lent b)
 {
-	return a->time < b->time || (a->time == b->time && a->idx < b->idx);
+	return a.time < b.time || (a.time == b.time && a.idx < b.idx);
 }
 
-static void sift_down(struct prec_merge *mg, uint32_t i)
+/* Cursor idx has a new front (or is DONE): play its way up to the root.
+ * Selects by masks, not branches (compilers turn ?: into jumps here): who
+ * wins a match is a coin toss, and mispredictions would cost more than the
+ * few extra instructions. */
+static void replay(struct prec_merge *mg, uint32_t idx, struct lent cand)
 {
-	struct hent *h = mg->heap, x = h[i];
+	for (uint32_t n = (mg->nleaf + idx) / 2; n; n /= 2) {
+		struct lent held = mg->tree[n];
+		uint64_t up = (uint64_t)(held.time < cand.time) |
+			      ((uint64_t)(held.time == cand.time) & (held.idx < cand.idx));
+		uint64_t m = -up; /* all ones: held wins, cand stays here */
+		uint64_t tx = (held.time ^ cand.time) & m;
+		uint32_t ix = (held.idx ^ cand.idx) & (uint32_t)m;
 
-	for (;;) {
-		uint32_t k = 2 * i + 1;
-
-		if (k >= mg->nheap)
-			break;
-		if (k + 1 < mg->nheap && less(&h[k + 1], &h[k]))
-			k++;
-		if (!less(&h[k], &x))
-			break;
-		h[i] = h[k];
-		i = k;
+		mg->tree[n].time = held.time ^ tx;
+		mg->tree[n].idx = held.idx ^ ix;
+		cand.time ^= tx;
+		cand.idx ^= ix;
 	}
-	h[i] = x;
+	mg->win = cand;
 }
 
-static void sift_up(struct prec_merge *mg, uint32_t i)
+/* Play every match once from the leaves; keys[] holds the nleaf leaves
+ * and is reused for the winners of the internal nodes. */
+static void build(struct prec_merge *mg, struct lent *keys)
 {
-	struct hent *h = mg->heap, x = h[i];
+	for (uint32_t n = mg->nleaf - 1; n; n--) {
+		struct lent a = keys[2 * n], b = keys[2 * n + 1];
 
-	while (i > 0 && less(&x, &h[(i - 1) / 2])) {
-		h[i] = h[(i - 1) / 2];
-		i = (i - 1) / 2;
+		mg->tree[n] = less(a, b) ? b : a;
+		keys[n] = less(a, b) ? a : b;
 	}
-	h[i] = x;
+	mg->win = keys[1]; /* the only leaf when nleaf is 1 */
 }
 
 /* peek() with the corrupt-chunk policy applied. 1 ready, 0 done, -errno. */
@@ -92,24 +106,32 @@ static int ready(struct prec_merge *mg, struct prec_cursor *c)
 
 static int start(struct prec_merge *mg)
 {
-	mg->started = true;
-	for (uint32_t i = 0; i < mg->ncur; i++) {
-		int r = ready(mg, mg->cur[i]);
+	/* leaves at [nleaf, 2 nleaf), winners of node n at n */
+	struct lent *keys = malloc(2 * (size_t)mg->nleaf * sizeof(*keys));
 
-		if (r < 0)
+	mg->started = true;
+	if (!keys)
+		return mg->err = -ENOMEM;
+	for (uint32_t i = 0; i < mg->nleaf; i++) {
+		int r = i < mg->ncur ? ready(mg, mg->cur[i]) : 0;
+
+		if (r < 0) {
+			free(keys);
 			return mg->err = r;
-		if (!r)
-			continue;
-		mg->heap[mg->nheap] = (struct hent){ prec_cursor__time(mg->cur[i]), i };
-		sift_up(mg, mg->nheap++);
+		}
+		keys[mg->nleaf + i] = r ? (struct lent){ prec_cursor__time(mg->cur[i]), i }
+					: DONE;
 	}
+	build(mg, keys);
+	free(keys);
 	return 0;
 }
 
 /* Drop the record handed out last and put its cursor back in place. */
 static int step_top(struct prec_merge *mg)
 {
-	struct prec_cursor *c = mg->cur[mg->heap[0].idx];
+	uint32_t idx = mg->win.idx;
+	struct prec_cursor *c = mg->cur[idx];
 	int r;
 
 	mg->pending = false;
@@ -117,12 +139,7 @@ static int step_top(struct prec_merge *mg)
 	r = ready(mg, c);
 	if (r < 0)
 		return mg->err = r;
-	if (r > 0)
-		mg->heap[0].time = prec_cursor__time(c);
-	else
-		mg->heap[0] = mg->heap[--mg->nheap];
-	if (mg->nheap)
-		sift_down(mg, 0);
+	replay(mg, idx, r ? (struct lent){ prec_cursor__time(c), idx } : DONE);
 	return 0;
 }
 
@@ -139,18 +156,18 @@ int prec_merge__next(struct prec_merge *mg, struct prec_merge_rec *r)
 
 		if (mg->pending && step_top(mg) < 0)
 			return mg->err;
-		if (!mg->nheap)
+		if (mg->win.idx == UINT32_MAX)
 			return 0;
-		t = mg->heap[0].time;
+		t = mg->win.time;
 		/* The output is sorted: past the end, nothing else can pass. */
 		if (t && o->time_end && t > o->time_end) {
-			mg->nheap = 0;
+			mg->win = DONE;
 			return 0;
 		}
 		mg->pending = true;
 		if (t && o->time_start && t < o->time_start)
 			continue;
-		prec_cursor__get(mg->cur[mg->heap[0].idx], r);
+		prec_cursor__get(mg->cur[mg->win.idx], r);
 		if (t && t < mg->last_time)
 			mg->inversions++;
 		else if (t)
@@ -230,8 +247,10 @@ int prec_merge__open(struct prec_merge **out, int dirfd,
 	if (opts)
 		mg->opts = *opts;
 	mg->cur = calloc(m->nr_shards ? m->nr_shards : 1, sizeof(*mg->cur));
-	mg->heap = calloc(m->nr_shards ? m->nr_shards : 1, sizeof(*mg->heap));
-	if (!mg->cur || !mg->heap) {
+	for (mg->nleaf = 1; mg->nleaf < m->nr_shards; mg->nleaf *= 2)
+		;
+	mg->tree = calloc(mg->nleaf, sizeof(*mg->tree));
+	if (!mg->cur || !mg->tree) {
 		r = -ENOMEM;
 		goto out_close;
 	}
@@ -263,6 +282,6 @@ void prec_merge__close(struct prec_merge *mg)
 	for (uint32_t i = 0; i < mg->ncur; i++)
 		prec_cursor__close(mg->cur[i]);
 	free(mg->cur);
-	free(mg->heap);
+	free(mg->tree);
 	free(mg);
 }
