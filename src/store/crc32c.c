@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 // CRC-32C (Castagnoli, reflected polynomial 0x82F63B78): the chunk and header
-// checksum. SSE4.2 crc32 instruction when the CPU has it, else slicing-by-8.
+// checksum. SSE4.2 crc32 instruction when the CPU has it (three streams at
+// once, joined by "append zeros" operators, after Mark Adler's crc32c.c),
+// else slicing-by-8.
 #include "store/crc32c.h"
 #include "store/store.h"
 
@@ -9,8 +11,72 @@
 
 #define CRC32C_POLY 0x82F63B78u
 
+/* The crc32 instruction takes 3 cycles but can start one per cycle: a buffer
+ * is cut into three blocks of LONG (then SHORT) bytes whose CRCs run side
+ * by side; zeros_long/zeros_short shift a CRC over that many zero bytes, so
+ * crc(a b) = shift(crc(a), |b|) ^ crc0(b). Powers of two (see zeros_op). */
+#define LONG 8192u
+#define SHORT 256u
+
 static uint32_t table[8][256];
+static uint32_t zeros_long[4][256], zeros_short[4][256];
 static bool hw_ok;
+
+static uint32_t gf2_times(const uint32_t *mat, uint32_t vec)
+{
+	uint32_t sum = 0;
+
+	for (; vec; vec >>= 1, mat++)
+		if (vec & 1)
+			sum ^= *mat;
+	return sum;
+}
+
+static void gf2_square(uint32_t *square, const uint32_t *mat)
+{
+	for (int n = 0; n < 32; n++)
+		square[n] = gf2_times(mat, mat[n]);
+}
+
+/* The operator that appends len zero bytes (len a power of two) to a CRC
+ * register, by squaring the one-zero-bit operator. */
+static void zeros_op(uint32_t *even, size_t len)
+{
+	uint32_t odd[32], row = 1;
+
+	odd[0] = CRC32C_POLY;
+	for (int n = 1; n < 32; n++, row <<= 1)
+		odd[n] = row;
+	gf2_square(even, odd); /* two zero bits */
+	gf2_square(odd, even); /* four */
+	for (;;) {
+		gf2_square(even, odd); /* first pass: one zero byte */
+		len >>= 1;
+		if (!len)
+			return;
+		gf2_square(odd, even);
+		len >>= 1;
+		if (!len)
+			break;
+	}
+	memcpy(even, odd, sizeof(odd));
+}
+
+static void zeros_table(uint32_t zeros[4][256], size_t len)
+{
+	uint32_t op[32];
+
+	zeros_op(op, len);
+	for (uint32_t n = 0; n < 256; n++)
+		for (int k = 0; k < 4; k++)
+			zeros[k][n] = gf2_times(op, n << (8 * k));
+}
+
+static uint32_t shift(const uint32_t zeros[4][256], uint32_t crc)
+{
+	return zeros[0][crc & 0xff] ^ zeros[1][(crc >> 8) & 0xff] ^
+	       zeros[2][(crc >> 16) & 0xff] ^ zeros[3][crc >> 24];
+}
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 
 static void crc32c_init(void)
@@ -26,6 +92,8 @@ static void crc32c_init(void)
 		for (int t = 1; t < 8; t++)
 			table[t][i] = (table[t - 1][i] >> 8) ^
 				      table[0][table[t - 1][i] & 0xff];
+	zeros_table(zeros_long, LONG);
+	zeros_table(zeros_short, SHORT);
 #if defined(__x86_64__) || defined(__i386__)
 	__builtin_cpu_init();
 	hw_ok = __builtin_cpu_supports("sse4.2");
@@ -69,6 +137,37 @@ uint32_t prec_crc32c__sw(uint32_t crc, const void *buf, size_t len)
 }
 
 #if defined(__x86_64__)
+static inline __attribute__((target("sse4.2"), always_inline))
+uint64_t crc_word(uint64_t c, const unsigned char *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return __builtin_ia32_crc32di(c, v);
+}
+
+/* Three streams over blocks of blk bytes while 3 * blk remain. */
+static inline __attribute__((target("sse4.2"), always_inline))
+uint64_t crc_3way(uint64_t c, const unsigned char **pp, size_t *len, size_t blk,
+		  const uint32_t zeros[4][256])
+{
+	const unsigned char *p = *pp;
+
+	for (; *len >= 3 * blk; *len -= 3 * blk, p += 3 * blk) {
+		uint64_t c1 = 0, c2 = 0;
+
+		for (size_t i = 0; i < blk; i += 8) {
+			c = crc_word(c, p + i);
+			c1 = crc_word(c1, p + blk + i);
+			c2 = crc_word(c2, p + 2 * blk + i);
+		}
+		c = shift(zeros, (uint32_t)c) ^ c1;
+		c = shift(zeros, (uint32_t)c) ^ c2;
+	}
+	*pp = p;
+	return c;
+}
+
 __attribute__((target("sse4.2")))
 uint32_t prec_crc32c__hw(uint32_t crc, const void *buf, size_t len)
 {
@@ -79,6 +178,8 @@ uint32_t prec_crc32c__hw(uint32_t crc, const void *buf, size_t len)
 		c = __builtin_ia32_crc32qi((uint32_t)c, *p++);
 		len--;
 	}
+	c = crc_3way(c, &p, &len, LONG, zeros_long);
+	c = crc_3way(c, &p, &len, SHORT, zeros_short);
 	while (len >= 8) {
 		uint64_t v;
 
