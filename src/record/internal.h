@@ -40,7 +40,9 @@ struct prec_ring {
 
 /* mmap 1 + data_pages pages of fd (data_pages a power of two), read-write
  * unless overwrite. aux_bytes > 0 maps an AUX area too (power of two
- * pages). Returns 0 or -errno (-EOPNOTSUPP: the PMU has no AUX area). */
+ * pages, read-write, not with overwrite): aux_offset = (1 + data_pages) *
+ * page size and aux_size are written into the control page first. Returns
+ * 0 or -errno (-EINVAL: bad sizes, -EOPNOTSUPP: the PMU has no AUX area). */
 int prec_ring__map(struct prec_ring *r, int fd, size_t data_pages,
 		   size_t aux_bytes, bool overwrite);
 void prec_ring__unmap(struct prec_ring *r);

@@ -17,20 +17,24 @@ static bool is_pow2(uint64_t x)
 	return x && !(x & (x - 1));
 }
 
-/* Map the AUX area of r's fd right after the data area. The kernel decides
- * whether the PMU has one: EOPNOTSUPP for ordinary events. */
+/* Map the AUX area of r's fd right after the data area: the kernel wants
+ * aux_offset and aux_size in the control page before the second mmap, at
+ * or past the end of the data area, page aligned. It decides whether the
+ * PMU has an AUX area: EOPNOTSUPP for ordinary events. */
 static int map_aux(struct prec_ring *r, size_t aux_bytes, int prot,
 		   size_t page_size)
 {
 	struct perf_event_mmap_page *pg = r->page;
-	uint64_t off = pg->data_offset + pg->data_size;
+	/* Where the data area ends in the fd: (1 + data pages) * page size,
+	 * also on kernels that leave data_offset/data_size 0. */
+	uint64_t off = (uint64_t)(r->data - (uint8_t *)r->map) + r->size;
 	void *p;
 
 	if (aux_bytes % page_size || !is_pow2(aux_bytes / page_size))
 		return -EINVAL;
 	off = (off + page_size - 1) & ~((uint64_t)page_size - 1);
-	pg->aux_offset = off;
-	pg->aux_size = aux_bytes;
+	__atomic_store_n(&pg->aux_offset, off, __ATOMIC_RELAXED);
+	__atomic_store_n(&pg->aux_size, (uint64_t)aux_bytes, __ATOMIC_RELAXED);
 	p = mmap(NULL, aux_bytes, prot, MAP_SHARED, r->fd, (off_t)off);
 	if (p == MAP_FAILED)
 		return -errno;
@@ -53,7 +57,9 @@ int prec_ring__map(struct prec_ring *r, int fd, size_t data_pages,
 
 	memset(r, 0, sizeof(*r));
 	r->fd = -1;
-	if (!is_pow2(data_pages))
+	/* A read-only control page cannot take aux_offset/aux_size, and AUX
+	 * snapshots (a read-only AUX area) are not implemented. */
+	if (!is_pow2(data_pages) || (overwrite && aux_bytes))
 		return -EINVAL;
 	len = (1 + data_pages) * page_size;
 	map = mmap(NULL, len, prot, MAP_SHARED, fd, 0);

@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: MIT
-// Ring tests: the simulated layout of prec_ring__init_mem, and prec_ring__map
-// on a real software event (sizes, argument checks, the kernel's refusal of
-// an AUX area on a PMU without one, records arriving in the data area).
+// Ring tests: the simulated layout of prec_ring__init_mem, prec_ring__map of
+// data + AUX areas from a memfd standing in for an AUX PMU's perf fd, and
+// prec_ring__map on a real software event (sizes, argument checks, the
+// kernel's refusal of an AUX area on a PMU without one, records arriving in
+// the data area).
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <sched.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -48,6 +52,52 @@ static void test_init_mem(void)
 	CHECK_EQ(r.page->aux_offset, 0);
 	prec_ring__unmap(NULL);
 	free(mem);
+}
+
+/* This machine has no AUX PMU: a memfd takes the perf fd's place (mmap at
+ * an offset works on it), so the control-page protocol and both mappings
+ * are checked against the bytes of the file. */
+static void test_map_memfd(void)
+{
+	long ps = sysconf(_SC_PAGESIZE);
+	size_t data_pages = 8, aux = 16 * (size_t)ps;
+	uint64_t off = 0, size = 0;
+	struct prec_ring r;
+	uint8_t b = 0;
+	int fd = memfd_create("prec-ring-aux", MFD_CLOEXEC);
+
+	CHECK(fd >= 0);
+	CHECK_EQ(ftruncate(fd, (off_t)((1 + data_pages) * (size_t)ps + aux)), 0);
+	CHECK_EQ(prec_ring__map(&r, fd, data_pages, aux, false), 0);
+	CHECK(r.aux != NULL);
+	CHECK_EQ(r.aux_size, aux);
+	CHECK_EQ(r.size, data_pages * (size_t)ps);
+	CHECK(r.data == (uint8_t *)r.map + ps);
+	/* What the kernel reads before the second mmap, as stored in the fd. */
+	CHECK_EQ(pread(fd, &off, 8, offsetof(struct perf_event_mmap_page, aux_offset)), 8);
+	CHECK_EQ(pread(fd, &size, 8, offsetof(struct perf_event_mmap_page, aux_size)), 8);
+	CHECK_EQ(off, (1 + data_pages) * (size_t)ps);
+	CHECK_EQ(size, aux);
+	/* The AUX mapping is the fd at aux_offset, writable (normal mode:
+	 * the drainer moves aux_tail, the kernel honours it). */
+	b = 0x5a;
+	CHECK_EQ(pwrite(fd, &b, 1, (off_t)(off + 4097)), 1);
+	CHECK_EQ(r.aux[4097], 0x5a);
+	r.aux[aux - 1] = 0xa5;
+	CHECK_EQ(pread(fd, &b, 1, (off_t)(off + aux - 1)), 1);
+	CHECK_EQ(b, 0xa5);
+	r.data[0] = 0x11;
+	CHECK_EQ(pread(fd, &b, 1, ps), 1);
+	CHECK_EQ(b, 0x11);
+	prec_ring__unmap(&r);
+	CHECK(r.map == NULL && r.aux == NULL && r.fd == -1);
+	/* Bad AUX sizes and AUX with overwrite are refused, nothing left mapped. */
+	CHECK_EQ(prec_ring__map(&r, fd, data_pages, 3 * (size_t)ps, false), -EINVAL);
+	CHECK(r.map == NULL && r.aux == NULL);
+	CHECK_EQ(prec_ring__map(&r, fd, data_pages, 100, false), -EINVAL);
+	CHECK_EQ(prec_ring__map(&r, fd, data_pages, aux, true), -EINVAL);
+	CHECK(r.map == NULL);
+	close(fd);
 }
 
 static int open_clock(void)
@@ -136,5 +186,6 @@ static int test_map(void)
 int main(void)
 {
 	test_init_mem();
+	test_map_memfd();
 	return test_map();
 }
