@@ -54,6 +54,8 @@ static int setup_events(struct record *r)
 		if (!err)
 			r->el.evsel[r->el.nr - 1].sampling = false;
 	}
+	if (!err)
+		err = prec_evlist__aux_setup(&r->el, &r->o);
 	return err;
 }
 

@@ -79,6 +79,59 @@ int prec_cpu_list__parse(const char *s, int **cpus);
 /* Online CPUs from sysfs. Returns the count or -errno. */
 int prec_cpu_list__online(int **cpus);
 
+/* ---- AUX PMUs (auxpmu.c) ---- */
+
+/* PMUs that write an AUX area, decided by name as perf does. */
+enum prec_aux_kind {
+	PREC_AUX_NONE = 0,
+	PREC_AUX_INTEL_PT,
+	PREC_AUX_INTEL_BTS,
+	PREC_AUX_CS_ETM,
+	PREC_AUX_ARM_SPE,
+	PREC_AUX_OTHER,        /* hisi_ptt */
+};
+
+/* perf's AUXTRACE_INFO types (tools/perf/util/auxtrace.h). */
+#define PREC_AUXTRACE_INTEL_PT 1
+#define PREC_AUXTRACE_ARM_SPE 4
+
+/* Minimum AUX area, perf's rule for intel_pt and arm_spe (full trace). */
+#define PREC_AUX_MIN_BYTES (8u * 1024u)
+
+/* What the AUXTRACE_INFO words are built from. */
+struct prec_auxpmu_src {
+	const char *root;      /* PMU sysfs root; NULL = /sys/bus/event_source/devices */
+	const char *pmu;       /* PMU name, a directory under root */
+	uint32_t pmu_type;     /* its type (the attr.type opened) */
+	const struct perf_event_mmap_page *pc; /* a ring's control page, or NULL */
+	uint32_t tsc_ctc_n, tsc_ctc_d; /* CPUID 0x15, 0 when unknown */
+	uint32_t have_sched_switch;    /* perf's 0..3: how switches are recorded */
+	bool snapshot, per_cpu_mmaps;
+	const char *filter;    /* intel_pt address filter, or NULL */
+};
+
+enum prec_aux_kind prec_auxpmu__kind(const char *pmu);
+/* Bits of attr.config that PMU format term `term` covers (sysfs
+ * format/TERM, "config:..." only), 0 when absent or unreadable. */
+uint64_t prec_auxpmu__format_mask(const char *root, const char *pmu,
+				  const char *term);
+/* perf's default config for the PMU, applied before the user's terms:
+ * intel_pt: tsc, mtc + mtc_period, psb_period, pt, branch as caps allow;
+ * arm_spe: ts_enable, and *period = caps/min_interval (else 4096). Others
+ * untouched, *period 0. */
+void prec_auxpmu__default_config(struct perf_event_attr *a, const char *root,
+				 const char *pmu, uint64_t *period);
+/* perf's default AUX area: 4 MiB privileged, 128 KiB otherwise. */
+size_t prec_auxpmu__default_bytes(bool privileged);
+/* CPUID leaf 0x15 (TSC to core crystal clock ratio n/d); 0/0 elsewhere. */
+void prec_auxpmu__tsc_ctc(uint32_t *n, uint32_t *d);
+/* AUXTRACE_INFO type and private words as perf 6.1 records them for the
+ * PMU (*priv malloc'd, *nr words). Returns 0, -EOPNOTSUPP (an AUX PMU
+ * whose layout prec does not write: intel_bts, cs_etm, hisi_ptt), -EINVAL
+ * (not an AUX PMU) or -ENOMEM. Reads sysfs under s->root. */
+int prec_auxpmu__info(const struct prec_auxpmu_src *s, uint32_t *type,
+		      uint64_t **priv, uint32_t *nr);
+
 /* ---- events (events.c) ---- */
 
 struct prec_evsel {
@@ -88,8 +141,10 @@ struct prec_evsel {
 	char *tp_system, *tp_name; /* tracepoints only */
 	bool tracking;         /* the dummy carrying mmap/comm/task */
 	bool sampling;         /* gets -F/-c, PERIOD, callchains */
-	uint64_t term_period;  /* pmu/period=N/, 0 if none */
+	uint64_t term_period;  /* pmu/period=N/ (or the PMU's default), 0 if none */
 	int midx;              /* index in the manifest's events */
+	char *pmu;             /* dynamic PMU name (pmu/.../ events), or NULL */
+	enum prec_aux_kind aux; /* its PMU writes an AUX area */
 };
 
 struct prec_evlist {
@@ -105,6 +160,11 @@ struct prec_evlist {
 	int *ring_fd;          /* fd owning each ring */
 	bool overwrite;        /* map rings read-only (write_backward events) */
 	bool raised_nofile;
+	const char *pmu_root;  /* sysfs PMU root the events were parsed with */
+	/* AUX (evlist_aux.c): the AUX event owns every CPU's ring */
+	size_t aux_bytes;      /* AUX area per CPU, 0 = no AUX event */
+	int aux_owner;         /* the AUX event's index (when aux_bytes) */
+	uint32_t have_sched_switch; /* perf's AUXTRACE_INFO value */
 };
 
 /* Append the events of one -e argument (comma separated; commas inside
@@ -124,6 +184,26 @@ void prec_evlist__config(struct prec_evlist *el,
 /* Common base sample_type of every attr (PREC_SAMPLE_BASE). */
 uint64_t prec_evlist__sample_base(const struct prec_evlist *el);
 void prec_evlist__exit(struct prec_evlist *el);
+
+/* ---- AUX events (evlist_aux.c) ---- */
+
+/* After the events are parsed, before prec_evlist__config: with an AUX PMU
+ * event, make it the owner of every CPU's ring, size its AUX area
+ * (o->aux_bytes, else perf's default; power of two pages, >= 8 KiB) and
+ * let the tracking event record context switches for the decoder. Returns
+ * 0, or -EINVAL after one line (two AUX events, --overwrite, a PMU whose
+ * AUXTRACE_INFO prec does not write, a bad size): a bad command line. */
+int prec_evlist__aux_setup(struct prec_evlist *el,
+			   const struct prec_record_opts *o);
+/* The order events are opened in on each CPU: the ring owner (the AUX
+ * event, else event 0) first, the others in list order. order has el->nr
+ * entries. */
+void prec_evlist__open_order(const struct prec_evlist *el, int *order);
+/* After opening: m's auxtrace type and words for the AUX event, from
+ * sysfs under el->pmu_root and the first ring's control page. No AUX
+ * event: nothing. Returns 0 or -errno after one line. */
+int prec_evlist__aux_info(const struct prec_evlist *el,
+			  struct prec_manifest *m);
 
 /* ---- opening (evlist.c) ---- */
 

@@ -312,6 +312,17 @@ static int add_pmu(struct prec_evsel *ev, const char *full, char *item,
 		return -EINVAL;
 	}
 	ev->attr.type = (uint32_t)type;
+	ev->pmu = strdup(item);
+	if (!ev->pmu)
+		return -ENOMEM;
+	ev->aux = prec_auxpmu__kind(item);
+	if (ev->aux) {
+		/* As perf: the PMU's defaults first, the user's terms over
+		 * them; the event is not sampled at a frequency (period 1, or
+		 * arm_spe's interval). */
+		prec_auxpmu__default_config(&ev->attr, root, item, &ev->term_period);
+		ev->sampling = false;
+	}
 	return pmu_terms(ev, full, root, item, slash + 1, 0);
 }
 
@@ -368,6 +379,7 @@ int prec_evlist__add(struct prec_evlist *el, const char *text,
 		pr_err("event '': empty event list");
 		return -EINVAL;
 	}
+	el->pmu_root = pmu_root ? pmu_root : PMU_ROOT;
 	/* Split on commas outside pmu/.../ */
 	for (;; p++) {
 		char item[1024];
@@ -430,7 +442,8 @@ static void config_period(struct prec_evsel *ev, const struct prec_record_opts *
 	a->freq = 0;
 	a->sample_period = ev->term_period;
 	if (!ev->sampling) {
-		a->sample_period = 1;
+		if (!ev->term_period)
+			a->sample_period = 1;
 		return;
 	}
 	if (o->period) {
@@ -462,6 +475,10 @@ void prec_evlist__config(struct prec_evlist *el,
 			a->sample_type |= PERF_SAMPLE_PERIOD;
 		if (a->type == PERF_TYPE_TRACEPOINT)
 			a->sample_type |= PERF_SAMPLE_RAW;
+		/* Only tells perf report that SPE samples carry memory info
+		 * (as perf sets it); not in the sample_id trailer. */
+		if (ev->aux == PREC_AUX_ARM_SPE)
+			a->sample_type |= PERF_SAMPLE_DATA_SRC;
 		if (ev->sampling && o->callgraph != PREC_CG_NONE)
 			a->sample_type |= PERF_SAMPLE_CALLCHAIN;
 		if (ev->sampling && o->callgraph == PREC_CG_DWARF) {
@@ -501,6 +518,7 @@ void prec_evlist__exit(struct prec_evlist *el)
 		free(el->evsel[i].filter);
 		free(el->evsel[i].tp_system);
 		free(el->evsel[i].tp_name);
+		free(el->evsel[i].pmu);
 	}
 	free(el->evsel);
 	memset(el, 0, sizeof(*el));

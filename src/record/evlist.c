@@ -138,18 +138,23 @@ static int alloc_tables(struct prec_evlist *el, const int *cpus, int nr_cpus,
 	return 0;
 }
 
-/* Attach fd to CPU c's ring: the first fd maps it, the others follow it. */
+/* Attach fd to CPU c's ring: the first fd maps it (the ring owner, opened
+ * first: with an AUX event, that event and its AUX area), the others
+ * follow it. */
 static int attach(struct prec_evlist *el, const struct prec_evsel *ev, int c,
 		  int fd, size_t pages)
 {
+	size_t aux = ev->aux && el->aux_bytes ? el->aux_bytes : 0;
 	int err;
 
 	if (el->ring_fd[c] < 0) {
-		err = prec_ring__map(&el->rings[c], fd, pages, 0, el->overwrite);
+		err = prec_ring__map(&el->rings[c], fd, pages, aux, el->overwrite);
 		if (err < 0) {
-			pr_err("event '%s' on cpu %d: mmap of %zu pages: %s%s", ev->name,
-			       el->cpus[c], pages, strerror(-err),
-			       err == -EPERM ? " (see /proc/sys/kernel/perf_event_mlock_kb)" : "");
+			pr_err("event '%s' on cpu %d: mmap of %zu pages%s: %s%s", ev->name,
+			       el->cpus[c], pages, aux ? " and its AUX area" : "",
+			       strerror(-err),
+			       err == -EPERM || err == -ENOMEM ?
+			       " (see /proc/sys/kernel/perf_event_mlock_kb, or a smaller -m / --aux-size)" : "");
 			return err;
 		}
 		el->ring_fd[c] = fd;
@@ -216,7 +221,7 @@ static int reserve_fds(struct prec_evlist *el)
 int prec_evlist__open(struct prec_evlist *el, const int *cpus, int nr_cpus,
 		      const pid_t *tasks, int nr_tasks, size_t pages)
 {
-	int err = alloc_tables(el, cpus, nr_cpus, tasks, nr_tasks);
+	int err = alloc_tables(el, cpus, nr_cpus, tasks, nr_tasks), *order;
 
 	if (err < 0) {
 		pr_err("events: %s", strerror(-err));
@@ -225,15 +230,20 @@ int prec_evlist__open(struct prec_evlist *el, const int *cpus, int nr_cpus,
 	err = reserve_fds(el);
 	if (err < 0)
 		return err;
-	/* CPU-major, so the tracking dummy (event 0) owns each CPU's ring. */
-	for (int c = 0; c < nr_cpus; c++)
-		for (int e = 0; e < el->nr; e++)
-			for (int t = 0; t < nr_tasks; t++) {
-				err = open_one(el, e, c, t, pages);
-				if (err < 0)
-					return err;
-			}
-	return 0;
+	order = malloc((size_t)el->nr * sizeof(*order));
+	if (!order) {
+		pr_err("events: %s", strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	prec_evlist__open_order(el, order);
+	/* CPU-major, the ring owner first on each CPU: the AUX event if any,
+	 * else the tracking dummy (event 0). */
+	for (int c = 0; c < nr_cpus && !err; c++)
+		for (int i = 0; i < el->nr && !err; i++)
+			for (int t = 0; t < nr_tasks && !err; t++)
+				err = open_one(el, order[i], c, t, pages);
+	free(order);
+	return err < 0 ? err : 0;
 }
 
 static size_t nr_fds(const struct prec_evlist *el)

@@ -191,6 +191,9 @@ static int fill_manifest(struct prec_session *s, const struct prec_record_opts *
 	err = prec_time_layout__init(&m->time_layout, m->sample_type);
 	if (!err)
 		err = add_events(m, el);
+	/* The rings are mapped by now: intel_pt's words need a control page. */
+	if (!err)
+		err = prec_evlist__aux_info(el, m);
 	return err;
 }
 

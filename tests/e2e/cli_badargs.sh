@@ -36,6 +36,14 @@ record -d @OUT@ -c 0 -- true
 record -d @OUT@ -m 3 -- true
 record -d @OUT@ -m abc -- true
 record -d @OUT@ -m 4Q -- true
+record -d @OUT@ -m 128,3x -- true
+record -d @OUT@ -m 128, -- true
+record -d @OUT@ -m ,0 -- true
+record -d @OUT@ -m 3,4M -- true
+record -d @OUT@ --aux-size 0 -- true
+record -d @OUT@ --aux-size -4M -- true
+record -d @OUT@ --aux-size 4Q -- true
+record -d @OUT@ --aux-size 99999999999G -- true
 record -d @OUT@ -C 9999 -- true
 record -d @OUT@ -C z -- true
 record -d @OUT@ -C 1-0 -- true

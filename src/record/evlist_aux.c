@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: MIT
+// The event list's AUX side: one AUX PMU event owns each CPU's ring (the
+// kernel maps an AUX area only on a fd whose PMU has one, and every other
+// event on the CPU follows it with SET_OUTPUT), the AUX area's size, the
+// switch records a decoder needs, and the manifest's AUXTRACE_INFO words.
+#include "record/cmd_record.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "util/log.h"
+
+/* perf's "privileged" for AUX sizes: root, or perf_event_paranoid -1. */
+static bool privileged(void)
+{
+	FILE *f;
+	int v = 2;
+
+	if (!geteuid())
+		return true;
+	f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = 2;
+		fclose(f);
+	}
+	return v <= -1;
+}
+
+static int find_owner(const struct prec_evlist *el)
+{
+	int owner = -1;
+
+	for (int e = 0; e < el->nr; e++) {
+		if (!el->evsel[e].aux)
+			continue;
+		if (owner >= 0) {
+			pr_err("events '%s' and '%s': only one AUX area event per recording",
+			       el->evsel[owner].name, el->evsel[e].name);
+			return -EINVAL;
+		}
+		owner = e;
+	}
+	return owner;
+}
+
+/* A decoder follows threads through context switches: the tracking event
+ * records them (CPU-wide with -a/-C: perf's have_sched_switch 3; per task
+ * otherwise: 2). intel_pt only needs them when it has timestamps (tsc). */
+static void track_switches(struct prec_evlist *el, const struct prec_evsel *ev,
+			   const struct prec_record_opts *o)
+{
+	if (ev->aux == PREC_AUX_INTEL_PT &&
+	    !(ev->attr.config & prec_auxpmu__format_mask(el->pmu_root, ev->pmu, "tsc")))
+		return;
+	for (int e = 0; e < el->nr; e++)
+		if (el->evsel[e].tracking)
+			el->evsel[e].attr.context_switch = 1;
+	el->have_sched_switch = o->all_cpus ? 3 : 2;
+}
+
+int prec_evlist__aux_setup(struct prec_evlist *el,
+			   const struct prec_record_opts *o)
+{
+	int owner = find_owner(el);
+	const struct prec_evsel *ev;
+	size_t bytes;
+
+	if (owner < 0)
+		return owner == -1 ? 0 : owner;
+	ev = &el->evsel[owner];
+	if (ev->aux != PREC_AUX_INTEL_PT && ev->aux != PREC_AUX_ARM_SPE) {
+		pr_err("event '%s': PMU '%s' writes an AUX area whose AUXTRACE_INFO prec does not write (intel_pt and arm_spe only)",
+		       ev->name, ev->pmu);
+		return -EINVAL;
+	}
+	if (o->overwrite) {
+		pr_err("event '%s': --overwrite cannot be combined with an AUX area event (AUX snapshots are not implemented)",
+		       ev->name);
+		return -EINVAL;
+	}
+	bytes = o->aux_bytes ? o->aux_bytes : prec_auxpmu__default_bytes(privileged());
+	if (bytes < PREC_AUX_MIN_BYTES) {
+		pr_err("option --aux-size / -m ,AUX: %zu bytes: the AUX area of '%s' must be at least %u KiB",
+		       bytes, ev->name, PREC_AUX_MIN_BYTES / 1024);
+		return -EINVAL;
+	}
+	el->aux_owner = owner;
+	el->aux_bytes = bytes;
+	track_switches(el, ev, o);
+	/* Not refused: the trace itself decodes, only the times disagree. */
+	if (ev->aux == PREC_AUX_INTEL_PT && el->have_sched_switch)
+		pr_warn("event '%s': perf decodes Intel PT times on its own clock (it refuses -k with intel_pt), prec's records are on the -k clock: decoded times will not line up with them",
+			ev->name);
+	return 0;
+}
+
+void prec_evlist__open_order(const struct prec_evlist *el, int *order)
+{
+	int owner = el->aux_bytes ? el->aux_owner : 0, n = 0;
+
+	order[n++] = owner;
+	for (int e = 0; e < el->nr; e++)
+		if (e != owner)
+			order[n++] = e;
+}
+
+int prec_evlist__aux_info(const struct prec_evlist *el, struct prec_manifest *m)
+{
+	const struct prec_evsel *ev;
+	struct prec_auxpmu_src src = { .root = el->pmu_root, .per_cpu_mmaps = true };
+	uint64_t *priv;
+	uint32_t nr, type;
+	int err;
+
+	if (!el->aux_bytes)
+		return 0;
+	ev = &el->evsel[el->aux_owner];
+	src.pmu = ev->pmu;
+	src.pmu_type = ev->attr.type;
+	src.have_sched_switch = el->have_sched_switch;
+	/* Every ring's control page holds the same TSC conversion. */
+	if (el->rings && el->nr_cpus && el->rings[0].page)
+		src.pc = el->rings[0].page;
+	if (ev->aux == PREC_AUX_INTEL_PT)
+		prec_auxpmu__tsc_ctc(&src.tsc_ctc_n, &src.tsc_ctc_d);
+	err = prec_auxpmu__info(&src, &type, &priv, &nr);
+	if (err) {
+		pr_err("event '%s': AUXTRACE_INFO for PMU '%s': %s", ev->name, ev->pmu,
+		       strerror(-err));
+		return err;
+	}
+	free(m->auxtrace_priv);
+	m->auxtrace_priv = priv;
+	m->nr_auxtrace_priv = nr;
+	m->auxtrace_type = type;
+	return 0;
+}
