@@ -485,7 +485,7 @@ static const struct opt table[] = {
 	{ "compress", 'z', NULL, opt_compress, "lz4-compress each chunk (implies --copy)" },
 	{ "compression-level", 0, "N", opt_zlevel, "with -z: 0 = lz4 fast (default), 1..12 = lz4 HC level" },
 	{ "user", 0, "USER", opt_user, "run the command as USER (prec keeps its own privileges)" },
-	{ "aux-size", 0, "PAGES|SIZE", opt_aux_size, "AUX area per CPU for intel_pt//, arm_spe//, cs_etm// (default 4M)" },
+	{ "aux-size", 0, "PAGES|SIZE", opt_aux_size, "AUX area per CPU for intel_pt//, arm_spe// (>= 8K; default 4M as root, else 128K)" },
 	{ "markers", 0, NULL, opt_markers, "record trace_marker writes (prec mark) as ftrace:print" },
 	{ "overwrite", 0, NULL, opt_overwrite, "flight recorder: keep the last ring's worth, write it on a snapshot" },
 	{ "control", 0, "fifo:CTL[,ACK]|fd:CTL[,ACK]", opt_control, "commands: enable, disable, snapshot, stop (each acked)" },
