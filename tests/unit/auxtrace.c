@@ -238,6 +238,7 @@ static void make_pt_words(void)
 	CHECK_EQ(pt_words[0], 8);
 	CHECK_EQ(pt_words[5], 1u << 10);
 	test_rmdir(root);
+	free(root);
 }
 
 static void write_manifest(const uint8_t sid[16])
