@@ -39,7 +39,9 @@ struct went {
 };
 
 /* Ahead of every ring resident; released residents are reclaimed in ring
- * order once everything before them is released. */
+ * order once everything before them is released. The flag is only written
+ * for a slot released ahead of the tail (rare: residents are copied in time
+ * order) and for pads: see ring_release(). */
 struct slot {
 	uint32_t size;
 	uint32_t released;
@@ -76,6 +78,7 @@ struct prec_cursor {
 	uint32_t win_bytes; /* ring size, a multiple of 8 */
 	uint32_t rhead, rtail, rused;
 	uint32_t rlive;   /* bytes of slots not yet released */
+	uint32_t rahead;  /* released slots (and pads) past the tail */
 	uint64_t forced;
 };
 
@@ -116,6 +119,7 @@ static int ring_alloc(struct prec_cursor *c, uint32_t size)
 		 * slot so the tail skips it. */
 		pad->size = c->win_bytes - c->rhead;
 		pad->released = 1;
+		c->rahead++;
 		c->rused += pad->size;
 		c->rhead = 0;
 	}
@@ -130,19 +134,33 @@ static int ring_alloc(struct prec_cursor *c, uint32_t size)
 	return (int)off;
 }
 
-static void ring_release(struct prec_cursor *c, uint32_t slot_off)
+static void ring_drop_tail(struct prec_cursor *c, uint32_t size)
 {
-	((struct slot *)(c->ring + slot_off))->released = 1;
-	c->rlive -= ((struct slot *)(c->ring + slot_off))->size;
-	while (c->rused) {
+	c->rused -= size;
+	c->rtail += size;
+	if (c->rtail == c->win_bytes)
+		c->rtail = 0;
+}
+
+/* size is slot_size() of the entry: the slot headers of a window that left
+ * the cache long ago (hundreds of shards) are read only when some slot was
+ * released out of order, never to find out that none was. */
+static void ring_release(struct prec_cursor *c, uint32_t slot_off, uint32_t size)
+{
+	c->rlive -= size;
+	if (slot_off != c->rtail) {
+		((struct slot *)(c->ring + slot_off))->released = 1;
+		c->rahead++;
+		return;
+	}
+	ring_drop_tail(c, size);
+	while (c->rahead && c->rused) {
 		struct slot *s = (struct slot *)(c->ring + c->rtail);
 
 		if (!s->released)
 			break;
-		c->rused -= s->size;
-		c->rtail += s->size;
-		if (c->rtail == c->win_bytes)
-			c->rtail = 0;
+		c->rahead--;
+		ring_drop_tail(c, s->size);
 	}
 }
 
@@ -173,6 +191,7 @@ static void wrap_early(struct prec_cursor *c)
 	pad = (struct slot *)(c->ring + c->rhead);
 	pad->size = c->win_bytes - c->rhead;
 	pad->released = 1;
+	c->rahead++;
 	c->rused += pad->size;
 	c->rhead = 0;
 }
@@ -480,7 +499,7 @@ void prec_cursor__get(const struct prec_cursor *c, struct prec_merge_rec *r)
 /* With many shards a cursor comes back to the front of the merge only after
  * the others had their turns, by when its window has left the cache: ask
  * for what its next turn reads (the entries a line ahead, the bytes of the
- * new front, and its slot header that ring_release() checks) now. */
+ * new front) now. */
 static void prefetch_front(const struct prec_cursor *c)
 {
 	const struct went *e;
@@ -492,7 +511,7 @@ static void prefetch_front(const struct prec_cursor *c)
 	if (e->len & E_CHUNK)
 		__builtin_prefetch(c->chunk + e->off);
 	else
-		__builtin_prefetch(c->ring + e->off - sizeof(struct slot));
+		__builtin_prefetch(c->ring + e->off);
 }
 
 void prec_cursor__pop(struct prec_cursor *c)
@@ -504,7 +523,7 @@ void prec_cursor__pop(struct prec_cursor *c)
 	if (e->len & E_CHUNK)
 		c->nchunk--;
 	else
-		ring_release(c, e->off - (uint32_t)sizeof(struct slot));
+		ring_release(c, e->off - (uint32_t)sizeof(struct slot), slot_size(e));
 	c->ehead = (c->ehead + 1) & (WIN_ENTRIES - 1);
 	c->ecount--;
 	prefetch_front(c);
