@@ -19,12 +19,13 @@ bench_require() {
 
 now() { date +%s.%N; }
 
-# The two standard workloads. clock hashes $tmp/blob on every CPU; it waits
-# only for its own jobs (a bare wait would also wait for the recorder).
+# The standard workloads. clock and dwarf hash $tmp/blob on every CPU (dwarf
+# samples it with 8 KiB user stacks); they wait only for their own jobs (a
+# bare wait would also wait for the recorder).
 workload() {
 	case $1 in
 	storm) "$H/storm" "$STORM_N" ;;
-	clock)
+	clock | dwarf)
 		local pids=()
 		for ((c = 0; c < ncpu; c++)); do
 			(for _ in 1 2 3 4; do sha256sum "$tmp/blob" >/dev/null; done) &
@@ -38,6 +39,7 @@ events() {
 	case $1 in
 	storm) echo "-e raw_syscalls:sys_enter" ;;
 	clock) echo "-e cpu-clock -F 10000 -g" ;;
+	dwarf) echo "-e cpu-clock -F 10000 --call-graph dwarf" ;;
 	esac
 }
 

@@ -4,7 +4,8 @@
 # same ring size, same workload, system-wide. Scenarios:
 #   storm: -e raw_syscalls:sys_enter -a, the storm helper making STORM_N
 #          getppid() calls (a few seconds);
-#   clock: -e cpu-clock -F 10000 -g -a, one sha256sum loop per CPU.
+#   clock: -e cpu-clock -F 10000 -g -a, one sha256sum loop per CPU;
+#   dwarf: the clock workload under -e cpu-clock -F 10000 --call-graph dwarf.
 # Per run: records lost, recorder CPU seconds (its own rusage via
 # /usr/bin/time, the workload runs outside it), workload slowdown against
 # no recorder, time from the workload's exit to the recorder's exit (SIGINT
@@ -16,7 +17,7 @@ cd "$(dirname "$0")/.."
 REPEAT=${REPEAT:-5}
 STORM_N=${STORM_N:-2000000}
 PAGES=${PAGES:-256}
-SCENARIOS=${SCENARIOS:-"storm clock"}
+SCENARIOS=${SCENARIOS:-"storm clock dwarf"}
 RECORDERS=${RECORDERS:-"prec perf perf-threads"}
 bench_require "$PREC" "$H/storm" /usr/bin/time
 tmp=$(mktemp -d /tmp/prec-bench.XXXXXX)

@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: MIT
 # Smallest zero-loss ring: prec record and perf record, system-wide, over a
 # sweep of per-CPU ring sizes, on the syscall storm (-e raw_syscalls:sys_enter
-# -a, storm STORM_N getppid calls). Then one row each under
-# -e cpu-clock -F 10000 --call-graph dwarf -a with a busy loop per CPU:
-# lost, recorder CPU seconds (its own rusage), bytes written.
+# -a, storm STORM_N getppid calls), then over DWARF_SIZES under
+# -e cpu-clock -F 10000 --call-graph dwarf -a with a busy loop per CPU
+# (8 KiB stacks: the other way to fill a ring fast): lost, recorder CPU
+# seconds (its own rusage), bytes written, smallest zero-loss ring.
 # Recorders run system-wide with no command and get SIGINT once the workload
 # ends (as bench/record.sh); perf gets -B: its build-id pass aborts on this
 # machine (perf 6.1, kernel 6.18). Sizes and recorders are interleaved per
@@ -14,14 +15,14 @@
 # perf-rt (perf record -r 10). The "smallest zero-loss ring" ratio compares
 # prec with perf and prec-rt with perf-rt.
 # Usage: bench/record_ring.sh  (env: BUILD, PREC, REPEAT, STORM_N, SIZES,
-#        DWARF_PAGES, DWARF_SECS, PARTS="ring dwarf", LOSTRECS, RECORDERS)
+#        DWARF_SIZES, DWARF_SECS, PARTS="ring dwarf", LOSTRECS, RECORDERS)
 set -u
 cd "$(dirname "$0")/.."
 . bench/lib.sh
 REPEAT=${REPEAT:-3}
 STORM_N=${STORM_N:-2000000}
 SIZES=${SIZES:-"4 8 16 32 64 128 256 512 1024"}
-DWARF_PAGES=${DWARF_PAGES:-256}
+DWARF_SIZES=${DWARF_SIZES:-"32 64 128 256 512 1024"}
 DWARF_SECS=${DWARF_SECS:-3}
 PARTS=${PARTS:-"ring dwarf"}
 LOSTRECS=${LOSTRECS:-0} # 1: also count PERF_RECORD_LOST records (perf report -D, slow)
@@ -87,29 +88,32 @@ run() {
 
 col() { awk -v c="$2" '{ print $c }' "$1"; }
 
-ring_part() {
-	local rep pages rec f
+# sweep SCENARIO SIZES...: every recorder at every size, interleaved per
+# repetition; the table, then each recorder's smallest zero-loss ring.
+sweep() {
+	local sc=$1 rep pages rec f
+	shift
 	for rep in $(seq "$REPEAT"); do
-		for pages in $SIZES; do
+		for pages in "$@"; do
 			for rec in $RECORDERS; do
-				run storm "$rec" "$pages" >>"$tmp/storm.$rec.$pages"
+				run "$sc" "$rec" "$pages" >>"$tmp/$sc.$rec.$pages"
 			done
 		done
 	done
-	echo "storm: -e raw_syscalls:sys_enter -a, storm $STORM_N; $REPEAT runs each, $ncpu CPUs"
 	printf '%-6s %8s %10s %20s %8s %8s %10s\n' pages rec lost_med "lost min..max" cpu_s MB lost_recs
-	for pages in $SIZES; do
+	for pages in "$@"; do
 		for rec in $RECORDERS; do
-			f=$tmp/storm.$rec.$pages
+			f=$tmp/$sc.$rec.$pages
 			printf '%-6s %8s %10s %20s %8.2f %8.1f %10s\n' "$pages" "$rec" \
 				"$(col "$f" 1 | median)" "$(col "$f" 1 | range)" \
 				"$(col "$f" 2 | median)" "$(col "$f" 3 | awk '{ print $1 / 1e6 }' | median)" \
 				"$(col "$f" 4 | range)"
 		done
 	done
+	rm -f "$tmp/smallest"
 	for rec in $RECORDERS; do
-		for pages in $SIZES; do
-			f=$tmp/storm.$rec.$pages
+		for pages in "$@"; do
+			f=$tmp/$sc.$rec.$pages
 			if awk '$1 != 0 { bad = 1 } END { exit bad }' "$f"; then
 				echo "$rec: smallest ring with 0 lost in all $REPEAT runs: $pages pages" \
 					"($((pages * 4)) KiB per CPU)"
@@ -124,23 +128,17 @@ ring_part() {
 	echo "(a recorder missing above lost records at every size tried)"
 }
 
+ring_part() {
+	echo "storm: -e raw_syscalls:sys_enter -a, storm $STORM_N; $REPEAT runs each, $ncpu CPUs"
+	# shellcheck disable=SC2086
+	sweep storm $SIZES
+}
+
 dwarf_part() {
-	local rep rec f
-	for rep in $(seq "$REPEAT"); do
-		for rec in $RECORDERS; do
-			run dwarf "$rec" "$DWARF_PAGES" >>"$tmp/dwarf.$rec"
-		done
-	done
-	echo "dwarf: -e cpu-clock -F 10000 --call-graph dwarf -a -m $DWARF_PAGES," \
+	echo "dwarf: -e cpu-clock -F 10000 --call-graph dwarf -a," \
 		"sha256sum /dev/zero x $ncpu for ${DWARF_SECS}s; $REPEAT runs each"
-	printf '%8s %10s %20s %8s %16s %8s\n' rec lost_med "lost min..max" cpu_s "cpu min..max" MB
-	for rec in $RECORDERS; do
-		f=$tmp/dwarf.$rec
-		printf '%8s %10s %20s %8.2f %16s %8.1f\n' "$rec" \
-			"$(col "$f" 1 | median)" "$(col "$f" 1 | range)" \
-			"$(col "$f" 2 | median)" "$(col "$f" 2 | range)" \
-			"$(col "$f" 3 | awk '{ print $1 / 1e6 }' | median)"
-	done
+	# shellcheck disable=SC2086
+	sweep dwarf $DWARF_SIZES
 }
 
 for part in $PARTS; do
