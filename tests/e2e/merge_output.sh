@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# prec merge -o FILE never leaves a truncated perf.data and never destroys
+# the old FILE before the new one is whole: it writes FILE.prec-XXXXXX next
+# to it and renames it into place at the end.
+# 1. A merge onto a full tmpfs fails with one line and exit 1, leaves no
+#    FILE and no temp file; with -f over an existing FILE, FILE keeps its
+#    old bytes.
+# 2. Without -f an existing FILE is refused, byte for byte untouched.
+# 3. A good merge with -f replaces FILE; perf script reads exactly the
+#    recorded samples.
+# 4. -o a FIFO is written in place (pipe format) and the FIFO stays a FIFO.
+set -u
+H=$PREC_BUILD/tests/helpers
+N=20000
+[ "$(id -u)" = 0 ] || { echo "skip: needs root"; exit 77; }
+[ -d /sys/kernel/tracing/events/raw_syscalls ] || mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
+[ -d /sys/kernel/tracing/events/raw_syscalls/sys_enter ] ||
+	{ echo "skip: no raw_syscalls tracepoints"; exit 77; }
+tmp=$(mktemp -d /tmp/prec-mergeout.XXXXXX)
+fs=$tmp/fs
+cleanup() {
+	mountpoint -q "$fs" && umount "$fs"
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+mkdir "$fs"
+mount -t tmpfs -o size=1m,mode=0755 prec-mergeout "$fs" || { echo "skip: cannot mount a tmpfs"; exit 77; }
+
+d=$tmp/rec
+"$PREC" record -q -m 16M -d "$d" -e raw_syscalls:sys_enter --filter 'id == 110' \
+	-- "$H/storm" $N >/dev/null || fail "record"
+
+# 1. The merged file (~3 MB) cannot fit in 1 MiB.
+"$PREC" merge "$d" -o "$fs/flat.data" 2>"$tmp/err1"
+rc=$?
+cat "$tmp/err1"
+[ $rc = 1 ] || fail "full disk: exit $rc, want 1"
+[ "$(wc -l <"$tmp/err1")" = 1 ] || fail "full disk: want one line on stderr"
+grep -q "flat.data.*No space left on device" "$tmp/err1" || fail "full disk: message does not name the file and ENOSPC"
+[ -z "$(ls -A "$fs")" ] || fail "full disk: left $(ls -A "$fs")"
+printf 'old perf.data\n' >"$fs/flat.data"
+cp "$fs/flat.data" "$tmp/old"
+"$PREC" merge "$d" -f -o "$fs/flat.data" 2>/dev/null && fail "full disk with -f: exit 0"
+cmp -s "$fs/flat.data" "$tmp/old" || fail "full disk with -f: the old file was damaged"
+[ "$(ls -A "$fs")" = flat.data ] || fail "full disk with -f: left $(ls -A "$fs")"
+
+# 2. No -f: refused before anything is written.
+cp "$tmp/old" "$tmp/flat.data"
+"$PREC" merge "$d" -o "$tmp/flat.data" 2>"$tmp/err2"
+rc=$?
+[ $rc = 1 ] || fail "existing output: exit $rc, want 1"
+grep -q "output exists (use -f to overwrite)" "$tmp/err2" || fail "existing output: $(cat "$tmp/err2")"
+cmp -s "$tmp/flat.data" "$tmp/old" || fail "existing output: damaged without -f"
+ls "$tmp" | grep -q prec- && fail "existing output: a temp file was left"
+
+# 3. -f with room: replaced, and perf reads every sample.
+"$PREC" merge "$d" -f -o "$tmp/flat.data" 2>/dev/null || fail "merge -f"
+n=$(perf script -i "$tmp/flat.data" 2>"$tmp/perr" | grep -c 'NR 110')
+[ "$n" = $N ] || fail "merge -f: perf script saw $n samples, want $N"
+[ -s "$tmp/perr" ] && fail "perf script warned: $(cat "$tmp/perr")"
+ls "$tmp" | grep -q 'flat.data.prec-' && fail "merge -f: a temp file was left"
+
+# 4. A FIFO stays a FIFO and gets the pipe format.
+mkfifo "$tmp/fifo"
+perf script -i - <"$tmp/fifo" 2>/dev/null | grep -c 'NR 110' >"$tmp/nfifo" &
+reader=$!
+"$PREC" merge "$d" -f -o "$tmp/fifo" 2>/dev/null || fail "merge to a FIFO"
+wait $reader
+[ "$(cat "$tmp/nfifo")" = $N ] || fail "FIFO: perf script read $(cat "$tmp/nfifo") samples, want $N"
+[ -p "$tmp/fifo" ] || fail "FIFO: replaced by a regular file"
+echo "merge output: full disk leaves nothing and keeps the old file; $N samples via file and FIFO"
