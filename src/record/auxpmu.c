@@ -223,21 +223,18 @@ void prec_auxpmu__tsc_ctc(uint32_t *n, uint32_t *d)
 #endif
 }
 
-/* time_shift, time_mult, time_zero under the control page's seqlock. */
+/* time_shift, time_mult, time_zero, and whether they convert: perf writes
+ * the words even without cap_user_time_zero, and takes a zero time_mult as
+ * no conversion. */
 static void read_time_conv(const struct perf_event_mmap_page *pc, uint64_t *w)
 {
-	for (int tries = 0; tries < 10000; tries++) {
-		uint32_t seq = __atomic_load_n(&pc->lock, __ATOMIC_ACQUIRE);
+	struct prec_time_conv tc;
+	int err = prec_perfclock__read(pc, &tc);
 
-		w[PT_TIME_SHIFT] = pc->time_shift;
-		w[PT_TIME_MULT] = pc->time_mult;
-		w[PT_TIME_ZERO] = pc->time_zero;
-		w[PT_CAP_USER_TIME_ZERO] = pc->cap_user_time_zero && pc->time_mult;
-		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-		if (!(seq & 1) && __atomic_load_n(&pc->lock, __ATOMIC_RELAXED) == seq)
-			return;
-	}
-	w[PT_CAP_USER_TIME_ZERO] = 0;
+	w[PT_TIME_SHIFT] = tc.time_shift;
+	w[PT_TIME_MULT] = tc.time_mult;
+	w[PT_TIME_ZERO] = tc.time_zero;
+	w[PT_CAP_USER_TIME_ZERO] = !err && tc.time_mult;
 }
 
 static int intel_pt_words(const struct prec_auxpmu_src *s, uint64_t **out,

@@ -56,6 +56,8 @@ static int setup_events(struct record *r)
 	}
 	if (!err)
 		err = prec_evlist__aux_setup(&r->el, &r->o);
+	if (!err)
+		err = prec_evlist__aux_clock(&r->el, &r->o);
 	return err;
 }
 

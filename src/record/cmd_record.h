@@ -21,6 +21,9 @@ _Static_assert(sizeof(struct perf_event_attr) >= PERF_ATTR_SIZE_VER7,
 #define PREC_RECORD_DEFAULT_PAGES 256
 #define PREC_RECORD_DEFAULT_FREQ 4000
 #define PREC_RECORD_DEFAULT_STACK 8192
+/* -k perf, or an AUX event's default: the kernel's perf clock, i.e. no
+ * use_clockid (the manifest's clockid -1). */
+#define PREC_CLOCK_PERF (-1)
 /* perf's x86_64 user register mask for DWARF unwinding: AX..R15 without
  * the segment registers DS, ES, FS, GS. */
 #define PREC_REGS_USER_X86_64 0xff0fffULL
@@ -51,7 +54,8 @@ struct prec_record_opts {
 	char **argv;            /* workload, NULL-terminated, or NULL */
 	int argc;
 	size_t mmap_pages;
-	int clockid;
+	int clockid;            /* PREC_CLOCK_PERF or a clockid_t */
+	bool clock_set;         /* -k given */
 	uint64_t round_ms;
 	bool force, copy, pin, pin_package;
 	int rt_prio;            /* -r: drainers SCHED_FIFO at this; 0 = no */
@@ -195,6 +199,13 @@ void prec_evlist__exit(struct prec_evlist *el);
  * AUXTRACE_INFO prec does not write, a bad size): a bad command line. */
 int prec_evlist__aux_setup(struct prec_evlist *el,
 			   const struct prec_record_opts *o);
+/* After aux_setup: an AUX event whose trace is decoded on the perf clock
+ * (intel_pt, arm_spe) makes the recording use it, unless -k says
+ * otherwise: refused for intel_pt (as perf), warned about for arm_spe.
+ * Returns 0 or -EINVAL after one line (also for --markers on the perf
+ * clock). */
+int prec_evlist__aux_clock(const struct prec_evlist *el,
+			   struct prec_record_opts *o);
 /* The order events are opened in on each CPU: the ring owner (the AUX
  * event, else event 0) first, the others in list order. order has el->nr
  * entries. */

@@ -46,11 +46,14 @@ static uint64_t now_ns(clockid_t clk)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* Event-clock time for watermarks. clockid < 0 is the kernel's perf clock,
- * which user space cannot read: 0 is a watermark that promises nothing. */
+/* Event-clock time for watermarks. clockid < 0 is the kernel's perf clock:
+ * the counter through a control page's TSC conversion, or 0 (a watermark
+ * that promises nothing) when the page offers none (perfclock.c). */
 static uint64_t watermark_now(const struct prec_drainer *d)
 {
-	return d->o.clockid < 0 ? 0 : now_ns((clockid_t)d->o.clockid);
+	if (d->o.clockid < 0)
+		return prec_perfclock__now(d->o.clock_page);
+	return now_ns((clockid_t)d->o.clockid);
 }
 
 /* Keep the first error, and tell the session at once (it would otherwise

@@ -495,8 +495,9 @@ void prec_evlist__config(struct prec_evlist *el,
 		a->enable_on_exec = workload && !o->all_cpus;
 		a->watermark = 1;
 		a->wakeup_watermark = (uint32_t)(o->mmap_pages * (size_t)ps / 4);
-		a->use_clockid = 1;
-		a->clockid = o->clockid;
+		/* The perf clock is what the kernel uses without use_clockid. */
+		a->use_clockid = o->clockid != PREC_CLOCK_PERF;
+		a->clockid = a->use_clockid ? o->clockid : 0;
 		if (ev->tracking) {
 			a->mmap = 1;
 			a->mmap2 = 1;

@@ -91,10 +91,39 @@ int prec_evlist__aux_setup(struct prec_evlist *el,
 	el->aux_owner = owner;
 	el->aux_bytes = bytes;
 	track_switches(el, ev, o);
-	/* Not refused: the trace itself decodes, only the times disagree. */
-	if (ev->aux == PREC_AUX_INTEL_PT && el->have_sched_switch)
-		pr_warn("event '%s': perf decodes Intel PT times on its own clock (it refuses -k with intel_pt), prec's records are on the -k clock: decoded times will not line up with them",
+	return 0;
+}
+
+int prec_evlist__aux_clock(const struct prec_evlist *el,
+			   struct prec_record_opts *o)
+{
+	const struct prec_evsel *ev;
+
+	if (!el->aux_bytes)
+		return 0;
+	ev = &el->evsel[el->aux_owner];
+	/* perf decodes PT packet times with the control page's TSC
+	 * conversion, i.e. onto its own clock, and refuses -k with intel_pt:
+	 * records on any other clock would not line up with them. */
+	if (ev->aux == PREC_AUX_INTEL_PT && o->clock_set &&
+	    o->clockid != PREC_CLOCK_PERF) {
+		pr_err("option -k: event '%s' records on the perf clock its trace is decoded on (as perf, which refuses -k with intel_pt): leave -k out",
+		       ev->name);
+		return -EINVAL;
+	}
+	/* SPE times reach the perf clock through TIME_CONV; perf allows -k
+	 * there, so only say what it costs. */
+	if (o->clock_set && o->clockid != PREC_CLOCK_PERF) {
+		pr_warn("event '%s': its trace is decoded on the perf clock, the records on the -k clock: their times will not line up",
 			ev->name);
+		return 0;
+	}
+	o->clockid = PREC_CLOCK_PERF;
+	if (o->markers) {
+		pr_err("option --markers: event '%s' records on the perf clock, which markers cannot follow (prec reads no perf clock for their watermarks)",
+		       ev->name);
+		return -EINVAL;
+	}
 	return 0;
 }
 

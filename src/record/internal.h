@@ -51,6 +51,32 @@ void prec_ring__unmap(struct prec_ring *r);
 void prec_ring__init_mem(struct prec_ring *r, void *mem, uint64_t size,
 			 uint64_t aux_size);
 
+/* ---- perf clock (perfclock.c): the kernel's clock from user space ---- */
+
+/* Reads the CPU's cycle counter into *cyc (a test passes its own). Returns
+ * false when there is none. */
+typedef bool (*prec_counter_fn)(void *arg, uint64_t *cyc);
+
+/* The counter a control page's TSC conversion applies to: rdtsc on x86,
+ * cntvct_el0 on arm64. False (and 0) elsewhere. Any thread. */
+bool prec_perfclock__counter(uint64_t *cyc);
+/* Copy pc's time words under its seqlock into *tc. Returns 0, -EOPNOTSUPP
+ * (no cap_user_time_zero: *tc holds the words all the same), -EAGAIN (the
+ * seqlock never settled; *tc zeroed) or -EINVAL (pc NULL). */
+int prec_perfclock__read(const struct perf_event_mmap_page *pc,
+			 struct prec_time_conv *tc);
+/* The perf-clock time of counter value cyc (the uapi header's formula,
+ * with the cap_user_time_short unwrap). */
+uint64_t prec_time_conv__ns(const struct prec_time_conv *tc, uint64_t cyc);
+/* The perf clock now, converted with pc's words read around the counter.
+ * 0 (a watermark that promises nothing) when pc is NULL, has no
+ * cap_user_time_zero, its seqlock never settles, or there is no counter.
+ * Never blocks; any thread. */
+uint64_t prec_perfclock__now(const struct perf_event_mmap_page *pc);
+/* The same with counter instead of the CPU's (tests). */
+uint64_t prec_perfclock__now_with(const struct perf_event_mmap_page *pc,
+				  prec_counter_fn counter, void *arg);
+
 /* ---- drainer (drainer.c): one thread per CPU ring ---- */
 
 struct prec_drainer;
@@ -61,6 +87,9 @@ struct prec_drainer_opts {
 	struct prec_shard_writer *writer; /* owned by the caller */
 	struct prec_time_layout layout;
 	int clockid;            /* clock of the events, for watermarks */
+	/* clockid < 0 (perf clock): the control page whose TSC conversion
+	 * gives the watermarks; NULL = watermarks 0 */
+	const struct perf_event_mmap_page *clock_page;
 	uint64_t round_ns;      /* empty marker chunk at least this often */
 	bool copy;              /* copy-then-write instead of writev from the mmap */
 	int pin_cpu;            /* CPU to pin the thread to, -1 = no pinning */

@@ -263,7 +263,7 @@ static const struct {
 	{ "monotonic_raw", CLOCK_MONOTONIC_RAW }, { "raw", CLOCK_MONOTONIC_RAW },
 	{ "realtime", CLOCK_REALTIME }, { "real", CLOCK_REALTIME },
 	{ "boottime", CLOCK_BOOTTIME }, { "boot", CLOCK_BOOTTIME },
-	{ "tai", CLOCK_TAI },
+	{ "tai", CLOCK_TAI }, { "perf", PREC_CLOCK_PERF },
 };
 
 static int opt_clock(struct prec_record_opts *o, const char *arg)
@@ -272,6 +272,7 @@ static int opt_clock(struct prec_record_opts *o, const char *arg)
 	const char *name = arg;
 	uint64_t v;
 
+	o->clock_set = true;
 	if (!strncasecmp(name, "CLOCK_", 6))
 		name += 6;
 	for (size_t i = 0; i < sizeof(clocks) / sizeof(clocks[0]); i++) {
@@ -281,7 +282,7 @@ static int opt_clock(struct prec_record_opts *o, const char *arg)
 		}
 	}
 	if (parse_u64(arg, &v) < 0 || v > 64 || clock_getres((clockid_t)v, &ts))
-		return bad("-k", arg, "expected monotonic, monotonic_raw, realtime, boottime, tai or a clock number");
+		return bad("-k", arg, "expected monotonic, monotonic_raw, realtime, boottime, tai, perf or a clock number");
 	o->clockid = (int)v;
 	return 0;
 }
@@ -475,7 +476,7 @@ static const struct opt table[] = {
 	{ "pid", 'p', "PID,...", opt_pid, "existing processes (all their threads)" },
 	{ "tid", 't', "TID,...", opt_tid, "existing threads" },
 	{ "mmap-pages", 'm', "PAGES|SIZE", opt_mmap_aux, "per-CPU ring[,AUX area]: pages (power of two) or 512K, 4M (default 1M)" },
-	{ "clockid", 'k', "CLOCK", opt_clock, "monotonic (default), monotonic_raw, realtime, boottime, tai, or a number" },
+	{ "clockid", 'k', "CLOCK", opt_clock, "monotonic (default), monotonic_raw, realtime, boottime, tai, N, or perf (perf's own; intel_pt's)" },
 	{ "round-ms", 0, "MS", opt_round, "longest round before an idle CPU writes a marker (default 100)" },
 	{ "force", 'f', NULL, opt_force, "replace an existing directory" },
 	{ "copy", 0, NULL, opt_copy, "drainers copy ring data out, then write it (default)" },
@@ -580,6 +581,12 @@ static int check_combination(struct prec_record_opts *o)
 	}
 	if (tasks && (o->all_cpus || o->cpus)) {
 		pr_err("options -p/-t: cannot be combined with -a or -C");
+		return -EINVAL;
+	}
+	/* The markers' ftrace instance stamps on the events' clock, but
+	 * their watermarks would need the perf clock read from user space. */
+	if (o->markers && o->clockid == PREC_CLOCK_PERF) {
+		pr_err("options --markers and -k perf: markers need a clock prec can read (-k monotonic, monotonic_raw, boottime or tai)");
 		return -EINVAL;
 	}
 	/* -C is system-wide on those CPUs; no target at all means -a. */

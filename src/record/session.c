@@ -33,6 +33,15 @@ uint64_t prec_now_ns(int clockid)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* Now on the events' clock: the perf clock through the first ring's TSC
+ * conversion, 0 when its page offers none. */
+static uint64_t event_now(int clockid, const struct prec_evlist *el)
+{
+	if (clockid != PREC_CLOCK_PERF)
+		return prec_now_ns(clockid);
+	return el->rings && el->nr_cpus ? prec_perfclock__now(el->rings[0].page) : 0;
+}
+
 static bool dir_is_empty(const char *path)
 {
 	DIR *d = opendir(path);
@@ -182,11 +191,11 @@ static int fill_manifest(struct prec_session *s, const struct prec_record_opts *
 	if (err)
 		return err;
 	m->clockid = o->clockid;
-	if (!clock_getres((clockid_t)o->clockid, &res))
+	if (o->clockid != PREC_CLOCK_PERF && !clock_getres((clockid_t)o->clockid, &res))
 		m->clock_res_ns = (uint64_t)res.tv_sec * 1000000000ull + (uint64_t)res.tv_nsec;
 	/* One instant on both clocks, read back to back. */
 	m->ref_wall_ns = prec_now_ns(CLOCK_REALTIME);
-	m->ref_clock_ns = prec_now_ns(o->clockid);
+	m->ref_clock_ns = event_now(o->clockid, el);
 	m->sample_type = prec_evlist__sample_base(el);
 	err = prec_time_layout__init(&m->time_layout, m->sample_type);
 	if (!err)
@@ -269,7 +278,7 @@ int prec_session__begin(struct prec_session *s,
 	err = open_writers(s, o, el);
 	if (err)
 		return err;
-	s->m->start_time = prec_now_ns(o->clockid);
+	s->m->start_time = event_now(o->clockid, el);
 	err = prec_manifest__write(s->m, s->dirfd);
 	if (err) {
 		pr_err("%s/manifest: writing it: %s", s->dir, strerror(-err));
@@ -373,6 +382,8 @@ int prec_session__start(struct prec_session *s,
 			.writer = s->writers[c],
 			.layout = s->m->time_layout,
 			.clockid = o->clockid,
+			/* perf's choice for TIME_CONV: the first ring's page */
+			.clock_page = el->rings[0].page,
 			.round_ns = o->round_ms * 1000000ull,
 			/* A compressing writer has copied (compressed) the
 			 * bytes when append() returns: no wait for the file. */
@@ -634,7 +645,7 @@ int prec_session__finish(struct prec_session *s, struct prec_evlist *el)
 	lap(s, "writers closed");
 	if (err)
 		report_stop(s, err);
-	s->m->stop_time = prec_now_ns(s->m->clockid);
+	s->m->stop_time = event_now(s->m->clockid, el);
 	s->m->state = PREC_STATE_COMPLETE;
 	release_reserve(s);
 	e = prec_manifest__write(s->m, s->dirfd);

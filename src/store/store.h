@@ -290,6 +290,19 @@ struct prec_manifest_buildid {
 	char *path;
 };
 
+/* The TSC <-> perf clock conversion a perf ring's control page publishes
+ * (struct perf_event_mmap_page time_* words), as perf's TIME_CONV record
+ * carries it. */
+struct prec_time_conv {
+	uint64_t time_zero;
+	uint64_t time_cycles;   /* with cap_user_time_short: the counter ... */
+	uint64_t time_mask;     /* ... is this narrow, and wraps */
+	uint32_t time_mult;
+	uint16_t time_shift;
+	bool cap_user_time_zero; /* the words convert to the perf clock */
+	bool cap_user_time_short;
+};
+
 struct prec_manifest_cpu {
 	int32_t core_id, socket_id, die_id;
 };
@@ -326,6 +339,9 @@ struct prec_manifest {
 	uint32_t auxtrace_type;
 	uint32_t nr_auxtrace_priv;
 	uint64_t *auxtrace_priv;
+	/* the first ring's TSC conversion; the TIME_CONV section (and
+	 * record) exists only when time_conv.cap_user_time_zero */
+	struct prec_time_conv time_conv;
 };
 
 /* All strings and arrays of a manifest are owned by it and freed by

@@ -182,6 +182,42 @@ static void test_refusals(void)
 	prec_evlist__exit(&el);
 }
 
+/* Which clock the recording takes: perf's own for intel_pt and arm_spe
+ * unless -k says otherwise (refused for intel_pt, as perf); any clock
+ * without an AUX event; --markers cannot follow the perf clock. */
+static void clock_case(const char *ev, bool set, int clockid, bool markers,
+		       int want_err, int want_clock)
+{
+	struct prec_record_opts o = { .all_cpus = true, .clockid = clockid,
+				      .clock_set = set, .markers = markers };
+	struct prec_evlist el;
+
+	CHECK_EQ(setup(&el, ev, &o), 0);
+	CHECK_EQ(prec_evlist__aux_clock(&el, &o), want_err);
+	if (!want_err) {
+		CHECK_EQ(o.clockid, want_clock);
+		prec_evlist__config(&el, &o, false, false);
+		for (int e = 0; e < el.nr; e++) {
+			CHECK_EQ(el.evsel[e].attr.use_clockid, want_clock >= 0);
+			CHECK_EQ(el.evsel[e].attr.clockid, want_clock >= 0 ? want_clock : 0);
+		}
+	}
+	prec_evlist__exit(&el);
+}
+
+static void test_clock(void)
+{
+	clock_case("intel_pt//", false, 1, false, 0, PREC_CLOCK_PERF);
+	clock_case("intel_pt//", true, 1, false, -EINVAL, 0);
+	clock_case("intel_pt//", true, 4, false, -EINVAL, 0);
+	clock_case("intel_pt//", true, PREC_CLOCK_PERF, false, 0, PREC_CLOCK_PERF);
+	clock_case("intel_pt//", false, 1, true, -EINVAL, 0);
+	clock_case("arm_spe_0//", false, 1, false, 0, PREC_CLOCK_PERF);
+	clock_case("arm_spe_0//", true, 4, false, 0, 4);
+	clock_case("page-faults", false, 1, false, 0, 1);
+	clock_case("page-faults", true, PREC_CLOCK_PERF, false, 0, PREC_CLOCK_PERF);
+}
+
 static void fake_page(struct perf_event_mmap_page *pc, bool cap)
 {
 	memset(pc, 0, sizeof(*pc));
@@ -289,6 +325,7 @@ int main(void)
 	test_default_config();
 	test_owner();
 	test_refusals();
+	test_clock();
 	test_intel_pt_words();
 	test_other_words();
 	test_evlist_info();
