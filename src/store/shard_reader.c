@@ -11,6 +11,7 @@
 #include <lz4.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #define HDR_SIZE ((uint32_t)sizeof(struct prec_chunk_header))
@@ -30,6 +31,10 @@ struct prec_shard_reader {
 	unsigned char *buf;     /* raw payload, buf_cap bytes */
 	unsigned char *zbuf;    /* lz4 stored payload, zbuf_cap bytes */
 	uint32_t buf_cap, zbuf_cap; /* grown to the largest chunk met */
+	/* The next chunk's header as stored, read along with the payload
+	 * before it: one read per chunk instead of two. */
+	struct prec_chunk_header ahead;
+	bool have_ahead;
 };
 
 /* Read up to len bytes at off. Returns bytes read (short only at end of
@@ -49,6 +54,43 @@ static ssize_t read_at(struct prec_shard_reader *r, uint64_t off, void *dst, siz
 	while (done < len) {
 		ssize_t n = pread(r->fd, (char *)dst + done, len - done, (off_t)(off + done));
 
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			break;
+		done += (size_t)n;
+	}
+	return (ssize_t)done;
+}
+
+/* read_at() of a bytes at off then b bytes after them, in one preadv for
+ * a file. Returns the bytes read, a then b (short only at end of data). */
+static ssize_t read2_at(struct prec_shard_reader *r, uint64_t off, void *a,
+			size_t alen, void *b, size_t blen)
+{
+	size_t done = 0, total = alen + blen;
+
+	if (r->fd < 0) {
+		ssize_t n = read_at(r, off, a, alen);
+
+		if (n < (ssize_t)alen)
+			return n;
+		return n + read_at(r, off + alen, b, blen);
+	}
+	while (done < total) {
+		struct iovec iov[2] = {
+			{ (char *)a + done, alen - done }, { b, blen },
+		};
+		int cnt = 2;
+		ssize_t n;
+
+		if (done >= alen) { /* a is done (or empty): the rest of b */
+			iov[0] = (struct iovec){ (char *)b + (done - alen), total - done };
+			cnt = 1;
+		}
+		n = preadv(r->fd, iov, cnt, (off_t)(off + done));
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
@@ -153,11 +195,14 @@ static int read_payload(struct prec_shard_reader *r, const struct prec_chunk_hea
 			return -ENOMEM;
 		*stored = r->zbuf;
 	}
-	n = read_at(r, r->off + HDR_SIZE, *stored, h->payload_len);
+	n = read2_at(r, r->off + HDR_SIZE, *stored, h->payload_len, &r->ahead,
+		     HDR_SIZE);
 	if (n < 0)
 		return (int)n;
-	if ((uint32_t)n != h->payload_len)
+	if ((uint32_t)n < h->payload_len)
 		return bad(r, "torn payload");
+	/* a part of a header is read again, and judged, by the next call */
+	r->have_ahead = (uint32_t)n == h->payload_len + HDR_SIZE;
 	stored_hdr->checksum = 0;
 	crc = prec_crc32c(0, stored_hdr, HDR_SIZE);
 	crc = prec_crc32c(crc, *stored, h->payload_len);
@@ -176,7 +221,13 @@ int prec_shard_reader__next(struct prec_shard_reader *r, struct prec_chunk *c)
 
 	if (r->err)
 		return r->err;
-	n = read_at(r, r->off, &le, HDR_SIZE);
+	if (r->have_ahead) {
+		le = r->ahead;
+		n = HDR_SIZE;
+	} else {
+		n = read_at(r, r->off, &le, HDR_SIZE);
+	}
+	r->have_ahead = false;
 	if (n < 0)
 		return (int)n;
 	if (n == 0)
