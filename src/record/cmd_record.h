@@ -57,7 +57,8 @@ struct prec_record_opts {
 	int clockid;            /* PREC_CLOCK_PERF or a clockid_t */
 	bool clock_set;         /* -k given */
 	uint64_t round_ms;
-	bool force, copy, pin, pin_package;
+	bool force, copy;
+	enum prec_affinity affinity; /* --affinity: where drainers run */
 	int rt_prio;            /* -r: drainers SCHED_FIFO at this; 0 = no */
 	bool verbose, quiet;
 	/* flight recorder, control, markers, AUX (flight-recorder.md) */

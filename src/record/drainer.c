@@ -326,26 +326,41 @@ static void package_cpus(int cpu, cpu_set_t *set)
 	free(text);
 }
 
+/* The CPUs a drainer runs on (see enum prec_affinity). "others" exists
+ * because a drainer woken on its ring's CPU, where the workload that fills
+ * the ring runs, waits out that task's slice (1-4 ms in sched traces here,
+ * often after a write completion woke it there) while the ring overflows. */
+static void drainer_cpus(const struct prec_drainer *d, cpu_set_t *set)
+{
+	CPU_ZERO(set);
+	if (d->o.affinity == PREC_AFFINITY_CPU) {
+		CPU_SET(d->o.pin_cpu, set);
+		return;
+	}
+	package_cpus(d->o.pin_cpu, set);
+	if (d->o.affinity == PREC_AFFINITY_OTHERS && CPU_COUNT(set) > 1)
+		CPU_CLR(d->o.pin_cpu, set);
+}
+
+/* The thread and the io_uring workers that carry out its writes (io-wq,
+ * per submitting thread) get the same CPUs, for the same reason. */
 static void thread_setup(struct prec_drainer *d)
 {
 	char name[16];
+	cpu_set_t set;
+	int err;
 
 	snprintf(name, sizeof(name), "prec-drain-%d", d->o.cpu);
 	pthread_setname_np(pthread_self(), name);
-	if (d->o.pin_cpu >= 0 && d->o.pin_cpu < CPU_SETSIZE) {
-		cpu_set_t set;
-		int err;
-
-		CPU_ZERO(&set);
-		if (d->o.pin_package)
-			package_cpus(d->o.pin_cpu, &set);
-		else
-			CPU_SET(d->o.pin_cpu, &set);
-		err = pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
-		if (err)
-			pr_warn("drainer cpu%d: pin to CPU %d: %s\n", d->o.cpu,
-				d->o.pin_cpu, strerror(err));
-	}
+	if (d->o.pin_cpu < 0 || d->o.pin_cpu >= CPU_SETSIZE)
+		return;
+	drainer_cpus(d, &set);
+	err = pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	if (!err)
+		err = -prec_shard_writer__worker_cpus(d->o.writer, &set);
+	if (err)
+		pr_warn("drainer cpu%d: CPU affinity near CPU %d: %s\n", d->o.cpu,
+			d->o.pin_cpu, strerror(err));
 }
 
 /* Sleep, drain, and keep the round's marker promise until stop(). */

@@ -12,6 +12,15 @@
 
 #include "store/store.h"
 
+/* Where a drainer thread may run, relative to the CPU whose ring it drains. */
+enum prec_affinity {
+	PREC_AFFINITY_NONE,     /* anywhere */
+	PREC_AFFINITY_CPU,      /* the ring's CPU itself */
+	PREC_AFFINITY_PACKAGE,  /* any CPU of the ring CPU's package */
+	PREC_AFFINITY_OTHERS,   /* the package's other CPUs (the ring's CPU
+				 * only when it is alone in its package) */
+};
+
 /* Every attr prec opens has this sample_type base (plus per-event extras
  * such as PERIOD, RAW, CALLCHAIN), so one struct prec_time_layout fits all
  * records of a recording. Never ID or STREAM_ID. */
@@ -92,8 +101,8 @@ struct prec_drainer_opts {
 	const struct perf_event_mmap_page *clock_page;
 	uint64_t round_ns;      /* empty marker chunk at least this often */
 	bool copy;              /* copy-then-write instead of writev from the mmap */
-	int pin_cpu;            /* CPU to pin the thread to, -1 = no pinning */
-	bool pin_package;       /* ... or to every CPU of pin_cpu's package */
+	int pin_cpu;            /* the ring's CPU, -1 = no pinning */
+	enum prec_affinity affinity; /* which CPUs around pin_cpu */
 	int rt_prio;            /* > 0: the thread runs SCHED_FIFO at this */
 };
 

@@ -448,11 +448,18 @@ static int opt_quiet(struct prec_record_opts *o, const char *arg)
 
 static int opt_affinity(struct prec_record_opts *o, const char *arg)
 {
-	o->pin = strcmp(arg, "none") != 0;
-	o->pin_package = !strcmp(arg, "package");
-	if (strcmp(arg, "package") && strcmp(arg, "cpu") && strcmp(arg, "none"))
-		return bad("--affinity", arg, "expected package, cpu or none");
-	return 0;
+	static const char *const names[] = {
+		[PREC_AFFINITY_NONE] = "none", [PREC_AFFINITY_CPU] = "cpu",
+		[PREC_AFFINITY_PACKAGE] = "package", [PREC_AFFINITY_OTHERS] = "others",
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (!strcmp(arg, names[i])) {
+			o->affinity = (enum prec_affinity)i;
+			return 0;
+		}
+	}
+	return bad("--affinity", arg, "expected others, package, cpu or none");
 }
 
 static int opt_help(struct prec_record_opts *o, const char *arg)
@@ -482,7 +489,7 @@ static const struct opt table[] = {
 	{ "copy", 0, NULL, opt_copy, "drainers copy ring data out, then write it (default)" },
 	{ "no-copy", 0, NULL, opt_nocopy, "drainers write straight from the ring (less CPU, holds the ring until written)" },
 	{ "realtime", 'r', "PRIO", opt_realtime, "drainer threads run SCHED_FIFO at PRIO (as perf record -r)" },
-	{ "affinity", 0, "package|cpu|none", opt_affinity, "drainer near its CPU: same package (default), the CPU itself, or anywhere" },
+	{ "affinity", 0, "others|package|cpu|none", opt_affinity, "drainer CPUs: its ring CPU's package but not that CPU (default), the whole package, the CPU itself, or anywhere" },
 	{ "compress", 'z', NULL, opt_compress, "lz4-compress each chunk (implies --copy)" },
 	{ "compression-level", 0, "N", opt_zlevel, "with -z: 0 = lz4 fast (default), 1..12 = lz4 HC level" },
 	{ "user", 0, "USER", opt_user, "run the command as USER (prec keeps its own privileges)" },
@@ -524,8 +531,7 @@ static void defaults(struct prec_record_opts *o)
 	o->mmap_pages = PREC_RECORD_DEFAULT_PAGES;
 	o->clockid = CLOCK_MONOTONIC;
 	o->round_ms = 100;
-	o->pin = true;
-	o->pin_package = true;
+	o->affinity = PREC_AFFINITY_OTHERS;
 	o->copy = true;
 	o->stack_size = PREC_RECORD_DEFAULT_STACK;
 }

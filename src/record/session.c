@@ -388,8 +388,8 @@ int prec_session__start(struct prec_session *s,
 			/* A compressing writer has copied (compressed) the
 			 * bytes when append() returns: no wait for the file. */
 			.copy = o->copy || o->compress,
-			.pin_cpu = o->pin ? el->cpus[c] : -1,
-			.pin_package = o->pin_package,
+			.pin_cpu = o->affinity != PREC_AFFINITY_NONE ? el->cpus[c] : -1,
+			.affinity = o->affinity,
 			.rt_prio = o->rt_prio,
 		};
 

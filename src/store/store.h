@@ -5,6 +5,7 @@
 #ifndef PREC_STORE_H
 #define PREC_STORE_H
 
+#include <sched.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -203,6 +204,11 @@ int prec_shard_writer__error(const struct prec_shard_writer *w);
 /* flush() then close the file and the ring; NULL and half-open writers are
  * fine. Returns 0 or the first -errno seen during the writer's life. */
 int prec_shard_writer__close(struct prec_shard_writer *w);
+
+/* Run the io_uring workers that carry out the calling thread's writes on
+ * these CPUs (IORING_REGISTER_IOWQ_AFF). Returns 0 or -errno. */
+int prec_shard_writer__worker_cpus(struct prec_shard_writer *w,
+				   const cpu_set_t *cpus);
 
 /* ------------------------------------------------------------------------ */
 /* Shard reader                                                             */

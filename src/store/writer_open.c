@@ -144,3 +144,25 @@ int prec_shard_writer__close(struct prec_shard_writer *w)
 	destroy(w);
 	return ret;
 }
+
+int prec_shard_writer__worker_cpus(struct prec_shard_writer *w,
+				   const cpu_set_t *cpus)
+{
+	struct io_uring_sqe *sqe;
+	int ret;
+
+	if (!w->ring_ok)
+		return -EINVAL;
+	/* The workers belong to the submitting thread's io_uring context,
+	 * made at its first submission: a thread that has not submitted yet
+	 * gets EINVAL, so submit a no-op first. */
+	sqe = prec_wr__sqe(w);
+	if (!sqe)
+		return -EBUSY;
+	io_uring_prep_nop(sqe);
+	io_uring_sqe_set_data64(sqe, UD_MAKE(UD_IGNORE, 0));
+	ret = prec_wr__submit(w);
+	if (ret)
+		return ret;
+	return io_uring_register_iowq_aff(&w->ring, sizeof(*cpus), cpus);
+}

@@ -42,7 +42,7 @@ static void test_options(void)
 	CHECK_EQ(o.mmap_pages, PREC_RECORD_DEFAULT_PAGES);
 	CHECK_EQ(o.clockid, CLOCK_MONOTONIC);
 	CHECK_EQ(o.round_ms, 100);
-	CHECK(o.pin && o.copy && !o.force && !o.argv && !o.rt_prio);
+	CHECK(o.affinity == PREC_AFFINITY_OTHERS && o.copy && !o.force && !o.argv && !o.rt_prio);
 
 	/* Named arrays: o.argv points into them after parse. */
 	char *full[] = { "record", "-d", "x", "-F", "99", "-g", "-m", "4M", "-k", "realtime",
@@ -57,7 +57,7 @@ static void test_options(void)
 	CHECK_EQ(o.mmap_pages, 1024);
 	CHECK_EQ(o.clockid, CLOCK_REALTIME);
 	CHECK_EQ(o.round_ms, 50);
-	CHECK(o.force && !o.copy && !o.pin && !o.all_cpus);
+	CHECK(o.force && !o.copy && o.affinity == PREC_AFFINITY_NONE && !o.all_cpus);
 	CHECK_EQ(o.rt_prio, 20);
 	CHECK_EQ(o.nr_specs, 1);
 	CHECK(!strcmp(o.specs[0].filter, "f"));
