@@ -45,6 +45,19 @@ static const char *str(const char *s)
 	return s ? s : "-";
 }
 
+/* The TSC conversion merged as TIME_CONV, when the recording has one. */
+static void print_time_conv(const struct prec_time_conv *tc)
+{
+	if (!tc->cap_user_time_zero)
+		return;
+	printf("time conv:   shift %u, mult %u, zero %llu", tc->time_shift,
+	       tc->time_mult, (unsigned long long)tc->time_zero);
+	if (tc->cap_user_time_short)
+		printf(", cycles %llu, mask %#llx", (unsigned long long)tc->time_cycles,
+		       (unsigned long long)tc->time_mask);
+	printf(" (TIME_CONV when merged)\n");
+}
+
 static void print_host(const struct prec_manifest *m)
 {
 	printf("state:       %s\n", m->state == PREC_STATE_COMPLETE ? "complete" :
@@ -61,8 +74,10 @@ static void print_host(const struct prec_manifest *m)
 	printf("command:    ");
 	for (uint32_t i = 0; i < m->argc; i++)
 		printf(" %s", str(m->argv[i]));
-	printf("\nclock:       %s (id %d), resolution %llu ns\n", clock_name(m->clockid),
-	       (int)m->clockid, (unsigned long long)m->clock_res_ns);
+	printf("\nclock:       %s (id %d), resolution %llu ns%s\n", clock_name(m->clockid),
+	       (int)m->clockid, (unsigned long long)m->clock_res_ns,
+	       m->clockid < 0 ? " (no use_clockid: no CLOCKID/CLOCK_DATA when merged, as perf)" : "");
+	print_time_conv(&m->time_conv);
 	printf("time:        %llu.%09llu .. %llu.%09llu", NS(m->start_time), NS(m->stop_time));
 	if (m->stop_time >= m->start_time && m->start_time)
 		printf(" (%.3f s)", (double)(m->stop_time - m->start_time) / 1e9);

@@ -27,6 +27,7 @@ enum {
 	REC_FINISHED_ROUND = 68,
 	REC_AUXTRACE_INFO = 70,
 	REC_AUXTRACE = 71,
+	REC_TIME_CONV = 79,
 	REC_HEADER_FEATURE = 80,
 };
 
@@ -45,6 +46,14 @@ struct auxtrace_rec {
 	uint32_t idx, tid, cpu, reserved;
 };
 _Static_assert(sizeof(struct auxtrace_rec) == AUXTRACE_HDR_SIZE, "AUXTRACE record");
+
+/* PERF_RECORD_TIME_CONV as perf 6.1 writes it, time_cycles and all. */
+struct time_conv_rec {
+	struct perf_event_header h;
+	uint64_t time_shift, time_mult, time_zero, time_cycles, time_mask;
+	uint8_t cap_user_time_zero, cap_user_time_short, reserved[6];
+};
+_Static_assert(sizeof(struct time_conv_rec) == 56, "TIME_CONV record");
 
 /* Features in bit order; file mode writes every one that applies. */
 static const int file_feats[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13,
@@ -280,6 +289,29 @@ static int open_pipe(struct prec_perfdata *pd)
 	return err;
 }
 
+/* TIME_CONV where perf record puts it: after the header records, ahead of
+ * AUXTRACE_INFO and the data, only when the control page's words convert
+ * (the arm_spe and intel_pt decoders read them from it). */
+static int time_conv(struct prec_perfdata *pd)
+{
+	const struct prec_time_conv *tc = &pd->m->time_conv;
+	struct time_conv_rec r = {
+		.h = { .type = htole32(REC_TIME_CONV), .size = htole16(sizeof(r)) },
+		.time_shift = htole64(tc->time_shift),
+		.time_mult = htole64(tc->time_mult),
+		.time_zero = htole64(tc->time_zero),
+		.time_cycles = htole64(tc->time_cycles),
+		.time_mask = htole64(tc->time_mask),
+		.cap_user_time_zero = 1,
+		.cap_user_time_short = tc->cap_user_time_short,
+	};
+
+	if (!tc->cap_user_time_zero)
+		return 0;
+	emit(pd, &r, sizeof(r));
+	return pd->err;
+}
+
 /* AUXTRACE_INFO leads the data (both modes) when the recording has AUX. */
 static int auxtrace_info(struct prec_perfdata *pd)
 {
@@ -320,6 +352,8 @@ int prec_perfdata__open(struct prec_perfdata **out, int fd,
 		goto err_free;
 	}
 	err = mode == PREC_PERFDATA_FILE ? open_file(pd) : open_pipe(pd);
+	if (!err)
+		err = time_conv(pd);
 	if (!err)
 		err = auxtrace_info(pd);
 	if (err)

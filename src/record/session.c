@@ -200,6 +200,10 @@ static int fill_manifest(struct prec_session *s, const struct prec_record_opts *
 	err = prec_time_layout__init(&m->time_layout, m->sample_type);
 	if (!err)
 		err = add_events(m, el);
+	/* perf's TIME_CONV: the first ring's words, kept only if they convert
+	 * (a page without cap_user_time_zero leaves it unset). */
+	if (el->rings && el->nr_cpus)
+		prec_perfclock__read(el->rings[0].page, &m->time_conv);
 	/* The rings are mapped by now: intel_pt's words need a control page. */
 	if (!err)
 		err = prec_evlist__aux_info(el, m);

@@ -276,6 +276,24 @@ static void enc_auxtrace(struct obuf *b, const struct prec_manifest *m)
 	end_section(b, at);
 }
 
+/* Only when the words convert: that is when perf writes TIME_CONV, and a
+ * manifest without it reads as before (minor 0 readers skip it anyway). */
+static void enc_time_conv(struct obuf *b, const struct prec_manifest *m)
+{
+	const struct prec_time_conv *tc = &m->time_conv;
+	size_t at;
+
+	if (!tc->cap_user_time_zero)
+		return;
+	at = begin_section(b, PREC_MANI_SEC_TIME_CONV);
+	put64(b, tc->time_zero);
+	put64(b, tc->time_cycles);
+	put64(b, tc->time_mask);
+	put32(b, tc->time_mult);
+	put32(b, tc->time_shift | 1u << 16 | (uint32_t)tc->cap_user_time_short << 24);
+	end_section(b, at);
+}
+
 static bool arrays_consistent(const struct prec_manifest *m)
 {
 	if ((m->nr_events && !m->events) || (m->nr_tracepoints && !m->tracepoints) ||
@@ -312,6 +330,7 @@ int prec_manifest__encode(const struct prec_manifest *m, void **buf,
 	enc_shards(&b, m);
 	enc_buildids(&b, m);
 	enc_auxtrace(&b, m);
+	enc_time_conv(&b, m);
 	if (b.err) {
 		free(b.p);
 		return b.err;
@@ -319,7 +338,7 @@ int prec_manifest__encode(const struct prec_manifest *m, void **buf,
 	h = b.p;
 	le64(h, PREC_MANI_MAGIC);
 	le16(h + 8, PREC_FORMAT_MAJOR);
-	le16(h + 10, PREC_FORMAT_MINOR);
+	le16(h + 10, PREC_MANI_MINOR);
 	le32(h + 12, PREC_MANI_HDR_SIZE);
 	le64(h + 16, b.len);
 	le32(h + 24, 0);

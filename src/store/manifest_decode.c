@@ -356,6 +356,26 @@ static void dec_auxtrace(struct ibuf *c, struct prec_manifest *m)
 		m->auxtrace_priv[i] = get64(c);
 }
 
+static void dec_time_conv(struct ibuf *c, struct prec_manifest *m)
+{
+	struct prec_time_conv *tc = &m->time_conv;
+	uint32_t w;
+
+	if (c->len < PREC_MANI_TIME_CONV_SIZE) {
+		fail(c, -EBADMSG, "time_conv section too short");
+		return;
+	}
+	tc->time_zero = get64(c);
+	tc->time_cycles = get64(c);
+	tc->time_mask = get64(c);
+	tc->time_mult = get32(c);
+	w = get32(c);
+	tc->time_shift = (uint16_t)w;
+	tc->cap_user_time_zero = (w >> 16) & 0xff;
+	tc->cap_user_time_short = (w >> 24) & 0xff;
+	/* Bytes after the known fields are a later minor's: ignored. */
+}
+
 /* ------------------------------------------------------------------------ */
 /* Framing: header and section table.                                       */
 
@@ -385,6 +405,7 @@ static const struct {
 	{ PREC_MANI_SEC_SHARDS, true, false, dec_shards },
 	{ PREC_MANI_SEC_BUILDIDS, false, false, dec_buildids },
 	{ PREC_MANI_SEC_AUXTRACE, false, false, dec_auxtrace },
+	{ PREC_MANI_SEC_TIME_CONV, false, true, dec_time_conv },
 };
 
 static int scan_sections(const uint8_t *p, size_t off, size_t total,

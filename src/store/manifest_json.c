@@ -260,6 +260,20 @@ static void put_buildids(FILE *f, const struct prec_manifest *m)
 	fputs("],\n", f);
 }
 
+static void put_time_conv(FILE *f, const struct prec_time_conv *tc)
+{
+	if (!tc->cap_user_time_zero)
+		return;
+	fputs(",\n  \"time_conv\": {", f);
+	key_u64(f, "time_zero", tc->time_zero);
+	fputs(", ", f);
+	key_u64(f, "time_cycles", tc->time_cycles);
+	fputs(", ", f);
+	key_u64(f, "time_mask", tc->time_mask);
+	fprintf(f, ", \"time_mult\": %" PRIu32 ", \"time_shift\": %u, \"cap_user_time_short\": %s}",
+		tc->time_mult, tc->time_shift, tc->cap_user_time_short ? "true" : "false");
+}
+
 int prec_manifest__print_json(const struct prec_manifest *m, FILE *f)
 {
 	fputs("{\n", f);
@@ -272,7 +286,9 @@ int prec_manifest__print_json(const struct prec_manifest *m, FILE *f)
 	fprintf(f, "  \"auxtrace\": {\"type\": %" PRIu32 ", \"priv\": [", m->auxtrace_type);
 	for (uint32_t i = 0; m->auxtrace_priv && i < m->nr_auxtrace_priv; i++)
 		fprintf(f, "%s%" PRIu64, i ? ", " : "", m->auxtrace_priv[i]);
-	fputs("]}\n}\n", f);
+	fputs("]}", f);
+	put_time_conv(f, &m->time_conv);
+	fputs("\n}\n", f);
 	if (fflush(f) == EOF || ferror(f))
 		return -EIO;
 	return 0;

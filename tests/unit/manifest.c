@@ -3,6 +3,7 @@
 // atomic file replace, and rejection of truncated, flipped, lying and
 // future-version inputs (docs/manifest-format.md is the layout checked here).
 #include "store/store.h"
+#include "store/manifest_format.h"
 #include "../lib/test.h"
 
 #include <errno.h>
@@ -473,7 +474,7 @@ static void test_layout(void)
 	CHECK_EQ(len, 400);
 	CHECK(!memcmp(buf, "PRECMANI", 8));
 	CHECK_EQ(get_le(buf + 8, 2), PREC_FORMAT_MAJOR);
-	CHECK_EQ(get_le(buf + 10, 2), PREC_FORMAT_MINOR);
+	CHECK_EQ(get_le(buf + 10, 2), PREC_MANI_MINOR);
 	CHECK_EQ(get_le(buf + 12, 4), 32);
 	CHECK_EQ(get_le(buf + 16, 8), 400);
 	CHECK_EQ(get_le(buf + 24, 4), 0);
