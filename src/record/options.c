@@ -220,7 +220,9 @@ static int opt_tid(struct prec_record_opts *o, const char *arg)
 	return parse_pids("-t", arg, &o->tids, &o->nr_tids);
 }
 
-static int opt_mmap(struct prec_record_opts *o, const char *arg)
+/* The ring part of -m; errors show the whole option argument, shown. */
+static int parse_ring_size(struct prec_record_opts *o, const char *arg,
+			   const char *shown)
 {
 	long ps = sysconf(_SC_PAGESIZE);
 	uint64_t v, mult = 0, pages;
@@ -229,19 +231,19 @@ static int opt_mmap(struct prec_record_opts *o, const char *arg)
 	errno = 0;
 	v = strtoull(arg, &end, 0);
 	if (errno || end == arg || !isdigit((unsigned char)*arg) || !v)
-		return bad("-m", arg, "expected pages (a power of two) or a size such as 512K, 4M");
+		return bad("-m", shown, "expected pages (a power of two) or a size such as 512K, 4M");
 	switch (toupper((unsigned char)*end)) {
 	case 0: mult = 0; break;
 	case 'K': mult = 1ull << 10; break;
 	case 'M': mult = 1ull << 20; break;
 	case 'G': mult = 1ull << 30; break;
-	default: return bad("-m", arg, "unknown size suffix (use K, M or G)");
+	default: return bad("-m", shown, "unknown size suffix (use K, M or G)");
 	}
 	if (*end && end[1] && strcasecmp(end + 1, "B") && strcasecmp(end + 1, "iB"))
-		return bad("-m", arg, "unknown size suffix (use K, M or G)");
+		return bad("-m", shown, "unknown size suffix (use K, M or G)");
 	if (!mult) {
 		if (v & (v - 1))
-			return bad("-m", arg, "the number of pages must be a power of two");
+			return bad("-m", shown, "the number of pages must be a power of two");
 		pages = v;
 	} else {
 		pages = (v * mult + (uint64_t)ps - 1) / (uint64_t)ps;
@@ -250,7 +252,7 @@ static int opt_mmap(struct prec_record_opts *o, const char *arg)
 			pages = (pages | (pages - 1)) + 1;
 	}
 	if (pages > (1ull << 22))
-		return bad("-m", arg, "ring too large");
+		return bad("-m", shown, "ring too large");
 	o->mmap_pages = (size_t)pages;
 	return 0;
 }
@@ -378,7 +380,7 @@ static int opt_mmap_aux(struct prec_record_opts *o, const char *arg)
 	uint64_t aux;
 
 	if (!comma)
-		return opt_mmap(o, arg);
+		return parse_ring_size(o, arg, arg);
 	if (prec_size__parse(comma + 1, (size_t)sysconf(_SC_PAGESIZE), &aux) < 0)
 		return bad("-m", arg, "AUX area after the comma: pages (power of two) or a size such as 4M");
 	o->aux_bytes = (size_t)aux;
@@ -388,7 +390,7 @@ static int opt_mmap_aux(struct prec_record_opts *o, const char *arg)
 		return bad("-m", arg, "ring size too long");
 	memcpy(data, arg, (size_t)(comma - arg));
 	data[comma - arg] = 0;
-	return opt_mmap(o, data);
+	return parse_ring_size(o, data, arg);
 }
 
 static int opt_aux_size(struct prec_record_opts *o, const char *arg)

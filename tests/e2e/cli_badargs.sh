@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Wrong command lines for every subcommand: each must print exactly one line
-# on stderr starting with "prec", exit 2, and create no file or directory.
+# on stderr starting with "prec", exit 2, and create no file or directory;
+# a bad -m / --affinity / --aux-size value is quoted whole in that line.
 # Every case runs (one line of result each) before the verdict.
 set -u
 H=$PREC_BUILD/tests/helpers
@@ -115,6 +116,13 @@ while IFS= read -r line; do
 	[ "$rc" = 2 ] || why+=" exit $rc, want 2;"
 	[ "$nl" = 1 ] || why+=" $nl stderr lines, want 1;"
 	[[ "$first" == prec* ]] || why+=" stderr does not start with 'prec';"
+	# A bad value is named whole in the message ("-m 3,4M", not "3").
+	for ((i = 0; i + 1 < ${#args[@]}; i++)); do
+		case ${args[i]} in
+		-m | --affinity | --aux-size)
+			[[ "$first" == *"'${args[i + 1]}'"* ]] || why+=" does not name '${args[i + 1]}';" ;;
+		esac
+	done
 	created=$(ls -A "$work")
 	[ -z "$created" ] || why+=" created '$created';"
 	show="prec ${line//$tmp/\$T}"
