@@ -30,11 +30,15 @@ struct lent {
 struct prec_merge {
 	struct prec_cursor **cur;
 	uint32_t ncur;
-	/* Loser tree over nleaf >= ncur leaves (a power of two; the extra ones
-	 * are DONE): node i in [1, nleaf) holds the loser of the match played
-	 * there, win the overall winner. Replacing the winner replays one
-	 * leaf-to-root path: log2(n) comparisons, where a binary heap's sift
-	 * needs two per level, each a hard-to-predict branch. */
+	/* Loser tree over nleaf leaves, one per shard of the manifest (those
+	 * --cpu leaves out are DONE), heap-shaped: node n's children are 2n
+	 * and 2n + 1 and leaf i is node nleaf + i. Node i in [1, nleaf) holds
+	 * the loser of the match played there, win the overall winner.
+	 * Replacing the winner replays one leaf-to-root path: log2(n)
+	 * comparisons, where a binary heap's sift needs two per level, each a
+	 * hard-to-predict branch. No padding to a power of two: 257 shards
+	 * (256 CPUs and the side band) play 8 matches for all but two leaves,
+	 * not 9. */
 	struct lent *tree;
 	struct lent win;
 	uint32_t nleaf;
@@ -247,8 +251,7 @@ int prec_merge__open(struct prec_merge **out, int dirfd,
 	if (opts)
 		mg->opts = *opts;
 	mg->cur = calloc(m->nr_shards ? m->nr_shards : 1, sizeof(*mg->cur));
-	for (mg->nleaf = 1; mg->nleaf < m->nr_shards; mg->nleaf *= 2)
-		;
+	mg->nleaf = m->nr_shards ? m->nr_shards : 1;
 	mg->tree = calloc(mg->nleaf, sizeof(*mg->tree));
 	if (!mg->cur || !mg->tree) {
 		r = -ENOMEM;
