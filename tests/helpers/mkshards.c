@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: MIT
 // Test/bench helper: writes a synthetic recording directory (complete
 // manifest, cpuNNN.shard files of nearly sorted SAMPLE records with honest
-// watermarks, a sideband.shard of time-0 COMM records), seeded, any size.
+// watermarks, a sideband.shard of time-0 COMM records), seeded, any size;
+// --chunk-bytes over 64 KiB writes the chunks of format 1.0's first writers.
+#include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <linux/perf_event.h>
+#include <lz4.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +44,11 @@ struct gen {
 	uint8_t *buf;
 	uint32_t len, records, limit;
 	uint64_t first, last, wm;
+	/* chunks over PREC_CHUNK_MAX_PAYLOAD, which the writer refuses, are
+	 * appended to fd by hand, counted here */
+	int fd;
+	uint32_t seq;
+	struct prec_shard_writer_stats st;
 };
 
 #define EVENT_ID_BASE 1000u
@@ -85,34 +93,85 @@ static uint32_t make_sample(struct gen *g, uint8_t *p, uint64_t time)
 	return size;
 }
 
+/* A chunk as the first writers framed it, up to PREC_CHUNK_READ_MAX raw;
+ * lz4 when asked and smaller, as the writer does. */
+static int old_append(struct gen *g, const struct prec_chunk_meta *m,
+		      const uint8_t *raw, uint32_t len)
+{
+	static uint8_t out[64 + LZ4_COMPRESSBOUND(PREC_CHUNK_READ_MAX)];
+	struct prec_chunk_header h = {
+		.magic = htole32(PREC_CHUNK_MAGIC), .type = (uint8_t)m->type,
+		.header_size = htole16(64), .raw_len = htole32(len),
+		.records = htole32(m->records), .seq = htole32(g->seq++),
+		.first_time = htole64(m->first_time), .last_time = htole64(m->last_time),
+		.watermark = htole64(m->watermark),
+	};
+	int z = 0;
+
+	if (g->cfg->lz4 && len)
+		z = LZ4_compress_default((const char *)raw, (char *)out + 64, (int)len,
+					 LZ4_COMPRESSBOUND(PREC_CHUNK_READ_MAX));
+	if (z > 0 && (uint32_t)z < len) {
+		h.codec = PREC_CODEC_LZ4;
+	} else {
+		z = (int)len;
+		memcpy(out + 64, raw, len);
+	}
+	h.payload_len = htole32((uint32_t)z);
+	memcpy(out, &h, 64);
+	h.checksum = htole32(prec_crc32c(prec_crc32c(0, out, 64), out + 64, (size_t)z));
+	memcpy(out, &h, 64);
+	if (write(g->fd, out, 64 + (size_t)z) != 64 + z)
+		return -EIO;
+	g->st.chunks++;
+	g->st.records += m->records;
+	g->st.payload_bytes += (uint64_t)z;
+	g->st.raw_bytes += len;
+	if (m->first_time && (!g->st.first_time || m->first_time < g->st.first_time))
+		g->st.first_time = m->first_time;
+	if (m->last_time > g->st.last_time)
+		g->st.last_time = m->last_time;
+	return 0;
+}
+
+static int append(struct gen *g, struct prec_shard_writer *w,
+		  const struct prec_chunk_meta *m, const uint8_t *raw, uint32_t len)
+{
+	struct iovec iov = { (void *)raw, len };
+	int64_t t;
+
+	if (g->fd >= 0)
+		return old_append(g, m, raw, len);
+	t = prec_shard_writer__append(w, m, len ? &iov : NULL, len ? 1 : 0);
+	return t < 0 ? (int)t : 0;
+}
+
 static int flush_chunk(struct gen *g, struct prec_shard_writer *w)
 {
 	struct prec_chunk_meta meta = {
 		.type = PREC_CHUNK_DATA, .records = g->records,
 		.first_time = g->first, .last_time = g->last, .watermark = g->wm,
 	};
-	struct iovec iov = { g->buf, g->len };
-	int64_t t;
+	int t;
 
 	if (!g->records)
 		return 0;
-	t = prec_shard_writer__append(w, &meta, &iov, 1);
+	t = append(g, w, &meta, g->buf, g->len);
 	g->len = g->records = 0;
 	g->first = g->last = 0;
 	if (g->cfg->chunk_bytes)
 		g->limit = g->cfg->chunk_bytes;
 	else
 		g->limit = PREC_CHUNK_MAX_PAYLOAD / 8 + (uint32_t)rnd(g, PREC_CHUNK_MAX_PAYLOAD * 7 / 8);
-	return t < 0 ? (int)t : 0;
+	return t;
 }
 
 /* Every few chunks an idle-round marker, like a recorder's. */
 static int marker(struct gen *g, struct prec_shard_writer *w)
 {
 	struct prec_chunk_meta meta = { .type = PREC_CHUNK_MARKER, .watermark = g->wm };
-	int64_t t = prec_shard_writer__append(w, &meta, NULL, 0);
 
-	return t < 0 ? (int)t : 0;
+	return append(g, w, &meta, NULL, 0);
 }
 
 /* Times: nominal publication times grow by ~1/rate; a record is stamped up
@@ -158,12 +217,11 @@ static int gen_sideband(struct gen *g, struct prec_shard_writer *w)
 	uint32_t trailer = 8u + c->tl.trailer_time_back;
 	uint32_t size = 8 + 8 + 16 + trailer;
 	struct prec_chunk_meta meta = { .type = PREC_CHUNK_DATA };
-	struct iovec iov = { g->buf, 0 };
-	int64_t t;
+	uint32_t len = 0;
 
 	for (unsigned int i = 0; i < c->sideband; i++) {
 		struct perf_event_header h = { PERF_RECORD_COMM, 0, (uint16_t)size };
-		uint8_t *p = g->buf + iov.iov_len;
+		uint8_t *p = g->buf + len;
 		uint32_t pid = 100 + i;
 
 		memset(p, 0, size);
@@ -172,13 +230,12 @@ static int gen_sideband(struct gen *g, struct prec_shard_writer *w)
 		memcpy(p + 12, &pid, 4);
 		snprintf((char *)p + 16, 16, "task-%u", i);
 		put64(p + size - 8, EVENT_ID_BASE);
-		iov.iov_len += size;
+		len += size;
 		meta.records++;
 	}
 	if (!meta.records)
 		return 0;
-	t = prec_shard_writer__append(w, &meta, &iov, 1);
-	return t < 0 ? (int)t : 0;
+	return append(g, w, &meta, g->buf, len);
 }
 
 static int write_shard(const struct cfg *c, int dirfd, int cpu,
@@ -188,7 +245,8 @@ static int write_shard(const struct cfg *c, int dirfd, int cpu,
 		.codec = c->lz4 ? PREC_CODEC_LZ4 : PREC_CODEC_NONE };
 	struct gen g = { .cfg = c, .cpu = cpu, .buf = buf,
 		.rng = c->seed * 0x9E3779B97F4A7C15ull + (uint64_t)cpu + 2,
-		.limit = c->chunk_bytes ? c->chunk_bytes : PREC_CHUNK_MAX_PAYLOAD };
+		.limit = c->chunk_bytes ? c->chunk_bytes : PREC_CHUNK_MAX_PAYLOAD,
+		.fd = -1 };
 	struct prec_shard_writer_stats st;
 	struct prec_shard_writer *w;
 	char name[32];
@@ -205,11 +263,22 @@ static int write_shard(const struct cfg *c, int dirfd, int cpu,
 		fprintf(stderr, "mkshards: %s: open: %s\n", name, strerror(-r));
 		return r;
 	}
-	r = cpu < 0 ? gen_sideband(&g, w) : gen_shard(&g, w);
+	if (c->chunk_bytes > PREC_CHUNK_MAX_PAYLOAD) {
+		/* the writer puts the shard header, the chunks go by hand */
+		r = prec_shard_writer__close(w);
+		w = NULL;
+		g.fd = r ? -1 : openat(dirfd, name, O_WRONLY | O_APPEND | O_CLOEXEC);
+		if (!r && g.fd < 0)
+			r = -errno;
+	}
 	if (!r)
+		r = cpu < 0 ? gen_sideband(&g, w) : gen_shard(&g, w);
+	if (!r && w)
 		r = prec_shard_writer__flush(w);
-	prec_shard_writer__stats(w, &st);
-	r2 = prec_shard_writer__close(w);
+	st = g.st;
+	if (w)
+		prec_shard_writer__stats(w, &st);
+	r2 = w ? prec_shard_writer__close(w) : (g.fd >= 0 ? close(g.fd) : 0);
 	if (!r)
 		r = r2;
 	if (r < 0) {
@@ -282,7 +351,8 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: mkshards OUTDIR --shards N (--records-per-shard M | --total-bytes SIZE)\n"
 		"       [--seed S] [--max-skew NS] [--record-size A-B] [--rate R]\n"
-		"       [--chunk-bytes B] [--sideband K] [--lz4]\n");
+		"       [--chunk-bytes B] [--sideband K] [--lz4]\n"
+		"  --chunk-bytes over 64K (up to 256K): chunks as format 1.0's first writers made\n");
 }
 
 static int parse(struct cfg *c, int argc, char **argv)
@@ -344,6 +414,7 @@ static int settle(struct cfg *c)
 		c->size_min = c->size_max = 56;
 	}
 	if (c->size_max > 8192 || c->size_min > c->size_max || !c->shards ||
+	    c->chunk_bytes > PREC_CHUNK_READ_MAX ||
 	    c->shards > 4096 || c->sideband > 1000)
 		return -EINVAL;
 	if (c->max_skew > PREC_WATERMARK_SLACK_NS)
@@ -361,7 +432,7 @@ int main(int argc, char **argv)
 	struct cfg c = { .seed = 1, .max_skew = 20000, .size_min = 56,
 			 .size_max = 256, .rate = 100000, .sideband = 4 };
 	struct prec_manifest *m = NULL;
-	uint8_t *buf = malloc(PREC_CHUNK_MAX_PAYLOAD);
+	uint8_t *buf = malloc(PREC_CHUNK_READ_MAX);
 	int dirfd = -1, r;
 
 	if (parse(&c, argc, argv) < 0 || settle(&c) < 0) {
