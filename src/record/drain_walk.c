@@ -171,10 +171,6 @@ static int note_record(struct prec_drain_walk *w,
 		if (h->size >= 16)
 			w->lost_samples += field64(rec, 8);
 		return 0;
-	case PERF_RECORD_AUX:
-		if (h->size >= 32)
-			w->aux_flags |= (uint32_t)field64(rec, 24);
-		return 0;
 	case PERF_RECORD_MMAP2:
 		return note_mmap2(w, h, rec);
 	default:
@@ -195,6 +191,27 @@ static void ring_copy(const struct prec_drain_walk *w, void *dst,
 	}
 	memcpy(dst, w->data + off, first);
 	memcpy((uint8_t *)dst + first, w->data, n - first);
+}
+
+/* Headers only, ahead of the walk (which frames the same records later in
+ * the pass): the AUX chunks that carry these flags go first. A malformed
+ * header ends the scan; the walk reports it. */
+void prec_drain_walk__aux_flags(struct prec_drain_walk *w, uint64_t start,
+				uint64_t head)
+{
+	while (start != head) {
+		struct perf_event_header h;
+		uint64_t flags;
+
+		ring_copy(w, &h, start, sizeof(h));
+		if (h.size < sizeof(h) || h.size > head - start)
+			return;
+		if (h.type == PERF_RECORD_AUX && h.size >= 32) {
+			ring_copy(w, &flags, start + 24, sizeof(flags));
+			w->aux_flags |= (uint32_t)flags;
+		}
+		start += h.size;
+	}
 }
 
 int prec_drain_walk__span(struct prec_drain_walk *w, uint64_t start,

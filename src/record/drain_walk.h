@@ -15,7 +15,8 @@ struct prec_drain_walk {
 	uint8_t *scratch;        /* 64 KiB: a record straddling the wrap */
 	/* totals over every walked record */
 	uint64_t lost, lost_samples;
-	uint32_t aux_flags;      /* OR of PERF_RECORD_AUX flags not yet used */
+	uint32_t aux_flags;      /* OR of PERF_RECORD_AUX flags not yet put
+				  * on an AUX chunk (aux_flags() below) */
 	/* MMAP2 pairs, deduplicated by (path, id) */
 	struct prec_seen_map *maps;
 	uint32_t nr_maps, cap_maps;
@@ -40,11 +41,16 @@ void prec_drain_walk__exit(struct prec_drain_walk *w);
 
 /* Walk the records from ring position start (a record boundary) toward
  * head, stopping at head or before the record that would make the span
- * longer than max bytes; count them, note times, LOST, LOST_SAMPLES, AUX
- * flags and MMAP2 pairs. Returns 0, -EBADMSG (a record shorter than its
+ * longer than max bytes; count them, note times, LOST, LOST_SAMPLES and
+ * MMAP2 pairs. Returns 0, -EBADMSG (a record shorter than its
  * header or reaching past head: w->bad_pos/bad_size say where) or -ENOMEM. */
 int prec_drain_walk__span(struct prec_drain_walk *w, uint64_t start,
 			  uint64_t head, uint32_t max,
 			  struct prec_drain_span *out);
+
+/* OR the flags of the PERF_RECORD_AUX records in [start, head) into
+ * w->aux_flags. */
+void prec_drain_walk__aux_flags(struct prec_drain_walk *w, uint64_t start,
+				uint64_t head);
 
 #endif

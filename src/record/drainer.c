@@ -242,24 +242,34 @@ int prec_drainer__drain(struct prec_drainer *d)
 	/* Taken before data_head: every record published later was stamped
 	 * no earlier than wm - PREC_WATERMARK_SLACK_NS. */
 	wm = watermark_now(d);
-	head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
-	tail = __atomic_load_n(&pg->data_tail, __ATOMIC_RELAXED);
-	if (head - tail > d->o.ring->size)
-		return corrupt(d, "ring", tail, head);
-	n = drain_data(d, tail, head, wm, &ticket);
-	if (n < 0)
-		return fail(d, n);
 	prev_wm = d->wm;
-	d->wm = wm;
+	/* aux_head before data_head: the kernel writes the PERF_RECORD_AUX
+	 * naming new AUX bytes before it publishes aux_head, so this pass's
+	 * data holds it. */
 	if (d->o.ring->aux) {
 		aux_head = __atomic_load_n(&pg->aux_head, __ATOMIC_ACQUIRE);
 		aux_tail = __atomic_load_n(&pg->aux_tail, __ATOMIC_RELAXED);
 		if (aux_head - aux_tail > d->o.ring->aux_size)
 			return corrupt(d, "AUX area", aux_tail, aux_head);
+	}
+	head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
+	tail = __atomic_load_n(&pg->data_tail, __ATOMIC_RELAXED);
+	if (head - tail > d->o.ring->size)
+		return corrupt(d, "ring", tail, head);
+	/* AUX chunks before DATA chunks: the merge releases a chunk's records
+	 * by ring order once they trail the newest by 1 ms, so an AUX chunk
+	 * behind the pass's DATA could follow the PERF_RECORD_AUX naming its
+	 * bytes. Their flags come from a header scan ahead of the walk. */
+	if (aux_head != aux_tail) {
+		prec_drain_walk__aux_flags(&d->walk, tail, head);
 		na = drain_aux(d, aux_tail, aux_head, wm, prev_wm, &ticket);
 		if (na < 0)
 			return fail(d, na);
 	}
+	n = drain_data(d, tail, head, wm, &ticket);
+	if (n < 0)
+		return fail(d, n);
+	d->wm = wm;
 	if (!ticket)
 		return 0;
 	/* Zero-copy: the writes read the ring itself, so the kernel may

@@ -160,6 +160,17 @@ static void produce(struct prec_shard_writer *w, const uint8_t sid[16])
 	aux_record(at, AUX_SIZE, PERF_AUX_FLAG_TRUNCATED | PERF_AUX_FLAG_PARTIAL);
 	sample();
 	drain(d);
+	/* 6: a long pass: the AUX record first, then samples for 5 ms, more
+	 * than the merge's 1 ms ring-order slack, so records of the pass leave
+	 * the cursor before it reads the pass's next chunk: the AUX chunk must
+	 * not come after the DATA chunk in the shard. */
+	at = aux_bytes(5000);
+	aux_record(at, 5000, 0);
+	for (int i = 0; i < 5; i++) {
+		usleep(1000);
+		sample();
+	}
+	drain(d);
 	prec_drainer__delete(d);
 	CHECK_EQ(prec_shard_writer__close(w), 0);
 }
@@ -418,9 +429,10 @@ static void test_merge(void)
 	walk_data(f, len, &w);
 	CHECK_EQ(w.info, 1);
 	CHECK_EQ(w.covered, expect_len);
-	CHECK_EQ(w.aux_recs, 5);
-	/* 1001, 3000, 2 x cap split of the big one, 2 spans, full ring (2) */
-	CHECK(w.nr >= 7);
+	CHECK_EQ(w.aux_recs, 6);
+	/* 1001, 3000, 2 x cap split of the big one, 2 spans, full ring (2),
+	 * the long pass's 5000 */
+	CHECK(w.nr >= 8);
 	CHECK_EQ(w.nr, nr_chunks);
 	check_index(f, len, &w);
 	free(f);
