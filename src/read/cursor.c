@@ -80,6 +80,8 @@ struct prec_cursor {
 	uint64_t ring_max; /* latest time walked in a CPU shard's DATA chunks */
 	uint32_t compact_need; /* free ring bytes a failed compact() lacked */
 	bool eof;
+	bool more;        /* the chunk's next part is due (the reader's parts) */
+	uint64_t part_wm; /* its watermark, applied after its last part */
 	/* cold */
 	struct aux_meta chunk_aux;
 	struct prec_shard_reader *rd;
@@ -364,7 +366,8 @@ static int next_chunk(struct prec_cursor *c)
 	c->chunk_len = c->chunk_pos = 0;
 	switch (ch.hdr.type) {
 	case PREC_CHUNK_DATA:
-		r = check_records(c, &ch);
+		/* a chunk in parts had its records checked by the reader */
+		r = ch.more ? 0 : check_records(c, &ch);
 		if (r < 0)
 			return r;
 		c->chunk_len = ch.len;
@@ -383,8 +386,30 @@ static int next_chunk(struct prec_cursor *c)
 	}
 	/* Applied to the bound only once the chunk is fully in the window:
 	 * the guarantee is about the chunks after this one. */
-	if (ch.hdr.watermark > c->wm)
+	c->more = ch.more;
+	c->part_wm = ch.hdr.watermark;
+	if (!c->more && ch.hdr.watermark > c->wm)
 		c->wm = ch.hdr.watermark;
+	return 0;
+}
+
+/* The next part of a chunk read in parts (a CPU shard's chunk of an old
+ * file). Between parts only ring order bounds the window (release_bound()
+ * with the watermarks of earlier chunks), which is what lets the window
+ * give back each part before the next. */
+static int next_part(struct prec_cursor *c)
+{
+	struct prec_chunk ch;
+	int r = prec_shard_reader__next_part(c->rd, &ch);
+
+	if (r < 0)
+		return read_failed(c, r);
+	c->chunk = ch.payload;
+	c->chunk_len = ch.len;
+	c->chunk_pos = 0;
+	c->more = ch.more;
+	if (!c->more && c->part_wm > c->wm)
+		c->wm = c->part_wm;
 	return 0;
 }
 
@@ -459,7 +484,7 @@ int prec_cursor__peek(struct prec_cursor *c)
 			return c->ecount ? 1 : 0;
 		if (c->ecount == WIN_ENTRIES || !try_compact(c))
 			return 1; /* forced */
-		r = next_chunk(c);
+		r = c->more ? next_part(c) : next_chunk(c);
 		if (r < 0)
 			return r;
 	}
@@ -541,6 +566,7 @@ void prec_cursor__salvage(struct prec_cursor *c)
 {
 	c->err = 0;
 	c->eof = true;
+	c->more = false;
 	c->bound = UINT64_MAX;
 	c->chunk_len = c->chunk_pos = 0;
 }
@@ -603,6 +629,10 @@ int prec_cursor__open(struct prec_cursor **out, int dirfd, const char *name,
 	r = check_header(c, session_id);
 	if (r < 0)
 		goto out_close;
+	/* Old big chunks in parts keep a shard's memory at one 64 KiB buffer.
+	 * Not for the side band: its records have several sources, so ring
+	 * order cannot empty the window between parts. */
+	prec_shard_reader__set_parts(c->rd, cpu >= 0);
 	*out = c;
 	return 0;
 out_close:

@@ -18,6 +18,16 @@
 /* A later minor version may grow the shard header; chunks start after it. */
 #define MAX_SHARD_HEADER 4096u
 #define LZ4_MAX_STORED ((uint32_t)LZ4_COMPRESSBOUND(PREC_CHUNK_READ_MAX))
+/* A chunk in parts: each part but the last ends before a record that would
+ * not fit in the buffer, so two parts in a row hold more than the buffer
+ * (PREC_CHUNK_MAX_PAYLOAD): 256 KiB make 7 parts at most. */
+#define PARTS_MAX 8
+
+/* One part of a chunk read in parts, as the checking pass saw it. */
+struct part {
+	uint32_t off, len; /* in the raw payload */
+	uint32_t crc;      /* CRC-32C of these bytes alone */
+};
 
 struct prec_shard_reader {
 	int fd;                 /* -1 for memory */
@@ -35,6 +45,11 @@ struct prec_shard_reader {
 	 * before it: one read per chunk instead of two. */
 	struct prec_chunk_header ahead;
 	bool have_ahead;
+	bool parts_on;          /* prec_shard_reader__set_parts() */
+	/* the chunk being handed out in parts: its offset stays r->off */
+	struct prec_chunk_header part_hdr;
+	struct part part[PARTS_MAX];
+	uint32_t nparts, part_next;
 };
 
 /* Read up to len bytes at off. Returns bytes read (short only at end of
@@ -211,6 +226,132 @@ static int read_payload(struct prec_shard_reader *r, const struct prec_chunk_hea
 	return 0;
 }
 
+/* ---- Chunks bigger than the buffer, in parts ---------------------------- */
+
+/* Bytes of the whole perf records at the start of p[0, len), counted into
+ * *nrec; 0 if the first is not whole, or no record can start there (size
+ * under 8 bytes: the framing is broken). */
+static uint32_t whole_records(const unsigned char *p, uint32_t len, uint32_t *nrec)
+{
+	uint32_t pos = 0;
+
+	while (len - pos >= 8) {
+		uint16_t size;
+
+		memcpy(&size, p + pos + 6, sizeof(size));
+		size = le16toh(size);
+		if (size < 8)
+			return 0;
+		if (size > len - pos)
+			break;
+		pos += size;
+		++*nrec;
+	}
+	return pos;
+}
+
+/* The checking pass: stream the payload through the buffer once, for the
+ * checksum (first, as for any chunk), and cut it into parts of whole records
+ * while checking their framing and count, which the caller cannot do: it
+ * never holds the whole chunk. */
+static int check_parts(struct prec_shard_reader *r, const struct prec_chunk_header *h,
+		       struct prec_chunk_header *stored_hdr)
+{
+	uint32_t crc, pos = 0, nrec = 0;
+	bool framed = true;
+
+	stored_hdr->checksum = 0;
+	crc = prec_crc32c(0, stored_hdr, HDR_SIZE);
+	r->nparts = 0;
+	while (pos < h->raw_len) {
+		uint32_t want = h->raw_len - pos < r->buf_cap ? h->raw_len - pos : r->buf_cap;
+		uint32_t cut = want;
+		ssize_t n = read_at(r, r->off + HDR_SIZE + pos, r->buf, want);
+
+		if (n < 0)
+			return (int)n;
+		if ((uint32_t)n != want)
+			return bad(r, "torn payload");
+		if (framed) {
+			cut = whole_records(r->buf, want, &nrec);
+			framed = cut && r->nparts < PARTS_MAX;
+			if (framed)
+				r->part[r->nparts++] = (struct part){ pos, cut,
+					prec_crc32c(0, r->buf, cut) };
+			else
+				cut = want;
+		}
+		crc = prec_crc32c(crc, r->buf, cut);
+		pos += cut;
+	}
+	if (crc != h->checksum)
+		return bad(r, "bad checksum");
+	if (!framed || nrec != h->records)
+		return bad(r, "bad record framing");
+	return 0;
+}
+
+/* Past the chunk in parts: after its last part, or when the caller moves on
+ * before it (the chunk was checked whole). */
+static void skip_parts(struct prec_shard_reader *r)
+{
+	r->off += HDR_SIZE + r->part_hdr.payload_len;
+	r->seq++;
+	r->nparts = r->part_next = 0;
+}
+
+/* Read part k again; its bytes must be the ones the checking pass saw. */
+static int load_part(struct prec_shard_reader *r, struct prec_chunk *c, uint32_t k)
+{
+	const struct part *p = &r->part[k];
+	ssize_t n = read_at(r, r->off + HDR_SIZE + p->off, r->buf, p->len);
+
+	if (n < 0)
+		return (int)n;
+	if ((uint32_t)n != p->len || prec_crc32c(0, r->buf, p->len) != p->crc)
+		return bad(r, "chunk changed between reads");
+	c->hdr = r->part_hdr;
+	c->offset = r->off;
+	c->payload = r->buf;
+	c->len = p->len;
+	c->part_off = p->off;
+	c->more = k + 1 < r->nparts;
+	r->part_next = k + 1;
+	if (!c->more) {
+		skip_parts(r);
+	}
+	return 1;
+}
+
+static int first_part(struct prec_shard_reader *r, struct prec_chunk_header *stored_hdr,
+		      struct prec_chunk *c)
+{
+	int ret = check_parts(r, &c->hdr, stored_hdr);
+
+	if (ret)
+		return ret;
+	if (c->hdr.seq != r->seq)
+		return bad(r, "chunk sequence gap");
+	r->part_hdr = c->hdr;
+	return load_part(r, c, 0);
+}
+
+int prec_shard_reader__next_part(struct prec_shard_reader *r, struct prec_chunk *c)
+{
+	if (r->err)
+		return r->err;
+	if (r->part_next >= r->nparts)
+		return -EINVAL;
+	return load_part(r, c, r->part_next);
+}
+
+void prec_shard_reader__set_parts(struct prec_shard_reader *r, bool on)
+{
+	r->parts_on = on;
+}
+
+/* ------------------------------------------------------------------------ */
+
 int prec_shard_reader__next(struct prec_shard_reader *r, struct prec_chunk *c)
 {
 	struct prec_chunk_header h, le;
@@ -221,6 +362,8 @@ int prec_shard_reader__next(struct prec_shard_reader *r, struct prec_chunk *c)
 
 	if (r->err)
 		return r->err;
+	if (r->part_next < r->nparts)
+		skip_parts(r);
 	if (r->have_ahead) {
 		le = r->ahead;
 		n = HDR_SIZE;
@@ -239,6 +382,13 @@ int prec_shard_reader__next(struct prec_shard_reader *r, struct prec_chunk *c)
 	why = check_header(&h);
 	if (why)
 		return bad(r, why);
+	c->hdr = h;
+	c->offset = r->off;
+	c->part_off = 0;
+	if (r->parts_on && h.type == PREC_CHUNK_DATA && h.codec == PREC_CODEC_NONE &&
+	    h.raw_len > r->buf_cap)
+		return first_part(r, &le, c);
+	c->more = false;
 	ret = read_payload(r, &h, &le, &stored);
 	if (ret)
 		return ret;
@@ -246,8 +396,6 @@ int prec_shard_reader__next(struct prec_shard_reader *r, struct prec_chunk *c)
 		return bad(r, "chunk sequence gap");
 	if (h.codec == PREC_CODEC_LZ4 && decode(r, &h))
 		return r->err;
-	c->hdr = h;
-	c->offset = r->off;
 	c->payload = r->buf;
 	c->len = h.raw_len;
 	r->off += HDR_SIZE + h.payload_len;

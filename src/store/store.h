@@ -218,9 +218,13 @@ struct prec_shard_reader;
 struct prec_chunk {
 	struct prec_chunk_header hdr; /* validated copy */
 	uint64_t offset;              /* file offset of the chunk header */
-	const void *payload;          /* raw (decoded) bytes, hdr.raw_len long;
-				       * valid until the next next() or close() */
-	uint32_t len;                 /* == hdr.raw_len */
+	const void *payload;          /* raw (decoded) bytes, len long; valid
+				       * until the next next(), next_part() or
+				       * close() */
+	uint32_t len;                 /* == hdr.raw_len, or this part's length */
+	uint32_t part_off;            /* where payload is in the raw bytes: 0
+				       * unless the chunk comes in parts */
+	bool more;                    /* parts follow: prec_shard_reader__next_part() */
 };
 
 /* Open dirfd/name (dirfd may be AT_FDCWD) and validate the shard header.
@@ -246,6 +250,25 @@ prec_shard_reader__header(const struct prec_shard_reader *r);
  * one for the largest stored lz4 payload once one is met; grown only when a
  * chunk is bigger than the buffer, never shrunk. */
 int prec_shard_reader__next(struct prec_shard_reader *r, struct prec_chunk *c);
+
+/* Bounded memory for the chunks of format 1.0's first writers (up to
+ * PREC_CHUNK_READ_MAX) when on: a DATA chunk stored raw (codec NONE) and
+ * bigger than the buffer (PREC_CHUNK_MAX_PAYLOAD) is then not held whole.
+ * next() reads it once through the buffer, checking its checksum, then the
+ * framing and the count of its records ("bad record framing"), and hands
+ * out its first part: whole records, at most the buffer's size, with
+ * c->more set while parts follow. Every part is read again and must match
+ * the CRC-32C the checking pass took of it ("chunk changed between reads"),
+ * so no byte is exposed that the chunk checksum did not cover. LZ4 and AUX
+ * chunks are still read whole (one lz4 block cannot be decoded in parts).
+ * Off by default. */
+void prec_shard_reader__set_parts(struct prec_shard_reader *r, bool on);
+
+/* The next part of the chunk next() returned with c->more set. Returns 1
+ * with *c filled (hdr, offset as for its first part), -EBADMSG, -errno, or
+ * -EINVAL when no part is due. prec_shard_reader__offset() stays on the
+ * chunk until its last part is out; a next() before that skips the rest. */
+int prec_shard_reader__next_part(struct prec_shard_reader *r, struct prec_chunk *c);
 
 /* Offset of the next chunk to read (or of the bad one after an error). */
 uint64_t prec_shard_reader__offset(const struct prec_shard_reader *r);
