@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // AUX-area PMUs: which PMUs have one (by name, as perf decides), perf's
 // default config and AUX size for them, and the AUXTRACE_INFO type and
-// private words perf 6.1 writes for intel_pt and arm_spe, built from sysfs
-// and a ring's control page. Facts from perf's sources, not its code.
+// private words perf 6.1 writes for intel_pt and arm_spe (cs_etm's are in
+// cs_etm.c), built from sysfs and a ring's control page. Facts from perf's
+// sources, not its code.
 #include "record/cmd_record.h"
 
 #include <ctype.h>
@@ -196,6 +197,9 @@ void prec_auxpmu__default_config(struct perf_event_attr *a, const char *root,
 		a->config |= term(root, pmu, "ts_enable", 1);
 		*period = read_num(root, pmu, "caps/min_interval", 10, 4096);
 		break;
+	case PREC_AUX_CS_ETM:
+		a->config |= prec_cs_etm__default_config(root, pmu);
+		break;
 	default:
 		break;
 	}
@@ -287,6 +291,13 @@ int prec_auxpmu__info(const struct prec_auxpmu_src *s, uint32_t *type,
 		*type = PREC_AUXTRACE_ARM_SPE;
 		*nr = SPE_NR_WORDS;
 		return 0;
+	case PREC_AUX_CS_ETM: {
+		char bad[PATH_MAX];
+		int err = prec_cs_etm__info(s, priv, nr, bad, sizeof(bad));
+
+		*type = err ? 0 : PREC_AUXTRACE_CS_ETM;
+		return err;
+	}
 	case PREC_AUX_NONE:
 		return -EINVAL;
 	default:

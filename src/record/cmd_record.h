@@ -98,6 +98,7 @@ enum prec_aux_kind {
 
 /* perf's AUXTRACE_INFO types (tools/perf/util/auxtrace.h). */
 #define PREC_AUXTRACE_INTEL_PT 1
+#define PREC_AUXTRACE_CS_ETM 3
 #define PREC_AUXTRACE_ARM_SPE 4
 
 /* Minimum AUX area, perf's rule for intel_pt and arm_spe (full trace). */
@@ -113,6 +114,9 @@ struct prec_auxpmu_src {
 	uint32_t have_sched_switch;    /* perf's 0..3: how switches are recorded */
 	bool snapshot, per_cpu_mmaps;
 	const char *filter;    /* intel_pt address filter, or NULL */
+	const int *cpus;       /* cs_etm: the CPUs recorded, ascending */
+	int nr_cpus;
+	uint64_t config;       /* cs_etm: the event's attr.config */
 };
 
 enum prec_aux_kind prec_auxpmu__kind(const char *pmu);
@@ -122,7 +126,8 @@ uint64_t prec_auxpmu__format_mask(const char *root, const char *pmu,
 				  const char *term);
 /* perf's default config for the PMU, applied before the user's terms:
  * intel_pt: tsc, mtc + mtc_period, psb_period, pt, branch as caps allow;
- * arm_spe: ts_enable, and *period = caps/min_interval (else 4096). Others
+ * arm_spe: ts_enable, and *period = caps/min_interval (else 4096);
+ * cs_etm: timestamp and contextid (prec_cs_etm__default_config). Others
  * untouched, *period 0. */
 void prec_auxpmu__default_config(struct perf_event_attr *a, const char *root,
 				 const char *pmu, uint64_t *period);
@@ -132,10 +137,35 @@ size_t prec_auxpmu__default_bytes(bool privileged);
 void prec_auxpmu__tsc_ctc(uint32_t *n, uint32_t *d);
 /* AUXTRACE_INFO type and private words as perf 6.1 records them for the
  * PMU (*priv malloc'd, *nr words). Returns 0, -EOPNOTSUPP (an AUX PMU
- * whose layout prec does not write: intel_bts, cs_etm, hisi_ptt), -EINVAL
- * (not an AUX PMU) or -ENOMEM. Reads sysfs under s->root. */
+ * whose layout prec does not write: intel_bts, hisi_ptt), -EINVAL (not an
+ * AUX PMU), -ENOMEM, or for cs_etm a sysfs register's -errno (-ENODEV: a
+ * CPU without an ETM). Reads sysfs under s->root. */
 int prec_auxpmu__info(const struct prec_auxpmu_src *s, uint32_t *type,
 		      uint64_t **priv, uint32_t *nr);
+
+/* ---- CoreSight ETM (cs_etm.c) ---- */
+
+/* A CPU's trace unit as sysfs describes it under PMU/cpuN. */
+enum prec_etm_kind { PREC_ETM_NONE, PREC_ETM_V3, PREC_ETM_V4, PREC_ETM_ETE };
+
+/* ETE (TRCDEVARCH says so), else ETMv4 (a TRCIDR0), else ETMv3/PTM (the
+ * cpuN directory), else none. */
+enum prec_etm_kind prec_cs_etm__kind(const char *root, const char *pmu, int cpu);
+/* perf's default config with per-CPU rings: the timestamp bit and the
+ * bit of the PMU's "contextid" format. */
+uint64_t prec_cs_etm__default_config(const char *root, const char *pmu);
+/* The ETMv4/ETE TRCCONFIGR perf records for an attr.config. */
+uint64_t prec_cs_etm__trcconfigr(uint64_t config);
+/* perf 6.1's cs_etm words (header version 1, one block per CPU of
+ * s->cpus) from sysfs under s->root. Returns 0 (*out malloc'd, *nr
+ * words) or -errno with the path that failed in bad (-ENODEV: the CPU
+ * has no ETM directory). */
+int prec_cs_etm__info(const struct prec_auxpmu_src *s, uint64_t **out,
+		      uint32_t *nr, char *bad, size_t bad_len);
+/* Before opening: every CPU of s->cpus has an ETM whose registers all
+ * read, and can do the timestamps and context IDs s->config asks for.
+ * Returns 0 or -EINVAL after one line naming the CPU and the file. */
+int prec_cs_etm__check(const struct prec_auxpmu_src *s, const char *evname);
 
 /* ---- events (events.c) ---- */
 
@@ -197,12 +227,15 @@ void prec_evlist__exit(struct prec_evlist *el);
  * (o->aux_bytes, else perf's default; power of two pages, >= 8 KiB) and
  * let the tracking event record context switches for the decoder. Returns
  * 0, or -EINVAL after one line (two AUX events, --overwrite, a PMU whose
- * AUXTRACE_INFO prec does not write, a bad size): a bad command line. */
+ * AUXTRACE_INFO prec does not write, a bad size; cs_etm: a CPU of o->cpus,
+ * else of the online ones, without an ETM, a register that does not read,
+ * an option its ETM cannot do): a bad command line. */
 int prec_evlist__aux_setup(struct prec_evlist *el,
 			   const struct prec_record_opts *o);
 /* After aux_setup: an AUX event whose trace is decoded on the perf clock
- * (intel_pt, arm_spe) makes the recording use it, unless -k says
- * otherwise: refused for intel_pt (as perf), warned about for arm_spe.
+ * (intel_pt, arm_spe, cs_etm) makes the recording use it, unless -k says
+ * otherwise: refused for intel_pt and cs_etm (as perf), warned about for
+ * arm_spe.
  * Returns 0 or -EINVAL after one line (also for --markers on the perf
  * clock). */
 int prec_evlist__aux_clock(const struct prec_evlist *el,

@@ -2,7 +2,8 @@
 // The event list's AUX side: one AUX PMU event owns each CPU's ring (the
 // kernel maps an AUX area only on a fd whose PMU has one, and every other
 // event on the CPU follows it with SET_OUTPUT), the AUX area's size, the
-// switch records a decoder needs, and the manifest's AUXTRACE_INFO words.
+// switch records a decoder needs, cs_etm's per-CPU checks, and the
+// manifest's AUXTRACE_INFO words.
 #include "record/cmd_record.h"
 
 #include <errno.h>
@@ -49,7 +50,8 @@ static int find_owner(const struct prec_evlist *el)
 
 /* A decoder follows threads through context switches: the tracking event
  * records them (CPU-wide with -a/-C: perf's have_sched_switch 3; per task
- * otherwise: 2). intel_pt only needs them when it has timestamps (tsc). */
+ * otherwise: 2). intel_pt only needs them when it has timestamps (tsc);
+ * perf 6.1 asks for them with cs_etm and arm_spe always. */
 static void track_switches(struct prec_evlist *el, const struct prec_evsel *ev,
 			   const struct prec_record_opts *o)
 {
@@ -62,6 +64,30 @@ static void track_switches(struct prec_evlist *el, const struct prec_evsel *ev,
 	el->have_sched_switch = o->all_cpus ? 3 : 2;
 }
 
+/* perf 6.1 reads every recorded CPU's ETM registers when the recording
+ * starts and refuses options the ETM cannot do; prec does both before any
+ * event is opened, so a missing file is one line and no recording. */
+static int cs_etm_check(const struct prec_evlist *el, const struct prec_evsel *ev,
+			const struct prec_record_opts *o)
+{
+	struct prec_auxpmu_src s = { .root = el->pmu_root, .pmu = ev->pmu,
+				     .config = ev->attr.config,
+				     .cpus = o->cpus, .nr_cpus = o->nr_cpus };
+	int *online = NULL, err;
+
+	if (!o->cpus) {
+		s.nr_cpus = prec_cpu_list__online(&online);
+		if (s.nr_cpus <= 0) {
+			pr_err("/sys/devices/system/cpu/online: cannot read the online CPUs");
+			return s.nr_cpus < 0 ? s.nr_cpus : -ENODEV;
+		}
+		s.cpus = online;
+	}
+	err = prec_cs_etm__check(&s, ev->name);
+	free(online);
+	return err;
+}
+
 int prec_evlist__aux_setup(struct prec_evlist *el,
 			   const struct prec_record_opts *o)
 {
@@ -72,8 +98,9 @@ int prec_evlist__aux_setup(struct prec_evlist *el,
 	if (owner < 0)
 		return owner == -1 ? 0 : owner;
 	ev = &el->evsel[owner];
-	if (ev->aux != PREC_AUX_INTEL_PT && ev->aux != PREC_AUX_ARM_SPE) {
-		pr_err("event '%s': PMU '%s' writes an AUX area whose AUXTRACE_INFO prec does not write (intel_pt and arm_spe only)",
+	if (ev->aux != PREC_AUX_INTEL_PT && ev->aux != PREC_AUX_ARM_SPE &&
+	    ev->aux != PREC_AUX_CS_ETM) {
+		pr_err("event '%s': PMU '%s' writes an AUX area whose AUXTRACE_INFO prec does not write (intel_pt, arm_spe and cs_etm only)",
 		       ev->name, ev->pmu);
 		return -EINVAL;
 	}
@@ -87,6 +114,12 @@ int prec_evlist__aux_setup(struct prec_evlist *el,
 		pr_err("option --aux-size / -m ,AUX: %zu bytes: the AUX area of '%s' must be at least %u KiB",
 		       bytes, ev->name, PREC_AUX_MIN_BYTES / 1024);
 		return -EINVAL;
+	}
+	if (ev->aux == PREC_AUX_CS_ETM) {
+		int err = cs_etm_check(el, ev, o);
+
+		if (err)
+			return err;
 	}
 	el->aux_owner = owner;
 	el->aux_bytes = bytes;
@@ -104,11 +137,13 @@ int prec_evlist__aux_clock(const struct prec_evlist *el,
 	ev = &el->evsel[el->aux_owner];
 	/* perf decodes PT packet times with the control page's TSC
 	 * conversion, i.e. onto its own clock, and refuses -k with intel_pt:
-	 * records on any other clock would not line up with them. */
-	if (ev->aux == PREC_AUX_INTEL_PT && o->clock_set &&
-	    o->clockid != PREC_CLOCK_PERF) {
-		pr_err("option -k: event '%s' records on the perf clock its trace is decoded on (as perf, which refuses -k with intel_pt): leave -k out",
-		       ev->name);
+	 * records on any other clock would not line up with them. perf 6.1
+	 * refuses -k with cs_etm too (its decoder takes the trace's
+	 * timestamps as perf-clock times). */
+	if ((ev->aux == PREC_AUX_INTEL_PT || ev->aux == PREC_AUX_CS_ETM) &&
+	    o->clock_set && o->clockid != PREC_CLOCK_PERF) {
+		pr_err("option -k: event '%s' records on the perf clock its trace is decoded on (as perf, which refuses -k with %s): leave -k out",
+		       ev->name, ev->pmu);
 		return -EINVAL;
 	}
 	/* SPE times reach the perf clock through TIME_CONV; perf allows -k
@@ -137,6 +172,38 @@ void prec_evlist__open_order(const struct prec_evlist *el, int *order)
 			order[n++] = e;
 }
 
+static void set_info(struct prec_manifest *m, uint32_t type, uint64_t *priv,
+		     uint32_t nr)
+{
+	free(m->auxtrace_priv);
+	m->auxtrace_priv = priv;
+	m->nr_auxtrace_priv = nr;
+	m->auxtrace_type = type;
+}
+
+/* cs_etm's words name the CPUs opened, and a register that stopped
+ * reading since the check is named too. */
+static int cs_etm_info(const struct prec_evlist *el, const struct prec_evsel *ev,
+		       struct prec_auxpmu_src *src, struct prec_manifest *m)
+{
+	char bad[4096];
+	uint64_t *priv;
+	uint32_t nr;
+	int err;
+
+	src->cpus = el->cpus;
+	src->nr_cpus = el->nr_cpus;
+	src->config = ev->attr.config;
+	err = prec_cs_etm__info(src, &priv, &nr, bad, sizeof(bad));
+	if (err) {
+		pr_err("event '%s': AUXTRACE_INFO for PMU '%s': %s: %s", ev->name,
+		       ev->pmu, bad, strerror(-err));
+		return err;
+	}
+	set_info(m, PREC_AUXTRACE_CS_ETM, priv, nr);
+	return 0;
+}
+
 int prec_evlist__aux_info(const struct prec_evlist *el, struct prec_manifest *m)
 {
 	const struct prec_evsel *ev;
@@ -156,15 +223,14 @@ int prec_evlist__aux_info(const struct prec_evlist *el, struct prec_manifest *m)
 		src.pc = el->rings[0].page;
 	if (ev->aux == PREC_AUX_INTEL_PT)
 		prec_auxpmu__tsc_ctc(&src.tsc_ctc_n, &src.tsc_ctc_d);
+	if (ev->aux == PREC_AUX_CS_ETM)
+		return cs_etm_info(el, ev, &src, m);
 	err = prec_auxpmu__info(&src, &type, &priv, &nr);
 	if (err) {
 		pr_err("event '%s': AUXTRACE_INFO for PMU '%s': %s", ev->name, ev->pmu,
 		       strerror(-err));
 		return err;
 	}
-	free(m->auxtrace_priv);
-	m->auxtrace_priv = priv;
-	m->nr_auxtrace_priv = nr;
-	m->auxtrace_type = type;
+	set_info(m, type, priv, nr);
 	return 0;
 }

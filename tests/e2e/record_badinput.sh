@@ -31,6 +31,11 @@ if [ ! -e /sys/bus/event_source/devices/intel_pt ]; then
 	expect 2 "event 'intel_pt//': PMU 'intel_pt' not found (no /sys/bus/event_source/devices/intel_pt)" \
 		-e intel_pt// -- true
 fi
+if [ ! -e /sys/bus/event_source/devices/cs_etm ]; then
+	expect 2 "event 'cs_etm//': PMU 'cs_etm' not found (no /sys/bus/event_source/devices/cs_etm)" \
+		-e cs_etm// -- true
+	expect 2 "event 'cs_etm/timestamp=0/': PMU 'cs_etm' not found" -a -e cs_etm/timestamp=0/ -- true
+fi
 if [ ! -e /sys/bus/event_source/devices/cpu ]; then
 	expect 1 "event 'cycles': no hardware PMU on this machine (perf_event_open: " -e cycles -- true
 fi
