@@ -17,11 +17,15 @@
 #include "util/log.h"
 
 /* The window. Entries are a sorted deque (nearly sorted input makes the
- * insertion from the back O(1)); bytes of held records live either in the
- * reader's chunk buffer (while that chunk is current) or in a byte ring they
- * are copied into before the reader moves on. Both are fixed at open; the
- * ring's size (win_bytes) is the shard's share of the merge's budget. Only
- * the parts of both really used are ever touched (see wrap_early). */
+ * insertion from the back O(1)); bytes of held records live either in one
+ * of the reader's two chunk buffers, which it fills in turn, or in a byte
+ * ring they are copied into before the reader reuses their buffer. So the
+ * records a chunk leaves behind (those within RING_ORDER_SLACK_NS of its
+ * end: a third of a 64 KiB chunk at 100k records/s) stay where they are
+ * while the next chunk is walked, and only the few still held after that
+ * are copied. Both are fixed at open; the ring's size (win_bytes) is the
+ * shard's share of the merge's budget. Only the parts of both really used
+ * are ever touched (see wrap_early). */
 #define WIN_ENTRIES 16384u /* power of two */
 /* How much older than the latest record walked a later record of the same
  * kernel ring can be: the time between a record's timestamp and its space
@@ -29,15 +33,21 @@
  * well below PREC_WATERMARK_SLACK_NS so that the window, which must hold
  * this much of a shard's data, stays small at millions of records/s. */
 #define RING_ORDER_SLACK_NS 1000000ull
-#define E_CHUNK 0x80000000u /* bytes are in the current chunk, not the ring */
-#define E_AUX 0x40000000u   /* an AUX chunk, not a perf record */
-#define E_LEN 0x3fffffffu
+#define E_AUX 0x80000000u   /* an AUX chunk, not a perf record */
+#define E_WHERE 0x60000000u /* base[] of the bytes: 0 the ring, 1 or 2 a buffer */
+#define E_WHERE_SHIFT 29
+#define E_LEN 0x1fffffffu
 
 struct went {
 	uint64_t time;
-	uint32_t off; /* in the chunk, or of the data in the ring */
-	uint32_t len; /* | E_CHUNK | E_AUX */
+	uint32_t off; /* from base[where] */
+	uint32_t len; /* | E_WHERE | E_AUX */
 };
+
+static uint32_t where(const struct went *e)
+{
+	return (e->len & E_WHERE) >> E_WHERE_SHIFT;
+}
 
 /* Ahead of every ring resident; released residents are reclaimed in ring
  * order once everything before them is released. The flag is only written
@@ -60,17 +70,18 @@ struct aux_meta {
  * one line, and what a ring release adds in the next. */
 struct prec_cursor {
 	struct went *ent;
-	uint32_t ehead, ecount;
-	uint64_t bound;   /* a record with time <= bound may be released */
-	/* the chunk being walked: the reader's buffer */
-	const uint8_t *chunk;
-	uint8_t *ring;
-	uint32_t chunk_len, chunk_pos;
-	uint32_t nchunk;  /* entries whose bytes are still in the chunk */
+	uint16_t ehead, ecount;
 	int err;          /* sticky until salvage() */
+	uint64_t bound;   /* a record with time <= bound may be released */
+	/* the ring, then the reader's two buffers (the chunk being walked is
+	 * in base[cur]) */
+	const uint8_t *base[3];
+	uint32_t chunk_len, chunk_pos;
 	int32_t cpu;
 	uint32_t shard;
 	/* line 2 */
+	uint8_t *ring;    /* base[0], writable */
+	uint32_t cur;     /* 1 or 2 */
 	uint32_t rhead, rtail, rused;
 	uint32_t rlive;   /* bytes of slots not yet released */
 	uint32_t rahead;  /* released slots (and pads) past the tail */
@@ -83,13 +94,13 @@ struct prec_cursor {
 	bool more;        /* the chunk's next part is due (the reader's parts) */
 	uint64_t part_wm; /* its watermark, applied after its last part */
 	/* cold */
-	struct aux_meta chunk_aux;
+	struct aux_meta chunk_aux[2]; /* of an AUX chunk in base[1], base[2] */
 	struct prec_shard_reader *rd;
 	char *name;
 	int dirfd;
 	struct prec_time_layout tl;
 };
-_Static_assert(offsetof(struct prec_cursor, rhead) == 64,
+_Static_assert(offsetof(struct prec_cursor, ring) == 64,
 	       "the fields every record reads fill the first cache line");
 
 static struct went *ent_at(const struct prec_cursor *c, uint32_t i)
@@ -184,16 +195,12 @@ static uint32_t slot_size(const struct went *e)
 /* Only the pages the window really uses should ever be touched (RSS with
  * hundreds of shards): wrap back to the start of the ring as soon as the
  * next batch fits there, rather than walking through the whole ring. */
-static void wrap_early(struct prec_cursor *c)
+static void wrap_early(struct prec_cursor *c, uint32_t need)
 {
-	uint32_t need = 0;
 	struct slot *pad;
 
 	if (!c->rused || c->rhead <= c->rtail)
 		return;
-	for (uint32_t i = 0; i < c->ecount; i++)
-		if (ent_at(c, i)->len & E_CHUNK)
-			need += slot_size(ent_at(c, i));
 	/* Until the tail passes the pad, new batches must fit before the
 	 * tail: ask for room for this batch and two more windows' worth. */
 	if ((uint64_t)2 * need + 2 * (uint64_t)c->rlive > c->rtail)
@@ -206,32 +213,44 @@ static void wrap_early(struct prec_cursor *c)
 	c->rhead = 0;
 }
 
-/* Copy the held records that still point into the chunk into the ring, so
- * the reader may reuse its buffer. -ENOSPC when the ring is full. */
-static int compact(struct prec_cursor *c)
+/* Ring bytes the held records in buffer b would take. */
+static uint32_t held_in(const struct prec_cursor *c, uint32_t b)
 {
-	if (c->nchunk)
-		wrap_early(c);
-	for (uint32_t i = 0; i < c->ecount && c->nchunk; i++) {
+	uint32_t need = 0;
+
+	for (uint32_t i = 0; i < c->ecount; i++)
+		if (where(ent_at(c, i)) == b)
+			need += slot_size(ent_at(c, i));
+	return need;
+}
+
+/* Copy the held records that still point into buffer b into the ring, so
+ * the reader may reuse it. -ENOSPC when the ring is full. */
+static int compact(struct prec_cursor *c, uint32_t b)
+{
+	uint32_t need = held_in(c, b);
+
+	if (!need)
+		return 0;
+	wrap_early(c, need);
+	for (uint32_t i = 0; i < c->ecount; i++) {
 		struct went *e = ent_at(c, i);
 		uint32_t len = e->len & E_LEN;
 		uint32_t extra = e->len & E_AUX ? sizeof(struct aux_meta) : 0;
-		uint32_t size = slot_size(e);
 		uint8_t *dst;
 		int off;
 
-		if (!(e->len & E_CHUNK))
+		if (where(e) != b)
 			continue;
-		off = ring_alloc(c, size);
+		off = ring_alloc(c, slot_size(e));
 		if (off < 0)
 			return off;
 		dst = c->ring + off + sizeof(struct slot);
 		if (extra)
-			memcpy(dst, &c->chunk_aux, extra);
-		memcpy(dst + extra, c->chunk + e->off, len);
+			memcpy(dst, &c->chunk_aux[b - 1], extra);
+		memcpy(dst + extra, c->base[b] + e->off, len);
 		e->off = (uint32_t)off + (uint32_t)sizeof(struct slot);
-		e->len &= ~E_CHUNK;
-		c->nchunk--;
+		e->len &= ~E_WHERE;
 	}
 	return 0;
 }
@@ -343,6 +362,14 @@ static int check_records(struct prec_cursor *c, const struct prec_chunk *ch)
 	return 0;
 }
 
+/* The reader filled the other of its two buffers (the one compact() just
+ * emptied; it may have grown, so its address is taken again). */
+static void use_buffer(struct prec_cursor *c, const void *payload)
+{
+	c->cur = 3 - c->cur;
+	c->base[c->cur] = payload;
+}
+
 static int next_chunk(struct prec_cursor *c)
 {
 	struct prec_chunk ch;
@@ -362,7 +389,7 @@ static int next_chunk(struct prec_cursor *c)
 	}
 	if (r < 0)
 		return read_failed(c, r);
-	c->chunk = ch.payload;
+	use_buffer(c, ch.payload);
 	c->chunk_len = c->chunk_pos = 0;
 	switch (ch.hdr.type) {
 	case PREC_CHUNK_DATA:
@@ -373,11 +400,10 @@ static int next_chunk(struct prec_cursor *c)
 		c->chunk_len = ch.len;
 		break;
 	case PREC_CHUNK_AUX:
-		c->chunk_aux.aux_offset = ch.hdr.aux_offset;
-		c->chunk_aux.flags = ch.hdr.flags;
+		c->chunk_aux[c->cur - 1].aux_offset = ch.hdr.aux_offset;
+		c->chunk_aux[c->cur - 1].flags = ch.hdr.flags;
 		insert(c, ch.hdr.first_time ? ch.hdr.first_time : ch.hdr.watermark,
-		       0, ch.len | E_CHUNK | E_AUX);
-		c->nchunk++;
+		       0, ch.len | c->cur << E_WHERE_SHIFT | E_AUX);
 		break;
 	case PREC_CHUNK_MARKER:
 		break;
@@ -404,7 +430,7 @@ static int next_part(struct prec_cursor *c)
 
 	if (r < 0)
 		return read_failed(c, r);
-	c->chunk = ch.payload;
+	use_buffer(c, ch.payload);
 	c->chunk_len = ch.len;
 	c->chunk_pos = 0;
 	c->more = ch.more;
@@ -415,7 +441,7 @@ static int next_part(struct prec_cursor *c)
 
 static void walk_one(struct prec_cursor *c)
 {
-	const uint8_t *p = c->chunk + c->chunk_pos;
+	const uint8_t *p = c->base[c->cur] + c->chunk_pos;
 	uint16_t size;
 
 	memcpy(&size, p + 6, sizeof(size));
@@ -429,8 +455,7 @@ static void walk_one(struct prec_cursor *c)
 	 * chunk's. (Not for the side band: its records have several sources.) */
 	if (c->cpu >= 0 && t > c->ring_max)
 		c->ring_max = t;
-	insert(c, t, c->chunk_pos, size | E_CHUNK);
-	c->nchunk++;
+	insert(c, t, c->chunk_pos, size | c->cur << E_WHERE_SHIFT);
 	c->chunk_pos += size;
 }
 
@@ -443,21 +468,21 @@ static uint64_t release_bound(const struct prec_cursor *c)
 	return by_wm > by_ring ? by_wm : by_ring;
 }
 
-/* compact(), but after a failure only once enough ring space was freed
- * for what it lacked: a full window then costs O(1) per record, not a
- * rescan of the window. Returns true when the chunk's records were moved. */
+/* compact() the buffer the next read fills, but after a failure only once
+ * enough ring space was freed for what it lacked: a full window then costs
+ * O(1) per record, not a rescan of the window. Returns true when the
+ * buffer's records were moved. */
 static bool try_compact(struct prec_cursor *c)
 {
+	uint32_t b = 3 - c->cur;
+
 	if (c->win_bytes - c->rused < c->compact_need)
 		return false;
-	if (compact(c) == 0) {
+	if (compact(c, b) == 0) {
 		c->compact_need = 0;
 		return true;
 	}
-	c->compact_need = 0;
-	for (uint32_t i = 0; i < c->ecount; i++)
-		if (ent_at(c, i)->len & E_CHUNK)
-			c->compact_need += slot_size(ent_at(c, i));
+	c->compact_need = held_in(c, b);
 	return false;
 }
 
@@ -499,7 +524,7 @@ void prec_cursor__get(const struct prec_cursor *c, struct prec_merge_rec *r)
 {
 	const struct went *e = ent_at(c, 0);
 	uint32_t len = e->len & E_LEN;
-	const uint8_t *p = (e->len & E_CHUNK ? c->chunk : c->ring) + e->off;
+	const uint8_t *p = c->base[where(e)] + e->off;
 
 	r->time = e->time;
 	r->cpu = c->cpu;
@@ -516,10 +541,10 @@ void prec_cursor__get(const struct prec_cursor *c, struct prec_merge_rec *r)
 	r->rec = NULL;
 	r->rec_len = 0;
 	r->aux_len = len;
-	if (e->len & E_CHUNK) {
+	if (where(e)) {
 		r->aux = p;
-		r->aux_offset = c->chunk_aux.aux_offset;
-		r->aux_flags = c->chunk_aux.flags;
+		r->aux_offset = c->chunk_aux[where(e) - 1].aux_offset;
+		r->aux_flags = c->chunk_aux[where(e) - 1].flags;
 	} else {
 		const struct aux_meta *m = (const struct aux_meta *)p;
 
@@ -541,10 +566,7 @@ static void prefetch_front(const struct prec_cursor *c)
 		return;
 	__builtin_prefetch(ent_at(c, 4));
 	e = ent_at(c, 0);
-	if (e->len & E_CHUNK)
-		__builtin_prefetch(c->chunk + e->off);
-	else
-		__builtin_prefetch(c->ring + e->off);
+	__builtin_prefetch(c->base[where(e)] + e->off);
 }
 
 void prec_cursor__pop(struct prec_cursor *c)
@@ -553,9 +575,7 @@ void prec_cursor__pop(struct prec_cursor *c)
 
 	if (e->time > c->bound)
 		c->forced++;
-	if (e->len & E_CHUNK)
-		c->nchunk--;
-	else
+	if (!where(e))
 		ring_release(c, e->off - (uint32_t)sizeof(struct slot), slot_size(e));
 	c->ehead = (c->ehead + 1) & (WIN_ENTRIES - 1);
 	c->ecount--;
@@ -620,6 +640,8 @@ int prec_cursor__open(struct prec_cursor **out, int dirfd, const char *name,
 	c->ring = malloc(c->win_bytes);
 	if (!c->name || !c->ent || !c->ring)
 		goto out_close;
+	c->base[0] = c->ring;
+	c->cur = 2; /* the first chunk goes to base[1] */
 	r = prec_shard_reader__open(&c->rd, dirfd, name);
 	if (r < 0) {
 		pr_err("shard %s: cannot open: %s", name,
@@ -633,6 +655,9 @@ int prec_cursor__open(struct prec_cursor **out, int dirfd, const char *name,
 	 * Not for the side band: its records have several sources, so ring
 	 * order cannot empty the window between parts. */
 	prec_shard_reader__set_parts(c->rd, cpu >= 0);
+	r = prec_shard_reader__set_two_buffers(c->rd);
+	if (r < 0)
+		goto out_close;
 	*out = c;
 	return 0;
 out_close:

@@ -223,8 +223,8 @@ static int layout(const struct prec_manifest *m, struct prec_time_layout *tl)
 static uint32_t win_bytes(uint32_t nshards)
 {
 	uint64_t share = MERGE_BUDGET / (nshards ? nshards : 1);
-	/* the reader's raw buffer, and its lz4 one */
-	uint64_t bufs = 2u * PREC_CHUNK_MAX_PAYLOAD;
+	/* the reader's two raw buffers, and its lz4 one */
+	uint64_t bufs = 3u * PREC_CHUNK_MAX_PAYLOAD;
 	uint64_t win = share > bufs ? share - bufs : 0;
 
 	if (win < WIN_MIN)

@@ -41,6 +41,10 @@ struct prec_shard_reader {
 	unsigned char *buf;     /* raw payload, buf_cap bytes */
 	unsigned char *zbuf;    /* lz4 stored payload, zbuf_cap bytes */
 	uint32_t buf_cap, zbuf_cap; /* grown to the largest chunk met */
+	/* prec_shard_reader__set_two_buffers(): the previous payload, which
+	 * the next one does not overwrite */
+	unsigned char *spare;
+	uint32_t spare_cap;
 	/* The next chunk's header as stored, read along with the payload
 	 * before it: one read per chunk instead of two. */
 	struct prec_chunk_header ahead;
@@ -194,6 +198,20 @@ static int reserve(unsigned char **buf, uint32_t *cap, uint32_t len)
 	return 0;
 }
 
+/* With two buffers, a payload goes into the one the previous did not use. */
+static void take_spare(struct prec_shard_reader *r)
+{
+	unsigned char *b = r->buf;
+	uint32_t cap = r->buf_cap;
+
+	if (!r->spare)
+		return;
+	r->buf = r->spare;
+	r->buf_cap = r->spare_cap;
+	r->spare = b;
+	r->spare_cap = cap;
+}
+
 /* Read the stored payload and check the chunk checksum: crc32c over the
  * header as stored (little-endian, checksum field zero), then the payload. */
 static int read_payload(struct prec_shard_reader *r, const struct prec_chunk_header *h,
@@ -342,12 +360,18 @@ int prec_shard_reader__next_part(struct prec_shard_reader *r, struct prec_chunk 
 		return r->err;
 	if (r->part_next >= r->nparts)
 		return -EINVAL;
+	take_spare(r);
 	return load_part(r, c, r->part_next);
 }
 
 void prec_shard_reader__set_parts(struct prec_shard_reader *r, bool on)
 {
 	r->parts_on = on;
+}
+
+int prec_shard_reader__set_two_buffers(struct prec_shard_reader *r)
+{
+	return reserve(&r->spare, &r->spare_cap, PREC_CHUNK_MAX_PAYLOAD);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -385,8 +409,9 @@ int prec_shard_reader__next(struct prec_shard_reader *r, struct prec_chunk *c)
 	c->hdr = h;
 	c->offset = r->off;
 	c->part_off = 0;
+	take_spare(r);
 	if (r->parts_on && h.type == PREC_CHUNK_DATA && h.codec == PREC_CODEC_NONE &&
-	    h.raw_len > r->buf_cap)
+	    h.raw_len > PREC_CHUNK_MAX_PAYLOAD)
 		return first_part(r, &le, c);
 	c->more = false;
 	ret = read_payload(r, &h, &le, &stored);
@@ -516,6 +541,7 @@ void prec_shard_reader__close(struct prec_shard_reader *r)
 	if (r->fd >= 0)
 		close(r->fd);
 	free(r->buf);
+	free(r->spare);
 	free(r->zbuf);
 	free(r);
 }

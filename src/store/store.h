@@ -264,6 +264,12 @@ int prec_shard_reader__next(struct prec_shard_reader *r, struct prec_chunk *c);
  * Off by default. */
 void prec_shard_reader__set_parts(struct prec_shard_reader *r, bool on);
 
+/* Two raw buffers, used in turn: the payload of a next() or next_part()
+ * then stays valid until the second call after it, so a caller may keep
+ * some of a chunk's records where they are while it reads the next one.
+ * Allocates the second buffer (PREC_CHUNK_MAX_PAYLOAD); 0 or -ENOMEM. */
+int prec_shard_reader__set_two_buffers(struct prec_shard_reader *r);
+
 /* The next part of the chunk next() returned with c->more set. Returns 1
  * with *c filled (hdr, offset as for its first part), -EBADMSG, -errno, or
  * -EINVAL when no part is due. prec_shard_reader__offset() stays on the
