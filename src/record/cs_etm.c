@@ -19,8 +19,8 @@
 
 /* perf 6.1's header: version, PMU type << 32 | number of CPUs, snapshot.
  * Version 1 put a parameter count in every CPU block so a reader can skip
- * parameters it does not know; perf 6.3 moved to 2 (trace IDs from
- * AUX_OUTPUT_HW_ID records), which 6.1 cannot read. */
+ * parameters it does not know; later perfs write 2 (trace IDs from
+ * AUX_OUTPUT_HW_ID records), which 6.1 refuses. */
 #define CS_HEADER_VERSION 1u
 enum { HDR_VERSION, HDR_TYPE_CPUS, HDR_SNAPSHOT, HDR_WORDS };
 /* Every CPU block: magic, cpu, parameter count, then the parameters:

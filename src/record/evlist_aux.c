@@ -138,8 +138,7 @@ int prec_evlist__aux_clock(const struct prec_evlist *el,
 	/* perf decodes PT packet times with the control page's TSC
 	 * conversion, i.e. onto its own clock, and refuses -k with intel_pt:
 	 * records on any other clock would not line up with them. perf 6.1
-	 * refuses -k with cs_etm too (its decoder takes the trace's
-	 * timestamps as perf-clock times). */
+	 * refuses -k with cs_etm too. */
 	if ((ev->aux == PREC_AUX_INTEL_PT || ev->aux == PREC_AUX_CS_ETM) &&
 	    o->clock_set && o->clockid != PREC_CLOCK_PERF) {
 		pr_err("option -k: event '%s' records on the perf clock its trace is decoded on (as perf, which refuses -k with %s): leave -k out",
