@@ -20,12 +20,25 @@
 #define WIN_MAX (2u * PREC_CHUNK_READ_MAX)
 
 /* A cursor's next record in the tree: time, then cursor index (cursors are
- * in shard order, so equal times keep it). An exhausted cursor is DONE. */
-struct lent {
-	uint64_t time;
-	uint32_t idx;
-};
-#define DONE ((struct lent){ UINT64_MAX, UINT32_MAX })
+ * in shard order, so equal times keep it), as one 96-bit key so that a
+ * match is one comparison. An exhausted cursor is DONE. */
+typedef unsigned __int128 lent;
+#define DONE (((lent)UINT64_MAX << 32) | UINT32_MAX)
+
+static lent key(uint64_t time, uint32_t idx)
+{
+	return (lent)time << 32 | idx;
+}
+
+static uint64_t key_time(lent k)
+{
+	return (uint64_t)(k >> 32);
+}
+
+static uint32_t key_idx(lent k)
+{
+	return (uint32_t)k;
+}
 
 struct prec_merge {
 	struct prec_cursor **cur;
@@ -39,8 +52,8 @@ struct prec_merge {
 	 * hard-to-predict branch. No padding to a power of two: 257 shards
 	 * (256 CPUs and the side band) play 8 matches for all but two leaves,
 	 * not 9. */
-	struct lent *tree;
-	struct lent win;
+	lent *tree;
+	lent win;
 	uint32_t nleaf;
 	bool started;
 	bool pending; /* win's front was handed out, pop it first */
@@ -50,42 +63,35 @@ struct prec_merge {
 	int err;
 };
 
-static bool less(struct lent a, struct lent b)
-{
-	return a.time < b.time || (a.time == b.time && a.idx < b.idx);
-}
-
 /* Cursor idx has a new front (or is DONE): play its way up to the root.
  * Selects by masks, not branches (compilers turn ?: into jumps here): who
  * wins a match is a coin toss, and mispredictions would cost more than the
  * few extra instructions. */
-static void replay(struct prec_merge *mg, uint32_t idx, struct lent cand)
+static void replay(struct prec_merge *mg, uint32_t idx, lent cand)
 {
 	for (uint32_t n = (mg->nleaf + idx) / 2; n; n /= 2) {
-		struct lent held = mg->tree[n];
-		uint64_t up = (uint64_t)(held.time < cand.time) |
-			      ((uint64_t)(held.time == cand.time) & (held.idx < cand.idx));
-		uint64_t m = -up; /* all ones: held wins, cand stays here */
-		uint64_t tx = (held.time ^ cand.time) & m;
-		uint32_t ix = (held.idx ^ cand.idx) & (uint32_t)m;
+		lent held = mg->tree[n];
+		/* held < cand as the sign of held - cand: keys have 96 bits, so
+		 * the difference of two never reaches bit 127 unless it wraps.
+		 * All ones: held wins, cand stays here. */
+		lent m = (lent)((__int128)(held - cand) >> 127);
+		lent x = (held ^ cand) & m;
 
-		mg->tree[n].time = held.time ^ tx;
-		mg->tree[n].idx = held.idx ^ ix;
-		cand.time ^= tx;
-		cand.idx ^= ix;
+		mg->tree[n] = held ^ x;
+		cand ^= x;
 	}
 	mg->win = cand;
 }
 
 /* Play every match once from the leaves; keys[] holds the nleaf leaves
  * and is reused for the winners of the internal nodes. */
-static void build(struct prec_merge *mg, struct lent *keys)
+static void build(struct prec_merge *mg, lent *keys)
 {
 	for (uint32_t n = mg->nleaf - 1; n; n--) {
-		struct lent a = keys[2 * n], b = keys[2 * n + 1];
+		lent a = keys[2 * n], b = keys[2 * n + 1];
 
-		mg->tree[n] = less(a, b) ? b : a;
-		keys[n] = less(a, b) ? a : b;
+		mg->tree[n] = a < b ? b : a;
+		keys[n] = a < b ? a : b;
 	}
 	mg->win = keys[1]; /* the only leaf when nleaf is 1 */
 }
@@ -111,7 +117,7 @@ static int ready(struct prec_merge *mg, struct prec_cursor *c)
 static int start(struct prec_merge *mg)
 {
 	/* leaves at [nleaf, 2 nleaf), winners of node n at n */
-	struct lent *keys = malloc(2 * (size_t)mg->nleaf * sizeof(*keys));
+	lent *keys = malloc(2 * (size_t)mg->nleaf * sizeof(*keys));
 
 	mg->started = true;
 	if (!keys)
@@ -123,8 +129,7 @@ static int start(struct prec_merge *mg)
 			free(keys);
 			return mg->err = r;
 		}
-		keys[mg->nleaf + i] = r ? (struct lent){ prec_cursor__time(mg->cur[i]), i }
-					: DONE;
+		keys[mg->nleaf + i] = r ? key(prec_cursor__time(mg->cur[i]), i) : DONE;
 	}
 	build(mg, keys);
 	free(keys);
@@ -134,7 +139,7 @@ static int start(struct prec_merge *mg)
 /* Drop the record handed out last and put its cursor back in place. */
 static int step_top(struct prec_merge *mg)
 {
-	uint32_t idx = mg->win.idx;
+	uint32_t idx = key_idx(mg->win);
 	struct prec_cursor *c = mg->cur[idx];
 	int r;
 
@@ -143,7 +148,7 @@ static int step_top(struct prec_merge *mg)
 	r = ready(mg, c);
 	if (r < 0)
 		return mg->err = r;
-	replay(mg, idx, r ? (struct lent){ prec_cursor__time(c), idx } : DONE);
+	replay(mg, idx, r ? key(prec_cursor__time(c), idx) : DONE);
 	return 0;
 }
 
@@ -160,9 +165,9 @@ int prec_merge__next(struct prec_merge *mg, struct prec_merge_rec *r)
 
 		if (mg->pending && step_top(mg) < 0)
 			return mg->err;
-		if (mg->win.idx == UINT32_MAX)
+		if (key_idx(mg->win) == UINT32_MAX)
 			return 0;
-		t = mg->win.time;
+		t = key_time(mg->win);
 		/* The output is sorted: past the end, nothing else can pass. */
 		if (t && o->time_end && t > o->time_end) {
 			mg->win = DONE;
@@ -171,7 +176,7 @@ int prec_merge__next(struct prec_merge *mg, struct prec_merge_rec *r)
 		mg->pending = true;
 		if (t && o->time_start && t < o->time_start)
 			continue;
-		prec_cursor__get(mg->cur[mg->win.idx], r);
+		prec_cursor__get(mg->cur[key_idx(mg->win)], r);
 		if (t && t < mg->last_time)
 			mg->inversions++;
 		else if (t)
