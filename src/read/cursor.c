@@ -92,6 +92,7 @@ struct prec_cursor {
 	uint32_t compact_need; /* free ring bytes a failed compact() lacked */
 	bool eof;
 	bool more;        /* the chunk's next part is due (the reader's parts) */
+	bool two;         /* the reader has two buffers (see try_compact) */
 	uint64_t part_wm; /* its watermark, applied after its last part */
 	/* cold */
 	struct aux_meta chunk_aux[2]; /* of an AUX chunk in base[1], base[2] */
@@ -370,6 +371,18 @@ static void use_buffer(struct prec_cursor *c, const void *payload)
 	c->base[c->cur] = payload;
 }
 
+/* A chunk read whole and bigger than PREC_CHUNK_MAX_PAYLOAD (an old lz4 or
+ * AUX chunk) grew the buffer it is in; with two buffers the next such chunk
+ * would grow the other too. Back to one: from now on the records held in
+ * both are copied out before each read. */
+static void one_buffer(struct prec_cursor *c)
+{
+	if (c->two && compact(c, 3 - c->cur) == 0) {
+		prec_shard_reader__set_two_buffers(c->rd, false);
+		c->two = false;
+	}
+}
+
 static int next_chunk(struct prec_cursor *c)
 {
 	struct prec_chunk ch;
@@ -390,6 +403,8 @@ static int next_chunk(struct prec_cursor *c)
 	if (r < 0)
 		return read_failed(c, r);
 	use_buffer(c, ch.payload);
+	if (!ch.more && !ch.part_off && ch.len > PREC_CHUNK_MAX_PAYLOAD)
+		one_buffer(c);
 	c->chunk_len = c->chunk_pos = 0;
 	switch (ch.hdr.type) {
 	case PREC_CHUNK_DATA:
@@ -478,11 +493,11 @@ static bool try_compact(struct prec_cursor *c)
 
 	if (c->win_bytes - c->rused < c->compact_need)
 		return false;
-	if (compact(c, b) == 0) {
+	if (compact(c, b) == 0 && (c->two || compact(c, c->cur) == 0)) {
 		c->compact_need = 0;
 		return true;
 	}
-	c->compact_need = held_in(c, b);
+	c->compact_need = held_in(c, b) + (c->two ? 0 : held_in(c, c->cur));
 	return false;
 }
 
@@ -655,7 +670,8 @@ int prec_cursor__open(struct prec_cursor **out, int dirfd, const char *name,
 	 * Not for the side band: its records have several sources, so ring
 	 * order cannot empty the window between parts. */
 	prec_shard_reader__set_parts(c->rd, cpu >= 0);
-	r = prec_shard_reader__set_two_buffers(c->rd);
+	r = prec_shard_reader__set_two_buffers(c->rd, true);
+	c->two = r == 0;
 	if (r < 0)
 		goto out_close;
 	*out = c;

@@ -369,9 +369,14 @@ void prec_shard_reader__set_parts(struct prec_shard_reader *r, bool on)
 	r->parts_on = on;
 }
 
-int prec_shard_reader__set_two_buffers(struct prec_shard_reader *r)
+int prec_shard_reader__set_two_buffers(struct prec_shard_reader *r, bool on)
 {
-	return reserve(&r->spare, &r->spare_cap, PREC_CHUNK_MAX_PAYLOAD);
+	if (on)
+		return reserve(&r->spare, &r->spare_cap, PREC_CHUNK_MAX_PAYLOAD);
+	free(r->spare);
+	r->spare = NULL;
+	r->spare_cap = 0;
+	return 0;
 }
 
 /* ------------------------------------------------------------------------ */

@@ -267,8 +267,11 @@ void prec_shard_reader__set_parts(struct prec_shard_reader *r, bool on);
 /* Two raw buffers, used in turn: the payload of a next() or next_part()
  * then stays valid until the second call after it, so a caller may keep
  * some of a chunk's records where they are while it reads the next one.
- * Allocates the second buffer (PREC_CHUNK_MAX_PAYLOAD); 0 or -ENOMEM. */
-int prec_shard_reader__set_two_buffers(struct prec_shard_reader *r);
+ * On allocates the second buffer (PREC_CHUNK_MAX_PAYLOAD): 0 or -ENOMEM.
+ * Off frees it at once: the caller must hold nothing of the payload before
+ * the last one. (Chunks read whole grow the buffer they land in, so with
+ * old big lz4 chunks two buffers would cost twice 256 KiB.) */
+int prec_shard_reader__set_two_buffers(struct prec_shard_reader *r, bool on);
 
 /* The next part of the chunk next() returned with c->more set. Returns 1
  * with *c filled (hdr, offset as for its first part), -EBADMSG, -errno, or

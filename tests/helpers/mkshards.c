@@ -115,7 +115,8 @@ static int old_append(struct gen *g, const struct prec_chunk_meta *m,
 		h.codec = PREC_CODEC_LZ4;
 	} else {
 		z = (int)len;
-		memcpy(out + 64, raw, len);
+		if (len)
+			memcpy(out + 64, raw, len);
 	}
 	h.payload_len = htole32((uint32_t)z);
 	memcpy(out, &h, 64);

@@ -563,6 +563,9 @@ int main(int argc, char **argv)
 	run_set(dir, 64, 300, "", false);
 	run_set(dir, 256, 100, "", false);
 	run_set(dir, 3, 2000, "--lz4", true);
+	/* format 1.0's big chunks: raw ones in parts, lz4 ones whole */
+	run_set(dir, 3, 6000, "--chunk-bytes 256K", true);
+	run_set(dir, 5, 4000, "--chunk-bytes 100K --lz4", true);
 	run_forced(dir);
 	test_rmdir(tmp);
 	free(tmp);
