@@ -56,47 +56,30 @@ struct prec_shard_reader {
 	uint32_t nparts, part_next;
 };
 
-/* Read up to len bytes at off. Returns bytes read (short only at end of
- * data) or -errno. */
-static ssize_t read_at(struct prec_shard_reader *r, uint64_t off, void *dst, size_t len)
+/* Copy up to len bytes at off of a memory shard. */
+static size_t mem_at(const struct prec_shard_reader *r, uint64_t off, void *dst, size_t len)
 {
-	size_t done = 0;
-
-	if (r->fd < 0) {
-		if (off >= r->mem_len)
-			return 0;
-		if (len > r->mem_len - off)
-			len = r->mem_len - off;
-		memcpy(dst, r->mem + off, len);
-		return (ssize_t)len;
-	}
-	while (done < len) {
-		ssize_t n = pread(r->fd, (char *)dst + done, len - done, (off_t)(off + done));
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			break;
-		done += (size_t)n;
-	}
-	return (ssize_t)done;
+	if (!len || off >= r->mem_len)
+		return 0;
+	if (len > r->mem_len - off)
+		len = r->mem_len - off;
+	memcpy(dst, r->mem + off, len);
+	return len;
 }
 
-/* read_at() of a bytes at off then b bytes after them, in one preadv for
- * a file. Returns the bytes read, a then b (short only at end of data). */
+/* Read alen bytes at off into a, then the blen bytes after them into b (one
+ * preadv for a file). Returns the bytes read, a's then b's (short only at
+ * the end of the data), or -errno. */
 static ssize_t read2_at(struct prec_shard_reader *r, uint64_t off, void *a,
 			size_t alen, void *b, size_t blen)
 {
 	size_t done = 0, total = alen + blen;
 
 	if (r->fd < 0) {
-		ssize_t n = read_at(r, off, a, alen);
-
-		if (n < (ssize_t)alen)
-			return n;
-		return n + read_at(r, off + alen, b, blen);
+		done = mem_at(r, off, a, alen);
+		if (done == alen)
+			done += mem_at(r, off + alen, b, blen);
+		return (ssize_t)done;
 	}
 	while (done < total) {
 		struct iovec iov[2] = {
@@ -119,6 +102,13 @@ static ssize_t read2_at(struct prec_shard_reader *r, uint64_t off, void *a,
 		done += (size_t)n;
 	}
 	return (ssize_t)done;
+}
+
+/* Read up to len bytes at off. Returns bytes read (short only at end of
+ * data) or -errno. */
+static ssize_t read_at(struct prec_shard_reader *r, uint64_t off, void *dst, size_t len)
+{
+	return read2_at(r, off, dst, len, NULL, 0);
 }
 
 static int bad(struct prec_shard_reader *r, const char *why)
