@@ -54,9 +54,10 @@ run() {
 	prec) lost=$(sed -n 's/.* \([0-9]*\) lost, manifest.*/\1/p' "$tmp/err") ;;
 	*) lost=$(perf_lost "$out") ;;
 	esac
-	# perf 6.1 here sometimes aborts in its build-id pass (stack smashing):
-	# its file is then unfinished; such runs are counted, not hidden.
-	grep -qE 'stack smashing|terminated by signal' "$tmp/err" "$tmp/time" && abort=1
+	# perf 6.1 here sometimes aborts in its build-id pass (stack smashing,
+	# SIGABRT): its file is then unfinished; such runs are counted, not
+	# hidden. (perf re-raises the SIGINT it stops on: signal 2 is normal.)
+	grep -qE 'stack smashing|terminated by signal (6|11)$' "$tmp/err" "$tmp/time" && abort=1
 	echo "${lost:-?} $cpu $(echo "$t1 - $t0" | bc) $(echo "($t2 - $t1) * 1000" | bc) $(du -sb "$out" | cut -f1) ${abort:-0}"
 }
 

@@ -123,8 +123,8 @@ sweep() {
 		done
 	done
 	[ -s "$tmp/smallest" ] && awk '{ p[$1] = $2 } END {
-		if (p["prec"] && p["perf"]) printf "ratio perf/prec: %.0fx\n", p["perf"] / p["prec"]
-		if (p["prec-rt"] && p["perf-rt"]) printf "ratio perf-rt/prec-rt: %.0fx\n", p["perf-rt"] / p["prec-rt"] }' "$tmp/smallest"
+		if (p["prec"] && p["perf"]) printf "ratio perf/prec: %.2fx\n", p["perf"] / p["prec"]
+		if (p["prec-rt"] && p["perf-rt"]) printf "ratio perf-rt/prec-rt: %.2fx\n", p["perf-rt"] / p["prec-rt"] }' "$tmp/smallest"
 	echo "(a recorder missing above lost records at every size tried)"
 }
 
