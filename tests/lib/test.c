@@ -2,9 +2,13 @@
 // Shared helpers for unit tests: seeds, PRNG, scratch directories.
 #include "test.h"
 
+#include <endian.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 uint64_t test_seed(void)
 {
@@ -64,4 +68,28 @@ void test_rmdir(const char *path)
 	if (system(cmd) != 0)
 		fprintf(stderr, "could not remove %s\n", path);
 	free(cmd);
+}
+
+uint8_t *test_load(const char *path, size_t *len)
+{
+	struct stat st;
+	uint8_t *buf;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	CHECK(fd >= 0 && fstat(fd, &st) == 0);
+	buf = malloc((size_t)st.st_size + 1);
+	CHECK(buf);
+	CHECK_EQ(read(fd, buf, (size_t)st.st_size), st.st_size);
+	buf[st.st_size] = 0;
+	close(fd);
+	*len = (size_t)st.st_size;
+	return buf;
+}
+
+uint64_t test_le64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return le64toh(v);
 }

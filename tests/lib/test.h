@@ -36,5 +36,10 @@ uint64_t test_rand(uint64_t *state);
 /* A fresh temporary directory under $TMPDIR (or /tmp), removed by test_rmdir. */
 char *test_tmpdir(const char *tag);
 void test_rmdir(const char *path);
+/* A whole file in a malloc'd buffer with a NUL after its *len bytes;
+ * any failure fails the test. */
+uint8_t *test_load(const char *path, size_t *len);
+/* The little-endian u64 at p (any alignment). */
+uint64_t test_le64(const uint8_t *p);
 
 #endif

@@ -297,28 +297,6 @@ static void write_manifest(const uint8_t sid[16])
 	prec_manifest__delete(m);
 }
 
-static uint8_t *load(const char *path, size_t *len)
-{
-	struct stat st;
-	int fd = open(path, O_RDONLY);
-	uint8_t *b;
-
-	CHECK(fd >= 0 && !fstat(fd, &st));
-	b = malloc((size_t)st.st_size);
-	CHECK(b && read(fd, b, (size_t)st.st_size) == st.st_size);
-	close(fd);
-	*len = (size_t)st.st_size;
-	return b;
-}
-
-static uint64_t g64(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return v;
-}
-
 struct walk {
 	uint64_t at[64];       /* file offsets of AUXTRACE headers */
 	uint64_t nr, covered, aux_recs, info;
@@ -327,7 +305,7 @@ struct walk {
 /* One AUXTRACE: bytes equal the stream at its offset, padded with zeros. */
 static void check_auxtrace(struct walk *w, const uint8_t *p, uint64_t pos)
 {
-	uint64_t size = g64(p + 8), off = g64(p + 16), real;
+	uint64_t size = test_le64(p + 8), off = test_le64(p + 16), real;
 
 	CHECK_EQ(((const struct perf_event_header *)p)->size, 48);
 	CHECK_EQ(size % 8, 0);
@@ -338,14 +316,14 @@ static void check_auxtrace(struct walk *w, const uint8_t *p, uint64_t pos)
 	CHECK(!memcmp(p + 48, expect + off, real));
 	for (uint64_t i = real; i < size; i++)
 		CHECK_EQ(p[48 + i], 0);
-	CHECK_EQ(g64(p + 40) >> 32, 0); /* cpu 0 */
+	CHECK_EQ(test_le64(p + 40) >> 32, 0); /* cpu 0 */
 	w->at[w->nr++] = pos;
 	w->covered = off + real;
 }
 
 static void walk_data(const uint8_t *f, size_t len, struct walk *w)
 {
-	uint64_t off = g64(f + 40), end = off + g64(f + 48);
+	uint64_t off = test_le64(f + 40), end = off + test_le64(f + 48);
 
 	CHECK(end <= len);
 	while (off < end) {
@@ -360,16 +338,16 @@ static void walk_data(const uint8_t *f, size_t len, struct walk *w)
 			CHECK_EQ(*(const uint32_t *)(f + off + 8), PREC_AUXTRACE_INTEL_PT);
 			CHECK_EQ(*(const uint32_t *)(f + off + 12), 0);
 			for (uint32_t i = 0; i < pt_nr; i++)
-				CHECK_EQ(g64(f + off + 16 + 8 * i), pt_words[i]);
+				CHECK_EQ(test_le64(f + off + 16 + 8 * i), pt_words[i]);
 			CHECK(!strcmp((const char *)(f + off + 16 + 8 * 17),
 				      "filter func @ /bin/true"));
 			w->info++;
 		} else if (h->type == REC_AUXTRACE) {
 			check_auxtrace(w, f + off, off);
-			step += g64(f + off + 8);
+			step += test_le64(f + off + 8);
 		} else if (h->type == PERF_RECORD_AUX) {
 			/* its bytes were all placed before it */
-			CHECK(g64(f + off + 8) + g64(f + off + 16) <= w->covered);
+			CHECK(test_le64(f + off + 8) + test_le64(f + off + 16) <= w->covered);
 			w->aux_recs++;
 		}
 		off += step;
@@ -380,20 +358,20 @@ static void walk_data(const uint8_t *f, size_t len, struct walk *w)
 /* The AUXTRACE feature: {offset, 48} per record, exactly at the headers. */
 static void check_index(const uint8_t *f, size_t len, const struct walk *w)
 {
-	uint64_t table = g64(f + 40) + g64(f + 48), sec, n;
+	uint64_t table = test_le64(f + 40) + test_le64(f + 48), sec, n;
 	int idx = 0;
 
 	CHECK(f[72 + FEAT_AUXTRACE / 8] & (1u << (FEAT_AUXTRACE % 8)));
 	for (int b = 0; b < FEAT_AUXTRACE; b++)
 		idx += !!(f[72 + b / 8] & (1u << (b % 8)));
 	CHECK(table + 16 * (uint64_t)(idx + 1) <= len);
-	sec = g64(f + table + 16 * (uint64_t)idx);
+	sec = test_le64(f + table + 16 * (uint64_t)idx);
 	CHECK(sec + 8 <= len);
-	n = g64(f + sec);
+	n = test_le64(f + sec);
 	CHECK_EQ(n, w->nr);
 	for (uint64_t i = 0; i < n; i++) {
-		CHECK_EQ(g64(f + sec + 8 + 16 * i), w->at[i]);
-		CHECK_EQ(g64(f + sec + 16 + 16 * i), 48);
+		CHECK_EQ(test_le64(f + sec + 8 + 16 * i), w->at[i]);
+		CHECK_EQ(test_le64(f + sec + 16 + 16 * i), 48);
 		CHECK_EQ(((const struct perf_event_header *)(f + w->at[i]))->type, REC_AUXTRACE);
 	}
 }
@@ -437,7 +415,7 @@ static void test_merge(void)
 
 	snprintf(out, sizeof(out), "%s.perf.data", tmp);
 	CHECK_EQ(prec_cmd_merge(4, argv), 0);
-	f = load(out, &len);
+	f = test_load(out, &len);
 	CHECK(len > 104 && !memcmp(f, "PERFILE2", 8));
 	walk_data(f, len, &w);
 	CHECK_EQ(w.info, 1);
@@ -620,7 +598,7 @@ static void cs_manifest(int dirfd, const uint8_t sid[16], uint64_t *words,
 static void cs_walk(const uint8_t *f, size_t len, const uint64_t *words,
 		    uint32_t nr)
 {
-	uint64_t off = g64(f + 40), end = off + g64(f + 48), info = 0;
+	uint64_t off = test_le64(f + 40), end = off + test_le64(f + 48), info = 0;
 	unsigned int traces = 0, auxes = 0;
 
 	CHECK(end <= len);
@@ -633,19 +611,19 @@ static void cs_walk(const uint8_t *f, size_t len, const uint64_t *words,
 			CHECK_EQ(h->size, 16 + 8 * nr);
 			CHECK_EQ(*(const uint32_t *)(f + off + 8), PREC_AUXTRACE_CS_ETM);
 			for (uint32_t i = 0; i < nr; i++)
-				CHECK_EQ(g64(f + off + 16 + 8 * i), words[i]);
+				CHECK_EQ(test_le64(f + off + 16 + 8 * i), words[i]);
 			info++;
 		} else if (h->type == REC_AUXTRACE) {
-			CHECK_EQ(g64(f + off + 8), CS_AUX);
-			CHECK_EQ(g64(f + off + 16), 0);
+			CHECK_EQ(test_le64(f + off + 8), CS_AUX);
+			CHECK_EQ(test_le64(f + off + 16), 0);
 			/* u32 idx, tid, cpu at 32, 36, 40: idx = cpu, tid -1 */
 			CHECK_EQ(g32(f + off + 32), g32(f + off + 40));
 			CHECK_EQ(g32(f + off + 36), UINT32_MAX);
 			CHECK(g32(f + off + 40) < 2);
 			traces |= 1u << g32(f + off + 40);
-			step += g64(f + off + 8);
+			step += test_le64(f + off + 8);
 		} else if (h->type == PERF_RECORD_AUX) {
-			CHECK(traces & (1u << (g64(f + off + 48) & 7)));
+			CHECK(traces & (1u << (test_le64(f + off + 48) & 7)));
 			auxes++;
 		}
 		off += step;
@@ -733,7 +711,7 @@ static void test_cs_etm(void)
 	cs_manifest(dfd, sid, words, nr); /* takes words */
 	snprintf(out, sizeof(out), "%s.perf.data", dir);
 	CHECK_EQ(prec_cmd_merge(4, argv), 0);
-	f = load(out, &len);
+	f = test_load(out, &len);
 	cs_walk(f, len, copy, nr);
 	free(f);
 	cs_perf_reads(out);

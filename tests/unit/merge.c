@@ -52,14 +52,6 @@ static uint64_t fnv(const void *p, size_t n)
 	return h;
 }
 
-static uint64_t ld64(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return v;
-}
-
 static void find_mkshards(const char *argv0)
 {
 	const char *b = getenv("PREC_BUILD");
@@ -105,7 +97,7 @@ static void read_input(int dirfd, const struct prec_manifest *m, struct recset *
 				x.hash = fnv(p + pos, size);
 				/* SAMPLE time at byte 32; side band records have 0. */
 				memcpy(&type, p + pos, 4);
-				x.time = type == 9 ? ld64(p + pos + 32) : 0;
+				x.time = type == 9 ? test_le64(p + pos + 32) : 0;
 				add(in, &x);
 				pos += size;
 			}

@@ -463,21 +463,6 @@ struct file_header {
 	uint64_t features[4];
 };
 
-static uint8_t *load(const char *path, size_t *len)
-{
-	struct stat st;
-	uint8_t *buf;
-	int fd = open(path, O_RDONLY);
-
-	CHECK(fd >= 0 && fstat(fd, &st) == 0);
-	buf = malloc((size_t)st.st_size + 1);
-	CHECK(buf);
-	CHECK_EQ(read(fd, buf, (size_t)st.st_size), st.st_size);
-	close(fd);
-	*len = (size_t)st.st_size;
-	return buf;
-}
-
 static uint64_t get64(const uint8_t *p)
 {
 	uint64_t v;
@@ -566,7 +551,7 @@ static void parse_file(const char *path, const struct prec_manifest *m,
 		       int nr_aux)
 {
 	size_t len;
-	uint8_t *f = load(path, &len);
+	uint8_t *f = test_load(path, &len);
 	struct file_header h;
 	uint64_t bits = 0x2000003ffcull, sz = 0, off;
 	int rounds, aux;

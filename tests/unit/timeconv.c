@@ -123,36 +123,14 @@ static void write_manifest(const struct perf_event_mmap_page *pc)
 	prec_manifest__delete(m);
 }
 
-static uint8_t *load(const char *path, size_t *len)
-{
-	struct stat st;
-	int fd = open(path, O_RDONLY);
-	uint8_t *b;
-
-	CHECK(fd >= 0 && !fstat(fd, &st));
-	b = malloc((size_t)st.st_size + 1);
-	CHECK(b && read(fd, b, (size_t)st.st_size) == st.st_size);
-	close(fd);
-	*len = (size_t)st.st_size;
-	return b;
-}
-
-static uint64_t g64(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return v;
-}
-
 /* The words of a TIME_CONV record at p (56 bytes) are the fake page's. */
 static void check_record(const uint8_t *p)
 {
-	CHECK_EQ(g64(p + 8), 31);
-	CHECK_EQ(g64(p + 16), 1073741824u);
-	CHECK_EQ(g64(p + 24), 0xfffffffe12345678ull);
-	CHECK_EQ(g64(p + 32), 0x123456789aull);
-	CHECK_EQ(g64(p + 40), 0xffffffffffull);
+	CHECK_EQ(test_le64(p + 8), 31);
+	CHECK_EQ(test_le64(p + 16), 1073741824u);
+	CHECK_EQ(test_le64(p + 24), 0xfffffffe12345678ull);
+	CHECK_EQ(test_le64(p + 32), 0x123456789aull);
+	CHECK_EQ(test_le64(p + 40), 0xffffffffffull);
 	CHECK_EQ(p[48], 1);
 	CHECK_EQ(p[49], 1);
 	for (int i = 50; i < 56; i++)
@@ -222,13 +200,13 @@ static int merge_count(bool pipe)
 	} else {
 		CHECK_EQ(prec_cmd_merge(5, argv), 0);
 	}
-	f = load(out, &len);
+	f = test_load(out, &len);
 	if (pipe) {
 		CHECK(len > 16 && !memcmp(f, "PERFILE2", 8));
 		n = scan(f, 16, len);
 	} else {
 		CHECK(len > 104 && !memcmp(f, "PERFILE2", 8));
-		n = scan(f, (size_t)g64(f + 40), (size_t)(g64(f + 40) + g64(f + 48)));
+		n = scan(f, (size_t)test_le64(f + 40), (size_t)(test_le64(f + 40) + test_le64(f + 48)));
 	}
 	free(f);
 	return n;
