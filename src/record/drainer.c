@@ -185,7 +185,7 @@ static int drain_data(struct prec_drainer *d, uint64_t tail, uint64_t head,
 
 /* Frame [tail, head) of the AUX area as AUX chunks. Same returns. */
 static int drain_aux(struct prec_drainer *d, uint64_t tail, uint64_t head,
-		     uint64_t wm, uint64_t prev_wm, int64_t *ticket)
+		     uint64_t prev_wm, int64_t *ticket)
 {
 	const struct prec_ring *r = d->o.ring;
 	int n = 0;
@@ -198,7 +198,9 @@ static int drain_aux(struct prec_drainer *d, uint64_t tail, uint64_t head,
 
 		if (len > PREC_CHUNK_MAX_PAYLOAD)
 			len = PREC_CHUNK_MAX_PAYLOAD;
-		meta.watermark = wm;
+		/* The previous pass's: this pass's DATA chunks, written
+		 * after, may hold records older than the new one promises. */
+		meta.watermark = prev_wm;
 		/* Place the bytes in time before every PERF_RECORD_AUX that
 		 * names them: those were stamped after the previous pass read
 		 * aux_head (less the in-kernel slack), so the merge puts the
@@ -259,10 +261,12 @@ int prec_drainer__drain(struct prec_drainer *d)
 	/* AUX chunks before DATA chunks: the merge releases a chunk's records
 	 * by ring order once they trail the newest by 1 ms, so an AUX chunk
 	 * behind the pass's DATA could follow the PERF_RECORD_AUX naming its
-	 * bytes. Their flags come from a header scan ahead of the walk. */
-	if (aux_head != aux_tail) {
+	 * bytes. Their flags come from a header scan ahead of the walk (every
+	 * pass: a record may name bytes of an earlier pass). */
+	if (d->o.ring->aux)
 		prec_drain_walk__aux_flags(&d->walk, tail, head);
-		na = drain_aux(d, aux_tail, aux_head, wm, prev_wm, &ticket);
+	if (aux_head != aux_tail) {
+		na = drain_aux(d, aux_tail, aux_head, prev_wm, &ticket);
 		if (na < 0)
 			return fail(d, na);
 	}

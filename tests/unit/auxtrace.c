@@ -70,7 +70,7 @@ static void trailer(uint64_t *t, uint64_t time)
 	t[3] = EVENT_ID;
 }
 
-static void sample(void)
+static void sample_at(uint64_t time)
 {
 	uint64_t r[6];
 	struct perf_event_header h = { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, 48 };
@@ -79,9 +79,14 @@ static void sample(void)
 	r[1] = EVENT_ID;
 	r[2] = 0x401000;
 	r[3] = 42ull | (42ull << 32);
-	r[4] = now();
+	r[4] = time;
 	r[5] = 0;
 	put_rec(r, sizeof(r));
+}
+
+static void sample(void)
+{
+	sample_at(now());
 }
 
 static void aux_record(uint64_t off, uint64_t size, uint64_t flags)
@@ -144,7 +149,9 @@ static void produce(struct prec_shard_writer *w, const uint8_t sid[16])
 	sample();
 	drain(d);
 	usleep(2000);
-	aux_record(at, 3000, PERF_AUX_FLAG_PARTIAL);
+	/* a flag no other case sets: it must reach an AUX chunk although
+	 * this pass drains no AUX bytes */
+	aux_record(at, 3000, PERF_AUX_FLAG_COLLISION);
 	sample();
 	drain(d);
 	/* 3: nearly a ring, split at the chunk payload cap, TRUNCATED */
@@ -173,6 +180,20 @@ static void produce(struct prec_shard_writer *w, const uint8_t sid[16])
 		sample();
 	}
 	drain(d);
+	/* 7: records that waited in the ring past the watermark slack, in a
+	 * 0.5 ms inversion (as two CPUs' writers can leave them), then AUX
+	 * bytes: the AUX chunk, written first, must not promise this pass's
+	 * new watermark, or the merge lets the DATA out unsorted. */
+	{
+		uint64_t t = now();
+
+		sample_at(t);
+		sample_at(t - 500000);
+		usleep(15000);
+		at = aux_bytes(2000);
+		aux_record(at, 2000, 0);
+		drain(d);
+	}
 	prec_drainer__delete(d);
 	CHECK_EQ(prec_shard_writer__close(w), 0);
 }
@@ -299,7 +320,7 @@ static void write_manifest(const uint8_t sid[16])
 
 struct walk {
 	uint64_t at[64];       /* file offsets of AUXTRACE headers */
-	uint64_t nr, covered, aux_recs, info;
+	uint64_t nr, covered, aux_recs, info, last_sample;
 };
 
 /* One AUXTRACE: bytes equal the stream at its offset, padded with zeros. */
@@ -345,6 +366,10 @@ static void walk_data(const uint8_t *f, size_t len, struct walk *w)
 		} else if (h->type == REC_AUXTRACE) {
 			check_auxtrace(w, f + off, off);
 			step += test_le64(f + off + 8);
+		} else if (h->type == PERF_RECORD_SAMPLE) {
+			/* in time order, across passes and chunks */
+			CHECK(test_le64(f + off + 32) >= w->last_sample);
+			w->last_sample = test_le64(f + off + 32);
 		} else if (h->type == PERF_RECORD_AUX) {
 			/* its bytes were all placed before it */
 			CHECK(test_le64(f + off + 8) + test_le64(f + off + 16) <= w->covered);
@@ -420,10 +445,10 @@ static void test_merge(void)
 	walk_data(f, len, &w);
 	CHECK_EQ(w.info, 1);
 	CHECK_EQ(w.covered, expect_len);
-	CHECK_EQ(w.aux_recs, 6);
+	CHECK_EQ(w.aux_recs, 7);
 	/* 1001, 3000, 2 x cap split of the big one, 2 spans, full ring (2),
-	 * the long pass's 5000 */
-	CHECK(w.nr >= 8);
+	 * the long pass's 5000, the late pass's 2000 */
+	CHECK(w.nr >= 9);
 	CHECK_EQ(w.nr, nr_chunks);
 	check_index(f, len, &w);
 	free(f);
