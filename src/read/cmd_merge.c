@@ -166,102 +166,6 @@ static int parse_args(int argc, char **argv, struct merge_args *a)
 	return 0;
 }
 
-/* -o FILE for a regular file (or a new one) is written as FILE.prec-XXXXXX
- * in the same directory and renamed over FILE only once the merge is done:
- * a full disk or a killed merge never leaves a truncated perf.data, and -f
- * never destroys the old file before the new one is whole. */
-static bool output_is_file(const char *out)
-{
-	struct stat st;
-
-	if (lstat(out, &st) < 0)
-		return errno == ENOENT;
-	return S_ISREG(st.st_mode);
-}
-
-static int refuse_existing(const char *out)
-{
-	pr_err("merge %s: output exists (use -f to overwrite)", out);
-	return -EEXIST;
-}
-
-static int open_temp(const char *out, char **tmp)
-{
-	size_t n = strlen(out) + sizeof(".prec-XXXXXX");
-	int fd, err;
-
-	*tmp = malloc(n);
-	if (!*tmp)
-		return -ENOMEM;
-	snprintf(*tmp, n, "%s.prec-XXXXXX", out);
-	fd = mkostemp(*tmp, O_CLOEXEC); /* 0600, O_EXCL */
-	if (fd >= 0)
-		return fd;
-	err = -errno;
-	pr_err("merge %s: cannot create output: %s", out, strerror(-err));
-	free(*tmp);
-	*tmp = NULL;
-	return err;
-}
-
-/* stdout, -o FILE (refusing to overwrite without -f; *tmp set when it goes
- * through a temp file), or -o FIFO/device; and the mode: the file format
- * needs a regular file we write from offset 0. */
-static int open_output(const struct merge_args *a, enum prec_perfdata_mode *mode,
-		       char **tmp)
-{
-	int fd = STDOUT_FILENO, fl;
-	struct stat st;
-
-	*tmp = NULL;
-	if (a->out && strcmp(a->out, "-")) {
-		if (!a->force && access(a->out, F_OK) == 0)
-			return refuse_existing(a->out);
-		if (output_is_file(a->out))
-			fd = open_temp(a->out, tmp);
-		else
-			fd = open(a->out, O_WRONLY | O_CLOEXEC | (a->force ? 0 : O_EXCL));
-		if (fd < 0) {
-			if (fd == -EEXIST)
-				return refuse_existing(a->out);
-			if (!*tmp)
-				pr_err("merge %s: cannot open output: %s", a->out, strerror(-fd));
-			return fd;
-		}
-	} else if (isatty(fd)) {
-		pr_err("merge: refusing to write perf.data to a terminal (use -o FILE or a pipe)");
-		return -EINVAL;
-	}
-	fl = fcntl(fd, F_GETFL);
-	*mode = PREC_PERFDATA_PIPE;
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && fl >= 0 && !(fl & O_APPEND) &&
-	    lseek(fd, 0, SEEK_CUR) == 0)
-		*mode = PREC_PERFDATA_FILE;
-	return fd;
-}
-
-/* The merged file takes FILE's name (without -f only if FILE still does not
- * exist), or, after a failed merge, the temp file goes away. */
-static int finish_output(const struct merge_args *a, const char *tmp, bool keep)
-{
-	int err = 0;
-
-	if (!tmp)
-		return 0;
-	if (keep && renameat2(AT_FDCWD, tmp, AT_FDCWD, a->out,
-			      a->force ? 0 : RENAME_NOREPLACE) < 0) {
-		err = -errno;
-		if (err == -EEXIST)
-			refuse_existing(a->out);
-		else
-			pr_err("merge %s: cannot rename %s into place: %s", a->out, tmp,
-			       strerror(-err));
-	}
-	if (!keep || err)
-		unlink(tmp);
-	return err;
-}
-
 static int read_manifest(const char *dir, int *dirfd, struct prec_manifest **m)
 {
 	const char *why = NULL;
@@ -404,9 +308,8 @@ int prec_cmd_merge(int argc, char **argv)
 {
 	struct merge_args a = { 0 };
 	struct prec_manifest *m = NULL;
-	enum prec_perfdata_mode mode = PREC_PERFDATA_PIPE;
-	int dirfd = -1, fd = -1, rc = 1, err;
-	char *tmp = NULL;
+	struct prec_merge_output out = { .fd = -1 };
+	int dirfd = -1, rc = 1, err;
 
 	err = parse_args(argc, argv, &a);
 	if (err) {
@@ -417,23 +320,18 @@ int prec_cmd_merge(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	if (read_manifest(a.dir, &dirfd, &m) < 0)
 		goto out;
-	fd = open_output(&a, &mode, &tmp);
-	if (fd < 0) {
-		rc = fd == -EINVAL ? 2 : 1;
+	err = prec_merge_output__open(&out, a.out, a.force);
+	if (err) {
+		rc = err == -EINVAL ? 2 : 1;
 		goto out;
 	}
-	err = merge_to(&a, dirfd, m, fd, mode);
+	err = merge_to(&a, dirfd, m, out.fd, out.mode);
 	rc = err ? 1 : 0;
-	if (fd != STDOUT_FILENO && close(fd) < 0 && !err) {
-		pr_err("merge %s: close: %s", a.out, strerror(errno));
-		err = rc = 1;
-	}
 	/* Corrupt input (exit 1) still leaves the well-formed merge of what
 	 * could be read; a write error leaves nothing. */
-	if (finish_output(&a, tmp, !err || err == -EBADMSG))
+	if (prec_merge_output__finish(&out, !err || err == -EBADMSG))
 		rc = 1;
 out:
-	free(tmp);
 	prec_manifest__delete(m);
 	if (dirfd >= 0)
 		close(dirfd);

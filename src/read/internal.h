@@ -71,6 +71,30 @@ enum prec_perfdata_mode {
 	PREC_PERFDATA_PIPE, /* stream: header records, then data */
 };
 
+/* ---- merge output (merge_output.c) ---- */
+
+struct prec_merge_output {
+	int fd;
+	enum prec_perfdata_mode mode; /* FILE when fd is a regular file at 0 */
+	const char *name;             /* as given, for messages; NULL = stdout */
+	char *path;                   /* where a regular file's result goes */
+	char *tmp;                    /* the temp file beside it, or NULL */
+	bool force;
+};
+
+/* stdout (name NULL or "-"; refused on a terminal), a FIFO or device
+ * written in place (-f), or a regular file (new, or existing with -f; a
+ * symlink's target) written through a temp file. Errors are reported in
+ * one line. Returns 0, -EEXIST (exists, no -f), -EINVAL (terminal) or
+ * -errno. */
+int prec_merge_output__open(struct prec_merge_output *o, const char *name,
+			    bool force);
+
+/* Close; keep: rename the temp file into place (not over a file that
+ * appeared meanwhile, without -f); else remove it. Returns 0 or -errno,
+ * reported. */
+int prec_merge_output__finish(struct prec_merge_output *o, bool keep);
+
 /* Start a perf.data on fd (not closed by the writer) for the recording
  * described by m: file mode reserves the header and writes attrs with their
  * ids; pipe mode writes the pipe header, HEADER_ATTRs, HEADER_FEATUREs and

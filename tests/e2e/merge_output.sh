@@ -10,6 +10,8 @@
 # 3. A good merge with -f replaces FILE; perf script reads exactly the
 #    recorded samples.
 # 4. -o a FIFO is written in place (pipe format) and the FIFO stays a FIFO.
+# 5. A missing directory, a directory, a dangling symlink: one line each.
+# 6. A 255-byte name; a symlink to a regular file keeps being a link.
 set -u
 H=$PREC_BUILD/tests/helpers
 N=20000
@@ -70,4 +72,32 @@ reader=$!
 wait $reader
 [ "$(cat "$tmp/nfifo")" = $N ] || fail "FIFO: perf script read $(cat "$tmp/nfifo") samples, want $N"
 [ -p "$tmp/fifo" ] || fail "FIFO: replaced by a regular file"
-echo "merge output: full disk leaves nothing and keeps the old file; $N samples via file and FIFO"
+# 5. Bad outputs: one line naming the output and the real cause, nothing left.
+one_line() { # ARGS... : prec merge must fail with one stderr line matching $want
+	"$PREC" merge "$d" "$@" 2>"$tmp/err5" && fail "merge $*: exit 0"
+	[ "$(wc -l <"$tmp/err5")" = 1 ] || fail "merge $*: $(wc -l <"$tmp/err5") lines: $(cat "$tmp/err5")"
+	grep -q "$want" "$tmp/err5" || fail "merge $*: '$(cat "$tmp/err5")' lacks '$want'"
+}
+want="no/such/dir/x.data: cannot create output: No such file or directory"
+one_line -o "$tmp/no/such/dir/x.data"
+mkdir "$tmp/adir"
+want="adir: cannot open output: Is a directory"
+one_line -f -o "$tmp/adir"
+ln -s "$tmp/nowhere" "$tmp/dangling"
+want="dangling: output is a symbolic link to nothing"
+one_line -f -o "$tmp/dangling"
+ls "$tmp" | grep -q 'prec-' && fail "bad outputs: a temp file was left"
+
+# 6. A name as long as a name may be (255 bytes) still works, and a symlink
+# to a regular file stays a link while its target gets the merge.
+long=$tmp/$(printf 'p%.0s' $(seq 255))
+"$PREC" merge "$d" -o "$long" 2>/dev/null || fail "255-byte output name"
+[ -s "$long" ] || fail "255-byte output name: nothing written"
+ln -s "$long" "$tmp/link"
+cp "$tmp/old" "$long"
+"$PREC" merge "$d" -f -o "$tmp/link" 2>/dev/null || fail "merge -f to a symlink"
+[ -L "$tmp/link" ] || fail "symlink output: the link was replaced"
+n=$(perf script -i "$long" 2>/dev/null | grep -c 'NR 110')
+[ "$n" = $N ] || fail "symlink output: its target holds $n samples, want $N"
+ls -a "$tmp" | grep -q 'prec-' && fail "long name / symlink: a temp file was left"
+echo "merge output: full disk leaves nothing and keeps the old file; $N samples via file, FIFO and symlink; bad outputs in one line"

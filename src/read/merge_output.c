@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: MIT
+// Where `prec merge` writes: stdout, a FIFO or device written in place, or
+// a regular file (new, existing with -f, or a symlink's target) written as
+// a temp file beside it and renamed over it only once the merge is whole:
+// a full disk or a killed merge never leaves a truncated perf.data, and -f
+// never destroys the old file before the new one exists.
+#include "read/internal.h"
+#include "util/log.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define TEMP_SUFFIX ".prec-XXXXXX"
+
+static int fail(const char *name, const char *what, int err)
+{
+	pr_err("merge %s: %s: %s", name, what, strerror(-err));
+	return err;
+}
+
+static int refuse_existing(const char *name)
+{
+	pr_err("merge %s: output exists (use -f to overwrite)", name);
+	return -EEXIST;
+}
+
+/* path + ".prec-XXXXXX", or dir/.prec-XXXXXX when that would pass NAME_MAX. */
+static char *temp_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	const char *base = slash ? slash + 1 : path;
+	size_t dir_len = (size_t)(base - path);
+	size_t n = strlen(path) + sizeof(TEMP_SUFFIX) + 1;
+	char *tmp = malloc(n);
+
+	if (!tmp)
+		return NULL;
+	if (strlen(base) + sizeof(TEMP_SUFFIX) - 1 <= NAME_MAX)
+		snprintf(tmp, n, "%s" TEMP_SUFFIX, path);
+	else
+		snprintf(tmp, n, "%.*s" TEMP_SUFFIX, (int)dir_len, path);
+	return tmp;
+}
+
+/* A regular file's destination: the name itself, or, for a symlink to a
+ * regular file, its target (the link stays a link). */
+static int open_temp(struct prec_merge_output *o, const char *name)
+{
+	struct stat lst;
+
+	if (lstat(name, &lst) == 0 && S_ISLNK(lst.st_mode))
+		o->path = realpath(name, NULL);
+	else
+		o->path = strdup(name);
+	if (!o->path)
+		return fail(name, "cannot resolve output", -errno);
+	o->tmp = temp_name(o->path);
+	if (!o->tmp)
+		return fail(name, "cannot create output", -ENOMEM);
+	o->fd = mkostemp(o->tmp, O_CLOEXEC); /* 0600, O_EXCL */
+	if (o->fd < 0) {
+		free(o->tmp);
+		o->tmp = NULL;
+		return fail(name, "cannot create output", -errno);
+	}
+	return 0;
+}
+
+static int open_named(struct prec_merge_output *o, const char *name)
+{
+	struct stat st;
+
+	if (stat(name, &st) < 0) {
+		struct stat lst;
+
+		if (errno != ENOENT)
+			return fail(name, "cannot open output", -errno);
+		if (lstat(name, &lst) == 0)
+			return fail(name, "output is a symbolic link to nothing", -ENOENT);
+		return open_temp(o, name);
+	}
+	if (!o->force)
+		return refuse_existing(name);
+	if (S_ISREG(st.st_mode))
+		return open_temp(o, name);
+	o->fd = open(name, O_WRONLY | O_CLOEXEC);
+	if (o->fd < 0)
+		return fail(name, "cannot open output", -errno);
+	return 0;
+}
+
+int prec_merge_output__open(struct prec_merge_output *o, const char *name,
+			    bool force)
+{
+	struct stat st;
+	int fl, err;
+
+	*o = (struct prec_merge_output){ .fd = STDOUT_FILENO, .force = force };
+	if (name && strcmp(name, "-")) {
+		o->name = name;
+		err = open_named(o, name);
+		if (err) {
+			free(o->path);
+			o->path = NULL;
+			return err;
+		}
+	} else if (isatty(o->fd)) {
+		pr_err("merge: refusing to write perf.data to a terminal (use -o FILE or a pipe)");
+		return -EINVAL;
+	}
+	fl = fcntl(o->fd, F_GETFL);
+	o->mode = PREC_PERFDATA_PIPE;
+	if (fstat(o->fd, &st) == 0 && S_ISREG(st.st_mode) && fl >= 0 &&
+	    !(fl & O_APPEND) && lseek(o->fd, 0, SEEK_CUR) == 0)
+		o->mode = PREC_PERFDATA_FILE;
+	return 0;
+}
+
+/* Into place without replacing anything (no -f): renameat2's NOREPLACE, or
+ * link + unlink where the filesystem lacks it. */
+static int put_in_place(const struct prec_merge_output *o)
+{
+	if (o->force)
+		return rename(o->tmp, o->path) < 0 ? -errno : 0;
+	if (renameat2(AT_FDCWD, o->tmp, AT_FDCWD, o->path, RENAME_NOREPLACE) == 0)
+		return 0;
+	if (errno != EINVAL)
+		return -errno;
+	if (link(o->tmp, o->path) < 0)
+		return -errno;
+	unlink(o->tmp);
+	return 0;
+}
+
+int prec_merge_output__finish(struct prec_merge_output *o, bool keep)
+{
+	int err = 0;
+
+	if (o->fd != STDOUT_FILENO && o->fd >= 0 && close(o->fd) < 0 && keep)
+		err = fail(o->name, "close", -errno);
+	o->fd = -1;
+	if (o->tmp && keep && !err) {
+		err = put_in_place(o);
+		if (err == -EEXIST)
+			refuse_existing(o->name);
+		else if (err)
+			pr_err("merge %s: cannot rename %s into place: %s", o->name,
+			       o->tmp, strerror(-err));
+	}
+	if (o->tmp && (!keep || err))
+		unlink(o->tmp);
+	free(o->tmp);
+	free(o->path);
+	o->tmp = o->path = NULL;
+	return err;
+}
