@@ -185,7 +185,7 @@ static void set_info(struct prec_manifest *m, uint32_t type, uint64_t *priv,
 static int cs_etm_info(const struct prec_evlist *el, const struct prec_evsel *ev,
 		       struct prec_auxpmu_src *src, struct prec_manifest *m)
 {
-	char bad[4096];
+	char bad[4096] = "";
 	uint64_t *priv;
 	uint32_t nr;
 	int err;
@@ -195,8 +195,9 @@ static int cs_etm_info(const struct prec_evlist *el, const struct prec_evsel *ev
 	src->config = ev->attr.config;
 	err = prec_cs_etm__info(src, &priv, &nr, bad, sizeof(bad));
 	if (err) {
-		pr_err("event '%s': AUXTRACE_INFO for PMU '%s': %s: %s", ev->name,
-		       ev->pmu, bad, strerror(-err));
+		/* bad names the register file; ENOMEM and friends have none */
+		pr_err("event '%s': AUXTRACE_INFO for PMU '%s': %s%s%s", ev->name,
+		       ev->pmu, bad, bad[0] ? ": " : "", strerror(-err));
 		return err;
 	}
 	set_info(m, PREC_AUXTRACE_CS_ETM, priv, nr);
