@@ -52,10 +52,8 @@ enum prec_aux_kind prec_auxpmu__kind(const char *pmu)
 	return PREC_AUX_NONE;
 }
 
-/* Read root/pmu/file into buf, trailing whitespace cut. Returns the length
- * or -errno. */
-static int read_attr(const char *root, const char *pmu, const char *file,
-		     char *buf, size_t len)
+int prec_auxpmu__read_attr(const char *root, const char *pmu, const char *file,
+			   char *buf, size_t len)
 {
 	char path[PATH_MAX];
 	FILE *f;
@@ -81,7 +79,7 @@ static uint64_t read_num(const char *root, const char *pmu, const char *file,
 	char text[64], *end;
 	uint64_t v;
 
-	if (read_attr(root, pmu, file, text, sizeof(text)) <= 0)
+	if (prec_auxpmu__read_attr(root, pmu, file, text, sizeof(text)) <= 0)
 		return dflt;
 	errno = 0;
 	v = strtoull(text, &end, base);
@@ -96,7 +94,7 @@ uint64_t prec_auxpmu__format_mask(const char *root, const char *pmu,
 	uint64_t mask = 0;
 
 	snprintf(file, sizeof(file), "format/%s", term);
-	if (read_attr(root, pmu, file, text, sizeof(text)) <= 0)
+	if (prec_auxpmu__read_attr(root, pmu, file, text, sizeof(text)) <= 0)
 		return 0;
 	p = strchr(text, ':');
 	/* Only config itself: the AUX PMUs' terms perf reads live there. */

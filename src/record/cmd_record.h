@@ -122,6 +122,10 @@ struct prec_auxpmu_src {
 enum prec_aux_kind prec_auxpmu__kind(const char *pmu);
 /* Bits of attr.config that PMU format term `term` covers (sysfs
  * format/TERM, "config:..." only), 0 when absent or unreadable. */
+/* Read root/pmu/file (root NULL = the sysfs PMU directory) into buf,
+ * trailing whitespace cut. Returns the length or -errno. */
+int prec_auxpmu__read_attr(const char *root, const char *pmu, const char *file,
+			   char *buf, size_t len);
 uint64_t prec_auxpmu__format_mask(const char *root, const char *pmu,
 				  const char *term);
 /* perf's default config for the PMU, applied before the user's terms:

@@ -67,21 +67,15 @@ static void reg_path(char *path, size_t len, const char *root, const char *pmu,
 static int read_reg(const char *root, const char *pmu, int cpu, const char *reg,
 		    uint64_t *v)
 {
-	char path[PATH_MAX], text[64], *end;
-	FILE *f;
-	size_t n;
+	char file[PATH_MAX], text[64], *end;
+	int n;
 
-	reg_path(path, sizeof(path), root, pmu, cpu, reg);
-	f = fopen(path, "r");
-	if (!f)
-		return -errno;
-	n = fread(text, 1, sizeof(text) - 1, f);
-	fclose(f);
-	text[n] = 0;
+	snprintf(file, sizeof(file), "cpu%d/%s", cpu, reg);
+	n = prec_auxpmu__read_attr(root, pmu, file, text, sizeof(text));
+	if (n < 0)
+		return n;
 	errno = 0;
 	*v = strtoull(text, &end, 16);
-	while (*end == '\n' || *end == ' ')
-		end++;
 	return errno || end == text || *end ? -EBADMSG : 0;
 }
 
