@@ -93,6 +93,7 @@ struct prec_cursor {
 	bool eof;
 	bool more;        /* the chunk's next part is due (the reader's parts) */
 	bool two;         /* the reader has two buffers (see try_compact) */
+	bool own_mem;     /* allocated by open(), not the caller's */
 	uint64_t part_wm; /* its watermark, applied after its last part */
 	/* cold */
 	struct aux_meta chunk_aux[2]; /* of an AUX chunk in base[1], base[2] */
@@ -634,24 +635,23 @@ static int check_header(const struct prec_cursor *c, const uint8_t *session_id)
 }
 
 int prec_cursor__open(struct prec_cursor **out, int dirfd, const char *name,
-		      int32_t cpu, uint32_t shard,
-		      const struct prec_time_layout *tl,
-		      const uint8_t *session_id, uint32_t win_bytes)
+		      const struct prec_cursor_opts *o)
 {
-	struct prec_cursor *c = aligned_alloc(64, (sizeof(*c) + 63) & ~(size_t)63);
+	struct prec_cursor *c = o->mem ? o->mem : aligned_alloc(64, prec_cursor__size());
 	int r = -ENOMEM;
 
 	*out = NULL;
 	if (!c)
 		return -ENOMEM;
 	memset(c, 0, sizeof(*c));
+	c->own_mem = !o->mem;
 	c->dirfd = dirfd;
-	c->cpu = cpu;
-	c->shard = shard;
-	c->tl = *tl;
+	c->cpu = o->cpu;
+	c->shard = o->shard;
+	c->tl = *o->tl;
 	c->name = strdup(name);
 	c->ent = malloc(WIN_ENTRIES * sizeof(*c->ent));
-	c->win_bytes = win_bytes & ~7u;
+	c->win_bytes = o->win_bytes & ~7u;
 	c->ring = malloc(c->win_bytes);
 	if (!c->name || !c->ent || !c->ring)
 		goto out_close;
@@ -663,13 +663,15 @@ int prec_cursor__open(struct prec_cursor **out, int dirfd, const char *name,
 		       r == -EBADMSG ? "not a shard or corrupt header" : strerror(-r));
 		goto out_close;
 	}
-	r = check_header(c, session_id);
+	r = check_header(c, o->session_id);
 	if (r < 0)
 		goto out_close;
+	if (o->scratch)
+		prec_shard_reader__share_scratch(c->rd, o->scratch);
 	/* Old big chunks in parts keep a shard's memory at one 64 KiB buffer.
 	 * Not for the side band: its records have several sources, so ring
 	 * order cannot empty the window between parts. */
-	prec_shard_reader__set_parts(c->rd, cpu >= 0);
+	prec_shard_reader__set_parts(c->rd, c->cpu >= 0);
 	r = prec_shard_reader__set_two_buffers(c->rd, true);
 	c->two = r == 0;
 	if (r < 0)
@@ -689,5 +691,11 @@ void prec_cursor__close(struct prec_cursor *c)
 	free(c->ring);
 	free(c->ent);
 	free(c->name);
-	free(c);
+	if (c->own_mem)
+		free(c);
+}
+
+size_t prec_cursor__size(void)
+{
+	return (sizeof(struct prec_cursor) + 63) & ~(size_t)63;
 }

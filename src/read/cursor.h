@@ -11,16 +11,33 @@
 
 struct prec_cursor;
 
-/* Open dirfd/name and check its header against cpu and session_id (NULL:
- * not checked). win_bytes is the reorder ring's size: it must hold the
- * records of a chunk that wait for the next one (a whole chunk at most, or
- * releases are forced). The window is allocated here; the reader's buffer
- * grows only for a chunk bigger than any before (old 256 KiB chunks).
- * Returns 0, -EBADMSG (not this recording's shard) or -errno; logs why. */
+struct prec_cursor_opts {
+	int32_t cpu;     /* the manifest's, checked against the header */
+	uint32_t shard;  /* index in the manifest, handed out with records */
+	const struct prec_time_layout *tl;
+	const uint8_t *session_id; /* NULL: not checked */
+	/* The reorder ring's size: it must hold the records of a chunk that
+	 * wait for the next one (a whole chunk at most, or releases are
+	 * forced). */
+	uint32_t win_bytes;
+	/* NULL, or where lz4 payloads are read, shared by the merge's cursors
+	 * (prec_shard_reader__share_scratch()) */
+	struct prec_shard_scratch *scratch;
+	/* NULL, or prec_cursor__size() bytes aligned to 64 that the caller
+	 * owns: a merge puts all its cursors in one block, where hundreds of
+	 * them take a few pages instead of one page each (measured: a tenth
+	 * of a 256-shard merge went to reaching cursors spread over the heap) */
+	void *mem;
+};
+
+size_t prec_cursor__size(void);
+
+/* Open dirfd/name and check its header against o->cpu and o->session_id.
+ * The window is allocated here; the reader's buffer grows only for a chunk
+ * bigger than any before (old 256 KiB chunks). Returns 0, -EBADMSG (not
+ * this recording's shard) or -errno; logs why. */
 int prec_cursor__open(struct prec_cursor **out, int dirfd, const char *name,
-		      int32_t cpu, uint32_t shard,
-		      const struct prec_time_layout *tl,
-		      const uint8_t *session_id, uint32_t win_bytes);
+		      const struct prec_cursor_opts *o);
 
 /* Make the cursor's next record (its front) ready. Returns 1 (front ready,
  * prec_cursor__time() gives its time), 0 when the shard is exhausted,

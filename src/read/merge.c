@@ -43,6 +43,7 @@ static uint32_t key_idx(lent k)
 struct prec_merge {
 	struct prec_cursor **cur;
 	uint32_t ncur;
+	void *cur_mem; /* every cursor, side by side */
 	/* Loser tree over nleaf leaves, one per shard of the manifest (those
 	 * --cpu leaves out are DONE), heap-shaped: node n's children are 2n
 	 * and 2n + 1 and leaf i is node nleaf + i. Node i in [1, nleaf) holds
@@ -54,6 +55,8 @@ struct prec_merge {
 	 * not 9. */
 	lent *tree;
 	lent win;
+	/* lz4 payloads of every cursor are read here, one at a time */
+	struct prec_shard_scratch scratch;
 	uint32_t nleaf;
 	bool started;
 	bool pending; /* win's front was handed out, pop it first */
@@ -228,8 +231,8 @@ static int layout(const struct prec_manifest *m, struct prec_time_layout *tl)
 static uint32_t win_bytes(uint32_t nshards)
 {
 	uint64_t share = MERGE_BUDGET / (nshards ? nshards : 1);
-	/* the reader's two raw buffers, and its lz4 one */
-	uint64_t bufs = 3u * PREC_CHUNK_MAX_PAYLOAD;
+	/* the reader's two raw buffers (the lz4 one is shared) */
+	uint64_t bufs = 2u * PREC_CHUNK_MAX_PAYLOAD;
 	uint64_t win = share > bufs ? share - bufs : 0;
 
 	if (win < WIN_MIN)
@@ -258,7 +261,8 @@ int prec_merge__open(struct prec_merge **out, int dirfd,
 	mg->cur = calloc(m->nr_shards ? m->nr_shards : 1, sizeof(*mg->cur));
 	mg->nleaf = m->nr_shards ? m->nr_shards : 1;
 	mg->tree = calloc(mg->nleaf, sizeof(*mg->tree));
-	if (!mg->cur || !mg->tree) {
+	mg->cur_mem = aligned_alloc(64, mg->nleaf * prec_cursor__size());
+	if (!mg->cur || !mg->tree || !mg->cur_mem) {
 		r = -ENOMEM;
 		goto out_close;
 	}
@@ -270,8 +274,14 @@ int prec_merge__open(struct prec_merge **out, int dirfd,
 
 		if (!cpu_wanted(&mg->opts, s->cpu))
 			continue;
-		r = prec_cursor__open(&mg->cur[mg->ncur], dirfd, s->name, s->cpu,
-				      i, &tl, m->session_id, win);
+		struct prec_cursor_opts co = {
+			.cpu = s->cpu, .shard = i, .tl = &tl,
+			.session_id = m->session_id, .win_bytes = win,
+			.scratch = &mg->scratch,
+			.mem = (char *)mg->cur_mem + (size_t)mg->ncur * prec_cursor__size(),
+		};
+
+		r = prec_cursor__open(&mg->cur[mg->ncur], dirfd, s->name, &co);
 		if (r < 0)
 			goto out_close;
 		mg->ncur++;
@@ -290,6 +300,8 @@ void prec_merge__close(struct prec_merge *mg)
 	for (uint32_t i = 0; i < mg->ncur; i++)
 		prec_cursor__close(mg->cur[i]);
 	free(mg->cur);
+	free(mg->cur_mem);
 	free(mg->tree);
+	prec_shard_scratch__release(&mg->scratch);
 	free(mg);
 }

@@ -39,8 +39,10 @@ struct prec_shard_reader {
 	int err;                /* sticky result after an error */
 	const char *why;
 	unsigned char *buf;     /* raw payload, buf_cap bytes */
-	unsigned char *zbuf;    /* lz4 stored payload, zbuf_cap bytes */
-	uint32_t buf_cap, zbuf_cap; /* grown to the largest chunk met */
+	uint32_t buf_cap;       /* grown to the largest chunk met */
+	/* lz4 stored payload: the reader's own, or one shared with the other
+	 * readers of a merge (prec_shard_reader__share_scratch()) */
+	struct prec_shard_scratch *z, own_z;
 	/* prec_shard_reader__set_two_buffers(): the previous payload, which
 	 * the next one does not overwrite */
 	unsigned char *spare;
@@ -159,10 +161,10 @@ static const char *check_header(const struct prec_chunk_header *h)
 	return NULL;
 }
 
-/* Decode an lz4 payload from zbuf into buf; the length must be exact. */
+/* Decode an lz4 payload from the scratch into buf; the length must be exact. */
 static int decode(struct prec_shard_reader *r, const struct prec_chunk_header *h)
 {
-	int n = LZ4_decompress_safe((const char *)r->zbuf, (char *)r->buf,
+	int n = LZ4_decompress_safe((const char *)r->z->buf, (char *)r->buf,
 				    (int)h->payload_len, (int)h->raw_len);
 
 	if (n < 0 || (uint32_t)n != h->raw_len)
@@ -214,9 +216,9 @@ static int read_payload(struct prec_shard_reader *r, const struct prec_chunk_hea
 		return -ENOMEM;
 	*stored = r->buf;
 	if (h->codec == PREC_CODEC_LZ4) {
-		if (reserve(&r->zbuf, &r->zbuf_cap, h->payload_len))
+		if (reserve(&r->z->buf, &r->z->cap, h->payload_len))
 			return -ENOMEM;
-		*stored = r->zbuf;
+		*stored = r->z->buf;
 	}
 	n = read2_at(r, r->off + HDR_SIZE, *stored, h->payload_len, &r->ahead,
 		     HDR_SIZE);
@@ -354,6 +356,22 @@ int prec_shard_reader__next_part(struct prec_shard_reader *r, struct prec_chunk 
 	return load_part(r, c, r->part_next);
 }
 
+void prec_shard_reader__share_scratch(struct prec_shard_reader *r,
+				      struct prec_shard_scratch *s)
+{
+	free(r->own_z.buf);
+	r->own_z.buf = NULL;
+	r->own_z.cap = 0;
+	r->z = s ? s : &r->own_z;
+}
+
+void prec_shard_scratch__release(struct prec_shard_scratch *s)
+{
+	free(s->buf);
+	s->buf = NULL;
+	s->cap = 0;
+}
+
 void prec_shard_reader__set_parts(struct prec_shard_reader *r, bool on)
 {
 	r->parts_on = on;
@@ -463,6 +481,7 @@ static int open_common(struct prec_shard_reader **out, struct prec_shard_reader 
 {
 	int ret;
 
+	r->z = &r->own_z;
 	/* What a current writer's chunks need; only old files grow it. */
 	ret = reserve(&r->buf, &r->buf_cap, PREC_CHUNK_MAX_PAYLOAD);
 	if (!ret)
@@ -537,6 +556,6 @@ void prec_shard_reader__close(struct prec_shard_reader *r)
 		close(r->fd);
 	free(r->buf);
 	free(r->spare);
-	free(r->zbuf);
+	free(r->own_z.buf);
 	free(r);
 }

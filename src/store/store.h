@@ -264,6 +264,23 @@ int prec_shard_reader__next(struct prec_shard_reader *r, struct prec_chunk *c);
  * Off by default. */
 void prec_shard_reader__set_parts(struct prec_shard_reader *r, bool on);
 
+/* Where lz4 payloads are read before they are decoded into the reader's
+ * own buffer. The bytes live there only within one next(), so the readers
+ * of one thread can share one: a merge of hundreds of shards then holds
+ * one, grown to the largest stored payload, instead of one per shard (less
+ * memory, and a buffer that stays in the cache). */
+struct prec_shard_scratch {
+	unsigned char *buf;
+	uint32_t cap;
+};
+
+/* Read lz4 payloads into s, which must outlive the reader and not be used
+ * by another thread at the same time; NULL: the reader's own again. */
+void prec_shard_reader__share_scratch(struct prec_shard_reader *r,
+				      struct prec_shard_scratch *s);
+/* Free a shared scratch once no reader uses it. */
+void prec_shard_scratch__release(struct prec_shard_scratch *s);
+
 /* Two raw buffers, used in turn: the payload of a next() or next_part()
  * then stays valid until the second call after it, so a caller may keep
  * some of a chunk's records where they are while it reads the next one.
