@@ -2,11 +2,18 @@
 # SPDX-License-Identifier: MIT
 # Merge iterator throughput and memory: synthetic sets (mkshards) of 100 MB
 # and 1 GB with 1, 16, 64, 256 shards, raw and lz4, read warm from the page
-# cache by bench/merge_iter (median of N runs), peak RSS from /usr/bin/time -v.
-# MB/s counts raw (decoded) record bytes. Formats: raw, lz4 (today's 64 KiB
-# chunks), old, oldlz4 (256 KiB chunks, as format 1.0's first writers made).
-# Targets: >= 1 GB/s, RSS < 64 MiB whatever the size. Run `make bench` first.
-# Usage: bench/merge.sh [dir (default /var/tmp)] [runs (default 3)] [sizes]
+# cache by bench/merge_iter, peak RSS from /usr/bin/time -v. MB/s counts raw
+# (decoded) record bytes. Formats: raw, lz4 (today's 64 KiB chunks), old,
+# oldlz4 (256 KiB chunks, as format 1.0's first writers made).
+# The sets of one size and format are made first and then read in turn, one
+# run of each per round: the speed of a shared VM drifts by a quarter within
+# minutes, and shard counts measured minutes apart would carry that drift
+# into the comparison. Each row is the median of the rounds; the "fit" line
+# fits t = a + b log2(n) (seconds per GB) through every count but the
+# largest and compares the largest with what the fit predicts.
+# Targets: >= 1 GB/s, RSS < 64 MiB whatever the size, time at most
+# logarithmic in the shard count. Run `make bench` first.
+# Usage: bench/merge.sh [dir (default /var/tmp)] [rounds (default 3)] [sizes]
 #        [shard counts] [formats (default "raw lz4")]
 set -eu
 cd "$(dirname "$0")/.."
@@ -32,25 +39,48 @@ fmt_args() {
 	*) echo "merge.sh: unknown format $1" >&2; exit 1 ;;
 	esac
 }
+# field NAME LINE: the value after NAME in a merge_iter line
+field() { echo "$2" | awk -v k="$1" '{ for (i = 1; i < NF; i++) if ($i == k) print $(i + 1) }'; }
+# fit "n:secs ...": least squares of secs = a + b log2(n) over all but the
+# last pair, then the last against the prediction
+fit() {
+	echo "$1" | tr ' ' '\n' | awk -F: 'NF == 2 { n[++k] = $1; t[k] = $2 }
+	END {
+		if (k < 3) exit
+		for (i = 1; i < k; i++) { x = log(n[i]) / log(2); sx += x; sy += t[i]; sxx += x * x; sxy += x * t[i] }
+		m = k - 1; b = (m * sxy - sx * sy) / (m * sxx - sx * sx); a = (sy - b * sx) / m
+		p = a + b * log(n[k]) / log(2)
+		printf "fit t = %.3f + %.4f log2(n) s/GB through n < %d: predicts %.3f s/GB at %d, measured %.3f (%+.0f%%)\n",
+			a, b, n[k], p, n[k], t[k], (t[k] / p - 1) * 100 }'
+}
 printf '%-6s %-6s %6s %10s %9s %9s %10s %8s %8s\n' size format shards records "MB/s" "Mrec/s" \
 	"RSS MiB" forced inv
 for size in $sizes; do
 	for fmt in $formats; do
 		args=$(fmt_args "$fmt")
+		rm -rf "$set_dir"
+		mkdir -p "$set_dir"
 		for n in $counts; do
-			rm -rf "$set_dir"
 			# shellcheck disable=SC2086 # args are words
-			"$mk" "$set_dir" --shards "$n" --total-bytes "$size" --seed 7 $args >/dev/null
-			cat "$set_dir"/* >/dev/null # warm: measure the merge, not the disk
-			outs=()
-			for _ in $(seq "$runs"); do outs+=("$("$it" "$set_dir")"); done
-			med=$(printf '%s\n' "${outs[@]}" | sort -t' ' -k10,10n | sed -n "$(((runs + 1) / 2))p")
-			rss=$(/usr/bin/time -v "$it" "$set_dir" 2>&1 >/dev/null |
-				awk -F: '/Maximum resident/ { printf "%.1f", $2 / 1024 }')
-			echo "$med" | awk -v size="$size" -v fmt="$fmt" -v n="$n" -v rss="$rss" '{
-				for (i = 1; i < NF; i++) v[$i] = $(i + 1)
-				printf "%-6s %-6s %6s %10s %9s %9s %10s %8s %8s\n", size, fmt, n, v["records"],
-					v["MB/s"], v["Mrec/s"], rss, v["forced"], v["inversions"] }'
+			"$mk" "$set_dir/$n" --shards "$n" --total-bytes "$size" --seed 7 $args >/dev/null
 		done
+		cat "$set_dir"/*/* >/dev/null # warm: measure the merge, not the disk
+		declare -A outs=()
+		for _ in $(seq "$runs"); do
+			for n in $counts; do outs[$n]+="$("$it" "$set_dir/$n")"$'\n'; done
+		done
+		pairs=""
+		for n in $counts; do
+			med=$(printf '%s' "${outs[$n]}" | sort -t' ' -k8,8n | sed -n "$(((runs + 1) / 2))p")
+			rss=$(/usr/bin/time -v "$it" "$set_dir/$n" 2>&1 >/dev/null |
+				awk -F: '/Maximum resident/ { printf "%.1f", $2 / 1024 }')
+			pairs+=" $n:$(awk -v s="$(field seconds "$med")" -v b="$(field bytes "$med")" \
+				'BEGIN { printf "%.4f", s / b * 1e9 }')"
+			printf '%-6s %-6s %6s %10s %9s %9s %10s %8s %8s\n' "$size" "$fmt" "$n" \
+				"$(field records "$med")" "$(field MB/s "$med")" "$(field Mrec/s "$med")" \
+				"$rss" "$(field forced "$med")" "$(field inversions "$med")"
+		done
+		fit "$pairs"
+		unset outs
 	done
 done
