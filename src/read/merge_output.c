@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,42 @@
 #include <unistd.h>
 
 #define TEMP_SUFFIX ".prec-XXXXXX"
+
+/* A merge stopped by SIGINT, SIGTERM or SIGHUP removes its temp file on the
+ * way out (SIGKILL cannot be caught: that one stays, FILE.prec-XXXXXX). The
+ * handler only reads this copy of the name, and unlink, sigaction and
+ * raise are async-signal-safe. */
+static char sig_tmp[PATH_MAX];
+static volatile sig_atomic_t sig_armed;
+static const int fatal_signals[] = { SIGINT, SIGTERM, SIGHUP };
+
+static void on_fatal_signal(int sig)
+{
+	struct sigaction dfl = { .sa_handler = SIG_DFL };
+
+	if (sig_armed)
+		unlink(sig_tmp);
+	sigaction(sig, &dfl, NULL);
+	raise(sig); /* delivered, and fatal, once the handler returns */
+}
+
+/* Signals the user set to be ignored (nohup) stay ignored. */
+static void arm_signals(const char *tmp)
+{
+	struct sigaction sa = { .sa_handler = on_fatal_signal };
+
+	if (strlen(tmp) >= sizeof(sig_tmp))
+		return;
+	memcpy(sig_tmp, tmp, strlen(tmp) + 1);
+	sig_armed = 1;
+	for (size_t i = 0; i < sizeof(fatal_signals) / sizeof(fatal_signals[0]); i++) {
+		struct sigaction old;
+
+		if (sigaction(fatal_signals[i], NULL, &old) == 0 &&
+		    old.sa_handler == SIG_DFL)
+			sigaction(fatal_signals[i], &sa, NULL);
+	}
+}
 
 static int fail(const char *name, const char *what, int err)
 {
@@ -69,6 +106,7 @@ static int open_temp(struct prec_merge_output *o, const char *name)
 		o->tmp = NULL;
 		return fail(name, "cannot create output", -errno);
 	}
+	arm_signals(o->tmp);
 	return 0;
 }
 
@@ -155,6 +193,7 @@ int prec_merge_output__finish(struct prec_merge_output *o, bool keep)
 	}
 	if (o->tmp && (!keep || err))
 		unlink(o->tmp);
+	sig_armed = 0;
 	free(o->tmp);
 	free(o->path);
 	o->tmp = o->path = NULL;

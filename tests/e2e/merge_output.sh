@@ -12,6 +12,8 @@
 # 4. -o a FIFO is written in place (pipe format) and the FIFO stays a FIFO.
 # 5. A missing directory, a directory, a dangling symlink: one line each.
 # 6. A 255-byte name; a symlink to a regular file keeps being a link.
+# 7. A merge killed by SIGTERM or SIGHUP while it writes dies of that
+#    signal and leaves neither FILE nor its temp file.
 set -u
 H=$PREC_BUILD/tests/helpers
 N=20000
@@ -100,4 +102,22 @@ cp "$tmp/old" "$long"
 n=$(perf script -i "$long" 2>/dev/null | grep -c 'NR 110')
 [ "$n" = $N ] || fail "symlink output: its target holds $n samples, want $N"
 ls -a "$tmp" | grep -q 'prec-' && fail "long name / symlink: a temp file was left"
-echo "merge output: full disk leaves nothing and keeps the old file; $N samples via file, FIFO and symlink; bad outputs in one line"
+
+# 7. Killed mid-write (a 200 MB synthetic set: the merge writes for ~1 s).
+"$H/mkshards" "$tmp/big" --shards 4 --total-bytes 200M --seed 5 >/dev/null || fail "mkshards"
+for sig in TERM HUP; do
+	"$PREC" merge "$tmp/big" -o "$tmp/killed.data" 2>/dev/null &
+	pid=$!
+	for _ in $(seq 3000); do
+		compgen -G "$tmp/killed.data.prec-*" >/dev/null && break
+		sleep 0.001
+	done
+	compgen -G "$tmp/killed.data.prec-*" >/dev/null || fail "SIG$sig: never saw the temp file"
+	kill -"$sig" $pid
+	wait $pid
+	rc=$?
+	want=$((128 + $(kill -l "$sig")))
+	[ $rc = "$want" ] || fail "SIG$sig: exit $rc, want $want (died of the signal)"
+	ls -a "$tmp" | grep -q 'killed.data' && fail "SIG$sig: left $(ls -a "$tmp" | grep killed.data)"
+done
+echo "merge output: full disk leaves nothing and keeps the old file; $N samples via file, FIFO and symlink; bad outputs in one line; SIGTERM/SIGHUP mid-write leave nothing"
