@@ -360,12 +360,9 @@ static void drainer_cpus(const struct prec_drainer *d, cpu_set_t *set)
  * per submitting thread) get the same CPUs, for the same reason. */
 static void thread_setup(struct prec_drainer *d)
 {
-	char name[16];
 	cpu_set_t set;
 	int err;
 
-	snprintf(name, sizeof(name), "prec-drain-%d", d->o.cpu);
-	pthread_setname_np(pthread_self(), name);
 	if (d->o.pin_cpu < 0 || d->o.pin_cpu >= CPU_SETSIZE)
 		return;
 	drainer_cpus(d, &set);
@@ -437,6 +434,7 @@ int prec_drainer__start(struct prec_drainer *d)
 
 	pthread_attr_t attr;
 	struct sched_param sp = { .sched_priority = d->o.rt_prio };
+	char name[16];
 
 	if (d->started)
 		return -EBUSY;
@@ -457,6 +455,11 @@ int prec_drainer__start(struct prec_drainer *d)
 	pthread_attr_destroy(&attr);
 	if (err)
 		return -err;
+	/* Named here, not by the thread itself: the side band, synthesized
+	 * from /proc once the drainers exist, then has the name, and perf
+	 * shows prec's own threads by name rather than as ":tid". */
+	snprintf(name, sizeof(name), "prec-drain-%d", d->o.cpu);
+	pthread_setname_np(d->thread, name);
 	d->started = true;
 	return 0;
 }

@@ -348,31 +348,13 @@ static void release_reserve(struct prec_session *s)
 	s->reserve_bytes = 0;
 }
 
-int prec_session__start(struct prec_session *s,
-			const struct prec_record_opts *o,
-			struct prec_evlist *el, const pid_t *pids, int nr_pids)
+/* One drainer thread per CPU ring (not the flight recorder's overwrite
+ * rings: snapshots write those). */
+static int start_drainers(struct prec_session *s, const struct prec_record_opts *o,
+			  struct prec_evlist *el)
 {
-	struct prec_sideband_opts sbo = { .all_tasks = !pids, .pids = pids,
-					  .nr_pids = nr_pids };
 	int err;
 
-	err = prec_sideband__synthesize(s->writers[s->nr_cpus], s->m, &sbo);
-	if (err < 0) {
-		pr_err("%s/%s: synthesizing the side band: %s", s->dir,
-		       PREC_SHARD_SIDEBAND_NAME, strerror(-err));
-		return err;
-	}
-	/* Nothing more goes to the side band: get its fsync out of the way
-	 * now rather than at stop. */
-	err = prec_shard_writer__flush(s->writers[s->nr_cpus]);
-	if (err) {
-		pr_err("%s/%s: %s", s->dir, PREC_SHARD_SIDEBAND_NAME, strerror(-err));
-		return err;
-	}
-	/* After the side band: its build-ids are in the manifest now. */
-	err = reserve_manifest_room(s);
-	if (err)
-		return err;
 	s->drain_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (s->drain_efd < 0) {
 		err = -errno;
@@ -416,6 +398,36 @@ int prec_session__start(struct prec_session *s,
 		}
 	}
 	return 0;
+}
+
+int prec_session__start(struct prec_session *s,
+			const struct prec_record_opts *o,
+			struct prec_evlist *el, const pid_t *pids, int nr_pids)
+{
+	struct prec_sideband_opts sbo = { .all_tasks = !pids, .pids = pids,
+					  .nr_pids = nr_pids };
+	int err;
+
+	/* Drainers first (their events are still disabled): the side band,
+	 * read from /proc, then names prec's own threads too. */
+	err = start_drainers(s, o, el);
+	if (err)
+		return err;
+	err = prec_sideband__synthesize(s->writers[s->nr_cpus], s->m, &sbo);
+	if (err < 0) {
+		pr_err("%s/%s: synthesizing the side band: %s", s->dir,
+		       PREC_SHARD_SIDEBAND_NAME, strerror(-err));
+		return err;
+	}
+	/* Nothing more goes to the side band: get its fsync out of the way
+	 * now rather than at stop. */
+	err = prec_shard_writer__flush(s->writers[s->nr_cpus]);
+	if (err) {
+		pr_err("%s/%s: %s", s->dir, PREC_SHARD_SIDEBAND_NAME, strerror(-err));
+		return err;
+	}
+	/* After the side band: its build-ids are in the manifest now. */
+	return reserve_manifest_room(s);
 }
 
 static void shard_totals(struct prec_session *s, struct prec_evlist *el, int c)

@@ -75,7 +75,8 @@ echo "cpu-clock -a: $got samples, perf agrees"
 # blocks N times when both share one CPU, so at least 2N switches away
 # from pingpong.
 P=5000
-rec "$tmp/sched" -a -e sched:sched_switch -- taskset -c 0 "$H/pingpong" "$P"
+# (--round-ms 10: idle drainers wake, and switch, at least every 10 ms)
+rec "$tmp/sched" -a --round-ms 10 -e sched:sched_switch -- taskset -c 0 "$H/pingpong" "$P"
 "$PREC" merge "$tmp/sched" 2>"$tmp/merge.err" | perf script -i - >"$tmp/sscript" 2>"$tmp/sscript.err"
 quiet_stderr "$tmp/sscript.err" "perf script (sched_switch, pipe)"
 want=$(sed -n 's/.*(\([0-9]*\) samples).*/\1/p' "$tmp/merge.err")
@@ -83,7 +84,13 @@ got=$(grep -c 'sched:sched_switch' "$tmp/sscript")
 [ "$got" = "$want" ] || fail "sched_switch: perf script $got, prec merged $want"
 away=$(grep -c 'prev_comm=pingpong' "$tmp/sscript")
 [ "$away" -ge $((2 * P)) ] || fail "only $away switches away from pingpong, want >= $((2 * P))"
-echo "sched_switch: $got samples, $away away from pingpong (>= $((2 * P)))"
+# prec's own drainer threads are named in the side band (they exist before
+# it is read from /proc): perf shows them by name, never as ":tid".
+own=$(grep -c 'prev_comm=prec-drain' "$tmp/sscript")
+[ "$own" -gt 0 ] || fail "no switch away from a prec-drain thread"
+grep 'prev_comm=prec-drain' "$tmp/sscript" | grep -q '^ *:[0-9]' &&
+	fail "a drainer thread without its name: $(grep 'prev_comm=prec-drain' "$tmp/sscript" | grep -m1 '^ *:[0-9]')"
+echo "sched_switch: $got samples, $away away from pingpong (>= $((2 * P))), $own from named drainers"
 
 # 6. perf report per-comm shares equal those of perf record on the same
 # workload: two storms of known sizes under different names, 3:1, recorded
