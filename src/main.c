@@ -5,6 +5,7 @@
 
 #include "read/read.h"
 #include "record/record.h"
+#include "util/cli.h"
 
 static const struct {
 	const char *name;
@@ -23,7 +24,7 @@ static void usage(FILE *f)
 	fprintf(f, "usage: prec <command> [options]\n\ncommands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].help);
-	fprintf(f, "\n'prec <command> -h' shows the command's options.\n");
+	fprintf(f, "\n'prec <command> -h' shows the command's options; 'prec --version' the version.\n");
 }
 
 int main(int argc, char **argv)
@@ -34,6 +35,10 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
 		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+		printf("prec %s\n", PREC_VERSION);
 		return 0;
 	}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)

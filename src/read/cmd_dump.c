@@ -20,6 +20,7 @@ struct dump {
 	const char *dir;
 	struct prec_merge_opts mo;
 	bool *cpus;
+	const char *cpu_arg;   /* --cpu as given, for messages */
 	uint64_t sample_type;
 	struct prec_time_layout tl;
 	uint64_t *marker_ids;  /* ids of ftrace:print (prec record --markers) */
@@ -239,7 +240,7 @@ static int parse_range(const char *arg, struct prec_merge_opts *mo)
 	    parse_time(comma + 1, strlen(comma + 1), &mo->time_end) < 0)
 		return -EINVAL;
 	if (mo->time_end && mo->time_start > mo->time_end)
-		return -EINVAL;
+		return -ERANGE;
 	return 0;
 }
 
@@ -300,11 +301,14 @@ static int parse_args(struct dump *d, int argc, char **argv)
 		switch (o) {
 		case 't':
 			if (parse_range(optarg, &d->mo) < 0) {
-				pr_err("dump: bad --time '%s' (want START,END in seconds)", optarg);
+				pr_err("dump: bad --time '%s' (%s)", optarg,
+				       d->mo.time_end && d->mo.time_start > d->mo.time_end ?
+				       "END is before START" : "want START,END in seconds");
 				return 2;
 			}
 			break;
 		case 'C':
+			d->cpu_arg = optarg;
 			if (parse_cpus(optarg, d) < 0) {
 				pr_err("dump: bad --cpu '%s' (want a list like 0-3,7)", optarg);
 				return 2;
@@ -375,6 +379,18 @@ int prec_cmd_dump(int argc, char **argv)
 		r = 1;
 		goto out_close;
 	}
+	if (d.cpus) {
+		char missing[256];
+		int c = prec_merge__check_cpus(m, &d.mo, missing, sizeof(missing));
+
+		if (c)
+			prec_log(c < 0 ? PREC_LOG_ERR : PREC_LOG_WARN, "dump %s: --cpu %s: %s",
+				 d.dir, d.cpu_arg, missing);
+		if (c < 0) {
+			r = 2;
+			goto out_delete;
+		}
+	}
 	if (m->state == PREC_STATE_RECORDING)
 		pr_warn("dump %s: the recording did not finish; reading what is there", d.dir);
 	d.sample_type = m->sample_type;
@@ -382,6 +398,7 @@ int prec_cmd_dump(int argc, char **argv)
 	find_markers(&d, m);
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
 	r = run(&d, dirfd, m);
+out_delete:
 	prec_manifest__delete(m);
 out_close:
 	close(dirfd);

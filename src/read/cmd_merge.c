@@ -28,6 +28,7 @@
 struct merge_args {
 	const char *dir, *out;
 	uint64_t time_start, time_end;
+	const char *cpu_arg;     /* --cpu as given, for messages */
 	bool *cpus;
 	int nr_cpus;
 	bool salvage, force;
@@ -84,7 +85,7 @@ static int parse_time(const char *arg, struct merge_args *a)
 	    parse_seconds(comma + 1, strlen(comma + 1), &a->time_end) < 0)
 		return -EINVAL;
 	if (a->time_end && a->time_start > a->time_end)
-		return -EINVAL;
+		return -ERANGE;
 	return 0;
 }
 
@@ -146,11 +147,14 @@ static int parse_args(int argc, char **argv, struct merge_args *a)
 		case 'f': a->force = true; break;
 		case 'h': usage(stdout); return 1;
 		case 't':
-			if (parse_time(optarg, a) == 0)
+			c = parse_time(optarg, a);
+			if (c == 0)
 				break;
-			pr_err("merge: --time %s: expected START,END in seconds", optarg);
+			pr_err("merge: --time %s: %s", optarg, c == -ERANGE ?
+			       "END is before START" : "expected START,END in seconds");
 			return -EINVAL;
 		case 'C':
+			a->cpu_arg = optarg;
 			if (parse_cpus(optarg, a) == 0)
 				break;
 			pr_err("merge: --cpu %s: expected a CPU list such as 0-3,7", optarg);
@@ -268,6 +272,20 @@ static void report(const struct merge_args *a, struct prec_merge *mg,
 		mode == PREC_PERFDATA_FILE ? "file" : "pipe", extra);
 }
 
+/* --cpu naming no CPU of the recording is an error, some missing a warning. */
+static int check_cpus(const struct merge_args *a, const struct prec_manifest *m)
+{
+	struct prec_merge_opts o = { .cpu_allowed = a->cpus, .nr_cpu_allowed = a->nr_cpus };
+	char why[256];
+	int r = prec_merge__check_cpus(m, &o, why, sizeof(why));
+
+	if (r < 0)
+		pr_err("merge %s: --cpu %s: %s", a->dir, a->cpu_arg, why);
+	else if (r > 0)
+		pr_warn("merge %s: --cpu %s: %s", a->dir, a->cpu_arg, why);
+	return r;
+}
+
 static int merge_to(const struct merge_args *a, int dirfd,
 		    const struct prec_manifest *m, int fd,
 		    enum prec_perfdata_mode mode)
@@ -320,6 +338,10 @@ int prec_cmd_merge(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	if (read_manifest(a.dir, &dirfd, &m) < 0)
 		goto out;
+	if (check_cpus(&a, m) < 0) {
+		rc = 2;
+		goto out;
+	}
 	err = prec_merge_output__open(&out, a.out, a.force);
 	if (err) {
 		rc = err == -EINVAL ? 2 : 1;

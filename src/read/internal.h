@@ -43,6 +43,12 @@ int prec_merge__open(struct prec_merge **out, int dirfd,
 		     const struct prec_manifest *m,
 		     const struct prec_merge_opts *opts);
 
+/* Are the CPUs o->cpu_allowed asks for in m? 0: all of them (or no list),
+ * 1: some are not (why says which), -ENOENT: none is (why says so, with
+ * the CPUs m has). */
+int prec_merge__check_cpus(const struct prec_manifest *m,
+			   const struct prec_merge_opts *o, char *why, size_t len);
+
 /* Next record in global timestamp order (side band time-0 records first).
  * Returns 1, 0 at the end, or -EBADMSG on a corrupt chunk when !salvage
  * (the problem is logged once with shard name and offset); with salvage the

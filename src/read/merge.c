@@ -207,6 +207,66 @@ uint64_t prec_merge__forced(const struct prec_merge *mg)
 	return n;
 }
 
+static bool has_cpu(const struct prec_manifest *m, int32_t cpu)
+{
+	for (uint32_t i = 0; i < m->nr_shards; i++)
+		if (m->shards[i].cpu == cpu)
+			return true;
+	return false;
+}
+
+/* "0-3,7" from the CPU shards of m, into buf (only for a message). */
+static void shard_cpu_list(const struct prec_manifest *m, char *buf, size_t len)
+{
+	int32_t max = -1, lo = -1;
+	size_t l = 0;
+
+	buf[0] = 0;
+	for (uint32_t i = 0; i < m->nr_shards; i++)
+		if (m->shards[i].cpu > max)
+			max = m->shards[i].cpu;
+	for (int32_t c = 0; c <= max + 1 && l < len; c++) {
+		bool here = c <= max && has_cpu(m, c);
+
+		if (here && lo < 0)
+			lo = c;
+		if (here || lo < 0)
+			continue;
+		l += (size_t)snprintf(buf + l, len - l, lo == c - 1 ? "%s%d" : "%s%d-%d",
+				      l ? "," : "", lo, c - 1);
+		lo = -1;
+	}
+	if (!buf[0])
+		snprintf(buf, len, "none");
+}
+
+int prec_merge__check_cpus(const struct prec_manifest *m,
+			   const struct prec_merge_opts *o, char *why, size_t len)
+{
+	int present = 0, missing = -1;
+	char have[128];
+
+	if (!o->cpu_allowed)
+		return 0;
+	for (int c = 0; c < o->nr_cpu_allowed; c++) {
+		if (!o->cpu_allowed[c])
+			continue;
+		if (has_cpu(m, c))
+			present++;
+		else if (missing < 0)
+			missing = c;
+	}
+	if (missing < 0)
+		return 0;
+	shard_cpu_list(m, have, sizeof(have));
+	if (!present) {
+		snprintf(why, len, "no CPU of the list is in the recording (its CPUs: %s)", have);
+		return -ENOENT;
+	}
+	snprintf(why, len, "CPU %d is not in the recording (its CPUs: %s)", missing, have);
+	return 1;
+}
+
 static bool cpu_wanted(const struct prec_merge_opts *o, int32_t cpu)
 {
 	if (cpu < 0 || !o->cpu_allowed)

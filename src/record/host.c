@@ -11,9 +11,10 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "util/cli.h"
 #include "util/log.h"
 
-#define PREC_HOST_VERSION "prec 0.1"
+#define PREC_HOST_VERSION "prec " PREC_VERSION
 #define CPU_SYSFS "/sys/devices/system/cpu"
 
 /* Read a small file whole into buf (NUL-terminated). sysfs/procfs files

@@ -4,6 +4,9 @@
 #ifndef PREC_UTIL_CLI_H
 #define PREC_UTIL_CLI_H
 
+/* `prec --version`, and the recorder named in every manifest. */
+#define PREC_VERSION "0.1"
+
 /* getopt_long returned '?' (with opterr = 0): name the offending argument,
  * argv[optind - 1], in one line. */
 void prec_cli__bad_option(const char *cmd, char **argv);

@@ -76,6 +76,8 @@ merge @DIR@ -o @OUT@ --bogus
 merge @DIR@ -o @OUT@ --time x,y
 merge @DIR@ -o @OUT@ --time 1,2,3
 merge @DIR@ -o @OUT@ --time 2,1
+merge @DIR@ -o @OUT@ --cpu 7
+merge @DIR@ -o @OUT@ --cpu 5-9
 merge @DIR@ -o @OUT@ --cpu z
 merge @DIR@ -o @OUT@ -C 3-1
 merge @DIR@ -o @OUT@ --cpu
@@ -92,6 +94,8 @@ dump @DIR@ extra
 dump @DIR@ --time x,y
 dump @DIR@ --time
 dump @DIR@ --cpu z
+dump @DIR@ --cpu 7
+dump @DIR@ --time 2,1
 dump @DIR@ --cpu
 mark
 mark -d
@@ -136,6 +140,42 @@ while IFS= read -r line; do
 	fi
 	rm -rf "${work:?}"/* "$work"/.[!.]* 2>/dev/null
 done <<<"$cases"
+
+# What the lines say where the format alone does not tell.
+says() { # WANT ARGS...: the one stderr line of prec ARGS contains WANT
+	local want=$1
+	shift
+	(cd "$work" && "$PREC" "$@" </dev/null >/dev/null 2>"$tmp/stderr")
+	if grep -qF -- "$want" "$tmp/stderr"; then
+		pass=$((pass + 1))
+	else
+		bad=$((bad + 1))
+		echo "FAIL prec $*: '$(cat "$tmp/stderr")' lacks '$want'"
+	fi
+	rm -rf "${work:?}"/* 2>/dev/null
+}
+says "--time 2,1: END is before START" merge "$src" -o "$work/out" --time 2,1
+says "(END is before START)" dump "$src" --time 2,1
+says "--cpu 7: no CPU of the list is in the recording (its CPUs: 0)" merge "$src" -o "$work/out" --cpu 7
+says "--cpu 7: no CPU of the list is in the recording (its CPUs: 0)" dump "$src" --cpu 7
+# Some CPUs of the list present: one warning, and the merge goes on.
+(cd "$work" && "$PREC" merge "$src" -o "$work/out" --cpu 0,7 2>"$tmp/stderr")
+rc=$?
+if [ $rc = 0 ] && [ -s "$work/out" ] &&
+	grep -q "warning: .*--cpu 0,7: CPU 7 is not in the recording (its CPUs: 0)" "$tmp/stderr"; then
+	pass=$((pass + 1))
+else
+	bad=$((bad + 1))
+	echo "FAIL prec merge --cpu 0,7: exit $rc, stderr: $(cat "$tmp/stderr")"
+fi
+rm -rf "${work:?}"/*
+v=$("$PREC" --version)
+if [ $? = 0 ] && [[ "$v" =~ ^prec\ [0-9]+\.[0-9]+$ ]] && [ "$("$PREC" version)" = "$v" ]; then
+	pass=$((pass + 1))
+else
+	bad=$((bad + 1))
+	echo "FAIL prec --version: '$v'"
+fi
 
 echo "$pass cases ok, $bad cases wrong"
 [ "$bad" = 0 ]
