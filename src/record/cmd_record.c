@@ -273,7 +273,10 @@ static int begin_session(struct record *r, int argc, char **argv)
 		pids = r->o.nr_pids ? r->o.pids : r->o.tids;
 		nr = r->o.nr_pids ? r->o.nr_pids : r->o.nr_tids;
 	}
-	err = prec_session__start(&r->s, &r->o, &r->el, pids, nr);
+	/* A workload alone (enable_on_exec) has nothing to track before its
+	 * exec; everything else does, -D's wait included. */
+	err = prec_session__start(&r->s, &r->o, &r->el, pids, nr,
+				  !(r->have_wl && !r->o.all_cpus));
 	if (!err)
 		err = prec_flight__start(&r->fl, &r->s, &r->o, &r->el);
 	if (err) {

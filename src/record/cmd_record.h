@@ -262,6 +262,8 @@ int prec_evlist__aux_info(const struct prec_evlist *el,
 int prec_evlist__open(struct prec_evlist *el, const int *cpus, int nr_cpus,
 		      const pid_t *tasks, int nr_tasks, size_t pages);
 int prec_evlist__enable(struct prec_evlist *el);
+/* Only the tracking events (comm, mmap, task records): 0 or -errno. */
+int prec_evlist__enable_tracking(struct prec_evlist *el);
 void prec_evlist__disable(struct prec_evlist *el);
 /* Sum of PERF_FORMAT_LOST over the fds of CPU index c. */
 uint64_t prec_evlist__lost(const struct prec_evlist *el, int c);
@@ -327,10 +329,14 @@ int prec_session__create_dir(struct prec_session *s, const char *dir,
 int prec_session__begin(struct prec_session *s,
 			const struct prec_record_opts *o,
 			struct prec_evlist *el, int argc, char **argv);
-/* Side band, drainers. pids: -p/-t/workload pids, or NULL for all tasks. */
+/* Drainers, then the side band. pids: -p/-t/workload pids, or NULL for all
+ * tasks. track_first: enable the tracking events before the side band is
+ * read from /proc, so that a task that forks, execs or maps meanwhile (or
+ * during -D) is in the rings too (both copies are harmless to perf). */
 int prec_session__start(struct prec_session *s,
 			const struct prec_record_opts *o,
-			struct prec_evlist *el, const pid_t *pids, int nr_pids);
+			struct prec_evlist *el, const pid_t *pids, int nr_pids,
+			bool track_first);
 /* Stop drainers, collect totals and build-ids, write the final manifest.
  * Events must already be disabled. Returns 0 or -errno. */
 int prec_session__finish(struct prec_session *s, struct prec_evlist *el);

@@ -264,6 +264,23 @@ int prec_evlist__enable(struct prec_evlist *el)
 	return 0;
 }
 
+int prec_evlist__enable_tracking(struct prec_evlist *el)
+{
+	for (size_t i = 0; i < nr_fds(el); i++) {
+		size_t e = i / ((size_t)el->nr_cpus * (size_t)el->nr_tasks);
+
+		if (!el->evsel[e].tracking || el->fds[i] < 0)
+			continue;
+		if (ioctl(el->fds[i], PERF_EVENT_IOC_ENABLE, 0)) {
+			int err = -errno;
+
+			pr_err("tracking event: PERF_EVENT_IOC_ENABLE: %s", strerror(-err));
+			return err;
+		}
+	}
+	return 0;
+}
+
 void prec_evlist__disable(struct prec_evlist *el)
 {
 	/* The ring owners last: an event that keeps running a moment longer

@@ -402,7 +402,8 @@ static int start_drainers(struct prec_session *s, const struct prec_record_opts 
 
 int prec_session__start(struct prec_session *s,
 			const struct prec_record_opts *o,
-			struct prec_evlist *el, const pid_t *pids, int nr_pids)
+			struct prec_evlist *el, const pid_t *pids, int nr_pids,
+			bool track_first)
 {
 	struct prec_sideband_opts sbo = { .all_tasks = !pids, .pids = pids,
 					  .nr_pids = nr_pids };
@@ -411,6 +412,8 @@ int prec_session__start(struct prec_session *s,
 	/* Drainers first (their events are still disabled): the side band,
 	 * read from /proc, then names prec's own threads too. */
 	err = start_drainers(s, o, el);
+	if (!err && track_first)
+		err = prec_evlist__enable_tracking(el);
 	if (err)
 		return err;
 	err = prec_sideband__synthesize(s->writers[s->nr_cpus], s->m, &sbo);

@@ -82,9 +82,19 @@ n3=$(samples_of "$tmp/b" $p3)
 n=$(perf script -i "$tmp/c.data" 2>/dev/null | grep -c '^ *storm ')
 [ "$n" = 4444 ] || fail "-D 400: $n storm samples, want 4444 (only the second storm)"
 
+# ---- -a -D MS: the workload execs during the wait; the tracking events run
+# from the start, so its samples after the enable carry its name and its
+# binary (they went to "prec", the forked child's name, with no binary) ----
+"$PREC" record -q -a -D 200 -e cpu-clock -F 1000 -d "$tmp/e" -- "$H/storm" 10000000 \
+	2>"$tmp/err" || { cat "$tmp/err"; fail "record -a -D 200 exited $?"; }
+"$PREC" merge "$tmp/e" -o "$tmp/e.data" 2>/dev/null || fail "merge e"
+perf report -i "$tmp/e.data" --stdio --sort comm,dso 2>/dev/null >"$tmp/e.report"
+grep -Eq '^ +[0-9.]+% +storm +storm *$' "$tmp/e.report" ||
+	fail "-a -D 200: no samples of comm storm in the storm binary: $(grep -E '^ +[0-9]' "$tmp/e.report" | head -5)"
+
 # Bad specs are refused on the command line.
 "$PREC" record --control nonsense -d "$tmp/x" true 2>/dev/null; [ $? = 2 ] || fail "--control nonsense accepted"
 "$PREC" record --control "fifo:$tmp/missing" -d "$tmp/x" true 2>"$tmp/err"; [ $? = 1 ] || fail "missing fifo accepted"
 grep -q mkfifo "$tmp/err" || fail "missing fifo: $(cat "$tmp/err")"
 [ -e "$tmp/x" ] && fail "a refused recording left its directory"
-echo "PASS: -D -1 + control fifo: exactly the enabled storm recorded, acks, fd form, -D MS"
+echo "PASS: -D -1 + control fifo: exactly the enabled storm recorded, acks, fd form, -D MS, -a -D names the workload"
