@@ -280,8 +280,9 @@ static int begin_session(struct record *r, int argc, char **argv)
 	if (!err)
 		err = prec_flight__start(&r->fl, &r->s, &r->o, &r->el);
 	if (err) {
-		/* Nothing was recorded yet (events are still disabled): leave
-		 * nothing behind, and -f's old directory where it was. */
+		/* No sample was recorded yet (at most side band: the sampling
+		 * events are still disabled): leave nothing behind, and -f's
+		 * old directory where it was. */
 		prec_session__discard(&r->s);
 		r->started = false;
 	}
