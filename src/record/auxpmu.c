@@ -6,7 +6,6 @@
 // sources, not its code.
 #include "record/cmd_record.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -17,6 +16,8 @@
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
 #endif
+
+#include "util/file.h"
 
 #define PMU_ROOT "/sys/bus/event_source/devices"
 
@@ -56,19 +57,9 @@ int prec_auxpmu__read_attr(const char *root, const char *pmu, const char *file,
 			   char *buf, size_t len)
 {
 	char path[PATH_MAX];
-	FILE *f;
-	size_t n;
 
 	snprintf(path, sizeof(path), "%s/%s/%s", root ? root : PMU_ROOT, pmu, file);
-	f = fopen(path, "r");
-	if (!f)
-		return -errno;
-	n = fread(buf, 1, len - 1, f);
-	fclose(f);
-	buf[n] = 0;
-	while (n && isspace((unsigned char)buf[n - 1]))
-		buf[--n] = 0;
-	return (int)n;
+	return prec_file__read_line(path, buf, len);
 }
 
 /* A number from sysfs in base (0 = C rules), or dflt when the file is

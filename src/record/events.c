@@ -4,7 +4,6 @@
 // :u/:k modifiers; then the attr bits every prec event shares.
 #include "record/cmd_record.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -12,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "util/file.h"
 #include "util/log.h"
 
 #define PMU_ROOT "/sys/bus/event_source/devices"
@@ -165,21 +165,6 @@ static int add_tracepoint(struct prec_evsel *ev, const char *full, char *item)
 	return 0;
 }
 
-static int read_text(const char *path, char *buf, size_t len)
-{
-	FILE *f = fopen(path, "r");
-	size_t n;
-
-	if (!f)
-		return -errno;
-	n = fread(buf, 1, len - 1, f);
-	fclose(f);
-	buf[n] = 0;
-	while (n && isspace((unsigned char)buf[n - 1]))
-		buf[--n] = 0;
-	return (int)n;
-}
-
 static __u64 *config_field(struct perf_event_attr *a, const char *name)
 {
 	if (!strcmp(name, "config"))
@@ -256,7 +241,7 @@ static int pmu_term(struct prec_evsel *ev, const char *full, const char *root,
 		return 0;
 	}
 	snprintf(path, sizeof(path), "%s/%s/format/%s", root, pmu, term);
-	if (read_text(path, text, sizeof(text)) > 0) {
+	if (prec_file__read_line(path, text, sizeof(text)) > 0) {
 		if (put_bits(&ev->attr, text, v) < 0) {
 			pr_err("event '%s': term '%s=%s' does not fit format '%s'",
 			       full, term, eq ? eq + 1 : "1", text);
@@ -266,7 +251,7 @@ static int pmu_term(struct prec_evsel *ev, const char *full, const char *root,
 	}
 	/* An alias from PMU/events/NAME ("event=0x3c,umask=0x01"). */
 	snprintf(path, sizeof(path), "%s/%s/events/%s", root, pmu, term);
-	if (!eq && depth == 0 && read_text(path, text, sizeof(text)) > 0)
+	if (!eq && depth == 0 && prec_file__read_line(path, text, sizeof(text)) > 0)
 		return pmu_terms(ev, full, root, pmu, text, depth + 1);
 	pr_err("event '%s': PMU '%s' has no term '%s' (see %s/%s/format)", full,
 	       pmu, term, root, pmu);
@@ -302,7 +287,7 @@ static int add_pmu(struct prec_evsel *ev, const char *full, char *item,
 	}
 	*close = 0;
 	snprintf(path, sizeof(path), "%s/%s/type", root, item);
-	if (strchr(item, '.') || read_text(path, text, sizeof(text)) <= 0) {
+	if (strchr(item, '.') || prec_file__read_line(path, text, sizeof(text)) <= 0) {
 		pr_err("event '%s': PMU '%s' not found (no %s/%s)", full, item, root, item);
 		return -EINVAL;
 	}

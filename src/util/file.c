@@ -2,8 +2,10 @@
 // Whole-file reads of small text files into a reusable, growing buffer.
 #include "util/file.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -70,4 +72,19 @@ int prec_file__write_all(int fd, const void *p, size_t n)
 		n -= (size_t)r;
 	}
 	return 0;
+}
+
+int prec_file__read_line(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	if (!f)
+		return -errno;
+	n = fread(buf, 1, len - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	while (n && isspace((unsigned char)buf[n - 1]))
+		buf[--n] = 0;
+	return (int)n;
 }

@@ -14,6 +14,11 @@
 ssize_t prec_file__read_text(const char *path, char **buf, size_t *cap,
 			     size_t max);
 
+/* A one-value file (a sysfs attribute, a tracefs id) into buf, len bytes
+ * with the NUL, trailing whitespace cut: a longer file is cut at len - 1.
+ * Returns the length or -errno. */
+int prec_file__read_line(const char *path, char *buf, size_t len);
+
 /* Write all n bytes to fd, retrying short writes and EINTR. Returns 0 or
  * -errno (-EIO if the fd stops taking bytes). */
 int prec_file__write_all(int fd, const void *p, size_t n);
