@@ -12,10 +12,13 @@
 # sent at once), bytes written. REPEAT runs each (default 5), medians.
 # perf-B is perf record -B (no build-id pass): perf 6.1 on this machine
 # often aborts in that pass, and the "aborted" column counts those runs,
-# whose figures are then those of an unfinished file.
+# whose figures are then those of an unfinished file. perf-dflt is perf
+# record with its own default ring (no -m: 512 KiB per CPU as root with
+# perf_event_mlock_kb 516), next to prec at its default when PAGES is 256:
+# each tool as it comes (not in the default RECORDERS).
 # Usage: bench/record.sh   (env: PREC, BUILD, REPEAT, STORM_N, PAGES, SCENARIOS)
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 . bench/lib.sh
 REPEAT=${REPEAT:-5}
 STORM_N=${STORM_N:-2000000}
@@ -39,6 +42,7 @@ run() {
 	perf) cmd=(perf record -q -o "$out" -m "$PAGES" -a) ;;
 	perf-B) cmd=(perf record -q -B -o "$out" -m "$PAGES" -a) ;;
 	perf-threads) cmd=(perf record -q --threads -o "$out" -m "$PAGES" -a) ;;
+	perf-dflt) cmd=(perf record -q -o "$out" -a) ;;
 	esac
 	# shellcheck disable=SC2046
 	/usr/bin/time -f '%U %S' -o "$tmp/time" "${cmd[@]}" $(events "$sc") 2>"$tmp/err" &
@@ -63,7 +67,7 @@ run() {
 
 printf '%-6s %-13s %12s %9s %9s %10s %10s %8s\n' scen recorder lost cpu_s slowdown exit_ms MB aborted
 for sc in $SCENARIOS; do
-	for rep in $(seq "$REPEAT"); do
+	for _ in $(seq "$REPEAT"); do
 		for rec in none $RECORDERS; do
 			run "$sc" "$rec" >>"$tmp/$sc.$rec"
 		done
