@@ -101,6 +101,9 @@ int prec_merge_output__open(struct prec_merge_output *o, const char *name,
  * reported. */
 int prec_merge_output__finish(struct prec_merge_output *o, bool keep);
 
+/* The perf.data writer hands its output to write() in pieces this big. */
+#define PREC_PERFDATA_FLUSH_BYTES (1 << 20)
+
 /* Start a perf.data on fd (not closed by the writer) for the recording
  * described by m: file mode reserves the header and writes attrs with their
  * ids; pipe mode writes the pipe header, HEADER_ATTRs, HEADER_FEATUREs and

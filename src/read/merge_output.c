@@ -133,6 +133,16 @@ static int open_named(struct prec_merge_output *o, const char *name)
 	return 0;
 }
 
+/* A pipe's default 64 KiB makes the writer and the reader (perf, cat)
+ * take turns every 64 KiB: give it the size of the writer's flushes, or
+ * as much of it as the system allows (fs.pipe-max-size). */
+static void grow_pipe(int fd)
+{
+	for (int size = PREC_PERFDATA_FLUSH_BYTES; size >= (64 << 10); size /= 2)
+		if (fcntl(fd, F_SETPIPE_SZ, size) >= 0)
+			return;
+}
+
 int prec_merge_output__open(struct prec_merge_output *o, const char *name,
 			    bool force)
 {
@@ -153,6 +163,8 @@ int prec_merge_output__open(struct prec_merge_output *o, const char *name,
 		return -EINVAL;
 	}
 	fl = fcntl(o->fd, F_GETFL);
+	if (fstat(o->fd, &st) == 0 && S_ISFIFO(st.st_mode))
+		grow_pipe(o->fd);
 	o->mode = PREC_PERFDATA_PIPE;
 	if (fstat(o->fd, &st) == 0 && S_ISREG(st.st_mode) && fl >= 0 &&
 	    !(fl & O_APPEND) && lseek(o->fd, 0, SEEK_CUR) == 0)

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#define PD_BUF_SIZE (1u << 20)
+#define PD_BUF_SIZE ((uint32_t)PREC_PERFDATA_FLUSH_BYTES)
 #define PERF_MAGIC2 0x32454c4946524550ULL /* "PERFILE2" */
 #define FILE_HEADER_SIZE 104
 #define ATTR_SIZE 128
