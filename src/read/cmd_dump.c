@@ -10,9 +10,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "read/filter_args.h"
 #include "read/internal.h"
-#include "util/bytes.h"
 #include "read/read.h"
+#include "util/bytes.h"
 #include "util/cli.h"
 #include "util/log.h"
 
@@ -20,6 +21,7 @@ struct dump {
 	const char *dir;
 	struct prec_merge_opts mo;
 	bool *cpus;
+	int nr_cpus;
 	const char *cpu_arg;   /* --cpu as given, for messages */
 	uint64_t sample_type;
 	struct prec_time_layout tl;
@@ -214,68 +216,6 @@ static void print_rec(FILE *f, const struct dump *d, const struct prec_merge_rec
 	fputc('\n', f);
 }
 
-/* "SEC[.FRAC]" -> ns; empty -> 0 (unbounded). */
-static int parse_time(const char *s, size_t len, uint64_t *ns)
-{
-	uint64_t sec = 0, frac = 0, scale = 100000000ull;
-	size_t i = 0;
-
-	*ns = 0;
-	for (; i < len && s[i] >= '0' && s[i] <= '9'; i++)
-		sec = sec * 10 + (uint64_t)(s[i] - '0');
-	if (i < len && s[i] == '.')
-		for (i++; i < len && s[i] >= '0' && s[i] <= '9'; i++, scale /= 10)
-			frac += (uint64_t)(s[i] - '0') * scale;
-	if (i != len || sec > UINT64_MAX / 1000000000ull - 1)
-		return -EINVAL;
-	*ns = sec * 1000000000ull + frac;
-	return 0;
-}
-
-static int parse_range(const char *arg, struct prec_merge_opts *mo)
-{
-	const char *comma = strchr(arg, ',');
-
-	if (!comma || parse_time(arg, (size_t)(comma - arg), &mo->time_start) < 0 ||
-	    parse_time(comma + 1, strlen(comma + 1), &mo->time_end) < 0)
-		return -EINVAL;
-	if (mo->time_end && mo->time_start > mo->time_end)
-		return -ERANGE;
-	return 0;
-}
-
-/* "0-3,7" -> allowed[] (malloc'd, PREC_CPU_LIST_MAX entries). */
-#define CPU_LIST_MAX 65536
-static int parse_cpus(const char *arg, struct dump *d)
-{
-	const char *s = arg;
-
-	d->cpus = calloc(CPU_LIST_MAX, sizeof(*d->cpus));
-	if (!d->cpus)
-		return -ENOMEM;
-	while (*s) {
-		char *end;
-		unsigned long a = strtoul(s, &end, 10), b = a;
-
-		if (end == s || a >= CPU_LIST_MAX)
-			return -EINVAL;
-		if (*end == '-') {
-			s = end + 1;
-			b = strtoul(s, &end, 10);
-			if (end == s || b >= CPU_LIST_MAX || b < a)
-				return -EINVAL;
-		}
-		for (unsigned long c = a; c <= b; c++)
-			d->cpus[c] = true;
-		if (*end && *end != ',')
-			return -EINVAL;
-		s = *end ? end + 1 : end;
-	}
-	d->mo.cpu_allowed = d->cpus;
-	d->mo.nr_cpu_allowed = CPU_LIST_MAX;
-	return 0;
-}
-
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: prec dump DIR [--time START,END] [--cpu LIST] [--salvage]\n"
@@ -293,26 +233,28 @@ static int parse_args(struct dump *d, int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
-	int o;
+	int o, r;
 
 	optind = 0;
 	opterr = 0;
 	while ((o = getopt_long(argc, argv, "t:C:h", opts, NULL)) != -1) {
 		switch (o) {
 		case 't':
-			if (parse_range(optarg, &d->mo) < 0) {
-				pr_err("dump: bad --time '%s' (%s)", optarg,
-				       d->mo.time_end && d->mo.time_start > d->mo.time_end ?
+			r = prec_filter__parse_time(optarg, &d->mo.time_start, &d->mo.time_end);
+			if (r < 0) {
+				pr_err("dump: bad --time '%s' (%s)", optarg, r == -ERANGE ?
 				       "END is before START" : "want START,END in seconds");
 				return 2;
 			}
 			break;
 		case 'C':
 			d->cpu_arg = optarg;
-			if (parse_cpus(optarg, d) < 0) {
+			if (prec_filter__parse_cpus(optarg, &d->cpus, &d->nr_cpus) < 0) {
 				pr_err("dump: bad --cpu '%s' (want a list like 0-3,7)", optarg);
 				return 2;
 			}
+			d->mo.cpu_allowed = d->cpus;
+			d->mo.nr_cpu_allowed = d->nr_cpus;
 			break;
 		case 's': d->mo.salvage = true; break;
 		case 'h': usage(stdout); return 0;

@@ -2,12 +2,12 @@
 // prec merge: read a recording directory, merge its shards in timestamp
 // order and write one perf.data (file format when the output can seek,
 // pipe format otherwise) that perf report/script read as their own.
+#include "read/filter_args.h"
 #include "read/internal.h"
 #include "read/read.h"
 #include "util/cli.h"
 #include "util/log.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -23,7 +23,6 @@
  * bound how much perf queues (pipe mode copies every queued record). */
 #define ROUND_RECORDS 8192u
 #define ROUND_NS 100000000ull
-#define MAX_CPUS 65536
 
 struct merge_args {
 	const char *dir, *out;
@@ -50,80 +49,6 @@ static void usage(FILE *f)
 		"  -f, --force         overwrite FILE if it exists\n");
 }
 
-/* "12.345678901" seconds -> ns, exactly (no floating point rounding). */
-static int parse_seconds(const char *s, size_t len, uint64_t *ns)
-{
-	uint64_t sec = 0, frac = 0, scale = 1000000000ull;
-	size_t i = 0;
-
-	if (!len)
-		return 0; /* empty: unbounded */
-	for (; i < len && isdigit((unsigned char)s[i]); i++) {
-		if (sec > 18000000000ull)
-			return -EINVAL;
-		sec = sec * 10 + (uint64_t)(s[i] - '0');
-	}
-	if (i < len && s[i] == '.')
-		for (i++; i < len && isdigit((unsigned char)s[i]); i++)
-			if (scale > 1) {
-				scale /= 10;
-				frac += (uint64_t)(s[i] - '0') * scale;
-			}
-	if (i != len || (len == 1 && s[0] == '.'))
-		return -EINVAL;
-	*ns = sec * 1000000000ull + frac;
-	return 0;
-}
-
-static int parse_time(const char *arg, struct merge_args *a)
-{
-	const char *comma = strchr(arg, ',');
-
-	if (!comma)
-		return -EINVAL;
-	if (parse_seconds(arg, (size_t)(comma - arg), &a->time_start) < 0 ||
-	    parse_seconds(comma + 1, strlen(comma + 1), &a->time_end) < 0)
-		return -EINVAL;
-	if (a->time_end && a->time_start > a->time_end)
-		return -ERANGE;
-	return 0;
-}
-
-/* "0-3,7" -> a->cpus[] (true = wanted). */
-static int parse_cpus(const char *arg, struct merge_args *a)
-{
-	const char *p = arg;
-
-	free(a->cpus);
-	a->cpus = calloc(MAX_CPUS, sizeof(*a->cpus));
-	if (!a->cpus)
-		return -ENOMEM;
-	a->nr_cpus = 0;
-	while (*p) {
-		char *end;
-		long lo = strtol(p, &end, 10), hi = lo;
-
-		if (end == p || lo < 0 || lo >= MAX_CPUS)
-			return -EINVAL;
-		p = end;
-		if (*p == '-') {
-			hi = strtol(p + 1, &end, 10);
-			if (end == p + 1 || hi < lo || hi >= MAX_CPUS)
-				return -EINVAL;
-			p = end;
-		}
-		for (long c = lo; c <= hi; c++)
-			a->cpus[c] = true;
-		if (hi + 1 > a->nr_cpus)
-			a->nr_cpus = (int)hi + 1;
-		if (*p == ',' && p[1])
-			p++;
-		else if (*p)
-			return -EINVAL;
-	}
-	return a->nr_cpus ? 0 : -EINVAL;
-}
-
 /* Returns 0, 1 for -h (done), or -EINVAL after printing the problem. */
 static int parse_args(int argc, char **argv, struct merge_args *a)
 {
@@ -147,7 +72,7 @@ static int parse_args(int argc, char **argv, struct merge_args *a)
 		case 'f': a->force = true; break;
 		case 'h': usage(stdout); return 1;
 		case 't':
-			c = parse_time(optarg, a);
+			c = prec_filter__parse_time(optarg, &a->time_start, &a->time_end);
 			if (c == 0)
 				break;
 			pr_err("merge: --time %s: %s", optarg, c == -ERANGE ?
@@ -155,7 +80,7 @@ static int parse_args(int argc, char **argv, struct merge_args *a)
 			return -EINVAL;
 		case 'C':
 			a->cpu_arg = optarg;
-			if (parse_cpus(optarg, a) == 0)
+			if (prec_filter__parse_cpus(optarg, &a->cpus, &a->nr_cpus) == 0)
 				break;
 			pr_err("merge: --cpu %s: expected a CPU list such as 0-3,7", optarg);
 			return -EINVAL;

@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: MIT
+// --time START,END and --cpu LIST for prec merge and prec dump.
+#include "read/filter_args.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* "12.345678901" seconds -> ns, exactly; empty -> 0 (no bound). Digits
+ * past the ninth decimal are read and dropped. */
+static int parse_seconds(const char *s, size_t len, uint64_t *ns)
+{
+	uint64_t sec = 0, frac = 0, scale = 1000000000ull;
+	size_t i = 0;
+
+	*ns = 0;
+	if (!len)
+		return 0;
+	for (; i < len && isdigit((unsigned char)s[i]); i++) {
+		if (sec > 18000000000ull) /* * 1e9 must stay under 2^64 */
+			return -EINVAL;
+		sec = sec * 10 + (uint64_t)(s[i] - '0');
+	}
+	if (i < len && s[i] == '.')
+		for (i++; i < len && isdigit((unsigned char)s[i]); i++)
+			if (scale > 1) {
+				scale /= 10;
+				frac += (uint64_t)(s[i] - '0') * scale;
+			}
+	if (i != len || (len == 1 && s[0] == '.'))
+		return -EINVAL;
+	*ns = sec * 1000000000ull + frac;
+	return 0;
+}
+
+int prec_filter__parse_time(const char *arg, uint64_t *start_ns, uint64_t *end_ns)
+{
+	const char *comma = strchr(arg, ',');
+
+	if (!comma || parse_seconds(arg, (size_t)(comma - arg), start_ns) < 0 ||
+	    parse_seconds(comma + 1, strlen(comma + 1), end_ns) < 0)
+		return -EINVAL;
+	if (*end_ns && *start_ns > *end_ns)
+		return -ERANGE;
+	return 0;
+}
+
+int prec_filter__parse_cpus(const char *arg, bool **cpus, int *nr)
+{
+	const char *p = arg;
+
+	free(*cpus);
+	*nr = 0;
+	*cpus = calloc(PREC_FILTER_MAX_CPUS, sizeof(**cpus));
+	if (!*cpus)
+		return -ENOMEM;
+	while (*p) {
+		char *end;
+		long lo, hi;
+
+		if (!isdigit((unsigned char)*p))
+			return -EINVAL;
+		lo = hi = strtol(p, &end, 10);
+		if (lo >= PREC_FILTER_MAX_CPUS)
+			return -EINVAL;
+		p = end;
+		if (*p == '-') {
+			if (!isdigit((unsigned char)p[1]))
+				return -EINVAL;
+			hi = strtol(p + 1, &end, 10);
+			if (hi < lo || hi >= PREC_FILTER_MAX_CPUS)
+				return -EINVAL;
+			p = end;
+		}
+		for (long c = lo; c <= hi; c++)
+			(*cpus)[c] = true;
+		if (hi + 1 > *nr)
+			*nr = (int)hi + 1;
+		if (*p == ',' && p[1])
+			p++;
+		else if (*p)
+			return -EINVAL;
+	}
+	return *nr ? 0 : -EINVAL;
+}
