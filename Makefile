@@ -86,6 +86,8 @@ $(BUILD)/%.o: %.c
 
 # Tests include their helpers as "lib/test.h".
 $(BUILD)/tests/%.o: CFLAGS += -Itests
+# a known call chain for tests/e2e/callgraph.sh: frame pointers for -g
+$(BUILD)/tests/helpers/callchain.o: CFLAGS += -fno-omit-frame-pointer
 $(BUILD)/bench/%.o: CFLAGS += -Itests
 
 $(BUILD)/tests/unit/%: $(BUILD)/tests/unit/%.o $(TLIB_OBJ) $(LIB)

@@ -136,7 +136,8 @@ static int note_mmap2(struct prec_drain_walk *w,
 	uint8_t id_size = 0;
 	size_t len;
 
-	if (h->size <= MMAP2_FILENAME)
+	/* A data map (mmap_data): its file's code map, if any, has the id. */
+	if (h->size <= MMAP2_FILENAME || (h->misc & PERF_RECORD_MISC_MMAP_DATA))
 		return 0;
 	len = strnlen(path, h->size - MMAP2_FILENAME);
 	if (!len)

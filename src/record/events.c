@@ -490,6 +490,10 @@ void prec_evlist__config(struct prec_evlist *el,
 			a->comm_exec = 1;
 			a->task = 1;
 			a->build_id = 1;
+			/* As perf for dwarf: its unwinder reads the binaries'
+			 * non-code segments (.eh_frame_hdr...) through the maps
+			 * it knows, and without these it stops after one frame. */
+			a->mmap_data = o->callgraph == PREC_CG_DWARF;
 		}
 	}
 }

@@ -186,6 +186,9 @@ struct prec_sideband_opts {
 	bool all_tasks;        /* every process in /proc (-a, -C) */
 	const pid_t *pids;     /* else only these processes (-p) / tids (-t) */
 	int nr_pids;
+	/* also the readable, non-executable mappings of files (misc
+	 * MMAP_DATA), as the tracking event's mmap_data records them */
+	bool data_maps;
 };
 
 /* Write into w the synthesized records of the system as it is now: kernel

@@ -406,7 +406,8 @@ int prec_session__start(struct prec_session *s,
 			bool track_first)
 {
 	struct prec_sideband_opts sbo = { .all_tasks = !pids, .pids = pids,
-					  .nr_pids = nr_pids };
+					  .nr_pids = nr_pids,
+					  .data_maps = o->callgraph == PREC_CG_DWARF };
 	int err;
 
 	/* Drainers first (their events are still disabled): the side band,

@@ -42,6 +42,7 @@ struct sb {
 	size_t text_cap;
 	char **seen;           /* open-addressed set of build-id'ed paths */
 	size_t seen_cap, seen_nr;
+	bool data_maps;        /* prec_sideband_opts.data_maps */
 };
 
 /* ---- chunk packing ---- */
@@ -171,8 +172,9 @@ struct sb_map {
 static int emit_mmap2(struct sb *sb, uint32_t pid, const struct sb_map *mp)
 {
 	size_t nl = name_len(mp->path);
-	uint8_t *b = rec_begin(sb, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER,
-			       64 + nl);
+	uint16_t misc = PERF_RECORD_MISC_USER |
+			(mp->prot & PROT_EXEC ? 0 : PERF_RECORD_MISC_MMAP_DATA);
+	uint8_t *b = rec_begin(sb, PERF_RECORD_MMAP2, misc, 64 + nl);
 
 	put32(b, pid);
 	put32(b + 4, pid);
@@ -536,8 +538,15 @@ static int sb_maps(struct sb *sb, pid_t pid)
 		next = strchr(line, '\n');
 		if (next)
 			*next++ = '\0';
-		if (!parse_map(line, &mp) || !(mp.prot & PROT_EXEC))
+		if (!parse_map(line, &mp))
 			continue;
+		/* --call-graph dwarf: perf's unwinder reads .eh_frame_hdr and
+		 * the like through the maps it knows, not only code's. */
+		if (!(mp.prot & PROT_EXEC)) {
+			if (sb->data_maps && (mp.prot & PROT_READ) && mp.path[0] == '/')
+				err = emit_mmap2(sb, (uint32_t)pid, &mp);
+			continue;
+		}
 		/* As perf: every executable map, anonymous ones (JIT code,
 		 * resolved through /tmp/perf-PID.map) named "//anon". */
 		if (!mp.path[0])
@@ -699,6 +708,7 @@ int prec_sideband__synthesize(struct prec_shard_writer *w,
 	if (!sb)
 		return -ENOMEM;
 	err = sb_init(sb, w, m);
+	sb->data_maps = opts && opts->data_maps;
 	if (!err)
 		err = sb_kernel(sb);
 	if (!err)
