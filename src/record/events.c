@@ -327,6 +327,48 @@ static int add_named(struct prec_evsel *ev, const char *full, const char *item)
 	return -EINVAL;
 }
 
+static int add_one(struct prec_evlist *el, const char *full, const char *root);
+
+/* system:name with a glob (*, ?, [) in either part, as perf takes them:
+ * one event per tracepoint that matches, in name order, each with the
+ * modifiers given. */
+static int add_glob(struct prec_evlist *el, const char *full, const char *root)
+{
+	char *item = strdup(full), *colon, **names = NULL;
+	const char *mods;
+	int n, err = 0;
+
+	if (!item)
+		return -ENOMEM;
+	mods = split_mods(item);
+	colon = strchr(item, ':');
+	*colon = 0;
+	n = prec_tracefs__glob(item, colon + 1, &names);
+	if (n == 0)
+		pr_err("event '%s': no tracepoint matches (in %s/events)", full,
+		       prec_tracefs__root());
+	else if (n == -ENODEV)
+		pr_err("event '%s': tracefs is not mounted (tried /sys/kernel/tracing and /sys/kernel/debug/tracing)",
+		       full);
+	else if (n < 0)
+		pr_err("event '%s': listing tracefs: %s", full, strerror(-n));
+	for (int i = 0; i < n && !err; i++) {
+		char one[512];
+
+		snprintf(one, sizeof(one), "%s%s%s", names[i], mods ? ":" : "",
+			 mods ? mods : "");
+		err = add_one(el, one, root);
+	}
+	prec_tracefs__free_list(names, n > 0 ? n : 0);
+	free(item);
+	return n <= 0 ? (n == 0 ? -EINVAL : n) : err;
+}
+
+static bool is_tracepoint_glob(const char *s)
+{
+	return !strchr(s, '/') && strchr(s, ':') && strpbrk(s, "*?[");
+}
+
 static int add_one(struct prec_evlist *el, const char *full, const char *root)
 {
 	char *item = strdup(full);
@@ -336,6 +378,10 @@ static int add_one(struct prec_evlist *el, const char *full, const char *root)
 
 	if (!item)
 		return -ENOMEM;
+	if (is_tracepoint_glob(full)) {
+		free(item);
+		return add_glob(el, full, root);
+	}
 	ev = new_evsel(el, full);
 	if (!ev) {
 		free(item);
@@ -388,14 +434,24 @@ int prec_evlist__add(struct prec_evlist *el, const char *text,
 	}
 	if (err < 0 || !filter)
 		return err;
-	/* Like perf, --filter applies to the last event of the -e before it. */
-	if (el->nr == first || el->evsel[el->nr - 1].attr.type != PERF_TYPE_TRACEPOINT) {
-		pr_err("option --filter '%s': the -e before it ('%s') is not a tracepoint",
-		       filter, text);
+	/* Like perf, --filter applies to every event of the -e before it (a
+	 * list or a glob), which must all be tracepoints. */
+	for (int i = first; i < el->nr; i++)
+		if (el->evsel[i].attr.type != PERF_TYPE_TRACEPOINT) {
+			pr_err("option --filter '%s': '%s' of the -e before it is not a tracepoint",
+			       filter, el->evsel[i].name);
+			return -EINVAL;
+		}
+	if (el->nr == first) {
+		pr_err("option --filter '%s': no -e before it", filter);
 		return -EINVAL;
 	}
-	el->evsel[el->nr - 1].filter = strdup(filter);
-	return el->evsel[el->nr - 1].filter ? 0 : -ENOMEM;
+	for (int i = first; i < el->nr; i++) {
+		el->evsel[i].filter = strdup(filter);
+		if (!el->evsel[i].filter)
+			return -ENOMEM;
+	}
+	return 0;
 }
 
 int prec_evlist__add_tracking(struct prec_evlist *el)

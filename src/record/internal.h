@@ -163,6 +163,12 @@ const char *prec_tracefs__root(void);
 /* Id of tracepoint system:name from tracefs. Returns 0, -ENOENT (no such
  * tracepoint), -ENODEV (no tracefs) or -errno. */
 int prec_tracefs__event_id(const char *system, const char *name, uint64_t *id);
+/* The tracepoints whose system and name match the glob patterns (fnmatch:
+ * *, ?, [...]), as "system:name" strings, sorted: *out (malloc'd, each
+ * string too; prec_tracefs__free_list() frees them). Returns how many (0:
+ * none matches), -ENODEV (no tracefs) or -errno. */
+int prec_tracefs__glob(const char *sys_pat, const char *name_pat, char ***out);
+void prec_tracefs__free_list(char **list, int n);
 
 /* Add system:name's format text to m (once per tracepoint), and the
  * header_page / header_event / printk_formats / saved_cmdlines texts if m

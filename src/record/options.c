@@ -474,8 +474,8 @@ static int opt_help(struct prec_record_opts *o, const char *arg)
 static const struct opt table[] = {
 	{ "dir", 'd', "DIR", opt_dir, "output directory (default prec.data)" },
 	{ "output", 'o', "DIR", opt_dir, "same as -d" },
-	{ "event", 'e', "LIST", opt_event, "events: cpu-clock, sys:tracepoint, pmu/t=v/ ... with :u :k" },
-	{ "filter", 0, "FILTER", opt_filter, "tracepoint filter for the preceding -e" },
+	{ "event", 'e', "LIST", opt_event, "events: cpu-clock, sys:tracepoint (or sys:glob*), pmu/t=v/ ... with :u :k" },
+	{ "filter", 0, "FILTER", opt_filter, "tracepoint filter for every event of the preceding -e" },
 	{ "freq", 'F', "HZ", opt_freq, "sampling frequency (default 4000; 'max')" },
 	{ "count", 'c', "N", opt_count, "sample period instead of a frequency" },
 	{ NULL, 'g', NULL, opt_g, "frame-pointer call chains" },

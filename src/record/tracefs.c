@@ -5,8 +5,10 @@
 #include "record/internal.h"
 #include "util/file.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -171,4 +173,99 @@ int prec_tracefs__add_formats(struct prec_manifest *m, const char *system,
 	if (!err)
 		err = add_global(m, &m->saved_cmdlines, root, "saved_cmdlines");
 	return err;
+}
+
+struct tp_list {
+	char **v;
+	int n, cap;
+};
+
+static int list_add(struct tp_list *l, const char *sys, const char *name)
+{
+	char *s;
+
+	if (l->n == l->cap) {
+		int cap = l->cap ? 2 * l->cap : 64;
+		char **v = realloc(l->v, (size_t)cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		l->v = v;
+		l->cap = cap;
+	}
+	if (asprintf(&s, "%s:%s", sys, name) < 0)
+		return -ENOMEM;
+	l->v[l->n++] = s;
+	return 0;
+}
+
+/* The events of one system dir that match: its subdirectories (the files
+ * "enable" and "filter" are not events). */
+static int glob_system(struct tp_list *l, const char *root, const char *sys,
+		       const char *name_pat)
+{
+	char path[512];
+	struct dirent *e;
+	DIR *d;
+	int err = 0;
+
+	snprintf(path, sizeof(path), "%s/events/%s", root, sys);
+	d = opendir(path);
+	if (!d)
+		return 0;
+	while (!err && (e = readdir(d))) {
+		struct stat st;
+		char sub[1024];
+
+		if (e->d_name[0] == '.' || fnmatch(name_pat, e->d_name, 0))
+			continue;
+		if (snprintf(sub, sizeof(sub), "%s/%s/id", path, e->d_name) >= (int)sizeof(sub))
+			continue;
+		if (stat(sub, &st) == 0)
+			err = list_add(l, sys, e->d_name);
+	}
+	closedir(d);
+	return err;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int prec_tracefs__glob(const char *sys_pat, const char *name_pat, char ***out)
+{
+	const char *root = prec_tracefs__root();
+	struct tp_list l = { 0 };
+	char path[256];
+	struct dirent *e;
+	DIR *d;
+	int err = 0;
+
+	*out = NULL;
+	if (!root)
+		return -ENODEV;
+	snprintf(path, sizeof(path), "%s/events", root);
+	d = opendir(path);
+	if (!d)
+		return -errno;
+	while (!err && (e = readdir(d)))
+		if (e->d_name[0] != '.' && !fnmatch(sys_pat, e->d_name, 0))
+			err = glob_system(&l, root, e->d_name, name_pat);
+	closedir(d);
+	if (err) {
+		prec_tracefs__free_list(l.v, l.n);
+		return err;
+	}
+	if (l.n)
+		qsort(l.v, (size_t)l.n, sizeof(*l.v), cmp_str);
+	*out = l.v;
+	return l.n;
+}
+
+void prec_tracefs__free_list(char **list, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(list[i]);
+	free(list);
 }

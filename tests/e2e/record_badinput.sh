@@ -26,6 +26,7 @@ expect() {
 
 expect 2 "event 'nosuch': unknown event" -e nosuch -- true
 expect 2 "event 'sched:no_such_tp': no such tracepoint" -e sched:no_such_tp -- true
+expect 2 "event 'sched:no_such_*': no tracepoint matches" -e 'sched:no_such_*' -- true
 expect 2 "event 'cpu-clock:kx': unknown modifier ':kx'" -e cpu-clock:kx -- true
 if [ ! -e /sys/bus/event_source/devices/intel_pt ]; then
 	expect 2 "event 'intel_pt//': PMU 'intel_pt' not found (no /sys/bus/event_source/devices/intel_pt)" \
@@ -48,6 +49,8 @@ expect 2 "option '--bogus'" --bogus -- true
 expect 2 "give a frequency or a period" -c 1 -F 1 -- true
 expect 2 "must follow the -e tracepoint" --filter 'id == 1' -- true
 expect 2 "is not a tracepoint" -e cpu-clock --filter 'id == 1' -- true
+expect 2 "'cpu-clock' of the -e before it is not a tracepoint" \
+	-e raw_syscalls:sys_enter,cpu-clock --filter 'id == 1' -- true
 expect 2 "cannot be combined with a command" -p 1 -- true
 expect 1 "filter 'nosuchfield == 1'" -e raw_syscalls:sys_enter --filter 'nosuchfield == 1' -- true
 expect 1 "pid 999999: no such process" -p 999999

@@ -69,4 +69,14 @@ for _ in $(seq 60); do
 	sleep 0.05
 done
 pgrep -f "record -d $tmp/late" >/dev/null && fail "the event-releasing child is still there after 3 s"
-echo "PASS: $N samples, 0 lost: copy (default), zero-copy, SCHED_FIFO drainers; events released after exit"
+# A tracepoint glob, as perf takes it: raw_syscalls:sys_e* is sys_enter and
+# sys_exit, and --filter applies to both (perf applies it to every event
+# of the -e before it): exactly N of each.
+"$PREC" record -q -d "$tmp/glob" -m 16M -e 'raw_syscalls:sys_e*' --filter 'id == 110' \
+	-- "$H/storm" 3000 || fail "record with a glob: exit $?"
+"$PREC" merge "$tmp/glob" 2>/dev/null | perf script -i - 2>/dev/null |
+	awk '{ print $5 }' | sort | uniq -c >"$tmp/glob.count"
+want=$(printf '   3000 raw_syscalls:sys_enter:\n   3000 raw_syscalls:sys_exit:')
+[ "$(cat "$tmp/glob.count")" = "$want" ] ||
+	fail "glob raw_syscalls:sys_e*: perf script counts $(tr '\n' ' ' <"$tmp/glob.count")"
+echo "PASS: $N samples, 0 lost: copy (default), zero-copy, SCHED_FIFO drainers; events released after exit; a glob with a filter"

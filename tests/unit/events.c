@@ -179,10 +179,21 @@ static void test_tracepoint(void)
 	CHECK(!strcmp(el.evsel[0].filter, "id == 110"));
 	CHECK_EQ(prec_evlist__add(&el, "sched:no_such_tracepoint", NULL, NULL), -EINVAL);
 	CHECK_EQ(prec_evlist__add(&el, "a:b:c", NULL, NULL), -EINVAL);
-	/* The filter goes to the last event of its -e. */
-	CHECK_EQ(prec_evlist__add(&el, "cpu-clock,raw_syscalls:sys_exit", "ret == 0", NULL), 0);
-	CHECK(!el.evsel[el.nr - 2].filter);
-	CHECK(!strcmp(el.evsel[el.nr - 1].filter, "ret == 0"));
+	/* As perf: the filter goes to every event of its -e, which must all
+	 * be tracepoints; a glob expands in name order. */
+	CHECK_EQ(prec_evlist__add(&el, "cpu-clock,raw_syscalls:sys_exit", "ret == 0", NULL),
+		 -EINVAL);
+	{
+		int before = el.nr;
+
+		CHECK_EQ(prec_evlist__add(&el, "raw_syscalls:sys_e*", "ret == 0", NULL), 0);
+		CHECK_EQ(el.nr, before + 2);
+		CHECK(!strcmp(el.evsel[before].name, "raw_syscalls:sys_enter"));
+		CHECK(!strcmp(el.evsel[before + 1].name, "raw_syscalls:sys_exit"));
+		CHECK(!strcmp(el.evsel[before].filter, "ret == 0"));
+		CHECK(!strcmp(el.evsel[before + 1].filter, "ret == 0"));
+	}
+	CHECK_EQ(prec_evlist__add(&el, "raw_syscalls:no_such_*", NULL, NULL), -EINVAL);
 	prec_evlist__exit(&el);
 }
 
