@@ -63,6 +63,8 @@ struct prec_record_opts {
 	bool verbose, quiet;
 	/* flight recorder, control, markers, AUX (flight-recorder.md) */
 	bool markers;           /* --markers: trace_marker writes as ftrace:print */
+	bool no_inherit;        /* -i: the command's children are not followed */
+	bool switch_events;     /* --switch-events: PERF_RECORD_SWITCH records */
 	bool overwrite;         /* --overwrite: backward rings, snapshots */
 	const char *control;    /* --control fifo:CTL[,ACK] or fd:CTL[,ACK] */
 	int64_t delay_ms;       /* -D: wait before enabling; -1 = until 'enable' */

@@ -550,6 +550,8 @@ void prec_evlist__config(struct prec_evlist *el,
 			 * non-code segments (.eh_frame_hdr...) through the maps
 			 * it knows, and without these it stops after one frame. */
 			a->mmap_data = o->callgraph == PREC_CG_DWARF;
+			if (o->switch_events)
+				a->context_switch = 1;
 		}
 	}
 }

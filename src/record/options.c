@@ -403,6 +403,20 @@ static int opt_aux_size(struct prec_record_opts *o, const char *arg)
 	return 0;
 }
 
+static int opt_noinherit(struct prec_record_opts *o, const char *arg)
+{
+	(void)arg;
+	o->no_inherit = true;
+	return 0;
+}
+
+static int opt_switch(struct prec_record_opts *o, const char *arg)
+{
+	(void)arg;
+	o->switch_events = true;
+	return 0;
+}
+
 static int opt_markers(struct prec_record_opts *o, const char *arg)
 {
 	(void)arg;
@@ -484,6 +498,8 @@ static const struct opt table[] = {
 	{ "cpu", 'C', "LIST", opt_cpu, "only these CPUs, e.g. 0-3,6" },
 	{ "pid", 'p', "PID,...", opt_pid, "existing processes (all their threads)" },
 	{ "tid", 't', "TID,...", opt_tid, "existing threads" },
+	{ "no-inherit", 'i', NULL, opt_noinherit, "the command's child tasks are not recorded" },
+	{ "switch-events", 0, NULL, opt_switch, "record context switches (PERF_RECORD_SWITCH, as perf)" },
 	{ "mmap-pages", 'm', "PAGES|SIZE", opt_mmap_aux, "per-CPU ring[,AUX area]: pages (power of two) or 512K, 4M (default 1M)" },
 	{ "clockid", 'k', "CLOCK", opt_clock, "monotonic (default), monotonic_raw, realtime, boottime, tai, N, or perf (perf's own; intel_pt's)" },
 	{ "round-ms", 0, "MS", opt_round, "longest round before an idle CPU writes a marker (default 100)" },

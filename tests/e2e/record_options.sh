@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# perf record options that change what is recorded, checked through perf:
+# 1. -i / --no-inherit: the command's children are not followed. A shell
+#    that runs the storm helper (N getppid calls) gives N storm samples of
+#    raw_syscalls:sys_enter (id == 110), and none with -i.
+# 2. --switch-events: PERF_RECORD_SWITCH records, which perf script shows
+#    with --show-switch-events: a ping-pong of P round trips on one CPU
+#    switches each side out at least P times.
+set -u
+H=$PREC_BUILD/tests/helpers
+[ "$(id -u)" = 0 ] || { echo "skip: needs root"; exit 77; }
+[ -d /sys/kernel/tracing/events/raw_syscalls/sys_enter ] ||
+	{ echo "skip: no raw_syscalls tracepoints"; exit 77; }
+tmp=$(mktemp -d /tmp/prec-recopts.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+N=2000
+P=1000
+
+storm_samples() { # DIR: samples of comm storm in perf script
+	"$PREC" merge "$1" 2>/dev/null | perf script -i - 2>/dev/null | awk '$1 == "storm"' | wc -l
+}
+for opt in "" -i; do
+	# shellcheck disable=SC2086 # $opt is empty or one word
+	"$PREC" record -q -d "$tmp/inh$opt" -m 4M $opt -e raw_syscalls:sys_enter --filter 'id == 110' \
+		-- sh -c "\"$H/storm\" $N; true" || fail "record $opt: exit $?"
+done
+n=$(storm_samples "$tmp/inh")
+[ "$n" = $N ] || fail "inherit: $n storm samples, want $N"
+n=$(storm_samples "$tmp/inh-i")
+[ "$n" = 0 ] || fail "-i: $n storm samples, want 0 (the child is not followed)"
+echo "inherit: $N storm samples; -i: 0"
+
+"$PREC" record -q -d "$tmp/sw" -e cpu-clock --switch-events -- taskset -c 0 "$H/pingpong" $P ||
+	fail "record --switch-events: exit $?"
+"$PREC" merge "$tmp/sw" -o "$tmp/sw.data" 2>/dev/null || fail "merge --switch-events"
+perf script -i "$tmp/sw.data" --show-switch-events >"$tmp/sw.script" 2>"$tmp/sw.err" ||
+	fail "perf script --show-switch-events"
+[ -s "$tmp/sw.err" ] && fail "perf script said: $(head -3 "$tmp/sw.err")"
+out=$(grep -c 'PERF_RECORD_SWITCH OUT' "$tmp/sw.script")
+[ "$out" -ge $((2 * P)) ] || fail "--switch-events: $out switch-outs, want >= $((2 * P))"
+echo "PASS: -i follows no child; --switch-events: $out switch-outs for $P round trips"
