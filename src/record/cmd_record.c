@@ -342,8 +342,10 @@ static int record(struct record *r, int argc, char **argv)
 		err = setup_targets(r);
 	if (err)
 		return err == -ENOEXEC ? 127 : 1;
+	/* As perf: a command's and -p's processes are followed into their
+	 * children (unless -i); -t's threads and -a's CPUs are not. */
 	prec_evlist__config(&r->el, &r->o, r->have_wl,
-			    r->have_wl && !r->o.all_cpus && !r->o.no_inherit);
+			    ((r->have_wl && !r->o.all_cpus) || r->o.nr_pids) && !r->o.no_inherit);
 	/* -D: the events wait for the timer or 'enable', not for exec. */
 	for (int i = 0; r->o.delay_ms && i < r->el.nr; i++)
 		r->el.evsel[i].attr.enable_on_exec = 0;

@@ -4,6 +4,9 @@
 # 1. -i / --no-inherit: the command's children are not followed. A shell
 #    that runs the storm helper (N getppid calls) gives N storm samples of
 #    raw_syscalls:sys_enter (id == 110), and none with -i.
+#    -p follows its processes into their children too (perf's default):
+#    attached to a shell that starts the storm later, N storm samples; with
+#    -i none.
 # 2. --switch-events: PERF_RECORD_SWITCH records, which perf script shows
 #    with --show-switch-events: a ping-pong of P round trips on one CPU
 #    switches each side out at least P times.
@@ -31,6 +34,20 @@ n=$(storm_samples "$tmp/inh")
 n=$(storm_samples "$tmp/inh-i")
 [ "$n" = 0 ] || fail "-i: $n storm samples, want 0 (the child is not followed)"
 echo "inherit: $N storm samples; -i: 0"
+for opt in "" -i; do
+	sh -c "sleep 0.4; \"$H/storm\" $N; sleep 0.2" &
+	target=$!
+	sleep 0.1
+	# shellcheck disable=SC2086 # $opt is empty or one word
+	"$PREC" record -q -d "$tmp/p$opt" -m 4M $opt -p $target \
+		-e raw_syscalls:sys_enter --filter 'id == 110' || fail "record -p $opt: exit $?"
+	wait $target
+done
+n=$(storm_samples "$tmp/p")
+[ "$n" = $N ] || fail "-p: $n storm samples of the target's child, want $N"
+n=$(storm_samples "$tmp/p-i")
+[ "$n" = 0 ] || fail "-p -i: $n storm samples, want 0"
+echo "-p: $N storm samples of the target's child; -p -i: 0"
 
 "$PREC" record -q -d "$tmp/sw" -e cpu-clock --switch-events -- taskset -c 0 "$H/pingpong" $P ||
 	fail "record --switch-events: exit $?"
