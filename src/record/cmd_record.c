@@ -36,6 +36,7 @@ struct record {
 	int sfd;                /* signalfd: SIGINT, SIGTERM, SIGHUP, SIGCHLD */
 	int *pidfds, nr_pidfds; /* -p/-t targets */
 	int signo;              /* the signal that stopped us, 0 if none */
+	bool max_size_hit;      /* --max-size stopped us */
 	struct prec_flight fl;  /* -D, --control, --markers, snapshots */
 };
 
@@ -200,6 +201,33 @@ static int on_signal(struct record *r)
 	return r->have_wl && prec_workload__reap(&r->wl, false) == 1;
 }
 
+/* The flight recorder's next deadline, and with --max-size a look at the
+ * drained total every MAX_SIZE_POLL_MS. */
+#define MAX_SIZE_POLL_MS 20
+static int poll_ms(const struct record *r)
+{
+	int t = prec_flight__timeout_ms(&r->fl);
+
+	if (!r->o.max_size)
+		return t;
+	return t < 0 || t > MAX_SIZE_POLL_MS ? MAX_SIZE_POLL_MS : t;
+}
+
+static bool max_size_reached(struct record *r)
+{
+	uint64_t got;
+
+	if (!r->o.max_size)
+		return false;
+	got = prec_session__drained(&r->s);
+	if (got < r->o.max_size)
+		return false;
+	r->max_size_hit = true;
+	pr_info("record: --max-size reached (%.1f MB recorded): stopping",
+		(double)got / 1e6);
+	return true;
+}
+
 static int wait_for_stop(struct record *r)
 {
 	int n = 3 + r->nr_pidfds, alive = r->nr_pidfds;
@@ -215,7 +243,9 @@ static int wait_for_stop(struct record *r)
 		pfd[3 + i] = (struct pollfd){ .fd = r->pidfds[i], .events = POLLIN };
 	/* The workload may be gone already (SIGCHLD pending). */
 	while (!(r->have_wl && prec_workload__reap(&r->wl, false) == 1)) {
-		if (poll(pfd, (nfds_t)n, prec_flight__timeout_ms(&r->fl)) < 0 && errno != EINTR)
+		if (poll(pfd, (nfds_t)n, poll_ms(r)) < 0 && errno != EINTR)
+			break;
+		if (max_size_reached(r))
 			break;
 		if ((pfd[0].revents & POLLIN) && on_signal(r))
 			break;
@@ -327,6 +357,9 @@ static int stop(struct record *r, int rc)
 		return rc;
 	if (err)
 		return 1;
+	/* We stopped the command ourselves: its SIGTERM is not its status. */
+	if (r->max_size_hit)
+		return 0;
 	return r->have_wl ? prec_workload__exit_code(&r->wl) : 0;
 }
 

@@ -65,6 +65,7 @@ struct prec_record_opts {
 	bool markers;           /* --markers: trace_marker writes as ftrace:print */
 	bool no_inherit;        /* -i: the command's children are not followed */
 	bool switch_events;     /* --switch-events: PERF_RECORD_SWITCH records */
+	uint64_t max_size;      /* --max-size: stop once this much is drained */
 	bool overwrite;         /* --overwrite: backward rings, snapshots */
 	const char *control;    /* --control fifo:CTL[,ACK] or fd:CTL[,ACK] */
 	int64_t delay_ms;       /* -D: wait before enabling; -1 = until 'enable' */
@@ -346,6 +347,8 @@ void prec_session__summary(const struct prec_session *s);
 /* The drain_efd is readable: note which drainer failed (fail_*). Returns
  * 1 when the recording must stop now, 0 for a spurious wake. Main thread. */
 int prec_session__drain_failed(struct prec_session *s);
+/* Record bytes drained so far by every drainer (--max-size). */
+uint64_t prec_session__drained(const struct prec_session *s);
 /* Remove what begin() and start() created when the recording never
  * started (drainers are stopped first); -f's old directory is put back. */
 void prec_session__discard(struct prec_session *s);

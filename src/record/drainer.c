@@ -33,6 +33,8 @@ struct prec_drainer {
 			       * the first error, -1 = none */
 	uint64_t wm;          /* watermark of the last pass: holds for every
 			       * record not yet in a chunk */
+	uint64_t bytes_pub;   /* st.bytes after the last pass, for other
+			       * threads (atomic: --max-size polls it) */
 	bool started;
 	pthread_t thread;
 };
@@ -288,6 +290,7 @@ int prec_drainer__drain(struct prec_drainer *d)
 	if (aux_tail != aux_head)
 		__atomic_store_n(&pg->aux_tail, aux_head, __ATOMIC_RELEASE);
 	d->st.chunks += (uint64_t)(n + na);
+	__atomic_store_n(&d->bytes_pub, d->st.bytes, __ATOMIC_RELAXED);
 	return n + na;
 }
 
@@ -488,6 +491,11 @@ int prec_drainer__join(struct prec_drainer *d)
 void prec_drainer__set_notify(struct prec_drainer *d, int fd)
 {
 	d->notify_fd = fd;
+}
+
+uint64_t prec_drainer__bytes(const struct prec_drainer *d)
+{
+	return __atomic_load_n(&d->bytes_pub, __ATOMIC_RELAXED);
 }
 
 int prec_drainer__error(const struct prec_drainer *d)

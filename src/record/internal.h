@@ -140,6 +140,8 @@ int prec_drainer__join(struct prec_drainer *d);
 void prec_drainer__set_notify(struct prec_drainer *d, int fd);
 /* The thread's first error so far, or 0. Any thread may call it. */
 int prec_drainer__error(const struct prec_drainer *d);
+/* Bytes drained as of the last pass; any thread may call it. */
+uint64_t prec_drainer__bytes(const struct prec_drainer *d);
 void prec_drainer__stats(const struct prec_drainer *d,
 			 struct prec_drainer_stats *st);
 /* Maps seen (deduplicated by path+id); valid until delete(). */

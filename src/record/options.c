@@ -220,6 +220,24 @@ static int opt_tid(struct prec_record_opts *o, const char *arg)
 	return parse_pids("-t", arg, &o->tids, &o->nr_tids);
 }
 
+/* The multiplier of a K, M or G suffix (any case, a B or iB after it
+ * allowed), 1 with none, 0 for anything else. */
+static uint64_t size_mult(const char *end)
+{
+	uint64_t m;
+
+	switch (toupper((unsigned char)*end)) {
+	case 0: return 1;
+	case 'K': m = 1ull << 10; break;
+	case 'M': m = 1ull << 20; break;
+	case 'G': m = 1ull << 30; break;
+	default: return 0;
+	}
+	if (end[1] && strcasecmp(end + 1, "B") && strcasecmp(end + 1, "iB"))
+		return 0;
+	return m;
+}
+
 /* The ring part of -m; errors show the whole option argument, shown. */
 static int parse_ring_size(struct prec_record_opts *o, const char *arg,
 			   const char *shown)
@@ -232,16 +250,10 @@ static int parse_ring_size(struct prec_record_opts *o, const char *arg,
 	v = strtoull(arg, &end, 0);
 	if (errno || end == arg || !isdigit((unsigned char)*arg) || !v)
 		return bad("-m", shown, "expected pages (a power of two) or a size such as 512K, 4M");
-	switch (toupper((unsigned char)*end)) {
-	case 0: mult = 0; break;
-	case 'K': mult = 1ull << 10; break;
-	case 'M': mult = 1ull << 20; break;
-	case 'G': mult = 1ull << 30; break;
-	default: return bad("-m", shown, "unknown size suffix (use K, M or G)");
-	}
-	if (*end && end[1] && strcasecmp(end + 1, "B") && strcasecmp(end + 1, "iB"))
+	mult = size_mult(end);
+	if (!mult)
 		return bad("-m", shown, "unknown size suffix (use K, M or G)");
-	if (!mult) {
+	if (!*end) { /* no suffix: pages */
 		if (v & (v - 1))
 			return bad("-m", shown, "the number of pages must be a power of two");
 		pages = v;
@@ -417,6 +429,25 @@ static int opt_switch(struct prec_record_opts *o, const char *arg)
 	return 0;
 }
 
+/* --max-size: bytes, with perf's B, K, M or G suffix. */
+static int opt_max_size(struct prec_record_opts *o, const char *arg)
+{
+	uint64_t v, mult;
+	char *end;
+
+	errno = 0;
+	v = strtoull(arg, &end, 10);
+	if (errno || end == arg || !isdigit((unsigned char)*arg) || !v)
+		return bad("--max-size", arg, "expected a size such as 500M or 2G");
+	mult = toupper((unsigned char)*end) == 'B' && !end[1] ? 1 : size_mult(end);
+	if (!mult)
+		return bad("--max-size", arg, "unknown size suffix (use B, K, M or G)");
+	if (v > UINT64_MAX / mult)
+		return bad("--max-size", arg, "too large");
+	o->max_size = v * mult;
+	return 0;
+}
+
 static int opt_markers(struct prec_record_opts *o, const char *arg)
 {
 	(void)arg;
@@ -500,6 +531,7 @@ static const struct opt table[] = {
 	{ "tid", 't', "TID,...", opt_tid, "existing threads" },
 	{ "no-inherit", 'i', NULL, opt_noinherit, "the command's child tasks are not recorded" },
 	{ "switch-events", 0, NULL, opt_switch, "record context switches (PERF_RECORD_SWITCH, as perf)" },
+	{ "max-size", 0, "SIZE", opt_max_size, "stop once this much is recorded, e.g. 500M (as perf; stops the command)" },
 	{ "mmap-pages", 'm', "PAGES|SIZE", opt_mmap_aux, "per-CPU ring[,AUX area]: pages (power of two) or 512K, 4M (default 1M)" },
 	{ "clockid", 'k', "CLOCK", opt_clock, "monotonic (default), monotonic_raw, realtime, boottime, tai, N, or perf (perf's own; intel_pt's)" },
 	{ "round-ms", 0, "MS", opt_round, "longest round before an idle CPU writes a marker (default 100)" },

@@ -563,6 +563,16 @@ static void lap(const struct prec_session *s, const char *what)
 		 (double)(prec_now_ns(CLOCK_MONOTONIC) - s->t_stop_ns) / 1e6);
 }
 
+uint64_t prec_session__drained(const struct prec_session *s)
+{
+	uint64_t sum = 0;
+
+	for (int c = 0; s->drainers && c < s->nr_cpus; c++)
+		if (s->drainers[c])
+			sum += prec_drainer__bytes(s->drainers[c]);
+	return sum;
+}
+
 int prec_session__drain_failed(struct prec_session *s)
 {
 	uint64_t n;

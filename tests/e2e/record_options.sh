@@ -10,6 +10,9 @@
 # 2. --switch-events: PERF_RECORD_SWITCH records, which perf script shows
 #    with --show-switch-events: a ping-pong of P round trips on one CPU
 #    switches each side out at least P times.
+# 3. --max-size: a system-wide storm of 5M getppid calls (~650 MB) stops
+#    once 5 MiB are recorded (a poll every 20 ms lets it overshoot; under
+#    100 MiB is asserted), the command is stopped with it, and prec exits 0.
 set -u
 H=$PREC_BUILD/tests/helpers
 [ "$(id -u)" = 0 ] || { echo "skip: needs root"; exit 77; }
@@ -35,7 +38,7 @@ n=$(storm_samples "$tmp/inh-i")
 [ "$n" = 0 ] || fail "-i: $n storm samples, want 0 (the child is not followed)"
 echo "inherit: $N storm samples; -i: 0"
 for opt in "" -i; do
-	sh -c "sleep 0.4; \"$H/storm\" $N; sleep 0.2" &
+	sh -c "sleep 1; \"$H/storm\" $N; sleep 0.2" &
 	target=$!
 	sleep 0.1
 	# shellcheck disable=SC2086 # $opt is empty or one word
@@ -57,4 +60,15 @@ perf script -i "$tmp/sw.data" --show-switch-events >"$tmp/sw.script" 2>"$tmp/sw.
 [ -s "$tmp/sw.err" ] && fail "perf script said: $(head -3 "$tmp/sw.err")"
 out=$(grep -c 'PERF_RECORD_SWITCH OUT' "$tmp/sw.script")
 [ "$out" -ge $((2 * P)) ] || fail "--switch-events: $out switch-outs, want >= $((2 * P))"
-echo "PASS: -i follows no child; --switch-events: $out switch-outs for $P round trips"
+"$PREC" record -d "$tmp/max" --max-size 5M -e raw_syscalls:sys_enter -a \
+	-- "$H/storm" 5000000 2>"$tmp/max.err"
+rc=$?
+[ $rc = 0 ] || fail "--max-size: exit $rc: $(cat "$tmp/max.err")"
+grep -q "max-size reached" "$tmp/max.err" || fail "--max-size: no message: $(cat "$tmp/max.err")"
+read -r recs bytes < <("$PREC" info "$tmp/max" | awk '$1 == "total" { print $3, $5 }')
+if [ "$bytes" -lt $((5 << 20)) ] || [ "$bytes" -ge $((100 << 20)) ]; then
+	fail "--max-size 5M: $bytes bytes recorded"
+fi
+[ "$recs" -lt 1000000 ] || fail "--max-size 5M: $recs records: the storm was not stopped"
+echo "--max-size 5M: stopped at $bytes bytes, $recs records"
+echo "PASS: -i follows no child; --switch-events: $out switch-outs for $P round trips; --max-size"
