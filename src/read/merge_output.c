@@ -89,7 +89,9 @@ static char *temp_name(const char *path)
  * regular file, its target (the link stays a link). */
 static int open_temp(struct prec_merge_output *o, const char *name)
 {
+	sigset_t fatal, old;
 	struct stat lst;
+	int err;
 
 	if (lstat(name, &lst) == 0 && S_ISLNK(lst.st_mode))
 		o->path = realpath(name, NULL);
@@ -100,13 +102,22 @@ static int open_temp(struct prec_merge_output *o, const char *name)
 	o->tmp = temp_name(o->path);
 	if (!o->tmp)
 		return fail(name, "cannot create output", -ENOMEM);
+	/* Blocked from before the file exists until the handlers know its
+	 * name: a signal in between would leave it behind. */
+	sigemptyset(&fatal);
+	for (size_t i = 0; i < sizeof(fatal_signals) / sizeof(fatal_signals[0]); i++)
+		sigaddset(&fatal, fatal_signals[i]);
+	sigprocmask(SIG_BLOCK, &fatal, &old);
 	o->fd = mkostemp(o->tmp, O_CLOEXEC); /* 0600, O_EXCL */
+	err = -errno;
+	if (o->fd >= 0)
+		arm_signals(o->tmp);
+	sigprocmask(SIG_SETMASK, &old, NULL);
 	if (o->fd < 0) {
 		free(o->tmp);
 		o->tmp = NULL;
-		return fail(name, "cannot create output", -errno);
+		return fail(name, "cannot create output", err);
 	}
-	arm_signals(o->tmp);
 	return 0;
 }
 
