@@ -26,6 +26,7 @@
 static char sig_tmp[PATH_MAX];
 static volatile sig_atomic_t sig_armed;
 static const int fatal_signals[] = { SIGINT, SIGTERM, SIGHUP };
+#define NR_FATAL (sizeof(fatal_signals) / sizeof(fatal_signals[0]))
 
 static void on_fatal_signal(int sig)
 {
@@ -46,7 +47,7 @@ static void arm_signals(const char *tmp)
 		return;
 	memcpy(sig_tmp, tmp, strlen(tmp) + 1);
 	sig_armed = 1;
-	for (size_t i = 0; i < sizeof(fatal_signals) / sizeof(fatal_signals[0]); i++) {
+	for (size_t i = 0; i < NR_FATAL; i++) {
 		struct sigaction old;
 
 		if (sigaction(fatal_signals[i], NULL, &old) == 0 &&
@@ -105,7 +106,7 @@ static int open_temp(struct prec_merge_output *o, const char *name)
 	/* Blocked from before the file exists until the handlers know its
 	 * name: a signal in between would leave it behind. */
 	sigemptyset(&fatal);
-	for (size_t i = 0; i < sizeof(fatal_signals) / sizeof(fatal_signals[0]); i++)
+	for (size_t i = 0; i < NR_FATAL; i++)
 		sigaddset(&fatal, fatal_signals[i]);
 	sigprocmask(SIG_BLOCK, &fatal, &old);
 	o->fd = mkostemp(o->tmp, O_CLOEXEC); /* 0600, O_EXCL */
@@ -174,11 +175,13 @@ int prec_merge_output__open(struct prec_merge_output *o, const char *name,
 		return -EINVAL;
 	}
 	fl = fcntl(o->fd, F_GETFL);
-	if (fstat(o->fd, &st) == 0 && S_ISFIFO(st.st_mode))
-		grow_pipe(o->fd);
 	o->mode = PREC_PERFDATA_PIPE;
-	if (fstat(o->fd, &st) == 0 && S_ISREG(st.st_mode) && fl >= 0 &&
-	    !(fl & O_APPEND) && lseek(o->fd, 0, SEEK_CUR) == 0)
+	if (fstat(o->fd, &st) < 0)
+		return 0;
+	if (S_ISFIFO(st.st_mode))
+		grow_pipe(o->fd);
+	if (S_ISREG(st.st_mode) && fl >= 0 && !(fl & O_APPEND) &&
+	    lseek(o->fd, 0, SEEK_CUR) == 0)
 		o->mode = PREC_PERFDATA_FILE;
 	return 0;
 }

@@ -344,14 +344,18 @@ static int add_glob(struct prec_evlist *el, const char *full, const char *root)
 	colon = strchr(item, ':');
 	*colon = 0;
 	n = prec_tracefs__glob(item, colon + 1, &names);
-	if (n == 0)
-		pr_err("event '%s': no tracepoint matches (in %s/events)", full,
-		       prec_tracefs__root());
-	else if (n == -ENODEV)
-		pr_err("event '%s': tracefs is not mounted (tried /sys/kernel/tracing and /sys/kernel/debug/tracing)",
-		       full);
-	else if (n < 0)
-		pr_err("event '%s': listing tracefs: %s", full, strerror(-n));
+	if (n <= 0) {
+		if (n == 0)
+			pr_err("event '%s': no tracepoint matches (in %s/events)", full,
+			       prec_tracefs__root());
+		else if (n == -ENODEV)
+			pr_err("event '%s': tracefs is not mounted (tried /sys/kernel/tracing and /sys/kernel/debug/tracing)",
+			       full);
+		else
+			pr_err("event '%s': listing tracefs: %s", full, strerror(-n));
+		free(item);
+		return n == 0 ? -EINVAL : n;
+	}
 	for (int i = 0; i < n && !err; i++) {
 		char one[512];
 
@@ -359,9 +363,9 @@ static int add_glob(struct prec_evlist *el, const char *full, const char *root)
 			 mods ? mods : "");
 		err = add_one(el, one, root);
 	}
-	prec_tracefs__free_list(names, n > 0 ? n : 0);
+	prec_tracefs__free_list(names, n);
 	free(item);
-	return n <= 0 ? (n == 0 ? -EINVAL : n) : err;
+	return err;
 }
 
 static bool is_tracepoint_glob(const char *s)
@@ -371,17 +375,16 @@ static bool is_tracepoint_glob(const char *s)
 
 static int add_one(struct prec_evlist *el, const char *full, const char *root)
 {
-	char *item = strdup(full);
 	struct prec_evsel *ev;
 	const char *mods;
+	char *item;
 	int err;
 
+	if (is_tracepoint_glob(full))
+		return add_glob(el, full, root);
+	item = strdup(full);
 	if (!item)
 		return -ENOMEM;
-	if (is_tracepoint_glob(full)) {
-		free(item);
-		return add_glob(el, full, root);
-	}
 	ev = new_evsel(el, full);
 	if (!ev) {
 		free(item);
@@ -442,10 +445,6 @@ int prec_evlist__add(struct prec_evlist *el, const char *text,
 			       filter, el->evsel[i].name);
 			return -EINVAL;
 		}
-	if (el->nr == first) {
-		pr_err("option --filter '%s': no -e before it", filter);
-		return -EINVAL;
-	}
 	for (int i = first; i < el->nr; i++) {
 		el->evsel[i].filter = strdup(filter);
 		if (!el->evsel[i].filter)

@@ -6,6 +6,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
+#include <stddef.h>
 #include <limits.h>
 #include <pwd.h>
 #include <stdio.h>
@@ -22,9 +23,11 @@ struct opt {
 	const char *lng;
 	int shrt;              /* 0: long only */
 	const char *argname;   /* NULL: no argument */
-	opt_fn fn;
+	opt_fn fn;             /* NULL: the option sets the bool at flag */
 	const char *help;
+	size_t flag;           /* FLAG(field) of struct prec_record_opts */
 };
+#define FLAG(field) offsetof(struct prec_record_opts, field)
 
 static int parse_u64(const char *s, uint64_t *v)
 {
@@ -144,13 +147,6 @@ static int opt_callgraph(struct prec_record_opts *o, const char *arg)
 	o->callgraph = PREC_CG_DWARF;
 	/* The kernel wants a multiple of 8. */
 	o->stack_size = (uint32_t)((size + 7) & ~7ull);
-	return 0;
-}
-
-static int opt_all(struct prec_record_opts *o, const char *arg)
-{
-	(void)arg;
-	o->all_cpus = true;
 	return 0;
 }
 
@@ -311,31 +307,10 @@ static int opt_round(struct prec_record_opts *o, const char *arg)
 	return 0;
 }
 
-static int opt_force(struct prec_record_opts *o, const char *arg)
-{
-	(void)arg;
-	o->force = true;
-	return 0;
-}
-
-static int opt_copy(struct prec_record_opts *o, const char *arg)
-{
-	(void)arg;
-	o->copy = true;
-	return 0;
-}
-
 static int opt_nocopy(struct prec_record_opts *o, const char *arg)
 {
 	(void)arg;
 	o->copy = false;
-	return 0;
-}
-
-static int opt_compress(struct prec_record_opts *o, const char *arg)
-{
-	(void)arg;
-	o->compress = true;
 	return 0;
 }
 
@@ -415,20 +390,6 @@ static int opt_aux_size(struct prec_record_opts *o, const char *arg)
 	return 0;
 }
 
-static int opt_noinherit(struct prec_record_opts *o, const char *arg)
-{
-	(void)arg;
-	o->no_inherit = true;
-	return 0;
-}
-
-static int opt_switch(struct prec_record_opts *o, const char *arg)
-{
-	(void)arg;
-	o->switch_events = true;
-	return 0;
-}
-
 /* --max-size: bytes, with perf's B, K, M or G suffix. */
 static int opt_max_size(struct prec_record_opts *o, const char *arg)
 {
@@ -445,20 +406,6 @@ static int opt_max_size(struct prec_record_opts *o, const char *arg)
 	if (v > UINT64_MAX / mult)
 		return bad("--max-size", arg, "too large");
 	o->max_size = v * mult;
-	return 0;
-}
-
-static int opt_markers(struct prec_record_opts *o, const char *arg)
-{
-	(void)arg;
-	o->markers = true;
-	return 0;
-}
-
-static int opt_overwrite(struct prec_record_opts *o, const char *arg)
-{
-	(void)arg;
-	o->overwrite = true;
 	return 0;
 }
 
@@ -517,40 +464,40 @@ static int opt_help(struct prec_record_opts *o, const char *arg)
 }
 
 static const struct opt table[] = {
-	{ "dir", 'd', "DIR", opt_dir, "output directory (default prec.data)" },
-	{ "output", 'o', "DIR", opt_dir, "same as -d" },
-	{ "event", 'e', "LIST", opt_event, "events: cpu-clock, sys:tracepoint (or sys:glob*), pmu/t=v/ ... with :u :k" },
-	{ "filter", 0, "FILTER", opt_filter, "tracepoint filter for every event of the preceding -e" },
-	{ "freq", 'F', "HZ", opt_freq, "sampling frequency (default 4000; 'max')" },
-	{ "count", 'c', "N", opt_count, "sample period instead of a frequency" },
-	{ NULL, 'g', NULL, opt_g, "frame-pointer call chains" },
-	{ "call-graph", 0, "fp|dwarf[,size]", opt_callgraph, "call chains (dwarf: user regs + stack, default 8192 bytes)" },
-	{ "all-cpus", 'a', NULL, opt_all, "every CPU (default without a command or -p/-t)" },
-	{ "cpu", 'C', "LIST", opt_cpu, "only these CPUs, e.g. 0-3,6" },
-	{ "pid", 'p', "PID,...", opt_pid, "existing processes (all their threads)" },
-	{ "tid", 't', "TID,...", opt_tid, "existing threads" },
-	{ "no-inherit", 'i', NULL, opt_noinherit, "the command's child tasks are not recorded" },
-	{ "switch-events", 0, NULL, opt_switch, "record context switches (PERF_RECORD_SWITCH, as perf)" },
-	{ "max-size", 0, "SIZE", opt_max_size, "stop once this much is recorded, e.g. 500M (as perf; stops the command)" },
-	{ "mmap-pages", 'm', "PAGES|SIZE", opt_mmap_aux, "per-CPU ring[,AUX area]: pages (power of two) or 512K, 4M (default 1M)" },
-	{ "clockid", 'k', "CLOCK", opt_clock, "monotonic (default), monotonic_raw, realtime, boottime, tai, N, or perf (perf's own; intel_pt's)" },
-	{ "round-ms", 0, "MS", opt_round, "longest round before an idle CPU writes a marker (default 100)" },
-	{ "force", 'f', NULL, opt_force, "replace an existing directory" },
-	{ "copy", 0, NULL, opt_copy, "drainers copy ring data out, then write it (default)" },
-	{ "no-copy", 0, NULL, opt_nocopy, "drainers write straight from the ring (less CPU, holds the ring until written)" },
-	{ "realtime", 'r', "PRIO", opt_realtime, "drainer threads run SCHED_FIFO at PRIO (as perf record -r)" },
-	{ "affinity", 0, "others|package|cpu|none", opt_affinity, "drainer CPUs: its ring CPU's package but not that CPU (default), the whole package, the CPU itself, or anywhere" },
-	{ "compress", 'z', NULL, opt_compress, "lz4-compress each chunk (implies --copy)" },
-	{ "compression-level", 0, "N", opt_zlevel, "with -z: 0 = lz4 fast (default), 1..12 = lz4 HC level" },
-	{ "user", 0, "USER", opt_user, "run the command as USER (prec keeps its own privileges)" },
-	{ "aux-size", 0, "PAGES|SIZE", opt_aux_size, "AUX area per CPU for intel_pt//, arm_spe// (>= 8K; default 4M as root, else 128K)" },
-	{ "markers", 0, NULL, opt_markers, "record trace_marker writes (prec mark) as ftrace:print" },
-	{ "overwrite", 0, NULL, opt_overwrite, "flight recorder: keep the last ring's worth, write it on a snapshot" },
-	{ "control", 0, "fifo:CTL[,ACK]|fd:CTL[,ACK]", opt_control, "commands: enable, disable, snapshot, stop (each acked)" },
-	{ "delay", 'D', "MS", opt_delay, "enable events MS ms after the start; -1: wait for 'enable'" },
-	{ "verbose", 'v', NULL, opt_verbose, "more messages" },
-	{ "quiet", 'q', NULL, opt_quiet, "errors only" },
-	{ "help", 'h', NULL, opt_help, "this text" },
+	{ "dir", 'd', "DIR", opt_dir, "output directory (default prec.data)", 0 },
+	{ "output", 'o', "DIR", opt_dir, "same as -d", 0 },
+	{ "event", 'e', "LIST", opt_event, "events: cpu-clock, sys:tracepoint (or sys:glob*), pmu/t=v/ ... with :u :k", 0 },
+	{ "filter", 0, "FILTER", opt_filter, "tracepoint filter for every event of the preceding -e", 0 },
+	{ "freq", 'F', "HZ", opt_freq, "sampling frequency (default 4000; 'max')", 0 },
+	{ "count", 'c', "N", opt_count, "sample period instead of a frequency", 0 },
+	{ NULL, 'g', NULL, opt_g, "frame-pointer call chains", 0 },
+	{ "call-graph", 0, "fp|dwarf[,size]", opt_callgraph, "call chains (dwarf: user regs + stack, default 8192 bytes)", 0 },
+	{ "all-cpus", 'a', NULL, NULL, "every CPU (default without a command or -p/-t)", FLAG(all_cpus) },
+	{ "cpu", 'C', "LIST", opt_cpu, "only these CPUs, e.g. 0-3,6", 0 },
+	{ "pid", 'p', "PID,...", opt_pid, "existing processes (all their threads)", 0 },
+	{ "tid", 't', "TID,...", opt_tid, "existing threads", 0 },
+	{ "no-inherit", 'i', NULL, NULL, "the command's child tasks are not recorded", FLAG(no_inherit) },
+	{ "switch-events", 0, NULL, NULL, "record context switches (PERF_RECORD_SWITCH, as perf)", FLAG(switch_events) },
+	{ "max-size", 0, "SIZE", opt_max_size, "stop once this much is recorded, e.g. 500M (as perf; stops the command)", 0 },
+	{ "mmap-pages", 'm', "PAGES|SIZE", opt_mmap_aux, "per-CPU ring[,AUX area]: pages (power of two) or 512K, 4M (default 1M)", 0 },
+	{ "clockid", 'k', "CLOCK", opt_clock, "monotonic (default), monotonic_raw, realtime, boottime, tai, N, or perf (perf's own; intel_pt's)", 0 },
+	{ "round-ms", 0, "MS", opt_round, "longest round before an idle CPU writes a marker (default 100)", 0 },
+	{ "force", 'f', NULL, NULL, "replace an existing directory", FLAG(force) },
+	{ "copy", 0, NULL, NULL, "drainers copy ring data out, then write it (default)", FLAG(copy) },
+	{ "no-copy", 0, NULL, opt_nocopy, "drainers write straight from the ring (less CPU, holds the ring until written)", 0 },
+	{ "realtime", 'r', "PRIO", opt_realtime, "drainer threads run SCHED_FIFO at PRIO (as perf record -r)", 0 },
+	{ "affinity", 0, "others|package|cpu|none", opt_affinity, "drainer CPUs: its ring CPU's package but not that CPU (default), the whole package, the CPU itself, or anywhere", 0 },
+	{ "compress", 'z', NULL, NULL, "lz4-compress each chunk (implies --copy)", FLAG(compress) },
+	{ "compression-level", 0, "N", opt_zlevel, "with -z: 0 = lz4 fast (default), 1..12 = lz4 HC level", 0 },
+	{ "user", 0, "USER", opt_user, "run the command as USER (prec keeps its own privileges)", 0 },
+	{ "aux-size", 0, "PAGES|SIZE", opt_aux_size, "AUX area per CPU for intel_pt//, arm_spe// (>= 8K; default 4M as root, else 128K)", 0 },
+	{ "markers", 0, NULL, NULL, "record trace_marker writes (prec mark) as ftrace:print", FLAG(markers) },
+	{ "overwrite", 0, NULL, NULL, "flight recorder: keep the last ring's worth, write it on a snapshot", FLAG(overwrite) },
+	{ "control", 0, "fifo:CTL[,ACK]|fd:CTL[,ACK]", opt_control, "commands: enable, disable, snapshot, stop (each acked)", 0 },
+	{ "delay", 'D', "MS", opt_delay, "enable events MS ms after the start; -1: wait for 'enable'", 0 },
+	{ "verbose", 'v', NULL, opt_verbose, "more messages", 0 },
+	{ "quiet", 'q', NULL, opt_quiet, "errors only", 0 },
+	{ "help", 'h', NULL, opt_help, "this text", 0 },
 };
 #define NR_OPTS (sizeof(table) / sizeof(table[0]))
 
@@ -668,6 +615,10 @@ int prec_record_opts__parse(struct prec_record_opts *o, int argc, char **argv)
 			pr_err("option '%s': unknown or missing its argument (try 'prec record -h')",
 			       argv[optind - 1]);
 			return -EINVAL;
+		}
+		if (!op->fn) {
+			*(bool *)((char *)o + op->flag) = true;
+			continue;
 		}
 		err = op->fn(o, optarg);
 		if (err == 1) {
