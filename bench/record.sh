@@ -15,7 +15,9 @@
 # whose figures are then those of an unfinished file. perf-dflt is perf
 # record with its own default ring (no -m: 512 KiB per CPU as root with
 # perf_event_mlock_kb 516), next to prec at its default when PAGES is 256:
-# each tool as it comes (not in the default RECORDERS).
+# each tool as it comes (not in the default RECORDERS). prec-fair is prec
+# record -r 0: drainers under the fair scheduler, beside their ring's CPU
+# (prec's default before 2026-11-23, and its default without CAP_SYS_NICE).
 # Usage: bench/record.sh   (env: PREC, BUILD, REPEAT, STORM_N, PAGES, SCENARIOS)
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -39,6 +41,7 @@ run() {
 	none) t0=$(now); workload "$sc"; t1=$(now)
 	      echo "0 0 $(echo "$t1 - $t0" | bc) 0 0 0"; return ;;
 	prec) cmd=("$PREC" record -d "$out" -m "$PAGES" -a) ;;
+	prec-fair) cmd=("$PREC" record -r 0 -d "$out" -m "$PAGES" -a) ;;
 	perf) cmd=(perf record -q -o "$out" -m "$PAGES" -a) ;;
 	perf-B) cmd=(perf record -q -B -o "$out" -m "$PAGES" -a) ;;
 	perf-threads) cmd=(perf record -q --threads -o "$out" -m "$PAGES" -a) ;;

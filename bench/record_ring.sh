@@ -10,10 +10,12 @@
 # ends (as bench/record.sh); perf gets -B: its build-id pass aborts on this
 # machine (perf 6.1, kernel 6.18). Sizes and recorders are interleaved per
 # repetition to spread the noise of a shared machine; medians of REPEAT.
-# Recorders (RECORDERS): prec (defaults), prec-zc (--no-copy: writes
-# straight from the ring), prec-rt (-r 10: SCHED_FIFO drainers), perf,
-# perf-rt (perf record -r 10). The "smallest zero-loss ring" ratio compares
-# prec with perf and prec-rt with perf-rt.
+# Recorders (RECORDERS): prec (defaults: SCHED_FIFO 1 drainers on their
+# ring's CPU, as root), prec-fair (-r 0: the fair scheduler beside the
+# ring's CPU, the default without CAP_SYS_NICE), prec-zc (--no-copy: writes
+# straight from the ring), prec-rt (-r 10), perf, perf-rt (perf record
+# -r 10). The "smallest zero-loss ring" ratio compares prec with perf and
+# prec-rt with perf-rt.
 # Usage: bench/record_ring.sh  (env: BUILD, PREC, REPEAT, STORM_N, SIZES,
 #        DWARF_SIZES, DWARF_SECS, PARTS="ring dwarf", LOSTRECS, RECORDERS)
 set -u
@@ -67,6 +69,7 @@ run() {
 	case $rec in
 	prec) cmd=("$PREC" record -q -d "$out" -m "$pages" -a) ;;
 	prec-zc) cmd=("$PREC" record -q -d "$out" -m "$pages" -a --no-copy) ;;
+	prec-fair) cmd=("$PREC" record -q -d "$out" -m "$pages" -a -r 0) ;;
 	prec-rt) cmd=("$PREC" record -q -d "$out" -m "$pages" -a -r 10) ;;
 	perf) cmd=(perf record -q -B -o "$out" -m "$pages" -a) ;;
 	perf-rt) cmd=(perf record -q -B -o "$out" -m "$pages" -a -r 10) ;;

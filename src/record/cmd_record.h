@@ -59,7 +59,9 @@ struct prec_record_opts {
 	uint64_t round_ms;
 	bool force, copy;
 	enum prec_affinity affinity; /* --affinity: where drainers run */
-	int rt_prio;            /* -r: drainers SCHED_FIFO at this; 0 = no */
+	/* -r: drainers SCHED_FIFO at this; 0 = the fair scheduler; -1 (the
+	 * default) = PREC_DRAIN_AUTO_PRIO where the kernel allows it */
+	int rt_prio;
 	bool verbose, quiet;
 	/* flight recorder, control, markers, AUX (flight-recorder.md) */
 	bool markers;           /* --markers: trace_marker writes as ftrace:print */
@@ -321,6 +323,8 @@ struct prec_session {
 	int fail_cpu, fail_err; /* first drainer failure: its CPU, -errno */
 	uint64_t fail_ns;      /* when the session learnt of it (MONOTONIC) */
 	uint64_t reserve_bytes; /* manifest.reserve size, 0 if none */
+	int rt_prio;           /* the drainers' SCHED_FIFO priority, 0 = none */
+	enum prec_affinity affinity; /* where they run (never AUTO) */
 };
 
 /* Create dir (0700), or refuse an existing non-empty one (-EEXIST, one

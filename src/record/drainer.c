@@ -343,10 +343,12 @@ static void package_cpus(int cpu, cpu_set_t *set)
 	free(text);
 }
 
-/* The CPUs a drainer runs on (see enum prec_affinity). "others" exists
- * because a drainer woken on its ring's CPU, where the workload that fills
- * the ring runs, waits out that task's slice (1-4 ms in sched traces here,
- * often after a write completion woke it there) while the ring overflows. */
+/* The CPUs a drainer runs on (see enum prec_affinity). A SCHED_FIFO
+ * drainer is best on its ring's CPU: the ring's wake-up is local, with no
+ * IPI to an idle (in a VM, halted) CPU, and it runs at once. Under the fair
+ * scheduler it would wait out the slice of the workload that fills its ring
+ * there (1-4 ms in sched traces here) while the ring overflows: "others".
+ * bench/record_ring.sh and docs/design.md have the figures. */
 static void drainer_cpus(const struct prec_drainer *d, cpu_set_t *set)
 {
 	CPU_ZERO(set);
@@ -445,8 +447,8 @@ int prec_drainer__start(struct prec_drainer *d)
 	if (err)
 		return -err;
 	/* -r: a drainer woken by a filling ring runs at once; under the fair
-	 * scheduler it can wait milliseconds behind the io-wq workers and
-	 * writeback threads that its own writes keep busy (bench/record_ring.sh). */
+	 * scheduler it can wait milliseconds behind the task that fills the
+	 * ring, or the io-wq workers its own writes keep busy. */
 	if (d->o.rt_prio > 0 &&
 	    ((err = pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED)) ||
 	     (err = pthread_attr_setschedpolicy(&attr, SCHED_FIFO)) ||
@@ -465,6 +467,33 @@ int prec_drainer__start(struct prec_drainer *d)
 	pthread_setname_np(d->thread, name);
 	d->started = true;
 	return 0;
+}
+
+static void *no_op(void *arg)
+{
+	return arg;
+}
+
+bool prec_drainer__fifo_allowed(int prio)
+{
+	struct sched_param sp = { .sched_priority = prio };
+	pthread_attr_t attr;
+	pthread_t t;
+	int err;
+
+	/* What the drainers will do, on a thread that exits at once: the
+	 * kernel's verdict takes in CAP_SYS_NICE, RLIMIT_RTPRIO and a cgroup
+	 * with no real-time budget alike. */
+	if (pthread_attr_init(&attr))
+		return false;
+	err = pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED) ||
+	      pthread_attr_setschedpolicy(&attr, SCHED_FIFO) ||
+	      pthread_attr_setschedparam(&attr, &sp) ||
+	      pthread_create(&t, &attr, no_op, NULL);
+	pthread_attr_destroy(&attr);
+	if (!err)
+		pthread_join(t, NULL);
+	return !err;
 }
 
 void prec_drainer__stop(struct prec_drainer *d)

@@ -14,6 +14,8 @@
 
 /* Where a drainer thread may run, relative to the CPU whose ring it drains. */
 enum prec_affinity {
+	PREC_AFFINITY_AUTO,     /* CPU when the drainers are SCHED_FIFO,
+				 * OTHERS when they are not */
 	PREC_AFFINITY_NONE,     /* anywhere */
 	PREC_AFFINITY_CPU,      /* the ring's CPU itself */
 	PREC_AFFINITY_PACKAGE,  /* any CPU of the ring CPU's package */
@@ -106,6 +108,10 @@ struct prec_drainer_opts {
 	int rt_prio;            /* > 0: the thread runs SCHED_FIFO at this */
 };
 
+/* -r's default: the lowest real-time priority, enough to run before every
+ * fair-scheduled task on the CPU and behind every other real-time one. */
+#define PREC_DRAIN_AUTO_PRIO 1
+
 struct prec_drainer_stats {
 	uint64_t records, bytes, chunks, wakeups;
 	uint64_t lost;          /* sum of PERF_RECORD_LOST.lost */
@@ -124,6 +130,8 @@ struct prec_seen_map {
 
 int prec_drainer__new(struct prec_drainer **out,
 		      const struct prec_drainer_opts *opts);
+/* Whether a thread of this process may run SCHED_FIFO at prio (tried). */
+bool prec_drainer__fifo_allowed(int prio);
 /* Start the thread. */
 int prec_drainer__start(struct prec_drainer *d);
 /* Drain what the ring holds now into chunks (one pass, no thread): used by

@@ -314,18 +314,19 @@ static int opt_nocopy(struct prec_record_opts *o, const char *arg)
 	return 0;
 }
 
-/* lz4's own scale: HC levels run 1..12 (LZ4HC_CLEVEL_MAX); 0 is the fast
- * codec, which is what -z alone means. */
+/* 0 is prec's own: drainers under the fair scheduler (perf's default). */
 static int opt_realtime(struct prec_record_opts *o, const char *arg)
 {
 	uint64_t v;
 
-	if (parse_u64(arg, &v) < 0 || v < 1 || v > 99)
-		return bad("-r", arg, "expected a SCHED_FIFO priority, 1..99");
+	if (parse_u64(arg, &v) < 0 || v > 99)
+		return bad("-r", arg, "expected a SCHED_FIFO priority, 1..99, or 0 for none");
 	o->rt_prio = (int)v;
 	return 0;
 }
 
+/* lz4's own scale: HC levels run 1..12 (LZ4HC_CLEVEL_MAX); 0 is the fast
+ * codec, which is what -z alone means. */
 static int opt_zlevel(struct prec_record_opts *o, const char *arg)
 {
 	uint64_t v;
@@ -443,7 +444,7 @@ static int opt_quiet(struct prec_record_opts *o, const char *arg)
 static int opt_affinity(struct prec_record_opts *o, const char *arg)
 {
 	static const char *const names[] = {
-		[PREC_AFFINITY_NONE] = "none", [PREC_AFFINITY_CPU] = "cpu",
+		[PREC_AFFINITY_AUTO] = "auto", [PREC_AFFINITY_NONE] = "none", [PREC_AFFINITY_CPU] = "cpu",
 		[PREC_AFFINITY_PACKAGE] = "package", [PREC_AFFINITY_OTHERS] = "others",
 	};
 
@@ -453,7 +454,7 @@ static int opt_affinity(struct prec_record_opts *o, const char *arg)
 			return 0;
 		}
 	}
-	return bad("--affinity", arg, "expected others, package, cpu or none");
+	return bad("--affinity", arg, "expected auto, cpu, others, package or none");
 }
 
 static int opt_help(struct prec_record_opts *o, const char *arg)
@@ -485,8 +486,8 @@ static const struct opt table[] = {
 	{ "force", 'f', NULL, NULL, "replace an existing directory", FLAG(force) },
 	{ "copy", 0, NULL, NULL, "drainers copy ring data out, then write it (default)", FLAG(copy) },
 	{ "no-copy", 0, NULL, opt_nocopy, "drainers write straight from the ring (less CPU, holds the ring until written)", 0 },
-	{ "realtime", 'r', "PRIO", opt_realtime, "drainer threads run SCHED_FIFO at PRIO (as perf record -r)", 0 },
-	{ "affinity", 0, "others|package|cpu|none", opt_affinity, "drainer CPUs: its ring CPU's package but not that CPU (default), the whole package, the CPU itself, or anywhere", 0 },
+	{ "realtime", 'r', "PRIO", opt_realtime, "drainer threads run SCHED_FIFO at PRIO (as perf record -r); default 1 where allowed, 0 = fair scheduler", 0 },
+	{ "affinity", 0, "auto|cpu|others|package|none", opt_affinity, "drainer CPUs: auto (default: the ring's CPU for SCHED_FIFO drainers, else others), the ring's CPU, its package less that CPU, the whole package, or anywhere", 0 },
 	{ "compress", 'z', NULL, NULL, "lz4-compress each chunk (implies --copy)", FLAG(compress) },
 	{ "compression-level", 0, "N", opt_zlevel, "with -z: 0 = lz4 fast (default), 1..12 = lz4 HC level", 0 },
 	{ "user", 0, "USER", opt_user, "run the command as USER (prec keeps its own privileges)", 0 },
@@ -528,7 +529,8 @@ static void defaults(struct prec_record_opts *o)
 	o->mmap_pages = PREC_RECORD_DEFAULT_PAGES;
 	o->clockid = CLOCK_MONOTONIC;
 	o->round_ms = 100;
-	o->affinity = PREC_AFFINITY_OTHERS;
+	o->affinity = PREC_AFFINITY_AUTO;
+	o->rt_prio = -1;
 	o->copy = true;
 	o->stack_size = PREC_RECORD_DEFAULT_STACK;
 }

@@ -348,6 +348,25 @@ static void release_reserve(struct prec_session *s)
 	s->reserve_bytes = 0;
 }
 
+/* -r and --affinity as given, or their defaults resolved: SCHED_FIFO on
+ * the ring's own CPU where the kernel allows it (storm at 8 pages: no loss,
+ * against 60k-160k lost on other CPUs under the fair scheduler;
+ * docs/design.md), the fair scheduler on the other CPUs where it does not. */
+static void drain_sched(struct prec_session *s, const struct prec_record_opts *o)
+{
+	s->rt_prio = o->rt_prio;
+	if (s->rt_prio < 0)
+		s->rt_prio = prec_drainer__fifo_allowed(PREC_DRAIN_AUTO_PRIO) ?
+			     PREC_DRAIN_AUTO_PRIO : 0;
+	s->affinity = o->affinity;
+	if (s->affinity == PREC_AFFINITY_AUTO)
+		s->affinity = s->rt_prio ? PREC_AFFINITY_CPU : PREC_AFFINITY_OTHERS;
+	pr_debug("drainers: %s%.0d, %s", s->rt_prio ? "SCHED_FIFO " : "fair scheduler",
+		 s->rt_prio, s->affinity == PREC_AFFINITY_CPU ? "on their ring's CPU" :
+		 s->affinity == PREC_AFFINITY_OTHERS ? "beside their ring's CPU" :
+		 s->affinity == PREC_AFFINITY_PACKAGE ? "in their ring's package" : "unpinned");
+}
+
 /* One drainer thread per CPU ring (not the flight recorder's overwrite
  * rings: snapshots write those). */
 static int start_drainers(struct prec_session *s, const struct prec_record_opts *o,
@@ -355,6 +374,7 @@ static int start_drainers(struct prec_session *s, const struct prec_record_opts 
 {
 	int err;
 
+	drain_sched(s, o);
 	s->drain_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (s->drain_efd < 0) {
 		err = -errno;
@@ -374,9 +394,9 @@ static int start_drainers(struct prec_session *s, const struct prec_record_opts 
 			/* A compressing writer has copied (compressed) the
 			 * bytes when append() returns: no wait for the file. */
 			.copy = o->copy || o->compress,
-			.pin_cpu = o->affinity != PREC_AFFINITY_NONE ? el->cpus[c] : -1,
-			.affinity = o->affinity,
-			.rt_prio = o->rt_prio,
+			.pin_cpu = s->affinity != PREC_AFFINITY_NONE ? el->cpus[c] : -1,
+			.affinity = s->affinity,
+			.rt_prio = s->rt_prio,
 		};
 
 		/* Overwrite rings are written by snapshots, not drained. */
@@ -387,9 +407,9 @@ static int start_drainers(struct prec_session *s, const struct prec_record_opts 
 			prec_drainer__set_notify(s->drainers[c], s->drain_efd);
 			err = prec_drainer__start(s->drainers[c]);
 		}
-		if (err == -EPERM && o->rt_prio) {
+		if (err == -EPERM && s->rt_prio) {
 			pr_err("option -r %d: SCHED_FIFO refused for the drainer threads: %s\n",
-			       o->rt_prio, strerror(-err));
+			       s->rt_prio, strerror(-err));
 			return err;
 		}
 		if (err) {
@@ -723,8 +743,9 @@ void prec_session__summary(const struct prec_session *s)
 			pr_warn("cpu%d: %llu records LOST: the ring (%zu pages) filled faster than it was drained",
 				sh->cpu, (unsigned long long)n, s->pages);
 	}
-	pr_warn("%llu records lost in all: use a bigger ring (-m %zu or more), SCHED_FIFO drainers (-r 10), fewer events, or a lower -F",
-		(unsigned long long)s->lost, s->pages * 4);
+	pr_warn("%llu records lost in all: use a bigger ring (-m %zu or more)%s, fewer events, or a lower -F",
+		(unsigned long long)s->lost, s->pages * 4,
+		s->rt_prio ? "" : ", SCHED_FIFO drainers (-r 1)");
 }
 
 void prec_session__discard(struct prec_session *s)

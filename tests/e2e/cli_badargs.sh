@@ -61,7 +61,7 @@ record -d @OUT@ -k perf --markers -- true
 record -d @OUT@ --call-graph bogus -- true
 record -d @OUT@ --call-graph dwarf,abc -- true
 record -d @OUT@ --affinity bogus -- true
-record -d @OUT@ -r 0 -- true
+record -d @OUT@ -r -1 -- true
 record -d @OUT@ -r 100 -- true
 record -d @OUT@ --realtime fast -- true
 record -d @OUT@ -p abc

@@ -42,7 +42,7 @@ static void test_options(void)
 	CHECK_EQ(o.mmap_pages, PREC_RECORD_DEFAULT_PAGES);
 	CHECK_EQ(o.clockid, CLOCK_MONOTONIC);
 	CHECK_EQ(o.round_ms, 100);
-	CHECK(o.affinity == PREC_AFFINITY_OTHERS && o.copy && !o.force && !o.argv && !o.rt_prio);
+	CHECK(o.affinity == PREC_AFFINITY_AUTO && o.copy && !o.force && !o.argv && o.rt_prio == -1);
 
 	/* Named arrays: o.argv points into them after parse. */
 	char *full[] = { "record", "-d", "x", "-F", "99", "-g", "-m", "4M", "-k", "realtime",
@@ -59,6 +59,14 @@ static void test_options(void)
 	CHECK_EQ(o.round_ms, 50);
 	CHECK(o.force && !o.copy && o.affinity == PREC_AFFINITY_NONE && !o.all_cpus);
 	CHECK_EQ(o.rt_prio, 20);
+	{
+		char *fair[] = { "record", "-r", "0", "--affinity", "cpu", "-a", NULL };
+
+		/* -r 0 is the fair scheduler, not the default (-1) */
+		CHECK_EQ(parse(&o, fair), 0);
+		CHECK(o.rt_prio == 0 && o.affinity == PREC_AFFINITY_CPU);
+		CHECK_EQ(parse(&o, full), 0);
+	}
 	CHECK_EQ(o.nr_specs, 1);
 	CHECK(!strcmp(o.specs[0].filter, "f"));
 	CHECK_EQ(o.argc, 2);
