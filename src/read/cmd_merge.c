@@ -237,6 +237,8 @@ static int merge_to(const struct merge_args *a, int dirfd,
 	cerr = pd ? prec_perfdata__close(pd, t.first, t.last) : 0;
 	if (err == -EBADMSG)
 		pr_err("merge %s: corrupt data (see above); --salvage merges past it", a->dir);
+	else if (err == -EPIPE || (!err && cerr == -EPIPE))
+		err = -EPIPE; /* the reader stopped reading: no news to it */
 	else if (err || cerr)
 		pr_err("merge %s: write %s: %s", a->dir,
 		       a->out && strcmp(a->out, "-") ? a->out : "stdout",
@@ -259,7 +261,8 @@ int prec_cmd_merge(int argc, char **argv)
 		free(a.cpus);
 		return err > 0 ? 0 : 2;
 	}
-	/* A reader that goes away must come back as EPIPE, not kill us. */
+	/* A reader that goes away must come back as EPIPE, not kill us
+	 * before the output is cleaned up. */
 	signal(SIGPIPE, SIG_IGN);
 	if (read_manifest(a.dir, &dirfd, &m) < 0)
 		goto out;
@@ -278,6 +281,12 @@ int prec_cmd_merge(int argc, char **argv)
 	 * could be read; a write error leaves nothing. */
 	if (prec_merge_output__finish(&out, !err || err == -EBADMSG))
 		rc = 1;
+	/* `prec merge d | head`: end as cat or perf would, by the signal the
+	 * ignored SIGPIPE stood for, silently (the shell's status 141). */
+	if (err == -EPIPE) {
+		signal(SIGPIPE, SIG_DFL);
+		raise(SIGPIPE);
+	}
 out:
 	prec_manifest__delete(m);
 	if (dirfd >= 0)

@@ -14,6 +14,8 @@
 # 6. A 255-byte name; a symlink to a regular file keeps being a link.
 # 7. A merge killed by SIGTERM or SIGHUP while it writes dies of that
 #    signal and leaves neither FILE nor its temp file.
+# 8. A reader that stops early (| head -c): the merge ends as cat would,
+#    by SIGPIPE (status 141), with nothing on stderr.
 set -u
 H=$PREC_BUILD/tests/helpers
 N=20000
@@ -120,4 +122,9 @@ for sig in TERM HUP; do
 	[ $rc = "$want" ] || fail "SIG$sig: exit $rc, want $want (died of the signal)"
 	ls -a "$tmp" | grep -q 'killed.data' && fail "SIG$sig: left $(ls -a "$tmp" | grep killed.data)"
 done
-echo "merge output: full disk leaves nothing and keeps the old file; $N samples via file, FIFO and symlink; bad outputs in one line; SIGTERM/SIGHUP mid-write leave nothing"
+# 8. The reader goes away (the 200 MB set is more than a pipe holds).
+"$PREC" merge "$tmp/big" 2>"$tmp/pipe.err" | head -c 4096 >/dev/null
+rc=${PIPESTATUS[0]}
+[ "$rc" = 141 ] || fail "merge | head -c: exit $rc, want 141 (SIGPIPE)"
+[ -s "$tmp/pipe.err" ] && fail "merge | head -c said: $(head -2 "$tmp/pipe.err")"
+echo "merge output: full disk leaves nothing and keeps the old file; $N samples via file, FIFO and symlink; bad outputs in one line; SIGTERM/SIGHUP mid-write leave nothing; a reader that stops early ends it by SIGPIPE, silently"
