@@ -83,6 +83,8 @@ struct prec_record_opts {
  * was printed (exit 0), or -EINVAL after printing one line (exit 2). */
 int prec_record_opts__parse(struct prec_record_opts *o, int argc, char **argv);
 void prec_record_opts__exit(struct prec_record_opts *o);
+/* --affinity's name for a */
+const char *prec_affinity__name(enum prec_affinity a);
 /* "0-3,8,10-11" -> sorted unique array of CPUs. Returns the count or
  * -EINVAL (no message). */
 int prec_cpu_list__parse(const char *s, int **cpus);

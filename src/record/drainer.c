@@ -433,33 +433,45 @@ static void *drain_thread(void *arg)
 	return NULL;
 }
 
-int prec_drainer__start(struct prec_drainer *d)
+static void *no_op(void *arg)
 {
-	int err;
+	return arg;
+}
 
+/* A thread running fn(arg), SCHED_FIFO at prio when prio > 0. -errno. */
+static int create_thread(pthread_t *t, int prio, void *(*fn)(void *), void *arg)
+{
+	struct sched_param sp = { .sched_priority = prio };
 	pthread_attr_t attr;
-	struct sched_param sp = { .sched_priority = d->o.rt_prio };
-	char name[16];
+	int err = pthread_attr_init(&attr);
 
-	if (d->started)
-		return -EBUSY;
-	err = pthread_attr_init(&attr);
 	if (err)
 		return -err;
-	/* -r: a drainer woken by a filling ring runs at once; under the fair
-	 * scheduler it can wait milliseconds behind the task that fills the
-	 * ring, or the io-wq workers its own writes keep busy. */
-	if (d->o.rt_prio > 0 &&
+	if (prio > 0 &&
 	    ((err = pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED)) ||
 	     (err = pthread_attr_setschedpolicy(&attr, SCHED_FIFO)) ||
 	     (err = pthread_attr_setschedparam(&attr, &sp)))) {
 		pthread_attr_destroy(&attr);
 		return -err;
 	}
-	err = pthread_create(&d->thread, &attr, drain_thread, d);
+	err = pthread_create(t, &attr, fn, arg);
 	pthread_attr_destroy(&attr);
+	return -err;
+}
+
+int prec_drainer__start(struct prec_drainer *d)
+{
+	char name[16];
+	int err;
+
+	if (d->started)
+		return -EBUSY;
+	/* -r: a drainer woken by a filling ring runs at once; under the fair
+	 * scheduler it can wait milliseconds behind the task that fills the
+	 * ring, or the io-wq workers its own writes keep busy. */
+	err = create_thread(&d->thread, d->o.rt_prio, drain_thread, d);
 	if (err)
-		return -err;
+		return err;
 	/* Named here, not by the thread itself: the side band, synthesized
 	 * from /proc once the drainers exist, then has the name, and perf
 	 * shows prec's own threads by name rather than as ":tid". */
@@ -469,31 +481,17 @@ int prec_drainer__start(struct prec_drainer *d)
 	return 0;
 }
 
-static void *no_op(void *arg)
-{
-	return arg;
-}
-
 bool prec_drainer__fifo_allowed(int prio)
 {
-	struct sched_param sp = { .sched_priority = prio };
-	pthread_attr_t attr;
 	pthread_t t;
-	int err;
 
 	/* What the drainers will do, on a thread that exits at once: the
 	 * kernel's verdict takes in CAP_SYS_NICE, RLIMIT_RTPRIO and a cgroup
 	 * with no real-time budget alike. */
-	if (pthread_attr_init(&attr))
+	if (prio <= 0 || create_thread(&t, prio, no_op, NULL))
 		return false;
-	err = pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED) ||
-	      pthread_attr_setschedpolicy(&attr, SCHED_FIFO) ||
-	      pthread_attr_setschedparam(&attr, &sp) ||
-	      pthread_create(&t, &attr, no_op, NULL);
-	pthread_attr_destroy(&attr);
-	if (!err)
-		pthread_join(t, NULL);
-	return !err;
+	pthread_join(t, NULL);
+	return true;
 }
 
 void prec_drainer__stop(struct prec_drainer *d)

@@ -441,15 +441,21 @@ static int opt_quiet(struct prec_record_opts *o, const char *arg)
 	return 0;
 }
 
+static const char *const affinity_names[] = {
+	[PREC_AFFINITY_AUTO] = "auto", [PREC_AFFINITY_NONE] = "none",
+	[PREC_AFFINITY_CPU] = "cpu", [PREC_AFFINITY_PACKAGE] = "package",
+	[PREC_AFFINITY_OTHERS] = "others",
+};
+
+const char *prec_affinity__name(enum prec_affinity a)
+{
+	return affinity_names[a];
+}
+
 static int opt_affinity(struct prec_record_opts *o, const char *arg)
 {
-	static const char *const names[] = {
-		[PREC_AFFINITY_AUTO] = "auto", [PREC_AFFINITY_NONE] = "none", [PREC_AFFINITY_CPU] = "cpu",
-		[PREC_AFFINITY_PACKAGE] = "package", [PREC_AFFINITY_OTHERS] = "others",
-	};
-
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		if (!strcmp(arg, names[i])) {
+	for (size_t i = 0; i < sizeof(affinity_names) / sizeof(affinity_names[0]); i++) {
+		if (!strcmp(arg, affinity_names[i])) {
 			o->affinity = (enum prec_affinity)i;
 			return 0;
 		}

@@ -362,10 +362,8 @@ static void drain_sched(struct prec_session *s, const struct prec_record_opts *o
 	s->affinity = o->affinity;
 	if (s->affinity == PREC_AFFINITY_AUTO)
 		s->affinity = s->rt_prio ? PREC_AFFINITY_CPU : PREC_AFFINITY_OTHERS;
-	pr_debug("drainers: %s%.0d, %s", s->rt_prio ? "SCHED_FIFO " : "fair scheduler",
-		 s->rt_prio, s->affinity == PREC_AFFINITY_CPU ? "on their ring's CPU" :
-		 s->affinity == PREC_AFFINITY_OTHERS ? "beside their ring's CPU" :
-		 s->affinity == PREC_AFFINITY_PACKAGE ? "in their ring's package" : "unpinned");
+	pr_debug("drainers: -r %d (0: fair scheduler), --affinity %s", s->rt_prio,
+		 prec_affinity__name(s->affinity));
 }
 
 /* One drainer thread per CPU ring (not the flight recorder's overwrite
