@@ -18,6 +18,8 @@
 # each tool as it comes (not in the default RECORDERS). prec-fair is prec
 # record -r 0: drainers under the fair scheduler, beside their ring's CPU
 # (prec's default before 2026-11-23, and its default without CAP_SYS_NICE).
+# prec-buf is prec record --no-direct-io: shards written through the page
+# cache (prec's default before 2026-11-24).
 # Usage: bench/record.sh   (env: PREC, BUILD, REPEAT, STORM_N, PAGES, SCENARIOS)
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -42,6 +44,7 @@ run() {
 	      echo "0 0 $(echo "$t1 - $t0" | bc) 0 0 0"; return ;;
 	prec) cmd=("$PREC" record -d "$out" -m "$PAGES" -a) ;;
 	prec-fair) cmd=("$PREC" record -r 0 -d "$out" -m "$PAGES" -a) ;;
+	prec-buf) cmd=("$PREC" record --no-direct-io -d "$out" -m "$PAGES" -a) ;;
 	perf) cmd=(perf record -q -o "$out" -m "$PAGES" -a) ;;
 	perf-B) cmd=(perf record -q -B -o "$out" -m "$PAGES" -a) ;;
 	perf-threads) cmd=(perf record -q --threads -o "$out" -m "$PAGES" -a) ;;
@@ -58,7 +61,7 @@ run() {
 	t2=$(now)
 	cpu=$(awk 'END { print $1 + $2 }' "$tmp/time")
 	case $rec in
-	prec) lost=$(sed -n 's/.* \([0-9]*\) lost, manifest.*/\1/p' "$tmp/err") ;;
+	prec*) lost=$(sed -n 's/.* \([0-9]*\) lost, manifest.*/\1/p' "$tmp/err") ;;
 	*) lost=$(perf_lost "$out") ;;
 	esac
 	# perf 6.1 here sometimes aborts in its build-id pass (stack smashing,

@@ -58,6 +58,7 @@ struct prec_record_opts {
 	bool clock_set;         /* -k given */
 	uint64_t round_ms;
 	bool force, copy;
+	bool direct_io;         /* copy mode writes with O_DIRECT (--no-direct-io) */
 	enum prec_affinity affinity; /* --affinity: where drainers run */
 	/* -r: drainers SCHED_FIFO at this; 0 = the fair scheduler; -1 (the
 	 * default) = PREC_DRAIN_AUTO_PRIO where the kernel allows it */

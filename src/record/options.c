@@ -314,6 +314,13 @@ static int opt_nocopy(struct prec_record_opts *o, const char *arg)
 	return 0;
 }
 
+static int opt_nodirect(struct prec_record_opts *o, const char *arg)
+{
+	(void)arg;
+	o->direct_io = false;
+	return 0;
+}
+
 /* 0 is prec's own: drainers under the fair scheduler (perf's default). */
 static int opt_realtime(struct prec_record_opts *o, const char *arg)
 {
@@ -492,6 +499,7 @@ static const struct opt table[] = {
 	{ "force", 'f', NULL, NULL, "replace an existing directory", FLAG(force) },
 	{ "copy", 0, NULL, NULL, "drainers copy ring data out, then write it (default)", FLAG(copy) },
 	{ "no-copy", 0, NULL, opt_nocopy, "drainers write straight from the ring (less CPU, holds the ring until written)", 0 },
+	{ "no-direct-io", 0, NULL, opt_nodirect, "copy mode writes through the page cache, not O_DIRECT (more CPU per byte)", 0 },
 	{ "realtime", 'r', "PRIO", opt_realtime, "drainer threads run SCHED_FIFO at PRIO (as perf record -r); default 1 where allowed, 0 = fair scheduler", 0 },
 	{ "affinity", 0, "auto|cpu|others|package|none", opt_affinity, "drainer CPUs: auto (default: the ring's CPU for SCHED_FIFO drainers, else others), the ring's CPU, its package less that CPU, the whole package, or anywhere", 0 },
 	{ "compress", 'z', NULL, NULL, "lz4-compress each chunk (implies --copy)", FLAG(compress) },
@@ -538,6 +546,7 @@ static void defaults(struct prec_record_opts *o)
 	o->affinity = PREC_AFFINITY_AUTO;
 	o->rt_prio = -1;
 	o->copy = true;
+	o->direct_io = true;
 	o->stack_size = PREC_RECORD_DEFAULT_STACK;
 }
 

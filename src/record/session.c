@@ -211,14 +211,16 @@ static int fill_manifest(struct prec_session *s, const struct prec_record_opts *
 }
 
 /* Copy mode's staging: twice the ring, so a drainer can take a full ring
- * while the previous one is still being written; 1..8 MiB per CPU. */
+ * while the previous one is still being written; four times with O_DIRECT,
+ * whose writes wait for a batch (and one in flight may take half); 1..8 MiB
+ * per CPU. */
 static size_t staging_for(const struct prec_record_opts *o)
 {
-	size_t ring = o->mmap_pages * (size_t)sysconf(_SC_PAGESIZE);
+	size_t want = o->mmap_pages * (size_t)sysconf(_SC_PAGESIZE) * (o->direct_io ? 4 : 2);
 
-	if (ring < 512 * 1024)
+	if (want < 1024 * 1024)
 		return 1024 * 1024;
-	return ring > 4 * 1024 * 1024 ? 8 * 1024 * 1024 : 2 * ring;
+	return want > 8 * 1024 * 1024 ? 8 * 1024 * 1024 : want;
 }
 
 static int open_writers(struct prec_session *s, const struct prec_record_opts *o,
@@ -227,6 +229,7 @@ static int open_writers(struct prec_session *s, const struct prec_record_opts *o
 	/* -z: every shard, the side band too, gets lz4 chunks; the writer
 	 * compresses into its own staging, so it is copy mode. */
 	struct prec_shard_writer_opts wo = { .copy = o->copy || o->compress,
+		.direct = o->direct_io,
 		.codec = o->compress ? PREC_CODEC_LZ4 : PREC_CODEC_NONE,
 		.lz4_level = o->compress_level,
 		.staging_bytes = staging_for(o) };
@@ -260,6 +263,9 @@ static int open_writers(struct prec_session *s, const struct prec_record_opts *o
 		if (err)
 			return err;
 	}
+	pr_debug("shards: %s writes, %zu KiB staging each",
+		 prec_shard_writer__direct(s->writers[0]) ? "O_DIRECT" :
+		 wo.copy ? "page-cache" : "zero-copy page-cache", wo.staging_bytes / 1024);
 	return 0;
 }
 

@@ -136,6 +136,15 @@ static void hdr_to_host(struct prec_chunk_header *h)
 	h->checksum = le32toh(h->checksum);
 }
 
+/* Zeros where a chunk should start were never written by prec: the padding
+ * of an O_DIRECT writer's last block, or blocks a crash left unwritten. */
+static bool all_zero_header(const struct prec_chunk_header *le)
+{
+	static const struct prec_chunk_header zero;
+
+	return !memcmp(le, &zero, sizeof(zero));
+}
+
 /* Field checks that need no payload; the order is the documented one. */
 static const char *check_header(const struct prec_chunk_header *h)
 {
@@ -416,7 +425,7 @@ int prec_shard_reader__next(struct prec_shard_reader *r, struct prec_chunk *c)
 		return bad(r, "torn chunk header");
 	h = le;
 	hdr_to_host(&h);
-	why = check_header(&h);
+	why = all_zero_header(&le) ? "torn chunk header (zeros)" : check_header(&h);
 	if (why)
 		return bad(r, why);
 	c->hdr = h;

@@ -25,7 +25,7 @@ static struct wr_slot *slot_of(struct prec_shard_writer *w, uint64_t n)
 	return &w->slots[n % w->qd];
 }
 
-static void set_error(struct prec_shard_writer *w, int err, uint64_t off)
+void prec_wr__set_error(struct prec_shard_writer *w, int err, uint64_t off)
 {
 	if (w->err)
 		return;
@@ -73,7 +73,7 @@ static void queue_write(struct prec_shard_writer *w, uint32_t idx)
 	struct io_uring_sqe *sqe = prec_wr__sqe(w);
 
 	if (!sqe) {
-		set_error(w, -EBUSY, op->op_off);
+		prec_wr__set_error(w, -EBUSY, op->op_off);
 		w->inflight--;
 		return;
 	}
@@ -86,6 +86,10 @@ void prec_wr__flush_batch(struct prec_shard_writer *w)
 {
 	struct wr_slot *op;
 
+	if (w->direct) {
+		prec_wr__dio_kick(w, DIO_BATCH);
+		return;
+	}
 	if (w->submit_n == w->append_n)
 		return;
 	op = slot_of(w, w->submit_n);
@@ -98,7 +102,7 @@ void prec_wr__flush_batch(struct prec_shard_writer *w)
 	w->inflight++;
 	queue_write(w, (uint32_t)(op - w->slots));
 	if (prec_wr__submit(w) < 0)
-		set_error(w, -EIO, op->op_off);
+		prec_wr__set_error(w, -EIO, op->op_off);
 }
 
 /* Ask the kernel to start writing back [kicked, durable) now; async in the
@@ -108,7 +112,7 @@ static void kick_writeback(struct prec_shard_writer *w)
 	uint64_t len = w->durable - w->kicked;
 	struct io_uring_sqe *sqe;
 
-	if (len < WRITEBACK_STEP || w->err)
+	if (len < WRITEBACK_STEP || w->err || w->direct)
 		return;
 	sqe = prec_wr__sqe(w);
 	if (!sqe)
@@ -121,8 +125,7 @@ static void kick_writeback(struct prec_shard_writer *w)
 	w->kicked += len;
 }
 
-/* Move done chunks, in order, from "in flight" to "in the file". */
-static void retire(struct prec_shard_writer *w)
+void prec_wr__retire(struct prec_shard_writer *w)
 {
 	while (w->retire_n < w->submit_n) {
 		struct wr_slot *s = slot_of(w, w->retire_n);
@@ -173,7 +176,7 @@ static void write_done(struct prec_shard_writer *w, uint32_t idx, int res)
 	}
 	if (res <= 0) {
 		w->inflight--;
-		set_error(w, res < 0 ? res : -EIO, op->op_off);
+		prec_wr__set_error(w, res < 0 ? res : -EIO, op->op_off);
 		return;
 	}
 	if ((size_t)res < op->op_left) {
@@ -187,7 +190,7 @@ static void write_done(struct prec_shard_writer *w, uint32_t idx, int res)
 	w->inflight--;
 	for (uint32_t i = 0; i < op->nslots; i++)
 		w->slots[(idx + i) % w->qd].written = true;
-	retire(w);
+	prec_wr__retire(w);
 }
 
 int prec_wr__reap(struct prec_shard_writer *w, bool wait)
@@ -210,12 +213,14 @@ int prec_wr__reap(struct prec_shard_writer *w, bool wait)
 		io_uring_cqe_seen(&w->ring, cqe);
 		if (UD_KIND(ud) == UD_WRITE)
 			write_done(w, (uint32_t)UD_VAL(ud), res);
+		else if (UD_KIND(ud) == UD_DIO)
+			prec_wr__dio_done(w, res);
 		else
 			prec_wr__sleep_cqe(w, ud, res, flags);
 	}
 	/* Resubmissions of short writes queued above. */
 	if (io_uring_sq_ready(&w->ring) && prec_wr__submit(w) < 0)
-		set_error(w, -EIO, w->durable);
+		prec_wr__set_error(w, -EIO, w->durable);
 	return 0;
 }
 
@@ -264,10 +269,16 @@ static unsigned char *staging_take(struct prec_shard_writer *w, size_t len)
 /* Block until a slot (and len staging bytes in copy mode) is free. */
 static int make_room(struct prec_shard_writer *w, size_t len)
 {
-	while (!slot_free(w) || (w->copy && !staging_fits(w, len))) {
+	while (!slot_free(w) ||
+	       (w->copy && !(w->direct ? prec_wr__dio_fits(w, len) : staging_fits(w, len)))) {
 		if (w->err)
 			return w->err;
-		prec_wr__flush_batch(w);
+		/* Direct: all of it, as queue slots can run out with less
+		 * than a block appended. */
+		if (w->direct)
+			prec_wr__dio_kick(w, DIO_ALL);
+		else
+			prec_wr__flush_batch(w);
 		if (!w->inflight && !w->err)
 			return -EIO; /* cannot happen: nothing would free room */
 		prec_wr__reap(w, true);
@@ -351,30 +362,20 @@ static int check_args(const struct prec_chunk_meta *meta, const struct iovec *sp
 	return 0;
 }
 
-/* Copy mode: header and payload side by side in staging, one iovec. */
-static int append_copy(struct prec_shard_writer *w, const struct prec_chunk_meta *meta,
-		       const struct iovec *span, int nspan, uint32_t raw,
-		       uint32_t *stored)
+int prec_wr__build(struct prec_shard_writer *w, const struct prec_chunk_meta *meta,
+		   const struct iovec *span, int nspan, uint32_t raw,
+		   unsigned char *p, size_t cap, uint32_t *stored)
 {
 	enum prec_codec codec = PREC_CODEC_NONE;
-	size_t cap = HDR_SIZE + (w->codec == PREC_CODEC_LZ4 && raw ?
-				 (size_t)LZ4_COMPRESSBOUND(raw) : raw);
-	unsigned char *p;
 	struct prec_chunk_header h;
-	int ret = make_room(w, cap);
 
-	if (ret)
-		return ret;
-	p = staging_take(w, cap);
 	if (w->codec == PREC_CODEC_LZ4 && raw) {
-		ret = prec_wr__lz4(w, span, nspan, raw, p + HDR_SIZE,
-				   cap - HDR_SIZE, &codec);
+		int ret = prec_wr__lz4(w, span, nspan, raw, p + HDR_SIZE,
+				       cap - HDR_SIZE, &codec);
+
 		if (ret < 0)
 			return ret;
 		*stored = (uint32_t)ret;
-		/* Give back what compression did not use: this is the newest
-		 * allocation, so the ring head just moves back. */
-		w->st_head -= cap - HDR_SIZE - *stored;
 	} else {
 		unsigned char *q = p + HDR_SIZE;
 
@@ -390,6 +391,30 @@ static int append_copy(struct prec_shard_writer *w, const struct prec_chunk_meta
 	h.checksum = htole32(prec_crc32c(prec_crc32c(0, &h, HDR_SIZE),
 					 p + HDR_SIZE, *stored));
 	memcpy(p, &h, HDR_SIZE);
+	return 0;
+}
+
+/* Copy mode: header and payload side by side in staging, one iovec. */
+static int append_copy(struct prec_shard_writer *w, const struct prec_chunk_meta *meta,
+		       const struct iovec *span, int nspan, uint32_t raw,
+		       uint32_t *stored)
+{
+	size_t cap = HDR_SIZE + (w->codec == PREC_CODEC_LZ4 && raw ?
+				 (size_t)LZ4_COMPRESSBOUND(raw) : raw);
+	unsigned char *p;
+	int ret = make_room(w, cap);
+
+	if (ret)
+		return ret;
+	if (w->direct)
+		return prec_wr__dio_append(w, meta, span, nspan, raw, stored);
+	p = staging_take(w, cap);
+	ret = prec_wr__build(w, meta, span, nspan, raw, p, cap, stored);
+	if (ret)
+		return ret;
+	/* Give back what compression did not use: this is the newest
+	 * allocation, so the ring head just moves back. */
+	w->st_head -= cap - HDR_SIZE - *stored;
 	batch_start(w, HDR_SIZE + *stored);
 	add_iov(w, p, HDR_SIZE + *stored);
 	return 0;
@@ -453,8 +478,14 @@ int64_t prec_shard_writer__append(struct prec_shard_writer *w,
 	s->written = false;
 	w->pos = s->end;
 	w->append_n++;
-	if (w->batch_bytes >= w->batch_max)
+	if (w->direct) {
+		/* No batches: the write in flight, or the next one, takes every
+		 * whole block appended so far. */
+		w->submit_n = w->append_n;
+		prec_wr__dio_kick(w, DIO_BATCH);
+	} else if (w->batch_bytes >= w->batch_max) {
 		prec_wr__flush_batch(w);
+	}
 	return (int64_t)w->append_n;
 }
 
@@ -483,6 +514,8 @@ int prec_shard_writer__wait(struct prec_shard_writer *w, int64_t ticket)
 
 int prec_shard_writer__flush(struct prec_shard_writer *w)
 {
+	if (w->direct && !w->err)
+		prec_wr__dio_drain(w);
 	prec_wr__flush_batch(w);
 	while (w->inflight)
 		prec_wr__reap(w, true);
@@ -492,7 +525,7 @@ int prec_shard_writer__flush(struct prec_shard_writer *w)
 	if (fsync(w->fd) < 0) {
 		int err = -errno;
 
-		set_error(w, err, w->durable);
+		prec_wr__set_error(w, err, w->durable);
 		return err;
 	}
 	return 0;

@@ -136,6 +136,9 @@ struct prec_shard_writer_opts {
 	 * stay untouched until the chunk's ticket is done. */
 	bool copy;
 	size_t staging_bytes;
+	/* Copy mode: write past the page cache (O_DIRECT) where the file
+	 * system takes it, buffered where not. Far less CPU per byte. */
+	bool direct;
 	enum prec_codec codec;      /* NONE; LZ4 implies copy */
 	int lz4_level;              /* 0 = fast; > 0 = LZ4 HC level */
 };
@@ -193,6 +196,10 @@ int prec_shard_writer__sleep(struct prec_shard_writer *w, const int *fds,
 
 /* Wait for every chunk, fsync. Returns 0 or -errno. */
 int prec_shard_writer__flush(struct prec_shard_writer *w);
+
+/* Does the writer write past the page cache (opts.direct, and the file
+ * system took O_DIRECT)? */
+bool prec_shard_writer__direct(const struct prec_shard_writer *w);
 
 /* Totals of the chunks that are done. */
 void prec_shard_writer__stats(const struct prec_shard_writer *w,

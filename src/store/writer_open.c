@@ -19,7 +19,8 @@
 #define HDR_SIZE ((uint32_t)sizeof(struct prec_chunk_header))
 
 static int write_shard_header(struct prec_shard_writer *w,
-			      const struct prec_shard_writer_opts *o)
+			      const struct prec_shard_writer_opts *o,
+			      struct prec_shard_header *hp)
 {
 	struct prec_shard_header h;
 	struct timespec ts;
@@ -45,6 +46,7 @@ static int write_shard_header(struct prec_shard_writer *w,
 		done += (size_t)n;
 	}
 	w->pos = w->durable = w->st.file_bytes = sizeof(h);
+	*hp = h;
 	return 0;
 }
 
@@ -81,6 +83,7 @@ static void destroy(struct prec_shard_writer *w)
 	free(w->iov);
 	free(w->hdrs);
 	free(w->staging);
+	free(w->dio_tail);
 	free(w->lz4_state);
 	free(w->lz4_lin);
 	free(w);
@@ -90,6 +93,7 @@ int prec_shard_writer__open(struct prec_shard_writer **out, int dirfd,
 			    const char *name,
 			    const struct prec_shard_writer_opts *opts)
 {
+	struct prec_shard_header hdr;
 	struct prec_shard_writer *w;
 	int ret;
 
@@ -118,7 +122,9 @@ int prec_shard_writer__open(struct prec_shard_writer **out, int dirfd,
 		ret = -errno;
 		goto free_writer;
 	}
-	ret = write_shard_header(w, opts);
+	ret = write_shard_header(w, opts, &hdr);
+	if (!ret && opts->direct && w->copy)
+		ret = prec_wr__dio_setup(w, &hdr, sizeof(hdr));
 	if (ret)
 		goto unlink_file;
 	*out = w;

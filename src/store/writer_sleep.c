@@ -129,7 +129,10 @@ int prec_shard_writer__sleep(struct prec_shard_writer *w, const int *fds,
 		prec_wr__settle(w);
 		return w->err;
 	}
-	prec_wr__flush_batch(w);
+	if (w->direct)
+		prec_wr__dio_idle(w);
+	else
+		prec_wr__flush_batch(w);
 	ret = arm_polls(w, fds, nfds);
 	if (!ret)
 		ret = prec_wr__submit(w);
@@ -154,6 +157,8 @@ int prec_shard_writer__sleep(struct prec_shard_writer *w, const int *fds,
 			break;
 	}
 	disarm_timeout(w);
+	if (w->direct)
+		prec_wr__dio_idle(w);
 out:
 	if (w->err) {
 		prec_wr__settle(w);
