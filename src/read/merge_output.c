@@ -135,10 +135,10 @@ static int open_named(struct prec_merge_output *o, const char *name)
 			return fail(name, "output is a symbolic link to nothing", -ENOENT);
 		return open_temp(o, name);
 	}
-	if (!o->force)
-		return refuse_existing(name);
+	/* -f guards a file's contents; a FIFO, a pipe (/dev/stdout) or a
+	 * device (/dev/null) holds nothing to lose. */
 	if (S_ISREG(st.st_mode))
-		return open_temp(o, name);
+		return o->force ? open_temp(o, name) : refuse_existing(name);
 	o->fd = open(name, O_WRONLY | O_CLOEXEC);
 	if (o->fd < 0)
 		return fail(name, "cannot open output", -errno);

@@ -9,7 +9,8 @@
 # 2. Without -f an existing FILE is refused, byte for byte untouched.
 # 3. A good merge with -f replaces FILE; perf script reads exactly the
 #    recorded samples.
-# 4. -o a FIFO is written in place (pipe format) and the FIFO stays a FIFO.
+# 4. -o a FIFO is written in place (pipe format) and the FIFO stays a FIFO;
+#    like -o /dev/stdout (a pipe) and -o /dev/null, it needs no -f.
 # 5. A missing directory, a directory, a dangling symlink: one line each.
 # 6. A 255-byte name; a symlink to a regular file keeps being a link.
 # 7. A merge killed by SIGTERM or SIGHUP while it writes dies of that
@@ -68,14 +69,18 @@ n=$(perf script -i "$tmp/flat.data" 2>"$tmp/perr" | grep -c 'NR 110')
 [ -s "$tmp/perr" ] && fail "perf script warned: $(cat "$tmp/perr")"
 ls "$tmp" | grep -q 'flat.data.prec-' && fail "merge -f: a temp file was left"
 
-# 4. A FIFO stays a FIFO and gets the pipe format.
+# 4. A FIFO stays a FIFO and gets the pipe format; it holds nothing -f
+# would protect, and neither do /dev/stdout (a pipe here) and /dev/null.
 mkfifo "$tmp/fifo"
 perf script -i - <"$tmp/fifo" 2>/dev/null | grep -c 'NR 110' >"$tmp/nfifo" &
 reader=$!
-"$PREC" merge "$d" -f -o "$tmp/fifo" 2>/dev/null || fail "merge to a FIFO"
+"$PREC" merge "$d" -o "$tmp/fifo" 2>"$tmp/err4" || fail "merge to a FIFO: $(cat "$tmp/err4")"
 wait $reader
 [ "$(cat "$tmp/nfifo")" = $N ] || fail "FIFO: perf script read $(cat "$tmp/nfifo") samples, want $N"
 [ -p "$tmp/fifo" ] || fail "FIFO: replaced by a regular file"
+n=$("$PREC" merge "$d" -o /dev/stdout 2>"$tmp/err4" | perf script -i - 2>/dev/null | grep -c 'NR 110')
+[ "$n" = $N ] || fail "-o /dev/stdout into a pipe: perf script read $n samples, want $N: $(cat "$tmp/err4")"
+"$PREC" merge "$d" -o /dev/null 2>"$tmp/err4" || fail "-o /dev/null: $(cat "$tmp/err4")"
 # 5. Bad outputs: one line naming the output and the real cause, nothing left.
 one_line() { # ARGS... : prec merge must fail with one stderr line matching $want
 	"$PREC" merge "$d" "$@" 2>"$tmp/err5" && fail "merge $*: exit 0"
