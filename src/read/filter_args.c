@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // --time START,END and --cpu LIST for prec merge and prec dump.
 #include "read/filter_args.h"
+#include "util/cpu_list.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -48,39 +49,21 @@ int prec_filter__parse_time(const char *arg, uint64_t *start_ns, uint64_t *end_n
 
 int prec_filter__parse_cpus(const char *arg, bool **cpus, int *nr)
 {
-	const char *p = arg;
+	int *list = NULL, n = prec_cpu_list__parse(arg, &list);
 
 	free(*cpus);
+	*cpus = NULL;
 	*nr = 0;
+	if (n < 0)
+		return n;
 	*cpus = calloc(PREC_FILTER_MAX_CPUS, sizeof(**cpus));
-	if (!*cpus)
+	if (!*cpus) {
+		free(list);
 		return -ENOMEM;
-	while (*p) {
-		char *end;
-		long lo, hi;
-
-		if (!isdigit((unsigned char)*p))
-			return -EINVAL;
-		lo = hi = strtol(p, &end, 10);
-		if (lo >= PREC_FILTER_MAX_CPUS)
-			return -EINVAL;
-		p = end;
-		if (*p == '-') {
-			if (!isdigit((unsigned char)p[1]))
-				return -EINVAL;
-			hi = strtol(p + 1, &end, 10);
-			if (hi < lo || hi >= PREC_FILTER_MAX_CPUS)
-				return -EINVAL;
-			p = end;
-		}
-		for (long c = lo; c <= hi; c++)
-			(*cpus)[c] = true;
-		if (hi + 1 > *nr)
-			*nr = (int)hi + 1;
-		if (*p == ',' && p[1])
-			p++;
-		else if (*p)
-			return -EINVAL;
 	}
-	return *nr ? 0 : -EINVAL;
+	for (int i = 0; i < n; i++)
+		(*cpus)[list[i]] = true;
+	*nr = list[n - 1] + 1;
+	free(list);
+	return 0;
 }

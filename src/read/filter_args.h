@@ -7,8 +7,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "util/cpu_list.h"
+
 /* CPUs a --cpu list may name: 0 .. PREC_FILTER_MAX_CPUS - 1. */
-#define PREC_FILTER_MAX_CPUS 65536
+#define PREC_FILTER_MAX_CPUS PREC_CPU_LIST_MAX
 
 /* "START,END" in seconds, each with up to 9 decimals and either empty (0:
  * no bound), to nanoseconds exactly (no floating point). Returns 0,

@@ -12,6 +12,7 @@
 #include <sys/types.h>
 
 #include "record/internal.h"
+#include "util/cpu_list.h"
 
 _Static_assert(sizeof(struct perf_event_attr) >= PERF_ATTR_SIZE_VER7,
 	       "perf_event_attr from the system headers is at least VER7");
@@ -86,11 +87,6 @@ int prec_record_opts__parse(struct prec_record_opts *o, int argc, char **argv);
 void prec_record_opts__exit(struct prec_record_opts *o);
 /* --affinity's name for a */
 const char *prec_affinity__name(enum prec_affinity a);
-/* "0-3,8,10-11" -> sorted unique array of CPUs. Returns the count or
- * -EINVAL (no message). */
-int prec_cpu_list__parse(const char *s, int **cpus);
-/* Online CPUs from sysfs. Returns the count or -errno. */
-int prec_cpu_list__online(int **cpus);
 
 /* ---- AUX PMUs (auxpmu.c) ---- */
 

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "util/cpu_list.h"
 #include "util/log.h"
 
 typedef int (*opt_fn)(struct prec_record_opts *o, const char *arg);
@@ -667,79 +668,3 @@ void prec_record_opts__exit(struct prec_record_opts *o)
 	memset(o, 0, sizeof(*o));
 }
 
-static int add_cpu(int **cpus, int *nr, long cpu)
-{
-	int *n;
-
-	for (int i = 0; i < *nr; i++)
-		if ((*cpus)[i] == cpu)
-			return 0;
-	n = realloc(*cpus, (size_t)(*nr + 1) * sizeof(*n));
-	if (!n)
-		return -ENOMEM;
-	*cpus = n;
-	n[(*nr)++] = (int)cpu;
-	return 0;
-}
-
-static int cmp_int(const void *a, const void *b)
-{
-	int x = *(const int *)a, y = *(const int *)b;
-
-	return (x > y) - (x < y);
-}
-
-int prec_cpu_list__parse(const char *s, int **cpus)
-{
-	const char *p = s;
-	int nr = 0, err = 0;
-
-	*cpus = NULL;
-	while (*p && !err) {
-		char *end;
-		long lo, hi;
-
-		if (!isdigit((unsigned char)*p))
-			break;
-		lo = hi = strtol(p, &end, 10);
-		if (*end == '-') {
-			if (!isdigit((unsigned char)end[1]))
-				break;
-			hi = strtol(end + 1, &end, 10);
-		}
-		if (lo > hi || hi >= 65536)
-			break;
-		for (long c = lo; c <= hi && !err; c++)
-			err = add_cpu(cpus, &nr, c);
-		p = end;
-		if (*p == ',' && p[1])
-			p++;
-		else if (*p == '\n' && !p[1])
-			p++;
-	}
-	if (err || *p || !nr) {
-		free(*cpus);
-		*cpus = NULL;
-		return err ? err : -EINVAL;
-	}
-	qsort(*cpus, (size_t)nr, sizeof(int), cmp_int);
-	return nr;
-}
-
-int prec_cpu_list__online(int **cpus)
-{
-	FILE *f = fopen("/sys/devices/system/cpu/online", "r");
-	char line[4096];
-	int n;
-
-	*cpus = NULL;
-	if (!f)
-		return -errno;
-	if (!fgets(line, sizeof(line), f)) {
-		fclose(f);
-		return -EIO;
-	}
-	fclose(f);
-	n = prec_cpu_list__parse(line, cpus);
-	return n;
-}

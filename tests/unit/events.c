@@ -130,6 +130,15 @@ static void test_cpu_list(void)
 	CHECK_EQ(prec_cpu_list__parse("3,1,1\n", &c), 2);
 	CHECK(c[0] == 1 && c[1] == 3);
 	free(c);
+	/* Overlaps merge; the whole range in one pass (the old parser
+	 * compared each CPU with every one before it). */
+	CHECK_EQ(prec_cpu_list__parse("4-7,0-5", &c), 8);
+	CHECK(c[0] == 0 && c[7] == 7);
+	free(c);
+	CHECK_EQ(prec_cpu_list__parse("0-65535", &c), 65536);
+	CHECK(c[65535] == 65535);
+	free(c);
+	CHECK_EQ(prec_cpu_list__parse("65536", &c), -EINVAL);
 	CHECK_EQ(prec_cpu_list__parse("1-", &c), -EINVAL);
 	CHECK_EQ(prec_cpu_list__parse("", &c), -EINVAL);
 	CHECK_EQ(prec_cpu_list__parse("5-3", &c), -EINVAL);
