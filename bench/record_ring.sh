@@ -13,7 +13,7 @@
 # Recorders (RECORDERS): prec (defaults: SCHED_FIFO 1 drainers on their
 # ring's CPU, as root), prec-fair (-r 0: the fair scheduler beside the
 # ring's CPU, the default without CAP_SYS_NICE), prec-zc (--no-copy: writes
-# straight from the ring), prec-rt (-r 10), perf, perf-rt (perf record
+# straight from the ring), prec-buf (--no-direct-io: through the page cache), prec-rt (-r 10), perf, perf-rt (perf record
 # -r 10). The "smallest zero-loss ring" ratio compares prec with perf and
 # prec-rt with perf-rt.
 # Usage: bench/record_ring.sh  (env: BUILD, PREC, REPEAT, STORM_N, SIZES,
@@ -70,6 +70,7 @@ run() {
 	prec) cmd=("$PREC" record -q -d "$out" -m "$pages" -a) ;;
 	prec-zc) cmd=("$PREC" record -q -d "$out" -m "$pages" -a --no-copy) ;;
 	prec-fair) cmd=("$PREC" record -q -d "$out" -m "$pages" -a -r 0) ;;
+	prec-buf) cmd=("$PREC" record -q -d "$out" -m "$pages" -a --no-direct-io) ;;
 	prec-rt) cmd=("$PREC" record -q -d "$out" -m "$pages" -a -r 10) ;;
 	perf) cmd=(perf record -q -B -o "$out" -m "$pages" -a) ;;
 	perf-rt) cmd=(perf record -q -B -o "$out" -m "$pages" -a -r 10) ;;
