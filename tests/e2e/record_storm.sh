@@ -57,7 +57,16 @@ check_run() { # dir, extra options...
 	fi
 }
 
-check_run "$tmp/copy"
+check_run "$tmp/copy" -v
+# Copy mode writes with O_DIRECT where the file system takes it (it says so
+# with -v), and through the page cache with --no-direct-io.
+if dd if=/dev/zero of="$tmp/dio" bs=4096 count=1 oflag=direct 2>/dev/null; then
+	grep -q 'shards: O_DIRECT writes' "$tmp/err" || fail "default copy mode: not O_DIRECT"
+else
+	echo "note: no O_DIRECT in $tmp"
+fi
+check_run "$tmp/buffered" -v --no-direct-io
+grep -q 'shards: page-cache writes' "$tmp/err" || fail "--no-direct-io: not page-cache writes"
 check_run "$tmp/zero" --no-copy
 check_run "$tmp/rt" -r 10
 # Except here: by default (as root) a drainer runs SCHED_FIFO on its ring's
@@ -85,4 +94,4 @@ pgrep -f "record -d $tmp/late" >/dev/null && fail "the event-releasing child is 
 want=$(printf '   3000 raw_syscalls:sys_enter:\n   3000 raw_syscalls:sys_exit:')
 [ "$(cat "$tmp/glob.count")" = "$want" ] ||
 	fail "glob raw_syscalls:sys_e*: perf script counts $(tr '\n' ' ' <"$tmp/glob.count")"
-echo "PASS: $N samples, 0 lost: copy (default), zero-copy, SCHED_FIFO drainers; events released after exit; a glob with a filter"
+echo "PASS: $N samples, 0 lost: copy (default, O_DIRECT), buffered copy, zero-copy, SCHED_FIFO drainers; events released after exit; a glob with a filter"
