@@ -14,6 +14,9 @@ uint32_t prec_crc32c__sw(uint32_t crc, const void *buf, size_t len);
 /* SSE4.2 crc32 instruction. Only call when prec_crc32c__have_hw(). */
 uint32_t prec_crc32c__hw(uint32_t crc, const void *buf, size_t len);
 
+/* The same, copying src to dst (not overlapping) in the same pass. */
+uint32_t prec_crc32c__hw_copy(uint32_t crc, void *dst, const void *src, size_t len);
+
 /* True when the CPU has the SSE4.2 crc32 instruction. */
 bool prec_crc32c__have_hw(void);
 

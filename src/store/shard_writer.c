@@ -368,6 +368,7 @@ int prec_wr__build(struct prec_shard_writer *w, const struct prec_chunk_meta *me
 {
 	enum prec_codec codec = PREC_CODEC_NONE;
 	struct prec_chunk_header h;
+	uint32_t crc;
 
 	if (w->codec == PREC_CODEC_LZ4 && raw) {
 		int ret = prec_wr__lz4(w, span, nspan, raw, p + HDR_SIZE,
@@ -376,20 +377,24 @@ int prec_wr__build(struct prec_shard_writer *w, const struct prec_chunk_meta *me
 		if (ret < 0)
 			return ret;
 		*stored = (uint32_t)ret;
+		fill_header(&h, meta, (uint32_t)w->append_n, codec, *stored, raw);
+		crc = prec_crc32c(prec_crc32c(0, &h, HDR_SIZE), p + HDR_SIZE, *stored);
 	} else {
 		unsigned char *q = p + HDR_SIZE;
 
+		/* Raw: the checksum is taken as the ring's bytes are copied,
+		 * one pass over them instead of two. */
+		*stored = raw;
+		fill_header(&h, meta, (uint32_t)w->append_n, codec, raw, raw);
+		crc = prec_crc32c(0, &h, HDR_SIZE);
 		for (int i = 0; i < nspan; i++) {
-			memcpy(q, span[i].iov_base, span[i].iov_len);
+			crc = prec_crc32c_copy(crc, q, span[i].iov_base, span[i].iov_len);
 			q += span[i].iov_len;
 		}
-		*stored = raw;
 	}
 	/* Staging is packed (chunks follow each other as in the file, so a
 	 * batch is one iovec): the header may be unaligned there. */
-	fill_header(&h, meta, (uint32_t)w->append_n, codec, *stored, raw);
-	h.checksum = htole32(prec_crc32c(prec_crc32c(0, &h, HDR_SIZE),
-					 p + HDR_SIZE, *stored));
+	h.checksum = htole32(crc);
 	memcpy(p, &h, HDR_SIZE);
 	return 0;
 }

@@ -96,6 +96,9 @@ _Static_assert(sizeof(struct prec_chunk_header) == 64, "chunk header is 64 bytes
 /* CRC-32C (Castagnoli). Pass 0 to start; chain by passing the previous
  * result. Uses the SSE4.2 instruction when the CPU has it. Thread-safe. */
 uint32_t prec_crc32c(uint32_t crc, const void *buf, size_t len);
+/* The same over src, which it also copies to dst (not overlapping): what a
+ * memcpy then prec_crc32c(crc, dst, len) give, in one pass. */
+uint32_t prec_crc32c_copy(uint32_t crc, void *dst, const void *src, size_t len);
 
 /* ------------------------------------------------------------------------ */
 /* Record timestamps                                                        */

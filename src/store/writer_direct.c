@@ -14,9 +14,10 @@
 //   data has waited too long), from its own zero-padded copy, and
 //   rewritten whole later; so that a rewrite never races the write before
 //   it, one write is in flight at a time;
-// - writes are batches of whole blocks (dio_min..dio_cap bytes), and data
-//   waits in staging at most DIO_MAX_AGE_NS before it is written, partial
-//   block and all, so a crash loses at most that much;
+// - writes are batches of whole blocks (dio_min..dio_cap bytes); when no
+//   write started for DIO_MAX_AGE_NS (checked each time the drainer goes
+//   to sleep), everything is written, partial block and all, which bounds
+//   what a kill -9 loses;
 // - the padding is cut off (ftruncate) when the writer is flushed. After a
 //   crash a shard may end in zeros, which readers take as a torn tail.
 #include "store/shard_writer.h"
@@ -33,9 +34,9 @@
 
 #define HDR_SIZE ((uint32_t)sizeof(struct prec_chunk_header))
 #define MIN_BLK 4096u
-/* Data waits in staging about this long at most before it is written. */
-#define DIO_MAX_AGE_NS (100ull * 1000 * 1000)
 #define MAX_BLK (64u * 1024u)
+/* No write for this long: write everything at the next sleep. */
+#define DIO_MAX_AGE_NS (100ull * 1000 * 1000)
 
 static uint64_t down(const struct prec_shard_writer *w, uint64_t x)
 {

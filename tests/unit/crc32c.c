@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // CRC-32C: published check values, chaining, and the SSE4.2 and table paths
-// agreeing on random buffers at every alignment and length.
+// agreeing on random buffers at every alignment and length, copying or not.
 #include "store/crc32c.h"
 #include "store/store.h"
 #include "../lib/test.h"
@@ -29,6 +29,25 @@ static void known_vectors(void)
 	CHECK_EQ(prec_crc32c(prec_crc32c(0, "1234", 4), "56789", 5), 0xE3069283u);
 }
 
+/* prec_crc32c_copy: the same CRC, src's bytes in dst at any alignment, and
+ * not one byte written past them. */
+static void copy_agrees(uint64_t *rng, uint32_t seed, const unsigned char *src,
+			size_t len, uint32_t want)
+{
+	static unsigned char dst[70000 + 128];
+	size_t doff = test_rand(rng) % 64;
+
+	memset(dst, 0xa5, len + doff + 64);
+	CHECK_EQ(prec_crc32c_copy(seed, dst + doff, src, len), want);
+	CHECK(memcmp(dst + doff, src, len) == 0);
+	for (size_t i = 0; i < 64; i++)
+		CHECK(dst[doff + len + i] == 0xa5);
+	for (size_t i = 0; i < doff; i++)
+		CHECK(dst[i] == 0xa5);
+	if (prec_crc32c__have_hw())
+		CHECK_EQ(prec_crc32c__hw_copy(seed, dst + doff, src, len), want);
+}
+
 static void hw_vs_sw(uint64_t *rng)
 {
 	static unsigned char buf[70000];
@@ -47,6 +66,7 @@ static void hw_vs_sw(uint64_t *rng)
 		if (have)
 			CHECK_EQ(prec_crc32c__hw(seed, buf + off, len), sw);
 		CHECK_EQ(prec_crc32c(seed, buf + off, len), sw);
+		copy_agrees(rng, seed, buf + off, len, sw);
 		CHECK_EQ(prec_crc32c__sw(prec_crc32c__sw(seed, buf + off, cut),
 					 buf + off + cut, len - cut), sw);
 	}
