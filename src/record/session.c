@@ -412,9 +412,17 @@ static int start_drainers(struct prec_session *s, const struct prec_record_opts 
 			prec_drainer__set_notify(s->drainers[c], s->drain_efd);
 			err = prec_drainer__start(s->drainers[c]);
 		}
-		if (err == -EPERM && s->rt_prio) {
+		if (err == -EPERM && s->rt_prio && o->rt_prio > 0) {
 			pr_err("option -r %d: SCHED_FIFO refused for the drainer threads: %s\n",
 			       s->rt_prio, strerror(-err));
+			return err;
+		}
+		/* The default's probe said yes, the drainer was refused all
+		 * the same (a limit changed in between): name no option the
+		 * user did not give. */
+		if (err == -EPERM && s->rt_prio) {
+			pr_err("drainer cpu%d: SCHED_FIFO %d (the default where allowed) refused: %s; -r 0 runs drainers without it\n",
+			       el->cpus[c], s->rt_prio, strerror(-err));
 			return err;
 		}
 		if (err) {

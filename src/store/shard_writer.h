@@ -85,6 +85,7 @@ struct prec_shard_writer {
 	 * chunk whole before its wrapped end is moved to the front. */
 	bool direct;
 	bool dio_busy;      /* one write in flight at a time: never two on a block */
+	bool dio_fixed;     /* staging is the ring's registered buffer 0 */
 	int dio_op_how;     /* its enum prec_dio_kick, to go on after a short write */
 	size_t blk;         /* file offset and memory alignment of every write */
 	size_t dio_min, dio_cap; /* batch sizes of whole blocks */

@@ -76,6 +76,21 @@ static size_t block_size(int fd)
 	return b;
 }
 
+/* Staging pinned once for the ring's fixed-buffer writes, which a direct
+ * write otherwise pins page by page each time (gup_fast_fallback: 12% of
+ * the recorder's CPU on dwarf). Needs RLIMIT_MEMLOCK room without
+ * CAP_IPC_LOCK: where that is refused, writes take the staging unpinned. */
+static bool register_staging(struct prec_shard_writer *w)
+{
+	struct iovec v = { .iov_base = w->staging, .iov_len = w->st_size };
+	int ret = io_uring_register_buffers(&w->ring, &v, 1);
+
+	if (ret < 0)
+		prec_log(PREC_LOG_DEBUG, "shard cpu%d: staging not registered (%s)",
+			 (int)w->cpu, strerror(-ret));
+	return ret == 0;
+}
+
 int prec_wr__dio_setup(struct prec_shard_writer *w, const void *hdr, size_t len)
 {
 	size_t blk = block_size(w->fd), size, slack;
@@ -116,6 +131,7 @@ int prec_wr__dio_setup(struct prec_shard_writer *w, const void *hdr, size_t len)
 	if (w->dio_cap > 2 * w->batch_max)
 		w->dio_cap = (2 * w->batch_max + blk - 1) / blk * blk;
 	w->dio_min = w->batch_max < size / 4 ? w->batch_max : size / 4;
+	w->dio_fixed = register_staging(w);
 	w->dio_done = 0;
 	w->dio_eof = w->pos;
 	w->dio_kicked_at = coarse_ns();
@@ -163,7 +179,12 @@ static void submit_op(struct prec_shard_writer *w, int niov)
 		prec_wr__set_error(w, -EBUSY, w->dio_op_off);
 		return;
 	}
-	io_uring_prep_writev(sqe, w->fd, w->iov, (unsigned int)niov, w->dio_op_off);
+	/* One piece of registered staging: no page pinning per write. */
+	if (w->dio_fixed && niov == 1 && w->iov[0].iov_base != w->dio_tail)
+		io_uring_prep_write_fixed(sqe, w->fd, w->iov[0].iov_base,
+					  (unsigned int)w->iov[0].iov_len, w->dio_op_off, 0);
+	else
+		io_uring_prep_writev(sqe, w->fd, w->iov, (unsigned int)niov, w->dio_op_off);
 	io_uring_sqe_set_data64(sqe, UD_MAKE(UD_DIO, 0));
 	w->dio_busy = true;
 	w->dio_kicked_at = coarse_ns();
@@ -184,6 +205,10 @@ void prec_wr__dio_kick(struct prec_shard_writer *w, enum prec_dio_kick how)
 		return;
 	if (whole - from > w->dio_cap)
 		whole = from + w->dio_cap;
+	/* Registered staging is written one piece at a time: a batch stops
+	 * at its end and the next starts at its front. */
+	if (w->dio_fixed && whole - from > w->st_size - at)
+		whole = from + (w->st_size - at);
 	to = how == DIO_ALL && whole == down(w, w->pos) ? up(w, w->pos) : whole;
 	if (to <= from)
 		return;
