@@ -241,7 +241,8 @@ static int open_writers(struct prec_session *s, const struct prec_record_opts *o
 	s->cpus = el->cpus;
 	s->writers = calloc((size_t)el->nr_cpus + 1, sizeof(*s->writers));
 	s->drainers = calloc((size_t)el->nr_cpus, sizeof(*s->drainers));
-	if (!s->writers || !s->drainers)
+	s->writer_wait_ns = calloc((size_t)el->nr_cpus, sizeof(*s->writer_wait_ns));
+	if (!s->writers || !s->drainers || !s->writer_wait_ns)
 		return -ENOMEM;
 	memcpy(wo.session_id, s->session_id, sizeof(wo.session_id));
 	for (int c = 0; c <= el->nr_cpus; c++) {
@@ -263,8 +264,9 @@ static int open_writers(struct prec_session *s, const struct prec_record_opts *o
 		if (err)
 			return err;
 	}
+	s->direct_io = prec_shard_writer__direct(s->writers[0]);
 	pr_debug("shards: %s writes, %zu KiB staging each",
-		 prec_shard_writer__direct(s->writers[0]) ? "O_DIRECT" :
+		 s->direct_io ? "O_DIRECT" :
 		 wo.copy ? "page-cache" : "zero-copy page-cache", wo.staging_bytes / 1024);
 	return 0;
 }
@@ -480,6 +482,8 @@ static void shard_totals(struct prec_session *s, struct prec_evlist *el, int c)
 	sh->raw_bytes = ws.raw_bytes;
 	sh->first_time = ws.first_time;
 	sh->last_time = ws.last_time;
+	if (c < s->nr_cpus)
+		s->writer_wait_ns[c] = ws.wait_ns_max;
 	if (c < s->nr_cpus && s->drainers[c]) {
 		prec_drainer__stats(s->drainers[c], &ds);
 		sh->lost = ds.lost;
@@ -752,7 +756,15 @@ void prec_session__summary(const struct prec_session *s)
 		const struct prec_manifest_shard *sh = &s->m->shards[c];
 		uint64_t n = sh->lost > sh->lost_samples ? sh->lost : sh->lost_samples;
 
-		if (n)
+		if (!n)
+			continue;
+		/* A drainer that waited for the disk could not drain. */
+		if (s->writer_wait_ns[c] >= 1000000)
+			pr_warn("cpu%d: %llu records LOST: the ring (%zu pages) filled while its drainer waited up to %.0f ms for the disk%s",
+				sh->cpu, (unsigned long long)n, s->pages,
+				(double)s->writer_wait_ns[c] / 1e6,
+				s->direct_io ? " (--no-direct-io lets the page cache absorb that)" : "");
+		else
 			pr_warn("cpu%d: %llu records LOST: the ring (%zu pages) filled faster than it was drained",
 				sh->cpu, (unsigned long long)n, s->pages);
 	}
@@ -788,6 +800,7 @@ void prec_session__exit(struct prec_session *s)
 	for (int c = 0; s->writers && c <= s->nr_cpus; c++)
 		prec_shard_writer__close(s->writers[c]);
 	free(s->drainers);
+	free(s->writer_wait_ns);
 	free(s->writers);
 	prec_manifest__delete(s->m);
 	if (s->dirfd >= 0)

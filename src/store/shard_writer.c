@@ -12,6 +12,7 @@
 #include <lz4.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define HDR_SIZE ((uint32_t)sizeof(struct prec_chunk_header))
@@ -266,11 +267,23 @@ static unsigned char *staging_take(struct prec_shard_writer *w, size_t len)
 	return w->staging + pos;
 }
 
-/* Block until a slot (and len staging bytes in copy mode) is free. */
-static int make_room(struct prec_shard_writer *w, size_t len)
+static bool room_for(const struct prec_shard_writer *w, size_t len)
 {
-	while (!slot_free(w) ||
-	       (w->copy && !(w->direct ? prec_wr__dio_fits(w, len) : staging_fits(w, len)))) {
+	return slot_free(w) &&
+	       (!w->copy || (w->direct ? prec_wr__dio_fits(w, len) : staging_fits(w, len)));
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static int wait_room(struct prec_shard_writer *w, size_t len)
+{
+	while (!room_for(w, len)) {
 		if (w->err)
 			return w->err;
 		/* Direct: all of it, as queue slots can run out with less
@@ -284,6 +297,24 @@ static int make_room(struct prec_shard_writer *w, size_t len)
 		prec_wr__reap(w, true);
 	}
 	return w->err;
+}
+
+/* Block until a slot (and len staging bytes in copy mode) is free. How long
+ * it took is kept: a drainer held here by the disk is how a ring overflows
+ * behind a slow write, and the loss warning says so. */
+static int make_room(struct prec_shard_writer *w, size_t len)
+{
+	uint64_t t0;
+	int ret;
+
+	if (room_for(w, len))
+		return w->err;
+	t0 = mono_ns();
+	ret = wait_room(w, len);
+	t0 = mono_ns() - t0;
+	if (t0 > w->st.wait_ns_max)
+		w->st.wait_ns_max = t0;
+	return ret;
 }
 
 static void add_iov(struct prec_shard_writer *w, const void *base, size_t len)

@@ -159,6 +159,7 @@ struct prec_chunk_meta {
 struct prec_shard_writer_stats {
 	uint64_t chunks, records, payload_bytes, file_bytes, raw_bytes;
 	uint64_t first_time, last_time;
+	uint64_t wait_ns_max; /* longest an append() waited for room */
 };
 
 /* Create dirfd/name (O_CREAT|O_EXCL|O_NOFOLLOW|O_CLOEXEC, mode 0600), write

@@ -20,6 +20,8 @@
 //   what a kill -9 loses;
 // - the padding is cut off (ftruncate) when the writer is flushed. After a
 //   crash a shard may end in zeros, which readers take as a torn tail.
+// Staging is registered with the io_uring where the memlock limit allows,
+// and batches are then fixed-buffer writes of one piece each.
 #include "store/shard_writer.h"
 #include "util/log.h"
 

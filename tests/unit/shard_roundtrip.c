@@ -431,6 +431,25 @@ static void direct_tail(int dirfd)
 	unlinkat(dirfd, "tail.shard", 0);
 }
 
+/* wait_ns_max: 0 while appends find room; with one queue slot, a second
+ * append waits for the first write, and that wait is measured. */
+static void wait_measured(int dirfd)
+{
+	struct prec_shard_writer_opts o = { .queue_depth = 1 };
+	struct prec_shard_writer_stats st;
+	struct prec_shard_writer *w;
+
+	CHECK_EQ(prec_shard_writer__open(&w, dirfd, "wait.shard", &o), 0);
+	CHECK(put_small(w, 'a') > 0);
+	prec_shard_writer__stats(w, &st);
+	CHECK_EQ(st.wait_ns_max, 0);
+	CHECK(put_small(w, 'b') > 0);
+	prec_shard_writer__stats(w, &st);
+	CHECK(st.wait_ns_max > 0);
+	CHECK_EQ(prec_shard_writer__close(w), 0);
+	unlinkat(dirfd, "wait.shard", 0);
+}
+
 static bool probe_dio(int dirfd)
 {
 	int fd = openat(dirfd, "probe", O_WRONLY | O_CREAT | O_DIRECT, 0600);
@@ -452,6 +471,7 @@ int main(void)
 	CHECK(dirfd >= 0);
 	bad_args(dirfd);
 	sleep_wakeups(dirfd);
+	wait_measured(dirfd);
 	dio_here = probe_dio(dirfd);
 	if (dio_here)
 		direct_tail(dirfd);
