@@ -2,7 +2,7 @@
 // The recording session: the output directory (and -f's rename-aside), one
 // shard writer per CPU plus the side band, the manifest written at start
 // (state recording) and at close (complete, with totals and build-ids), the
-// drainers, and the summary line.
+// drainers (the summary line: session_summary.c).
 #include "record/cmd_record.h"
 
 #include <dirent.h>
@@ -725,52 +725,6 @@ int prec_session__finish(struct prec_session *s, struct prec_evlist *el)
 	s->manifest_ns = prec_now_ns(CLOCK_MONOTONIC) - s->t_stop_ns;
 	lap(s, "manifest written");
 	return err;
-}
-
-void prec_session__summary(const struct prec_session *s)
-{
-	double secs = (double)(s->t_stop_ns - s->t_enable_ns) / 1e9;
-	double mb = (double)s->bytes / 1e6;
-
-	char lz4[64] = "";
-	uint64_t raw = 0, stored = 0;
-
-	if (s->t_stop_ns <= s->t_enable_ns)
-		secs = 0;
-	for (uint32_t c = 0; c < s->m->nr_shards; c++) {
-		raw += s->m->shards[c].raw_bytes;
-		stored += s->m->shards[c].bytes;
-	}
-	if (raw > stored && stored)
-		snprintf(lz4, sizeof(lz4), " (lz4: %.3f MB raw, %.1fx)",
-			 (double)raw / 1e6, (double)raw / (double)stored);
-	fprintf(stderr, "[ prec record: %d shards, %llu records, %.3f MB written%s (%.1f MB/s), %llu lost, manifest in %.1f ms ]\n",
-		s->nr_cpus + 1, (unsigned long long)s->records, mb, lz4,
-		secs > 0 ? mb / secs : 0.0, (unsigned long long)s->lost,
-		(double)s->manifest_ns / 1e6);
-	/* After a drainer failure its ring overflowed by design: the ring
-	 * size advice would mislead. */
-	if (!s->lost || s->fail_err)
-		return;
-	for (int c = 0; c < s->nr_cpus; c++) {
-		const struct prec_manifest_shard *sh = &s->m->shards[c];
-		uint64_t n = sh->lost > sh->lost_samples ? sh->lost : sh->lost_samples;
-
-		if (!n)
-			continue;
-		/* A drainer that waited for the disk could not drain. */
-		if (s->writer_wait_ns[c] >= 1000000)
-			pr_warn("cpu%d: %llu records LOST: the ring (%zu pages) filled while its drainer waited up to %.0f ms for the disk%s",
-				sh->cpu, (unsigned long long)n, s->pages,
-				(double)s->writer_wait_ns[c] / 1e6,
-				s->direct_io ? " (--no-direct-io lets the page cache absorb that)" : "");
-		else
-			pr_warn("cpu%d: %llu records LOST: the ring (%zu pages) filled faster than it was drained",
-				sh->cpu, (unsigned long long)n, s->pages);
-	}
-	pr_warn("%llu records lost in all: use a bigger ring (-m %zu or more)%s, fewer events, or a lower -F",
-		(unsigned long long)s->lost, s->pages * 4,
-		s->rt_prio ? "" : ", SCHED_FIFO drainers (-r 1)");
 }
 
 void prec_session__discard(struct prec_session *s)

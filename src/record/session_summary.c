@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: MIT
+// The recording's summary on stderr, perf-like: shards, records, bytes,
+// MB/s, lost, time to the manifest; and when records were lost, which CPU,
+// why when it is known, and what to change.
+#include "record/cmd_record.h"
+
+#include <stdio.h>
+
+#include "util/log.h"
+
+/* One line per CPU that lost records. A drainer held by the disk (waiting
+ * for staging room) could not drain: that, not the ring size, is then the
+ * thing to change. */
+static void warn_cpu(const struct prec_session *s, int c)
+{
+	const struct prec_manifest_shard *sh = &s->m->shards[c];
+	uint64_t n = sh->lost > sh->lost_samples ? sh->lost : sh->lost_samples;
+
+	if (!n)
+		return;
+	if (s->writer_wait_ns[c] >= 1000000)
+		pr_warn("cpu%d: %llu records LOST: the ring (%zu pages) filled while its drainer waited up to %.0f ms for the disk%s",
+			sh->cpu, (unsigned long long)n, s->pages,
+			(double)s->writer_wait_ns[c] / 1e6,
+			s->direct_io ? " (--no-direct-io lets the page cache absorb that)" : "");
+	else
+		pr_warn("cpu%d: %llu records LOST: the ring (%zu pages) filled faster than it was drained",
+			sh->cpu, (unsigned long long)n, s->pages);
+}
+
+void prec_session__summary(const struct prec_session *s)
+{
+	double secs = (double)(s->t_stop_ns - s->t_enable_ns) / 1e9;
+	double mb = (double)s->bytes / 1e6;
+	char lz4[64] = "";
+	uint64_t raw = 0, stored = 0;
+
+	if (s->t_stop_ns <= s->t_enable_ns)
+		secs = 0;
+	for (uint32_t c = 0; c < s->m->nr_shards; c++) {
+		raw += s->m->shards[c].raw_bytes;
+		stored += s->m->shards[c].bytes;
+	}
+	if (raw > stored && stored)
+		snprintf(lz4, sizeof(lz4), " (lz4: %.3f MB raw, %.1fx)",
+			 (double)raw / 1e6, (double)raw / (double)stored);
+	fprintf(stderr, "[ prec record: %d shards, %llu records, %.3f MB written%s (%.1f MB/s), %llu lost, manifest in %.1f ms ]\n",
+		s->nr_cpus + 1, (unsigned long long)s->records, mb, lz4,
+		secs > 0 ? mb / secs : 0.0, (unsigned long long)s->lost,
+		(double)s->manifest_ns / 1e6);
+	/* After a drainer failure its ring overflowed by design: the ring
+	 * size advice would mislead. */
+	if (!s->lost || s->fail_err)
+		return;
+	for (int c = 0; c < s->nr_cpus; c++)
+		warn_cpu(s, c);
+	pr_warn("%llu records lost in all: use a bigger ring (-m %zu or more)%s, fewer events, or a lower -F",
+		(unsigned long long)s->lost, s->pages * 4,
+		s->rt_prio ? "" : ", SCHED_FIFO drainers (-r 1)");
+}
