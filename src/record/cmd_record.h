@@ -12,6 +12,7 @@
 #include <sys/types.h>
 
 #include "record/internal.h"
+#include "util/clock.h"
 #include "util/cpu_list.h"
 
 _Static_assert(sizeof(struct perf_event_attr) >= PERF_ATTR_SIZE_VER7,
@@ -359,7 +360,6 @@ uint64_t prec_session__drained(const struct prec_session *s);
 void prec_session__discard(struct prec_session *s);
 void prec_session__exit(struct prec_session *s);
 
-uint64_t prec_now_ns(int clockid);
 
 /* ---- control channel and flight-recorder option parsers (control.c) ---- */
 

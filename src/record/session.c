@@ -24,15 +24,6 @@
 #define PREC_MANIFEST_RESERVE_NAME "manifest.reserve"
 #define PREC_MANIFEST_RESERVE_EXTRA (256u * 1024u)
 
-uint64_t prec_now_ns(int clockid)
-{
-	struct timespec ts;
-
-	if (clock_gettime((clockid_t)clockid, &ts))
-		return 0;
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* Now on the events' clock: the perf clock through the first ring's TSC
  * conversion, 0 when its page offers none. */
 static uint64_t event_now(int clockid, const struct prec_evlist *el)

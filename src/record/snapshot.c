@@ -5,6 +5,7 @@
 // into DATA chunks of the CPU's shard, and resumes the ring. Writers already
 // past the pause check are waited out before the copy (see quiesce()).
 #include "record/internal.h"
+#include "util/clock.h"
 
 #include <errno.h>
 #include <linux/membarrier.h>
@@ -313,17 +314,9 @@ static int snap_one(struct prec_snapshot *s, struct snap_ring *sr)
 	return write_chunks(s, sr, (uint64_t)n, skip, end - head);
 }
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 int prec_snapshot__take(struct prec_snapshot *s)
 {
-	uint64_t t0 = mono_ns(), b0 = s->st.bytes;
+	uint64_t t0 = prec_now_ns(CLOCK_MONOTONIC), b0 = s->st.bytes;
 	int err = 0;
 
 	/* All paused first, so that one grace period covers every ring. */
@@ -341,7 +334,7 @@ int prec_snapshot__take(struct prec_snapshot *s)
 	s->st.snapshots++;
 	pr_debug("snapshot %llu: %llu bytes on disk in %.3f ms",
 		 (unsigned long long)s->st.snapshots,
-		 (unsigned long long)(s->st.bytes - b0), (double)(mono_ns() - t0) / 1e6);
+		 (unsigned long long)(s->st.bytes - b0), (double)(prec_now_ns(CLOCK_MONOTONIC) - t0) / 1e6);
 	return err;
 }
 

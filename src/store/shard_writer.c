@@ -3,6 +3,7 @@
 // through the writer's own io_uring, completes tickets in order, and on a
 // write error cuts the file back to its last whole chunk.
 #include "store/shard_writer.h"
+#include "util/clock.h"
 #include "util/log.h"
 
 #include <endian.h>
@@ -12,7 +13,6 @@
 #include <lz4.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #define HDR_SIZE ((uint32_t)sizeof(struct prec_chunk_header))
@@ -273,14 +273,6 @@ static bool room_for(const struct prec_shard_writer *w, size_t len)
 	       (!w->copy || (w->direct ? prec_wr__dio_fits(w, len) : staging_fits(w, len)));
 }
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static int wait_room(struct prec_shard_writer *w, size_t len)
 {
 	while (!room_for(w, len)) {
@@ -309,9 +301,9 @@ static int make_room(struct prec_shard_writer *w, size_t len)
 
 	if (room_for(w, len))
 		return w->err;
-	t0 = mono_ns();
+	t0 = prec_now_ns(CLOCK_MONOTONIC);
 	ret = wait_room(w, len);
-	t0 = mono_ns() - t0;
+	t0 = prec_now_ns(CLOCK_MONOTONIC) - t0;
 	if (t0 > w->st.wait_ns_max)
 		w->st.wait_ns_max = t0;
 	return ret;
@@ -550,9 +542,10 @@ int prec_shard_writer__wait(struct prec_shard_writer *w, int64_t ticket)
 
 int prec_shard_writer__flush(struct prec_shard_writer *w)
 {
-	if (w->direct && !w->err)
+	if (!w->direct)
+		prec_wr__flush_batch(w);
+	else if (!w->err)
 		prec_wr__dio_drain(w);
-	prec_wr__flush_batch(w);
 	while (w->inflight)
 		prec_wr__reap(w, true);
 	prec_wr__settle(w);

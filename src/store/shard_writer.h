@@ -142,7 +142,7 @@ void prec_wr__dio_kick(struct prec_shard_writer *w, enum prec_dio_kick how);
 void prec_wr__dio_idle(struct prec_shard_writer *w);
 void prec_wr__dio_done(struct prec_shard_writer *w, int res);
 /* Write every byte, wait, and cut the padding off the file's end. */
-int prec_wr__dio_drain(struct prec_shard_writer *w);
+void prec_wr__dio_drain(struct prec_shard_writer *w);
 
 /* lz4 encode of one payload into dst (cap bytes). Returns stored length
  * (== raw when kept raw, with *codec NONE) or -errno. */

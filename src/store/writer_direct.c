@@ -23,6 +23,7 @@
 // Staging is registered with the io_uring where the memlock limit allows,
 // and batches are then fixed-buffer writes of one piece each.
 #include "store/shard_writer.h"
+#include "util/clock.h"
 #include "util/log.h"
 
 #include <errno.h>
@@ -31,7 +32,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #define HDR_SIZE ((uint32_t)sizeof(struct prec_chunk_header))
@@ -48,14 +48,6 @@ static uint64_t down(const struct prec_shard_writer *w, uint64_t x)
 static uint64_t up(const struct prec_shard_writer *w, uint64_t x)
 {
 	return down(w, x + w->blk - 1);
-}
-
-static uint64_t coarse_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 /* The most a chunk can take in staging, header and lz4's worst case. */
@@ -136,7 +128,7 @@ int prec_wr__dio_setup(struct prec_shard_writer *w, const void *hdr, size_t len)
 	w->dio_fixed = register_staging(w);
 	w->dio_done = 0;
 	w->dio_eof = w->pos;
-	w->dio_kicked_at = coarse_ns();
+	w->dio_kicked_at = prec_now_ns(CLOCK_MONOTONIC_COARSE);
 	w->direct = true;
 	return 0;
 }
@@ -189,7 +181,7 @@ static void submit_op(struct prec_shard_writer *w, int niov)
 		io_uring_prep_writev(sqe, w->fd, w->iov, (unsigned int)niov, w->dio_op_off);
 	io_uring_sqe_set_data64(sqe, UD_MAKE(UD_DIO, 0));
 	w->dio_busy = true;
-	w->dio_kicked_at = coarse_ns();
+	w->dio_kicked_at = prec_now_ns(CLOCK_MONOTONIC_COARSE);
 	w->inflight++;
 	if (prec_wr__submit(w) < 0)
 		prec_wr__set_error(w, -EIO, w->dio_op_off);
@@ -240,7 +232,7 @@ void prec_wr__dio_kick(struct prec_shard_writer *w, enum prec_dio_kick how)
 
 void prec_wr__dio_idle(struct prec_shard_writer *w)
 {
-	bool old = coarse_ns() - w->dio_kicked_at >= DIO_MAX_AGE_NS;
+	bool old = prec_now_ns(CLOCK_MONOTONIC_COARSE) - w->dio_kicked_at >= DIO_MAX_AGE_NS;
 
 	prec_wr__dio_kick(w, old ? DIO_ALL : DIO_BATCH);
 }
@@ -299,24 +291,20 @@ void prec_wr__dio_done(struct prec_shard_writer *w, int res)
 	prec_wr__dio_kick(w, (uint64_t)res < w->dio_op_len ? how : DIO_BATCH);
 }
 
-int prec_wr__dio_drain(struct prec_shard_writer *w)
+void prec_wr__dio_drain(struct prec_shard_writer *w)
 {
 	while (!w->err && (w->dio_done < w->pos || w->inflight)) {
 		if (!w->inflight)
 			prec_wr__dio_kick(w, DIO_ALL);
-		if (w->inflight && prec_wr__reap(w, true) < 0)
-			continue;
+		if (w->inflight)
+			prec_wr__reap(w, true);
 	}
-	if (w->err)
-		return w->err;
-	if (w->dio_eof > w->pos) {
-		if (ftruncate(w->fd, (off_t)w->pos) < 0) {
-			prec_wr__set_error(w, -errno, w->pos);
-			return w->err;
-		}
+	if (w->err || w->dio_eof <= w->pos)
+		return;
+	if (ftruncate(w->fd, (off_t)w->pos) < 0)
+		prec_wr__set_error(w, -errno, w->pos);
+	else
 		w->dio_eof = w->pos;
-	}
-	return 0;
 }
 
 bool prec_shard_writer__direct(const struct prec_shard_writer *w)
