@@ -21,10 +21,18 @@ now() { date +%s.%N; }
 
 # The standard workloads. clock and dwarf hash $tmp/blob on every CPU (dwarf
 # samples it with 8 KiB user stacks); they wait only for their own jobs (a
-# bare wait would also wait for the recorder).
+# bare wait would also wait for the recorder). stormio is the storm while
+# dd writes DISK_MB to $tmp (the recording's file system) and fsyncs: a disk
+# busy with someone else's writes, which stalls every recorder's writes;
+# workload_end waits for that dd, outside the timed part.
 workload() {
 	case $1 in
 	storm) "$H/storm" "$STORM_N" ;;
+	stormio)
+		dd if=/dev/zero of="$tmp/disk_busy" bs=1M count="${DISK_MB:-1500}" conv=fsync \
+			status=none &
+		DISK_PID=$!
+		"$H/storm" "$STORM_N" ;;
 	clock | dwarf)
 		local pids=()
 		for ((c = 0; c < ncpu; c++)); do
@@ -35,9 +43,15 @@ workload() {
 	esac
 }
 
+workload_end() {
+	if [ -n "${DISK_PID:-}" ]; then wait "$DISK_PID"; fi
+	DISK_PID=
+	rm -f "$tmp/disk_busy"
+}
+
 events() {
 	case $1 in
-	storm) echo "-e raw_syscalls:sys_enter" ;;
+	storm | stormio) echo "-e raw_syscalls:sys_enter" ;;
 	clock) echo "-e cpu-clock -F 10000 -g" ;;
 	dwarf) echo "-e cpu-clock -F 10000 --call-graph dwarf" ;;
 	esac

@@ -5,7 +5,11 @@
 #   storm: -e raw_syscalls:sys_enter -a, the storm helper making STORM_N
 #          getppid() calls (a few seconds);
 #   clock: -e cpu-clock -F 10000 -g -a, one sha256sum loop per CPU;
-#   dwarf: the clock workload under -e cpu-clock -F 10000 --call-graph dwarf.
+#   dwarf: the clock workload under -e cpu-clock -F 10000 --call-graph dwarf;
+#   stormio: the storm while dd writes DISK_MB (default 1500) MB to the
+#          recording's file system and fsyncs (not in the default SCENARIOS):
+#          what a disk busy with other writes costs each recorder. Its
+#          slowdown and exit columns time the storm alone.
 # Per run: records lost, recorder CPU seconds (its own rusage via
 # /usr/bin/time, the workload runs outside it), workload slowdown against
 # no recorder, time from the workload's exit to the recorder's exit (SIGINT
@@ -40,7 +44,7 @@ run() {
 	local sc=$1 rec=$2 out=$tmp/out cmd=() tpid rpid t0 t1 t2 lost=0 cpu=0 abort=0
 	rm -rf "$out" "$tmp/err" "$tmp/time"
 	case $rec in
-	none) t0=$(now); workload "$sc"; t1=$(now)
+	none) t0=$(now); workload "$sc"; t1=$(now); workload_end
 	      echo "0 0 $(echo "$t1 - $t0" | bc) 0 0 0"; return ;;
 	prec) cmd=("$PREC" record -d "$out" -m "$PAGES" -a) ;;
 	prec-fair) cmd=("$PREC" record -r 0 -d "$out" -m "$PAGES" -a) ;;
@@ -59,6 +63,7 @@ run() {
 	kill -INT "$rpid"
 	wait $tpid
 	t2=$(now)
+	workload_end
 	cpu=$(awk 'END { print $1 + $2 }' "$tmp/time")
 	case $rec in
 	prec*) lost=$(sed -n 's/.* \([0-9]*\) lost, manifest.*/\1/p' "$tmp/err") ;;
@@ -71,7 +76,8 @@ run() {
 	echo "${lost:-?} $cpu $(echo "$t1 - $t0" | bc) $(echo "($t2 - $t1) * 1000" | bc) $(du -sb "$out" | cut -f1) ${abort:-0}"
 }
 
-printf '%-6s %-13s %12s %9s %9s %10s %10s %8s\n' scen recorder lost cpu_s slowdown exit_ms MB aborted
+printf '%-6s %-13s %12s %16s %9s %9s %10s %10s %8s\n' scen recorder lost "lost min..max" cpu_s \
+	slowdown exit_ms MB aborted
 for sc in $SCENARIOS; do
 	for _ in $(seq "$REPEAT"); do
 		for rec in none $RECORDERS; do
@@ -81,14 +87,15 @@ for sc in $SCENARIOS; do
 	base=$(awk '{ print $3 }' "$tmp/$sc.none" | median)
 	for rec in $RECORDERS; do
 		f=$tmp/$sc.$rec
-		printf '%-6s %-13s %12s %9.2f %8.2fx %10.0f %10.1f %8s\n' "$sc" "$rec" \
+		printf '%-6s %-13s %12s %16s %9.2f %8.2fx %10.0f %10.1f %8s\n' "$sc" "$rec" \
 			"$(awk '{ print $1 }' "$f" | median)" \
+			"$(awk '$1 != "?" { print $1 }' "$f" | range)" \
 			"$(awk '{ print $2 }' "$f" | median)" \
 			"$(awk -v b="$base" '{ print $3 / b }' "$f" | median)" \
 			"$(awk '{ print $4 }' "$f" | median)" \
 			"$(awk '{ print $5 / 1e6 }' "$f" | median)" \
 			"$(awk '{ s += $6 } END { print s + 0 }' "$f")/$REPEAT"
 	done
-	printf '%-6s %-13s %12s %9s %8.2fs %10s %10s\n' "$sc" "(no recorder)" - - "$base" - -
+	printf '%-6s %-13s %12s %16s %9s %8.2fs %10s %10s\n' "$sc" "(no recorder)" - - - "$base" - -
 done
 echo "($REPEAT runs each, medians; ring $PAGES pages per CPU; $ncpu CPUs; storm $STORM_N calls)"
