@@ -243,7 +243,8 @@ static int merge_to(const struct merge_args *a, int dirfd,
 		pr_err("merge %s: write %s: %s", a->dir,
 		       a->out && strcmp(a->out, "-") ? a->out : "stdout",
 		       strerror(-(err ? err : cerr)));
-	if (!err || err == -EBADMSG)
+	/* A background write's error may come only at close. */
+	if ((!err || err == -EBADMSG) && !cerr)
 		report(a, mg, &t, mode);
 	prec_merge__close(mg);
 	return err ? err : cerr;

@@ -68,7 +68,8 @@ struct prec_perfdata {
 	int fd;
 	enum prec_perfdata_mode mode;
 	const struct prec_manifest *m;
-	uint8_t *buf;
+	struct prec_out_writer *out;
+	uint8_t *buf;         /* being filled; the other may be in flight */
 	size_t used;
 	uint64_t off;         /* output offset of buf[0] */
 	uint64_t data_offset; /* file mode: start of the data section */
@@ -82,7 +83,7 @@ static int flush(struct prec_perfdata *pd)
 	if (pd->err)
 		return pd->err;
 	if (pd->used) {
-		pd->err = prec_file__write_all(pd->fd, pd->buf, pd->used);
+		pd->err = prec_out_writer__put(pd->out, &pd->buf, pd->used);
 		pd->off += pd->used;
 		pd->used = 0;
 	}
@@ -346,11 +347,13 @@ int prec_perfdata__open(struct prec_perfdata **out, int fd,
 	pd->fd = fd;
 	pd->mode = mode;
 	pd->m = m;
-	pd->buf = malloc(PD_BUF_SIZE);
-	if (!pd->buf) {
-		err = -ENOMEM;
+	/* File mode writes its flushes from a second buffer, in the
+	 * background; a pipe's reader sets the pace there anyway, and its
+	 * EPIPE must reach us as write()'s. */
+	err = prec_out_writer__new(&pd->out, fd, PD_BUF_SIZE, mode == PREC_PERFDATA_FILE);
+	if (err)
 		goto err_free;
-	}
+	pd->buf = prec_out_writer__first(pd->out);
 	err = mode == PREC_PERFDATA_FILE ? open_file(pd) : open_pipe(pd);
 	if (!err)
 		err = time_conv(pd);
@@ -361,7 +364,7 @@ int prec_perfdata__open(struct prec_perfdata **out, int fd,
 	*out = pd;
 	return 0;
 err_free:
-	free(pd->buf);
+	prec_out_writer__delete(pd->out);
 	free(pd);
 	return err;
 }
@@ -492,6 +495,8 @@ static int close_file(struct prec_perfdata *pd, uint64_t first, uint64_t last)
 	}
 	if (!err)
 		err = flush(pd);
+	if (!err)
+		err = prec_out_writer__wait(pd->out);
 	if (err)
 		return err;
 	file_header_init(&fh, pd->m, pd->data_offset - (uint64_t)pd->m->nr_events * ATTR_ENTRY_SIZE);
@@ -521,8 +526,10 @@ int prec_perfdata__close(struct prec_perfdata *pd, uint64_t first_time,
 		err = close_file(pd, first_time, last_time);
 	else
 		err = flush(pd);
+	if (!err)
+		err = prec_out_writer__wait(pd->out);
+	prec_out_writer__delete(pd->out);
 	free(pd->aux_index);
-	free(pd->buf);
 	free(pd);
 	return err;
 }

@@ -57,10 +57,15 @@ ssize_t prec_file__read_text(const char *path, char **buf, size_t *cap,
 
 int prec_file__write_all(int fd, const void *p, size_t n)
 {
+	return prec_file__pwrite_all(fd, p, n, UINT64_MAX);
+}
+
+int prec_file__pwrite_all(int fd, const void *p, size_t n, uint64_t off)
+{
 	const char *c = p;
 
 	while (n) {
-		ssize_t r = write(fd, c, n);
+		ssize_t r = off == UINT64_MAX ? write(fd, c, n) : pwrite(fd, c, n, (off_t)off);
 
 		if (r < 0 && errno == EINTR)
 			continue;
@@ -70,6 +75,8 @@ int prec_file__write_all(int fd, const void *p, size_t n)
 			return -EIO;
 		c += r;
 		n -= (size_t)r;
+		if (off != UINT64_MAX)
+			off += (uint64_t)r;
 	}
 	return 0;
 }

@@ -5,6 +5,7 @@
 #define PREC_UTIL_FILE_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 /* Read path whole into *buf (capacity *cap, grown with realloc; *buf may be
@@ -22,5 +23,8 @@ int prec_file__read_line(const char *path, char *buf, size_t len);
 /* Write all n bytes to fd, retrying short writes and EINTR. Returns 0 or
  * -errno (-EIO if the fd stops taking bytes). */
 int prec_file__write_all(int fd, const void *p, size_t n);
+/* The same at offset off with pwrite() (the file position stays); off
+ * UINT64_MAX means write() at the file position. */
+int prec_file__pwrite_all(int fd, const void *p, size_t n, uint64_t off);
 
 #endif
