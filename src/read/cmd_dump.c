@@ -136,6 +136,19 @@ static void print_marker(FILE *f, const uint8_t *p, uint32_t size)
 	fprintf(f, " marker \"%.*s\"", (int)n, (const char *)text);
 }
 
+/* Kernel text that came or went (a BPF program, most often). */
+static void print_ksym(FILE *f, const uint8_t *p, uint32_t type, uint32_t size)
+{
+	if (type == PERF_RECORD_KSYMBOL && size >= 24) {
+		fprintf(f, " addr 0x%llx len %u%s", (unsigned long long)prec_ld64(p + 8),
+			prec_ld32(p + 16), prec_ld16(p + 22) & 1 ? " unregister" : "");
+		print_str(f, "name", p + 24, p + size);
+	} else if (type == PERF_RECORD_BPF_EVENT && size >= 16) {
+		fprintf(f, " prog %u %s", prec_ld32(p + 12),
+			prec_ld16(p + 8) == 1 ? "load" : prec_ld16(p + 8) == 2 ? "unload" : "?");
+	}
+}
+
 static void print_fields(FILE *f, const struct dump *d, const uint8_t *p,
 			 uint32_t type, uint32_t size)
 {
@@ -173,6 +186,10 @@ static void print_fields(FILE *f, const struct dump *d, const uint8_t *p,
 	case PERF_RECORD_LOST_SAMPLES:
 		if (size >= 16)
 			fprintf(f, " lost %llu", (unsigned long long)prec_ld64(p + 8));
+		break;
+	case PERF_RECORD_KSYMBOL:
+	case PERF_RECORD_BPF_EVENT:
+		print_ksym(f, p, type, size);
 		break;
 	case PERF_RECORD_AUX:
 		if (size >= 32)

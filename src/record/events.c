@@ -551,6 +551,11 @@ void prec_evlist__config(struct prec_evlist *el,
 			a->mmap_data = o->callgraph == PREC_CG_DWARF;
 			if (o->switch_events)
 				a->context_switch = 1;
+			/* As perf: BPF programs (and other kernel text) that
+			 * come and go during the recording get a symbol, so
+			 * samples in them resolve. */
+			a->ksymbol = !o->no_bpf_event;
+			a->bpf_event = !o->no_bpf_event;
 		}
 	}
 }

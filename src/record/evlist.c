@@ -82,7 +82,8 @@ static void open_error(const struct prec_evsel *ev, int cpu, pid_t task, int err
 }
 
 /* Open with the fallbacks older kernels need: without build_id (< 5.12),
- * without PERF_FORMAT_LOST (< 6.0); EMFILE raises the fd limit once. */
+ * without ksymbol and bpf_event (< 5.1), without PERF_FORMAT_LOST (< 6.0);
+ * EMFILE raises the fd limit once. */
 static int open_evsel(struct prec_evlist *el, struct prec_evsel *ev, pid_t pid,
 		      int cpu)
 {
@@ -100,6 +101,11 @@ static int open_evsel(struct prec_evlist *el, struct prec_evsel *ev, pid_t pid,
 			pr_info("event '%s': kernel refused build_id in MMAP2 (< 5.12?): reading ELF notes at the end instead",
 				ev->name);
 			ev->attr.build_id = 0;
+			continue;
+		}
+		if (fd == -EINVAL && (ev->attr.ksymbol || ev->attr.bpf_event)) {
+			pr_debug("event '%s': kernel refused ksymbol/bpf_event (< 5.1?)", ev->name);
+			ev->attr.ksymbol = ev->attr.bpf_event = 0;
 			continue;
 		}
 		if (fd == -EINVAL && (ev->attr.read_format & PERF_FORMAT_LOST)) {

@@ -196,6 +196,19 @@ int prec_buildid__read_elf(const char *path, uint8_t id[20]);
 int prec_buildid__read_kernel(uint8_t id[20]);
 int prec_buildid__read_module(const char *module, uint8_t id[20]);
 
+/* ---- BPF programs already loaded (bpf_synth.c) ---- */
+
+/* Takes one synthesized record: its type and body (header and sample_id
+ * trailer are the sink's). Returns 0 or -errno, which stops the caller. */
+typedef int (*prec_rec_sink)(void *ctx, uint32_t type, const void *body, size_t len);
+
+/* Pass to sink, for every JITed BPF program loaded now, a PERF_RECORD_KSYMBOL
+ * per function (named as the kernel names it without BTF) and one
+ * PERF_RECORD_BPF_EVENT PROG_LOAD. Needs CAP_SYS_ADMIN (or CAP_BPF and
+ * CAP_PERFMON); without it there are none. Returns the number of programs
+ * or the sink's -errno. */
+int prec_bpf_synth__programs(prec_rec_sink sink, void *ctx);
+
 /* ---- side band (sideband.c) ---- */
 
 struct prec_sideband_opts {
@@ -205,6 +218,7 @@ struct prec_sideband_opts {
 	/* also the readable, non-executable mappings of files (misc
 	 * MMAP_DATA), as the tracking event's mmap_data records them */
 	bool data_maps;
+	bool bpf;              /* the BPF programs loaded now (bpf_synth.c) */
 };
 
 /* Write into w the synthesized records of the system as it is now: kernel

@@ -493,6 +493,7 @@ static const struct opt table[] = {
 	{ "tid", 't', "TID,...", opt_tid, "existing threads", 0 },
 	{ "no-inherit", 'i', NULL, NULL, "the command's child tasks are not recorded", FLAG(no_inherit) },
 	{ "switch-events", 0, NULL, NULL, "record context switches (PERF_RECORD_SWITCH, as perf)", FLAG(switch_events) },
+	{ "no-bpf-event", 0, NULL, NULL, "no BPF program load/unload records (KSYMBOL, BPF_EVENT), as perf", FLAG(no_bpf_event) },
 	{ "max-size", 0, "SIZE", opt_max_size, "stop once this much is recorded, e.g. 500M (as perf; stops the command)", 0 },
 	{ "mmap-pages", 'm', "PAGES|SIZE", opt_mmap_aux, "per-CPU ring[,AUX area]: pages (power of two) or 512K, 4M (default 1M)", 0 },
 	{ "clockid", 'k', "CLOCK", opt_clock, "monotonic (default), monotonic_raw, realtime, boottime, tai, N, or perf (perf's own; intel_pt's)", 0 },

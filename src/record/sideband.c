@@ -671,6 +671,17 @@ static int sb_pids(struct sb *sb, const pid_t *ids, int nr)
 	return err;
 }
 
+/* prec_rec_sink for bpf_synth.c: kernel records, time 0 like the rest. */
+static int sb_kernel_rec(void *ctx, uint32_t type, const void *body, size_t len)
+{
+	struct sb *sb = ctx;
+	uint8_t *b = rec_begin(sb, type, 0, len); /* misc 0, as the kernel */
+
+	memcpy(b, body, len);
+	return sb_emit(sb, (uint32_t)(sizeof(struct perf_event_header) + len +
+				      PREC_SAMPLE_ID_TRAILER));
+}
+
 static void sb_exit(struct sb *sb)
 {
 	for (int i = 0; i < SB_NBUF; i++)
@@ -713,6 +724,11 @@ int prec_sideband__synthesize(struct prec_shard_writer *w,
 		err = sb_kernel(sb);
 	if (!err)
 		err = sb_modules(sb);
+	if (!err && opts && opts->bpf) {
+		int n = prec_bpf_synth__programs(sb_kernel_rec, sb);
+
+		err = n < 0 ? n : 0;
+	}
 	if (!err && opts && opts->all_tasks)
 		err = sb_all_tasks(sb);
 	else if (!err && opts && opts->nr_pids > 0)

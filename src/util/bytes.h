@@ -7,6 +7,14 @@
 #include <stdint.h>
 #include <string.h>
 
+static inline uint16_t prec_ld16(const uint8_t *p)
+{
+	uint16_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return le16toh(v);
+}
+
 static inline uint32_t prec_ld32(const uint8_t *p)
 {
 	uint32_t v;

@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: MIT
+// Test workload for BPF programs in a recording. Exit 77 when the kernel
+// refuses BPF.
+//   bpfload N NAME HOLD_MS: load N socket filters ("r0 = 0; exit") named
+//     NAME0..NAME<N-1>, hold them all for HOLD_MS, close them: a known
+//     number of loads, so of PERF_RECORD_KSYMBOL and BPF_EVENT records.
+//   bpfload -r NAME WAIT_MS MS: load one long filter named NAME, wait
+//     WAIT_MS, then for MS send datagrams through a socketpair whose
+//     receiver runs it: the CPU's time goes mostly into the program.
+#include <errno.h>
+#include <linux/bpf.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define LONG_INSNS 4000 /* r0 += 1 each: some microseconds a packet */
+
+/* A socket filter of n instructions (r0 = 1, then adds, when n > 2) that
+ * drops the packet. */
+static int load(const char *name, int n)
+{
+	struct bpf_insn *prog = calloc((size_t)n, sizeof(*prog));
+	union bpf_attr a;
+	int fd;
+
+	if (!prog)
+		return -1;
+	for (int i = 0; i < n - 2; i++)
+		prog[i] = (struct bpf_insn){ .code = BPF_ALU64 | (i ? BPF_ADD : BPF_MOV) | BPF_K,
+					     .dst_reg = BPF_REG_0, .imm = 1 };
+	prog[n - 2] = (struct bpf_insn){ .code = BPF_ALU64 | BPF_MOV | BPF_K,
+					 .dst_reg = BPF_REG_0, .imm = 0 };
+	prog[n - 1] = (struct bpf_insn){ .code = BPF_JMP | BPF_EXIT };
+	memset(&a, 0, sizeof(a));
+	a.prog_type = BPF_PROG_TYPE_SOCKET_FILTER;
+	a.insns = (uint64_t)(uintptr_t)prog;
+	a.insn_cnt = (uint32_t)n;
+	a.license = (uint64_t)(uintptr_t)"GPL";
+	snprintf(a.prog_name, sizeof(a.prog_name), "%s", name);
+	fd = (int)syscall(SYS_bpf, BPF_PROG_LOAD, &a, sizeof(a));
+	free(prog);
+	return fd;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void sleep_ms(int ms)
+{
+	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000 };
+
+	nanosleep(&ts, NULL);
+}
+
+static int refused(const char *what)
+{
+	fprintf(stderr, "bpfload: %s: %s\n", what, strerror(errno));
+	return errno == EPERM || errno == ENOSYS ? 77 : 1;
+}
+
+static int run(const char *name, int wait_ms, int ms)
+{
+	int sv[2], fd = load(name, LONG_INSNS);
+	char byte = 1;
+	double end;
+
+	if (fd < 0)
+		return refused("BPF_PROG_LOAD");
+	if (socketpair(AF_UNIX, SOCK_DGRAM, 0, sv) < 0 ||
+	    setsockopt(sv[1], SOL_SOCKET, SO_ATTACH_BPF, &fd, sizeof(fd)) < 0)
+		return refused("socket filter");
+	sleep_ms(wait_ms);
+	/* the filter drops every datagram, so the receiver never fills */
+	for (end = now() + ms / 1000.0; now() < end;)
+		for (int i = 0; i < 100; i++)
+			if (send(sv[0], &byte, 1, 0) < 0)
+				return refused("send");
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	int n = argc == 4 ? atoi(argv[1]) : -1, *fd;
+
+	if (argc == 5 && !strcmp(argv[1], "-r"))
+		return run(argv[2], atoi(argv[3]), atoi(argv[4]));
+	if (n < 1 || n > 1000 || strlen(argv[2]) > 12) {
+		fprintf(stderr, "usage: bpfload N NAME(<= 12 chars) HOLD_MS | -r NAME WAIT_MS MS\n");
+		return 2;
+	}
+	fd = calloc((size_t)n, sizeof(*fd));
+	if (!fd)
+		return 1;
+	for (int i = 0; i < n; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "%s%d", argv[2], i);
+		fd[i] = load(name, 2);
+		if (fd[i] < 0)
+			return refused("BPF_PROG_LOAD");
+	}
+	sleep_ms(atoi(argv[3]));
+	for (int i = 0; i < n; i++)
+		close(fd[i]);
+	free(fd);
+	return 0;
+}
