@@ -218,7 +218,7 @@ static int merge_to(const struct merge_args *a, int dirfd,
 	struct prec_merge_opts o = {
 		.time_start = a->time_start, .time_end = a->time_end,
 		.cpu_allowed = a->cpus, .nr_cpu_allowed = a->nr_cpus,
-		.salvage = a->salvage,
+		.salvage = a->salvage, .reads_records = true,
 	};
 	struct merge_totals t = { 0 };
 	struct prec_perfdata *pd = NULL;

@@ -28,6 +28,10 @@ struct prec_cursor_opts {
 	 * them take a few pages instead of one page each (measured: a tenth
 	 * of a 256-shard merge went to reaching cursors spread over the heap) */
 	void *mem;
+	/* Prefetch the whole front record, not its first line: with many
+	 * shards it has left the cache by the time the consumer copies it;
+	 * with few the prefetches only cost (see merge.c) */
+	bool prefetch_records;
 };
 
 size_t prec_cursor__size(void);

@@ -19,6 +19,9 @@ struct prec_merge_opts {
 	const bool *cpu_allowed;       /* indexed by CPU, NULL = all */
 	int nr_cpu_allowed;
 	bool salvage;                  /* corrupt chunk: skip rest of shard, go on */
+	/* The consumer reads every record whole (prec merge copies them):
+	 * with many shards each is prefetched as it comes to the front. */
+	bool reads_records;
 };
 
 /* One record of the merged stream. For a DATA record, rec points at the

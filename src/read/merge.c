@@ -18,6 +18,13 @@
 #define MERGE_BUDGET (48u << 20)
 #define WIN_MIN (2u * PREC_CHUNK_MAX_PAYLOAD)
 #define WIN_MAX (2u * PREC_CHUNK_READ_MAX)
+/* From this many shards on, a record has left the cache by the time it
+ * comes to the front, and for a consumer that reads records whole the
+ * cursors prefetch all of it. prec merge -o /dev/null, 1 GB, alternated
+ * medians: 256 shards 1.01 -> 0.80 s (lz4 1.38 -> 1.05), 64: 0.61 -> 0.59;
+ * with 3 or 16 shards the prefetches cost 10%, and for the iterator alone
+ * (nothing read) 15%. */
+#define PF_RECORDS_MIN_SHARDS 64u
 
 /* A cursor's next record in the tree: time, then cursor index (cursors are
  * in shard order, so equal times keep it), as one 96-bit key so that a
@@ -338,6 +345,8 @@ int prec_merge__open(struct prec_merge **out, int dirfd,
 			.cpu = s->cpu, .shard = i, .tl = &tl,
 			.session_id = m->session_id, .win_bytes = win,
 			.scratch = &mg->scratch,
+			.prefetch_records = mg->opts.reads_records &&
+					    nwanted >= PF_RECORDS_MIN_SHARDS,
 			.mem = (char *)mg->cur_mem + (size_t)mg->ncur * prec_cursor__size(),
 		};
 
