@@ -71,6 +71,7 @@ struct prec_record_opts {
 	bool no_inherit;        /* -i: the command's children are not followed */
 	bool switch_events;     /* --switch-events: PERF_RECORD_SWITCH records */
 	bool no_bpf_event;      /* --no-bpf-event: no KSYMBOL/BPF_EVENT records */
+	bool all_user, all_kernel; /* --all-user/--all-kernel: :u/:k on every event */
 	uint64_t max_size;      /* --max-size: stop once this much is drained */
 	bool overwrite;         /* --overwrite: backward rings, snapshots */
 	const char *control;    /* --control fifo:CTL[,ACK] or fd:CTL[,ACK] */

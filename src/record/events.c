@@ -499,6 +499,27 @@ static void config_period(struct prec_evsel *ev, const struct prec_record_opts *
 	}
 }
 
+/* The side band the tracking event asks the kernel for. */
+static void config_tracking(struct perf_event_attr *a, const struct prec_record_opts *o)
+{
+	a->mmap = 1;
+	a->mmap2 = 1;
+	a->comm = 1;
+	a->comm_exec = 1;
+	a->task = 1;
+	a->build_id = 1;
+	/* As perf for dwarf: its unwinder reads the binaries' non-code
+	 * segments (.eh_frame_hdr...) through the maps it knows, and without
+	 * these it stops after one frame. */
+	a->mmap_data = o->callgraph == PREC_CG_DWARF;
+	if (o->switch_events)
+		a->context_switch = 1;
+	/* As perf: BPF programs (and other kernel text) that come and go
+	 * during the recording get a symbol, so samples in them resolve. */
+	a->ksymbol = !o->no_bpf_event;
+	a->bpf_event = !o->no_bpf_event;
+}
+
 void prec_evlist__config(struct prec_evlist *el,
 			 const struct prec_record_opts *o, bool workload,
 			 bool inherit)
@@ -538,24 +559,14 @@ void prec_evlist__config(struct prec_evlist *el,
 		/* The perf clock is what the kernel uses without use_clockid. */
 		a->use_clockid = o->clockid != PREC_CLOCK_PERF;
 		a->clockid = a->use_clockid ? o->clockid : 0;
-		if (ev->tracking) {
-			a->mmap = 1;
-			a->mmap2 = 1;
-			a->comm = 1;
-			a->comm_exec = 1;
-			a->task = 1;
-			a->build_id = 1;
-			/* As perf for dwarf: its unwinder reads the binaries'
-			 * non-code segments (.eh_frame_hdr...) through the maps
-			 * it knows, and without these it stops after one frame. */
-			a->mmap_data = o->callgraph == PREC_CG_DWARF;
-			if (o->switch_events)
-				a->context_switch = 1;
-			/* As perf: BPF programs (and other kernel text) that
-			 * come and go during the recording get a symbol, so
-			 * samples in them resolve. */
-			a->ksymbol = !o->no_bpf_event;
-			a->bpf_event = !o->no_bpf_event;
+		if (ev->tracking)
+			config_tracking(a, o);
+		else if (o->all_user || o->all_kernel) {
+			/* As perf: over any modifier (the tracking dummy
+			 * counts nothing, and its side band does not care). */
+			a->exclude_kernel = o->all_user;
+			a->exclude_user = o->all_kernel;
+			a->exclude_hv = 1;
 		}
 	}
 }

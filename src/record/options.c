@@ -494,6 +494,8 @@ static const struct opt table[] = {
 	{ "no-inherit", 'i', NULL, NULL, "the command's child tasks are not recorded", FLAG(no_inherit) },
 	{ "switch-events", 0, NULL, NULL, "record context switches (PERF_RECORD_SWITCH, as perf)", FLAG(switch_events) },
 	{ "no-bpf-event", 0, NULL, NULL, "no BPF program load/unload records (KSYMBOL, BPF_EVENT), as perf", FLAG(no_bpf_event) },
+	{ "all-user", 0, NULL, NULL, "every event counts in user space only (as :u on each)", FLAG(all_user) },
+	{ "all-kernel", 0, NULL, NULL, "every event counts in the kernel only (as :k on each)", FLAG(all_kernel) },
 	{ "max-size", 0, "SIZE", opt_max_size, "stop once this much is recorded, e.g. 500M (as perf; stops the command)", 0 },
 	{ "mmap-pages", 'm', "PAGES|SIZE", opt_mmap_aux, "per-CPU ring[,AUX area]: pages (power of two) or 512K, 4M (default 1M)", 0 },
 	{ "clockid", 'k', "CLOCK", opt_clock, "monotonic (default), monotonic_raw, realtime, boottime, tai, N, or perf (perf's own; intel_pt's)", 0 },
@@ -591,6 +593,10 @@ static int check_combination(struct prec_record_opts *o)
 
 	if (o->freq && o->period) {
 		pr_err("options -F and -c: give a frequency or a period, not both");
+		return -EINVAL;
+	}
+	if (o->all_user && o->all_kernel) {
+		pr_err("options --all-user and --all-kernel: give one of them, not both");
 		return -EINVAL;
 	}
 	if (o->user && !o->argv) {

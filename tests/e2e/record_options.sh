@@ -13,6 +13,10 @@
 # 3. --max-size: a system-wide storm of 5M getppid calls (~650 MB) stops
 #    once 5 MiB are recorded (a poll every 20 ms lets it overshoot; under
 #    100 MiB is asserted), the command is stopped with it, and prec exits 0.
+# 4. --all-user / --all-kernel: cpu-clock at 10 kHz over the storm (which
+#    spends its time in both): every sample perf script shows is a user
+#    address with --all-user and a kernel one with --all-kernel (at least
+#    100 of each asserted); the storm's samples also carry -e's :k.
 set -u
 H=$PREC_BUILD/tests/helpers
 [ "$(id -u)" = 0 ] || { echo "skip: needs root"; exit 77; }
@@ -71,4 +75,19 @@ if [ "$bytes" -lt $((5 << 20)) ] || [ "$bytes" -ge $((100 << 20)) ]; then
 fi
 [ "$recs" -lt 1000000 ] || fail "--max-size 5M: $recs records: the storm was not stopped"
 echo "--max-size 5M: stopped at $bytes bytes, $recs records"
-echo "PASS: -i follows no child; --switch-events: $out switch-outs for $P round trips; --max-size"
+# ips DIR: "user kernel" counts of the storm's sample addresses
+ips() {
+	"$PREC" merge "$1" 2>/dev/null | perf script -i - -F comm,ip 2>/dev/null |
+		awk '$1 == "storm" { if (length($2) == 16 && $2 ~ /^ffff/) k++; else u++ }
+		     END { print u + 0, k + 0 }'
+}
+for space in user kernel; do
+	"$PREC" record -q -d "$tmp/all-$space" -e cpu-clock:k -F 10000 --all-$space \
+		-- "$H/storm" 3000000 || fail "record --all-$space: exit $?"
+done
+read -r u k < <(ips "$tmp/all-user")
+if [ "$k" != 0 ] || [ "$u" -lt 100 ]; then fail "--all-user: $u user and $k kernel samples"; fi
+read -r u2 k2 < <(ips "$tmp/all-kernel")
+if [ "$u2" != 0 ] || [ "$k2" -lt 100 ]; then fail "--all-kernel: $u2 user and $k2 kernel samples"; fi
+echo "--all-user: $u user samples, 0 kernel; --all-kernel: $k2 kernel samples, 0 user"
+echo "PASS: -i follows no child; --switch-events: $out switch-outs for $P round trips; --max-size; --all-user/--all-kernel"
