@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# docs/man against the binary. For every command `prec --help` lists, the
+# page docs/man/prec-CMD.1 exists, has the house sections, and every option
+# `prec CMD --help` prints (each -x and --xxx at the start of its option
+# lines) is in the tag of an OPTIONS entry (.TP), after \- is read as -, in
+# the order of --help; prec.1 has a COMMANDS entry and a SEE ALSO for each.
+# Every page renders with no message from `man --warnings` (that check is
+# skipped with a note when man or groff is missing). Every check runs, one
+# FAIL line each, before the verdict.
+set -u
+top=${PREC_TOP:-$(dirname "$0")/../..}
+mandir=$top/docs/man
+PREC=${PREC:-$top/build/prec}
+bad=0
+fail() { echo "FAIL: $*"; bad=$((bad + 1)); }
+
+[ -x "$PREC" ] || { echo "FAIL: $PREC is not executable (build first)"; exit 1; }
+[ -d "$mandir" ] || { echo "FAIL: no directory $mandir"; exit 1; }
+
+# Man source as plain text: font escapes dropped, \- as -, \& and \% gone,
+# a leading macro name (.B, .BI ...) and quotes removed.
+plain() {
+	sed -E -e 's/\\f(\[[^]]*\]|\(..|.)//g' -e 's/\\-/-/g' -e 's/\\[&%]//g' \
+		-e 's/^\.[A-Za-z]+[[:space:]]*//' -e 's/"//g'
+}
+
+# The lines of section $2 of page $1 (without the .SH line), or with $3 =
+# tags only the tag lines of its .TP entries.
+section() {
+	awk -v want="$2" -v tags="${3:-}" '
+		/^\.SH/ { s = $0; sub(/^\.SH[[:space:]]+/, "", s); gsub(/"/, "", s)
+			in_s = (s == want); prev = ""; next }
+		in_s && (tags == "" || prev ~ /^\.TP([[:space:]]|$)/) { print }
+		{ prev = $0 }' "$1" | plain
+}
+
+# The option names at the start of --help's option lines, in order:
+# "  -d, --dir DIR   text" gives -d and --dir.
+help_options() {
+	awk '/^[[:space:]]+-/ {
+		for (i = 1; i <= NF; i++) {
+			t = $i; sub(/,$/, "", t)
+			if (t !~ /^--?[A-Za-z][A-Za-z0-9-]*$/) break
+			print t
+		}
+	}'
+}
+
+# Option-like words of text on stdin, one a line, in order.
+option_words() {
+	tr -c 'A-Za-z0-9\n-' ' ' | tr ' ' '\n' | grep -E '^--?[A-Za-z][A-Za-z0-9-]*$'
+}
+
+need_sections() { # PAGE SECTION...: each is a .SH of PAGE
+	local page=$1 s
+	shift
+	for s in "$@"; do
+		grep -Eq "^\.SH[[:space:]]+\"?$s\"?[[:space:]]*$" "$page" ||
+			fail "$(basename "$page"): no section $s"
+	done
+}
+
+# Each --help option in a tag of the page's OPTIONS, in --help's order.
+check_options() { # CMD PAGE
+	local cmd=$1 page=$2 help opt i last=-1 n=0 found
+	local -a tags
+	help=$("$PREC" "$cmd" --help 2>&1) || { fail "prec $cmd --help: exit $?"; return; }
+	mapfile -t tags < <(section "$page" OPTIONS tags | option_words)
+	while IFS= read -r opt; do
+		n=$((n + 1))
+		found=-1
+		for i in "${!tags[@]}"; do
+			if [ "${tags[i]}" = "$opt" ]; then found=$i; break; fi
+		done
+		if [ "$found" -lt 0 ]; then
+			fail "$(basename "$page"): option $opt of 'prec $cmd --help' is not in OPTIONS"
+		elif [ "$found" -lt "$last" ]; then
+			fail "$(basename "$page"): option $opt is out of the order of 'prec $cmd --help'"
+		else
+			last=$found
+		fi
+	done < <(help_options <<<"$help")
+	[ "$n" -gt 0 ] || fail "prec $cmd --help: no option lines found (format changed?)"
+	echo "prec $cmd --help: $n option names, ${#tags[@]} in the page's OPTIONS tags"
+}
+
+render=1
+if ! command -v man >/dev/null || ! command -v groff >/dev/null; then
+	render=0
+	echo "note: man or groff missing: the rendering check is skipped"
+fi
+check_render() { # PAGE: man --warnings says nothing
+	local out
+	[ "$render" = 1 ] || return 0
+	out=$(LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l -E UTF-8 "$1" 2>&1 >/dev/null)
+	[ -z "$out" ] || fail "$(basename "$1") renders with messages: $(head -n 5 <<<"$out")"
+}
+
+cmds=$("$PREC" --help | awk '/^commands:/ { on = 1; next } on && /^  [a-z]/ { print $1 }')
+[ -n "$cmds" ] || fail "prec --help: no commands found (format changed?)"
+
+top_page=$mandir/prec.1
+if [ -f "$top_page" ]; then
+	need_sections "$top_page" NAME SYNOPSIS DESCRIPTION COMMANDS "EXIT STATUS" "SEE ALSO"
+	check_render "$top_page"
+	top_tags=$(section "$top_page" COMMANDS tags)
+	see_also=$(section "$top_page" "SEE ALSO")
+else
+	fail "no page $top_page"
+	top_tags="" see_also=""
+fi
+for cmd in $cmds; do
+	grep -Eq "(^|[ ,])$cmd([ ,]|$)" <<<"$top_tags" || fail "prec.1: no COMMANDS entry for $cmd"
+	grep -Eq "prec-$cmd ?\(1\)" <<<"$see_also" || fail "prec.1: SEE ALSO lacks prec-$cmd(1)"
+	page=$mandir/prec-$cmd.1
+	if [ ! -f "$page" ]; then
+		fail "no page $page for 'prec $cmd'"
+		continue
+	fi
+	need_sections "$page" NAME SYNOPSIS DESCRIPTION OPTIONS "EXIT STATUS" EXAMPLES "SEE ALSO"
+	check_options "$cmd" "$page"
+	check_render "$page"
+done
+
+if [ "$bad" -gt 0 ]; then
+	echo "FAIL: $bad problems in $mandir"
+	exit 1
+fi
+echo "PASS: $(wc -w <<<"$cmds") command pages and prec.1 match --help$([ "$render" = 1 ] && echo ", and render clean")"
