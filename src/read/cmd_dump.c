@@ -236,9 +236,10 @@ static void print_rec(FILE *f, const struct dump *d, const struct prec_merge_rec
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: prec dump DIR [--time START,END] [--cpu LIST] [--salvage]\n"
-		"  --time a,b   only records with a <= time <= b (seconds, either may be empty)\n"
-		"  --cpu LIST   only these CPUs' shards, e.g. 0-3,7 (side band always)\n"
-		"  --salvage    skip the rest of a shard with a corrupt chunk, keep going\n");
+		"  -t, --time START,END  only records with START <= time <= END (seconds, either may be empty)\n"
+		"  -C, --cpu LIST        only these CPUs' shards, e.g. 0-3,7 (side band always)\n"
+		"      --salvage         skip the rest of a shard with a corrupt chunk, keep going\n"
+		"  -h, --help            this text\n");
 }
 
 static int parse_args(struct dump *d, int argc, char **argv)

@@ -364,7 +364,8 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: prec info DIR [options]\n");
 	for (size_t i = 0; i < NR_OPTIONS; i++)
-		fprintf(f, "  --%-8s %s\n", options[i].opt.name, options[i].help);
+		fprintf(f, "  %s--%-8s %s\n", options[i].opt.val == 'h' ? "-h, " : "    ",
+			options[i].opt.name, options[i].help);
 }
 
 /* Returns -1 to go on, else the exit status. */

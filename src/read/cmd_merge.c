@@ -42,11 +42,12 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: prec merge DIR [-o FILE] [--time START,END] [--cpu LIST] [--salvage] [-f]\n"
-		"  -o, --output FILE   write FILE instead of stdout ('-' = stdout)\n"
-		"      --time S,E      keep records with S <= time <= E (seconds, either may be empty)\n"
-		"  -C, --cpu LIST      keep these CPUs' shards only (e.g. 0-3,7)\n"
-		"      --salvage       skip a corrupt chunk's shard remainder instead of failing\n"
-		"  -f, --force         overwrite FILE if it exists\n");
+		"  -o, --output FILE     write FILE instead of stdout ('-' = stdout)\n"
+		"      --time START,END  keep records with START <= time <= END (seconds, either may be empty)\n"
+		"  -C, --cpu LIST        keep these CPUs' shards only (e.g. 0-3,7)\n"
+		"      --salvage         skip a corrupt chunk's shard remainder instead of failing\n"
+		"  -f, --force           overwrite FILE if it exists\n"
+		"  -h, --help            this text\n");
 }
 
 /* Returns 0, 1 for -h (done), or -EINVAL after printing the problem. */

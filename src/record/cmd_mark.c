@@ -618,7 +618,8 @@ int prec_cmd_mark(int argc, char **argv)
 			dir = optarg;
 		} else if (c == 'h') {
 			printf("usage: prec mark [-d DIR] TEXT...\n\n"
-			       "  -d, --dir DIR   check that the recording in DIR is running with --markers\n\n"
+			       "  -d, --dir DIR   check that the recording in DIR is running with --markers\n"
+			       "  -h, --help      this text\n\n"
 			       "Writes TEXT to the kernel's trace_marker: 'prec record --markers' records\n"
 			       "it as an ftrace:print event on this CPU, at this moment.\n");
 			return 0;
