@@ -574,9 +574,9 @@ void prec_cursor__get(const struct prec_cursor *c, struct prec_merge_rec *r)
 /* With many shards a cursor comes back to the front of the merge only after
  * the others had their turns, by when its window has left the cache: ask
  * for what its next turn reads (the entries a line ahead and, for a
- * consumer that reads records, the bytes of the new front) now. Inlined by force: as a function of its own GCC 12 found
- * it free of side effects and dropped every call (no prefetch was left in
- * the binary). */
+ * consumer that reads records, the bytes of the new front) now. Inlined by
+ * force: as a function of its own GCC 12 found it free of side effects and
+ * dropped every call (no prefetch was left in the binary). */
 static inline __attribute__((always_inline)) void prefetch_front(const struct prec_cursor *c)
 {
 	const struct went *e;

@@ -21,7 +21,7 @@
 /* From this many shards on, a record has left the cache by the time it
  * comes to the front, and for a consumer that reads records whole the
  * cursors prefetch all of it. prec merge -o /dev/null, 1 GB, alternated
- * medians: 256 shards 1.01 -> 0.80 s (lz4 1.38 -> 1.05), 64: 0.61 -> 0.59;
+ * medians: 256 shards 0.97 -> 0.79 s (lz4 1.38 -> 1.05), 64: 0.61 -> 0.59;
  * with 3 or 16 shards the prefetches cost 10%, and for the iterator alone
  * (nothing read) 15%. */
 #define PF_RECORDS_MIN_SHARDS 64u

@@ -525,9 +525,7 @@ int prec_perfdata__close(struct prec_perfdata *pd, uint64_t first_time,
 	else if (pd->mode == PREC_PERFDATA_FILE)
 		err = close_file(pd, first_time, last_time);
 	else
-		err = flush(pd);
-	if (!err)
-		err = prec_out_writer__wait(pd->out);
+		err = flush(pd); /* pipe mode writes in this thread */
 	prec_out_writer__delete(pd->out);
 	free(pd->aux_index);
 	free(pd);
