@@ -237,7 +237,7 @@ int prec_markers__open(struct prec_markers **out, int clockid)
 
 	*out = NULL;
 	if (!clock) {
-		pr_err("markers: no trace clock matches clock %d (use -k monotonic, monotonic_raw, boottime or tai)",
+		pr_err("markers: no trace clock matches clock %d (use -k monotonic or monotonic_raw)",
 		       clockid);
 		return -EINVAL;
 	}

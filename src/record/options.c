@@ -277,6 +277,16 @@ static const struct {
 	{ "tai", CLOCK_TAI }, { "perf", PREC_CLOCK_PERF },
 };
 
+/* The clock's name as -k takes it, or its number, in buf. */
+static const char *clock_label(int clockid, char *buf, size_t len)
+{
+	for (size_t i = 0; i < sizeof(clocks) / sizeof(clocks[0]); i++)
+		if (clocks[i].id == clockid)
+			return clocks[i].name;
+	snprintf(buf, len, "%d", clockid);
+	return buf;
+}
+
 static int opt_clock(struct prec_record_opts *o, const char *arg)
 {
 	struct timespec ts;
@@ -611,10 +621,16 @@ static int check_combination(struct prec_record_opts *o)
 		pr_err("options -p/-t: cannot be combined with -a or -C");
 		return -EINVAL;
 	}
-	/* The markers' ftrace instance stamps on the events' clock, but
-	 * their watermarks would need the perf clock read from user space. */
-	if (o->markers && o->clockid == PREC_CLOCK_PERF) {
-		pr_err("options --markers and -k perf: markers need a clock prec can read (-k monotonic, monotonic_raw, boottime or tai)");
+	/* The markers' ftrace instance stamps on the events' clock, which
+	 * must be one prec can read for the watermarks (not the perf clock)
+	 * and one the kernel takes for their ftrace:print tracepoint (an
+	 * NMI-safe one: not realtime, boottime or tai). Said here, before
+	 * anything is created. */
+	if (o->markers && o->clockid != CLOCK_MONOTONIC && o->clockid != CLOCK_MONOTONIC_RAW) {
+		char num[16];
+
+		pr_err("options --markers and -k %s: markers need -k monotonic or monotonic_raw",
+		       clock_label(o->clockid, num, sizeof(num)));
 		return -EINVAL;
 	}
 	/* -C is system-wide on those CPUs; no target at all means -a. */

@@ -58,6 +58,7 @@ record -d @OUT@ --round-ms abc -- true
 record -d @OUT@ --round-ms 0 -- true
 record -d @OUT@ -k sundial -- true
 record -d @OUT@ -k perf --markers -- true
+record -d @OUT@ -k realtime --markers -- true
 record -d @OUT@ --all-user --all-kernel -- true
 record -d @OUT@ --call-graph bogus -- true
 record -d @OUT@ --call-graph dwarf,abc -- true

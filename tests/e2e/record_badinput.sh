@@ -45,6 +45,10 @@ expect 2 "CPU 4095 is not online" -C 4095 -- true
 expect 2 "option -m '3'" -m 3 -- true
 expect 2 "option -F '0'" -F 0 -- true
 expect 2 "option -k 'sundial'" -k sundial -- true
+# perf_event_set_clock: a tracepoint takes only the NMI-safe clocks
+expect 1 "event 'sched:sched_switch': the kernel takes -k realtime, boottime or tai only for software events" \
+	-k boottime -e sched:sched_switch -- true
+expect 2 "options --markers and -k tai: markers need -k monotonic or monotonic_raw" -k tai --markers -- true
 expect 2 "option '--bogus'" --bogus -- true
 expect 2 "give a frequency or a period" -c 1 -F 1 -- true
 expect 2 "must follow the -e tracepoint" --filter 'id == 1' -- true
