@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "record/internal.h"
 #include "util/clock.h"
@@ -26,6 +27,14 @@ _Static_assert(sizeof(struct perf_event_attr) >= PERF_ATTR_SIZE_VER7,
 /* -k perf, or an AUX event's default: the kernel's perf clock, i.e. no
  * use_clockid (the manifest's clockid -1). */
 #define PREC_CLOCK_PERF (-1)
+
+/* A clock the kernel reads from an NMI, so every PMU takes it; the others
+ * (realtime, boottime, tai) only software events (perf_event_set_clock),
+ * which rules them out for tracepoints such as --markers' ftrace:print. */
+static inline bool prec_clock__nmi_safe(int clockid)
+{
+	return clockid == CLOCK_MONOTONIC || clockid == CLOCK_MONOTONIC_RAW;
+}
 /* perf's x86_64 user register mask for DWARF unwinding: AX..R15 without
  * the segment registers DS, ES, FS, GS. */
 #define PREC_REGS_USER_X86_64 0xff0fffULL

@@ -57,13 +57,6 @@ static int paranoid(void)
 	return v;
 }
 
-/* A clock the kernel can read from an NMI: every PMU takes it. */
-static bool nmi_safe_clock(const struct perf_event_attr *a)
-{
-	return !a->use_clockid || a->clockid == CLOCK_MONOTONIC ||
-	       a->clockid == CLOCK_MONOTONIC_RAW;
-}
-
 static void open_error(const struct prec_evsel *ev, int cpu, pid_t task, int err)
 {
 	const struct perf_event_attr *a = &ev->attr;
@@ -82,9 +75,7 @@ static void open_error(const struct prec_evsel *ev, int cpu, pid_t task, int err
 	else if (err == -EMFILE)
 		pr_err("event '%s' on cpu %d: perf_event_open: %s (raise 'ulimit -n')",
 		       ev->name, cpu, strerror(-err));
-	else if (err == -EINVAL && !nmi_safe_clock(a))
-		/* perf_event_set_clock: only a PMU that never samples from an
-		 * NMI (the software one) takes the other clocks. */
+	else if (err == -EINVAL && a->use_clockid && !prec_clock__nmi_safe((int)a->clockid))
 		pr_err("event '%s': the kernel takes -k realtime, boottime or tai only for software events: use -k monotonic or monotonic_raw",
 		       ev->name);
 	else

@@ -623,10 +623,9 @@ static int check_combination(struct prec_record_opts *o)
 	}
 	/* The markers' ftrace instance stamps on the events' clock, which
 	 * must be one prec can read for the watermarks (not the perf clock)
-	 * and one the kernel takes for their ftrace:print tracepoint (an
-	 * NMI-safe one: not realtime, boottime or tai). Said here, before
-	 * anything is created. */
-	if (o->markers && o->clockid != CLOCK_MONOTONIC && o->clockid != CLOCK_MONOTONIC_RAW) {
+	 * and one the kernel takes for their ftrace:print tracepoint. Said
+	 * here, before anything is created. */
+	if (o->markers && !prec_clock__nmi_safe(o->clockid)) {
 		char num[16];
 
 		pr_err("options --markers and -k %s: markers need -k monotonic or monotonic_raw",
