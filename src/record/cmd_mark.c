@@ -4,6 +4,7 @@
 // ftrace instance into ftrace:print SAMPLE records in the side band shard.
 #include "record/record.h"
 #include "util/bytes.h"
+#include "util/cli.h"
 #include "record/cmd_record.h"
 
 #include <errno.h>
@@ -624,7 +625,7 @@ int prec_cmd_mark(int argc, char **argv)
 			       "it as an ftrace:print event on this CPU, at this moment.\n");
 			return 0;
 		} else {
-			pr_err("mark: option '%s': unknown or missing its argument", argv[optind - 1]);
+			prec_cli__bad_option("mark", argv);
 			return 2;
 		}
 	}

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "util/cli.h"
 #include "util/cpu_list.h"
 #include "util/log.h"
 
@@ -519,10 +520,10 @@ static const struct opt table[] = {
 	{ "compress", 'z', NULL, NULL, "lz4-compress each chunk (implies --copy)", FLAG(compress) },
 	{ "compression-level", 0, "N", opt_zlevel, "0 = lz4 fast (default), 1..12 = lz4 HC level; implies -z", 0 },
 	{ "user", 0, "USER", opt_user, "run the command as USER (prec keeps its own privileges)", 0 },
-	{ "aux-size", 0, "PAGES|SIZE", opt_aux_size, "AUX area per CPU for intel_pt//, arm_spe// (>= 8K; default 4M as root, else 128K)", 0 },
+	{ "aux-size", 0, "PAGES|SIZE", opt_aux_size, "AUX area per CPU for intel_pt//, arm_spe//, cs_etm// (>= 8K; default 4M as root, else 128K)", 0 },
 	{ "markers", 0, NULL, NULL, "record trace_marker writes (prec mark) as ftrace:print", FLAG(markers) },
 	{ "overwrite", 0, NULL, NULL, "flight recorder: keep the last ring's worth, write it on a snapshot", FLAG(overwrite) },
-	{ "control", 0, "fifo:CTL[,ACK]|fd:CTL[,ACK]", opt_control, "commands: enable, disable, snapshot, stop (each acked)", 0 },
+	{ "control", 0, "fifo:CTL[,ACK]|fd:CTL[,ACK]", opt_control, "commands: enable, disable, snapshot, stop, ping (each acked)", 0 },
 	{ "delay", 'D', "MS", opt_delay, "enable events MS ms after the start; -1: wait for 'enable'", 0 },
 	{ "verbose", 'v', NULL, opt_verbose, "more messages", 0 },
 	{ "quiet", 'q', NULL, opt_quiet, "errors only", 0 },
@@ -652,8 +653,7 @@ int prec_record_opts__parse(struct prec_record_opts *o, int argc, char **argv)
 		const struct opt *op = lookup(c);
 
 		if (c == '?' || c == ':' || !op) {
-			pr_err("option '%s': unknown or missing its argument (try 'prec record -h')",
-			       argv[optind - 1]);
+			prec_cli__bad_option("record", argv);
 			return -EINVAL;
 		}
 		if (!op->fn) {

@@ -159,6 +159,11 @@ says() { # WANT ARGS...: the one stderr line of prec ARGS contains WANT
 	fi
 	rm -rf "${work:?}"/* 2>/dev/null
 }
+# An unknown option points at the subcommand's own help, alike for all.
+for cmd in record merge info dump mark; do
+	says "$cmd: option '--bogus': unknown or missing its argument (see 'prec $cmd --help')" \
+		"$cmd" --bogus "$src"
+done
 says "--time 2,1: END is before START" merge "$src" -o "$work/out" --time 2,1
 says "(END is before START)" dump "$src" --time 2,1
 says "--cpu 7: no CPU of the list is in the recording (its CPUs: 0)" merge "$src" -o "$work/out" --cpu 7
