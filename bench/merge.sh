@@ -3,7 +3,8 @@
 # Merge iterator throughput and memory: synthetic sets (mkshards) of 100 MB
 # and 1 GB with 1, 16, 64, 256 shards, raw and lz4, read warm from the page
 # cache by bench/merge_iter, peak RSS from /usr/bin/time -v. MB/s counts raw
-# (decoded) record bytes. Formats: raw, lz4 (today's 64 KiB chunks), old,
+# (decoded) record bytes; "merge MB/s" is the whole command, prec merge -o
+# /dev/null (file format: the iterator, plus every record copied out). Formats: raw, lz4 (today's 64 KiB chunks), old,
 # oldlz4 (256 KiB chunks, as format 1.0's first writers made).
 # The sets of one size and format are made first and then read in turn, one
 # run of each per round: the speed of a shared VM drifts by a quarter within
@@ -25,7 +26,8 @@ counts=${4:-"1 16 64 256"}
 formats=${5:-"raw lz4"}
 mk=$BUILD/tests/helpers/mkshards
 it=$BUILD/bench/merge_iter
-for b in "$mk" "$it"; do
+prec=$BUILD/prec
+for b in "$mk" "$it" "$prec"; do
 	[ -x "$b" ] || { echo "merge.sh: $b missing: run 'make bench' first" >&2; exit 1; }
 done
 set_dir="$dir/prec-bench-merge.$$"
@@ -53,8 +55,15 @@ fit() {
 		printf "fit t = %.3f + %.4f log2(n) s/GB through n < %d: predicts %.3f s/GB at %d, measured %.3f (%+.0f%%)\n",
 			a, b, n[k], p, n[k], t[k], (t[k] / p - 1) * 100 }'
 }
-printf '%-6s %-6s %6s %10s %9s %9s %10s %8s %8s\n' size format shards records "MB/s" "Mrec/s" \
-	"RSS MiB" forced inv
+# merge_secs DIR: wall seconds of prec merge DIR -o /dev/null
+merge_secs() {
+	local t0=$EPOCHREALTIME
+	"$prec" merge "$1" -o /dev/null 2>"$set_dir/merge.err" ||
+		echo "merge.sh: prec merge $1 failed: $(tail -1 "$set_dir/merge.err")" >&2
+	awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.4f\n", b - a }'
+}
+printf '%-6s %-6s %6s %10s %9s %9s %10s %8s %8s %11s\n' size format shards records "MB/s" "Mrec/s" \
+	"RSS MiB" forced inv "merge MB/s"
 for size in $sizes; do
 	for fmt in $formats; do
 		args=$(fmt_args "$fmt")
@@ -65,9 +74,12 @@ for size in $sizes; do
 			"$mk" "$set_dir/$n" --shards "$n" --total-bytes "$size" --seed 7 $args >/dev/null
 		done
 		cat "$set_dir"/*/* >/dev/null # warm: measure the merge, not the disk
-		declare -A outs=()
+		declare -A outs=() whole=()
 		for _ in $(seq "$runs"); do
-			for n in $counts; do outs[$n]+="$("$it" "$set_dir/$n")"$'\n'; done
+			for n in $counts; do
+				outs[$n]+="$("$it" "$set_dir/$n")"$'\n'
+				whole[$n]+="$(merge_secs "$set_dir/$n")"$'\n'
+			done
 		done
 		pairs=""
 		for n in $counts; do
@@ -76,11 +88,13 @@ for size in $sizes; do
 				awk -F: '/Maximum resident/ { printf "%.1f", $2 / 1024 }')
 			pairs+=" $n:$(awk -v s="$(field seconds "$med")" -v b="$(field bytes "$med")" \
 				'BEGIN { printf "%.4f", s / b * 1e9 }')"
-			printf '%-6s %-6s %6s %10s %9s %9s %10s %8s %8s\n' "$size" "$fmt" "$n" \
+			wsec=$(printf '%s' "${whole[$n]}" | sort -n | sed -n "$(((runs + 1) / 2))p")
+			printf '%-6s %-6s %6s %10s %9s %9s %10s %8s %8s %11.0f\n' "$size" "$fmt" "$n" \
 				"$(field records "$med")" "$(field MB/s "$med")" "$(field Mrec/s "$med")" \
-				"$rss" "$(field forced "$med")" "$(field inversions "$med")"
+				"$rss" "$(field forced "$med")" "$(field inversions "$med")" \
+				"$(awk -v s="$wsec" -v b="$(field bytes "$med")" 'BEGIN { print b / s / 1e6 }')"
 		done
 		fit "$pairs"
-		unset outs
+		unset outs whole
 	done
 done
