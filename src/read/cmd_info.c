@@ -58,6 +58,25 @@ static void print_time_conv(const struct prec_time_conv *tc)
 	printf(" (TIME_CONV when merged)\n");
 }
 
+/* An argument as a shell would take it back: bare when it holds only
+ * characters no shell treats specially, else in single quotes. */
+static void print_shell_word(const char *w)
+{
+	if (*w && !w[strspn(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			      "0123456789%+,-./:=@_")]) {
+		fputs(w, stdout);
+		return;
+	}
+	putchar('\'');
+	for (; *w; w++) {
+		if (*w == '\'')
+			fputs("'\\''", stdout);
+		else
+			putchar(*w);
+	}
+	putchar('\'');
+}
+
 static void print_host(const struct prec_manifest *m)
 {
 	printf("state:       %s\n", m->state == PREC_STATE_COMPLETE ? "complete" :
@@ -72,8 +91,10 @@ static void print_host(const struct prec_manifest *m)
 	printf("cpu:         %s\n", str(m->cpu_desc));
 	printf("recorder:    %s\n", str(m->version));
 	printf("command:    ");
-	for (uint32_t i = 0; i < m->argc; i++)
-		printf(" %s", str(m->argv[i]));
+	for (uint32_t i = 0; i < m->argc; i++) {
+		putchar(' ');
+		print_shell_word(str(m->argv[i]));
+	}
 	printf("\nclock:       %s (id %d), resolution %llu ns%s\n", clock_name(m->clockid),
 	       (int)m->clockid, (unsigned long long)m->clock_res_ns,
 	       m->clockid < 0 ? " (no use_clockid: no CLOCKID/CLOCK_DATA when merged, as perf)" : "");

@@ -6,7 +6,7 @@
 #    raw_syscalls:sys_enter (id == 110), and none with -i.
 #    -p follows its processes into their children too (perf's default):
 #    attached to a shell that starts the storm later, N storm samples; with
-#    -i none.
+#    -i none. prec info prints the command line quoted as a shell reads it.
 # 2. --switch-events: PERF_RECORD_SWITCH records, which perf script shows
 #    with --show-switch-events: a ping-pong of P round trips on one CPU
 #    switches each side out at least P times.
@@ -38,6 +38,14 @@ for opt in "" -i; do
 done
 n=$(storm_samples "$tmp/inh")
 [ "$n" = $N ] || fail "inherit: $n storm samples, want $N"
+# prec info's command line, read back by the shell, is the argv recorded
+# (the filter and sh -c's script each stay one word).
+want=(record -q -d "$tmp/inh" -m 4M -e raw_syscalls:sys_enter --filter 'id == 110'
+	-- sh -c "\"$H/storm\" $N; true")
+eval "set -- $("$PREC" info "$tmp/inh" | sed -n 's/^command: *//p')"
+shift
+[ "$*" = "${want[*]}" ] && [ $# = ${#want[@]} ] ||
+	fail "info command line: $# words '$*', want ${#want[@]} words '${want[*]}'"
 n=$(storm_samples "$tmp/inh-i")
 [ "$n" = 0 ] || fail "-i: $n storm samples, want 0 (the child is not followed)"
 echo "inherit: $N storm samples; -i: 0"
