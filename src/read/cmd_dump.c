@@ -236,9 +236,9 @@ static void print_rec(FILE *f, const struct dump *d, const struct prec_merge_rec
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: prec dump DIR [--time START,END] [--cpu LIST] [--salvage]\n"
-		"  -t, --time START,END  only records with START <= time <= END (seconds, either may be empty)\n"
-		"  -C, --cpu LIST        only these CPUs' shards, e.g. 0-3,7 (side band always)\n"
-		"      --salvage         skip the rest of a shard with a corrupt chunk, keep going\n"
+		"  -t, --time START,END  only samples with START <= time <= END (seconds, either may be empty)\n"
+		"  -C, --cpu LIST        only these CPUs' samples, e.g. 0-3,7 (side band of all)\n"
+		"      --salvage         exit 0 after corrupt data (its shard's rest is skipped anyway)\n"
 		"  -h, --help            this text\n");
 }
 
@@ -311,7 +311,11 @@ static int run(struct dump *d, int dirfd, const struct prec_manifest *m)
 		pr_warn("dump %s: %llu records out of time order", d->dir,
 			(unsigned long long)prec_merge__inversions(mg));
 	if (prec_merge__errors(mg) && r >= 0)
-		pr_warn("dump %s: %u corrupt chunks skipped", d->dir, prec_merge__errors(mg));
+		prec_log(d->mo.salvage ? PREC_LOG_WARN : PREC_LOG_ERR,
+			 "dump %s: %u corrupt chunks or shards: the rest of each skipped",
+			 d->dir, prec_merge__errors(mg));
+	if (prec_merge__errors(mg) && !d->mo.salvage)
+		r = -EBADMSG;
 	prec_merge__close(mg);
 	return r < 0 ? 1 : 0;
 }

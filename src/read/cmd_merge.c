@@ -36,6 +36,7 @@ struct merge_args {
 struct merge_totals {
 	uint64_t records, bytes, samples, aux;
 	uint64_t first, last;
+	bool read_failed; /* the merge, not a write, returned the error */
 };
 
 static void usage(FILE *f)
@@ -43,9 +44,9 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: prec merge DIR [-o FILE] [--time START,END] [--cpu LIST] [--salvage] [-f]\n"
 		"  -o, --output FILE     write FILE instead of stdout ('-' = stdout)\n"
-		"      --time START,END  keep records with START <= time <= END (seconds, either may be empty)\n"
-		"  -C, --cpu LIST        keep these CPUs' shards only (e.g. 0-3,7)\n"
-		"      --salvage         skip a corrupt chunk's shard remainder instead of failing\n"
+		"      --time START,END  keep samples with START <= time <= END (seconds, either may be empty)\n"
+		"  -C, --cpu LIST        keep samples of these CPUs only (e.g. 0-3,7); side band of all\n"
+		"      --salvage         exit 0 after corrupt data (its shard's rest is skipped anyway)\n"
 		"  -f, --force           overwrite FILE if it exists\n"
 		"  -h, --help            this text\n");
 }
@@ -136,8 +137,8 @@ static int write_one(struct prec_perfdata *pd, const struct prec_merge_rec *r,
 	return prec_perfdata__write_record(pd, r->rec, r->rec_len);
 }
 
-/* The merge loop: no allocation, no logging per record. Returns 0,
- * -EBADMSG (corrupt data, output still finished) or another -errno. */
+/* The merge loop: no allocation, no logging per record. Returns 0 or
+ * -errno (of a write, or of the merge when t->read_failed). */
 static int pump(struct prec_merge *mg, struct prec_perfdata *pd,
 		struct merge_totals *t)
 {
@@ -166,6 +167,7 @@ static int pump(struct prec_merge *mg, struct prec_perfdata *pd,
 	 * zero data size as an unterminated recording. */
 	if ((in_round || !t->records) && !err)
 		err = prec_perfdata__finish_round(pd);
+	t->read_failed = n < 0;
 	return n < 0 ? n : err;
 }
 
@@ -181,8 +183,9 @@ static void report(const struct merge_args *a, struct prec_merge *mg,
 		l += (size_t)snprintf(extra + l, sizeof(extra) - l, ", %llu AUX chunks",
 				      (unsigned long long)t->aux);
 	if (bad)
-		l += (size_t)snprintf(extra + l, sizeof(extra) - l, ", %u corrupt chunk%s", bad,
-				      bad == 1 ? "" : "s");
+		l += (size_t)snprintf(extra + l, sizeof(extra) - l,
+				      ", %u corrupt chunk%s or shard%s: the rest of %s skipped", bad,
+				      bad == 1 ? "" : "s", bad == 1 ? "" : "s", bad == 1 ? "it" : "each");
 	if (inv)
 		l += (size_t)snprintf(extra + l, sizeof(extra) - l, ", %llu inversions",
 				      (unsigned long long)inv);
@@ -234,16 +237,17 @@ static int merge_to(const struct merge_args *a, int dirfd,
 	err = prec_perfdata__open(&pd, fd, m, mode);
 	if (!err)
 		err = pump(mg, pd, &t);
-	/* Corrupt input still gets a well-formed perf.data of what was read. */
 	cerr = pd ? prec_perfdata__close(pd, t.first, t.last) : 0;
-	if (err == -EBADMSG)
-		pr_err("merge %s: corrupt data (see above); --salvage merges past it", a->dir);
-	else if (err == -EPIPE || (!err && cerr == -EPIPE))
+	if (err == -EPIPE || (!err && cerr == -EPIPE))
 		err = -EPIPE; /* the reader stopped reading: no news to it */
 	else if (err || cerr)
-		pr_err("merge %s: write %s: %s", a->dir,
+		pr_err("merge %s: %s %s: %s", a->dir, t.read_failed ? "read for" : "write",
 		       a->out && strcmp(a->out, "-") ? a->out : "stdout",
 		       strerror(-(err ? err : cerr)));
+	/* Corrupt input still gets a well-formed perf.data of what was read,
+	 * and an exit status that says so unless --salvage asked for it. */
+	if (!err && !cerr && prec_merge__errors(mg) && !a->salvage)
+		err = -EBADMSG;
 	/* A background write's error may come only at close. */
 	if ((!err || err == -EBADMSG) && !cerr)
 		report(a, mg, &t, mode);

@@ -95,6 +95,7 @@ struct prec_cursor {
 	bool more;        /* the chunk's next part is due (the reader's parts) */
 	bool two;         /* the reader has two buffers (see try_compact) */
 	bool own_mem;     /* allocated by open(), not the caller's */
+	bool finished;    /* prec_cursor_opts.finished */
 	uint64_t part_wm; /* its watermark, applied after its last part */
 	/* cold */
 	struct aux_meta chunk_aux[2]; /* of an AUX chunk in base[1], base[2] */
@@ -266,50 +267,55 @@ static int corrupt(struct prec_cursor *c, uint64_t off, const char *why)
 	return -EBADMSG;
 }
 
-static bool all_zero(int fd, uint64_t off, uint64_t end)
+/* Only zeros from off to the end of the file? Holes are skipped with
+ * SEEK_DATA, so a sparse tail of any size costs a few calls; only the
+ * bytes really stored are read. */
+static bool all_zero(int fd, uint64_t off)
 {
 	uint8_t buf[4096];
 
-	while (off < end) {
-		size_t n = end - off < sizeof(buf) ? (size_t)(end - off) : sizeof(buf);
-		ssize_t got = pread(fd, buf, n, (off_t)off);
+	for (;;) {
+		off_t data = lseek(fd, (off_t)off, SEEK_DATA);
+		off_t hole;
 
-		if (got <= 0)
+		if (data < 0)
+			return errno == ENXIO; /* nothing stored past off */
+		hole = lseek(fd, data, SEEK_HOLE);
+		if (hole < 0)
 			return false;
-		for (ssize_t i = 0; i < got; i++)
-			if (buf[i])
+		for (off = (uint64_t)data; off < (uint64_t)hole;) {
+			size_t n = (uint64_t)hole - off < sizeof(buf) ? (size_t)((uint64_t)hole - off)
+								    : sizeof(buf);
+			ssize_t got = pread(fd, buf, n, (off_t)off);
+
+			if (got <= 0)
 				return false;
-		off += (uint64_t)got;
+			for (ssize_t i = 0; i < got; i++)
+				if (buf[i])
+					return false;
+			off += (uint64_t)got;
+		}
 	}
-	return true;
 }
 
-/* Is the bad chunk at off the torn tail of a crashed recording: its header
- * or payload runs past the end of the file, or only zeros follow? */
+/* Is the bad chunk at off the torn tail of a crashed recording: the file
+ * ends inside its header or its payload (a header that passed every check,
+ * so its length is one a writer could give), or its header and everything
+ * after it are zeros? */
 static bool torn_tail(const struct prec_cursor *c, uint64_t off)
 {
-	struct prec_chunk_header h;
-	struct stat st;
-	bool torn = false;
+	const char *why = prec_shard_reader__why(c->rd);
+	bool torn;
 	int fd;
 
-	fd = openat(c->dirfd, c->name, O_RDONLY | O_CLOEXEC);
+	if (!why || strncmp(why, "torn ", 5))
+		return false;
+	if (strcmp(why, "torn chunk header (zeros)"))
+		return true;
+	fd = openat(c->dirfd, c->name, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return false;
-	if (fstat(fd, &st) < 0 || (uint64_t)st.st_size <= off)
-		goto out_close;
-	if ((uint64_t)st.st_size - off < sizeof(h)) {
-		torn = true;
-		goto out_close;
-	}
-	if (pread(fd, &h, sizeof(h), (off_t)off) != (ssize_t)sizeof(h))
-		goto out_close;
-	if (le32toh(h.magic) == PREC_CHUNK_MAGIC &&
-	    off + sizeof(h) + le32toh(h.payload_len) > (uint64_t)st.st_size)
-		torn = true;
-	else
-		torn = all_zero(fd, off, (uint64_t)st.st_size);
-out_close:
+	torn = all_zero(fd, off);
 	close(fd);
 	return torn;
 }
@@ -318,7 +324,7 @@ static int read_failed(struct prec_cursor *c, int r)
 {
 	uint64_t off = prec_shard_reader__offset(c->rd);
 
-	if (r == -EBADMSG && torn_tail(c, off)) {
+	if (r == -EBADMSG && torn_tail(c, off) && !c->finished) {
 		pr_warn("shard %s: torn chunk at offset 0x%llx ends the file: "
 			"reading up to it (recording did not finish?)",
 			c->name, (unsigned long long)off);
@@ -326,6 +332,10 @@ static int read_failed(struct prec_cursor *c, int r)
 		c->bound = UINT64_MAX;
 		return 0;
 	}
+	/* prec closes every shard whole before it marks the manifest
+	 * complete: a torn end there is damage, not a crash. */
+	if (r == -EBADMSG && c->finished && torn_tail(c, off))
+		return corrupt(c, off, "the file ends inside it, but the recording finished");
 	if (r == -EBADMSG)
 		return corrupt(c, off, prec_shard_reader__why(c->rd));
 	pr_err("shard %s: read at offset 0x%llx: %s", c->name,
@@ -658,6 +668,7 @@ int prec_cursor__open(struct prec_cursor **out, int dirfd, const char *name,
 	c->cpu = o->cpu;
 	c->shard = o->shard;
 	c->pf_rec = o->prefetch_records;
+	c->finished = o->finished;
 	c->tl = *o->tl;
 	c->name = strdup(name);
 	c->ent = malloc(WIN_ENTRIES * sizeof(*c->ent));

@@ -32,6 +32,9 @@ struct prec_cursor_opts {
 	 * shards it has left the cache by the time the consumer copies it;
 	 * with few the prefetches only cost (see merge.c) */
 	bool prefetch_records;
+	/* The manifest says the recording finished: every shard was closed
+	 * whole, so a torn last chunk is corruption, not a crash's tail. */
+	bool finished;
 };
 
 size_t prec_cursor__size(void);

@@ -18,7 +18,7 @@ struct prec_merge_opts {
 	uint64_t time_start, time_end; /* event clock ns; 0 = unbounded */
 	const bool *cpu_allowed;       /* indexed by CPU, NULL = all */
 	int nr_cpu_allowed;
-	bool salvage;                  /* corrupt chunk: skip rest of shard, go on */
+	bool salvage;                  /* corrupt data is not an error (callers' exit) */
 	/* The consumer reads every record whole (prec merge copies them):
 	 * with many shards each is prefetched as it comes to the front. */
 	bool reads_records;
@@ -40,8 +40,9 @@ struct prec_merge_rec {
 	uint32_t aux_flags;
 };
 
-/* Open every shard of the manifest under dirfd. Returns 0 or -errno (a
- * shard that cannot be opened is an error naming it). */
+/* Open every shard of the manifest under dirfd. Returns 0 or -errno (no
+ * time layout, no memory); a shard that cannot be opened is logged, naming
+ * it, counted in prec_merge__errors() and left out. */
 int prec_merge__open(struct prec_merge **out, int dirfd,
 		     const struct prec_manifest *m,
 		     const struct prec_merge_opts *opts);
@@ -53,13 +54,15 @@ int prec_merge__check_cpus(const struct prec_manifest *m,
 			   const struct prec_merge_opts *o, char *why, size_t len);
 
 /* Next record in global timestamp order (side band time-0 records first).
- * Returns 1, 0 at the end, or -EBADMSG on a corrupt chunk when !salvage
- * (the problem is logged once with shard name and offset); with salvage the
- * rest of that shard is skipped and the error counted. Never allocates or
- * logs per record. */
+ * --time START and --cpu choose samples, losses and AUX data; the rest of
+ * the side band passes (up to END). Returns 1, 0 at the end, or -errno. A
+ * corrupt chunk is logged once with shard name and offset, the rest of
+ * that shard is skipped and the merge goes on; so is a shard that could
+ * not be opened. prec_merge__errors() counts both. Never allocates or logs
+ * per record. */
 int prec_merge__next(struct prec_merge *mg, struct prec_merge_rec *r);
 
-/* Corrupt chunks met so far (each logged once). */
+/* Corrupt chunks and unreadable shards met so far (each logged once). */
 unsigned int prec_merge__errors(const struct prec_merge *mg);
 
 /* Records whose timestamp went backwards in the output (should stay 0). */

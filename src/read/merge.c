@@ -3,6 +3,7 @@
 // each cursor's next (time, shard index) gives the global order; time and
 // CPU filters, corrupt-chunk policy (stop or salvage), inversion count.
 #include <errno.h>
+#include <linux/perf_event.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -52,7 +53,7 @@ struct prec_merge {
 	uint32_t ncur;
 	void *cur_mem; /* every cursor, side by side */
 	/* Loser tree over nleaf leaves, one per shard of the manifest (those
-	 * --cpu leaves out are DONE), heap-shaped: node n's children are 2n
+	 * that could not be opened are DONE), heap-shaped: node n's children are 2n
 	 * and 2n + 1 and leaf i is node nleaf + i. Node i in [1, nleaf) holds
 	 * the loser of the match played there, win the overall winner.
 	 * Replacing the winner replays one leaf-to-root path: log2(n)
@@ -68,6 +69,10 @@ struct prec_merge {
 	bool started;
 	bool pending; /* win's front was handed out, pop it first */
 	struct prec_merge_opts opts;
+	/* --time START or --cpu is on: each record is checked by keep() */
+	bool filtering;
+	/* by cursor: its CPU is one --cpu asks for (or there is no --cpu) */
+	bool *cpu_kept;
 	unsigned int errors;
 	uint64_t inversions, last_time;
 	int err;
@@ -106,20 +111,17 @@ static void build(struct prec_merge *mg, lent *keys)
 	mg->win = keys[1]; /* the only leaf when nleaf is 1 */
 }
 
-/* peek() with the corrupt-chunk policy applied. 1 ready, 0 done, -errno. */
+/* peek() with the corrupt-chunk policy applied: the cursor logged the
+ * chunk (or the read error); the rest of its shard is skipped and the
+ * merge goes on with the others (the caller's exit status tells whether
+ * that was asked for). 1 ready, 0 done, -ENOMEM. */
 static int ready(struct prec_merge *mg, struct prec_cursor *c)
 {
 	int r = prec_cursor__peek(c);
 
-	if (r != -EBADMSG)
+	if (r >= 0 || r == -ENOMEM)
 		return r;
 	mg->errors++;
-	if (!mg->opts.salvage) {
-		mg->err = r;
-		return r;
-	}
-	pr_warn("shard %s: skipping the rest of the shard (salvage)",
-		prec_cursor__name(c));
 	prec_cursor__salvage(c);
 	return prec_cursor__peek(c);
 }
@@ -162,6 +164,25 @@ static int step_top(struct prec_merge *mg)
 	return 0;
 }
 
+/* --time and --cpu choose samples, as perf's do, and with them what
+ * stands for samples (losses, AUX data); the side band stays whole, before
+ * END, or the samples kept would lose their comms and maps. */
+static bool keep(const struct prec_merge *mg, const struct prec_merge_rec *r)
+{
+	uint32_t type;
+
+	if (!r->time)
+		return true;
+	if ((!mg->opts.time_start || r->time >= mg->opts.time_start) &&
+	    mg->cpu_kept[key_idx(mg->win)])
+		return true;
+	if (!r->rec)
+		return false; /* AUX data */
+	type = ((const struct perf_event_header *)r->rec)->type;
+	return type != PERF_RECORD_SAMPLE && type != PERF_RECORD_LOST &&
+	       type != PERF_RECORD_LOST_SAMPLES && type != PERF_RECORD_AUX;
+}
+
 int prec_merge__next(struct prec_merge *mg, struct prec_merge_rec *r)
 {
 	const struct prec_merge_opts *o = &mg->opts;
@@ -184,9 +205,9 @@ int prec_merge__next(struct prec_merge *mg, struct prec_merge_rec *r)
 			return 0;
 		}
 		mg->pending = true;
-		if (t && o->time_start && t < o->time_start)
-			continue;
 		prec_cursor__get(mg->cur[key_idx(mg->win)], r);
+		if (mg->filtering && !keep(mg, r))
+			continue;
 		if (t && t < mg->last_time)
 			mg->inversions++;
 		else if (t)
@@ -307,13 +328,37 @@ static uint32_t win_bytes(uint32_t nshards)
 	return win > WIN_MAX ? WIN_MAX : (uint32_t)win;
 }
 
+/* Open cursor mg->ncur on shard i. A shard that cannot be read (corrupt
+ * header, another recording's, missing) is skipped like a shard whose
+ * first chunk is corrupt: the cursor said why, the merge goes on. */
+static int open_shard(struct prec_merge *mg, int dirfd, const struct prec_manifest *m,
+		      uint32_t i, struct prec_cursor_opts *co)
+{
+	const struct prec_manifest_shard *s = &m->shards[i];
+	int r;
+
+	co->cpu = s->cpu;
+	co->shard = i;
+	co->mem = (char *)mg->cur_mem + (size_t)mg->ncur * prec_cursor__size();
+	r = prec_cursor__open(&mg->cur[mg->ncur], dirfd, s->name, co);
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0) {
+		mg->errors++;
+		return 0;
+	}
+	mg->cpu_kept[mg->ncur++] = cpu_wanted(&mg->opts, s->cpu);
+	return 0;
+}
+
 int prec_merge__open(struct prec_merge **out, int dirfd,
 		     const struct prec_manifest *m,
 		     const struct prec_merge_opts *opts)
 {
+	struct prec_cursor_opts co = { .session_id = m->session_id,
+				       .finished = m->state == PREC_STATE_COMPLETE };
 	struct prec_time_layout tl;
 	struct prec_merge *mg;
-	uint32_t nwanted = 0, win;
 	int r;
 
 	*out = NULL;
@@ -325,35 +370,25 @@ int prec_merge__open(struct prec_merge **out, int dirfd,
 		return -ENOMEM;
 	if (opts)
 		mg->opts = *opts;
-	mg->cur = calloc(m->nr_shards ? m->nr_shards : 1, sizeof(*mg->cur));
+	mg->filtering = mg->opts.time_start || mg->opts.cpu_allowed;
 	mg->nleaf = m->nr_shards ? m->nr_shards : 1;
+	mg->cur = calloc(mg->nleaf, sizeof(*mg->cur));
+	mg->cpu_kept = calloc(mg->nleaf, sizeof(*mg->cpu_kept));
 	mg->tree = calloc(mg->nleaf, sizeof(*mg->tree));
 	mg->cur_mem = aligned_alloc(64, mg->nleaf * prec_cursor__size());
-	if (!mg->cur || !mg->tree || !mg->cur_mem) {
+	if (!mg->cur || !mg->cpu_kept || !mg->tree || !mg->cur_mem) {
 		r = -ENOMEM;
 		goto out_close;
 	}
-	for (uint32_t i = 0; i < m->nr_shards; i++)
-		nwanted += cpu_wanted(&mg->opts, m->shards[i].cpu);
-	win = win_bytes(nwanted);
+	/* Every shard is read, --cpu or not: the others' side band is needed. */
+	co.tl = &tl;
+	co.win_bytes = win_bytes(m->nr_shards);
+	co.scratch = &mg->scratch;
+	co.prefetch_records = mg->opts.reads_records && m->nr_shards >= PF_RECORDS_MIN_SHARDS;
 	for (uint32_t i = 0; i < m->nr_shards; i++) {
-		const struct prec_manifest_shard *s = &m->shards[i];
-
-		if (!cpu_wanted(&mg->opts, s->cpu))
-			continue;
-		struct prec_cursor_opts co = {
-			.cpu = s->cpu, .shard = i, .tl = &tl,
-			.session_id = m->session_id, .win_bytes = win,
-			.scratch = &mg->scratch,
-			.prefetch_records = mg->opts.reads_records &&
-					    nwanted >= PF_RECORDS_MIN_SHARDS,
-			.mem = (char *)mg->cur_mem + (size_t)mg->ncur * prec_cursor__size(),
-		};
-
-		r = prec_cursor__open(&mg->cur[mg->ncur], dirfd, s->name, &co);
+		r = open_shard(mg, dirfd, m, i, &co);
 		if (r < 0)
 			goto out_close;
-		mg->ncur++;
 	}
 	*out = mg;
 	return 0;
@@ -369,6 +404,7 @@ void prec_merge__close(struct prec_merge *mg)
 	for (uint32_t i = 0; i < mg->ncur; i++)
 		prec_cursor__close(mg->cur[i]);
 	free(mg->cur);
+	free(mg->cpu_kept);
 	free(mg->cur_mem);
 	free(mg->tree);
 	prec_shard_scratch__release(&mg->scratch);

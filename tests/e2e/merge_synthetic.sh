@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: MIT
 # Synthetic shard set (mkshards): `prec info --check` passes, `prec dump`
 # prints every record once in time order; one flipped byte makes --check fail
-# naming shard and offset, dump fail the same way, and dump --salvage keep
-# every record outside the damaged part.
+# naming shard and offset; dump and merge name it in one line, skip the rest
+# of that shard only, keep every other record, and exit 1, or 0 with
+# --salvage. A shard that cannot be opened is skipped the same way.
 set -u
 MK=$PREC_BUILD/tests/helpers/mkshards
 [ -x "$MK" ] || { echo "skip: $MK not built"; exit 77; }
@@ -44,9 +45,28 @@ printf "\\x$(printf %02x $((b ^ 0x10)))" | dd of="$f" bs=1 seek=$((off + 64 + 20
 
 "$PREC" info "$d" --check >"$tmp/check" 2>&1 && fail "check passed a damaged set"
 grep -q "^shard cpu002.shard: offset $hex: " "$tmp/check" || { cat "$tmp/check"; fail "check names shard and offset"; }
-"$PREC" dump "$d" >/dev/null 2>"$tmp/err" && fail "dump passed a damaged set"
+"$PREC" dump "$d" >"$tmp/dump" 2>"$tmp/err" && fail "dump passed a damaged set"
 grep -q "shard cpu002.shard: corrupt chunk at offset $hex: " "$tmp/err" || { cat "$tmp/err"; fail "dump error"; }
+[ "$(grep -c 'cpu002.shard' "$tmp/err")" = 1 ] || { cat "$tmp/err"; fail "dump: one line for the chunk"; }
+kept=$((total - per + recs1))
+n=$(wc -l <"$tmp/dump")
+[ "$n" -eq $kept ] || fail "dump kept $n records, want $kept"
 "$PREC" dump "$d" --salvage >"$tmp/dump" 2>"$tmp/err" || fail "dump --salvage"
 n=$(wc -l <"$tmp/dump")
-[ "$n" -eq $((total - per + recs1)) ] || fail "salvage kept $n records, want $((total - per + recs1))"
-echo "ok: $total records, damaged chunk at $hex found, salvage kept $n"
+[ "$n" -eq $kept ] || fail "salvage kept $n records, want $kept"
+"$PREC" merge "$d" -o "$tmp/m.data" 2>"$tmp/err" && fail "merge passed a damaged set"
+grep -q "merge $d: $kept records .*1 corrupt chunk or shard: the rest of it skipped" "$tmp/err" ||
+	{ cat "$tmp/err"; fail "merge summary"; }
+[ "$(wc -l <"$tmp/err")" = 2 ] || { cat "$tmp/err"; fail "merge: the chunk and the summary, two lines"; }
+"$PREC" merge "$d" -o "$tmp/s.data" --salvage 2>"$tmp/err" || fail "merge --salvage: exit $?"
+cmp -s "$tmp/m.data" "$tmp/s.data" || fail "merge with and without --salvage differ"
+echo "ok: $total records, damaged chunk at $hex found, $kept kept"
+
+# A shard of another recording: named in one line, left out, the rest merged.
+"$MK" "$tmp/other" --shards 3 --records-per-shard 10 --seed 43 >/dev/null || fail "mkshards other"
+cp "$tmp/other/cpu002.shard" "$d/cpu002.shard"
+"$PREC" merge "$d" -o "$tmp/o.data" 2>"$tmp/err" && fail "merge took another recording's shard"
+grep -q "shard cpu002.shard: .*another recording" "$tmp/err" || { cat "$tmp/err"; fail "foreign shard message"; }
+grep -q "merge $d: $((total - per)) records .*1 corrupt chunk or shard" "$tmp/err" ||
+	{ cat "$tmp/err"; fail "merge without the foreign shard"; }
+echo "ok: a foreign shard is left out, $((total - per)) records merged"

@@ -30,6 +30,7 @@ struct cfg {
 	uint64_t rate;        /* records per second per shard */
 	uint32_t chunk_bytes; /* 0: random per chunk, up to the maximum */
 	unsigned int sideband;
+	uint32_t comm_every;  /* 0, or every Kth CPU shard record is a COMM */
 	bool lz4;
 	uint64_t sample_type;
 	struct prec_time_layout tl;
@@ -167,6 +168,28 @@ static int flush_chunk(struct gen *g, struct prec_shard_writer *w)
 	return t;
 }
 
+/* A COMM a CPU ring would write (sample_id_all: TID, TIME, CPU and
+ * IDENTIFIER in the trailer), stamped at time. */
+static uint32_t make_comm(struct gen *g, uint8_t *p, uint64_t time)
+{
+	uint32_t trailer = 8u + g->cfg->tl.trailer_time_back;
+	uint32_t size = 8 + 8 + 16 + trailer;
+	struct perf_event_header h = { PERF_RECORD_COMM, PERF_RECORD_MISC_COMM_EXEC,
+				       (uint16_t)size };
+	uint32_t pid = 100 + (uint32_t)rnd(g, 50);
+
+	memset(p, 0, size);
+	memcpy(p, &h, 8);
+	memcpy(p + 8, &pid, 4);
+	memcpy(p + 12, &pid, 4);
+	snprintf((char *)p + 16, 16, "exec-%u", pid);
+	put64(p + size - trailer, (uint64_t)pid << 32 | pid);
+	put64(p + size - g->cfg->tl.trailer_time_back, time);
+	put64(p + size - 16, (uint64_t)g->cpu);
+	put64(p + size - 8, EVENT_ID_BASE + (uint64_t)g->cpu);
+	return size;
+}
+
 /* Every few chunks an idle-round marker, like a recorder's. */
 static int marker(struct gen *g, struct prec_shard_writer *w)
 {
@@ -196,7 +219,10 @@ static int gen_shard(struct gen *g, struct prec_shard_writer *w)
 			if (!r && rnd(g, 16) == 0)
 				r = marker(g, w);
 		}
-		size = make_sample(g, g->buf + g->len, t);
+		if (c->comm_every && k % c->comm_every == c->comm_every - 1)
+			size = make_comm(g, g->buf + g->len, t);
+		else
+			size = make_sample(g, g->buf + g->len, t);
 		g->len += size;
 		g->records++;
 		if (!g->first || t < g->first)
@@ -352,7 +378,8 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: mkshards OUTDIR --shards N (--records-per-shard M | --total-bytes SIZE)\n"
 		"       [--seed S] [--max-skew NS] [--record-size A-B] [--rate R]\n"
-		"       [--chunk-bytes B] [--sideband K] [--lz4]\n"
+		"       [--chunk-bytes B] [--sideband K] [--comm-every K] [--lz4]\n"
+		"  --comm-every K: every Kth record of a CPU shard is a COMM (timed, sample_id_all)\n"
 		"  --chunk-bytes over 64K (up to 256K): chunks as format 1.0's first writers made\n");
 }
 
@@ -368,6 +395,7 @@ static int parse(struct cfg *c, int argc, char **argv)
 		{ "rate", required_argument, NULL, 'r' },
 		{ "chunk-bytes", required_argument, NULL, 'c' },
 		{ "sideband", required_argument, NULL, 'b' },
+		{ "comm-every", required_argument, NULL, 'e' },
 		{ "lz4", no_argument, NULL, 'l' },
 		{ 0 }
 	};
@@ -387,6 +415,7 @@ static int parse(struct cfg *c, int argc, char **argv)
 		case 'r': c->rate = strtoull(optarg, NULL, 0); break;
 		case 'c': c->chunk_bytes = (uint32_t)parse_size(optarg); break;
 		case 'b': c->sideband = (unsigned int)strtoul(optarg, NULL, 0); break;
+		case 'e': c->comm_every = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'l': c->lz4 = true; break;
 		default: return -EINVAL;
 		}

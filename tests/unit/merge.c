@@ -2,8 +2,11 @@
 // Merge iterator: synthetic shard sets (tests/helpers/mkshards) of 1..256
 // shards come out globally sorted, complete (same multiset of record bytes,
 // read independently with the shard reader), side band first, no forced
-// release; time/CPU filters give exact subsets; a flipped byte gives
-// -EBADMSG naming shard and offset, and salvage keeps everything else.
+// release; time/CPU filters give exact subsets of the samples and keep the
+// rest of the side band (COMMs in the CPU shards); a flipped byte is logged
+// with shard and offset, counted, and everything but the rest of its shard
+// still comes out; a torn tail is that too when the manifest says the
+// recording finished, and only the end of the shard when it did not.
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
@@ -22,6 +25,7 @@
 struct rec {
 	uint64_t hash, time, chunk_off;
 	int32_t cpu;
+	bool sample;
 };
 
 struct recset {
@@ -78,6 +82,9 @@ static void gen(const char *dir, const char *args)
 /* The input, read without the merge: every DATA record of every shard. */
 static void read_input(int dirfd, const struct prec_manifest *m, struct recset *in)
 {
+	struct prec_time_layout tl;
+
+	CHECK_EQ(prec_time_layout__init(&tl, m->sample_type), 0);
 	for (uint32_t i = 0; i < m->nr_shards; i++) {
 		struct prec_shard_reader *rd;
 		struct prec_chunk ch;
@@ -95,9 +102,9 @@ static void read_input(int dirfd, const struct prec_manifest *m, struct recset *
 				memcpy(&size, p + pos + 6, 2);
 				CHECK(size >= 8 && size <= ch.len - pos);
 				x.hash = fnv(p + pos, size);
-				/* SAMPLE time at byte 32; side band records have 0. */
 				memcpy(&type, p + pos, 4);
-				x.time = type == 9 ? test_le64(p + pos + 32) : 0;
+				x.sample = type == 9;
+				x.time = prec_time_layout__time(&tl, p + pos, size);
 				add(in, &x);
 				pos += size;
 			}
@@ -128,6 +135,7 @@ static struct result merge(int dirfd, const struct prec_manifest *m,
 		struct rec x = { .hash = fnv(mr.rec, mr.rec_len), .time = mr.time, .cpu = mr.cpu };
 
 		CHECK(mr.rec && mr.rec_len >= 8);
+		x.sample = *(const uint32_t *)mr.rec == 9;
 		CHECK_EQ(mr.cpu, m->shards[mr.shard].cpu);
 		CHECK(mr.time >= last);
 		if (mr.time)
@@ -208,8 +216,10 @@ static void test_time(int dirfd, const struct prec_manifest *m, const struct rec
 		o.time_end = 0; /* open end */
 	for (size_t i = 0; i < in->n; i++) {
 		uint64_t t = in->r[i].time;
+		bool before_end = !o.time_end || t <= o.time_end;
 
-		if (!t || (t >= o.time_start && (!o.time_end || t <= o.time_end)))
+		/* samples in the window; the rest of the side band up to END */
+		if (!t || (before_end && (t >= o.time_start || !in->r[i].sample)))
 			add(&want, &in->r[i]);
 	}
 	printf("  time %llu,%llu: %zu records\n", (unsigned long long)o.time_start,
@@ -235,7 +245,7 @@ static void test_cpus(int dirfd, const struct prec_manifest *m, const struct rec
 	for (size_t i = 0; i < in->n; i++) {
 		int32_t c = in->r[i].cpu;
 
-		if (c < 0 || (c < nr - 1 && allow[c]))
+		if (c < 0 || (c < nr - 1 && allow[c]) || !in->r[i].sample)
 			add(&want, &in->r[i]);
 	}
 	check_clean(merge(dirfd, m, &o, &got));
@@ -268,22 +278,15 @@ static void all_but(const struct recset *in, int32_t cpu, uint64_t off, struct r
 			add(want, &in->r[i]);
 }
 
-static void test_corrupt(const char *dir, int dirfd, const struct prec_manifest *m,
-			 const struct recset *in)
+/* Merge with stderr captured into text (len bytes). */
+static struct result merge_logged(const char *dir, int dirfd, const struct prec_manifest *m,
+				  const struct prec_merge_opts *o, struct recset *got,
+				  char *text, size_t len)
 {
-	struct recset want = { 0 }, got = { 0 };
-	struct prec_merge_opts o = { .salvage = true };
-	const struct rec *victim = &in->r[test_rand(&rng) % in->n];
-	char log[PATH_MAX], text[4096], expect[128];
+	char log[PATH_MAX];
 	struct result res;
 	int saved, fd;
 	ssize_t n;
-
-	while (victim->cpu < 0)
-		victim = &in->r[test_rand(&rng) % in->n];
-	printf("  flip a byte in cpu%03d.shard chunk at 0x%llx\n", (int)victim->cpu,
-	       (unsigned long long)victim->chunk_off);
-	flip(dir, victim->cpu, victim->chunk_off + 64 + test_rand(&rng) % 56);
 
 	snprintf(log, sizeof(log), "%s/stderr.log", dir);
 	fflush(stderr);
@@ -291,39 +294,60 @@ static void test_corrupt(const char *dir, int dirfd, const struct prec_manifest 
 	fd = open(log, O_CREAT | O_TRUNC | O_RDWR, 0600);
 	CHECK(saved >= 0 && fd >= 0);
 	dup2(fd, 2);
-	res = merge(dirfd, m, NULL, &got);
+	res = merge(dirfd, m, o, got);
 	dup2(saved, 2);
 	close(saved);
-	n = pread(fd, text, sizeof(text) - 1, 0);
+	n = pread(fd, text, len - 1, 0);
 	close(fd);
 	CHECK(n > 0);
 	text[n] = 0;
 	fputs(text, stderr);
-	CHECK_EQ(res.rc, -EBADMSG);
-	CHECK_EQ(res.errors, 1);
-	snprintf(expect, sizeof(expect), "shard cpu%03d.shard: corrupt chunk at offset 0x%llx: ",
-		 (int)victim->cpu, (unsigned long long)victim->chunk_off);
-	CHECK(strstr(text, expect));
-
-	got.n = 0;
-	res = merge(dirfd, m, &o, &got);
-	CHECK_EQ(res.rc, 0);
-	CHECK_EQ(res.errors, 1);
-	CHECK_EQ(res.inversions, 0);
-	all_but(in, victim->cpu, victim->chunk_off, &want);
-	same_multiset(&want, &got);
-	free(want.r);
-	free(got.r);
-	flip(dir, victim->cpu, victim->chunk_off + 64); /* undo not needed: set is dropped */
+	return res;
 }
 
-/* A crashed recording: the last chunk of a shard is cut short. */
-static void test_torn(const char *dir, int dirfd, const struct prec_manifest *m,
+/* Salvage or not, the merge logs the chunk, skips the rest of its shard and
+ * goes on (salvage only changes the commands' exit status). */
+static void test_corrupt(const char *dir, int dirfd, const struct prec_manifest *m,
+			 const struct recset *in)
+{
+	struct recset want = { 0 }, got = { 0 };
+	struct prec_merge_opts o = { .salvage = true };
+	const struct rec *victim = &in->r[test_rand(&rng) % in->n];
+	char text[4096], expect[128];
+	struct result res;
+
+	while (victim->cpu < 0)
+		victim = &in->r[test_rand(&rng) % in->n];
+	printf("  flip a byte in cpu%03d.shard chunk at 0x%llx\n", (int)victim->cpu,
+	       (unsigned long long)victim->chunk_off);
+	flip(dir, victim->cpu, victim->chunk_off + 64 + test_rand(&rng) % 56);
+	all_but(in, victim->cpu, victim->chunk_off, &want);
+	for (int salvage = 0; salvage < 2; salvage++) {
+		got.n = 0;
+		res = merge_logged(dir, dirfd, m, salvage ? &o : NULL, &got, text, sizeof(text));
+		CHECK_EQ(res.rc, 0);
+		CHECK_EQ(res.errors, 1);
+		CHECK_EQ(res.inversions, 0);
+		snprintf(expect, sizeof(expect), "shard cpu%03d.shard: corrupt chunk at offset 0x%llx: ",
+			 (int)victim->cpu, (unsigned long long)victim->chunk_off);
+		CHECK(strstr(text, expect));
+		CHECK(!strchr(strchr(text, '\n') + 1, '\n')); /* one line */
+		same_multiset(&want, &got);
+	}
+	free(want.r);
+	free(got.r);
+}
+
+/* The last chunk of a shard cut short: the tail of a crashed recording
+ * when the manifest says it did not finish (everything before it comes out,
+ * no error), damage when it says it finished (logged, counted). */
+static void test_torn(const char *dir, int dirfd, struct prec_manifest *m,
 		      const struct recset *in)
 {
 	struct recset want = { 0 }, got = { 0 };
 	uint64_t last = 0;
-	char path[PATH_MAX];
+	char path[PATH_MAX], text[4096];
+	struct result res;
 
 	for (size_t i = 0; i < in->n; i++)
 		if (in->r[i].cpu == 0 && in->r[i].chunk_off > last)
@@ -331,6 +355,14 @@ static void test_torn(const char *dir, int dirfd, const struct prec_manifest *m,
 	snprintf(path, sizeof(path), "%s/cpu000.shard", dir);
 	CHECK_EQ(truncate(path, (off_t)(last + 64 + 100)), 0);
 	all_but(in, 0, last, &want);
+	CHECK_EQ(m->state, PREC_STATE_COMPLETE);
+	res = merge_logged(dir, dirfd, m, NULL, &got, text, sizeof(text));
+	CHECK_EQ(res.rc, 0);
+	CHECK_EQ(res.errors, 1);
+	CHECK(strstr(text, "the file ends inside it, but the recording finished"));
+	same_multiset(&want, &got);
+	m->state = PREC_STATE_RECORDING;
+	got.n = 0;
 	check_clean(merge(dirfd, m, NULL, &got));
 	same_multiset(&want, &got);
 	free(want.r);
@@ -354,7 +386,7 @@ static void run_set(const char *dir, unsigned int shards, unsigned int records,
 		 extra);
 	gen(dir, args);
 	load(dir, &dirfd, &m, &in);
-	CHECK_EQ(in.n, (size_t)shards * records + 4);
+	CHECK_EQ(in.n, (size_t)shards * records + 4); /* 4: mkshards' side band */
 	test_full(dirfd, m, &in);
 	test_time(dirfd, m, &in);
 	test_cpus(dirfd, m, &in);
@@ -551,8 +583,8 @@ int main(int argc, char **argv)
 	snprintf(dir, sizeof(dir), "%s/set", tmp);
 	run_set(dir, 1, 5000, "", false);
 	run_set(dir, 2, 3000, "", false);
-	run_set(dir, 7, 3000, "", true);
-	run_set(dir, 64, 300, "", false);
+	run_set(dir, 7, 3000, "--comm-every 50", true);
+	run_set(dir, 64, 300, "--comm-every 7", false);
 	run_set(dir, 256, 100, "", false);
 	run_set(dir, 3, 2000, "--lz4", true);
 	/* format 1.0's big chunks: raw ones in parts, lz4 ones whole */
