@@ -7,6 +7,7 @@
 #include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/perf_event.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -335,7 +336,9 @@ static int read_failed(struct prec_cursor *c, int r)
 	/* prec closes every shard whole before it marks the manifest
 	 * complete: a torn end there is damage, not a crash. */
 	if (r == -EBADMSG && c->finished && torn_tail(c, off))
-		return corrupt(c, off, "the file ends inside it, but the recording finished");
+		return corrupt(c, off, strcmp(prec_shard_reader__why(c->rd), "torn chunk header (zeros)")
+				       ? "the file ends inside it, but the recording finished"
+				       : "only zeros from here on, but the recording finished");
 	if (r == -EBADMSG)
 		return corrupt(c, off, prec_shard_reader__why(c->rd));
 	pr_err("shard %s: read at offset 0x%llx: %s", c->name,
@@ -344,7 +347,32 @@ static int read_failed(struct prec_cursor *c, int r)
 	return r;
 }
 
-/* Every record of a DATA chunk must be whole before any is handed out. */
+/* One record's header: whole, inside the chunk, of a kind the kernel
+ * writes (types 1..63; perf's own types from 64 up live only in perf.data),
+ * and a SAMPLE long enough to hold its time. NULL, or what is wrong. */
+static const char *bad_record(const struct prec_cursor *c, const uint8_t *p, uint32_t left,
+			      uint16_t *size)
+{
+	uint32_t type;
+
+	if (left < 8)
+		return "header cut short";
+	memcpy(size, p + 6, sizeof(*size));
+	*size = le16toh(*size);
+	if (*size < 8 || *size > left)
+		return "bad size";
+	memcpy(&type, p, sizeof(type));
+	type = le32toh(type);
+	if (type == 0 || type >= 64)
+		return "not a kernel record type";
+	if (type == PERF_RECORD_SAMPLE && *size < c->tl.sample_time_off + 8u)
+		return "SAMPLE too short for its fields";
+	return NULL;
+}
+
+/* Every record of a DATA chunk must be whole, and one perf can read,
+ * before any is handed out: a bad one can come only from damage the
+ * checksum missed or from a writer that is not prec. */
 static int check_records(struct prec_cursor *c, const struct prec_chunk *ch)
 {
 	const uint8_t *p = ch->payload;
@@ -352,16 +380,11 @@ static int check_records(struct prec_cursor *c, const struct prec_chunk *ch)
 	char why[96];
 
 	while (pos < ch->len) {
-		uint16_t size;
+		uint16_t size = 0;
+		const char *bad = bad_record(c, p + pos, ch->len - pos, &size);
 
-		if (ch->len - pos < 8) {
-			snprintf(why, sizeof(why), "record at +0x%x: header cut short", pos);
-			return corrupt(c, ch->offset, why);
-		}
-		memcpy(&size, p + pos + 6, sizeof(size));
-		size = le16toh(size);
-		if (size < 8 || size > ch->len - pos) {
-			snprintf(why, sizeof(why), "record at +0x%x: bad size %u", pos, size);
+		if (bad) {
+			snprintf(why, sizeof(why), "record at +0x%x (size %u): %s", pos, size, bad);
 			return corrupt(c, ch->offset, why);
 		}
 		pos += size;

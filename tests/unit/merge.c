@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
+#include <linux/perf_event.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -507,6 +508,46 @@ static void test_aux(const char *tmp)
 /* Append DATA chunk seq of n 48-byte records to fd by hand (the writer
  * refuses chunks over PREC_CHUNK_MAX_PAYLOAD); record k of the shard is at
  * t0 + k us, every 7th 1.5 us early: inversions the window must fix. */
+/* Records no kernel writes, in a chunk whose checksum is right: the chunk
+ * is corrupt (logged once), nothing of it or after it comes out, the good
+ * chunk before it does. */
+static void test_bad_record(const char *tmp, uint32_t type, uint16_t size)
+{
+	static uint8_t data[48 * 2];
+	const uint64_t t0 = 1000000000ull;
+	struct prec_shard_writer_opts wo = { .cpu = 0, .copy = true };
+	struct prec_manifest_shard ms0 = { .name = "cpu000.shard", .cpu = 0 };
+	struct prec_manifest *m = prec_manifest__new();
+	struct prec_shard_writer *w;
+	struct prec_merge_rec r;
+	struct prec_merge *mg;
+	unsigned int n = 0;
+	int dirfd = open(tmp, O_RDONLY | O_DIRECTORY);
+
+	printf("  a record of type %u, size %u\n", type, size);
+	CHECK(m && dirfd >= 0);
+	CHECK_EQ(prec_time_layout__init(&m->time_layout, 0x10087), 0);
+	CHECK_EQ(prec_manifest__add_shard(m, &ms0), 0);
+	unlinkat(dirfd, "cpu000.shard", 0);
+	CHECK_EQ(prec_shard_writer__open(&w, dirfd, "cpu000.shard", &wo), 0);
+	put_sample(data, t0);
+	put_sample(data + 48, t0 + 1);
+	append(w, PREC_CHUNK_DATA, data, 48, 1, t0, t0, 0);
+	memset(data + 48, 0, 48);
+	memcpy(data + 48, &type, 4);
+	memcpy(data + 48 + 6, &size, 2);
+	append(w, PREC_CHUNK_DATA, data, 48 + size, 2, t0, t0 + 1, 0);
+	CHECK_EQ(prec_shard_writer__close(w), 0);
+	CHECK_EQ(prec_merge__open(&mg, dirfd, m, NULL), 0);
+	while (prec_merge__next(mg, &r) > 0)
+		n++;
+	CHECK_EQ(n, 1);
+	CHECK_EQ(prec_merge__errors(mg), 1);
+	prec_merge__close(mg);
+	prec_manifest__delete(m);
+	close(dirfd);
+}
+
 static void old_chunk(int fd, uint32_t seq, uint32_t n, uint64_t t0)
 {
 	static uint8_t buf[64 + PREC_CHUNK_READ_MAX];
@@ -579,6 +620,10 @@ int main(int argc, char **argv)
 		return TEST_SKIP;
 	}
 	test_aux(tmp);
+	test_bad_record(tmp, 0, 16);                 /* no such type */
+	test_bad_record(tmp, 70, 16);                /* perf's, not the kernel's */
+	test_bad_record(tmp, PERF_RECORD_SAMPLE, 8); /* no room for its time */
+	test_bad_record(tmp, PERF_RECORD_SAMPLE, 32); /* time would be past its end */
 	test_old_chunks(tmp);
 	snprintf(dir, sizeof(dir), "%s/set", tmp);
 	run_set(dir, 1, 5000, "", false);
