@@ -131,6 +131,9 @@ static const char *ratio(char *buf, size_t len, uint64_t raw, uint64_t stored)
 	return buf;
 }
 
+/* The "lost" column is the shard's LOST records' sum, the figure perf
+ * reports and --json calls "lost". lost_samples is not added to it: the
+ * recorder stores the same ring overflow there too (PERF_FORMAT_LOST). */
 static void print_shards(const struct prec_manifest *m)
 {
 	uint64_t chunks = 0, records = 0, bytes = 0, raw = 0, lost = 0;
@@ -150,12 +153,12 @@ static void print_shards(const struct prec_manifest *m)
 		       (unsigned long long)s->records, (unsigned long long)s->bytes,
 		       (unsigned long long)s->raw_bytes,
 		       ratio(r, sizeof(r), s->raw_bytes, s->bytes),
-		       (unsigned long long)(s->lost + s->lost_samples), first, last);
+		       (unsigned long long)s->lost, first, last);
 		chunks += s->chunks;
 		records += s->records;
 		bytes += s->bytes;
 		raw += s->raw_bytes;
-		lost += s->lost + s->lost_samples;
+		lost += s->lost;
 	}
 	printf("  %-16s %4s %8llu %10llu %12llu %12llu %7s %8llu\n", "total", "",
 	       (unsigned long long)chunks, (unsigned long long)records,

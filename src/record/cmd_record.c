@@ -22,6 +22,20 @@
 
 #include "util/log.h"
 
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD O_EXCL /* linux/pidfd.h: a pidfd for any thread, >= 6.9 */
+#endif
+
+/* A -p process or -t thread whose end stops the recording: fd is its pidfd,
+ * or -1 for a thread on a kernel without PIDFD_THREAD, checked with
+ * tgkill(tgid, tid, 0) every WATCH_POLL_MS instead. */
+struct watch {
+	int fd;
+	pid_t tgid, tid;
+	bool gone;
+};
+#define WATCH_POLL_MS 100
+
 struct record {
 	struct prec_record_opts o;
 	struct prec_evlist el;
@@ -34,7 +48,9 @@ struct record {
 	pid_t *tasks;
 	int nr_tasks;
 	int sfd;                /* signalfd: SIGINT, SIGTERM, SIGHUP, SIGCHLD */
-	int *pidfds, nr_pidfds; /* -p/-t targets */
+	struct watch *watches;  /* -p/-t targets */
+	int nr_watches;
+	bool watch_by_poll;     /* some watch has no pidfd */
 	int signo;              /* the signal that stopped us, 0 if none */
 	bool max_size_hit;      /* --max-size stopped us */
 	struct prec_flight fl;  /* -D, --control, --markers, snapshots */
@@ -94,21 +110,60 @@ static int add_threads(struct record *r, pid_t pid)
 	return err;
 }
 
-static int watch_task(struct record *r, pid_t pid)
+/* The thread-group id of thread tid, from /proc (which lists every thread
+ * at /proc/TID, not only leaders). Returns it or -errno. */
+static pid_t tgid_of(pid_t tid)
 {
-	int fd = (int)syscall(SYS_pidfd_open, pid, 0), *n;
+	char path[64], line[128];
+	pid_t tgid = -ESRCH;
+	FILE *f;
 
-	if (fd < 0) {
-		pr_err("task %d: no such process", (int)pid);
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	f = fopen(path, "re");
+	if (!f)
 		return -ESRCH;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Tgid: %d", &tgid) == 1)
+			break;
+	fclose(f);
+	return tgid;
+}
+
+/* A pidfd of process pid, or for thread of thread pid: pidfd_open without
+ * PIDFD_THREAD refuses any thread but a leader, and for a leader would
+ * wait for the whole process. Kernels < 6.9 refuse PIDFD_THREAD (EINVAL):
+ * the thread is then polled (w->fd -1). Returns 0 or -errno. */
+static int open_watch(struct watch *w, pid_t pid, bool thread)
+{
+	*w = (struct watch){ .fd = -1, .tgid = pid, .tid = pid };
+	w->fd = (int)syscall(SYS_pidfd_open, pid, thread ? PIDFD_THREAD : 0);
+	if (w->fd >= 0)
+		return 0;
+	if (!thread || errno != EINVAL)
+		return -ESRCH;
+	w->tgid = tgid_of(pid);
+	return w->tgid > 0 ? 0 : -ESRCH;
+}
+
+static int watch_task(struct record *r, pid_t pid, bool thread)
+{
+	struct watch w, *n;
+	int err = open_watch(&w, pid, thread);
+
+	if (err) {
+		pr_err("%s %d: no such %s", thread ? "thread" : "task", (int)pid,
+		       thread ? "thread" : "process");
+		return err;
 	}
-	n = realloc(r->pidfds, (size_t)(r->nr_pidfds + 1) * sizeof(*n));
+	n = realloc(r->watches, (size_t)(r->nr_watches + 1) * sizeof(*n));
 	if (!n) {
-		close(fd);
+		if (w.fd >= 0)
+			close(w.fd);
 		return -ENOMEM;
 	}
-	r->pidfds = n;
-	n[r->nr_pidfds++] = fd;
+	r->watches = n;
+	n[r->nr_watches++] = w;
+	r->watch_by_poll |= w.fd < 0;
 	return 0;
 }
 
@@ -119,10 +174,10 @@ static int setup_tasks(struct record *r)
 	for (int i = 0; !err && i < r->o.nr_pids; i++) {
 		err = add_threads(r, r->o.pids[i]);
 		if (!err)
-			err = watch_task(r, r->o.pids[i]);
+			err = watch_task(r, r->o.pids[i], false);
 	}
 	for (int i = 0; !err && i < r->o.nr_tids; i++) {
-		err = watch_task(r, r->o.tids[i]);
+		err = watch_task(r, r->o.tids[i], true);
 		if (!err)
 			err = add_task(r, r->o.tids[i]);
 	}
@@ -208,9 +263,32 @@ static int poll_ms(const struct record *r)
 {
 	int t = prec_flight__timeout_ms(&r->fl);
 
+	if (r->watch_by_poll && (t < 0 || t > WATCH_POLL_MS))
+		t = WATCH_POLL_MS;
 	if (!r->o.max_size)
 		return t;
 	return t < 0 || t > MAX_SIZE_POLL_MS ? MAX_SIZE_POLL_MS : t;
+}
+
+/* After a poll: mark the targets that ended (a readable pidfd, or a polled
+ * thread tgkill no longer finds). Returns how many are left. */
+static int targets_alive(struct record *r, struct pollfd *pfd)
+{
+	int alive = 0;
+
+	for (int i = 0; i < r->nr_watches; i++) {
+		struct watch *w = &r->watches[i];
+
+		if (!w->gone && w->fd >= 0 && pfd[i].revents)
+			w->gone = true;
+		else if (!w->gone && w->fd < 0 &&
+			 syscall(SYS_tgkill, w->tgid, w->tid, 0) < 0 && errno == ESRCH)
+			w->gone = true;
+		if (w->gone)
+			pfd[i].fd = -1;
+		alive += !w->gone;
+	}
+	return alive;
 }
 
 static bool max_size_reached(struct record *r)
@@ -230,7 +308,7 @@ static bool max_size_reached(struct record *r)
 
 static int wait_for_stop(struct record *r)
 {
-	int n = 3 + r->nr_pidfds, alive = r->nr_pidfds;
+	int n = 3 + r->nr_watches;
 	struct pollfd *pfd = calloc((size_t)n, sizeof(*pfd));
 
 	if (!pfd)
@@ -239,8 +317,8 @@ static int wait_for_stop(struct record *r)
 	/* A drainer's error (disk full...) stops everything at once. */
 	pfd[1] = (struct pollfd){ .fd = r->s.drain_efd, .events = POLLIN };
 	pfd[2] = (struct pollfd){ .fd = prec_control__fd(r->fl.ctl), .events = POLLIN };
-	for (int i = 0; i < r->nr_pidfds; i++)
-		pfd[3 + i] = (struct pollfd){ .fd = r->pidfds[i], .events = POLLIN };
+	for (int i = 0; i < r->nr_watches; i++)
+		pfd[3 + i] = (struct pollfd){ .fd = r->watches[i].fd, .events = POLLIN };
 	/* The workload may be gone already (SIGCHLD pending). */
 	while (!(r->have_wl && prec_workload__reap(&r->wl, false) == 1)) {
 		if (poll(pfd, (nfds_t)n, poll_ms(r)) < 0 && errno != EINTR)
@@ -253,13 +331,7 @@ static int wait_for_stop(struct record *r)
 			break;
 		if (prec_flight__tick(&r->fl, &r->el))
 			break;
-		for (int i = 3; i < n; i++) {
-			if (!pfd[i].revents)
-				continue;
-			pfd[i].fd = -1; /* that task exited */
-			alive--;
-		}
-		if (r->nr_pidfds && !alive)
+		if (r->nr_watches && !targets_alive(r, pfd + 3))
 			break;
 	}
 	free(pfd);
@@ -457,9 +529,10 @@ int prec_cmd_record(int argc, char **argv)
 		prec_session__exit(&r.s);
 	release_events_later(&r);
 	prec_evlist__exit(&r.el);
-	for (int i = 0; i < r.nr_pidfds; i++)
-		close(r.pidfds[i]);
-	free(r.pidfds);
+	for (int i = 0; i < r.nr_watches; i++)
+		if (r.watches[i].fd >= 0)
+			close(r.watches[i].fd);
+	free(r.watches);
 	if (r.sfd >= 0)
 		close(r.sfd);
 	free(r.cpus);

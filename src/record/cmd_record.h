@@ -327,6 +327,7 @@ struct prec_session {
 	const int *cpus;
 	struct prec_shard_writer **writers; /* per CPU, then sideband last */
 	struct prec_drainer **drainers;     /* per CPU */
+	const struct prec_snapshot *snap;   /* --overwrite: writes the CPU shards */
 	uint64_t *writer_wait_ns; /* per CPU: the longest wait for staging */
 	bool direct_io;        /* the shards are written with O_DIRECT */
 	uint64_t t_enable_ns, t_stop_ns, manifest_ns; /* CLOCK_MONOTONIC */

@@ -367,6 +367,7 @@ static int start_snapshots(struct prec_flight *f, struct prec_session *s,
 	}
 	f->snapshot = take_snapshot;
 	f->snapshot_arg = f->snap;
+	s->snap = f->snap; /* its lost counts go into the shard totals */
 	return 0;
 }
 

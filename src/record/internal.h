@@ -300,6 +300,11 @@ int prec_snapshot__new(struct prec_snapshot **out,
 int prec_snapshot__take(struct prec_snapshot *s);
 void prec_snapshot__stats(const struct prec_snapshot *s,
 			  struct prec_snapshot_stats *st);
+/* Ring i's totals over every snapshot so far, as a drainer counts them:
+ * the sum of its PERF_RECORD_LOST and of its PERF_RECORD_LOST_SAMPLES
+ * records written to the shard. */
+void prec_snapshot__lost(const struct prec_snapshot *s, int i,
+			 uint64_t *lost, uint64_t *lost_samples);
 void prec_snapshot__delete(struct prec_snapshot *s);
 
 /* The records of a backward ring (data, size a power of two) between head

@@ -485,6 +485,12 @@ static void shard_totals(struct prec_session *s, struct prec_evlist *el, int c)
 			 (unsigned long long)ds.chunks,
 			 (unsigned long long)ds.records,
 			 (unsigned long long)ds.bytes);
+	} else if (c < s->nr_cpus && s->snap) {
+		/* Not PERF_FORMAT_LOST: it also counts the drops of a pause
+		 * whose LOST record the ring overwrote before the next
+		 * snapshot, i.e. records of a stretch the flight recorder
+		 * keeps no more of than of any overwritten one. */
+		prec_snapshot__lost(s->snap, c, &sh->lost, &sh->lost_samples);
 	}
 	s->records += sh->records;
 	s->bytes += ws.file_bytes;
@@ -685,8 +691,14 @@ int prec_session__finish(struct prec_session *s, struct prec_evlist *el)
 
 	lap(s, "drainers joined (rings empty, shards fsynced)");
 
-	if (s->writers[s->nr_cpus]) {
-		e = prec_shard_writer__flush(s->writers[s->nr_cpus]);
+	/* A drainer flushes its shard as it stops; the side band and the
+	 * flight recorder's shards (snapshots wait only until their chunks
+	 * are copied) are flushed here, so that the writers' totals count
+	 * every chunk. */
+	for (int c = 0; c <= s->nr_cpus; c++) {
+		if (!s->writers[c] || (c < s->nr_cpus && s->drainers[c]))
+			continue;
+		e = prec_shard_writer__flush(s->writers[c]);
 		err = err ? err : e;
 	}
 	s->records = s->bytes = s->lost = 0;

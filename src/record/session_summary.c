@@ -18,7 +18,10 @@ static void warn_cpu(const struct prec_session *s, int c)
 
 	if (!n)
 		return;
-	if (s->writer_wait_ns[c] >= 1000000)
+	if (s->snap)
+		pr_warn("cpu%d: %llu records LOST: the kernel drops what comes while the ring is paused for a snapshot",
+			sh->cpu, (unsigned long long)n);
+	else if (s->writer_wait_ns[c] >= 1000000)
 		pr_warn("cpu%d: %llu records LOST: the ring (%zu pages) filled while its drainer waited up to %.0f ms for the disk%s",
 			sh->cpu, (unsigned long long)n, s->pages,
 			(double)s->writer_wait_ns[c] / 1e6,
@@ -54,6 +57,10 @@ void prec_session__summary(const struct prec_session *s)
 		return;
 	for (int c = 0; c < s->nr_cpus; c++)
 		warn_cpu(s, c);
+	/* A flight recorder loses records by design (pauses), not for want
+	 * of ring room. */
+	if (s->snap)
+		return;
 	pr_warn("%llu records lost in all: use a bigger ring (-m %zu or more)%s, fewer events, or a lower -F",
 		(unsigned long long)s->lost, s->pages * 4,
 		s->rt_prio ? "" : ", SCHED_FIFO drainers (-r 1)");

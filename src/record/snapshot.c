@@ -28,6 +28,7 @@ struct snap_ring {
 	struct prec_shard_writer *writer;
 	int cpu;
 	uint64_t prev;          /* data_head at the last snapshot (0 at start) */
+	uint64_t lost, lost_samples; /* LOST, LOST_SAMPLES records written */
 };
 
 struct prec_snapshot {
@@ -132,7 +133,9 @@ int prec_snapshot__new(struct prec_snapshot **out,
 	if (!s->rings)
 		goto nomem;
 	for (int i = 0; i < o->nr; i++) {
-		s->rings[i] = (struct snap_ring){ &o->rings[i], o->writers[i], o->cpus[i], 0 };
+		s->rings[i] = (struct snap_ring){ .ring = &o->rings[i],
+						  .writer = o->writers[i],
+						  .cpu = o->cpus[i] };
 		if (o->rings[i].size > max)
 			max = o->rings[i].size;
 	}
@@ -228,6 +231,22 @@ static int64_t copy_reversed(struct prec_snapshot *s, const struct prec_ring *r,
 	return (int64_t)n;
 }
 
+/* The drainer's accounting (drain_walk.c note_record), so that a flight
+ * recording's manifest says what its shards hold. */
+static void note_lost(struct snap_ring *sr, const uint8_t *rec, uint16_t sz)
+{
+	const struct perf_event_header *h = (const void *)rec;
+	uint64_t v;
+
+	if (h->type == PERF_RECORD_LOST && sz >= 24) {
+		memcpy(&v, rec + 16, sizeof(v));
+		sr->lost += v;
+	} else if (h->type == PERF_RECORD_LOST_SAMPLES && sz >= 16) {
+		memcpy(&v, rec + 8, sizeof(v));
+		sr->lost_samples += v;
+	}
+}
+
 /* Records [start, bytes) of s->copy (n of them, offs[n - 1] the oldest) as
  * DATA chunks, each whole records, oldest first. */
 static int write_chunks(struct prec_snapshot *s, struct snap_ring *sr,
@@ -256,6 +275,7 @@ static int write_chunks(struct prec_snapshot *s, struct snap_ring *sr,
 				meta.first_time = tm;
 			if (tm > meta.last_time)
 				meta.last_time = tm;
+			note_lost(sr, rec, sz);
 			len += sz;
 			meta.records++;
 			i--;
@@ -342,6 +362,13 @@ void prec_snapshot__stats(const struct prec_snapshot *s,
 			  struct prec_snapshot_stats *st)
 {
 	*st = s->st;
+}
+
+void prec_snapshot__lost(const struct prec_snapshot *s, int i,
+			 uint64_t *lost, uint64_t *lost_samples)
+{
+	*lost = s->rings[i].lost;
+	*lost_samples = s->rings[i].lost_samples;
 }
 
 void prec_snapshot__delete(struct prec_snapshot *s)

@@ -7,7 +7,9 @@
 # hold exactly 5 chunks, each at most one ring and nearly a full ring, each
 # spanning a moment (not the whole 300 ms between triggers), in time order
 # and disjoint; perf script reads the merged file without a warning and
-# shows every sample prec stored.
+# shows every sample prec stored. The manifest's shard totals (records,
+# lost) match the shards, the summary line and the merge, with and without
+# SIGUSR2 snapshots.
 set -u
 H=$PREC_BUILD/tests/helpers
 [ "$(id -u)" = 0 ] || { echo "skip: needs root"; exit 77; }
@@ -37,6 +39,48 @@ while off + 64 <= len(b):
 EOF
 }
 
+# The manifest's totals are what the shards hold and what the merge emits:
+# info --check clean; per CPU shard, its records and lost counts equal the
+# records prec dump (the merge) gives for that CPU and the LOST records'
+# sum; the record summary line's records and lost are the manifest's, and
+# the lost figure is perf script's. $1 recording, $2 prec record's stderr.
+check_totals() {
+	local d=$1 err=$2 cpu recs lost lsamp got sumrec sumlost rc
+	"$PREC" info "$d" --check >"$tmp/check" 2>&1; rc=$?
+	[ $rc = 0 ] || { cat "$tmp/check"; fail "$d: prec info --check exited $rc"; }
+	"$PREC" info "$d" --json | python3 -c '
+import json, sys
+m = json.load(sys.stdin)
+for s in m["shards"]:
+    print(s["cpu"], s["records"], s["lost"], s["lost_samples"])' >"$tmp/mf" ||
+		fail "$d: prec info --json"
+	sumrec=0 sumlost=0
+	while read -r cpu recs lost lsamp; do
+		sumrec=$((sumrec + recs))
+		sumlost=$((sumlost + (lost > lsamp ? lost : lsamp)))
+		[ "$cpu" = -1 ] && continue
+		"$PREC" dump "$d" --cpu "$cpu" | awk '$2 != "sb"' >"$tmp/dump" ||
+			fail "$d: prec dump --cpu $cpu"
+		got=$(wc -l <"$tmp/dump")
+		[ "$got" = "$recs" ] || fail "$d: cpu$cpu: manifest says $recs records, the merge emits $got"
+		got=$(awk '$4 == "LOST" { n += $6 } END { print n + 0 }' "$tmp/dump")
+		[ "$got" = "$lost" ] || fail "$d: cpu$cpu: manifest says $lost lost, LOST records say $got"
+	done <"$tmp/mf"
+	grep -q "prec record: .* $sumrec records, .* $sumlost lost," "$err" ||
+		fail "$d: summary line is not the manifest's $sumrec records, $sumlost lost: $(grep 'prec record:' "$err")"
+	"$PREC" merge "$d" -f -o "$tmp/tot.data" 2>/dev/null || fail "$d: merge"
+	got=$(perf script -i "$tmp/tot.data" --show-lost-events 2>/dev/null |
+		awk '/PERF_RECORD_LOST /{ n += $NF } END { print n + 0 }')
+	[ "$got" = "$sumlost" ] || fail "$d: perf script shows $got lost records, prec record said $sumlost"
+	echo "$d: totals ok ($sumrec records, $sumlost lost)"
+}
+
+# Without a snapshot before the stop's: a workload under --overwrite.
+"$PREC" record -d "$tmp/ow0" --overwrite -e cpu-clock -- \
+	sh -c 'for i in $(seq 30000); do :; done' 2>"$tmp/err0" ||
+	{ cat "$tmp/err0"; fail "record --overwrite -- sh exited $?"; }
+check_totals "$tmp/ow0" "$tmp/err0"
+
 mkfifo "$tmp/ctl" "$tmp/ack"
 ( while :; do taskset -c 1 "$H/storm" 200000; done ) & load=$!
 "$PREC" record -a --overwrite -m 8 --control "fifo:$tmp/ctl,$tmp/ack" -d "$tmp/fl" \
@@ -63,6 +107,7 @@ rec=
 kill $load; load=
 cat "$tmp/err"
 
+check_totals "$tmp/fl" "$tmp/err"
 chunks "$tmp/fl/cpu001.shard" >"$tmp/c1" || fail "cpu001.shard unreadable"
 cat "$tmp/c1"
 [ "$(wc -l <"$tmp/c1")" = 5 ] || fail "cpu1: $(wc -l <"$tmp/c1") chunks, want 5 (one per snapshot)"
