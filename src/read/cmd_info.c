@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "read/internal.h"
 #include "read/read.h"
 #include "util/bytes.h"
 #include "store/store.h"
@@ -238,17 +239,13 @@ static void check_data(struct info *in, const char *name, const struct prec_chun
 		uint16_t size;
 		uint32_t type;
 		uint64_t time;
+		const char *bad = prec_record__bad(tl, p + pos, ch->len - pos, &size);
 
-		if (ch->len - pos < 8) {
-			problem(in, name, ch->offset, "record at +0x%x: header cut short", pos);
+		if (bad) {
+			problem(in, name, ch->offset, "record at +0x%x (size %u): %s", pos, size, bad);
 			return;
 		}
-		memcpy(&size, p + pos + 6, sizeof(size));
 		memcpy(&type, p + pos, sizeof(type));
-		if (size < 8 || size > ch->len - pos) {
-			problem(in, name, ch->offset, "record at +0x%x: bad size %u", pos, size);
-			return;
-		}
 		time = prec_time_layout__time(tl, p + pos, size);
 		if (time && (!lo || time < lo))
 			lo = time;

@@ -347,29 +347,6 @@ static int read_failed(struct prec_cursor *c, int r)
 	return r;
 }
 
-/* One record's header: whole, inside the chunk, of a kind the kernel
- * writes (types 1..63; perf's own types from 64 up live only in perf.data),
- * and a SAMPLE long enough to hold its time. NULL, or what is wrong. */
-static const char *bad_record(const struct prec_cursor *c, const uint8_t *p, uint32_t left,
-			      uint16_t *size)
-{
-	uint32_t type;
-
-	if (left < 8)
-		return "header cut short";
-	memcpy(size, p + 6, sizeof(*size));
-	*size = le16toh(*size);
-	if (*size < 8 || *size > left)
-		return "bad size";
-	memcpy(&type, p, sizeof(type));
-	type = le32toh(type);
-	if (type == 0 || type >= 64)
-		return "not a kernel record type";
-	if (type == PERF_RECORD_SAMPLE && *size < c->tl.sample_time_off + 8u)
-		return "SAMPLE too short for its fields";
-	return NULL;
-}
-
 /* Every record of a DATA chunk must be whole, and one perf can read,
  * before any is handed out: a bad one can come only from damage the
  * checksum missed or from a writer that is not prec. */
@@ -380,8 +357,8 @@ static int check_records(struct prec_cursor *c, const struct prec_chunk *ch)
 	char why[96];
 
 	while (pos < ch->len) {
-		uint16_t size = 0;
-		const char *bad = bad_record(c, p + pos, ch->len - pos, &size);
+		uint16_t size;
+		const char *bad = prec_record__bad(&c->tl, p + pos, ch->len - pos, &size);
 
 		if (bad) {
 			snprintf(why, sizeof(why), "record at +0x%x (size %u): %s", pos, size, bad);

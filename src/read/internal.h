@@ -40,6 +40,13 @@ struct prec_merge_rec {
 	uint32_t aux_flags;
 };
 
+/* What is wrong with the record at p (left bytes to the end of its chunk):
+ * a header cut short, a size under 8 or past the chunk, a type no kernel
+ * writes (0, or perf's own from 64 up), a SAMPLE too short to hold its
+ * time under tl; NULL if nothing. *size is its size (0 if unreadable). */
+const char *prec_record__bad(const struct prec_time_layout *tl, const uint8_t *p,
+			     uint32_t left, uint16_t *size);
+
 /* Open every shard of the manifest under dirfd. Returns 0 or -errno (no
  * time layout, no memory); a shard that cannot be opened is logged, naming
  * it, counted in prec_merge__errors() and left out. */
