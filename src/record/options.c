@@ -496,6 +496,7 @@ static const struct opt table[] = {
 	{ "filter", 0, "FILTER", opt_filter, "tracepoint filter for every event of the preceding -e", 0 },
 	{ "freq", 'F', "HZ", opt_freq, "sampling frequency (default 4000; 'max'); tracepoints without -F/-c: every hit", 0 },
 	{ "count", 'c', "N", opt_count, "sample period instead of a frequency", 0 },
+	{ "period", 'P', NULL, NULL, "record each sample's period (always so with -F); with -c a software event is sampled at every hit, as perf", FLAG(sample_period) },
 	{ NULL, 'g', NULL, opt_g, "frame-pointer call chains", 0 },
 	{ "call-graph", 0, "fp|dwarf[,size]", opt_callgraph, "call chains (dwarf: user regs + stack, default 8192 bytes)", 0 },
 	{ "all-cpus", 'a', NULL, NULL, "every CPU (default without a command or -p/-t)", FLAG(all_cpus) },
