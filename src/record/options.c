@@ -525,7 +525,7 @@ static const struct opt table[] = {
 	{ "markers", 0, NULL, NULL, "record trace_marker writes (prec mark) as ftrace:print", FLAG(markers) },
 	{ "overwrite", 0, NULL, NULL, "flight recorder: keep the last ring's worth, write it on a snapshot", FLAG(overwrite) },
 	{ "control", 0, "fifo:CTL[,ACK]|fd:CTL[,ACK]", opt_control, "commands: enable, disable, snapshot, stop, ping (each acked)", 0 },
-	{ "delay", 'D', "MS", opt_delay, "enable events MS ms after the start; -1: wait for 'enable'", 0 },
+	{ "delay", 'D', "MS", opt_delay, "enable the sampling events MS ms after the start (the side band does not wait); -1: wait for 'enable'", 0 },
 	{ "verbose", 'v', NULL, opt_verbose, "more messages", 0 },
 	{ "quiet", 'q', NULL, opt_quiet, "errors only", 0 },
 	{ "help", 'h', NULL, opt_help, "this text", 0 },
