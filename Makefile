@@ -103,8 +103,10 @@ $(BUILD)/tests/helpers/%: $(BUILD)/tests/helpers/%.o $(TLIB_OBJ) $(LIB)
 
 # Workloads with exactly known event counts are built without sanitizers:
 # a sanitizer runtime makes system calls of its own (LSan's exit-time
-# tracer calls getppid), which would change the counts the tests assert.
-WORKLOADS := $(BUILD)/tests/helpers/storm $(BUILD)/tests/helpers/pingpong
+# tracer calls getppid) and maps shadow memory (page faults), which would
+# change the counts the tests assert.
+WORKLOADS := $(BUILD)/tests/helpers/storm $(BUILD)/tests/helpers/pingpong \
+	     $(BUILD)/tests/helpers/faults
 $(WORKLOADS:=.o): SAN_FLAGS :=
 $(WORKLOADS): %: %.o
 	$(Q)$(CC) -o $@ $^

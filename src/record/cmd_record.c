@@ -451,9 +451,13 @@ static int record(struct record *r, int argc, char **argv)
 	 * children (unless -i); -t's threads and -a's CPUs are not. */
 	prec_evlist__config(&r->el, &r->o, r->have_wl,
 			    ((r->have_wl && !r->o.all_cpus) || r->o.nr_pids) && !r->o.no_inherit);
-	/* -D: the events wait for the timer or 'enable', not for exec. */
+	/* -D: the sampling events wait for the timer or 'enable', not for
+	 * exec. The tracking event does not wait (as perf): the command's
+	 * exec COMM and MMAPs come during the wait, and without them its
+	 * samples would carry the forked child's name, "prec", and no DSO. */
 	for (int i = 0; r->o.delay_ms && i < r->el.nr; i++)
-		r->el.evsel[i].attr.enable_on_exec = 0;
+		if (!r->el.evsel[i].tracking)
+			r->el.evsel[i].attr.enable_on_exec = 0;
 	/* Flight recorder: backward rings, read-only, written on snapshots. */
 	r->el.overwrite = r->o.overwrite;
 	for (int i = 0; r->o.overwrite && i < r->el.nr; i++)

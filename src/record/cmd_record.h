@@ -53,6 +53,7 @@ struct prec_record_opts {
 	struct prec_event_spec *specs;
 	int nr_specs;
 	uint64_t freq, period;  /* at most one non-zero when set by the user */
+	bool sample_period;     /* -P: PERIOD in every sample, as perf -P */
 	enum prec_callgraph callgraph;
 	uint32_t stack_size;
 	bool all_cpus;

@@ -499,6 +499,18 @@ static void config_period(struct prec_evsel *ev, const struct prec_record_opts *
 	}
 }
 
+/* As perf: a sample carries its period where the period varies (frequency
+ * mode; a tracepoint's hits, as perf's tracepoint events have it) or -P asks
+ * for it. Not for a fixed period otherwise: a software event with PERIOD
+ * and no freq is sampled by the kernel at every hit, with period 1,
+ * whatever -c says (perf_swevent_event()). */
+static bool wants_period(const struct prec_evsel *ev, const struct prec_record_opts *o)
+{
+	if (!ev->sampling)
+		return false;
+	return ev->attr.freq || ev->attr.type == PERF_TYPE_TRACEPOINT || o->sample_period;
+}
+
 /* The side band the tracking event asks the kernel for. */
 static void config_tracking(struct perf_event_attr *a, const struct prec_record_opts *o)
 {
@@ -532,8 +544,6 @@ void prec_evlist__config(struct prec_evlist *el,
 
 		a->size = PERF_ATTR_SIZE_VER7;
 		a->sample_type = prec_evlist__sample_base(el);
-		if (ev->sampling)
-			a->sample_type |= PERF_SAMPLE_PERIOD;
 		if (a->type == PERF_TYPE_TRACEPOINT)
 			a->sample_type |= PERF_SAMPLE_RAW;
 		/* Only tells perf report that SPE samples carry memory info
@@ -549,6 +559,8 @@ void prec_evlist__config(struct prec_evlist *el,
 			a->exclude_callchain_user = 1;
 		}
 		config_period(ev, o);
+		if (wants_period(ev, o))
+			a->sample_type |= PERF_SAMPLE_PERIOD;
 		a->read_format = PERF_FORMAT_ID | PERF_FORMAT_LOST;
 		a->sample_id_all = 1;
 		a->disabled = 1;

@@ -4,7 +4,9 @@
 # driven through fifos. Storms of known size run before 'enable', between
 # 'enable' and 'disable', and after 'disable'; 'stop' ends it. Exactly the
 # enabled storm's getppid() calls are recorded, every command is acked.
-# Then the fd: form with 'ping', and -D MS with a workload.
+# Then the fd: form with 'ping', and -D MS with a workload; with -D (MS or
+# -1) the workload's samples are named and resolved (its exec's side band is
+# recorded during the wait).
 set -u
 H=$PREC_BUILD/tests/helpers
 [ "$(id -u)" = 0 ] || { echo "skip: needs root"; exit 77; }
@@ -92,9 +94,40 @@ perf report -i "$tmp/e.data" --stdio --sort comm,dso 2>/dev/null >"$tmp/e.report
 grep -Eq '^ +[0-9.]+% +storm +storm *$' "$tmp/e.report" ||
 	fail "-a -D 200: no samples of comm storm in the storm binary: $(grep -E '^ +[0-9]' "$tmp/e.report" | head -5)"
 
+# ---- -D MS and -D -1 with a command alone: only the sampling events wait;
+# the tracking event starts with the command (on exec) as without -D, so
+# the samples after the wait carry comm sh and resolve to the shell's
+# binary or libc (they went to comm "prec", the forked child's name, with
+# [unknown] DSOs: the exec's COMM and MMAPs came during the wait) ----
+sh_bin=$(basename "$(readlink -f /bin/sh)")
+W='sleep 0.5; i=0; while [ $i -lt 100000 ]; do i=$((i+1)); done'
+named() { # dir label: sh's samples in its binary or libc; none of "prec" or [unknown]
+	local good bad
+	"$PREC" merge "$1" -o "$1.data" 2>/dev/null || fail "$2: merge"
+	perf script -i "$1.data" -F comm,ip,dso 2>/dev/null | awk '{ print $1, $NF }' |
+		sort | uniq -c >"$1.dsos"
+	good=$(awk -v b="/$sh_bin)" '$2 == "sh" && (index($3, b) || $3 ~ /\/libc[.-]/) { n += $1 }
+		END { print n + 0 }' "$1.dsos")
+	bad=$(awk '$2 == "prec" || $3 ~ /unknown/ { n += $1 } END { print n + 0 }' "$1.dsos")
+	[ "$good" -ge 50 ] && [ "$bad" = 0 ] ||
+		fail "$2: $good samples of sh in $sh_bin or libc (want >= 50), $bad of prec or [unknown]: $(tr '\n' ';' <"$1.dsos")"
+	echo "$2: $good samples of sh in $sh_bin or libc, none of prec or [unknown]"
+}
+"$PREC" record -q -D 100 -e cpu-clock -d "$tmp/f" -- sh -c "$W" 2>"$tmp/err" ||
+	{ cat "$tmp/err"; fail "record -D 100 -- sh exited $?"; }
+named "$tmp/f" "-D 100"
+"$PREC" record -q -D -1 --control "fifo:$tmp/ctl,$tmp/ack" -e cpu-clock -d "$tmp/g" -- sh -c "$W" \
+	2>"$tmp/err" & rec=$!
+wait_manifest "$tmp/g"
+sleep 0.1 # the command has exec'd: its COMM and MMAPs come before 'enable'
+cmd enable "$tmp/ctl" "$tmp/ack"
+wait $rec || { cat "$tmp/err"; fail "record -D -1 -- sh exited $?"; }
+rec=
+named "$tmp/g" "-D -1"
+
 # Bad specs are refused on the command line.
 "$PREC" record --control nonsense -d "$tmp/x" true 2>/dev/null; [ $? = 2 ] || fail "--control nonsense accepted"
 "$PREC" record --control "fifo:$tmp/missing" -d "$tmp/x" true 2>"$tmp/err"; [ $? = 1 ] || fail "missing fifo accepted"
 grep -q mkfifo "$tmp/err" || fail "missing fifo: $(cat "$tmp/err")"
 [ -e "$tmp/x" ] && fail "a refused recording left its directory"
-echo "PASS: -D -1 + control fifo: exactly the enabled storm recorded, acks, fd form, -D MS, -a -D names the workload"
+echo "PASS: -D -1 + control fifo: exactly the enabled storm recorded, acks, fd form, -D MS, -a -D names the workload, -D and -D -1 with a command record its side band"

@@ -17,6 +17,13 @@
 #    spends its time in both): every sample perf script shows is a user
 #    address with --all-user and a kernel one with --all-kernel (at least
 #    100 of each asserted); the storm's samples also carry -e's :k.
+# 5. -c N on a software event: the faults helper takes B page faults of its
+#    own (start-up, exit; counted with -c 1, where every fault is a sample)
+#    and K more, all on one CPU. With B < N (asserted), -c N gives exactly
+#    K / N samples (each CPU's event counts towards its own period), every
+#    one of period N, as perf record -c, where PERIOD in sample_type made
+#    the kernel sample every fault with period 1. cpu-clock -c keeps its
+#    period; -F and -P put PERIOD in sample_type, -c alone does not.
 set -u
 H=$PREC_BUILD/tests/helpers
 [ "$(id -u)" = 0 ] || { echo "skip: needs root"; exit 77; }
@@ -98,4 +105,35 @@ if [ "$k" != 0 ] || [ "$u" -lt 100 ]; then fail "--all-user: $u user and $k kern
 read -r u2 k2 < <(ips "$tmp/all-kernel")
 if [ "$u2" != 0 ] || [ "$k2" -lt 100 ]; then fail "--all-kernel: $u2 user and $k2 kernel samples"; fi
 echo "--all-user: $u user samples, 0 kernel; --all-kernel: $k2 kernel samples, 0 user"
-echo "PASS: -i follows no child; --switch-events: $out switch-outs for $P round trips; --max-size; --all-user/--all-kernel"
+# periods DIR: "count period" lines of the faults helper's samples
+periods() {
+	"$PREC" merge "$1" 2>/dev/null | perf script -i - -F comm,period 2>/dev/null |
+		awk '$1 == "faults" { print $2 }' | sort | uniq -c | awk '{ print $1, $2 }'
+}
+# sample_type DIR EVENT: the event's sample_type as perf evlist -v prints it
+sample_type() {
+	"$PREC" merge "$1" -o "$1.data" 2>/dev/null || fail "merge $1"
+	perf evlist -v -i "$1.data" 2>/dev/null | sed -n "s/^$2: .*sample_type: \([A-Z_|]*\).*/\1/p"
+}
+K=10000 C=250
+"$PREC" record -q -d "$tmp/pf1" -e page-faults -c 1 -- "$H/faults" 0 || fail "record -c 1: exit $?"
+read -r B p1 < <(periods "$tmp/pf1")
+[ "${p1:-}" = 1 ] && [ "$B" -gt 0 ] && [ "$B" -lt $C ] ||
+	fail "-c 1: '$B' samples of period '${p1:-}': want the helper's own faults, fewer than $C"
+"$PREC" record -q -d "$tmp/pf" -e page-faults -c $C -- "$H/faults" $K || fail "record -c $C: exit $?"
+got=$(periods "$tmp/pf" | tr '\n' ' ')
+[ "$got" = "$((K / C)) $C " ] ||
+	fail "page-faults -c $C over $K + $B faults: '$got' (count period), want '$((K / C)) $C'"
+case $(sample_type "$tmp/pf" page-faults) in
+*PERIOD*|"") fail "-c $C: sample_type '$(sample_type "$tmp/pf" page-faults)', want no PERIOD";;
+esac
+"$PREC" record -q -d "$tmp/pfP" -P -e page-faults -c $C -- "$H/faults" 0 || fail "record -P: exit $?"
+[[ $(sample_type "$tmp/pfP" page-faults) == *PERIOD* ]] || fail "-P: no PERIOD in sample_type"
+"$PREC" record -q -d "$tmp/pfF" -e page-faults -F 1000 -- "$H/faults" 0 || fail "record -F: exit $?"
+[[ $(sample_type "$tmp/pfF" page-faults) == *PERIOD* ]] || fail "-F: no PERIOD in sample_type"
+"$PREC" record -q -d "$tmp/cc" -e cpu-clock -c 1000000 -- "$H/storm" 3000000 || fail "record cpu-clock -c: exit $?"
+read -r n p < <("$PREC" merge "$tmp/cc" 2>/dev/null | perf script -i - -F comm,period 2>/dev/null |
+	awk '$1 == "storm" { n++; if ($2 != 1000000) bad = $2 } END { print n + 0, bad + 0 }')
+[ "$n" -ge 100 ] && [ "$p" = 0 ] || fail "cpu-clock -c 1000000: $n storm samples, a period $p"
+echo "page-faults -c $C: $((K / C)) samples of period $C over $K + $B faults; cpu-clock -c 1000000: $n samples"
+echo "PASS: -i follows no child; --switch-events: $out switch-outs for $P round trips; --max-size; --all-user/--all-kernel; -c N on page-faults"

@@ -330,6 +330,15 @@ static void test_config(void)
 	CHECK(c->inherit && c->enable_on_exec && d->enable_on_exec);
 	CHECK(!c->freq && c->sample_period == 1000);
 	CHECK_EQ(c->clockid, CLOCK_BOOTTIME);
+	/* A fixed period is not in the samples (the kernel would sample a
+	 * software event at every hit), unless -P asks, as perf. */
+	CHECK_EQ(c->sample_type, base);
+	CHECK_EQ(parse(&o, ARGV("-c", "1000", "-P", "--", "true")), 0);
+	prec_evlist__config(&el, &o, true, true);
+	CHECK_EQ(c->sample_type, base | PERF_SAMPLE_PERIOD);
+	CHECK_EQ(parse(&o, ARGV("-F", "99", "--", "true")), 0);
+	prec_evlist__config(&el, &o, true, true);
+	CHECK_EQ(c->sample_type, base | PERF_SAMPLE_PERIOD);
 	prec_evlist__exit(&el);
 	prec_record_opts__exit(&o);
 }
