@@ -435,11 +435,19 @@ int prec_manifest__add_buildid(struct prec_manifest *m,
 /* Serialize to a malloc'd buffer. Returns 0 or -errno. */
 int prec_manifest__encode(const struct prec_manifest *m, void **buf,
 			  size_t *len);
-/* Parse a buffer. Returns 0, -EBADMSG (corrupt, truncated, bad checksum;
- * *why says what), -EPROTONOSUPPORT (unknown major version). Never reads
- * outside buf, never allocates more than a small multiple of len. */
+/* Parse a buffer. Returns 0, -EBADMSG (corrupt, truncated, bad checksum,
+ * inconsistent contents as prec_manifest__check() finds them; *why says
+ * what), -EPROTONOSUPPORT (unknown major version). Never reads outside buf,
+ * never allocates more than a small multiple of len. */
 int prec_manifest__decode(struct prec_manifest **out, const void *buf,
 			  size_t len, const char **why);
+/* Whether m is what prec writes (docs/manifest-format.md, "Consistency"):
+ * at least one event; every attr has the session's sample_type base and
+ * at least one id; no id twice; the time layout follows from the session's
+ * sample_type; shard names are plain file names (no '/', not ".", ".." or
+ * "manifest"), no name or cpu twice. Returns 0, -EBADMSG with *why (a
+ * static string), or -ENOMEM. decode() calls it. */
+int prec_manifest__check(const struct prec_manifest *m, const char **why);
 
 /* Atomically (re)write dirfd/manifest: temp file, fsync, rename, fsync dir. */
 int prec_manifest__write(const struct prec_manifest *m, int dirfd);
