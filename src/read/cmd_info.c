@@ -322,12 +322,12 @@ static void check_shard(struct info *in, int dirfd, const struct prec_manifest *
 {
 	struct prec_shard_reader *rd;
 	struct prec_chunk ch;
+	const char *why = NULL;
 	int r;
 
-	r = prec_shard_reader__open(&rd, dirfd, s->name);
+	r = prec_shard_reader__open_why(&rd, dirfd, s->name, &why);
 	if (r < 0) {
-		problem(in, s->name, 0, "cannot open: %s",
-			r == -EBADMSG ? "not a shard or corrupt header" : strerror(-r));
+		problem(in, s->name, NO_OFFSET, "cannot open: %s", why);
 		return;
 	}
 	check_header(in, m, s, rd);

@@ -239,10 +239,17 @@ struct prec_chunk {
 };
 
 /* Open dirfd/name (dirfd may be AT_FDCWD) and validate the shard header.
- * Returns 0, -EBADMSG (not a shard / corrupt header), -EPROTONOSUPPORT
- * (unknown major version) or -errno. */
+ * Only a regular file is opened, never through a symlink, and never a FIFO
+ * (whose open would wait for a writer). Returns 0, -EBADMSG (not a shard /
+ * corrupt header), -EPROTONOSUPPORT (unknown major version), -EINVAL (not a
+ * regular file), -ELOOP (a symbolic link) or -errno. */
 int prec_shard_reader__open(struct prec_shard_reader **out, int dirfd,
 			    const char *name);
+/* The same; on failure *why (if why is not NULL) says why in a few words,
+ * a static string: "bad shard magic", "torn shard header", "not a regular
+ * file", "is a symbolic link", ... or the errno's text. */
+int prec_shard_reader__open_why(struct prec_shard_reader **out, int dirfd,
+				const char *name, const char **why);
 
 /* Read from memory instead of a file (fuzzers, tests); buf must outlive r. */
 int prec_shard_reader__open_mem(struct prec_shard_reader **out,

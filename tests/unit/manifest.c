@@ -790,7 +790,12 @@ static void test_io(const struct prec_manifest *m)
 	CHECK_EQ(unlinkat(dfd, "manifest", 0), 0);
 	CHECK_EQ(symlinkat("/etc/passwd", dfd, "manifest"), 0);
 	CHECK_EQ(prec_manifest__read(&d, dfd, &why), -ELOOP);
-	CHECK(why && *why);
+	CHECK(why && !strcmp(why, "is a symbolic link"));
+	/* Nor a FIFO opened: its open() would wait for a writer, forever. */
+	CHECK_EQ(unlinkat(dfd, "manifest", 0), 0);
+	CHECK_EQ(mkfifoat(dfd, "manifest", 0600), 0);
+	CHECK_EQ(prec_manifest__read(&d, dfd, &why), -EINVAL);
+	CHECK(why && !strcmp(why, "not a regular file"));
 	close(dfd);
 	test_rmdir(dir);
 	free(dir);
