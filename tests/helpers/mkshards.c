@@ -31,6 +31,7 @@ struct cfg {
 	uint32_t chunk_bytes; /* 0: random per chunk, up to the maximum */
 	unsigned int sideband;
 	bool lz4;
+	const char *text;     /* --text: the manifest's free-text strings */
 	uint64_t sample_type;
 	struct prec_time_layout tl;
 	uint8_t session[16];
@@ -294,6 +295,22 @@ static int write_shard(const struct cfg *c, int dirfd, int cpu,
 	return prec_manifest__add_shard(m, &ms);
 }
 
+/* What a reader prints as text, all set to s (bytes a terminal acts on,
+ * for prec info's escaping). */
+static int set_text(struct prec_manifest *m, const char *s)
+{
+	char *argv[] = { (char *)"prec", (char *)"record", (char *)s };
+	int r = prec_manifest__set_str(m, &m->hostname, s);
+
+	if (!r)
+		r = prec_manifest__set_str(m, &m->cpu_desc, s);
+	if (!r)
+		r = prec_manifest__set_str(m, &m->os_release, s);
+	if (!r)
+		r = prec_manifest__set_argv(m, 3, argv);
+	return r;
+}
+
 static int fill_manifest(const struct cfg *c, struct prec_manifest *m)
 {
 	struct perf_event_attr attr;
@@ -325,7 +342,9 @@ static int fill_manifest(const struct cfg *c, struct prec_manifest *m)
 		r = prec_manifest__set_str(m, &m->arch, "x86_64");
 	if (!r)
 		r = prec_manifest__set_str(m, &m->version, "mkshards");
-	ev = r ? r : prec_manifest__add_event(m, a128, "cpu-clock");
+	if (!r && c->text)
+		r = set_text(m, c->text);
+	ev = r ? r : prec_manifest__add_event(m, a128, c->text ? c->text : "cpu-clock");
 	if (ev < 0)
 		return ev;
 	for (unsigned int i = 0; i < c->shards && !r; i++)
@@ -352,7 +371,7 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: mkshards OUTDIR --shards N (--records-per-shard M | --total-bytes SIZE)\n"
 		"       [--seed S] [--max-skew NS] [--record-size A-B] [--rate R]\n"
-		"       [--chunk-bytes B] [--sideband K] [--lz4]\n"
+		"       [--chunk-bytes B] [--sideband K] [--lz4] [--text S]\n"
 		"  --chunk-bytes over 64K (up to 256K): chunks as format 1.0's first writers made\n");
 }
 
@@ -369,6 +388,7 @@ static int parse(struct cfg *c, int argc, char **argv)
 		{ "chunk-bytes", required_argument, NULL, 'c' },
 		{ "sideband", required_argument, NULL, 'b' },
 		{ "lz4", no_argument, NULL, 'l' },
+		{ "text", required_argument, NULL, 'x' },
 		{ 0 }
 	};
 	int o;
@@ -388,6 +408,7 @@ static int parse(struct cfg *c, int argc, char **argv)
 		case 'c': c->chunk_bytes = (uint32_t)parse_size(optarg); break;
 		case 'b': c->sideband = (unsigned int)strtoul(optarg, NULL, 0); break;
 		case 'l': c->lz4 = true; break;
+		case 'x': c->text = optarg; break;
 		default: return -EINVAL;
 		}
 	}
