@@ -41,9 +41,94 @@ static const char *clock_name(int32_t id)
 	}
 }
 
+/* Length of the printable UTF-8 character at p, or 0 for a byte a
+ * terminal may act on or that is not UTF-8: C0 controls, DEL, C1 controls
+ * (U+0080..U+009F: 0x9b is a CSI to some terminals), overlong forms,
+ * surrogates, past U+10FFFF. */
+static size_t printable_len(const unsigned char *p)
+{
+	size_t n;
+	uint32_t c;
+
+	if (*p >= 0x20 && *p < 0x7f)
+		return 1;
+	if (*p >= 0xc2 && *p <= 0xdf)
+		n = 2, c = *p & 0x1fu;
+	else if (*p >= 0xe0 && *p <= 0xef)
+		n = 3, c = *p & 0x0fu;
+	else if (*p >= 0xf0 && *p <= 0xf4)
+		n = 4, c = *p & 0x07u;
+	else
+		return 0;
+	for (size_t i = 1; i < n; i++) {
+		if ((p[i] & 0xc0) != 0x80) /* also stops at the NUL */
+			return 0;
+		c = c << 6 | (p[i] & 0x3fu);
+	}
+	if (c < 0xa0 || (n == 3 && c < 0x800) || (n == 4 && c < 0x10000) ||
+	    (c >= 0xd800 && c <= 0xdfff) || c > 0x10ffff)
+		return 0;
+	return n;
+}
+
+/* s as text mode shows it: printable ASCII and UTF-8 as they are, a
+ * backslash doubled, every other byte \n, \t, \r or \xNN, so that a
+ * hostname, a path or a name from the manifest can neither break the
+ * layout nor send escapes to the terminal. quote: also \' (for $'...'). */
+static void put_escaped(FILE *f, const char *s, bool quote)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	while (*p) {
+		size_t n = printable_len(p);
+
+		if (*p == '\\' || (quote && *p == '\''))
+			fprintf(f, "\\%c", *p);
+		else if (n)
+			fwrite(p, 1, n, f);
+		else if (*p == '\n' || *p == '\t' || *p == '\r')
+			fprintf(f, "\\%c", *p == '\n' ? 'n' : *p == '\t' ? 't' : 'r');
+		else
+			fprintf(f, "\\x%02x", *p);
+		p += n ? n : 1;
+	}
+}
+
+static bool needs_escape(const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p;) {
+		size_t n = printable_len(p);
+
+		if (!n)
+			return true;
+		p += n;
+	}
+	return false;
+}
+
+/* A manifest string escaped for one printf: each call returns its own
+ * buffer, kept until the call RING later, so a line may hold a few. "-"
+ * for an absent string. */
+#define RING 4
 static const char *str(const char *s)
 {
-	return s ? s : "-";
+	static char *ring[RING];
+	static unsigned int next;
+	char **slot = &ring[next++ % RING];
+	size_t len;
+	FILE *f;
+
+	if (!s)
+		return "-";
+	if (!strchr(s, '\\') && !needs_escape(s))
+		return s;
+	free(*slot);
+	*slot = NULL;
+	f = open_memstream(slot, &len);
+	if (!f)
+		return "?";
+	put_escaped(f, s, false);
+	return fclose(f) == 0 ? *slot : "?";
 }
 
 /* The TSC conversion merged as TIME_CONV, when the recording has one. */
@@ -60,12 +145,21 @@ static void print_time_conv(const struct prec_time_conv *tc)
 }
 
 /* An argument as a shell would take it back: bare when it holds only
- * characters no shell treats specially, else in single quotes. */
+ * characters no shell treats specially, in single quotes when it holds no
+ * control character, else in $'...' with escapes (bash, zsh, ksh and
+ * POSIX.1-2024 sh read it back; raw, a newline would end the command and
+ * an escape sequence would reach the terminal). */
 static void print_shell_word(const char *w)
 {
 	if (*w && !w[strspn(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 			      "0123456789%+,-./:=@_")]) {
 		fputs(w, stdout);
+		return;
+	}
+	if (needs_escape(w)) {
+		fputs("$'", stdout);
+		put_escaped(stdout, w, true);
+		putchar('\'');
 		return;
 	}
 	putchar('\'');
@@ -94,7 +188,7 @@ static void print_host(const struct prec_manifest *m)
 	printf("command:    ");
 	for (uint32_t i = 0; i < m->argc; i++) {
 		putchar(' ');
-		print_shell_word(str(m->argv[i]));
+		print_shell_word(m->argv[i] ? m->argv[i] : "-");
 	}
 	printf("\nclock:       %s (id %d), resolution %llu ns%s\n", clock_name(m->clockid),
 	       (int)m->clockid, (unsigned long long)m->clock_res_ns,
@@ -200,9 +294,9 @@ problem(struct info *in, const char *shard, uint64_t off, const char *fmt, ...)
 	va_list ap;
 
 	if (off == NO_OFFSET)
-		fprintf(in->out, "shard %s: ", shard);
+		fprintf(in->out, "shard %s: ", str(shard));
 	else
-		fprintf(in->out, "shard %s: offset 0x%llx: ", shard, (unsigned long long)off);
+		fprintf(in->out, "shard %s: offset 0x%llx: ", str(shard), (unsigned long long)off);
 	va_start(ap, fmt);
 	vfprintf(in->out, fmt, ap);
 	va_end(ap);
@@ -322,12 +416,12 @@ static void check_shard(struct info *in, int dirfd, const struct prec_manifest *
 {
 	struct prec_shard_reader *rd;
 	struct prec_chunk ch;
+	const char *why = NULL;
 	int r;
 
-	r = prec_shard_reader__open(&rd, dirfd, s->name);
+	r = prec_shard_reader__open_why(&rd, dirfd, s->name, &why);
 	if (r < 0) {
-		problem(in, s->name, 0, "cannot open: %s",
-			r == -EBADMSG ? "not a shard or corrupt header" : strerror(-r));
+		problem(in, s->name, NO_OFFSET, "cannot open: %s", why);
 		return;
 	}
 	check_header(in, m, s, rd);
@@ -338,7 +432,7 @@ static void check_shard(struct info *in, int dirfd, const struct prec_manifest *
 		/* The recorder died mid-write: expected, and every chunk
 		 * before the tail was read and checked. */
 		fprintf(in->out, "shard %s: offset 0x%llx: %s (recording did not finish)\n",
-			s->name, (unsigned long long)prec_shard_reader__offset(rd),
+			str(s->name), (unsigned long long)prec_shard_reader__offset(rd),
 			prec_shard_reader__why(rd));
 	else if (r < 0)
 		problem(in, s->name, prec_shard_reader__offset(rd), "%s",
@@ -442,7 +536,7 @@ int prec_cmd_info(int argc, char **argv)
 		r = prec_manifest__print_json(m, stdout);
 		in.out = stderr; /* keep stdout valid JSON */
 	} else {
-		printf("directory:   %s\n", in.dir);
+		printf("directory:   %s\n", str(in.dir));
 		print_host(m);
 		print_events(m);
 		print_shards(m);

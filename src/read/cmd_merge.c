@@ -272,7 +272,7 @@ int prec_cmd_merge(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	if (read_manifest(a.dir, &dirfd, &m) < 0)
 		goto out;
-	if (check_cpus(&a, m) < 0) {
+	if (check_cpus(&a, m) < 0 || prec_merge_output__check_target(a.out, a.dir, dirfd, m) < 0) {
 		rc = 2;
 		goto out;
 	}

@@ -657,6 +657,7 @@ int prec_cursor__open(struct prec_cursor **out, int dirfd, const char *name,
 		      const struct prec_cursor_opts *o)
 {
 	struct prec_cursor *c = o->mem ? o->mem : aligned_alloc(64, prec_cursor__size());
+	const char *why = NULL;
 	int r = -ENOMEM;
 
 	*out = NULL;
@@ -678,10 +679,9 @@ int prec_cursor__open(struct prec_cursor **out, int dirfd, const char *name,
 		goto out_close;
 	c->base[0] = c->ring;
 	c->cur = 2; /* the first chunk goes to base[1] */
-	r = prec_shard_reader__open(&c->rd, dirfd, name);
+	r = prec_shard_reader__open_why(&c->rd, dirfd, name, &why);
 	if (r < 0) {
-		pr_err("shard %s: cannot open: %s", name,
-		       r == -EBADMSG ? "not a shard or corrupt header" : strerror(-r));
+		pr_err("shard %s: cannot open: %s", name, why);
 		goto out_close;
 	}
 	r = check_header(c, o->session_id);

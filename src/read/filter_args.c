@@ -8,8 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define MAX_SEC (UINT64_MAX / 1000000000ull) /* 18446744073 */
+
 /* "12.345678901" seconds -> ns, exactly; empty -> 0 (no bound). Digits
- * past the ninth decimal are read and dropped. */
+ * past the ninth decimal are read and dropped. A value whose nanoseconds do
+ * not fit in 64 bits (past 18446744073.709551615) is -EINVAL: a wrapped
+ * bound would silently keep or drop everything. */
 static int parse_seconds(const char *s, size_t len, uint64_t *ns)
 {
 	uint64_t sec = 0, frac = 0, scale = 1000000000ull;
@@ -19,9 +23,10 @@ static int parse_seconds(const char *s, size_t len, uint64_t *ns)
 	if (!len)
 		return 0;
 	for (; i < len && isdigit((unsigned char)s[i]); i++) {
-		if (sec > 18000000000ull) /* * 1e9 must stay under 2^64 */
-			return -EINVAL;
 		sec = sec * 10 + (uint64_t)(s[i] - '0');
+		/* checked after each digit, so sec * 10 + 9 never wraps */
+		if (sec > MAX_SEC)
+			return -EINVAL;
 	}
 	if (i < len && s[i] == '.')
 		for (i++; i < len && isdigit((unsigned char)s[i]); i++)
@@ -30,6 +35,8 @@ static int parse_seconds(const char *s, size_t len, uint64_t *ns)
 				frac += (uint64_t)(s[i] - '0') * scale;
 			}
 	if (i != len || (len == 1 && s[0] == '.'))
+		return -EINVAL;
+	if (sec * 1000000000ull > UINT64_MAX - frac)
 		return -EINVAL;
 	*ns = sec * 1000000000ull + frac;
 	return 0;

@@ -109,6 +109,14 @@ struct prec_merge_output {
 int prec_merge_output__open(struct prec_merge_output *o, const char *name,
 			    bool force);
 
+/* Refuse an output (name as -o gave it; NULL or "-": stdout) that is, by
+ * st_dev/st_ino through any symlink, the manifest or a shard of the
+ * recording dir (dirfd, read as m) being merged: with -f it would replace
+ * part of the recording. A target that does not exist, or is no regular
+ * file, is fine. Returns 0, or -EINVAL after one error line. */
+int prec_merge_output__check_target(const char *name, const char *dir, int dirfd,
+				    const struct prec_manifest *m);
+
 /* Close; keep: rename the temp file into place (not over a file that
  * appeared meanwhile, without -f); else remove it. Returns 0 or -errno,
  * reported. */

@@ -145,6 +145,42 @@ static int open_named(struct prec_merge_output *o, const char *name)
 	return 0;
 }
 
+/* Whether st is the file dirfd/name (followed as a reader opens it). */
+static bool same_file(const struct stat *st, int dirfd, const char *name)
+{
+	struct stat f;
+
+	return name && fstatat(dirfd, name, &f, 0) == 0 &&
+	       f.st_dev == st->st_dev && f.st_ino == st->st_ino;
+}
+
+int prec_merge_output__check_target(const char *name, const char *dir, int dirfd,
+				    const struct prec_manifest *m)
+{
+	const char *hit = NULL;
+	struct stat st;
+	int r;
+
+	/* By inode, so a symlink, a hard link or a path spelt another way
+	 * is caught too; a target that does not exist yet is no part of it. */
+	if (name && strcmp(name, "-"))
+		r = stat(name, &st);
+	else
+		r = fstat(STDOUT_FILENO, &st); /* prec merge DIR >>DIR/cpu000.shard */
+	if (r < 0 || !S_ISREG(st.st_mode))
+		return 0;
+	if (same_file(&st, dirfd, PREC_MANIFEST_NAME))
+		hit = PREC_MANIFEST_NAME;
+	for (uint32_t i = 0; i < m->nr_shards && !hit; i++)
+		if (same_file(&st, dirfd, m->shards[i].name))
+			hit = m->shards[i].name;
+	if (!hit)
+		return 0;
+	pr_err("merge %s: output is %s/%s of the recording being read (never written, even with -f)",
+	       name && strcmp(name, "-") ? name : "stdout", dir, hit);
+	return -EINVAL;
+}
+
 /* A pipe's default 64 KiB makes the writer and the reader (perf, cat)
  * take turns every 64 KiB: give it the size of the writer's flushes, or
  * as much of it as the system allows (fs.pipe-max-size). */

@@ -531,6 +531,8 @@ int prec_manifest__decode(struct prec_manifest **out, const void *buf,
 		goto out;
 	}
 	err = dec_sections(secs, m, &reason);
+	if (!err)
+		err = prec_manifest__check(m, &reason);
 	if (err) {
 		prec_manifest__delete(m);
 		goto out;

@@ -102,10 +102,6 @@ static int read_file(int fd, void **buf, size_t *len, const char **why)
 
 	if (fstat(fd, &st) < 0)
 		return -errno;
-	if (!S_ISREG(st.st_mode)) {
-		*why = "not a regular file";
-		return -EINVAL;
-	}
 	if ((uint64_t)st.st_size > MANIFEST_MAX_SIZE) {
 		*why = "larger than 256 MiB: not a prec manifest";
 		return -EFBIG;
@@ -134,9 +130,10 @@ int prec_manifest__read(struct prec_manifest **out, int dirfd,
 	int fd, err;
 
 	*out = NULL;
-	fd = openat(dirfd, PREC_MANIFEST_NAME, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	/* Never a FIFO (an open that waits forever), a device or a symlink. */
+	fd = prec_file__open_regular(dirfd, PREC_MANIFEST_NAME, &reason);
 	if (fd < 0) {
-		err = -errno;
+		err = fd;
 		goto out;
 	}
 	err = read_file(fd, &buf, &len, &reason);

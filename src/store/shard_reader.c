@@ -3,6 +3,7 @@
 // buffer, one code path for both. Every length is checked before it is used
 // and every byte checksummed before it is exposed.
 #include "store/store.h"
+#include "util/file.h"
 #include "util/log.h"
 
 #include <endian.h>
@@ -486,7 +487,7 @@ static int check_shard_header(struct prec_shard_reader *r)
 }
 
 static int open_common(struct prec_shard_reader **out, struct prec_shard_reader *r,
-		       const char *name)
+		       const char *name, const char **why)
 {
 	int ret;
 
@@ -498,6 +499,8 @@ static int open_common(struct prec_shard_reader **out, struct prec_shard_reader 
 	if (ret) {
 		pr_debug("shard %s: open: %s", name,
 			 r->why ? r->why : strerror(-ret));
+		if (why)
+			*why = r->why ? r->why : strerrordesc_np(-ret);
 		prec_shard_reader__close(r);
 		return ret;
 	}
@@ -507,23 +510,34 @@ static int open_common(struct prec_shard_reader **out, struct prec_shard_reader 
 	return 0;
 }
 
-int prec_shard_reader__open(struct prec_shard_reader **out, int dirfd,
-			    const char *name)
+int prec_shard_reader__open_why(struct prec_shard_reader **out, int dirfd,
+				const char *name, const char **why)
 {
 	struct prec_shard_reader *r;
+	const char *reason = NULL;
 
 	*out = NULL;
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return -ENOMEM;
-	r->fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC);
+	/* As the manifest: a FIFO in a shard's place would block open()
+	 * forever, and a symlink would read a file outside the recording. */
+	r->fd = prec_file__open_regular(dirfd, name, &reason);
 	if (r->fd < 0) {
-		int err = -errno;
+		int err = r->fd;
 
+		if (why)
+			*why = reason ? reason : strerrordesc_np(-err);
 		free(r);
 		return err;
 	}
-	return open_common(out, r, name);
+	return open_common(out, r, name, why);
+}
+
+int prec_shard_reader__open(struct prec_shard_reader **out, int dirfd,
+			    const char *name)
+{
+	return prec_shard_reader__open_why(out, dirfd, name, NULL);
 }
 
 int prec_shard_reader__open_mem(struct prec_shard_reader **out,
@@ -538,7 +552,7 @@ int prec_shard_reader__open_mem(struct prec_shard_reader **out,
 	r->fd = -1;
 	r->mem = buf;
 	r->mem_len = len;
-	return open_common(out, r, "(memory)");
+	return open_common(out, r, "(memory)", NULL);
 }
 
 const struct prec_shard_header *

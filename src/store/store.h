@@ -239,10 +239,17 @@ struct prec_chunk {
 };
 
 /* Open dirfd/name (dirfd may be AT_FDCWD) and validate the shard header.
- * Returns 0, -EBADMSG (not a shard / corrupt header), -EPROTONOSUPPORT
- * (unknown major version) or -errno. */
+ * Only a regular file is opened, never through a symlink, and never a FIFO
+ * (whose open would wait for a writer). Returns 0, -EBADMSG (not a shard /
+ * corrupt header), -EPROTONOSUPPORT (unknown major version), -EINVAL (not a
+ * regular file), -ELOOP (a symbolic link) or -errno. */
 int prec_shard_reader__open(struct prec_shard_reader **out, int dirfd,
 			    const char *name);
+/* The same; on failure *why (if why is not NULL) says why in a few words,
+ * a static string: "bad shard magic", "torn shard header", "not a regular
+ * file", "is a symbolic link", ... or the errno's text. */
+int prec_shard_reader__open_why(struct prec_shard_reader **out, int dirfd,
+				const char *name, const char **why);
 
 /* Read from memory instead of a file (fuzzers, tests); buf must outlive r. */
 int prec_shard_reader__open_mem(struct prec_shard_reader **out,
@@ -435,11 +442,19 @@ int prec_manifest__add_buildid(struct prec_manifest *m,
 /* Serialize to a malloc'd buffer. Returns 0 or -errno. */
 int prec_manifest__encode(const struct prec_manifest *m, void **buf,
 			  size_t *len);
-/* Parse a buffer. Returns 0, -EBADMSG (corrupt, truncated, bad checksum;
- * *why says what), -EPROTONOSUPPORT (unknown major version). Never reads
- * outside buf, never allocates more than a small multiple of len. */
+/* Parse a buffer. Returns 0, -EBADMSG (corrupt, truncated, bad checksum,
+ * inconsistent contents as prec_manifest__check() finds them; *why says
+ * what), -EPROTONOSUPPORT (unknown major version). Never reads outside buf,
+ * never allocates more than a small multiple of len. */
 int prec_manifest__decode(struct prec_manifest **out, const void *buf,
 			  size_t len, const char **why);
+/* Whether m is what prec writes (docs/manifest-format.md, "Consistency"):
+ * at least one event; every attr has the session's sample_type base and
+ * at least one id; no id twice; the time layout follows from the session's
+ * sample_type; shard names are plain file names (no '/', not ".", ".." or
+ * "manifest"), no name or cpu twice. Returns 0, -EBADMSG with *why (a
+ * static string), or -ENOMEM. decode() calls it. */
+int prec_manifest__check(const struct prec_manifest *m, const char **why);
 
 /* Atomically (re)write dirfd/manifest: temp file, fsync, rename, fsync dir. */
 int prec_manifest__write(const struct prec_manifest *m, int dirfd);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Whole-file reads of small text files into a reusable, growing buffer.
+// Whole-file reads of small text files into a reusable, growing buffer, full
+// writes, and the checked open of a recording's files.
 #include "util/file.h"
 
 #include <ctype.h>
@@ -7,6 +8,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static int grow(char **buf, size_t *cap, size_t max)
@@ -53,6 +55,51 @@ ssize_t prec_file__read_text(const char *path, char **buf, size_t *cap,
 		return err;
 	(*buf)[len] = '\0';
 	return (ssize_t)len;
+}
+
+static int refuse(const struct stat *st, const char **why)
+{
+	if (S_ISREG(st->st_mode))
+		return 0;
+	if (S_ISLNK(st->st_mode)) {
+		*why = "is a symbolic link";
+		return -ELOOP;
+	}
+	*why = "not a regular file";
+	return -EINVAL;
+}
+
+int prec_file__open_regular(int dirfd, const char *name, const char **why)
+{
+	struct stat st;
+	int fd, fl, err;
+
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return -errno;
+	err = refuse(&st, why);
+	if (err)
+		return err;
+	fd = openat(dirfd, name, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+		if (err == -ELOOP)
+			*why = "is a symbolic link";
+		return err;
+	}
+	if (fstat(fd, &st) < 0)
+		err = -errno;
+	else
+		err = refuse(&st, why);
+	/* Regular files ignore O_NONBLOCK; cleared all the same, so the fd
+	 * behaves as a plain open()'s wherever it is handed. */
+	fl = err ? 0 : fcntl(fd, F_GETFL);
+	if (!err && (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0))
+		err = -errno;
+	if (err) {
+		close(fd);
+		return err;
+	}
+	return fd;
 }
 
 int prec_file__write_all(int fd, const void *p, size_t n)

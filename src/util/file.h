@@ -20,6 +20,15 @@ ssize_t prec_file__read_text(const char *path, char **buf, size_t *cap,
  * Returns the length or -errno. */
 int prec_file__read_line(const char *path, char *buf, size_t len);
 
+/* Open dirfd/name read-only as one of a recording's files: a regular file,
+ * not reached through a symlink. Anything else is refused before it is
+ * opened (a FIFO's open waits for a writer, forever; a device's may act),
+ * and the open itself is O_NONBLOCK|O_NOFOLLOW, so a swap after the check
+ * cannot block it or lead it elsewhere. Returns the fd (O_NONBLOCK cleared)
+ * or -errno; *why is set for the refusals, else left alone: -EINVAL "not a
+ * regular file", -ELOOP "is a symbolic link". Never blocks in open(). */
+int prec_file__open_regular(int dirfd, const char *name, const char **why);
+
 /* Write all n bytes to fd, retrying short writes and EINTR. Returns 0 or
  * -errno (-EIO if the fd stops taking bytes). */
 int prec_file__write_all(int fd, const void *p, size_t n);

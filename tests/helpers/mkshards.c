@@ -32,6 +32,7 @@ struct cfg {
 	unsigned int sideband;
 	uint32_t comm_every;  /* 0, or every Kth CPU shard record is a COMM */
 	bool lz4;
+	const char *text;     /* --text: the manifest's free-text strings */
 	uint64_t sample_type;
 	struct prec_time_layout tl;
 	uint8_t session[16];
@@ -320,6 +321,22 @@ static int write_shard(const struct cfg *c, int dirfd, int cpu,
 	return prec_manifest__add_shard(m, &ms);
 }
 
+/* What a reader prints as text, all set to s (bytes a terminal acts on,
+ * for prec info's escaping). */
+static int set_text(struct prec_manifest *m, const char *s)
+{
+	char *argv[] = { (char *)"prec", (char *)"record", (char *)s };
+	int r = prec_manifest__set_str(m, &m->hostname, s);
+
+	if (!r)
+		r = prec_manifest__set_str(m, &m->cpu_desc, s);
+	if (!r)
+		r = prec_manifest__set_str(m, &m->os_release, s);
+	if (!r)
+		r = prec_manifest__set_argv(m, 3, argv);
+	return r;
+}
+
 static int fill_manifest(const struct cfg *c, struct prec_manifest *m)
 {
 	struct perf_event_attr attr;
@@ -351,7 +368,9 @@ static int fill_manifest(const struct cfg *c, struct prec_manifest *m)
 		r = prec_manifest__set_str(m, &m->arch, "x86_64");
 	if (!r)
 		r = prec_manifest__set_str(m, &m->version, "mkshards");
-	ev = r ? r : prec_manifest__add_event(m, a128, "cpu-clock");
+	if (!r && c->text)
+		r = set_text(m, c->text);
+	ev = r ? r : prec_manifest__add_event(m, a128, c->text ? c->text : "cpu-clock");
 	if (ev < 0)
 		return ev;
 	for (unsigned int i = 0; i < c->shards && !r; i++)
@@ -378,7 +397,7 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: mkshards OUTDIR --shards N (--records-per-shard M | --total-bytes SIZE)\n"
 		"       [--seed S] [--max-skew NS] [--record-size A-B] [--rate R]\n"
-		"       [--chunk-bytes B] [--sideband K] [--comm-every K] [--lz4]\n"
+		"       [--chunk-bytes B] [--sideband K] [--comm-every K] [--lz4] [--text S]\n"
 		"  --comm-every K: every Kth record of a CPU shard is a COMM (timed, sample_id_all)\n"
 		"  --chunk-bytes over 64K (up to 256K): chunks as format 1.0's first writers made\n");
 }
@@ -397,6 +416,7 @@ static int parse(struct cfg *c, int argc, char **argv)
 		{ "sideband", required_argument, NULL, 'b' },
 		{ "comm-every", required_argument, NULL, 'e' },
 		{ "lz4", no_argument, NULL, 'l' },
+		{ "text", required_argument, NULL, 'x' },
 		{ 0 }
 	};
 	int o;
@@ -417,6 +437,7 @@ static int parse(struct cfg *c, int argc, char **argv)
 		case 'b': c->sideband = (unsigned int)strtoul(optarg, NULL, 0); break;
 		case 'e': c->comm_every = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'l': c->lz4 = true; break;
+		case 'x': c->text = optarg; break;
 		default: return -EINVAL;
 		}
 	}

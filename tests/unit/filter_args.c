@@ -4,6 +4,7 @@
 #include "../lib/test.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 static void times(void)
@@ -26,6 +27,18 @@ static void times(void)
 	CHECK_EQ(prec_filter__parse_time(".,1", &s, &e), -EINVAL);
 	CHECK_EQ(prec_filter__parse_time("-1,2", &s, &e), -EINVAL);
 	CHECK_EQ(prec_filter__parse_time("99999999999999999999,", &s, &e), -EINVAL);
+	/* the last nanosecond that fits in u64, and every value past it:
+	 * these once wrapped (the guard ran before the last digit) */
+	CHECK_EQ(prec_filter__parse_time("18446744073.709551615,", &s, &e), 0);
+	CHECK(s == UINT64_MAX && e == 0);
+	CHECK_EQ(prec_filter__parse_time(",18446744073.709551615", &s, &e), 0);
+	CHECK(s == 0 && e == UINT64_MAX);
+	CHECK_EQ(prec_filter__parse_time("18446744073.709551616,", &s, &e), -EINVAL);
+	CHECK_EQ(prec_filter__parse_time("18446744074,", &s, &e), -EINVAL);
+	CHECK_EQ(prec_filter__parse_time(",18446744074", &s, &e), -EINVAL);
+	CHECK_EQ(prec_filter__parse_time("99999999999,", &s, &e), -EINVAL);
+	CHECK_EQ(prec_filter__parse_time("184467440730,", &s, &e), -EINVAL);
+	CHECK_EQ(prec_filter__parse_time("18446744073.9,", &s, &e), -EINVAL);
 }
 
 static void cpus(void)

@@ -8,12 +8,15 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/perf_event.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #define HDR 32u
 #define CRC_OFF 28u
+#define ATTR_ST_OFF offsetof(struct perf_event_attr, sample_type)
 
 static uint64_t rng;
 
@@ -84,10 +87,26 @@ static void fill_recording(struct prec_manifest *m, uint32_t nargs)
 	m->ref_clock_ns = test_rand(&rng);
 	m->start_time = test_rand(&rng);
 	m->stop_time = test_rand(&rng);
-	m->sample_type = test_rand(&rng);
-	m->time_layout.sample_time_off = (uint16_t)test_rand(&rng);
-	m->time_layout.trailer_time_back = (uint16_t)test_rand(&rng);
+	/* the decoder takes only what prec writes: TIME and IDENTIFIER, no
+	 * ID or STREAM_ID, and the layout that follows */
+	m->sample_type = PERF_SAMPLE_TIME | PERF_SAMPLE_IDENTIFIER |
+			 (test_rand(&rng) & (PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+					     PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD));
+	CHECK_EQ(prec_time_layout__init(&m->time_layout, m->sample_type), 0);
 	m->auxtrace_type = (uint32_t)test_rand(&rng);
+}
+
+/* The smallest manifest decode() accepts: a sample_type with its layout,
+ * one event with one id. */
+static void make_valid(struct prec_manifest *m)
+{
+	uint8_t attr[128] = { 0 };
+
+	m->sample_type = PERF_SAMPLE_TIME | PERF_SAMPLE_IDENTIFIER;
+	CHECK_EQ(prec_time_layout__init(&m->time_layout, m->sample_type), 0);
+	le64(attr + ATTR_ST_OFF, m->sample_type);
+	CHECK_EQ(prec_manifest__add_event(m, attr, "e"), 0);
+	CHECK_EQ(prec_manifest__add_event_id(m, 0, 1, 0, -1), 0);
 }
 
 static void fill_events(struct prec_manifest *m, uint32_t nev, uint32_t max_ids)
@@ -95,10 +114,13 @@ static void fill_events(struct prec_manifest *m, uint32_t nev, uint32_t max_ids)
 	for (uint32_t i = 0; i < nev; i++) {
 		uint8_t attr[128];
 		char *name = rnd_str(40);
-		uint32_t nids = (uint32_t)rnd(max_ids + 1);
+		uint32_t nids = 1 + (uint32_t)rnd(max_ids);
 
 		for (size_t k = 0; k < sizeof(attr); k++)
 			attr[k] = (uint8_t)rnd(256);
+		/* the session's base, plus bits that do not move the time */
+		le64(attr + ATTR_ST_OFF, m->sample_type |
+		     (test_rand(&rng) & (PERF_SAMPLE_RAW | PERF_SAMPLE_CALLCHAIN)));
 		CHECK_EQ(prec_manifest__add_event(m, attr, name), (int)i);
 		free(name);
 		for (uint32_t j = 0; j < nids; j++)
@@ -124,11 +146,24 @@ static void fill_tracing(struct prec_manifest *m, uint32_t ntp, size_t fmt_max)
 	set_rnd(m, &m->saved_cmdlines, fmt_max * 2);
 }
 
+/* Random bytes as a file name: no '/', unique by its index. */
+static char *shard_name(uint32_t i)
+{
+	char *r = rnd_str(20), *s;
+
+	CHECK(asprintf(&s, "%s.%u", r ? r : "", i) > 0);
+	for (char *c = s; *c; c++)
+		if (*c == '/')
+			*c = '_';
+	free(r);
+	return s;
+}
+
 static void fill_totals(struct prec_manifest *m, uint32_t nshards, uint32_t nbid)
 {
 	for (uint32_t i = 0; i < nshards; i++) {
 		struct prec_manifest_shard s = {
-			.name = rnd_str(20), .cpu = (int32_t)i - 1,
+			.name = shard_name(i), .cpu = (int32_t)i - 1,
 			.chunks = test_rand(&rng), .records = test_rand(&rng),
 			.bytes = test_rand(&rng), .raw_bytes = test_rand(&rng),
 			.lost = test_rand(&rng), .lost_samples = test_rand(&rng),
@@ -504,6 +539,7 @@ static void test_strings(void)
 	size_t len, at;
 
 	CHECK(m);
+	make_valid(m);
 	CHECK_EQ(prec_manifest__set_str(m, &m->hostname, "abc"), 0);
 	CHECK_EQ(prec_manifest__set_str(m, &m->arch, ""), 0);
 	encode(m, &buf, &len);
@@ -584,6 +620,101 @@ static void test_sections(const struct prec_manifest *m, const uint8_t *buf, siz
 	free(p);
 }
 
+/* m, altered, encodes; decode must refuse it with this reason. */
+static void expect_bad(const struct prec_manifest *m, const char *want)
+{
+	const char *why = NULL;
+	uint8_t *buf;
+	size_t len;
+
+	encode(m, &buf, &len);
+	CHECK_EQ(decode_err(buf, len, &why), -EBADMSG);
+	if (strcmp(why, want))
+		fprintf(stderr, "want '%s', got '%s'\n", want, why);
+	CHECK(!strcmp(why, want));
+	free(buf);
+}
+
+static void set_st(struct prec_manifest_event *e, uint64_t st)
+{
+	le64(e->attr + ATTR_ST_OFF, st);
+}
+
+/* Contents with a valid checksum that prec never writes, each refused
+ * (docs/manifest-format.md, "Consistency"); m is left as it came. */
+static void test_consistency(struct prec_manifest *m)
+{
+	static const char *bad_names[] = { "a/b", "/etc/passwd", ".", "..", "manifest", "" };
+	static const char *bad_name = "shard name is not a file name in the recording's directory";
+	struct prec_manifest_event *e0 = &m->events[0], *e1 = &m->events[1];
+	uint64_t st = rd64(e1->attr + ATTR_ST_OFF), id = e1->ids[0];
+	struct prec_manifest_shard *s0 = &m->shards[0], *s1 = &m->shards[1];
+	char *name = s1->name;
+	int32_t cpu = s1->cpu;
+	struct prec_time_layout tl = m->time_layout;
+	uint64_t base = m->sample_type;
+	uint32_t n;
+
+	set_st(e1, st & ~(uint64_t)PERF_SAMPLE_TIME);
+	expect_bad(m, "event attr without PERF_SAMPLE_TIME or PERF_SAMPLE_IDENTIFIER");
+	set_st(e1, st & ~(uint64_t)PERF_SAMPLE_IDENTIFIER);
+	expect_bad(m, "event attr without PERF_SAMPLE_TIME or PERF_SAMPLE_IDENTIFIER");
+	set_st(e1, st ^ PERF_SAMPLE_CPU); /* the trailer's time moves */
+	expect_bad(m, "event attr sample_type differs from the session's base");
+	set_st(e1, st | PERF_SAMPLE_ID);
+	expect_bad(m, "event attr sample_type differs from the session's base");
+	set_st(e1, st);
+	n = e1->nr_ids;
+	e1->nr_ids = 0;
+	expect_bad(m, "event without ids");
+	e1->nr_ids = n;
+	e1->ids[0] = e0->ids[0]; /* the same id in two events */
+	expect_bad(m, "event id used twice");
+	e1->ids[0] = id;
+	n = m->nr_events;
+	m->nr_events = 0;
+	expect_bad(m, "no events");
+	m->nr_events = n;
+	for (size_t i = 0; i < sizeof(bad_names) / sizeof(bad_names[0]); i++) {
+		s1->name = (char *)bad_names[i];
+		expect_bad(m, bad_name);
+	}
+	s1->name = NULL;
+	expect_bad(m, bad_name);
+	s1->name = s0->name;
+	expect_bad(m, "shard name listed twice");
+	s1->name = name;
+	s1->cpu = s0->cpu;
+	expect_bad(m, "shard cpu listed twice");
+	s1->cpu = cpu;
+	m->time_layout.sample_time_off += 8;
+	expect_bad(m, "time layout does not match the session sample_type");
+	m->time_layout = tl;
+	m->time_layout.trailer_time_back -= 8;
+	expect_bad(m, "time layout does not match the session sample_type");
+	m->time_layout = tl;
+	m->sample_type = base & ~(uint64_t)PERF_SAMPLE_TIME;
+	expect_bad(m, "session sample_type without PERF_SAMPLE_TIME or PERF_SAMPLE_IDENTIFIER, or with ID or STREAM_ID");
+	m->sample_type = base;
+}
+
+/* The review's case, in bytes: SESSION time_layout.sample_time_off = 8,
+ * checksum recomputed. */
+static void test_layout_bytes(const uint8_t *buf, size_t len)
+{
+	uint8_t *p = malloc(len);
+	size_t at = find_section(buf, len, PREC_MANI_SEC_SESSION);
+	const char *why;
+
+	CHECK(p && at);
+	memcpy(p, buf, len);
+	le16(p + at + 88, 8);
+	fix_crc(p, len);
+	CHECK_EQ(decode_err(p, len, &why), -EBADMSG);
+	CHECK(!strcmp(why, "time layout does not match the session sample_type"));
+	free(p);
+}
+
 /* Random byte mutations with the checksum fixed up, so the section parser
  * itself sees hostile input. Whatever decodes must re-encode stably. */
 static void test_fuzz(const uint8_t *buf, size_t len, int iters)
@@ -659,7 +790,12 @@ static void test_io(const struct prec_manifest *m)
 	CHECK_EQ(unlinkat(dfd, "manifest", 0), 0);
 	CHECK_EQ(symlinkat("/etc/passwd", dfd, "manifest"), 0);
 	CHECK_EQ(prec_manifest__read(&d, dfd, &why), -ELOOP);
-	CHECK(why && *why);
+	CHECK(why && !strcmp(why, "is a symbolic link"));
+	/* Nor a FIFO opened: its open() would wait for a writer, forever. */
+	CHECK_EQ(unlinkat(dfd, "manifest", 0), 0);
+	CHECK_EQ(mkfifoat(dfd, "manifest", 0600), 0);
+	CHECK_EQ(prec_manifest__read(&d, dfd, &why), -EINVAL);
+	CHECK(why && !strcmp(why, "not a regular file"));
 	close(dfd);
 	test_rmdir(dir);
 	free(dir);
@@ -769,6 +905,8 @@ int main(void)
 	test_lying_counts(sbuf, slen);
 	test_lying_counts(bbuf, blen);
 	test_sections(small, sbuf, slen);
+	test_consistency(small);
+	test_layout_bytes(sbuf, slen);
 	test_fuzz(sbuf, slen, 20000);
 	test_io(big);
 	test_json(big);
