@@ -215,6 +215,32 @@ static int check_cpus(const struct merge_args *a, const struct prec_manifest *m)
 	return r;
 }
 
+/* A pipe's SAMPLE_TIME goes out before the first sample: the CPU shards'
+ * first and last record times (the session's start and stop when the
+ * recorder died before counting them), within --time's window. */
+static void pipe_times(const struct merge_args *a, const struct prec_manifest *m,
+		       struct prec_manifest *copy)
+{
+	uint64_t first = 0, last = 0;
+
+	for (uint32_t i = 0; i < m->nr_shards; i++) {
+		const struct prec_manifest_shard *s = &m->shards[i];
+
+		if (s->cpu < 0 || !s->first_time)
+			continue;
+		if (!first || s->first_time < first)
+			first = s->first_time;
+		if (s->last_time > last)
+			last = s->last_time;
+	}
+	copy->start_time = first ? first : m->start_time;
+	copy->stop_time = last ? last : m->stop_time;
+	if (a->time_start && copy->start_time < a->time_start)
+		copy->start_time = a->time_start;
+	if (a->time_end && copy->stop_time > a->time_end)
+		copy->stop_time = a->time_end;
+}
+
 static int merge_to(const struct merge_args *a, int dirfd,
 		    const struct prec_manifest *m, int fd,
 		    enum prec_perfdata_mode mode)
@@ -226,15 +252,18 @@ static int merge_to(const struct merge_args *a, int dirfd,
 	};
 	struct merge_totals t = { 0 };
 	struct prec_perfdata *pd = NULL;
+	struct prec_manifest shown = *m; /* shallow: only its times differ */
 	struct prec_merge *mg;
 	int err, cerr;
 
+	if (mode == PREC_PERFDATA_PIPE)
+		pipe_times(a, m, &shown);
 	err = prec_merge__open(&mg, dirfd, m, &o);
 	if (err < 0) {
 		pr_err("merge %s: cannot open shards: %s", a->dir, strerror(-err));
 		return err;
 	}
-	err = prec_perfdata__open(&pd, fd, m, mode);
+	err = prec_perfdata__open(&pd, fd, &shown, mode);
 	if (!err)
 		err = pump(mg, pd, &t);
 	cerr = pd ? prec_perfdata__close(pd, t.first, t.last) : 0;

@@ -52,4 +52,16 @@ same() {
 same "--time $mid," "--time $mid," "--time $mid,"
 same "--cpu 1" "--cpu 1" "--cpu 1"
 same "--time $mid, --cpu 1" "--time $mid, --cpu 1" "--time $mid, --cpu 1"
+
+# A pipe's header goes out before the samples: its sample times are the
+# shards' record times within --time's window, never outside it.
+last=$(tail -n 1 "$tmp/times")
+"$PREC" merge "$tmp/d" --time "$mid," 2>/dev/null | perf report --header-only -i - 2>/dev/null |
+	awk -F': ' '/time of first sample/ { f = $2 } /time of last sample/ { l = $2 }
+		END { print f, l }' >"$tmp/hdr"
+read -r hf hl <"$tmp/hdr"
+awk -v f="$hf" -v l="$hl" -v m="$mid" -v e="$last" \
+	'BEGIN { exit !(f != "" && f + 0 >= m - 0.000001 && l + 0 >= e - 0.000001 && f + 0 <= l + 0) }' ||
+	fail "pipe header sample times $hf..$hl, want within $mid.. and up to $last"
+echo "pipe header: samples $hf .. $hl (window from $mid)"
 echo "ok"
