@@ -24,6 +24,7 @@ struct info {
 	bool json, check;
 	FILE *out;           /* where --check reports problems */
 	unsigned long problems;
+	uint32_t trailer;    /* sample_id bytes of a non-SAMPLE record */
 };
 
 #define NS(t) (unsigned long long)((t) / 1000000000ull), (unsigned long long)((t) % 1000000000ull)
@@ -340,7 +341,9 @@ static void check_data(struct info *in, const char *name, const struct prec_chun
 			return;
 		}
 		memcpy(&type, p + pos, sizeof(type));
-		time = prec_time_layout__time(tl, p + pos, size);
+		/* as the merge reads it: a KSYMBOL's time in its real trailer */
+		time = prec_time_layout__time(tl, p + pos,
+					      prec_record__size(p + pos, size, in->trailer));
 		if (time && (!lo || time < lo))
 			lo = time;
 		if (time > hi)
@@ -446,6 +449,7 @@ static void check_all(struct info *in, int dirfd, const struct prec_manifest *m)
 {
 	uint64_t chunks = 0, records = 0;
 
+	in->trailer = prec_record__trailer_size(m->sample_type);
 	for (uint32_t i = 0; i < m->nr_shards; i++) {
 		struct tally t = { 0 };
 

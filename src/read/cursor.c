@@ -97,6 +97,7 @@ struct prec_cursor {
 	bool two;         /* the reader has two buffers (see try_compact) */
 	bool own_mem;     /* allocated by open(), not the caller's */
 	bool finished;    /* prec_cursor_opts.finished */
+	uint32_t trailer; /* prec_cursor_opts.trailer */
 	uint64_t part_wm; /* its watermark, applied after its last part */
 	/* cold */
 	struct aux_meta chunk_aux[2]; /* of an AUX chunk in base[1], base[2] */
@@ -473,7 +474,10 @@ static void walk_one(struct prec_cursor *c)
 
 	memcpy(&size, p + 6, sizeof(size));
 	size = le16toh(size);
-	uint64_t t = prec_time_layout__time(&c->tl, p, size);
+	/* the record's real bytes (a KSYMBOL may carry stale ones after
+	 * them): its time is in their trailer, and only they go out */
+	uint16_t real = prec_record__size(p, size, c->trailer);
+	uint64_t t = prec_time_layout__time(&c->tl, p, real);
 
 	/* In a kernel ring a record is stamped just before it reserves its
 	 * space, so every record later in ring order is at most
@@ -482,7 +486,7 @@ static void walk_one(struct prec_cursor *c)
 	 * chunk's. (Not for the side band: its records have several sources.) */
 	if (c->cpu >= 0 && t > c->ring_max)
 		c->ring_max = t;
-	insert(c, t, c->chunk_pos, size | c->cur << E_WHERE_SHIFT);
+	insert(c, t, c->chunk_pos, real | c->cur << E_WHERE_SHIFT);
 	c->chunk_pos += size;
 }
 
@@ -670,6 +674,7 @@ int prec_cursor__open(struct prec_cursor **out, int dirfd, const char *name,
 	c->shard = o->shard;
 	c->pf_rec = o->prefetch_records;
 	c->finished = o->finished;
+	c->trailer = o->trailer;
 	c->tl = *o->tl;
 	c->name = strdup(name);
 	c->ent = malloc(WIN_ENTRIES * sizeof(*c->ent));

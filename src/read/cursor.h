@@ -35,6 +35,9 @@ struct prec_cursor_opts {
 	/* The manifest says the recording finished: every shard was closed
 	 * whole, so a torn last chunk is corruption, not a crash's tail. */
 	bool finished;
+	/* sample_id trailer bytes of a non-SAMPLE record (fixing up the
+	 * KSYMBOLs a kernel bug makes too long: prec_record__size()) */
+	uint32_t trailer;
 };
 
 size_t prec_cursor__size(void);

@@ -356,7 +356,8 @@ int prec_merge__open(struct prec_merge **out, int dirfd,
 		     const struct prec_merge_opts *opts)
 {
 	struct prec_cursor_opts co = { .session_id = m->session_id,
-				       .finished = m->state == PREC_STATE_COMPLETE };
+				       .finished = m->state == PREC_STATE_COMPLETE,
+				       .trailer = prec_record__trailer_size(m->sample_type) };
 	struct prec_time_layout tl;
 	struct prec_merge *mg;
 	int r;

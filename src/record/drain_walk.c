@@ -245,7 +245,9 @@ int prec_drain_walk__span(struct prec_drain_walk *w, uint64_t start,
 			ring_copy(w, w->scratch, pos, h.size);
 			rec = w->scratch;
 		}
-		t = prec_time_layout__time(w->layout, rec, h.size);
+		/* in the real trailer of a KSYMBOL the kernel made look longer */
+		t = prec_time_layout__time(w->layout, rec,
+					   prec_record__size(rec, h.size, PREC_SAMPLE_ID_TRAILER));
 		if (t) {
 			lo = t < lo ? t : lo;
 			hi = t > hi ? t : hi;

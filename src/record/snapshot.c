@@ -270,7 +270,8 @@ static int write_chunks(struct prec_snapshot *s, struct snap_ring *sr,
 				return -EBADMSG;
 			if (len + sz > PREC_CHUNK_MAX_PAYLOAD)
 				break;
-			tm = prec_time_layout__time(tl, rec, sz);
+			tm = prec_time_layout__time(tl, rec,
+						    prec_record__size(rec, sz, PREC_SAMPLE_ID_TRAILER));
 			if (tm && (!meta.first_time || tm < meta.first_time))
 				meta.first_time = tm;
 			if (tm > meta.last_time)

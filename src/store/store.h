@@ -5,11 +5,13 @@
 #ifndef PREC_STORE_H
 #define PREC_STORE_H
 
+#include <endian.h>
 #include <sched.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/uio.h>
 
 /* ------------------------------------------------------------------------ */
@@ -122,6 +124,26 @@ int prec_time_layout__init(struct prec_time_layout *tl, uint64_t sample_type);
  * records with no time (user types >= 64, or too short to hold one). */
 uint64_t prec_time_layout__time(const struct prec_time_layout *tl,
 				const void *rec, uint32_t size);
+
+/* Bytes of the sample_id trailer sample_type gives a non-SAMPLE record. */
+uint32_t prec_record__trailer_size(uint64_t sample_type);
+
+/* A KSYMBOL or BPF_EVENT record's real size when the kernel's header says
+ * more (see record_size.c), else size. */
+uint16_t prec_record__sb_size(const uint8_t *p, uint16_t size, uint32_t trailer);
+
+/* The size a record's bytes really have: its header's, but for those two
+ * types. Inline: the merge asks for every record. */
+static inline uint16_t prec_record__size(const uint8_t *p, uint16_t size, uint32_t trailer)
+{
+	uint32_t type;
+
+	memcpy(&type, p, sizeof(type));
+	type = le32toh(type);
+	if (__builtin_expect(type == 17 || type == 18, 0)) /* KSYMBOL, BPF_EVENT */
+		return prec_record__sb_size(p, size, trailer);
+	return size;
+}
 
 /* ------------------------------------------------------------------------ */
 /* Shard writer                                                             */

@@ -12,6 +12,12 @@
 #    loaded during the recording and before it (500 ms of datagrams through
 #    it at 4000 Hz: ~900 samples here; 200 asserted); with --no-bpf-event
 #    there are no such records and no sample resolves to it.
+# 4. Two recordings at once: the kernel hands one KSYMBOL (BPF_EVENT) to
+#    each session with its size grown by every earlier session's trailer
+#    (6.18), so the later one's records claim more bytes than they hold and
+#    end in stale ring bytes where the trailer belongs. Both recordings
+#    merge to records of their real size (perf script -D), with their times
+#    from the real trailer (info --check), and perf reads them cleanly.
 set -u
 H=$PREC_BUILD/tests/helpers
 [ "$(id -u)" = 0 ] || { echo "skip: needs root"; exit 77; }
@@ -59,6 +65,35 @@ bpf_events "$tmp/pre.data" | grep 'prepre[0-9]$\|BPF_EVENT' >"$tmp/got"
 [ "$(grep -c prepre "$tmp/want")" = 3 ] || fail "perf synthesized $(grep -c prepre "$tmp/want") prepre programs, want 3"
 diff "$tmp/want" "$tmp/got" >"$tmp/diff" || fail "synthesized records differ from perf's: $(head -4 "$tmp/diff")"
 echo "before the start: the same $(wc -l <"$tmp/got") KSYMBOL/BPF_EVENT records as perf record"
+
+# 4
+# real_sizes DATA: every KSYMBOL is 24 bytes, its name padded to 8, and the
+# 32-byte trailer long; every BPF_EVENT 24 + 32
+real_sizes() {
+	perf script -D -i "$1" 2>/dev/null | awk '
+		function hex(x,   v, i) { x = tolower(x); sub(/^\[0x/, "", x); sub(/\]:?$/, "", x)
+			for (i = 1; i <= length(x); i++) v = v * 16 + index("0123456789abcdef", substr(x, i, 1)) - 1
+			return v }
+		function size(   i) { for (i = 1; i <= NF; i++) if ($i ~ /^\[0x[0-9a-f]+\]:$/) return hex($i); return -1 }
+		/PERF_RECORD_KSYMBOL/ { n++; s = size(); l = length($NF) + 1
+			if (s != 24 + int((l + 7) / 8) * 8 + 32) { print "KSYMBOL " $NF " size " s; bad++ } }
+		/PERF_RECORD_BPF_EVENT/ { n++; s = size()
+			if (s != 56) { print "BPF_EVENT size " s; bad++ } }
+		END { if (!n) print "no KSYMBOL or BPF_EVENT"; exit (bad || !n) }'
+}
+"$PREC" record -q -d "$tmp/other" -a -- sleep 1.5 &
+pids+=($!)
+sleep 0.4
+"$PREC" record -q -d "$tmp/twin" -- "$H/bpfload" $N twin 50 || fail "record twin: exit $?"
+wait "${pids[-1]}" || fail "record other: exit $?"
+for r in twin other; do
+	merge "$tmp/$r"
+	real_sizes "$tmp/$r.data" >"$tmp/sizes" || fail "$r: records of a wrong size: $(head -3 "$tmp/sizes")"
+	n=$(bpf_events "$tmp/$r.data" | grep -c 'KSYMBOL .* type 1 flags 0x0 name bpf_prog_[0-9a-f]*_twin[0-9]$')
+	[ "$n" = $N ] || fail "$r: $n KSYMBOL registrations of twin*, want $N"
+	"$PREC" info "$tmp/$r" --check >"$tmp/check" 2>&1 || fail "$r: info --check: $(tail -2 "$tmp/check")"
+done
+echo "two recordings at once: $N programs in each, every record of its real size"
 
 # 3
 "$PREC" record -q -d "$tmp/hot" -F 4000 -- "$H/bpfload" -r hot 0 500 || fail "record hot: exit $?"

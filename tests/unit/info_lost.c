@@ -146,5 +146,6 @@ int main(void)
 	free(text);
 	free(json);
 	test_rmdir(dir);
+	free(dir);
 	return 0;
 }
