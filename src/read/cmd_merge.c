@@ -284,8 +284,10 @@ static int merge_to(const struct merge_args *a, int dirfd,
 	cerr = pd ? prec_perfdata__close(pd, t.first, t.last) : 0;
 	if (err == -EPIPE || (!err && cerr == -EPIPE))
 		err = -EPIPE; /* the reader stopped reading: no news to it */
+	else if (err && t.read_failed)
+		pr_err("merge %s: %s", a->dir, strerror(-err));
 	else if (err || cerr)
-		pr_err("merge %s: %s %s: %s", a->dir, t.read_failed ? "read for" : "write",
+		pr_err("merge %s: write %s: %s", a->dir,
 		       a->out && strcmp(a->out, "-") ? a->out : "stdout",
 		       strerror(-(err ? err : cerr)));
 	/* Corrupt input still gets a well-formed perf.data of what was read,

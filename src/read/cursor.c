@@ -325,27 +325,28 @@ static bool torn_tail(const struct prec_cursor *c, uint64_t off)
 static int read_failed(struct prec_cursor *c, int r)
 {
 	uint64_t off = prec_shard_reader__offset(c->rd);
+	const char *why = prec_shard_reader__why(c->rd);
 
-	if (r == -EBADMSG && torn_tail(c, off) && !c->finished) {
-		pr_warn("shard %s: torn chunk at offset 0x%llx ends the file: "
-			"reading up to it (recording did not finish?)",
-			c->name, (unsigned long long)off);
-		c->eof = true;
-		c->bound = UINT64_MAX;
-		return 0;
+	if (r != -EBADMSG) {
+		pr_err("shard %s: read at offset 0x%llx: %s", c->name,
+		       (unsigned long long)off, strerror(-r));
+		c->err = r;
+		return r;
 	}
+	if (!torn_tail(c, off))
+		return corrupt(c, off, why);
 	/* prec closes every shard whole before it marks the manifest
 	 * complete: a torn end there is damage, not a crash. */
-	if (r == -EBADMSG && c->finished && torn_tail(c, off))
-		return corrupt(c, off, strcmp(prec_shard_reader__why(c->rd), "torn chunk header (zeros)")
+	if (c->finished)
+		return corrupt(c, off, strcmp(why, "torn chunk header (zeros)")
 				       ? "the file ends inside it, but the recording finished"
 				       : "only zeros from here on, but the recording finished");
-	if (r == -EBADMSG)
-		return corrupt(c, off, prec_shard_reader__why(c->rd));
-	pr_err("shard %s: read at offset 0x%llx: %s", c->name,
-	       (unsigned long long)off, strerror(-r));
-	c->err = r;
-	return r;
+	pr_warn("shard %s: torn chunk at offset 0x%llx ends the file: "
+		"reading up to it (recording did not finish?)",
+		c->name, (unsigned long long)off);
+	c->eof = true;
+	c->bound = UINT64_MAX;
+	return 0;
 }
 
 /* Every record of a DATA chunk must be whole, and one perf can read,

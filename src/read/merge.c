@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The merge iterator: one cursor per shard, a tournament (loser) tree on
 // each cursor's next (time, shard index) gives the global order; time and
-// CPU filters, corrupt-chunk policy (stop or salvage), inversion count.
+// CPU filters on samples, a corrupt shard's rest skipped, inversion count.
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <stdlib.h>
@@ -53,8 +53,8 @@ struct prec_merge {
 	uint32_t ncur;
 	void *cur_mem; /* every cursor, side by side */
 	/* Loser tree over nleaf leaves, one per shard of the manifest (those
-	 * that could not be opened are DONE), heap-shaped: node n's children are 2n
-	 * and 2n + 1 and leaf i is node nleaf + i. Node i in [1, nleaf) holds
+	 * that could not be opened are DONE), heap-shaped: node n's children
+	 * are 2n and 2n + 1 and leaf i is node nleaf + i. Node i in [1, nleaf) holds
 	 * the loser of the match played there, win the overall winner.
 	 * Replacing the winner replays one leaf-to-root path: log2(n)
 	 * comparisons, where a binary heap's sift needs two per level, each a
