@@ -25,6 +25,7 @@ struct info {
 	FILE *out;           /* where --check reports problems */
 	unsigned long problems;
 	uint32_t trailer;    /* sample_id bytes of a non-SAMPLE record */
+	bool aux_ok;         /* an AUX event was recorded: AUX chunks belong */
 };
 
 #define NS(t) (unsigned long long)((t) / 1000000000ull), (unsigned long long)((t) % 1000000000ull)
@@ -367,6 +368,8 @@ static void add_chunk(struct info *in, const char *name, const struct prec_chunk
 	t->seq = ch->hdr.seq + 1;
 	if (ch->hdr.type == PREC_CHUNK_DATA)
 		check_data(in, name, ch, tl, t);
+	else if (ch->hdr.type == PREC_CHUNK_AUX && !in->aux_ok)
+		problem(in, name, ch->offset, "AUX data in a recording without an AUX event");
 	else if (ch->hdr.type != PREC_CHUNK_AUX && ch->hdr.type != PREC_CHUNK_MARKER)
 		problem(in, name, ch->offset, "unknown chunk type %u", ch->hdr.type);
 	t->chunks++;
@@ -450,6 +453,7 @@ static void check_all(struct info *in, int dirfd, const struct prec_manifest *m)
 	uint64_t chunks = 0, records = 0;
 
 	in->trailer = prec_record__trailer_size(m->sample_type);
+	in->aux_ok = m->auxtrace_type != 0;
 	for (uint32_t i = 0; i < m->nr_shards; i++) {
 		struct tally t = { 0 };
 

@@ -98,6 +98,7 @@ struct prec_cursor {
 	bool own_mem;     /* allocated by open(), not the caller's */
 	bool finished;    /* prec_cursor_opts.finished */
 	uint32_t trailer; /* prec_cursor_opts.trailer */
+	bool aux_ok;      /* prec_cursor_opts.aux_ok */
 	uint64_t part_wm; /* its watermark, applied after its last part */
 	/* cold */
 	struct aux_meta chunk_aux[2]; /* of an AUX chunk in base[1], base[2] */
@@ -429,6 +430,9 @@ static int next_chunk(struct prec_cursor *c)
 		c->chunk_len = ch.len;
 		break;
 	case PREC_CHUNK_AUX:
+		/* perf stops at AUXTRACE data it has no AUXTRACE_INFO for */
+		if (!c->aux_ok)
+			return corrupt(c, ch.offset, "AUX data in a recording without an AUX event");
 		c->chunk_aux[c->cur - 1].aux_offset = ch.hdr.aux_offset;
 		c->chunk_aux[c->cur - 1].flags = ch.hdr.flags;
 		insert(c, ch.hdr.first_time ? ch.hdr.first_time : ch.hdr.watermark,
@@ -676,6 +680,7 @@ int prec_cursor__open(struct prec_cursor **out, int dirfd, const char *name,
 	c->pf_rec = o->prefetch_records;
 	c->finished = o->finished;
 	c->trailer = o->trailer;
+	c->aux_ok = o->aux_ok;
 	c->tl = *o->tl;
 	c->name = strdup(name);
 	c->ent = malloc(WIN_ENTRIES * sizeof(*c->ent));

@@ -38,6 +38,9 @@ struct prec_cursor_opts {
 	/* sample_id trailer bytes of a non-SAMPLE record (fixing up the
 	 * KSYMBOLs a kernel bug makes too long: prec_record__size()) */
 	uint32_t trailer;
+	/* the recording has an AUX event (an AUXTRACE_INFO): else an AUX
+	 * chunk is corrupt */
+	bool aux_ok;
 };
 
 size_t prec_cursor__size(void);

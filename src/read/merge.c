@@ -357,7 +357,8 @@ int prec_merge__open(struct prec_merge **out, int dirfd,
 {
 	struct prec_cursor_opts co = { .session_id = m->session_id,
 				       .finished = m->state == PREC_STATE_COMPLETE,
-				       .trailer = prec_record__trailer_size(m->sample_type) };
+				       .trailer = prec_record__trailer_size(m->sample_type),
+				       .aux_ok = m->auxtrace_type != 0 };
 	struct prec_time_layout tl;
 	struct prec_merge *mg;
 	int r;

@@ -468,6 +468,7 @@ static void test_aux(const char *tmp)
 	for (size_t i = 0; i < sizeof(aux); i++)
 		aux[i] = (uint8_t)(i * 7 + 1);
 	CHECK_EQ(prec_time_layout__init(&m->time_layout, 0x10087), 0);
+	m->auxtrace_type = 1; /* as an intel_pt recording's */
 	CHECK_EQ(prec_manifest__add_shard(m, &ms0), 0);
 	CHECK_EQ(prec_shard_writer__open(&w, dirfd, "cpu000.shard", &wo), 0);
 	for (int i = 0; i < 3; i++)
@@ -498,6 +499,19 @@ static void test_aux(const char *tmp)
 	CHECK_EQ(n, sizeof(want) / sizeof(want[0]));
 	CHECK_EQ(naux, 2);
 	CHECK_EQ(prec_merge__forced(mg), 0);
+	prec_merge__close(mg);
+
+	/* Without an AUX event the AUX chunk is corrupt: the chunk before it
+	 * comes out, nothing after it. */
+	m->auxtrace_type = 0;
+	n = 0;
+	CHECK_EQ(prec_merge__open(&mg, dirfd, m, NULL), 0);
+	while (prec_merge__next(mg, &r) > 0) {
+		CHECK(r.rec);
+		n++;
+	}
+	CHECK_EQ(n, 3);
+	CHECK_EQ(prec_merge__errors(mg), 1);
 	prec_merge__close(mg);
 	prec_manifest__delete(m);
 	close(dirfd);
