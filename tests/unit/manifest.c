@@ -210,7 +210,9 @@ static struct prec_manifest *make_small(void)
 
 	CHECK(m);
 	fill_host(m);
-	m->nr_cpus_avail = m->nr_cpus_avail % 4 + 1;
+	/* fewer CPUs than fill_host() made room for, never more */
+	if (m->nr_cpus_avail > 4)
+		m->nr_cpus_avail = m->nr_cpus_avail % 4 + 1;
 	fill_recording(m, 3);
 	fill_events(m, 2, 3);
 	fill_tracing(m, 2, 40);
