@@ -219,12 +219,16 @@ struct prec_sideband_opts {
 	 * MMAP_DATA), as the tracking event's mmap_data records them */
 	bool data_maps;
 	bool bpf;              /* the BPF programs loaded now (bpf_synth.c) */
+	/* pids are prec's fork of the command, not exec'd yet: their maps are
+	 * prec's own and gone at the exec, where the tracking event starts;
+	 * only FORK and COMM (perf synthesizes a COMM alone) */
+	bool before_exec;
 };
 
 /* Write into w the synthesized records of the system as it is now: kernel
  * MMAP "[kernel.kallsyms]_text" (misc KERNEL, pid -1), module MMAPs, and for
- * each selected process FORK, COMM and one MMAP2 per executable mapping,
- * each followed by PREC_SAMPLE_ID_TRAILER zero bytes (time 0). Adds to m
+ * each selected process FORK, COMM and one MMAP2 per executable mapping
+ * (no MMAP2 with before_exec), each followed by PREC_SAMPLE_ID_TRAILER zero bytes (time 0). Adds to m
  * the build-ids of the kernel, the modules and every mapped ELF file it
  * could read. Returns the number of records written or -errno. */
 int prec_sideband__synthesize(struct prec_shard_writer *w,

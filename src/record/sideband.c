@@ -43,6 +43,7 @@ struct sb {
 	char **seen;           /* open-addressed set of build-id'ed paths */
 	size_t seen_cap, seen_nr;
 	bool data_maps;        /* prec_sideband_opts.data_maps */
+	bool before_exec;      /* prec_sideband_opts.before_exec */
 };
 
 /* ---- chunk packing ---- */
@@ -620,7 +621,7 @@ static int sb_process(struct sb *sb, const struct sb_status *st)
 		err = sb_thread(sb, st, (int32_t)tid);
 	}
 	closedir(d);
-	if (!err && !st->kthread)
+	if (!err && !st->kthread && !sb->before_exec)
 		err = sb_maps(sb, st->tgid);
 	return err;
 }
@@ -720,6 +721,7 @@ int prec_sideband__synthesize(struct prec_shard_writer *w,
 		return -ENOMEM;
 	err = sb_init(sb, w, m);
 	sb->data_maps = opts && opts->data_maps;
+	sb->before_exec = opts && opts->before_exec;
 	if (!err)
 		err = sb_kernel(sb);
 	if (!err)

@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: MIT
 # Build-ids in the manifest: the workload binary (seen only in the kernel's
 # MMAP2 records after exec) and libc must carry the ids `readelf -n` reads
-# from the files; so must every other readable ELF file in the table.
+# from the files; so must every other readable ELF file in the table. prec
+# itself is not in it: its fork of the command is synthesized before the
+# exec, with a COMM alone (as perf's perf-exec), not prec's own mappings.
 set -u
 H=$PREC_BUILD/tests/helpers
 [ "$(id -u)" = 0 ] || { echo "skip: needs root"; exit 77; }
@@ -31,6 +33,10 @@ libc=$(awk '$1 == "buildid" && $3 ~ /\/libc\.so\.6$/ { print $3; exit }' "$tmp/m
 want=$(elf_id "$libc")
 got=$(awk -v p="$libc" '$1 == "buildid" && $3 == p { print $2; exit }' "$tmp/mf")
 [ "$got" = "$want" ] || fail "libc build-id '$got', readelf says '$want'"
+
+prec_bin=$(readlink -f "$PREC")
+! awk '$1 == "buildid" { print $3 }' "$tmp/mf" | grep -qxF "$prec_bin" ||
+	fail "prec's own binary $prec_bin is in the build-id table"
 
 while read -r _ id path; do
 	[ -f "$path" ] || continue
