@@ -8,7 +8,6 @@
 #include "util/cli.h"
 #include "util/log.h"
 
-#include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -120,18 +119,6 @@ static int read_manifest(const char *dir, int *dirfd, struct prec_manifest **m)
 	return 0;
 }
 
-/* A KSYMBOL or BPF_EVENT the merge cut to its real bytes (the kernel's
- * header said more: prec_record__size()) goes out with the size it has. */
-static int write_cut(struct prec_perfdata *pd, const struct prec_merge_rec *r)
-{
-	static uint8_t cut[UINT16_MAX];
-	uint16_t size = htole16((uint16_t)r->rec_len);
-
-	memcpy(cut, r->rec, r->rec_len);
-	memcpy(cut + 6, &size, sizeof(size));
-	return prec_perfdata__write_record(pd, cut, r->rec_len);
-}
-
 static int write_one(struct prec_perfdata *pd, const struct prec_merge_rec *r,
 		     struct merge_totals *t)
 {
@@ -147,8 +134,6 @@ static int write_one(struct prec_perfdata *pd, const struct prec_merge_rec *r,
 		t->samples++;
 		prec_perfdata__saw_time(&t->first, &t->last, r->time);
 	}
-	if (__builtin_expect(((const struct perf_event_header *)r->rec)->size != r->rec_len, 0))
-		return write_cut(pd, r);
 	return prec_perfdata__write_record(pd, r->rec, r->rec_len);
 }
 

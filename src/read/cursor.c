@@ -77,7 +77,7 @@ struct prec_cursor {
 	uint64_t bound;   /* a record with time <= bound may be released */
 	/* the ring, then the reader's two buffers (the chunk being walked is
 	 * in base[cur]) */
-	const uint8_t *base[3];
+	uint8_t *base[3];
 	uint32_t chunk_len, chunk_pos;
 	int32_t cpu;
 	uint32_t shard;
@@ -380,7 +380,7 @@ static int check_records(struct prec_cursor *c, const struct prec_chunk *ch)
 
 /* The reader filled the other of its two buffers (the one compact() just
  * emptied; it may have grown, so its address is taken again). */
-static void use_buffer(struct prec_cursor *c, const void *payload)
+static void use_buffer(struct prec_cursor *c, void *payload)
 {
 	c->cur = 3 - c->cur;
 	c->base[c->cur] = payload;
@@ -474,15 +474,22 @@ static int next_part(struct prec_cursor *c)
 
 static void walk_one(struct prec_cursor *c)
 {
-	const uint8_t *p = c->base[c->cur] + c->chunk_pos;
-	uint16_t size;
+	uint8_t *p = c->base[c->cur] + c->chunk_pos;
+	uint16_t size, real;
+	uint64_t t;
 
 	memcpy(&size, p + 6, sizeof(size));
 	size = le16toh(size);
-	/* the record's real bytes (a KSYMBOL may carry stale ones after
-	 * them): its time is in their trailer, and only they go out */
-	uint16_t real = prec_record__size(p, size, c->trailer);
-	uint64_t t = prec_time_layout__time(&c->tl, p, real);
+	/* A KSYMBOL may carry stale bytes after its real ones: its time is
+	 * in their trailer, and the record goes out with their size, set
+	 * here in the reader's copy so that every consumer sees it whole. */
+	real = prec_record__size(p, size, c->trailer);
+	if (__builtin_expect(real != size, 0)) {
+		uint16_t le = htole16(real);
+
+		memcpy(p + 6, &le, sizeof(le));
+	}
+	t = prec_time_layout__time(&c->tl, p, real);
 
 	/* In a kernel ring a record is stamped just before it reserves its
 	 * space, so every record later in ring order is at most

@@ -251,9 +251,10 @@ struct prec_shard_reader;
 struct prec_chunk {
 	struct prec_chunk_header hdr; /* validated copy */
 	uint64_t offset;              /* file offset of the chunk header */
-	const void *payload;          /* raw (decoded) bytes, len long; valid
-				       * until the next next(), next_part() or
-				       * close() */
+	void *payload;                /* raw (decoded) bytes, len long, the
+				       * reader's own copy (the caller may fix
+				       * bytes in it); valid until the next
+				       * next(), next_part() or close() */
 	uint32_t len;                 /* == hdr.raw_len, or this part's length */
 	uint32_t part_off;            /* where payload is in the raw bytes: 0
 				       * unless the chunk comes in parts */
