@@ -42,4 +42,9 @@ uint8_t *test_load(const char *path, size_t *len);
 /* The little-endian u64 at p (any alignment). */
 uint64_t test_le64(const uint8_t *p);
 
+struct prec_manifest;
+/* The session's sample_type, its time layout and one cpu-clock event with
+ * the one id given: what a hand-built manifest needs to decode. */
+void test_manifest_add_event(struct prec_manifest *m, uint64_t id);
+
 #endif

@@ -4,7 +4,6 @@
 // (lost_samples) is one loss, shown once; the text table's column and total
 // are the LOST records' sum, what perf counts and what --json calls "lost".
 #include <fcntl.h>
-#include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,7 +11,6 @@
 
 #include "../lib/test.h"
 #include "read/read.h"
-#include "record/internal.h"
 #include "store/store.h"
 
 /* cpu, lost, lost_samples: one overflow of 33 seen both ways; 81 drops
@@ -22,22 +20,6 @@ static const struct { int32_t cpu; uint64_t lost, lost_samples; } shards[] = {
 };
 #define NR_SHARDS (sizeof(shards) / sizeof(shards[0]))
 
-/* One cpu-clock event with one id: what a manifest must hold to be read. */
-static void add_event(struct prec_manifest *m)
-{
-	struct perf_event_attr a = { .type = PERF_TYPE_SOFTWARE, .size = 128,
-				     .config = PERF_COUNT_SW_CPU_CLOCK,
-				     .sample_type = PREC_SAMPLE_BASE,
-				     .sample_id_all = 1, .sample_period = 100000 };
-	uint8_t attr[128] = { 0 };
-
-	memcpy(attr, &a, sizeof(a) < 128 ? sizeof(a) : 128);
-	m->sample_type = PREC_SAMPLE_BASE;
-	CHECK_EQ(prec_time_layout__init(&m->time_layout, PREC_SAMPLE_BASE), 0);
-	CHECK_EQ(prec_manifest__add_event(m, attr, "cpu-clock"), 0);
-	CHECK_EQ(prec_manifest__add_event_id(m, 0, 1000, 0, -1), 0);
-}
-
 static void write_manifest(const char *dir)
 {
 	struct prec_manifest *m = prec_manifest__new();
@@ -45,7 +27,7 @@ static void write_manifest(const char *dir)
 
 	CHECK(m && dfd >= 0);
 	m->state = PREC_STATE_COMPLETE;
-	add_event(m);
+	test_manifest_add_event(m, 1000);
 	for (size_t i = 0; i < NR_SHARDS; i++) {
 		char name[32];
 		struct prec_manifest_shard s = {

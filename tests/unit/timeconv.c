@@ -95,22 +95,6 @@ static void write_shards(void)
 	CHECK_EQ(prec_shard_writer__close(w), 0);
 }
 
-/* The session's sample_type and its one event, as decode() wants them. */
-static void add_event(struct prec_manifest *m)
-{
-	struct perf_event_attr a = { .type = PERF_TYPE_SOFTWARE, .size = 128,
-				     .config = PERF_COUNT_SW_CPU_CLOCK,
-				     .sample_type = PREC_SAMPLE_BASE,
-				     .sample_id_all = 1, .sample_period = 100000 };
-	uint8_t attr[128] = { 0 };
-
-	memcpy(attr, &a, sizeof(a) < 128 ? sizeof(a) : 128);
-	m->sample_type = PREC_SAMPLE_BASE;
-	CHECK_EQ(prec_time_layout__init(&m->time_layout, PREC_SAMPLE_BASE), 0);
-	CHECK_EQ(prec_manifest__add_event(m, attr, "cpu-clock"), 0);
-	CHECK_EQ(prec_manifest__add_event_id(m, 0, EVENT_ID, 0, -1), 0);
-}
-
 static void write_manifest(const struct perf_event_mmap_page *pc)
 {
 	struct prec_manifest *m = prec_manifest__new();
@@ -121,7 +105,7 @@ static void write_manifest(const struct perf_event_mmap_page *pc)
 	m->state = PREC_STATE_COMPLETE;
 	memcpy(m->session_id, sid, 16);
 	m->clockid = -1; /* the perf clock, as an intel_pt recording */
-	add_event(m);
+	test_manifest_add_event(m, EVENT_ID);
 	CHECK_EQ(prec_manifest__add_shard(m, &sh), 0);
 	CHECK_EQ(prec_manifest__add_shard(m, &sb), 0);
 	/* What session.c does with the first ring's page. */
@@ -278,7 +262,7 @@ static void test_manifest_bytes(void)
 	const char *why;
 
 	CHECK(m);
-	add_event(m);
+	test_manifest_add_event(m, EVENT_ID);
 	CHECK_EQ(prec_manifest__encode(m, (void **)&buf, &len), 0);
 	CHECK_EQ(buf[10], PREC_MANI_MINOR);
 	CHECK_EQ(prec_manifest__decode(&back, buf, len, &why), 0);
