@@ -309,7 +309,8 @@ static void write_manifest(const uint8_t sid[16], bool aux_event)
 	CHECK_EQ(prec_manifest__add_shard(m, &sh), 0);
 	CHECK_EQ(prec_manifest__add_shard(m, &sb), 0);
 	if (aux_event) {
-		make_pt_words();
+		if (!pt_words) /* once: write_manifest() runs three times */
+			make_pt_words();
 		m->auxtrace_type = PREC_AUXTRACE_INTEL_PT;
 		m->nr_auxtrace_priv = pt_nr;
 		m->auxtrace_priv = malloc(pt_nr * sizeof(*pt_words));
