@@ -513,60 +513,6 @@ static void test_check_aux_without_event(const uint8_t sid[16])
 	write_manifest(sid, true);
 }
 
-static void test_options(void)
-{
-	struct prec_record_opts o;
-	char *a1[] = { "record", "-m", ",4M", "true", NULL };
-	char *a2[] = { "record", "-m", "16,8M", "true", NULL };
-	char *a3[] = { "record", "--aux-size", "100K", "true", NULL };
-	char *a4[] = { "record", "-m", ",x", "true", NULL };
-	char *a5[] = { "record", "--aux-size", "64", "true", NULL };
-	char *a6[] = { "record", "-m", "128,4M", "true", NULL };
-	char *a7[] = { "record", "-m", "64,1024", "true", NULL };
-	char *a8[] = { "record", "--aux-size", "8M", "true", NULL };
-	char *bad[][5] = {
-		{ "record", "-m", "128,3x", "true", NULL },
-		{ "record", "-m", "128,", "true", NULL },
-		{ "record", "-m", "3,4M", "true", NULL },
-		{ "record", "--aux-size", "0", "true", NULL },
-		{ "record", "--aux-size", "-4M", "true", NULL },
-		{ "record", "--aux-size", "99999999999G", "true", NULL },
-	};
-	long ps = sysconf(_SC_PAGESIZE);
-
-	CHECK_EQ(prec_record_opts__parse(&o, 4, a1), 0);
-	CHECK_EQ(o.aux_bytes, 4u << 20);
-	CHECK_EQ(o.mmap_pages, PREC_RECORD_DEFAULT_PAGES);
-	prec_record_opts__exit(&o);
-	CHECK_EQ(prec_record_opts__parse(&o, 4, a2), 0);
-	CHECK_EQ(o.aux_bytes, 8u << 20);
-	CHECK_EQ(o.mmap_pages, 16);
-	prec_record_opts__exit(&o);
-	CHECK_EQ(prec_record_opts__parse(&o, 4, a3), 0);
-	CHECK_EQ(o.aux_bytes, 128u << 10); /* a power of two of pages */
-	prec_record_opts__exit(&o);
-	CHECK_EQ(prec_record_opts__parse(&o, 4, a4), -EINVAL);
-	prec_record_opts__exit(&o);
-	CHECK_EQ(prec_record_opts__parse(&o, 4, a5), 0);
-	CHECK_EQ(o.aux_bytes, 64u * (uint64_t)sysconf(_SC_PAGESIZE));
-	prec_record_opts__exit(&o);
-	CHECK_EQ(prec_record_opts__parse(&o, 4, a6), 0);
-	CHECK_EQ(o.mmap_pages, 128);
-	CHECK_EQ(o.aux_bytes, 4u << 20);
-	prec_record_opts__exit(&o);
-	CHECK_EQ(prec_record_opts__parse(&o, 4, a7), 0);
-	CHECK_EQ(o.mmap_pages, 64);
-	CHECK_EQ(o.aux_bytes, 1024 * (uint64_t)ps);
-	prec_record_opts__exit(&o);
-	CHECK_EQ(prec_record_opts__parse(&o, 4, a8), 0);
-	CHECK_EQ(o.aux_bytes, 8u << 20);
-	prec_record_opts__exit(&o);
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		CHECK_EQ(prec_record_opts__parse(&o, 4, bad[i]), -EINVAL);
-		prec_record_opts__exit(&o);
-	}
-}
-
 /* ---- cs_etm: two CPU shards (an ETMv4, an ETE) merged ---- */
 
 #define CS_TYPE 10u
@@ -814,7 +760,6 @@ int main(void)
 	tmp = test_tmpdir("auxtrace");
 	dirfd_tmp = open(tmp, O_RDONLY | O_DIRECTORY);
 	CHECK(dirfd_tmp >= 0);
-	test_options();
 	for (int i = 0; i < 16; i++)
 		wo.session_id[i] = (uint8_t)(0x40 + i);
 	mem = calloc(1, 4096 + DATA_SIZE + AUX_SIZE);
