@@ -4,6 +4,7 @@
 
 #include <endian.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -92,4 +93,29 @@ uint64_t test_le64(const uint8_t *p)
 
 	memcpy(&v, p, sizeof(v));
 	return le64toh(v);
+}
+
+int test_run_captured(int (*cmd)(int, char **), int argc, char **argv, bool both,
+		      char *out, size_t len)
+{
+	int saved[2] = { dup(1), both ? dup(2) : -1 }, rc;
+	FILE *f = tmpfile();
+	size_t n;
+
+	CHECK(f && saved[0] >= 0 && (!both || saved[1] >= 0));
+	fflush(stdout);
+	fflush(stderr);
+	CHECK(dup2(fileno(f), 1) == 1 && (!both || dup2(fileno(f), 2) == 2));
+	rc = cmd(argc, argv);
+	fflush(stdout);
+	fflush(stderr);
+	CHECK(dup2(saved[0], 1) == 1 && (!both || dup2(saved[1], 2) == 2));
+	close(saved[0]);
+	if (both)
+		close(saved[1]);
+	rewind(f);
+	n = fread(out, 1, len - 1, f);
+	out[n] = '\0';
+	fclose(f);
+	return rc;
 }

@@ -4,6 +4,7 @@
 #ifndef PREC_TEST_H
 #define PREC_TEST_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,6 +42,12 @@ void test_rmdir(const char *path);
 uint8_t *test_load(const char *path, size_t *len);
 /* The little-endian u64 at p (any alignment). */
 uint64_t test_le64(const uint8_t *p);
+
+/* Run a prec command (prec_cmd_info and the like) in this process with
+ * stdout, and stderr too when both is set, going to out[] (NUL-terminated,
+ * cut at len - 1); returns its exit status. */
+int test_run_captured(int (*cmd)(int, char **), int argc, char **argv, bool both,
+		      char *out, size_t len);
 
 struct prec_manifest;
 /* The session's sample_type, its time layout and one cpu-clock event with

@@ -464,25 +464,8 @@ static void test_merge(void)
 static int info_check(char *out, size_t len)
 {
 	char *argv[] = { "info", "--check", tmp, NULL };
-	int saved[2] = { dup(1), dup(2) }, rc;
-	size_t n;
-	FILE *f = tmpfile();
 
-	CHECK(f && saved[0] >= 0 && saved[1] >= 0);
-	fflush(stdout);
-	fflush(stderr);
-	CHECK(dup2(fileno(f), 1) == 1 && dup2(fileno(f), 2) == 2);
-	rc = prec_cmd_info(3, argv);
-	fflush(stdout);
-	fflush(stderr);
-	CHECK(dup2(saved[0], 1) == 1 && dup2(saved[1], 2) == 2);
-	close(saved[0]);
-	close(saved[1]);
-	rewind(f);
-	n = fread(out, 1, len - 1, f);
-	out[n] = '\0';
-	fclose(f);
-	return rc;
+	return test_run_captured(prec_cmd_info, 3, argv, true, out, len);
 }
 
 /* The same shards under a manifest without the AUX event: every AUX chunk

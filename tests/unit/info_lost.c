@@ -52,22 +52,8 @@ static void write_manifest(const char *dir)
 static char *run_info(const char *dir, const char *opt)
 {
 	char out[4096], *argv[4] = { "info", (char *)dir, (char *)opt, NULL };
-	int saved = dup(1), rc;
-	size_t len;
-	FILE *f = tmpfile();
 
-	CHECK(f && saved >= 0);
-	fflush(stdout);
-	CHECK(dup2(fileno(f), 1) == 1);
-	rc = prec_cmd_info(opt ? 3 : 2, argv);
-	fflush(stdout);
-	CHECK(dup2(saved, 1) == 1);
-	close(saved);
-	CHECK_EQ(rc, 0);
-	rewind(f);
-	len = fread(out, 1, sizeof(out) - 1, f);
-	out[len] = '\0';
-	fclose(f);
+	CHECK_EQ(test_run_captured(prec_cmd_info, opt ? 3 : 2, argv, false, out, sizeof(out)), 0);
 	return strdup(out);
 }
 
