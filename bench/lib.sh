@@ -68,3 +68,16 @@ median() {
 		else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 range() { sort -g | awk 'NR == 1 { lo = $1 } { hi = $1 } END { print lo ".." hi }'; }
+
+# fit LABEL "n:secs ...": least squares of secs = a + b log2(n) over all but
+# the last pair, then the last against the prediction
+fit() {
+	echo "$2" | tr ' ' '\n' | awk -F: -v label="$1" 'NF == 2 { n[++k] = $1; t[k] = $2 }
+	END {
+		if (k < 3) exit
+		for (i = 1; i < k; i++) { x = log(n[i]) / log(2); sx += x; sy += t[i]; sxx += x * x; sxy += x * t[i] }
+		m = k - 1; b = (m * sxy - sx * sy) / (m * sxx - sx * sx); a = (sy - b * sx) / m
+		p = a + b * log(n[k]) / log(2)
+		printf "%s: fit t = %.3f + %.4f log2(n) s/GB through n < %d: predicts %.3f s/GB at %d, measured %.3f (%+.0f%%)\n",
+			label, a, b, n[k], p, n[k], t[k], (t[k] / p - 1) * 100 }'
+}

@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: MIT
+// Benchmark: what n interleaved streams cost the memory system, whatever
+// merges them. FILE is cut into n streams of 64 KiB chunks; the streams are
+// consumed in turn, BURST 160-byte records of one stream per turn, each
+// record's first and fourth words read (a merge reads a record's size and
+// time). How a chunk arrives:
+//   pread      into the stream's two buffers in turn, checksummed whole on
+//              arrival (prec's shard reader today)
+//   mmap       a 128 KiB window of the file mapped per stream
+//              (MAP_POPULATE), each chunk checksummed whole when reached
+//   mmap-lazy  the same window, each record checksummed as it is consumed,
+//              so every byte is touched once
+// A merge of shards of equal rates visits them one record at a time (BURST
+// 1). docs/design.md has the figures and what they say about the merge.
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "store/store.h"
+
+#define CHUNK (64u << 10)
+#define MAP_WIN (128u << 10)
+#define REC 160u
+
+enum mode { M_PREAD, M_MMAP, M_MMAP_LAZY };
+
+struct stream {
+	int fd;
+	uint64_t off, end;  /* file range still to read */
+	uint8_t *buf[2];
+	unsigned int cur;
+	uint8_t *map;
+	uint64_t map_off;
+	const uint8_t *p;   /* the chunk being consumed */
+	uint32_t pos, len;
+};
+
+static enum mode mode;
+static uint32_t crc_sink;
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int map_window(struct stream *s)
+{
+	if (s->map)
+		munmap(s->map, MAP_WIN);
+	s->map_off = s->off;
+	s->map = mmap(NULL, MAP_WIN, PROT_READ, MAP_SHARED | MAP_POPULATE, s->fd,
+		      (off_t)s->map_off);
+	if (s->map == MAP_FAILED) {
+		s->map = NULL;
+		return -errno;
+	}
+	return 0;
+}
+
+/* The stream's next chunk; 0 at its end, -errno. */
+static int next_chunk(struct stream *s)
+{
+	uint32_t n;
+
+	if (s->off >= s->end)
+		return 0;
+	n = s->end - s->off < CHUNK ? (uint32_t)(s->end - s->off) : CHUNK;
+	if (mode == M_PREAD) {
+		s->cur ^= 1;
+		if (pread(s->fd, s->buf[s->cur], n, (off_t)s->off) != (ssize_t)n)
+			return -EIO;
+		s->p = s->buf[s->cur];
+	} else {
+		if (!s->map || s->off + n > s->map_off + MAP_WIN) {
+			int r = map_window(s);
+
+			if (r < 0)
+				return r;
+		}
+		s->p = s->map + (s->off - s->map_off);
+	}
+	if (mode != M_MMAP_LAZY)
+		crc_sink ^= prec_crc32c(0, s->p, n);
+	s->off += n;
+	s->pos = 0;
+	s->len = n;
+	return 1;
+}
+
+/* Up to burst records of s; false once s is exhausted. */
+static bool consume(struct stream *s, unsigned int burst, uint64_t *sum, uint64_t *bytes)
+{
+	for (unsigned int k = 0; k < burst; k++) {
+		uint64_t a, b;
+		uint32_t take;
+
+		if (s->pos >= s->len) {
+			int r = next_chunk(s);
+
+			if (r < 0) {
+				fprintf(stderr, "read_patterns: read: %s\n", strerror(-r));
+				exit(1);
+			}
+			if (!r)
+				return false;
+		}
+		take = s->len - s->pos < REC ? s->len - s->pos : REC;
+		if (mode == M_MMAP_LAZY)
+			crc_sink ^= prec_crc32c(0, s->p + s->pos, take);
+		memcpy(&a, s->p + s->pos, sizeof(a));
+		memcpy(&b, s->p + s->pos + (take >= 32 ? 24 : 0), sizeof(b));
+		*sum += a ^ b;
+		*bytes += take;
+		s->pos += take;
+	}
+	return true;
+}
+
+static enum mode parse_mode(const char *s)
+{
+	if (!strcmp(s, "pread"))
+		return M_PREAD;
+	if (!strcmp(s, "mmap"))
+		return M_MMAP;
+	if (!strcmp(s, "mmap-lazy"))
+		return M_MMAP_LAZY;
+	fprintf(stderr, "read_patterns: mode %s: pread, mmap or mmap-lazy\n", s);
+	exit(2);
+}
+
+static void open_streams(struct stream *st, unsigned int n, const char *file)
+{
+	struct stat sb;
+	uint64_t each;
+	int fd = open(file, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0 || fstat(fd, &sb) < 0) {
+		fprintf(stderr, "read_patterns: %s: %s\n", file, strerror(errno));
+		exit(1);
+	}
+	each = (uint64_t)sb.st_size / n / MAP_WIN * MAP_WIN;
+	if (!each) {
+		fprintf(stderr, "read_patterns: %s: too small for %u streams\n", file, n);
+		exit(1);
+	}
+	for (unsigned int i = 0; i < n; i++) {
+		st[i].fd = fd;
+		st[i].off = each * i;
+		st[i].end = st[i].off + each;
+		st[i].buf[0] = aligned_alloc(4096, CHUNK);
+		st[i].buf[1] = aligned_alloc(4096, CHUNK);
+		if (!st[i].buf[0] || !st[i].buf[1])
+			exit(1);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	uint64_t sum = 0, bytes = 0;
+	unsigned int n, burst, live;
+	struct stream *st;
+	double t0, dt;
+
+	if (argc < 4 || argc > 5) {
+		fprintf(stderr, "usage: read_patterns FILE STREAMS pread|mmap|mmap-lazy [BURST]\n");
+		return 2;
+	}
+	n = (unsigned int)strtoul(argv[2], NULL, 0);
+	mode = parse_mode(argv[3]);
+	burst = argc > 4 ? (unsigned int)strtoul(argv[4], NULL, 0) : 1;
+	if (!n || !burst) {
+		fprintf(stderr, "read_patterns: STREAMS and BURST must be positive\n");
+		return 2;
+	}
+	st = calloc(n, sizeof(*st));
+	if (!st)
+		return 1;
+	open_streams(st, n, argv[1]);
+	t0 = now();
+	do {
+		live = 0;
+		for (unsigned int i = 0; i < n; i++)
+			live += consume(&st[i], burst, &sum, &bytes);
+	} while (live);
+	dt = now() - t0;
+	printf("streams %u mode %s burst %u bytes %llu seconds %.3f GB/s %.2f (%x)\n", n, argv[3],
+	       burst, (unsigned long long)bytes, dt, (double)bytes / dt / 1e9,
+	       (unsigned int)((sum ^ crc_sink) & 0xf));
+	return 0;
+}

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# How the cost of reading n interleaved streams grows with n, for the ways a
+# merge could read them (bench/read_patterns.c says what each mode does):
+# one file of SIZE cut into 1, 16, 64, 256 streams, warm in the page cache,
+# every mode and burst alternated within each round, medians of the rounds,
+# and the fit of bench/merge.sh (t = a + b log2(n) through every count but
+# the largest, which is compared with its prediction). Run `make bench`.
+# Usage: bench/read_patterns.sh [dir (default /var/tmp)] [rounds (default 3)]
+#        [size (default 1G)] [shard counts] [bursts (default "1 16")]
+set -eu
+cd "$(dirname "$0")/.."
+. bench/lib.sh
+dir=${1:-/var/tmp}
+runs=${2:-3}
+size=${3:-1G}
+counts=${4:-"1 16 64 256"}
+bursts=${5:-"1 16"}
+rp=$BUILD/bench/read_patterns
+[ -x "$rp" ] || { echo "read_patterns.sh: $rp missing: run 'make bench' first" >&2; exit 1; }
+file="$dir/prec-bench-patterns.$$"
+trap 'rm -f "$file"' EXIT
+head -c "$size" /dev/urandom >"$file"
+cat "$file" >/dev/null
+declare -A secs=()
+for _ in $(seq "$runs"); do
+	for n in $counts; do
+		for mode in pread mmap mmap-lazy; do
+			for b in $bursts; do
+				secs[$mode,$b,$n]+="$("$rp" "$file" "$n" "$mode" "$b" | awk '{ print $10 }') "
+			done
+		done
+	done
+done
+bytes=$(stat -c %s "$file")
+printf '%-10s %6s' mode burst
+for n in $counts; do printf ' %9s' "n=$n"; done
+printf '   (seconds per GB, medians of %s)\n' "$runs"
+for mode in pread mmap mmap-lazy; do
+	for b in $bursts; do
+		pairs=""
+		printf '%-10s %6s' "$mode" "$b"
+		for n in $counts; do
+			s=$(echo "${secs[$mode,$b,$n]}" | tr ' ' '\n' | grep . | median)
+			pairs+=" $n:$(awk -v s="$s" -v b="$bytes" 'BEGIN { printf "%.4f", s / b * 1e9 }')"
+			printf ' %9.3f' "$(awk -v s="$s" -v b="$bytes" 'BEGIN { print s / b * 1e9 }')"
+		done
+		echo
+		fit "  $mode, burst $b" "$pairs"
+	done
+done
