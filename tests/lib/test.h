@@ -53,5 +53,17 @@ struct prec_manifest;
 /* The session's sample_type, its time layout and one cpu-clock event with
  * the one id given: what a hand-built manifest needs to decode. */
 void test_manifest_add_event(struct prec_manifest *m, uint64_t id);
+/* Random manifests (tests/lib/manifest_gen.c), from their own generator:
+ * seed it first (with test_seed()'s value, so a failure replays). */
+void test_manifest_seed(uint64_t seed);
+/* Hundreds of shards, events, ids and build-ids, long strings. */
+struct prec_manifest *test_manifest_big(void);
+/* A few of each, short strings. */
+struct prec_manifest *test_manifest_small(void);
+/* The smallest contents decode() accepts: a sample_type with its time
+ * layout, one event with one id. */
+void test_manifest_valid(struct prec_manifest *m);
+/* Every field of a and b equal (strings, arrays, totals). */
+void test_manifest_check_eq(const struct prec_manifest *a, const struct prec_manifest *b);
 
 #endif
