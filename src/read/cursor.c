@@ -620,6 +620,19 @@ static inline __attribute__((always_inline)) void prefetch_front(const struct pr
 		__builtin_prefetch(p + at);
 }
 
+void prec_cursor__prefetch(const struct prec_cursor *c, uint32_t bytes)
+{
+	const struct went *e;
+	const uint8_t *p;
+
+	if (!c->ecount)
+		return;
+	e = ent_at(c, 0);
+	p = c->base[where(e)] + e->off;
+	for (uint32_t at = 0; at < bytes; at += 64)
+		__builtin_prefetch(p + at);
+}
+
 void prec_cursor__pop(struct prec_cursor *c)
 {
 	struct went *e = ent_at(c, 0);

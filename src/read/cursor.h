@@ -64,6 +64,11 @@ uint64_t prec_cursor__time(const struct prec_cursor *c);
 /* Describe the front in *r; pointers stay valid until the next peek(). */
 void prec_cursor__get(const struct prec_cursor *c, struct prec_merge_rec *r);
 
+/* Ask the cache for the front record and what follows it in its buffer,
+ * bytes in all: the records a burst of get() and pop() is about to read
+ * (usually one after the other). Only after peek() returned 1. */
+void prec_cursor__prefetch(const struct prec_cursor *c, uint32_t bytes);
+
 /* Drop the front (after get()). */
 void prec_cursor__pop(struct prec_cursor *c);
 

@@ -24,7 +24,16 @@ struct prec_merge_opts {
 	/* The consumer reads every record whole (prec merge copies them):
 	 * with many shards each is prefetched as it comes to the front. */
 	bool reads_records;
+	/* How records are ordered: 0 decides by the shard count (a tree over
+	 * the cursors' fronts below PREC_MERGE_SLICE_MIN_SHARDS shards, time
+	 * slices from there on); > 0 slices, < 0 the tree (tests). A recording
+	 * with AUX data always uses the tree: its chunks are not copied. */
+	int slices;
+	uint32_t slice_bytes; /* the slices' room; 0: PREC_MERGE_SLICE_BYTES */
 };
+
+#define PREC_MERGE_SLICE_MIN_SHARDS 64u
+#define PREC_MERGE_SLICE_BYTES (2u << 20)
 
 /* One record of the merged stream. For a DATA record, rec points at the
  * perf_event_header (rec_len == header.size). For an AUX chunk, aux/aux_len
@@ -94,6 +103,10 @@ int prec_merge__next(struct prec_merge *mg, struct prec_merge_rec *r);
 
 /* Corrupt chunks and unreadable shards met so far (each logged once). */
 unsigned int prec_merge__errors(const struct prec_merge *mg);
+
+/* Slices whose room could not take a whole cut, so that what they held
+ * was merged with the cursors one record at a time (tests, benchmarks). */
+uint64_t prec_merge__drains(const struct prec_merge *mg);
 
 /* Records whose timestamp went backwards in the output (should stay 0). */
 uint64_t prec_merge__inversions(const struct prec_merge *mg);

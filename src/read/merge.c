@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 // The merge iterator: one cursor per shard, a tournament (loser) tree on
-// each cursor's next (time, shard index) gives the global order; time and
-// CPU filters on samples, a corrupt shard's rest skipped, inversion count.
+// each cursor's next (time, shard index) gives the global order, or, with
+// many shards, time slices staged and sorted in the cache (slice.c); time
+// and CPU filters on samples, a corrupt shard's rest skipped, inversions
+// counted.
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <stdlib.h>
@@ -9,6 +11,7 @@
 
 #include "read/cursor.h"
 #include "read/internal.h"
+#include "read/slice.h"
 #include "util/log.h"
 
 /* Memory for all the shards' reorder windows and read buffers together, so
@@ -26,6 +29,16 @@
  * with 3 or 16 shards the prefetches cost 10%, and for the iterator alone
  * (nothing read) 15%. */
 #define PF_RECORDS_MIN_SHARDS 64u
+/* A slice's cut is the earliest record waiting plus delta, and delta
+ * follows the bytes staged toward SLICE_TARGET: well inside the L2, where
+ * the sort and the consumer find them. */
+#define SLICE_TARGET (192u << 10)
+#define DELTA_START 100000ull /* 100 us */
+#define DELTA_MAX (1ull << 40)
+#define SLICE_MIN_BYTES (1u << 16) /* the biggest record fits an empty slice */
+/* While one cursor's records are staged, the next cursor's are fetched:
+ * about what a slice takes from each of 256 shards. */
+#define SLICE_PREFETCH 2048u
 
 /* A cursor's next record in the tree: time, then cursor index (cursors are
  * in shard order, so equal times keep it), as one 96-bit key so that a
@@ -36,11 +49,6 @@ typedef unsigned __int128 lent;
 static lent key(uint64_t time, uint32_t idx)
 {
 	return (lent)time << 32 | idx;
-}
-
-static uint64_t key_time(lent k)
-{
-	return (uint64_t)(k >> 32);
 }
 
 static uint32_t key_idx(lent k)
@@ -63,6 +71,7 @@ struct prec_merge {
 	 * not 9. */
 	lent *tree;
 	lent win;
+	lent *keys; /* start()'s: 2 nleaf */
 	/* lz4 payloads of every cursor are read here, one at a time */
 	struct prec_shard_scratch scratch;
 	uint32_t nleaf;
@@ -76,6 +85,18 @@ struct prec_merge {
 	unsigned int errors;
 	uint64_t inversions, last_time;
 	int err;
+	bool ended;   /* past --time END */
+	/* Slices (NULL: the tree alone). Records up to k_min (the earliest
+	 * cursor front when the slice was filled) may be handed out; past it,
+	 * the slice is refilled. When a full slice leaves nothing to hand out,
+	 * the records it kept are drained against the tree of the fronts. */
+	struct prec_slice *sl;
+	lent k_min;
+	uint64_t delta;
+	bool drain;
+	uint64_t drains;
+	int32_t *cpu_of;    /* by cursor: what a staged record is handed out with */
+	uint32_t *shard_of;
 };
 
 /* Cursor idx has a new front (or is DONE): play its way up to the root.
@@ -129,22 +150,18 @@ static int ready(struct prec_merge *mg, struct prec_cursor *c)
 static int start(struct prec_merge *mg)
 {
 	/* leaves at [nleaf, 2 nleaf), winners of node n at n */
-	lent *keys = malloc(2 * (size_t)mg->nleaf * sizeof(*keys));
+	lent *keys = mg->keys;
 
 	mg->started = true;
-	if (!keys)
-		return mg->err = -ENOMEM;
+	mg->pending = false;
 	for (uint32_t i = 0; i < mg->nleaf; i++) {
 		int r = i < mg->ncur ? ready(mg, mg->cur[i]) : 0;
 
-		if (r < 0) {
-			free(keys);
+		if (r < 0)
 			return mg->err = r;
-		}
 		keys[mg->nleaf + i] = r ? key(prec_cursor__time(mg->cur[i]), i) : DONE;
 	}
 	build(mg, keys);
-	free(keys);
 	return 0;
 }
 
@@ -167,14 +184,14 @@ static int step_top(struct prec_merge *mg)
 /* --time and --cpu choose samples, as perf's do, and with them what
  * stands for samples (losses, AUX data); the side band stays whole, before
  * END, or the samples kept would lose their comms and maps. */
-static bool keep(const struct prec_merge *mg, const struct prec_merge_rec *r)
+static bool keep(const struct prec_merge *mg, const struct prec_merge_rec *r, uint32_t idx)
 {
 	uint32_t type;
 
 	if (!r->time)
 		return true;
 	if ((!mg->opts.time_start || r->time >= mg->opts.time_start) &&
-	    mg->cpu_kept[key_idx(mg->win)])
+	    mg->cpu_kept[idx])
 		return true;
 	if (!r->rec)
 		return false; /* AUX data */
@@ -183,42 +200,229 @@ static bool keep(const struct prec_merge *mg, const struct prec_merge_rec *r)
 	       type != PERF_RECORD_LOST_SAMPLES && type != PERF_RECORD_AUX;
 }
 
+/* The tree's next record into *r (cursor *idx): 1, 0 at the end, -errno. */
+static int tree_next(struct prec_merge *mg, struct prec_merge_rec *r, uint32_t *idx)
+{
+	if (mg->pending && step_top(mg) < 0)
+		return mg->err;
+	if (key_idx(mg->win) == UINT32_MAX)
+		return 0;
+	mg->pending = true;
+	*idx = key_idx(mg->win);
+	prec_cursor__get(mg->cur[*idx], r);
+	return 1;
+}
+
+static void from_slice(const struct prec_merge *mg, const struct prec_slice_ent *e,
+		       struct prec_merge_rec *r)
+{
+	*r = (struct prec_merge_rec){ .rec = prec_slice__bytes(mg->sl, e), .rec_len = e->len,
+				      .time = e->time, .cpu = mg->cpu_of[e->idx],
+				      .shard = mg->shard_of[e->idx] };
+}
+
+/* Every record of cursor i up to cut into the slice while there is room;
+ * *front gets the key of what the cursor has left. 1: the slice is full. */
+static int stage(struct prec_merge *mg, uint32_t i, uint64_t cut, lent *front)
+{
+	struct prec_cursor *c = mg->cur[i];
+	struct prec_merge_rec r;
+	int k;
+
+	while ((k = ready(mg, c)) == 1 && prec_cursor__time(c) <= cut) {
+		prec_cursor__get(c, &r);
+		if (!r.rec)
+			return mg->err = -EINVAL; /* AUX data: never merged in slices */
+		if (!prec_slice__room(mg->sl, r.rec_len)) {
+			*front = key(r.time, i);
+			return 1;
+		}
+		prec_slice__add(mg->sl, r.time, (uint16_t)i, r.rec, (uint16_t)r.rec_len);
+		prec_cursor__pop(c);
+	}
+	if (k < 0)
+		return mg->err = k;
+	*front = k ? key(prec_cursor__time(c), i) : DONE;
+	return 0;
+}
+
+/* What cursor i has left, as *front. */
+static int front_of(struct prec_merge *mg, uint32_t i, lent *front)
+{
+	int k = ready(mg, mg->cur[i]);
+
+	if (k < 0)
+		return mg->err = k;
+	*front = k ? key(prec_cursor__time(mg->cur[i]), i) : DONE;
+	return 0;
+}
+
+/* The earliest time waiting: the first record the slice kept, or a front. */
+static int earliest(struct prec_merge *mg, uint64_t *lo)
+{
+	const struct prec_slice_ent *kept = prec_slice__front(mg->sl);
+
+	*lo = kept ? kept->time : UINT64_MAX;
+	for (uint32_t i = 0; i < mg->ncur; i++) {
+		int k = ready(mg, mg->cur[i]);
+
+		if (k < 0)
+			return mg->err = k;
+		if (k && prec_cursor__time(mg->cur[i]) < *lo)
+			*lo = prec_cursor__time(mg->cur[i]);
+	}
+	return 0;
+}
+
+/* Keep what was not handed out, take every cursor's records up to the cut,
+ * sort. Returns 1, 0 when nothing is left anywhere, or -errno. */
+static int refill(struct prec_merge *mg)
+{
+	uint64_t lo, cut;
+	bool full = false;
+	lent kmin = DONE;
+
+	if (earliest(mg, &lo) < 0)
+		return mg->err;
+	if (lo == UINT64_MAX)
+		return 0;
+	prec_slice__carry(mg->sl);
+	cut = lo > UINT64_MAX - mg->delta ? UINT64_MAX : lo + mg->delta;
+	for (uint32_t i = 0; i < mg->ncur; i++) {
+		lent front = DONE;
+		int k;
+
+		if (!full && i + 1 < mg->ncur)
+			prec_cursor__prefetch(mg->cur[i + 1], SLICE_PREFETCH);
+		/* once full, nothing more: the slice must hold whole cursors
+		 * in index order, and then a part of one (see slice.c) */
+		k = full ? front_of(mg, i, &front) : stage(mg, i, cut, &front);
+
+		if (k < 0)
+			return k;
+		full |= k == 1;
+		kmin = front < kmin ? front : kmin;
+	}
+	if (full || prec_slice__added(mg->sl) > 2 * SLICE_TARGET)
+		mg->delta = mg->delta > 1 ? mg->delta / 2 : 1;
+	else if (prec_slice__added(mg->sl) < SLICE_TARGET / 2 && mg->delta < DELTA_MAX)
+		mg->delta *= 2;
+	prec_slice__sort(mg->sl);
+	mg->k_min = kmin;
+	return 1;
+}
+
+/* After a full slice: the records it kept against the tree of the cursors'
+ * fronts, one at a time. 2 once none is kept (back to slices). */
+static int drain_next(struct prec_merge *mg, struct prec_merge_rec *r, uint32_t *idx)
+{
+	const struct prec_slice_ent *e;
+
+	if (mg->pending && step_top(mg) < 0)
+		return mg->err;
+	e = prec_slice__front(mg->sl);
+	if (!e) {
+		mg->drain = false;
+		return 2;
+	}
+	/* equal keys: the same cursor, which gave the kept record first */
+	if (key(e->time, e->idx) <= mg->win) {
+		prec_slice__pop(mg->sl);
+		from_slice(mg, e, r);
+		*idx = e->idx;
+		return 1;
+	}
+	mg->pending = true;
+	*idx = key_idx(mg->win);
+	prec_cursor__get(mg->cur[*idx], r);
+	return 1;
+}
+
+static bool releasable(const struct prec_merge *mg, const struct prec_slice_ent *e)
+{
+	return e && key(e->time, e->idx) <= mg->k_min;
+}
+
+static int slice_next(struct prec_merge *mg, struct prec_merge_rec *r, uint32_t *idx)
+{
+	for (;;) {
+		const struct prec_slice_ent *e;
+		int k;
+
+		if (mg->drain) {
+			k = drain_next(mg, r, idx);
+			if (k != 2)
+				return k;
+		}
+		e = prec_slice__front(mg->sl);
+		if (releasable(mg, e)) {
+			prec_slice__pop(mg->sl);
+			from_slice(mg, e, r);
+			*idx = e->idx;
+			return 1;
+		}
+		k = refill(mg);
+		if (k <= 0)
+			return k;
+		if (releasable(mg, prec_slice__front(mg->sl)))
+			continue;
+		if (start(mg) < 0)
+			return mg->err;
+		mg->drain = true;
+		mg->drains++;
+	}
+}
+
+/* The filters and the order check on the record chosen: 1 hand it out, 0
+ * skip it, -1 the end (past --time END: the output is sorted, nothing
+ * later can pass). */
+static int pass(struct prec_merge *mg, const struct prec_merge_rec *r, uint32_t idx)
+{
+	uint64_t t = r->time;
+
+	if (t && mg->opts.time_end && t > mg->opts.time_end)
+		return -1;
+	if (mg->filtering && !keep(mg, r, idx))
+		return 0;
+	if (t && t < mg->last_time)
+		mg->inversions++;
+	else if (t)
+		mg->last_time = t;
+	return 1;
+}
+
 int prec_merge__next(struct prec_merge *mg, struct prec_merge_rec *r)
 {
-	const struct prec_merge_opts *o = &mg->opts;
-
 	if (mg->err)
 		return mg->err;
-	if (!mg->started && start(mg) < 0)
+	if (mg->ended)
+		return 0;
+	if (!mg->sl && !mg->started && start(mg) < 0)
 		return mg->err;
 	for (;;) {
-		uint64_t t;
+		uint32_t idx = 0;
+		int k = mg->sl ? slice_next(mg, r, &idx) : tree_next(mg, r, &idx);
 
-		if (mg->pending && step_top(mg) < 0)
-			return mg->err;
-		if (key_idx(mg->win) == UINT32_MAX)
-			return 0;
-		t = key_time(mg->win);
-		/* The output is sorted: past the end, nothing else can pass. */
-		if (t && o->time_end && t > o->time_end) {
-			mg->win = DONE;
+		if (k <= 0)
+			return k;
+		k = pass(mg, r, idx);
+		if (k < 0) {
+			mg->ended = true;
 			return 0;
 		}
-		mg->pending = true;
-		prec_cursor__get(mg->cur[key_idx(mg->win)], r);
-		if (mg->filtering && !keep(mg, r))
-			continue;
-		if (t && t < mg->last_time)
-			mg->inversions++;
-		else if (t)
-			mg->last_time = t;
-		return 1;
+		if (k)
+			return 1;
 	}
 }
 
 unsigned int prec_merge__errors(const struct prec_merge *mg)
 {
 	return mg->errors;
+}
+
+uint64_t prec_merge__drains(const struct prec_merge *mg)
+{
+	return mg->drains;
 }
 
 uint64_t prec_merge__inversions(const struct prec_merge *mg)
@@ -347,8 +551,25 @@ static int open_shard(struct prec_merge *mg, int dirfd, const struct prec_manife
 		mg->errors++;
 		return 0;
 	}
+	mg->cpu_of[mg->ncur] = s->cpu;
+	mg->shard_of[mg->ncur] = i;
 	mg->cpu_kept[mg->ncur++] = cpu_wanted(&mg->opts, s->cpu);
 	return 0;
+}
+
+/* Slices, or the tree alone (opts.slices): slices pay a copy of each
+ * record, which with few shards costs more than the tree's misses
+ * (docs/design.md has the figures); AUX chunks are never copied. */
+static int open_slices(struct prec_merge *mg, const struct prec_manifest *m)
+{
+	uint32_t bytes = mg->opts.slice_bytes ? mg->opts.slice_bytes : PREC_MERGE_SLICE_BYTES;
+	bool on = mg->opts.slices > 0 ||
+		  (!mg->opts.slices && m->nr_shards >= PREC_MERGE_SLICE_MIN_SHARDS);
+
+	if (!on || m->auxtrace_type || m->nr_shards > UINT16_MAX + 1u)
+		return 0;
+	mg->delta = DELTA_START;
+	return prec_slice__new(&mg->sl, bytes > SLICE_MIN_BYTES ? bytes : SLICE_MIN_BYTES);
 }
 
 int prec_merge__open(struct prec_merge **out, int dirfd,
@@ -377,8 +598,12 @@ int prec_merge__open(struct prec_merge **out, int dirfd,
 	mg->cur = calloc(mg->nleaf, sizeof(*mg->cur));
 	mg->cpu_kept = calloc(mg->nleaf, sizeof(*mg->cpu_kept));
 	mg->tree = calloc(mg->nleaf, sizeof(*mg->tree));
+	mg->keys = calloc(2 * (size_t)mg->nleaf, sizeof(*mg->keys));
+	mg->cpu_of = calloc(mg->nleaf, sizeof(*mg->cpu_of));
+	mg->shard_of = calloc(mg->nleaf, sizeof(*mg->shard_of));
 	mg->cur_mem = aligned_alloc(64, mg->nleaf * prec_cursor__size());
-	if (!mg->cur || !mg->cpu_kept || !mg->tree || !mg->cur_mem) {
+	if (!mg->cur || !mg->cpu_kept || !mg->tree || !mg->keys || !mg->cpu_of ||
+	    !mg->shard_of || !mg->cur_mem || open_slices(mg, m) < 0) {
 		r = -ENOMEM;
 		goto out_close;
 	}
@@ -386,7 +611,8 @@ int prec_merge__open(struct prec_merge **out, int dirfd,
 	co.tl = &tl;
 	co.win_bytes = win_bytes(m->nr_shards);
 	co.scratch = &mg->scratch;
-	co.prefetch_records = mg->opts.reads_records && m->nr_shards >= PF_RECORDS_MIN_SHARDS;
+	co.prefetch_records = !mg->sl && mg->opts.reads_records &&
+			      m->nr_shards >= PF_RECORDS_MIN_SHARDS;
 	for (uint32_t i = 0; i < m->nr_shards; i++) {
 		r = open_shard(mg, dirfd, m, i, &co);
 		if (r < 0)
@@ -409,6 +635,10 @@ void prec_merge__close(struct prec_merge *mg)
 	free(mg->cpu_kept);
 	free(mg->cur_mem);
 	free(mg->tree);
+	free(mg->keys);
+	free(mg->cpu_of);
+	free(mg->shard_of);
+	prec_slice__delete(mg->sl);
 	prec_shard_scratch__release(&mg->scratch);
 	free(mg);
 }

@@ -80,4 +80,20 @@ count -i "$T/c.data" >/dev/null; clean "corrupt, no salvage"
 grep -q "1 corrupt chunk" "$T/merge.err" || { cat "$T/merge.err"; fail "salvage report"; }
 n=$(count -i "$T/s.data"); clean "salvage"
 [ "$n" -ge $((2 * PER)) ] && [ "$n" -lt $TOTAL ] || fail "salvage: $n samples"
+
+# 96 shards: merged in time slices (PREC_MERGE_SLICE_MIN_SHARDS), which
+# perf must read as it reads the tree's output: every sample, no warning,
+# times in order, in file and pipe format.
+"$MK" "$T/w" --shards 96 --records-per-shard 500 --seed 11 --comm-every 13 >/dev/null ||
+	fail "mkshards 96"
+want=$((96 * 500 - 96 * (500 / 13)))
+"$PREC" merge "$T/w" -o "$T/w.data" 2>"$T/merge.err" || { cat "$T/merge.err"; fail "merge 96"; }
+grep -q "($want samples)" "$T/merge.err" || { cat "$T/merge.err"; fail "96 shards: report line"; }
+perf script -G --ns -F time -i "$T/w.data" 2>"$T/perf.err" | tr -d ' :' >"$T/wtimes"
+clean "96 shards, file"
+[ "$(wc -l <"$T/wtimes")" = $want ] || fail "96 shards: $(wc -l <"$T/wtimes") samples, want $want"
+sort -c -g "$T/wtimes" || fail "96 shards: times out of order"
+n=$("$PREC" merge "$T/w" 2>/dev/null | perf script -G -i - 2>"$T/perf.err" | wc -l)
+clean "96 shards, pipe"
+[ "$n" = $want ] || fail "96 shards, pipe format: $n samples, want $want"
 echo "ok"

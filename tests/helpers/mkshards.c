@@ -26,6 +26,7 @@ struct cfg {
 	uint64_t total_bytes; /* alternative to records */
 	uint64_t seed;
 	uint64_t max_skew;    /* ns a record may be stamped before its turn */
+	uint64_t start_jitter; /* a shard's first time is up to this much late */
 	uint32_t size_min, size_max;
 	uint64_t rate;        /* records per second per shard */
 	uint32_t chunk_bytes; /* 0: random per chunk, up to the maximum */
@@ -281,7 +282,7 @@ static int write_shard(const struct cfg *c, int dirfd, int cpu,
 	int r, r2;
 
 	memcpy(o.session_id, c->session, 16);
-	g.nominal = 1000000000ull + rnd(&g, 1000000);
+	g.nominal = 1000000000ull + rnd(&g, c->start_jitter);
 	if (cpu < 0)
 		snprintf(name, sizeof(name), "%s", PREC_SHARD_SIDEBAND_NAME);
 	else
@@ -398,7 +399,9 @@ static void usage(void)
 		"usage: mkshards OUTDIR --shards N (--records-per-shard M | --total-bytes SIZE)\n"
 		"       [--seed S] [--max-skew NS] [--record-size A-B] [--rate R]\n"
 		"       [--chunk-bytes B] [--sideband K] [--comm-every K] [--lz4] [--text S]\n"
+		"       [--start-jitter NS]\n"
 		"  --comm-every K: every Kth record of a CPU shard is a COMM (timed, sample_id_all)\n"
+		"  --start-jitter NS: shards start up to NS apart (default 1 ms; 0: together)\n"
 		"  --chunk-bytes over 64K (up to 256K): chunks as format 1.0's first writers made\n");
 }
 
@@ -410,6 +413,7 @@ static int parse(struct cfg *c, int argc, char **argv)
 		{ "total-bytes", required_argument, NULL, 'T' },
 		{ "seed", required_argument, NULL, 's' },
 		{ "max-skew", required_argument, NULL, 'k' },
+		{ "start-jitter", required_argument, NULL, 'j' },
 		{ "record-size", required_argument, NULL, 'z' },
 		{ "rate", required_argument, NULL, 'r' },
 		{ "chunk-bytes", required_argument, NULL, 'c' },
@@ -428,6 +432,7 @@ static int parse(struct cfg *c, int argc, char **argv)
 		case 'T': c->total_bytes = parse_size(optarg); break;
 		case 's': c->seed = strtoull(optarg, NULL, 0); break;
 		case 'k': c->max_skew = strtoull(optarg, NULL, 0); break;
+		case 'j': c->start_jitter = strtoull(optarg, NULL, 0); break;
 		case 'z':
 			if (sscanf(optarg, "%u-%u", &c->size_min, &c->size_max) != 2)
 				return -EINVAL;
@@ -480,7 +485,7 @@ static int settle(struct cfg *c)
 
 int main(int argc, char **argv)
 {
-	struct cfg c = { .seed = 1, .max_skew = 20000, .size_min = 56,
+	struct cfg c = { .seed = 1, .max_skew = 20000, .start_jitter = 1000000, .size_min = 56,
 			 .size_max = 256, .rate = 100000, .sideband = 4 };
 	struct prec_manifest *m = NULL;
 	uint8_t *buf = malloc(PREC_CHUNK_READ_MAX);

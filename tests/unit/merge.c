@@ -6,7 +6,10 @@
 // rest of the side band (COMMs in the CPU shards); a flipped byte is logged
 // with shard and offset, counted, and everything but the rest of its shard
 // still comes out; a torn tail is that too when the manifest says the
-// recording finished, and only the end of the shard when it did not.
+// recording finished, and only the end of the shard when it did not. Each
+// check runs with the tree of fronts and with time slices (with their
+// default room, and with the least room, which cuts slices short and
+// drains them), and both give the records in the very same order.
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
@@ -117,9 +120,25 @@ static void read_input(int dirfd, const struct prec_manifest *m, struct recset *
 
 struct result {
 	int rc;
-	uint64_t inversions, forced;
+	uint64_t inversions, forced, drains;
 	unsigned int errors;
 };
+
+/* How merge() orders: prec_merge_opts.slices and .slice_bytes. */
+struct mode {
+	const char *name;
+	int slices;
+	uint32_t slice_bytes;
+};
+
+static const struct mode modes[] = {
+	{ "tree", -1, 0 },
+	{ "slices", 1, 0 },
+	{ "tight slices", 1, 1 }, /* the least room: 64 KiB */
+};
+static struct mode mode = { "auto", 0, 0 };
+static unsigned int damage_turn;
+static uint64_t tight_drains; /* over every merge in tight slices */
 
 /* Merge, checking the order as it goes. */
 static struct result merge(int dirfd, const struct prec_manifest *m,
@@ -128,10 +147,15 @@ static struct result merge(int dirfd, const struct prec_manifest *m,
 	struct prec_merge_rec mr;
 	struct prec_merge *mg;
 	struct result res = { 0 };
+	struct prec_merge_opts oo = { 0 };
 	uint64_t last = 0;
 	bool timed = false;
 
-	CHECK_EQ(prec_merge__open(&mg, dirfd, m, o), 0);
+	if (o)
+		oo = *o;
+	oo.slices = mode.slices;
+	oo.slice_bytes = mode.slice_bytes;
+	CHECK_EQ(prec_merge__open(&mg, dirfd, m, &oo), 0);
 	while ((res.rc = prec_merge__next(mg, &mr)) > 0) {
 		struct rec x = { .hash = fnv(mr.rec, mr.rec_len), .time = mr.time, .cpu = mr.cpu };
 
@@ -149,6 +173,9 @@ static struct result merge(int dirfd, const struct prec_manifest *m,
 	res.inversions = prec_merge__inversions(mg);
 	res.forced = prec_merge__forced(mg);
 	res.errors = prec_merge__errors(mg);
+	res.drains = prec_merge__drains(mg);
+	if (mode.slice_bytes)
+		tight_drains += res.drains;
 	prec_merge__close(mg);
 	return res;
 }
@@ -254,6 +281,57 @@ static void test_cpus(int dirfd, const struct prec_manifest *m, const struct rec
 	free(allow);
 	free(want.r);
 	free(got.r);
+}
+
+/* The tree and the slices hand out the very same sequence. */
+static size_t test_same_order(int dirfd, const struct prec_manifest *m)
+{
+	struct recset got[3] = { 0 };
+	size_t ties = 0;
+
+	for (size_t k = 0; k < 3; k++) {
+		mode = modes[k];
+		check_clean(merge(dirfd, m, NULL, &got[k]));
+	}
+	for (size_t k = 1; k < 3; k++) {
+		CHECK_EQ(got[k].n, got[0].n);
+		for (size_t i = 0; i < got[0].n; i++) {
+			CHECK(got[k].r[i].hash == got[0].r[i].hash);
+			CHECK(got[k].r[i].cpu == got[0].r[i].cpu);
+			CHECK(got[k].r[i].time == got[0].r[i].time);
+		}
+	}
+	/* equal times: in shard (here CPU) order, as the tree plays them */
+	for (size_t i = 1; i < got[0].n; i++)
+		if (got[0].r[i].time && got[0].r[i].time == got[0].r[i - 1].time) {
+			CHECK(got[0].r[i].cpu >= got[0].r[i - 1].cpu);
+			ties++;
+		}
+	for (size_t k = 0; k < 3; k++)
+		free(got[k].r);
+	return ties;
+}
+
+/* Every shard stamps its records at the same instants (no skew, one rate):
+ * each time is shared by all of them, and the slices, kept-back records
+ * among them, must still give the tree's order. */
+static void run_ties(const char *dir)
+{
+	struct recset in = { 0 };
+	struct prec_manifest *m;
+	size_t ties;
+	int dirfd;
+
+	gen(dir, "--shards 5 --records-per-shard 2000 --seed 5 --rate 1000000000 --max-skew 0 "
+		 "--start-jitter 0 --record-size 56-120 --comm-every 9");
+	load(dir, &dirfd, &m, &in);
+	ties = test_same_order(dirfd, m);
+	printf("  %zu records share their time with the one before\n", ties);
+	CHECK(ties > in.n / 2);
+	mode = (struct mode){ "auto", 0, 0 };
+	prec_manifest__delete(m);
+	close(dirfd);
+	free(in.r);
 }
 
 static void flip(const char *dir, int cpu, uint64_t off)
@@ -388,9 +466,16 @@ static void run_set(const char *dir, unsigned int shards, unsigned int records,
 	gen(dir, args);
 	load(dir, &dirfd, &m, &in);
 	CHECK_EQ(in.n, (size_t)shards * records + 4); /* 4: mkshards' side band */
-	test_full(dirfd, m, &in);
-	test_time(dirfd, m, &in);
-	test_cpus(dirfd, m, &in);
+	for (size_t k = 0; k < sizeof(modes) / sizeof(modes[0]); k++) {
+		mode = modes[k];
+		printf("  %s\n", mode.name);
+		test_full(dirfd, m, &in);
+		test_time(dirfd, m, &in);
+		test_cpus(dirfd, m, &in);
+	}
+	test_same_order(dirfd, m);
+	/* damage in turn under the tree and under tight slices */
+	mode = modes[damage_turn++ % 2 ? 2 : 0];
 	if (damage) {
 		test_corrupt(dir, dirfd, m, &in);
 		prec_manifest__delete(m);
@@ -399,6 +484,7 @@ static void run_set(const char *dir, unsigned int shards, unsigned int records,
 		load(dir, &dirfd, &m, &in);
 		test_torn(dir, dirfd, m, &in);
 	}
+	mode = (struct mode){ "auto", 0, 0 };
 	prec_manifest__delete(m);
 	close(dirfd);
 	free(in.r);
@@ -415,12 +501,17 @@ static void run_forced(const char *dir)
 	gen(dir, "--shards 2 --records-per-shard 60000 --seed 3 --rate 20000000 "
 		 "--max-skew 50 --record-size 56-56");
 	load(dir, &dirfd, &m, &in);
-	res = merge(dirfd, m, NULL, &got);
-	printf("  forced releases: %llu\n", (unsigned long long)res.forced);
-	CHECK_EQ(res.rc, 0);
-	CHECK(res.forced > 0);
-	CHECK_EQ(res.inversions, 0);
-	same_multiset(&in, &got);
+	for (size_t k = 0; k < sizeof(modes) / sizeof(modes[0]); k++) {
+		mode = modes[k];
+		got.n = 0;
+		res = merge(dirfd, m, NULL, &got);
+		printf("  %s: forced releases: %llu\n", mode.name, (unsigned long long)res.forced);
+		CHECK_EQ(res.rc, 0);
+		CHECK(res.forced > 0);
+		CHECK_EQ(res.inversions, 0);
+		same_multiset(&in, &got);
+	}
+	mode = (struct mode){ "auto", 0, 0 };
 	prec_manifest__delete(m);
 	close(dirfd);
 	free(in.r);
@@ -650,6 +741,9 @@ int main(int argc, char **argv)
 	run_set(dir, 3, 6000, "--chunk-bytes 256K", true);
 	run_set(dir, 5, 4000, "--chunk-bytes 100K --lz4", true);
 	run_forced(dir);
+	run_ties(dir);
+	printf("tight slices drained %llu times\n", (unsigned long long)tight_drains);
+	CHECK(tight_drains > 0);
 	test_rmdir(tmp);
 	free(tmp);
 	printf("ok\n");
