@@ -14,8 +14,9 @@
 # records taken in turn, no ordering, which is what reading n streams costs
 # the memory system whatever merges them. The "fit" lines fit t = a + b
 # log2(n) (seconds per GB) through every count but the largest and compare
-# the largest with what the fit predicts: for the iterator, for the floor,
-# and for the iterator's time above the floor (its ordering work).
+# the largest with what the fit predicts: for the whole merge, the
+# iterator, the floor, and the iterator's time above the floor (its
+# ordering work).
 # Targets: >= 1 GB/s, RSS < 64 MiB whatever the size, time at most
 # logarithmic in the shard count. Run `make bench` first.
 # Usage: bench/merge.sh [dir (default /var/tmp)] [rounds (default 3)] [sizes]
@@ -75,7 +76,7 @@ for size in $sizes; do
 				floors[$n]+="$(field seconds "$("$floor" "$set_dir/$n")")"$'\n'
 			done
 		done
-		pairs="" floor_pairs="" net_pairs=""
+		pairs="" floor_pairs="" net_pairs="" merge_pairs=""
 		for n in $counts; do
 			med=$(printf '%s' "${outs[$n]}" | sort -t' ' -k8,8n | sed -n "$(((runs + 1) / 2))p")
 			rss=$(/usr/bin/time -v "$it" "$set_dir/$n" 2>&1 >/dev/null |
@@ -84,6 +85,8 @@ for size in $sizes; do
 				'BEGIN { printf "%.4f", s / b * 1e9 }')"
 			wsec=$(printf '%s' "${whole[$n]}" | sort -n | sed -n "$(((runs + 1) / 2))p")
 			fsec=$(printf '%s' "${floors[$n]}" | sort -n | sed -n "$(((runs + 1) / 2))p")
+			merge_pairs+=" $n:$(awk -v s="$wsec" -v b="$(field bytes "$med")" \
+				'BEGIN { printf "%.4f", s / b * 1e9 }')"
 			floor_pairs+=" $n:$(awk -v s="$fsec" -v b="$(field bytes "$med")" \
 				'BEGIN { printf "%.4f", s / b * 1e9 }')"
 			net_pairs+=" $n:$(awk -v s="$(field seconds "$med")" -v f="$fsec" -v b="$(field bytes "$med")" \
@@ -94,6 +97,7 @@ for size in $sizes; do
 				"$(awk -v s="$wsec" -v b="$(field bytes "$med")" 'BEGIN { print b / s / 1e6 }')" \
 				"$(awk -v s="$fsec" -v b="$(field bytes "$med")" 'BEGIN { print b / s / 1e6 }')"
 		done
+		fit "prec merge" "$merge_pairs"
 		fit iterator "$pairs"
 		fit "read floor" "$floor_pairs"
 		fit "iterator - floor" "$net_pairs"
