@@ -39,6 +39,11 @@
 /* While one cursor's records are staged, the next cursor's are fetched:
  * about what a slice takes from each of 256 shards. */
 #define SLICE_PREFETCH 2048u
+/* A drain gives way to slices again after this many records, kept ones or
+ * not: one full slice must not turn the rest of a merge into a tree merge
+ * (a slice cut after an idle stretch can span minutes). Stopping a drain
+ * anywhere keeps the order (see slice.c). */
+#define DRAIN_RECORDS 4096u
 
 /* A cursor's next record in the tree: time, then cursor index (cursors are
  * in shard order, so equal times keep it), as one 96-bit key so that a
@@ -94,6 +99,7 @@ struct prec_merge {
 	lent k_min;
 	uint64_t delta;
 	bool drain;
+	uint32_t drain_left; /* records this drain may still hand out */
 	uint64_t drains;
 	int32_t *cpu_of;    /* by cursor: what a staged record is handed out with */
 	uint32_t *shard_of;
@@ -222,8 +228,9 @@ static void from_slice(const struct prec_merge *mg, const struct prec_slice_ent 
 }
 
 /* Every record of cursor i up to cut into the slice while there is room;
- * *front gets the key of what the cursor has left. 1: the slice is full. */
-static int stage(struct prec_merge *mg, uint32_t i, uint64_t cut, lent *front)
+ * *front gets the key of what the cursor has left, *hi the latest time
+ * staged. 1: the slice is full. */
+static int stage(struct prec_merge *mg, uint32_t i, uint64_t cut, lent *front, uint64_t *hi)
 {
 	struct prec_cursor *c = mg->cur[i];
 	struct prec_merge_rec r;
@@ -238,6 +245,7 @@ static int stage(struct prec_merge *mg, uint32_t i, uint64_t cut, lent *front)
 			return 1;
 		}
 		prec_slice__add(mg->sl, r.time, (uint16_t)i, r.rec, (uint16_t)r.rec_len);
+		*hi = r.time > *hi ? r.time : *hi;
 		prec_cursor__pop(c);
 	}
 	if (k < 0)
@@ -257,10 +265,13 @@ static int front_of(struct prec_merge *mg, uint32_t i, lent *front)
 	return 0;
 }
 
-/* The earliest time waiting: the first record the slice kept, or a front. */
+/* The earliest time waiting, the first record the slice kept or a front,
+ * into *lo: 1, or 0 when nothing waits anywhere (any time, UINT64_MAX
+ * too, is a record's), or -errno. */
 static int earliest(struct prec_merge *mg, uint64_t *lo)
 {
 	const struct prec_slice_ent *kept = prec_slice__front(mg->sl);
+	int found = kept != NULL;
 
 	*lo = kept ? kept->time : UINT64_MAX;
 	for (uint32_t i = 0; i < mg->ncur; i++) {
@@ -268,41 +279,43 @@ static int earliest(struct prec_merge *mg, uint64_t *lo)
 
 		if (k < 0)
 			return mg->err = k;
-		if (k && prec_cursor__time(mg->cur[i]) < *lo)
+		if (k && prec_cursor__time(mg->cur[i]) <= *lo)
 			*lo = prec_cursor__time(mg->cur[i]);
+		found |= k;
 	}
-	return 0;
+	return found;
 }
 
 /* Keep what was not handed out, take every cursor's records up to the cut,
  * sort. Returns 1, 0 when nothing is left anywhere, or -errno. */
 static int refill(struct prec_merge *mg)
 {
-	uint64_t lo, cut;
+	uint64_t lo, cut, hi = 0;
 	bool full = false;
 	lent kmin = DONE;
+	int k = earliest(mg, &lo);
 
-	if (earliest(mg, &lo) < 0)
-		return mg->err;
-	if (lo == UINT64_MAX)
-		return 0;
+	if (k <= 0)
+		return k;
 	prec_slice__carry(mg->sl);
 	cut = lo > UINT64_MAX - mg->delta ? UINT64_MAX : lo + mg->delta;
 	for (uint32_t i = 0; i < mg->ncur; i++) {
 		lent front = DONE;
-		int k;
 
 		if (!full && i + 1 < mg->ncur)
 			prec_cursor__prefetch(mg->cur[i + 1], SLICE_PREFETCH);
 		/* once full, nothing more: the slice must hold whole cursors
 		 * in index order, and then a part of one (see slice.c) */
-		k = full ? front_of(mg, i, &front) : stage(mg, i, cut, &front);
+		k = full ? front_of(mg, i, &front) : stage(mg, i, cut, &front, &hi);
 
 		if (k < 0)
 			return k;
 		full |= k == 1;
 		kmin = front < kmin ? front : kmin;
 	}
+	/* a full slice took less than delta: the next takes half of that */
+	if (full && hi > lo && (hi - lo) / 2 < mg->delta)
+		mg->delta = (hi - lo) / 2;
 	if (full || prec_slice__added(mg->sl) > 2 * SLICE_TARGET)
 		mg->delta = mg->delta > 1 ? mg->delta / 2 : 1;
 	else if (prec_slice__added(mg->sl) < SLICE_TARGET / 2 && mg->delta < DELTA_MAX)
@@ -313,7 +326,8 @@ static int refill(struct prec_merge *mg)
 }
 
 /* After a full slice: the records it kept against the tree of the cursors'
- * fronts, one at a time. 2 once none is kept (back to slices). */
+ * fronts, one at a time. 2 once none is kept, or DRAIN_RECORDS are out
+ * (back to slices). */
 static int drain_next(struct prec_merge *mg, struct prec_merge_rec *r, uint32_t *idx)
 {
 	const struct prec_slice_ent *e;
@@ -321,10 +335,11 @@ static int drain_next(struct prec_merge *mg, struct prec_merge_rec *r, uint32_t 
 	if (mg->pending && step_top(mg) < 0)
 		return mg->err;
 	e = prec_slice__front(mg->sl);
-	if (!e) {
+	if (!e || !mg->drain_left) {
 		mg->drain = false;
 		return 2;
 	}
+	mg->drain_left--;
 	/* equal keys: the same cursor, which gave the kept record first */
 	if (key(e->time, e->idx) <= mg->win) {
 		prec_slice__pop(mg->sl);
@@ -369,6 +384,7 @@ static int slice_next(struct prec_merge *mg, struct prec_merge_rec *r, uint32_t 
 		if (start(mg) < 0)
 			return mg->err;
 		mg->drain = true;
+		mg->drain_left = DRAIN_RECORDS;
 		mg->drains++;
 	}
 }

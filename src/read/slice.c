@@ -74,14 +74,20 @@ static unsigned int passes_for(uint64_t span)
 	return p;
 }
 
-/* One stable counting pass on the digit at shift of time - lo. */
-static void radix_pass(struct prec_slice *s, uint64_t lo, unsigned int shift)
+/* The key a pass sorts on: time - lo, or (carry()) the offset. */
+static uint64_t key_of(const struct prec_slice_ent *e, bool by_off, uint64_t lo)
+{
+	return by_off ? e->off : e->time - lo;
+}
+
+/* One stable counting pass on the digit at shift of the key. */
+static void radix_pass(struct prec_slice *s, bool by_off, uint64_t lo, unsigned int shift)
 {
 	uint32_t count[DIGITS] = { 0 }, sum = 0;
 	struct prec_slice_ent *t;
 
 	for (uint32_t i = 0; i < s->n; i++)
-		count[((s->ent[i].time - lo) >> shift) & (DIGITS - 1)]++;
+		count[(key_of(&s->ent[i], by_off, lo) >> shift) & (DIGITS - 1)]++;
 	for (uint32_t d = 0; d < DIGITS; d++) {
 		uint32_t c = count[d];
 
@@ -89,7 +95,7 @@ static void radix_pass(struct prec_slice *s, uint64_t lo, unsigned int shift)
 		sum += c;
 	}
 	for (uint32_t i = 0; i < s->n; i++)
-		s->tmp[count[((s->ent[i].time - lo) >> shift) & (DIGITS - 1)]++] = s->ent[i];
+		s->tmp[count[(key_of(&s->ent[i], by_off, lo) >> shift) & (DIGITS - 1)]++] = s->ent[i];
 	t = s->ent;
 	s->ent = s->tmp;
 	s->tmp = t;
@@ -111,7 +117,7 @@ void prec_slice__sort(struct prec_slice *s)
 		hi = s->ent[i].time > hi ? s->ent[i].time : hi;
 	}
 	for (unsigned int p = 0; s->n && p < passes_for(hi - lo); p++)
-		radix_pass(s, lo, p * DIGIT_BITS);
+		radix_pass(s, false, lo, p * DIGIT_BITS);
 	s->pos = 0;
 }
 
@@ -130,14 +136,6 @@ void prec_slice__pop(struct prec_slice *s)
 	s->pos++;
 }
 
-static int by_off(const void *a, const void *b)
-{
-	uint32_t x = ((const struct prec_slice_ent *)a)->off;
-	uint32_t y = ((const struct prec_slice_ent *)b)->off;
-
-	return x < y ? -1 : x > y;
-}
-
 /* Rare (a slice cut short by its room, or records past the bound): the
  * entries left are moved down in the order of their bytes, which is the
  * order they were added in, so each cursor's records keep theirs. */
@@ -147,8 +145,10 @@ void prec_slice__carry(struct prec_slice *s)
 
 	if (left && s->pos)
 		memmove(s->ent, s->ent + s->pos, left * sizeof(*s->ent));
-	if (left)
-		qsort(s->ent, left, sizeof(*s->ent), by_off);
+	s->n = left;
+	/* offsets < cap: no allocation (glibc's qsort takes one) */
+	for (unsigned int p = 0; left && p < passes_for(s->cap); p++)
+		radix_pass(s, true, 0, p * DIGIT_BITS);
 	for (uint32_t i = 0; i < left; i++) {
 		if (s->ent[i].off != at)
 			memmove(s->buf + at, s->buf + s->ent[i].off, s->ent[i].len);

@@ -3,7 +3,8 @@
 // over a recording directory in tmpfs whose manifest is built in code and
 // whose shard files come from the input (fuzz_common.h: fz_write_shards).
 // Byte 0 picks the merge options (time window, CPU filter, salvage off:
-// the same merge since corruption always skips the rest of a shard);
+// the same merge since corruption always skips the rest of a shard; bit 2
+// also merges in time slices of the least room);
 // the rest describes the shards.
 #include "fuzz_common.h"
 #include "read/internal.h"
@@ -60,6 +61,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if ((opt & 0xc0) == 0x80)
 		o.salvage = false;
+	if (opt & 4) { /* time slices of the least room (they fill, keep, drain) */
+		o.slices = 1;
+		o.slice_bytes = 1;
+	}
 	gen.time_off = 32;
 	gen.time_back = 24;
 	n = fz_write_shards(dirfd, &gen, data + 1, size - 1);

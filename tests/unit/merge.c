@@ -616,6 +616,105 @@ static void test_aux(const char *tmp)
 /* Records no kernel writes, in a chunk whose checksum is right: the chunk
  * is corrupt (logged once), nothing of it or after it comes out, the good
  * chunk before it does. */
+/* ---- hand-made times: extremes, and an idle stretch before a burst ---- */
+
+/* Shard cpu<cpu>.shard holding 48-byte samples at times[0..n), 1000 to a
+ * chunk, each chunk's watermark its last time; added to m. */
+static void write_times(int dirfd, struct prec_manifest *m, int cpu, const uint64_t *times,
+			size_t n)
+{
+	static uint8_t data[48 * 1000];
+	struct prec_shard_writer_opts wo = { .cpu = cpu, .copy = true };
+	struct prec_manifest_shard ms = { .cpu = cpu };
+	struct prec_shard_writer *w;
+	char name[32];
+
+	snprintf(name, sizeof(name), "cpu%03d.shard", cpu);
+	ms.name = name;
+	CHECK_EQ(prec_manifest__add_shard(m, &ms), 0);
+	unlinkat(dirfd, name, 0);
+	CHECK_EQ(prec_shard_writer__open(&w, dirfd, name, &wo), 0);
+	for (size_t at = 0; at < n; at += 1000) {
+		size_t k = n - at < 1000 ? n - at : 1000;
+
+		for (size_t i = 0; i < k; i++)
+			put_sample(data + 48 * i, times[at + i]);
+		append(w, PREC_CHUNK_DATA, data, (uint32_t)(48 * k), (uint32_t)k, times[at],
+		       times[at + k - 1], 0);
+	}
+	CHECK_EQ(prec_shard_writer__close(w), 0);
+}
+
+/* The tree's, the slices' and tight slices' sequences of (time, cpu). */
+static void same_order_made(int dirfd, const struct prec_manifest *m, size_t want)
+{
+	struct recset got[3] = { 0 };
+
+	for (size_t k = 0; k < 3; k++) {
+		mode = modes[k];
+		check_clean(merge(dirfd, m, NULL, &got[k]));
+		CHECK_EQ(got[k].n, want);
+	}
+	for (size_t k = 1; k < 3; k++)
+		for (size_t i = 0; i < want; i++)
+			CHECK(got[k].r[i].time == got[0].r[i].time &&
+			      got[k].r[i].cpu == got[0].r[i].cpu);
+	for (size_t k = 0; k < 3; k++)
+		free(got[k].r);
+	mode = (struct mode){ "auto", 0, 0 };
+}
+
+/* Times at both ends of the range: a record at UINT64_MAX is a record. */
+static void test_extreme_times(const char *tmp)
+{
+	static const uint64_t t0[] = { 5, UINT64_MAX }, t1[] = { 7 };
+	struct prec_manifest *m = prec_manifest__new();
+	int dirfd = open(tmp, O_RDONLY | O_DIRECTORY);
+
+	printf("  times 5, 7 and UINT64_MAX\n");
+	CHECK(m && dirfd >= 0);
+	CHECK_EQ(prec_time_layout__init(&m->time_layout, 0x10087), 0);
+	write_times(dirfd, m, 0, t0, 2);
+	write_times(dirfd, m, 1, t1, 1);
+	same_order_made(dirfd, m, 3);
+	prec_manifest__delete(m);
+	close(dirfd);
+}
+
+/* One shard ticks once a second for 20 s while 64 others are idle, then
+ * all of them burst: the slices' cut has grown over the idle stretch, the
+ * first slice of the burst fills up, and its drain gives way to slices
+ * again after DRAIN_RECORDS. The order is still the tree's. */
+static void test_idle_then_burst(const char *tmp)
+{
+	const uint64_t t0 = 1000000000ull, burst = t0 + 20000000000ull;
+	uint64_t *times = malloc(3000 * sizeof(*times));
+	struct prec_manifest *m = prec_manifest__new();
+	int dirfd = open(tmp, O_RDONLY | O_DIRECTORY);
+
+	printf("  65 shards, idle 20 s, then a burst\n");
+	CHECK(times && m && dirfd >= 0);
+	CHECK_EQ(prec_time_layout__init(&m->time_layout, 0x10087), 0);
+	for (size_t k = 0; k < 2020; k++)
+		times[k] = k < 20 ? t0 + k * 1000000000ull : burst + (k - 20) * 10000000ull;
+	write_times(dirfd, m, 0, times, 2020);
+	for (int cpu = 1; cpu <= 64; cpu++) {
+		for (size_t k = 0; k < 3000; k++)
+			times[k] = burst + k * 1000 + (uint64_t)cpu;
+		write_times(dirfd, m, cpu, times, 3000);
+	}
+	same_order_made(dirfd, m, 2020 + 64 * 3000);
+	for (int cpu = 0; cpu <= 64; cpu++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "cpu%03d.shard", cpu);
+		unlinkat(dirfd, name, 0);
+	}
+	free(times);
+	prec_manifest__delete(m);
+	close(dirfd);
+}
+
 static void test_bad_record(const char *tmp, uint32_t type, uint16_t size)
 {
 	static uint8_t data[48 * 2];
@@ -730,6 +829,8 @@ int main(int argc, char **argv)
 	test_bad_record(tmp, PERF_RECORD_SAMPLE, 8); /* no room for its time */
 	test_bad_record(tmp, PERF_RECORD_SAMPLE, 32); /* time would be past its end */
 	test_old_chunks(tmp);
+	test_extreme_times(tmp);
+	test_idle_then_burst(tmp);
 	snprintf(dir, sizeof(dir), "%s/set", tmp);
 	run_set(dir, 1, 5000, "", false);
 	run_set(dir, 2, 3000, "", false);
