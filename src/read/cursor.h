@@ -66,7 +66,8 @@ void prec_cursor__get(const struct prec_cursor *c, struct prec_merge_rec *r);
 
 /* Ask the cache for the front record and what follows it in its buffer,
  * bytes in all: the records a burst of get() and pop() is about to read
- * (usually one after the other). Only after peek() returned 1. */
+ * (usually one after the other). Does nothing while the window is empty;
+ * a front not yet peeked is only a wasted prefetch. */
 void prec_cursor__prefetch(const struct prec_cursor *c, uint32_t bytes);
 
 /* Drop the front (after get()). */

@@ -22,7 +22,8 @@ struct prec_merge_opts {
 	int nr_cpu_allowed;
 	bool salvage;                  /* corrupt data is not an error (callers' exit) */
 	/* The consumer reads every record whole (prec merge copies them):
-	 * with many shards each is prefetched as it comes to the front. */
+	 * with many shards merged by the tree, each is prefetched as it
+	 * comes to the front (slices copy records in bursts instead). */
 	bool reads_records;
 	/* How records are ordered: 0 decides by the shard count (a tree over
 	 * the cursors' fronts below PREC_MERGE_SLICE_MIN_SHARDS shards, time
