@@ -227,6 +227,17 @@ static void from_slice(const struct prec_merge *mg, const struct prec_slice_ent 
 				      .shard = mg->shard_of[e->idx] };
 }
 
+/* What cursor i has left, as *front. */
+static int front_of(struct prec_merge *mg, uint32_t i, lent *front)
+{
+	int k = ready(mg, mg->cur[i]);
+
+	if (k < 0)
+		return mg->err = k;
+	*front = k ? key(prec_cursor__time(mg->cur[i]), i) : DONE;
+	return 0;
+}
+
 /* Every record of cursor i up to cut into the slice while there is room;
  * *front gets the key of what the cursor has left, *hi the latest time
  * staged. 1: the slice is full. */
@@ -234,9 +245,8 @@ static int stage(struct prec_merge *mg, uint32_t i, uint64_t cut, lent *front, u
 {
 	struct prec_cursor *c = mg->cur[i];
 	struct prec_merge_rec r;
-	int k;
 
-	while ((k = ready(mg, c)) == 1 && prec_cursor__time(c) <= cut) {
+	while (ready(mg, c) == 1 && prec_cursor__time(c) <= cut) {
 		prec_cursor__get(c, &r);
 		if (!r.rec)
 			return mg->err = -EINVAL; /* AUX data: never merged in slices */
@@ -248,21 +258,7 @@ static int stage(struct prec_merge *mg, uint32_t i, uint64_t cut, lent *front, u
 		*hi = r.time > *hi ? r.time : *hi;
 		prec_cursor__pop(c);
 	}
-	if (k < 0)
-		return mg->err = k;
-	*front = k ? key(prec_cursor__time(c), i) : DONE;
-	return 0;
-}
-
-/* What cursor i has left, as *front. */
-static int front_of(struct prec_merge *mg, uint32_t i, lent *front)
-{
-	int k = ready(mg, mg->cur[i]);
-
-	if (k < 0)
-		return mg->err = k;
-	*front = k ? key(prec_cursor__time(mg->cur[i]), i) : DONE;
-	return 0;
+	return front_of(mg, i, front); /* an error is sticky: peek() gives it again */
 }
 
 /* The earliest time waiting, the first record the slice kept or a front,
@@ -284,6 +280,21 @@ static int earliest(struct prec_merge *mg, uint64_t *lo)
 		found |= k;
 	}
 	return found;
+}
+
+/* The next cut: half of what a full slice managed to take (or of delta),
+ * else toward SLICE_TARGET bytes a slice. */
+static void adapt_delta(struct prec_merge *mg, bool full, uint64_t took)
+{
+	uint64_t d = mg->delta;
+
+	if (full)
+		d = (took && took < d ? took : d) / 2;
+	else if (prec_slice__added(mg->sl) > 2 * SLICE_TARGET)
+		d /= 2;
+	else if (prec_slice__added(mg->sl) < SLICE_TARGET / 2 && d < DELTA_MAX)
+		d *= 2;
+	mg->delta = d ? d : 1;
 }
 
 /* Keep what was not handed out, take every cursor's records up to the cut,
@@ -313,13 +324,7 @@ static int refill(struct prec_merge *mg)
 		full |= k == 1;
 		kmin = front < kmin ? front : kmin;
 	}
-	/* a full slice took less than delta: the next takes half of that */
-	if (full && hi > lo && (hi - lo) / 2 < mg->delta)
-		mg->delta = (hi - lo) / 2;
-	if (full || prec_slice__added(mg->sl) > 2 * SLICE_TARGET)
-		mg->delta = mg->delta > 1 ? mg->delta / 2 : 1;
-	else if (prec_slice__added(mg->sl) < SLICE_TARGET / 2 && mg->delta < DELTA_MAX)
-		mg->delta *= 2;
+	adapt_delta(mg, full, hi > lo ? hi - lo : 0);
 	prec_slice__sort(mg->sl);
 	mg->k_min = kmin;
 	return 1;

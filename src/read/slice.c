@@ -155,7 +155,6 @@ void prec_slice__carry(struct prec_slice *s)
 		s->ent[i].off = at;
 		at += s->ent[i].len;
 	}
-	s->n = left;
 	s->pos = 0;
 	s->used = at;
 	s->added = 0;

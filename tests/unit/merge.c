@@ -136,6 +136,7 @@ static const struct mode modes[] = {
 	{ "slices", 1, 0 },
 	{ "tight slices", 1, 1 }, /* the least room: 64 KiB */
 };
+static const struct mode auto_mode = { "auto", 0, 0 };
 static struct mode mode = { "auto", 0, 0 };
 static unsigned int damage_turn;
 static uint64_t tight_drains; /* over every merge in tight slices */
@@ -283,8 +284,9 @@ static void test_cpus(int dirfd, const struct prec_manifest *m, const struct rec
 	free(got.r);
 }
 
-/* The tree and the slices hand out the very same sequence. */
-static size_t test_same_order(int dirfd, const struct prec_manifest *m)
+/* The tree and the slices hand out the very same sequence, of *n records
+ * (n may be NULL); returns how many share their time with the one before. */
+static size_t test_same_order(int dirfd, const struct prec_manifest *m, size_t *n)
 {
 	struct recset got[3] = { 0 };
 	size_t ties = 0;
@@ -307,8 +309,11 @@ static size_t test_same_order(int dirfd, const struct prec_manifest *m)
 			CHECK(got[0].r[i].cpu >= got[0].r[i - 1].cpu);
 			ties++;
 		}
+	if (n)
+		*n = got[0].n;
 	for (size_t k = 0; k < 3; k++)
 		free(got[k].r);
+	mode = auto_mode;
 	return ties;
 }
 
@@ -325,10 +330,9 @@ static void run_ties(const char *dir)
 	gen(dir, "--shards 5 --records-per-shard 2000 --seed 5 --rate 1000000000 --max-skew 0 "
 		 "--start-jitter 0 --record-size 56-120 --comm-every 9");
 	load(dir, &dirfd, &m, &in);
-	ties = test_same_order(dirfd, m);
+	ties = test_same_order(dirfd, m, NULL);
 	printf("  %zu records share their time with the one before\n", ties);
 	CHECK(ties > in.n / 2);
-	mode = (struct mode){ "auto", 0, 0 };
 	prec_manifest__delete(m);
 	close(dirfd);
 	free(in.r);
@@ -473,7 +477,7 @@ static void run_set(const char *dir, unsigned int shards, unsigned int records,
 		test_time(dirfd, m, &in);
 		test_cpus(dirfd, m, &in);
 	}
-	test_same_order(dirfd, m);
+	test_same_order(dirfd, m, NULL);
 	/* damage in turn under the tree and under tight slices */
 	mode = modes[damage_turn++ % 2 ? 2 : 0];
 	if (damage) {
@@ -484,7 +488,7 @@ static void run_set(const char *dir, unsigned int shards, unsigned int records,
 		load(dir, &dirfd, &m, &in);
 		test_torn(dir, dirfd, m, &in);
 	}
-	mode = (struct mode){ "auto", 0, 0 };
+	mode = auto_mode;
 	prec_manifest__delete(m);
 	close(dirfd);
 	free(in.r);
@@ -511,7 +515,7 @@ static void run_forced(const char *dir)
 		CHECK_EQ(res.inversions, 0);
 		same_multiset(&in, &got);
 	}
-	mode = (struct mode){ "auto", 0, 0 };
+	mode = auto_mode;
 	prec_manifest__delete(m);
 	close(dirfd);
 	free(in.r);
@@ -645,23 +649,13 @@ static void write_times(int dirfd, struct prec_manifest *m, int cpu, const uint6
 	CHECK_EQ(prec_shard_writer__close(w), 0);
 }
 
-/* The tree's, the slices' and tight slices' sequences of (time, cpu). */
+/* The tree's and the slices' sequences, the same, of want records. */
 static void same_order_made(int dirfd, const struct prec_manifest *m, size_t want)
 {
-	struct recset got[3] = { 0 };
+	size_t n;
 
-	for (size_t k = 0; k < 3; k++) {
-		mode = modes[k];
-		check_clean(merge(dirfd, m, NULL, &got[k]));
-		CHECK_EQ(got[k].n, want);
-	}
-	for (size_t k = 1; k < 3; k++)
-		for (size_t i = 0; i < want; i++)
-			CHECK(got[k].r[i].time == got[0].r[i].time &&
-			      got[k].r[i].cpu == got[0].r[i].cpu);
-	for (size_t k = 0; k < 3; k++)
-		free(got[k].r);
-	mode = (struct mode){ "auto", 0, 0 };
+	test_same_order(dirfd, m, &n);
+	CHECK_EQ(n, want);
 }
 
 /* Times at both ends of the range: a record at UINT64_MAX is a record. */
