@@ -61,6 +61,26 @@ static int rm_tree(const char *path)
 	return nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS) ? -errno : 0;
 }
 
+/* --force: the old directory is kept under another name until the new
+ * manifest is on disk, and put back if the new one cannot be made. */
+static int move_aside(struct prec_session *s, const char *dir)
+{
+	int err;
+
+	if (asprintf(&s->old_dir, "%s.old.%d", dir, (int)getpid()) < 0) {
+		s->old_dir = NULL;
+		return -ENOMEM;
+	}
+	if (rename(dir, s->old_dir)) {
+		err = -errno;
+		pr_err("%s: moving it aside to %s: %s", dir, s->old_dir, strerror(-err));
+		free(s->old_dir);
+		s->old_dir = NULL;
+		return err;
+	}
+	return 0;
+}
+
 int prec_session__create_dir(struct prec_session *s, const char *dir,
 			     bool force)
 {
@@ -82,18 +102,9 @@ int prec_session__create_dir(struct prec_session *s, const char *dir,
 			       " and belongs to another user" : "");
 			return -EEXIST;
 		}
-		/* Kept until the new manifest is on disk. */
-		if (asprintf(&s->old_dir, "%s.old.%d", dir, (int)getpid()) < 0) {
-			s->old_dir = NULL;
-			return -ENOMEM;
-		}
-		if (rename(dir, s->old_dir)) {
-			err = -errno;
-			pr_err("%s: moving it aside to %s: %s", dir, s->old_dir, strerror(-err));
-			free(s->old_dir);
-			s->old_dir = NULL;
+		err = move_aside(s, dir);
+		if (err)
 			return err;
-		}
 	}
 	if (mkdir(dir, 0700) && errno != EEXIST) {
 		err = -errno;

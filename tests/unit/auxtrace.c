@@ -129,16 +129,11 @@ static void drain(struct prec_drainer *d)
 	CHECK_EQ(ring.page->data_tail, ring.page->data_head);
 }
 
-static void produce(struct prec_shard_writer *w, const uint8_t sid[16])
+/* Cases 1-5: how AUX bytes lie in the AUX area and when their record comes. */
+static void produce_spans(struct prec_drainer *d)
 {
-	struct prec_drainer_opts o = { .cpu = 0, .ring = &ring, .writer = w,
-				       .clockid = CLOCK_MONOTONIC, .pin_cpu = -1 };
-	struct prec_drainer *d;
 	uint64_t at;
 
-	(void)sid;
-	CHECK_EQ(prec_time_layout__init(&o.layout, PREC_SAMPLE_BASE), 0);
-	CHECK_EQ(prec_drainer__new(&d, &o), 0);
 	/* 1: an odd size (the AUXTRACE payload gets padding) */
 	at = aux_bytes(1001);
 	aux_record(at, 1001, 0);
@@ -169,6 +164,14 @@ static void produce(struct prec_shard_writer *w, const uint8_t sid[16])
 	aux_record(at, AUX_SIZE, PERF_AUX_FLAG_TRUNCATED | PERF_AUX_FLAG_PARTIAL);
 	sample();
 	drain(d);
+}
+
+/* Cases 6-7: passes whose DATA records are older or newer than the merge's
+ * slacks, where the order of a pass's AUX and DATA chunks matters. */
+static void produce_slack(struct prec_drainer *d)
+{
+	uint64_t at;
+
 	/* 6: a long pass: the AUX record first, then samples for 5 ms, more
 	 * than the merge's 1 ms ring-order slack, so records of the pass leave
 	 * the cursor before it reads the pass's next chunk: the AUX chunk must
@@ -194,6 +197,19 @@ static void produce(struct prec_shard_writer *w, const uint8_t sid[16])
 		aux_record(at, 2000, 0);
 		drain(d);
 	}
+}
+
+static void produce(struct prec_shard_writer *w, const uint8_t sid[16])
+{
+	struct prec_drainer_opts o = { .cpu = 0, .ring = &ring, .writer = w,
+				       .clockid = CLOCK_MONOTONIC, .pin_cpu = -1 };
+	struct prec_drainer *d;
+
+	(void)sid;
+	CHECK_EQ(prec_time_layout__init(&o.layout, PREC_SAMPLE_BASE), 0);
+	CHECK_EQ(prec_drainer__new(&d, &o), 0);
+	produce_spans(d);
+	produce_slack(d);
 	prec_drainer__delete(d);
 	CHECK_EQ(prec_shard_writer__close(w), 0);
 }

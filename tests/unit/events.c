@@ -76,6 +76,13 @@ static void test_options(void)
 	CHECK_EQ(parse(&o, cmd), 0);
 	CHECK_EQ(o.argc, 2);
 	CHECK(!o.all_cpus);
+	prec_record_opts__exit(&o);
+}
+
+/* Values of one option each: sizes, call graphs, clocks, targets. */
+static void test_option_values(void)
+{
+	struct prec_record_opts o = { 0 };
 
 	CHECK_EQ(parse(&o, ARGV("-m", "512K")), 0);
 	CHECK_EQ(o.mmap_pages, 128);
@@ -470,6 +477,7 @@ int main(void)
 {
 	prec_log_level = PREC_LOG_ERR;
 	test_options();
+	test_option_values();
 	test_options_bad();
 	test_cpu_list();
 	test_named();

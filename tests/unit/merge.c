@@ -9,7 +9,9 @@
 // recording finished, and only the end of the shard when it did not. Each
 // check runs with the tree of fronts and with time slices (with their
 // default room, and with the least room, which cuts slices short and
-// drains them), and both give the records in the very same order.
+// drains them), and both give the records in the very same order, also
+// for hand-made times (UINT64_MAX; an idle stretch before a burst).
+// unit/merge_handmade has the AUX, bad-record and format 1.0 cases.
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
@@ -22,6 +24,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../lib/shard_gen.h"
 #include "../lib/test.h"
 #include "read/internal.h"
 #include "store/store.h"
@@ -522,132 +525,7 @@ static void run_forced(const char *dir)
 	free(got.r);
 }
 
-/* ---- AUX chunks: placed at first_time (or the watermark), bytes intact ---- */
-
-static void put_sample(uint8_t *p, uint64_t time)
-{
-	uint64_t w[6] = { (uint64_t)48 << 48 | 9, 1000, 0x401000, 7ull << 32 | 7, time, 0 };
-
-	memcpy(p, w, sizeof(w)); /* type 9, size 48: IDENTIFIER IP TID TIME CPU */
-}
-
-static void append(struct prec_shard_writer *w, enum prec_chunk_type type,
-		   const void *buf, uint32_t len, uint32_t records, uint64_t first,
-		   uint64_t wm, uint64_t aux_offset)
-{
-	struct prec_chunk_meta meta = { .type = type, .records = records,
-		.first_time = first, .last_time = first, .watermark = wm,
-		.aux_offset = aux_offset, .flags = type == PREC_CHUNK_AUX ? 1 : 0 };
-	struct iovec iov = { (void *)buf, len };
-
-	CHECK(prec_shard_writer__append(w, &meta, &iov, len ? 1 : 0) > 0);
-}
-
-static void test_aux(const char *tmp)
-{
-	/* Big, so that holding it across a chunk fills much of a window. */
-	static uint8_t aux[PREC_CHUNK_MAX_PAYLOAD * 3 / 4], data[48 * 3];
-	const uint64_t ms = 1000000, t0 = 1000 * ms;
-	struct prec_shard_writer_opts wo = { .cpu = 0, .copy = true };
-	struct prec_manifest_shard ms0 = { .name = "cpu000.shard", .cpu = 0 };
-	uint64_t want[] = { t0 + 1 * ms, t0 + 2 * ms, t0 + 3 * ms, t0 + 5 * ms,
-			    t0 + 7 * ms, t0 + 8 * ms, t0 + 9 * ms, t0 + 30 * ms };
-	struct prec_manifest *m = prec_manifest__new();
-	struct prec_shard_writer *w;
-	struct prec_merge_rec r;
-	struct prec_merge *mg;
-	unsigned int n = 0, naux = 0;
-	int dirfd = open(tmp, O_RDONLY | O_DIRECTORY);
-
-	CHECK(m && dirfd >= 0);
-	for (size_t i = 0; i < sizeof(aux); i++)
-		aux[i] = (uint8_t)(i * 7 + 1);
-	CHECK_EQ(prec_time_layout__init(&m->time_layout, 0x10087), 0);
-	m->auxtrace_type = 1; /* as an intel_pt recording's */
-	CHECK_EQ(prec_manifest__add_shard(m, &ms0), 0);
-	CHECK_EQ(prec_shard_writer__open(&w, dirfd, "cpu000.shard", &wo), 0);
-	for (int i = 0; i < 3; i++)
-		put_sample(data + 48 * i, t0 + (uint64_t)(3 - i) * ms); /* reversed */
-	append(w, PREC_CHUNK_DATA, data, sizeof(data), 3, t0 + ms, t0 + 4 * ms, 0);
-	/* Held across the next chunk: bound is t0 + 6 ms - slack. */
-	append(w, PREC_CHUNK_AUX, aux, sizeof(aux), 0, t0 + 5 * ms, t0 + 6 * ms, 4096);
-	for (int i = 0; i < 3; i++)
-		put_sample(data + 48 * i, t0 + (uint64_t)(7 + i) * ms);
-	append(w, PREC_CHUNK_DATA, data, sizeof(data), 3, t0 + 7 * ms, t0 + 10 * ms, 0);
-	append(w, PREC_CHUNK_MARKER, NULL, 0, 0, 0, t0 + 20 * ms, 0);
-	append(w, PREC_CHUNK_AUX, aux, 5000, 0, 0, t0 + 30 * ms, 4096 + sizeof(aux));
-	CHECK_EQ(prec_shard_writer__close(w), 0);
-
-	CHECK_EQ(prec_merge__open(&mg, dirfd, m, NULL), 0);
-	while (prec_merge__next(mg, &r) > 0) {
-		CHECK(n < sizeof(want) / sizeof(want[0]));
-		CHECK_EQ(r.time, want[n]);
-		if (!r.rec) {
-			CHECK_EQ(r.aux_len, naux ? 5000 : sizeof(aux));
-			CHECK_EQ(r.aux_offset, naux ? 4096 + sizeof(aux) : 4096);
-			CHECK_EQ(r.aux_flags, 1);
-			CHECK(!memcmp(r.aux, aux, r.aux_len));
-			naux++;
-		}
-		n++;
-	}
-	CHECK_EQ(n, sizeof(want) / sizeof(want[0]));
-	CHECK_EQ(naux, 2);
-	CHECK_EQ(prec_merge__forced(mg), 0);
-	prec_merge__close(mg);
-
-	/* Without an AUX event the AUX chunk is corrupt: the chunk before it
-	 * comes out, nothing after it. */
-	m->auxtrace_type = 0;
-	n = 0;
-	CHECK_EQ(prec_merge__open(&mg, dirfd, m, NULL), 0);
-	while (prec_merge__next(mg, &r) > 0) {
-		CHECK(r.rec);
-		n++;
-	}
-	CHECK_EQ(n, 3);
-	CHECK_EQ(prec_merge__errors(mg), 1);
-	prec_merge__close(mg);
-	prec_manifest__delete(m);
-	close(dirfd);
-}
-
-/* ---- Format 1.0 files: chunks bigger than today's writers emit ---- */
-
-/* Append DATA chunk seq of n 48-byte records to fd by hand (the writer
- * refuses chunks over PREC_CHUNK_MAX_PAYLOAD); record k of the shard is at
- * t0 + k us, every 7th 1.5 us early: inversions the window must fix. */
-/* Records no kernel writes, in a chunk whose checksum is right: the chunk
- * is corrupt (logged once), nothing of it or after it comes out, the good
- * chunk before it does. */
 /* ---- hand-made times: extremes, and an idle stretch before a burst ---- */
-
-/* Shard cpu<cpu>.shard holding 48-byte samples at times[0..n), 1000 to a
- * chunk, each chunk's watermark its last time; added to m. */
-static void write_times(int dirfd, struct prec_manifest *m, int cpu, const uint64_t *times,
-			size_t n)
-{
-	static uint8_t data[48 * 1000];
-	struct prec_shard_writer_opts wo = { .cpu = cpu, .copy = true };
-	struct prec_manifest_shard ms = { .cpu = cpu };
-	struct prec_shard_writer *w;
-	char name[32];
-
-	snprintf(name, sizeof(name), "cpu%03d.shard", cpu);
-	ms.name = name;
-	CHECK_EQ(prec_manifest__add_shard(m, &ms), 0);
-	unlinkat(dirfd, name, 0);
-	CHECK_EQ(prec_shard_writer__open(&w, dirfd, name, &wo), 0);
-	for (size_t at = 0; at < n; at += 1000) {
-		size_t k = n - at < 1000 ? n - at : 1000;
-
-		for (size_t i = 0; i < k; i++)
-			put_sample(data + 48 * i, times[at + i]);
-		append(w, PREC_CHUNK_DATA, data, (uint32_t)(48 * k), (uint32_t)k, times[at],
-		       times[at + k - 1], 0);
-	}
-	CHECK_EQ(prec_shard_writer__close(w), 0);
-}
 
 /* The tree's and the slices' sequences, the same, of want records. */
 static void same_order_made(int dirfd, const struct prec_manifest *m, size_t want)
@@ -667,9 +545,9 @@ static void test_extreme_times(const char *tmp)
 
 	printf("  times 5, 7 and UINT64_MAX\n");
 	CHECK(m && dirfd >= 0);
-	CHECK_EQ(prec_time_layout__init(&m->time_layout, 0x10087), 0);
-	write_times(dirfd, m, 0, t0, 2);
-	write_times(dirfd, m, 1, t1, 1);
+	CHECK_EQ(prec_time_layout__init(&m->time_layout, TEST_SAMPLE_TYPE), 0);
+	test_write_times(dirfd, m, 0, t0, 2);
+	test_write_times(dirfd, m, 1, t1, 1);
 	same_order_made(dirfd, m, 3);
 	prec_manifest__delete(m);
 	close(dirfd);
@@ -688,14 +566,14 @@ static void test_idle_then_burst(const char *tmp)
 
 	printf("  65 shards, idle 20 s, then a burst\n");
 	CHECK(times && m && dirfd >= 0);
-	CHECK_EQ(prec_time_layout__init(&m->time_layout, 0x10087), 0);
+	CHECK_EQ(prec_time_layout__init(&m->time_layout, TEST_SAMPLE_TYPE), 0);
 	for (size_t k = 0; k < 2020; k++)
 		times[k] = k < 20 ? t0 + k * 1000000000ull : burst + (k - 20) * 10000000ull;
-	write_times(dirfd, m, 0, times, 2020);
+	test_write_times(dirfd, m, 0, times, 2020);
 	for (int cpu = 1; cpu <= 64; cpu++) {
 		for (size_t k = 0; k < 3000; k++)
 			times[k] = burst + k * 1000 + (uint64_t)cpu;
-		write_times(dirfd, m, cpu, times, 3000);
+		test_write_times(dirfd, m, cpu, times, 3000);
 	}
 	same_order_made(dirfd, m, 2020 + 64 * 3000);
 	for (int cpu = 0; cpu <= 64; cpu++) {
@@ -705,103 +583,6 @@ static void test_idle_then_burst(const char *tmp)
 		unlinkat(dirfd, name, 0);
 	}
 	free(times);
-	prec_manifest__delete(m);
-	close(dirfd);
-}
-
-static void test_bad_record(const char *tmp, uint32_t type, uint16_t size)
-{
-	static uint8_t data[48 * 2];
-	const uint64_t t0 = 1000000000ull;
-	struct prec_shard_writer_opts wo = { .cpu = 0, .copy = true };
-	struct prec_manifest_shard ms0 = { .name = "cpu000.shard", .cpu = 0 };
-	struct prec_manifest *m = prec_manifest__new();
-	struct prec_shard_writer *w;
-	struct prec_merge_rec r;
-	struct prec_merge *mg;
-	unsigned int n = 0;
-	int dirfd = open(tmp, O_RDONLY | O_DIRECTORY);
-
-	printf("  a record of type %u, size %u\n", type, size);
-	CHECK(m && dirfd >= 0);
-	CHECK_EQ(prec_time_layout__init(&m->time_layout, 0x10087), 0);
-	CHECK_EQ(prec_manifest__add_shard(m, &ms0), 0);
-	unlinkat(dirfd, "cpu000.shard", 0);
-	CHECK_EQ(prec_shard_writer__open(&w, dirfd, "cpu000.shard", &wo), 0);
-	put_sample(data, t0);
-	put_sample(data + 48, t0 + 1);
-	append(w, PREC_CHUNK_DATA, data, 48, 1, t0, t0, 0);
-	memset(data + 48, 0, 48);
-	memcpy(data + 48, &type, 4);
-	memcpy(data + 48 + 6, &size, 2);
-	append(w, PREC_CHUNK_DATA, data, 48 + size, 2, t0, t0 + 1, 0);
-	CHECK_EQ(prec_shard_writer__close(w), 0);
-	CHECK_EQ(prec_merge__open(&mg, dirfd, m, NULL), 0);
-	while (prec_merge__next(mg, &r) > 0)
-		n++;
-	CHECK_EQ(n, 1);
-	CHECK_EQ(prec_merge__errors(mg), 1);
-	prec_merge__close(mg);
-	prec_manifest__delete(m);
-	close(dirfd);
-}
-
-static void old_chunk(int fd, uint32_t seq, uint32_t n, uint64_t t0)
-{
-	static uint8_t buf[64 + PREC_CHUNK_READ_MAX];
-	struct prec_chunk_header h = { .magic = PREC_CHUNK_MAGIC,
-		.type = PREC_CHUNK_DATA, .header_size = 64, .payload_len = 48 * n,
-		.raw_len = 48 * n, .records = n, .seq = seq };
-
-	for (uint32_t i = 0; i < n; i++) {
-		uint64_t k = (uint64_t)seq * n + i;
-		uint64_t t = t0 + k * 1000 - (k % 7 ? 0 : 1500);
-
-		put_sample(buf + 64 + 48 * i, t);
-		if (!h.first_time || t < h.first_time)
-			h.first_time = t;
-		if (t > h.last_time)
-			h.last_time = t;
-	}
-	h.watermark = t0 + ((uint64_t)seq + 1) * n * 1000;
-	memcpy(buf, &h, 64);
-	h.checksum = prec_crc32c(prec_crc32c(0, buf, 64), buf + 64, h.payload_len);
-	memcpy(buf, &h, 64);
-	CHECK_EQ(write(fd, buf, 64 + h.payload_len), (ssize_t)(64 + h.payload_len));
-}
-
-static void test_old_chunks(const char *tmp)
-{
-	const uint32_t n = PREC_CHUNK_READ_MAX / 48, nchunk = 3;
-	struct prec_shard_writer_opts wo = { .cpu = 0 };
-	struct prec_manifest_shard ms0 = { .name = "old000.shard", .cpu = 0 };
-	struct prec_manifest *m = prec_manifest__new();
-	struct prec_shard_writer *w;
-	struct prec_merge_rec r;
-	struct prec_merge *mg;
-	uint64_t last = 0, count = 0;
-	int dirfd = open(tmp, O_RDONLY | O_DIRECTORY), fd;
-
-	CHECK(m && dirfd >= 0 && 48 * n > PREC_CHUNK_MAX_PAYLOAD);
-	CHECK_EQ(prec_time_layout__init(&m->time_layout, 0x10087), 0);
-	CHECK_EQ(prec_manifest__add_shard(m, &ms0), 0);
-	CHECK_EQ(prec_shard_writer__open(&w, dirfd, ms0.name, &wo), 0);
-	CHECK_EQ(prec_shard_writer__close(w), 0);
-	fd = openat(dirfd, ms0.name, O_WRONLY | O_APPEND);
-	CHECK(fd >= 0);
-	for (uint32_t i = 0; i < nchunk; i++)
-		old_chunk(fd, i, n, 1000000000ull);
-	close(fd);
-	CHECK_EQ(prec_merge__open(&mg, dirfd, m, NULL), 0);
-	while (prec_merge__next(mg, &r) > 0) {
-		CHECK(r.rec && r.rec_len == 48 && r.time >= last);
-		last = r.time;
-		count++;
-	}
-	CHECK_EQ(count, (uint64_t)n * nchunk);
-	CHECK_EQ(prec_merge__errors(mg), 0);
-	CHECK_EQ(prec_merge__forced(mg), 0);
-	prec_merge__close(mg);
 	prec_manifest__delete(m);
 	close(dirfd);
 }
@@ -817,12 +598,6 @@ int main(int argc, char **argv)
 		printf("skip: %s not built\n", mkshards);
 		return TEST_SKIP;
 	}
-	test_aux(tmp);
-	test_bad_record(tmp, 0, 16);                 /* no such type */
-	test_bad_record(tmp, 70, 16);                /* perf's, not the kernel's */
-	test_bad_record(tmp, PERF_RECORD_SAMPLE, 8); /* no room for its time */
-	test_bad_record(tmp, PERF_RECORD_SAMPLE, 32); /* time would be past its end */
-	test_old_chunks(tmp);
 	test_extreme_times(tmp);
 	test_idle_then_burst(tmp);
 	snprintf(dir, sizeof(dir), "%s/set", tmp);

@@ -218,27 +218,17 @@ static void check_stats(int dirfd, const char *name, const struct expect *e, int
 /* Does the test directory's file system take O_DIRECT? */
 static bool dio_here;
 
-static void one_stream(uint64_t *rng, int dirfd, int mode, int iter)
+/* The ring the chunks of one stream come from; freed once its writer is
+ * closed (without copy the writer reads it until then). */
+static struct ring rg;
+
+/* n random chunks through the ring, as a drainer appends them; returns the
+ * last ticket. */
+static int64_t append_chunks(uint64_t *rng, struct prec_shard_writer *w,
+			     const struct prec_shard_writer_opts *o, struct expect *e, int n)
 {
-	static struct expect e[MAX_CHUNKS];
-	static struct ring rg;
-	struct prec_shard_writer_opts o;
-	struct prec_shard_writer *w;
-	struct prec_shard_writer_stats st;
-	char name[64];
-	int n = 1 + (int)(test_rand(rng) % (MAX_CHUNKS / 4));
 	int64_t last = 0;
 
-	random_opts(rng, mode, &o);
-	snprintf(name, sizeof(name), "m%d-%d.shard", mode, iter);
-	CHECK_EQ(prec_shard_writer__open(&w, dirfd, name, &o), 0);
-	{
-		struct prec_shard_writer *w2 = (void *)1;
-
-		CHECK_EQ(prec_shard_writer__open(&w2, dirfd, name, &o), -EEXIST);
-		CHECK(w2 == NULL);
-	}
-	CHECK_EQ(prec_shard_writer__direct(w), o.direct && dio_here);
 	memset(&rg, 0, sizeof(rg));
 	rg.mem = malloc(RING_BYTES);
 	CHECK(rg.mem);
@@ -254,7 +244,7 @@ static void one_stream(uint64_t *rng, int dirfd, int mode, int iter)
 		last = t;
 		rg.ticket[rg.last] = t;
 		rg.end[rg.last++] = rg.head;
-		if (o.copy) {
+		if (o->copy) {
 			/* The caller's memory is free at once in copy mode. */
 			CHECK(prec_shard_writer__done(w) >= t);
 			if (nspan)
@@ -266,6 +256,30 @@ static void one_stream(uint64_t *rng, int dirfd, int mode, int iter)
 		if (test_rand(rng) % 16 == 0)
 			CHECK_EQ(prec_shard_writer__sleep(w, NULL, 0, 1000000), 0);
 	}
+	return last;
+}
+
+static void one_stream(uint64_t *rng, int dirfd, int mode, int iter)
+{
+	static struct expect e[MAX_CHUNKS];
+	struct prec_shard_writer_opts o;
+	struct prec_shard_writer *w;
+	struct prec_shard_writer_stats st;
+	char name[64];
+	int n = 1 + (int)(test_rand(rng) % (MAX_CHUNKS / 4));
+	int64_t last;
+
+	random_opts(rng, mode, &o);
+	snprintf(name, sizeof(name), "m%d-%d.shard", mode, iter);
+	CHECK_EQ(prec_shard_writer__open(&w, dirfd, name, &o), 0);
+	{
+		struct prec_shard_writer *w2 = (void *)1;
+
+		CHECK_EQ(prec_shard_writer__open(&w2, dirfd, name, &o), -EEXIST);
+		CHECK(w2 == NULL);
+	}
+	CHECK_EQ(prec_shard_writer__direct(w), o.direct && dio_here);
+	last = append_chunks(rng, w, &o, e, n);
 	CHECK_EQ(prec_shard_writer__flush(w), 0);
 	CHECK_EQ(prec_shard_writer__done(w), last);
 	prec_shard_writer__stats(w, &st);
