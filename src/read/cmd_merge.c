@@ -186,19 +186,22 @@ static void report(const struct merge_args *a, struct prec_merge *mg,
 		l += (size_t)snprintf(extra + l, sizeof(extra) - l,
 				      ", %u corrupt chunk%s or shard%s: the rest of %s skipped", bad,
 				      bad == 1 ? "" : "s", bad == 1 ? "" : "s", bad == 1 ? "it" : "each");
-	if (inv)
-		l += (size_t)snprintf(extra + l, sizeof(extra) - l, ", %llu inversions",
-				      (unsigned long long)inv);
-	/* A full reorder window releases records before their order is
-	 * proven; that only matters when it produced an inversion. */
-	if (inv && forced)
-		snprintf(extra + l, sizeof(extra) - l, " (%llu released early by a full window)",
-			 (unsigned long long)forced);
 	pr_info("merge %s: %llu records (%llu samples), %llu bytes -> %s (%s format)%s",
 		a->dir, (unsigned long long)t->records, (unsigned long long)t->samples,
 		(unsigned long long)t->bytes,
 		a->out && strcmp(a->out, "-") ? a->out : "stdout",
 		mode == PREC_PERFDATA_FILE ? "file" : "pipe", extra);
+	/* The output is whole but not sorted: perf says so too when a late
+	 * record crosses one of its rounds, and the user should know why. A full reorder window releases records before
+	 * their order is proven; otherwise a shard broke its own watermarks. */
+	if (inv && forced)
+		pr_warn("merge %s: %llu records went out after a later one (%llu released early "
+			"by a full reorder window): perf may report out of order events",
+			a->dir, (unsigned long long)inv, (unsigned long long)forced);
+	else if (inv)
+		pr_warn("merge %s: %llu records went out after a later one (a shard's records "
+			"came later than its chunk watermarks promised): perf may report out "
+			"of order events", a->dir, (unsigned long long)inv);
 }
 
 /* --cpu naming no CPU of the recording is an error, some missing a warning. */
