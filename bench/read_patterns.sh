@@ -5,7 +5,8 @@
 # one file of SIZE cut into 1, 16, 64, 256 streams, warm in the page cache,
 # every mode and burst alternated within each round, medians of the rounds,
 # and the fit of bench/merge.sh (t = a + b log2(n) through every count but
-# the largest, which is compared with its prediction). Run `make bench`.
+# the largest, which is compared with its prediction), then where this
+# machine's caches end (bench/cache_knee). Run `make bench`.
 # Usage: bench/read_patterns.sh [dir (default /var/tmp)] [rounds (default 3)]
 #        [size (default 1G)] [shard counts] [bursts (default "1 16")]
 set -eu
@@ -17,7 +18,9 @@ size=${3:-1G}
 counts=${4:-"1 16 64 256"}
 bursts=${5:-"1 16"}
 rp=$BUILD/bench/read_patterns
-[ -x "$rp" ] || { echo "read_patterns.sh: $rp missing: run 'make bench' first" >&2; exit 1; }
+for b in "$rp" "$BUILD/bench/cache_knee"; do
+	[ -x "$b" ] || { echo "read_patterns.sh: $b missing: run 'make bench' first" >&2; exit 1; }
+done
 file="$dir/prec-bench-patterns.$$"
 trap 'rm -f "$file"' EXIT
 head -c "$size" /dev/urandom >"$file"
@@ -49,3 +52,7 @@ for mode in pread mmap mmap-lazy; do
 		fit "  $mode, burst $b" "$pairs"
 	done
 done
+# Where this machine's caches end, for reading the figures above: n shards'
+# chunk buffers take n/8 MiB (bench/cache_knee.c).
+echo
+"$BUILD/bench/cache_knee" 64
