@@ -192,8 +192,9 @@ static void report(const struct merge_args *a, struct prec_merge *mg,
 		a->out && strcmp(a->out, "-") ? a->out : "stdout",
 		mode == PREC_PERFDATA_FILE ? "file" : "pipe", extra);
 	/* The output is whole but not sorted: perf says so too when a late
-	 * record crosses one of its rounds, and the user should know why. A full reorder window releases records before
-	 * their order is proven; otherwise a shard broke its own watermarks. */
+	 * record crosses one of its rounds, and the user should know why. A
+	 * full reorder window releases records before their order is proven;
+	 * otherwise a shard broke its own watermarks. */
 	if (inv && forced)
 		pr_warn("merge %s: %llu records went out after a later one (%llu released early "
 			"by a full reorder window): perf may report out of order events",

@@ -16,7 +16,6 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
-#include <linux/perf_event.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
