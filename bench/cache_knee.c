@@ -14,16 +14,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench.h"
+
 #define LINE 64u
 #define STEPS (4u << 20)
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static uint64_t xorshift(uint64_t *s)
 {
@@ -62,10 +56,10 @@ static double chase_ns(size_t mib)
 			(uint64_t)order[(i + 1) % lines] * LINE;
 	for (size_t i = 0; i < lines; i++) /* one lap to warm what fits */
 		at = *(uint64_t *)(buf + at);
-	t0 = now();
+	t0 = bench_now();
 	for (uint32_t i = 0; i < STEPS; i++)
 		at = *(uint64_t *)(buf + at);
-	dt = now() - t0;
+	dt = bench_now() - t0;
 	if (at == 1) /* never: keeps the chase from being optimized out */
 		puts("");
 	free(order);

@@ -9,16 +9,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench.h"
 #include "read/internal.h"
 #include "store/store.h"
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 int main(int argc, char **argv)
 {
@@ -27,7 +20,6 @@ int main(int argc, char **argv)
 	struct prec_merge_rec r;
 	struct prec_merge *mg;
 	uint64_t n = 0, bytes = 0, sum = 0;
-	const char *why = NULL;
 	double t0, dt;
 	int dirfd, rc;
 
@@ -35,13 +27,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: merge_iter DIR\n");
 		return 2;
 	}
-	dirfd = open(argv[1], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dirfd < 0 || prec_manifest__read(&m, dirfd, &why) < 0) {
-		fprintf(stderr, "merge_iter: %s: cannot read the manifest: %s\n", argv[1],
-			why ? why : strerror(errno));
-		return 1;
-	}
-	t0 = now();
+	dirfd = bench_open_recording("merge_iter", argv[1], &m);
+	t0 = bench_now();
 	rc = prec_merge__open(&mg, dirfd, m, &o);
 	if (rc < 0)
 		return 1;
@@ -50,7 +37,7 @@ int main(int argc, char **argv)
 		bytes += r.rec ? r.rec_len : r.aux_len;
 		sum += r.time; /* touch what a consumer would */
 	}
-	dt = now() - t0;
+	dt = bench_now() - t0;
 	printf("shards %u records %llu bytes %llu seconds %.3f MB/s %.0f Mrec/s %.2f "
 	       "forced %llu inversions %llu errors %u rc %d (%llx)\n",
 	       m->nr_shards, (unsigned long long)n, (unsigned long long)bytes, dt,

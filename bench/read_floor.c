@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench.h"
 #include "store/store.h"
 
 struct stream {
@@ -24,14 +25,6 @@ struct stream {
 	uint32_t pos, len;
 	bool done;
 };
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* The next DATA chunk of s into s->p; false at the end (or on an error,
  * reported: the floor of a damaged set means nothing). */
@@ -77,7 +70,6 @@ int main(int argc, char **argv)
 {
 	struct prec_manifest *m = NULL;
 	uint64_t n = 0, bytes = 0, sum = 0;
-	const char *why = NULL;
 	struct stream *st;
 	uint32_t live;
 	double t0, dt;
@@ -87,14 +79,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: read_floor DIR\n");
 		return 2;
 	}
-	dirfd = open(argv[1], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dirfd < 0 || prec_manifest__read(&m, dirfd, &why) < 0) {
-		fprintf(stderr, "read_floor: %s: cannot read the manifest: %s\n", argv[1],
-			why ? why : strerror(errno));
-		return 1;
-	}
+	dirfd = bench_open_recording("read_floor", argv[1], &m);
 	st = calloc(m->nr_shards, sizeof(*st));
-	t0 = now();
+	t0 = bench_now();
 	if (!st || open_streams(st, dirfd, m) < 0)
 		return 1;
 	do {
@@ -114,7 +101,7 @@ int main(int argc, char **argv)
 			n++;
 		}
 	} while (live);
-	dt = now() - t0;
+	dt = bench_now() - t0;
 	printf("shards %u records %llu bytes %llu seconds %.3f MB/s %.0f Mrec/s %.2f (%llx)\n",
 	       m->nr_shards, (unsigned long long)n, (unsigned long long)bytes, dt,
 	       (double)bytes / dt / 1e6, (double)n / dt / 1e6, (unsigned long long)(sum & 0xf));

@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench.h"
 #include "store/store.h"
 
 #define CHUNK (64u << 10)
@@ -44,14 +45,6 @@ struct stream {
 
 static enum mode mode;
 static uint32_t crc_sink;
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static int map_window(struct stream *s)
 {
@@ -186,13 +179,13 @@ int main(int argc, char **argv)
 	if (!st)
 		return 1;
 	open_streams(st, n, argv[1]);
-	t0 = now();
+	t0 = bench_now();
 	do {
 		live = 0;
 		for (unsigned int i = 0; i < n; i++)
 			live += consume(&st[i], burst, &sum, &bytes);
 	} while (live);
-	dt = now() - t0;
+	dt = bench_now() - t0;
 	printf("streams %u mode %s burst %u bytes %llu seconds %.3f GB/s %.2f (%x)\n", n, argv[3],
 	       burst, (unsigned long long)bytes, dt, (double)bytes / dt / 1e9,
 	       (unsigned int)((sum ^ crc_sink) & 0xf));

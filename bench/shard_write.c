@@ -3,6 +3,7 @@
 // against a plain write() loop, per write size, each ending with fsync so
 // the figures compare with `dd conv=fdatasync`. Prints a table of medians.
 // Usage: shard_write [-d dir] [-m MiB per run] [-n runs] [-s size,...KiB]
+#include "bench.h"
 #include "store/store.h"
 
 #include <errno.h>
@@ -16,14 +17,6 @@
 #define SRC_BYTES (32u * 1024u * 1024u)
 
 static unsigned char *src;
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 /* Appends chunks of min(ws, 256 KiB) file bytes, batched into ws-byte
  * writes; the source walks a 32 MiB buffer as a drainer walks its ring. */
@@ -96,10 +89,10 @@ static double measure(int dirfd, int variant, size_t ws, uint64_t total)
 
 	unlinkat(dirfd, "prec-bench.shard", 0);
 	sync();
-	t0 = now_s();
+	t0 = bench_now();
 	ret = variant ? run_writer(dirfd, "prec-bench.shard", ws, total, variant == 2)
 		      : run_plain(dirfd, "prec-bench.shard", ws, total);
-	t1 = now_s();
+	t1 = bench_now();
 	unlinkat(dirfd, "prec-bench.shard", 0);
 	if (ret) {
 		fprintf(stderr, "shard_write: run failed: %s\n", strerror(-ret));
