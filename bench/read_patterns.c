@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
 // Benchmark: what n interleaved streams cost the memory system, whatever
-// merges them. FILE is cut into n streams of 64 KiB chunks; the streams are
+// merges them. FILE is cut into n streams of CHUNK_KIB (default 64 KiB, the
+// writers' chunks) chunks; the streams are
 // consumed in turn, BURST 160-byte records of one stream per turn, each
 // record's first and fourth words read (a merge reads a record's size and
 // time). How a chunk arrives:
 //   pread      into the stream's two buffers in turn, checksummed whole on
 //              arrival (prec's shard reader today)
-//   mmap       a 128 KiB window of the file mapped per stream
+//   mmap       a window of two chunks of the file mapped per stream
 //              (MAP_POPULATE), each chunk checksummed whole when reached
 //   mmap-lazy  the same window, each record checksummed as it is consumed,
 //              so every byte is touched once
@@ -26,8 +27,6 @@
 #include "bench.h"
 #include "store/store.h"
 
-#define CHUNK (64u << 10)
-#define MAP_WIN (128u << 10)
 #define REC 160u
 
 enum mode { M_PREAD, M_MMAP, M_MMAP_LAZY };
@@ -44,14 +43,16 @@ struct stream {
 };
 
 static enum mode mode;
+static uint32_t chunk = 64u << 10; /* bytes read (or checked) at a time */
+static uint32_t map_win;           /* two chunks */
 static uint32_t crc_sink;
 
 static int map_window(struct stream *s)
 {
 	if (s->map)
-		munmap(s->map, MAP_WIN);
+		munmap(s->map, map_win);
 	s->map_off = s->off;
-	s->map = mmap(NULL, MAP_WIN, PROT_READ, MAP_SHARED | MAP_POPULATE, s->fd,
+	s->map = mmap(NULL, map_win, PROT_READ, MAP_SHARED | MAP_POPULATE, s->fd,
 		      (off_t)s->map_off);
 	if (s->map == MAP_FAILED) {
 		s->map = NULL;
@@ -67,14 +68,14 @@ static int next_chunk(struct stream *s)
 
 	if (s->off >= s->end)
 		return 0;
-	n = s->end - s->off < CHUNK ? (uint32_t)(s->end - s->off) : CHUNK;
+	n = s->end - s->off < chunk ? (uint32_t)(s->end - s->off) : chunk;
 	if (mode == M_PREAD) {
 		s->cur ^= 1;
 		if (pread(s->fd, s->buf[s->cur], n, (off_t)s->off) != (ssize_t)n)
 			return -EIO;
 		s->p = s->buf[s->cur];
 	} else {
-		if (!s->map || s->off + n > s->map_off + MAP_WIN) {
+		if (!s->map || s->off + n > s->map_off + map_win) {
 			int r = map_window(s);
 
 			if (r < 0)
@@ -141,7 +142,7 @@ static void open_streams(struct stream *st, unsigned int n, const char *file)
 		fprintf(stderr, "read_patterns: %s: %s\n", file, strerror(errno));
 		exit(1);
 	}
-	each = (uint64_t)sb.st_size / n / MAP_WIN * MAP_WIN;
+	each = (uint64_t)sb.st_size / n / map_win * map_win;
 	if (!each) {
 		fprintf(stderr, "read_patterns: %s: too small for %u streams\n", file, n);
 		exit(1);
@@ -150,8 +151,8 @@ static void open_streams(struct stream *st, unsigned int n, const char *file)
 		st[i].fd = fd;
 		st[i].off = each * i;
 		st[i].end = st[i].off + each;
-		st[i].buf[0] = aligned_alloc(4096, CHUNK);
-		st[i].buf[1] = aligned_alloc(4096, CHUNK);
+		st[i].buf[0] = aligned_alloc(4096, chunk);
+		st[i].buf[1] = aligned_alloc(4096, chunk);
 		if (!st[i].buf[0] || !st[i].buf[1])
 			exit(1);
 	}
@@ -164,17 +165,22 @@ int main(int argc, char **argv)
 	struct stream *st;
 	double t0, dt;
 
-	if (argc < 4 || argc > 5) {
-		fprintf(stderr, "usage: read_patterns FILE STREAMS pread|mmap|mmap-lazy [BURST]\n");
+	if (argc < 4 || argc > 6) {
+		fprintf(stderr, "usage: read_patterns FILE STREAMS pread|mmap|mmap-lazy [BURST [CHUNK_KIB]]\n");
 		return 2;
 	}
 	n = (unsigned int)strtoul(argv[2], NULL, 0);
 	mode = parse_mode(argv[3]);
 	burst = argc > 4 ? (unsigned int)strtoul(argv[4], NULL, 0) : 1;
-	if (!n || !burst) {
-		fprintf(stderr, "read_patterns: STREAMS and BURST must be positive\n");
+	if (argc > 5)
+		chunk = (uint32_t)strtoul(argv[5], NULL, 0) << 10;
+	/* mmap offsets must be page aligned */
+	if (!n || !burst || !chunk || chunk % 4096 || chunk > PREC_CHUNK_READ_MAX) {
+		fprintf(stderr, "read_patterns: STREAMS and BURST must be positive, CHUNK_KIB a multiple of 4 up to %u\n",
+			PREC_CHUNK_READ_MAX >> 10);
 		return 2;
 	}
+	map_win = 2 * chunk;
 	st = calloc(n, sizeof(*st));
 	if (!st)
 		return 1;
@@ -186,8 +192,8 @@ int main(int argc, char **argv)
 			live += consume(&st[i], burst, &sum, &bytes);
 	} while (live);
 	dt = bench_now() - t0;
-	printf("streams %u mode %s burst %u bytes %llu seconds %.3f GB/s %.2f (%x)\n", n, argv[3],
-	       burst, (unsigned long long)bytes, dt, (double)bytes / dt / 1e9,
+	printf("streams %u mode %s burst %u chunk %u bytes %llu seconds %.3f GB/s %.2f (%x)\n", n,
+	       argv[3], burst, chunk >> 10, (unsigned long long)bytes, dt, (double)bytes / dt / 1e9,
 	       (unsigned int)((sum ^ crc_sink) & 0xf));
 	return 0;
 }

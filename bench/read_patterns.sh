@@ -9,6 +9,7 @@
 # machine's caches end (bench/cache_knee). Run `make bench`.
 # Usage: bench/read_patterns.sh [dir (default /var/tmp)] [rounds (default 3)]
 #        [size (default 1G)] [shard counts] [bursts (default "1 16")]
+#        [chunk KiB (default 64, the writers' chunk; e.g. "16 32 64")]
 set -eu
 cd "$(dirname "$0")/.."
 . bench/lib.sh
@@ -17,6 +18,7 @@ runs=${2:-3}
 size=${3:-1G}
 counts=${4:-"1 16 64 256"}
 bursts=${5:-"1 16"}
+chunks=${6:-64}
 rp=$BUILD/bench/read_patterns
 for b in "$rp" "$BUILD/bench/cache_knee"; do
 	[ -x "$b" ] || { echo "read_patterns.sh: $b missing: run 'make bench' first" >&2; exit 1; }
@@ -30,26 +32,31 @@ for _ in $(seq "$runs"); do
 	for n in $counts; do
 		for mode in pread mmap mmap-lazy; do
 			for b in $bursts; do
-				secs[$mode,$b,$n]+="$("$rp" "$file" "$n" "$mode" "$b" | awk '{ print $10 }') "
+				for c in $chunks; do
+					secs[$mode,$b,$c,$n]+="$("$rp" "$file" "$n" "$mode" "$b" "$c" |
+						awk '{ for (i = 1; i < NF; i++) if ($i == "seconds") print $(i + 1) }') "
+				done
 			done
 		done
 	done
 done
 bytes=$(stat -c %s "$file")
-printf '%-10s %6s' mode burst
+printf '%-10s %6s %6s' mode burst chunk
 for n in $counts; do printf ' %9s' "n=$n"; done
 printf '   (seconds per GB, medians of %s)\n' "$runs"
 for mode in pread mmap mmap-lazy; do
 	for b in $bursts; do
-		pairs=""
-		printf '%-10s %6s' "$mode" "$b"
-		for n in $counts; do
-			s=$(echo "${secs[$mode,$b,$n]}" | tr ' ' '\n' | grep . | median)
-			pairs+=" $n:$(awk -v s="$s" -v b="$bytes" 'BEGIN { printf "%.4f", s / b * 1e9 }')"
-			printf ' %9.3f' "$(awk -v s="$s" -v b="$bytes" 'BEGIN { print s / b * 1e9 }')"
+		for c in $chunks; do
+			pairs=""
+			printf '%-10s %6s %5sK' "$mode" "$b" "$c"
+			for n in $counts; do
+				s=$(echo "${secs[$mode,$b,$c,$n]}" | tr ' ' '\n' | grep . | median)
+				pairs+=" $n:$(awk -v s="$s" -v b="$bytes" 'BEGIN { printf "%.4f", s / b * 1e9 }')"
+				printf ' %9.3f' "$(awk -v s="$s" -v b="$bytes" 'BEGIN { print s / b * 1e9 }')"
+			done
+			echo
+			fit "  $mode, burst $b, chunk ${c}K" "$pairs"
 		done
-		echo
-		fit "  $mode, burst $b" "$pairs"
 	done
 done
 # Where this machine's caches end, for reading the figures above: n shards'
