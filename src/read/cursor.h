@@ -28,6 +28,9 @@ struct prec_cursor_opts {
 	 * them take a few pages instead of one page each (measured: a tenth
 	 * of a 256-shard merge went to reaching cursors spread over the heap) */
 	void *mem;
+	/* NULL, or 2 * PREC_CHUNK_MAX_PAYLOAD bytes the caller owns, for the
+	 * shard reader's two buffers (prec_shard_reader__lend_buffers()) */
+	void *bufs;
 	/* Prefetch the whole front record, not its first line: with many
 	 * shards it has left the cache by the time the consumer copies it;
 	 * with few the prefetches only cost (see merge.c) */

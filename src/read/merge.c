@@ -8,6 +8,7 @@
 #include <linux/perf_event.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "read/cursor.h"
 #include "read/internal.h"
@@ -44,6 +45,10 @@
  * (a slice cut after an idle stretch can span minutes). Stopping a drain
  * anywhere keeps the order (see slice.c). */
 #define DRAIN_RECORDS 4096u
+/* The readers' buffers share one block of transparent huge pages once it
+ * fills at least one (16 shards): see open_bufs(). */
+#define HUGE_PAGE (2u << 20)
+#define READER_BUFS (2u * PREC_CHUNK_MAX_PAYLOAD)
 
 /* A cursor's next record in the tree: time, then cursor index (cursors are
  * in shard order, so equal times keep it), as one 96-bit key so that a
@@ -65,6 +70,10 @@ struct prec_merge {
 	struct prec_cursor **cur;
 	uint32_t ncur;
 	void *cur_mem; /* every cursor, side by side */
+	/* every reader's two buffers, side by side (NULL: each its own) */
+	void *bufs_map;
+	size_t bufs_map_len;
+	uint8_t *bufs;
 	/* Loser tree over nleaf leaves, one per shard of the manifest (those
 	 * that could not be opened are DONE), heap-shaped: node n's children
 	 * are 2n and 2n + 1 and leaf i is node nleaf + i. Node i in [1, nleaf) holds
@@ -565,6 +574,7 @@ static int open_shard(struct prec_merge *mg, int dirfd, const struct prec_manife
 	co->cpu = s->cpu;
 	co->shard = i;
 	co->mem = (char *)mg->cur_mem + (size_t)mg->ncur * prec_cursor__size();
+	co->bufs = mg->bufs ? mg->bufs + (size_t)i * READER_BUFS : NULL;
 	r = prec_cursor__open(&mg->cur[mg->ncur], dirfd, s->name, co);
 	if (r == -ENOMEM)
 		return r;
@@ -576,6 +586,32 @@ static int open_shard(struct prec_merge *mg, int dirfd, const struct prec_manife
 	mg->shard_of[mg->ncur] = i;
 	mg->cpu_kept[mg->ncur++] = cpu_wanted(&mg->opts, s->cpu);
 	return 0;
+}
+
+/* Every reader's two buffers in one block of transparent huge pages (where
+ * the kernel gives them on request). A merge of n shards touches all of its
+ * n * 128 KiB; in 4 KiB pages that is 32 faults per shard, and on a VM
+ * where a fault costs ~11 us the faults of 256 shards (0.09 s) took as long
+ * as reading a 100 MB set. Without the block, each reader has its own. */
+static void open_bufs(struct prec_merge *mg, uint32_t nshards)
+{
+	size_t len = (size_t)nshards * READER_BUFS;
+	uintptr_t at;
+	void *p;
+
+	if (len < HUGE_PAGE)
+		return;
+	/* one huge page more, to start the block on a huge page boundary */
+	p = mmap(NULL, len + HUGE_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		 -1, 0);
+	if (p == MAP_FAILED)
+		return;
+	mg->bufs_map = p;
+	mg->bufs_map_len = len + HUGE_PAGE;
+	at = ((uintptr_t)p + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
+	mg->bufs = (uint8_t *)at;
+	/* no huge pages (THP off, or no such advice): 4 KiB pages, as before */
+	madvise(mg->bufs, len, MADV_HUGEPAGE);
 }
 
 /* Slices, or the tree alone (opts.slices): slices pay a copy of each
@@ -629,6 +665,7 @@ int prec_merge__open(struct prec_merge **out, int dirfd,
 		goto out_close;
 	}
 	/* Every shard is read, --cpu or not: the others' side band is needed. */
+	open_bufs(mg, m->nr_shards);
 	co.tl = &tl;
 	co.win_bytes = win_bytes(m->nr_shards);
 	co.scratch = &mg->scratch;
@@ -661,5 +698,7 @@ void prec_merge__close(struct prec_merge *mg)
 	free(mg->shard_of);
 	prec_slice__delete(mg->sl);
 	prec_shard_scratch__release(&mg->scratch);
+	if (mg->bufs_map)
+		munmap(mg->bufs_map, mg->bufs_map_len);
 	free(mg);
 }

@@ -48,6 +48,9 @@ struct prec_shard_reader {
 	 * the next one does not overwrite */
 	unsigned char *spare;
 	uint32_t spare_cap;
+	/* buf, spare: the caller's (prec_shard_reader__lend_buffers()), not
+	 * freed here */
+	bool buf_lent, spare_lent;
 	/* The next chunk's header as stored, read along with the payload
 	 * before it: one read per chunk instead of two. */
 	struct prec_chunk_header ahead;
@@ -184,8 +187,10 @@ static int decode(struct prec_shard_reader *r, const struct prec_chunk_header *h
 
 /* Make *buf hold at least len bytes (its old bytes are not kept). Only a
  * chunk bigger than every earlier one grows it: a merge holds one buffer per
- * shard, so each should cost what that shard's chunks need, no more. */
-static int reserve(unsigned char **buf, uint32_t *cap, uint32_t len)
+ * shard, so each should cost what that shard's chunks need, no more. A lent
+ * buffer (*lent; NULL: never lent) too small is left to its owner and
+ * replaced by one of our own. */
+static int reserve(unsigned char **buf, uint32_t *cap, bool *lent, uint32_t len)
 {
 	unsigned char *p;
 
@@ -194,10 +199,22 @@ static int reserve(unsigned char **buf, uint32_t *cap, uint32_t len)
 	p = malloc(len ? len : 1);
 	if (!p)
 		return -ENOMEM;
-	free(*buf);
+	if (!lent || !*lent)
+		free(*buf);
+	if (lent)
+		*lent = false;
 	*buf = p;
 	*cap = len;
 	return 0;
+}
+
+static void drop(unsigned char **buf, uint32_t *cap, bool *lent)
+{
+	if (!*lent)
+		free(*buf);
+	*buf = NULL;
+	*cap = 0;
+	*lent = false;
 }
 
 /* With two buffers, a payload goes into the one the previous did not use. */
@@ -205,13 +222,16 @@ static void take_spare(struct prec_shard_reader *r)
 {
 	unsigned char *b = r->buf;
 	uint32_t cap = r->buf_cap;
+	bool lent = r->buf_lent;
 
 	if (!r->spare)
 		return;
 	r->buf = r->spare;
 	r->buf_cap = r->spare_cap;
+	r->buf_lent = r->spare_lent;
 	r->spare = b;
 	r->spare_cap = cap;
+	r->spare_lent = lent;
 }
 
 /* Read the stored payload and check the chunk checksum: crc32c over the
@@ -222,11 +242,11 @@ static int read_payload(struct prec_shard_reader *r, const struct prec_chunk_hea
 	uint32_t crc;
 	ssize_t n;
 
-	if (reserve(&r->buf, &r->buf_cap, h->raw_len))
+	if (reserve(&r->buf, &r->buf_cap, &r->buf_lent, h->raw_len))
 		return -ENOMEM;
 	*stored = r->buf;
 	if (h->codec == PREC_CODEC_LZ4) {
-		if (reserve(&r->z->buf, &r->z->cap, h->payload_len))
+		if (reserve(&r->z->buf, &r->z->cap, NULL, h->payload_len))
 			return -ENOMEM;
 		*stored = r->z->buf;
 	}
@@ -390,10 +410,23 @@ void prec_shard_reader__set_parts(struct prec_shard_reader *r, bool on)
 int prec_shard_reader__set_two_buffers(struct prec_shard_reader *r, bool on)
 {
 	if (on)
-		return reserve(&r->spare, &r->spare_cap, PREC_CHUNK_MAX_PAYLOAD);
-	free(r->spare);
-	r->spare = NULL;
-	r->spare_cap = 0;
+		return reserve(&r->spare, &r->spare_cap, &r->spare_lent,
+			       PREC_CHUNK_MAX_PAYLOAD);
+	drop(&r->spare, &r->spare_cap, &r->spare_lent);
+	return 0;
+}
+
+int prec_shard_reader__lend_buffers(struct prec_shard_reader *r, void *a, void *b,
+				    uint32_t cap)
+{
+	if (!a || !b || cap < PREC_CHUNK_MAX_PAYLOAD)
+		return -EINVAL;
+	drop(&r->buf, &r->buf_cap, &r->buf_lent);
+	drop(&r->spare, &r->spare_cap, &r->spare_lent);
+	r->buf = a;
+	r->spare = b;
+	r->buf_cap = r->spare_cap = cap;
+	r->buf_lent = r->spare_lent = true;
 	return 0;
 }
 
@@ -493,7 +526,7 @@ static int open_common(struct prec_shard_reader **out, struct prec_shard_reader 
 
 	r->z = &r->own_z;
 	/* What a current writer's chunks need; only old files grow it. */
-	ret = reserve(&r->buf, &r->buf_cap, PREC_CHUNK_MAX_PAYLOAD);
+	ret = reserve(&r->buf, &r->buf_cap, &r->buf_lent, PREC_CHUNK_MAX_PAYLOAD);
 	if (!ret)
 		ret = check_shard_header(r);
 	if (ret) {
@@ -577,8 +610,8 @@ void prec_shard_reader__close(struct prec_shard_reader *r)
 		return;
 	if (r->fd >= 0)
 		close(r->fd);
-	free(r->buf);
-	free(r->spare);
+	drop(&r->buf, &r->buf_cap, &r->buf_lent);
+	drop(&r->spare, &r->spare_cap, &r->spare_lent);
 	free(r->own_z.buf);
 	free(r);
 }

@@ -4,6 +4,7 @@
 // together byte for byte; bytes that change between the checking pass and a
 // part's read, broken framing, a wrong record count and a bad checksum are
 // -EBADMSG at the chunk's offset; moving on mid-chunk skips the rest.
+// Buffers lent by the caller are used in turn, outgrown, and never freed.
 #include "store/store.h"
 #include "../lib/test.h"
 
@@ -206,11 +207,61 @@ static void test_damage(void)
 	expect_bad(off, "bad checksum");
 }
 
+static bool in_block(const unsigned char *p, const unsigned char *block, size_t len)
+{
+	return p >= block && p < block + len;
+}
+
+/* prec_shard_reader__lend_buffers(): chunks that fit land in the two lent
+ * buffers in turn; a bigger one gets a buffer of the reader's own, and the
+ * payload before it stays valid in its lent buffer (the two-buffer
+ * contract). The buffers are two pieces of one allocation, so a free() of
+ * either by the reader would be an invalid free (ASan, or glibc's abort). */
+static void test_lent_buffers(void)
+{
+	const uint32_t cap = PREC_CHUNK_MAX_PAYLOAD;
+	const size_t block_len = 2 * (size_t)cap + 64;
+	unsigned char *block = malloc(block_len), *a = block + 32, *b = a + cap;
+	const unsigned char *prev;
+	struct prec_shard_reader *r;
+	struct prec_chunk c;
+	uint64_t off[4];
+
+	CHECK(block != NULL);
+	shard_header();
+	off[0] = add_chunk(0, 1000, 0);
+	off[1] = add_chunk(1, cap, 0);
+	off[2] = add_chunk(2, BIG, 0);
+	off[3] = add_chunk(3, 2000, 0);
+	CHECK_EQ(prec_shard_reader__open_mem(&r, shard, shard_len), 0);
+	CHECK_EQ(prec_shard_reader__lend_buffers(r, a, b, cap - 8), -EINVAL);
+	CHECK_EQ(prec_shard_reader__lend_buffers(r, a, b, cap), 0);
+	CHECK_EQ(prec_shard_reader__next(r, &c), 1);
+	CHECK(c.payload == a || c.payload == b);
+	CHECK(c.len == 1000 && !memcmp(c.payload, shard + off[0] + 64, 1000));
+	prev = c.payload;
+	CHECK_EQ(prec_shard_reader__next(r, &c), 1);
+	CHECK((c.payload == a || c.payload == b) && c.payload != prev);
+	CHECK(c.len == cap && !memcmp(c.payload, shard + off[1] + 64, cap));
+	prev = c.payload;
+	CHECK_EQ(prec_shard_reader__next(r, &c), 1);
+	CHECK(!in_block(c.payload, block, block_len));
+	CHECK(c.len == BIG && !memcmp(c.payload, shard + off[2] + 64, BIG));
+	CHECK(!memcmp(prev, shard + off[1] + 64, cap));
+	CHECK_EQ(prec_shard_reader__next(r, &c), 1);
+	CHECK(c.payload == prev);
+	CHECK(c.len == 2000 && !memcmp(c.payload, shard + off[3] + 64, 2000));
+	CHECK_EQ(prec_shard_reader__next(r, &c), 0);
+	prec_shard_reader__close(r);
+	free(block);
+}
+
 int main(void)
 {
 	rng = test_seed();
 	test_round_trip();
 	test_skip();
 	test_damage();
+	test_lent_buffers();
 	return 0;
 }
