@@ -28,6 +28,7 @@
  * shard's share of the merge's budget. Only the parts of both really used
  * are ever touched (see wrap_early). */
 #define WIN_ENTRIES 16384u /* power of two */
+#define ENT_BYTES (WIN_ENTRIES * sizeof(struct went))
 /* How much older than the latest record walked a later record of the same
  * kernel ring can be: the time between a record's timestamp and its space
  * reservation (microseconds, with interrupts off), with a wide margin. Kept
@@ -703,10 +704,10 @@ int prec_cursor__open(struct prec_cursor **out, int dirfd, const char *name,
 	c->aux_ok = o->aux_ok;
 	c->tl = *o->tl;
 	c->name = strdup(name);
-	c->ent = malloc(WIN_ENTRIES * sizeof(*c->ent));
 	c->win_bytes = o->win_bytes & ~7u;
-	c->ring = malloc(c->win_bytes);
-	if (!c->name || !c->ent || !c->ring)
+	c->ent = o->win_mem;
+	c->ring = (uint8_t *)o->win_mem + ENT_BYTES;
+	if (!c->name)
 		goto out_close;
 	c->base[0] = c->ring;
 	c->cur = 2; /* the first chunk goes to base[1] */
@@ -745,8 +746,6 @@ void prec_cursor__close(struct prec_cursor *c)
 	if (!c)
 		return;
 	prec_shard_reader__close(c->rd);
-	free(c->ring);
-	free(c->ent);
 	free(c->name);
 	if (c->own_mem)
 		free(c);
@@ -755,4 +754,9 @@ void prec_cursor__close(struct prec_cursor *c)
 size_t prec_cursor__size(void)
 {
 	return (sizeof(struct prec_cursor) + 63) & ~(size_t)63;
+}
+
+size_t prec_cursor__win_size(uint32_t win_bytes)
+{
+	return ENT_BYTES + (((size_t)win_bytes + 63) & ~(size_t)63);
 }

@@ -31,6 +31,12 @@ struct prec_cursor_opts {
 	/* NULL, or 2 * PREC_CHUNK_MAX_PAYLOAD bytes the caller owns, for the
 	 * shard reader's two buffers (prec_shard_reader__lend_buffers()) */
 	void *bufs;
+	/* prec_cursor__win_size(win_bytes) bytes aligned to 64 that the
+	 * caller owns, for the window (its entries and its ring): a merge maps
+	 * every cursor's in one block, where malloc made each of the two a
+	 * mapping of its own (over its mmap threshold), mapped and unmapped
+	 * one by one */
+	void *win_mem;
 	/* Prefetch the whole front record, not its first line: with many
 	 * shards it has left the cache by the time the consumer copies it;
 	 * with few the prefetches only cost (see merge.c) */
@@ -48,8 +54,12 @@ struct prec_cursor_opts {
 
 size_t prec_cursor__size(void);
 
+/* Bytes of a window whose ring holds win_bytes (for prec_cursor_opts.win_mem;
+ * a multiple of 64). */
+size_t prec_cursor__win_size(uint32_t win_bytes);
+
 /* Open dirfd/name and check its header against o->cpu and o->session_id.
- * The window is allocated here; the reader's buffer grows only for a chunk
+ * The window is o->win_mem; the reader's buffer grows only for a chunk
  * bigger than any before (old 256 KiB chunks). Returns 0, -EBADMSG (not
  * this recording's shard) or -errno; logs why. */
 int prec_cursor__open(struct prec_cursor **out, int dirfd, const char *name,

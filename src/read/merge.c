@@ -8,8 +8,8 @@
 #include <linux/perf_event.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
+#include "read/block.h"
 #include "read/cursor.h"
 #include "read/internal.h"
 #include "read/slice.h"
@@ -45,9 +45,6 @@
  * (a slice cut after an idle stretch can span minutes). Stopping a drain
  * anywhere keeps the order (see slice.c). */
 #define DRAIN_RECORDS 4096u
-/* The readers' buffers share one block of transparent huge pages once it
- * fills at least one (16 shards): see open_bufs(). */
-#define HUGE_PAGE (2u << 20)
 #define READER_BUFS (2u * PREC_CHUNK_MAX_PAYLOAD)
 
 /* A cursor's next record in the tree: time, then cursor index (cursors are
@@ -70,10 +67,8 @@ struct prec_merge {
 	struct prec_cursor **cur;
 	uint32_t ncur;
 	void *cur_mem; /* every cursor, side by side */
-	/* every reader's two buffers, side by side (NULL: each its own) */
-	void *bufs_map;
-	size_t bufs_map_len;
-	uint8_t *bufs;
+	/* by shard: its reader's two buffers, its cursor's window */
+	struct prec_block bufs, wins;
 	/* Loser tree over nleaf leaves, one per shard of the manifest (those
 	 * that could not be opened are DONE), heap-shaped: node n's children
 	 * are 2n and 2n + 1 and leaf i is node nleaf + i. Node i in [1, nleaf) holds
@@ -574,7 +569,8 @@ static int open_shard(struct prec_merge *mg, int dirfd, const struct prec_manife
 	co->cpu = s->cpu;
 	co->shard = i;
 	co->mem = (char *)mg->cur_mem + (size_t)mg->ncur * prec_cursor__size();
-	co->bufs = mg->bufs ? mg->bufs + (size_t)i * READER_BUFS : NULL;
+	co->bufs = prec_block__piece(&mg->bufs, i);
+	co->win_mem = prec_block__piece(&mg->wins, i);
 	r = prec_cursor__open(&mg->cur[mg->ncur], dirfd, s->name, co);
 	if (r == -ENOMEM)
 		return r;
@@ -588,30 +584,19 @@ static int open_shard(struct prec_merge *mg, int dirfd, const struct prec_manife
 	return 0;
 }
 
-/* Every reader's two buffers in one block of transparent huge pages (where
- * the kernel gives them on request). A merge of n shards touches all of its
- * n * 128 KiB; in 4 KiB pages that is 32 faults per shard, and on a VM
- * where a fault costs ~11 us the faults of 256 shards (0.09 s) took as long
- * as reading a 100 MB set. Without the block, each reader has its own. */
-static void open_bufs(struct prec_merge *mg, uint32_t nshards)
+/* Per-shard memory in two blocks (block.h). The readers' buffers in huge
+ * pages: a merge of n shards touches all of its n * 128 KiB, in 4 KiB pages
+ * 32 faults per shard, and on a VM where a fault costs ~11 us those of 256
+ * shards (0.09 s) took as long as reading a 100 MB set; under 16 shards
+ * (less than a huge page) each reader has its own. The windows (entry array
+ * and ring, each touched only in part) in 4 KiB pages: one mapping where
+ * malloc made two per cursor (100 MB, 256 shards: 0.150 -> 0.139 s).
+ * Returns 0 or -ENOMEM. */
+static int open_blocks(struct prec_merge *mg, uint32_t nshards, uint32_t ring_bytes)
 {
-	size_t len = (size_t)nshards * READER_BUFS;
-	uintptr_t at;
-	void *p;
-
-	if (len < HUGE_PAGE)
-		return;
-	/* one huge page more, to start the block on a huge page boundary */
-	p = mmap(NULL, len + HUGE_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-		 -1, 0);
-	if (p == MAP_FAILED)
-		return;
-	mg->bufs_map = p;
-	mg->bufs_map_len = len + HUGE_PAGE;
-	at = ((uintptr_t)p + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
-	mg->bufs = (uint8_t *)at;
-	/* no huge pages (THP off, or no such advice): 4 KiB pages, as before */
-	madvise(mg->bufs, len, MADV_HUGEPAGE);
+	prec_block__init(&mg->bufs, nshards, READER_BUFS, true);
+	prec_block__init(&mg->wins, nshards, prec_cursor__win_size(ring_bytes), false);
+	return mg->wins.at || !nshards ? 0 : -ENOMEM;
 }
 
 /* Slices, or the tree alone (opts.slices): slices pay a copy of each
@@ -665,9 +650,11 @@ int prec_merge__open(struct prec_merge **out, int dirfd,
 		goto out_close;
 	}
 	/* Every shard is read, --cpu or not: the others' side band is needed. */
-	open_bufs(mg, m->nr_shards);
 	co.tl = &tl;
 	co.win_bytes = win_bytes(m->nr_shards);
+	r = open_blocks(mg, m->nr_shards, co.win_bytes);
+	if (r < 0)
+		goto out_close;
 	co.scratch = &mg->scratch;
 	co.prefetch_records = !mg->sl && mg->opts.reads_records &&
 			      m->nr_shards >= PF_RECORDS_MIN_SHARDS;
@@ -698,7 +685,7 @@ void prec_merge__close(struct prec_merge *mg)
 	free(mg->shard_of);
 	prec_slice__delete(mg->sl);
 	prec_shard_scratch__release(&mg->scratch);
-	if (mg->bufs_map)
-		munmap(mg->bufs_map, mg->bufs_map_len);
+	prec_block__exit(&mg->bufs);
+	prec_block__exit(&mg->wins);
 	free(mg);
 }
