@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Benchmark: the reading a merge of a directory cannot avoid, without the
 // ordering. Every shard is read through the same shard reader the merge
-// uses (two buffers in turn, checksum and record checks), and the shards'
+// uses (two buffers in turn, lent from one block of huge pages from 16
+// shards on, as the merge does; checksum and record checks), and the shards'
 // records are taken in turn, one record of each shard per round, touching
 // each record's size and time, as a merge of shards with equal rates (the
 // synthetic sets of bench/merge.sh) visits them. What the merge costs above
@@ -17,6 +18,7 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "read/block.h"
 #include "store/store.h"
 
 struct stream {
@@ -51,13 +53,18 @@ static bool refill(struct stream *s, const char *name, int *rc)
 	return false;
 }
 
-static int open_streams(struct stream *st, int dirfd, const struct prec_manifest *m)
+static int open_streams(struct stream *st, int dirfd, const struct prec_manifest *m,
+			const struct prec_block *bufs)
 {
 	for (uint32_t i = 0; i < m->nr_shards; i++) {
+		uint8_t *lent = prec_block__piece(bufs, i);
 		const char *why = NULL;
 
 		if (prec_shard_reader__open_why(&st[i].rd, dirfd, m->shards[i].name, &why) < 0 ||
-		    prec_shard_reader__set_two_buffers(st[i].rd, true) < 0) {
+		    (lent ? prec_shard_reader__lend_buffers(st[i].rd, lent,
+							   lent + PREC_CHUNK_MAX_PAYLOAD,
+							   PREC_CHUNK_MAX_PAYLOAD)
+			  : prec_shard_reader__set_two_buffers(st[i].rd, true)) < 0) {
 			fprintf(stderr, "read_floor: %s: %s\n", m->shards[i].name,
 				why ? why : "out of memory");
 			return -1;
@@ -69,6 +76,7 @@ static int open_streams(struct stream *st, int dirfd, const struct prec_manifest
 int main(int argc, char **argv)
 {
 	struct prec_manifest *m = NULL;
+	struct prec_block bufs;
 	uint64_t n = 0, bytes = 0, sum = 0;
 	struct stream *st;
 	uint32_t live;
@@ -82,7 +90,8 @@ int main(int argc, char **argv)
 	dirfd = bench_open_recording("read_floor", argv[1], &m);
 	st = calloc(m->nr_shards, sizeof(*st));
 	t0 = bench_now();
-	if (!st || open_streams(st, dirfd, m) < 0)
+	prec_block__init(&bufs, m->nr_shards, 2 * PREC_CHUNK_MAX_PAYLOAD, true);
+	if (!st || open_streams(st, dirfd, m, &bufs) < 0)
 		return 1;
 	do {
 		live = 0;
@@ -107,6 +116,7 @@ int main(int argc, char **argv)
 	       (double)bytes / dt / 1e6, (double)n / dt / 1e6, (unsigned long long)(sum & 0xf));
 	for (uint32_t i = 0; i < m->nr_shards; i++)
 		prec_shard_reader__close(st[i].rd);
+	prec_block__exit(&bufs);
 	free(st);
 	prec_manifest__delete(m);
 	close(dirfd);
