@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Private to src/read (block.c, merge.c): one anonymous mapping cut into
+/* Private to src/read (block.c, merge.c; bench/read_floor lends its readers
+ * buffers the merge's way): one anonymous mapping cut into
  * equal pieces, one per shard, for the per-shard memory of a merge. Hundreds
  * of pieces in one mapping cost one mmap and one munmap, where malloc maps
  * (and faults in, and unmaps) each piece over its mmap threshold on its
@@ -13,7 +14,7 @@
 #include <stdint.h>
 
 struct prec_block {
-	uint8_t *at;   /* piece 0; NULL: no block (each piece its own malloc) */
+	uint8_t *at;   /* piece 0; NULL: no block */
 	size_t piece;  /* bytes from one piece to the next */
 	void *map;
 	size_t map_len;
