@@ -61,9 +61,7 @@ static int open_streams(struct stream *st, int dirfd, const struct prec_manifest
 		const char *why = NULL;
 
 		if (prec_shard_reader__open_why(&st[i].rd, dirfd, m->shards[i].name, &why) < 0 ||
-		    (lent ? prec_shard_reader__lend_buffers(st[i].rd, lent,
-							   lent + PREC_CHUNK_MAX_PAYLOAD,
-							   PREC_CHUNK_MAX_PAYLOAD)
+		    (lent ? prec_shard_reader__lend_buffers(st[i].rd, lent, PREC_CHUNK_MAX_PAYLOAD)
 			  : prec_shard_reader__set_two_buffers(st[i].rd, true)) < 0) {
 			fprintf(stderr, "read_floor: %s: %s\n", m->shards[i].name,
 				why ? why : "out of memory");

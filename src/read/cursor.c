@@ -726,9 +726,7 @@ int prec_cursor__open(struct prec_cursor **out, int dirfd, const char *name,
 	 * order cannot empty the window between parts. */
 	prec_shard_reader__set_parts(c->rd, c->cpu >= 0);
 	if (o->bufs)
-		r = prec_shard_reader__lend_buffers(c->rd, o->bufs,
-						    (uint8_t *)o->bufs + PREC_CHUNK_MAX_PAYLOAD,
-						    PREC_CHUNK_MAX_PAYLOAD);
+		r = prec_shard_reader__lend_buffers(c->rd, o->bufs, PREC_CHUNK_MAX_PAYLOAD);
 	else
 		r = prec_shard_reader__set_two_buffers(c->rd, true);
 	c->two = r == 0;

@@ -185,11 +185,21 @@ static int decode(struct prec_shard_reader *r, const struct prec_chunk_header *h
 	return 0;
 }
 
+/* Let *buf go: freed unless lent (*lent; NULL: never lent). */
+static void drop(unsigned char **buf, uint32_t *cap, bool *lent)
+{
+	if (!lent || !*lent)
+		free(*buf);
+	*buf = NULL;
+	*cap = 0;
+	if (lent)
+		*lent = false;
+}
+
 /* Make *buf hold at least len bytes (its old bytes are not kept). Only a
  * chunk bigger than every earlier one grows it: a merge holds one buffer per
  * shard, so each should cost what that shard's chunks need, no more. A lent
- * buffer (*lent; NULL: never lent) too small is left to its owner and
- * replaced by one of our own. */
+ * buffer too small is left to its owner and replaced by one of our own. */
 static int reserve(unsigned char **buf, uint32_t *cap, bool *lent, uint32_t len)
 {
 	unsigned char *p;
@@ -199,22 +209,10 @@ static int reserve(unsigned char **buf, uint32_t *cap, bool *lent, uint32_t len)
 	p = malloc(len ? len : 1);
 	if (!p)
 		return -ENOMEM;
-	if (!lent || !*lent)
-		free(*buf);
-	if (lent)
-		*lent = false;
+	drop(buf, cap, lent);
 	*buf = p;
 	*cap = len;
 	return 0;
-}
-
-static void drop(unsigned char **buf, uint32_t *cap, bool *lent)
-{
-	if (!*lent)
-		free(*buf);
-	*buf = NULL;
-	*cap = 0;
-	*lent = false;
 }
 
 /* With two buffers, a payload goes into the one the previous did not use. */
@@ -416,15 +414,14 @@ int prec_shard_reader__set_two_buffers(struct prec_shard_reader *r, bool on)
 	return 0;
 }
 
-int prec_shard_reader__lend_buffers(struct prec_shard_reader *r, void *a, void *b,
-				    uint32_t cap)
+int prec_shard_reader__lend_buffers(struct prec_shard_reader *r, void *mem, uint32_t cap)
 {
-	if (!a || !b || cap < PREC_CHUNK_MAX_PAYLOAD)
+	if (!mem || cap < PREC_CHUNK_MAX_PAYLOAD)
 		return -EINVAL;
 	drop(&r->buf, &r->buf_cap, &r->buf_lent);
 	drop(&r->spare, &r->spare_cap, &r->spare_lent);
-	r->buf = a;
-	r->spare = b;
+	r->buf = mem;
+	r->spare = (unsigned char *)mem + cap;
 	r->buf_cap = r->spare_cap = cap;
 	r->buf_lent = r->spare_lent = true;
 	return 0;

@@ -331,14 +331,13 @@ void prec_shard_scratch__release(struct prec_shard_scratch *s);
  * old big lz4 chunks two buffers would cost twice 256 KiB.) */
 int prec_shard_reader__set_two_buffers(struct prec_shard_reader *r, bool on);
 
-/* Use a and b (cap bytes each, at least PREC_CHUNK_MAX_PAYLOAD) as the two
- * buffers, in place of the reader's own, which are freed: a merge of many
+/* Use mem (2 * cap bytes, cap at least PREC_CHUNK_MAX_PAYLOAD) as the two
+ * buffers, its halves, in place of the reader's own, which are freed: a merge of many
  * shards puts every reader's buffers in one block of huge pages, where each
  * would otherwise be faulted in 4 KiB at a time. They must outlive the
  * reader, which never frees them; a chunk bigger than cap still gets a
  * buffer of the reader's own. Returns 0, or -EINVAL (cap too small). */
-int prec_shard_reader__lend_buffers(struct prec_shard_reader *r, void *a, void *b,
-				    uint32_t cap);
+int prec_shard_reader__lend_buffers(struct prec_shard_reader *r, void *mem, uint32_t cap);
 
 /* The next part of the chunk next() returned with c->more set. Returns 1
  * with *c filled (hdr, offset as for its first part), -EBADMSG, -errno, or

@@ -234,8 +234,8 @@ static void test_lent_buffers(void)
 	off[2] = add_chunk(2, BIG, 0);
 	off[3] = add_chunk(3, 2000, 0);
 	CHECK_EQ(prec_shard_reader__open_mem(&r, shard, shard_len), 0);
-	CHECK_EQ(prec_shard_reader__lend_buffers(r, a, b, cap - 8), -EINVAL);
-	CHECK_EQ(prec_shard_reader__lend_buffers(r, a, b, cap), 0);
+	CHECK_EQ(prec_shard_reader__lend_buffers(r, a, cap - 8), -EINVAL);
+	CHECK_EQ(prec_shard_reader__lend_buffers(r, a, cap), 0);
 	CHECK_EQ(prec_shard_reader__next(r, &c), 1);
 	CHECK(c.payload == a || c.payload == b);
 	CHECK(c.len == 1000 && !memcmp(c.payload, shard + off[0] + 64, 1000));
