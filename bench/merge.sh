@@ -17,6 +17,11 @@
 # the largest with what the fit predicts: for the whole merge, the
 # iterator, the floor, and the iterator's time above the floor (its
 # ordering work).
+# Every run is pinned to one CPU (BENCH_CPU, default the last; empty: not
+# pinned): on the 2-vCPU VM measured, one vCPU ran the same merge 45%
+# slower than the other (six alternated pairs in a row, later the other way
+# round), so runs the scheduler put on either compared two machines. Each set is read again right before its
+# runs: the VM's DAMON pages out page cache left idle for a minute.
 # Targets: >= 1 GB/s, RSS < 64 MiB whatever the size, time at most
 # logarithmic in the shard count. Run `make bench` first.
 # Usage: bench/merge.sh [dir (default /var/tmp)] [rounds (default 3)] [sizes]
@@ -29,6 +34,9 @@ runs=${2:-3}
 sizes=${3:-"100M 1G"}
 counts=${4:-"1 16 64 256"}
 formats=${5:-"raw lz4"}
+pin=()
+cpu=${BENCH_CPU-$(($(nproc) - 1))}
+if [ -n "$cpu" ] && command -v taskset >/dev/null; then pin=(taskset -c "$cpu"); fi
 mk=$BUILD/tests/helpers/mkshards
 it=$BUILD/bench/merge_iter
 floor=$BUILD/bench/read_floor
@@ -52,7 +60,7 @@ field() { echo "$2" | awk -v k="$1" '{ for (i = 1; i < NF; i++) if ($i == k) pri
 # merge_secs DIR: wall seconds of prec merge DIR -o /dev/null
 merge_secs() {
 	local t0=$EPOCHREALTIME
-	"$prec" merge "$1" -o /dev/null 2>"$set_dir/merge.err" ||
+	"${pin[@]}" "$prec" merge "$1" -o /dev/null 2>"$set_dir/merge.err" ||
 		echo "merge.sh: prec merge $1 failed: $(tail -1 "$set_dir/merge.err")" >&2
 	awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.4f\n", b - a }'
 }
@@ -71,9 +79,10 @@ for size in $sizes; do
 		declare -A outs=() whole=() floors=()
 		for _ in $(seq "$runs"); do
 			for n in $counts; do
-				outs[$n]+="$("$it" "$set_dir/$n")"$'\n'
+				cat "$set_dir/$n"/* >/dev/null
+				outs[$n]+="$("${pin[@]}" "$it" "$set_dir/$n")"$'\n'
 				whole[$n]+="$(merge_secs "$set_dir/$n")"$'\n'
-				floors[$n]+="$(field seconds "$("$floor" "$set_dir/$n")")"$'\n'
+				floors[$n]+="$(field seconds "$("${pin[@]}" "$floor" "$set_dir/$n")")"$'\n'
 			done
 		done
 		pairs="" floor_pairs="" net_pairs="" merge_pairs=""

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Benchmark: the merge iterator alone over a recording directory. Opens it,
 // pulls every record through prec_merge__next, and prints bytes/s and
-// records/s (plus forced releases and inversions, which should be 0).
+// records/s (plus forced releases and inversions, which should be 0, and the
+// drains of full slices, which should be rare).
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -39,11 +40,12 @@ int main(int argc, char **argv)
 	}
 	dt = bench_now() - t0;
 	printf("shards %u records %llu bytes %llu seconds %.3f MB/s %.0f Mrec/s %.2f "
-	       "forced %llu inversions %llu errors %u rc %d (%llx)\n",
+	       "forced %llu inversions %llu drains %llu errors %u rc %d (%llx)\n",
 	       m->nr_shards, (unsigned long long)n, (unsigned long long)bytes, dt,
 	       (double)bytes / dt / 1e6, (double)n / dt / 1e6,
 	       (unsigned long long)prec_merge__forced(mg),
-	       (unsigned long long)prec_merge__inversions(mg), prec_merge__errors(mg), rc,
+	       (unsigned long long)prec_merge__inversions(mg),
+	       (unsigned long long)prec_merge__drains(mg), prec_merge__errors(mg), rc,
 	       (unsigned long long)(sum & 0xf));
 	prec_merge__close(mg);
 	prec_manifest__delete(m);

@@ -34,7 +34,9 @@ struct prec_merge_opts {
 };
 
 #define PREC_MERGE_SLICE_MIN_SHARDS 64u
-#define PREC_MERGE_SLICE_BYTES (2u << 20)
+/* Four times the bytes a slice aims at (merge.c): a slice over its target
+ * halves the next one's span long before it runs out of room and drains. */
+#define PREC_MERGE_SLICE_BYTES (4u << 20)
 
 /* One record of the merged stream. For a DATA record, rec points at the
  * perf_event_header (rec_len == header.size). For an AUX chunk, aux/aux_len
