@@ -19,9 +19,10 @@
 # ordering work).
 # Every run is pinned to one CPU (BENCH_CPU, default the last; empty: not
 # pinned): on the 2-vCPU VM measured, one vCPU ran the same merge 45%
-# slower than the other (six alternated pairs in a row, later the other way
-# round), so runs the scheduler put on either compared two machines. Each set is read again right before its
-# runs: the VM's DAMON pages out page cache left idle for a minute.
+# slower than the other (six alternated pairs in a row, later the other
+# way round), so runs the scheduler put on either compared two machines.
+# Each set is read again right before its runs: the VM's DAMON pages out
+# page cache left idle for a minute.
 # Targets: >= 1 GB/s, RSS < 64 MiB whatever the size, time at most
 # logarithmic in the shard count. Run `make bench` first.
 # Usage: bench/merge.sh [dir (default /var/tmp)] [rounds (default 3)] [sizes]

@@ -31,13 +31,14 @@
  * (nothing read) 15%. */
 #define PF_RECORDS_MIN_SHARDS 64u
 /* A slice's cut is the earliest record waiting plus delta, and delta
- * follows the bytes staged toward SLICE_TARGET: within the L2 (1 MiB on the
- * EPYC VMs measured), where the sort and the consumer find them, and big
- * enough that a slice of 256 shards reads each in a burst of 4 KiB, not
- * 768 bytes: each visit of a cursor starts with misses on its state and
- * its window, whatever it then takes. prec merge -o /dev/null, 1 GB at 256
- * shards, alternated medians of 7 against 192 KiB: raw 0.94 -> 0.87 s, lz4
- * 1.20 -> 1.16 s; at 64 shards and 100 MB within noise. */
+ * follows the bytes staged toward SLICE_TARGET: about the L2's size (1 MiB
+ * a core on the Zen 5 EPYC of the VM measured), where the sort and the
+ * consumer find them, and big enough that a slice of 256 shards reads each
+ * in a burst of 4 KiB, not 768 bytes: each visit of a cursor starts with
+ * misses on its state and its window, whatever it then takes. prec merge -o
+ * /dev/null, alternated medians of 7 against 192 KiB: 1 GB at 256 shards
+ * raw 0.94 -> 0.87 s, lz4 1.20 -> 1.16 s; 100 MB at 256 raw 0.15 -> 0.13 s;
+ * 64 shards within noise. */
 #define SLICE_TARGET (1024u << 10)
 #define DELTA_START 100000ull /* 100 us */
 #define DELTA_MAX (1ull << 40)
