@@ -10,6 +10,7 @@
 # Usage: bench/read_patterns.sh [dir (default /var/tmp)] [rounds (default 3)]
 #        [size (default 1G)] [shard counts] [bursts (default "1 16")]
 #        [chunk KiB (default 64, the writers' chunk; e.g. "16 32 64")]
+#        [modes (default "pread mmap mmap-lazy uring")]
 set -eu
 cd "$(dirname "$0")/.."
 . bench/lib.sh
@@ -19,6 +20,7 @@ size=${3:-1G}
 counts=${4:-"1 16 64 256"}
 bursts=${5:-"1 16"}
 chunks=${6:-64}
+modes=${7:-"pread mmap mmap-lazy uring"}
 rp=$BUILD/bench/read_patterns
 for b in "$rp" "$BUILD/bench/cache_knee"; do
 	[ -x "$b" ] || { echo "read_patterns.sh: $b missing: run 'make bench' first" >&2; exit 1; }
@@ -30,7 +32,7 @@ cat "$file" >/dev/null
 declare -A secs=()
 for _ in $(seq "$runs"); do
 	for n in $counts; do
-		for mode in pread mmap mmap-lazy; do
+		for mode in $modes; do
 			for b in $bursts; do
 				for c in $chunks; do
 					secs[$mode,$b,$c,$n]+="$("$rp" "$file" "$n" "$mode" "$b" "$c" |
@@ -44,7 +46,7 @@ bytes=$(stat -c %s "$file")
 printf '%-10s %6s %6s' mode burst chunk
 for n in $counts; do printf ' %9s' "n=$n"; done
 printf '   (seconds per GB, medians of %s)\n' "$runs"
-for mode in pread mmap mmap-lazy; do
+for mode in $modes; do
 	for b in $bursts; do
 		for c in $chunks; do
 			pairs=""
