@@ -297,14 +297,19 @@ struct prec_workload {
 	bool exited;
 };
 
-/* Fork the command, stopped before exec until start(). Returns 0,
- * -ENOENT when the command is not found in PATH (nothing forked), or
- * -errno. */
+/* Fork the command, stopped before exec until start(). The command is
+ * killed when the thread that called this (prec's main thread) dies, even
+ * by SIGKILL. Returns 0, -ENOENT when the command is not found in PATH
+ * (nothing forked), or -errno. */
 int prec_workload__prepare(struct prec_workload *w, char *const argv[]);
 /* The same, the command to run as user (uid, gid; supplementary groups
- * and HOME/USER/LOGNAME from the password database), switched to in the
- * child after the start byte, before exec; prec keeps its privileges. A
- * failed switch is reported by start() like an exec error. */
+ * from the group database), switched to in the child after the start
+ * byte, before exec; prec keeps its privileges. The command runs in a
+ * session of its own (no controlling terminal: the caller's terminal
+ * signals reach prec only), with the environment reset: TERM, COLORTERM,
+ * PATH, LANG, LC_*, TZ and DISPLAY kept, HOME, USER, LOGNAME and SHELL
+ * from user's password entry, nothing else. A failed switch is reported
+ * by start() like an exec error; -ENOENT when user has no entry. */
 int prec_workload__prepare_as(struct prec_workload *w, char *const argv[],
 			      const char *user, uid_t uid, gid_t gid);
 /* Let the child exec. Returns 0, or the exec's -errno. */

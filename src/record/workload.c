@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The workload: forked early and held before exec on a start pipe, so its
 // pid can be given to perf_event_open; exec errors come back on a CLOEXEC
-// pipe; exit status reported the way a shell does.
+// pipe; exit status reported the way a shell does. Run as another user, it
+// gets a session and an environment of its own, nothing of root's.
 #include "record/cmd_record.h"
 
 #include <errno.h>
@@ -10,9 +11,11 @@
 #include <limits.h>
 #include <pwd.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -45,20 +48,22 @@ static int find_command(const char *argv0)
 	return -ENOENT;
 }
 
-/* --user: everything the child needs, looked up before fork. */
+/* --user: everything the child needs, prepared before fork so that the
+ * child neither looks anything up nor allocates. */
 struct who {
 	uid_t uid;
 	gid_t gid;
 	gid_t *groups;
 	int nr_groups;
-	char *env[3];          /* HOME=, USER=, LOGNAME= */
+	char **envp;           /* NULL-terminated, every string ours */
 };
 
 static void who_exit(struct who *u)
 {
 	free(u->groups);
-	for (int i = 0; i < 3; i++)
-		free(u->env[i]);
+	for (char **e = u->envp; e && *e; e++)
+		free(*e);
+	free(u->envp);
 }
 
 static char *strcat_alloc(const char *a, const char *b)
@@ -73,43 +78,133 @@ static char *strcat_alloc(const char *a, const char *b)
 	return s;
 }
 
-static int who_init(struct who *u, uid_t uid, gid_t gid)
+/* The password entry of user (by name, as --user named it, so USER is
+ * that name when two share the uid), else of uid, in *buf (grown as
+ * needed; the caller frees it). 0, -ENOENT or -errno. */
+static int lookup(struct passwd *pw, char **buf, const char *user, uid_t uid)
 {
-	struct passwd *pw = getpwuid(uid);
-	int n = 0;
+	long max = sysconf(_SC_GETPW_R_SIZE_MAX);
+	size_t size = max > 0 ? (size_t)max : 4096;
+	struct passwd *res = NULL;
+	int e;
+
+	for (;;) {
+		char *b = realloc(*buf, size);
+
+		if (!b)
+			return -ENOMEM;
+		*buf = b;
+		e = getpwnam_r(user, pw, b, size, &res);
+		if (!e && (!res || res->pw_uid != uid))
+			e = getpwuid_r(uid, pw, b, size, &res);
+		if (e != ERANGE || size >= (1u << 20))
+			break;
+		size *= 2;
+	}
+	if (e)
+		return -e;
+	return res ? 0 : -ENOENT;
+}
+
+/* The caller's variables a command run as another user keeps, the ones
+ * of sudo's env_reset list a terminal, a locale and the search path need.
+ * Everything else of root's (a token, LD_LIBRARY_PATH, a proxy) is not
+ * the other user's to see or be steered by. Names only: a value can only
+ * mislead the command itself, which runs with the user's rights. */
+static bool kept(const char *var)
+{
+	static const char *const names[] = {
+		"TERM", "COLORTERM", "PATH", "LANG", "TZ", "DISPLAY",
+	};
+	size_t len = strcspn(var, "=");
+
+	if (!var[len])
+		return false;
+	if (len > 3 && !strncmp(var, "LC_", 3))
+		return true;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strlen(names[i]) == len && !memcmp(var, names[i], len))
+			return true;
+	return false;
+}
+
+/* The command's environment: HOME, USER, LOGNAME and SHELL of pw, then
+ * the kept variables of ours. 0 or -ENOMEM (u->envp then holds what was
+ * made, for who_exit). */
+static int who_env(struct who *u, const struct passwd *pw)
+{
+	const char *set[][2] = {
+		{ "HOME=", pw->pw_dir },
+		{ "USER=", pw->pw_name },
+		{ "LOGNAME=", pw->pw_name },
+		/* passwd(5): an empty shell field means /bin/sh */
+		{ "SHELL=", pw->pw_shell && *pw->pw_shell ? pw->pw_shell : "/bin/sh" },
+	};
+	size_t nset = sizeof(set) / sizeof(set[0]), n = nset, i = 0;
+
+	for (char **e = environ; e && *e; e++)
+		n++;
+	u->envp = calloc(n + 1, sizeof(*u->envp));
+	if (!u->envp)
+		return -ENOMEM;
+	/* Each string checked as made: the array never has a hole. */
+	for (size_t k = 0; k < nset; k++) {
+		u->envp[i] = strcat_alloc(set[k][0], set[k][1]);
+		if (!u->envp[i++])
+			return -ENOMEM;
+	}
+	for (char **e = environ; e && *e && i < n; e++) {
+		if (!kept(*e))
+			continue;
+		u->envp[i] = strdup(*e);
+		if (!u->envp[i++])
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int who_init(struct who *u, const char *user, uid_t uid, gid_t gid)
+{
+	struct passwd pw;
+	char *buf = NULL;
+	int n = 0, err;
 
 	memset(u, 0, sizeof(*u));
 	u->uid = uid;
 	u->gid = gid;
-	if (!pw)
-		return -ENOENT;
-	getgrouplist(pw->pw_name, gid, NULL, &n);
+	err = lookup(&pw, &buf, user, uid);
+	if (err)
+		goto free_buf;
+	getgrouplist(pw.pw_name, gid, NULL, &n);
 	u->groups = calloc((size_t)n + 1, sizeof(*u->groups));
-	if (!u->groups)
-		return -ENOMEM;
+	if (!u->groups) {
+		err = -ENOMEM;
+		goto free_buf;
+	}
 	u->nr_groups = n + 1;
-	if (getgrouplist(pw->pw_name, gid, u->groups, &u->nr_groups) < 0)
+	if (getgrouplist(pw.pw_name, gid, u->groups, &u->nr_groups) < 0)
 		u->nr_groups = 0;
-	u->env[0] = strcat_alloc("HOME=", pw->pw_dir);
-	u->env[1] = strcat_alloc("USER=", pw->pw_name);
-	u->env[2] = strcat_alloc("LOGNAME=", pw->pw_name);
-	return u->env[0] && u->env[1] && u->env[2] ? 0 : -ENOMEM;
+	err = who_env(u, &pw);
+free_buf:
+	free(buf);
+	return err;
 }
 
-/* Groups first, then gid, then uid: after setuid nothing else may
- * change. Returns 0 or the errno to report. */
+/* A session of its own first: root's terminal is then not the command's
+ * controlling terminal, so it can neither push input into it (TIOCSTI,
+ * typed into root's shell once prec exits) nor open /dev/tty; it keeps
+ * the standard streams prec was given. Then groups, gid, uid: after
+ * setuid nothing else may change. Returns 0 or the errno to report. */
 static int become(const struct who *u)
 {
-	if (setgroups((size_t)u->nr_groups, u->groups) || setgid(u->gid) ||
-	    setuid(u->uid))
+	if (setsid() < 0 || setgroups((size_t)u->nr_groups, u->groups) ||
+	    setgid(u->gid) || setuid(u->uid))
 		return errno;
-	/* The parent is single-threaded until the workload starts. */
-	for (int i = 0; i < 3; i++)
-		putenv(u->env[i]);
 	return 0;
 }
 
-static void child(int go, int errfd, char *const argv[], const struct who *u)
+static void child(int go, int errfd, char *const argv[], const struct who *u,
+		  pid_t parent)
 {
 	sigset_t none;
 	char c;
@@ -127,8 +222,20 @@ static void child(int go, int errfd, char *const argv[], const struct who *u)
 	close(go);
 	if (u)
 		e = become(u);
+	/* prec killed with SIGKILL cannot stop the command: the kernel does.
+	 * The signal follows the thread that forked (prec's main thread,
+	 * which lives until prec exits) and a change of credentials clears
+	 * it, hence set after become(); a prec that died before the prctl
+	 * shows as a new parent. */
+	if (!e && prctl(PR_SET_PDEATHSIG, SIGKILL))
+		e = errno;
+	if (!e && getppid() != parent)
+		_exit(127);
 	if (!e) {
-		execvp(argv[0], argv);
+		if (u)
+			execvpe(argv[0], argv, u->envp);
+		else
+			execvp(argv[0], argv);
 		e = errno;
 	}
 	if (write(errfd, &e, sizeof(e)) < 0)
@@ -139,6 +246,7 @@ static void child(int go, int errfd, char *const argv[], const struct who *u)
 static int spawn(struct prec_workload *w, char *const argv[],
 		 const struct who *u)
 {
+	pid_t parent = getpid();
 	int go[2], ex[2], err;
 
 	err = find_command(argv[0]);
@@ -158,7 +266,7 @@ static int spawn(struct prec_workload *w, char *const argv[],
 	if (w->pid == 0) {
 		close(go[1]);
 		close(ex[0]);
-		child(go[0], ex[1], argv, u);
+		child(go[0], ex[1], argv, u, parent);
 	}
 	close(go[0]);
 	close(ex[1]);
@@ -190,7 +298,7 @@ int prec_workload__prepare_as(struct prec_workload *w, char *const argv[],
 	w->go_fd = w->err_fd = -1;
 	if (!user)
 		return spawn(w, argv, NULL);
-	err = who_init(&who, uid, gid);
+	err = who_init(&who, user, uid, gid);
 	if (!err)
 		err = spawn(w, argv, &who);
 	who_exit(&who);
