@@ -15,6 +15,7 @@
 #include "read/read.h"
 #include "util/bytes.h"
 #include "util/cli.h"
+#include "util/escape.h"
 #include "util/log.h"
 
 struct dump {
@@ -100,12 +101,14 @@ static uint32_t tid_offset(const struct dump *d, uint32_t type, uint32_t size)
 	return size - d->tl.trailer_time_back - 8;
 }
 
+/* A name from a record (a comm, a file name, a symbol): the workload chose
+ * it, so it is shown escaped, never as bytes a terminal would act on. */
 static void print_str(FILE *f, const char *label, const uint8_t *p,
 		      const uint8_t *end)
 {
-	int n = p < end ? (int)strnlen((const char *)p, (size_t)(end - p)) : 0;
-
-	fprintf(f, " %s %.*s", label, n, (const char *)p);
+	fprintf(f, " %s ", label);
+	if (p < end)
+		prec_escape__put(f, p, (size_t)(end - p), 0);
 }
 
 static bool is_marker(const struct dump *d, const uint8_t *p, uint32_t size)
@@ -121,7 +124,8 @@ static bool is_marker(const struct dump *d, const uint8_t *p, uint32_t size)
 	return false;
 }
 
-/* The marker's text, without the newline trace_marker appends. */
+/* The marker's text, without the newline trace_marker appends, escaped as
+ * print_str() does (and a '"' as \"). */
 static void print_marker(FILE *f, const uint8_t *p, uint32_t size)
 {
 	uint32_t raw = prec_ld32(p + MARKER_RAW);
@@ -133,7 +137,9 @@ static void print_marker(FILE *f, const uint8_t *p, uint32_t size)
 	n = strnlen((const char *)text, raw - 16);
 	if (n && text[n - 1] == '\n')
 		n--;
-	fprintf(f, " marker \"%.*s\"", (int)n, (const char *)text);
+	fputs(" marker \"", f);
+	prec_escape__put(f, text, n, '"');
+	fputc('"', f);
 }
 
 /* Kernel text that came or went (a BPF program, most often). */

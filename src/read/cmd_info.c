@@ -17,6 +17,7 @@
 #include "util/bytes.h"
 #include "store/store.h"
 #include "util/cli.h"
+#include "util/escape.h"
 #include "util/log.h"
 
 struct info {
@@ -43,71 +44,6 @@ static const char *clock_name(int32_t id)
 	}
 }
 
-/* Length of the printable UTF-8 character at p, or 0 for a byte a
- * terminal may act on or that is not UTF-8: C0 controls, DEL, C1 controls
- * (U+0080..U+009F: 0x9b is a CSI to some terminals), overlong forms,
- * surrogates, past U+10FFFF. */
-static size_t printable_len(const unsigned char *p)
-{
-	size_t n;
-	uint32_t c;
-
-	if (*p >= 0x20 && *p < 0x7f)
-		return 1;
-	if (*p >= 0xc2 && *p <= 0xdf)
-		n = 2, c = *p & 0x1fu;
-	else if (*p >= 0xe0 && *p <= 0xef)
-		n = 3, c = *p & 0x0fu;
-	else if (*p >= 0xf0 && *p <= 0xf4)
-		n = 4, c = *p & 0x07u;
-	else
-		return 0;
-	for (size_t i = 1; i < n; i++) {
-		if ((p[i] & 0xc0) != 0x80) /* also stops at the NUL */
-			return 0;
-		c = c << 6 | (p[i] & 0x3fu);
-	}
-	if (c < 0xa0 || (n == 3 && c < 0x800) || (n == 4 && c < 0x10000) ||
-	    (c >= 0xd800 && c <= 0xdfff) || c > 0x10ffff)
-		return 0;
-	return n;
-}
-
-/* s as text mode shows it: printable ASCII and UTF-8 as they are, a
- * backslash doubled, every other byte \n, \t, \r or \xNN, so that a
- * hostname, a path or a name from the manifest can neither break the
- * layout nor send escapes to the terminal. quote: also \' (for $'...'). */
-static void put_escaped(FILE *f, const char *s, bool quote)
-{
-	const unsigned char *p = (const unsigned char *)s;
-
-	while (*p) {
-		size_t n = printable_len(p);
-
-		if (*p == '\\' || (quote && *p == '\''))
-			fprintf(f, "\\%c", *p);
-		else if (n)
-			fwrite(p, 1, n, f);
-		else if (*p == '\n' || *p == '\t' || *p == '\r')
-			fprintf(f, "\\%c", *p == '\n' ? 'n' : *p == '\t' ? 't' : 'r');
-		else
-			fprintf(f, "\\x%02x", *p);
-		p += n ? n : 1;
-	}
-}
-
-static bool needs_escape(const char *s)
-{
-	for (const unsigned char *p = (const unsigned char *)s; *p;) {
-		size_t n = printable_len(p);
-
-		if (!n)
-			return true;
-		p += n;
-	}
-	return false;
-}
-
 /* A manifest string escaped for one printf: each call returns its own
  * buffer, kept until the call RING later, so a line may hold a few. "-"
  * for an absent string. */
@@ -122,14 +58,14 @@ static const char *str(const char *s)
 
 	if (!s)
 		return "-";
-	if (!strchr(s, '\\') && !needs_escape(s))
+	if (!strchr(s, '\\') && !prec_escape__needed(s, strlen(s)))
 		return s;
 	free(*slot);
 	*slot = NULL;
 	f = open_memstream(slot, &len);
 	if (!f)
 		return "?";
-	put_escaped(f, s, false);
+	prec_escape__put(f, s, strlen(s), 0);
 	return fclose(f) == 0 ? *slot : "?";
 }
 
@@ -158,9 +94,9 @@ static void print_shell_word(const char *w)
 		fputs(w, stdout);
 		return;
 	}
-	if (needs_escape(w)) {
+	if (prec_escape__needed(w, strlen(w))) {
 		fputs("$'", stdout);
-		put_escaped(stdout, w, true);
+		prec_escape__put(stdout, w, strlen(w), '\'');
 		putchar('\'');
 		return;
 	}

@@ -424,7 +424,8 @@ static int next_chunk(struct prec_cursor *c)
 	c->chunk_len = c->chunk_pos = 0;
 	switch (ch.hdr.type) {
 	case PREC_CHUNK_DATA:
-		/* a chunk in parts had its records checked by the reader */
+		/* a chunk in parts had its records checked by the reader
+		 * (prec_shard_reader__check_records) */
 		r = ch.more ? 0 : check_records(c, &ch);
 		if (r < 0)
 			return r;
@@ -725,6 +726,9 @@ int prec_cursor__open(struct prec_cursor **out, int dirfd, const char *name,
 	 * Not for the side band: its records have several sources, so ring
 	 * order cannot empty the window between parts. */
 	prec_shard_reader__set_parts(c->rd, c->cpu >= 0);
+	/* Their records are judged by the reader, which alone sees them all
+	 * before the first part is out, as check_records() judges a chunk's. */
+	prec_shard_reader__check_records(c->rd, &c->tl);
 	if (o->bufs)
 		r = prec_shard_reader__lend_buffers(c->rd, o->bufs, PREC_CHUNK_MAX_PAYLOAD);
 	else

@@ -54,34 +54,6 @@ struct prec_merge_rec {
 	uint32_t aux_flags;
 };
 
-/* What is wrong with the record at p (left bytes to the end of its chunk):
- * a header cut short, a size under 8 or past the chunk, a type no kernel
- * writes (0, or perf's own from 64 up, which live only in perf.data), a
- * SAMPLE too short to hold its time under tl; NULL if nothing. *size is its
- * size (0 if unreadable). The merge's cursors (which refuse to hand such a
- * record on) and info --check (which reports it) judge alike. Inline: the
- * cursors ask for every record. */
-static inline const char *prec_record__bad(const struct prec_time_layout *tl,
-					   const uint8_t *p, uint32_t left, uint16_t *size)
-{
-	uint32_t type;
-
-	*size = 0;
-	if (left < 8)
-		return "header cut short";
-	memcpy(size, p + 6, sizeof(*size));
-	*size = le16toh(*size);
-	if (*size < 8 || *size > left)
-		return "bad size";
-	memcpy(&type, p, sizeof(type));
-	type = le32toh(type);
-	if (type - 1u >= 63u)
-		return "not a kernel record type";
-	if (type == 9 /* SAMPLE */ && *size < tl->sample_time_off + 8u)
-		return "SAMPLE too short for its fields";
-	return NULL;
-}
-
 /* Open every shard of the manifest under dirfd. Returns 0 or -errno (no
  * time layout, no memory); a shard that cannot be opened is logged, naming
  * it, counted in prec_merge__errors() and left out. */

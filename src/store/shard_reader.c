@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <lz4.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
@@ -60,6 +61,10 @@ struct prec_shard_reader {
 	struct prec_chunk_header part_hdr;
 	struct part part[PARTS_MAX];
 	uint32_t nparts, part_next;
+	/* prec_shard_reader__check_records() */
+	bool rec_check;
+	struct prec_time_layout rec_tl;
+	char rec_why[96];       /* the first record the checking pass refused */
 };
 
 /* Copy up to len bytes at off of a memory shard. */
@@ -266,15 +271,19 @@ static int read_payload(struct prec_shard_reader *r, const struct prec_chunk_hea
 
 /* ---- Chunks bigger than the buffer, in parts ---------------------------- */
 
-/* Bytes of the whole perf records at the start of p[0, len), counted into
- * *nrec; 0 if the first is not whole, or no record can start there (size
- * under 8 bytes: the framing is broken). */
-static uint32_t whole_records(const unsigned char *p, uint32_t len, uint32_t *nrec)
+/* Bytes of the whole perf records at the start of p[0, len), the raw
+ * payload's bytes from base on, counted into *nrec; 0 if the first is not
+ * whole, or no record can start there (size under 8 bytes: the framing is
+ * broken). With rec_check each whole record is judged as the merge judges
+ * the records of a chunk read whole; the first refused is kept in rec_why. */
+static uint32_t whole_records(struct prec_shard_reader *r, const unsigned char *p,
+			      uint32_t len, uint32_t base, uint32_t *nrec)
 {
 	uint32_t pos = 0;
 
 	while (len - pos >= 8) {
-		uint16_t size;
+		uint16_t size, same;
+		const char *why;
 
 		memcpy(&size, p + pos + 6, sizeof(size));
 		size = le16toh(size);
@@ -282,6 +291,10 @@ static uint32_t whole_records(const unsigned char *p, uint32_t len, uint32_t *nr
 			return 0;
 		if (size > len - pos)
 			break;
+		if (r->rec_check && !r->rec_why[0] &&
+		    (why = prec_record__bad(&r->rec_tl, p + pos, size, &same)))
+			snprintf(r->rec_why, sizeof(r->rec_why), "record at +0x%x (size %u): %s",
+				 base + pos, size, why);
 		pos += size;
 		++*nrec;
 	}
@@ -290,8 +303,9 @@ static uint32_t whole_records(const unsigned char *p, uint32_t len, uint32_t *nr
 
 /* The checking pass: stream the payload through the buffer once, for the
  * checksum (first, as for any chunk), and cut it into parts of whole records
- * while checking their framing and count, which the caller cannot do: it
- * never holds the whole chunk. */
+ * while checking them, their framing and their count, which the caller
+ * cannot do: it never holds the whole chunk. A record refused comes before
+ * the framing after it: it is the first thing wrong. */
 static int check_parts(struct prec_shard_reader *r, const struct prec_chunk_header *h,
 		       struct prec_chunk_header *stored_hdr)
 {
@@ -301,6 +315,7 @@ static int check_parts(struct prec_shard_reader *r, const struct prec_chunk_head
 	stored_hdr->checksum = 0;
 	crc = prec_crc32c(0, stored_hdr, HDR_SIZE);
 	r->nparts = 0;
+	r->rec_why[0] = '\0';
 	while (pos < h->raw_len) {
 		uint32_t want = h->raw_len - pos < r->buf_cap ? h->raw_len - pos : r->buf_cap;
 		uint32_t cut = want;
@@ -311,7 +326,7 @@ static int check_parts(struct prec_shard_reader *r, const struct prec_chunk_head
 		if ((uint32_t)n != want)
 			return bad(r, "torn payload");
 		if (framed) {
-			cut = whole_records(r->buf, want, &nrec);
+			cut = whole_records(r, r->buf, want, pos, &nrec);
 			framed = cut && r->nparts < PARTS_MAX;
 			if (framed)
 				r->part[r->nparts++] = (struct part){ pos, cut,
@@ -324,6 +339,8 @@ static int check_parts(struct prec_shard_reader *r, const struct prec_chunk_head
 	}
 	if (crc != h->checksum)
 		return bad(r, "bad checksum");
+	if (r->rec_why[0])
+		return bad(r, r->rec_why);
 	if (!framed || nrec != h->records)
 		return bad(r, "bad record framing");
 	return 0;
@@ -403,6 +420,14 @@ void prec_shard_scratch__release(struct prec_shard_scratch *s)
 void prec_shard_reader__set_parts(struct prec_shard_reader *r, bool on)
 {
 	r->parts_on = on;
+}
+
+void prec_shard_reader__check_records(struct prec_shard_reader *r,
+				      const struct prec_time_layout *tl)
+{
+	r->rec_check = tl != NULL;
+	if (tl)
+		r->rec_tl = *tl;
 }
 
 int prec_shard_reader__set_two_buffers(struct prec_shard_reader *r, bool on)

@@ -145,6 +145,34 @@ static inline uint16_t prec_record__size(const uint8_t *p, uint16_t size, uint32
 	return size;
 }
 
+/* What is wrong with the record at p (left bytes to the end of its chunk):
+ * a header cut short, a size under 8 or past the chunk, a type no kernel
+ * writes (0, or perf's own from 64 up, which live only in perf.data), a
+ * SAMPLE too short to hold its time under tl; NULL if nothing. *size is its
+ * size (0 if unreadable). The merge's cursors (which refuse to hand such a
+ * record on), the shard reader's chunks in parts and info --check (which
+ * reports it) judge alike. Inline: the cursors ask for every record. */
+static inline const char *prec_record__bad(const struct prec_time_layout *tl,
+					   const uint8_t *p, uint32_t left, uint16_t *size)
+{
+	uint32_t type;
+
+	*size = 0;
+	if (left < 8)
+		return "header cut short";
+	memcpy(size, p + 6, sizeof(*size));
+	*size = le16toh(*size);
+	if (*size < 8 || *size > left)
+		return "bad size";
+	memcpy(&type, p, sizeof(type));
+	type = le32toh(type);
+	if (type - 1u >= 63u)
+		return "not a kernel record type";
+	if (type == 9 /* SAMPLE */ && *size < tl->sample_time_off + 8u)
+		return "SAMPLE too short for its fields";
+	return NULL;
+}
+
 /* ------------------------------------------------------------------------ */
 /* Shard writer                                                             */
 
@@ -304,6 +332,15 @@ int prec_shard_reader__next(struct prec_shard_reader *r, struct prec_chunk *c);
  * chunks are still read whole (one lz4 block cannot be decoded in parts).
  * Off by default. */
 void prec_shard_reader__set_parts(struct prec_shard_reader *r, bool on);
+
+/* Judge every record of a chunk in parts in the checking pass, before its
+ * first part is out, as the merge judges the records of a chunk read whole
+ * (prec_record__bad() under *tl, copied): the first one refused makes the
+ * chunk -EBADMSG, why "record at +0xOFF (size N): what" (OFF in the raw
+ * payload). Without it only the framing and the count are checked, and a
+ * record no kernel writes could be handed out. */
+void prec_shard_reader__check_records(struct prec_shard_reader *r,
+				      const struct prec_time_layout *tl);
 
 /* Where lz4 payloads are read before they are decoded into the reader's
  * own buffer. The bytes live there only within one next(), so the readers

@@ -2,6 +2,7 @@
 // The one place that formats diagnostics; one write(2) per line so lines from
 // different threads never interleave.
 #include "util/log.h"
+#include "util/escape.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -10,23 +11,28 @@
 
 int prec_log_level = PREC_LOG_INFO;
 
+/* A message may carry text from a recording or a workload (a file name, a
+ * comm, a shard name): it is escaped whole, so none of its bytes can act on
+ * the terminal or end the line early. */
 void prec_log(int level, const char *fmt, ...)
 {
 	static const char *const prefix[] = { "error: ", "warning: ", "", "debug: " };
-	char line[1024];
+	char msg[1024], line[1024];
 	va_list ap;
+	size_t len;
 	int n;
 
 	if (level > prec_log_level)
 		return;
-	n = snprintf(line, sizeof(line), "prec: %s", prefix[level]);
 	va_start(ap, fmt);
-	n += vsnprintf(line + n, sizeof(line) - (size_t)n - 1, fmt, ap);
+	n = vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	if (n > (int)sizeof(line) - 2)
-		n = (int)sizeof(line) - 2;
-	if (line[n - 1] != '\n')
-		line[n++] = '\n';
+	len = n < 0 ? 0 : (size_t)n < sizeof(msg) ? (size_t)n : sizeof(msg) - 1;
+	if (len && msg[len - 1] == '\n')
+		len--;
+	n = snprintf(line, sizeof(line), "prec: %s", prefix[level]);
+	n += (int)prec_escape__to_buf(line + n, sizeof(line) - (size_t)n - 1, msg, len, 0);
+	line[n++] = '\n';
 	if (write(STDERR_FILENO, line, (size_t)n) < 0)
 		return;
 }

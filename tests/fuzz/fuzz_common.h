@@ -132,8 +132,9 @@ struct fz_gen {
 	uint64_t wm;       /* watermark of the last chunk */
 	uint32_t seq;
 	uint16_t time_off, time_back;
-	uint8_t pay[PREC_CHUNK_MAX_PAYLOAD];
-	char zpay[LZ4_COMPRESSBOUND(PREC_CHUNK_MAX_PAYLOAD)];
+	/* up to format 1.0's first writers' chunks (fz_tile_big) */
+	uint8_t pay[PREC_CHUNK_READ_MAX];
+	char zpay[LZ4_COMPRESSBOUND(PREC_CHUNK_READ_MAX)];
 };
 
 /* One record: u8 type, u8 words (size 8 + 8 * (words & 31)), u8 timing
@@ -192,6 +193,25 @@ static inline uint32_t fz_tile(struct fz_gen *g, uint32_t len, uint32_t *records
 	return len;
 }
 
+/* A count from FZ_BIG up makes a chunk as format 1.0's first writers could,
+ * over PREC_CHUNK_MAX_PAYLOAD, which the merge reads in parts: the records
+ * repeated past 64 KiB + (n - FZ_BIG) * 16 KiB (at most 184 KiB). */
+#define FZ_BIG 0xf8u
+
+static inline uint32_t fz_tile_big(struct fz_gen *g, uint32_t len, uint32_t *records,
+				   uint32_t n)
+{
+	uint32_t block = len, nrec = *records;
+	uint32_t target = PREC_CHUNK_MAX_PAYLOAD + (n - FZ_BIG) * 16384u;
+
+	while (block && len <= target && len + block <= sizeof(g->pay)) {
+		memcpy(g->pay + len, g->pay, block);
+		len += block;
+		*records += nrec;
+	}
+	return len;
+}
+
 /* Fill g->pay with one chunk's raw payload; returns its length. */
 static inline uint32_t fz_payload(struct fz_gen *g, struct fz_in *in, uint8_t ctl,
 				  uint8_t type, uint32_t *records,
@@ -217,6 +237,8 @@ static inline uint32_t fz_payload(struct fz_gen *g, struct fz_in *in, uint8_t ct
 		len += k;
 		(*records)++;
 	}
+	if (n >= FZ_BIG)
+		return fz_tile_big(g, len, records, n);
 	return n > FZ_TILE ? fz_tile(g, len, records) : len;
 }
 

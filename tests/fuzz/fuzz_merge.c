@@ -5,7 +5,9 @@
 // Byte 0 picks the merge options (time window, CPU filter, salvage off:
 // the same merge since corruption always skips the rest of a shard; bit 2
 // also merges in time slices of the least room);
-// the rest describes the shards.
+// the rest describes the shards, whose chunks may be over 64 KiB (read in
+// parts: fuzz_common.h, FZ_BIG). Every record handed out is whole and of a
+// kind a kernel writes, however the chunk was read.
 #include "fuzz_common.h"
 #include "read/internal.h"
 
@@ -27,6 +29,9 @@ static void check_rec(const struct prec_merge_rec *r, const struct prec_manifest
 			__builtin_trap();
 		memcpy(&hsize, p + 6, sizeof(hsize));
 		if (hsize != len)
+			__builtin_trap();
+		/* one perf can read, from a chunk read whole or in parts */
+		if (prec_record__bad(&m->time_layout, p, len, &hsize))
 			__builtin_trap();
 	}
 	for (uint32_t i = 0; i < len; i++)
