@@ -7,12 +7,15 @@
 #include "util/cli.h"
 #include "record/cmd_record.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <linux/perf_event.h>
 #include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,53 +41,64 @@
 #define RB_COMMIT_MASK ((1ull << 30) - 1)
 #define PAGE_HDR 16u
 
-/* One data event at p (header already read): its payload bounds. */
-static int data_event(const uint8_t *p, uint32_t type_len, uint32_t room,
-		      uint32_t *ev_len, const uint8_t **data, uint32_t *dlen)
+/* One data event at p with room bytes left in the page (at least 4): its
+ * whole length and its payload. Every length is checked against room by
+ * subtraction, in 64 bits, before it is added to anything. */
+static int data_event(const uint8_t *p, uint32_t type_len, size_t room,
+		      size_t *ev_len, const uint8_t **data, size_t *dlen)
 {
+	uint64_t len;
+
 	if (type_len) {
-		*dlen = type_len * 4;
+		*dlen = (size_t)type_len * 4;
 		*data = p + 4;
 		*ev_len = 4 + *dlen;
-	} else {
-		if (room < 8)
-			return -EBADMSG;
-		/* array[0] counts itself: data follows it */
-		*ev_len = 4 + prec_ld32(p + 4);
-		*dlen = prec_ld32(p + 4) - 4;
-		*data = p + 8;
-		if (prec_ld32(p + 4) < 4)
-			return -EBADMSG;
+		return *dlen <= room - 4 ? 0 : -EBADMSG;
 	}
-	return *ev_len <= room ? 0 : -EBADMSG;
+	if (room < 8)
+		return -EBADMSG;
+	/* array[0] counts itself: its data follows it */
+	len = prec_ld32(p + 4);
+	if (len < 4 || len > room - 4)
+		return -EBADMSG;
+	*ev_len = 4 + (size_t)len;
+	*dlen = (size_t)len - 4;
+	*data = p + 8;
+	return 0;
 }
 
 int prec_markers__parse_page(const void *page, size_t len, uint16_t print_id,
 			     prec_marker_fn fn, void *arg, bool *missed)
 {
-	const uint8_t *pg = page, *p, *end;
+	const uint8_t *p;
 	uint64_t ts, commit;
+	size_t room;
 	int n = 0;
 
 	*missed = false;
 	if (len < PAGE_HDR)
 		return -EBADMSG;
-	ts = prec_ld64(pg);
-	commit = prec_ld64(pg + 8);
+	ts = prec_ld64(page);
+	commit = prec_ld64((const uint8_t *)page + 8);
 	*missed = !!(commit & RB_MISSED_EVENTS);
 	if ((commit & RB_COMMIT_MASK) > len - PAGE_HDR)
 		return -EBADMSG;
-	p = pg + PAGE_HDR;
-	end = p + (commit & RB_COMMIT_MASK);
-	while (end - p >= 4) {
+	p = (const uint8_t *)page + PAGE_HDR;
+	room = (size_t)(commit & RB_COMMIT_MASK);
+	while (room >= 4) {
 		uint32_t hdr = prec_ld32(p), type_len = hdr & 31, delta = hdr >> 5;
-		uint32_t room = (uint32_t)(end - p), ev_len, dlen;
+		size_t ev_len, dlen;
 		const uint8_t *data;
 
 		if (type_len == RB_TYPE_PADDING) {
+			uint64_t pad;
+
 			if (!delta || room < 8)
 				break; /* the rest of the page is padding */
-			ev_len = 4 + prec_ld32(p + 4);
+			pad = prec_ld32(p + 4); /* bytes after the header */
+			if (pad > room - 4)
+				return -EBADMSG;
+			ev_len = 4 + (size_t)pad;
 			ts += delta;
 		} else if (type_len >= RB_TYPE_TIME_EXTEND) {
 			uint64_t v;
@@ -102,13 +116,15 @@ int prec_markers__parse_page(const void *page, size_t len, uint16_t print_id,
 				return -EBADMSG;
 			ts += delta;
 			if (dlen >= 16 && (prec_ld32(data) & 0xffff) == print_id) {
-				fn(arg, ts, data, dlen);
+				fn(arg, ts, data, (uint32_t)dlen);
 				n++;
 			}
 		}
-		if (ev_len > room || ev_len < 4)
+		/* the loop's invariant: p moves forward and stays inside */
+		if (ev_len < 4 || ev_len > room)
 			return -EBADMSG;
 		p += ev_len;
+		room -= ev_len;
 	}
 	return n;
 }
@@ -122,7 +138,10 @@ struct mrec {
 
 struct prec_markers {
 	struct prec_markers_opts o;
-	char *inst;             /* instance directory */
+	char *inst;             /* instance directory, for messages */
+	char name[32];          /* its name in instances/: prec-<pid> */
+	int ifd, dfd;           /* instances/ and the instance */
+	bool made;              /* created here: removed here */
 	int *fds;               /* per_cpu/cpuN/trace_pipe_raw, -1 if absent */
 	int nr_fds;
 	uint16_t print_id;
@@ -149,13 +168,11 @@ static const struct {
 	{ CLOCK_MONOTONIC, "mono" }, { CLOCK_MONOTONIC_RAW, "mono_raw" },
 };
 
-static int write_file(const char *dir, const char *name, const char *text)
+static int write_file(int dfd, const char *name, const char *text)
 {
-	char path[512];
 	int fd, err = 0;
 
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	fd = openat(dfd, name, O_WRONLY | O_TRUNC | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	if (write(fd, text, strlen(text)) < 0)
@@ -164,10 +181,10 @@ static int write_file(const char *dir, const char *name, const char *text)
 	return err;
 }
 
-static int read_u64_file(const char *path, uint64_t *v)
+static int read_u64_file(int dfd, const char *name, uint64_t *v)
 {
 	char text[64];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	ssize_t n;
 
 	if (fd < 0)
@@ -183,26 +200,24 @@ static int read_u64_file(const char *path, uint64_t *v)
 
 static int setup_instance(struct prec_markers *mk, const char *clock)
 {
-	char path[512];
 	uint64_t v = 4;
 	int err;
 
-	err = write_file(mk->inst, "trace_clock", clock);
+	err = write_file(mk->dfd, "trace_clock", clock);
 	if (err) {
 		pr_err("markers: %s/trace_clock '%s': %s", mk->inst, clock, strerror(-err));
 		return err;
 	}
 	/* Markers are small and read every round: a small buffer is plenty. */
-	if (write_file(mk->inst, "buffer_size_kb", "256"))
+	if (write_file(mk->dfd, "buffer_size_kb", "256"))
 		pr_debug("markers: %s/buffer_size_kb: left as it was", mk->inst);
-	err = write_file(mk->inst, "options/copy_trace_marker", "1");
+	err = write_file(mk->dfd, "options/copy_trace_marker", "1");
 	if (err) {
 		pr_err("markers: %s/options/copy_trace_marker: %s (kernel before 6.17?)",
 		       mk->inst, strerror(-err));
 		return err == -ENOENT ? -ENODEV : err;
 	}
-	snprintf(path, sizeof(path), "%s/buffer_subbuf_size_kb", mk->inst);
-	if (read_u64_file(path, &v) || !v || v > 1024)
+	if (read_u64_file(mk->dfd, "buffer_subbuf_size_kb", &v) || !v || v > 1024)
 		v = 4;
 	mk->page_size = (size_t)v * 1024;
 	return 0;
@@ -215,7 +230,7 @@ static int print_event_id(const char *root, uint16_t *id)
 	int err;
 
 	snprintf(path, sizeof(path), "%s/events/ftrace/print/id", root);
-	err = read_u64_file(path, &v);
+	err = read_u64_file(AT_FDCWD, path, &v);
 	if (err || !v || v > 0xffff)
 		return err ? err : -EINVAL;
 	*id = (uint16_t)v;
@@ -228,6 +243,91 @@ static const char *clock_name(int clockid)
 		if (trace_clocks[i].clockid == clockid)
 			return trace_clocks[i].name;
 	return NULL;
+}
+
+/* The pid in an instance name that is exactly "prec-<pid>" as we write it
+ * (no sign, no leading zero, no suffix), or 0. */
+static pid_t instance_pid(const char *name)
+{
+	char *end;
+	long v;
+
+	if (strncmp(name, "prec-", 5) || name[5] < '1' || name[5] > '9')
+		return 0;
+	errno = 0;
+	v = strtol(name + 5, &end, 10);
+	if (errno || *end || v <= 0 || v > INT_MAX)
+		return 0;
+	return (pid_t)v;
+}
+
+/* A recorder killed with SIGKILL leaves its instance, which goes on
+ * copying every trace_marker write into its buffer: remove the instances
+ * of recorders that are gone. Ours cannot exist yet, so one with our pid
+ * is a dead recorder's too. One in use (an open trace_pipe_raw) is EBUSY
+ * to rmdir: the kernel keeps it. */
+static void remove_stale(int ifd, const char *dir)
+{
+	struct dirent *de;
+	int fd = dup(ifd);
+	DIR *d = fd < 0 ? NULL : fdopendir(fd);
+
+	if (!d) {
+		int err = errno;
+
+		if (fd >= 0)
+			close(fd);
+		pr_debug("markers: %s: listing for stale instances: %s", dir, strerror(err));
+		return;
+	}
+	while ((de = readdir(d))) {
+		pid_t pid = instance_pid(de->d_name);
+
+		if (!pid || (pid != getpid() && (!kill(pid, 0) || errno != ESRCH)))
+			continue;
+		if (unlinkat(ifd, de->d_name, AT_REMOVEDIR)) {
+			if (errno != ENOENT) /* another recorder removed it first */
+				pr_warn("markers: %s/%s: removing a dead recorder's instance: %s",
+					dir, de->d_name, strerror(errno));
+		} else {
+			pr_info("markers: %s/%s: removed (its recorder, pid %d, is gone)",
+				dir, de->d_name, (int)pid);
+		}
+	}
+	closedir(d);
+}
+
+static int make_instance(struct prec_markers *mk, const char *root)
+{
+	char dir[300];
+	int err;
+
+	snprintf(dir, sizeof(dir), "%s/instances", root);
+	mk->ifd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (mk->ifd < 0) {
+		err = -errno;
+		pr_err("markers: %s: %s", dir, strerror(-err));
+		return err;
+	}
+	remove_stale(mk->ifd, dir);
+	snprintf(mk->name, sizeof(mk->name), "prec-%d", (int)getpid());
+	if (asprintf(&mk->inst, "%s/%s", dir, mk->name) < 0) {
+		mk->inst = NULL;
+		return -ENOMEM;
+	}
+	if (mkdirat(mk->ifd, mk->name, 0700)) {
+		err = -errno;
+		pr_err("markers: %s: mkdir: %s", mk->inst, strerror(-err));
+		return err;
+	}
+	mk->made = true;
+	mk->dfd = openat(mk->ifd, mk->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (mk->dfd < 0) {
+		err = -errno;
+		pr_err("markers: %s: %s", mk->inst, strerror(-err));
+		return err;
+	}
+	return 0;
 }
 
 int prec_markers__open(struct prec_markers **out, int clockid)
@@ -249,24 +349,15 @@ int prec_markers__open(struct prec_markers **out, int clockid)
 	mk = calloc(1, sizeof(*mk));
 	if (!mk)
 		return -ENOMEM;
-	mk->efd = -1;
-	if (asprintf(&mk->inst, "%s/instances/prec-%d", root, (int)getpid()) < 0) {
-		mk->inst = NULL;
-		free(mk);
-		return -ENOMEM;
-	}
+	mk->efd = mk->ifd = mk->dfd = -1;
 	err = print_event_id(root, &mk->print_id);
 	if (err) {
 		pr_err("markers: %s/events/ftrace/print/id: %s", root, strerror(-err));
 		goto fail;
 	}
-	if (mkdir(mk->inst, 0700)) {
-		err = -errno;
-		pr_err("markers: %s: mkdir: %s", mk->inst, strerror(-err));
-		free(mk->inst);
-		mk->inst = NULL; /* not ours to remove */
+	err = make_instance(mk, root);
+	if (err)
 		goto fail;
-	}
 	err = setup_instance(mk, clock);
 	if (err)
 		goto fail;
@@ -311,7 +402,10 @@ static void on_marker(void *arg, uint64_t time, const void *entry, uint32_t len)
 {
 	struct prec_markers *mk = arg;
 	const uint8_t *e = entry;
-	uint32_t raw = ((len + 4 + 7) & ~7u) - 4, size = 48 + 4 + raw;
+	/* a record's size is 16 bits: a longer entry is counted lost (and
+	 * the sums below cannot wrap) */
+	uint32_t raw = len < 65536 ? ((len + 4 + 7) & ~7u) - 4 : 65536;
+	uint32_t size = 48 + 4 + raw;
 	struct perf_event_header h = { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_KERNEL,
 				       (uint16_t)size };
 	uint8_t *p = mk->buf + mk->used;
@@ -432,7 +526,7 @@ static void *markers_thread(void *arg)
 
 static int open_cpus(struct prec_markers *mk)
 {
-	char path[600];
+	char path[64];
 	int *online = NULL, n = prec_cpu_list__online(&online);
 
 	if (n <= 0)
@@ -446,11 +540,10 @@ static int open_cpus(struct prec_markers *mk)
 	for (int c = 0; c < mk->nr_fds; c++)
 		mk->fds[c] = -1;
 	for (int i = 0; i < n; i++) {
-		snprintf(path, sizeof(path), "%s/per_cpu/cpu%d/trace_pipe_raw",
-			 mk->inst, online[i]);
-		mk->fds[online[i]] = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		snprintf(path, sizeof(path), "per_cpu/cpu%d/trace_pipe_raw", online[i]);
+		mk->fds[online[i]] = openat(mk->dfd, path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 		if (mk->fds[online[i]] < 0)
-			pr_warn("markers: %s: %s", path, strerror(errno));
+			pr_warn("markers: %s/%s: %s", mk->inst, path, strerror(errno));
 	}
 	free(online);
 	return 0;
@@ -508,8 +601,12 @@ void prec_markers__delete(struct prec_markers *mk)
 	for (int c = 0; mk->fds && c < mk->nr_fds; c++)
 		if (mk->fds[c] >= 0)
 			close(mk->fds[c]);
-	if (mk->inst && rmdir(mk->inst))
+	if (mk->dfd >= 0)
+		close(mk->dfd);
+	if (mk->made && unlinkat(mk->ifd, mk->name, AT_REMOVEDIR))
 		pr_warn("markers: %s: rmdir: %s", mk->inst, strerror(errno));
+	if (mk->ifd >= 0)
+		close(mk->ifd);
 	if (mk->efd >= 0)
 		close(mk->efd);
 	free(mk->fds);

@@ -321,6 +321,8 @@ static int wait_for_stop(struct record *r)
 		pfd[3 + i] = (struct pollfd){ .fd = r->watches[i].fd, .events = POLLIN };
 	/* The workload may be gone already (SIGCHLD pending). */
 	while (!(r->have_wl && prec_workload__reap(&r->wl, false) == 1)) {
+		/* -1 (not polled) once the control channel's writer is gone */
+		pfd[2].fd = prec_control__fd(r->fl.ctl);
 		if (poll(pfd, (nfds_t)n, poll_ms(r)) < 0 && errno != EINTR)
 			break;
 		if (max_size_reached(r))

@@ -18,13 +18,16 @@
 #include "util/log.h"
 
 #define CTL_LINE 256
+#define CTL_READS 64   /* reads of the buffer's size in one call */
 
 struct prec_control {
 	int ctl_fd, ack_fd;
 	bool own_fds;           /* fifo: opened here, closed here */
+	char *name;             /* "fifo:PATH" or "fd:N", for messages */
 	char buf[CTL_LINE];
 	size_t len;
-	bool eof;
+	bool discard;           /* in a line too long: dropped up to its end */
+	bool eof;               /* writer gone or read failed: not polled */
 };
 
 static const char *const commands[] = {
@@ -84,25 +87,40 @@ int prec_control__check_spec(const char *spec)
 }
 
 /* O_RDWR: opening never blocks on the other end, and the fifo never
- * reports EOF when a writer goes away. */
+ * reports EOF (nor POLLHUP) when a writer goes away. The path is often in
+ * a directory others can write (/tmp): a symbolic link is refused (it could
+ * lead root to anyone's fifo, or open a device), and so is a fifo that
+ * someone else owns (they would hold a channel into the recorder). */
 static int open_fifo(const char *path, const char *what)
 {
 	struct stat st;
-	int fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	int fd = open(path, O_RDWR | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
+	int err;
 
 	if (fd < 0) {
-		int err = -errno;
-
-		pr_err("control %s fifo %s: %s (create it with mkfifo)", what, path,
-		       strerror(-err));
+		err = -errno;
+		if (err == -ELOOP)
+			pr_err("control %s fifo %s: a symbolic link: refused", what, path);
+		else
+			pr_err("control %s fifo %s: %s (create it with mkfifo)", what, path,
+			       strerror(-err));
 		return err;
 	}
-	if (fstat(fd, &st) || !S_ISFIFO(st.st_mode)) {
+	if (fstat(fd, &st)) {
+		err = -errno;
+		pr_err("control %s fifo %s: fstat: %s", what, path, strerror(-err));
+	} else if (!S_ISFIFO(st.st_mode)) {
 		pr_err("control %s fifo %s: not a fifo", what, path);
-		close(fd);
-		return -EINVAL;
+		err = -EINVAL;
+	} else if (st.st_uid != geteuid()) {
+		pr_err("control %s fifo %s: owned by uid %u, not by uid %u: refused",
+		       what, path, (unsigned int)st.st_uid, (unsigned int)geteuid());
+		err = -EPERM;
+	} else {
+		return fd;
 	}
-	return fd;
+	close(fd);
+	return err;
 }
 
 static int open_ends(struct prec_control *c, bool is_fd, const char *a,
@@ -147,6 +165,10 @@ int prec_control__open(struct prec_control **out, const char *spec)
 	if (!c)
 		return -ENOMEM;
 	c->ctl_fd = c->ack_fd = -1;
+	if (asprintf(&c->name, "%s:%s", is_fd ? "fd" : "fifo", a) < 0) {
+		free(c);
+		return -ENOMEM;
+	}
 	err = open_ends(c, is_fd, a, b);
 	if (err) {
 		prec_control__close(c);
@@ -158,31 +180,65 @@ int prec_control__open(struct prec_control **out, const char *spec)
 
 int prec_control__fd(const struct prec_control *c)
 {
-	return c ? c->ctl_fd : -1;
+	return c && !c->eof ? c->ctl_fd : -1;
 }
 
-/* One complete line out of the buffer, if there is one. */
+/* Where the first line in the buffer ends ('\n', or '\0' as perf's tools
+ * send), or len if it does not end there yet. */
+static size_t line_end(const char *buf, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (buf[i] == '\n' || buf[i] == '\0')
+			return i;
+	return len;
+}
+
+/* The next command out of the buffer: a PREC_CTL_* value, 0 when no whole
+ * line is left, -EINVAL for an unknown one. A line longer than the buffer
+ * is dropped to its end, never read as two commands. */
 static int take_line(struct prec_control *c)
 {
-	char *nl = memchr(c->buf, '\n', c->len), line[CTL_LINE];
-	size_t n, skip;
+	char line[CTL_LINE];
 
-	if (!nl)
-		nl = memchr(c->buf, '\0', c->len); /* perf's tools send NUL-ended */
-	if (!nl && c->len == sizeof(c->buf)) {
-		pr_warn("control: command longer than %d bytes: dropped", CTL_LINE);
-		c->len = 0;
-		return 0;
+	for (;;) {
+		size_t n = line_end(c->buf, c->len);
+		int cmd;
+
+		if (n == c->len) {
+			if (c->len == sizeof(c->buf)) {
+				if (!c->discard)
+					pr_warn("control %s: command longer than %d bytes: dropped",
+						c->name, CTL_LINE - 1);
+				c->discard = true;
+				c->len = 0;
+			}
+			return 0;
+		}
+		memcpy(line, c->buf, n);
+		line[n] = 0;
+		memmove(c->buf, c->buf + n + 1, c->len - n - 1);
+		c->len -= n + 1;
+		if (c->discard) {
+			c->discard = false; /* the overlong line's tail */
+			continue;
+		}
+		cmd = prec_control__parse(line);
+		if (cmd)
+			return cmd;
 	}
-	if (!nl)
-		return 0;
-	n = (size_t)(nl - c->buf);
-	memcpy(line, c->buf, n);
-	line[n] = 0;
-	skip = n + 1;
-	memmove(c->buf, c->buf + skip, c->len - skip);
-	c->len -= skip;
-	return prec_control__parse(line);
+}
+
+/* The command end gives no more: stop polling it (a pipe whose writer has
+ * gone stays readable forever). */
+static void end_channel(struct prec_control *c)
+{
+	c->eof = true;
+	/* a final unterminated line still counts, unless it was too long */
+	if (c->len && !c->discard && c->len < sizeof(c->buf))
+		c->buf[c->len++] = '\n';
+	else
+		c->len = 0;
+	c->discard = false;
 }
 
 int prec_control__parse(const char *line)
@@ -206,23 +262,29 @@ int prec_control__parse(const char *line)
 
 int prec_control__next(struct prec_control *c)
 {
-	for (;;) {
-		int cmd = take_line(c);
+	/* A writer that never pauses (or fd:N on /dev/zero) yields the main
+	 * loop now and then: signals and the drainers' errors come first. */
+	for (unsigned int reads = 0;; reads++) {
+		int cmd = take_line(c), err;
 		ssize_t n;
 
 		if (cmd)
 			return cmd;
-		if (c->eof)
+		if (c->eof || reads == CTL_READS)
 			return 0;
 		n = read(c->ctl_fd, c->buf + c->len, sizeof(c->buf) - c->len);
-		if (n < 0)
-			return errno == EAGAIN || errno == EINTR ? 0 : -errno;
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			return 0;
+		if (n < 0) {
+			err = -errno;
+			pr_warn("control %s: read: %s: no longer read", c->name, strerror(-err));
+			c->len = 0; /* the partial line goes too */
+			end_channel(c);
+			return err;
+		}
 		if (n == 0) {
-			/* fd: form, writer gone: a final unterminated line
-			 * still counts. */
-			c->eof = true;
-			if (c->len && c->len < sizeof(c->buf))
-				c->buf[c->len++] = '\n';
+			pr_debug("control %s: the writer closed it: no longer polled", c->name);
+			end_channel(c);
 			continue;
 		}
 		c->len += (size_t)n;
@@ -255,6 +317,7 @@ void prec_control__close(struct prec_control *c)
 		close(c->ctl_fd);
 	if (c->own_fds && c->ack_fd >= 0)
 		close(c->ack_fd);
+	free(c->name);
 	free(c);
 }
 

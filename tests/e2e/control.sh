@@ -4,7 +4,8 @@
 # driven through fifos. Storms of known size run before 'enable', between
 # 'enable' and 'disable', and after 'disable'; 'stop' ends it. Exactly the
 # enabled storm's getppid() calls are recorded, every command is acked.
-# Then the fd: form with 'ping', and -D MS with a workload; with -D (MS or
+# Then the fd: form with 'ping', the fd: form read from a file (a line too
+# long dropped whole), and -D MS with a workload; with -D (MS or
 # -1) the workload's samples are named and resolved (its exec's side band is
 # recorded during the wait).
 set -u
@@ -75,6 +76,17 @@ exec 7>&- 8>&-
 grep -q "unknown command 'bogus'" "$tmp/err" || fail "no warning for an unknown command"
 n3=$(samples_of "$tmp/b" $p3)
 [ "$n3" = 777 ] || fail "fd form: $n3 samples, want 777"
+
+# ---- fd form read from a file: a line over 255 bytes is dropped whole with
+# one warning (its tail is no command), the last line needs no newline and
+# the end of the file stops the polling ----
+{ printf 'x%.0s' $(seq 300); printf ' ping\nping\nstop'; } >"$tmp/cmds"
+timeout 30 "$PREC" record -a -d "$tmp/h" "${EV[@]}" --control fd:3 3<"$tmp/cmds" 2>"$tmp/err" ||
+	{ cat "$tmp/err"; fail "record (fd: a file) exited $?"; }
+n=$(grep -c "control fd:3: command longer than 255 bytes: dropped" "$tmp/err")
+[ "$n" = 1 ] || { cat "$tmp/err"; fail "fd: a file: $n warnings for one long line"; }
+grep -q 'unknown command' "$tmp/err" && { cat "$tmp/err"; fail "fd: a file: a piece of the long line was parsed"; }
+"$H/mfdump" "$tmp/h" | grep -q '^state complete' || fail "fd: a file: manifest not complete after 'stop'"
 
 # ---- -D MS with a workload: the first storm runs before the enable ----
 "$PREC" record -q -D 400 -d "$tmp/c" "${EV[@]}" -- \

@@ -6,7 +6,8 @@
 # script each marker must be followed by exactly N/4 samples, markers in
 # order. (2) prec mark between three storms: 'prec mark -d' checks the
 # recording, the markers land between the storms' samples; -d on a finished
-# or marker-less recording is refused.
+# or marker-less recording is refused. (3) A recorder killed with kill -9
+# leaves its instance; the next --markers run removes it.
 set -u
 N=${STORM_N:-40000}
 H=$PREC_BUILD/tests/helpers
@@ -82,4 +83,23 @@ grep -q 'not running' "$tmp/merr" || fail "prec mark -d: $(cat "$tmp/merr")"
 "$PREC" record -q -d "$tmp/c" -e raw_syscalls:sys_enter --filter 'id == 110' \
 	-- sh -c "\"$PREC\" mark -d \"$tmp/c\" nope" 2>"$tmp/err" && fail "prec mark -d accepted a recording without --markers"
 grep -q 'without markers' "$tmp/err" || fail "prec mark -d: $(cat "$tmp/err")"
-echo "PASS: markers in order around $N storm samples (dump and perf script), prec mark between processes"
+
+# ---- (3) kill -9 leaves the instance (nothing runs at SIGKILL); the next
+# --markers run removes it, since its recorder is gone ----
+inst=/sys/kernel/tracing/instances
+"$PREC" record -q -a -d "$tmp/k" --markers -e raw_syscalls:sys_enter --filter 'id == 110' \
+	2>/dev/null & kpid=$!
+for _ in $(seq 200); do [ -e "$tmp/k/manifest" ] && break; sleep 0.05; done
+[ -d "$inst/prec-$kpid" ] || fail "no instance prec-$kpid while recording"
+kill -9 $kpid
+wait $kpid 2>/dev/null
+[ -d "$inst/prec-$kpid" ] || fail "prec-$kpid gone after kill -9 (expected it left behind)"
+"$PREC" record -d "$tmp/k2" --markers -e raw_syscalls:sys_enter --filter 'id == 110' \
+	-- true 2>"$tmp/err" || { cat "$tmp/err"; rmdir "$inst/prec-$kpid"; fail "record after kill -9 exited $?"; }
+if [ -d "$inst/prec-$kpid" ]; then
+	rmdir "$inst/prec-$kpid"
+	fail "the next --markers run left prec-$kpid of the killed recorder"
+fi
+grep -q "prec-$kpid: removed (its recorder, pid $kpid, is gone)" "$tmp/err" ||
+	fail "no message for the removed instance: $(cat "$tmp/err")"
+echo "PASS: markers in order around $N storm samples (dump and perf script), prec mark between processes, a killed recorder's instance removed by the next run"
