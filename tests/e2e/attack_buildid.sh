@@ -49,6 +49,8 @@ run() {
 	out=$tmp/out.$mode
 	mkdir -m 700 "$w"
 	chown nobody "$w"
+	# LeakSanitizer cannot run under ptrace (sanitizer builds).
+	[ -z "$STRACE" ] || export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 	timeout -k 5 30 $STRACE "$PREC" record -d "$out" -e cpu-clock --user nobody -- \
 		"$H/mapswap" "$w" /bin/true "$@" >"$tmp/log.$mode" 2>&1
 	rc=$?
@@ -101,7 +103,8 @@ case_zero() {
 
 case_fifo() {
 	# Not under strace: strace -f would wait for the watcher.
-	STRACE= run fifo
+	local STRACE=
+	run fifo
 	! grep -q opened "$w/watch.log" 2>/dev/null || fail "fifo: prec opened the attacker's FIFO"
 	check_common fifo
 	check_replaced_note fifo
