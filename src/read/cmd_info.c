@@ -202,6 +202,11 @@ static void print_shards(const struct prec_manifest *m)
 static void print_rest(const struct prec_manifest *m)
 {
 	printf("build-ids:   %u\n", m->nr_buildids);
+	/* Files whose path named another file (or none, or hung) when
+	 * their build-id was read: their samples resolve without one. */
+	if (m->buildids_unread)
+		printf("  (%u mapped files replaced or unreadable: no build-id)\n",
+		       m->buildids_unread);
 	for (uint32_t i = 0; i < m->nr_buildids; i++) {
 		const struct prec_manifest_buildid *b = &m->buildids[i];
 

@@ -1,33 +1,62 @@
 // SPDX-License-Identifier: MIT
-// Build-ids: the NT_GNU_BUILD_ID note of an ELF file (libelf, section and
-// segment notes), of the running kernel (/sys/kernel/notes) and of modules.
-// Every input is untrusted: sizes are checked before any byte is used.
+// Build-ids: the NT_GNU_BUILD_ID note of a mapped ELF file (read only while
+// its path still names the mapped inode, by pread into bounded buffers, in
+// worker threads waited for with a deadline), of the running kernel
+// (/sys/kernel/notes) and of modules. Every input is untrusted.
 #include "record/internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <gelf.h>
-#include <libelf.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <time.h>
 #include <unistd.h>
 
-#ifndef NT_GNU_BUILD_ID
+#include "util/log.h"
+
 #define NT_GNU_BUILD_ID 3
-#endif
+#define PT_NOTE_TYPE 4
+#define SHT_NOTE_TYPE 7
 #define BUILDID_MAX 20
-/* /sys/kernel/notes holds a handful of notes; a bigger file is not one. */
+/* One note block (a /sys notes file, a PT_NOTE segment, an SHT_NOTE
+ * section) is read up to this many bytes: a build-id note sits in a block
+ * of a few hundred bytes; a note reaching past the cap is not one. */
 #define NOTES_MAX (64u * 1024u)
+/* A program or section header table bigger than this is not read. */
+#define HDRS_MAX (64u * 1024u)
+/* Note blocks read per file: bounds the reads a hostile table can ask for. */
+#define NOTE_BLOCKS_MAX 16
 
-static pthread_once_t elf_once = PTHREAD_ONCE_INIT;
-static bool elf_ok;
+/* ---- note streams ---- */
 
-static void elf_init(void)
+struct order {
+	bool msb;              /* ELFDATA2MSB */
+};
+
+static uint64_t get_n(struct order o, const uint8_t *p, int n)
 {
-	elf_ok = elf_version(EV_CURRENT) != EV_NONE;
+	uint64_t v = 0;
+
+	for (int i = 0; i < n; i++)
+		v |= (uint64_t)p[o.msb ? i : n - 1 - i] << (8 * (n - 1 - i));
+	return v;
+}
+
+static uint32_t get32(struct order o, const uint8_t *p)
+{
+	return (uint32_t)get_n(o, p, 4);
+}
+
+static struct order native_order(void)
+{
+	const uint16_t one = 1;
+
+	return (struct order){ .msb = *(const uint8_t *)&one == 0 };
 }
 
 /* One note's verdict: length, -ENOENT (not a GNU build-id) or -EINVAL. */
@@ -42,141 +71,495 @@ static int take_note(uint32_t type, const void *name, size_t namesz,
 	return (int)descsz;
 }
 
-/* Walk the notes of one libelf data block. */
-static int scan_elf_notes(Elf_Data *data, uint8_t id[20])
+static size_t align_up(size_t v, size_t a)
 {
-	size_t off = 0, name_off, desc_off, next;
-	GElf_Nhdr nh;
-
-	while (data && off < data->d_size &&
-	       (next = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
-		const char *base = data->d_buf;
-		int ret = take_note(nh.n_type, base + name_off, nh.n_namesz,
-				    base + desc_off, nh.n_descsz, id);
-
-		if (ret != -ENOENT)
-			return ret;
-		off = next;
-	}
-	return -ENOENT;
+	return (v + a - 1) & ~(a - 1);
 }
 
-static int scan_sections(Elf *elf, uint8_t id[20])
-{
-	Elf_Scn *scn = NULL;
-
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		int ret;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
-			continue;
-		ret = scan_elf_notes(elf_getdata(scn, NULL), id);
-		if (ret != -ENOENT)
-			return ret;
-	}
-	return -ENOENT;
-}
-
-/* Stripped-of-section-headers files still have PT_NOTE segments. */
-static int scan_segments(Elf *elf, uint8_t id[20])
-{
-	size_t n;
-
-	if (elf_getphdrnum(elf, &n))
-		return -ENOENT;
-	for (size_t i = 0; i < n; i++) {
-		GElf_Phdr ph;
-		Elf_Data *d;
-		int ret;
-
-		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_NOTE)
-			continue;
-		/* rawchunk checks the range against the file size. */
-		d = elf_getdata_rawchunk(elf, (int64_t)ph.p_offset, ph.p_filesz,
-					 ph.p_align == 8 ? ELF_T_NHDR8 : ELF_T_NHDR);
-		ret = scan_elf_notes(d, id);
-		if (ret != -ENOENT)
-			return ret;
-	}
-	return -ENOENT;
-}
-
-int prec_buildid__read_elf(const char *path, uint8_t id[20])
-{
-	struct stat st;
-	Elf *elf;
-	int fd, ret;
-
-	pthread_once(&elf_once, elf_init);
-	if (!elf_ok)
-		return -ENOSYS;
-	/* O_NONBLOCK: a FIFO at a mapped path must not hang the scan. */
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st)) {
-		ret = -errno;
-		goto out_close;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		ret = -ENOEXEC;
-		goto out_close;
-	}
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF) {
-		ret = -ENOEXEC;
-		goto out_end;
-	}
-	ret = scan_sections(elf, id);
-	if (ret == -ENOENT)
-		ret = scan_segments(elf, id);
-out_end:
-	elf_end(elf);
-out_close:
-	close(fd);
-	return ret;
-}
-
-static uint32_t get_u32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return v;
-}
-
-static size_t align4(size_t v)
-{
-	return (v + 3) & ~(size_t)3;
-}
-
-/* Raw note stream (u32 namesz, descsz, type; name and desc each padded to
- * 4), as /sys/kernel/notes and module notes files expose it. */
-static int scan_raw_notes(const uint8_t *buf, size_t len, uint8_t id[20])
+/* Notes (u32 namesz, descsz, type; name and desc each padded to align, 4
+ * or 8, from the block start) as PT_NOTE/SHT_NOTE blocks and the /sys
+ * notes files hold them. The first GNU build-id's length, -EINVAL (one
+ * longer than 20 bytes) or -ENODATA. A note reaching past len ends the
+ * walk: len may be a cut of a longer block. */
+static int scan_notes(const uint8_t *buf, size_t len, size_t align,
+		      struct order o, uint8_t id[20])
 {
 	size_t off = 0;
 
 	while (len - off >= 12) {
-		size_t namesz = get_u32(buf + off), descsz = get_u32(buf + off + 4);
-		uint32_t type = get_u32(buf + off + 8);
-		size_t name = off + 12, desc;
+		size_t namesz = get32(o, buf + off), descsz = get32(o, buf + off + 4);
+		uint32_t type = get32(o, buf + off + 8);
+		size_t name = off + 12, desc, next;
 		int ret;
 
-		if (namesz > len - name || align4(namesz) > len - name)
-			return -ENOENT;
-		desc = name + align4(namesz);
-		if (descsz > len - desc)
-			return -ENOENT;
+		if (namesz > len - name)
+			return -ENODATA;
+		desc = align_up(name + namesz, align);
+		if (desc > len || descsz > len - desc)
+			return -ENODATA;
 		ret = take_note(type, buf + name, namesz, buf + desc, descsz, id);
 		if (ret != -ENOENT)
 			return ret;
-		if (align4(descsz) > len - desc)
-			return -ENOENT;
-		off = desc + align4(descsz);
+		next = align_up(desc + descsz, align);
+		if (next > len)
+			return -ENODATA;
+		off = next;
 	}
-	return -ENOENT;
+	return -ENODATA;
 }
+
+/* ---- ELF files, by pread ---- */
+
+struct elf {
+	int fd;
+	struct order o;
+	bool is64;
+	uint64_t phoff, shoff;
+	uint32_t phentsize, phnum, shentsize, shnum;
+	int blocks;            /* note blocks read so far */
+	uint8_t *tab;          /* HDRS_MAX bytes */
+	uint8_t *notes;        /* NOTES_MAX bytes */
+};
+
+/* Up to len bytes at off; fewer only at end of file. Returns the count or
+ * -errno. Never through a mapping: a file truncated meanwhile gives a
+ * short count here, where a mapping would give SIGBUS. */
+static ssize_t pread_some(int fd, void *buf, size_t len, uint64_t off)
+{
+	size_t got = 0;
+
+	if (off > (uint64_t)INT64_MAX - len)
+		return 0;
+	while (got < len) {
+		ssize_t n = pread(fd, (uint8_t *)buf + got, len - got,
+				  (off_t)(off + got));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	return (ssize_t)got;
+}
+
+static int elf_header(struct elf *e)
+{
+	uint8_t h[64];
+	ssize_t n = pread_some(e->fd, h, sizeof(h), 0);
+
+	if (n < 0)
+		return (int)n;
+	if (n < 52 || memcmp(h, "\177ELF", 4) || (h[4] != 1 && h[4] != 2) ||
+	    (h[5] != 1 && h[5] != 2))
+		return -ENOEXEC;
+	e->is64 = h[4] == 2;
+	e->o.msb = h[5] == 2;
+	if (e->is64) {
+		if (n < 64)
+			return -ENOEXEC;
+		e->phoff = get_n(e->o, h + 32, 8);
+		e->shoff = get_n(e->o, h + 40, 8);
+		e->phentsize = (uint32_t)get_n(e->o, h + 54, 2);
+		e->phnum = (uint32_t)get_n(e->o, h + 56, 2);
+		e->shentsize = (uint32_t)get_n(e->o, h + 58, 2);
+		e->shnum = (uint32_t)get_n(e->o, h + 60, 2);
+	} else {
+		e->phoff = get32(e->o, h + 28);
+		e->shoff = get32(e->o, h + 32);
+		e->phentsize = (uint32_t)get_n(e->o, h + 42, 2);
+		e->phnum = (uint32_t)get_n(e->o, h + 44, 2);
+		e->shentsize = (uint32_t)get_n(e->o, h + 46, 2);
+		e->shnum = (uint32_t)get_n(e->o, h + 48, 2);
+	}
+	return 0;
+}
+
+/* One table entry's note block: type, file offset, size, alignment. */
+struct block {
+	uint32_t type;
+	uint64_t off, size, align;
+};
+
+static void get_block(const struct elf *e, const uint8_t *p, bool sect,
+		      struct block *b)
+{
+	struct order o = e->o;
+
+	if (sect && e->is64) {
+		b->type = get32(o, p + 4);
+		b->off = get_n(o, p + 24, 8);
+		b->size = get_n(o, p + 32, 8);
+		b->align = get_n(o, p + 48, 8);
+	} else if (sect) {
+		b->type = get32(o, p + 4);
+		b->off = get32(o, p + 16);
+		b->size = get32(o, p + 20);
+		b->align = get32(o, p + 32);
+	} else if (e->is64) {
+		b->type = get32(o, p);
+		b->off = get_n(o, p + 8, 8);
+		b->size = get_n(o, p + 32, 8);
+		b->align = get_n(o, p + 48, 8);
+	} else {
+		b->type = get32(o, p);
+		b->off = get32(o, p + 4);
+		b->size = get32(o, p + 16);
+		b->align = get32(o, p + 28);
+	}
+}
+
+static int scan_block(struct elf *e, const struct block *b, uint8_t id[20])
+{
+	size_t len = b->size < NOTES_MAX ? (size_t)b->size : NOTES_MAX;
+	ssize_t n;
+
+	if (++e->blocks > NOTE_BLOCKS_MAX)
+		return -ENODATA;
+	n = pread_some(e->fd, e->notes, len, b->off);
+	if (n < 0)
+		return (int)n;
+	/* Past EOF (truncated, or lying headers): only what is there. */
+	return scan_notes(e->notes, (size_t)n, b->align == 8 ? 8 : 4, e->o, id);
+}
+
+/* The notes of the program header table (sect false: PT_NOTE segments) or
+ * of the section header table (SHT_NOTE sections). */
+static int scan_table(struct elf *e, bool sect, uint8_t id[20])
+{
+	uint64_t off = sect ? e->shoff : e->phoff;
+	uint32_t num = sect ? e->shnum : e->phnum;
+	uint32_t ent = sect ? e->shentsize : e->phentsize;
+	uint32_t need = sect ? (e->is64 ? 64 : 40) : (e->is64 ? 56 : 32);
+	size_t len = (size_t)num * ent;
+	ssize_t n;
+
+	/* num 0 with a table: extended numbering, never a build-id's home. */
+	if (!off || !num || ent < need || len > HDRS_MAX)
+		return -ENODATA;
+	n = pread_some(e->fd, e->tab, len, off);
+	if (n < 0)
+		return (int)n;
+	for (size_t i = 0; i + ent <= (size_t)n; i += ent) {
+		struct block b;
+		int ret;
+
+		get_block(e, e->tab + i, sect, &b);
+		if (b.type != (sect ? SHT_NOTE_TYPE : PT_NOTE_TYPE) || b.size < 12)
+			continue;
+		ret = scan_block(e, &b, id);
+		if (ret != -ENODATA)
+			return ret;
+	}
+	return -ENODATA;
+}
+
+int prec_buildid__read_fd(int fd, uint8_t id[20])
+{
+	struct elf e = { .fd = fd };
+	struct stat st;
+	int ret;
+
+	if (fstat(fd, &st))
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return -ENOEXEC;
+	ret = elf_header(&e);
+	if (ret)
+		return ret;
+	e.tab = malloc(HDRS_MAX + NOTES_MAX);
+	if (!e.tab)
+		return -ENOMEM;
+	e.notes = e.tab + HDRS_MAX;
+	/* Segments first: their table sits next to the ELF header. Sections
+	 * for what has no PT_NOTE (relocatable objects, modules). */
+	ret = scan_table(&e, false, id);
+	if (ret == -ENODATA)
+		ret = scan_table(&e, true, id);
+	free(e.tab);
+	return ret;
+}
+
+/* ---- mapped files: the path must still name the mapped inode ---- */
+
+static bool same_file(const struct stat *st, const struct prec_buildid_req *r)
+{
+	return S_ISREG(st->st_mode) && major(st->st_dev) == r->maj &&
+	       minor(st->st_dev) == r->min && st->st_ino == r->ino;
+}
+
+/* An fd for reading path if it is r's file, else -ESTALE (another file,
+ * a symlink, a FIFO, a device: whatever the path names now) or -errno.
+ * The path is looked up with O_PATH, which opens nothing (no driver's
+ * open, no FIFO, no tty), and only the checked inode is opened for
+ * reading, through /proc/self/fd: a symlink anywhere in the path can
+ * point it elsewhere, never at something else than r's file. */
+static int open_checked(const char *path, const struct prec_buildid_req *r)
+{
+	char self[64];
+	struct stat st, st2;
+	int pfd, fd, ret;
+
+	pfd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (pfd < 0)
+		return -errno;
+	if (fstat(pfd, &st)) {
+		ret = -errno;
+		goto out_close;
+	}
+	if (!same_file(&st, r)) {
+		ret = -ESTALE;
+		goto out_close;
+	}
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", pfd);
+	fd = open(self, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0) {
+		ret = -errno;
+		goto out_close;
+	}
+	if (fstat(fd, &st2) || st2.st_dev != st.st_dev || st2.st_ino != st.st_ino) {
+		close(fd);
+		ret = -ESTALE;
+		goto out_close;
+	}
+	ret = fd;
+out_close:
+	close(pfd);
+	return ret;
+}
+
+static int read_checked(const char *path, const struct prec_buildid_req *r,
+			uint8_t id[20])
+{
+	int fd = open_checked(path, r), ret;
+
+	if (fd < 0)
+		return fd;
+	ret = prec_buildid__read_fd(fd, id);
+	close(fd);
+	return ret;
+}
+
+int prec_buildid__read_mapped(const struct prec_buildid_req *r, uint8_t id[20])
+{
+	char alt[PATH_MAX + 32];
+	int ret;
+
+	if (!r->path || r->path[0] != '/')
+		return -EINVAL;
+	ret = read_checked(r->path, r, id);
+	/* Another mount namespace or chroot: the path means the file there. */
+	if ((ret == -ENOENT || ret == -ESTALE) && r->pid > 0) {
+		if (snprintf(alt, sizeof(alt), "/proc/%d/root%s", (int)r->pid,
+			     r->path) >= (int)sizeof(alt))
+			return ret;
+		ret = read_checked(alt, r, id);
+	}
+	return ret;
+}
+
+bool prec_buildid__unread(int ret)
+{
+	/* -ENOENT: deleted since ("... (deleted)", memfd), nothing to read
+	 * and nothing misread; routine enough not to be reported. */
+	return ret < 0 && ret != -ENODATA && ret != -ENOEXEC && ret != -EINVAL &&
+	       ret != -ENOENT;
+}
+
+/* ---- many files, with a deadline ---- */
+
+/* A file not done this long after the last one was is taken as stuck (a
+ * FUSE or NFS server that does not answer): a new worker takes the files
+ * nobody took yet, up to RESOLVE_WORKERS; with none left to take, the
+ * files still out get -ETIMEDOUT. A local read takes microseconds. */
+#define RESOLVE_STALL_MS 1000u
+#define RESOLVE_WORKERS 4
+/* Whatever the files do, resolve() returns after this long: a recording's
+ * close must end. */
+#define RESOLVE_TOTAL_MS 5000u
+
+/* Shared by the caller and its workers; the last one out frees it. A
+ * stuck worker outlives the caller's call, so it owns copies of all it
+ * reads (paths included) and never touches the caller's memory. */
+struct job {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;   /* a file done */
+	int refs;
+	bool abandoned;        /* the caller has gone: take no new file */
+	size_t nr, next, done;
+	struct prec_buildid_req *reqs;
+	bool *finished;
+};
+
+static void job_free(struct job *j)
+{
+	for (size_t i = 0; j->reqs && i < j->nr; i++)
+		free((char *)j->reqs[i].path);
+	free(j->reqs);
+	free(j->finished);
+	pthread_cond_destroy(&j->cond);
+	pthread_mutex_destroy(&j->lock);
+	free(j);
+}
+
+/* Drop one reference; called with j->lock held, returns with it released. */
+static void job_put_unlock(struct job *j)
+{
+	bool last = --j->refs == 0;
+
+	pthread_mutex_unlock(&j->lock);
+	if (last)
+		job_free(j);
+}
+
+static struct job *job_new(const struct prec_buildid_req *reqs, size_t nr)
+{
+	struct job *j = calloc(1, sizeof(*j));
+	pthread_condattr_t ca;
+
+	if (!j)
+		return NULL;
+	pthread_mutex_init(&j->lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&j->cond, &ca);
+	pthread_condattr_destroy(&ca);
+	j->refs = 1;
+	j->nr = nr;
+	j->reqs = calloc(nr, sizeof(*j->reqs));
+	j->finished = calloc(nr, sizeof(*j->finished));
+	if (!j->reqs || !j->finished) {
+		job_free(j);
+		return NULL;
+	}
+	for (size_t i = 0; i < nr; i++) {
+		j->reqs[i] = reqs[i];
+		j->reqs[i].path = reqs[i].path ? strdup(reqs[i].path) : NULL;
+		if (reqs[i].path && !j->reqs[i].path) {
+			job_free(j);
+			return NULL;
+		}
+	}
+	return j;
+}
+
+static void *worker(void *arg)
+{
+	struct job *j = arg;
+
+	pthread_mutex_lock(&j->lock);
+	while (!j->abandoned && j->next < j->nr) {
+		size_t i = j->next++;
+		struct prec_buildid_req r = j->reqs[i];
+
+		pthread_mutex_unlock(&j->lock);
+		r.ret = prec_buildid__read_mapped(&r, r.id);
+		pthread_mutex_lock(&j->lock);
+		j->reqs[i].ret = r.ret;
+		memcpy(j->reqs[i].id, r.id, sizeof(r.id));
+		j->finished[i] = true;
+		j->done++;
+		pthread_cond_signal(&j->cond);
+	}
+	job_put_unlock(j);
+	return NULL;
+}
+
+/* Start one more detached worker; called with j->lock held. */
+static int spawn(struct job *j)
+{
+	pthread_attr_t a;
+	pthread_t t;
+	int err;
+
+	pthread_attr_init(&a);
+	pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+	j->refs++;
+	err = pthread_create(&t, &a, worker, j);
+	pthread_attr_destroy(&a);
+	if (err)
+		j->refs--;
+	return -err;
+}
+
+static uint64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+static void wait_until(struct job *j, uint64_t ms)
+{
+	struct timespec ts = { .tv_sec = (time_t)(ms / 1000u),
+			       .tv_nsec = (long)(ms % 1000u) * 1000000L };
+
+	pthread_cond_timedwait(&j->cond, &j->lock, &ts);
+}
+
+void prec_buildid__resolve(struct prec_buildid_req *reqs, size_t nr)
+{
+	uint64_t start = mono_ms(), end = start + RESOLVE_TOTAL_MS, progress;
+	int workers = 0, err;
+	bool more = true;      /* another worker may be started */
+	struct job *j;
+	size_t seen = 0;
+
+	if (!nr)
+		return;
+	j = job_new(reqs, nr);
+	if (!j) {
+		for (size_t i = 0; i < nr; i++)
+			reqs[i].ret = -ENOMEM;
+		return;
+	}
+	pthread_mutex_lock(&j->lock);
+	err = spawn(j);
+	workers = !err;
+	progress = start;
+	while (workers && j->done < nr) {
+		uint64_t now = mono_ms(), until;
+
+		if (j->done != seen) {
+			seen = j->done;
+			progress = now;
+		}
+		until = progress + RESOLVE_STALL_MS;
+		if (now >= end)
+			break;
+		if (now >= until) {
+			/* Stuck: the files nobody took go to a new worker;
+			 * with none left, the stuck ones are given up. */
+			if (!more || j->next == nr || workers == RESOLVE_WORKERS)
+				break;
+			more = !spawn(j);
+			workers += more;
+			progress = now;
+			continue;
+		}
+		wait_until(j, until < end ? until : end);
+	}
+	if (!workers)
+		pr_warn("build-ids: starting a worker thread: %s", strerror(-err));
+	else if (j->done < nr)
+		pr_warn("build-ids: %zu mapped files did not answer within %.1f s: no build-id for them",
+			nr - j->done, (double)(mono_ms() - start) / 1e3);
+	for (size_t i = 0; i < nr; i++) {
+		if (!j->finished[i]) {
+			reqs[i].ret = workers ? -ETIMEDOUT : err;
+			continue;
+		}
+		reqs[i].ret = j->reqs[i].ret;
+		memcpy(reqs[i].id, j->reqs[i].id, sizeof(reqs[i].id));
+	}
+	j->abandoned = true;
+	job_put_unlock(j);
+}
+
+/* ---- kernel and modules ---- */
 
 static int read_notes_file(const char *path, uint8_t id[20])
 {
@@ -206,7 +589,7 @@ static int read_notes_file(const char *path, uint8_t id[20])
 			break;
 		len += (size_t)n;
 	}
-	ret = scan_raw_notes(buf, len, id);
+	ret = scan_notes(buf, len, 4, native_order(), id);
 out_free:
 	free(buf);
 out_close:

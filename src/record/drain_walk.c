@@ -14,6 +14,9 @@
 /* MMAP2 payload offsets from the record start (PERFDATA.md section 0). */
 #define MMAP2_BUILD_ID_SIZE 40
 #define MMAP2_BUILD_ID 44
+#define MMAP2_MAJ 40           /* maj, min, ino: records without a build-id */
+#define MMAP2_MIN 44
+#define MMAP2_INO 48
 #define MMAP2_FILENAME 72
 #ifndef PERF_RECORD_MISC_MMAP_BUILD_ID
 #define PERF_RECORD_MISC_MMAP_BUILD_ID (1 << 14)
@@ -49,24 +52,43 @@ void prec_drain_walk__exit(struct prec_drain_walk *w)
 	memset(w, 0, sizeof(*w));
 }
 
-static uint64_t map_hash(const char *path, size_t len, const uint8_t *id,
-			 uint8_t id_size)
+/* A map's key: path and build-id, or path and file (dev, ino) when the
+ * record had no build-id; k->path is not NUL-terminated (len bytes). */
+struct map_key {
+	const char *path;
+	size_t len;
+	const uint8_t *id;
+	uint8_t id_size;
+	uint32_t maj, min;
+	uint64_t ino;
+};
+
+static uint64_t map_hash(const struct map_key *k)
 {
 	uint64_t h = 0xcbf29ce484222325ull;
 
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ (uint8_t)path[i]) * 0x100000001b3ull;
-	h = (h ^ id_size) * 0x100000001b3ull;
-	for (uint8_t i = 0; i < id_size; i++)
-		h = (h ^ id[i]) * 0x100000001b3ull;
+	for (size_t i = 0; i < k->len; i++)
+		h = (h ^ (uint8_t)k->path[i]) * 0x100000001b3ull;
+	h = (h ^ k->id_size) * 0x100000001b3ull;
+	for (uint8_t i = 0; i < k->id_size; i++)
+		h = (h ^ k->id[i]) * 0x100000001b3ull;
+	h = (h ^ k->maj ^ (uint64_t)k->min << 32) * 0x100000001b3ull;
+	h = (h ^ k->ino) * 0x100000001b3ull;
 	return h ^ (h >> 29);
 }
 
-static bool map_equal(const struct prec_seen_map *m, const char *path,
-		      size_t len, const uint8_t *id, uint8_t id_size)
+static bool map_equal(const struct prec_seen_map *m, const struct map_key *k)
 {
-	return m->size == id_size && !memcmp(m->id, id, id_size) &&
-	       !strncmp(m->path, path, len) && m->path[len] == '\0';
+	return m->size == k->id_size && !memcmp(m->id, k->id, k->id_size) &&
+	       m->maj == k->maj && m->min == k->min && m->ino == k->ino &&
+	       !strncmp(m->path, k->path, k->len) && m->path[k->len] == '\0';
+}
+
+static void map_key_of(const struct prec_seen_map *m, struct map_key *k)
+{
+	*k = (struct map_key){ .path = m->path, .len = strlen(m->path),
+			       .id = m->id, .id_size = m->size,
+			       .maj = m->maj, .min = m->min, .ino = m->ino };
 }
 
 /* Double the slot array; MMAP2 records are rare, so this is rare too. */
@@ -78,8 +100,11 @@ static int grow_slots(struct prec_drain_walk *w)
 	if (!s)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < w->nr_maps; i++) {
-		const struct prec_seen_map *m = &w->maps[i];
-		uint64_t h = map_hash(m->path, strlen(m->path), m->id, m->size);
+		struct map_key k;
+		uint64_t h;
+
+		map_key_of(&w->maps[i], &k);
+		h = map_hash(&k);
 
 		while (s[h & (n - 1)])
 			h++;
@@ -91,10 +116,10 @@ static int grow_slots(struct prec_drain_walk *w)
 	return 0;
 }
 
-static int add_map(struct prec_drain_walk *w, const char *path, size_t len,
-		   const uint8_t *id, uint8_t id_size, uint16_t cpumode)
+static int add_map(struct prec_drain_walk *w, const struct map_key *k,
+		   uint16_t cpumode)
 {
-	uint64_t h = map_hash(path, len, id, id_size);
+	uint64_t h = map_hash(k);
 	struct prec_seen_map *m;
 	uint32_t *slot;
 
@@ -102,7 +127,7 @@ static int add_map(struct prec_drain_walk *w, const char *path, size_t len,
 		slot = &w->slots[h & (w->nr_slots - 1)];
 		if (!*slot)
 			break;
-		if (map_equal(&w->maps[*slot - 1], path, len, id, id_size))
+		if (map_equal(&w->maps[*slot - 1], k))
 			return 0;
 	}
 	if (w->nr_maps == w->cap_maps) {
@@ -116,39 +141,19 @@ static int add_map(struct prec_drain_walk *w, const char *path, size_t len,
 	}
 	m = &w->maps[w->nr_maps];
 	memset(m, 0, sizeof(*m));
-	m->path = strndup(path, len);
+	m->path = strndup(k->path, k->len);
 	if (!m->path)
 		return -ENOMEM;
-	memcpy(m->id, id, id_size);
-	m->size = id_size;
+	memcpy(m->id, k->id, k->id_size);
+	m->size = k->id_size;
+	m->maj = k->maj;
+	m->min = k->min;
+	m->ino = k->ino;
 	m->cpumode = cpumode;
 	*slot = ++w->nr_maps;
 	if (w->nr_maps * 2 >= w->nr_slots)
 		return grow_slots(w);
 	return 0;
-}
-
-static int note_mmap2(struct prec_drain_walk *w,
-		      const struct perf_event_header *h, const uint8_t *rec)
-{
-	static const uint8_t no_id[20];
-	const char *path = (const char *)rec + MMAP2_FILENAME;
-	uint8_t id_size = 0;
-	size_t len;
-
-	/* A data map (mmap_data): its file's code map, if any, has the id. */
-	if (h->size <= MMAP2_FILENAME || (h->misc & PERF_RECORD_MISC_MMAP_DATA))
-		return 0;
-	len = strnlen(path, h->size - MMAP2_FILENAME);
-	if (!len)
-		return 0;
-	if (h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
-		id_size = rec[MMAP2_BUILD_ID_SIZE];
-		if (id_size > 20)
-			id_size = 20;
-	}
-	return add_map(w, path, len, id_size ? rec + MMAP2_BUILD_ID : no_id,
-		       id_size, h->misc & PERF_RECORD_MISC_CPUMODE_MASK);
 }
 
 static uint64_t field64(const uint8_t *rec, uint32_t off)
@@ -157,6 +162,42 @@ static uint64_t field64(const uint8_t *rec, uint32_t off)
 
 	memcpy(&v, rec + off, sizeof(v));
 	return v;
+}
+
+static uint32_t field32(const uint8_t *rec, uint32_t off)
+{
+	uint32_t v;
+
+	memcpy(&v, rec + off, sizeof(v));
+	return v;
+}
+
+static int note_mmap2(struct prec_drain_walk *w,
+		      const struct perf_event_header *h, const uint8_t *rec)
+{
+	static const uint8_t no_id[20];
+	struct map_key k = { .path = (const char *)rec + MMAP2_FILENAME,
+			     .id = no_id };
+
+	/* A data map (mmap_data): its file's code map, if any, has the id. */
+	if (h->size <= MMAP2_FILENAME || (h->misc & PERF_RECORD_MISC_MMAP_DATA))
+		return 0;
+	k.len = strnlen(k.path, h->size - MMAP2_FILENAME);
+	if (!k.len)
+		return 0;
+	if (h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
+		k.id_size = rec[MMAP2_BUILD_ID_SIZE];
+		if (k.id_size > 20)
+			k.id_size = 20;
+		if (k.id_size)
+			k.id = rec + MMAP2_BUILD_ID;
+	} else {
+		/* Which file was mapped: only it may give the id later. */
+		k.maj = field32(rec, MMAP2_MAJ);
+		k.min = field32(rec, MMAP2_MIN);
+		k.ino = field64(rec, MMAP2_INO);
+	}
+	return add_map(w, &k, h->misc & PERF_RECORD_MISC_CPUMODE_MASK);
 }
 
 /* Everything but SAMPLE: the rare types the recording needs facts from. */

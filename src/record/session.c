@@ -520,52 +520,78 @@ static bool have_buildid(const struct prec_manifest *m, const char *path)
 	return false;
 }
 
-struct tried {
-	const char **paths;
-	int nr;
-};
-
-static bool tried_before(struct tried *t, const char *path)
+static bool asked(const struct prec_buildid_req *reqs, size_t nr,
+		  const struct prec_seen_map *sm)
 {
-	const char **n;
-
-	for (int i = 0; i < t->nr; i++)
-		if (!strcmp(t->paths[i], path))
+	for (size_t i = 0; i < nr; i++)
+		if (reqs[i].maj == sm->maj && reqs[i].min == sm->min &&
+		    reqs[i].ino == sm->ino && !strcmp(reqs[i].path, sm->path))
 			return true;
-	n = realloc(t->paths, (size_t)(t->nr + 1) * sizeof(*n));
-	if (n) {
-		t->paths = n;
-		n[t->nr++] = path;
-	}
 	return false;
 }
 
-/* A path the kernel gave no id for (build_id unsupported, or the ELF
- * header page not in the page cache): read the ELF note, once per path. */
-static void buildid_from_elf(struct prec_manifest *m, struct tried *t,
-			     const struct prec_seen_map *sm)
+/* The maps the kernel gave no id for (build_id unsupported, or the ELF
+ * header page not in the page cache at mmap time): the notes of their
+ * files, read only where the path still names the mapped file, and within
+ * resolve()'s deadline: the manifest gets written whatever the files do. */
+static void add_file_buildids(struct prec_session *s)
 {
-	struct prec_manifest_buildid b = { .cpumode = sm->cpumode, .pid = -1,
-					   .path = sm->path };
-	int n;
+	struct prec_buildid_req *reqs = NULL, *n;
+	uint16_t *modes = NULL, *nm;
+	size_t nr = 0, cap = 0;
 
-	if (!sm->path || sm->path[0] != '/' || have_buildid(m, sm->path) ||
-	    tried_before(t, sm->path))
-		return;
-	n = prec_buildid__read_elf(sm->path, b.id);
-	if (n <= 0) {
-		pr_debug("build-id %s: %s", sm->path, strerror(-n));
-		return;
+	for (int c = 0; c < s->nr_cpus; c++) {
+		const struct prec_seen_map *maps;
+		int nr_maps = 0;
+
+		if (!s->drainers[c])
+			continue;
+		maps = prec_drainer__maps(s->drainers[c], &nr_maps);
+		for (int i = 0; i < nr_maps; i++) {
+			const struct prec_seen_map *sm = &maps[i];
+
+			if (sm->size || !sm->path || sm->path[0] != '/' ||
+			    have_buildid(s->m, sm->path) || asked(reqs, nr, sm))
+				continue;
+			if (nr == cap) {
+				cap = cap ? 2 * cap : 64;
+				n = realloc(reqs, cap * sizeof(*reqs));
+				if (n)
+					reqs = n;
+				nm = n ? realloc(modes, cap * sizeof(*modes)) : NULL;
+				if (!nm) {
+					pr_warn("build-ids: %s", strerror(ENOMEM));
+					goto out_free;
+				}
+				modes = nm;
+			}
+			modes[nr] = sm->cpumode;
+			reqs[nr++] = (struct prec_buildid_req){ .path = sm->path,
+				.maj = sm->maj, .min = sm->min, .ino = sm->ino };
+		}
 	}
-	b.size = (uint8_t)n;
-	if (prec_manifest__add_buildid(m, &b))
-		pr_warn("build-id %s: %s", sm->path, strerror(ENOMEM));
+	prec_buildid__resolve(reqs, nr);
+	for (size_t i = 0; i < nr; i++) {
+		struct prec_manifest_buildid b = { .pid = -1, .path = (char *)reqs[i].path,
+			.cpumode = modes[i], .size = (uint8_t)reqs[i].ret };
+
+		if (prec_buildid__unread(reqs[i].ret))
+			s->m->buildids_unread++;
+		if (reqs[i].ret <= 0) {
+			pr_debug("build-id %s: %s", reqs[i].path, strerror(-reqs[i].ret));
+			continue;
+		}
+		memcpy(b.id, reqs[i].id, sizeof(b.id));
+		if (prec_manifest__add_buildid(s->m, &b))
+			pr_warn("build-id %s: %s", reqs[i].path, strerror(ENOMEM));
+	}
+out_free:
+	free(modes);
+	free(reqs);
 }
 
 static void add_seen_buildids(struct prec_session *s)
 {
-	struct tried t = { 0 };
-
 	for (int c = 0; c < s->nr_cpus; c++) {
 		const struct prec_seen_map *maps;
 		int nr = 0;
@@ -577,16 +603,14 @@ static void add_seen_buildids(struct prec_session *s)
 			struct prec_manifest_buildid b = { .cpumode = maps[i].cpumode,
 				.size = maps[i].size, .pid = -1, .path = maps[i].path };
 
-			if (!maps[i].size) {
-				buildid_from_elf(s->m, &t, &maps[i]);
+			if (!maps[i].size)
 				continue;
-			}
 			memcpy(b.id, maps[i].id, sizeof(b.id));
 			if (prec_manifest__add_buildid(s->m, &b))
 				pr_warn("build-id %s: %s", maps[i].path, strerror(ENOMEM));
 		}
 	}
-	free(t.paths);
+	add_file_buildids(s);
 }
 
 static int stop_drainers(struct prec_session *s)

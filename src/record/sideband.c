@@ -40,8 +40,11 @@ struct sb {
 	uint8_t rec[SB_REC_MAX];
 	char *text;            /* reusable /proc file buffer */
 	size_t text_cap;
-	char **seen;           /* open-addressed set of build-id'ed paths */
+	char **seen;           /* open-addressed set of "maj:min:ino path"
+				* keys of the mapped files queued below */
 	size_t seen_cap, seen_nr;
+	struct prec_buildid_req *reqs; /* paths point into seen's keys */
+	size_t nr_reqs, cap_reqs;
 	bool data_maps;        /* prec_sideband_opts.data_maps */
 	bool before_exec;      /* prec_sideband_opts.before_exec */
 };
@@ -210,8 +213,9 @@ static uint64_t hash_str(const char *s)
 	return h;
 }
 
-/* Insert path into the seen set. Returns 1 if new, 0 if seen, -ENOMEM. */
-static int seen_add(struct sb *sb, const char *path)
+/* Insert key (malloc'd; the set takes it) into the seen set. Returns 1 if
+ * new, 0 if seen (key freed), -ENOMEM (key freed). */
+static int seen_add(struct sb *sb, char *key)
 {
 	size_t i;
 
@@ -219,8 +223,10 @@ static int seen_add(struct sb *sb, const char *path)
 		size_t cap = sb->seen_cap ? sb->seen_cap * 2 : 256;
 		char **n = calloc(cap, sizeof(*n));
 
-		if (!n)
+		if (!n) {
+			free(key);
 			return -ENOMEM;
+		}
 		for (size_t j = 0; j < sb->seen_cap; j++) {
 			if (!sb->seen[j])
 				continue;
@@ -232,14 +238,14 @@ static int seen_add(struct sb *sb, const char *path)
 		sb->seen = n;
 		sb->seen_cap = cap;
 	}
-	for (i = hash_str(path) & (sb->seen_cap - 1); sb->seen[i];
+	for (i = hash_str(key) & (sb->seen_cap - 1); sb->seen[i];
 	     i = (i + 1) & (sb->seen_cap - 1)) {
-		if (!strcmp(sb->seen[i], path))
+		if (!strcmp(sb->seen[i], key)) {
+			free(key);
 			return 0;
+		}
 	}
-	sb->seen[i] = strdup(path);
-	if (!sb->seen[i])
-		return -ENOMEM;
+	sb->seen[i] = key;
 	sb->seen_nr++;
 	return 1;
 }
@@ -256,27 +262,61 @@ static int add_buildid(struct sb *sb, const uint8_t *id, int size,
 	return prec_manifest__add_buildid(sb->m, &b);
 }
 
-/* Build-id of a file mapped by pid, read once per path. Failures (no note,
- * file gone, not ELF) are normal and only mean no entry. */
-static int sb_file_buildid(struct sb *sb, pid_t pid, const char *path)
+/* Queue the build-id of a file mapped by pid, once per (file, path): read
+ * by sb_file_buildids() only while the path still names that file. */
+static int sb_want_buildid(struct sb *sb, pid_t pid, const struct sb_map *mp)
 {
-	char alt[SB_NAME_MAX + 32];
-	uint8_t id[20];
-	int ret = seen_add(sb, path);
+	struct prec_buildid_req *n;
+	char *key;
+	int ret;
 
+	if (asprintf(&key, "%x:%x:%llu %s", mp->maj, mp->min,
+		     (unsigned long long)mp->ino, mp->path) < 0)
+		return -ENOMEM;
+	ret = seen_add(sb, key);
 	if (ret <= 0)
 		return ret;
-	ret = prec_buildid__read_elf(path, id);
-	if (ret < 0 && ret != -ENOEXEC && access(path, F_OK)) {
-		/* Another mount namespace or chroot: look through its root. */
-		snprintf(alt, sizeof(alt), "/proc/%d/root%s", (int)pid, path);
-		ret = prec_buildid__read_elf(alt, id);
+	if (sb->nr_reqs == sb->cap_reqs) {
+		size_t cap = sb->cap_reqs ? 2 * sb->cap_reqs : 256;
+
+		n = realloc(sb->reqs, cap * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		sb->reqs = n;
+		sb->cap_reqs = cap;
 	}
-	if (ret < 0) {
-		pr_debug("sideband %s: build-id: %s", path, strerror(-ret));
-		return 0;
+	sb->reqs[sb->nr_reqs++] = (struct prec_buildid_req){
+		.path = strchr(key, ' ') + 1, .pid = pid,
+		.maj = mp->maj, .min = mp->min, .ino = mp->ino };
+	return 0;
+}
+
+/* The queued files' build-ids, within prec_buildid__resolve()'s deadline:
+ * a file that does not answer must not hold the recording's start.
+ * Failures (no note, file replaced or gone, not ELF) only mean no entry. */
+static int sb_file_buildids(struct sb *sb)
+{
+	int err = 0;
+
+	prec_buildid__resolve(sb->reqs, sb->nr_reqs);
+	for (size_t i = 0; i < sb->nr_reqs && !err; i++) {
+		const struct prec_buildid_req *r = &sb->reqs[i];
+		char *key;
+
+		if (prec_buildid__unread(r->ret))
+			sb->m->buildids_unread++;
+		if (r->ret <= 0) {
+			pr_debug("sideband %s: build-id: %s", r->path, strerror(-r->ret));
+			continue;
+		}
+		/* One id per path, the first found (as perf keeps one per
+		 * dso name): keyed "/path", which no "maj:min:ino" key is. */
+		key = strdup(r->path);
+		err = key ? seen_add(sb, key) : -ENOMEM;
+		if (err == 1)
+			err = add_buildid(sb, r->id, r->ret, PERF_RECORD_MISC_USER, r->path);
 	}
-	return add_buildid(sb, id, ret, PERF_RECORD_MISC_USER, path);
+	return err;
 }
 
 /* ---- kernel and modules ---- */
@@ -554,7 +594,7 @@ static int sb_maps(struct sb *sb, pid_t pid)
 			mp.path = "//anon";
 		err = emit_mmap2(sb, (uint32_t)pid, &mp);
 		if (!err && mp.path[0] == '/')
-			err = sb_file_buildid(sb, pid, mp.path);
+			err = sb_want_buildid(sb, pid, &mp);
 	}
 	return err;
 }
@@ -690,6 +730,7 @@ static void sb_exit(struct sb *sb)
 	for (size_t i = 0; i < sb->seen_cap; i++)
 		free(sb->seen[i]);
 	free(sb->seen);
+	free(sb->reqs);
 	free(sb->text);
 }
 
@@ -735,6 +776,8 @@ int prec_sideband__synthesize(struct prec_shard_writer *w,
 		err = sb_all_tasks(sb);
 	else if (!err && opts && opts->nr_pids > 0)
 		err = sb_pids(sb, opts->pids, opts->nr_pids);
+	if (!err)
+		err = sb_file_buildids(sb);
 	if (!err)
 		err = sb_flush(sb);
 	/* Our buffers go away below: every chunk must be in the file (or in

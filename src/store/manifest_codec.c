@@ -251,7 +251,8 @@ static void enc_buildids(struct obuf *b, const struct prec_manifest *m)
 {
 	size_t at = begin_section(b, PREC_MANI_SEC_BUILDIDS);
 
-	put64(b, m->nr_buildids);
+	put32(b, m->nr_buildids);
+	put32(b, m->buildids_unread);
 	for (uint32_t i = 0; i < m->nr_buildids; i++) {
 		const struct prec_manifest_buildid *bi = &m->buildids[i];
 

@@ -331,7 +331,10 @@ static void dec_buildid(struct ibuf *c, struct prec_manifest_buildid *b)
 
 static void dec_buildids(struct ibuf *c, struct prec_manifest *m)
 {
-	uint32_t n = get_count(c, PREC_MANI_MIN_BUILDID);
+	uint32_t n = get32(c);
+
+	m->buildids_unread = get32(c);
+	n = count_fits(c, n, PREC_MANI_MIN_BUILDID) ? n : 0;
 
 	m->buildids = alloc_array(c, n, sizeof(*m->buildids));
 	if (!m->buildids)

@@ -476,6 +476,10 @@ struct prec_manifest {
 	struct prec_manifest_shard *shards;
 	uint32_t nr_buildids;
 	struct prec_manifest_buildid *buildids;
+	/* mapped files that got no entry because they could not be read as
+	 * the file mapped: path replaced since, read failed, no answer in
+	 * time (deleted files are not counted) */
+	uint32_t buildids_unread;
 	/* AUX: PMU-specific AUXTRACE_INFO */
 	uint32_t auxtrace_type;
 	uint32_t nr_auxtrace_priv;

@@ -125,7 +125,10 @@ static uint16_t make_mmap2(struct producer *p, uint8_t *rec)
 		rec[40] = size;
 		build_id_of(id, rec + 44);
 	} else {
-		for (int i = 40; i < 64; i++)
+		/* maj, min, ino: the file's, one per path here. */
+		put64(rec + 40, 0x0000000100000008ull + (uint64_t)path);
+		put64(rec + 48, 1000 + (uint64_t)path);
+		for (int i = 56; i < 64; i++)
 			rec[i] = (uint8_t)test_rand(&rng);
 	}
 	at = 72 + (uint16_t)((strlen(name) + 8) & ~7u);
@@ -409,6 +412,11 @@ static void check_all(struct producer *p, struct prec_drainer *d,
 		CHECK(j < nr);
 		CHECK_EQ(m[j].cpumode, w->path == 0 ? PERF_RECORD_MISC_KERNEL
 						    : PERF_RECORD_MISC_USER);
+		if (w->id < 0) {
+			CHECK_EQ(m[j].maj, 8 + w->path);
+			CHECK_EQ(m[j].min, 1);
+			CHECK_EQ(m[j].ino, 1000 + w->path);
+		}
 	}
 }
 

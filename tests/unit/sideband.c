@@ -206,6 +206,17 @@ static const struct prec_manifest_buildid *find_bid(const struct prec_manifest *
 	return NULL;
 }
 
+static int open_read(const char *path, uint8_t id[20])
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), len;
+
+	if (fd < 0)
+		return -errno;
+	len = prec_buildid__read_fd(fd, id);
+	close(fd);
+	return len;
+}
+
 static void check_buildids(const struct prec_manifest *m)
 {
 	const struct prec_manifest_buildid *b;
@@ -220,7 +231,7 @@ static void check_buildids(const struct prec_manifest *m)
 	CHECK(b && b->cpumode == PERF_RECORD_MISC_KERNEL && b->pid == -1);
 	len = prec_buildid__read_kernel(id);
 	CHECK(len > 0 && b->size == len && !memcmp(b->id, id, (size_t)len));
-	len = prec_buildid__read_elf(exe, id);
+	len = open_read(exe, id);
 	if (len > 0) {
 		b = find_bid(m, exe);
 		CHECK(b && b->cpumode == PERF_RECORD_MISC_USER && b->pid == -1);
