@@ -96,8 +96,9 @@ echo "empty 0777 directory of ours: used, now 0700"
 
 # 4. The clean-up after a failed start. A small file system with no room
 # for the manifest's reserve: record stops before sampling and removes
-# what it made. (A bad event fails before the directory is made.) The parent is world-writable (not sticky), so the attacker
-# may swap names in it; the victim holds the names of a recording's files.
+# what it made (a bad event fails earlier, before the directory is made).
+# The parent is world-writable (not sticky), so the attacker may swap
+# names in it; the victim holds the names of a recording's files.
 mkdir fs
 mount -t tmpfs -o size=8m,mode=0755 prec-attack-dirs "$fs" || { echo "skip: cannot mount a tmpfs"; exit 77; }
 mkdir -m 777 fs/pub
