@@ -326,6 +326,10 @@ void prec_workload__abort(struct prec_workload *w);
 
 struct prec_session {
 	char *dir, *old_dir;   /* old_dir: the -f victim renamed aside */
+	const char *name, *old_name; /* their last components (point into them) */
+	int parentfd;          /* dir's parent: name, old_name are relative to it */
+	dev_t old_dev;         /* old_dir as checked: removed only if still it */
+	ino_t old_ino;
 	int dirfd;
 	uint8_t session_id[16];
 	struct prec_manifest *m;
@@ -347,9 +351,12 @@ struct prec_session {
 	enum prec_affinity affinity; /* where they run (never AUTO) */
 };
 
-/* Create dir (0700), or refuse an existing non-empty one (-EEXIST, one
- * line printed) unless force (then rename it aside). Touches nothing on
- * refusal. */
+/* Create dir (0700), or use an existing empty directory of ours (made
+ * 0700), or refuse anything else there (-EEXIST, one line printed) unless
+ * force (then rename it aside, to be removed after the final manifest).
+ * Whatever exists there and belongs to another user is refused, force or
+ * not. Every step is relative to dir's parent opened once, never through
+ * a symlink at dir. Touches nothing on refusal. */
 int prec_session__create_dir(struct prec_session *s, const char *dir,
 			     bool force);
 /* Shard writers, manifest filled and written (state RECORDING). */

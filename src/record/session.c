@@ -8,7 +8,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "util/dirtree.h"
 #include "util/log.h"
 
 /* The final manifest's room, kept from the start (see reserve_size()). */
@@ -33,52 +34,219 @@ static uint64_t event_now(int clockid, const struct prec_evlist *el)
 	return el->rings && el->nr_cpus ? prec_perfclock__now(el->rings[0].page) : 0;
 }
 
-static bool dir_is_empty(const char *path)
+static bool same_file(const struct stat *a, const struct stat *b)
 {
-	DIR *d = opendir(path);
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
+/* 1 if the directory open at fd holds nothing, 0 if it holds something,
+ * or -errno. fd stays open (and its offset at the start: it is only ever
+ * used as a base for *at calls). */
+static int dir_empty(int fd)
+{
+	int dup_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0), n = 0;
 	struct dirent *e;
-	bool empty = true;
+	DIR *d;
 
-	if (!d)
-		return false;
-	while (empty && (e = readdir(d)))
-		empty = !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..");
+	if (dup_fd < 0)
+		return -errno;
+	d = fdopendir(dup_fd);
+	if (!d) {
+		n = -errno;
+		close(dup_fd);
+		return n;
+	}
+	/* The dup shares the offset an earlier look left at the end. */
+	rewinddir(d);
+	while (!n && (e = readdir(d)))
+		n = strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+	rewinddir(d);
 	closedir(d);
-	return empty;
+	return !n;
 }
 
-static int rm_one(const char *path, const struct stat *st, int flag,
-		  struct FTW *ftw)
+/* The refusal of an output some other user owns, with or without -f: in a
+ * directory others may write to, whatever we do with it by name is theirs
+ * to redirect (and its contents theirs to swap while we remove them). */
+static int refuse_owner(const struct prec_session *s, uid_t uid)
 {
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path) ? -errno : 0;
+	struct passwd pw, *p = NULL;
+	char buf[1024];
+
+	if (getpwuid_r(uid, &pw, buf, sizeof(buf), &p))
+		p = NULL;
+	pr_err("%s: exists and belongs to another user, %s (uid %u); not replacing it",
+	       s->dir, p ? p->pw_name : "unknown", (unsigned int)uid);
+	return -EEXIST;
 }
 
-static int rm_tree(const char *path)
+/* Keep dir (trailing slashes cut) in s->dir, its last component in
+ * s->name, and open its parent: every later step (the checks, -f's
+ * rename, mkdir, the clean-up) is relative to that descriptor, so a
+ * swap of a directory above cannot move them elsewhere midway. The parent
+ * itself is the user's choice and is followed like any path. */
+static int open_parent(struct prec_session *s, const char *dir)
 {
-	return nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS) ? -errno : 0;
+	size_t len = strlen(dir);
+	char *slash, *parent;
+	int err = 0;
+
+	while (len > 1 && dir[len - 1] == '/')
+		len--;
+	s->dir = strndup(dir, len);
+	if (!s->dir)
+		return -ENOMEM;
+	slash = strrchr(s->dir, '/');
+	s->name = slash && slash[1] ? slash + 1 : s->dir;
+	if (!slash)
+		parent = strdup(".");
+	else
+		parent = strndup(s->dir, slash == s->dir ? 1 : (size_t)(slash - s->dir));
+	if (!parent)
+		return -ENOMEM;
+	s->parentfd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (s->parentfd < 0) {
+		err = -errno;
+		pr_err("%s: opening its parent directory %s: %s", s->dir, parent,
+		       strerror(-err));
+	}
+	free(parent);
+	return err;
 }
 
-/* --force: the old directory is kept under another name until the new
- * manifest is on disk, and put back if the new one cannot be made. */
-static int move_aside(struct prec_session *s, const char *dir)
+/* An existing directory of ours, *st, is used if it is empty: opened
+ * without following a link and checked to be the one looked at, closed
+ * to others (0700, so no one can plant files in it any more) and looked
+ * at again. Returns 0 with s->dirfd set, -ENOTEMPTY, or -errno (one line
+ * printed). */
+static int use_empty(struct prec_session *s, const struct stat *st)
+{
+	struct stat now;
+	int fd, err;
+
+	fd = openat(s->parentfd, s->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+		pr_err("%s: open: %s", s->dir, strerror(-err));
+		return err;
+	}
+	err = fstat(fd, &now) ? -errno : 0;
+	if (!err && (!same_file(&now, st) || now.st_uid != geteuid())) {
+		pr_err("%s: replaced while prec looked at it; not using it", s->dir);
+		err = -EAGAIN;
+	}
+	if (!err)
+		err = dir_empty(fd);
+	if (err == 1)
+		err = fchmod(fd, 0700) ? -errno : dir_empty(fd);
+	if (err == 1) {
+		s->dirfd = fd;
+		return 0;
+	}
+	close(fd);
+	if (err == 0)
+		return -ENOTEMPTY;
+	if (err != -EAGAIN)
+		pr_err("%s: %s", s->dir, strerror(-err));
+	return err;
+}
+
+static int rename_noreplace(int dfd, const char *from, const char *to)
+{
+	struct stat st;
+
+	if (!renameat2(dfd, from, dfd, to, RENAME_NOREPLACE))
+		return 0;
+	if (errno != EINVAL)
+		return -errno;
+	/* A file system without RENAME_NOREPLACE: look first. */
+	if (!fstatat(dfd, to, &st, AT_SYMLINK_NOFOLLOW))
+		return -EEXIST;
+	return renameat(dfd, from, dfd, to) ? -errno : 0;
+}
+
+/* --force: the old output, *st, is kept under another name until the new
+ * manifest is on disk, and put back if the new one cannot be made. The
+ * aside name is never reused from someone else (RENAME_NOREPLACE), and
+ * only *st is ever removed under it (old_dev, old_ino). */
+static int move_aside(struct prec_session *s, const struct stat *st)
 {
 	int err;
 
-	if (asprintf(&s->old_dir, "%s.old.%d", dir, (int)getpid()) < 0) {
+	if (asprintf(&s->old_dir, "%s.old.%d", s->dir, (int)getpid()) < 0) {
 		s->old_dir = NULL;
 		return -ENOMEM;
 	}
-	if (rename(dir, s->old_dir)) {
-		err = -errno;
-		pr_err("%s: moving it aside to %s: %s", dir, s->old_dir, strerror(-err));
+	/* old_dir is dir plus a suffix: its last component starts where
+	 * dir's does. */
+	s->old_name = s->old_dir + (s->name - s->dir);
+	err = rename_noreplace(s->parentfd, s->name, s->old_name);
+	if (err) {
+		pr_err("%s: moving it aside to %s: %s", s->dir, s->old_dir, strerror(-err));
 		free(s->old_dir);
 		s->old_dir = NULL;
+		s->old_name = NULL;
 		return err;
 	}
+	s->old_dev = st->st_dev;
+	s->old_ino = st->st_ino;
 	return 0;
+}
+
+/* Put -f's old output back under its name. A symlink found there instead
+ * (a user who may write to the parent swapped our new directory away) is
+ * unlinked, never followed; anything else stays, and so does the old
+ * output under its aside name (one warning). */
+static void restore_old(struct prec_session *s)
+{
+	struct stat st;
+	int err;
+
+	if (!s->old_dir)
+		return;
+	if (!fstatat(s->parentfd, s->name, &st, AT_SYMLINK_NOFOLLOW) && S_ISLNK(st.st_mode))
+		unlinkat(s->parentfd, s->name, 0);
+	err = rename_noreplace(s->parentfd, s->old_name, s->name);
+	if (err) {
+		pr_warn("%s: restoring it from %s: %s", s->dir, s->old_dir, strerror(-err));
+		return;
+	}
+	free(s->old_dir);
+	s->old_dir = NULL;
+	s->old_name = NULL;
+}
+
+static int make_dir(struct prec_session *s)
+{
+	struct stat st;
+	int err;
+
+	if (mkdirat(s->parentfd, s->name, 0700)) {
+		err = -errno;
+		pr_err("%s: mkdir: %s", s->dir, strerror(-err));
+		return err;
+	}
+	/* NOFOLLOW: a symlink swapped in since mkdir is refused (ELOOP). */
+	s->dirfd = openat(s->parentfd, s->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (s->dirfd < 0) {
+		err = -errno;
+		pr_err("%s: open: %s", s->dir, strerror(-err));
+		return err;
+	}
+	/* Someone else's directory swapped in between mkdir and open. */
+	err = fstat(s->dirfd, &st) ? -errno : 0;
+	if (!err && st.st_uid != geteuid())
+		err = refuse_owner(s, st.st_uid);
+	/* 0700 whatever the umask. */
+	if (!err && fchmod(s->dirfd, 0700))
+		err = -errno;
+	if (err) {
+		if (err != -EEXIST)
+			pr_err("%s: %s", s->dir, strerror(-err));
+		close(s->dirfd);
+		s->dirfd = -1;
+	}
+	return err;
 }
 
 int prec_session__create_dir(struct prec_session *s, const char *dir,
@@ -88,51 +256,31 @@ int prec_session__create_dir(struct prec_session *s, const char *dir,
 	int err;
 
 	memset(s, 0, sizeof(*s));
-	s->dirfd = s->drain_efd = -1;
-	s->dir = strdup(dir);
-	if (!s->dir)
-		return -ENOMEM;
-	/* An empty directory is used only if it is ours: in a directory
-	 * someone else owns, they could plant files between our checks. */
-	if (!lstat(dir, &st) && !(S_ISDIR(st.st_mode) && st.st_uid == geteuid() &&
-				  dir_is_empty(dir))) {
-		if (!force) {
-			pr_err("%s: exists%s (use -f to replace it)", dir,
-			       S_ISDIR(st.st_mode) && st.st_uid != geteuid() ?
-			       " and belongs to another user" : "");
-			return -EEXIST;
-		}
-		err = move_aside(s, dir);
-		if (err)
-			return err;
-	}
-	if (mkdir(dir, 0700) && errno != EEXIST) {
+	s->dirfd = s->drain_efd = s->parentfd = -1;
+	err = open_parent(s, dir);
+	if (err)
+		return err;
+	if (fstatat(s->parentfd, s->name, &st, AT_SYMLINK_NOFOLLOW)) {
 		err = -errno;
-		pr_err("%s: mkdir: %s", dir, strerror(-err));
-		goto restore_old;
+		if (err == -ENOENT)
+			return make_dir(s);
+		pr_err("%s: %s", s->dir, strerror(-err));
+		return err;
 	}
-	/* NOFOLLOW: a symlink swapped in since mkdir is refused (ELOOP). */
-	s->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (s->dirfd < 0) {
-		err = -errno;
-		pr_err("%s: open: %s", dir, strerror(-err));
-		goto restore_old;
+	if (st.st_uid != geteuid())
+		return refuse_owner(s, st.st_uid);
+	err = S_ISDIR(st.st_mode) ? use_empty(s, &st) : -ENOTEMPTY;
+	if (err != -ENOTEMPTY)
+		return err;
+	if (!force) {
+		pr_err("%s: exists (use -f to replace it)", s->dir);
+		return -EEXIST;
 	}
-	/* Someone else's directory slipped in between lstat and mkdir. */
-	if (fstat(s->dirfd, &st) || st.st_uid != geteuid()) {
-		pr_err("%s: exists and belongs to another user (use -f to replace it)", dir);
-		err = -EEXIST;
-		goto close_dir;
-	}
-	return 0;
-close_dir:
-	close(s->dirfd);
-	s->dirfd = -1;
-restore_old:
-	if (s->old_dir && !rename(s->old_dir, dir)) {
-		free(s->old_dir);
-		s->old_dir = NULL;
-	}
+	err = move_aside(s, &st);
+	if (!err)
+		err = make_dir(s);
+	if (err)
+		restore_old(s);
 	return err;
 }
 
@@ -708,18 +856,29 @@ static void report_stop(struct prec_session *s, int err)
 	       (double)s->bytes / 1e6, s->dir);
 }
 
+/* Why a tree was not removed whole. -ESTALE: its name holds something
+ * else by now (left alone); -EAGAIN: another user renamed or swapped part
+ * of it during the walk (what they swapped in was not followed). */
+static const char *removal_error(int err)
+{
+	if (err == -ESTALE)
+		return "replaced by someone else, left alone";
+	return err == -EAGAIN ? "changed by someone else while being removed" : strerror(-err);
+}
+
 static void remove_old_dir(struct prec_session *s)
 {
 	int err;
 
 	if (!s->old_dir)
 		return;
-	err = rm_tree(s->old_dir);
+	err = prec_dirtree__remove(s->parentfd, s->old_name, s->old_dev, s->old_ino);
 	if (err)
 		pr_warn("%s: removing the replaced recording: %s", s->old_dir,
-			strerror(-err));
+			removal_error(err));
 	free(s->old_dir);
 	s->old_dir = NULL;
+	s->old_name = NULL;
 }
 
 int prec_session__finish(struct prec_session *s, struct prec_evlist *el)
@@ -776,13 +935,18 @@ void prec_session__discard(struct prec_session *s)
 		s->writers[c] = NULL;
 	}
 	if (s->dirfd >= 0) {
+		struct stat st;
+		int err = fstat(s->dirfd, &st) ? -errno : 0;
+
 		close(s->dirfd);
 		s->dirfd = -1;
+		if (!err)
+			err = prec_dirtree__remove(s->parentfd, s->name, st.st_dev, st.st_ino);
+		if (err)
+			pr_warn("%s: removing the unfinished recording: %s", s->dir,
+				removal_error(err));
 	}
-	if (s->dir && rm_tree(s->dir))
-		pr_warn("%s: removing the unfinished recording: %s", s->dir, strerror(errno));
-	if (s->old_dir && rename(s->old_dir, s->dir))
-		pr_warn("%s: restoring it from %s: %s", s->dir, s->old_dir, strerror(errno));
+	restore_old(s);
 }
 
 void prec_session__exit(struct prec_session *s)
@@ -802,8 +966,10 @@ void prec_session__exit(struct prec_session *s)
 		close(s->dirfd);
 	if (s->drain_efd >= 0)
 		close(s->drain_efd);
+	if (s->parentfd >= 0)
+		close(s->parentfd);
 	free(s->dir);
 	free(s->old_dir);
 	memset(s, 0, sizeof(*s));
-	s->dirfd = s->drain_efd = -1;
+	s->dirfd = s->drain_efd = s->parentfd = -1;
 }
