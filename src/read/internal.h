@@ -107,16 +107,23 @@ struct prec_merge_output {
 	int fd;
 	enum prec_perfdata_mode mode; /* FILE when fd is a regular file at 0 */
 	const char *name;             /* as given, for messages; NULL = stdout */
-	char *path;                   /* where a regular file's result goes */
-	char *tmp;                    /* the temp file beside it, or NULL */
+	int dirfd;                    /* the named output's directory, or -1 */
+	char *base;                   /* the output's name in dirfd */
+	char *tmp;                    /* the temp file's name in dirfd, or NULL */
 	bool force;
 };
 
-/* stdout (name NULL or "-"; refused on a terminal), a FIFO or device
- * written in place (-f), or a regular file (new, or existing with -f; a
- * symlink's target) written through a temp file. Errors are reported in
- * one line. Returns 0, -EEXIST (exists, no -f), -EINVAL (terminal) or
- * -errno. */
+/* Open where the merge goes; name NULL or "-": stdout. Never a terminal.
+ * A name for one of prec's own fds (/dev/stdout, /dev/stderr, /dev/fd/N,
+ * /proc/self/fd/N) that resolves to that fd's file: that fd. Otherwise the
+ * last component is never followed: a new name, or with -f a regular file
+ * or a symlink (the link itself is replaced, never its target), is written
+ * through a temp file made O_EXCL in the name's directory; a FIFO, socket
+ * or character device is written in place only if the effective user owns
+ * it (or it is /dev/null); a block device, another user's special file, an
+ * existing file or symlink without -f, are refused. May block on our own
+ * FIFO until it has a reader. Errors are reported in one line. Returns 0,
+ * -EEXIST (exists, no -f), -EPERM (refused), -EINVAL (terminal) or -errno. */
 int prec_merge_output__open(struct prec_merge_output *o, const char *name,
 			    bool force);
 
@@ -128,7 +135,7 @@ int prec_merge_output__open(struct prec_merge_output *o, const char *name,
 int prec_merge_output__check_target(const char *name, const char *dir, int dirfd,
 				    const struct prec_manifest *m);
 
-/* Close; keep: rename the temp file into place (not over a file that
+/* Close; keep: rename the temp file over the name (not over one that
  * appeared meanwhile, without -f); else remove it. Returns 0 or -errno,
  * reported. */
 int prec_merge_output__finish(struct prec_merge_output *o, bool keep);

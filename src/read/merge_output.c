@@ -1,29 +1,36 @@
 // SPDX-License-Identifier: MIT
-// Where `prec merge` writes: stdout, a FIFO or device written in place, or
-// a regular file (new, existing with -f, or a symlink's target) written as
-// a temp file beside it and renamed over it only once the merge is whole:
-// a full disk or a killed merge never leaves a truncated perf.data, and -f
-// never destroys the old file before the new one exists.
+// Where `prec merge` writes: stdout (or a /dev/fd name for one of the fds
+// prec was given), a FIFO or device of its own written in place, or a
+// regular file (new, or replacing a file or symlink with -f) written as a
+// temp file beside it and renamed over the name only once the merge is
+// whole. Everything by descriptor: the output's directory is opened once,
+// its last component never followed, a special file checked on the inode
+// that is then opened.
 #include "read/internal.h"
 #include "util/log.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #define TEMP_SUFFIX ".prec-XXXXXX"
+#define TEMP_TRIES  100
 
 /* A merge stopped by SIGINT, SIGTERM or SIGHUP removes its temp file on the
  * way out (SIGKILL cannot be caught: that one stays, FILE.prec-XXXXXX). The
- * handler only reads this copy of the name, and unlink, sigaction and
- * raise are async-signal-safe. */
-static char sig_tmp[PATH_MAX];
+ * handler only reads this copy of the name and the directory's fd, and
+ * unlinkat, sigaction and raise are async-signal-safe. */
+static char sig_tmp[NAME_MAX + 1];
+static int sig_dirfd = -1;
 static volatile sig_atomic_t sig_armed;
 static const int fatal_signals[] = { SIGINT, SIGTERM, SIGHUP };
 #define NR_FATAL (sizeof(fatal_signals) / sizeof(fatal_signals[0]))
@@ -33,19 +40,20 @@ static void on_fatal_signal(int sig)
 	struct sigaction dfl = { .sa_handler = SIG_DFL };
 
 	if (sig_armed)
-		unlink(sig_tmp);
+		unlinkat(sig_dirfd, sig_tmp, 0);
 	sigaction(sig, &dfl, NULL);
 	raise(sig); /* delivered, and fatal, once the handler returns */
 }
 
 /* Signals the user set to be ignored (nohup) stay ignored. */
-static void arm_signals(const char *tmp)
+static void arm_signals(int dirfd, const char *tmp)
 {
 	struct sigaction sa = { .sa_handler = on_fatal_signal };
 
 	if (strlen(tmp) >= sizeof(sig_tmp))
 		return;
 	memcpy(sig_tmp, tmp, strlen(tmp) + 1);
+	sig_dirfd = dirfd;
 	sig_armed = 1;
 	for (size_t i = 0; i < NR_FATAL; i++) {
 		struct sigaction old;
@@ -68,81 +76,245 @@ static int refuse_existing(const char *name)
 	return -EEXIST;
 }
 
-/* path + ".prec-XXXXXX", or dir/.prec-XXXXXX when that would pass NAME_MAX. */
-static char *temp_name(const char *path)
+static const char *kind(mode_t mode)
 {
-	const char *slash = strrchr(path, '/');
-	const char *base = slash ? slash + 1 : path;
-	size_t dir_len = (size_t)(base - path);
-	size_t n = strlen(path) + sizeof(TEMP_SUFFIX) + 1;
-	char *tmp = malloc(n);
-
-	if (!tmp)
-		return NULL;
-	if (strlen(base) + sizeof(TEMP_SUFFIX) - 1 <= NAME_MAX)
-		snprintf(tmp, n, "%s" TEMP_SUFFIX, path);
-	else
-		snprintf(tmp, n, "%.*s" TEMP_SUFFIX, (int)dir_len, path);
-	return tmp;
+	switch (mode & S_IFMT) {
+	case S_IFIFO: return "a FIFO";
+	case S_IFSOCK: return "a socket";
+	case S_IFCHR: return "a character device";
+	case S_IFBLK: return "a block device";
+	case S_IFLNK: return "a symbolic link";
+	case S_IFDIR: return "a directory";
+	default: return "a special file";
+	}
 }
 
-/* A regular file's destination: the name itself, or, for a symlink to a
- * regular file, its target (the link stays a link). */
+/* Another user's FIFO would read the whole recording, their socket or
+ * device take its bytes: they may have planted it where we were told to
+ * write. */
+static int refuse_owner(const char *name, const struct stat *st)
+{
+	struct passwd *pw = getpwuid(st->st_uid);
+
+	if (pw)
+		pr_err("merge %s: %s of user %s (uid %u): refused", name,
+		       kind(st->st_mode), pw->pw_name, (unsigned)st->st_uid);
+	else
+		pr_err("merge %s: %s of uid %u: refused", name, kind(st->st_mode),
+		       (unsigned)st->st_uid);
+	return -EPERM;
+}
+
+/* The descriptor NAME spells (/dev/stdout, /dev/stderr, /dev/fd/N,
+ * /proc/self/fd/N: `-o >(perf script -i -)`), or -1. */
+static int spelt_fd(const char *name)
+{
+	static const char *const dirs[] = { "/dev/fd/", "/proc/self/fd/" };
+
+	if (!strcmp(name, "/dev/stdout"))
+		return STDOUT_FILENO;
+	if (!strcmp(name, "/dev/stderr"))
+		return STDERR_FILENO;
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		const char *p = name + strlen(dirs[i]);
+		long n = 0;
+
+		if (strncmp(name, dirs[i], strlen(dirs[i])) || !*p)
+			continue;
+		for (; *p >= '0' && *p <= '9' && n < INT_MAX / 10; p++)
+			n = n * 10 + (*p - '0');
+		if (!*p)
+			return (int)n;
+	}
+	return -1;
+}
+
+/* Written through fd n itself, which whoever ran prec opened, once NAME is
+ * seen to resolve to that very file (an O_PATH open neither opens a device
+ * nor waits on a FIFO). A name that does not is refused, never treated as
+ * a symlink to replace. */
+static int open_spelt(struct prec_merge_output *o, const char *name, int n)
+{
+	struct stat want, got;
+	int fd = open(name, O_PATH | O_CLOEXEC);
+	bool same = fd >= 0 && fstat(fd, &got) == 0 && fstat(n, &want) == 0 &&
+		    got.st_dev == want.st_dev && got.st_ino == want.st_ino;
+
+	if (fd >= 0)
+		close(fd);
+	if (!same) {
+		pr_err("merge %s: not the open descriptor %d: refused", name, n);
+		return -EPERM;
+	}
+	if (n == STDOUT_FILENO) {
+		o->fd = n;
+		return 0;
+	}
+	o->fd = fcntl(n, F_DUPFD_CLOEXEC, 3);
+	return o->fd < 0 ? fail(name, "cannot open output", -errno) : 0;
+}
+
+/* The output's directory, opened once: every later step is relative to it. */
+static int open_dir(struct prec_merge_output *o, const char *name)
+{
+	const char *slash = strrchr(name, '/');
+	char *dir;
+
+	if (!slash)
+		dir = strdup(".");
+	else if (slash == name)
+		dir = strdup("/");
+	else
+		dir = strndup(name, (size_t)(slash - name));
+	o->base = strdup(slash ? slash + 1 : name);
+	if (!dir || !o->base) {
+		free(dir);
+		return fail(name, "cannot open output", -ENOMEM);
+	}
+	o->dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	free(dir);
+	return o->dirfd < 0 ? fail(name, "cannot create output", -errno) : 0;
+}
+
+/* tmp's trailing XXXXXX made random until a name is free; created 0600,
+ * O_EXCL, in dirfd only. Returns the fd or -errno. */
+static int create_temp(int dirfd, char *tmp)
+{
+	static const char abc[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+	char *x = tmp + strlen(tmp) - 6;
+	unsigned char r[6];
+
+	for (int i = 0; i < TEMP_TRIES; i++) {
+		int fd;
+
+		if (getrandom(r, sizeof(r), 0) != (ssize_t)sizeof(r))
+			return -EAGAIN;
+		for (size_t j = 0; j < sizeof(r); j++)
+			x[j] = abc[r[j] % (sizeof(abc) - 1)];
+		fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+				       O_NOCTTY | O_CLOEXEC, 0600);
+		if (fd >= 0 || errno != EEXIST)
+			return fd >= 0 ? fd : -errno;
+	}
+	return -EEXIST;
+}
+
+/* A regular file's result: BASE.prec-XXXXXX (or .prec-XXXXXX where that
+ * would pass NAME_MAX) beside it, renamed over BASE at the end; over
+ * whatever BASE is then, the name is replaced, never written through. */
 static int open_temp(struct prec_merge_output *o, const char *name)
 {
+	size_t len = strlen(o->base);
 	sigset_t fatal, old;
-	struct stat lst;
-	int err;
+	int fd;
 
-	if (lstat(name, &lst) == 0 && S_ISLNK(lst.st_mode))
-		o->path = realpath(name, NULL);
-	else
-		o->path = strdup(name);
-	if (!o->path)
-		return fail(name, "cannot resolve output", -errno);
-	o->tmp = temp_name(o->path);
+	if (len + sizeof(TEMP_SUFFIX) - 1 > NAME_MAX)
+		len = 0;
+	o->tmp = malloc(len + sizeof(TEMP_SUFFIX));
 	if (!o->tmp)
 		return fail(name, "cannot create output", -ENOMEM);
+	memcpy(o->tmp, o->base, len);
+	memcpy(o->tmp + len, TEMP_SUFFIX, sizeof(TEMP_SUFFIX));
 	/* Blocked from before the file exists until the handlers know its
 	 * name: a signal in between would leave it behind. */
 	sigemptyset(&fatal);
 	for (size_t i = 0; i < NR_FATAL; i++)
 		sigaddset(&fatal, fatal_signals[i]);
 	sigprocmask(SIG_BLOCK, &fatal, &old);
-	o->fd = mkostemp(o->tmp, O_CLOEXEC); /* 0600, O_EXCL */
-	err = -errno;
-	if (o->fd >= 0)
-		arm_signals(o->tmp);
+	fd = create_temp(o->dirfd, o->tmp);
+	if (fd >= 0)
+		arm_signals(o->dirfd, o->tmp);
 	sigprocmask(SIG_SETMASK, &old, NULL);
-	if (o->fd < 0) {
+	if (fd < 0) {
 		free(o->tmp);
 		o->tmp = NULL;
-		return fail(name, "cannot create output", err);
+		return fail(name, "cannot create output", fd);
 	}
+	o->fd = fd;
+	return 0;
+}
+
+static bool is_dev_null(const struct stat *st)
+{
+	return S_ISCHR(st->st_mode) && major(st->st_rdev) == 1 && minor(st->st_rdev) == 3;
+}
+
+/* A FIFO, socket or character device holds nothing -f would guard and is
+ * written in place, but only if it is ours (or /dev/null). It is opened
+ * through the O_PATH descriptor it was checked on (/proc/self/fd), so what
+ * opens is that inode, whatever the name holds by then; a device with
+ * O_NONBLOCK (no wait on a carrier), our own FIFO waiting for its reader. */
+static int open_special(struct prec_merge_output *o, const char *name, int pathfd,
+			const struct stat *st)
+{
+	int flags = O_WRONLY | O_NOCTTY | O_CLOEXEC, fl;
+	char proc[sizeof("/proc/self/fd/") + 12];
+	struct stat now;
+
+	if (st->st_uid != geteuid() && !is_dev_null(st))
+		return refuse_owner(name, st);
+	if (!S_ISFIFO(st->st_mode))
+		flags |= O_NONBLOCK;
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", pathfd);
+	o->fd = open(proc, flags);
+	if (o->fd < 0)
+		return fail(name, "cannot open output", -errno);
+	if (fstat(o->fd, &now) < 0 || now.st_dev != st->st_dev || now.st_ino != st->st_ino) {
+		pr_err("merge %s: changed while being opened: refused", name);
+		return -EPERM;
+	}
+	fl = fcntl(o->fd, F_GETFL);
+	if ((flags & O_NONBLOCK) && (fl < 0 || fcntl(o->fd, F_SETFL, fl & ~O_NONBLOCK) < 0))
+		return fail(name, "cannot open output", -errno);
 	return 0;
 }
 
 static int open_named(struct prec_merge_output *o, const char *name)
 {
+	int n = spelt_fd(name), fd, err;
 	struct stat st;
 
-	if (stat(name, &st) < 0) {
-		struct stat lst;
-
-		if (errno != ENOENT)
-			return fail(name, "cannot open output", -errno);
-		if (lstat(name, &lst) == 0)
-			return fail(name, "output is a symbolic link to nothing", -ENOENT);
+	if (n >= 0)
+		return open_spelt(o, name, n);
+	err = open_dir(o, name);
+	if (err)
+		return err;
+	if (!*o->base)
+		return fail(name, "cannot open output", -EISDIR);
+	fd = openat(o->dirfd, o->base, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT)
 		return open_temp(o, name);
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		err = -errno;
+		if (fd >= 0)
+			close(fd);
+		return fail(name, "cannot open output", err);
 	}
-	/* -f guards a file's contents; a FIFO, a pipe (/dev/stdout) or a
-	 * device (/dev/null) holds nothing to lose. */
-	if (S_ISREG(st.st_mode))
-		return o->force ? open_temp(o, name) : refuse_existing(name);
-	o->fd = open(name, O_WRONLY | O_CLOEXEC);
-	if (o->fd < 0)
-		return fail(name, "cannot open output", -errno);
-	return 0;
+	switch (st.st_mode & S_IFMT) {
+	case S_IFREG:
+		err = o->force ? open_temp(o, name) : refuse_existing(name);
+		break;
+	case S_IFLNK: /* -f replaces the link; its target is never written */
+		if (o->force) {
+			err = open_temp(o, name);
+			break;
+		}
+		pr_err("merge %s: a symbolic link: refused (-f replaces the link, never its target)",
+		       name);
+		err = -EEXIST;
+		break;
+	case S_IFDIR:
+		err = fail(name, "cannot open output", -EISDIR);
+		break;
+	case S_IFBLK:
+		pr_err("merge %s: a block device: refused", name);
+		err = -EPERM;
+		break;
+	default:
+		err = open_special(o, name, fd, &st);
+	}
+	close(fd);
+	return err;
 }
 
 /* Whether st is the file dirfd/name (followed as a reader opens it). */
@@ -191,23 +363,43 @@ static void grow_pipe(int fd)
 			return;
 }
 
+/* Undo a half-made output: the temp file, fds, names. */
+static void release(struct prec_merge_output *o)
+{
+	if (o->fd != STDOUT_FILENO && o->fd >= 0)
+		close(o->fd);
+	o->fd = -1;
+	if (o->tmp)
+		unlinkat(o->dirfd, o->tmp, 0);
+	sig_armed = 0;
+	if (o->dirfd >= 0)
+		close(o->dirfd);
+	o->dirfd = -1;
+	free(o->tmp);
+	free(o->base);
+	o->tmp = o->base = NULL;
+}
+
 int prec_merge_output__open(struct prec_merge_output *o, const char *name,
 			    bool force)
 {
 	struct stat st;
 	int fl, err;
 
-	*o = (struct prec_merge_output){ .fd = STDOUT_FILENO, .force = force };
+	*o = (struct prec_merge_output){ .fd = STDOUT_FILENO, .dirfd = -1, .force = force };
 	if (name && strcmp(name, "-")) {
 		o->name = name;
+		o->fd = -1;
 		err = open_named(o, name);
 		if (err) {
-			free(o->path);
-			o->path = NULL;
+			release(o);
 			return err;
 		}
-	} else if (isatty(o->fd)) {
-		pr_err("merge: refusing to write perf.data to a terminal (use -o FILE or a pipe)");
+	}
+	if (isatty(o->fd)) {
+		pr_err("merge %s: refusing to write perf.data to a terminal (use -o FILE or a pipe)",
+		       o->name ? o->name : "stdout");
+		release(o);
 		return -EINVAL;
 	}
 	fl = fcntl(o->fd, F_GETFL);
@@ -223,18 +415,19 @@ int prec_merge_output__open(struct prec_merge_output *o, const char *name,
 }
 
 /* Into place without replacing anything (no -f): renameat2's NOREPLACE, or
- * link + unlink where the filesystem lacks it. */
+ * link + unlink where the filesystem lacks it. With -f the name is
+ * replaced, whatever it is by then (a symlink stays unfollowed). */
 static int put_in_place(const struct prec_merge_output *o)
 {
 	if (o->force)
-		return rename(o->tmp, o->path) < 0 ? -errno : 0;
-	if (renameat2(AT_FDCWD, o->tmp, AT_FDCWD, o->path, RENAME_NOREPLACE) == 0)
+		return renameat(o->dirfd, o->tmp, o->dirfd, o->base) < 0 ? -errno : 0;
+	if (renameat2(o->dirfd, o->tmp, o->dirfd, o->base, RENAME_NOREPLACE) == 0)
 		return 0;
 	if (errno != EINVAL)
 		return -errno;
-	if (link(o->tmp, o->path) < 0)
+	if (linkat(o->dirfd, o->tmp, o->dirfd, o->base, 0) < 0)
 		return -errno;
-	unlink(o->tmp);
+	unlinkat(o->dirfd, o->tmp, 0);
 	return 0;
 }
 
@@ -252,12 +445,11 @@ int prec_merge_output__finish(struct prec_merge_output *o, bool keep)
 		else if (err)
 			pr_err("merge %s: cannot rename %s into place: %s", o->name,
 			       o->tmp, strerror(-err));
+		if (!err) {
+			free(o->tmp);
+			o->tmp = NULL;
+		}
 	}
-	if (o->tmp && (!keep || err))
-		unlink(o->tmp);
-	sig_armed = 0;
-	free(o->tmp);
-	free(o->path);
-	o->tmp = o->path = NULL;
+	release(o);
 	return err;
 }

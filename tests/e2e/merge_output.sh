@@ -11,8 +11,9 @@
 #    recorded samples.
 # 4. -o a FIFO is written in place (pipe format) and the FIFO stays a FIFO;
 #    like -o /dev/stdout (a pipe) and -o /dev/null, it needs no -f.
-# 5. A missing directory, a directory, a dangling symlink: one line each.
-# 6. A 255-byte name; a symlink to a regular file keeps being a link.
+# 5. A missing directory, a directory, a symlink without -f: one line each.
+# 6. A 255-byte name; -f over a symlink (to a regular file, or to nothing)
+#    replaces the link, never its target.
 # 7. A merge killed by SIGTERM or SIGHUP while it writes dies of that
 #    signal and leaves neither FILE nor its temp file.
 # 8. A reader that stops early (| head -c): the merge ends as cat would,
@@ -93,21 +94,25 @@ mkdir "$tmp/adir"
 want="adir: cannot open output: Is a directory"
 one_line -f -o "$tmp/adir"
 ln -s "$tmp/nowhere" "$tmp/dangling"
-want="dangling: output is a symbolic link to nothing"
-one_line -f -o "$tmp/dangling"
+want="dangling: a symbolic link: refused (-f replaces the link, never its target)"
+one_line -o "$tmp/dangling"
 ls "$tmp" | grep -q 'prec-' && fail "bad outputs: a temp file was left"
 
-# 6. A name as long as a name may be (255 bytes) still works, and a symlink
-# to a regular file stays a link while its target gets the merge.
+# 6. A name as long as a name may be (255 bytes) still works, and -f over
+# a symlink replaces the link with the merge: its target keeps its bytes.
 long=$tmp/$(printf 'p%.0s' $(seq 255))
 "$PREC" merge "$d" -o "$long" 2>/dev/null || fail "255-byte output name"
 [ -s "$long" ] || fail "255-byte output name: nothing written"
 ln -s "$long" "$tmp/link"
 cp "$tmp/old" "$long"
 "$PREC" merge "$d" -f -o "$tmp/link" 2>/dev/null || fail "merge -f to a symlink"
-[ -L "$tmp/link" ] || fail "symlink output: the link was replaced"
-n=$(perf script -i "$long" 2>/dev/null | grep -c 'NR 110')
-[ "$n" = $N ] || fail "symlink output: its target holds $n samples, want $N"
+[ -f "$tmp/link" ] && [ ! -L "$tmp/link" ] || fail "symlink output: the link is still there"
+cmp -s "$long" "$tmp/old" || fail "symlink output: its target was written"
+n=$(perf script -i "$tmp/link" 2>/dev/null | grep -c 'NR 110')
+[ "$n" = $N ] || fail "symlink output: the new file holds $n samples, want $N"
+"$PREC" merge "$d" -f -o "$tmp/dangling" 2>/dev/null || fail "merge -f to a dangling symlink"
+[ -f "$tmp/dangling" ] && [ ! -L "$tmp/dangling" ] && [ ! -e "$tmp/nowhere" ] ||
+	fail "dangling symlink output: not replaced by a file, or its target created"
 ls -a "$tmp" | grep -q 'prec-' && fail "long name / symlink: a temp file was left"
 
 # 7. Killed mid-write (a 200 MB synthetic set: the merge writes for ~1 s).
@@ -132,4 +137,4 @@ done
 rc=${PIPESTATUS[0]}
 [ "$rc" = 141 ] || fail "merge | head -c: exit $rc, want 141 (SIGPIPE)"
 [ -s "$tmp/pipe.err" ] && fail "merge | head -c said: $(head -2 "$tmp/pipe.err")"
-echo "merge output: full disk leaves nothing and keeps the old file; $N samples via file, FIFO and symlink; bad outputs in one line; SIGTERM/SIGHUP mid-write leave nothing; a reader that stops early ends it by SIGPIPE, silently"
+echo "merge output: full disk leaves nothing and keeps the old file; $N samples via file, FIFO and a replaced symlink; bad outputs in one line; SIGTERM/SIGHUP mid-write leave nothing; a reader that stops early ends it by SIGPIPE, silently"
