@@ -271,37 +271,6 @@ static int corrupt(struct prec_cursor *c, uint64_t off, const char *why)
 	return -EBADMSG;
 }
 
-/* Only zeros from off to the end of the file? Holes are skipped with
- * SEEK_DATA, so a sparse tail of any size costs a few calls; only the
- * bytes really stored are read. */
-static bool all_zero(int fd, uint64_t off)
-{
-	uint8_t buf[4096];
-
-	for (;;) {
-		off_t data = lseek(fd, (off_t)off, SEEK_DATA);
-		off_t hole;
-
-		if (data < 0)
-			return errno == ENXIO; /* nothing stored past off */
-		hole = lseek(fd, data, SEEK_HOLE);
-		if (hole < 0)
-			return false;
-		for (off = (uint64_t)data; off < (uint64_t)hole;) {
-			size_t n = (uint64_t)hole - off < sizeof(buf) ? (size_t)((uint64_t)hole - off)
-								    : sizeof(buf);
-			ssize_t got = pread(fd, buf, n, (off_t)off);
-
-			if (got <= 0)
-				return false;
-			for (ssize_t i = 0; i < got; i++)
-				if (buf[i])
-					return false;
-			off += (uint64_t)got;
-		}
-	}
-}
-
 /* Is the bad chunk at off the torn tail of a crashed recording: the file
  * ends inside its header or its payload (a header that passed every check,
  * so its length is one a writer could give), or its header and everything
@@ -309,19 +278,12 @@ static bool all_zero(int fd, uint64_t off)
 static bool torn_tail(const struct prec_cursor *c, uint64_t off)
 {
 	const char *why = prec_shard_reader__why(c->rd);
-	bool torn;
-	int fd;
 
 	if (!why || strncmp(why, "torn ", 5))
 		return false;
 	if (strcmp(why, "torn chunk header (zeros)"))
 		return true;
-	fd = openat(c->dirfd, c->name, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	torn = all_zero(fd, off);
-	close(fd);
-	return torn;
+	return prec_shard_reader__zeros_from(c->rd, off);
 }
 
 static int read_failed(struct prec_cursor *c, int r)

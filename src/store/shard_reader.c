@@ -621,6 +621,40 @@ uint64_t prec_shard_reader__offset(const struct prec_shard_reader *r)
 	return r->off;
 }
 
+bool prec_shard_reader__zeros_from(const struct prec_shard_reader *r, uint64_t off)
+{
+	uint8_t buf[4096];
+
+	if (r->fd < 0) {
+		for (; off < r->mem_len; off++)
+			if (r->mem[off])
+				return false;
+		return true;
+	}
+	for (;;) {
+		off_t data = lseek(r->fd, (off_t)off, SEEK_DATA);
+		off_t hole;
+
+		if (data < 0)
+			return errno == ENXIO; /* nothing stored past off */
+		hole = lseek(r->fd, data, SEEK_HOLE);
+		if (hole < 0)
+			return false;
+		for (off = (uint64_t)data; off < (uint64_t)hole;) {
+			uint64_t left = (uint64_t)hole - off;
+			size_t n = left < sizeof(buf) ? (size_t)left : sizeof(buf);
+			ssize_t got = pread(r->fd, buf, n, (off_t)off);
+
+			if (got <= 0)
+				return false;
+			for (ssize_t i = 0; i < got; i++)
+				if (buf[i])
+					return false;
+			off += (uint64_t)got;
+		}
+	}
+}
+
 const char *prec_shard_reader__why(const struct prec_shard_reader *r)
 {
 	return r->why ? r->why : "";

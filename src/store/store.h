@@ -385,6 +385,13 @@ int prec_shard_reader__next_part(struct prec_shard_reader *r, struct prec_chunk 
 /* Offset of the next chunk to read (or of the bad one after an error). */
 uint64_t prec_shard_reader__offset(const struct prec_shard_reader *r);
 
+/* Only zeros from off to the end of the file (a crash's preallocated,
+ * never written tail)? Asked of the descriptor the reader opened, never of
+ * the name again, which someone could have swapped since. Holes are skipped
+ * with SEEK_DATA, so a sparse tail costs a few calls. A memory reader
+ * checks its bytes. False on a read error. */
+bool prec_shard_reader__zeros_from(const struct prec_shard_reader *r, uint64_t off);
+
 /* Short reason for the last -EBADMSG ("bad checksum", "torn chunk"...). */
 const char *prec_shard_reader__why(const struct prec_shard_reader *r);
 
