@@ -8,6 +8,7 @@
 // that is then opened.
 #include "read/internal.h"
 #include "util/log.h"
+#include "util/path.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -158,6 +159,7 @@ static int open_spelt(struct prec_merge_output *o, const char *name, int n)
 static int open_dir(struct prec_merge_output *o, const char *name)
 {
 	const char *slash = strrchr(name, '/');
+	const char *why = NULL, *bad = NULL;
 	char *dir;
 
 	if (!slash)
@@ -171,9 +173,13 @@ static int open_dir(struct prec_merge_output *o, const char *name)
 		free(dir);
 		return fail(name, "cannot open output", -ENOMEM);
 	}
-	o->dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	o->dirfd = prec_path__open_dir(dir, &why, &bad);
 	free(dir);
-	return o->dirfd < 0 ? fail(name, "cannot create output", -errno) : 0;
+	if (o->dirfd == -EPERM && bad) {
+		pr_err("merge %s: %s: %s, not followed", name, bad, why);
+		return -EPERM;
+	}
+	return o->dirfd < 0 ? fail(name, "cannot create output", o->dirfd) : 0;
 }
 
 /* tmp's trailing XXXXXX made random until a name is free; created 0600,

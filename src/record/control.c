@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "util/log.h"
+#include "util/path.h"
 
 #define CTL_LINE 256
 #define CTL_READS 64   /* reads of the buffer's size in one call */
@@ -91,24 +92,48 @@ int prec_control__check_spec(const char *spec)
  * a directory others can write (/tmp): a symbolic link is refused (it could
  * lead root to anyone's fifo, or open a device), and so is a fifo that
  * someone else owns (they would hold a channel into the recorder). */
+/* The FIFO at path, looked at before anything opens it: the directory part
+ * by prec_path__open_dir() (no link another user planted), the name itself
+ * O_PATH|O_NOFOLLOW (opens nothing: no device acts, no FIFO is joined), and
+ * only a FIFO of the effective user is then opened, through that same
+ * descriptor, O_RDWR so that writers may come and go. */
 static int open_fifo(const char *path, const char *what)
 {
-	struct stat st;
-	int fd = open(path, O_RDWR | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
-	int err;
+	const char *slash = strrchr(path, '/');
+	const char *base = slash ? slash + 1 : path;
+	const char *why = NULL, *bad = NULL;
+	char dir[PATH_MAX], proc[64];
+	struct stat st, now;
+	int dirfd, pfd, fd, err;
 
-	if (fd < 0) {
-		err = -errno;
-		if (err == -ELOOP)
-			pr_err("control %s fifo %s: a symbolic link: refused", what, path);
+	size_t n = !slash ? 0 : slash == path ? 1 : (size_t)(slash - path);
+
+	if (n >= sizeof(dir))
+		return -ENAMETOOLONG;
+	memcpy(dir, n ? path : ".", n ? n : 1);
+	dir[n ? n : 1] = '\0';
+	dirfd = prec_path__open_dir(dir, &why, &bad);
+	if (dirfd < 0) {
+		if (dirfd == -EPERM && bad)
+			pr_err("control %s fifo %s: %s: %s, not followed", what, path, bad, why);
 		else
-			pr_err("control %s fifo %s: %s (create it with mkfifo)", what, path,
-			       strerror(-err));
+			pr_err("control %s fifo %s: %s", what, path, strerror(-dirfd));
+		return dirfd;
+	}
+	pfd = openat(dirfd, base, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	err = pfd < 0 ? -errno : 0;
+	close(dirfd);
+	if (err) {
+		pr_err("control %s fifo %s: %s (create it with mkfifo)", what, path,
+		       strerror(-err));
 		return err;
 	}
-	if (fstat(fd, &st)) {
+	if (fstat(pfd, &st)) {
 		err = -errno;
 		pr_err("control %s fifo %s: fstat: %s", what, path, strerror(-err));
+	} else if (S_ISLNK(st.st_mode)) {
+		pr_err("control %s fifo %s: a symbolic link: refused", what, path);
+		err = -ELOOP;
 	} else if (!S_ISFIFO(st.st_mode)) {
 		pr_err("control %s fifo %s: not a fifo", what, path);
 		err = -EINVAL;
@@ -116,11 +141,24 @@ static int open_fifo(const char *path, const char *what)
 		pr_err("control %s fifo %s: owned by uid %u, not by uid %u: refused",
 		       what, path, (unsigned int)st.st_uid, (unsigned int)geteuid());
 		err = -EPERM;
-	} else {
-		return fd;
 	}
-	close(fd);
-	return err;
+	if (err) {
+		close(pfd);
+		return err;
+	}
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", pfd);
+	fd = open(proc, O_RDWR | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	err = fd < 0 ? -errno : 0;
+	close(pfd);
+	if (!err && (fstat(fd, &now) || now.st_dev != st.st_dev || now.st_ino != st.st_ino))
+		err = -ESTALE;
+	if (err) {
+		pr_err("control %s fifo %s: open: %s", what, path, strerror(-err));
+		if (fd >= 0)
+			close(fd);
+		return err;
+	}
+	return fd;
 }
 
 static int open_ends(struct prec_control *c, bool is_fd, const char *a,

@@ -20,6 +20,7 @@
 
 #include "util/dirtree.h"
 #include "util/log.h"
+#include "util/path.h"
 
 /* The final manifest's room, kept from the start (see reserve_size()). */
 #define PREC_MANIFEST_RESERVE_NAME "manifest.reserve"
@@ -88,6 +89,7 @@ static int refuse_owner(const struct prec_session *s, uid_t uid)
 static int open_parent(struct prec_session *s, const char *dir)
 {
 	size_t len = strlen(dir);
+	const char *why = NULL, *bad = NULL;
 	char *slash, *parent;
 	int err = 0;
 
@@ -104,11 +106,15 @@ static int open_parent(struct prec_session *s, const char *dir)
 		parent = strndup(s->dir, slash == s->dir ? 1 : (size_t)(slash - s->dir));
 	if (!parent)
 		return -ENOMEM;
-	s->parentfd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	s->parentfd = prec_path__open_dir(parent, &why, &bad);
 	if (s->parentfd < 0) {
-		err = -errno;
-		pr_err("%s: opening its parent directory %s: %s", s->dir, parent,
-		       strerror(-err));
+		err = s->parentfd;
+		if (err == -EPERM && bad)
+			pr_err("%s: opening its parent directory %s: %s: %s, not followed",
+			       s->dir, parent, bad, why);
+		else
+			pr_err("%s: opening its parent directory %s: %s", s->dir, parent,
+			       strerror(-err));
 	}
 	free(parent);
 	return err;
