@@ -415,11 +415,39 @@ static void drain_loop(struct prec_drainer *d)
 	} while (!stopping);
 }
 
+/* The io_uring workers (io-wq) that carry out this thread's writes are
+ * forked from it on demand, for as long as it submits, and a fork copies
+ * the scheduling policy: SCHED_FIFO drainers would hand every worker
+ * their priority, and a worker doing a buffered write that blocks, or
+ * that a workload keeps busy, would then hold the CPU at -r's level.
+ * SCHED_RESET_ON_FORK gives each fork the fair scheduler instead. Set
+ * before the thread's first submission (which makes its io-wq). Making
+ * the ring, or a first worker, before the priority is raised would not
+ * do: a worker is forked whenever the ones there are busy or blocked. */
+static void fifo_no_inherit(struct prec_drainer *d)
+{
+	struct sched_param sp = { .sched_priority = d->o.rt_prio };
+	int err;
+
+	if (d->o.rt_prio <= 0)
+		return;
+	if (!sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &sp))
+		return;
+	err = errno;
+	/* Not expected (the thread already runs SCHED_FIFO at this), but
+	 * no worker may inherit it: the fair scheduler for this drainer. */
+	pr_warn("drainer cpu%d: SCHED_FIFO %d with SCHED_RESET_ON_FORK: %s; the drainer runs under the fair scheduler",
+		d->o.cpu, d->o.rt_prio, strerror(err));
+	sp.sched_priority = 0;
+	sched_setscheduler(0, SCHED_OTHER, &sp);
+}
+
 static void *drain_thread(void *arg)
 {
 	struct prec_drainer *d = arg;
 	int err;
 
+	fifo_no_inherit(d);
 	thread_setup(d);
 	drain_loop(d);
 	err = prec_shard_writer__flush(d->o.writer);
@@ -479,6 +507,22 @@ int prec_drainer__start(struct prec_drainer *d)
 	pthread_setname_np(d->thread, name);
 	d->started = true;
 	return 0;
+}
+
+void prec_drainer__warn_fifo(int prio)
+{
+	char text[32];
+
+	if (prio <= 0)
+		return;
+	/* Threaded interrupt handlers run SCHED_FIFO 50. */
+	if (prio > 50)
+		pr_warn("drainers: SCHED_FIFO %d (-r): above 50 a drainer can starve its CPU's other work, interrupt threads included",
+			prio);
+	if (prec_file__read_line("/proc/sys/kernel/sched_rt_runtime_us", text,
+				 sizeof(text)) > 0 && !strcmp(text, "-1"))
+		pr_warn("drainers: SCHED_FIFO %d: real-time throttling is off (kernel.sched_rt_runtime_us -1): nothing bounds the time a busy drainer takes from its CPU",
+			prio);
 }
 
 bool prec_drainer__fifo_allowed(int prio)

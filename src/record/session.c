@@ -535,6 +535,7 @@ static void drain_sched(struct prec_session *s, const struct prec_record_opts *o
 static int start_drainers(struct prec_session *s, const struct prec_record_opts *o,
 			  struct prec_evlist *el)
 {
+	bool drained = false;
 	int err;
 
 	drain_sched(s, o);
@@ -565,6 +566,7 @@ static int start_drainers(struct prec_session *s, const struct prec_record_opts 
 		/* Overwrite rings are written by snapshots, not drained. */
 		if (el->rings[c].overwrite)
 			continue;
+		drained = true;
 		err = prec_drainer__new(&s->drainers[c], &d);
 		if (!err) {
 			prec_drainer__set_notify(s->drainers[c], s->drain_efd);
@@ -588,6 +590,7 @@ static int start_drainers(struct prec_session *s, const struct prec_record_opts 
 			return err;
 		}
 	}
+	prec_drainer__warn_fifo(drained ? s->rt_prio : 0);
 	return 0;
 }
 
