@@ -47,7 +47,7 @@ static void usage(FILE *f)
 		"      --time START,END  keep samples with START <= time <= END (seconds, either may be empty)\n"
 		"  -C, --cpu LIST        keep samples of these CPUs only (e.g. 0-3,7); side band of all\n"
 		"      --salvage         exit 0 after corrupt data (its shard's rest is skipped anyway)\n"
-		"  -f, --force           overwrite FILE if it exists\n"
+		"  -f, --force           replace FILE (or a symlink there) if it exists\n"
 		"  -h, --help            this text\n");
 }
 
