@@ -197,7 +197,10 @@ free_buf:
  * setuid nothing else may change. Returns 0 or the errno to report. */
 static int become(const struct who *u)
 {
-	if (setsid() < 0 || setgroups((size_t)u->nr_groups, u->groups) ||
+	/* Only root names another user; anyone else names themselves, and
+	 * may not set groups (EPERM) but keeps their own. */
+	if (setsid() < 0 ||
+	    (geteuid() == 0 && setgroups((size_t)u->nr_groups, u->groups)) ||
 	    setgid(u->gid) || setuid(u->uid))
 		return errno;
 	return 0;

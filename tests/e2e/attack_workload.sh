@@ -20,9 +20,10 @@ H=$PREC_BUILD/tests/helpers
 [ "$(id -u)" = 0 ] || { echo "skip: needs root"; exit 77; }
 command -v python3 >/dev/null || { echo "skip: needs python3 (for a pty)"; exit 77; }
 tmp=$(mktemp -d /tmp/prec-attack-wl.XXXXXX)
-left=
+left= old_paranoid=
 cleanup() {
 	for p in $left; do kill -9 "$p" 2>/dev/null; done
+	[ -n "$old_paranoid" ] && sysctl -qw kernel.perf_event_paranoid="$old_paranoid"
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -159,4 +160,18 @@ grep -qE 'prec rc=(130|143)$' int.out || fail "Ctrl-C: want prec to exit 130 or 
 complete int || fail "Ctrl-C: manifest not complete"
 pgrep -u nobody -x sleep -a | grep -q "sleep 31.7$" && fail "Ctrl-C: the workload still runs"
 echo "Ctrl-C: the workload stopped, recording complete"
+
+# 5. An ordinary user naming themselves with --user (may not set groups):
+# the command runs as them. Needs perf_event_paranoid -1 for a user's
+# system-wide tracking event; restored by the trap.
+old_paranoid=$(sysctl -n kernel.perf_event_paranoid)
+sysctl -qw kernel.perf_event_paranoid=-1 || fail "set perf_event_paranoid"
+chmod 1777 "$tmp"
+setpriv --reuid=65534 --regid=65534 --clear-groups "$PREC" record -q -d "$tmp/self" \
+	--user nobody -e task-clock -- id -u >self.out 2>self.err
+rc=$?
+sysctl -qw kernel.perf_event_paranoid="$old_paranoid"
+[ $rc = 0 ] || fail "--user of one's own uid as nobody: exit $rc: $(cat self.err)"
+[ "$(cat self.out)" = 65534 ] || fail "--user of one's own uid: ran as $(cat self.out)"
+echo "--user naming oneself, unprivileged: runs"
 echo PASS
