@@ -93,6 +93,8 @@ $(BUILD)/%.o: %.c
 $(BUILD)/tests/%.o: CFLAGS += -Itests
 # a known call chain for tests/e2e/callgraph.sh: frame pointers for -g
 $(BUILD)/tests/helpers/callchain.o: CFLAGS += -fno-omit-frame-pointer
+# tests/e2e/flight_sideband.sh's workload, unwound with -g as well
+$(BUILD)/tests/helpers/chain.o: CFLAGS += -fno-omit-frame-pointer
 $(BUILD)/bench/%.o: CFLAGS += -Itests
 
 $(BUILD)/tests/unit/%: $(BUILD)/tests/unit/%.o $(TLIB_OBJ) $(LIB)

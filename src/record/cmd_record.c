@@ -75,7 +75,9 @@ static int setup_events(struct record *r)
 		err = prec_evlist__aux_setup(&r->el, &r->o);
 	if (!err)
 		err = prec_evlist__aux_clock(&r->el, &r->o);
-	return err;
+	if (!err)
+		err = prec_evlist__channels(&r->el, &r->o);
+	return err < 0 ? err : 0;
 }
 
 static int add_task(struct record *r, pid_t tid)
@@ -227,7 +229,7 @@ static int setup_signals(struct record *r)
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGHUP);
 	sigaddset(&set, SIGCHLD);
-	if (r->o.overwrite)
+	if (r->el.overwrite)
 		sigaddset(&set, SIGUSR2); /* snapshot */
 	/* Blocked before any thread exists, so drainers inherit the mask and
 	 * every stop signal reaches the signalfd. */
@@ -345,11 +347,12 @@ static void debug_events(const struct prec_evlist *el)
 	for (int i = 0; i < el->nr; i++) {
 		const struct perf_event_attr *a = &el->evsel[i].attr;
 
-		pr_debug("event %d '%s': type %u config %#llx sample_type %#llx %s %llu read_format %#llx",
+		pr_debug("event %d '%s': type %u config %#llx sample_type %#llx %s %llu read_format %#llx%s",
 			 i, el->evsel[i].name, a->type, (unsigned long long)a->config,
 			 (unsigned long long)a->sample_type, a->freq ? "freq" : "period",
 			 (unsigned long long)a->sample_period,
-			 (unsigned long long)a->read_format);
+			 (unsigned long long)a->read_format,
+			 a->write_backward ? " write_backward (flight ring)" : "");
 	}
 }
 
@@ -363,7 +366,7 @@ static int begin_session(struct record *r, int argc, char **argv)
 	r->have_session = true; /* exit() frees even a refused session */
 	if (err)
 		return err;
-	r->s.pages = r->o.mmap_pages;
+	r->s.pages = r->el.drain_pages; /* -m, or the side band's own size */
 	err = prec_session__begin(&r->s, &r->o, &r->el, argc, argv);
 	if (err) {
 		prec_session__discard(&r->s);
@@ -460,10 +463,6 @@ static int record(struct record *r, int argc, char **argv)
 	for (int i = 0; r->o.delay_ms && i < r->el.nr; i++)
 		if (!r->el.evsel[i].tracking)
 			r->el.evsel[i].attr.enable_on_exec = 0;
-	/* Flight recorder: backward rings, read-only, written on snapshots. */
-	r->el.overwrite = r->o.overwrite;
-	for (int i = 0; r->o.overwrite && i < r->el.nr; i++)
-		r->el.evsel[i].attr.write_backward = 1;
 	debug_events(&r->el);
 	if (prec_flight__init(&r->fl, &r->o))
 		return 1;

@@ -22,6 +22,13 @@ _Static_assert(sizeof(struct perf_event_attr) >= PERF_ATTR_SIZE_VER7,
 /* Default per-CPU ring: 256 data pages (1 MiB). perf uses 512 KiB; prec
  * drains on a round timer too, and twice the slack costs little as root. */
 #define PREC_RECORD_DEFAULT_PAGES 256
+/* A flight recording's drained ring when it carries only the side band
+ * (the tracking event's COMM, MMAP2, FORK, EXIT...): 128 KiB per CPU.
+ * A process start writes about 1 KiB of those, and the drainer wakes at
+ * a quarter of the ring, so it overflows only when more than ~100
+ * processes start on one CPU before its drainer runs
+ * (docs/flight-recorder.md). */
+#define PREC_RECORD_SIDEBAND_RING (128u * 1024u)
 #define PREC_RECORD_DEFAULT_FREQ 4000
 #define PREC_RECORD_DEFAULT_STACK 8192
 /* -k perf, or an AUX event's default: the kernel's perf clock, i.e. no
@@ -190,6 +197,9 @@ int prec_cs_etm__check(const struct prec_auxpmu_src *s, const char *evname);
 
 /* ---- events (events.c) ---- */
 
+/* An event's overwrite / no-overwrite term (perf's), if any. */
+enum prec_ow_term { PREC_OW_DEFAULT, PREC_OW_ON, PREC_OW_OFF };
+
 struct prec_evsel {
 	struct perf_event_attr attr;
 	char *name;            /* as the user wrote it, e.g. "sched:sched_switch" */
@@ -201,6 +211,10 @@ struct prec_evsel {
 	int midx;              /* index in the manifest's events */
 	char *pmu;             /* dynamic PMU name (pmu/.../ events), or NULL */
 	enum prec_aux_kind aux; /* its PMU writes an AUX area */
+	enum prec_ow_term ow_term; /* overwrite / no-overwrite as written */
+	/* write_backward into the CPU's flight ring, read by snapshots
+	 * (prec_evlist__channels); else the drained ring */
+	bool overwrite;
 };
 
 struct prec_evlist {
@@ -212,9 +226,18 @@ struct prec_evlist {
 	int nr_tasks;
 	int *fds;
 	uint64_t *ids;         /* same index as fds */
-	struct prec_ring *rings; /* one per CPU */
+	/* Two channels, each a ring per CPU owned by the first fd opened
+	 * into it (the kernel refuses SET_OUTPUT between events of
+	 * different write_backward): rings, drained, always (the tracking
+	 * event's); flight_rings, write_backward and mapped read-only, only
+	 * when some event has overwrite. */
+	struct prec_ring *rings;
 	int *ring_fd;          /* fd owning each ring */
-	bool overwrite;        /* map rings read-only (write_backward events) */
+	struct prec_ring *flight_rings; /* NULL unless overwrite */
+	int *flight_ring_fd;
+	bool overwrite;        /* some event has overwrite: a flight recording */
+	size_t drain_pages;    /* data pages of rings[] (0: open's pages) */
+	size_t flight_pages;   /* ... of flight_rings[] (0: open's pages) */
 	bool raised_nofile;
 	const char *pmu_root;  /* sysfs PMU root the events were parsed with */
 	/* AUX (evlist_aux.c): the AUX event owns every CPU's ring */
@@ -230,10 +253,20 @@ struct prec_evlist {
  * another -errno (no tracefs...), after printing one line. */
 int prec_evlist__add(struct prec_evlist *el, const char *text,
 		     const char *filter, const char *pmu_root);
+/* After parsing (and prec_evlist__aux_setup): which events write
+ * backward into the flight channel: those with an overwrite term, and
+ * with o->overwrite (--overwrite) every sampling event without a
+ * no-overwrite term; never the tracking event. Sizes the channels' rings:
+ * flight rings o->mmap_pages; drained rings o->mmap_pages, or
+ * PREC_RECORD_SIDEBAND_RING when they carry only the side band. Returns
+ * the number of overwrite events (0: a normal recording, one ring per
+ * CPU), or -EINVAL after one line (an AUX event in a flight recording). */
+int prec_evlist__channels(struct prec_evlist *el, const struct prec_record_opts *o);
 /* Put the tracking dummy first. Returns 0 or -ENOMEM. */
 int prec_evlist__add_tracking(struct prec_evlist *el);
 /* Fill the common attr bits from the options (sample_type, freq/period,
- * callchains, clock, watermark, inherit, enable_on_exec). */
+ * callchains, clock, watermark, inherit, enable_on_exec, write_backward
+ * as prec_evlist__channels chose). */
 void prec_evlist__config(struct prec_evlist *el,
 			 const struct prec_record_opts *o, bool workload,
 			 bool inherit);
@@ -273,8 +306,9 @@ int prec_evlist__aux_info(const struct prec_evlist *el,
 
 /* ---- opening (evlist.c) ---- */
 
-/* Open every event on every CPU/task, map one ring per CPU (first fd on
- * the CPU), redirect the others with SET_OUTPUT, read ids, set filters.
+/* Open every event on every CPU/task, map one ring per CPU and channel
+ * (the first fd of the channel on the CPU; pages where the channels set
+ * no size), redirect the others with SET_OUTPUT, read ids, set filters.
  * Returns 0 or -errno after printing one line. */
 int prec_evlist__open(struct prec_evlist *el, const int *cpus, int nr_cpus,
 		      const pid_t *tasks, int nr_tasks, size_t pages);
@@ -282,7 +316,8 @@ int prec_evlist__enable(struct prec_evlist *el);
 /* Only the tracking events (comm, mmap, task records): 0 or -errno. */
 int prec_evlist__enable_tracking(struct prec_evlist *el);
 void prec_evlist__disable(struct prec_evlist *el);
-/* Sum of PERF_FORMAT_LOST over the fds of CPU index c. */
+/* Sum of PERF_FORMAT_LOST over the drained events' fds of CPU index c
+ * (an overwrite event's count is no drain loss: flight-recorder.md). */
 uint64_t prec_evlist__lost(const struct prec_evlist *el, int c);
 /* Unmap rings and close fds (keeps the parsed events). */
 void prec_evlist__close(struct prec_evlist *el);
@@ -337,7 +372,11 @@ struct prec_session {
 	const int *cpus;
 	struct prec_shard_writer **writers; /* per CPU, then sideband last */
 	struct prec_drainer **drainers;     /* per CPU */
-	const struct prec_snapshot *snap;   /* --overwrite: writes the CPU shards */
+	/* A flight recording's: per CPU, the shard the snapshots write
+	 * (cpuNNN.flight.shard), and its index in m->shards */
+	struct prec_shard_writer **flight_writers;
+	uint32_t *flight_shard;
+	const struct prec_snapshot *snap;   /* writes the flight shards */
 	uint64_t *writer_wait_ns; /* per CPU: the longest wait for staging */
 	bool direct_io;        /* the shards are written with O_DIRECT */
 	uint64_t t_enable_ns, t_stop_ns, manifest_ns; /* CLOCK_MONOTONIC */

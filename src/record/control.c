@@ -457,8 +457,8 @@ static int start_snapshots(struct prec_flight *f, struct prec_session *s,
 			   const struct prec_evlist *el)
 {
 	struct prec_snapshot_opts so = {
-		.rings = el->rings, .writers = s->writers, .cpus = el->cpus,
-		.nr = el->nr_cpus, .layout = s->m->time_layout,
+		.rings = el->flight_rings, .writers = s->flight_writers,
+		.cpus = el->cpus, .nr = el->nr_cpus, .layout = s->m->time_layout,
 	};
 	int err = prec_snapshot__new(&f->snap, &so);
 
@@ -481,7 +481,7 @@ int prec_flight__start(struct prec_flight *f, struct prec_session *s,
 
 	if (f->delay_ms > 0)
 		f->enable_at_ns = mono_ns() + (uint64_t)f->delay_ms * 1000000ull;
-	if (o->overwrite) {
+	if (el->overwrite) {
 		err = start_snapshots(f, s, el);
 		if (err)
 			return err;
@@ -537,7 +537,7 @@ static int run_command(struct prec_flight *f, struct prec_evlist *el, int cmd)
 		if (f->snapshot)
 			err = f->snapshot(f->snapshot_arg);
 		else
-			pr_warn("control: snapshot: not a flight recording (--overwrite)");
+			pr_warn("control: snapshot: not a flight recording (no event has overwrite)");
 		break;
 	default:
 		break;

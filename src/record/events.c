@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // -e parsing: software/hardware event names, tracepoints (id from tracefs),
 // dynamic PMUs pmu/term=value,.../ (type and term bit ranges from sysfs),
-// :u/:k modifiers; then the attr bits every prec event shares.
+// perf's config terms on any event (name/overwrite/), :u/:k modifiers; the
+// channel each event writes to; then the attr bits every prec event shares.
 #include "record/cmd_record.h"
 
 #include <errno.h>
@@ -210,34 +211,72 @@ static int put_bits(struct perf_event_attr *a, const char *format, uint64_t v)
 	return v || *p ? -EINVAL : 0;
 }
 
+/* Cut "term=value" at the '=' into *eq (NULL without one) and *v (1
+ * without one). Returns 0 or -EINVAL after one line. */
+static int term_value(const char *full, char *term, char **eq, uint64_t *v)
+{
+	char *end;
+
+	*eq = strchr(term, '=');
+	*v = 1;
+	if (!*eq)
+		return 0;
+	**eq = 0;
+	errno = 0;
+	*v = strtoull(*eq + 1, &end, 0);
+	if (errno || end == *eq + 1 || *end) {
+		pr_err("event '%s': term '%s': bad value '%s'", full, term, *eq + 1);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* perf's config terms that every event takes: period=N, and overwrite /
+ * no-overwrite (which channel its records go to, over --overwrite).
+ * Returns 1 when term is one of them (applied), 0 when not, -EINVAL after
+ * one line. */
+static int event_term(struct prec_evsel *ev, const char *full, const char *term,
+		      const char *eq, uint64_t v)
+{
+	bool ow = !strcmp(term, "overwrite");
+
+	if (!strcmp(term, "period")) {
+		if (!eq || !v) {
+			pr_err("event '%s': term 'period' wants a value above 0 (period=N)", full);
+			return -EINVAL;
+		}
+		ev->attr.sample_period = v;
+		ev->term_period = v;
+		return 1;
+	}
+	if (!ow && strcmp(term, "no-overwrite"))
+		return 0;
+	if (eq) {
+		pr_err("event '%s': term '%s' takes no value", full, term);
+		return -EINVAL;
+	}
+	ev->ow_term = ow ? PREC_OW_ON : PREC_OW_OFF;
+	return 1;
+}
+
 static int pmu_terms(struct prec_evsel *ev, const char *full, const char *root,
 		     const char *pmu, char *terms, int depth);
 
 static int pmu_term(struct prec_evsel *ev, const char *full, const char *root,
 		    const char *pmu, char *term, int depth)
 {
-	char path[PATH_MAX], text[4096], *eq = strchr(term, '=');
-	uint64_t v = 1;
+	char path[PATH_MAX], text[4096], *eq;
+	uint64_t v;
 	__u64 *field;
-	char *end;
+	int err = term_value(full, term, &eq, &v);
 
-	if (eq) {
-		*eq = 0;
-		errno = 0;
-		v = strtoull(eq + 1, &end, 0);
-		if (errno || end == eq + 1 || *end) {
-			pr_err("event '%s': term '%s': bad value '%s'", full, term, eq + 1);
-			return -EINVAL;
-		}
-	}
+	if (!err)
+		err = event_term(ev, full, term, eq, v);
+	if (err)
+		return err < 0 ? err : 0;
 	field = config_field(&ev->attr, term);
 	if (field) {
 		*field = v;
-		return 0;
-	}
-	if (!strcmp(term, "period")) {
-		ev->attr.sample_period = v;
-		ev->term_period = v;
 		return 0;
 	}
 	snprintf(path, sizeof(path), "%s/%s/format/%s", root, pmu, term);
@@ -327,6 +366,59 @@ static int add_named(struct prec_evsel *ev, const char *full, const char *item)
 	return -EINVAL;
 }
 
+/* name/term,.../ or system:name/term,.../: a named event or a tracepoint
+ * with perf's event terms (event_term), as perf takes
+ * cpu-clock/overwrite/ or sched:sched_switch/no-overwrite/. */
+static int add_termed(struct prec_evsel *ev, const char *full, char *item)
+{
+	char *slash = strchr(item, '/'), *close = strrchr(slash + 1, '/'), *save = NULL;
+	int err;
+
+	if (!close || close[1]) {
+		pr_err("event '%s': expected name/term,.../", full);
+		return -EINVAL;
+	}
+	*slash = 0;
+	*close = 0;
+	err = strchr(item, ':') ? add_tracepoint(ev, full, item) : add_named(ev, full, item);
+	for (char *t = strtok_r(slash + 1, ",", &save); t && !err;
+	     t = strtok_r(NULL, ",", &save)) {
+		char *eq;
+		uint64_t v;
+
+		err = term_value(full, t, &eq, &v);
+		if (!err)
+			err = event_term(ev, full, t, eq, v);
+		if (!err) {
+			pr_err("event '%s': unknown term '%s' (a named event or tracepoint takes period=N, overwrite, no-overwrite)",
+			       full, t);
+			err = -EINVAL;
+		}
+		err = err < 0 ? err : 0;
+	}
+	return err;
+}
+
+/* Whether item (modifiers cut) is name/.../ or system:name/.../, not a
+ * PMU's pmu/.../. */
+static bool is_termed(const char *item)
+{
+	const char *slash = strchr(item, '/');
+	char name[256];
+	size_t len;
+
+	if (!slash)
+		return false;
+	len = (size_t)(slash - item);
+	if (memchr(item, ':', len))
+		return true;
+	if (len >= sizeof(name))
+		return false;
+	memcpy(name, item, len);
+	name[len] = 0;
+	return is_named(name);
+}
+
 static int add_one(struct prec_evlist *el, const char *full, const char *root);
 
 /* system:name with a glob (*, ?, [) in either part, as perf takes them:
@@ -391,7 +483,9 @@ static int add_one(struct prec_evlist *el, const char *full, const char *root)
 		return -ENOMEM;
 	}
 	mods = split_mods(item);
-	if (strchr(item, '/'))
+	if (is_termed(item))
+		err = add_termed(ev, full, item);
+	else if (strchr(item, '/'))
 		err = add_pmu(ev, full, item, root);
 	else if (strchr(item, ':'))
 		err = add_tracepoint(ev, full, item);
@@ -469,6 +563,49 @@ int prec_evlist__add_tracking(struct prec_evlist *el)
 	return 0;
 }
 
+/* The side-band ring in pages of this machine: a power of two, >= 1. */
+static size_t sideband_pages(size_t page_size)
+{
+	size_t n = 1;
+
+	while (n * page_size < PREC_RECORD_SIDEBAND_RING)
+		n *= 2;
+	return n;
+}
+
+int prec_evlist__channels(struct prec_evlist *el, const struct prec_record_opts *o)
+{
+	long ps = sysconf(_SC_PAGESIZE);
+	bool drained = false;
+	int n = 0;
+
+	for (int i = 0; i < el->nr; i++) {
+		struct prec_evsel *ev = &el->evsel[i];
+
+		/* The tracking event never: its records name the tasks and
+		 * maps every later sample needs, over the whole recording. */
+		ev->overwrite = !ev->tracking &&
+				(ev->ow_term == PREC_OW_ON ||
+				 (ev->ow_term == PREC_OW_DEFAULT && o->overwrite && ev->sampling));
+		n += ev->overwrite;
+		drained |= !ev->overwrite && !ev->tracking && ev->sampling;
+	}
+	el->overwrite = n > 0;
+	el->drain_pages = o->mmap_pages;
+	el->flight_pages = n ? o->mmap_pages : 0;
+	if (!n)
+		return 0;
+	if (el->aux_bytes) {
+		pr_err("event '%s': an AUX area event cannot be in a flight recording (an event with overwrite): AUX snapshots are not implemented",
+		       el->evsel[el->aux_owner].name);
+		return -EINVAL;
+	}
+	/* Only the side band left to drain: its own small ring. */
+	if (!drained)
+		el->drain_pages = sideband_pages(ps > 0 ? (size_t)ps : 4096);
+	return n;
+}
+
 uint64_t prec_evlist__sample_base(const struct prec_evlist *el)
 {
 	(void)el;
@@ -486,6 +623,9 @@ static void config_period(struct prec_evsel *ev, const struct prec_record_opts *
 			a->sample_period = 1;
 		return;
 	}
+	/* As perf: an event's period= term wins over -c and -F. */
+	if (ev->term_period)
+		return;
 	if (o->period) {
 		a->sample_period = o->period;
 	} else if (o->freq) {
@@ -493,7 +633,7 @@ static void config_period(struct prec_evsel *ev, const struct prec_record_opts *
 		a->sample_freq = o->freq;
 	} else if (a->type == PERF_TYPE_TRACEPOINT) {
 		a->sample_period = 1;
-	} else if (!ev->term_period) { /* a PMU period= term wins */
+	} else {
 		a->freq = 1;
 		a->sample_freq = PREC_RECORD_DEFAULT_FREQ;
 	}
@@ -541,6 +681,7 @@ void prec_evlist__config(struct prec_evlist *el,
 	for (int i = 0; i < el->nr; i++) {
 		struct prec_evsel *ev = &el->evsel[i];
 		struct perf_event_attr *a = &ev->attr;
+		size_t pages;
 
 		a->size = PERF_ATTR_SIZE_VER7;
 		a->sample_type = prec_evlist__sample_base(el);
@@ -567,7 +708,12 @@ void prec_evlist__config(struct prec_evlist *el,
 		a->inherit = inherit;
 		a->enable_on_exec = workload && !o->all_cpus;
 		a->watermark = 1;
-		a->wakeup_watermark = (uint32_t)(o->mmap_pages * (size_t)ps / 4);
+		/* A quarter of the event's own ring (prec_evlist__channels). */
+		pages = ev->overwrite ? el->flight_pages : el->drain_pages;
+		if (!pages)
+			pages = o->mmap_pages;
+		a->wakeup_watermark = (uint32_t)(pages * (size_t)ps / 4);
+		a->write_backward = ev->overwrite;
 		/* The perf clock is what the kernel uses without use_clockid. */
 		a->use_clockid = o->clockid != PREC_CLOCK_PERF;
 		a->clockid = a->use_clockid ? o->clockid : 0;

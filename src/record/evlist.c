@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Opening the event list: one fd per (event, CPU, task), one ring per CPU
-// owned by the first fd opened there, SET_OUTPUT for the rest, ids, filters,
-// enable/disable, and the PERF_FORMAT_LOST counts at the end.
+// and channel (drained; flight) owned by the first fd opened into it,
+// SET_OUTPUT for the rest, ids, filters, enable/disable, and the
+// PERF_FORMAT_LOST counts at the end.
 #include "record/cmd_record.h"
 
 #include <errno.h>
@@ -134,6 +135,12 @@ static int alloc_tables(struct prec_evlist *el, const int *cpus, int nr_cpus,
 	el->ring_fd = malloc((size_t)nr_cpus * sizeof(*el->ring_fd));
 	if (!el->cpus || !el->tasks || !el->fds || !el->ids || !el->rings || !el->ring_fd)
 		return -ENOMEM;
+	if (el->overwrite) {
+		el->flight_rings = calloc((size_t)nr_cpus, sizeof(*el->flight_rings));
+		el->flight_ring_fd = malloc((size_t)nr_cpus * sizeof(*el->flight_ring_fd));
+		if (!el->flight_rings || !el->flight_ring_fd)
+			return -ENOMEM;
+	}
 	memcpy(el->cpus, cpus, (size_t)nr_cpus * sizeof(*cpus));
 	memcpy(el->tasks, tasks, (size_t)nr_tasks * sizeof(*tasks));
 	el->nr_cpus = nr_cpus;
@@ -143,21 +150,30 @@ static int alloc_tables(struct prec_evlist *el, const int *cpus, int nr_cpus,
 	for (int c = 0; c < nr_cpus; c++) {
 		el->ring_fd[c] = -1;
 		el->rings[c].fd = -1;
+		if (el->flight_rings) {
+			el->flight_ring_fd[c] = -1;
+			el->flight_rings[c].fd = -1;
+		}
 	}
 	return 0;
 }
 
-/* Attach fd to CPU c's ring: the first fd maps it (the ring owner, opened
- * first: with an AUX event, that event and its AUX area), the others
- * follow it. */
+/* Attach fd to CPU c's ring of ev's channel: the first fd maps it (the
+ * ring owner, opened first: with an AUX event, that event and its AUX
+ * area; in the flight channel, read-only), the others follow it. */
 static int attach(struct prec_evlist *el, const struct prec_evsel *ev, int c,
 		  int fd, size_t pages)
 {
 	size_t aux = ev->aux && el->aux_bytes ? el->aux_bytes : 0;
+	struct prec_ring *ring = ev->overwrite ? &el->flight_rings[c] : &el->rings[c];
+	int *owner = ev->overwrite ? &el->flight_ring_fd[c] : &el->ring_fd[c];
+	size_t want = ev->overwrite ? el->flight_pages : el->drain_pages;
 	int err;
 
-	if (el->ring_fd[c] < 0) {
-		err = prec_ring__map(&el->rings[c], fd, pages, aux, el->overwrite);
+	if (want)
+		pages = want;
+	if (*owner < 0) {
+		err = prec_ring__map(ring, fd, pages, aux, ev->overwrite);
 		if (err < 0) {
 			pr_err("event '%s' on cpu %d: mmap of %zu pages%s: %s%s", ev->name,
 			       el->cpus[c], pages, aux ? " and its AUX area" : "",
@@ -166,10 +182,10 @@ static int attach(struct prec_evlist *el, const struct prec_evsel *ev, int c,
 			       " (see /proc/sys/kernel/perf_event_mlock_kb, or a smaller -m / --aux-size)" : "");
 			return err;
 		}
-		el->ring_fd[c] = fd;
+		*owner = fd;
 		return 0;
 	}
-	if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, el->ring_fd[c])) {
+	if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, *owner)) {
 		err = -errno;
 		pr_err("event '%s' on cpu %d: PERF_EVENT_IOC_SET_OUTPUT: %s", ev->name,
 		       el->cpus[c], strerror(-err));
@@ -212,7 +228,7 @@ static int open_one(struct prec_evlist *el, int e, int c, int t, size_t pages)
 static int reserve_fds(struct prec_evlist *el)
 {
 	uint64_t need = (uint64_t)el->nr * (uint64_t)el->nr_cpus * (uint64_t)el->nr_tasks +
-			4ull * (uint64_t)el->nr_cpus + 64;
+			(el->overwrite ? 6ull : 4ull) * (uint64_t)el->nr_cpus + 64;
 	struct rlimit rl;
 
 	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur == RLIM_INFINITY ||
@@ -246,7 +262,8 @@ int prec_evlist__open(struct prec_evlist *el, const int *cpus, int nr_cpus,
 	}
 	prec_evlist__open_order(el, order);
 	/* CPU-major, the ring owner first on each CPU: the AUX event if any,
-	 * else the tracking dummy (event 0). */
+	 * else the tracking dummy (event 0); the flight ring's is the first
+	 * overwrite event. */
 	for (int c = 0; c < nr_cpus && !err; c++)
 		for (int i = 0; i < el->nr && !err; i++)
 			for (int t = 0; t < nr_tasks && !err; t++)
@@ -306,7 +323,8 @@ uint64_t prec_evlist__lost(const struct prec_evlist *el, int c)
 	if (!el->fds)
 		return 0;
 	for (int e = 0; e < el->nr; e++) {
-		if (!(el->evsel[e].attr.read_format & PERF_FORMAT_LOST))
+		if (!(el->evsel[e].attr.read_format & PERF_FORMAT_LOST) ||
+		    el->evsel[e].overwrite)
 			continue;
 		for (int t = 0; t < el->nr_tasks; t++) {
 			size_t i = ((size_t)e * (size_t)el->nr_cpus + (size_t)c) *
@@ -327,6 +345,9 @@ void prec_evlist__close(struct prec_evlist *el)
 	for (int c = 0; el->rings && c < el->nr_cpus; c++)
 		if (el->rings[c].map)
 			prec_ring__unmap(&el->rings[c]);
+	for (int c = 0; el->flight_rings && c < el->nr_cpus; c++)
+		if (el->flight_rings[c].map)
+			prec_ring__unmap(&el->flight_rings[c]);
 	for (size_t i = 0; i < nr_fds(el); i++)
 		if (el->fds[i] >= 0)
 			close(el->fds[i]);
@@ -336,6 +357,10 @@ void prec_evlist__close(struct prec_evlist *el)
 	free(el->ids);
 	free(el->rings);
 	free(el->ring_fd);
+	free(el->flight_rings);
+	free(el->flight_ring_fd);
+	el->flight_rings = NULL;
+	el->flight_ring_fd = NULL;
 	el->cpus = NULL;
 	el->tasks = NULL;
 	el->fds = NULL;

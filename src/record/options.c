@@ -492,7 +492,7 @@ static int opt_help(struct prec_record_opts *o, const char *arg)
 static const struct opt table[] = {
 	{ "dir", 'd', "DIR", opt_dir, "output directory (default prec.data)", 0 },
 	{ "output", 'o', "DIR", opt_dir, "same as -d", 0 },
-	{ "event", 'e', "LIST", opt_event, "events: cpu-clock, sys:tracepoint (or sys:glob*), pmu/t=v/ ... with :u :k", 0 },
+	{ "event", 'e', "LIST", opt_event, "events: cpu-clock, sys:tracepoint (or sys:glob*), pmu/t=v/ ... with :u :k; terms on any: name/overwrite,no-overwrite,period=N/", 0 },
 	{ "filter", 0, "FILTER", opt_filter, "tracepoint filter for every event of the preceding -e", 0 },
 	{ "freq", 'F', "HZ", opt_freq, "sampling frequency (default 4000; 'max'); tracepoints without -F/-c: every hit", 0 },
 	{ "count", 'c', "N", opt_count, "sample period instead of a frequency", 0 },
@@ -523,7 +523,7 @@ static const struct opt table[] = {
 	{ "user", 0, "USER", opt_user, "run the command as USER (prec keeps its own privileges)", 0 },
 	{ "aux-size", 0, "PAGES|SIZE", opt_aux_size, "AUX area per CPU for intel_pt//, arm_spe//, cs_etm// (>= 8K; default 4M as root, else 128K)", 0 },
 	{ "markers", 0, NULL, NULL, "record trace_marker writes (prec mark) as ftrace:print", FLAG(markers) },
-	{ "overwrite", 0, NULL, NULL, "flight recorder: keep the last ring's worth, write it on a snapshot", FLAG(overwrite) },
+	{ "overwrite", 0, NULL, NULL, "flight recorder: sampling events keep the last ring's worth, written on a snapshot (side band drained)", FLAG(overwrite) },
 	{ "control", 0, "fifo:CTL[,ACK]|fd:CTL[,ACK]", opt_control, "commands: enable, disable, snapshot, stop, ping (each acked)", 0 },
 	{ "delay", 'D', "MS", opt_delay, "enable the sampling events MS ms after the start (the side band does not wait); -1: wait for 'enable'", 0 },
 	{ "verbose", 'v', NULL, opt_verbose, "more messages", 0 },

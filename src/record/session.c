@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The recording session: the output directory (and -f's rename-aside), one
-// shard writer per CPU plus the side band, the manifest written at start
+// shard writer per CPU plus the side band (and per CPU one for the flight
+// recorder's snapshots), the manifest written at start
 // (state recording) and at close (complete, with totals and build-ids), the
 // drainers (the summary line: session_summary.c).
 #include "record/cmd_record.h"
@@ -379,19 +380,28 @@ static size_t staging_for(const struct prec_record_opts *o)
 	return want > 8 * 1024 * 1024 ? 8 * 1024 * 1024 : want;
 }
 
-static int open_writers(struct prec_session *s, const struct prec_record_opts *o,
-			struct prec_evlist *el)
+static void writer_opts(const struct prec_session *s, const struct prec_record_opts *o,
+			struct prec_shard_writer_opts *wo)
 {
 	/* -z: every shard, the side band too, gets lz4 chunks; the writer
 	 * compresses into its own staging, so it is copy mode. */
-	struct prec_shard_writer_opts wo = { .copy = o->copy || o->compress,
+	*wo = (struct prec_shard_writer_opts){ .copy = o->copy || o->compress,
 		.direct = o->direct_io,
 		.codec = o->compress ? PREC_CODEC_LZ4 : PREC_CODEC_NONE,
 		.lz4_level = o->compress_level,
 		.staging_bytes = staging_for(o) };
+	memcpy(wo->session_id, s->session_id, sizeof(wo->session_id));
+}
+
+static int open_writers(struct prec_session *s, const struct prec_record_opts *o,
+			struct prec_evlist *el)
+{
+	struct prec_shard_writer_opts wo;
 	struct prec_manifest_shard sh = { 0 };
 	char name[32];
 	int err;
+
+	writer_opts(s, o, &wo);
 
 	s->nr_cpus = el->nr_cpus;
 	s->cpus = el->cpus;
@@ -400,7 +410,6 @@ static int open_writers(struct prec_session *s, const struct prec_record_opts *o
 	s->writer_wait_ns = calloc((size_t)el->nr_cpus, sizeof(*s->writer_wait_ns));
 	if (!s->writers || !s->drainers || !s->writer_wait_ns)
 		return -ENOMEM;
-	memcpy(wo.session_id, s->session_id, sizeof(wo.session_id));
 	for (int c = 0; c <= el->nr_cpus; c++) {
 		bool sb = c == el->nr_cpus;
 
@@ -427,6 +436,42 @@ static int open_writers(struct prec_session *s, const struct prec_record_opts *o
 	return 0;
 }
 
+/* A flight recording's snapshots write shards of their own, apart from
+ * the drainers' (a shard has one writing thread), listed in the manifest
+ * under the same CPU. */
+static int open_flight_writers(struct prec_session *s, const struct prec_record_opts *o,
+			       const struct prec_evlist *el)
+{
+	struct prec_shard_writer_opts wo;
+	struct prec_manifest_shard sh = { 0 };
+	char name[40];
+	int err;
+
+	if (!el->overwrite)
+		return 0;
+	writer_opts(s, o, &wo);
+	s->flight_writers = calloc((size_t)el->nr_cpus, sizeof(*s->flight_writers));
+	s->flight_shard = calloc((size_t)el->nr_cpus, sizeof(*s->flight_shard));
+	if (!s->flight_writers || !s->flight_shard)
+		return -ENOMEM;
+	for (int c = 0; c < el->nr_cpus; c++) {
+		wo.cpu = el->cpus[c];
+		snprintf(name, sizeof(name), "cpu%03d.flight.shard", el->cpus[c]);
+		err = prec_shard_writer__open(&s->flight_writers[c], s->dirfd, name, &wo);
+		if (err) {
+			pr_err("%s/%s: creating the shard: %s", s->dir, name, strerror(-err));
+			return err;
+		}
+		sh.name = name;
+		sh.cpu = wo.cpu;
+		s->flight_shard[c] = s->m->nr_shards;
+		err = prec_manifest__add_shard(s->m, &sh);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 int prec_session__begin(struct prec_session *s,
 			const struct prec_record_opts *o,
 			struct prec_evlist *el, int argc, char **argv)
@@ -444,6 +489,8 @@ int prec_session__begin(struct prec_session *s,
 		return err;
 	}
 	err = open_writers(s, o, el);
+	if (!err)
+		err = open_flight_writers(s, o, el);
 	if (err)
 		return err;
 	s->m->start_time = event_now(o->clockid, el);
@@ -530,8 +577,8 @@ static void drain_sched(struct prec_session *s, const struct prec_record_opts *o
 		 prec_affinity__name(s->affinity));
 }
 
-/* One drainer thread per CPU ring (not the flight recorder's overwrite
- * rings: snapshots write those). */
+/* One drainer thread per CPU's drained ring (the flight rings are read by
+ * snapshots). */
 static int start_drainers(struct prec_session *s, const struct prec_record_opts *o,
 			  struct prec_evlist *el)
 {
@@ -563,9 +610,6 @@ static int start_drainers(struct prec_session *s, const struct prec_record_opts 
 			.rt_prio = s->rt_prio,
 		};
 
-		/* Overwrite rings are written by snapshots, not drained. */
-		if (el->rings[c].overwrite)
-			continue;
 		drained = true;
 		err = prec_drainer__new(&s->drainers[c], &d);
 		if (!err) {
@@ -655,18 +699,63 @@ static void shard_totals(struct prec_session *s, struct prec_evlist *el, int c)
 			 (unsigned long long)ds.chunks,
 			 (unsigned long long)ds.records,
 			 (unsigned long long)ds.bytes);
-	} else if (c < s->nr_cpus && s->snap) {
-		/* Not PERF_FORMAT_LOST: it also counts the drops of a pause
-		 * whose LOST record the ring overwrote before the next
-		 * snapshot, i.e. records of a stretch the flight recorder
-		 * keeps no more of than of any overwritten one. */
-		prec_snapshot__lost(s->snap, c, &sh->lost, &sh->lost_samples);
 	}
 	s->records += sh->records;
 	s->bytes += ws.file_bytes;
 	/* A ring overflow shows both as a LOST record and in the events'
 	 * PERF_FORMAT_LOST count: the larger of the two, not the sum. */
 	s->lost += sh->lost > sh->lost_samples ? sh->lost : sh->lost_samples;
+}
+
+/* CPU index c's flight shard, flushed: the writer's totals and the LOST
+ * records its snapshots wrote. */
+static void flight_totals(struct prec_session *s, int c)
+{
+	struct prec_manifest_shard *sh = &s->m->shards[s->flight_shard[c]];
+	struct prec_shard_writer_stats ws;
+
+	prec_shard_writer__stats(s->flight_writers[c], &ws);
+	sh->chunks = ws.chunks;
+	sh->records = ws.records;
+	sh->bytes = ws.payload_bytes;
+	sh->raw_bytes = ws.raw_bytes;
+	sh->first_time = ws.first_time;
+	sh->last_time = ws.last_time;
+	/* Not PERF_FORMAT_LOST: it also counts the drops of a pause whose
+	 * LOST record the ring overwrote before the next snapshot, i.e.
+	 * records of a stretch the flight recorder keeps no more of than of
+	 * any overwritten one. */
+	if (s->snap)
+		prec_snapshot__lost(s->snap, c, &sh->lost, &sh->lost_samples);
+	s->records += sh->records;
+	s->bytes += ws.file_bytes;
+	s->lost += sh->lost > sh->lost_samples ? sh->lost : sh->lost_samples;
+}
+
+/* Flush the flight shards (snapshots wait only until their chunks are
+ * copied) and count them. Returns the first error. */
+static int finish_flight(struct prec_session *s)
+{
+	int err = 0, e;
+
+	for (int c = 0; s->flight_writers && c < s->nr_cpus; c++) {
+		e = prec_shard_writer__flush(s->flight_writers[c]);
+		err = err ? err : e;
+		flight_totals(s, c);
+	}
+	return err;
+}
+
+static int close_flight(struct prec_session *s)
+{
+	int err = 0, e;
+
+	for (int c = 0; s->flight_writers && c < s->nr_cpus; c++) {
+		e = prec_shard_writer__close(s->flight_writers[c]);
+		s->flight_writers[c] = NULL;
+		err = err ? err : e;
+	}
+	return err;
 }
 
 static bool have_buildid(const struct prec_manifest *m, const char *path)
@@ -897,9 +986,8 @@ int prec_session__finish(struct prec_session *s, struct prec_evlist *el)
 	lap(s, "drainers joined (rings empty, shards fsynced)");
 
 	/* A drainer flushes its shard as it stops; the side band and the
-	 * flight recorder's shards (snapshots wait only until their chunks
-	 * are copied) are flushed here, so that the writers' totals count
-	 * every chunk. */
+	 * flight recorder's shards are flushed here, so that the writers'
+	 * totals count every chunk. */
 	for (int c = 0; c <= s->nr_cpus; c++) {
 		if (!s->writers[c] || (c < s->nr_cpus && s->drainers[c]))
 			continue;
@@ -910,6 +998,8 @@ int prec_session__finish(struct prec_session *s, struct prec_evlist *el)
 	for (int c = 0; c <= s->nr_cpus; c++)
 		if (s->writers[c])
 			shard_totals(s, el, c);
+	e = finish_flight(s);
+	err = err ? err : e;
 	add_seen_buildids(s);
 	lap(s, "totals and build-ids");
 	for (int c = 0; c <= s->nr_cpus; c++) {
@@ -918,6 +1008,8 @@ int prec_session__finish(struct prec_session *s, struct prec_evlist *el)
 		if (e && !err)
 			err = e;
 	}
+	e = close_flight(s);
+	err = err ? err : e;
 	lap(s, "writers closed");
 	if (err)
 		report_stop(s, err);
@@ -943,6 +1035,7 @@ void prec_session__discard(struct prec_session *s)
 		prec_shard_writer__close(s->writers[c]);
 		s->writers[c] = NULL;
 	}
+	close_flight(s);
 	if (s->dirfd >= 0) {
 		struct stat st;
 		int err = fstat(s->dirfd, &st) ? -errno : 0;
@@ -967,6 +1060,9 @@ void prec_session__exit(struct prec_session *s)
 		prec_drainer__delete(s->drainers[c]);
 	for (int c = 0; s->writers && c <= s->nr_cpus; c++)
 		prec_shard_writer__close(s->writers[c]);
+	close_flight(s);
+	free(s->flight_writers);
+	free(s->flight_shard);
 	free(s->drainers);
 	free(s->writer_wait_ns);
 	free(s->writers);

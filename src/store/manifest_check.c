@@ -54,13 +54,6 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static int cmp_i32(const void *a, const void *b)
-{
-	int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
@@ -100,32 +93,25 @@ static bool shard_name_ok(const char *s)
 	       strcmp(s, PREC_MANIFEST_NAME);
 }
 
+/* A shard is read once per name. Several shards may share a CPU: a flight
+ * recording has a drained shard and a snapshot shard per CPU. */
 static int shards_unique(const struct prec_manifest *m, const char **why)
 {
 	uint32_t n = m->nr_shards;
 	const char **names = malloc((n ? n : 1) * sizeof(*names));
-	int32_t *cpus = malloc((n ? n : 1) * sizeof(*cpus));
 	int err = 0;
 
-	if (!names || !cpus) {
-		err = -ENOMEM;
-		goto free_arrays;
-	}
-	for (uint32_t i = 0; i < n; i++) {
+	if (!names)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < n; i++)
 		names[i] = m->shards[i].name;
-		cpus[i] = m->shards[i].cpu;
-	}
 	qsort(names, n, sizeof(*names), cmp_str);
-	qsort(cpus, n, sizeof(*cpus), cmp_i32);
-	for (uint32_t i = 1; i < n && !err; i++) {
-		*why = !strcmp(names[i], names[i - 1]) ? "shard name listed twice" :
-		       cpus[i] == cpus[i - 1] ? "shard cpu listed twice" : NULL;
-		if (*why)
+	for (uint32_t i = 1; i < n && !err; i++)
+		if (!strcmp(names[i], names[i - 1])) {
+			*why = "shard name listed twice";
 			err = -EBADMSG;
-	}
-free_arrays:
+		}
 	free(names);
-	free(cpus);
 	return err;
 }
 

@@ -3,8 +3,8 @@
 # Flight recorder on the real kernel: prec record --overwrite with 8-page
 # (32 KiB) backward rings while a getppid() storm pinned to CPU 1 floods
 # raw_syscalls:sys_enter (with cpu-clock beside it). Snapshots come from
-# SIGUSR2 (x3), the control fifo (x1) and the stop (x1): CPU 1's shard must
-# hold exactly 5 chunks, each at most one ring and nearly a full ring, each
+# SIGUSR2 (x3), the control fifo (x1) and the stop (x1): CPU 1's flight
+# shard (cpu001.flight.shard) must hold exactly 5 chunks, each at most one ring and nearly a full ring, each
 # spanning a moment (not the whole 300 ms between triggers), in time order
 # and disjoint; perf script reads the merged file without a warning and
 # shows every sample prec stored. The manifest's shard totals (records,
@@ -40,12 +40,12 @@ EOF
 }
 
 # The manifest's totals are what the shards hold and what the merge emits:
-# info --check clean; per CPU shard, its records and lost counts equal the
-# records prec dump (the merge) gives for that CPU and the LOST records'
-# sum; the record summary line's records and lost are the manifest's, and
+# info --check clean; per CPU, its shards' records and lost counts (the
+# drained side band's and the snapshots') equal the records prec dump (the
+# merge) gives for that CPU and the LOST records' sum; the record summary line's records and lost are the manifest's, and
 # the lost figure is perf script's. $1 recording, $2 prec record's stderr.
 check_totals() {
-	local d=$1 err=$2 cpu recs lost lsamp got sumrec sumlost rc
+	local d=$1 err=$2 cpu recs lost lsamp got sumrec sumlost rc n
 	"$PREC" info "$d" --check >"$tmp/check" 2>&1; rc=$?
 	[ $rc = 0 ] || { cat "$tmp/check"; fail "$d: prec info --check exited $rc"; }
 	"$PREC" info "$d" --json | python3 -c '
@@ -54,10 +54,15 @@ m = json.load(sys.stdin)
 for s in m["shards"]:
     print(s["cpu"], s["records"], s["lost"], s["lost_samples"])' >"$tmp/mf" ||
 		fail "$d: prec info --json"
+	n=$(awk '$1 >= 0' "$tmp/mf" | wc -l)
+	[ "$n" = $((2 * $(nproc))) ] || fail "$d: $n CPU shards, want a drained and a flight shard per CPU"
 	sumrec=0 sumlost=0
 	while read -r cpu recs lost lsamp; do
 		sumrec=$((sumrec + recs))
 		sumlost=$((sumlost + (lost > lsamp ? lost : lsamp)))
+	done <"$tmp/mf"
+	awk '{ r[$1] += $2; l[$1] += $3 } END { for (c in r) print c, r[c], l[c] }' "$tmp/mf" |
+	while read -r cpu recs lost; do
 		[ "$cpu" = -1 ] && continue
 		# the shard's own lines (--cpu would keep the others' side band)
 		"$PREC" dump "$d" | awk -v c="$cpu" '$2 == c' >"$tmp/dump" ||
@@ -66,7 +71,7 @@ for s in m["shards"]:
 		[ "$got" = "$recs" ] || fail "$d: cpu$cpu: manifest says $recs records, the merge emits $got"
 		got=$(awk '$4 == "LOST" { n += $6 } END { print n + 0 }' "$tmp/dump")
 		[ "$got" = "$lost" ] || fail "$d: cpu$cpu: manifest says $lost lost, LOST records say $got"
-	done <"$tmp/mf"
+	done || exit 1
 	grep -q "prec record: .* $sumrec records, .* $sumlost lost," "$err" ||
 		fail "$d: summary line is not the manifest's $sumrec records, $sumlost lost: $(grep 'prec record:' "$err")"
 	"$PREC" merge "$d" -f -o "$tmp/tot.data" 2>/dev/null || fail "$d: merge"
@@ -92,10 +97,10 @@ sleep 0.3
 # Signals do not queue: send the next SIGUSR2 only once the previous
 # snapshot reached CPU 1's shard (the storm keeps that ring busy).
 for _ in 1 2 3; do
-	before=$(stat -c %s "$tmp/fl/cpu001.shard")
+	before=$(stat -c %s "$tmp/fl/cpu001.flight.shard")
 	kill -USR2 $rec
 	for _ in $(seq 100); do
-		[ "$(stat -c %s "$tmp/fl/cpu001.shard")" != "$before" ] && break
+		[ "$(stat -c %s "$tmp/fl/cpu001.flight.shard")" != "$before" ] && break
 		sleep 0.05
 	done
 	sleep 0.3
@@ -109,7 +114,7 @@ kill $load; load=
 cat "$tmp/err"
 
 check_totals "$tmp/fl" "$tmp/err"
-chunks "$tmp/fl/cpu001.shard" >"$tmp/c1" || fail "cpu001.shard unreadable"
+chunks "$tmp/fl/cpu001.flight.shard" >"$tmp/c1" || fail "cpu001.flight.shard unreadable"
 cat "$tmp/c1"
 [ "$(wc -l <"$tmp/c1")" = 5 ] || fail "cpu1: $(wc -l <"$tmp/c1") chunks, want 5 (one per snapshot)"
 awk -v ring=$RING '
@@ -118,7 +123,7 @@ awk -v ring=$RING '
 	$6 - $5 > 50000000 { print "chunk " $1 ": spans " ($6 - $5) " ns, not a ring'"'"'s worth"; bad = 1 }
 	NR > 1 && $5 <= last { print "chunk " $1 ": overlaps or precedes the previous snapshot"; bad = 1 }
 	{ last = $6 } END { exit bad }' "$tmp/c1" || fail "cpu1 snapshots are not the last ring's worth"
-chunks "$tmp/fl/cpu000.shard" >"$tmp/c0" || fail "cpu000.shard unreadable"
+chunks "$tmp/fl/cpu000.flight.shard" >"$tmp/c0" || fail "cpu000.flight.shard unreadable"
 awk -v ring=$RING '$3 > ring { bad = 1 } END { exit bad }' "$tmp/c0" || fail "cpu0: a chunk larger than the ring"
 
 "$PREC" merge "$tmp/fl" -o "$tmp/fl.data" 2>"$tmp/merr" || { cat "$tmp/merr"; fail "merge"; }

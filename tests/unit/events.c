@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // prec record's front half: option parsing, -e parsing (named events,
 // tracepoints from the real tracefs, dynamic PMUs from a fake sysfs tree),
-// the attr bits every event gets, opening on the real kernel (one ring per
-// CPU, SET_OUTPUT, ids), and the workload's exec/exit reporting.
+// the attr bits every event gets, perf's overwrite terms and the channels,
+// opening on the real kernel (one ring per CPU and channel, SET_OUTPUT,
+// ids), and the workload's exec/exit reporting.
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
@@ -370,6 +371,113 @@ static void test_tracepoint_config(void)
 	prec_record_opts__exit(&o);
 }
 
+/* perf's overwrite / no-overwrite / period terms on named events,
+ * tracepoints and PMUs, and the channels they choose. */
+static void test_channels(void)
+{
+	struct prec_record_opts o = { 0 };
+	struct prec_evlist el = { 0 };
+	long ps = sysconf(_SC_PAGESIZE);
+	struct prec_evsel *ev;
+
+	CHECK_EQ(parse(&o, ARGV("-m", "16")), 0);
+	CHECK_EQ(prec_evlist__add_tracking(&el), 0);
+	CHECK_EQ(prec_evlist__add(&el, "cpu-clock/overwrite/,cs/no-overwrite,period=7/:u,faults", NULL, NULL), 0);
+	CHECK_EQ(el.nr, 4);
+	ev = el.evsel;
+	CHECK(!strcmp(ev[1].name, "cpu-clock/overwrite/"));
+	CHECK_EQ(ev[1].attr.config, PERF_COUNT_SW_CPU_CLOCK);
+	CHECK_EQ(ev[1].ow_term, PREC_OW_ON);
+	CHECK_EQ(ev[2].attr.config, PERF_COUNT_SW_CONTEXT_SWITCHES);
+	CHECK_EQ(ev[2].ow_term, PREC_OW_OFF);
+	CHECK_EQ(ev[2].term_period, 7);
+	CHECK(ev[2].attr.exclude_kernel);
+	CHECK_EQ(ev[3].ow_term, PREC_OW_DEFAULT);
+	/* Only the term's event writes backward without --overwrite. */
+	CHECK_EQ(prec_evlist__channels(&el, &o), 1);
+	CHECK(el.overwrite && !ev[0].overwrite && ev[1].overwrite && !ev[2].overwrite &&
+	      !ev[3].overwrite);
+	CHECK(el.drain_pages == 16 && el.flight_pages == 16);
+	prec_evlist__config(&el, &o, false, false);
+	CHECK(!ev[0].attr.write_backward && ev[1].attr.write_backward &&
+	      !ev[2].attr.write_backward && !ev[3].attr.write_backward);
+	CHECK(!ev[2].attr.freq && ev[2].attr.sample_period == 7);
+	/* As perf: the term wins over -F (and -c). */
+	CHECK_EQ(parse(&o, ARGV("-m", "16", "-F", "99")), 0);
+	prec_evlist__config(&el, &o, false, false);
+	CHECK(!ev[2].attr.freq && ev[2].attr.sample_period == 7);
+	CHECK(ev[1].attr.freq && ev[1].attr.sample_freq == 99);
+	/* --overwrite: every sampling event but a no-overwrite one; never the
+	 * tracking event. */
+	CHECK_EQ(parse(&o, ARGV("--overwrite", "-m", "16")), 0);
+	CHECK_EQ(prec_evlist__channels(&el, &o), 2);
+	CHECK(!ev[0].overwrite && ev[1].overwrite && !ev[2].overwrite && ev[3].overwrite);
+	prec_evlist__exit(&el);
+
+	/* Nothing drained but the side band: its rings get their own size,
+	 * and the tracking event wakes at a quarter of it. */
+	CHECK_EQ(prec_evlist__add_tracking(&el), 0);
+	CHECK_EQ(prec_evlist__add(&el, "cpu-clock", NULL, NULL), 0);
+	CHECK_EQ(prec_evlist__channels(&el, &o), 1);
+	CHECK_EQ(el.drain_pages * (size_t)ps, PREC_RECORD_SIDEBAND_RING);
+	CHECK_EQ(el.flight_pages, 16);
+	prec_evlist__config(&el, &o, false, false);
+	CHECK_EQ(el.evsel[0].attr.wakeup_watermark, PREC_RECORD_SIDEBAND_RING / 4);
+	CHECK_EQ(el.evsel[1].attr.wakeup_watermark, 16 * ps / 4);
+	CHECK(el.evsel[1].attr.write_backward && !el.evsel[0].attr.write_backward);
+	/* No overwrite anywhere: one channel, -m's rings. */
+	CHECK_EQ(parse(&o, ARGV("-m", "16")), 0);
+	CHECK_EQ(prec_evlist__channels(&el, &o), 0);
+	CHECK(!el.overwrite && el.drain_pages == 16 && !el.flight_pages);
+	prec_evlist__config(&el, &o, false, false);
+	CHECK(!el.evsel[1].attr.write_backward);
+
+	CHECK_EQ(prec_evlist__add(&el, "cpu-clock/overwrite=1/", NULL, NULL), -EINVAL);
+	CHECK_EQ(prec_evlist__add(&el, "cpu-clock/period=0/", NULL, NULL), -EINVAL);
+	CHECK_EQ(prec_evlist__add(&el, "cpu-clock/period/", NULL, NULL), -EINVAL);
+	CHECK_EQ(prec_evlist__add(&el, "cpu-clock/config=1/", NULL, NULL), -EINVAL);
+	CHECK_EQ(prec_evlist__add(&el, "cpu-clock/overwrite", NULL, NULL), -EINVAL);
+	CHECK_EQ(prec_evlist__add(&el, "cpu-clock/overwrite/x", NULL, NULL), -EINVAL);
+	CHECK_EQ(prec_evlist__add(&el, "nosuch/overwrite/", NULL, NULL), -EINVAL);
+	if (prec_tracefs__root()) {
+		int n = el.nr;
+
+		CHECK_EQ(prec_evlist__add(&el, "raw_syscalls:sys_enter/no-overwrite/", NULL, NULL), 0);
+		CHECK_EQ(el.evsel[n].attr.type, PERF_TYPE_TRACEPOINT);
+		CHECK(!strcmp(el.evsel[n].tp_name, "sys_enter"));
+		CHECK_EQ(el.evsel[n].ow_term, PREC_OW_OFF);
+		CHECK_EQ(prec_evlist__add(&el, "raw_syscalls:sys_enter/nosuch/", NULL, NULL), -EINVAL);
+	}
+	prec_evlist__exit(&el);
+	prec_record_opts__exit(&o);
+}
+
+/* A PMU event takes the terms too; and an AUX event is refused in a flight
+ * recording however the overwrite comes. */
+static void test_pmu_overwrite(void)
+{
+	struct prec_record_opts o = { 0 };
+	struct prec_evlist el = { 0 };
+	char *root = test_tmpdir("pmuow");
+
+	make_pmus(root);
+	CHECK_EQ(parse(&o, ARGV("-m", "16")), 0);
+	CHECK_EQ(prec_evlist__add(&el, "fake/event=0x3c,overwrite/", NULL, root), 0);
+	CHECK_EQ(el.evsel[0].attr.config, 0x3c);
+	CHECK_EQ(el.evsel[0].ow_term, PREC_OW_ON);
+	CHECK_EQ(prec_evlist__add(&el, "fake/no-overwrite=2/", NULL, root), -EINVAL);
+	/* Stand-in for an AUX event (aux_setup's result). */
+	el.aux_bytes = 1 << 20;
+	el.aux_owner = 0;
+	CHECK_EQ(prec_evlist__channels(&el, &o), -EINVAL);
+	el.evsel[0].ow_term = PREC_OW_DEFAULT;
+	CHECK_EQ(prec_evlist__channels(&el, &o), 0);
+	prec_evlist__exit(&el);
+	prec_record_opts__exit(&o);
+	test_rmdir(root);
+	free(root);
+}
+
 static void spin_ms(int ms)
 {
 	uint64_t end = prec_now_ns(CLOCK_MONOTONIC) + (uint64_t)ms * 1000000ull;
@@ -414,6 +522,52 @@ static int test_open(void)
 	head = __atomic_load_n(&el.rings[0].page->data_head, __ATOMIC_ACQUIRE);
 	/* 50 ms at 10 kHz: a few hundred cpu-clock samples of 48 bytes. */
 	CHECK(head >= 48 * 20);
+	CHECK_EQ(prec_evlist__lost(&el, 0), 0);
+	prec_evlist__exit(&el);
+	prec_record_opts__exit(&o);
+	return 0;
+}
+
+/* Real kernel: an overwrite event and a drained one on this CPU, each in a
+ * ring of its own (the kernel refuses SET_OUTPUT across write_backward):
+ * the flight ring read-only and written downward, the drained ring by the
+ * tracking event and cs. */
+static int test_open_channels(void)
+{
+	struct prec_record_opts o = { 0 };
+	struct prec_evlist el = { 0 };
+	int cpu = sched_getcpu();
+	pid_t task = -1;
+	uint64_t head;
+	int err;
+
+	CHECK_EQ(parse(&o, ARGV("-F", "10000", "-m", "16", "--overwrite")), 0);
+	CHECK_EQ(prec_evlist__add_tracking(&el), 0);
+	CHECK_EQ(prec_evlist__add(&el, "cpu-clock,cs/no-overwrite/,task-clock", NULL, NULL), 0);
+	CHECK_EQ(prec_evlist__channels(&el, &o), 2);
+	prec_evlist__config(&el, &o, false, false);
+	err = prec_evlist__open(&el, &cpu, 1, &task, 1, o.mmap_pages);
+	if (err == -EACCES || err == -EPERM) {
+		prec_evlist__exit(&el);
+		prec_record_opts__exit(&o);
+		return TEST_SKIP;
+	}
+	CHECK_EQ(err, 0);
+	CHECK(el.ring_fd[0] == el.fds[0] && el.flight_ring_fd[0] == el.fds[1]);
+	CHECK(el.rings[0].map && !el.rings[0].overwrite);
+	CHECK(el.flight_rings[0].map && el.flight_rings[0].overwrite);
+	/* cs is drained: -m's size, not the side band's own. */
+	CHECK_EQ(el.rings[0].size, 16 * (uint64_t)sysconf(_SC_PAGESIZE));
+	CHECK_EQ(el.flight_rings[0].size, 16 * (uint64_t)sysconf(_SC_PAGESIZE));
+	CHECK_EQ(prec_evlist__enable(&el), 0);
+	spin_ms(50);
+	usleep(1000);
+	prec_evlist__disable(&el);
+	/* The flight ring grows down from 0; the drained one up. */
+	head = __atomic_load_n(&el.flight_rings[0].page->data_head, __ATOMIC_ACQUIRE);
+	CHECK(head != 0 && (int64_t)head < -48 * 20);
+	head = __atomic_load_n(&el.rings[0].page->data_head, __ATOMIC_ACQUIRE);
+	CHECK(head > 0 && head < 1u << 30);
 	CHECK_EQ(prec_evlist__lost(&el, 0), 0);
 	prec_evlist__exit(&el);
 	prec_record_opts__exit(&o);
@@ -485,7 +639,11 @@ int main(void)
 	test_pmu();
 	test_config();
 	test_tracepoint_config();
+	test_channels();
+	test_pmu_overwrite();
 	test_hw_error();
 	test_workload();
+	if (test_open_channels() == TEST_SKIP)
+		return TEST_SKIP;
 	return test_open();
 }
