@@ -170,10 +170,16 @@ static const char *ratio(char *buf, size_t len, uint64_t raw, uint64_t stored)
 static void print_shards(const struct prec_manifest *m)
 {
 	uint64_t chunks = 0, records = 0, bytes = 0, raw = 0, lost = 0;
+	int w = 16; /* the name column: as wide as the longest name, up to 40 */
 	char r[32];
 
+	for (uint32_t i = 0; i < m->nr_shards; i++) {
+		int n = (int)strlen(str(m->shards[i].name));
+
+		w = n > w ? (n < 40 ? n : 40) : w;
+	}
 	printf("shards:      %u\n", m->nr_shards);
-	printf("  %-16s %4s %8s %10s %12s %12s %7s %8s %20s %20s\n", "name", "cpu",
+	printf("  %-*s %4s %8s %10s %12s %12s %7s %8s %20s %20s\n", w, "name", "cpu",
 	       "chunks", "records", "stored", "raw", "ratio", "lost", "first", "last");
 	for (uint32_t i = 0; i < m->nr_shards; i++) {
 		const struct prec_manifest_shard *s = &m->shards[i];
@@ -181,8 +187,8 @@ static void print_shards(const struct prec_manifest *m)
 
 		snprintf(first, sizeof(first), "%llu.%09llu", NS(s->first_time));
 		snprintf(last, sizeof(last), "%llu.%09llu", NS(s->last_time));
-		printf("  %-16s %4d %8llu %10llu %12llu %12llu %7s %8llu %20s %20s\n",
-		       str(s->name), (int)s->cpu, (unsigned long long)s->chunks,
+		printf("  %-*s %4d %8llu %10llu %12llu %12llu %7s %8llu %20s %20s\n",
+		       w, str(s->name), (int)s->cpu, (unsigned long long)s->chunks,
 		       (unsigned long long)s->records, (unsigned long long)s->bytes,
 		       (unsigned long long)s->raw_bytes,
 		       ratio(r, sizeof(r), s->raw_bytes, s->bytes),
@@ -193,7 +199,7 @@ static void print_shards(const struct prec_manifest *m)
 		raw += s->raw_bytes;
 		lost += s->lost;
 	}
-	printf("  %-16s %4s %8llu %10llu %12llu %12llu %7s %8llu\n", "total", "",
+	printf("  %-*s %4s %8llu %10llu %12llu %12llu %7s %8llu\n", w, "total", "",
 	       (unsigned long long)chunks, (unsigned long long)records,
 	       (unsigned long long)bytes, (unsigned long long)raw,
 	       ratio(r, sizeof(r), raw, bytes), (unsigned long long)lost);
