@@ -275,6 +275,31 @@ int prec_sideband__synthesize(struct prec_shard_writer *w,
 			      struct prec_manifest *m,
 			      const struct prec_sideband_opts *opts);
 
+/* Tail synthesis (prec_tail, tail.c): the same scan of /proc at each
+ * flight-recorder snapshot, into w (the tail shard). Keeps its buffers and
+ * the set of mapped files already looked at between calls. */
+struct prec_sideband_tail;
+
+/* data_maps as prec_sideband_opts. m gives the time layout and the
+ * build-ids known so far (their paths are not read again). Returns 0,
+ * -EINVAL (a layout whose trailer time is not in the trailer) or -ENOMEM. */
+int prec_sideband_tail__new(struct prec_sideband_tail **out,
+			    struct prec_shard_writer *w, struct prec_manifest *m,
+			    bool data_maps);
+/* Write, for every task in /proc (pids NULL) or for the processes of
+ * pids[0..nr) (each id stands for its process, gone ones are skipped), a
+ * COMM per thread and an MMAP2 per executable mapping as
+ * prec_sideband__synthesize does, but no FORK, and with time (> 0) in
+ * every record's sample_id trailer; one or more DATA chunks with first,
+ * last time and watermark = time. Adds the build-ids of files mapped
+ * that m has no id for. Waits until the chunks are in the file. Main
+ * thread; blocks on /proc, and on the build-id reads up to
+ * prec_buildid__resolve()'s deadline. Returns the records written or
+ * -errno. */
+int prec_sideband_tail__write(struct prec_sideband_tail *t, const pid_t *pids,
+			      int nr, uint64_t time);
+void prec_sideband_tail__delete(struct prec_sideband_tail *t);
+
 /* ---- user markers (cmd_mark.c) ---- */
 
 /* Every write to the kernel's trace_marker, from any process, captured with
@@ -331,6 +356,8 @@ struct prec_snapshot_opts {
 struct prec_snapshot_stats {
 	uint64_t snapshots, chunks, records, bytes;
 	uint64_t dropped;       /* records overwritten while being copied */
+	uint64_t oldest;        /* time of the oldest record the latest
+				 * snapshot wrote, over every ring (0: none) */
 };
 
 /* Takes the copy buffer (the largest ring) now. Returns 0 or -ENOMEM. */

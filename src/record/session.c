@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 // The recording session: the output directory (and -f's rename-aside), one
-// shard writer per CPU plus the side band, the manifest written at start
+// shard writer per CPU plus the side band (and --overwrite's tail), the manifest written at start
 // (state recording) and at close (complete, with totals and build-ids), the
 // drainers (the summary line: session_summary.c).
 #include "record/cmd_record.h"
+#include "record/tail.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -427,6 +428,55 @@ static int open_writers(struct prec_session *s, const struct prec_record_opts *o
 	return 0;
 }
 
+/* --overwrite: the tail synthesis's shard (tail.c), listed in the start
+ * manifest like the others, written only by snapshots on the main thread. */
+static int open_tail(struct prec_session *s, const struct prec_record_opts *o)
+{
+	struct prec_shard_writer_opts wo = { .copy = o->copy || o->compress,
+		.direct = o->direct_io, .cpu = PREC_TAIL_CPU,
+		.codec = o->compress ? PREC_CODEC_LZ4 : PREC_CODEC_NONE,
+		.lz4_level = o->compress_level,
+		.staging_bytes = staging_for(o) };
+	struct prec_manifest_shard sh = { .name = PREC_TAIL_SHARD_NAME,
+					  .cpu = PREC_TAIL_CPU };
+	int err;
+
+	memcpy(wo.session_id, s->session_id, sizeof(wo.session_id));
+	err = prec_shard_writer__open(&s->tail_writer, s->dirfd, PREC_TAIL_SHARD_NAME, &wo);
+	if (err) {
+		pr_err("%s/%s: creating the shard: %s", s->dir, PREC_TAIL_SHARD_NAME,
+		       strerror(-err));
+		return err;
+	}
+	s->tail_shard = (int)s->m->nr_shards;
+	return prec_manifest__add_shard(s->m, &sh);
+}
+
+/* Flush, count into the manifest and the session's totals, close. */
+static int close_tail(struct prec_session *s)
+{
+	struct prec_manifest_shard *sh;
+	struct prec_shard_writer_stats ws;
+	int err, e;
+
+	if (!s->tail_writer)
+		return 0;
+	err = prec_shard_writer__flush(s->tail_writer);
+	sh = &s->m->shards[s->tail_shard];
+	prec_shard_writer__stats(s->tail_writer, &ws);
+	sh->chunks = ws.chunks;
+	sh->records = ws.records;
+	sh->bytes = ws.payload_bytes;
+	sh->raw_bytes = ws.raw_bytes;
+	sh->first_time = ws.first_time;
+	sh->last_time = ws.last_time;
+	s->records += sh->records;
+	s->bytes += ws.file_bytes;
+	e = prec_shard_writer__close(s->tail_writer);
+	s->tail_writer = NULL;
+	return err ? err : e;
+}
+
 int prec_session__begin(struct prec_session *s,
 			const struct prec_record_opts *o,
 			struct prec_evlist *el, int argc, char **argv)
@@ -444,6 +494,8 @@ int prec_session__begin(struct prec_session *s,
 		return err;
 	}
 	err = open_writers(s, o, el);
+	if (!err && o->overwrite)
+		err = open_tail(s, o);
 	if (err)
 		return err;
 	s->m->start_time = event_now(o->clockid, el);
@@ -910,6 +962,8 @@ int prec_session__finish(struct prec_session *s, struct prec_evlist *el)
 	for (int c = 0; c <= s->nr_cpus; c++)
 		if (s->writers[c])
 			shard_totals(s, el, c);
+	e = close_tail(s);
+	err = err ? err : e;
 	add_seen_buildids(s);
 	lap(s, "totals and build-ids");
 	for (int c = 0; c <= s->nr_cpus; c++) {
@@ -943,6 +997,8 @@ void prec_session__discard(struct prec_session *s)
 		prec_shard_writer__close(s->writers[c]);
 		s->writers[c] = NULL;
 	}
+	prec_shard_writer__close(s->tail_writer);
+	s->tail_writer = NULL;
 	if (s->dirfd >= 0) {
 		struct stat st;
 		int err = fstat(s->dirfd, &st) ? -errno : 0;
@@ -967,6 +1023,7 @@ void prec_session__exit(struct prec_session *s)
 		prec_drainer__delete(s->drainers[c]);
 	for (int c = 0; s->writers && c <= s->nr_cpus; c++)
 		prec_shard_writer__close(s->writers[c]);
+	prec_shard_writer__close(s->tail_writer);
 	free(s->drainers);
 	free(s->writer_wait_ns);
 	free(s->writers);

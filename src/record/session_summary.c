@@ -48,7 +48,7 @@ void prec_session__summary(const struct prec_session *s)
 		snprintf(lz4, sizeof(lz4), " (lz4: %.3f MB raw, %.1fx)",
 			 (double)raw / 1e6, (double)raw / (double)stored);
 	fprintf(stderr, "[ prec record: %d shards, %llu records, %.3f MB written%s (%.1f MB/s), %llu lost, manifest in %.1f ms ]\n",
-		s->nr_cpus + 1, (unsigned long long)s->records, mb, lz4,
+		(int)s->m->nr_shards, (unsigned long long)s->records, mb, lz4,
 		secs > 0 ? mb / secs : 0.0, (unsigned long long)s->lost,
 		(double)s->manifest_ns / 1e6);
 	/* After a drainer failure its ring overflowed by design: the ring

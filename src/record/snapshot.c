@@ -283,6 +283,8 @@ static int write_chunks(struct prec_snapshot *s, struct snap_ring *sr,
 		}
 		/* Later chunks (and later snapshots) hold newer records. */
 		meta.watermark = meta.first_time;
+		if (meta.first_time && (!s->st.oldest || meta.first_time < s->st.oldest))
+			s->st.oldest = meta.first_time;
 		iov = (struct iovec){ s->copy + start, len };
 		t = prec_shard_writer__append(sr->writer, &meta, &iov, 1);
 		if (t < 0)
@@ -340,6 +342,7 @@ int prec_snapshot__take(struct prec_snapshot *s)
 	uint64_t t0 = prec_now_ns(CLOCK_MONOTONIC), b0 = s->st.bytes;
 	int err = 0;
 
+	s->st.oldest = 0;
 	/* All paused first, so that one grace period covers every ring. */
 	for (int i = 0; i < s->o.nr; i++)
 		pause_ring(s->rings[i].ring, 1);

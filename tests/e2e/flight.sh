@@ -58,7 +58,7 @@ for s in m["shards"]:
 	while read -r cpu recs lost lsamp; do
 		sumrec=$((sumrec + recs))
 		sumlost=$((sumlost + (lost > lsamp ? lost : lsamp)))
-		[ "$cpu" = -1 ] && continue
+		[ "$cpu" -lt 0 ] && continue # side bands: not one CPU's
 		# the shard's own lines (--cpu would keep the others' side band)
 		"$PREC" dump "$d" | awk -v c="$cpu" '$2 == c' >"$tmp/dump" ||
 			fail "$d: prec dump"
