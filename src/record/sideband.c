@@ -705,7 +705,14 @@ static int sb_all_tasks(struct sb *sb)
 		char *end;
 		long pid = strtol(de->d_name, &end, 10);
 
-		if (*end || pid <= 0 || read_status(sb, (pid_t)pid, &st))
+		if (*end || pid <= 0)
+			continue;
+		/* A tail needs no parent (no FORK), and a kernel thread's
+		 * empty maps are read as cheaply as its status: /proc's
+		 * entries are the processes' own ids. */
+		if (sb->no_fork)
+			st = (struct sb_status){ .tgid = (int32_t)pid };
+		else if (read_status(sb, (pid_t)pid, &st))
 			continue;
 		err = sb_process(sb, &st);
 	}
