@@ -50,6 +50,7 @@ struct sb {
 	bool before_exec;      /* prec_sideband_opts.before_exec */
 	bool no_fork;          /* tail: COMM and MMAP2 only */
 	uint64_t time;         /* put in every record's trailer (0: start) */
+	uint64_t chunk_first, chunk_last; /* times of the chunk being packed */
 	uint16_t time_back;    /* where: prec_time_layout.trailer_time_back */
 };
 
@@ -60,11 +61,11 @@ static void put64(uint8_t *p, uint64_t v) { memcpy(p, &v, 8); }
 
 static int sb_flush(struct sb *sb)
 {
-	/* Every record of a call has sb->time: the chunk's times and its
-	 * watermark (the tail shard's later chunks are never older). */
+	/* Records go out in time order (all 0 at start): the chunk's first
+	 * time is a watermark for every later chunk of the shard. */
 	struct prec_chunk_meta meta = { .type = PREC_CHUNK_DATA,
-		.first_time = sb->time, .last_time = sb->time,
-		.watermark = sb->time };
+		.first_time = sb->chunk_first, .last_time = sb->chunk_last,
+		.watermark = sb->chunk_first };
 	struct iovec iov;
 	int64_t t;
 
@@ -98,6 +99,9 @@ static int sb_emit(struct sb *sb, uint32_t size)
 	}
 	if (sb->time)
 		put64(sb->rec + size - sb->time_back, sb->time);
+	if (!sb->len)
+		sb->chunk_first = sb->time;
+	sb->chunk_last = sb->time;
 	memcpy(sb->buf[sb->cur] + sb->len, sb->rec, size);
 	sb->len += size;
 	sb->records++;
@@ -705,14 +709,7 @@ static int sb_all_tasks(struct sb *sb)
 		char *end;
 		long pid = strtol(de->d_name, &end, 10);
 
-		if (*end || pid <= 0)
-			continue;
-		/* A tail needs no parent (no FORK), and a kernel thread's
-		 * empty maps are read as cheaply as its status: /proc's
-		 * entries are the processes' own ids. */
-		if (sb->no_fork)
-			st = (struct sb_status){ .tgid = (int32_t)pid };
-		else if (read_status(sb, (pid_t)pid, &st))
+		if (*end || pid <= 0 || read_status(sb, (pid_t)pid, &st))
 			continue;
 		err = sb_process(sb, &st);
 	}
@@ -873,19 +870,101 @@ int prec_sideband_tail__new(struct prec_sideband_tail **out,
 	return 0;
 }
 
+static int cmp_pid(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+static bool pid_in(const pid_t *v, size_t n, pid_t x)
+{
+	return n && bsearch(&x, v, n, sizeof(*v), cmp_pid);
+}
+
+/* The processes a tail names, sorted: every one in /proc (pids NULL), or
+ * those of pids (each id's Tgid). Returns how many or -errno. */
+static int tail_tgids(struct sb *sb, const pid_t *pids, int nr, pid_t **out)
+{
+	size_t n = 0, cap = pids ? (size_t)nr + 1 : 512, u = 0;
+	pid_t *v = malloc(cap * sizeof(*v)), *t;
+	struct dirent *de;
+	DIR *d = NULL;
+
+	*out = NULL;
+	if (!v)
+		return -ENOMEM;
+	for (int i = 0; pids && i < nr; i++) {
+		struct sb_status st;
+
+		if (!read_status(sb, pids[i], &st))
+			v[n++] = st.tgid;
+	}
+	/* /proc's entries are the processes' own ids: no status to read
+	 * (a tail needs no parent, and a kernel thread's empty maps cost no
+	 * more than its status would). */
+	if (!pids && !(d = opendir("/proc"))) {
+		free(v);
+		return -errno;
+	}
+	while (d && (de = readdir(d))) {
+		char *end;
+		long pid = strtol(de->d_name, &end, 10);
+
+		if (*end || pid <= 0)
+			continue;
+		if (n == cap) {
+			t = realloc(v, 2 * cap * sizeof(*v));
+			if (!t) {
+				closedir(d);
+				free(v);
+				return -ENOMEM;
+			}
+			v = t;
+			cap *= 2;
+		}
+		v[n++] = (pid_t)pid;
+	}
+	if (d)
+		closedir(d);
+	qsort(v, n, sizeof(*v), cmp_pid);
+	for (size_t i = 0; i < n; i++)
+		if (!u || v[i] != v[u - 1])
+			v[u++] = v[i];
+	*out = v;
+	return (int)u;
+}
+
 int prec_sideband_tail__write(struct prec_sideband_tail *t, const pid_t *pids,
-			      int nr, uint64_t time)
+			      int nr, uint64_t time, const struct prec_tail_at *late,
+			      int nr_late)
 {
 	struct sb *sb = &t->sb;
+	pid_t *tg = NULL;
+	int ntg, err = 0;
 	int64_t last;
-	int err;
 
 	if (!time)
 		return -EINVAL;
-	sb->time = time;
+	ntg = tail_tgids(sb, pids, nr, &tg);
+	if (ntg < 0)
+		return ntg;
 	sb->total = 0;
 	sb->nr_reqs = 0;
-	err = pids ? sb_pids(sb, pids, nr) : sb_all_tasks(sb);
+	/* Every process at time, then those the snapshot's own records
+	 * restart again, each after them (late is in time order): records
+	 * go out in time order. */
+	sb->time = time;
+	for (int i = 0; i < ntg && !err; i++)
+		err = sb_process(sb, &(struct sb_status){ .tgid = tg[i] });
+	for (int i = 0; i < nr_late && !err; i++) {
+		if (!pid_in(tg, (size_t)ntg, late[i].pid))
+			continue;
+		if (late[i].time > sb->time)
+			sb->time = late[i].time;
+		err = sb_process(sb, &(struct sb_status){ .tgid = late[i].pid });
+	}
+	free(tg);
 	if (!err)
 		err = sb_file_buildids(sb);
 	if (!err)
