@@ -279,13 +279,15 @@ int prec_tail__write(struct prec_tail *t, uint64_t oldest,
 	n = nr_late < 0 ? nr_late :
 	    prec_sideband_tail__write(t->sb, t->roots ? pids : NULL, nr_pids, time,
 				      late, nr_late);
+	/* The latest time this tail may have written: the next one starts
+	 * there at the earliest. */
+	t->last = nr_late > 0 && late[nr_late - 1].time > time ? late[nr_late - 1].time : time;
 	free(late);
 	free(pids);
 	if (n < 0) {
 		pr_err("%s: synthesizing the tasks: %s", PREC_TAIL_SHARD_NAME, strerror(-n));
 		return n;
 	}
-	t->last = time;
 	ns = prec_now_ns(CLOCK_MONOTONIC) - t0;
 	t->st.tails++;
 	t->st.records += (uint64_t)n;

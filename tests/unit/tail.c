@@ -356,11 +356,13 @@ int main(void)
 	forks[2] = (struct prec_snapshot_restart){ .pid = g_gkid, .time = 3600000 };
 	forks[3] = (struct prec_snapshot_restart){ .pid = g_other, .time = 3300000 };
 	CHECK_EQ(prec_tail__write(t, 3000000, forks, 4), 2 * n);
+	/* the next tail starts no earlier than the last restart's naming */
+	CHECK_EQ(prec_tail__write(t, 3500000, NULL, 0), n);
 	prec_tail__stats(t, &st);
-	CHECK_EQ(st.tails, 4);
+	CHECK_EQ(st.tails, 5);
 	CHECK_EQ(st.skipped, 1);
-	CHECK_EQ(st.clamped, 1);
-	CHECK_EQ(st.records, 5 * (uint64_t)n);
+	CHECK_EQ(st.clamped, 2);
+	CHECK_EQ(st.records, 6 * (uint64_t)n);
 
 	/* every task: pid 1 and this process too */
 	CHECK_EQ(prec_tail__new(&all, &(struct prec_tail_opts){ .writer = w, .m = m }), 0);
@@ -384,8 +386,8 @@ int main(void)
 	CHECK(s.comm_kid && s.mmap2_kid && !s.comm_gkid && !s.comm_other);
 	read_back(dir, 3500001, &s);
 	CHECK_EQ(s.records, 0);
-	read_back(dir, 3600001, &s);
-	CHECK(s.comm_gkid && s.mmap2_gkid && !s.comm_kid && !s.comm_other);
+	read_back(dir, 3600001, &s); /* the restart's, then the held tail */
+	CHECK(s.comm_gkid && s.mmap2_gkid && s.comm_kid && !s.comm_other);
 	read_back(dir, 4000000 - 1, &s);
 	CHECK(s.comm_pid1 && s.comm_self && s.comm_kid && s.comm_other);
 	CHECK_EQ(s.forks, 0);
