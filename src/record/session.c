@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The recording session: the output directory (and -f's rename-aside), one
-// shard writer per CPU plus the side band (and --overwrite's tail), the manifest written at start
-// (state recording) and at close (complete, with totals and build-ids), the
-// drainers (the summary line: session_summary.c).
+// shard writer per CPU plus the side band (and --overwrite's tail shard), the
+// manifest written at start (state recording) and at close (complete, with
+// totals and build-ids), the drainers (the summary line: session_summary.c).
 #include "record/cmd_record.h"
 #include "record/tail.h"
 
