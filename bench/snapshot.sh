@@ -4,7 +4,10 @@
 # 1 MiB, 16 MiB and 256 MiB per CPU, filled by a getppid() storm pinned to
 # CPU 1 (raw_syscalls:sys_enter); then SIGUSR2, and the time until CPU 1's
 # shard has grown by the snapshot, watched from outside (stat every 0.2 ms),
-# next to prec's own figure (pause..resume..written and waited, from -v).
+# next to prec's own figure (pause..resume..written and waited, from -v),
+# and prec's figure for the tail synthesis that follows the snapshot (its
+# chunks may sit in an O_DIRECT writer's staging, unseen from outside).
+# env TASKS=N adds N sleeping processes: a busier /proc for the tail.
 # Usage: bench/snapshot.sh [DIR] ; needs root. env BUILD (build dir).
 set -eu
 cd "$(dirname "$0")/.."
@@ -14,8 +17,10 @@ make --no-print-directory BUILD="$BUILD" -j"$(nproc)" "$BUILD/prec" "$BUILD/test
 PREC=$PWD/$BUILD/prec
 STORM=$PWD/$BUILD/tests/helpers/storm
 work=$(mktemp -d "$DIR/prec-snapbench.XXXXXX")
-load= rec=
-trap '[ -n "$rec" ] && kill $rec 2>/dev/null; [ -n "$load" ] && kill $load 2>/dev/null; rm -rf "$work"' EXIT
+load= rec= sleepers=
+trap '[ -n "$rec" ] && kill $rec 2>/dev/null; [ -n "$load" ] && kill $load 2>/dev/null; [ -n "$sleepers" ] && kill $sleepers 2>/dev/null; rm -rf "$work"' EXIT
+for _ in $(seq "${TASKS:-0}"); do sleep 1000 & sleepers="$sleepers $!"; done
+echo "processes in /proc: $(ls /proc | grep -c '^[0-9]')"
 
 now_ns() { date +%s%N; }
 
@@ -45,5 +50,7 @@ for ring in 1M 16M 256M; do
 	printf 'ring %-5s per CPU: SIGUSR2 -> %7.1f MiB on disk in %8.1f ms (outside view); prec: %s\n' \
 		"$ring" "$(echo "($last - $before) / 1048576" | bc -l)" \
 		"$(echo "($t1 - $t0) / 1000000" | bc -l)" "$inproc"
+	intail=$(grep -m1 'tail 1:' "$work/log.$ring" | sed 's/.*tail 1: //')
+	[ -z "$intail" ] || echo "           then its tail: $intail"
 	rm -rf "$out"
 done

@@ -388,6 +388,9 @@ struct prec_session {
 	uint64_t reserve_bytes; /* manifest.reserve size, 0 if none */
 	int rt_prio;           /* the drainers' SCHED_FIFO priority, 0 = none */
 	enum prec_affinity affinity; /* where they run (never AUTO) */
+	/* --overwrite: tail.shard, written after each snapshot (tail.c) */
+	struct prec_shard_writer *tail_writer;
+	int tail_shard;        /* its index in m->shards */
 };
 
 /* Create dir (0700), or use an existing empty directory of ours (made
@@ -463,11 +466,13 @@ int prec_delay__parse(const char *arg, int64_t *ms);
 /* The recorder's flight controls (control.c): -D, --control, --markers, and
  * the snapshot trigger --overwrite installs. */
 struct prec_markers;
+struct prec_tail;
 struct prec_flight {
 	struct prec_control *ctl;
 	struct prec_markers *mk;
 	uint64_t *marker_ids;
 	struct prec_snapshot *snap; /* --overwrite */
+	struct prec_tail *tail;     /* --overwrite: after each snapshot */
 	int64_t delay_ms;
 	uint64_t enable_at_ns;  /* CLOCK_MONOTONIC, 0 = no pending enable */
 	int (*snapshot)(void *arg); /* NULL unless --overwrite */

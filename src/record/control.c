@@ -3,6 +3,7 @@
 // fd:CTL[,ACK], as perf record's), its line parser and acks; plus the
 // parsers of the flight-recorder options (-D, --aux-size, -m ,AUX).
 #include "record/cmd_record.h"
+#include "record/tail.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -448,12 +449,51 @@ static int marker_ids(const struct prec_evlist *el, uint64_t **ids)
 	return 0;
 }
 
+/* A snapshot, then its tail: the tasks alive now, stamped before the
+ * snapshot's oldest record, so that its samples are named even when the
+ * ring lost their side band. The tail reads /proc after the rings are
+ * resumed: it costs the snapshot's caller time, never the rings. */
 static int take_snapshot(void *arg)
 {
-	return prec_snapshot__take(arg);
+	struct prec_flight *f = arg;
+	const struct prec_snapshot_restart *rs;
+	struct prec_snapshot_stats st;
+	int err = prec_snapshot__take(f->snap), n;
+	size_t nr;
+
+	prec_snapshot__stats(f->snap, &st);
+	rs = prec_snapshot__restarts(f->snap, &nr);
+	n = f->tail ? prec_tail__write(f->tail, st.oldest, rs, nr) : 0;
+	return err ? err : n < 0 ? n : 0;
+}
+
+/* The tasks a tail names: those the events follow. */
+static int start_tail(struct prec_flight *f, struct prec_session *s,
+		      const struct prec_record_opts *o, const struct prec_evlist *el)
+{
+	struct prec_tail_opts to = { .writer = s->tail_writer, .m = s->m,
+		.data_maps = o->callgraph == PREC_CG_DWARF,
+		.descendants = el->nr && el->evsel[0].attr.inherit };
+	int err;
+
+	if (o->nr_pids) {
+		to.roots = o->pids;
+		to.nr_roots = o->nr_pids;
+	} else if (o->nr_tids) {
+		to.roots = o->tids;
+		to.nr_roots = o->nr_tids;
+	} else if (el->nr_tasks > 0 && el->tasks[0] > 0) {
+		to.roots = el->tasks; /* the workload */
+		to.nr_roots = el->nr_tasks;
+	}
+	err = prec_tail__new(&f->tail, &to);
+	if (err)
+		pr_err("%s: %s", PREC_TAIL_SHARD_NAME, strerror(-err));
+	return err;
 }
 
 static int start_snapshots(struct prec_flight *f, struct prec_session *s,
+			   const struct prec_record_opts *o,
 			   const struct prec_evlist *el)
 {
 	struct prec_snapshot_opts so = {
@@ -466,8 +506,13 @@ static int start_snapshots(struct prec_flight *f, struct prec_session *s,
 		pr_err("snapshot: %s", strerror(-err));
 		return err;
 	}
+	if (s->tail_writer) {
+		err = start_tail(f, s, o, el);
+		if (err)
+			return err;
+	}
 	f->snapshot = take_snapshot;
-	f->snapshot_arg = f->snap;
+	f->snapshot_arg = f;
 	s->snap = f->snap; /* its lost counts go into the shard totals */
 	return 0;
 }
@@ -482,7 +527,7 @@ int prec_flight__start(struct prec_flight *f, struct prec_session *s,
 	if (f->delay_ms > 0)
 		f->enable_at_ns = mono_ns() + (uint64_t)f->delay_ms * 1000000ull;
 	if (el->overwrite) {
-		err = start_snapshots(f, s, el);
+		err = start_snapshots(f, s, o, el);
 		if (err)
 			return err;
 	}
@@ -574,7 +619,7 @@ int prec_flight__stop(struct prec_flight *f)
 	int n;
 
 	if (f->snap) {
-		n = prec_snapshot__take(f->snap);
+		n = take_snapshot(f);
 		f->snapshot = NULL;
 		if (n)
 			return n;
@@ -599,6 +644,16 @@ void prec_flight__exit(struct prec_flight *f)
 			pr_warn("snapshots: %llu records dropped: the kernel overwrote them while they were copied",
 				(unsigned long long)st.dropped);
 	}
+	if (f->tail) {
+		struct prec_tail_stats ts;
+
+		prec_tail__stats(f->tail, &ts);
+		pr_debug("tails: %llu written (%llu records), %llu skipped, %llu held back; %.3f ms in all, %.3f ms at most",
+			 (unsigned long long)ts.tails, (unsigned long long)ts.records,
+			 (unsigned long long)ts.skipped, (unsigned long long)ts.clamped,
+			 (double)ts.ns_total / 1e6, (double)ts.ns_max / 1e6);
+	}
+	prec_tail__delete(f->tail);
 	prec_snapshot__delete(f->snap);
 	prec_control__close(f->ctl);
 	free(f->marker_ids);

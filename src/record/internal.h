@@ -275,6 +275,40 @@ int prec_sideband__synthesize(struct prec_shard_writer *w,
 			      struct prec_manifest *m,
 			      const struct prec_sideband_opts *opts);
 
+/* Tail synthesis (prec_tail, tail.c): the same scan of /proc at each
+ * flight-recorder snapshot, into w (the tail shard). Keeps its buffers and
+ * the set of mapped files already looked at between calls. */
+struct prec_sideband_tail;
+
+/* data_maps as prec_sideband_opts. m gives the time layout and the
+ * build-ids known so far (their paths are not read again). Returns 0,
+ * -EINVAL (a layout whose trailer time is not in the trailer) or -ENOMEM. */
+int prec_sideband_tail__new(struct prec_sideband_tail **out,
+			    struct prec_shard_writer *w, struct prec_manifest *m,
+			    bool data_maps);
+/* A process a tail names at its own time. */
+struct prec_tail_at {
+	int32_t pid;
+	uint32_t pad;
+	uint64_t time;
+};
+
+/* Write, for every process in /proc (pids NULL) or for the processes of
+ * pids[0..nr) (each id stands for its process, gone ones are skipped), a
+ * COMM per thread and an MMAP2 per executable mapping as
+ * prec_sideband__synthesize does, but no FORK, and with time (> 0) in
+ * every record's sample_id trailer; then the same again for each of those
+ * processes in late[0..nr_late) (in time order, each pid once) at the
+ * later of its time and time. Records go out in time order, in DATA
+ * chunks whose watermark is their first time. Adds the build-ids of files mapped that m has no
+ * id for. Waits until the chunks are in the file. Main thread; blocks on
+ * /proc, and on the build-id reads up to prec_buildid__resolve()'s
+ * deadline. Returns the records written or -errno. */
+int prec_sideband_tail__write(struct prec_sideband_tail *t, const pid_t *pids,
+			      int nr, uint64_t time, const struct prec_tail_at *late,
+			      int nr_late);
+void prec_sideband_tail__delete(struct prec_sideband_tail *t);
+
 /* ---- user markers (cmd_mark.c) ---- */
 
 /* Every write to the kernel's trace_marker, from any process, captured with
@@ -331,6 +365,8 @@ struct prec_snapshot_opts {
 struct prec_snapshot_stats {
 	uint64_t snapshots, chunks, records, bytes;
 	uint64_t dropped;       /* records overwritten while being copied */
+	uint64_t oldest;        /* time of the oldest record the latest
+				 * snapshot wrote, over every ring (0: none) */
 };
 
 /* Takes the copy buffer (the largest ring) now. Returns 0 or -ENOMEM. */
@@ -349,6 +385,18 @@ void prec_snapshot__stats(const struct prec_snapshot *s,
  * records written to the shard. */
 void prec_snapshot__lost(const struct prec_snapshot *s, int i,
 			 uint64_t *lost, uint64_t *lost_samples);
+/* A record a snapshot wrote from which perf takes a process (pid == tid)
+ * afresh: its FORK, or its exec's COMM. */
+struct prec_snapshot_restart {
+	int32_t pid;
+	uint32_t pad;
+	uint64_t time;
+};
+/* The latest snapshot's restarts (ring by ring, each ring's oldest first;
+ * a pid may come more than once); *nr of them, valid until the next
+ * take(). The tail names such a process again after them (tail.c). */
+const struct prec_snapshot_restart *
+prec_snapshot__restarts(const struct prec_snapshot *s, size_t *nr);
 void prec_snapshot__delete(struct prec_snapshot *s);
 
 /* The records of a backward ring (data, size a power of two) between head

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 // The recording session: the output directory (and -f's rename-aside), one
-// shard writer per CPU plus the side band (and per CPU one for the flight
-// recorder's snapshots), the manifest written at start
-// (state recording) and at close (complete, with totals and build-ids), the
-// drainers (the summary line: session_summary.c).
+// shard writer per CPU plus the side band (and, for a flight recording, per
+// CPU one for the snapshots and one for the tail synthesis), the manifest
+// written at start (state recording) and at close (complete, with totals
+// and build-ids), the drainers (the summary line: session_summary.c).
 #include "record/cmd_record.h"
+#include "record/tail.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -472,6 +473,52 @@ static int open_flight_writers(struct prec_session *s, const struct prec_record_
 	return 0;
 }
 
+/* A flight recording: the tail synthesis's shard (tail.c), listed in the start
+ * manifest like the others, written only by snapshots on the main thread. */
+static int open_tail(struct prec_session *s, const struct prec_record_opts *o)
+{
+	struct prec_shard_writer_opts wo;
+	struct prec_manifest_shard sh = { .name = PREC_TAIL_SHARD_NAME,
+					  .cpu = PREC_TAIL_CPU };
+	int err;
+
+	writer_opts(s, o, &wo);
+	wo.cpu = PREC_TAIL_CPU;
+	err = prec_shard_writer__open(&s->tail_writer, s->dirfd, PREC_TAIL_SHARD_NAME, &wo);
+	if (err) {
+		pr_err("%s/%s: creating the shard: %s", s->dir, PREC_TAIL_SHARD_NAME,
+		       strerror(-err));
+		return err;
+	}
+	s->tail_shard = (int)s->m->nr_shards;
+	return prec_manifest__add_shard(s->m, &sh);
+}
+
+/* Flush, count into the manifest and the session's totals, close. */
+static int close_tail(struct prec_session *s)
+{
+	struct prec_manifest_shard *sh;
+	struct prec_shard_writer_stats ws;
+	int err, e;
+
+	if (!s->tail_writer)
+		return 0;
+	err = prec_shard_writer__flush(s->tail_writer);
+	sh = &s->m->shards[s->tail_shard];
+	prec_shard_writer__stats(s->tail_writer, &ws);
+	sh->chunks = ws.chunks;
+	sh->records = ws.records;
+	sh->bytes = ws.payload_bytes;
+	sh->raw_bytes = ws.raw_bytes;
+	sh->first_time = ws.first_time;
+	sh->last_time = ws.last_time;
+	s->records += sh->records;
+	s->bytes += ws.file_bytes;
+	e = prec_shard_writer__close(s->tail_writer);
+	s->tail_writer = NULL;
+	return err ? err : e;
+}
+
 int prec_session__begin(struct prec_session *s,
 			const struct prec_record_opts *o,
 			struct prec_evlist *el, int argc, char **argv)
@@ -491,6 +538,8 @@ int prec_session__begin(struct prec_session *s,
 	err = open_writers(s, o, el);
 	if (!err)
 		err = open_flight_writers(s, o, el);
+	if (!err && el->overwrite)
+		err = open_tail(s, o);
 	if (err)
 		return err;
 	s->m->start_time = event_now(o->clockid, el);
@@ -1000,6 +1049,8 @@ int prec_session__finish(struct prec_session *s, struct prec_evlist *el)
 			shard_totals(s, el, c);
 	e = finish_flight(s);
 	err = err ? err : e;
+	e = close_tail(s);
+	err = err ? err : e;
 	add_seen_buildids(s);
 	lap(s, "totals and build-ids");
 	for (int c = 0; c <= s->nr_cpus; c++) {
@@ -1036,6 +1087,8 @@ void prec_session__discard(struct prec_session *s)
 		s->writers[c] = NULL;
 	}
 	close_flight(s);
+	prec_shard_writer__close(s->tail_writer);
+	s->tail_writer = NULL;
 	if (s->dirfd >= 0) {
 		struct stat st;
 		int err = fstat(s->dirfd, &st) ? -errno : 0;
@@ -1063,6 +1116,7 @@ void prec_session__exit(struct prec_session *s)
 	close_flight(s);
 	free(s->flight_writers);
 	free(s->flight_shard);
+	prec_shard_writer__close(s->tail_writer);
 	free(s->drainers);
 	free(s->writer_wait_ns);
 	free(s->writers);

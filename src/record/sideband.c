@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Side band synthesis: the kernel and module MMAPs and, per existing task,
 // FORK/COMM/MMAP2 records as perf would synthesize them from /proc, packed
-// whole into DATA chunks of the side-band shard; plus their build-ids.
+// whole into DATA chunks of the side-band shard; plus their build-ids. The
+// tail synthesizer (prec_sideband_tail) reuses the task scan at snapshots.
 #include "record/internal.h"
 #include "util/file.h"
 
@@ -47,13 +48,24 @@ struct sb {
 	size_t nr_reqs, cap_reqs;
 	bool data_maps;        /* prec_sideband_opts.data_maps */
 	bool before_exec;      /* prec_sideband_opts.before_exec */
+	bool no_fork;          /* tail: COMM and MMAP2 only */
+	uint64_t time;         /* put in every record's trailer (0: start) */
+	uint64_t chunk_first, chunk_last; /* times of the chunk being packed */
+	uint16_t time_back;    /* where: prec_time_layout.trailer_time_back */
 };
 
 /* ---- chunk packing ---- */
 
+static void put32(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); }
+static void put64(uint8_t *p, uint64_t v) { memcpy(p, &v, 8); }
+
 static int sb_flush(struct sb *sb)
 {
-	struct prec_chunk_meta meta = { .type = PREC_CHUNK_DATA };
+	/* Records go out in time order (all 0 at start): the chunk's first
+	 * time is a watermark for every later chunk of the shard. */
+	struct prec_chunk_meta meta = { .type = PREC_CHUNK_DATA,
+		.first_time = sb->chunk_first, .last_time = sb->chunk_last,
+		.watermark = sb->chunk_first };
 	struct iovec iov;
 	int64_t t;
 
@@ -85,6 +97,11 @@ static int sb_emit(struct sb *sb, uint32_t size)
 		if (err)
 			return err;
 	}
+	if (sb->time)
+		put64(sb->rec + size - sb->time_back, sb->time);
+	if (!sb->len)
+		sb->chunk_first = sb->time;
+	sb->chunk_last = sb->time;
 	memcpy(sb->buf[sb->cur] + sb->len, sb->rec, size);
 	sb->len += size;
 	sb->records++;
@@ -110,9 +127,6 @@ static uint8_t *rec_begin(struct sb *sb, uint32_t type, uint16_t misc,
 	memcpy(sb->rec, &h, sizeof(h));
 	return sb->rec + sizeof(h);
 }
-
-static void put32(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); }
-static void put64(uint8_t *p, uint64_t v) { memcpy(p, &v, 8); }
 
 /* Copy a NUL-terminated name; returns its padded length (at least 8). */
 static size_t name_len(const char *s)
@@ -213,6 +227,17 @@ static uint64_t hash_str(const char *s)
 	return h;
 }
 
+static bool seen_has(const struct sb *sb, const char *key)
+{
+	if (!sb->seen_cap)
+		return false;
+	for (size_t i = hash_str(key) & (sb->seen_cap - 1); sb->seen[i];
+	     i = (i + 1) & (sb->seen_cap - 1))
+		if (!strcmp(sb->seen[i], key))
+			return true;
+	return false;
+}
+
 /* Insert key (malloc'd; the set takes it) into the seen set. Returns 1 if
  * new, 0 if seen (key freed), -ENOMEM (key freed). */
 static int seen_add(struct sb *sb, char *key)
@@ -270,6 +295,10 @@ static int sb_want_buildid(struct sb *sb, pid_t pid, const struct sb_map *mp)
 	char *key;
 	int ret;
 
+	/* A path whose id is known already (a tail after the start's
+	 * synthesis, or an earlier tail) is not read again. */
+	if (seen_has(sb, mp->path))
+		return 0;
 	if (asprintf(&key, "%x:%x:%llu %s", mp->maj, mp->min,
 		     (unsigned long long)mp->ino, mp->path) < 0)
 		return -ENOMEM;
@@ -635,7 +664,8 @@ static int sb_thread(struct sb *sb, const struct sb_status *st, int32_t tid)
 		return 0; /* thread exited meanwhile */
 	if (n > 0 && sb->text[n - 1] == '\n')
 		sb->text[n - 1] = '\0';
-	err = emit_fork(sb, (uint32_t)st->tgid, parent, (uint32_t)tid, parent);
+	err = sb->no_fork ? 0 :
+	      emit_fork(sb, (uint32_t)st->tgid, parent, (uint32_t)tid, parent);
 	if (!err)
 		err = emit_comm(sb, (uint32_t)st->tgid, (uint32_t)tid, sb->text);
 	return err;
@@ -796,4 +826,164 @@ int prec_sideband__synthesize(struct prec_shard_writer *w,
 	sb_exit(sb);
 	free(sb);
 	return err;
+}
+
+/* ---- tail synthesis: the tasks as they are at a snapshot ---- */
+
+struct prec_sideband_tail {
+	struct sb sb;           /* kept: its seen set spares re-reading files */
+};
+
+int prec_sideband_tail__new(struct prec_sideband_tail **out,
+			    struct prec_shard_writer *w, struct prec_manifest *m,
+			    bool data_maps)
+{
+	struct prec_sideband_tail *t = malloc(sizeof(*t));
+	int err;
+
+	*out = NULL;
+	if (!t)
+		return -ENOMEM;
+	err = sb_init(&t->sb, w, m);
+	t->sb.data_maps = data_maps;
+	t->sb.no_fork = true;
+	t->sb.time_back = m->time_layout.trailer_time_back;
+	/* The time must fall inside the zeroed trailer sb_emit fills. */
+	if (!err && (t->sb.time_back < 8 || t->sb.time_back > PREC_SAMPLE_ID_TRAILER))
+		err = -EINVAL;
+	/* Paths whose id the manifest has (the start's synthesis): known. */
+	for (uint32_t i = 0; !err && i < m->nr_buildids; i++) {
+		const char *path = m->buildids[i].path;
+		char *key;
+
+		if (!path || path[0] != '/' || m->buildids[i].cpumode != PERF_RECORD_MISC_USER)
+			continue;
+		key = strdup(path);
+		err = key ? seen_add(&t->sb, key) : -ENOMEM;
+		err = err < 0 ? err : 0;
+	}
+	if (err) {
+		prec_sideband_tail__delete(t);
+		return err;
+	}
+	*out = t;
+	return 0;
+}
+
+static int cmp_pid(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+static bool pid_in(const pid_t *v, size_t n, pid_t x)
+{
+	return n && bsearch(&x, v, n, sizeof(*v), cmp_pid);
+}
+
+/* The processes a tail names, sorted: every one in /proc (pids NULL), or
+ * those of pids (each id's Tgid). Returns how many or -errno. */
+static int tail_tgids(struct sb *sb, const pid_t *pids, int nr, pid_t **out)
+{
+	size_t n = 0, cap = pids ? (size_t)nr + 1 : 512, u = 0;
+	pid_t *v = malloc(cap * sizeof(*v)), *t;
+	struct dirent *de;
+	DIR *d = NULL;
+
+	*out = NULL;
+	if (!v)
+		return -ENOMEM;
+	for (int i = 0; pids && i < nr; i++) {
+		struct sb_status st;
+
+		if (!read_status(sb, pids[i], &st))
+			v[n++] = st.tgid;
+	}
+	/* /proc's entries are the processes' own ids: no status to read
+	 * (a tail needs no parent, and a kernel thread's empty maps cost no
+	 * more than its status would). */
+	if (!pids && !(d = opendir("/proc"))) {
+		free(v);
+		return -errno;
+	}
+	while (d && (de = readdir(d))) {
+		char *end;
+		long pid = strtol(de->d_name, &end, 10);
+
+		if (*end || pid <= 0)
+			continue;
+		if (n == cap) {
+			t = realloc(v, 2 * cap * sizeof(*v));
+			if (!t) {
+				closedir(d);
+				free(v);
+				return -ENOMEM;
+			}
+			v = t;
+			cap *= 2;
+		}
+		v[n++] = (pid_t)pid;
+	}
+	if (d)
+		closedir(d);
+	qsort(v, n, sizeof(*v), cmp_pid);
+	for (size_t i = 0; i < n; i++)
+		if (!u || v[i] != v[u - 1])
+			v[u++] = v[i];
+	*out = v;
+	return (int)u;
+}
+
+int prec_sideband_tail__write(struct prec_sideband_tail *t, const pid_t *pids,
+			      int nr, uint64_t time, const struct prec_tail_at *late,
+			      int nr_late)
+{
+	struct sb *sb = &t->sb;
+	pid_t *tg = NULL;
+	int ntg, err = 0;
+	int64_t last;
+
+	if (!time)
+		return -EINVAL;
+	ntg = tail_tgids(sb, pids, nr, &tg);
+	if (ntg < 0)
+		return ntg;
+	sb->total = 0;
+	sb->nr_reqs = 0;
+	/* Every process at time, then those the snapshot's own records
+	 * restart again, each after them (late is in time order): records
+	 * go out in time order. */
+	sb->time = time;
+	for (int i = 0; i < ntg && !err; i++)
+		err = sb_process(sb, &(struct sb_status){ .tgid = tg[i] });
+	for (int i = 0; i < nr_late && !err; i++) {
+		if (!pid_in(tg, (size_t)ntg, late[i].pid))
+			continue;
+		if (late[i].time > sb->time)
+			sb->time = late[i].time;
+		err = sb_process(sb, &(struct sb_status){ .tgid = late[i].pid });
+	}
+	free(tg);
+	if (!err)
+		err = sb_file_buildids(sb);
+	if (!err)
+		err = sb_flush(sb);
+	/* In the file before the snapshot is acked, as the CPU shards are. */
+	last = sb->ticket[(sb->cur + SB_NBUF - 1) % SB_NBUF];
+	if (last > 0) {
+		int werr = prec_shard_writer__wait(sb->w, last);
+
+		if (!err)
+			err = werr;
+	}
+	return err ? err : sb->total;
+}
+
+void prec_sideband_tail__delete(struct prec_sideband_tail *t)
+{
+	if (!t)
+		return;
+	sb_exit(&t->sb);
+	free(t);
 }

@@ -63,7 +63,7 @@ for s in m["shards"]:
 	done <"$tmp/mf"
 	awk '{ r[$1] += $2; l[$1] += $3 } END { for (c in r) print c, r[c], l[c] }' "$tmp/mf" |
 	while read -r cpu recs lost; do
-		[ "$cpu" = -1 ] && continue
+		[ "$cpu" -lt 0 ] && continue # side bands: not one CPU's
 		# the shard's own lines (--cpu would keep the others' side band)
 		"$PREC" dump "$d" | awk -v c="$cpu" '$2 == c' >"$tmp/dump" ||
 			fail "$d: prec dump"

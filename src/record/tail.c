@@ -1,0 +1,315 @@
+// SPDX-License-Identifier: MIT
+// Tail synthesis for the flight recorder: which tasks a snapshot names, at
+// what time, and what it cost; the records themselves are sideband.c's.
+#include "record/tail.h"
+#include "record/internal.h"
+#include "util/clock.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util/log.h"
+
+struct prec_tail {
+	struct prec_sideband_tail *sb;
+	pid_t *roots;          /* NULL: every task */
+	int nr_roots;
+	bool descendants;
+	uint64_t last;         /* the previous tail's time */
+	struct prec_tail_stats st;
+};
+
+int prec_tail__new(struct prec_tail **out, const struct prec_tail_opts *o)
+{
+	struct prec_tail *t = calloc(1, sizeof(*t));
+	int err;
+
+	*out = NULL;
+	if (!t)
+		return -ENOMEM;
+	t->descendants = o->descendants;
+	if (o->roots) {
+		t->roots = malloc(((size_t)o->nr_roots + 1) * sizeof(*t->roots));
+		if (!t->roots) {
+			free(t);
+			return -ENOMEM;
+		}
+		memcpy(t->roots, o->roots, (size_t)o->nr_roots * sizeof(*t->roots));
+		t->nr_roots = o->nr_roots;
+	}
+	err = prec_sideband_tail__new(&t->sb, o->writer, o->m, o->data_maps);
+	if (err) {
+		prec_tail__delete(t);
+		return err;
+	}
+	*out = t;
+	return 0;
+}
+
+/* ---- which processes ---- */
+
+struct pp {
+	pid_t pid, ppid;
+	bool taken;
+};
+
+static int cmp_ppid(const void *a, const void *b)
+{
+	const struct pp *x = a, *y = b;
+
+	if (x->ppid != y->ppid)
+		return x->ppid < y->ppid ? -1 : 1;
+	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+static int cmp_pid(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The ppid field of /proc/PID/stat: "pid (comm) state ppid ...", where
+ * comm may hold spaces and parentheses but ends at the last ')'. */
+static int read_ppid(pid_t pid, pid_t *ppid)
+{
+	char path[40], buf[256], *p;
+	ssize_t n;
+	int fd, v;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -ESRCH;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	if (!p || sscanf(p + 1, " %*c %d", &v) != 1)
+		return -EBADMSG;
+	*ppid = (pid_t)v;
+	return 0;
+}
+
+/* Every process in /proc with its parent: *out sorted by ppid. */
+static int scan_parents(struct pp **out)
+{
+	struct pp *v = NULL, *n;
+	size_t nr = 0, cap = 0;
+	struct dirent *de;
+	DIR *d = opendir("/proc");
+
+	*out = NULL;
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		char *end;
+		long pid = strtol(de->d_name, &end, 10);
+		pid_t ppid;
+
+		if (*end || pid <= 0 || read_ppid((pid_t)pid, &ppid))
+			continue; /* not a process, or gone meanwhile */
+		if (nr == cap) {
+			cap = cap ? 2 * cap : 512;
+			n = realloc(v, cap * sizeof(*v));
+			if (!n) {
+				free(v);
+				closedir(d);
+				return -ENOMEM;
+			}
+			v = n;
+		}
+		v[nr++] = (struct pp){ .pid = (pid_t)pid, .ppid = ppid };
+	}
+	closedir(d);
+	if (nr)
+		qsort(v, nr, sizeof(*v), cmp_ppid);
+	*out = v;
+	return (int)nr;
+}
+
+/* Index of the first entry of v[0..nr) with ppid >= ppid. */
+static size_t first_child(const struct pp *v, size_t nr, pid_t ppid)
+{
+	size_t lo = 0, hi = nr;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (v[mid].ppid < ppid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+int prec_tail__select(const pid_t *roots, int nr, bool descendants, pid_t **out)
+{
+	struct pp *v = NULL;
+	pid_t *list, *n;
+	size_t len = (size_t)nr, cap = (size_t)nr + 16, u = 0;
+	int nv = 0;
+
+	*out = NULL;
+	list = malloc(cap * sizeof(*list));
+	if (!list)
+		return -ENOMEM;
+	memcpy(list, roots, (size_t)nr * sizeof(*list));
+	if (descendants) {
+		nv = scan_parents(&v);
+		if (nv < 0) {
+			free(list);
+			return nv;
+		}
+	}
+	/* Breadth first over the parent links; a child is taken once (a
+	 * process has one parent), so only a root that descends from another
+	 * root comes twice, which the sort below folds. */
+	for (size_t i = 0; i < len && nv > 0; i++) {
+		for (size_t j = first_child(v, (size_t)nv, list[i]);
+		     j < (size_t)nv && v[j].ppid == list[i]; j++) {
+			if (v[j].taken || v[j].pid == list[i])
+				continue;
+			v[j].taken = true;
+			if (len == cap) {
+				cap *= 2;
+				n = realloc(list, cap * sizeof(*list));
+				if (!n) {
+					free(list);
+					free(v);
+					return -ENOMEM;
+				}
+				list = n;
+			}
+			list[len++] = v[j].pid;
+		}
+	}
+	free(v);
+	qsort(list, len, sizeof(*list), cmp_pid);
+	for (size_t i = 0; i < len; i++)
+		if (!u || list[i] != list[u - 1])
+			list[u++] = list[i];
+	*out = list;
+	return (int)u;
+}
+
+/* ---- one tail ---- */
+
+static int cmp_at_pid(const void *a, const void *b)
+{
+	const struct prec_tail_at *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return (x->time > y->time) - (x->time < y->time);
+}
+
+static int cmp_at_time(const void *a, const void *b)
+{
+	const struct prec_tail_at *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+/* The processes the snapshot restarts, each once, 1 ns after its last
+ * restart (never before time), in time order. Returns how many or
+ * -ENOMEM. */
+static int late_list(const struct prec_snapshot_restart *rs, size_t nr,
+		     uint64_t time, struct prec_tail_at **out)
+{
+	struct prec_tail_at *v = malloc((nr + 1) * sizeof(*v));
+	size_t u = 0;
+
+	*out = v;
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < nr; i++)
+		v[i] = (struct prec_tail_at){ .pid = rs[i].pid,
+			.time = rs[i].time + 1 > time ? rs[i].time + 1 : time };
+	qsort(v, nr, sizeof(*v), cmp_at_pid);
+	for (size_t i = 0; i < nr; i++) {
+		if (u && v[u - 1].pid == v[i].pid)
+			u--; /* the same pid again, later: that one counts */
+		v[u++] = v[i];
+	}
+	qsort(v, u, sizeof(*v), cmp_at_time);
+	return (int)u;
+}
+
+int prec_tail__write(struct prec_tail *t, uint64_t oldest,
+		     const struct prec_snapshot_restart *restarts, size_t nr)
+{
+	uint64_t t0 = prec_now_ns(CLOCK_MONOTONIC), time, ns;
+	struct prec_tail_at *late = NULL;
+	pid_t *pids = NULL;
+	int nr_pids = 0, nr_late, n;
+
+	if (!oldest) {
+		t->st.skipped++;
+		return 0;
+	}
+	/* Before every record of the snapshot; never before the previous
+	 * tail, whose chunk's watermark promised as much. Time 0 would be
+	 * the start's synthesis (and the trailer's "no time"). */
+	time = oldest > 1 ? oldest - 1 : 1;
+	if (time < t->last) {
+		time = t->last;
+		t->st.clamped++;
+	}
+	if (t->roots) {
+		nr_pids = prec_tail__select(t->roots, t->nr_roots, t->descendants, &pids);
+		if (nr_pids < 0) {
+			pr_err("%s: selecting the tasks: %s", PREC_TAIL_SHARD_NAME,
+			       strerror(-nr_pids));
+			return nr_pids;
+		}
+	}
+	nr_late = late_list(restarts, nr, time, &late);
+	n = nr_late < 0 ? nr_late :
+	    prec_sideband_tail__write(t->sb, t->roots ? pids : NULL, nr_pids, time,
+				      late, nr_late);
+	/* The latest time this tail may have written: the next one starts
+	 * there at the earliest. */
+	t->last = nr_late > 0 && late[nr_late - 1].time > time ? late[nr_late - 1].time : time;
+	free(late);
+	free(pids);
+	if (n < 0) {
+		pr_err("%s: synthesizing the tasks: %s", PREC_TAIL_SHARD_NAME, strerror(-n));
+		return n;
+	}
+	ns = prec_now_ns(CLOCK_MONOTONIC) - t0;
+	t->st.tails++;
+	t->st.records += (uint64_t)n;
+	t->st.ns_total += ns;
+	if (ns > t->st.ns_max)
+		t->st.ns_max = ns;
+	pr_debug("tail %llu: %d records at %llu in %.3f ms",
+		 (unsigned long long)t->st.tails, n, (unsigned long long)time,
+		 (double)ns / 1e6);
+	return n;
+}
+
+void prec_tail__stats(const struct prec_tail *t, struct prec_tail_stats *st)
+{
+	*st = t->st;
+}
+
+void prec_tail__delete(struct prec_tail *t)
+{
+	if (!t)
+		return;
+	prec_sideband_tail__delete(t->sb);
+	free(t->roots);
+	free(t);
+}
