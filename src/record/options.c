@@ -241,27 +241,27 @@ static int parse_ring_size(struct prec_record_opts *o, const char *arg,
 			   const char *shown)
 {
 	long ps = sysconf(_SC_PAGESIZE);
-	uint64_t v, mult = 0, pages;
+	uint64_t v, bytes, pages;
 	char *end;
+	int err;
 
 	errno = 0;
 	v = strtoull(arg, &end, 0);
+	if (errno == ERANGE)
+		return bad("-m", shown, "ring too large");
 	if (errno || end == arg || !isdigit((unsigned char)*arg) || !v)
 		return bad("-m", shown, "expected pages (a power of two) or a size such as 512K, 4M");
-	mult = size_mult(end);
-	if (!mult)
+	if (!size_mult(end))
 		return bad("-m", shown, "unknown size suffix (use K, M or G)");
-	if (!*end) { /* no suffix: pages */
-		if (v & (v - 1))
-			return bad("-m", shown, "the number of pages must be a power of two");
-		pages = v;
-	} else {
-		pages = (v * mult + (uint64_t)ps - 1) / (uint64_t)ps;
-		/* Round a size up to the power of two the kernel requires. */
-		while (pages & (pages - 1))
-			pages = (pages | (pages - 1)) + 1;
-	}
-	if (pages > (1ull << 22))
+	if (!*end && (v & (v - 1)))
+		return bad("-m", shown, "the number of pages must be a power of two");
+	/* The one size parser: it refuses what would overflow (-ERANGE)
+	 * and rounds a size up to the power of two the kernel requires. */
+	err = prec_size__parse(arg, (size_t)ps, &bytes);
+	if (err && err != -ERANGE)
+		return bad("-m", shown, "expected pages (a power of two) or a size such as 512K, 4M");
+	pages = err ? 0 : bytes / (uint64_t)ps;
+	if (err || pages > (1ull << 22))
 		return bad("-m", shown, "ring too large");
 	o->mmap_pages = (size_t)pages;
 	return 0;

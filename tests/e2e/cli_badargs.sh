@@ -41,6 +41,8 @@ record -d @OUT@ -m 128,3x -- true
 record -d @OUT@ -m 128, -- true
 record -d @OUT@ -m ,0 -- true
 record -d @OUT@ -m 3,4M -- true
+record -d @OUT@ -m 17179869185G -- true
+record -d @OUT@ -m 99999999999999999999 -- true
 record -d @OUT@ --aux-size 0 -- true
 record -d @OUT@ --aux-size -4M -- true
 record -d @OUT@ --aux-size 4Q -- true
