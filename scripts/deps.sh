@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # Installs what prec's build and tests need on Debian 12; quick when all is present.
 set -euo pipefail
-pkgs=(gcc make pkg-config liburing-dev libelf-dev liblz4-dev linux-perf binutils)
+pkgs=(gcc make pkg-config liburing-dev libelf-dev liblz4-dev linux-perf binutils strace util-linux python3)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
