@@ -7,6 +7,7 @@
 // its last component never followed, a special file checked on the inode
 // that is then opened.
 #include "read/internal.h"
+#include "util/file.h"
 #include "util/log.h"
 #include "util/path.h"
 
@@ -254,20 +255,22 @@ static int open_special(struct prec_merge_output *o, const char *name, int pathf
 			const struct stat *st)
 {
 	int flags = O_WRONLY | O_NOCTTY | O_CLOEXEC, fl;
-	char proc[sizeof("/proc/self/fd/") + 12];
-	struct stat now;
 
 	if (st->st_uid != geteuid() && !is_dev_null(st))
 		return refuse_owner(name, st);
 	if (!S_ISFIFO(st->st_mode))
 		flags |= O_NONBLOCK;
-	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", pathfd);
-	o->fd = open(proc, flags);
-	if (o->fd < 0)
-		return fail(name, "cannot open output", -errno);
-	if (fstat(o->fd, &now) < 0 || now.st_dev != st->st_dev || now.st_ino != st->st_ino) {
+	o->fd = prec_file__reopen(pathfd, st, flags);
+	if (o->fd == -ESTALE) {
+		o->fd = -1;
 		pr_err("merge %s: changed while being opened: refused", name);
 		return -EPERM;
+	}
+	if (o->fd < 0) {
+		int err = o->fd;
+
+		o->fd = -1;
+		return fail(name, "cannot open output", err);
 	}
 	fl = fcntl(o->fd, F_GETFL);
 	if ((flags & O_NONBLOCK) && (fl < 0 || fcntl(o->fd, F_SETFL, fl & ~O_NONBLOCK) < 0))

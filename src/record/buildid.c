@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "util/file.h"
 #include "util/log.h"
 
 #define NT_GNU_BUILD_ID 3
@@ -298,9 +299,8 @@ static bool same_file(const struct stat *st, const struct prec_buildid_req *r)
  * point it elsewhere, never at something else than r's file. */
 static int open_checked(const char *path, const struct prec_buildid_req *r)
 {
-	char self[64];
-	struct stat st, st2;
-	int pfd, fd, ret;
+	struct stat st;
+	int pfd, ret;
 
 	pfd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	if (pfd < 0)
@@ -313,18 +313,7 @@ static int open_checked(const char *path, const struct prec_buildid_req *r)
 		ret = -ESTALE;
 		goto out_close;
 	}
-	snprintf(self, sizeof(self), "/proc/self/fd/%d", pfd);
-	fd = open(self, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	if (fd < 0) {
-		ret = -errno;
-		goto out_close;
-	}
-	if (fstat(fd, &st2) || st2.st_dev != st.st_dev || st2.st_ino != st.st_ino) {
-		close(fd);
-		ret = -ESTALE;
-		goto out_close;
-	}
-	ret = fd;
+	ret = prec_file__reopen(pfd, &st, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 out_close:
 	close(pfd);
 	return ret;

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "util/file.h"
 #include "util/log.h"
 #include "util/path.h"
 
@@ -103,8 +104,8 @@ static int open_fifo(const char *path, const char *what)
 	const char *slash = strrchr(path, '/');
 	const char *base = slash ? slash + 1 : path;
 	const char *why = NULL, *bad = NULL;
-	char dir[PATH_MAX], proc[64];
-	struct stat st, now;
+	char dir[PATH_MAX];
+	struct stat st;
 	int dirfd, pfd, fd, err;
 
 	size_t n = !slash ? 0 : slash == path ? 1 : (size_t)(slash - path);
@@ -147,18 +148,10 @@ static int open_fifo(const char *path, const char *what)
 		close(pfd);
 		return err;
 	}
-	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", pfd);
-	fd = open(proc, O_RDWR | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	err = fd < 0 ? -errno : 0;
+	fd = prec_file__reopen(pfd, &st, O_RDWR | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	close(pfd);
-	if (!err && (fstat(fd, &now) || now.st_dev != st.st_dev || now.st_ino != st.st_ino))
-		err = -ESTALE;
-	if (err) {
-		pr_err("control %s fifo %s: open: %s", what, path, strerror(-err));
-		if (fd >= 0)
-			close(fd);
-		return err;
-	}
+	if (fd < 0)
+		pr_err("control %s fifo %s: open: %s", what, path, strerror(-fd));
 	return fd;
 }
 

@@ -437,6 +437,22 @@ static int open_writers(struct prec_session *s, const struct prec_record_opts *o
 	return 0;
 }
 
+/* A shard's writer totals into its manifest entry and the session's
+ * records and bytes; ws is filled for the caller's own figures. */
+static void count_writer(struct prec_session *s, struct prec_manifest_shard *sh,
+			 struct prec_shard_writer *w, struct prec_shard_writer_stats *ws)
+{
+	prec_shard_writer__stats(w, ws);
+	sh->chunks = ws->chunks;
+	sh->records = ws->records;
+	sh->bytes = ws->payload_bytes;
+	sh->raw_bytes = ws->raw_bytes;
+	sh->first_time = ws->first_time;
+	sh->last_time = ws->last_time;
+	s->records += sh->records;
+	s->bytes += ws->file_bytes;
+}
+
 /* A flight recording's snapshots write shards of their own, apart from
  * the drainers' (a shard has one writing thread), listed in the manifest
  * under the same CPU. */
@@ -505,15 +521,7 @@ static int close_tail(struct prec_session *s)
 		return 0;
 	err = prec_shard_writer__flush(s->tail_writer);
 	sh = &s->m->shards[s->tail_shard];
-	prec_shard_writer__stats(s->tail_writer, &ws);
-	sh->chunks = ws.chunks;
-	sh->records = ws.records;
-	sh->bytes = ws.payload_bytes;
-	sh->raw_bytes = ws.raw_bytes;
-	sh->first_time = ws.first_time;
-	sh->last_time = ws.last_time;
-	s->records += sh->records;
-	s->bytes += ws.file_bytes;
+	count_writer(s, sh, s->tail_writer, &ws);
 	e = prec_shard_writer__close(s->tail_writer);
 	s->tail_writer = NULL;
 	return err ? err : e;
@@ -730,13 +738,7 @@ static void shard_totals(struct prec_session *s, struct prec_evlist *el, int c)
 	struct prec_shard_writer_stats ws;
 	struct prec_drainer_stats ds;
 
-	prec_shard_writer__stats(s->writers[c], &ws);
-	sh->chunks = ws.chunks;
-	sh->records = ws.records;
-	sh->bytes = ws.payload_bytes;
-	sh->raw_bytes = ws.raw_bytes;
-	sh->first_time = ws.first_time;
-	sh->last_time = ws.last_time;
+	count_writer(s, sh, s->writers[c], &ws);
 	if (c < s->nr_cpus)
 		s->writer_wait_ns[c] = ws.wait_ns_max;
 	if (c < s->nr_cpus && s->drainers[c]) {
@@ -749,8 +751,6 @@ static void shard_totals(struct prec_session *s, struct prec_evlist *el, int c)
 			 (unsigned long long)ds.records,
 			 (unsigned long long)ds.bytes);
 	}
-	s->records += sh->records;
-	s->bytes += ws.file_bytes;
 	/* A ring overflow shows both as a LOST record and in the events'
 	 * PERF_FORMAT_LOST count: the larger of the two, not the sum. */
 	s->lost += sh->lost > sh->lost_samples ? sh->lost : sh->lost_samples;
@@ -763,21 +763,13 @@ static void flight_totals(struct prec_session *s, int c)
 	struct prec_manifest_shard *sh = &s->m->shards[s->flight_shard[c]];
 	struct prec_shard_writer_stats ws;
 
-	prec_shard_writer__stats(s->flight_writers[c], &ws);
-	sh->chunks = ws.chunks;
-	sh->records = ws.records;
-	sh->bytes = ws.payload_bytes;
-	sh->raw_bytes = ws.raw_bytes;
-	sh->first_time = ws.first_time;
-	sh->last_time = ws.last_time;
+	count_writer(s, sh, s->flight_writers[c], &ws);
 	/* Not PERF_FORMAT_LOST: it also counts the drops of a pause whose
 	 * LOST record the ring overwrote before the next snapshot, i.e.
 	 * records of a stretch the flight recorder keeps no more of than of
 	 * any overwritten one. */
 	if (s->snap)
 		prec_snapshot__lost(s->snap, c, &sh->lost, &sh->lost_samples);
-	s->records += sh->records;
-	s->bytes += ws.file_bytes;
 	s->lost += sh->lost > sh->lost_samples ? sh->lost : sh->lost_samples;
 }
 

@@ -780,12 +780,32 @@ static int sb_init(struct sb *sb, struct prec_shard_writer *w,
 	return sb->text ? 0 : -ENOMEM;
 }
 
+/* The end of a synthesis that went well so far (err 0): the build-ids of
+ * the files it mapped, the last chunk out, and every chunk waited for (in
+ * the file or the writer's staging). Returns err, else the first error. */
+static int sb_finish(struct sb *sb, int err)
+{
+	int64_t last;
+
+	if (!err)
+		err = sb_file_buildids(sb);
+	if (!err)
+		err = sb_flush(sb);
+	last = sb->ticket[(sb->cur + SB_NBUF - 1) % SB_NBUF];
+	if (last > 0) {
+		int werr = prec_shard_writer__wait(sb->w, last);
+
+		if (!err)
+			err = werr;
+	}
+	return err;
+}
+
 int prec_sideband__synthesize(struct prec_shard_writer *w,
 			      struct prec_manifest *m,
 			      const struct prec_sideband_opts *opts)
 {
 	struct sb *sb = malloc(sizeof(*sb));
-	int64_t last;
 	int err;
 
 	if (!sb)
@@ -806,19 +826,9 @@ int prec_sideband__synthesize(struct prec_shard_writer *w,
 		err = sb_all_tasks(sb);
 	else if (!err && opts && opts->nr_pids > 0)
 		err = sb_pids(sb, opts->pids, opts->nr_pids);
-	if (!err)
-		err = sb_file_buildids(sb);
-	if (!err)
-		err = sb_flush(sb);
 	/* Our buffers go away below: every chunk must be in the file (or in
 	 * the writer's staging) first. */
-	last = sb->ticket[(sb->cur + SB_NBUF - 1) % SB_NBUF];
-	if (last > 0) {
-		int werr = prec_shard_writer__wait(w, last);
-
-		if (!err)
-			err = werr;
-	}
+	err = sb_finish(sb, err);
 	if (err)
 		pr_err("sideband: synthesize: %s", strerror(-err));
 	else
@@ -942,7 +952,6 @@ int prec_sideband_tail__write(struct prec_sideband_tail *t, const pid_t *pids,
 	struct sb *sb = &t->sb;
 	pid_t *tg = NULL;
 	int ntg, err = 0;
-	int64_t last;
 
 	if (!time)
 		return -EINVAL;
@@ -965,18 +974,8 @@ int prec_sideband_tail__write(struct prec_sideband_tail *t, const pid_t *pids,
 		err = sb_process(sb, &(struct sb_status){ .tgid = late[i].pid });
 	}
 	free(tg);
-	if (!err)
-		err = sb_file_buildids(sb);
-	if (!err)
-		err = sb_flush(sb);
 	/* In the file before the snapshot is acked, as the CPU shards are. */
-	last = sb->ticket[(sb->cur + SB_NBUF - 1) % SB_NBUF];
-	if (last > 0) {
-		int werr = prec_shard_writer__wait(sb->w, last);
-
-		if (!err)
-			err = werr;
-	}
+	err = sb_finish(sb, err);
 	return err ? err : sb->total;
 }
 

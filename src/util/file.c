@@ -142,3 +142,20 @@ int prec_file__read_line(const char *path, char *buf, size_t len)
 		buf[--n] = 0;
 	return (int)n;
 }
+
+int prec_file__reopen(int pathfd, const struct stat *st, int flags)
+{
+	char proc[sizeof("/proc/self/fd/") + 12];
+	struct stat now;
+	int fd;
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", pathfd);
+	fd = open(proc, flags);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &now) || now.st_dev != st->st_dev || now.st_ino != st->st_ino) {
+		close(fd);
+		return -ESTALE;
+	}
+	return fd;
+}

@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 /* Read path whole into *buf (capacity *cap, grown with realloc; *buf may be
@@ -28,6 +29,13 @@ int prec_file__read_line(const char *path, char *buf, size_t len);
  * or -errno; *why is set for the refusals, else left alone: -EINVAL "not a
  * regular file", -ELOOP "is a symbolic link". Never blocks in open(). */
 int prec_file__open_regular(int dirfd, const char *name, const char **why);
+
+/* Open, with flags, the very inode the O_PATH descriptor pathfd was
+ * checked to be (*st, from fstat of pathfd), through /proc/self/fd: what
+ * a name holds by now does not matter. Returns the fd, -ESTALE if what
+ * opened is not that inode, or -errno. Blocks as the open does (a FIFO
+ * without O_NONBLOCK waits for its other end). */
+int prec_file__reopen(int pathfd, const struct stat *st, int flags);
 
 /* Write all n bytes to fd, retrying short writes and EINTR. Returns 0 or
  * -errno (-EIO if the fd stops taking bytes). */
