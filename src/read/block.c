@@ -26,7 +26,7 @@ void prec_block__init(struct prec_block *b, uint32_t n, size_t piece, bool huge)
 	if (huge)
 		at = (at + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
 	b->at = (uint8_t *)at;
-	/* no transparent huge pages (THP never): 4 KiB pages, only slower */
+	/* no transparent huge pages (THP never): 4 KiB pages, the same memory */
 	if (huge)
 		madvise(b->at, len, MADV_HUGEPAGE);
 }

@@ -25,27 +25,25 @@
 #define WIN_MAX (2u * PREC_CHUNK_READ_MAX)
 /* From this many shards on, a record has left the cache by the time it
  * comes to the front, and for a consumer that reads records whole the
- * cursors prefetch all of it. prec merge -o /dev/null, 1 GB, alternated
- * medians: 256 shards 0.97 -> 0.79 s (lz4 1.38 -> 1.05), 64: 0.61 -> 0.59;
- * with 3 or 16 shards the prefetches cost 10%, and for the iterator alone
- * (nothing read) 15%. */
+ * cursors prefetch all of it. With fewer shards the record is still cached
+ * and the prefetches only cost; a consumer that reads no record bytes (the
+ * iterator alone) never asks for them. See bench/merge.sh. */
 #define PF_RECORDS_MIN_SHARDS 64u
 /* A slice's cut is the earliest record waiting plus delta, and delta
- * follows the bytes staged toward SLICE_TARGET: about the L2's size (1 MiB
- * a core on the Zen 5 EPYC of the VM measured), where the sort and the
- * consumer find them, and big enough that a slice of 256 shards reads each
- * in a burst of 4 KiB, not 768 bytes: each visit of a cursor starts with
- * misses on its state and its window, whatever it then takes. prec merge -o
- * /dev/null, alternated medians of 7 against 192 KiB: 1 GB at 256 shards
- * raw 0.94 -> 0.87 s, lz4 1.20 -> 1.16 s; 100 MB at 256 raw 0.15 -> 0.13 s;
- * 64 shards within noise. */
+ * follows the bytes staged toward SLICE_TARGET: about a core's L2, where
+ * the sort and the consumer find them, and big enough that a slice of 256
+ * shards reads each in a burst of 4 KiB: each visit of a cursor starts
+ * with misses on its state and its window, whatever it then takes, so the
+ * fewer visits per byte the better, until the slice leaves the L2. See
+ * bench/merge.sh. */
 #define SLICE_TARGET (1024u << 10)
-#define DELTA_START 100000ull /* 100 us */
+#define DELTA_START 100000ull /* ns; adapted after every slice */
 #define DELTA_MAX (1ull << 40)
 #define SLICE_MIN_BYTES (1u << 16) /* the biggest record fits an empty slice */
 /* While one cursor's records are staged, the next cursor's are fetched:
- * half of what a slice takes from each of 256 shards (4096 bytes measured
- * the same: the fill buffers, not the distance, bound it). */
+ * half of what a slice takes from each of 256 shards. The CPU's fill
+ * buffers, not the distance, bound what a prefetch gains, so a longer one
+ * only moves the misses. See bench/merge.sh. */
 #define SLICE_PREFETCH 2048u
 /* A drain gives way to slices again after this many records, kept ones or
  * not: one full slice must not turn the rest of a merge into a tree merge
@@ -593,11 +591,11 @@ static int open_shard(struct prec_merge *mg, int dirfd, const struct prec_manife
 
 /* Per-shard memory in two blocks (block.h). The readers' buffers in huge
  * pages: a merge of n shards touches all of its n * 128 KiB, in 4 KiB pages
- * 32 faults per shard, and on a VM where a fault costs ~11 us those of 256
- * shards (0.09 s) took as long as reading a 100 MB set; under 16 shards
- * (less than a huge page) each reader has its own. The windows (entry array
- * and ring, each touched only in part) in 4 KiB pages: one mapping where
- * malloc made two per cursor (100 MB, 256 shards: 0.150 -> 0.139 s).
+ * 32 faults and as many TLB entries per shard, where a fault is dear (a
+ * guest) and the buffers are read in turn; under 16 shards (less than a
+ * huge page) each reader has its own. The windows (entry array and ring,
+ * each touched only in part) in 4 KiB pages, so RSS stays what is used:
+ * one mapping where malloc made two per cursor. See bench/merge.sh.
  * Returns 0 or -ENOMEM. */
 static int open_blocks(struct prec_merge *mg, uint32_t nshards, uint32_t ring_bytes)
 {
@@ -607,8 +605,9 @@ static int open_blocks(struct prec_merge *mg, uint32_t nshards, uint32_t ring_by
 }
 
 /* Slices, or the tree alone (opts.slices): slices pay a copy of each
- * record, which with few shards costs more than the tree's misses
- * (docs/design.md has the figures); AUX chunks are never copied. */
+ * record, which with few shards costs more than the tree's misses (hence
+ * PREC_MERGE_SLICE_MIN_SHARDS; see bench/merge.sh); AUX chunks are never
+ * copied. */
 static int open_slices(struct prec_merge *mg, const struct prec_manifest *m)
 {
 	uint32_t bytes = mg->opts.slice_bytes ? mg->opts.slice_bytes : PREC_MERGE_SLICE_BYTES;

@@ -4,7 +4,8 @@
  * a common time cut (a slice), copies them here, and hands them out sorted
  * from here: each shard is read in a burst, and the records being ordered
  * sit together in the cache, where one record per shard per turn would
- * touch hundreds of streams and miss on each (docs/design.md, "Merge"). */
+ * touch hundreds of streams and miss on each (docs/design.md, "Order
+ * across shards"; bench/read_patterns.sh). */
 #ifndef PREC_READ_SLICE_H
 #define PREC_READ_SLICE_H
 

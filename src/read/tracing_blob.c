@@ -13,8 +13,8 @@
 #include <unistd.h>
 
 /* Used only when a manifest lacks the tracefs header files: the x86_64 /
- * arm64 layout of every kernel since 2.6.3x (perf itself only takes the
- * long size from header_page and skips header_event). */
+ * arm64 layout (every kernel since 2.6.3x), and perf itself only takes the
+ * long size from header_page and skips header_event. */
 static const char header_event_default[] =
 	"# compressed entry header\n"
 	"\ttype_len    :    5 bits\n"
