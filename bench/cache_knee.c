@@ -6,7 +6,7 @@
 // shards keeps two 64 KiB chunk buffers per shard, the lines its next turns
 // read: 2 MiB at 16 shards, 8 MiB at 64, 32 MiB at 256. Where that crosses
 // the last step, the merge's time per record steps up with it, whatever
-// orders the records (docs/design.md, "How the merge scales with shards").
+// orders the records (bench/results/cache_knee.md, bench/results/merge.md).
 // Usage: cache_knee [max MiB (default 128)]
 #include <stdint.h>
 #include <stdio.h>

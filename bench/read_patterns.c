@@ -17,7 +17,7 @@
 //              when a stream reaches a chunk not read yet: what batching
 //              the reads would save where a system call costs ~1.4 us
 // A merge of shards of equal rates visits them one record at a time (BURST
-// 1). docs/merge-performance.md has the figures and what they say about
+// 1). bench/results/read_patterns.md has the figures and what they say about
 // the merge.
 #include <errno.h>
 #include <fcntl.h>

@@ -204,7 +204,7 @@ static inline void prec_perfdata__saw_time(uint64_t *first, uint64_t *last,
 int prec_perfdata__close(struct prec_perfdata *pd, uint64_t first_time,
 			 uint64_t last_time);
 
-/* Build the tracing-data blob (PERFDATA.md 2.4) for m's tracepoints into a
+/* Build the tracing-data blob (perf.data-file-format.txt, HEADER_TRACING_DATA) for m's tracepoints into a
  * malloc'd buffer. Returns 0 (len 0 when m has no tracepoints) or -errno. */
 int prec_tracing_blob(const struct prec_manifest *m, void **buf, size_t *len);
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The perf.data writer: file format (header, ids, attrs, data, feature
-// sections; PERFDATA.md 1) or pipe format (header records, then data;
-// PERFDATA.md 2), buffered, with no allocation per record.
+// sections) or pipe format (header records, then data), as the kernel's
+// tools/perf/Documentation/perf.data-file-format.txt sets them out;
+// buffered, with no allocation per record.
 #include "read/internal.h"
 #include "util/file.h"
 #include "util/log.h"

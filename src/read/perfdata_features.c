@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
-// perf.data feature payloads built from a manifest (PERFDATA.md 1.5, 1.6):
-// the same bytes go into a file-mode feature section and into a pipe-mode
-// HEADER_FEATURE record, so both writers share this file.
+// perf.data feature payloads built from a manifest (perf.data-file-format.txt,
+// "Header feature sections"): the same bytes go into a file-mode feature
+// section and into a pipe-mode HEADER_FEATURE record, so both writers share
+// this file.
 #include "read/internal.h"
 #include "read/bytebuf.h"
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The tracing-data blob perf needs to decode tracepoint samples
-// (PERFDATA.md 2.4): header_page, header_event, the format text of every
-// recorded tracepoint grouped by system, printk formats and saved cmdlines.
+// (perf.data-file-format.txt, HEADER_TRACING_DATA): header_page,
+// header_event, the format text of every recorded tracepoint grouped by
+// system, printk formats and saved cmdlines.
 #include "read/internal.h"
 #include "read/bytebuf.h"
 
