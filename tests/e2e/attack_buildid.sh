@@ -18,20 +18,18 @@
 #          unfinished; strace must show no mmap of the file.
 # For link and zero, strace must show no open of the path for reading.
 set -u
-H=$PREC_BUILD/tests/helpers
-[ "$(id -u)" = 0 ] || { echo "skip: needs root"; exit 77; }
-command -v readelf >/dev/null || { echo "skip: no readelf"; exit 77; }
-id nobody >/dev/null 2>&1 || { echo "skip: no user nobody"; exit 77; }
-tmp=$(mktemp -d /tmp/prec-abid.XXXXXX)
+# shellcheck source=tests/lib/e2e.sh
+. "$(dirname "$0")/../lib/e2e.sh"
+need_root
+need_cmd readelf
+id nobody >/dev/null 2>&1 || skip "no user nobody"
+e2e_tmpdir abid
 cleanup() {
 	for p in "$tmp"/w*/watch.pid; do
 		[ -f "$p" ] && kill "$(cat "$p")" 2>/dev/null
 	done
-	rm -rf "$tmp"
 }
-trap cleanup EXIT
-fail() { echo "FAIL: $*"; exit 1; }
-elf_id() { readelf -n "$1" 2>/dev/null | awk '/Build ID:/ { print $3; exit }'; }
+at_exit cleanup
 
 chmod 711 "$tmp"
 mkdir -m 700 "$tmp/secret"
@@ -39,7 +37,7 @@ cp "$H/storm" "$tmp/secret/elf"
 true_id=$(elf_id /bin/true)
 secret_id=$(elf_id "$tmp/secret/elf")
 [ -n "$true_id" ] && [ -n "$secret_id" ] && [ "$true_id" != "$secret_id" ] ||
-	{ echo "skip: need two ELF files of different build-ids"; exit 77; }
+	skip "need two ELF files of different build-ids"
 
 # run MODE [TARGET]: the attack in a fresh nobody-owned directory w.MODE;
 # sets rc (prec's exit status), out (the recording), w.
@@ -57,7 +55,7 @@ run() {
 	cat "$tmp/log.$mode"
 	[ "$rc" != 124 ] && [ "$rc" != 137 ] || fail "$mode: prec did not finish in 30 s"
 	grep -q 'first page not cached' "$tmp/log.$mode" ||
-		{ echo "skip: the mapped file's pages stayed cached (the kernel read its id)"; exit 77; }
+		skip "the mapped file's pages stayed cached (the kernel read its id)"
 	"$H/mfdump" "$out" >"$tmp/mf.$mode" 2>&1
 	# The watcher's verdict, if any, lands within a moment of prec's open.
 	sleep 0.5
@@ -126,7 +124,7 @@ case_trunc() {
 	echo "trunc: exit 0, manifest complete, the file read without a mapping"
 }
 
-command -v strace >/dev/null || { echo "skip: no strace"; exit 77; }
+need_cmd strace
 STRACE="strace -f -qq -o $tmp/strace -e trace=openat,open,mmap,close --"
 # ABID_CASES picks cases (to show each one on its own against a binary).
 for c in ${ABID_CASES:-link zero fifo trunc}; do

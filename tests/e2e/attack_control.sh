@@ -12,32 +12,22 @@
 # unchanged, no recording made. (4) A stale instances/prec-<dead pid> is
 # removed by the next --markers run; prec-<live pid> is kept.
 set -u
-H=$PREC_BUILD/tests/helpers
-[ "$(id -u)" = 0 ] || { echo "skip: needs root"; exit 77; }
-[ -d /sys/kernel/tracing/events/raw_syscalls/sys_enter ] ||
-	{ echo "skip: no raw_syscalls tracepoints"; exit 77; }
-command -v setpriv >/dev/null || { echo "skip: no setpriv"; exit 77; }
-tmp=$(mktemp -d /tmp/prec-attack-control.XXXXXX)
+# shellcheck source=tests/lib/e2e.sh
+. "$(dirname "$0")/../lib/e2e.sh"
+need_root
+need_tracepoint raw_syscalls/sys_enter
+need_cmd setpriv
+e2e_tmpdir attack-control
 rec= wpid= live= made=
 cleanup() {
 	[ -n "$rec" ] && kill -9 "$rec" 2>/dev/null
 	[ -n "$wpid" ] && kill -9 "$wpid" 2>/dev/null
 	[ -n "$live" ] && kill "$live" 2>/dev/null
 	for d in $made; do rmdir "$d" 2>/dev/null; done
-	rm -rf "$tmp"
 }
-trap cleanup EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+at_exit cleanup
 EV=(-a -e raw_syscalls:sys_enter --filter 'id == 110')
-NOBODY=(setpriv --reuid=65534 --regid=65534 --clear-groups)
 
-wait_manifest() { # dir
-	for _ in $(seq 200); do [ -e "$1/manifest" ] && return 0; sleep 0.05; done
-	fail "$1: the recorder never wrote its start manifest"
-}
-complete() { # dir label
-	"$H/mfdump" "$1" | grep -q '^state complete' || fail "$2: manifest not complete"
-}
 ticks() { # pid -> utime + stime of the whole process, in clock ticks
 	awk '{ sub(/.*\) /, ""); print $12 + $13 }' "/proc/$1/stat"
 }
@@ -64,7 +54,7 @@ part1() {
 	mkfifo "$tmp/p1"
 	"$PREC" record -v "${EV[@]}" -d "$tmp/r1" --control fd:3 3<"$tmp/p1" 2>"$tmp/err1" & rec=$!
 	exec 4>"$tmp/p1" # opens once the recorder's end is open
-	wait_manifest "$tmp/r1"
+	wait_manifest "$tmp/r1" 10
 	echo ping >&4
 	exec 4>&- # the writer is gone: the pipe reads EOF, poll says POLLHUP forever
 	sleep 0.3
@@ -81,7 +71,7 @@ part1() {
 	rc=$?
 	rec=
 	[ $rc = 0 ] || { cat "$tmp/err1"; fail "(1) SIGINT: exit $rc"; }
-	complete "$tmp/r1" "(1)"
+	complete "$tmp/r1" || fail "(1): manifest not complete"
 	n=$(grep -c 'fd:3: the writer closed it' "$tmp/err1")
 	[ "$n" = 1 ] || { cat "$tmp/err1"; fail "(1) 'writer closed' said $n times, want once"; }
 }
@@ -90,7 +80,7 @@ part1() {
 part2() {
 	mkfifo "$tmp/ctl" "$tmp/ack"
 	"$PREC" record "${EV[@]}" -d "$tmp/r2" --control "fifo:$tmp/ctl,$tmp/ack" 2>"$tmp/err2" & rec=$!
-	wait_manifest "$tmp/r2"
+	wait_manifest "$tmp/r2" 10
 	exec 5<>"$tmp/ctl" 6<>"$tmp/ack" # never blocks, even when the recorder is gone
 	x256=$(printf 'x%.0s' $(seq 256))
 	# 256 x, then 37 spaces and 'stop': 300 bytes; cut at 256 the tail reads ' ... stop'.
@@ -118,7 +108,7 @@ part2() {
 	rec=
 	exec 5>&- 6>&-
 	[ $rc = 0 ] || { cat "$tmp/err2"; fail "(2) exit $rc"; }
-	complete "$tmp/r2" "(2)"
+	complete "$tmp/r2" || fail "(2): manifest not complete"
 	n=$(grep -c "control fifo:$tmp/ctl: command longer than 255 bytes: dropped" "$tmp/err2")
 	[ "$n" = 3 ] || { cat "$tmp/err2"; fail "(2) $n warnings for 3 long lines (one each, naming the fifo)"; }
 	grep -q "unknown command" "$tmp/err2" && { cat "$tmp/err2"; fail "(2) a long line's piece was parsed"; }
@@ -130,9 +120,9 @@ part3() {
 	mkdir -m 700 "$tmp/root" && mkfifo -m 600 "$tmp/root/victim" && echo secret >"$tmp/root/file"
 	sum0=$(md5sum <"$tmp/root/file")
 	mkdir -m 755 "$tmp/shared" && chown 65534:65534 "$tmp/shared"
-	"${NOBODY[@]}" ln -s "$tmp/root/victim" "$tmp/shared/ctl" || fail "(3) nobody: ln -s"
-	"${NOBODY[@]}" ln -s "$tmp/root/file" "$tmp/shared/ctlf" || fail "(3) nobody: ln -s"
-	"${NOBODY[@]}" mkfifo "$tmp/shared/own" || fail "(3) nobody: mkfifo"
+	nobody ln -s "$tmp/root/victim" "$tmp/shared/ctl" || fail "(3) nobody: ln -s"
+	nobody ln -s "$tmp/root/file" "$tmp/shared/ctlf" || fail "(3) nobody: ln -s"
+	nobody mkfifo "$tmp/shared/own" || fail "(3) nobody: mkfifo"
 	# A root process waits to write to its own fifo: it gets through only if
 	# someone opens the fifo to read.
 	rm -f "$tmp/opened"

@@ -15,20 +15,18 @@
 #    symlink to a victim as root opens it for removal. The victim survives,
 #    the old recording is put back.
 set -u
-H=$PREC_BUILD/tests/helpers
-[ "$(id -u)" = 0 ] || { echo "skip: needs root"; exit 77; }
-command -v setpriv >/dev/null || { echo "skip: no setpriv"; exit 77; }
-tmp=$(mktemp -d /tmp/prec-attack-dirs.XXXXXX)
+# shellcheck source=tests/lib/e2e.sh
+. "$(dirname "$0")/../lib/e2e.sh"
+need_root
+need_cmd setpriv
+e2e_tmpdir attack-dirs
 fs=$tmp/fs
 cleanup() {
 	mountpoint -q "$fs" && umount "$fs"
-	rm -rf "$tmp"
 }
-trap cleanup EXIT
+at_exit cleanup
 cd "$tmp" || exit 1
 chmod 755 "$tmp"
-fail() { echo "FAIL: $*"; exit 1; }
-nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
 mkdir bin && cp "$H/swapper" bin/ && chmod 755 bin bin/swapper
 # Start the attacker in the background (its output in sw.out), wait until
 # its inotify watch is set.
@@ -100,7 +98,7 @@ echo "empty 0777 directory of ours: used, now 0700"
 # The parent is world-writable (not sticky), so the attacker may swap
 # names in it; the victim holds the names of a recording's files.
 mkdir fs
-mount -t tmpfs -o size=8m,mode=0755 prec-attack-dirs "$fs" || { echo "skip: cannot mount a tmpfs"; exit 77; }
+mount -t tmpfs -o size=8m,mode=0755 prec-attack-dirs "$fs" || skip "cannot mount a tmpfs"
 mkdir -m 777 fs/pub
 dd if=/dev/zero of="$fs/filler" bs=4k count=$(($(df -k --output=avail "$fs" | tail -n 1) / 4 - 24)) 2>/dev/null
 names="cpu000.shard cpu001.shard sideband.shard manifest manifest.tmp manifest.reserve"

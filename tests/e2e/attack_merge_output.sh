@@ -16,19 +16,18 @@
 # 5. A new file, and -f over root's own file, still work; perf reads them
 #    without a warning. No refusal leaves a temp file behind.
 set -u
-[ "$(id -u)" = 0 ] || { echo "skip: needs root"; exit 77; }
-command -v setpriv >/dev/null || { echo "skip: no setpriv"; exit 77; }
-getent passwd 65534 >/dev/null || { echo "skip: no user 65534"; exit 77; }
-tmp=$(mktemp -d /tmp/prec-attackout.XXXXXX)
+# shellcheck source=tests/lib/e2e.sh
+. "$(dirname "$0")/../lib/e2e.sh"
+need_root
+need_cmd setpriv
+getent passwd 65534 >/dev/null || skip "no user 65534"
+e2e_tmpdir attackout
 loop= bg=
 cleanup() {
 	[ -n "$bg" ] && kill $bg 2>/dev/null
 	[ -n "$loop" ] && losetup -d "$loop"
-	rm -rf "$tmp"
 }
-trap cleanup EXIT
-fail() { echo "FAIL: $*"; exit 1; }
-nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+at_exit cleanup
 cd "$tmp" || exit 1
 chmod 755 "$tmp"
 pub=$tmp/pub

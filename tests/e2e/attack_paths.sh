@@ -8,18 +8,17 @@
 # turned off for the test and restored), and nothing appears in VICTIM.
 # Root's own link in the same directory is still followed.
 set -u
-[ "$(id -u)" = 0 ] || { echo "skip: needs root"; exit 77; }
-command -v setpriv >/dev/null || { echo "skip: no setpriv"; exit 77; }
-getent passwd 65534 >/dev/null || { echo "skip: no user 65534"; exit 77; }
-tmp=$(mktemp -d /tmp/prec-attackpath.XXXXXX)
+# shellcheck source=tests/lib/e2e.sh
+. "$(dirname "$0")/../lib/e2e.sh"
+need_root
+need_cmd setpriv
+getent passwd 65534 >/dev/null || skip "no user 65534"
+e2e_tmpdir attackpath
 old_ps=$(sysctl -n fs.protected_symlinks 2>/dev/null)
 cleanup() {
 	[ -n "$old_ps" ] && sysctl -qw fs.protected_symlinks="$old_ps"
-	rm -rf "$tmp"
 }
-trap cleanup EXIT
-fail() { echo "FAIL: $*"; exit 1; }
-nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+at_exit cleanup
 cd "$tmp" || exit 1
 chmod 755 "$tmp"
 pub=$tmp/pub victim=$tmp/victim

@@ -9,12 +9,10 @@
 # once, -r 50 not at all; a kernel with real-time throttling off
 # (sched_rt_runtime_us -1) gets a warning when the drainers run real-time.
 set -u
-H=$PREC_BUILD/tests/helpers
-[ "$(id -u)" = 0 ] || { echo "skip: needs root"; exit 77; }
-[ -d /sys/kernel/tracing/events/raw_syscalls ] || mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
-[ -d /sys/kernel/tracing/events/raw_syscalls/sys_enter ] ||
-	{ echo "skip: no raw_syscalls tracepoints"; exit 77; }
-fail() { echo "FAIL: $*"; exit 1; }
+# shellcheck source=tests/lib/e2e.sh
+. "$(dirname "$0")/../lib/e2e.sh"
+need_root
+need_tracepoint raw_syscalls/sys_enter
 rt_knob=/proc/sys/kernel/sched_rt_runtime_us
 rt_saved=
 mnt=
@@ -30,15 +28,13 @@ cleanup() {
 		wait "$prec_pid" 2>/dev/null
 	fi
 	[ -n "$mnt" ] && umount "$mnt"
-	rm -rf "$tmp"
 }
 # The recording's files on tmpfs: /dev/shm, or a tmpfs of our own.
+at_exit cleanup
 if [ "$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ]; then
-	tmp=$(mktemp -d /dev/shm/prec-rt.XXXXXX)
-	trap cleanup EXIT
+	e2e_tmpdir rt /dev/shm
 else
-	tmp=$(mktemp -d /tmp/prec-rt.XXXXXX)
-	trap cleanup EXIT
+	e2e_tmpdir rt
 	mount -t tmpfs -o size=4g prec-rt "$tmp" || fail "mounting a tmpfs on $tmp"
 	mnt=$tmp
 fi

@@ -12,11 +12,11 @@
 # merge's perf.data must still hold the bytes as the workload wrote them:
 # only the display is escaped, never the data.
 set -u
-[ "$(id -u)" = 0 ] || { echo "skip: needs root"; exit 77; }
-command -v setpriv >/dev/null || { echo "skip: no setpriv"; exit 77; }
-tmp=$(mktemp -d /tmp/prec-attack.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+# shellcheck source=tests/lib/e2e.sh
+. "$(dirname "$0")/../lib/e2e.sh"
+need_root
+need_cmd setpriv
+e2e_tmpdir attack
 # Lines with a C0 control but the newline, DEL, or a C1 control (UTF-8).
 controls() { LC_ALL=C grep -n -e $'[\x01-\x09\x0b-\x1f\x7f]' -e $'\xc2[\x80-\x9f]' "$1" | head -3 | cat -A; }
 
@@ -65,7 +65,7 @@ if command -v python3 >/dev/null; then
 		fail "prec record -v: no escaped build-id message for the mapped file"
 fi
 
-"$PREC" dump "$tmp/rec" >"$tmp/dump" 2>"$tmp/dump.err" || { cat "$tmp/dump.err"; fail "dump exited $?"; }
+"$PREC" dump "$tmp/rec" >"$tmp/dump" 2>"$tmp/dump.err" || fail_rc "$tmp/dump.err" "dump"
 [ -z "$(controls "$tmp/dump")" ] || fail "prec dump printed a control byte: $(controls "$tmp/dump")"
 [ -z "$(controls "$tmp/dump.err")" ] || fail "prec dump's messages hold a control byte"
 grep -qF 'COMM comm \x1b]52;c;SGk=\x07' "$tmp/dump" || fail "dump: the exec'd comm not shown escaped"
@@ -81,7 +81,7 @@ fi
 
 # The data keeps the bytes: perf reads the workload's real names.
 "$PREC" merge "$tmp/rec" -o "$tmp/perf.data" 2>"$tmp/merge.err" ||
-	{ cat "$tmp/merge.err"; fail "merge exited $?"; }
+	fail_rc "$tmp/merge.err" "merge"
 [ -z "$(controls "$tmp/merge.err")" ] || fail "prec merge's messages hold a control byte"
 raws=($'\e]52;c;SGk=\a' $'\e[2J\a\rPWN' "$tmp/w/"$'\e[2J\a\rx/\e]52;c;SGk=\a')
 [ -z "$mark" ] || raws+=("$mark")

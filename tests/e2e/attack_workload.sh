@@ -16,24 +16,18 @@
 # 4. Ctrl-C at the terminal with --user (the signal reaches prec only):
 #    prec stops the workload and writes a complete recording.
 set -u
-H=$PREC_BUILD/tests/helpers
-[ "$(id -u)" = 0 ] || { echo "skip: needs root"; exit 77; }
-command -v python3 >/dev/null || { echo "skip: needs python3 (for a pty)"; exit 77; }
-tmp=$(mktemp -d /tmp/prec-attack-wl.XXXXXX)
+# shellcheck source=tests/lib/e2e.sh
+. "$(dirname "$0")/../lib/e2e.sh"
+need_root
+need_cmd python3 "needs python3 (for a pty)"
+e2e_tmpdir attack-wl
 left= old_paranoid=
 cleanup() {
 	for p in $left; do kill -9 "$p" 2>/dev/null; done
 	[ -n "$old_paranoid" ] && sysctl -qw kernel.perf_event_paranoid="$old_paranoid"
-	rm -rf "$tmp"
 }
-trap cleanup EXIT
+at_exit cleanup
 cd "$tmp" || exit 1
-fail() { echo "FAIL: $*"; exit 1; }
-complete() { "$H/mfdump" "$1" 2>/dev/null | grep -q '^state complete'; }
-wait_manifest() {
-	for _ in $(seq 100); do [ -f "$1/manifest" ] && return 0; sleep 0.05; done
-	fail "$1: no start manifest after 5 s"
-}
 mkdir pub && chmod 755 "$tmp" pub && cp "$H/tiocsti" pub/
 nobody_home=$(getent passwd nobody | cut -d: -f6)
 nobody_shell=$(getent passwd nobody | cut -d: -f7)
@@ -167,7 +161,7 @@ echo "Ctrl-C: the workload stopped, recording complete"
 old_paranoid=$(sysctl -n kernel.perf_event_paranoid)
 sysctl -qw kernel.perf_event_paranoid=-1 || fail "set perf_event_paranoid"
 chmod 1777 "$tmp"
-setpriv --reuid=65534 --regid=65534 --clear-groups "$PREC" record -q -d "$tmp/self" \
+nobody "$PREC" record -q -d "$tmp/self" \
 	--user nobody -e task-clock -- id -u >self.out 2>self.err
 rc=$?
 sysctl -qw kernel.perf_event_paranoid="$old_paranoid"

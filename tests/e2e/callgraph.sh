@@ -11,13 +11,13 @@
 # 3. --call-graph dwarf -p PID on the helper already running (the side band
 #    must then carry its data maps too).
 set -u
-H=$PREC_BUILD/tests/helpers
-[ "$(id -u)" = 0 ] || { echo "skip: needs root"; exit 77; }
-tmp=$(mktemp -d /tmp/prec-callgraph.XXXXXX)
+# shellcheck source=tests/lib/e2e.sh
+. "$(dirname "$0")/../lib/e2e.sh"
+need_root
+e2e_tmpdir callgraph
 spin=
-cleanup() { [ -n "$spin" ] && kill "$spin" 2>/dev/null; rm -rf "$tmp"; }
-trap cleanup EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+cleanup() { [ -n "$spin" ] && kill "$spin" 2>/dev/null; }
+at_exit cleanup
 
 # chains DIR WHAT: merge DIR, count the samples in callchain_inner and those
 # whose chain goes on through middle, outer and main; want >= 95% of >= 100

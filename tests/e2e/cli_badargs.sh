@@ -5,14 +5,14 @@
 # a bad -m / --affinity / --aux-size value is quoted whole in that line.
 # Every case runs (one line of result each) before the verdict.
 set -u
-H=$PREC_BUILD/tests/helpers
-tmp=$(mktemp -d /tmp/prec-badargs.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
+# shellcheck source=tests/lib/e2e.sh
+. "$(dirname "$0")/../lib/e2e.sh"
+e2e_tmpdir badargs
 src=$tmp/src        # a valid recording, so only the arguments are wrong
 work=$tmp/work      # the cwd of every case: must stay empty
 mkdir -p "$work"
 "$H/mkshards" "$src" --shards 1 --records-per-shard 10 --seed 1 >/dev/null ||
-	{ echo "FAIL: mkshards"; exit 1; }
+	fail "mkshards"
 
 # One case per line: the arguments after "prec", split on blanks.
 # @DIR@ is the valid recording, @OUT@ a path inside the cwd; (none) is

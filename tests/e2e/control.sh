@@ -9,22 +9,18 @@
 # -1) the workload's samples are named and resolved (its exec's side band is
 # recorded during the wait).
 set -u
-H=$PREC_BUILD/tests/helpers
-[ "$(id -u)" = 0 ] || { echo "skip: needs root"; exit 77; }
-[ -d /sys/kernel/tracing/events/raw_syscalls/sys_enter ] ||
-	{ echo "skip: no raw_syscalls tracepoints"; exit 77; }
-tmp=$(mktemp -d /tmp/prec-control.XXXXXX)
+# shellcheck source=tests/lib/e2e.sh
+. "$(dirname "$0")/../lib/e2e.sh"
+need_root
+need_tracepoint raw_syscalls/sys_enter
+e2e_tmpdir control
 rec=
-trap '[ -n "$rec" ] && kill "$rec" 2>/dev/null; rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+cleanup() { [ -n "$rec" ] && kill "$rec" 2>/dev/null; }
+at_exit cleanup
 EV=(-m 32M -e raw_syscalls:sys_enter --filter 'id == 110')
 # -a sees every getppid() on the machine (other tests run storms too): a
 # big ring keeps a busy neighbour from costing us records.
 
-wait_manifest() { # dir
-	for _ in $(seq 200); do [ -e "$1/manifest" ] && return 0; sleep 0.05; done
-	fail "$1: the recorder never wrote its start manifest"
-}
 cmd() { # command, ctl fifo, ack fifo
 	echo "$1" >"$2"
 	local a=
@@ -43,14 +39,14 @@ samples_of() { # dir pid
 mkfifo "$tmp/ctl" "$tmp/ack"
 "$PREC" record -a -D -1 --control "fifo:$tmp/ctl,$tmp/ack" -d "$tmp/a" "${EV[@]}" \
 	2>"$tmp/err" & rec=$!
-wait_manifest "$tmp/a"
+wait_manifest "$tmp/a" 10
 storm 1111; p0=$spid
 cmd enable "$tmp/ctl" "$tmp/ack"
 storm 5000; p1=$spid
 cmd disable "$tmp/ctl" "$tmp/ack"
 storm 2222; p2=$spid
 cmd stop "$tmp/ctl" "$tmp/ack"
-wait $rec || { cat "$tmp/err"; fail "record exited $?"; }
+wait $rec || fail_rc "$tmp/err" "record"
 cat "$tmp/err"
 rec=
 "$H/mfdump" "$tmp/a" | grep -q '^state complete' || fail "manifest not complete after 'stop'"
@@ -64,13 +60,13 @@ echo "before enable: $n0, enabled: $n1, after disable: $n2"
 mkfifo "$tmp/ctl2" "$tmp/ack2"
 exec 7<>"$tmp/ctl2" 8<>"$tmp/ack2"
 "$PREC" record -a -D -1 --control fd:7,8 -d "$tmp/b" "${EV[@]}" 2>"$tmp/err" & rec=$!
-wait_manifest "$tmp/b"
+wait_manifest "$tmp/b" 10
 echo bogus >&7
 cmd ping "$tmp/ctl2" "$tmp/ack2"
 cmd enable "$tmp/ctl2" "$tmp/ack2"
 storm 777; p3=$spid
 cmd stop "$tmp/ctl2" "$tmp/ack2"
-wait $rec || { cat "$tmp/err"; fail "record (fd:) exited $?"; }
+wait $rec || fail_rc "$tmp/err" "record (fd:)"
 rec=
 exec 7>&- 8>&-
 grep -q "unknown command 'bogus'" "$tmp/err" || fail "no warning for an unknown command"
@@ -82,7 +78,7 @@ n3=$(samples_of "$tmp/b" $p3)
 # the end of the file stops the polling ----
 { printf 'x%.0s' $(seq 300); printf ' ping\nping\nstop'; } >"$tmp/cmds"
 timeout 30 "$PREC" record -a -d "$tmp/h" "${EV[@]}" --control fd:3 3<"$tmp/cmds" 2>"$tmp/err" ||
-	{ cat "$tmp/err"; fail "record (fd: a file) exited $?"; }
+	fail_rc "$tmp/err" "record (fd: a file)"
 n=$(grep -c "control fd:3: command longer than 255 bytes: dropped" "$tmp/err")
 [ "$n" = 1 ] || { cat "$tmp/err"; fail "fd: a file: $n warnings for one long line"; }
 grep -q 'unknown command' "$tmp/err" && { cat "$tmp/err"; fail "fd: a file: a piece of the long line was parsed"; }
@@ -91,7 +87,7 @@ grep -q 'unknown command' "$tmp/err" && { cat "$tmp/err"; fail "fd: a file: a pi
 # ---- -D MS with a workload: the first storm runs before the enable ----
 "$PREC" record -q -D 400 -d "$tmp/c" "${EV[@]}" -- \
 	sh -c "\"$H/storm\" 3333; sleep 1; \"$H/storm\" 4444" 2>"$tmp/err" ||
-	{ cat "$tmp/err"; fail "record -D 400 exited $?"; }
+	fail_rc "$tmp/err" "record -D 400"
 "$PREC" merge "$tmp/c" -o "$tmp/c.data" 2>/dev/null || fail "merge c"
 n=$(perf script -i "$tmp/c.data" 2>/dev/null | grep -c '^ *storm ')
 [ "$n" = 4444 ] || fail "-D 400: $n storm samples, want 4444 (only the second storm)"
@@ -100,7 +96,7 @@ n=$(perf script -i "$tmp/c.data" 2>/dev/null | grep -c '^ *storm ')
 # from the start, so its samples after the enable carry its name and its
 # binary (they went to "prec", the forked child's name, with no binary) ----
 "$PREC" record -q -a -D 200 -e cpu-clock -F 1000 -d "$tmp/e" -- "$H/storm" 10000000 \
-	2>"$tmp/err" || { cat "$tmp/err"; fail "record -a -D 200 exited $?"; }
+	2>"$tmp/err" || fail_rc "$tmp/err" "record -a -D 200"
 "$PREC" merge "$tmp/e" -o "$tmp/e.data" 2>/dev/null || fail "merge e"
 perf report -i "$tmp/e.data" --stdio --sort comm,dso 2>/dev/null >"$tmp/e.report"
 grep -Eq '^ +[0-9.]+% +storm +storm *$' "$tmp/e.report" ||
@@ -126,14 +122,14 @@ named() { # dir label: sh's samples in its binary or libc; none of "prec" or [un
 	echo "$2: $good samples of sh in $sh_bin or libc, none of prec or [unknown]"
 }
 "$PREC" record -q -D 100 -e cpu-clock -d "$tmp/f" -- sh -c "$W" 2>"$tmp/err" ||
-	{ cat "$tmp/err"; fail "record -D 100 -- sh exited $?"; }
+	fail_rc "$tmp/err" "record -D 100 -- sh"
 named "$tmp/f" "-D 100"
 "$PREC" record -q -D -1 --control "fifo:$tmp/ctl,$tmp/ack" -e cpu-clock -d "$tmp/g" -- sh -c "$W" \
 	2>"$tmp/err" & rec=$!
-wait_manifest "$tmp/g"
+wait_manifest "$tmp/g" 10
 sleep 0.1 # the command has exec'd: its COMM and MMAPs come before 'enable'
 cmd enable "$tmp/ctl" "$tmp/ack"
-wait $rec || { cat "$tmp/err"; fail "record -D -1 -- sh exited $?"; }
+wait $rec || fail_rc "$tmp/err" "record -D -1 -- sh"
 rec=
 named "$tmp/g" "-D -1"
 

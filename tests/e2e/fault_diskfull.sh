@@ -8,22 +8,19 @@
 # nothing left on disk.
 # EMFILE: a hard fd limit prec may not raise gives one line, nothing on disk.
 set -u
-H=$PREC_BUILD/tests/helpers
-[ "$(id -u)" = 0 ] || { echo "skip: needs root"; exit 77; }
-[ -d /sys/kernel/tracing/events/raw_syscalls ] || mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
-[ -d /sys/kernel/tracing/events/raw_syscalls/sys_enter ] ||
-	{ echo "skip: no raw_syscalls tracepoints"; exit 77; }
-tmp=$(mktemp -d /tmp/prec-diskfull.XXXXXX)
+# shellcheck source=tests/lib/e2e.sh
+. "$(dirname "$0")/../lib/e2e.sh"
+need_root
+need_tracepoint raw_syscalls/sys_enter
+e2e_tmpdir diskfull
 fs=$tmp/fs
 cleanup() {
 	[ -n "${storm:-}" ] && kill "$storm" 2>/dev/null
 	mountpoint -q "$fs" && umount "$fs"
-	rm -rf "$tmp"
 }
-trap cleanup EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+at_exit cleanup
 mkdir "$fs"
-mount -t tmpfs -o size=8m,mode=0755 prec-diskfull "$fs" || { echo "skip: cannot mount a tmpfs"; exit 77; }
+mount -t tmpfs -o size=8m,mode=0755 prec-diskfull "$fs" || skip "cannot mount a tmpfs"
 
 # 1. Disk full. The storm alone would take tens of seconds: prec must stop
 # long before, on its own.

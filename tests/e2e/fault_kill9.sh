@@ -10,23 +10,22 @@
 # A kill before the start manifest leaves nothing to merge: prec merge must
 # say so in one line and fail, never crash.
 set -u
-H=$PREC_BUILD/tests/helpers
+# shellcheck source=tests/lib/e2e.sh
+. "$(dirname "$0")/../lib/e2e.sh"
 RUNS=${KILL9_RUNS:-20}
-[ "$(id -u)" = 0 ] || { echo "skip: needs root"; exit 77; }
-[ -d /sys/kernel/tracing/events/raw_syscalls ] || mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
-[ -d /sys/kernel/tracing/events/raw_syscalls/sys_enter ] ||
-	{ echo "skip: no raw_syscalls tracepoints"; exit 77; }
+need_root
+need_tracepoint raw_syscalls/sys_enter
 seed=${TEST_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
 echo "seed $seed (TEST_SEED=$seed to replay)"
 RANDOM=$seed
-tmp=$(mktemp -d /tmp/prec-kill9.XXXXXX)
+e2e_tmpdir kill9
 storm=
 cleanup() {
 	[ -n "$storm" ] && kill "$storm" 2>/dev/null
-	rm -rf "$tmp"
 }
-trap cleanup EXIT
-fail() { echo "FAIL (seed $seed, run $run, kill at ${ms:-?} ms): $*"; exit 1; }
+at_exit cleanup
+# After a FAIL line: which run of which seed, to replay it.
+on_fail() { echo "  (seed $seed, run ${run:-?}, kill at ${ms:-?} ms)"; }
 
 # Bursts of 5000 getppid calls, ~150k a second in all: busy, with a fork,
 # exec and mmap every few ms for the tracking event, yet each run's merge
@@ -74,7 +73,7 @@ for run in $(seq "$RUNS"); do
 	ssam=$(awk '/^total/ { sub("samples=", "", $4); print $4 }' "$tmp/count")
 	# prec merge: one warning that the recording did not finish, one per
 	# torn shard, nothing else.
-	"$PREC" merge "$d" -o "$tmp/out.data" 2>"$tmp/merge.err" || { cat "$tmp/merge.err"; fail "merge exited $?"; }
+	"$PREC" merge "$d" -o "$tmp/out.data" 2>"$tmp/merge.err" || fail_rc "$tmp/merge.err" "merge"
 	[ "$(grep -c 'recording did not finish (manifest says recording)' "$tmp/merge.err")" = 1 ] ||
 		{ cat "$tmp/merge.err"; fail "merge: no 'did not finish' warning"; }
 	warns=$(grep -c '^prec: warning' "$tmp/merge.err")

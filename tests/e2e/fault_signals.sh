@@ -7,16 +7,11 @@
 # the documented exit status, a complete manifest, shards that read to the
 # end, and one summary line.
 set -u
-H=$PREC_BUILD/tests/helpers
-[ "$(id -u)" = 0 ] || { echo "skip: needs root"; exit 77; }
-command -v setsid >/dev/null || { echo "skip: no setsid"; exit 77; }
-tmp=$(mktemp -d /tmp/prec-fsig.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
-wait_manifest() {
-	for _ in $(seq 100); do [ -f "$1/manifest" ] && return 0; sleep 0.05; done
-	fail "$1: no start manifest after 5 s"
-}
+# shellcheck source=tests/lib/e2e.sh
+. "$(dirname "$0")/../lib/e2e.sh"
+need_root
+need_cmd setsid
+e2e_tmpdir fsig
 check() { # name dir rc want
 	cat "$tmp/err"
 	[ "$3" = "$4" ] || fail "$1: exit $3, want $4"

@@ -8,20 +8,17 @@
 # and everything merges for perf. (The CPU part is skipped with a note
 # where offlining is not permitted.)
 set -u
-H=$PREC_BUILD/tests/helpers
+# shellcheck source=tests/lib/e2e.sh
+. "$(dirname "$0")/../lib/e2e.sh"
 N=${STORM_N:-50000}
-[ "$(id -u)" = 0 ] || { echo "skip: needs root"; exit 77; }
-[ -d /sys/kernel/tracing/events/raw_syscalls ] || mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
-[ -d /sys/kernel/tracing/events/raw_syscalls/sys_enter ] ||
-	{ echo "skip: no raw_syscalls tracepoints"; exit 77; }
-tmp=$(mktemp -d /tmp/prec-target.XXXXXX)
+need_root
+need_tracepoint raw_syscalls/sys_enter
+e2e_tmpdir target
 cpu=/sys/devices/system/cpu/cpu1/online
 cleanup() {
 	[ -e "$cpu" ] && [ "$(cat "$cpu")" = 0 ] && echo 1 >"$cpu"
-	rm -rf "$tmp"
 }
-trap cleanup EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+at_exit cleanup
 field() { # file key: the value of key= on the "total" line
 	awk -v k="$2=" '/^total/ { for (i = 1; i <= NF; i++) if (index($i, k) == 1) print substr($i, length(k) + 1) }' "$1"
 }

@@ -11,17 +11,20 @@
 # lost) match the shards, the summary line and the merge, with and without
 # SIGUSR2 snapshots.
 set -u
-H=$PREC_BUILD/tests/helpers
-[ "$(id -u)" = 0 ] || { echo "skip: needs root"; exit 77; }
-[ -d /sys/kernel/tracing/events/raw_syscalls/sys_enter ] ||
-	{ echo "skip: no raw_syscalls tracepoints"; exit 77; }
-command -v perf >/dev/null || { echo "skip: no perf"; exit 77; }
-command -v python3 >/dev/null || { echo "skip: no python3 (chunk lister)"; exit 77; }
-[ "$(nproc)" -ge 2 ] || { echo "skip: needs 2 CPUs"; exit 77; }
-tmp=$(mktemp -d /tmp/prec-flight.XXXXXX)
+# shellcheck source=tests/lib/e2e.sh
+. "$(dirname "$0")/../lib/e2e.sh"
+need_root
+need_tracepoint raw_syscalls/sys_enter
+need_cmd perf
+need_cmd python3 "no python3 (chunk lister)"
+[ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs"
+e2e_tmpdir flight
 rec= load=
-trap '[ -n "$rec" ] && kill "$rec" 2>/dev/null; [ -n "$load" ] && kill "$load" 2>/dev/null; rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+cleanup() {
+	[ -n "$rec" ] && kill "$rec" 2>/dev/null
+	[ -n "$load" ] && kill "$load" 2>/dev/null
+}
+at_exit cleanup
 RING=32768
 
 # Chunks of one shard: "seq type payload_len records first_time last_time".
@@ -84,7 +87,7 @@ for s in m["shards"]:
 # Without a snapshot before the stop's: a workload under --overwrite.
 "$PREC" record -d "$tmp/ow0" --overwrite -e cpu-clock -- \
 	sh -c 'for i in $(seq 30000); do :; done' 2>"$tmp/err0" ||
-	{ cat "$tmp/err0"; fail "record --overwrite -- sh exited $?"; }
+	fail_rc "$tmp/err0" "record --overwrite -- sh"
 check_totals "$tmp/ow0" "$tmp/err0"
 
 mkfifo "$tmp/ctl" "$tmp/ack"
@@ -108,7 +111,7 @@ done
 echo snapshot >"$tmp/ctl"; read -r -t 10 a <"$tmp/ack" || fail "no ack for snapshot"
 sleep 0.3
 echo stop >"$tmp/ctl"; read -r -t 10 a <"$tmp/ack" || fail "no ack for stop"
-wait $rec || { cat "$tmp/err"; fail "record exited $?"; }
+wait $rec || fail_rc "$tmp/err" "record"
 rec=
 kill $load; load=
 cat "$tmp/err"

@@ -24,24 +24,21 @@
 # FLIGHT_PARTS picks parts (default "1 2 3 4 5"). Each fails on a build
 # without the channels: part 1's top entry there is ':PID [unknown] 0x...'.
 set -u
-H=$PREC_BUILD/tests/helpers
+# shellcheck source=tests/lib/e2e.sh
+. "$(dirname "$0")/../lib/e2e.sh"
 MARGIN=${MARGIN:-15}
-[ "$(id -u)" = 0 ] || { echo "skip: needs root"; exit 77; }
-command -v perf >/dev/null || { echo "skip: no perf"; exit 77; }
-[ -d /sys/kernel/tracing/events/raw_syscalls/sys_enter ] ||
-	{ echo "skip: no raw_syscalls tracepoints"; exit 77; }
-[ "$(nproc)" -ge 2 ] || { echo "skip: needs 2 CPUs"; exit 77; }
-command -v python3 >/dev/null || { echo "skip: no python3"; exit 77; }
-tmp=$(mktemp -d /tmp/prec-flightsb.XXXXXX)
+need_root
+need_cmd perf
+need_tracepoint raw_syscalls/sys_enter
+[ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs"
+need_cmd python3
+e2e_tmpdir flightsb
 rec= wl= rc=
-trap '[ -n "$rec" ] && kill "$rec" 2>/dev/null; [ -n "$wl" ] && kill "$wl" 2>/dev/null; rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
-
-# The recorder ($rec) is up once its start manifest is there.
-wait_manifest() {
-	for _ in $(seq 200); do [ -e "$1/manifest" ] && return 0; sleep 0.05; done
-	fail "$1: no manifest after 10 s"
+cleanup() {
+	[ -n "$rec" ] && kill "$rec" 2>/dev/null
+	[ -n "$wl" ] && kill "$wl" 2>/dev/null
 }
+at_exit cleanup
 
 # perf report's lines: "share comm dso sym" (self, no call graph).
 report() {
@@ -63,7 +60,7 @@ prec_run() {
 	local d=$tmp/$1; shift
 	"$PREC" record -a --overwrite -m 64K -e cpu-clock -F 4000 "$@" -d "$d" \
 		2>"$d.err" & rec=$!
-	wait_manifest "$d"
+	wait_manifest "$d" 10
 	sleep 0.5
 	"$H/chain" 2800 & wl=$!
 	sleep 2.5
@@ -131,7 +128,7 @@ part1() {
 part2() {
 	local d=$tmp/p2 cpid n comm hot
 	"$PREC" record -a --overwrite -m 64K -e cpu-clock -F 4000 -d "$d" 2>"$d.err" & rec=$!
-	wait_manifest "$d"
+	wait_manifest "$d" 10
 	sleep 0.5
 	"$H/chain" 600 & wl=$!
 	cpid=$wl
@@ -211,7 +208,7 @@ part4() {
 part5() {
 	local d=$tmp/p5 sb forks comms
 	"$PREC" record -a --overwrite -m 64K -e cpu-clock -F 4000 -d "$d" 2>"$d.err" & rec=$!
-	wait_manifest "$d"
+	wait_manifest "$d" 10
 	sh -c 'for i in $(seq 3000); do /bin/true; done'
 	sleep 0.3
 	kill -INT $rec

@@ -18,14 +18,18 @@
 # survives, its exec's COMM and MMAP2 do not; perf names the child all the
 # same (the tail names a process forked in the snapshot after its FORK).
 set -u
-H=$PREC_BUILD/tests/helpers
-[ "$(id -u)" = 0 ] || { echo "skip: needs root"; exit 77; }
-command -v perf >/dev/null || { echo "skip: no perf"; exit 77; }
-command -v python3 >/dev/null || { echo "skip: no python3 (shard reader)"; exit 77; }
-tmp=$(mktemp -d /tmp/prec-ftail.XXXXXX)
+# shellcheck source=tests/lib/e2e.sh
+. "$(dirname "$0")/../lib/e2e.sh"
+need_root
+need_cmd perf
+need_cmd python3 "no python3 (shard reader)"
+e2e_tmpdir ftail
 rec= spin=
-trap '[ -n "$rec" ] && kill "$rec" 2>/dev/null; [ -n "$spin" ] && kill "$spin" 2>/dev/null; rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+cleanup() {
+	[ -n "$rec" ] && kill "$rec" 2>/dev/null
+	[ -n "$spin" ] && kill "$spin" 2>/dev/null
+}
+at_exit cleanup
 
 # Records of a side-band shard, one line each:
 # "time type pid tid name" (name: COMM's comm, MMAP2's file), chunk by
@@ -92,7 +96,7 @@ cat "$tmp/err"
 cat "$tmp/merr"
 grep -q "went out after a later one" "$tmp/merr" && fail "prec merge: records out of time order"
 perf report -i "$tmp/m.data" --stdio --sort comm,dso,sym >"$tmp/rep" 2>"$tmp/reperr" ||
-	{ cat "$tmp/reperr"; fail "perf report exited $?"; }
+	fail_rc "$tmp/reperr" "perf report"
 grep -i "out of order" "$tmp/rep" "$tmp/reperr" && fail "perf report: out of order events"
 grep -E "^ +[0-9.]+% +callchain +callchain +\[\.\] callchain_inner" "$tmp/rep" ||
 	{ grep -E ":$pid|callchain" "$tmp/rep" | head; fail "perf report does not name pid $pid's callchain / callchain_inner"; }
@@ -172,7 +176,7 @@ echo "workload: child FORK at $fork"
 "$PREC" merge "$tmp/wl" -o "$tmp/w.data" 2>"$tmp/merr" || { cat "$tmp/merr"; fail "workload: merge"; }
 grep -q "went out after a later one" "$tmp/merr" && fail "workload: prec merge: records out of time order"
 perf report -i "$tmp/w.data" --stdio --sort comm,dso,sym >"$tmp/wrep" 2>"$tmp/reperr" ||
-	{ cat "$tmp/reperr"; fail "workload: perf report exited $?"; }
+	fail_rc "$tmp/reperr" "workload: perf report"
 grep -E "^ +[0-9.]+% +callchain +callchain +\[\.\] callchain_inner" "$tmp/wrep" ||
 	{ grep -E "^ +[0-9]" "$tmp/wrep" | head -5; fail "workload: perf report does not name the child callchain / callchain_inner"; }
 awk '/^ +[0-9.]+%/ && $2 != "callchain" && $3 == "[unknown]" { sum += $1 } END { exit sum >= 1 }' "$tmp/wrep" ||

@@ -4,16 +4,14 @@
 # regression inputs) through the plain-main replayers of this build, so a
 # fixed fuzzer finding stays fixed in every build, sanitized or not.
 set -u
-top=${PREC_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
-corpus=$top/tests/fuzz/corpus
+# shellcheck source=tests/lib/e2e.sh
+. "$(dirname "$0")/../lib/e2e.sh"
+corpus=$PREC_TOP/tests/fuzz/corpus
 failed=0 ran=0
-for src in "$top"/tests/fuzz/fuzz_*.c; do
+for src in "$PREC_TOP"/tests/fuzz/fuzz_*.c; do
 	name=$(basename "$src" .c)
 	bin=$PREC_BUILD/tests/fuzz/$name-replay
-	if [ ! -x "$bin" ]; then
-		echo "skip: $bin not built (make unit)"
-		exit 77
-	fi
+	[ -x "$bin" ] || skip "$bin not built (make unit)"
 	if [ ! -d "$corpus/$name" ]; then
 		echo "FAIL: $name: no corpus directory $corpus/$name"
 		failed=1
@@ -41,5 +39,5 @@ for src in "$top"/tests/fuzz/fuzz_*.c; do
 	fi
 	ran=$((ran + 1))
 done
-[ $ran -gt 0 ] || { echo "FAIL: no fuzz targets"; exit 1; }
+[ $ran -gt 0 ] || fail "no fuzz targets"
 exit $failed

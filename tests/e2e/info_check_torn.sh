@@ -4,10 +4,10 @@
 # says recording) a torn last chunk is expected and not a problem; in a
 # finished recording the same damage is one, and --check exits 1.
 set -u
-[ "$(id -u)" = 0 ] || { echo "skip: needs root"; exit 77; }
-tmp=$(mktemp -d /tmp/prec-torn.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+# shellcheck source=tests/lib/e2e.sh
+. "$(dirname "$0")/../lib/e2e.sh"
+need_root
+e2e_tmpdir torn
 cut_tail() { # shard: drop the last 10 bytes, inside the last chunk
 	local size; size=$(stat -c %s "$1")
 	truncate -s $((size - 10)) "$1"

@@ -7,11 +7,12 @@
 # stays as it is, no control byte reaches the output, and the command
 # line, read back by bash, gives the recorded words.
 set -u
-MK=$PREC_BUILD/tests/helpers/mkshards
-[ -x "$MK" ] || { echo "skip: $MK not built"; exit 77; }
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/prec-escapes-XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; cat -A "$tmp/out" | head -20; exit 1; }
+# shellcheck source=tests/lib/e2e.sh
+. "$(dirname "$0")/../lib/e2e.sh"
+MK=$H/mkshards
+[ -x "$MK" ] || skip "$MK not built"
+e2e_tmpdir escapes "${TMPDIR:-/tmp}"
+on_fail() { cat -A "$tmp/out" | head -20; }
 text=$'ev\nil\x1b[31mred\\ \'q\' \xc3\xa9 \xc2\x9b\xff'
 shown='ev\nil\x1b[31mred\\ '"'q'"$' \xc3\xa9 '"\\xc2\\x9b\\xff"
 

@@ -9,14 +9,15 @@
 # skipped with a note when man or groff is missing). Every check runs, one
 # FAIL line each, before the verdict.
 set -u
-top=${PREC_TOP:-$(dirname "$0")/../..}
-mandir=$top/docs/man
-PREC=${PREC:-$top/build/prec}
+# shellcheck source=tests/lib/e2e.sh
+. "$(dirname "$0")/../lib/e2e.sh"
+mandir=$PREC_TOP/docs/man
 bad=0
-fail() { echo "FAIL: $*"; bad=$((bad + 1)); }
+# problem MESSAGE: one FAIL line, counted; the checks go on.
+problem() { echo "FAIL: $*"; bad=$((bad + 1)); }
 
-[ -x "$PREC" ] || { echo "FAIL: $PREC is not executable (build first)"; exit 1; }
-[ -d "$mandir" ] || { echo "FAIL: no directory $mandir"; exit 1; }
+[ -x "$PREC" ] || fail "$PREC is not executable (build first)"
+[ -d "$mandir" ] || fail "no directory $mandir"
 
 # Man source as plain text: font escapes dropped, \- as -, \& and \% gone,
 # a leading macro name (.B, .BI ...) and quotes removed.
@@ -57,7 +58,7 @@ need_sections() { # PAGE SECTION...: each is a .SH of PAGE
 	shift
 	for s in "$@"; do
 		grep -Eq "^\.SH[[:space:]]+\"?$s\"?[[:space:]]*$" "$page" ||
-			fail "$(basename "$page"): no section $s"
+			problem "$(basename "$page"): no section $s"
 	done
 }
 
@@ -65,7 +66,7 @@ need_sections() { # PAGE SECTION...: each is a .SH of PAGE
 check_options() { # CMD PAGE
 	local cmd=$1 page=$2 help opt i last=-1 n=0 found
 	local -a tags
-	help=$("$PREC" "$cmd" --help 2>&1) || { fail "prec $cmd --help: exit $?"; return; }
+	help=$("$PREC" "$cmd" --help 2>&1) || { problem "prec $cmd --help: exit $?"; return; }
 	mapfile -t tags < <(section "$page" OPTIONS tags | option_words)
 	while IFS= read -r opt; do
 		n=$((n + 1))
@@ -74,14 +75,14 @@ check_options() { # CMD PAGE
 			if [ "${tags[i]}" = "$opt" ]; then found=$i; break; fi
 		done
 		if [ "$found" -lt 0 ]; then
-			fail "$(basename "$page"): option $opt of 'prec $cmd --help' is not in OPTIONS"
+			problem "$(basename "$page"): option $opt of 'prec $cmd --help' is not in OPTIONS"
 		elif [ "$found" -lt "$last" ]; then
-			fail "$(basename "$page"): option $opt is out of the order of 'prec $cmd --help'"
+			problem "$(basename "$page"): option $opt is out of the order of 'prec $cmd --help'"
 		else
 			last=$found
 		fi
 	done < <(help_options <<<"$help")
-	[ "$n" -gt 0 ] || fail "prec $cmd --help: no option lines found (format changed?)"
+	[ "$n" -gt 0 ] || problem "prec $cmd --help: no option lines found (format changed?)"
 	echo "prec $cmd --help: $n option names, ${#tags[@]} in the page's OPTIONS tags"
 }
 
@@ -94,11 +95,11 @@ check_render() { # PAGE: man --warnings says nothing
 	local out
 	[ "$render" = 1 ] || return 0
 	out=$(LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l -E UTF-8 "$1" 2>&1 >/dev/null)
-	[ -z "$out" ] || fail "$(basename "$1") renders with messages: $(head -n 5 <<<"$out")"
+	[ -z "$out" ] || problem "$(basename "$1") renders with messages: $(head -n 5 <<<"$out")"
 }
 
 cmds=$("$PREC" --help | awk '/^commands:/ { on = 1; next } on && /^  [a-z]/ { print $1 }')
-[ -n "$cmds" ] || fail "prec --help: no commands found (format changed?)"
+[ -n "$cmds" ] || problem "prec --help: no commands found (format changed?)"
 
 top_page=$mandir/prec.1
 if [ -f "$top_page" ]; then
@@ -107,15 +108,15 @@ if [ -f "$top_page" ]; then
 	top_tags=$(section "$top_page" COMMANDS tags)
 	see_also=$(section "$top_page" "SEE ALSO")
 else
-	fail "no page $top_page"
+	problem "no page $top_page"
 	top_tags="" see_also=""
 fi
 for cmd in $cmds; do
-	grep -Eq "(^|[ ,])$cmd([ ,]|$)" <<<"$top_tags" || fail "prec.1: no COMMANDS entry for $cmd"
-	grep -Eq "prec-$cmd ?\(1\)" <<<"$see_also" || fail "prec.1: SEE ALSO lacks prec-$cmd(1)"
+	grep -Eq "(^|[ ,])$cmd([ ,]|$)" <<<"$top_tags" || problem "prec.1: no COMMANDS entry for $cmd"
+	grep -Eq "prec-$cmd ?\(1\)" <<<"$see_also" || problem "prec.1: SEE ALSO lacks prec-$cmd(1)"
 	page=$mandir/prec-$cmd.1
 	if [ ! -f "$page" ]; then
-		fail "no page $page for 'prec $cmd'"
+		problem "no page $page for 'prec $cmd'"
 		continue
 	fi
 	need_sections "$page" NAME SYNOPSIS DESCRIPTION OPTIONS "EXIT STATUS" EXAMPLES "SEE ALSO"
@@ -123,8 +124,5 @@ for cmd in $cmds; do
 	check_render "$page"
 done
 
-if [ "$bad" -gt 0 ]; then
-	echo "FAIL: $bad problems in $mandir"
-	exit 1
-fi
+[ "$bad" = 0 ] || fail "$bad problems in $mandir"
 echo "PASS: $(wc -w <<<"$cmds") command pages and prec.1 match --help$([ "$render" = 1 ] && echo ", and render clean")"

@@ -9,15 +9,13 @@
 # or marker-less recording is refused. (3) A recorder killed with kill -9
 # leaves its instance; the next --markers run removes it.
 set -u
+# shellcheck source=tests/lib/e2e.sh
+. "$(dirname "$0")/../lib/e2e.sh"
 N=${STORM_N:-40000}
-H=$PREC_BUILD/tests/helpers
-[ "$(id -u)" = 0 ] || { echo "skip: needs root"; exit 77; }
-[ -d /sys/kernel/tracing/events/raw_syscalls/sys_enter ] ||
-	{ echo "skip: no raw_syscalls tracepoints"; exit 77; }
-tmp=$(mktemp -d /tmp/prec-markers.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
-command -v perf >/dev/null || { echo "skip: no perf"; exit 77; }
+need_root
+need_tracepoint raw_syscalls/sys_enter
+e2e_tmpdir markers
+need_cmd perf
 
 # Collapse a stream of "M text" / "S" lines into "text count" per marker.
 segments() {
@@ -33,7 +31,7 @@ PERF_MARK='/ftrace:print:/ { t = $0; sub(/.*ftrace:print: [^ ]*: /, "", t); gsub
 # a count must not depend on how a loaded CI machine schedules the drainer
 # (loss against ring size is bench/record_ring.sh's business).
 "$PREC" record -q -d "$tmp/a" -m 16M --markers -e raw_syscalls:sys_enter --filter 'id == 110' \
-	-- "$H/storm" "$N" 4 2>"$tmp/err" || { cat "$tmp/err"; fail "record exited $?"; }
+	-- "$H/storm" "$N" 4 2>"$tmp/err" || fail_rc "$tmp/err" "record"
 ls /sys/kernel/tracing/instances | grep -q "^prec-" && fail "ftrace instance left behind"
 "$PREC" dump "$tmp/a" >"$tmp/dump" || fail "prec dump failed"
 q=$((N / 4))
@@ -64,7 +62,7 @@ cat >"$tmp/work.sh" <<EOF
 "$H/storm" 1000
 EOF
 "$PREC" record -q -d "$tmp/b" -m 16M --markers -e raw_syscalls:sys_enter --filter 'id == 110' \
-	-- sh "$tmp/work.sh" 2>"$tmp/err" || { cat "$tmp/err"; fail "record (prec mark) exited $?"; }
+	-- sh "$tmp/work.sh" 2>"$tmp/err" || fail_rc "$tmp/err" "record (prec mark)"
 "$PREC" merge "$tmp/b" -o "$tmp/b.data" 2>/dev/null || fail "merge b"
 perf script -i "$tmp/b.data" >"$tmp/bscript" 2>"$tmp/serr" || fail "perf script b"
 [ -s "$tmp/serr" ] && { cat "$tmp/serr"; fail "perf script b printed warnings"; }
@@ -95,7 +93,7 @@ kill -9 $kpid
 wait $kpid 2>/dev/null
 [ -d "$inst/prec-$kpid" ] || fail "prec-$kpid gone after kill -9 (expected it left behind)"
 "$PREC" record -d "$tmp/k2" --markers -e raw_syscalls:sys_enter --filter 'id == 110' \
-	-- true 2>"$tmp/err" || { cat "$tmp/err"; rmdir "$inst/prec-$kpid"; fail "record after kill -9 exited $?"; }
+	-- true 2>"$tmp/err" || { rc=$?; cat "$tmp/err"; rmdir "$inst/prec-$kpid"; fail "record after kill -9 exited $rc"; }
 if [ -d "$inst/prec-$kpid" ]; then
 	rmdir "$inst/prec-$kpid"
 	fail "the next --markers run left prec-$kpid of the killed recorder"

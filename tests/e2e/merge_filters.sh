@@ -10,11 +10,11 @@
 # and pipe format, with nothing on stderr; the loop's samples are sh's, in
 # dash or libc, not prec's or taskset's in [unknown].
 set -u
-[ "$(id -u)" = 0 ] || { echo "skip: needs root"; exit 77; }
-[ "$(nproc)" -ge 2 ] || { echo "skip: needs 2 CPUs"; exit 77; }
-tmp=$(mktemp -d /tmp/prec-mfilt.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+# shellcheck source=tests/lib/e2e.sh
+. "$(dirname "$0")/../lib/e2e.sh"
+need_root
+[ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs"
+e2e_tmpdir mfilt
 F=comm,pid,tid,cpu,time,ip,sym,dso
 
 # shellcheck disable=SC2016 # $$ and $i are the inner shell's

@@ -5,15 +5,16 @@
 # stdout merge appends to): refused in one line, exit 2, the recording
 # byte for byte as it was. A new file inside DIR is fine.
 set -u
-MK=$PREC_BUILD/tests/helpers/mkshards
-[ -x "$MK" ] || { echo "skip: $MK not built"; exit 77; }
+# shellcheck source=tests/lib/e2e.sh
+. "$(dirname "$0")/../lib/e2e.sh"
+MK=$H/mkshards
+[ -x "$MK" ] || skip "$MK not built"
 # The check lives in merge_output.c; until cmd_merge.c calls it there is
 # nothing to test.
 grep -q prec_merge_output__check_target "$PREC_TOP/src/read/cmd_merge.c" ||
-	{ echo "skip: cmd_merge.c does not call prec_merge_output__check_target yet"; exit 77; }
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/prec-into-XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; sed 's/^/    err: /' "$tmp/err"; exit 1; }
+	skip "cmd_merge.c does not call prec_merge_output__check_target yet"
+e2e_tmpdir into "${TMPDIR:-/tmp}"
+on_fail() { sed 's/^/    err: /' "$tmp/err"; }
 d=$tmp/d
 
 "$MK" "$d" --shards 2 --records-per-shard 200 --seed 3 >/dev/null || fail "mkshards"

@@ -19,22 +19,19 @@
 # 8. A reader that stops early (| head -c): the merge ends as cat would,
 #    by SIGPIPE (status 141), with nothing on stderr.
 set -u
-H=$PREC_BUILD/tests/helpers
+# shellcheck source=tests/lib/e2e.sh
+. "$(dirname "$0")/../lib/e2e.sh"
 N=20000
-[ "$(id -u)" = 0 ] || { echo "skip: needs root"; exit 77; }
-[ -d /sys/kernel/tracing/events/raw_syscalls ] || mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
-[ -d /sys/kernel/tracing/events/raw_syscalls/sys_enter ] ||
-	{ echo "skip: no raw_syscalls tracepoints"; exit 77; }
-tmp=$(mktemp -d /tmp/prec-mergeout.XXXXXX)
+need_root
+need_tracepoint raw_syscalls/sys_enter
+e2e_tmpdir mergeout
 fs=$tmp/fs
 cleanup() {
 	mountpoint -q "$fs" && umount "$fs"
-	rm -rf "$tmp"
 }
-trap cleanup EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+at_exit cleanup
 mkdir "$fs"
-mount -t tmpfs -o size=1m,mode=0755 prec-mergeout "$fs" || { echo "skip: cannot mount a tmpfs"; exit 77; }
+mount -t tmpfs -o size=1m,mode=0755 prec-mergeout "$fs" || skip "cannot mount a tmpfs"
 
 d=$tmp/rec
 "$PREC" record -q -m 16M -d "$d" -e raw_syscalls:sys_enter --filter 'id == 110' \

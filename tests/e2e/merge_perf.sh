@@ -5,14 +5,12 @@
 # perf report and perf buildid-list, which must agree on every count and
 # print nothing on stderr.
 set -u
-H=$PREC_BUILD/tests/helpers
+# shellcheck source=tests/lib/e2e.sh
+. "$(dirname "$0")/../lib/e2e.sh"
 N=${STORM_N:-50000}
-[ "$(id -u)" = 0 ] || { echo "skip: needs root"; exit 77; }
-[ -d /sys/kernel/tracing/events/raw_syscalls ] || mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
-[ -d /sys/kernel/tracing/events/raw_syscalls ] || { echo "skip: no tracefs"; exit 77; }
-tmp=$(mktemp -d /tmp/prec-mergeperf.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+need_root
+need_tracepoint raw_syscalls
+e2e_tmpdir mergeperf
 quiet_stderr() { # file, what
 	[ ! -s "$1" ] || { cat "$1"; fail "$2 printed on stderr"; }
 }
@@ -21,7 +19,7 @@ quiet_stderr() { # file, what
 # (loss against ring size is bench/record_ring.sh's business).
 rec() { # dir, prec record args...
 	local d=$1; shift
-	"$PREC" record -q -d "$d" -m 16M "$@" 2>"$tmp/rec.err" || { cat "$tmp/rec.err"; fail "record $* exited $?"; }
+	"$PREC" record -q -d "$d" -m 16M "$@" 2>"$tmp/rec.err" || fail_rc "$tmp/rec.err" "record $*"
 }
 
 # 1. The storm: exactly N sys_enter samples, NR 110 decoded, times sorted.

@@ -6,11 +6,11 @@
 # of that shard only, keep every other record, and exit 1, or 0 with
 # --salvage. A shard that cannot be opened is skipped the same way.
 set -u
-MK=$PREC_BUILD/tests/helpers/mkshards
-[ -x "$MK" ] || { echo "skip: $MK not built"; exit 77; }
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/prec-merge-e2e-XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+# shellcheck source=tests/lib/e2e.sh
+. "$(dirname "$0")/../lib/e2e.sh"
+MK=$H/mkshards
+[ -x "$MK" ] || skip "$MK not built"
+e2e_tmpdir merge-e2e "${TMPDIR:-/tmp}"
 d=$tmp/set
 shards=5 per=4000 total=$((5 * 4000 + 4))
 

@@ -7,11 +7,12 @@
 # file", "is a symbolic link"). A symlinked shard is refused as a symlinked
 # manifest is (docs/reliability.md).
 set -u
-MK=$PREC_BUILD/tests/helpers/mkshards
-[ -x "$MK" ] || { echo "skip: $MK not built"; exit 77; }
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/prec-special-XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; sed 's/^/    out: /' "$tmp/out" | head -5; sed 's/^/    err: /' "$tmp/err"; exit 1; }
+# shellcheck source=tests/lib/e2e.sh
+. "$(dirname "$0")/../lib/e2e.sh"
+MK=$H/mkshards
+[ -x "$MK" ] || skip "$MK not built"
+e2e_tmpdir special "${TMPDIR:-/tmp}"
+on_fail() { sed 's/^/    out: /' "$tmp/out" | head -5; sed 's/^/    err: /' "$tmp/err"; }
 d=$tmp/d
 
 # run CMD...: under a timeout; $rc, stdout in $tmp/out, stderr in $tmp/err

@@ -4,12 +4,11 @@
 # command line, 1 runtime failure, 127 missing command), and nothing on disk
 # created or damaged.
 set -u
-H=$PREC_BUILD/tests/helpers
-[ "$(id -u)" = 0 ] || { echo "skip: needs root"; exit 77; }
-tmp=$(mktemp -d /tmp/prec-badinput.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
+# shellcheck source=tests/lib/e2e.sh
+. "$(dirname "$0")/../lib/e2e.sh"
+need_root
+e2e_tmpdir badinput
 cd "$tmp" || exit 1
-fail() { echo "FAIL: $*"; exit 1; }
 
 # expect CODE TEXT prec-record-args...: exit code, message, no out dir.
 expect() {
@@ -82,7 +81,7 @@ fi
 if command -v setpriv >/dev/null && [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -ge 1 ]; then
 	chmod 777 "$tmp"
 	rm -rf out
-	setpriv --reuid=65534 --regid=65534 --clear-groups \
+	nobody \
 		"$PREC" record -d out -a -e cpu-clock 2>stderr
 	rc=$?
 	cat stderr

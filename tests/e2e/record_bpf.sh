@@ -19,13 +19,14 @@
 #    merge to records of their real size (perf script -D), with their times
 #    from the real trailer (info --check), and perf reads them cleanly.
 set -u
-H=$PREC_BUILD/tests/helpers
-[ "$(id -u)" = 0 ] || { echo "skip: needs root"; exit 77; }
-"$H/bpfload" 1 probe 0 || { [ $? = 77 ] && { echo "skip: no BPF here"; exit 77; }; exit 1; }
-tmp=$(mktemp -d /tmp/prec-bpf.XXXXXX)
+# shellcheck source=tests/lib/e2e.sh
+. "$(dirname "$0")/../lib/e2e.sh"
+need_root
+"$H/bpfload" 1 probe 0 || { [ $? = 77 ] && skip "no BPF here"; exit 1; }
+e2e_tmpdir bpf
 pids=()
-trap 'kill "${pids[@]}" 2>/dev/null; rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+cleanup() { kill "${pids[@]}" 2>/dev/null; }
+at_exit cleanup
 N=5
 
 # bpf_events DATA: the KSYMBOL and BPF_EVENT lines of perf script, from the

@@ -6,25 +6,22 @@
 # itself is not in it: its fork of the command is synthesized before the
 # exec, with a COMM alone (as perf's perf-exec), not prec's own mappings.
 set -u
-H=$PREC_BUILD/tests/helpers
-[ "$(id -u)" = 0 ] || { echo "skip: needs root"; exit 77; }
-command -v readelf >/dev/null || { echo "skip: no readelf"; exit 77; }
-tmp=$(mktemp -d /tmp/prec-buildid.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
-
-elf_id() { readelf -n "$1" 2>/dev/null | awk '/Build ID:/ { print $3; exit }'; }
+# shellcheck source=tests/lib/e2e.sh
+. "$(dirname "$0")/../lib/e2e.sh"
+need_root
+need_cmd readelf
+e2e_tmpdir buildid
 
 # A copy of the workload, so its path is unique to this test.
 cp "$H/storm" "$tmp/storm-bid"
 "$PREC" record -d "$tmp/out" -e cpu-clock -- "$tmp/storm-bid" 200000 2>"$tmp/err" ||
-	{ cat "$tmp/err"; fail "record exited $?"; }
+	fail_rc "$tmp/err" "record"
 cat "$tmp/err"
 "$H/mfdump" "$tmp/out" >"$tmp/mf" || fail "manifest unreadable"
 grep '^buildid' "$tmp/mf"
 
 want=$(elf_id "$tmp/storm-bid")
-[ -n "$want" ] || { echo "skip: the helper has no build-id note"; exit 77; }
+[ -n "$want" ] || skip "the helper has no build-id note"
 got=$(awk -v p="$tmp/storm-bid" '$1 == "buildid" && $3 == p { print $2; exit }' "$tmp/mf")
 [ "$got" = "$want" ] || fail "workload build-id '$got', readelf says '$want'"
 

@@ -5,13 +5,13 @@
 # readable, each busy CPU's shard full of samples, ids per CPU in a complete
 # manifest, and prec's exit status is the workload's.
 set -u
-H=$PREC_BUILD/tests/helpers
-[ "$(id -u)" = 0 ] || { echo "skip: needs root"; exit 77; }
-tmp=$(mktemp -d /tmp/prec-cpuclock.XXXXXX)
+# shellcheck source=tests/lib/e2e.sh
+. "$(dirname "$0")/../lib/e2e.sh"
+need_root
+e2e_tmpdir cpuclock
 busy=()
-cleanup() { [ ${#busy[@]} -gt 0 ] && kill "${busy[@]}" 2>/dev/null; rm -rf "$tmp"; }
-trap cleanup EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+cleanup() { [ ${#busy[@]} -gt 0 ] && kill "${busy[@]}" 2>/dev/null; }
+at_exit cleanup
 
 cpus=$(awk -F, '{ for (i = 1; i <= NF; i++) { n = split($i, r, "-");
 	if (n == 1) print r[1]; else for (c = r[1]; c <= r[2]; c++) print c } }' \

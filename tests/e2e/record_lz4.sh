@@ -6,16 +6,14 @@
 # merges to byte-identical perf.data; a damaged compressed payload makes
 # prec merge name the shard and offset and exit 1, never crash.
 set -u
+# shellcheck source=tests/lib/e2e.sh
+. "$(dirname "$0")/../lib/e2e.sh"
 N=${STORM_N:-100000}
-H=$PREC_BUILD/tests/helpers
-[ "$(id -u)" = 0 ] || { echo "skip: needs root"; exit 77; }
-[ -d /sys/kernel/tracing/events/raw_syscalls ] || mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
-[ -d /sys/kernel/tracing/events/raw_syscalls/sys_enter ] || { echo "skip: no raw_syscalls tracepoints"; exit 77; }
-command -v perf >/dev/null || { echo "skip: no perf"; exit 77; }
-command -v python3 >/dev/null || { echo "skip: no python3 (reads chunk headers)"; exit 77; }
-tmp=$(mktemp -d /tmp/prec-lz4.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+need_root
+need_tracepoint raw_syscalls/sys_enter
+need_cmd perf
+need_cmd python3 "no python3 (reads chunk headers)"
+e2e_tmpdir lz4
 
 # chunks.py DIR: one line per chunk "shard offset type codec payload_len raw_len";
 # chunks.py --damage SHARD OFFSET [--fix-crc]: flip payload bytes of that
@@ -72,7 +70,7 @@ EOF
 storm_z() { # dir, extra record options...
 	local d=$1; shift
 	"$PREC" record -d "$d" -m 16M "$@" -e raw_syscalls:sys_enter --filter 'id == 110' \
-		-- "$H/storm" "$N" 2>"$tmp/rec.err" || { cat "$tmp/rec.err"; fail "record $* exited $?"; }
+		-- "$H/storm" "$N" 2>"$tmp/rec.err" || fail_rc "$tmp/rec.err" "record $*"
 	grep -q ', 0 lost,' "$tmp/rec.err" || { cat "$tmp/rec.err"; fail "record $*: losses"; }
 	"$PREC" info --check "$d" >"$tmp/info" 2>&1 || { cat "$tmp/info"; fail "info --check $*"; }
 	grep -q 'records: ok$' "$tmp/info" || { cat "$tmp/info"; fail "info --check $*: not ok"; }

@@ -25,13 +25,11 @@
 #    the kernel sample every fault with period 1. cpu-clock -c keeps its
 #    period; -F and -P put PERIOD in sample_type, -c alone does not.
 set -u
-H=$PREC_BUILD/tests/helpers
-[ "$(id -u)" = 0 ] || { echo "skip: needs root"; exit 77; }
-[ -d /sys/kernel/tracing/events/raw_syscalls/sys_enter ] ||
-	{ echo "skip: no raw_syscalls tracepoints"; exit 77; }
-tmp=$(mktemp -d /tmp/prec-recopts.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+# shellcheck source=tests/lib/e2e.sh
+. "$(dirname "$0")/../lib/e2e.sh"
+need_root
+need_tracepoint raw_syscalls/sys_enter
+e2e_tmpdir recopts
 N=2000
 P=1000
 

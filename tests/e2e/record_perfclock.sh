@@ -8,12 +8,11 @@
 # conversion (a KVM guest: cap_user_time_zero 0) the drainers' watermarks
 # are all 0, and the merge orders by the rings' own order alone.
 set -u
-H=$PREC_BUILD/tests/helpers
-[ "$(id -u)" = 0 ] || { echo "skip: needs root"; exit 77; }
-command -v perf >/dev/null || { echo "skip: no perf"; exit 77; }
-tmp=$(mktemp -d /tmp/prec-perfclock.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+# shellcheck source=tests/lib/e2e.sh
+. "$(dirname "$0")/../lib/e2e.sh"
+need_root
+need_cmd perf
+e2e_tmpdir perfclock
 
 "$PREC" record -d "$tmp/out" -k perf -a -e cpu-clock -F 2000 -- \
 	sh -c 'i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done' 2>"$tmp/err"

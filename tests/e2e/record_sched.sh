@@ -11,10 +11,10 @@
 #    placement and the recording completes; an explicit -r 5 is refused
 #    with one line naming -r, exit 1, and no directory left behind.
 set -u
-[ "$(id -u)" = 0 ] || { echo "skip: needs root"; exit 77; }
-tmp=$(mktemp -d /tmp/prec-recsched.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+# shellcheck source=tests/lib/e2e.sh
+. "$(dirname "$0")/../lib/e2e.sh"
+need_root
+e2e_tmpdir recsched
 online=$(cat /sys/devices/system/cpu/online)
 
 # expand "0-2,5" to "0 1 2 5"

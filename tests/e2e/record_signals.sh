@@ -6,16 +6,10 @@
 # signal -> 128 + signal; SIGINT with a workload stops it too; -p ends when
 # the target exits.
 set -u
-H=$PREC_BUILD/tests/helpers
-[ "$(id -u)" = 0 ] || { echo "skip: needs root"; exit 77; }
-tmp=$(mktemp -d /tmp/prec-signals.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
-
-wait_manifest() { # dir: the start manifest is on disk
-	for _ in $(seq 100); do [ -f "$1/manifest" ] && return 0; sleep 0.05; done
-	fail "$1: no manifest after 5 s"
-}
+# shellcheck source=tests/lib/e2e.sh
+. "$(dirname "$0")/../lib/e2e.sh"
+need_root
+e2e_tmpdir signals
 
 check_complete() { # dir
 	"$H/mfdump" "$1" >"$tmp/mf" || fail "$1: manifest unreadable"

@@ -6,14 +6,12 @@
 # nothing lost. Counted with the shard reader (tests/helpers/shardcount),
 # the storm's pid taken from the manifest's id table (per-task events).
 set -u
+# shellcheck source=tests/lib/e2e.sh
+. "$(dirname "$0")/../lib/e2e.sh"
 N=${STORM_N:-100000}
-H=$PREC_BUILD/tests/helpers
-[ "$(id -u)" = 0 ] || { echo "skip: needs root"; exit 77; }
-[ -d /sys/kernel/tracing/events/raw_syscalls/sys_enter ] ||
-	{ echo "skip: no raw_syscalls tracepoints"; exit 77; }
-tmp=$(mktemp -d /tmp/prec-storm.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+need_root
+need_tracepoint raw_syscalls/sys_enter
+e2e_tmpdir storm
 
 # The exact-count recordings use a ring that holds the whole workload (-m 16M)
 # (all but one, below):
@@ -22,7 +20,7 @@ fail() { echo "FAIL: $*"; exit 1; }
 check_run() { # dir, extra options...
 	local dir=$1; shift
 	"$PREC" record -d "$dir" -m 16M "$@" -e raw_syscalls:sys_enter --filter 'id == 110' \
-		-- "$H/storm" "$N" 2>"$tmp/err" || { cat "$tmp/err"; fail "record exited $?"; }
+		-- "$H/storm" "$N" 2>"$tmp/err" || fail_rc "$tmp/err" "record"
 	cat "$tmp/err"
 	grep -q '^\[ prec record: 3 shards\|^\[ prec record: [0-9]* shards' "$tmp/err" || fail "no summary line"
 	grep -q ', 0 lost,' "$tmp/err" || fail "summary reports losses"

@@ -7,13 +7,17 @@
 # there must be many, and the recording must end by itself once the thread
 # is gone, with the process still alive, exit 0 and a complete manifest.
 set -u
-H=$PREC_BUILD/tests/helpers
-[ "$(id -u)" = 0 ] || { echo "skip: needs root"; exit 77; }
-command -v perf >/dev/null || { echo "skip: no perf"; exit 77; }
-tmp=$(mktemp -d /tmp/prec-thread.XXXXXX)
+# shellcheck source=tests/lib/e2e.sh
+. "$(dirname "$0")/../lib/e2e.sh"
+need_root
+need_cmd perf
+e2e_tmpdir thread
 app= rec=
-trap '[ -n "$rec" ] && kill "$rec" 2>/dev/null; [ -n "$app" ] && kill "$app" 2>/dev/null; rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+cleanup() {
+	[ -n "$rec" ] && kill "$rec" 2>/dev/null
+	[ -n "$app" ] && kill "$app" 2>/dev/null
+}
+at_exit cleanup
 
 "$H/spinthread" 1500 4000 >"$tmp/tid" & app=$!
 for _ in $(seq 100); do [ -s "$tmp/tid" ] && break; sleep 0.01; done

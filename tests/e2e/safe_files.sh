@@ -8,20 +8,12 @@
 # the command as another user (exact sample count of its getppid calls,
 # its exit status, no write access to the recording) while prec records.
 set -u
-H=$PREC_BUILD/tests/helpers
-[ "$(id -u)" = 0 ] || { echo "skip: needs root"; exit 77; }
-[ -d /sys/kernel/tracing/events/raw_syscalls ] || mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
-[ -d /sys/kernel/tracing/events/raw_syscalls/sys_enter ] ||
-	{ echo "skip: no raw_syscalls tracepoints"; exit 77; }
-tmp=$(mktemp -d /tmp/prec-safe.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
+# shellcheck source=tests/lib/e2e.sh
+. "$(dirname "$0")/../lib/e2e.sh"
+need_root
+need_tracepoint raw_syscalls/sys_enter
+e2e_tmpdir safe
 cd "$tmp" || exit 1
-fail() { echo "FAIL: $*"; exit 1; }
-complete() { "$H/mfdump" "$1" 2>/dev/null | grep -q '^state complete'; }
-wait_manifest() {
-	for _ in $(seq 100); do [ -f "$1/manifest" ] && return 0; sleep 0.05; done
-	fail "$1: no start manifest after 5 s"
-}
 
 # 1. Modes, whatever the umask.
 (umask 000 && "$PREC" record -q -d modes -e cpu-clock -- true) || fail "modes: record"

@@ -20,12 +20,34 @@
 		}                                                                \
 	} while (0)
 
+/* 1 when x has an unsigned integer type (x is not evaluated). */
+#define TEST_IS_UNSIGNED(x)                                                      \
+	_Generic((x), bool: 1, unsigned char: 1, unsigned short: 1,              \
+		 unsigned int: 1, unsigned long: 1, unsigned long long: 1,        \
+		 default: 0)
+
+/* One CHECK_EQ operand, as its own type reads: a u64 above INT64_MAX is
+ * printed unsigned, a negative int signed. */
+static inline void test_print_int(long long v, int is_unsigned)
+{
+	if (is_unsigned)
+		fprintf(stderr, "%llu", (unsigned long long)v);
+	else
+		fprintf(stderr, "%lld", v);
+}
+
+/* a == b compared as 64-bit integers (each operand evaluated once); a
+ * failure prints file:line, both expressions and both values. */
 #define CHECK_EQ(a, b)                                                           \
 	do {                                                                     \
 		long long a_ = (long long)(a), b_ = (long long)(b);              \
 		if (a_ != b_) {                                                  \
-			fprintf(stderr, "%s:%d: check failed: %s == %s (%lld != %lld)\n", \
-				__FILE__, __LINE__, #a, #b, a_, b_);             \
+			fprintf(stderr, "%s:%d: check failed: %s == %s (",       \
+				__FILE__, __LINE__, #a, #b);                     \
+			test_print_int(a_, TEST_IS_UNSIGNED(a));                 \
+			fputs(" != ", stderr);                                   \
+			test_print_int(b_, TEST_IS_UNSIGNED(b));                 \
+			fputs(")\n", stderr);                                   \
 			exit(1);                                                 \
 		}                                                                \
 	} while (0)

@@ -1,0 +1,105 @@
+# SPDX-License-Identifier: MIT
+# shellcheck shell=bash
+# What every e2e script shares, sourced first thing after `set -u`:
+#   . "$(dirname "$0")/../lib/e2e.sh"
+# the binaries' paths, fail/skip, the scratch directory and its clean-up,
+# and the few prec/perf helpers that scripts used to repeat.
+
+# Paths. tests/run.sh exports PREC, PREC_BUILD and PREC_TOP; a script run by
+# hand (bash tests/e2e/NAME.sh) finds them from here and from BUILD.
+PREC_TOP=${PREC_TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+PREC_BUILD=${PREC_BUILD:-$PREC_TOP/${BUILD:-build}}
+PREC=${PREC:-$PREC_BUILD/prec}
+export PREC PREC_BUILD PREC_TOP
+# The test helper programs (storm, mfdump, shardcount, mkshards ...).
+H=$PREC_BUILD/tests/helpers
+
+# fail MESSAGE...: "FAIL: MESSAGE" on stdout, then the script's on_fail (if
+# it defines one, to show what it has at hand), exit 1. In a subshell or a
+# command substitution it ends only that, as exit does.
+fail() {
+	echo "FAIL: $*"
+	if declare -F on_fail >/dev/null; then on_fail; fi
+	exit 1
+}
+
+# cmd || fail_rc FILE WHAT: for a command that just failed, FILE (its
+# stderr) and "FAIL: WHAT exited RC" with the command's own status. It must
+# be the first thing run after the command: $? is read on entry.
+fail_rc() {
+	local rc=$?
+	cat "$1"
+	fail "$2 exited $rc"
+}
+
+# skip REASON...: "skip: REASON" (tests/run.sh shows the last line), exit 77.
+skip() {
+	echo "skip: $*"
+	exit 77
+}
+
+need_root() {
+	[ "$(id -u)" = 0 ] || skip "needs root"
+}
+
+# need_cmd NAME [REASON]: skip unless NAME is on PATH; the reason defaults to
+# "no NAME".
+need_cmd() {
+	command -v "$1" >/dev/null || skip "${2:-no $1}"
+}
+
+# need_tracepoint SYS[/EVENT]: skip without that tracefs directory, once
+# tracefs had its chance to be mounted (as prec does itself when needed).
+need_tracepoint() {
+	local d=/sys/kernel/tracing/events/$1
+	[ -d "$d" ] || mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
+	[ -d "$d" ] || skip "no ${1%%/*} tracepoints"
+}
+
+# Clean-up at exit: each at_exit command (a string, eval'd) in the reverse of
+# the order they were added, then the scratch directory is removed. The
+# script's exit status is kept.
+e2e_at_exit=()
+at_exit() {
+	e2e_at_exit+=("$1")
+}
+e2e_cleanup() {
+	local i
+	for ((i = ${#e2e_at_exit[@]} - 1; i >= 0; i--)); do
+		eval "${e2e_at_exit[i]}"
+	done
+	if [ -n "${tmp:-}" ]; then rm -rf "$tmp"; fi
+}
+trap e2e_cleanup EXIT
+
+# e2e_tmpdir NAME [PARENT]: a fresh directory PARENT/prec-NAME.XXXXXX
+# (PARENT /tmp by default) in $tmp, removed at exit.
+e2e_tmpdir() {
+	tmp=$(mktemp -d "${2:-/tmp}/prec-$1.XXXXXX") || fail "mktemp in ${2:-/tmp}"
+}
+
+# nobody CMD...: CMD as uid and gid 65534, no supplementary groups.
+nobody() {
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$@"
+}
+
+# wait_manifest DIR [SECONDS]: wait (5 s by default) for a recorder's start
+# manifest in DIR, or fail.
+wait_manifest() {
+	local secs=${2:-5} i
+	for ((i = 0; i < secs * 20; i++)); do
+		[ -f "$1/manifest" ] && return 0
+		sleep 0.05
+	done
+	fail "$1: no start manifest after $secs s"
+}
+
+# complete DIR: true when DIR's manifest says the recording completed.
+complete() {
+	"$H/mfdump" "$1" 2>/dev/null | grep -q '^state complete'
+}
+
+# elf_id FILE: the build-id readelf reads in FILE's notes, or nothing.
+elf_id() {
+	readelf -n "$1" 2>/dev/null | awk '/Build ID:/ { print $3; exit }'
+}
