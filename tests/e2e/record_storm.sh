@@ -70,7 +70,7 @@ check_run "$tmp/rt" -r 10
 # Except here: by default (as root) a drainer runs SCHED_FIFO on its ring's
 # own CPU, so the task filling the ring waits while it is drained, and an
 # 8-page (32 KiB) ring loses nothing either (under the fair scheduler,
-# -r 0, such a ring loses thousands: bench/record_ring.sh, docs/design.md).
+# -r 0, such a ring loses thousands: bench/record_ring.sh, bench/results/record_ring.md).
 check_run "$tmp/small" -m 8
 # Tracepoint events are released by a child after prec exits (the kernel's
 # RCU wait): a caller capturing prec's output is not held up by it, and the

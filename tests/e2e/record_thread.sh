@@ -38,8 +38,8 @@ secs=$(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN { printf "%.2f", e - s }')
 "$PREC" info "$tmp/t" | grep -q '^state: *complete' || fail "manifest not complete"
 
 "$PREC" merge "$tmp/t" -o "$tmp/t.data" 2>"$tmp/merr" || { cat "$tmp/merr"; fail "merge"; }
-perf script -i "$tmp/t.data" -F tid 2>"$tmp/serr" | sort | uniq -c >"$tmp/tids" ||
-	fail "perf script exited $?"
+perf script -i "$tmp/t.data" -F tid >"$tmp/script" 2>"$tmp/serr" || fail_rc "$tmp/serr" "perf script"
+sort "$tmp/script" | uniq -c >"$tmp/tids"
 cat "$tmp/tids"
 [ -s "$tmp/serr" ] && { cat "$tmp/serr"; fail "perf script printed warnings"; }
 [ "$(wc -l <"$tmp/tids")" = 1 ] || fail "samples of other threads than $tid"
