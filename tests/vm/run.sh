@@ -4,7 +4,8 @@
 # vCPUs (default 8), runs tests/vm/suite.sh in the guest on an ext4 disk,
 # prints its results; exits non-zero if a guest check failed or the guest
 # did not finish (the console log is printed then).
-# Usage: tests/vm/run.sh [NCPU] [STORM_N]   (BUILD=build: where prec is)
+# Usage: tests/vm/run.sh [NCPU] [STORM_N]   (env: BUILD=build, where prec
+# is; VM_JOB=tests/vm/diag.sh, another guest job, whose argument is STORM_N)
 set -u
 . "$(dirname "$0")/lib.sh"
 NCPU=${1:-${NCPU:-8}}
@@ -20,7 +21,7 @@ vm_kernel || exit 1
 mkdir -p "$VM_CACHE"
 initrd=$VM_CACHE/suite-$$.cpio
 log=$VM_CACHE/suite-$NCPU.log
-vm_initramfs "$initrd" "$VM_ROOT/tests/vm/suite.sh" "$STORM_N" || exit 1
+vm_initramfs "$initrd" "${VM_JOB:-$VM_ROOT/tests/vm/suite.sh}" "$STORM_N" || exit 1
 vm_log "booting $(basename "$VM_KERNEL") with $NCPU vCPUs (limit ${LIMIT}s), console: $log"
 t0=$(date +%s)
 vm_boot "$NCPU" "$initrd" "$log" "$LIMIT"
