@@ -22,21 +22,48 @@ rm -rf "$OUT/st"
 strace -f -tt -T -o /tmp/st prec record -d "$OUT/st" -a $tp -- sleep 1 2>/tmp/st.err
 cat /tmp/st.err
 echo "-- slowest calls (s, call), all threads:"
-sed -n -e 's/^\([0-9]*\) \([0-9:.]*\) \([a-z_0-9]*\)(.*<\([0-9.]*\)>$/\4 \1 \2 \3/p' \
-	-e 's/^\([0-9]*\) \([0-9:.]*\) <\.\.\. \([a-z_0-9]*\) resumed>.*<\([0-9.]*\)>$/\4 \1 \2 \3 (resumed)/p' /tmp/st |
+sed -n -e 's/^\([0-9]*\) *\([0-9:.]*\) \([a-z_0-9]*\)(\(.\{0,60\}\).*<\([0-9.]*\)>$/\5 \1 \2 \3(\4/p' \
+	-e 's/^\([0-9]*\) *\([0-9:.]*\) <\.\.\. \([a-z_0-9]*\) resumed>.*<\([0-9.]*\)>$/\4 \1 \2 \3 (resumed)/p' /tmp/st |
 	sort -rn | head -25
 echo "-- time per call name (s summed, count), all threads:"
-sed -n 's/^[0-9]* [0-9:.]* \([a-z_0-9]*\)(.*<\([0-9.]*\)>$/\1 \2/p' /tmp/st |
+sed -n -e 's/^[0-9]* *[0-9:.]* \([a-z_0-9]*\)(.*<\([0-9.]*\)>$/\1 \2/p' \
+	-e 's/^[0-9]* *[0-9:.]* <\.\.\. \([a-z_0-9]*\) resumed>.*<\([0-9.]*\)>$/\1 \2/p' /tmp/st |
 	awk '{ t[$1] += $2; n[$1]++ } END { for (k in t) printf "%.3f %d %s\n", t[k], n[k], k }' |
 	sort -rn | head -15
-echo "-- the main thread from the workload's exit (SIGCHLD) to its exit:"
+echo "-- the main thread from the workload's exit (its last SIGCHLD) to its exit:"
 main=$(head -1 /tmp/st | cut -d' ' -f1)
-awk -v m="$main" '$1 == m && /SIGCHLD/ { on = 1 } on && $1 == m' /tmp/st | cut -c1-200 | head -150
-echo "-- the main thread from its start to the workload's exec (the enable):"
-awk -v m="$main" '$1 == m' /tmp/st | grep -n 'PERF_EVENT_IOC_ENABLE\|perf_event_open\|clone\|mmap(NULL, [0-9]*, PROT_READ|PROT_WRITE, MAP_SHARED\|openat.*manifest\|io_uring_setup' |
-	awk -F: '{ print $1 ": " $2 }' | cut -c1-160 | awk 'NR <= 12 || /ENABLE/'
-echo "   first: $(head -1 /tmp/st | cut -c1-120)"
-echo "   last:  $(tail -1 /tmp/st | cut -c1-120)"
+awk -v m="$main" '$1 == m' /tmp/st >/tmp/st.main
+from=$(grep -n SIGCHLD /tmp/st.main | tail -1 | cut -d: -f1)
+tail -n +"${from:-1}" /tmp/st.main | cut -c1-180 | awk '
+	# runs of the same call collapsed: first line and a count
+	{ split($3, a, "("); c = a[1] }
+	c == last { n++; t += $NF ~ /^<.*>$/ ? substr($NF, 2, length($NF) - 2) : 0; next }
+	{ if (n) printf "      ... %d more %s, %.3f s\n", n, last, t; print; last = c; n = 0; t = 0 }
+	END { if (n) printf "      ... %d more %s, %.3f s\n", n, last, t }'
+echo "-- every thread: the stop phase's calls (after the main thread's last SIGCHLD) by name, s summed:"
+t0=$(sed -n "${from:-1}p" /tmp/st.main | awk '{ print $2 }')
+awk -v t0="$t0" '$2 >= t0' /tmp/st | sed -n -e 's/^[0-9]* *[0-9:.]* \([a-z_0-9]*\)(.*<\([0-9.]*\)>$/\1 \2/p' \
+	-e 's/^[0-9]* *[0-9:.]* <\.\.\. \([a-z_0-9]*\) resumed>.*<\([0-9.]*\)>$/\1 \2/p' |
+	awk '{ t[$1] += $2; n[$1]++ } END { for (k in t) printf "%.3f %d %s\n", t[k], n[k], k }' | sort -rn | head -12
+echo "-- the start: main thread's calls until the workload runs, by name, s summed:"
+to=$(grep -n 'PERF_EVENT_IOC_ENABLE' /tmp/st.main | tail -1 | cut -d: -f1)
+head -n "${to:-0}" /tmp/st.main | sed -n 's/^[0-9]* *[0-9:.]* \([a-z_0-9]*\)(.*<\([0-9.]*\)>$/\1 \2/p' |
+	awk '{ t[$1] += $2; n[$1]++ } END { for (k in t) printf "%.3f %d %s\n", t[k], n[k], k }' | sort -rn | head -8
+echo "   first: $(head -1 /tmp/st | cut -c1-100)"
+echo "   last enable: $(sed -n "${to:-1}p" /tmp/st.main | cut -c1-100)"
+echo "   last:  $(tail -1 /tmp/st | cut -c1-100)"
+
+echo "== features on this kernel"
+for opt in --markers "-k perf" "--call-graph dwarf" "-e intel_pt//" --switch-events "-z"; do
+	rm -rf "$OUT/feat"
+	if prec record -q -d "$OUT/feat" $opt -- true 2>/tmp/feat.err; then
+		echo "   ok   $opt"
+	else
+		echo "   FAIL $opt: $(head -2 /tmp/feat.err | tr '\n' ' ')"
+	fi
+done
+echo "   perf_event_max_sample_rate now $(cat /proc/sys/kernel/perf_event_max_sample_rate)"
+dmesg | grep -i 'perf' | tail -3 | sed 's/^/   /'
 
 echo "== first and last cpu-clock sample against the command's start (-F 1000 -- sleep 1)"
 for tool in prec perf prec perf; do
