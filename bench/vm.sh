@@ -13,7 +13,8 @@
 # Timings are the emulator's: compare prec with perf within a row, not
 # across counts or with a real machine. The guests' consoles are kept in
 # $VM_CACHE/bench-N.log, prec's close laps (-v) are printed under the table.
-# Usage: bench/vm.sh [NCPU...]   (default 8 16 32 64; env: BENCH_N, RUNS, BUILD)
+# Usage: bench/vm.sh [NCPU...]   (default 8 16 32 64; env: BENCH_N, RUNS, BUILD,
+# VM_REUSE=1 to print the table from the consoles of the last run)
 set -u
 cd "$(dirname "$0")/.." || exit 1
 . tests/vm/lib.sh
@@ -36,13 +37,18 @@ field() { awk -v k="$2" -v t="$3" -v f="$4=" '$1 == "B" && $2 == k && $3 == t {
 rows=()
 for n in "${counts[@]}"; do
 	log=$VM_CACHE/bench-$n.log
-	initrd=$VM_CACHE/bench-$$.cpio
-	vm_initramfs "$initrd" tests/vm/bench.sh "$BENCH_N $RUNS" || exit 1
-	vm_log "booting with $n vCPUs, console: $log"
-	vm_boot "$n" "$initrd" "$log" $((900 + 60 * n))
-	rm -f "$initrd"
-	tr -d '\r' <"$log" | sed 's/.*\(bench: \)/\1/' >"$log.txt"
-	grep -q '^bench: done' "$log.txt" || vm_log "$n vCPUs: the guest did not finish (see $log)"
+	# VM_REUSE=1: the table from the consoles of an earlier run
+	if [ -n "${VM_REUSE:-}" ] && grep -q '^bench: done' "$log.txt" 2>/dev/null; then
+		:
+	else
+		initrd=$VM_CACHE/bench-$$.cpio
+		vm_initramfs "$initrd" tests/vm/bench.sh "$BENCH_N $RUNS" || exit 1
+		vm_log "booting with $n vCPUs, console: $log"
+		vm_boot "$n" "$initrd" "$log" $((900 + 60 * n))
+		rm -f "$initrd"
+		tr -d '\r' <"$log" | sed 's/.*\(bench: \)/\1/' >"$log.txt"
+		grep -q '^bench: done' "$log.txt" || vm_log "$n vCPUs: the guest did not finish (see $log)"
+	fi
 	grep -h '^bench: \|^B error' "$log.txt" >&2
 	for tool in prec perf; do
 		total=$(field "$log.txt" storm $tool total | head -1)
