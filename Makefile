@@ -155,3 +155,11 @@ clean:
 
 -include $(LIB_OBJ:.o=.d) $(BUILD)/src/main.d $(UNIT_BIN:=.d) $(TLIB_OBJ:.o=.d) \
 	$(HELP_BIN:=.d) $(BENCH_BIN:=.d) $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/tests/fuzz/%.d)
+
+# The guest suite on Debian's 6.1 cloud kernel under qemu (tests/vm/run.sh):
+# make vmtest NCPU=8 (installs qemu, busybox-static, cpio, the kernel; needs root).
+NCPU ?= 8
+VM_HELPERS := $(addprefix $(BUILD)/tests/helpers/,storm pingpong shardcount mfdump)
+.PHONY: vmtest
+vmtest: check-deps $(BIN) $(VM_HELPERS)
+	$(Q)BUILD=$(BUILD) tests/vm/run.sh $(NCPU)

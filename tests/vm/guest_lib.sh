@@ -1,0 +1,129 @@
+# SPDX-License-Identifier: MIT
+# Guest side of the VM harness, sourced by tests/vm/suite.sh and
+# tests/vm/bench.sh inside the guest: runs one recording with prec or perf
+# into /mnt (the ext4 disk) and reads back what it kept, what it lost, its
+# wall time and CPU time, with perf's own reader.
+
+NCPU=$(nproc)
+OUT=/mnt
+
+now_ms() { gdate +%s%3N; }
+
+# A storm of $1 getppid() calls pinned on every CPU at once.
+cat >/tmp/storms.sh <<'EOS'
+n=$1
+c=0
+while [ $c -lt $(nproc) ]; do
+	taskset -c $c storm $n &
+	c=$((c + 1))
+done
+wait
+EOS
+
+# rec TOOL NAME OPTIONS... -- COMMAND...: records with prec (merged into
+# $OUT/NAME.data) or perf (written to $OUT/NAME.data). Sets WALL (ms, start
+# to exit), CPU (user+sys s of the recorder and its command), CLOSE (prec's
+# manifest ms, perf: "-"), ERR (the recorder's stderr file), RC.
+rec() {
+	local tool=$1 name=$2 t0
+	shift 2
+	start "$tool" "$name" "$@"
+	t0=$T0
+	wait $TPID
+	WRC=$?
+	finish "$tool" "$name" "$t0"
+}
+
+# rec_storm TOOL NAME N OPTIONS...: records every CPU (-a, no command)
+# while a storm of N getppid() calls runs on each CPU, and stops it with
+# SIGINT when the storm is over. The events start disabled (-D -1) and the
+# storm starts once the recorder acked 'enable' on its control fifo, so
+# that the count does not depend on how long the recorder takes to start.
+# Sets what rec sets, CPU being the recorder's alone, and STOP (ms from
+# SIGINT to exit).
+rec_storm() {
+	local tool=$1 name=$2 n=$3 pid t0 t1 a=
+	shift 3
+	rm -f /tmp/ctl /tmp/ack
+	mkfifo /tmp/ctl /tmp/ack
+	exec 3<>/tmp/ctl 4<>/tmp/ack
+	start "$tool" "$name" -a -D -1 --control fifo:/tmp/ctl,/tmp/ack "$@"
+	t0=$T0
+	echo enable >&3
+	read -r -t 120 a <&4
+	[ "$a" = ack ] || echo "$name: $tool did not ack 'enable'"
+	sh /tmp/storms.sh "$n"
+	pid=$(child_of $TPID)
+	t1=$(now_ms)
+	kill -INT "$pid"
+	wait $TPID
+	WRC=$?
+	STOP=$(($(now_ms) - t1))
+	exec 3>&- 4>&-
+	# perf dies by the SIGINT it stopped on, once done.
+	[ "$tool" = perf ] && grep -q '^Command terminated by signal 2' "$OUT/$name.time" && WRC=0
+	finish "$tool" "$name" "$t0"
+}
+
+# The recorder under busybox time, in the background: sets TPID and T0.
+start() {
+	local tool=$1 name=$2
+	shift 2
+	rm -rf "${OUT:?}/$name" "$OUT/$name.data"
+	ERR=$OUT/$name.err
+	T0=$(now_ms)
+	if [ "$tool" = prec ]; then
+		time -f "%U %S" -o "$OUT/$name.time" prec record -d "$OUT/$name" "$@" 2>"$ERR" &
+	else
+		time -f "%U %S" -o "$OUT/$name.time" perf record -o "$OUT/$name.data" "$@" 2>"$ERR" &
+	fi
+	TPID=$!
+}
+
+child_of() {
+	local p
+	for p in /proc/[0-9]*; do
+		if grep -q "^PPid:[[:space:]]*$1\$" "$p/status" 2>/dev/null; then
+			echo "${p#/proc/}"
+			return
+		fi
+	done
+}
+
+finish() {
+	local tool=$1 name=$2 t0=$3
+	RC=$WRC
+	WALL=$(($(now_ms) - t0))
+	CPU=$(awk 'NF == 2 && $1 ~ /^[0-9.]+$/ { printf "%.2f", $1 + $2 }' "$OUT/$name.time")
+	CLOSE=-
+	if [ "$tool" = prec ]; then
+		CLOSE=$(sed -n 's/.*manifest in \([0-9.]*\) ms.*/\1/p' "$ERR")
+		prec merge "$OUT/$name" -o "$OUT/$name.data" 2>"$OUT/$name.merge.err" >/dev/null ||
+			RC=$((RC ? RC : 100))
+	fi
+	return "$RC"
+}
+
+# stats FILE: sets KEPT (samples) and LOST (lost samples) of the file's
+# events, from perf report --stats' per-event part (its LOST_SAMPLES line
+# is perf's own exact count from the kernel; prec's lost count is in its
+# summary line instead).
+stats() {
+	perf report --stats -i "$1" >/tmp/stats 2>/dev/null
+	KEPT=$(awk '/^[^ A].* stats:$/ { ev = 1 } ev && /^ *SAMPLE events:/ { s += $3 } END { print s + 0 }' /tmp/stats)
+	LOST=$(awk '/^[^ A].* stats:$/ { ev = 1 } ev && /^ *LOST_SAMPLES events:/ { s += $3 } END { print s + 0 }' /tmp/stats)
+}
+
+# script_clean FILE [report]: perf script (and perf report with a second
+# word) read FILE with nothing on stderr. Leaves perf script's output in
+# /tmp/script.
+script_clean() {
+	perf script -i "$1" >/tmp/script 2>/tmp/script.err || return 1
+	if [ -n "${2:-}" ]; then
+		perf report -i "$1" --stdio >/dev/null 2>>/tmp/script.err || return 1
+	fi
+	[ ! -s /tmp/script.err ]
+}
+
+# lap NAME: the guest's uptime at the end of a part of the suite.
+lap() { echo "lap $1 $(cut -d' ' -f1 /proc/uptime) s"; }
