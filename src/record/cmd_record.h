@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "record/internal.h"
+#include "record/pmu_sysfs.h"
 #include "util/clock.h"
 #include "util/cpu_list.h"
 
@@ -144,14 +145,6 @@ struct prec_auxpmu_src {
 };
 
 enum prec_aux_kind prec_auxpmu__kind(const char *pmu);
-/* Bits of attr.config that PMU format term `term` covers (sysfs
- * format/TERM, "config:..." only), 0 when absent or unreadable. */
-/* Read root/pmu/file (root NULL = the sysfs PMU directory) into buf,
- * trailing whitespace cut. Returns the length or -errno. */
-int prec_auxpmu__read_attr(const char *root, const char *pmu, const char *file,
-			   char *buf, size_t len);
-uint64_t prec_auxpmu__format_mask(const char *root, const char *pmu,
-				  const char *term);
 /* perf's default config for the PMU, applied before the user's terms:
  * intel_pt: tsc, mtc + mtc_period, psb_period, pt, branch as caps allow;
  * arm_spe: ts_enable, and *period = caps/min_interval (else 4096);

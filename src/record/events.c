@@ -15,8 +15,6 @@
 #include "util/file.h"
 #include "util/log.h"
 
-#define PMU_ROOT "/sys/bus/event_source/devices"
-
 static const struct {
 	const char *name;
 	uint32_t type;
@@ -507,7 +505,7 @@ int prec_evlist__add(struct prec_evlist *el, const char *text,
 		pr_err("event '': empty event list");
 		return -EINVAL;
 	}
-	el->pmu_root = pmu_root ? pmu_root : PMU_ROOT;
+	el->pmu_root = pmu_root ? pmu_root : PREC_PMU_ROOT;
 	/* Split on commas outside pmu/.../ */
 	for (;; p++) {
 		char item[1024];
@@ -524,7 +522,7 @@ int prec_evlist__add(struct prec_evlist *el, const char *text,
 		}
 		memcpy(item, start, len);
 		item[len] = 0;
-		err = add_one(el, item, pmu_root ? pmu_root : PMU_ROOT);
+		err = add_one(el, item, pmu_root ? pmu_root : PREC_PMU_ROOT);
 		if (err < 0 || !*p)
 			break;
 		start = p + 1;

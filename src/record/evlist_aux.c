@@ -56,7 +56,7 @@ static void track_switches(struct prec_evlist *el, const struct prec_evsel *ev,
 			   const struct prec_record_opts *o)
 {
 	if (ev->aux == PREC_AUX_INTEL_PT &&
-	    !(ev->attr.config & prec_auxpmu__format_mask(el->pmu_root, ev->pmu, "tsc")))
+	    !(ev->attr.config & prec_pmu_sysfs__format_mask(el->pmu_root, ev->pmu, "tsc")))
 		return;
 	for (int e = 0; e < el->nr; e++)
 		if (el->evsel[e].tracking)
