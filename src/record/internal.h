@@ -11,6 +11,9 @@
 #include <sys/types.h>
 
 #include "store/store.h"
+#include "record/markers.h"
+#include "record/markers_page.h"
+#include "record/tracefs.h"
 
 /* Where a drainer thread may run, relative to the CPU whose ring it drains. */
 enum prec_affinity {
@@ -170,28 +173,6 @@ void prec_drainer__delete(struct prec_drainer *d);
  * Missing facts are left NULL/0; returns 0 or -ENOMEM. */
 int prec_host__fill(struct prec_manifest *m);
 
-/* ---- tracefs (tracefs.c) ---- */
-
-/* Mount point of tracefs ("/sys/kernel/tracing" or the debugfs one), or
- * NULL when neither exists. */
-const char *prec_tracefs__root(void);
-
-/* Id of tracepoint system:name from tracefs. Returns 0, -ENOENT (no such
- * tracepoint), -ENODEV (no tracefs) or -errno. */
-int prec_tracefs__event_id(const char *system, const char *name, uint64_t *id);
-/* The tracepoints whose system and name match the glob patterns (fnmatch:
- * *, ?, [...]), as "system:name" strings, sorted: *out (malloc'd, each
- * string too; prec_tracefs__free_list() frees them). Returns how many (0:
- * none matches), -ENODEV (no tracefs) or -errno. */
-int prec_tracefs__glob(const char *sys_pat, const char *name_pat, char ***out);
-void prec_tracefs__free_list(char **list, int n);
-
-/* Add system:name's format text to m (once per tracepoint), and the
- * header_page / header_event / printk_formats / saved_cmdlines texts if m
- * does not have them yet. Returns 0 or -errno. */
-int prec_tracefs__add_formats(struct prec_manifest *m, const char *system,
-			      const char *name, uint64_t id);
-
 /* ---- build-ids (buildid.c) ---- */
 
 /* One mapped file whose build-id is wanted: the path its MMAP2 record or
@@ -308,47 +289,6 @@ int prec_sideband_tail__write(struct prec_sideband_tail *t, const pid_t *pids,
 			      int nr, uint64_t time, const struct prec_tail_at *late,
 			      int nr_late);
 void prec_sideband_tail__delete(struct prec_sideband_tail *t);
-
-/* ---- user markers (cmd_mark.c) ---- */
-
-/* Every write to the kernel's trace_marker, from any process, captured with
- * a private ftrace instance (options/copy_trace_marker, trace clock = the
- * events' clock) and turned into SAMPLE records of the `ftrace:print` attr
- * in the side band shard: the kernel never feeds ftrace:print to perf
- * itself. */
-struct prec_markers;
-
-struct prec_markers_opts {
-	struct prec_shard_writer *writer; /* side band; this thread's alone */
-	int clockid;                      /* the events' clock */
-	uint64_t round_ns;                /* how often the buffers are read */
-	const uint64_t *ids;              /* ftrace:print id per CPU index */
-	const int *cpus;                  /* CPU of each index */
-	int nr_cpus;
-	uint64_t sample_type;             /* of the ftrace:print attr */
-};
-
-/* Create the instance (instances/prec-PID) for clockid. Returns 0, -EINVAL
- * (no trace clock matches clockid), -ENODEV (no tracefs / kernel without
- * copy_trace_marker) or -errno, after printing one line. */
-int prec_markers__open(struct prec_markers **out, int clockid);
-/* Start the reader thread. Returns 0 or -errno. */
-int prec_markers__start(struct prec_markers *mk,
-			const struct prec_markers_opts *o);
-/* Read what is left, stop the thread. Returns markers captured or -errno. */
-int prec_markers__stop(struct prec_markers *mk);
-/* Stop if running, remove the instance; NULL ok. */
-void prec_markers__delete(struct prec_markers *mk);
-
-/* Parse one ring-buffer page read from trace_pipe_raw (header_page layout:
- * u64 timestamp, u64 commit, data) and call fn for every ftrace print
- * entry (common_type == print_id) with its time and entry bytes. Returns
- * entries found, or -EBADMSG when an event runs past the page. *missed is
- * set when the kernel flagged events lost before this page. */
-typedef void (*prec_marker_fn)(void *arg, uint64_t time, const void *entry,
-			       uint32_t len);
-int prec_markers__parse_page(const void *page, size_t len, uint16_t print_id,
-			     prec_marker_fn fn, void *arg, bool *missed);
 
 /* ---- flight-recorder snapshots (snapshot.c) ---- */
 
