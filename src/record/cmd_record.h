@@ -421,74 +421,7 @@ void prec_session__discard(struct prec_session *s);
 void prec_session__exit(struct prec_session *s);
 
 
-/* ---- control channel and flight-recorder option parsers (control.c) ---- */
-
-enum prec_control_cmd {
-	PREC_CTL_ENABLE = 1, PREC_CTL_DISABLE, PREC_CTL_SNAPSHOT, PREC_CTL_STOP,
-	PREC_CTL_PING,
-};
-
-struct prec_control;
-
-/* spec: "fifo:CTL[,ACK]" (existing fifos owned by the effective user, not
- * reached through a symbolic link; opened O_RDWR so opening never blocks)
- * or "fd:CTL[,ACK]" (inherited fds). Returns 0 or -errno after printing
- * one line. */
-int prec_control__open(struct prec_control **out, const char *spec);
-/* 0 if spec has the right shape, -EINVAL if not (no message). */
-int prec_control__check_spec(const char *spec);
-/* The fd to poll for POLLIN; -1 once its writer is gone (fd form). */
-int prec_control__fd(const struct prec_control *c);
-/* Next whole command line read so far (non-blocking): a PREC_CTL_* value,
- * 0 when none is complete, -EINVAL for an unknown one (warned), -errno.
- * A line longer than 255 bytes is dropped whole, with one warning. */
-int prec_control__next(struct prec_control *c);
-/* One line to a command (PREC_CTL_* or 0 for a blank line / -EINVAL). */
-int prec_control__parse(const char *line);
-/* Write "ack\n" to the ack end, if any. Returns 0 or -errno. */
-int prec_control__ack(struct prec_control *c);
-const char *prec_control__name(int cmd);
-void prec_control__close(struct prec_control *c);
-
-/* "N" pages or "512K", "4M", "1G": bytes, rounded up to a power-of-two
- * number of pages. Returns 0, -EINVAL or -ERANGE. */
-int prec_size__parse(const char *arg, size_t page_size, uint64_t *bytes);
-/* -D: milliseconds >= 0, or -1 (start disabled). Returns 0 or -EINVAL. */
-int prec_delay__parse(const char *arg, int64_t *ms);
-
-/* The recorder's flight controls (control.c): -D, --control, --markers, and
- * the snapshot trigger --overwrite installs. */
-struct prec_markers;
-struct prec_tail;
-struct prec_flight {
-	struct prec_control *ctl;
-	struct prec_markers *mk;
-	uint64_t *marker_ids;
-	struct prec_snapshot *snap; /* --overwrite */
-	struct prec_tail *tail;     /* --overwrite: after each snapshot */
-	int64_t delay_ms;
-	uint64_t enable_at_ns;  /* CLOCK_MONOTONIC, 0 = no pending enable */
-	int (*snapshot)(void *arg); /* NULL unless --overwrite */
-	void *snapshot_arg;
-};
-
-/* Open the control channel and the markers' ftrace instance. Returns 0 or
- * -errno after one line. */
-int prec_flight__init(struct prec_flight *f, const struct prec_record_opts *o);
-/* After prec_session__start: arm -D, start the markers reader. */
-int prec_flight__start(struct prec_flight *f, struct prec_session *s,
-		       const struct prec_record_opts *o,
-		       const struct prec_evlist *el);
-/* false with -D: the events stay disabled at go(). */
-bool prec_flight__starts_enabled(const struct prec_flight *f);
-/* poll() timeout until the -D enable, -1 if none. */
-int prec_flight__timeout_ms(const struct prec_flight *f);
-/* After a wake-up: due -D enable, pending control commands (each acked).
- * Returns 1 when 'stop' was received. */
-int prec_flight__tick(struct prec_flight *f, struct prec_evlist *el);
-/* Before prec_session__finish (events disabled): the final snapshot of a
- * flight recording, the last markers read. */
-int prec_flight__stop(struct prec_flight *f);
-void prec_flight__exit(struct prec_flight *f);
+#include "record/control.h"
+#include "record/flight.h"
 
 #endif
