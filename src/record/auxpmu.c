@@ -4,7 +4,8 @@
 // private words perf 6.1 writes for intel_pt and arm_spe (cs_etm's are in
 // cs_etm.c), built from sysfs and a ring's control page. Facts from perf's
 // sources, not its code.
-#include "record/cmd_record.h"
+
+#include "record/auxpmu.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -17,7 +18,10 @@
 #include <cpuid.h>
 #endif
 
+#include "record/cs_etm.h"
+#include "record/perfclock.h"
 #include "record/pmu_sysfs.h"
+#include "store/store.h"
 
 /* perf's intel_pt AUXTRACE_INFO words (tools/perf/util/intel-pt.h, 6.1),
  * followed by the address filter string when its length is not 0. */

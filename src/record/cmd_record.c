@@ -4,7 +4,6 @@
 // and the start manifest, start drainers, enable, wait for a stop trigger
 // (workload exit, SIGINT/SIGTERM/SIGHUP, -p targets gone), then close.
 #include "record/record.h"
-#include "record/cmd_record.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -20,6 +19,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "record/control.h"
+#include "record/evlist.h"
+#include "record/flight.h"
+#include "record/options.h"
+#include "record/session.h"
+#include "record/workload.h"
+#include "util/clock.h"
+#include "util/cpu_list.h"
 #include "util/log.h"
 
 #ifndef PIDFD_THREAD

@@ -4,7 +4,8 @@
 // for timestamps and context IDs, and the AUXTRACE_INFO words perf 6.1
 // writes. Facts from perf 6.1 (arch/arm/util/cs-etm.c, util/cs-etm.h,
 // include/linux/coresight-pmu.h), not its code.
-#include "record/cmd_record.h"
+
+#include "record/cs_etm.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -13,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "record/auxpmu.h"
 #include "record/pmu_sysfs.h"
 #include "util/log.h"
 

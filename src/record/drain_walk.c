@@ -9,6 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "record/drainer.h"
+#include "record/internal.h"
+#include "store/store.h"
+
 #define SCRATCH_BYTES 65536u /* > the largest record (u16 size) */
 
 /* MMAP2 payload offsets from the record start (PERFDATA.md section 0). */

@@ -2,7 +2,8 @@
 // The drainer: one thread per CPU ring that sleeps in its shard writer's
 // io_uring, frames [data_tail, data_head) (and the AUX area) as chunks, and
 // gives the bytes back to the kernel only once they are safe.
-#include "record/internal.h"
+
+#include "record/drainer.h"
 
 #include <errno.h>
 #include <linux/perf_event.h>
@@ -16,6 +17,10 @@
 #include <unistd.h>
 
 #include "record/drain_walk.h"
+#include "record/options.h"
+#include "record/perfclock.h"
+#include "record/ring.h"
+#include "store/store.h"
 #include "util/file.h"
 #include "util/log.h"
 

@@ -3,7 +3,8 @@
 // dynamic PMUs pmu/term=value,.../ (type and term bit ranges from sysfs),
 // perf's config terms on any event (name/overwrite/), :u/:k modifiers; the
 // channel each event writes to; then the attr bits every prec event shares.
-#include "record/cmd_record.h"
+
+#include "record/evlist.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -12,8 +13,17 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "record/auxpmu.h"
+#include "record/internal.h"
+#include "record/options.h"
+#include "record/pmu_sysfs.h"
+#include "record/tracefs.h"
 #include "util/file.h"
 #include "util/log.h"
+
+/* perf's x86_64 user register mask for DWARF unwinding: AX..R15 without
+ * the segment registers DS, ES, FS, GS. */
+#define PREC_REGS_USER_X86_64 0xff0fffULL
 
 static const struct {
 	const char *name;

@@ -3,7 +3,8 @@
 // and channel (drained; flight) owned by the first fd opened into it,
 // SET_OUTPUT for the rest, ids, filters, enable/disable, and the
 // PERF_FORMAT_LOST counts at the end.
-#include "record/cmd_record.h"
+
+#include "record/evlist.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -14,6 +15,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "record/options.h"
+#include "record/ring.h"
 #include "util/log.h"
 
 static int sys_perf_event_open(struct perf_event_attr *a, pid_t pid, int cpu)

@@ -4,7 +4,8 @@
 // event on the CPU follows it with SET_OUTPUT), the AUX area's size, the
 // switch records a decoder needs, cs_etm's per-CPU checks, and the
 // manifest's AUXTRACE_INFO words.
-#include "record/cmd_record.h"
+
+#include "record/evlist.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -12,6 +13,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "record/auxpmu.h"
+#include "record/cs_etm.h"
+#include "record/options.h"
+#include "record/pmu_sysfs.h"
+#include "record/ring.h"
+#include "store/store.h"
+#include "util/cpu_list.h"
 #include "util/log.h"
 
 /* perf's "privileged" for AUX sizes: root, or perf_event_paranoid -1. */

@@ -8,9 +8,12 @@
 #include <string.h>
 #include <time.h>
 
-#include "record/cmd_record.h"
 #include "record/control.h"
+#include "record/evlist.h"
 #include "record/markers.h"
+#include "record/options.h"
+#include "record/session.h"
+#include "record/snapshot.h"
 #include "record/tail.h"
 #include "util/clock.h"
 #include "util/log.h"

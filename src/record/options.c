@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // `prec record` command line: one table of options (names, handlers, help)
 // from which getopt_long's arguments and the help text are derived.
-#include "record/cmd_record.h"
+
+#include "record/options.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -15,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "record/control.h"
 #include "util/cli.h"
 #include "util/cpu_list.h"
 #include "util/log.h"

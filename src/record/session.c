@@ -4,8 +4,8 @@
 // CPU one for the snapshots and one for the tail synthesis), the manifest
 // written at start (state recording) and at close (complete, with totals
 // and build-ids), the drainers (the summary line: session_summary.c).
-#include "record/cmd_record.h"
-#include "record/tail.h"
+
+#include "record/session.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -20,6 +20,19 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "record/buildid.h"
+#include "record/drainer.h"
+#include "record/evlist.h"
+#include "record/host.h"
+#include "record/options.h"
+#include "record/perfclock.h"
+#include "record/ring.h"
+#include "record/sideband.h"
+#include "record/snapshot.h"
+#include "record/tail.h"
+#include "record/tracefs.h"
+#include "store/store.h"
+#include "util/clock.h"
 #include "util/dirtree.h"
 #include "util/log.h"
 #include "util/path.h"

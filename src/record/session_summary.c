@@ -2,10 +2,12 @@
 // The recording's summary on stderr, perf-like: shards, records, bytes,
 // MB/s, lost, time to the manifest; and when records were lost, which CPU,
 // why when it is known, and what to change.
-#include "record/cmd_record.h"
+
+#include "record/session.h"
 
 #include <stdio.h>
 
+#include "store/store.h"
 #include "util/log.h"
 
 static uint64_t shard_lost(const struct prec_manifest_shard *sh)

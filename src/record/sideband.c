@@ -3,8 +3,8 @@
 // FORK/COMM/MMAP2 records as perf would synthesize them from /proc, packed
 // whole into DATA chunks of the side-band shard; plus their build-ids. The
 // tail synthesizer (prec_sideband_tail) reuses the task scan at snapshots.
-#include "record/internal.h"
-#include "util/file.h"
+
+#include "record/sideband.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -17,6 +17,11 @@
 #include <unistd.h>
 #include <linux/perf_event.h>
 
+#include "record/bpf_synth.h"
+#include "record/buildid.h"
+#include "record/internal.h"
+#include "store/store.h"
+#include "util/file.h"
 #include "util/log.h"
 
 #define SB_NBUF 4              /* chunk buffers in flight (non-copy writers) */

@@ -4,8 +4,8 @@
 // oldest whole record not yet written, copies those records oldest first
 // into DATA chunks of the CPU's shard, and resumes the ring. Writers already
 // past the pause check are waited out before the copy (see quiesce()).
-#include "record/internal.h"
-#include "util/clock.h"
+
+#include "record/snapshot.h"
 
 #include <errno.h>
 #include <linux/membarrier.h>
@@ -17,6 +17,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "record/internal.h"
+#include "record/ring.h"
+#include "store/store.h"
+#include "util/clock.h"
 #include "util/log.h"
 
 #ifndef PERF_EVENT_IOC_PAUSE_OUTPUT

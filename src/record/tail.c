@@ -2,8 +2,6 @@
 // Tail synthesis for the flight recorder: which tasks a snapshot names, at
 // what time, and what it cost; the records themselves are sideband.c's.
 #include "record/tail.h"
-#include "record/internal.h"
-#include "util/clock.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -14,6 +12,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "record/sideband.h"
+#include "record/snapshot.h"
+#include "util/clock.h"
 #include "util/log.h"
 
 struct prec_tail {

@@ -15,7 +15,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "record/cmd_record.h"
+#include "record/auxpmu.h"
+#include "record/cs_etm.h"
+#include "record/evlist.h"
+#include "record/options.h"
+#include "record/pmu_sysfs.h"
+#include "record/ring.h"
+#include "store/store.h"
 #include "../lib/test.h"
 
 static char *root;

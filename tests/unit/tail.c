@@ -25,6 +25,9 @@
 #include <linux/perf_event.h>
 
 #include "record/internal.h"
+#include "record/ring.h"
+#include "record/snapshot.h"
+#include "store/store.h"
 #include "record/tail.h"
 
 static uint32_t u32at(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return v; }
