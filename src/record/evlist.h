@@ -68,7 +68,7 @@ struct prec_evlist {
 	size_t flight_pages;   /* ... of flight_rings[] (0: open's pages) */
 	bool raised_nofile;
 	const char *pmu_root;  /* sysfs PMU root the events were parsed with */
-	/* AUX (evlist_aux.c): the AUX event owns every CPU's ring */
+	/* AUX: the AUX event owns every CPU's ring */
 	size_t aux_bytes;      /* AUX area per CPU, 0 = no AUX event */
 	int aux_owner;         /* the AUX event's index (when aux_bytes) */
 	uint32_t have_sched_switch; /* perf's AUXTRACE_INFO value */
@@ -101,7 +101,7 @@ void prec_evlist__config(struct prec_evlist *el,
 /* Common base sample_type of every attr (PREC_SAMPLE_BASE). */
 uint64_t prec_evlist__sample_base(const struct prec_evlist *el);
 void prec_evlist__exit(struct prec_evlist *el);
-/* ---- the AUX event (evlist_aux.c) ---- */
+/* ---- the AUX event ---- */
 
 /* After the events are parsed, before prec_evlist__config: with an AUX PMU
  * event, make it the owner of every CPU's ring, size its AUX area
