@@ -26,6 +26,7 @@
 #include "util/bytes.h"
 #include "util/cpu_list.h"
 #include "util/log.h"
+#include "util/proc.h"
 
 #define PASS_BYTES (256u * 1024u)
 #define PASS_RECS 4096u
@@ -270,21 +271,9 @@ fail:
 /* Thread id -> process id, for the sample's pid (ftrace keeps the tid). */
 static uint32_t tgid_of(uint32_t tid)
 {
-	char path[64], text[512], *p;
-	ssize_t n;
-	int fd;
+	pid_t tgid = prec_proc__tgid((pid_t)tid);
 
-	snprintf(path, sizeof(path), "/proc/%u/status", tid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return tid;
-	n = read(fd, text, sizeof(text) - 1);
-	close(fd);
-	if (n <= 0)
-		return tid;
-	text[n] = 0;
-	p = strstr(text, "\nTgid:");
-	return p ? (uint32_t)strtoul(p + 6, NULL, 10) : tid;
+	return tgid > 0 ? (uint32_t)tgid : tid;
 }
 
 static uint64_t id_for_cpu(const struct prec_markers *mk, int cpu)

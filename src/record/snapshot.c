@@ -20,6 +20,7 @@
 #include "record/internal.h"
 #include "record/ring.h"
 #include "store/store.h"
+#include "util/bytes.h"
 #include "util/clock.h"
 #include "util/log.h"
 
@@ -242,15 +243,11 @@ static int64_t copy_reversed(struct prec_snapshot *s, const struct prec_ring *r,
 static void note_lost(struct snap_ring *sr, const uint8_t *rec, uint16_t sz)
 {
 	const struct perf_event_header *h = (const void *)rec;
-	uint64_t v;
 
-	if (h->type == PERF_RECORD_LOST && sz >= 24) {
-		memcpy(&v, rec + 16, sizeof(v));
-		sr->lost += v;
-	} else if (h->type == PERF_RECORD_LOST_SAMPLES && sz >= 16) {
-		memcpy(&v, rec + 8, sizeof(v));
-		sr->lost_samples += v;
-	}
+	if (h->type == PERF_RECORD_LOST && sz >= 24)
+		sr->lost += prec_ld64(rec + 16);
+	else if (h->type == PERF_RECORD_LOST_SAMPLES && sz >= 16)
+		sr->lost_samples += prec_ld64(rec + 8);
 }
 
 /* A record from which perf takes a process afresh: its FORK (the parent's
@@ -265,12 +262,12 @@ static void note_restart(struct prec_snapshot *s, const uint8_t *rec, uint16_t s
 	uint32_t pid, tid;
 
 	if (h->type == PERF_RECORD_FORK && sz >= 24) {
-		memcpy(&pid, rec + 8, sizeof(pid));
-		memcpy(&tid, rec + 16, sizeof(tid));
+		pid = prec_ld32(rec + 8);
+		tid = prec_ld32(rec + 16);
 	} else if (h->type == PERF_RECORD_COMM && (h->misc & PERF_RECORD_MISC_COMM_EXEC) &&
 		   sz >= 16) {
-		memcpy(&pid, rec + 8, sizeof(pid));
-		memcpy(&tid, rec + 12, sizeof(tid));
+		pid = prec_ld32(rec + 8);
+		tid = prec_ld32(rec + 12);
 	} else {
 		return;
 	}
