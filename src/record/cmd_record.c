@@ -469,7 +469,7 @@ static int record(struct record *r, int argc, char **argv)
 }
 
 /* Closing the last fd of a tracepoint event waits out RCU grace periods in
- * the kernel (tracepoint unregistration: ~45 ms here), long after the
+ * the kernel (tracepoint unregistration), long after the
  * recording is complete and on disk. A child holding copies of the fds
  * until we are gone takes that wait, so prec returns at once; init reaps
  * it. It closes stdio first: a caller reading our output sees EOF now. */

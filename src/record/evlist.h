@@ -18,12 +18,12 @@ struct prec_ring;
 
 _Static_assert(sizeof(struct perf_event_attr) >= PERF_ATTR_SIZE_VER7,
 	       "perf_event_attr from the system headers is at least VER7");
+
 /* A flight recording's drained ring when it carries only the side band
  * (the tracking event's COMM, MMAP2, FORK, EXIT...): 128 KiB per CPU.
- * A process start writes about 1 KiB of those, and the drainer wakes at
- * a quarter of the ring, so it overflows only when more than ~100
- * processes start on one CPU before its drainer runs
- * (docs/flight-recorder.md). */
+ * The drainer wakes at a quarter of the ring, so it overflows only when
+ * many processes start on one CPU before its drainer runs (the sizes are
+ * in docs/flight-recorder.md). */
 #define PREC_RECORD_SIDEBAND_RING (128u * 1024u)
 /* An event's overwrite / no-overwrite term (perf's), if any. */
 enum prec_ow_term { PREC_OW_DEFAULT, PREC_OW_ON, PREC_OW_OFF };

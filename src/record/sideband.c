@@ -361,8 +361,8 @@ struct ksyms {
 	bool has_text, has_stext, has_etext;
 };
 
-/* Stops as soon as it has what it needs: the whole file costs ~50 ms of
- * kernel time (120k symbols) and _etext sits near its end. */
+/* Stops as soon as it has what it needs: the kernel formats the whole
+ * file (every symbol) as it is read, and _etext sits near its end. */
 static void scan_kallsyms(struct ksyms *k, bool need_etext)
 {
 	char line[512];

@@ -174,7 +174,7 @@ static void pause_ring(const struct prec_ring *r, int on)
  * newer one (seen: a SAMPLE's ip read as its time). The kernel writes a
  * record between rcu_read_lock() in perf_output_begin and rcu_read_unlock()
  * in perf_output_end, so one RCU grace period waits all such writers out:
- * membarrier(MEMBARRIER_CMD_GLOBAL) is synchronize_rcu(), ~10-20 ms. */
+ * membarrier(MEMBARRIER_CMD_GLOBAL) is synchronize_rcu(). */
 static void quiesce(struct prec_snapshot *s)
 {
 	struct timespec ms = { 0, 1000000 };
