@@ -68,14 +68,11 @@ static int marker_ids(const struct prec_evlist *el, uint64_t **ids)
 static int take_snapshot(void *arg)
 {
 	struct prec_flight *f = arg;
-	const struct prec_snapshot_restart *rs;
 	struct prec_snapshot_stats st;
 	int err = prec_snapshot__take(f->snap), n;
-	size_t nr;
 
 	prec_snapshot__stats(f->snap, &st);
-	rs = prec_snapshot__restarts(f->snap, &nr);
-	n = f->tail ? prec_tail__write(f->tail, st.oldest, rs, nr) : 0;
+	n = f->tail ? prec_tail__write(f->tail, st.oldest) : 0;
 	return err ? err : n < 0 ? n : 0;
 }
 

@@ -883,11 +883,6 @@ static int cmp_pid(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static bool pid_in(const pid_t *v, size_t n, pid_t x)
-{
-	return n && bsearch(&x, v, n, sizeof(*v), cmp_pid);
-}
-
 /* The processes a tail names, sorted: every one in /proc (pids NULL), or
  * those of pids (each id's Tgid). Returns how many or -errno. */
 static int tail_tgids(struct sb *sb, const pid_t *pids, int nr, pid_t **out)
@@ -942,8 +937,7 @@ static int tail_tgids(struct sb *sb, const pid_t *pids, int nr, pid_t **out)
 }
 
 int prec_sideband_tail__write(struct prec_sideband_tail *t, const pid_t *pids,
-			      int nr, uint64_t time, const struct prec_tail_at *late,
-			      int nr_late)
+			      int nr, uint64_t time)
 {
 	struct sb *sb = &t->sb;
 	pid_t *tg = NULL;
@@ -956,19 +950,10 @@ int prec_sideband_tail__write(struct prec_sideband_tail *t, const pid_t *pids,
 		return ntg;
 	sb->total = 0;
 	sb->nr_reqs = 0;
-	/* Every process at time, then those the snapshot's own records
-	 * restart again, each after them (late is in time order): records
-	 * go out in time order. */
+	/* Every process at time: records go out in time order. */
 	sb->time = time;
 	for (int i = 0; i < ntg && !err; i++)
 		err = sb_process(sb, &(struct prec_proc_status){ .tgid = tg[i] });
-	for (int i = 0; i < nr_late && !err; i++) {
-		if (!pid_in(tg, (size_t)ntg, late[i].pid))
-			continue;
-		if (late[i].time > sb->time)
-			sb->time = late[i].time;
-		err = sb_process(sb, &(struct prec_proc_status){ .tgid = late[i].pid });
-	}
 	free(tg);
 	/* In the file before the snapshot is acked, as the CPU shards are. */
 	err = sb_finish(sb, err);

@@ -46,27 +46,17 @@ struct prec_sideband_tail;
 int prec_sideband_tail__new(struct prec_sideband_tail **out,
 			    struct prec_shard_writer *w, struct prec_manifest *m,
 			    bool data_maps);
-/* A process a tail names at its own time. */
-struct prec_tail_at {
-	int32_t pid;
-	uint32_t pad;
-	uint64_t time;
-};
-
 /* Write, for every process in /proc (pids NULL) or for the processes of
  * pids[0..nr) (each id stands for its process, gone ones are skipped), a
  * COMM per thread and an MMAP2 per executable mapping as
  * prec_sideband__synthesize does, but no FORK, and with time (> 0) in
- * every record's sample_id trailer; then the same again for each of those
- * processes in late[0..nr_late) (in time order, each pid once) at the
- * later of its time and time. Records go out in time order, in DATA
- * chunks whose watermark is their first time. Adds the build-ids of files mapped that m has no
- * id for. Waits until the chunks are in the file. Main thread; blocks on
+ * every record's sample_id trailer, in DATA chunks whose watermark is
+ * their first time. Adds the build-ids of files mapped that m has no id
+ * for. Waits until the chunks are in the file. Main thread; blocks on
  * /proc, and on the build-id reads up to prec_buildid__resolve()'s
  * deadline. Returns the records written or -errno. */
 int prec_sideband_tail__write(struct prec_sideband_tail *t, const pid_t *pids,
-			      int nr, uint64_t time, const struct prec_tail_at *late,
-			      int nr_late);
+			      int nr, uint64_t time);
 void prec_sideband_tail__delete(struct prec_sideband_tail *t);
 
 #endif

@@ -44,18 +44,6 @@ void prec_snapshot__stats(const struct prec_snapshot *s,
  * records written to the shard. */
 void prec_snapshot__lost(const struct prec_snapshot *s, int i,
 			 uint64_t *lost, uint64_t *lost_samples);
-/* A record a snapshot wrote from which perf takes a process (pid == tid)
- * afresh: its FORK, or its exec's COMM. */
-struct prec_snapshot_restart {
-	int32_t pid;
-	uint32_t pad;
-	uint64_t time;
-};
-/* The latest snapshot's restarts (ring by ring, each ring's oldest first;
- * a pid may come more than once); *nr of them, valid until the next
- * take(). The tail names such a process again after them (tail.c). */
-const struct prec_snapshot_restart *
-prec_snapshot__restarts(const struct prec_snapshot *s, size_t *nr);
 void prec_snapshot__delete(struct prec_snapshot *s);
 
 /* The records of a backward ring (data, size a power of two) between head
