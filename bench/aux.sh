@@ -23,7 +23,10 @@ cat >"$work/aux_bench.c" <<'EOF'
 #include <time.h>
 #include <unistd.h>
 #include <linux/perf_event.h>
+#include "record/drainer.h"
 #include "record/internal.h"
+#include "record/ring.h"
+#include "store/store.h"
 
 #define AUX (4u << 20)
 #define STEP (1u << 20)

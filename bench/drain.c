@@ -15,7 +15,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "record/internal.h"
+#include "record/drainer.h"
+#include "record/ring.h"
+#include "store/store.h"
 
 #define REC 64
 

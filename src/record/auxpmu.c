@@ -4,7 +4,8 @@
 // private words perf 6.1 writes for intel_pt and arm_spe (cs_etm's are in
 // cs_etm.c), built from sysfs and a ring's control page. Facts from perf's
 // sources, not its code.
-#include "record/cmd_record.h"
+
+#include "record/auxpmu.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -17,9 +18,10 @@
 #include <cpuid.h>
 #endif
 
-#include "util/file.h"
-
-#define PMU_ROOT "/sys/bus/event_source/devices"
+#include "record/cs_etm.h"
+#include "record/perfclock.h"
+#include "record/pmu_sysfs.h"
+#include "store/store.h"
 
 /* perf's intel_pt AUXTRACE_INFO words (tools/perf/util/intel-pt.h, 6.1),
  * followed by the address filter string when its length is not 0. */
@@ -53,15 +55,6 @@ enum prec_aux_kind prec_auxpmu__kind(const char *pmu)
 	return PREC_AUX_NONE;
 }
 
-int prec_auxpmu__read_attr(const char *root, const char *pmu, const char *file,
-			   char *buf, size_t len)
-{
-	char path[PATH_MAX];
-
-	snprintf(path, sizeof(path), "%s/%s/%s", root ? root : PMU_ROOT, pmu, file);
-	return prec_file__read_line(path, buf, len);
-}
-
 /* A number from sysfs in base (0 = C rules), or dflt when the file is
  * missing or does not parse. */
 static uint64_t read_num(const char *root, const char *pmu, const char *file,
@@ -70,44 +63,11 @@ static uint64_t read_num(const char *root, const char *pmu, const char *file,
 	char text[64], *end;
 	uint64_t v;
 
-	if (prec_auxpmu__read_attr(root, pmu, file, text, sizeof(text)) <= 0)
+	if (prec_pmu_sysfs__read_attr(root, pmu, file, text, sizeof(text)) <= 0)
 		return dflt;
 	errno = 0;
 	v = strtoull(text, &end, base);
 	return errno || end == text || *end ? dflt : v;
-}
-
-uint64_t prec_auxpmu__format_mask(const char *root, const char *pmu,
-				  const char *term)
-{
-	char file[128], text[256];
-	const char *p;
-	uint64_t mask = 0;
-
-	snprintf(file, sizeof(file), "format/%s", term);
-	if (prec_auxpmu__read_attr(root, pmu, file, text, sizeof(text)) <= 0)
-		return 0;
-	p = strchr(text, ':');
-	/* Only config itself: the AUX PMUs' terms perf reads live there. */
-	if (!p || strncmp(text, "config", (size_t)(p - text)) || p - text != 6)
-		return 0;
-	while (*++p) {
-		char *end;
-		unsigned long lo = strtoul(p, &end, 10), hi = lo;
-
-		if (end == p)
-			return 0;
-		if (*end == '-')
-			hi = strtoul(end + 1, &end, 10);
-		if (hi < lo || hi > 63)
-			return 0;
-		for (unsigned long b = lo; b <= hi; b++)
-			mask |= 1ull << b;
-		p = end;
-		if (*p != ',')
-			break;
-	}
-	return *p ? 0 : mask;
 }
 
 /* v spread over the set bits of mask, low bits first (a term's value). */
@@ -144,7 +104,7 @@ static int pick_value(uint64_t supported, int target)
 static uint64_t term(const char *root, const char *pmu, const char *name,
 		     uint64_t v)
 {
-	return deposit(prec_auxpmu__format_mask(root, pmu, name), v);
+	return deposit(prec_pmu_sysfs__format_mask(root, pmu, name), v);
 }
 
 /* perf's intel_pt default: tsc, mtc at the period nearest 3, psb_period
@@ -165,8 +125,8 @@ static uint64_t intel_pt_default(const char *root, const char *pmu)
 		if (psb)
 			c |= term(root, pmu, "psb_period", (uint64_t)pick_value(psb, 3));
 	}
-	if (prec_auxpmu__format_mask(root, pmu, "pt") &&
-	    prec_auxpmu__format_mask(root, pmu, "branch"))
+	if (prec_pmu_sysfs__format_mask(root, pmu, "pt") &&
+	    prec_pmu_sysfs__format_mask(root, pmu, "branch"))
 		c |= term(root, pmu, "pt", 1) | term(root, pmu, "branch", 1);
 	return c;
 }
@@ -249,7 +209,7 @@ static int intel_pt_words(const struct prec_auxpmu_src *s, uint64_t **out,
 	w[PT_SNAPSHOT_MODE] = s->snapshot;
 	w[PT_PER_CPU_MMAPS] = s->per_cpu_mmaps;
 	w[PT_MTC_BIT] = term(s->root, s->pmu, "mtc", 1);
-	w[PT_MTC_FREQ_BITS] = prec_auxpmu__format_mask(s->root, s->pmu, "mtc_period");
+	w[PT_MTC_FREQ_BITS] = prec_pmu_sysfs__format_mask(s->root, s->pmu, "mtc_period");
 	w[PT_TSC_CTC_N] = s->tsc_ctc_n;
 	w[PT_TSC_CTC_D] = s->tsc_ctc_d;
 	w[PT_CYC_BIT] = term(s->root, s->pmu, "cyc", 1);

@@ -3,8 +3,8 @@
 // announces a new one: a PERF_RECORD_KSYMBOL per JITed function and a
 // PERF_RECORD_BPF_EVENT (PROG_LOAD) per program, read with the bpf() syscall,
 // so that samples in them resolve as they do in perf record's files.
-#include "record/internal.h"
-#include "util/log.h"
+
+#include "record/bpf_synth.h"
 
 #include <errno.h>
 #include <linux/bpf.h>
@@ -14,6 +14,8 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+
+#include "util/log.h"
 
 #define KSYM_TYPE_BPF 1     /* PERF_RECORD_KSYMBOL_TYPE_BPF */
 #define BPF_EVENT_LOAD 1    /* PERF_BPF_EVENT_PROG_LOAD */

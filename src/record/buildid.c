@@ -3,7 +3,8 @@
 // its path still names the mapped inode, by pread into bounded buffers, in
 // worker threads waited for with a deadline), of the running kernel
 // (/sys/kernel/notes) and of modules. Every input is untrusted.
-#include "record/internal.h"
+
+#include "record/buildid.h"
 
 #include <errno.h>
 #include <fcntl.h>

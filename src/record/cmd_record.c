@@ -4,7 +4,6 @@
 // and the start manifest, start drainers, enable, wait for a stop trigger
 // (workload exit, SIGINT/SIGTERM/SIGHUP, -p targets gone), then close.
 #include "record/record.h"
-#include "record/cmd_record.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -20,7 +19,16 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "record/control.h"
+#include "record/evlist.h"
+#include "record/flight.h"
+#include "record/options.h"
+#include "record/session.h"
+#include "record/workload.h"
+#include "util/clock.h"
+#include "util/cpu_list.h"
 #include "util/log.h"
+#include "util/proc.h"
 
 #ifndef PIDFD_THREAD
 #define PIDFD_THREAD O_EXCL /* linux/pidfd.h: a pidfd for any thread, >= 6.9 */
@@ -112,25 +120,6 @@ static int add_threads(struct record *r, pid_t pid)
 	return err;
 }
 
-/* The thread-group id of thread tid, from /proc (which lists every thread
- * at /proc/TID, not only leaders). Returns it or -errno. */
-static pid_t tgid_of(pid_t tid)
-{
-	char path[64], line[128];
-	pid_t tgid = -ESRCH;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
-	f = fopen(path, "re");
-	if (!f)
-		return -ESRCH;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Tgid: %d", &tgid) == 1)
-			break;
-	fclose(f);
-	return tgid;
-}
-
 /* A pidfd of process pid, or for thread of thread pid: pidfd_open without
  * PIDFD_THREAD refuses any thread but a leader, and for a leader would
  * wait for the whole process. Kernels < 6.9 refuse PIDFD_THREAD (EINVAL):
@@ -143,7 +132,7 @@ static int open_watch(struct watch *w, pid_t pid, bool thread)
 		return 0;
 	if (!thread || errno != EINVAL)
 		return -ESRCH;
-	w->tgid = tgid_of(pid);
+	w->tgid = prec_proc__tgid(pid);
 	return w->tgid > 0 ? 0 : -ESRCH;
 }
 
@@ -480,7 +469,7 @@ static int record(struct record *r, int argc, char **argv)
 }
 
 /* Closing the last fd of a tracepoint event waits out RCU grace periods in
- * the kernel (tracepoint unregistration: ~45 ms here), long after the
+ * the kernel (tracepoint unregistration), long after the
  * recording is complete and on disk. A child holding copies of the fds
  * until we are gone takes that wait, so prec returns at once; init reaps
  * it. It closes stdio first: a caller reading our output sees EOF now. */

@@ -4,7 +4,8 @@
 // for timestamps and context IDs, and the AUXTRACE_INFO words perf 6.1
 // writes. Facts from perf 6.1 (arch/arm/util/cs-etm.c, util/cs-etm.h,
 // include/linux/coresight-pmu.h), not its code.
-#include "record/cmd_record.h"
+
+#include "record/cs_etm.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -13,9 +14,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "record/auxpmu.h"
+#include "record/pmu_sysfs.h"
 #include "util/log.h"
-
-#define PMU_ROOT "/sys/bus/event_source/devices"
 
 /* perf 6.1's header: version, PMU type << 32 | number of CPUs, snapshot.
  * Version 1 put a parameter count in every CPU block so a reader can skip
@@ -58,7 +59,7 @@ static const struct {
 static void reg_path(char *path, size_t len, const char *root, const char *pmu,
 		     int cpu, const char *reg)
 {
-	snprintf(path, len, "%s/%s/cpu%d%s%s", root ? root : PMU_ROOT, pmu, cpu,
+	snprintf(path, len, "%s/%s/cpu%d%s%s", root ? root : PREC_PMU_ROOT, pmu, cpu,
 		 reg ? "/" : "", reg ? reg : "");
 }
 
@@ -71,7 +72,7 @@ static int read_reg(const char *root, const char *pmu, int cpu, const char *reg,
 	int n;
 
 	snprintf(file, sizeof(file), "cpu%d/%s", cpu, reg);
-	n = prec_auxpmu__read_attr(root, pmu, file, text, sizeof(text));
+	n = prec_pmu_sysfs__read_attr(root, pmu, file, text, sizeof(text));
 	if (n < 0)
 		return n;
 	errno = 0;
@@ -115,14 +116,14 @@ uint64_t prec_cs_etm__trcconfigr(uint64_t config)
 
 uint64_t prec_cs_etm__default_config(const char *root, const char *pmu)
 {
-	uint64_t ts = prec_auxpmu__format_mask(root, pmu, "timestamp");
+	uint64_t ts = prec_pmu_sysfs__format_mask(root, pmu, "timestamp");
 
 	/* perf 6.1 with per-CPU rings (prec's only kind): timestamps, so the
 	 * trace can be put in order with the rest, and the context ID the
 	 * kernel's "contextid" format names (CONTEXTIDR_EL1, or _EL2 under
 	 * VHE), so the decoder knows the thread. */
 	return (ts ? ts : 1ull << OPT_TS) |
-	       prec_auxpmu__format_mask(root, pmu, "contextid");
+	       prec_pmu_sysfs__format_mask(root, pmu, "contextid");
 }
 
 /* One CPU's block, or -errno with the path that failed in bad. */

@@ -9,6 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "record/drainer.h"
+#include "record/internal.h"
+#include "store/store.h"
+#include "util/bytes.h"
+
 #define SCRATCH_BYTES 65536u /* > the largest record (u16 size) */
 
 /* MMAP2 payload offsets from the record start (PERFDATA.md section 0). */
@@ -156,22 +161,6 @@ static int add_map(struct prec_drain_walk *w, const struct map_key *k,
 	return 0;
 }
 
-static uint64_t field64(const uint8_t *rec, uint32_t off)
-{
-	uint64_t v;
-
-	memcpy(&v, rec + off, sizeof(v));
-	return v;
-}
-
-static uint32_t field32(const uint8_t *rec, uint32_t off)
-{
-	uint32_t v;
-
-	memcpy(&v, rec + off, sizeof(v));
-	return v;
-}
-
 static int note_mmap2(struct prec_drain_walk *w,
 		      const struct perf_event_header *h, const uint8_t *rec)
 {
@@ -193,9 +182,9 @@ static int note_mmap2(struct prec_drain_walk *w,
 			k.id = rec + MMAP2_BUILD_ID;
 	} else {
 		/* Which file was mapped: only it may give the id later. */
-		k.maj = field32(rec, MMAP2_MAJ);
-		k.min = field32(rec, MMAP2_MIN);
-		k.ino = field64(rec, MMAP2_INO);
+		k.maj = prec_ld32(rec + MMAP2_MAJ);
+		k.min = prec_ld32(rec + MMAP2_MIN);
+		k.ino = prec_ld64(rec + MMAP2_INO);
 	}
 	return add_map(w, &k, h->misc & PERF_RECORD_MISC_CPUMODE_MASK);
 }
@@ -207,11 +196,11 @@ static int note_record(struct prec_drain_walk *w,
 	switch (h->type) {
 	case PERF_RECORD_LOST:
 		if (h->size >= 24)
-			w->lost += field64(rec, 16);
+			w->lost += prec_ld64(rec + 16);
 		return 0;
 	case PERF_RECORD_LOST_SAMPLES:
 		if (h->size >= 16)
-			w->lost_samples += field64(rec, 8);
+			w->lost_samples += prec_ld64(rec + 8);
 		return 0;
 	case PERF_RECORD_MMAP2:
 		return note_mmap2(w, h, rec);

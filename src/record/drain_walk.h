@@ -6,7 +6,8 @@
 
 #include <stdint.h>
 
-#include "record/internal.h"
+#include "record/drainer.h"
+#include "store/store.h"
 
 struct prec_drain_walk {
 	const struct prec_time_layout *layout;

@@ -2,7 +2,8 @@
 // The drainer: one thread per CPU ring that sleeps in its shard writer's
 // io_uring, frames [data_tail, data_head) (and the AUX area) as chunks, and
 // gives the bytes back to the kernel only once they are safe.
-#include "record/internal.h"
+
+#include "record/drainer.h"
 
 #include <errno.h>
 #include <linux/perf_event.h>
@@ -16,6 +17,10 @@
 #include <unistd.h>
 
 #include "record/drain_walk.h"
+#include "record/options.h"
+#include "record/perfclock.h"
+#include "record/ring.h"
+#include "store/store.h"
 #include "util/file.h"
 #include "util/log.h"
 
@@ -347,8 +352,8 @@ static void package_cpus(int cpu, cpu_set_t *set)
  * drainer is best on its ring's CPU: the ring's wake-up is local, with no
  * IPI to an idle (in a VM, halted) CPU, and it runs at once. Under the fair
  * scheduler it would wait out the slice of the workload that fills its ring
- * there (1-4 ms in sched traces here) while the ring overflows: "others".
- * bench/record_ring.sh and docs/design.md have the figures. */
+ * there while the ring overflows: "others". bench/record_ring.sh and
+ * docs/design.md have the figures. */
 static void drainer_cpus(const struct prec_drainer *d, cpu_set_t *set)
 {
 	CPU_ZERO(set);

@@ -1,9 +1,15 @@
 // SPDX-License-Identifier: MIT
-// Opening the event list: one fd per (event, CPU, task), one ring per CPU
-// and channel (drained; flight) owned by the first fd opened into it,
-// SET_OUTPUT for the rest, ids, filters, enable/disable, and the
-// PERF_FORMAT_LOST counts at the end.
-#include "record/cmd_record.h"
+// The event list: the events of the -e arguments (each parsed by
+// event_parse.c) and the tracking dummy; the channel each event writes to
+// and the attr bits every prec event shares; the AUX event, which owns each
+// CPU's ring (the kernel maps an AUX area only on a fd whose PMU has one,
+// and every other event on the CPU follows it with SET_OUTPUT), its area's
+// size, the switch records a decoder needs, cs_etm's per-CPU checks and the
+// manifest's AUXTRACE_INFO words; opening: one fd per (event, CPU, task),
+// one ring per CPU and channel (drained; flight) owned by the first fd
+// opened into it, SET_OUTPUT for the rest, ids, filters, enable/disable,
+// and the PERF_FORMAT_LOST counts at the end.
+#include "record/evlist.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -14,7 +20,521 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "record/auxpmu.h"
+#include "record/cs_etm.h"
+#include "record/event_parse.h"
+#include "record/internal.h"
+#include "record/options.h"
+#include "record/pmu_sysfs.h"
+#include "record/ring.h"
+#include "record/tracefs.h"
+#include "store/store.h"
+#include "util/cpu_list.h"
 #include "util/log.h"
+
+/* perf's x86_64 user register mask for DWARF unwinding: AX..R15 without
+ * the segment registers DS, ES, FS, GS. */
+#define PREC_REGS_USER_X86_64 0xff0fffULL
+
+/* ---- the events ---- */
+
+static struct prec_evsel *new_evsel(struct prec_evlist *el, const char *name)
+{
+	struct prec_evsel *n = realloc(el->evsel, (size_t)(el->nr + 1) * sizeof(*n));
+
+	if (!n)
+		return NULL;
+	el->evsel = n;
+	n += el->nr;
+	memset(n, 0, sizeof(*n));
+	n->name = strdup(name);
+	if (!n->name)
+		return NULL;
+	n->attr.size = PERF_ATTR_SIZE_VER7;
+	n->sampling = true;
+	n->midx = -1;
+	el->nr++;
+	return n;
+}
+
+/* One item of an -e list: a tracepoint glob's matches (each in turn, as
+ * perf takes them), else one event. */
+static int add_one(struct prec_evlist *el, const char *full, const char *root)
+{
+	struct prec_evsel *ev;
+	char **items;
+	int n = prec_event__expand(full, &items), err = 0;
+
+	if (n < 0)
+		return n;
+	if (n > 0) {
+		for (int i = 0; i < n && !err; i++)
+			err = add_one(el, items[i], root);
+		prec_tracefs__free_list(items, n);
+		return err;
+	}
+	ev = new_evsel(el, full);
+	if (!ev)
+		return -ENOMEM;
+	return prec_event__parse(ev, full, root);
+}
+
+int prec_evlist__add(struct prec_evlist *el, const char *text,
+		     const char *filter, const char *pmu_root)
+{
+	const char *p = text, *start = text;
+	int slashes = 0, err = 0, first = el->nr;
+
+	if (!*text) {
+		pr_err("event '': empty event list");
+		return -EINVAL;
+	}
+	el->pmu_root = pmu_root ? pmu_root : PREC_PMU_ROOT;
+	/* Split on commas outside pmu/.../ */
+	for (;; p++) {
+		char item[1024];
+		size_t len;
+
+		if (*p == '/')
+			slashes++;
+		if (*p && (*p != ',' || slashes % 2))
+			continue;
+		len = (size_t)(p - start);
+		if (!len || len >= sizeof(item)) {
+			pr_err("event list '%s': empty or too long event name", text);
+			return -EINVAL;
+		}
+		memcpy(item, start, len);
+		item[len] = 0;
+		err = add_one(el, item, pmu_root ? pmu_root : PREC_PMU_ROOT);
+		if (err < 0 || !*p)
+			break;
+		start = p + 1;
+	}
+	if (err < 0 || !filter)
+		return err;
+	/* Like perf, --filter applies to every event of the -e before it (a
+	 * list or a glob), which must all be tracepoints. */
+	for (int i = first; i < el->nr; i++)
+		if (el->evsel[i].attr.type != PERF_TYPE_TRACEPOINT) {
+			pr_err("option --filter '%s': '%s' of the -e before it is not a tracepoint",
+			       filter, el->evsel[i].name);
+			return -EINVAL;
+		}
+	for (int i = first; i < el->nr; i++) {
+		el->evsel[i].filter = strdup(filter);
+		if (!el->evsel[i].filter)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+int prec_evlist__add_tracking(struct prec_evlist *el)
+{
+	struct prec_evsel *ev = new_evsel(el, "dummy"), tmp;
+
+	if (!ev)
+		return -ENOMEM;
+	ev->attr.type = PERF_TYPE_SOFTWARE;
+	ev->attr.config = PERF_COUNT_SW_DUMMY;
+	ev->tracking = true;
+	ev->sampling = false;
+	tmp = *ev;
+	memmove(el->evsel + 1, el->evsel, (size_t)(el->nr - 1) * sizeof(*ev));
+	el->evsel[0] = tmp;
+	return 0;
+}
+
+/* The side-band ring in pages of this machine: a power of two, >= 1. */
+static size_t sideband_pages(size_t page_size)
+{
+	size_t n = 1;
+
+	while (n * page_size < PREC_RECORD_SIDEBAND_RING)
+		n *= 2;
+	return n;
+}
+
+int prec_evlist__channels(struct prec_evlist *el, const struct prec_record_opts *o)
+{
+	long ps = sysconf(_SC_PAGESIZE);
+	bool drained = false;
+	int n = 0;
+
+	for (int i = 0; i < el->nr; i++) {
+		struct prec_evsel *ev = &el->evsel[i];
+
+		/* The tracking event never: its records name the tasks and
+		 * maps every later sample needs, over the whole recording. */
+		ev->overwrite = !ev->tracking &&
+				(ev->ow_term == PREC_OW_ON ||
+				 (ev->ow_term == PREC_OW_DEFAULT && o->overwrite && ev->sampling));
+		n += ev->overwrite;
+		drained |= !ev->overwrite && !ev->tracking && ev->sampling;
+	}
+	el->overwrite = n > 0;
+	el->drain_pages = o->mmap_pages;
+	el->flight_pages = n ? o->mmap_pages : 0;
+	if (!n)
+		return 0;
+	if (el->aux_bytes) {
+		pr_err("event '%s': an AUX area event cannot be in a flight recording (an event with overwrite): AUX snapshots are not implemented",
+		       el->evsel[el->aux_owner].name);
+		return -EINVAL;
+	}
+	/* Only the side band left to drain: its own small ring. */
+	if (!drained)
+		el->drain_pages = sideband_pages(ps > 0 ? (size_t)ps : 4096);
+	return n;
+}
+
+uint64_t prec_evlist__sample_base(const struct prec_evlist *el)
+{
+	(void)el;
+	return PREC_SAMPLE_BASE;
+}
+
+static void config_period(struct prec_evsel *ev, const struct prec_record_opts *o)
+{
+	struct perf_event_attr *a = &ev->attr;
+
+	a->freq = 0;
+	a->sample_period = ev->term_period;
+	if (!ev->sampling) {
+		if (!ev->term_period)
+			a->sample_period = 1;
+		return;
+	}
+	/* As perf: an event's period= term wins over -c and -F. */
+	if (ev->term_period)
+		return;
+	if (o->period) {
+		a->sample_period = o->period;
+	} else if (o->freq) {
+		a->freq = 1;
+		a->sample_freq = o->freq;
+	} else if (a->type == PERF_TYPE_TRACEPOINT) {
+		a->sample_period = 1;
+	} else {
+		a->freq = 1;
+		a->sample_freq = PREC_RECORD_DEFAULT_FREQ;
+	}
+}
+
+/* As perf: a sample carries its period where the period varies (frequency
+ * mode; a tracepoint's hits, as perf's tracepoint events have it) or -P asks
+ * for it. Not for a fixed period otherwise: a software event with PERIOD
+ * and no freq is sampled by the kernel at every hit, with period 1,
+ * whatever -c says (perf_swevent_event()). */
+static bool wants_period(const struct prec_evsel *ev, const struct prec_record_opts *o)
+{
+	if (!ev->sampling)
+		return false;
+	return ev->attr.freq || ev->attr.type == PERF_TYPE_TRACEPOINT || o->sample_period;
+}
+
+/* The side band the tracking event asks the kernel for. */
+static void config_tracking(struct perf_event_attr *a, const struct prec_record_opts *o)
+{
+	a->mmap = 1;
+	a->mmap2 = 1;
+	a->comm = 1;
+	a->comm_exec = 1;
+	a->task = 1;
+	a->build_id = 1;
+	/* As perf for dwarf: its unwinder reads the binaries' non-code
+	 * segments (.eh_frame_hdr...) through the maps it knows, and without
+	 * these it stops after one frame. */
+	a->mmap_data = o->callgraph == PREC_CG_DWARF;
+	if (o->switch_events)
+		a->context_switch = 1;
+	/* As perf: BPF programs (and other kernel text) that come and go
+	 * during the recording get a symbol, so samples in them resolve. */
+	a->ksymbol = !o->no_bpf_event;
+	a->bpf_event = !o->no_bpf_event;
+}
+
+void prec_evlist__config(struct prec_evlist *el,
+			 const struct prec_record_opts *o, bool workload,
+			 bool inherit)
+{
+	long ps = sysconf(_SC_PAGESIZE);
+
+	for (int i = 0; i < el->nr; i++) {
+		struct prec_evsel *ev = &el->evsel[i];
+		struct perf_event_attr *a = &ev->attr;
+		size_t pages;
+
+		a->size = PERF_ATTR_SIZE_VER7;
+		a->sample_type = prec_evlist__sample_base(el);
+		if (a->type == PERF_TYPE_TRACEPOINT)
+			a->sample_type |= PERF_SAMPLE_RAW;
+		/* Only tells perf report that SPE samples carry memory info
+		 * (as perf sets it); not in the sample_id trailer. */
+		if (ev->aux == PREC_AUX_ARM_SPE)
+			a->sample_type |= PERF_SAMPLE_DATA_SRC;
+		if (ev->sampling && o->callgraph != PREC_CG_NONE)
+			a->sample_type |= PERF_SAMPLE_CALLCHAIN;
+		if (ev->sampling && o->callgraph == PREC_CG_DWARF) {
+			a->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+			a->sample_regs_user = PREC_REGS_USER_X86_64;
+			a->sample_stack_user = o->stack_size;
+			a->exclude_callchain_user = 1;
+		}
+		config_period(ev, o);
+		if (wants_period(ev, o))
+			a->sample_type |= PERF_SAMPLE_PERIOD;
+		a->read_format = PERF_FORMAT_ID | PERF_FORMAT_LOST;
+		a->sample_id_all = 1;
+		a->disabled = 1;
+		a->inherit = inherit;
+		a->enable_on_exec = workload && !o->all_cpus;
+		a->watermark = 1;
+		/* A quarter of the event's own ring (prec_evlist__channels). */
+		pages = ev->overwrite ? el->flight_pages : el->drain_pages;
+		if (!pages)
+			pages = o->mmap_pages;
+		a->wakeup_watermark = (uint32_t)(pages * (size_t)ps / 4);
+		a->write_backward = ev->overwrite;
+		/* The perf clock is what the kernel uses without use_clockid. */
+		a->use_clockid = o->clockid != PREC_CLOCK_PERF;
+		a->clockid = a->use_clockid ? o->clockid : 0;
+		if (ev->tracking)
+			config_tracking(a, o);
+		else if (o->all_user || o->all_kernel) {
+			/* As perf: over any modifier (the tracking dummy
+			 * counts nothing, and its side band does not care). */
+			a->exclude_kernel = o->all_user;
+			a->exclude_user = o->all_kernel;
+			a->exclude_hv = 1;
+		}
+	}
+}
+
+/* ---- the AUX event ---- */
+
+/* perf's "privileged" for AUX sizes: root, or perf_event_paranoid -1. */
+static bool privileged(void)
+{
+	FILE *f;
+	int v = 2;
+
+	if (!geteuid())
+		return true;
+	f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = 2;
+		fclose(f);
+	}
+	return v <= -1;
+}
+
+static int find_owner(const struct prec_evlist *el)
+{
+	int owner = -1;
+
+	for (int e = 0; e < el->nr; e++) {
+		if (!el->evsel[e].aux)
+			continue;
+		if (owner >= 0) {
+			pr_err("events '%s' and '%s': only one AUX area event per recording",
+			       el->evsel[owner].name, el->evsel[e].name);
+			return -EINVAL;
+		}
+		owner = e;
+	}
+	return owner;
+}
+
+/* A decoder follows threads through context switches: the tracking event
+ * records them (CPU-wide with -a/-C: perf's have_sched_switch 3; per task
+ * otherwise: 2). intel_pt only needs them when it has timestamps (tsc);
+ * perf 6.1 asks for them with cs_etm and arm_spe always. */
+static void track_switches(struct prec_evlist *el, const struct prec_evsel *ev,
+			   const struct prec_record_opts *o)
+{
+	if (ev->aux == PREC_AUX_INTEL_PT &&
+	    !(ev->attr.config & prec_pmu_sysfs__format_mask(el->pmu_root, ev->pmu, "tsc")))
+		return;
+	for (int e = 0; e < el->nr; e++)
+		if (el->evsel[e].tracking)
+			el->evsel[e].attr.context_switch = 1;
+	el->have_sched_switch = o->all_cpus ? 3 : 2;
+}
+
+/* perf 6.1 reads every recorded CPU's ETM registers when the recording
+ * starts and refuses options the ETM cannot do; prec does both before any
+ * event is opened, so a missing file is one line and no recording. */
+static int cs_etm_check(const struct prec_evlist *el, const struct prec_evsel *ev,
+			const struct prec_record_opts *o)
+{
+	struct prec_auxpmu_src s = { .root = el->pmu_root, .pmu = ev->pmu,
+				     .config = ev->attr.config,
+				     .cpus = o->cpus, .nr_cpus = o->nr_cpus };
+	int *online = NULL, err;
+
+	if (!o->cpus) {
+		s.nr_cpus = prec_cpu_list__online(&online);
+		if (s.nr_cpus <= 0) {
+			pr_err("/sys/devices/system/cpu/online: cannot read the online CPUs");
+			return s.nr_cpus < 0 ? s.nr_cpus : -ENODEV;
+		}
+		s.cpus = online;
+	}
+	err = prec_cs_etm__check(&s, ev->name);
+	free(online);
+	return err;
+}
+
+int prec_evlist__aux_setup(struct prec_evlist *el,
+			   const struct prec_record_opts *o)
+{
+	int owner = find_owner(el);
+	const struct prec_evsel *ev;
+	size_t bytes;
+
+	if (owner < 0)
+		return owner == -1 ? 0 : owner;
+	ev = &el->evsel[owner];
+	if (ev->aux != PREC_AUX_INTEL_PT && ev->aux != PREC_AUX_ARM_SPE &&
+	    ev->aux != PREC_AUX_CS_ETM) {
+		pr_err("event '%s': PMU '%s' writes an AUX area whose AUXTRACE_INFO prec does not write (intel_pt, arm_spe and cs_etm only)",
+		       ev->name, ev->pmu);
+		return -EINVAL;
+	}
+	if (o->overwrite) {
+		pr_err("event '%s': --overwrite cannot be combined with an AUX area event (AUX snapshots are not implemented)",
+		       ev->name);
+		return -EINVAL;
+	}
+	bytes = o->aux_bytes ? o->aux_bytes : prec_auxpmu__default_bytes(privileged());
+	if (bytes < PREC_AUX_MIN_BYTES) {
+		pr_err("option --aux-size / -m ,AUX: %zu bytes: the AUX area of '%s' must be at least %u KiB",
+		       bytes, ev->name, PREC_AUX_MIN_BYTES / 1024);
+		return -EINVAL;
+	}
+	if (ev->aux == PREC_AUX_CS_ETM) {
+		int err = cs_etm_check(el, ev, o);
+
+		if (err)
+			return err;
+	}
+	el->aux_owner = owner;
+	el->aux_bytes = bytes;
+	track_switches(el, ev, o);
+	return 0;
+}
+
+int prec_evlist__aux_clock(const struct prec_evlist *el,
+			   struct prec_record_opts *o)
+{
+	const struct prec_evsel *ev;
+
+	if (!el->aux_bytes)
+		return 0;
+	ev = &el->evsel[el->aux_owner];
+	/* perf decodes PT packet times with the control page's TSC
+	 * conversion, i.e. onto its own clock, and refuses -k with intel_pt:
+	 * records on any other clock would not line up with them. perf 6.1
+	 * refuses -k with cs_etm too. */
+	if ((ev->aux == PREC_AUX_INTEL_PT || ev->aux == PREC_AUX_CS_ETM) &&
+	    o->clock_set && o->clockid != PREC_CLOCK_PERF) {
+		pr_err("option -k: event '%s' records on the perf clock its trace is decoded on (as perf, which refuses -k with %s): leave -k out",
+		       ev->name, ev->pmu);
+		return -EINVAL;
+	}
+	/* SPE times reach the perf clock through TIME_CONV; perf allows -k
+	 * there, so only say what it costs. */
+	if (o->clock_set && o->clockid != PREC_CLOCK_PERF) {
+		pr_warn("event '%s': its trace is decoded on the perf clock, the records on the -k clock: their times will not line up",
+			ev->name);
+		return 0;
+	}
+	o->clockid = PREC_CLOCK_PERF;
+	if (o->markers) {
+		pr_err("option --markers: event '%s' records on the perf clock, which markers cannot follow (prec reads no perf clock for their watermarks)",
+		       ev->name);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+void prec_evlist__open_order(const struct prec_evlist *el, int *order)
+{
+	int owner = el->aux_bytes ? el->aux_owner : 0, n = 0;
+
+	order[n++] = owner;
+	for (int e = 0; e < el->nr; e++)
+		if (e != owner)
+			order[n++] = e;
+}
+
+static void set_info(struct prec_manifest *m, uint32_t type, uint64_t *priv,
+		     uint32_t nr)
+{
+	free(m->auxtrace_priv);
+	m->auxtrace_priv = priv;
+	m->nr_auxtrace_priv = nr;
+	m->auxtrace_type = type;
+}
+
+/* cs_etm's words name the CPUs opened, and a register that stopped
+ * reading since the check is named too. */
+static int cs_etm_info(const struct prec_evlist *el, const struct prec_evsel *ev,
+		       struct prec_auxpmu_src *src, struct prec_manifest *m)
+{
+	char bad[4096] = "";
+	uint64_t *priv;
+	uint32_t nr;
+	int err;
+
+	src->cpus = el->cpus;
+	src->nr_cpus = el->nr_cpus;
+	src->config = ev->attr.config;
+	err = prec_cs_etm__info(src, &priv, &nr, bad, sizeof(bad));
+	if (err) {
+		/* bad names the register file; ENOMEM and friends have none */
+		pr_err("event '%s': AUXTRACE_INFO for PMU '%s': %s%s%s", ev->name,
+		       ev->pmu, bad, bad[0] ? ": " : "", strerror(-err));
+		return err;
+	}
+	set_info(m, PREC_AUXTRACE_CS_ETM, priv, nr);
+	return 0;
+}
+
+int prec_evlist__aux_info(const struct prec_evlist *el, struct prec_manifest *m)
+{
+	const struct prec_evsel *ev;
+	struct prec_auxpmu_src src = { .root = el->pmu_root, .per_cpu_mmaps = true };
+	uint64_t *priv;
+	uint32_t nr, type;
+	int err;
+
+	if (!el->aux_bytes)
+		return 0;
+	ev = &el->evsel[el->aux_owner];
+	src.pmu = ev->pmu;
+	src.pmu_type = ev->attr.type;
+	src.have_sched_switch = el->have_sched_switch;
+	/* Every ring's control page holds the same TSC conversion. */
+	if (el->rings && el->nr_cpus && el->rings[0].page)
+		src.pc = el->rings[0].page;
+	if (ev->aux == PREC_AUX_INTEL_PT)
+		prec_auxpmu__tsc_ctc(&src.tsc_ctc_n, &src.tsc_ctc_d);
+	if (ev->aux == PREC_AUX_CS_ETM)
+		return cs_etm_info(el, ev, &src, m);
+	err = prec_auxpmu__info(&src, &type, &priv, &nr);
+	if (err) {
+		pr_err("event '%s': AUXTRACE_INFO for PMU '%s': %s", ev->name, ev->pmu,
+		       strerror(-err));
+		return err;
+	}
+	set_info(m, type, priv, nr);
+	return 0;
+}
+
+/* ---- opening ---- */
 
 static int sys_perf_event_open(struct perf_event_attr *a, pid_t pid, int cpu)
 {
@@ -368,4 +888,20 @@ void prec_evlist__close(struct prec_evlist *el)
 	el->rings = NULL;
 	el->ring_fd = NULL;
 	el->nr_cpus = el->nr_tasks = 0;
+}
+
+void prec_evlist__exit(struct prec_evlist *el)
+{
+	if (!el)
+		return;
+	prec_evlist__close(el);
+	for (int i = 0; i < el->nr; i++) {
+		free(el->evsel[i].name);
+		free(el->evsel[i].filter);
+		free(el->evsel[i].tp_system);
+		free(el->evsel[i].tp_name);
+		free(el->evsel[i].pmu);
+	}
+	free(el->evsel);
+	memset(el, 0, sizeof(*el));
 }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Host facts for the manifest: uname, /proc/cpuinfo, /proc/meminfo and the
 // CPU lists and topology under /sys/devices/system/cpu.
-#include "record/internal.h"
+
+#include "record/host.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -11,6 +12,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "store/store.h"
 #include "util/cli.h"
 #include "util/log.h"
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // `prec record` command line: one table of options (names, handlers, help)
 // from which getopt_long's arguments and the help text are derived.
-#include "record/cmd_record.h"
+
+#include "record/options.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -15,9 +16,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "record/control.h"
 #include "util/cli.h"
 #include "util/cpu_list.h"
 #include "util/log.h"
+#include "util/size.h"
 
 typedef int (*opt_fn)(struct prec_record_opts *o, const char *arg);
 
@@ -218,48 +221,25 @@ static int opt_tid(struct prec_record_opts *o, const char *arg)
 	return parse_pids("-t", arg, &o->tids, &o->nr_tids);
 }
 
-/* The multiplier of a K, M or G suffix (any case, a B or iB after it
- * allowed), 1 with none, 0 for anything else. */
-static uint64_t size_mult(const char *end)
-{
-	uint64_t m;
-
-	switch (toupper((unsigned char)*end)) {
-	case 0: return 1;
-	case 'K': m = 1ull << 10; break;
-	case 'M': m = 1ull << 20; break;
-	case 'G': m = 1ull << 30; break;
-	default: return 0;
-	}
-	if (end[1] && strcasecmp(end + 1, "B") && strcasecmp(end + 1, "iB"))
-		return 0;
-	return m;
-}
-
 /* The ring part of -m; errors show the whole option argument, shown. */
 static int parse_ring_size(struct prec_record_opts *o, const char *arg,
 			   const char *shown)
 {
 	long ps = sysconf(_SC_PAGESIZE);
-	uint64_t v, bytes, pages;
-	char *end;
-	int err;
+	uint64_t v, mult, bytes, pages;
+	int err = prec_size__split(arg, 0, &v, &mult);
 
-	errno = 0;
-	v = strtoull(arg, &end, 0);
-	if (errno == ERANGE)
+	if (err == -EOVERFLOW)
 		return bad("-m", shown, "ring too large");
-	if (errno || end == arg || !isdigit((unsigned char)*arg) || !v)
-		return bad("-m", shown, "expected pages (a power of two) or a size such as 512K, 4M");
-	if (!size_mult(end))
+	if (err == -EOPNOTSUPP)
 		return bad("-m", shown, "unknown size suffix (use K, M or G)");
-	if (!*end && (v & (v - 1)))
-		return bad("-m", shown, "the number of pages must be a power of two");
-	/* The one size parser: it refuses what would overflow (-ERANGE)
-	 * and rounds a size up to the power of two the kernel requires. */
-	err = prec_size__parse(arg, (size_t)ps, &bytes);
-	if (err && err != -ERANGE)
+	if (err)
 		return bad("-m", shown, "expected pages (a power of two) or a size such as 512K, 4M");
+	if (!mult && (v & (v - 1)))
+		return bad("-m", shown, "the number of pages must be a power of two");
+	/* It refuses what would overflow (-ERANGE) and rounds a size up to
+	 * the power of two the kernel requires. */
+	err = prec_size__parse(arg, (size_t)ps, &bytes);
 	pages = err ? 0 : bytes / (uint64_t)ps;
 	if (err || pages > (1ull << 22))
 		return bad("-m", shown, "ring too large");
@@ -413,19 +393,14 @@ static int opt_aux_size(struct prec_record_opts *o, const char *arg)
 /* --max-size: bytes, with perf's B, K, M or G suffix. */
 static int opt_max_size(struct prec_record_opts *o, const char *arg)
 {
-	uint64_t v, mult;
-	char *end;
+	int err = prec_size__bytes(arg, PREC_SIZE_BYTES, 1, &o->max_size);
 
-	errno = 0;
-	v = strtoull(arg, &end, 10);
-	if (errno || end == arg || !isdigit((unsigned char)*arg) || !v)
-		return bad("--max-size", arg, "expected a size such as 500M or 2G");
-	mult = toupper((unsigned char)*end) == 'B' && !end[1] ? 1 : size_mult(end);
-	if (!mult)
+	if (err == -EOPNOTSUPP)
 		return bad("--max-size", arg, "unknown size suffix (use B, K, M or G)");
-	if (v > UINT64_MAX / mult)
+	if (err == -ERANGE)
 		return bad("--max-size", arg, "too large");
-	o->max_size = v * mult;
+	if (err)
+		return bad("--max-size", arg, "expected a size such as 500M or 2G");
 	return 0;
 }
 
@@ -437,9 +412,23 @@ static int opt_control(struct prec_record_opts *o, const char *arg)
 	return 0;
 }
 
+/* -D: milliseconds >= 0, or -1 (start disabled). 0 or -EINVAL. */
+static int parse_delay(const char *arg, int64_t *ms)
+{
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(arg, &end, 10);
+	if (errno || end == arg || *end || v < -1 || v > 86400000)
+		return -EINVAL;
+	*ms = v;
+	return 0;
+}
+
 static int opt_delay(struct prec_record_opts *o, const char *arg)
 {
-	if (prec_delay__parse(arg, &o->delay_ms) < 0)
+	if (parse_delay(arg, &o->delay_ms) < 0)
 		return bad("-D", arg, "expected milliseconds, or -1 to start disabled");
 	return 0;
 }

@@ -3,13 +3,17 @@
 // ring's control page publishes, copied under the page's seqlock and applied
 // to the CPU's counter by the formula include/uapi/linux/perf_event.h
 // documents. Gives perf-clock watermarks when events carry no use_clockid.
-#include "record/internal.h"
+
+#include "record/perfclock.h"
 
 #include <errno.h>
 #include <linux/perf_event.h>
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <x86intrin.h>
+
+#include "store/store.h"
+
 #define HAVE_COUNTER 1
 #elif defined(__aarch64__)
 #define HAVE_COUNTER 1

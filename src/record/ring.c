@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: MIT
 // One perf ring: mmap of a perf fd's control page + data area (and its AUX
 // area), or the same layout simulated in caller memory for tests/benchmarks.
-#include "record/internal.h"
+
+#include "record/ring.h"
 
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
-
 
 #define SIM_PAGE 4096u
 

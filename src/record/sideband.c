@@ -3,8 +3,8 @@
 // FORK/COMM/MMAP2 records as perf would synthesize them from /proc, packed
 // whole into DATA chunks of the side-band shard; plus their build-ids. The
 // tail synthesizer (prec_sideband_tail) reuses the task scan at snapshots.
-#include "record/internal.h"
-#include "util/file.h"
+
+#include "record/sideband.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -17,7 +17,13 @@
 #include <unistd.h>
 #include <linux/perf_event.h>
 
+#include "record/bpf_synth.h"
+#include "record/buildid.h"
+#include "record/internal.h"
+#include "store/store.h"
+#include "util/file.h"
 #include "util/log.h"
+#include "util/proc.h"
 
 #define SB_NBUF 4              /* chunk buffers in flight (non-copy writers) */
 #define SB_REC_MAX 8192        /* largest record we build, trailer included */
@@ -355,8 +361,8 @@ struct ksyms {
 	bool has_text, has_stext, has_etext;
 };
 
-/* Stops as soon as it has what it needs: the whole file costs ~50 ms of
- * kernel time (120k symbols) and _etext sits near its end. */
+/* Stops as soon as it has what it needs: the kernel formats the whole
+ * file (every symbol) as it is read, and _etext sits near its end. */
 static void scan_kallsyms(struct ksyms *k, bool need_etext)
 {
 	char line[512];
@@ -628,30 +634,20 @@ static int sb_maps(struct sb *sb, pid_t pid)
 	return err;
 }
 
-struct sb_status {
-	int32_t tgid, ppid;
-	bool kthread;          /* no VmPeak: no user address space */
-};
-
-static int read_status(struct sb *sb, pid_t id, struct sb_status *st)
+static int read_status(struct sb *sb, pid_t id, struct prec_proc_status *st)
 {
-	char path[64], *p;
+	char path[64];
 
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)id);
 	if (sb_read(sb, path) < 0)
 		return -ESRCH;
-	p = strstr(sb->text, "\nTgid:");
-	st->tgid = p ? (int32_t)strtol(p + 6, NULL, 10) : 0;
-	p = strstr(sb->text, "\nPPid:");
-	st->ppid = p ? (int32_t)strtol(p + 6, NULL, 10) : 0;
-	st->kthread = !strstr(sb->text, "\nVmPeak:");
-	return st->tgid > 0 ? 0 : -ESRCH;
+	return prec_proc__parse_status(sb->text, st);
 }
 
 /* FORK then COMM for one thread, the order perf synthesizes them in. The
  * main thread's parent is the process's parent; other threads are taken
  * as spawned by the main thread. */
-static int sb_thread(struct sb *sb, const struct sb_status *st, int32_t tid)
+static int sb_thread(struct sb *sb, const struct prec_proc_status *st, int32_t tid)
 {
 	char path[96];
 	uint32_t parent = tid == st->tgid ? (uint32_t)st->ppid : (uint32_t)st->tgid;
@@ -671,7 +667,7 @@ static int sb_thread(struct sb *sb, const struct sb_status *st, int32_t tid)
 	return err;
 }
 
-static int sb_process(struct sb *sb, const struct sb_status *st)
+static int sb_process(struct sb *sb, const struct prec_proc_status *st)
 {
 	struct dirent *de;
 	char path[64];
@@ -698,7 +694,7 @@ static int sb_process(struct sb *sb, const struct sb_status *st)
 
 static int sb_all_tasks(struct sb *sb)
 {
-	struct sb_status st;
+	struct prec_proc_status st;
 	struct dirent *de;
 	int err = 0;
 	DIR *d = opendir("/proc");
@@ -726,7 +722,7 @@ static int sb_pids(struct sb *sb, const pid_t *ids, int nr)
 	if (!done)
 		return -ENOMEM;
 	for (int i = 0; i < nr && !err; i++) {
-		struct sb_status st;
+		struct prec_proc_status st;
 		bool dup = false;
 
 		if (read_status(sb, ids[i], &st))
@@ -887,11 +883,6 @@ static int cmp_pid(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static bool pid_in(const pid_t *v, size_t n, pid_t x)
-{
-	return n && bsearch(&x, v, n, sizeof(*v), cmp_pid);
-}
-
 /* The processes a tail names, sorted: every one in /proc (pids NULL), or
  * those of pids (each id's Tgid). Returns how many or -errno. */
 static int tail_tgids(struct sb *sb, const pid_t *pids, int nr, pid_t **out)
@@ -905,7 +896,7 @@ static int tail_tgids(struct sb *sb, const pid_t *pids, int nr, pid_t **out)
 	if (!v)
 		return -ENOMEM;
 	for (int i = 0; pids && i < nr; i++) {
-		struct sb_status st;
+		struct prec_proc_status st;
 
 		if (!read_status(sb, pids[i], &st))
 			v[n++] = st.tgid;
@@ -946,8 +937,7 @@ static int tail_tgids(struct sb *sb, const pid_t *pids, int nr, pid_t **out)
 }
 
 int prec_sideband_tail__write(struct prec_sideband_tail *t, const pid_t *pids,
-			      int nr, uint64_t time, const struct prec_tail_at *late,
-			      int nr_late)
+			      int nr, uint64_t time)
 {
 	struct sb *sb = &t->sb;
 	pid_t *tg = NULL;
@@ -960,19 +950,10 @@ int prec_sideband_tail__write(struct prec_sideband_tail *t, const pid_t *pids,
 		return ntg;
 	sb->total = 0;
 	sb->nr_reqs = 0;
-	/* Every process at time, then those the snapshot's own records
-	 * restart again, each after them (late is in time order): records
-	 * go out in time order. */
+	/* Every process at time: records go out in time order. */
 	sb->time = time;
 	for (int i = 0; i < ntg && !err; i++)
-		err = sb_process(sb, &(struct sb_status){ .tgid = tg[i] });
-	for (int i = 0; i < nr_late && !err; i++) {
-		if (!pid_in(tg, (size_t)ntg, late[i].pid))
-			continue;
-		if (late[i].time > sb->time)
-			sb->time = late[i].time;
-		err = sb_process(sb, &(struct sb_status){ .tgid = late[i].pid });
-	}
+		err = sb_process(sb, &(struct prec_proc_status){ .tgid = tg[i] });
 	free(tg);
 	/* In the file before the snapshot is acked, as the CPU shards are. */
 	err = sb_finish(sb, err);

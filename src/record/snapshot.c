@@ -4,8 +4,8 @@
 // oldest whole record not yet written, copies those records oldest first
 // into DATA chunks of the CPU's shard, and resumes the ring. Writers already
 // past the pause check are waited out before the copy (see quiesce()).
-#include "record/internal.h"
-#include "util/clock.h"
+
+#include "record/snapshot.h"
 
 #include <errno.h>
 #include <linux/membarrier.h>
@@ -17,6 +17,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "record/internal.h"
+#include "record/ring.h"
+#include "store/store.h"
+#include "util/bytes.h"
+#include "util/clock.h"
 #include "util/log.h"
 
 #ifndef PERF_EVENT_IOC_PAUSE_OUTPUT
@@ -39,8 +44,6 @@ struct prec_snapshot {
 	uint32_t *offs;         /* record offsets in ring order (newest first) */
 	uint64_t offs_cap;
 	struct prec_snapshot_stats st;
-	struct prec_snapshot_restart *restarts; /* the latest snapshot's */
-	size_t nr_restarts, cap_restarts;
 	bool no_membarrier;     /* MEMBARRIER_CMD_GLOBAL refused: sleep instead */
 };
 
@@ -169,7 +172,7 @@ static void pause_ring(const struct prec_ring *r, int on)
  * newer one (seen: a SAMPLE's ip read as its time). The kernel writes a
  * record between rcu_read_lock() in perf_output_begin and rcu_read_unlock()
  * in perf_output_end, so one RCU grace period waits all such writers out:
- * membarrier(MEMBARRIER_CMD_GLOBAL) is synchronize_rcu(), ~10-20 ms. */
+ * membarrier(MEMBARRIER_CMD_GLOBAL) is synchronize_rcu(). */
 static void quiesce(struct prec_snapshot *s)
 {
 	struct timespec ms = { 0, 1000000 };
@@ -238,51 +241,11 @@ static int64_t copy_reversed(struct prec_snapshot *s, const struct prec_ring *r,
 static void note_lost(struct snap_ring *sr, const uint8_t *rec, uint16_t sz)
 {
 	const struct perf_event_header *h = (const void *)rec;
-	uint64_t v;
 
-	if (h->type == PERF_RECORD_LOST && sz >= 24) {
-		memcpy(&v, rec + 16, sizeof(v));
-		sr->lost += v;
-	} else if (h->type == PERF_RECORD_LOST_SAMPLES && sz >= 16) {
-		memcpy(&v, rec + 8, sizeof(v));
-		sr->lost_samples += v;
-	}
-}
-
-/* A record from which perf takes a process afresh: its FORK (the parent's
- * comm and maps) or its exec's COMM. The tail that follows (tail.c) names
- * the process again after the last one, or they would override it.
- * Without memory one is left out: that process then has only its first
- * tail records. */
-static void note_restart(struct prec_snapshot *s, const uint8_t *rec, uint16_t sz,
-			 uint64_t tm)
-{
-	const struct perf_event_header *h = (const void *)rec;
-	uint32_t pid, tid;
-
-	if (h->type == PERF_RECORD_FORK && sz >= 24) {
-		memcpy(&pid, rec + 8, sizeof(pid));
-		memcpy(&tid, rec + 16, sizeof(tid));
-	} else if (h->type == PERF_RECORD_COMM && (h->misc & PERF_RECORD_MISC_COMM_EXEC) &&
-		   sz >= 16) {
-		memcpy(&pid, rec + 8, sizeof(pid));
-		memcpy(&tid, rec + 12, sizeof(tid));
-	} else {
-		return;
-	}
-	if (pid != tid)
-		return; /* a thread: perf gives it its process's maps */
-	if (s->nr_restarts == s->cap_restarts) {
-		size_t cap = s->cap_restarts ? 2 * s->cap_restarts : 64;
-		struct prec_snapshot_restart *n = realloc(s->restarts, cap * sizeof(*n));
-
-		if (!n)
-			return;
-		s->restarts = n;
-		s->cap_restarts = cap;
-	}
-	s->restarts[s->nr_restarts++] = (struct prec_snapshot_restart){
-		.pid = (int32_t)pid, .time = tm };
+	if (h->type == PERF_RECORD_LOST && sz >= 24)
+		sr->lost += prec_ld64(rec + 16);
+	else if (h->type == PERF_RECORD_LOST_SAMPLES && sz >= 16)
+		sr->lost_samples += prec_ld64(rec + 8);
 }
 
 /* Records [start, bytes) of s->copy (n of them, offs[n - 1] the oldest) as
@@ -315,7 +278,6 @@ static int write_chunks(struct prec_snapshot *s, struct snap_ring *sr,
 			if (tm > meta.last_time)
 				meta.last_time = tm;
 			note_lost(sr, rec, sz);
-			note_restart(s, rec, sz, tm);
 			len += sz;
 			meta.records++;
 			i--;
@@ -382,7 +344,6 @@ int prec_snapshot__take(struct prec_snapshot *s)
 	int err = 0;
 
 	s->st.oldest = 0;
-	s->nr_restarts = 0;
 	/* All paused first, so that one grace period covers every ring. */
 	for (int i = 0; i < s->o.nr; i++)
 		pause_ring(s->rings[i].ring, 1);
@@ -415,18 +376,10 @@ void prec_snapshot__lost(const struct prec_snapshot *s, int i,
 	*lost_samples = s->rings[i].lost_samples;
 }
 
-const struct prec_snapshot_restart *
-prec_snapshot__restarts(const struct prec_snapshot *s, size_t *nr)
-{
-	*nr = s->nr_restarts;
-	return s->restarts;
-}
-
 void prec_snapshot__delete(struct prec_snapshot *s)
 {
 	if (!s)
 		return;
-	free(s->restarts);
 	free(s->rings);
 	free(s->copy);
 	free(s->offs);

@@ -2,8 +2,6 @@
 // Tail synthesis for the flight recorder: which tasks a snapshot names, at
 // what time, and what it cost; the records themselves are sideband.c's.
 #include "record/tail.h"
-#include "record/internal.h"
-#include "util/clock.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -14,6 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "record/sideband.h"
+#include "util/clock.h"
 #include "util/log.h"
 
 struct prec_tail {
@@ -204,56 +204,11 @@ int prec_tail__select(const pid_t *roots, int nr, bool descendants, pid_t **out)
 
 /* ---- one tail ---- */
 
-static int cmp_at_pid(const void *a, const void *b)
-{
-	const struct prec_tail_at *x = a, *y = b;
-
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
-	return (x->time > y->time) - (x->time < y->time);
-}
-
-static int cmp_at_time(const void *a, const void *b)
-{
-	const struct prec_tail_at *x = a, *y = b;
-
-	if (x->time != y->time)
-		return x->time < y->time ? -1 : 1;
-	return (x->pid > y->pid) - (x->pid < y->pid);
-}
-
-/* The processes the snapshot restarts, each once, 1 ns after its last
- * restart (never before time), in time order. Returns how many or
- * -ENOMEM. */
-static int late_list(const struct prec_snapshot_restart *rs, size_t nr,
-		     uint64_t time, struct prec_tail_at **out)
-{
-	struct prec_tail_at *v = malloc((nr + 1) * sizeof(*v));
-	size_t u = 0;
-
-	*out = v;
-	if (!v)
-		return -ENOMEM;
-	for (size_t i = 0; i < nr; i++)
-		v[i] = (struct prec_tail_at){ .pid = rs[i].pid,
-			.time = rs[i].time + 1 > time ? rs[i].time + 1 : time };
-	qsort(v, nr, sizeof(*v), cmp_at_pid);
-	for (size_t i = 0; i < nr; i++) {
-		if (u && v[u - 1].pid == v[i].pid)
-			u--; /* the same pid again, later: that one counts */
-		v[u++] = v[i];
-	}
-	qsort(v, u, sizeof(*v), cmp_at_time);
-	return (int)u;
-}
-
-int prec_tail__write(struct prec_tail *t, uint64_t oldest,
-		     const struct prec_snapshot_restart *restarts, size_t nr)
+int prec_tail__write(struct prec_tail *t, uint64_t oldest)
 {
 	uint64_t t0 = prec_now_ns(CLOCK_MONOTONIC), time, ns;
-	struct prec_tail_at *late = NULL;
 	pid_t *pids = NULL;
-	int nr_pids = 0, nr_late, n;
+	int nr_pids = 0, n;
 
 	if (!oldest) {
 		t->st.skipped++;
@@ -275,14 +230,9 @@ int prec_tail__write(struct prec_tail *t, uint64_t oldest,
 			return nr_pids;
 		}
 	}
-	nr_late = late_list(restarts, nr, time, &late);
-	n = nr_late < 0 ? nr_late :
-	    prec_sideband_tail__write(t->sb, t->roots ? pids : NULL, nr_pids, time,
-				      late, nr_late);
-	/* The latest time this tail may have written: the next one starts
-	 * there at the earliest. */
-	t->last = nr_late > 0 && late[nr_late - 1].time > time ? late[nr_late - 1].time : time;
-	free(late);
+	n = prec_sideband_tail__write(t->sb, t->roots ? pids : NULL, nr_pids, time);
+	/* The next tail starts here at the earliest. */
+	t->last = time;
 	free(pids);
 	if (n < 0) {
 		pr_err("%s: synthesizing the tasks: %s", PREC_TAIL_SHARD_NAME, strerror(-n));

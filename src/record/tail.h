@@ -41,19 +41,13 @@ struct prec_tail_stats {
 /* Copies o (and the roots). Returns 0, -EINVAL (see
  * prec_sideband_tail__new) or -ENOMEM. */
 int prec_tail__new(struct prec_tail **out, const struct prec_tail_opts *o);
-struct prec_snapshot_restart;
-
 /* After a snapshot whose oldest record has time oldest (0: it wrote
  * none, and then nothing is done): the selected processes as they are
  * now, at time oldest - 1, or at the previous tail's time if that is
- * later, so that the shard's times never go back; and again, 1 ns after
- * it, each process the snapshot's restarts[0..nr) name (a FORK or an
- * exec's COMM the snapshot holds makes perf take the process afresh from
- * there). Main thread, after the rings were resumed; blocks on /proc and
- * the build-id reads (bounded). Returns the records written or -errno
- * (one line printed). */
-int prec_tail__write(struct prec_tail *t, uint64_t oldest,
-		     const struct prec_snapshot_restart *restarts, size_t nr);
+ * later, so that the shard's times never go back. Main thread, after the
+ * rings were resumed; blocks on /proc and the build-id reads (bounded).
+ * Returns the records written or -errno (one line printed). */
+int prec_tail__write(struct prec_tail *t, uint64_t oldest);
 void prec_tail__stats(const struct prec_tail *t, struct prec_tail_stats *st);
 void prec_tail__delete(struct prec_tail *t);
 

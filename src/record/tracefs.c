@@ -2,8 +2,8 @@
 // tracefs: where it is mounted, tracepoint ids, and the format texts a
 // perf.data tracing blob needs (event formats, header_page, header_event,
 // printk_formats, saved_cmdlines), copied into the manifest.
-#include "record/internal.h"
-#include "util/file.h"
+
+#include "record/tracefs.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -16,6 +16,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "store/store.h"
+#include "util/file.h"
 #include "util/log.h"
 
 #define TRACEFS_MAIN "/sys/kernel/tracing"

@@ -3,7 +3,8 @@
 // pid can be given to perf_event_open; exec errors come back on a CLOEXEC
 // pipe; exit status reported the way a shell does. Run as another user, it
 // gets a session and an environment of its own, nothing of root's.
-#include "record/cmd_record.h"
+
+#include "record/workload.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -19,8 +20,6 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include "util/log.h"
 
 /* Like execvp's search, without running anything: is argv0 a file we
  * could hand to exec? -ENOENT when no PATH entry has it. */

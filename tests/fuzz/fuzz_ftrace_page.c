@@ -9,7 +9,7 @@
 // or the number of entries reported.
 #include "fuzz_common.h"
 
-#include "record/internal.h"
+#include "record/markers_page.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

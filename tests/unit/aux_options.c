@@ -6,8 +6,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "record/cmd_record.h"
-#include "record/internal.h"
+#include "record/options.h"
 #include "../lib/test.h"
 
 static void test_options(void)

@@ -15,7 +15,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "record/cmd_record.h"
+#include "record/auxpmu.h"
+#include "record/cs_etm.h"
+#include "record/evlist.h"
+#include "record/options.h"
+#include "record/pmu_sysfs.h"
+#include "record/ring.h"
+#include "store/store.h"
 #include "../lib/test.h"
 
 static char *root;
@@ -148,9 +154,9 @@ static void test_kinds(void)
 	CHECK_EQ(prec_auxpmu__kind("cpu"), PREC_AUX_NONE);
 	CHECK_EQ(prec_auxpmu__kind("intel_ptx"), PREC_AUX_NONE);
 	CHECK_EQ(prec_auxpmu__kind(NULL), PREC_AUX_NONE);
-	CHECK_EQ(prec_auxpmu__format_mask(root, "intel_pt", "mtc_period"), 0xfull << 14);
-	CHECK_EQ(prec_auxpmu__format_mask(root, "intel_pt", "tsc"), PT_TSC);
-	CHECK_EQ(prec_auxpmu__format_mask(root, "intel_pt", "nosuch"), 0);
+	CHECK_EQ(prec_pmu_sysfs__format_mask(root, "intel_pt", "mtc_period"), 0xfull << 14);
+	CHECK_EQ(prec_pmu_sysfs__format_mask(root, "intel_pt", "tsc"), PT_TSC);
+	CHECK_EQ(prec_pmu_sysfs__format_mask(root, "intel_pt", "nosuch"), 0);
 	CHECK_EQ(prec_auxpmu__default_bytes(true), 4 << 20);
 	CHECK_EQ(prec_auxpmu__default_bytes(false), 128 << 10);
 }

@@ -23,8 +23,12 @@
 #include <unistd.h>
 
 #include "read/read.h"
-#include "record/cmd_record.h"
+#include "record/auxpmu.h"
+#include "record/drainer.h"
 #include "record/internal.h"
+#include "record/options.h"
+#include "record/ring.h"
+#include "store/store.h"
 #include "../lib/test.h"
 
 #define DATA_SIZE (64u * 1024u)

@@ -22,7 +22,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "record/internal.h"
+#include "record/buildid.h"
+#include "store/store.h"
 
 static char *sh(const char *cmd, char *out, size_t size)
 {

@@ -19,7 +19,10 @@
 #include <unistd.h>
 
 #include "../lib/test.h"
+#include "record/drainer.h"
 #include "record/internal.h"
+#include "record/ring.h"
+#include "store/store.h"
 
 #define NPATHS 5
 #define NIDS 3

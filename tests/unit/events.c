@@ -15,7 +15,15 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "record/cmd_record.h"
+#include "record/evlist.h"
+#include "record/internal.h"
+#include "record/options.h"
+#include "record/ring.h"
+#include "record/tracefs.h"
+#include "record/workload.h"
+#include "store/store.h"
+#include "util/clock.h"
+#include "util/cpu_list.h"
 #include "../lib/test.h"
 #include "util/log.h"
 

@@ -10,7 +10,8 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "record/internal.h"
+#include "record/host.h"
+#include "store/store.h"
 
 /* First line of a shell command's output, newline stripped ("" if none). */
 static char *sh(const char *cmd, char *out, size_t size)

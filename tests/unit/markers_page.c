@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "record/internal.h"
+#include "record/markers_page.h"
 
 #define PRINT_ID 5
 #define PAGE 4096

@@ -15,7 +15,10 @@
 #include <unistd.h>
 
 #include "../lib/test.h"
-#include "record/internal.h"
+#include "record/drainer.h"
+#include "record/perfclock.h"
+#include "record/ring.h"
+#include "store/store.h"
 
 static void page_init(struct perf_event_mmap_page *pc, uint16_t shift,
 		      uint32_t mult, uint64_t zero)

@@ -18,6 +18,7 @@
 
 #include "../lib/test.h"
 #include "record/internal.h"
+#include "record/ring.h"
 
 static void test_init_mem(void)
 {

@@ -22,7 +22,10 @@
 #include <unistd.h>
 #include <linux/perf_event.h>
 
+#include "record/buildid.h"
 #include "record/internal.h"
+#include "record/sideband.h"
+#include "store/store.h"
 
 #define NR_EXTRA_MAPS 3000 /* forces the output over one chunk */
 

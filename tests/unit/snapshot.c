@@ -14,6 +14,9 @@
 
 #include "../lib/test.h"
 #include "record/internal.h"
+#include "record/ring.h"
+#include "record/snapshot.h"
+#include "store/store.h"
 
 #define ID 5u
 

@@ -3,11 +3,9 @@
 // a tail names (roots, their descendants, not the others), COMM per thread
 // and MMAP2 per executable map with the tail's time in every trailer, no
 // FORK, chunk times and watermarks, times that never go back across tails
-// (held at the previous one, skipped without records), processes the
-// snapshot restarts named again after their last FORK or exec COMM,
-// build-ids of the mapped files added once; every task in /proc without
-// roots. And what a snapshot of a simulated ring tells its tail: its oldest
-// record's time and the records that restart a process.
+// (held at the previous one, skipped without records), build-ids of the
+// mapped files added once; every task in /proc without roots. And what a
+// snapshot of a simulated ring tells its tail: its oldest record's time.
 #include "../lib/test.h"
 
 #include <errno.h>
@@ -25,6 +23,9 @@
 #include <linux/perf_event.h>
 
 #include "record/internal.h"
+#include "record/ring.h"
+#include "record/snapshot.h"
+#include "store/store.h"
 #include "record/tail.h"
 
 static uint32_t u32at(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return v; }
@@ -233,14 +234,12 @@ static uint8_t *rec_of(uint8_t *w, uint32_t type, uint16_t misc, uint16_t size,
 	return w;
 }
 
-/* What a snapshot tells its tail: the oldest record's time, and the
- * records that restart a process (a FORK or an exec's COMM of a process;
- * not of a thread, not a rename), each snapshot's own. */
+/* What a snapshot tells its tail: the oldest record's time, each
+ * snapshot's own. */
 static void check_snapshot_facts(int dfd)
 {
 	struct prec_snapshot_opts so = { .nr = 1 };
 	struct prec_shard_writer_opts wo = { .cpu = 0 };
-	const struct prec_snapshot_restart *rs;
 	struct prec_snapshot_stats st;
 	struct prec_shard_writer *w;
 	struct prec_snapshot *snap;
@@ -248,7 +247,6 @@ static void check_snapshot_facts(int dfd)
 	void *mem = calloc(1, 4096 + 8192);
 	uint8_t b[128];
 	int cpu = 0;
-	size_t nr;
 
 	CHECK(mem);
 	prec_ring__init_mem(&r, mem, 8192, 0);
@@ -269,25 +267,17 @@ static void check_snapshot_facts(int dfd)
 			   0x6e7572), 56, 32, 320);
 	CHECK_EQ(prec_snapshot__take(snap), 0);
 	prec_snapshot__stats(snap, &st);
-	rs = prec_snapshot__restarts(snap, &nr);
 	CHECK_EQ(st.records, 6);
 	CHECK_EQ(st.oldest, 150);
-	CHECK_EQ(nr, 2);
-	CHECK(rs[0].pid == 77 && rs[0].time == 200);
-	CHECK(rs[1].pid == 77 && rs[1].time == 300);
-	/* a snapshot with nothing new: no oldest record, no restarts */
+	/* a snapshot with nothing new: no oldest record */
 	CHECK_EQ(prec_snapshot__take(snap), 0);
 	prec_snapshot__stats(snap, &st);
-	rs = prec_snapshot__restarts(snap, &nr);
 	CHECK_EQ(st.oldest, 0);
-	CHECK_EQ(nr, 0);
 	/* only what came since */
 	put_rec(&r, rec_of(b, PERF_RECORD_FORK, 0, 64, 90, 1, 90), 64, 40, 500);
 	CHECK_EQ(prec_snapshot__take(snap), 0);
 	prec_snapshot__stats(snap, &st);
-	rs = prec_snapshot__restarts(snap, &nr);
 	CHECK_EQ(st.oldest, 500);
-	CHECK(nr == 1 && rs[0].pid == 90 && rs[0].time == 500);
 	prec_snapshot__delete(snap);
 	CHECK_EQ(prec_shard_writer__close(w), 0);
 	free(mem);
@@ -314,7 +304,6 @@ int main(void)
 	char *dir = test_tmpdir("tail");
 	struct prec_manifest *m = prec_manifest__new();
 	struct prec_shard_writer_opts wo = { .cpu = PREC_TAIL_CPU };
-	struct prec_snapshot_restart forks[4];
 	struct prec_tail_stats st;
 	struct prec_shard_writer *w;
 	struct prec_tail *t, *all;
@@ -336,38 +325,30 @@ int main(void)
 	CHECK_EQ(prec_tail__new(&t, &(struct prec_tail_opts){ .writer = w, .m = m,
 		.roots = &g_kid, .nr_roots = 1, .descendants = true }), 0);
 	/* a snapshot that wrote nothing: no tail */
-	CHECK_EQ(prec_tail__write(t, 0, NULL, 0), 0);
+	CHECK_EQ(prec_tail__write(t, 0), 0);
 	clock_gettime(CLOCK_MONOTONIC, &a);
-	n = prec_tail__write(t, 1000000, NULL, 0);
+	n = prec_tail__write(t, 1000000);
 	printf("tail of 2 processes: %d records in %.2f ms\n", n, ms_since(&a));
 	CHECK(n >= 4);
 	CHECK(has_buildid(m, exe));
 	nb = m->nr_buildids;
-	CHECK(prec_tail__write(t, 2000000, NULL, 0) == n);
+	CHECK(prec_tail__write(t, 2000000) == n);
 	CHECK_EQ(m->nr_buildids, nb); /* the same files: not read again */
 	/* a snapshot whose oldest record is older than the previous tail's
 	 * time (not expected, but the shard's times must not go back) */
-	CHECK(prec_tail__write(t, 1500000, NULL, 0) == n);
-	/* processes the snapshot restarts (their FORK, an exec's COMM): named
-	 * at the tail's time and again after their last restart, in time
-	 * order; an unselected one not at all */
-	forks[0] = (struct prec_snapshot_restart){ .pid = g_gkid, .time = 3500000 };
-	forks[1] = (struct prec_snapshot_restart){ .pid = g_kid, .time = 3400000 };
-	forks[2] = (struct prec_snapshot_restart){ .pid = g_gkid, .time = 3600000 };
-	forks[3] = (struct prec_snapshot_restart){ .pid = g_other, .time = 3300000 };
-	CHECK_EQ(prec_tail__write(t, 3000000, forks, 4), 2 * n);
-	/* the next tail starts no earlier than the last restart's naming */
-	CHECK_EQ(prec_tail__write(t, 3500000, NULL, 0), n);
+	CHECK(prec_tail__write(t, 1500000) == n);
+	CHECK_EQ(prec_tail__write(t, 3000000), n);
+	CHECK_EQ(prec_tail__write(t, 3500000), n);
 	prec_tail__stats(t, &st);
 	CHECK_EQ(st.tails, 5);
 	CHECK_EQ(st.skipped, 1);
-	CHECK_EQ(st.clamped, 2);
-	CHECK_EQ(st.records, 6 * (uint64_t)n);
+	CHECK_EQ(st.clamped, 1);
+	CHECK_EQ(st.records, 5 * (uint64_t)n);
 
 	/* every task: pid 1 and this process too */
 	CHECK_EQ(prec_tail__new(&all, &(struct prec_tail_opts){ .writer = w, .m = m }), 0);
 	clock_gettime(CLOCK_MONOTONIC, &a);
-	n = prec_tail__write(all, 4000000, NULL, 0);
+	n = prec_tail__write(all, 4000000);
 	printf("tail of every task: %d records in %.2f ms\n", n, ms_since(&a));
 	CHECK(n > 0);
 	prec_tail__delete(all);
@@ -382,12 +363,8 @@ int main(void)
 	CHECK(s.comm_kid && s.comm_gkid && s.chunks >= 2); /* two tails */
 	read_back(dir, 2999999, &s);
 	CHECK(s.comm_kid && s.comm_gkid && !s.comm_other);
-	read_back(dir, 3400001, &s);
-	CHECK(s.comm_kid && s.mmap2_kid && !s.comm_gkid && !s.comm_other);
-	read_back(dir, 3500001, &s);
-	CHECK_EQ(s.records, 0);
-	read_back(dir, 3600001, &s); /* the restart's, then the held tail */
-	CHECK(s.comm_gkid && s.mmap2_gkid && s.comm_kid && !s.comm_other);
+	read_back(dir, 3499999, &s);
+	CHECK(s.comm_kid && s.mmap2_kid && s.comm_gkid && s.mmap2_gkid && !s.comm_other);
 	read_back(dir, 4000000 - 1, &s);
 	CHECK(s.comm_pid1 && s.comm_self && s.comm_kid && s.comm_other);
 	CHECK_EQ(s.forks, 0);

@@ -18,7 +18,8 @@
 
 #include "../lib/test.h"
 #include "read/read.h"
-#include "record/internal.h"
+#include "record/perfclock.h"
+#include "store/store.h"
 #include "store/manifest_format.h"
 
 #define EVENT_ID 77

@@ -9,7 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "record/internal.h"
+#include "record/tracefs.h"
+#include "store/store.h"
 
 /* Whole file, read with stdio until EOF (tracefs stat sizes are 0). */
 static char *slurp(const char *root, const char *rel)

@@ -1,21 +1,22 @@
 // SPDX-License-Identifier: MIT
-// -e parsing: software/hardware event names, tracepoints (id from tracefs),
-// dynamic PMUs pmu/term=value,.../ (type and term bit ranges from sysfs),
-// perf's config terms on any event (name/overwrite/), :u/:k modifiers; the
-// channel each event writes to; then the attr bits every prec event shares.
-#include "record/cmd_record.h"
+// The text of one -e event to its attr: software/hardware event names,
+// tracepoints (id from tracefs), dynamic PMUs pmu/term=value,.../ (type and
+// term bit ranges from sysfs), perf's config terms on any event
+// (name/overwrite/), :u/:k modifiers; and tracepoint globs to the names
+// they match.
+#include "record/event_parse.h"
 
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "record/auxpmu.h"
+#include "record/evlist.h"
+#include "record/tracefs.h"
 #include "util/file.h"
 #include "util/log.h"
-
-#define PMU_ROOT "/sys/bus/event_source/devices"
 
 static const struct {
 	const char *name;
@@ -48,25 +49,6 @@ static const struct {
 	{ "stalled-cycles-backend", PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_BACKEND },
 	{ "ref-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_REF_CPU_CYCLES },
 };
-
-static struct prec_evsel *new_evsel(struct prec_evlist *el, const char *name)
-{
-	struct prec_evsel *n = realloc(el->evsel, (size_t)(el->nr + 1) * sizeof(*n));
-
-	if (!n)
-		return NULL;
-	el->evsel = n;
-	n += el->nr;
-	memset(n, 0, sizeof(*n));
-	n->name = strdup(name);
-	if (!n->name)
-		return NULL;
-	n->attr.size = PERF_ATTR_SIZE_VER7;
-	n->sampling = true;
-	n->midx = -1;
-	el->nr++;
-	return n;
-}
 
 static bool is_named(const char *name)
 {
@@ -419,17 +401,21 @@ static bool is_termed(const char *item)
 	return is_named(name);
 }
 
-static int add_one(struct prec_evlist *el, const char *full, const char *root);
-
-/* system:name with a glob (*, ?, [) in either part, as perf takes them:
- * one event per tracepoint that matches, in name order, each with the
- * modifiers given. */
-static int add_glob(struct prec_evlist *el, const char *full, const char *root)
+static bool is_tracepoint_glob(const char *s)
 {
-	char *item = strdup(full), *colon, **names = NULL;
-	const char *mods;
-	int n, err = 0;
+	return !strchr(s, '/') && strchr(s, ':') && strpbrk(s, "*?[");
+}
 
+int prec_event__expand(const char *full, char ***out)
+{
+	char *item, *colon, **names = NULL, **items;
+	const char *mods;
+	int n;
+
+	*out = NULL;
+	if (!is_tracepoint_glob(full))
+		return 0;
+	item = strdup(full);
 	if (!item)
 		return -ENOMEM;
 	mods = split_mods(item);
@@ -448,40 +434,34 @@ static int add_glob(struct prec_evlist *el, const char *full, const char *root)
 		free(item);
 		return n == 0 ? -EINVAL : n;
 	}
-	for (int i = 0; i < n && !err; i++) {
+	items = calloc((size_t)n, sizeof(*items));
+	for (int i = 0; items && i < n; i++) {
 		char one[512];
 
 		snprintf(one, sizeof(one), "%s%s%s", names[i], mods ? ":" : "",
 			 mods ? mods : "");
-		err = add_one(el, one, root);
+		items[i] = strdup(one);
+		if (!items[i]) {
+			prec_tracefs__free_list(items, i);
+			items = NULL;
+		}
 	}
 	prec_tracefs__free_list(names, n);
 	free(item);
-	return err;
+	if (!items)
+		return -ENOMEM;
+	*out = items;
+	return n;
 }
 
-static bool is_tracepoint_glob(const char *s)
+int prec_event__parse(struct prec_evsel *ev, const char *full, const char *root)
 {
-	return !strchr(s, '/') && strchr(s, ':') && strpbrk(s, "*?[");
-}
-
-static int add_one(struct prec_evlist *el, const char *full, const char *root)
-{
-	struct prec_evsel *ev;
 	const char *mods;
-	char *item;
+	char *item = strdup(full);
 	int err;
 
-	if (is_tracepoint_glob(full))
-		return add_glob(el, full, root);
-	item = strdup(full);
 	if (!item)
 		return -ENOMEM;
-	ev = new_evsel(el, full);
-	if (!ev) {
-		free(item);
-		return -ENOMEM;
-	}
 	mods = split_mods(item);
 	if (is_termed(item))
 		err = add_termed(ev, full, item);
@@ -495,252 +475,4 @@ static int add_one(struct prec_evlist *el, const char *full, const char *root)
 		err = apply_mods(ev, full, mods);
 	free(item);
 	return err;
-}
-
-int prec_evlist__add(struct prec_evlist *el, const char *text,
-		     const char *filter, const char *pmu_root)
-{
-	const char *p = text, *start = text;
-	int slashes = 0, err = 0, first = el->nr;
-
-	if (!*text) {
-		pr_err("event '': empty event list");
-		return -EINVAL;
-	}
-	el->pmu_root = pmu_root ? pmu_root : PMU_ROOT;
-	/* Split on commas outside pmu/.../ */
-	for (;; p++) {
-		char item[1024];
-		size_t len;
-
-		if (*p == '/')
-			slashes++;
-		if (*p && (*p != ',' || slashes % 2))
-			continue;
-		len = (size_t)(p - start);
-		if (!len || len >= sizeof(item)) {
-			pr_err("event list '%s': empty or too long event name", text);
-			return -EINVAL;
-		}
-		memcpy(item, start, len);
-		item[len] = 0;
-		err = add_one(el, item, pmu_root ? pmu_root : PMU_ROOT);
-		if (err < 0 || !*p)
-			break;
-		start = p + 1;
-	}
-	if (err < 0 || !filter)
-		return err;
-	/* Like perf, --filter applies to every event of the -e before it (a
-	 * list or a glob), which must all be tracepoints. */
-	for (int i = first; i < el->nr; i++)
-		if (el->evsel[i].attr.type != PERF_TYPE_TRACEPOINT) {
-			pr_err("option --filter '%s': '%s' of the -e before it is not a tracepoint",
-			       filter, el->evsel[i].name);
-			return -EINVAL;
-		}
-	for (int i = first; i < el->nr; i++) {
-		el->evsel[i].filter = strdup(filter);
-		if (!el->evsel[i].filter)
-			return -ENOMEM;
-	}
-	return 0;
-}
-
-int prec_evlist__add_tracking(struct prec_evlist *el)
-{
-	struct prec_evsel *ev = new_evsel(el, "dummy"), tmp;
-
-	if (!ev)
-		return -ENOMEM;
-	ev->attr.type = PERF_TYPE_SOFTWARE;
-	ev->attr.config = PERF_COUNT_SW_DUMMY;
-	ev->tracking = true;
-	ev->sampling = false;
-	tmp = *ev;
-	memmove(el->evsel + 1, el->evsel, (size_t)(el->nr - 1) * sizeof(*ev));
-	el->evsel[0] = tmp;
-	return 0;
-}
-
-/* The side-band ring in pages of this machine: a power of two, >= 1. */
-static size_t sideband_pages(size_t page_size)
-{
-	size_t n = 1;
-
-	while (n * page_size < PREC_RECORD_SIDEBAND_RING)
-		n *= 2;
-	return n;
-}
-
-int prec_evlist__channels(struct prec_evlist *el, const struct prec_record_opts *o)
-{
-	long ps = sysconf(_SC_PAGESIZE);
-	bool drained = false;
-	int n = 0;
-
-	for (int i = 0; i < el->nr; i++) {
-		struct prec_evsel *ev = &el->evsel[i];
-
-		/* The tracking event never: its records name the tasks and
-		 * maps every later sample needs, over the whole recording. */
-		ev->overwrite = !ev->tracking &&
-				(ev->ow_term == PREC_OW_ON ||
-				 (ev->ow_term == PREC_OW_DEFAULT && o->overwrite && ev->sampling));
-		n += ev->overwrite;
-		drained |= !ev->overwrite && !ev->tracking && ev->sampling;
-	}
-	el->overwrite = n > 0;
-	el->drain_pages = o->mmap_pages;
-	el->flight_pages = n ? o->mmap_pages : 0;
-	if (!n)
-		return 0;
-	if (el->aux_bytes) {
-		pr_err("event '%s': an AUX area event cannot be in a flight recording (an event with overwrite): AUX snapshots are not implemented",
-		       el->evsel[el->aux_owner].name);
-		return -EINVAL;
-	}
-	/* Only the side band left to drain: its own small ring. */
-	if (!drained)
-		el->drain_pages = sideband_pages(ps > 0 ? (size_t)ps : 4096);
-	return n;
-}
-
-uint64_t prec_evlist__sample_base(const struct prec_evlist *el)
-{
-	(void)el;
-	return PREC_SAMPLE_BASE;
-}
-
-static void config_period(struct prec_evsel *ev, const struct prec_record_opts *o)
-{
-	struct perf_event_attr *a = &ev->attr;
-
-	a->freq = 0;
-	a->sample_period = ev->term_period;
-	if (!ev->sampling) {
-		if (!ev->term_period)
-			a->sample_period = 1;
-		return;
-	}
-	/* As perf: an event's period= term wins over -c and -F. */
-	if (ev->term_period)
-		return;
-	if (o->period) {
-		a->sample_period = o->period;
-	} else if (o->freq) {
-		a->freq = 1;
-		a->sample_freq = o->freq;
-	} else if (a->type == PERF_TYPE_TRACEPOINT) {
-		a->sample_period = 1;
-	} else {
-		a->freq = 1;
-		a->sample_freq = PREC_RECORD_DEFAULT_FREQ;
-	}
-}
-
-/* As perf: a sample carries its period where the period varies (frequency
- * mode; a tracepoint's hits, as perf's tracepoint events have it) or -P asks
- * for it. Not for a fixed period otherwise: a software event with PERIOD
- * and no freq is sampled by the kernel at every hit, with period 1,
- * whatever -c says (perf_swevent_event()). */
-static bool wants_period(const struct prec_evsel *ev, const struct prec_record_opts *o)
-{
-	if (!ev->sampling)
-		return false;
-	return ev->attr.freq || ev->attr.type == PERF_TYPE_TRACEPOINT || o->sample_period;
-}
-
-/* The side band the tracking event asks the kernel for. */
-static void config_tracking(struct perf_event_attr *a, const struct prec_record_opts *o)
-{
-	a->mmap = 1;
-	a->mmap2 = 1;
-	a->comm = 1;
-	a->comm_exec = 1;
-	a->task = 1;
-	a->build_id = 1;
-	/* As perf for dwarf: its unwinder reads the binaries' non-code
-	 * segments (.eh_frame_hdr...) through the maps it knows, and without
-	 * these it stops after one frame. */
-	a->mmap_data = o->callgraph == PREC_CG_DWARF;
-	if (o->switch_events)
-		a->context_switch = 1;
-	/* As perf: BPF programs (and other kernel text) that come and go
-	 * during the recording get a symbol, so samples in them resolve. */
-	a->ksymbol = !o->no_bpf_event;
-	a->bpf_event = !o->no_bpf_event;
-}
-
-void prec_evlist__config(struct prec_evlist *el,
-			 const struct prec_record_opts *o, bool workload,
-			 bool inherit)
-{
-	long ps = sysconf(_SC_PAGESIZE);
-
-	for (int i = 0; i < el->nr; i++) {
-		struct prec_evsel *ev = &el->evsel[i];
-		struct perf_event_attr *a = &ev->attr;
-		size_t pages;
-
-		a->size = PERF_ATTR_SIZE_VER7;
-		a->sample_type = prec_evlist__sample_base(el);
-		if (a->type == PERF_TYPE_TRACEPOINT)
-			a->sample_type |= PERF_SAMPLE_RAW;
-		/* Only tells perf report that SPE samples carry memory info
-		 * (as perf sets it); not in the sample_id trailer. */
-		if (ev->aux == PREC_AUX_ARM_SPE)
-			a->sample_type |= PERF_SAMPLE_DATA_SRC;
-		if (ev->sampling && o->callgraph != PREC_CG_NONE)
-			a->sample_type |= PERF_SAMPLE_CALLCHAIN;
-		if (ev->sampling && o->callgraph == PREC_CG_DWARF) {
-			a->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
-			a->sample_regs_user = PREC_REGS_USER_X86_64;
-			a->sample_stack_user = o->stack_size;
-			a->exclude_callchain_user = 1;
-		}
-		config_period(ev, o);
-		if (wants_period(ev, o))
-			a->sample_type |= PERF_SAMPLE_PERIOD;
-		a->read_format = PERF_FORMAT_ID | PERF_FORMAT_LOST;
-		a->sample_id_all = 1;
-		a->disabled = 1;
-		a->inherit = inherit;
-		a->enable_on_exec = workload && !o->all_cpus;
-		a->watermark = 1;
-		/* A quarter of the event's own ring (prec_evlist__channels). */
-		pages = ev->overwrite ? el->flight_pages : el->drain_pages;
-		if (!pages)
-			pages = o->mmap_pages;
-		a->wakeup_watermark = (uint32_t)(pages * (size_t)ps / 4);
-		a->write_backward = ev->overwrite;
-		/* The perf clock is what the kernel uses without use_clockid. */
-		a->use_clockid = o->clockid != PREC_CLOCK_PERF;
-		a->clockid = a->use_clockid ? o->clockid : 0;
-		if (ev->tracking)
-			config_tracking(a, o);
-		else if (o->all_user || o->all_kernel) {
-			/* As perf: over any modifier (the tracking dummy
-			 * counts nothing, and its side band does not care). */
-			a->exclude_kernel = o->all_user;
-			a->exclude_user = o->all_kernel;
-			a->exclude_hv = 1;
-		}
-	}
-}
-
-void prec_evlist__exit(struct prec_evlist *el)
-{
-	if (!el)
-		return;
-	prec_evlist__close(el);
-	for (int i = 0; i < el->nr; i++) {
-		free(el->evsel[i].name);
-		free(el->evsel[i].filter);
-		free(el->evsel[i].tp_system);
-		free(el->evsel[i].tp_name);
-		free(el->evsel[i].pmu);
-	}
-	free(el->evsel);
-	memset(el, 0, sizeof(*el));
 }

@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: MIT */
+/* BPF programs already loaded (bpf_synth.c), as KSYMBOL and BPF_EVENT
+ * records. */
+#ifndef PREC_RECORD_BPF_SYNTH_H
+#define PREC_RECORD_BPF_SYNTH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Takes one synthesized record: its type and body (header and sample_id
+ * trailer are the sink's). Returns 0 or -errno, which stops the caller. */
+typedef int (*prec_rec_sink)(void *ctx, uint32_t type, const void *body, size_t len);
+
+/* Pass to sink, for every JITed BPF program loaded now, a PERF_RECORD_KSYMBOL
+ * per function (named as the kernel names it without BTF) and one
+ * PERF_RECORD_BPF_EVENT PROG_LOAD. Needs CAP_SYS_ADMIN (or CAP_BPF and
+ * CAP_PERFMON); without it there are none. Returns the number of programs
+ * or the sink's -errno. */
+int prec_bpf_synth__programs(prec_rec_sink sink, void *ctx);
+
+#endif

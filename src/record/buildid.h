@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: MIT */
+/* Build-ids (buildid.c): of mapped files, the kernel and its modules. */
+#ifndef PREC_RECORD_BUILDID_H
+#define PREC_RECORD_BUILDID_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* One mapped file whose build-id is wanted: the path its MMAP2 record or
+ * /proc/PID/maps line named and the identity (device, inode) it gave. */
+struct prec_buildid_req {
+	const char *path;
+	int32_t pid;           /* > 0: a path that is missing or names another
+				* file here is looked up under /proc/PID/root */
+	uint32_t maj, min;
+	uint64_t ino;
+	int ret;               /* out (resolve): read_mapped's return */
+	uint8_t id[20];        /* out (resolve) */
+};
+
+/* NT_GNU_BUILD_ID of the regular file open at fd, read with pread into
+ * bounded buffers (no mapping: a truncated file cannot SIGBUS us). Returns
+ * the id length (1..20), -ENODATA (no build-id note), -ENOEXEC (not a
+ * regular ELF file), -EINVAL (a build-id longer than 20 bytes) or -errno
+ * (read failed). Blocks as long as the file's reads do. */
+int prec_buildid__read_fd(int fd, uint8_t id[20]);
+/* r->path's build-id if the path (or, with r->pid, /proc/PID/root + path)
+ * still names the regular file r->maj:r->min, r->ino; -ESTALE when it
+ * names anything else (a replaced file, a symlink, a FIFO, a device, a
+ * file of the same name in another namespace). Opens nothing but that
+ * inode (O_PATH lookup, then the checked inode by /proc/self/fd). Other
+ * returns as read_fd. Blocks as long as the file system does: callers on
+ * a path that must end use resolve(). */
+int prec_buildid__read_mapped(const struct prec_buildid_req *r, uint8_t id[20]);
+/* read_mapped() of every reqs[i] into reqs[i].ret and .id, in detached
+ * worker threads; returns within RESOLVE_TOTAL_MS (buildid.c) whatever the
+ * files do: a file not done by then gets -ETIMEDOUT, and a worker stuck
+ * in it stays behind on its own copies of the requests. Any thread. */
+void prec_buildid__resolve(struct prec_buildid_req *reqs, size_t nr);
+/* Whether a read_mapped() return means the mapped file could not be read
+ * (its path names another file, the read failed or did not answer in
+ * time), as opposed to read and found with no usable note, or deleted
+ * (-ENOENT): what the manifest's buildids_unread counts. */
+bool prec_buildid__unread(int ret);
+/* Running kernel's id from /sys/kernel/notes; a module's from
+ * /sys/module/NAME/notes/.note.gnu.build-id. Returns the id length,
+ * -ENODATA (no note), -EINVAL or -errno. */
+int prec_buildid__read_kernel(uint8_t id[20]);
+int prec_buildid__read_module(const char *module, uint8_t id[20]);
+
+#endif

@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: MIT */
+/* One drainer thread per CPU ring (drainer.c): ring to shard chunks. */
+#ifndef PREC_RECORD_DRAINER_H
+#define PREC_RECORD_DRAINER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "record/options.h"
+#include "store/store.h"
+
+struct perf_event_mmap_page;
+struct prec_ring;
+
+struct prec_drainer;
+
+struct prec_drainer_opts {
+	int cpu;
+	struct prec_ring *ring;
+	struct prec_shard_writer *writer; /* owned by the caller */
+	struct prec_time_layout layout;
+	int clockid;            /* clock of the events, for watermarks */
+	/* clockid < 0 (perf clock): the control page whose TSC conversion
+	 * gives the watermarks; NULL = watermarks 0 */
+	const struct perf_event_mmap_page *clock_page;
+	uint64_t round_ns;      /* empty marker chunk at least this often */
+	bool copy;              /* copy-then-write instead of writev from the mmap */
+	int pin_cpu;            /* the ring's CPU, -1 = no pinning */
+	enum prec_affinity affinity; /* which CPUs around pin_cpu */
+	int rt_prio;            /* > 0: the thread runs SCHED_FIFO at this */
+};
+
+/* -r's default: the lowest real-time priority, enough to run before every
+ * fair-scheduled task on the CPU and behind every other real-time one. */
+#define PREC_DRAIN_AUTO_PRIO 1
+
+struct prec_drainer_stats {
+	uint64_t records, bytes, chunks, wakeups;
+	uint64_t lost;          /* sum of PERF_RECORD_LOST.lost */
+	uint64_t lost_samples;  /* sum of PERF_RECORD_LOST_SAMPLES.lost */
+	uint64_t first_time, last_time;
+};
+
+/* A (build-id, path) pair seen in an MMAP2 record, or a path whose MMAP2
+ * had no build-id (size 0) so the closer may read the ELF note. */
+struct prec_seen_map {
+	uint8_t id[20];
+	uint8_t size;          /* 0: the record had no build-id, but ... */
+	uint16_t cpumode;
+	uint32_t maj, min;     /* ... the mapped file's device and inode, */
+	uint64_t ino;          /* which its path must still name to be read */
+	char *path;
+};
+
+int prec_drainer__new(struct prec_drainer **out,
+		      const struct prec_drainer_opts *opts);
+/* Whether a thread of this process may run SCHED_FIFO at prio (tried). */
+bool prec_drainer__fifo_allowed(int prio);
+/* Warn, one line each, when drainers at SCHED_FIFO prio (0 = none: no
+ * warning) can take their CPUs from other work: prio above 50, or the
+ * kernel's real-time throttling turned off. Call once per recording. */
+void prec_drainer__warn_fifo(int prio);
+/* Start the thread. */
+int prec_drainer__start(struct prec_drainer *d);
+/* Drain what the ring holds now into chunks (one pass, no thread): used by
+ * the thread, and by tests on simulated rings. Returns chunks written or
+ * -errno. */
+int prec_drainer__drain(struct prec_drainer *d);
+/* Ask the thread to drain to empty and exit (async-signal-safe), then wait
+ * for it. Returns the thread's first error or 0. */
+void prec_drainer__stop(struct prec_drainer *d);
+int prec_drainer__join(struct prec_drainer *d);
+/* Before start(): fd (an eventfd the caller owns and polls) gets 1 added
+ * the moment the thread hits its first error, so the caller can stop the
+ * recording at once; the thread then logs nothing itself. -1 = none. */
+void prec_drainer__set_notify(struct prec_drainer *d, int fd);
+/* The thread's first error so far, or 0. Any thread may call it. */
+int prec_drainer__error(const struct prec_drainer *d);
+/* Bytes drained as of the last pass; any thread may call it. */
+uint64_t prec_drainer__bytes(const struct prec_drainer *d);
+void prec_drainer__stats(const struct prec_drainer *d,
+			 struct prec_drainer_stats *st);
+/* Maps seen (deduplicated by path+id); valid until delete(). */
+const struct prec_seen_map *prec_drainer__maps(const struct prec_drainer *d,
+					       int *nr);
+void prec_drainer__delete(struct prec_drainer *d);
+
+#endif

@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: MIT */
+/* The event list (evsel + evlist): the events parsed from -e, their
+ * attrs, the fds and rings they are opened into, the AUX event's parts. */
+#ifndef PREC_RECORD_EVLIST_H
+#define PREC_RECORD_EVLIST_H
+
+#include <linux/perf_event.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "record/auxpmu.h"
+
+struct prec_manifest;
+struct prec_record_opts;
+struct prec_ring;
+
+_Static_assert(sizeof(struct perf_event_attr) >= PERF_ATTR_SIZE_VER7,
+	       "perf_event_attr from the system headers is at least VER7");
+
+/* A flight recording's drained ring when it carries only the side band
+ * (the tracking event's COMM, MMAP2, FORK, EXIT...): 128 KiB per CPU.
+ * The drainer wakes at a quarter of the ring, so it overflows only when
+ * many processes start on one CPU before its drainer runs (the sizes are
+ * in docs/flight-recorder.md). */
+#define PREC_RECORD_SIDEBAND_RING (128u * 1024u)
+/* An event's overwrite / no-overwrite term (perf's), if any. */
+enum prec_ow_term { PREC_OW_DEFAULT, PREC_OW_ON, PREC_OW_OFF };
+
+struct prec_evsel {
+	struct perf_event_attr attr;
+	char *name;            /* as the user wrote it, e.g. "sched:sched_switch" */
+	char *filter;          /* tracepoint filter or NULL */
+	char *tp_system, *tp_name; /* tracepoints only */
+	bool tracking;         /* the dummy carrying mmap/comm/task */
+	bool sampling;         /* gets -F/-c, PERIOD, callchains */
+	uint64_t term_period;  /* pmu/period=N/ (or the PMU's default), 0 if none */
+	int midx;              /* index in the manifest's events */
+	char *pmu;             /* dynamic PMU name (pmu/.../ events), or NULL */
+	enum prec_aux_kind aux; /* its PMU writes an AUX area */
+	enum prec_ow_term ow_term; /* overwrite / no-overwrite as written */
+	/* write_backward into the CPU's flight ring, read by snapshots
+	 * (prec_evlist__channels); else the drained ring */
+	bool overwrite;
+};
+
+struct prec_evlist {
+	struct prec_evsel *evsel;
+	int nr;
+	/* what is opened (evlist.c): fds[(e * nr_cpus + c) * nr_tasks + t] */
+	int *cpus, nr_cpus;
+	pid_t *tasks;          /* {-1} for per-CPU events */
+	int nr_tasks;
+	int *fds;
+	uint64_t *ids;         /* same index as fds */
+	/* Two channels, each a ring per CPU owned by the first fd opened
+	 * into it (the kernel refuses SET_OUTPUT between events of
+	 * different write_backward): rings, drained, always (the tracking
+	 * event's); flight_rings, write_backward and mapped read-only, only
+	 * when some event has overwrite. */
+	struct prec_ring *rings;
+	int *ring_fd;          /* fd owning each ring */
+	struct prec_ring *flight_rings; /* NULL unless overwrite */
+	int *flight_ring_fd;
+	bool overwrite;        /* some event has overwrite: a flight recording */
+	size_t drain_pages;    /* data pages of rings[] (0: open's pages) */
+	size_t flight_pages;   /* ... of flight_rings[] (0: open's pages) */
+	bool raised_nofile;
+	const char *pmu_root;  /* sysfs PMU root the events were parsed with */
+	/* AUX: the AUX event owns every CPU's ring */
+	size_t aux_bytes;      /* AUX area per CPU, 0 = no AUX event */
+	int aux_owner;         /* the AUX event's index (when aux_bytes) */
+	uint32_t have_sched_switch; /* perf's AUXTRACE_INFO value */
+};
+
+/* Append the events of one -e argument (comma separated; commas inside
+ * pmu/.../ belong to the PMU terms). pmu_root: NULL for
+ * /sys/bus/event_source/devices. Tracepoints get their id from tracefs.
+ * Returns 0, -EINVAL (unknown event, bad syntax: a bad command line) or
+ * another -errno (no tracefs...), after printing one line. */
+int prec_evlist__add(struct prec_evlist *el, const char *text,
+		     const char *filter, const char *pmu_root);
+/* After parsing (and prec_evlist__aux_setup): which events write
+ * backward into the flight channel: those with an overwrite term, and
+ * with o->overwrite (--overwrite) every sampling event without a
+ * no-overwrite term; never the tracking event. Sizes the channels' rings:
+ * flight rings o->mmap_pages; drained rings o->mmap_pages, or
+ * PREC_RECORD_SIDEBAND_RING when they carry only the side band. Returns
+ * the number of overwrite events (0: a normal recording, one ring per
+ * CPU), or -EINVAL after one line (an AUX event in a flight recording). */
+int prec_evlist__channels(struct prec_evlist *el, const struct prec_record_opts *o);
+/* Put the tracking dummy first. Returns 0 or -ENOMEM. */
+int prec_evlist__add_tracking(struct prec_evlist *el);
+/* Fill the common attr bits from the options (sample_type, freq/period,
+ * callchains, clock, watermark, inherit, enable_on_exec, write_backward
+ * as prec_evlist__channels chose). */
+void prec_evlist__config(struct prec_evlist *el,
+			 const struct prec_record_opts *o, bool workload,
+			 bool inherit);
+/* Common base sample_type of every attr (PREC_SAMPLE_BASE). */
+uint64_t prec_evlist__sample_base(const struct prec_evlist *el);
+void prec_evlist__exit(struct prec_evlist *el);
+/* ---- the AUX event ---- */
+
+/* After the events are parsed, before prec_evlist__config: with an AUX PMU
+ * event, make it the owner of every CPU's ring, size its AUX area
+ * (o->aux_bytes, else perf's default; power of two pages, >= 8 KiB) and
+ * let the tracking event record context switches for the decoder. Returns
+ * 0, or -EINVAL after one line (two AUX events, --overwrite, a PMU whose
+ * AUXTRACE_INFO prec does not write, a bad size; cs_etm: a CPU of o->cpus,
+ * else of the online ones, without an ETM, a register that does not read,
+ * an option its ETM cannot do): a bad command line. */
+int prec_evlist__aux_setup(struct prec_evlist *el,
+			   const struct prec_record_opts *o);
+/* After aux_setup: an AUX event whose trace is decoded on the perf clock
+ * (intel_pt, arm_spe, cs_etm) makes the recording use it, unless -k says
+ * otherwise: refused for intel_pt and cs_etm (as perf), warned about for
+ * arm_spe.
+ * Returns 0 or -EINVAL after one line (also for --markers on the perf
+ * clock). */
+int prec_evlist__aux_clock(const struct prec_evlist *el,
+			   struct prec_record_opts *o);
+/* The order events are opened in on each CPU: the ring owner (the AUX
+ * event, else event 0) first, the others in list order. order has el->nr
+ * entries. */
+void prec_evlist__open_order(const struct prec_evlist *el, int *order);
+/* After opening: m's auxtrace type and words for the AUX event, from
+ * sysfs under el->pmu_root and the first ring's control page. No AUX
+ * event: nothing. Returns 0 or -errno after one line. */
+int prec_evlist__aux_info(const struct prec_evlist *el,
+			  struct prec_manifest *m);
+/* ---- opening ---- */
+
+/* Open every event on every CPU/task, map one ring per CPU and channel
+ * (the first fd of the channel on the CPU; pages where the channels set
+ * no size), redirect the others with SET_OUTPUT, read ids, set filters.
+ * Returns 0 or -errno after printing one line. */
+int prec_evlist__open(struct prec_evlist *el, const int *cpus, int nr_cpus,
+		      const pid_t *tasks, int nr_tasks, size_t pages);
+int prec_evlist__enable(struct prec_evlist *el);
+/* Only the tracking events (comm, mmap, task records): 0 or -errno. */
+int prec_evlist__enable_tracking(struct prec_evlist *el);
+void prec_evlist__disable(struct prec_evlist *el);
+/* Sum of PERF_FORMAT_LOST over the drained events' fds of CPU index c
+ * (an overwrite event's count is no drain loss: flight-recorder.md). */
+uint64_t prec_evlist__lost(const struct prec_evlist *el, int c);
+/* Unmap rings and close fds (keeps the parsed events). */
+void prec_evlist__close(struct prec_evlist *el);
+
+#endif

@@ -1,0 +1,270 @@
+// SPDX-License-Identifier: MIT
+// The recorder's flight controls: the -D delay, the --control commands,
+// the --markers reader, and with --overwrite the snapshots and their tails.
+#include "record/flight.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "record/control.h"
+#include "record/evlist.h"
+#include "record/markers.h"
+#include "record/options.h"
+#include "record/session.h"
+#include "record/snapshot.h"
+#include "record/tail.h"
+#include "util/clock.h"
+#include "util/log.h"
+
+static uint64_t mono_ns(void)
+{
+	return prec_now_ns(CLOCK_MONOTONIC);
+}
+
+int prec_flight__init(struct prec_flight *f, const struct prec_record_opts *o)
+{
+	int err;
+
+	memset(f, 0, sizeof(*f));
+	f->delay_ms = o->delay_ms;
+	if (o->control) {
+		err = prec_control__open(&f->ctl, o->control);
+		if (err)
+			return err;
+	}
+	if (o->markers) {
+		err = prec_markers__open(&f->mk, o->clockid);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* The ftrace:print ids, one per CPU index (first task), for the markers. */
+static int marker_ids(const struct prec_evlist *el, uint64_t **ids)
+{
+	int e = -1;
+
+	for (int i = 0; i < el->nr; i++)
+		if (el->evsel[i].tp_system && !strcmp(el->evsel[i].name, "ftrace:print"))
+			e = i;
+	if (e < 0)
+		return -ENOENT;
+	*ids = calloc((size_t)el->nr_cpus, sizeof(**ids));
+	if (!*ids)
+		return -ENOMEM;
+	for (int c = 0; c < el->nr_cpus; c++)
+		(*ids)[c] = el->ids[((size_t)e * (size_t)el->nr_cpus + (size_t)c) *
+				    (size_t)el->nr_tasks];
+	return 0;
+}
+
+/* A snapshot, then its tail: the tasks alive now, stamped before the
+ * snapshot's oldest record, so that its samples are named even when the
+ * ring lost their side band. The tail reads /proc after the rings are
+ * resumed: it costs the snapshot's caller time, never the rings. */
+static int take_snapshot(void *arg)
+{
+	struct prec_flight *f = arg;
+	struct prec_snapshot_stats st;
+	int err = prec_snapshot__take(f->snap), n;
+
+	prec_snapshot__stats(f->snap, &st);
+	n = f->tail ? prec_tail__write(f->tail, st.oldest) : 0;
+	return err ? err : n < 0 ? n : 0;
+}
+
+/* The tasks a tail names: those the events follow. */
+static int start_tail(struct prec_flight *f, struct prec_session *s,
+		      const struct prec_record_opts *o, const struct prec_evlist *el)
+{
+	struct prec_tail_opts to = { .writer = s->tail_writer, .m = s->m,
+		.data_maps = o->callgraph == PREC_CG_DWARF,
+		.descendants = el->nr && el->evsel[0].attr.inherit };
+	int err;
+
+	if (o->nr_pids) {
+		to.roots = o->pids;
+		to.nr_roots = o->nr_pids;
+	} else if (o->nr_tids) {
+		to.roots = o->tids;
+		to.nr_roots = o->nr_tids;
+	} else if (el->nr_tasks > 0 && el->tasks[0] > 0) {
+		to.roots = el->tasks; /* the workload */
+		to.nr_roots = el->nr_tasks;
+	}
+	err = prec_tail__new(&f->tail, &to);
+	if (err)
+		pr_err("%s: %s", PREC_TAIL_SHARD_NAME, strerror(-err));
+	return err;
+}
+
+static int start_snapshots(struct prec_flight *f, struct prec_session *s,
+			   const struct prec_record_opts *o,
+			   const struct prec_evlist *el)
+{
+	struct prec_snapshot_opts so = {
+		.rings = el->flight_rings, .writers = s->flight_writers,
+		.cpus = el->cpus, .nr = el->nr_cpus, .layout = s->m->time_layout,
+	};
+	int err = prec_snapshot__new(&f->snap, &so);
+
+	if (err) {
+		pr_err("snapshot: %s", strerror(-err));
+		return err;
+	}
+	if (s->tail_writer) {
+		err = start_tail(f, s, o, el);
+		if (err)
+			return err;
+	}
+	f->snapshot = take_snapshot;
+	f->snapshot_arg = f;
+	s->snap = f->snap; /* its lost counts go into the shard totals */
+	return 0;
+}
+
+int prec_flight__start(struct prec_flight *f, struct prec_session *s,
+		       const struct prec_record_opts *o,
+		       const struct prec_evlist *el)
+{
+	struct prec_markers_opts mo = { 0 };
+	int err;
+
+	if (f->delay_ms > 0)
+		f->enable_at_ns = mono_ns() + (uint64_t)f->delay_ms * 1000000ull;
+	if (el->overwrite) {
+		err = start_snapshots(f, s, o, el);
+		if (err)
+			return err;
+	}
+	if (!f->mk)
+		return 0;
+	err = marker_ids(el, &f->marker_ids);
+	if (err)
+		return err;
+	mo.writer = s->writers[s->nr_cpus];
+	mo.clockid = o->clockid;
+	mo.round_ns = o->round_ms * 1000000ull;
+	mo.ids = f->marker_ids;
+	mo.cpus = el->cpus;
+	mo.nr_cpus = el->nr_cpus;
+	err = prec_markers__start(f->mk, &mo);
+	if (err)
+		pr_err("markers: starting the reader: %s", strerror(-err));
+	return err;
+}
+
+bool prec_flight__starts_enabled(const struct prec_flight *f)
+{
+	return f->delay_ms == 0;
+}
+
+int prec_flight__timeout_ms(const struct prec_flight *f)
+{
+	uint64_t now;
+
+	if (!f->enable_at_ns)
+		return -1;
+	now = mono_ns();
+	if (now >= f->enable_at_ns)
+		return 0;
+	return (int)((f->enable_at_ns - now + 999999) / 1000000);
+}
+
+static int run_command(struct prec_flight *f, struct prec_evlist *el, int cmd)
+{
+	int err = 0;
+
+	switch (cmd) {
+	case PREC_CTL_ENABLE:
+		err = prec_evlist__enable(el);
+		f->enable_at_ns = 0;
+		break;
+	case PREC_CTL_DISABLE:
+		prec_evlist__disable(el);
+		f->enable_at_ns = 0;
+		break;
+	case PREC_CTL_SNAPSHOT:
+		if (f->snapshot)
+			err = f->snapshot(f->snapshot_arg);
+		else
+			pr_warn("control: snapshot: not a flight recording (no event has overwrite)");
+		break;
+	default:
+		break;
+	}
+	pr_debug("control: %s%s", prec_control__name(cmd), err ? " failed" : "");
+	return err;
+}
+
+int prec_flight__tick(struct prec_flight *f, struct prec_evlist *el)
+{
+	int cmd;
+
+	if (f->enable_at_ns && mono_ns() >= f->enable_at_ns) {
+		f->enable_at_ns = 0;
+		prec_evlist__enable(el);
+	}
+	while (f->ctl && (cmd = prec_control__next(f->ctl)) != 0) {
+		if (cmd < 0 && cmd != -EINVAL)
+			return 0;
+		if (cmd < 0)
+			continue;
+		run_command(f, el, cmd);
+		/* Acked once done: 'disable' acked means no event is enabled. */
+		if (prec_control__ack(f->ctl))
+			pr_warn("control: ack: %s", strerror(errno));
+		if (cmd == PREC_CTL_STOP)
+			return 1;
+	}
+	return 0;
+}
+
+int prec_flight__stop(struct prec_flight *f)
+{
+	int n;
+
+	if (f->snap) {
+		n = take_snapshot(f);
+		f->snapshot = NULL;
+		if (n)
+			return n;
+	}
+	n = prec_markers__stop(f->mk);
+
+	if (n < 0)
+		pr_err("markers: %s", strerror(-n));
+	return n < 0 ? n : 0;
+}
+
+void prec_flight__exit(struct prec_flight *f)
+{
+	if (!f)
+		return;
+	prec_markers__delete(f->mk);
+	if (f->snap) {
+		struct prec_snapshot_stats st;
+
+		prec_snapshot__stats(f->snap, &st);
+		if (st.dropped)
+			pr_warn("snapshots: %llu records dropped: the kernel overwrote them while they were copied",
+				(unsigned long long)st.dropped);
+	}
+	if (f->tail) {
+		struct prec_tail_stats ts;
+
+		prec_tail__stats(f->tail, &ts);
+		pr_debug("tails: %llu written (%llu records), %llu skipped, %llu held back; %.3f ms in all, %.3f ms at most",
+			 (unsigned long long)ts.tails, (unsigned long long)ts.records,
+			 (unsigned long long)ts.skipped, (unsigned long long)ts.clamped,
+			 (double)ts.ns_total / 1e6, (double)ts.ns_max / 1e6);
+	}
+	prec_tail__delete(f->tail);
+	prec_snapshot__delete(f->snap);
+	prec_control__close(f->ctl);
+	free(f->marker_ids);
+	memset(f, 0, sizeof(*f));
+}

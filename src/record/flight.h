@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: MIT */
+/* The recorder's flight controls (flight.c): the -D delay, the --control
+ * commands, the --markers reader, the flight-recorder snapshots. */
+#ifndef PREC_RECORD_FLIGHT_H
+#define PREC_RECORD_FLIGHT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct prec_control;
+struct prec_evlist;
+struct prec_markers;
+struct prec_record_opts;
+struct prec_session;
+struct prec_snapshot;
+struct prec_tail;
+
+/* -D, --control, --markers, and the snapshot trigger --overwrite
+ * installs; the recording owns one (cmd_record.c). */
+struct prec_flight {
+	struct prec_control *ctl;
+	struct prec_markers *mk;
+	uint64_t *marker_ids;
+	struct prec_snapshot *snap; /* --overwrite */
+	struct prec_tail *tail;     /* --overwrite: after each snapshot */
+	int64_t delay_ms;
+	uint64_t enable_at_ns;  /* CLOCK_MONOTONIC, 0 = no pending enable */
+	int (*snapshot)(void *arg); /* NULL unless --overwrite */
+	void *snapshot_arg;
+};
+
+/* Open the control channel and the markers' ftrace instance. Returns 0 or
+ * -errno after one line. */
+int prec_flight__init(struct prec_flight *f, const struct prec_record_opts *o);
+/* After prec_session__start: arm -D, start the markers reader. */
+int prec_flight__start(struct prec_flight *f, struct prec_session *s,
+		       const struct prec_record_opts *o,
+		       const struct prec_evlist *el);
+/* false with -D: the events stay disabled at go(). */
+bool prec_flight__starts_enabled(const struct prec_flight *f);
+/* poll() timeout until the -D enable, -1 if none. */
+int prec_flight__timeout_ms(const struct prec_flight *f);
+/* After a wake-up: due -D enable, pending control commands (each acked).
+ * Returns 1 when 'stop' was received. */
+int prec_flight__tick(struct prec_flight *f, struct prec_evlist *el);
+/* Before prec_session__finish (events disabled): the final snapshot of a
+ * flight recording, the last markers read. */
+int prec_flight__stop(struct prec_flight *f);
+void prec_flight__exit(struct prec_flight *f);
+
+#endif

@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: MIT */
+/* The parsed command line of `prec record` (options.c), its defaults
+ * and the clock rules the options are checked against. */
+#ifndef PREC_RECORD_OPTIONS_H
+#define PREC_RECORD_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+/* Where a drainer thread may run, relative to the CPU whose ring it drains. */
+enum prec_affinity {
+	PREC_AFFINITY_AUTO,     /* CPU when the drainers are SCHED_FIFO,
+				 * OTHERS when they are not */
+	PREC_AFFINITY_NONE,     /* anywhere */
+	PREC_AFFINITY_CPU,      /* the ring's CPU itself */
+	PREC_AFFINITY_PACKAGE,  /* any CPU of the ring CPU's package */
+	PREC_AFFINITY_OTHERS,   /* the package's other CPUs (the ring's CPU
+				 * only when it is alone in its package) */
+};
+
+/* Default per-CPU ring: 256 data pages (1 MiB). perf uses 512 KiB; prec
+ * drains on a round timer too, and twice the slack costs little as root. */
+#define PREC_RECORD_DEFAULT_PAGES 256
+#define PREC_RECORD_DEFAULT_FREQ 4000
+#define PREC_RECORD_DEFAULT_STACK 8192
+/* -k perf, or an AUX event's default: the kernel's perf clock, i.e. no
+ * use_clockid (the manifest's clockid -1). */
+#define PREC_CLOCK_PERF (-1)
+
+/* A clock the kernel reads from an NMI, so every PMU takes it; the others
+ * (realtime, boottime, tai) only software events (perf_event_set_clock),
+ * which rules them out for tracepoints such as --markers' ftrace:print. */
+static inline bool prec_clock__nmi_safe(int clockid)
+{
+	return clockid == CLOCK_MONOTONIC || clockid == CLOCK_MONOTONIC_RAW;
+}
+
+enum prec_callgraph { PREC_CG_NONE, PREC_CG_FP, PREC_CG_DWARF };
+
+struct prec_event_spec {
+	char *text;            /* one -e argument (comma list) */
+	char *filter;          /* --filter after it, or NULL */
+};
+
+struct prec_record_opts {
+	const char *dir;
+	struct prec_event_spec *specs;
+	int nr_specs;
+	uint64_t freq, period;  /* at most one non-zero when set by the user */
+	bool sample_period;     /* -P: PERIOD in every sample, as perf -P */
+	enum prec_callgraph callgraph;
+	uint32_t stack_size;
+	bool all_cpus;
+	int *cpus;              /* -C list, sorted, unique; NULL = all online */
+	int nr_cpus;
+	pid_t *pids;            /* -p */
+	int nr_pids;
+	pid_t *tids;            /* -t */
+	int nr_tids;
+	char **argv;            /* workload, NULL-terminated, or NULL */
+	int argc;
+	size_t mmap_pages;
+	int clockid;            /* PREC_CLOCK_PERF or a clockid_t */
+	bool clock_set;         /* -k given */
+	uint64_t round_ms;
+	bool force, copy;
+	bool direct_io;         /* copy mode writes with O_DIRECT (--no-direct-io) */
+	enum prec_affinity affinity; /* --affinity: where drainers run */
+	/* -r: drainers SCHED_FIFO at this; 0 = the fair scheduler; -1 (the
+	 * default) = PREC_DRAIN_AUTO_PRIO where the kernel allows it */
+	int rt_prio;
+	bool verbose, quiet;
+	/* flight recorder, control, markers, AUX (flight-recorder.md) */
+	bool markers;           /* --markers: trace_marker writes as ftrace:print */
+	bool no_inherit;        /* -i: the command's children are not followed */
+	bool switch_events;     /* --switch-events: PERF_RECORD_SWITCH records */
+	bool no_bpf_event;      /* --no-bpf-event: no KSYMBOL/BPF_EVENT records */
+	bool all_user, all_kernel; /* --all-user/--all-kernel: :u/:k on every event */
+	uint64_t max_size;      /* --max-size: stop once this much is drained */
+	bool overwrite;         /* --overwrite: backward rings, snapshots */
+	const char *control;    /* --control fifo:CTL[,ACK] or fd:CTL[,ACK] */
+	int64_t delay_ms;       /* -D: wait before enabling; -1 = until 'enable' */
+	size_t aux_bytes;       /* --aux-size / -m ,AUX: AUX area per CPU */
+	const char *user;       /* --user: run the workload as this user */
+	uid_t user_uid;
+	gid_t user_gid;
+	bool compress;          /* -z: lz4 chunks (implies copy mode) */
+	int compress_level;     /* 0 = LZ4 fast, 1..12 = LZ4 HC level */
+};
+
+/* Parse `prec record` argv (argv[0] = "record"). Returns 0, 1 when help
+ * was printed (exit 0), or -EINVAL after printing one line (exit 2). */
+int prec_record_opts__parse(struct prec_record_opts *o, int argc, char **argv);
+void prec_record_opts__exit(struct prec_record_opts *o);
+/* --affinity's name for a */
+const char *prec_affinity__name(enum prec_affinity a);
+
+#endif

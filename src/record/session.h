@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: MIT */
+/* A recording session (session.c): its directory, manifest, shard
+ * writers and drainers, from begin to the final manifest. */
+#ifndef PREC_RECORD_SESSION_H
+#define PREC_RECORD_SESSION_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "record/options.h"
+
+struct prec_drainer;
+struct prec_evlist;
+struct prec_manifest;
+struct prec_shard_writer;
+struct prec_snapshot;
+
+struct prec_session {
+	char *dir, *old_dir;   /* old_dir: the -f victim renamed aside */
+	const char *name, *old_name; /* their last components (point into them) */
+	int parentfd;          /* dir's parent: name, old_name are relative to it */
+	dev_t old_dev;         /* old_dir as checked: removed only if still it */
+	ino_t old_ino;
+	int dirfd;
+	uint8_t session_id[16];
+	struct prec_manifest *m;
+	int nr_cpus;
+	const int *cpus;
+	struct prec_shard_writer **writers; /* per CPU, then sideband last */
+	struct prec_drainer **drainers;     /* per CPU */
+	/* A flight recording's: per CPU, the shard the snapshots write
+	 * (cpuNNN.flight.shard), and its index in m->shards */
+	struct prec_shard_writer **flight_writers;
+	uint32_t *flight_shard;
+	const struct prec_snapshot *snap;   /* writes the flight shards */
+	uint64_t *writer_wait_ns; /* per CPU: the longest wait for staging */
+	bool direct_io;        /* the shards are written with O_DIRECT */
+	uint64_t t_enable_ns, t_stop_ns, manifest_ns; /* CLOCK_MONOTONIC */
+	uint64_t records, bytes, lost;
+	size_t pages;          /* ring data pages, for the lost-records advice */
+	int drain_efd;         /* eventfd the drainers write on an error, or -1 */
+	int fail_cpu, fail_err; /* first drainer failure: its CPU, -errno */
+	uint64_t fail_ns;      /* when the session learnt of it (MONOTONIC) */
+	uint64_t reserve_bytes; /* manifest.reserve size, 0 if none */
+	int rt_prio;           /* the drainers' SCHED_FIFO priority, 0 = none */
+	enum prec_affinity affinity; /* where they run (never AUTO) */
+	/* --overwrite: tail.shard, written after each snapshot (tail.c) */
+	struct prec_shard_writer *tail_writer;
+	int tail_shard;        /* its index in m->shards */
+};
+
+/* Create dir (0700), or use an existing empty directory of ours (made
+ * 0700), or refuse anything else there (-EEXIST, one line printed) unless
+ * force (then rename it aside, to be removed after the final manifest).
+ * Whatever exists there and belongs to another user is refused, force or
+ * not. Every step is relative to dir's parent opened once, never through
+ * a symlink at dir. Touches nothing on refusal. */
+int prec_session__create_dir(struct prec_session *s, const char *dir,
+			     bool force);
+/* Shard writers, manifest filled and written (state RECORDING). */
+int prec_session__begin(struct prec_session *s,
+			const struct prec_record_opts *o,
+			struct prec_evlist *el, int argc, char **argv);
+/* Drainers, then the side band. pids: -p/-t/workload pids, or NULL for all
+ * tasks. track_first: enable the tracking events before the side band is
+ * read from /proc, so that a task that forks, execs or maps meanwhile (or
+ * during -D) is in the rings too (both copies are harmless to perf). */
+int prec_session__start(struct prec_session *s,
+			const struct prec_record_opts *o,
+			struct prec_evlist *el, const pid_t *pids, int nr_pids,
+			bool track_first);
+/* Stop drainers, collect totals and build-ids, write the final manifest.
+ * Events must already be disabled. Returns 0 or -errno. */
+int prec_session__finish(struct prec_session *s, struct prec_evlist *el);
+void prec_session__summary(const struct prec_session *s);
+/* The drain_efd is readable: note which drainer failed (fail_*). Returns
+ * 1 when the recording must stop now, 0 for a spurious wake. Main thread. */
+int prec_session__drain_failed(struct prec_session *s);
+/* Record bytes drained so far by every drainer (--max-size). */
+uint64_t prec_session__drained(const struct prec_session *s);
+/* Remove what begin() and start() created when the recording never
+ * started (drainers are stopped first); -f's old directory is put back. */
+void prec_session__discard(struct prec_session *s);
+void prec_session__exit(struct prec_session *s);
+
+#endif

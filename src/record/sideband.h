@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: MIT */
+/* The side band (sideband.c): the system as it is when the recording
+ * starts, and again at each flight-recorder tail, as synthesized records. */
+#ifndef PREC_RECORD_SIDEBAND_H
+#define PREC_RECORD_SIDEBAND_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct prec_manifest;
+struct prec_shard_writer;
+
+struct prec_sideband_opts {
+	bool all_tasks;        /* every process in /proc (-a, -C) */
+	const pid_t *pids;     /* else only these processes (-p) / tids (-t) */
+	int nr_pids;
+	/* also the readable, non-executable mappings of files (misc
+	 * MMAP_DATA), as the tracking event's mmap_data records them */
+	bool data_maps;
+	bool bpf;              /* the BPF programs loaded now (bpf_synth.c) */
+	/* pids are prec's fork of the command, not exec'd yet: their maps are
+	 * prec's own and gone at the exec, where the tracking event starts;
+	 * only FORK and COMM (perf synthesizes a COMM alone) */
+	bool before_exec;
+};
+
+/* Write into w the synthesized records of the system as it is now: kernel
+ * MMAP "[kernel.kallsyms]_text" (misc KERNEL, pid -1), module MMAPs, and for
+ * each selected process FORK, COMM and one MMAP2 per executable mapping
+ * (no MMAP2 with before_exec), each followed by PREC_SAMPLE_ID_TRAILER zero bytes (time 0). Adds to m
+ * the build-ids of the kernel, the modules and every mapped ELF file it
+ * could read. Returns the number of records written or -errno. */
+int prec_sideband__synthesize(struct prec_shard_writer *w,
+			      struct prec_manifest *m,
+			      const struct prec_sideband_opts *opts);
+
+/* Tail synthesis (prec_tail, tail.c): the same scan of /proc at each
+ * flight-recorder snapshot, into w (the tail shard). Keeps its buffers and
+ * the set of mapped files already looked at between calls. */
+struct prec_sideband_tail;
+
+/* data_maps as prec_sideband_opts. m gives the time layout and the
+ * build-ids known so far (their paths are not read again). Returns 0,
+ * -EINVAL (a layout whose trailer time is not in the trailer) or -ENOMEM. */
+int prec_sideband_tail__new(struct prec_sideband_tail **out,
+			    struct prec_shard_writer *w, struct prec_manifest *m,
+			    bool data_maps);
+/* Write, for every process in /proc (pids NULL) or for the processes of
+ * pids[0..nr) (each id stands for its process, gone ones are skipped), a
+ * COMM per thread and an MMAP2 per executable mapping as
+ * prec_sideband__synthesize does, but no FORK, and with time (> 0) in
+ * every record's sample_id trailer, in DATA chunks whose watermark is
+ * their first time. Adds the build-ids of files mapped that m has no id
+ * for. Waits until the chunks are in the file. Main thread; blocks on
+ * /proc, and on the build-id reads up to prec_buildid__resolve()'s
+ * deadline. Returns the records written or -errno. */
+int prec_sideband_tail__write(struct prec_sideband_tail *t, const pid_t *pids,
+			      int nr, uint64_t time);
+void prec_sideband_tail__delete(struct prec_sideband_tail *t);
+
+#endif

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: MIT */
+/* tracefs (tracefs.c): where it is mounted, tracepoint ids and formats. */
+#ifndef PREC_RECORD_TRACEFS_H
+#define PREC_RECORD_TRACEFS_H
+
+#include <stdint.h>
+
+struct prec_manifest;
+
+/* Mount point of tracefs ("/sys/kernel/tracing" or the debugfs one), or
+ * NULL when neither exists. */
+const char *prec_tracefs__root(void);
+
+/* Id of tracepoint system:name from tracefs. Returns 0, -ENOENT (no such
+ * tracepoint), -ENODEV (no tracefs) or -errno. */
+int prec_tracefs__event_id(const char *system, const char *name, uint64_t *id);
+/* The tracepoints whose system and name match the glob patterns (fnmatch:
+ * *, ?, [...]), as "system:name" strings, sorted: *out (malloc'd, each
+ * string too; prec_tracefs__free_list() frees them). Returns how many (0:
+ * none matches), -ENODEV (no tracefs) or -errno. */
+int prec_tracefs__glob(const char *sys_pat, const char *name_pat, char ***out);
+void prec_tracefs__free_list(char **list, int n);
+
+/* Add system:name's format text to m (once per tracepoint), and the
+ * header_page / header_event / printk_formats / saved_cmdlines texts if m
+ * does not have them yet. Returns 0 or -errno. */
+int prec_tracefs__add_formats(struct prec_manifest *m, const char *system,
+			      const char *name, uint64_t id);
+
+#endif

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: MIT */
+/* Sizes on the command line ("256", "512K", "4MiB", "500MB"): one parser
+ * for prec record's -m, --aux-size and --max-size. */
+#ifndef PREC_UTIL_SIZE_H
+#define PREC_UTIL_SIZE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Syntax flag: perf's --max-size. The number is decimal, a bare number
+ * counts bytes and a B alone is a suffix too. Without it (perf's -m):
+ * the number follows C's base rules (0x.., 0..) and a bare number counts
+ * the caller's units (pages). */
+#define PREC_SIZE_BYTES 1u
+
+/* The largest ring or AUX area prec_size__parse() accepts: 1 TiB. */
+#define PREC_SIZE_RING_MAX (1ull << 40)
+
+/* Split arg into its number (*num) and the multiplier of its suffix
+ * (*mult): K, M or G in any case, optionally followed by B or iB, are
+ * binary multiples; *mult is 0 when there is no suffix. Checks, in this
+ * order: -EOVERFLOW (the number does not fit 64 bits), -EINVAL (arg does
+ * not start with a digit, is no number, or is zero), -EOPNOTSUPP (a
+ * suffix other than those). Returns 0 or one of those; *num and *mult
+ * are set only on success. Pure; any thread. */
+int prec_size__split(const char *arg, unsigned int flags, uint64_t *num,
+		     uint64_t *mult);
+/* prec_size__split(), then *bytes = num times the multiplier, or times
+ * unit when there is no suffix. Returns 0, a split error, or -ERANGE
+ * when the product does not fit 64 bits. */
+int prec_size__bytes(const char *arg, unsigned int flags, uint64_t unit,
+		     uint64_t *bytes);
+/* A ring or AUX area: prec_size__bytes() with unit page_size (a power of
+ * two) and no flags, at most PREC_SIZE_RING_MAX (else -ERANGE), rounded
+ * up to a power-of-two number of pages as the kernel wants them. Returns
+ * 0 or the -errno of prec_size__bytes(). */
+int prec_size__parse(const char *arg, size_t page_size, uint64_t *bytes);
+
+#endif
