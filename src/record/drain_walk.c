@@ -16,7 +16,8 @@
 
 #define SCRATCH_BYTES 65536u /* > the largest record (u16 size) */
 
-/* MMAP2 payload offsets from the record start (PERFDATA.md section 0). */
+/* MMAP2 payload offsets from the record start (perf_event_open(2),
+ * PERF_RECORD_MMAP2). */
 #define MMAP2_BUILD_ID_SIZE 40
 #define MMAP2_BUILD_ID 44
 #define MMAP2_MAJ 40           /* maj, min, ino: records without a build-id */
