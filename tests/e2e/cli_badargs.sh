@@ -55,6 +55,7 @@ record -d @OUT@ --cpu z -- true
 record -d @OUT@ --max-size 0 -- true
 record -d @OUT@ --max-size 5X -- true
 record -d @OUT@ --max-size 99999999999999999999G -- true
+record -d @OUT@ --max-size 17179869185G -- true
 record -d @OUT@ --round-ms -5 -- true
 record -d @OUT@ --round-ms abc -- true
 record -d @OUT@ --round-ms 0 -- true
