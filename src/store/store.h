@@ -91,6 +91,7 @@ struct prec_chunk_header {
 	uint32_t checksum;     /* crc32c of the header (this field as 0) + payload */
 };
 _Static_assert(sizeof(struct prec_chunk_header) == 64, "chunk header is 64 bytes");
+#define PREC_CHUNK_HDR_SIZE ((uint32_t)sizeof(struct prec_chunk_header))
 
 /* ------------------------------------------------------------------------ */
 /* Checksum                                                                 */
