@@ -15,7 +15,8 @@ struct prec_chunk_slot {
 };
 
 /* Chunk n (ticket n + 1) lives in slots[n % qd]; chunks [retire_n,
- * append_n) are queued. Counters only grow. */
+ * append_n) are queued. Counters only grow. The writer's thread only;
+ * nothing here blocks. */
 struct prec_chunk_queue {
 	struct prec_chunk_slot *slots;
 	unsigned int qd;

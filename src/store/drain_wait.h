@@ -20,6 +20,8 @@ struct prec_drain_wait {
 	bool timed_out;
 };
 
+/* All on the drainer's thread, the one that uses its shard writer. */
+
 /* No fds yet; take ring's PREC_UR_POLL and PREC_UR_TIMEOUT completions. */
 void prec_drain_wait__init(struct prec_drain_wait *dw, struct prec_uring *ring);
 

@@ -191,7 +191,8 @@ struct prec_shard_writer_opts {
 	bool copy;
 	size_t staging_bytes;
 	/* Copy mode: write past the page cache (O_DIRECT) where the file
-	 * system takes it, buffered where not. Far less CPU per byte. */
+	 * system takes it, buffered where not; no copy into page cache pages
+	 * (bench/record.sh compares the two). */
 	bool direct;
 	enum prec_codec codec;      /* NONE; LZ4 implies copy */
 	int lz4_level;              /* 0 = fast; > 0 = LZ4 HC level */

@@ -40,6 +40,8 @@ typedef void prec_uring_fn(void *ctx, uint64_t val, int res, unsigned int flags)
 /* SQEs that handlers queued during a reap could not be submitted. */
 typedef void prec_uring_err_fn(void *ctx, int err);
 
+/* Used by one thread at a time, the shard writer's; nothing here blocks but
+ * reap(wait) and wait(). */
 struct prec_uring {
 	struct io_uring ring;
 	bool ok;
