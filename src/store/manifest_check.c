@@ -5,6 +5,7 @@
 // layout that does not follow from the sample_type) and readers would trust.
 #include "store/manifest_format.h"
 #include "store/store.h"
+#include "util/bytes.h"
 
 #include <errno.h>
 #include <linux/perf_event.h>
@@ -35,7 +36,7 @@ static const char *check_session(const struct prec_manifest *m)
 static const char *check_event(const struct prec_manifest *m,
 			       const struct prec_manifest_event *e)
 {
-	uint64_t st = rd64(e->attr + offsetof(struct perf_event_attr, sample_type));
+	uint64_t st = prec_ld64(e->attr + offsetof(struct perf_event_attr, sample_type));
 
 	if (!(st & PERF_SAMPLE_TIME) || !(st & PERF_SAMPLE_IDENTIFIER))
 		return "event attr without PERF_SAMPLE_TIME or PERF_SAMPLE_IDENTIFIER";

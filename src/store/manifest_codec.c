@@ -4,6 +4,7 @@
 // manifest_decode.c.
 #include "store/manifest_format.h"
 #include "store/store.h"
+#include "util/bytes.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -54,7 +55,7 @@ static void put32(struct obuf *b, uint32_t v)
 	uint8_t *q = reserve(b, 4);
 
 	if (q)
-		le32(q, v);
+		prec_st32(q, v);
 }
 
 static void put64(struct obuf *b, uint64_t v)
@@ -62,7 +63,7 @@ static void put64(struct obuf *b, uint64_t v)
 	uint8_t *q = reserve(b, 8);
 
 	if (q)
-		le64(q, v);
+		prec_st64(q, v);
 }
 
 static void put_bytes(struct obuf *b, const void *src, size_t n)
@@ -113,7 +114,7 @@ static void end_section(struct obuf *b, size_t at)
 
 	if (b->err)
 		return;
-	le64(b->p + at + 8, payload);
+	prec_st64(b->p + at + 8, payload);
 	pad_from(b, at);
 }
 
@@ -337,13 +338,13 @@ int prec_manifest__encode(const struct prec_manifest *m, void **buf,
 		return b.err;
 	}
 	h = b.p;
-	le64(h, PREC_MANI_MAGIC);
-	le16(h + 8, PREC_FORMAT_MAJOR);
-	le16(h + 10, PREC_MANI_MINOR);
-	le32(h + 12, PREC_MANI_HDR_SIZE);
-	le64(h + 16, b.len);
-	le32(h + 24, 0);
-	le32(h + PREC_MANI_CRC_OFF, prec_crc32c(0, b.p, b.len));
+	prec_st64(h, PREC_MANI_MAGIC);
+	prec_st16(h + 8, PREC_FORMAT_MAJOR);
+	prec_st16(h + 10, PREC_MANI_MINOR);
+	prec_st32(h + 12, PREC_MANI_HDR_SIZE);
+	prec_st64(h + 16, b.len);
+	prec_st32(h + 24, 0);
+	prec_st32(h + PREC_MANI_CRC_OFF, prec_crc32c(0, b.p, b.len));
 	*buf = b.p;
 	*len = b.len;
 	return 0;

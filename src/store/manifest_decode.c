@@ -4,6 +4,7 @@
 // left before it is used or allocated (docs/manifest-format.md).
 #include "store/manifest_format.h"
 #include "store/store.h"
+#include "util/bytes.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -48,14 +49,14 @@ static uint32_t get32(struct ibuf *c)
 {
 	const uint8_t *q = take(c, 4);
 
-	return q ? rd32(q) : 0;
+	return q ? prec_ld32(q) : 0;
 }
 
 static uint64_t get64(struct ibuf *c)
 {
 	const uint8_t *q = take(c, 8);
 
-	return q ? rd64(q) : 0;
+	return q ? prec_ld64(q) : 0;
 }
 
 static bool all_zero(const uint8_t *q, size_t n)
@@ -423,8 +424,8 @@ static int scan_sections(const uint8_t *p, size_t off, size_t total,
 			*why = "truncated section header";
 			return -EBADMSG;
 		}
-		tag = rd32(p + off);
-		len = rd64(p + off + 8);
+		tag = prec_ld32(p + off);
+		len = prec_ld64(p + off + 8);
 		room = total - off - PREC_MANI_SEC_HDR_SIZE;
 		if (len > room) {
 			*why = "section longer than the manifest";
@@ -455,19 +456,19 @@ static int check_header(const uint8_t *p, size_t len, size_t *hdr_size,
 	uint32_t crc;
 
 	*why = "not a prec manifest";
-	if (len >= 8 && rd64(p) != PREC_MANI_MAGIC)
+	if (len >= 8 && prec_ld64(p) != PREC_MANI_MAGIC)
 		return -EBADMSG;
 	*why = "truncated";
 	if (len < PREC_MANI_HDR_SIZE)
 		return -EBADMSG;
-	total = rd64(p + 16);
+	total = prec_ld64(p + 16);
 	if (total > len)
 		return -EBADMSG;
 	*why = "trailing bytes after the manifest";
 	if (total < len)
 		return -EBADMSG;
 	*why = "bad header size";
-	*hdr_size = rd32(p + 12);
+	*hdr_size = prec_ld32(p + 12);
 	if (*hdr_size < PREC_MANI_HDR_SIZE || *hdr_size % 8 || *hdr_size > len || len % 8)
 		return -EBADMSG;
 	/* The header layout and this checksum rule are frozen for every major,
@@ -477,10 +478,10 @@ static int check_header(const uint8_t *p, size_t len, size_t *hdr_size,
 	crc = prec_crc32c(crc, "\0\0\0\0", 4);
 	crc = prec_crc32c(crc, p + PREC_MANI_CRC_OFF + 4, len - PREC_MANI_CRC_OFF - 4);
 	*why = "bad checksum";
-	if (crc != rd32(p + PREC_MANI_CRC_OFF))
+	if (crc != prec_ld32(p + PREC_MANI_CRC_OFF))
 		return -EBADMSG;
 	*why = "unsupported manifest major version (written by a newer prec?)";
-	if (rd16(p + 8) != PREC_FORMAT_MAJOR)
+	if (prec_ld16(p + 8) != PREC_FORMAT_MAJOR)
 		return -EPROTONOSUPPORT;
 	*why = NULL;
 	return 0;

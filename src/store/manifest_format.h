@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Private to the manifest code in src/store and its tests: the layout
- * constants of docs/manifest-format.md and little-endian byte helpers. */
+ * constants of docs/manifest-format.md; its integers go through
+ * util/bytes.h. */
 #ifndef PREC_STORE_MANIFEST_FORMAT_H
 #define PREC_STORE_MANIFEST_FORMAT_H
 
@@ -44,39 +45,6 @@ enum prec_mani_sec {
 static inline size_t align8(size_t n)
 {
 	return (n + 7) & ~(size_t)7;
-}
-
-static inline void le16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-}
-
-static inline void le32(uint8_t *p, uint32_t v)
-{
-	le16(p, (uint16_t)v);
-	le16(p + 2, (uint16_t)(v >> 16));
-}
-
-static inline void le64(uint8_t *p, uint64_t v)
-{
-	le32(p, (uint32_t)v);
-	le32(p + 4, (uint32_t)(v >> 32));
-}
-
-static inline uint16_t rd16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] | p[1] << 8);
-}
-
-static inline uint32_t rd32(const uint8_t *p)
-{
-	return rd16(p) | (uint32_t)rd16(p + 2) << 16;
-}
-
-static inline uint64_t rd64(const uint8_t *p)
-{
-	return rd32(p) | (uint64_t)rd32(p + 4) << 32;
 }
 
 #endif

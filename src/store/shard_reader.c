@@ -16,7 +16,6 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#define HDR_SIZE ((uint32_t)sizeof(struct prec_chunk_header))
 /* A later minor version may grow the shard header; chunks start after it. */
 #define MAX_SHARD_HEADER 4096u
 #define LZ4_MAX_STORED ((uint32_t)LZ4_COMPRESSBOUND(PREC_CHUNK_READ_MAX))
@@ -159,7 +158,7 @@ static const char *check_header(const struct prec_chunk_header *h)
 {
 	if (h->magic != PREC_CHUNK_MAGIC)
 		return "bad magic";
-	if (h->header_size != HDR_SIZE)
+	if (h->header_size != PREC_CHUNK_HDR_SIZE)
 		return "bad header size";
 	if (h->type < PREC_CHUNK_DATA || h->type > PREC_CHUNK_MARKER)
 		return "bad chunk type";
@@ -253,16 +252,16 @@ static int read_payload(struct prec_shard_reader *r, const struct prec_chunk_hea
 			return -ENOMEM;
 		*stored = r->z->buf;
 	}
-	n = read2_at(r, r->off + HDR_SIZE, *stored, h->payload_len, &r->ahead,
-		     HDR_SIZE);
+	n = read2_at(r, r->off + PREC_CHUNK_HDR_SIZE, *stored, h->payload_len, &r->ahead,
+		     PREC_CHUNK_HDR_SIZE);
 	if (n < 0)
 		return (int)n;
 	if ((uint32_t)n < h->payload_len)
 		return bad(r, "torn payload");
 	/* a part of a header is read again, and judged, by the next call */
-	r->have_ahead = (uint32_t)n == h->payload_len + HDR_SIZE;
+	r->have_ahead = (uint32_t)n == h->payload_len + PREC_CHUNK_HDR_SIZE;
 	stored_hdr->checksum = 0;
-	crc = prec_crc32c(0, stored_hdr, HDR_SIZE);
+	crc = prec_crc32c(0, stored_hdr, PREC_CHUNK_HDR_SIZE);
 	crc = prec_crc32c(crc, *stored, h->payload_len);
 	if (crc != h->checksum)
 		return bad(r, "bad checksum");
@@ -313,13 +312,13 @@ static int check_parts(struct prec_shard_reader *r, const struct prec_chunk_head
 	bool framed = true;
 
 	stored_hdr->checksum = 0;
-	crc = prec_crc32c(0, stored_hdr, HDR_SIZE);
+	crc = prec_crc32c(0, stored_hdr, PREC_CHUNK_HDR_SIZE);
 	r->nparts = 0;
 	r->rec_why[0] = '\0';
 	while (pos < h->raw_len) {
 		uint32_t want = h->raw_len - pos < r->buf_cap ? h->raw_len - pos : r->buf_cap;
 		uint32_t cut = want;
-		ssize_t n = read_at(r, r->off + HDR_SIZE + pos, r->buf, want);
+		ssize_t n = read_at(r, r->off + PREC_CHUNK_HDR_SIZE + pos, r->buf, want);
 
 		if (n < 0)
 			return (int)n;
@@ -350,7 +349,7 @@ static int check_parts(struct prec_shard_reader *r, const struct prec_chunk_head
  * before it (the chunk was checked whole). */
 static void skip_parts(struct prec_shard_reader *r)
 {
-	r->off += HDR_SIZE + r->part_hdr.payload_len;
+	r->off += PREC_CHUNK_HDR_SIZE + r->part_hdr.payload_len;
 	r->seq++;
 	r->nparts = r->part_next = 0;
 }
@@ -359,7 +358,7 @@ static void skip_parts(struct prec_shard_reader *r)
 static int load_part(struct prec_shard_reader *r, struct prec_chunk *c, uint32_t k)
 {
 	const struct part *p = &r->part[k];
-	ssize_t n = read_at(r, r->off + HDR_SIZE + p->off, r->buf, p->len);
+	ssize_t n = read_at(r, r->off + PREC_CHUNK_HDR_SIZE + p->off, r->buf, p->len);
 
 	if (n < 0)
 		return (int)n;
@@ -468,16 +467,16 @@ int prec_shard_reader__next(struct prec_shard_reader *r, struct prec_chunk *c)
 		skip_parts(r);
 	if (r->have_ahead) {
 		le = r->ahead;
-		n = HDR_SIZE;
+		n = PREC_CHUNK_HDR_SIZE;
 	} else {
-		n = read_at(r, r->off, &le, HDR_SIZE);
+		n = read_at(r, r->off, &le, PREC_CHUNK_HDR_SIZE);
 	}
 	r->have_ahead = false;
 	if (n < 0)
 		return (int)n;
 	if (n == 0)
 		return 0;
-	if ((uint32_t)n < HDR_SIZE)
+	if ((uint32_t)n < PREC_CHUNK_HDR_SIZE)
 		return bad(r, "torn chunk header");
 	h = le;
 	hdr_to_host(&h);
@@ -501,7 +500,7 @@ int prec_shard_reader__next(struct prec_shard_reader *r, struct prec_chunk *c)
 		return r->err;
 	c->payload = r->buf;
 	c->len = h.raw_len;
-	r->off += HDR_SIZE + h.payload_len;
+	r->off += PREC_CHUNK_HDR_SIZE + h.payload_len;
 	r->seq++;
 	return 1;
 }

@@ -1,294 +1,215 @@
 // SPDX-License-Identifier: MIT
-// Shard writer: frames chunks, batches consecutive appends into one pwritev
-// through the writer's own io_uring, completes tickets in order, and on a
-// write error cuts the file back to its last whole chunk.
-#include "store/shard_writer.h"
+// Shard writer: the file and its header, the chunk queue and the ring a
+// drainer writes through; appends go down one write path (buffered or
+// O_DIRECT), tickets complete in order, a drainer waits in the same ring,
+// and on a write error the file is cut back to its last whole chunk.
+#include "store/buffered_write.h"
+#include "store/direct_write.h"
+#include "store/drain_wait.h"
 #include "util/clock.h"
 #include "util/log.h"
 
 #include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
-#include <lz4.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
-#define HDR_SIZE ((uint32_t)sizeof(struct prec_chunk_header))
-/* Start writeback of whole chunks every this many bytes, so dirty pages do
- * not pile up for the final fsync (or for the kernel's own flusher, which
- * would stall a later write). */
-#define WRITEBACK_STEP (8u * 1024u * 1024u)
+#define DEFAULT_QD 256u
+#define MAX_QD 8192u
+#define DEFAULT_BATCH (1024u * 1024u)
+#define DEFAULT_STAGING (8u * 1024u * 1024u)
 
-static struct wr_slot *slot_of(struct prec_shard_writer *w, uint64_t n)
+struct prec_shard_writer {
+	int fd;
+	int32_t cpu;
+	bool copy;
+	bool direct;      /* the path is direct_write.c's */
+	bool truncated;   /* cut back after an error (once) */
+	struct prec_uring ring;
+	struct prec_chunk_framer framer;
+	struct prec_chunk_queue q;
+	struct prec_write_path path;
+	struct prec_drain_wait wait;
+	uint64_t wait_ns_max; /* longest an append() waited for room */
+};
+
+static void reap(struct prec_shard_writer *w, bool wait)
 {
-	return &w->slots[n % w->qd];
+	prec_uring__reap(&w->ring, wait);
 }
 
-void prec_wr__set_error(struct prec_shard_writer *w, int err, uint64_t off)
+static unsigned int inflight(const struct prec_shard_writer *w)
 {
-	if (w->err)
+	return w->path.ops->inflight(w->path.io);
+}
+
+/* After an error: wait for writes in flight, then cut the file back to the
+ * last whole chunk (once). */
+static void settle(struct prec_shard_writer *w)
+{
+	if (!w->q.err || w->truncated)
 		return;
-	w->err = err;
-	/* A full disk is the caller's to report (it stops the recording and
-	 * says so in one line); other errors are logged here, where the
-	 * offset is known. */
-	prec_log(err == -ENOSPC || err == -EDQUOT ? PREC_LOG_DEBUG : PREC_LOG_ERR,
-		 "shard cpu%d: write at offset 0x%llx: %s", (int)w->cpu,
-		 (unsigned long long)off, strerror(-err));
-}
-
-struct io_uring_sqe *prec_wr__sqe(struct prec_shard_writer *w)
-{
-	struct io_uring_sqe *sqe = io_uring_get_sqe(&w->ring);
-
-	if (!sqe && prec_wr__submit(w) == 0)
-		sqe = io_uring_get_sqe(&w->ring);
-	return sqe;
-}
-
-int prec_wr__submit(struct prec_shard_writer *w)
-{
-	int tries = 0;
-
-	while (io_uring_sq_ready(&w->ring)) {
-		int ret = io_uring_submit(&w->ring);
-
-		if (ret >= 0)
-			continue;
-		if (ret != -EINTR && ret != -EAGAIN && ret != -EBUSY)
-			return ret;
-		/* The kernel is short of resources or the CQ is backed up:
-		 * make room by handling completions, then try again. */
-		if (++tries > 1000)
-			return ret;
-		prec_wr__reap(w, false);
-	}
-	return 0;
-}
-
-static void queue_write(struct prec_shard_writer *w, uint32_t idx)
-{
-	struct wr_slot *op = &w->slots[idx];
-	struct io_uring_sqe *sqe = prec_wr__sqe(w);
-
-	if (!sqe) {
-		prec_wr__set_error(w, -EBUSY, op->op_off);
-		w->inflight--;
-		return;
-	}
-	io_uring_prep_writev(sqe, w->fd, &w->iov[op->iov_first], op->niov,
-			     op->op_off);
-	io_uring_sqe_set_data64(sqe, UD_MAKE(UD_WRITE, idx));
-}
-
-void prec_wr__flush_batch(struct prec_shard_writer *w)
-{
-	struct wr_slot *op;
-
-	if (w->direct) {
-		prec_wr__dio_kick(w, DIO_BATCH);
-		return;
-	}
-	if (w->submit_n == w->append_n)
-		return;
-	op = slot_of(w, w->submit_n);
-	op->nslots = (uint32_t)(w->append_n - w->submit_n);
-	op->niov = w->batch_niov;
-	op->op_left = w->batch_bytes;
-	w->submit_n = w->append_n;
-	w->batch_niov = 0;
-	w->batch_bytes = 0;
-	w->inflight++;
-	queue_write(w, (uint32_t)(op - w->slots));
-	if (prec_wr__submit(w) < 0)
-		prec_wr__set_error(w, -EIO, op->op_off);
-}
-
-/* Ask the kernel to start writing back [kicked, durable) now; async in the
- * ring, nobody waits for it, and an I/O error there shows up at fsync. */
-static void kick_writeback(struct prec_shard_writer *w)
-{
-	uint64_t len = w->durable - w->kicked;
-	struct io_uring_sqe *sqe;
-
-	if (len < WRITEBACK_STEP || w->err || w->direct)
-		return;
-	sqe = prec_wr__sqe(w);
-	if (!sqe)
-		return;
-	if (len > (1u << 30))
-		len = 1u << 30;
-	io_uring_prep_sync_file_range(sqe, w->fd, (unsigned int)len, w->kicked,
-				      SYNC_FILE_RANGE_WRITE);
-	io_uring_sqe_set_data64(sqe, UD_MAKE(UD_IGNORE, 0));
-	w->kicked += len;
-}
-
-void prec_wr__retire(struct prec_shard_writer *w)
-{
-	while (w->retire_n < w->submit_n) {
-		struct wr_slot *s = slot_of(w, w->retire_n);
-
-		if (!s->written)
-			break;
-		s->written = false;
-		w->st.chunks++;
-		w->st.records += s->records;
-		w->st.payload_bytes += s->payload_len;
-		w->st.raw_bytes += s->raw_len;
-		if (s->first_time && (!w->st.first_time || s->first_time < w->st.first_time))
-			w->st.first_time = s->first_time;
-		if (s->last_time > w->st.last_time)
-			w->st.last_time = s->last_time;
-		w->durable = s->end;
-		w->st.file_bytes = s->end;
-		w->st_tail = s->st_end;
-		w->retire_n++;
-	}
-	kick_writeback(w);
-}
-
-/* Drop the first n bytes of an op's iovecs (a short write). */
-static void advance_iov(struct prec_shard_writer *w, struct wr_slot *op, size_t n)
-{
-	struct iovec *v = &w->iov[op->iov_first];
-
-	op->op_off += n;
-	op->op_left -= n;
-	while (n && n >= v->iov_len) {
-		n -= v->iov_len;
-		v++;
-		op->iov_first++;
-		op->niov--;
-	}
-	v->iov_base = (char *)v->iov_base + n;
-	v->iov_len -= n;
-}
-
-static void write_done(struct prec_shard_writer *w, uint32_t idx, int res)
-{
-	struct wr_slot *op = &w->slots[idx];
-
-	if ((res == -EAGAIN || res == -EINTR) && !w->err) {
-		queue_write(w, idx);
-		return;
-	}
-	if (res <= 0) {
-		w->inflight--;
-		prec_wr__set_error(w, res < 0 ? res : -EIO, op->op_off);
-		return;
-	}
-	if ((size_t)res < op->op_left) {
-		advance_iov(w, op, (size_t)res);
-		if (w->err)
-			w->inflight--;
-		else
-			queue_write(w, idx);
-		return;
-	}
-	w->inflight--;
-	for (uint32_t i = 0; i < op->nslots; i++)
-		w->slots[(idx + i) % w->qd].written = true;
-	prec_wr__retire(w);
-}
-
-int prec_wr__reap(struct prec_shard_writer *w, bool wait)
-{
-	struct io_uring_cqe *cqe;
-
-	if (wait) {
-		int ret = io_uring_wait_cqe(&w->ring, &cqe);
-
-		if (ret < 0)
-			return ret;
-	}
-	/* Consume each CQE before handling it: a handler may need an SQE,
-	 * which can submit and reap again (re-entry sees a consistent CQ). */
-	while (io_uring_peek_cqe(&w->ring, &cqe) == 0) {
-		uint64_t ud = io_uring_cqe_get_data64(cqe);
-		int res = cqe->res;
-		unsigned int flags = cqe->flags;
-
-		io_uring_cqe_seen(&w->ring, cqe);
-		if (UD_KIND(ud) == UD_WRITE)
-			write_done(w, (uint32_t)UD_VAL(ud), res);
-		else if (UD_KIND(ud) == UD_DIO)
-			prec_wr__dio_done(w, res);
-		else
-			prec_wr__sleep_cqe(w, ud, res, flags);
-	}
-	/* Resubmissions of short writes queued above. */
-	if (io_uring_sq_ready(&w->ring) && prec_wr__submit(w) < 0)
-		prec_wr__set_error(w, -EIO, w->durable);
-	return 0;
-}
-
-void prec_wr__settle(struct prec_shard_writer *w)
-{
-	if (!w->err || w->truncated)
-		return;
-	while (w->inflight)
-		prec_wr__reap(w, true);
+	while (inflight(w))
+		reap(w, true);
 	w->truncated = true;
 	/* Writes complete out of order: bytes past the last contiguous whole
 	 * chunk may be a torn tail or an island; cut them so the file ends at
 	 * a chunk boundary. */
-	if (ftruncate(w->fd, (off_t)w->durable) < 0)
+	if (ftruncate(w->fd, (off_t)w->q.durable) < 0)
 		pr_err("shard cpu%d: truncate to 0x%llx after error: %s",
-		       (int)w->cpu, (unsigned long long)w->durable,
+		       (int)w->cpu, (unsigned long long)w->q.durable,
 		       strerror(errno));
+}
+
+/* Resubmissions after a reap failed: the writes they carry are lost. */
+static void ring_failed(void *ctx, int err)
+{
+	struct prec_chunk_queue *q = ctx;
+
+	prec_chunk_queue__fail(q, err, q->durable);
+}
+
+static int write_shard_header(struct prec_shard_writer *w,
+			      const struct prec_shard_writer_opts *o,
+			      struct prec_shard_header *hp)
+{
+	struct prec_shard_header h;
+	struct timespec ts;
+	size_t done = 0;
+
+	memset(&h, 0, sizeof(h));
+	clock_gettime(CLOCK_REALTIME, &ts);
+	h.magic = htole64(PREC_SHARD_MAGIC);
+	h.version_major = htole16(PREC_FORMAT_MAJOR);
+	h.version_minor = htole16(PREC_FORMAT_MINOR);
+	h.header_size = htole32((uint32_t)sizeof(h));
+	h.cpu = (int32_t)htole32((uint32_t)o->cpu);
+	memcpy(h.session_id, o->session_id, sizeof(h.session_id));
+	h.created_ns = htole64((uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec);
+	h.checksum = htole32(prec_crc32c(0, &h, offsetof(struct prec_shard_header, checksum)));
+	while (done < sizeof(h)) {
+		ssize_t n = pwrite(w->fd, (char *)&h + done, sizeof(h) - done, (off_t)done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		done += (size_t)n;
+	}
+	*hp = h;
+	return 0;
+}
+
+/* The write path: O_DIRECT where asked for and the file system takes it,
+ * else buffered. */
+static int open_path(struct prec_shard_writer *w, const struct prec_shard_writer_opts *o,
+		     const struct prec_shard_header *hdr)
+{
+	struct prec_write_setup s = {
+		.fd = w->fd,
+		.cpu = w->cpu,
+		.copy = w->copy,
+		.batch_max = o->batch_bytes ? o->batch_bytes : DEFAULT_BATCH,
+		.staging_bytes = o->staging_bytes ? o->staging_bytes : DEFAULT_STAGING,
+		.ring = &w->ring,
+		.q = &w->q,
+		.framer = &w->framer,
+	};
+	int ret;
+
+	if (o->direct && w->copy) {
+		ret = prec_direct_write__new(&w->path, &s, hdr, sizeof(*hdr));
+		if (ret || w->path.ops) {
+			w->direct = !ret;
+			return ret;
+		}
+	}
+	return prec_buffered_write__new(&w->path, &s);
+}
+
+static void destroy(struct prec_shard_writer *w)
+{
+	prec_uring__exit(&w->ring);
+	if (w->fd >= 0)
+		close(w->fd);
+	if (w->path.ops)
+		w->path.ops->delete(w->path.io);
+	prec_chunk_queue__exit(&w->q);
+	prec_chunk_framer__exit(&w->framer);
+	free(w);
+}
+
+int prec_shard_writer__open(struct prec_shard_writer **out, int dirfd,
+			    const char *name,
+			    const struct prec_shard_writer_opts *opts)
+{
+	struct prec_shard_header hdr;
+	struct prec_shard_writer *w;
+	unsigned int qd;
+	int ret;
+
+	*out = NULL;
+	if (!opts || !name || (opts->codec != PREC_CODEC_NONE && opts->codec != PREC_CODEC_LZ4))
+		return -EINVAL;
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	w->fd = -1;
+	w->cpu = opts->cpu;
+	w->copy = opts->copy || opts->codec == PREC_CODEC_LZ4;
+	prec_chunk_framer__init(&w->framer, opts->codec, opts->lz4_level);
+	qd = opts->queue_depth ? opts->queue_depth : DEFAULT_QD;
+	if (qd > MAX_QD)
+		qd = MAX_QD;
+	ret = prec_chunk_queue__init(&w->q, qd, w->cpu, sizeof(hdr));
+	if (ret)
+		goto free_writer;
+	ret = prec_uring__init(&w->ring, qd + 2 * PREC_DRAIN_WAIT_FDS + 4);
+	if (ret < 0)
+		goto free_writer;
+	prec_uring__on_error(&w->ring, ring_failed, &w->q);
+	prec_drain_wait__init(&w->wait, &w->ring);
+	w->fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (w->fd < 0) {
+		ret = -errno;
+		goto free_writer;
+	}
+	ret = write_shard_header(w, opts, &hdr);
+	if (!ret)
+		ret = open_path(w, opts, &hdr);
+	if (ret)
+		goto unlink_file;
+	*out = w;
+	return 0;
+
+unlink_file:
+	unlinkat(dirfd, name, 0);
+free_writer:
+	destroy(w);
+	return ret;
 }
 
 /* ------------------------------------------------------------------------ */
 
-static bool slot_free(const struct prec_shard_writer *w)
-{
-	return w->append_n - w->retire_n < w->qd;
-}
-
-static bool staging_fits(const struct prec_shard_writer *w, size_t len)
-{
-	size_t pos = w->st_head % w->st_size;
-	size_t skip = pos + len > w->st_size ? w->st_size - pos : 0;
-
-	return w->st_head + skip + len - w->st_tail <= w->st_size;
-}
-
-static unsigned char *staging_take(struct prec_shard_writer *w, size_t len)
-{
-	size_t pos = w->st_head % w->st_size;
-
-	if (pos + len > w->st_size)
-		w->st_head += w->st_size - pos;
-	pos = w->st_head % w->st_size;
-	w->st_head += len;
-	return w->staging + pos;
-}
-
 static bool room_for(const struct prec_shard_writer *w, size_t len)
 {
-	return slot_free(w) &&
-	       (!w->copy || (w->direct ? prec_wr__dio_fits(w, len) : staging_fits(w, len)));
+	return !prec_chunk_queue__full(&w->q) && w->path.ops->fits(w->path.io, len);
 }
 
 static int wait_room(struct prec_shard_writer *w, size_t len)
 {
 	while (!room_for(w, len)) {
-		if (w->err)
-			return w->err;
-		/* Direct: all of it, as queue slots can run out with less
-		 * than a block appended. */
-		if (w->direct)
-			prec_wr__dio_kick(w, DIO_ALL);
-		else
-			prec_wr__flush_batch(w);
-		if (!w->inflight && !w->err)
+		if (w->q.err)
+			return w->q.err;
+		w->path.ops->push(w->path.io, PREC_PUSH_ROOM);
+		if (!inflight(w) && !w->q.err)
 			return -EIO; /* cannot happen: nothing would free room */
-		prec_wr__reap(w, true);
+		reap(w, true);
 	}
-	return w->err;
+	return w->q.err;
 }
 
 /* Block until a slot (and len staging bytes in copy mode) is free. How long
@@ -300,273 +221,146 @@ static int make_room(struct prec_shard_writer *w, size_t len)
 	int ret;
 
 	if (room_for(w, len))
-		return w->err;
+		return w->q.err;
 	t0 = prec_now_ns(CLOCK_MONOTONIC);
 	ret = wait_room(w, len);
 	t0 = prec_now_ns(CLOCK_MONOTONIC) - t0;
-	if (t0 > w->st.wait_ns_max)
-		w->st.wait_ns_max = t0;
+	if (t0 > w->wait_ns_max)
+		w->wait_ns_max = t0;
 	return ret;
-}
-
-static void add_iov(struct prec_shard_writer *w, const void *base, size_t len)
-{
-	uint32_t first = slot_of(w, w->submit_n)->iov_first;
-	struct iovec *last = w->batch_niov ? &w->iov[first + w->batch_niov - 1] : NULL;
-
-	if (!len)
-		return;
-	w->batch_bytes += len;
-	if (last && (const char *)last->iov_base + last->iov_len == (const char *)base) {
-		last->iov_len += len;
-		return;
-	}
-	w->iov[first + w->batch_niov].iov_base = (void *)base;
-	w->iov[first + w->batch_niov].iov_len = len;
-	w->batch_niov++;
-}
-
-/* Close the pending batch before a chunk that would overflow it, and open a
- * new one at the chunk's slot. A batch never wraps the slot ring, so its
- * iovecs (3 per slot at most) fit in the slots' own part of w->iov. */
-static void batch_start(struct prec_shard_writer *w, size_t len)
-{
-	uint32_t idx = (uint32_t)(w->append_n % w->qd);
-	struct wr_slot *op;
-
-	if (w->submit_n != w->append_n &&
-	    (idx == 0 || w->batch_bytes + len > w->batch_max ||
-	     w->batch_niov + 3 > IOV_MAX))
-		prec_wr__flush_batch(w);
-	if (w->submit_n != w->append_n)
-		return;
-	op = &w->slots[idx];
-	op->iov_first = 3 * idx;
-	op->op_off = w->pos;
-}
-
-static void fill_header(struct prec_chunk_header *h, const struct prec_chunk_meta *m,
-			uint32_t seq, enum prec_codec codec, uint32_t stored,
-			uint32_t raw)
-{
-	h->magic = htole32(PREC_CHUNK_MAGIC);
-	h->type = (uint8_t)m->type;
-	h->codec = (uint8_t)codec;
-	h->header_size = htole16((uint16_t)HDR_SIZE);
-	h->payload_len = htole32(stored);
-	h->raw_len = htole32(raw);
-	h->records = htole32(m->records);
-	h->seq = htole32(seq);
-	h->first_time = htole64(m->first_time);
-	h->last_time = htole64(m->last_time);
-	h->watermark = htole64(m->watermark);
-	h->aux_offset = htole64(m->aux_offset);
-	h->flags = htole32(m->flags);
-	h->checksum = 0;
-}
-
-static int check_args(const struct prec_chunk_meta *meta, const struct iovec *span,
-		      int nspan, uint32_t *raw)
-{
-	size_t total = 0;
-
-	if (!meta || nspan < 0 || nspan > 2 || (nspan && !span))
-		return -EINVAL;
-	if (meta->type != PREC_CHUNK_DATA && meta->type != PREC_CHUNK_AUX &&
-	    meta->type != PREC_CHUNK_MARKER)
-		return -EINVAL;
-	for (int i = 0; i < nspan; i++)
-		total += span[i].iov_len;
-	if (total > PREC_CHUNK_MAX_PAYLOAD)
-		return -EINVAL;
-	if (meta->type == PREC_CHUNK_MARKER && total)
-		return -EINVAL;
-	*raw = (uint32_t)total;
-	return 0;
-}
-
-int prec_wr__build(struct prec_shard_writer *w, const struct prec_chunk_meta *meta,
-		   const struct iovec *span, int nspan, uint32_t raw,
-		   unsigned char *p, size_t cap, uint32_t *stored)
-{
-	enum prec_codec codec = PREC_CODEC_NONE;
-	struct prec_chunk_header h;
-	uint32_t crc;
-
-	if (w->codec == PREC_CODEC_LZ4 && raw) {
-		int ret = prec_wr__lz4(w, span, nspan, raw, p + HDR_SIZE,
-				       cap - HDR_SIZE, &codec);
-
-		if (ret < 0)
-			return ret;
-		*stored = (uint32_t)ret;
-		fill_header(&h, meta, (uint32_t)w->append_n, codec, *stored, raw);
-		crc = prec_crc32c(prec_crc32c(0, &h, HDR_SIZE), p + HDR_SIZE, *stored);
-	} else {
-		unsigned char *q = p + HDR_SIZE;
-
-		/* Raw: the checksum is taken as the ring's bytes are copied,
-		 * one pass over them instead of two. */
-		*stored = raw;
-		fill_header(&h, meta, (uint32_t)w->append_n, codec, raw, raw);
-		crc = prec_crc32c(0, &h, HDR_SIZE);
-		for (int i = 0; i < nspan; i++) {
-			crc = prec_crc32c_copy(crc, q, span[i].iov_base, span[i].iov_len);
-			q += span[i].iov_len;
-		}
-	}
-	/* Staging is packed (chunks follow each other as in the file, so a
-	 * batch is one iovec): the header may be unaligned there. */
-	h.checksum = htole32(crc);
-	memcpy(p, &h, HDR_SIZE);
-	return 0;
-}
-
-/* Copy mode: header and payload side by side in staging, one iovec. */
-static int append_copy(struct prec_shard_writer *w, const struct prec_chunk_meta *meta,
-		       const struct iovec *span, int nspan, uint32_t raw,
-		       uint32_t *stored)
-{
-	size_t cap = HDR_SIZE + (w->codec == PREC_CODEC_LZ4 && raw ?
-				 (size_t)LZ4_COMPRESSBOUND(raw) : raw);
-	unsigned char *p;
-	int ret = make_room(w, cap);
-
-	if (ret)
-		return ret;
-	if (w->direct)
-		return prec_wr__dio_append(w, meta, span, nspan, raw, stored);
-	p = staging_take(w, cap);
-	ret = prec_wr__build(w, meta, span, nspan, raw, p, cap, stored);
-	if (ret)
-		return ret;
-	/* Give back what compression did not use: this is the newest
-	 * allocation, so the ring head just moves back. */
-	w->st_head -= cap - HDR_SIZE - *stored;
-	batch_start(w, HDR_SIZE + *stored);
-	add_iov(w, p, HDR_SIZE + *stored);
-	return 0;
-}
-
-static int append_zc(struct prec_shard_writer *w, const struct prec_chunk_meta *meta,
-		     const struct iovec *span, int nspan, uint32_t raw)
-{
-	struct prec_chunk_header *h;
-	uint32_t crc;
-	int ret = make_room(w, 0);
-
-	if (ret)
-		return ret;
-	h = &w->hdrs[w->append_n % w->qd];
-	fill_header(h, meta, (uint32_t)w->append_n, PREC_CODEC_NONE, raw, raw);
-	crc = prec_crc32c(0, h, HDR_SIZE);
-	for (int i = 0; i < nspan; i++)
-		crc = prec_crc32c(crc, span[i].iov_base, span[i].iov_len);
-	h->checksum = htole32(crc);
-	batch_start(w, HDR_SIZE + raw);
-	add_iov(w, h, HDR_SIZE);
-	for (int i = 0; i < nspan; i++)
-		add_iov(w, span[i].iov_base, span[i].iov_len);
-	return 0;
 }
 
 int64_t prec_shard_writer__append(struct prec_shard_writer *w,
 				  const struct prec_chunk_meta *meta,
 				  const struct iovec *span, int nspan)
 {
-	struct wr_slot *s;
 	uint32_t raw, stored;
 	int ret;
 
-	if (w->err) {
-		prec_wr__settle(w);
-		return w->err;
+	if (w->q.err) {
+		settle(w);
+		return w->q.err;
 	}
-	ret = check_args(meta, span, nspan, &raw);
+	ret = prec_chunk_framer__check(meta, span, nspan, &raw);
 	if (ret)
 		return ret;
-	stored = raw;
-	if (w->copy)
-		ret = append_copy(w, meta, span, nspan, raw, &stored);
-	else
-		ret = append_zc(w, meta, span, nspan, raw);
+	ret = make_room(w, w->copy ? prec_chunk_framer__cap(&w->framer, raw) : 0);
+	if (!ret)
+		ret = w->path.ops->append(w->path.io, meta, span, nspan, raw, &stored);
 	if (ret) {
-		prec_wr__settle(w);
+		settle(w);
 		return ret;
 	}
-	s = slot_of(w, w->append_n);
-	s->off = w->pos;
-	s->end = w->pos + HDR_SIZE + stored;
-	s->records = meta->records;
-	s->payload_len = stored;
-	s->raw_len = raw;
-	s->first_time = meta->first_time;
-	s->last_time = meta->last_time;
-	s->st_end = w->st_head;
-	s->written = false;
-	w->pos = s->end;
-	w->append_n++;
-	if (w->direct) {
-		/* No batches: the write in flight, or the next one, takes every
-		 * whole block appended so far. */
-		w->submit_n = w->append_n;
-		prec_wr__dio_kick(w, DIO_BATCH);
-	} else if (w->batch_bytes >= w->batch_max) {
-		prec_wr__flush_batch(w);
-	}
-	return (int64_t)w->append_n;
+	prec_chunk_queue__push(&w->q, meta, stored, raw);
+	w->path.ops->push(w->path.io, PREC_PUSH_APPENDED);
+	return (int64_t)w->q.append_n;
 }
 
 int64_t prec_shard_writer__done(struct prec_shard_writer *w)
 {
-	if (!w->err) {
-		prec_wr__flush_batch(w);
-		prec_wr__reap(w, false);
+	if (!w->q.err) {
+		w->path.ops->push(w->path.io, PREC_PUSH_BATCH);
+		reap(w, false);
 	}
-	prec_wr__settle(w);
-	return (int64_t)(w->copy ? w->append_n : w->retire_n);
+	settle(w);
+	return (int64_t)(w->copy ? w->q.append_n : w->q.retire_n);
 }
 
 int prec_shard_writer__wait(struct prec_shard_writer *w, int64_t ticket)
 {
-	if (ticket <= 0 || (uint64_t)ticket > w->append_n)
+	if (ticket <= 0 || (uint64_t)ticket > w->q.append_n)
 		return -EINVAL;
-	prec_wr__flush_batch(w);
+	w->path.ops->push(w->path.io, PREC_PUSH_BATCH);
 	while (prec_shard_writer__done(w) < ticket) {
-		if (w->err)
-			return w->err;
-		prec_wr__reap(w, true);
+		if (w->q.err)
+			return w->q.err;
+		reap(w, true);
 	}
 	return 0;
 }
 
+int prec_shard_writer__sleep(struct prec_shard_writer *w, const int *fds,
+			     int nfds, uint64_t timeout_ns)
+{
+	int ret;
+
+	if (nfds < 0 || nfds > PREC_DRAIN_WAIT_FDS || (nfds && !fds))
+		return -EINVAL;
+	if (w->q.err) {
+		settle(w);
+		return w->q.err;
+	}
+	w->path.ops->push(w->path.io, PREC_PUSH_IDLE);
+	ret = prec_drain_wait__arm(&w->wait, fds, nfds);
+	if (ret)
+		return ret;
+	if (!prec_drain_wait__ready(&w->wait, nfds) && timeout_ns && !w->q.err) {
+		ret = prec_drain_wait__block(&w->wait, nfds, timeout_ns, &w->q.err);
+		if (ret)
+			return ret;
+		/* Direct: what came in while asleep may be old enough now. */
+		if (w->direct)
+			w->path.ops->push(w->path.io, PREC_PUSH_IDLE);
+	}
+	if (w->q.err) {
+		settle(w);
+		return w->q.err;
+	}
+	return (int)prec_drain_wait__take(&w->wait, nfds);
+}
+
 int prec_shard_writer__flush(struct prec_shard_writer *w)
 {
-	if (!w->direct)
-		prec_wr__flush_batch(w);
-	else if (!w->err)
-		prec_wr__dio_drain(w);
-	while (w->inflight)
-		prec_wr__reap(w, true);
-	prec_wr__settle(w);
-	if (w->err)
-		return w->err;
+	w->path.ops->drain(w->path.io);
+	while (inflight(w))
+		reap(w, true);
+	settle(w);
+	if (w->q.err)
+		return w->q.err;
 	if (fsync(w->fd) < 0) {
 		int err = -errno;
 
-		prec_wr__set_error(w, err, w->durable);
+		prec_chunk_queue__fail(&w->q, err, w->q.durable);
 		return err;
 	}
 	return 0;
 }
 
+bool prec_shard_writer__direct(const struct prec_shard_writer *w)
+{
+	int fl = w->direct ? fcntl(w->fd, F_GETFL) : -1;
+
+	return fl >= 0 && (fl & O_DIRECT);
+}
+
 void prec_shard_writer__stats(const struct prec_shard_writer *w,
 			      struct prec_shard_writer_stats *st)
 {
-	*st = w->st;
+	*st = w->q.st;
+	st->wait_ns_max = w->wait_ns_max;
 }
 
 int prec_shard_writer__error(const struct prec_shard_writer *w)
 {
-	return w->err;
+	return w->q.err;
+}
+
+int prec_shard_writer__close(struct prec_shard_writer *w)
+{
+	int ret = 0;
+
+	if (!w)
+		return 0;
+	if (w->path.ops)
+		ret = prec_shard_writer__flush(w);
+	if (!ret)
+		ret = w->q.err;
+	destroy(w);
+	return ret;
+}
+
+int prec_shard_writer__worker_cpus(struct prec_shard_writer *w,
+				   const cpu_set_t *cpus)
+{
+	return prec_uring__worker_cpus(&w->ring, cpus);
 }

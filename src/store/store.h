@@ -91,6 +91,7 @@ struct prec_chunk_header {
 	uint32_t checksum;     /* crc32c of the header (this field as 0) + payload */
 };
 _Static_assert(sizeof(struct prec_chunk_header) == 64, "chunk header is 64 bytes");
+#define PREC_CHUNK_HDR_SIZE ((uint32_t)sizeof(struct prec_chunk_header))
 
 /* ------------------------------------------------------------------------ */
 /* Checksum                                                                 */
@@ -190,7 +191,8 @@ struct prec_shard_writer_opts {
 	bool copy;
 	size_t staging_bytes;
 	/* Copy mode: write past the page cache (O_DIRECT) where the file
-	 * system takes it, buffered where not. Far less CPU per byte. */
+	 * system takes it, buffered where not; no copy into page cache pages
+	 * (bench/record.sh compares the two). */
 	bool direct;
 	enum prec_codec codec;      /* NONE; LZ4 implies copy */
 	int lz4_level;              /* 0 = fast; > 0 = LZ4 HC level */

@@ -3,6 +3,7 @@
 // attr sample_type: a fixed offset in SAMPLE records, and a fixed distance
 // from the end (the sample_id trailer) in every other kernel record.
 #include "store/store.h"
+#include "util/bytes.h"
 
 #include <endian.h>
 #include <errno.h>
@@ -35,14 +36,6 @@ int prec_time_layout__init(struct prec_time_layout *tl, uint64_t sample_type)
 	return 0;
 }
 
-static uint64_t load_le64(const unsigned char *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return le64toh(v);
-}
-
 uint64_t prec_time_layout__time(const struct prec_time_layout *tl,
 				const void *rec, uint32_t size)
 {
@@ -54,7 +47,7 @@ uint64_t prec_time_layout__time(const struct prec_time_layout *tl,
 	if (type == PERF_RECORD_SAMPLE) {
 		if (size < (uint32_t)tl->sample_time_off + 8)
 			return 0;
-		return load_le64(p + tl->sample_time_off);
+		return prec_ld64(p + tl->sample_time_off);
 	}
 	if (type >= 64 || type == 0)
 		return 0;
@@ -62,5 +55,5 @@ uint64_t prec_time_layout__time(const struct prec_time_layout *tl,
 	 * 8-byte header: a record that short has no trailer. */
 	if (size < 8u + tl->trailer_time_back)
 		return 0;
-	return load_le64(p + size - tl->trailer_time_back);
+	return prec_ld64(p + size - tl->trailer_time_back);
 }

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Loads of little-endian integers from unaligned bytes (records, pages). */
+/* Loads and stores of little-endian integers at unaligned bytes (records,
+ * pages, the manifest's encoding). */
 #ifndef PREC_UTIL_BYTES_H
 #define PREC_UTIL_BYTES_H
 
@@ -29,6 +30,24 @@ static inline uint64_t prec_ld64(const uint8_t *p)
 
 	memcpy(&v, p, sizeof(v));
 	return le64toh(v);
+}
+
+static inline void prec_st16(uint8_t *p, uint16_t v)
+{
+	v = htole16(v);
+	memcpy(p, &v, sizeof(v));
+}
+
+static inline void prec_st32(uint8_t *p, uint32_t v)
+{
+	v = htole32(v);
+	memcpy(p, &v, sizeof(v));
+}
+
+static inline void prec_st64(uint8_t *p, uint64_t v)
+{
+	v = htole64(v);
+	memcpy(p, &v, sizeof(v));
 }
 
 #endif

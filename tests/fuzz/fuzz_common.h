@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "store/manifest_format.h"
+#include "util/bytes.h"
 #include "store/store.h"
 #include "util/log.h"
 
@@ -491,14 +492,14 @@ static inline uint8_t *fz_manifest_fixup(const uint8_t *p, size_t n, unsigned in
 	if (!buf)
 		__builtin_trap();
 	memcpy(buf, p, n);
-	le64(buf, PREC_MANI_MAGIC);
+	prec_st64(buf, PREC_MANI_MAGIC);
 	if (!(ctl & 2))
-		le16(buf + 8, PREC_FORMAT_MAJOR);
+		prec_st16(buf + 8, PREC_FORMAT_MAJOR);
 	if (!(ctl & 4))
-		le32(buf + 12, PREC_MANI_HDR_SIZE);
-	le64(buf + 16, total);
-	le32(buf + PREC_MANI_CRC_OFF, 0);
-	le32(buf + PREC_MANI_CRC_OFF, prec_crc32c(0, buf, total));
+		prec_st32(buf + 12, PREC_MANI_HDR_SIZE);
+	prec_st64(buf + 16, total);
+	prec_st32(buf + PREC_MANI_CRC_OFF, 0);
+	prec_st32(buf + PREC_MANI_CRC_OFF, prec_crc32c(0, buf, total));
 	*len = total;
 	return buf;
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "store/manifest_format.h"
+#include "util/bytes.h"
 #include "store/store.h"
 
 #define ATTR_ST_OFF offsetof(struct perf_event_attr, sample_type)
@@ -106,7 +107,7 @@ void test_manifest_valid(struct prec_manifest *m)
 
 	m->sample_type = PERF_SAMPLE_TIME | PERF_SAMPLE_IDENTIFIER;
 	CHECK_EQ(prec_time_layout__init(&m->time_layout, m->sample_type), 0);
-	le64(attr + ATTR_ST_OFF, m->sample_type);
+	prec_st64(attr + ATTR_ST_OFF, m->sample_type);
 	CHECK_EQ(prec_manifest__add_event(m, attr, "e"), 0);
 	CHECK_EQ(prec_manifest__add_event_id(m, 0, 1, 0, -1), 0);
 }
@@ -121,8 +122,8 @@ static void fill_events(struct prec_manifest *m, uint32_t nev, uint32_t max_ids)
 		for (size_t k = 0; k < sizeof(attr); k++)
 			attr[k] = (uint8_t)rnd(256);
 		/* the session's base, plus bits that do not move the time */
-		le64(attr + ATTR_ST_OFF, m->sample_type |
-		     (test_rand(&rng) & (PERF_SAMPLE_RAW | PERF_SAMPLE_CALLCHAIN)));
+		prec_st64(attr + ATTR_ST_OFF, m->sample_type |
+			  (test_rand(&rng) & (PERF_SAMPLE_RAW | PERF_SAMPLE_CALLCHAIN)));
 		CHECK_EQ(prec_manifest__add_event(m, attr, name), (int)i);
 		free(name);
 		for (uint32_t j = 0; j < nids; j++)

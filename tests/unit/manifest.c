@@ -5,6 +5,7 @@
 // here). The file and API tests are unit/manifest_io.
 #include "store/store.h"
 #include "store/manifest_format.h"
+#include "util/bytes.h"
 #include "../lib/test.h"
 
 #include <errno.h>
@@ -343,7 +344,7 @@ static void expect_bad(const struct prec_manifest *m, const char *want)
 
 static void set_st(struct prec_manifest_event *e, uint64_t st)
 {
-	le64(e->attr + ATTR_ST_OFF, st);
+	prec_st64(e->attr + ATTR_ST_OFF, st);
 }
 
 /* Contents with a valid checksum that prec never writes, each refused
@@ -353,7 +354,7 @@ static void test_consistency(struct prec_manifest *m)
 	static const char *bad_names[] = { "a/b", "/etc/passwd", ".", "..", "manifest", "" };
 	static const char *bad_name = "shard name is not a file name in the recording's directory";
 	struct prec_manifest_event *e0 = &m->events[0], *e1 = &m->events[1];
-	uint64_t st = rd64(e1->attr + ATTR_ST_OFF), id = e1->ids[0];
+	uint64_t st = prec_ld64(e1->attr + ATTR_ST_OFF), id = e1->ids[0];
 	struct prec_manifest_shard *s0 = &m->shards[0], *s1 = &m->shards[1];
 	char *name = s1->name;
 	int32_t cpu = s1->cpu;
@@ -416,7 +417,7 @@ static void test_layout_bytes(const uint8_t *buf, size_t len)
 
 	CHECK(p && at);
 	memcpy(p, buf, len);
-	le16(p + at + 88, 8);
+	prec_st16(p + at + 88, 8);
 	fix_crc(p, len);
 	CHECK_EQ(decode_err(p, len, &why), -EBADMSG);
 	CHECK(!strcmp(why, "time layout does not match the session sample_type"));

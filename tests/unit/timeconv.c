@@ -21,6 +21,7 @@
 #include "record/perfclock.h"
 #include "store/store.h"
 #include "store/manifest_format.h"
+#include "util/bytes.h"
 
 #define EVENT_ID 77
 #define NSAMPLES 3
@@ -272,7 +273,7 @@ static void test_manifest_bytes(void)
 	/* minor 0 (checksum redone): as written before TIME_CONV existed */
 	buf[10] = 0;
 	memset(buf + PREC_MANI_CRC_OFF, 0, 4);
-	le32(buf + PREC_MANI_CRC_OFF, prec_crc32c(0, buf, len));
+	prec_st32(buf + PREC_MANI_CRC_OFF, prec_crc32c(0, buf, len));
 	CHECK_EQ(prec_manifest__decode(&back, buf, len, &why), 0);
 	prec_manifest__delete(back);
 	free(buf);
@@ -282,21 +283,21 @@ static void test_manifest_bytes(void)
 	CHECK_EQ(prec_manifest__encode(m, (void **)&buf, &len), 0);
 	/* the last section: tag 11, 32 bytes */
 	off = len - 16 - PREC_MANI_TIME_CONV_SIZE;
-	CHECK_EQ(rd32(buf + off), PREC_MANI_SEC_TIME_CONV);
-	CHECK_EQ(rd64(buf + off + 8), PREC_MANI_TIME_CONV_SIZE);
+	CHECK_EQ(prec_ld32(buf + off), PREC_MANI_SEC_TIME_CONV);
+	CHECK_EQ(prec_ld64(buf + off + 8), PREC_MANI_TIME_CONV_SIZE);
 	p = buf + off + 16;
-	CHECK(rd64(p) == 5 && rd64(p + 8) == 6 && rd64(p + 16) == 7);
-	CHECK(rd32(p + 24) == 8 && rd16(p + 28) == 9 && p[30] == 1 && p[31] == 0);
+	CHECK(prec_ld64(p) == 5 && prec_ld64(p + 8) == 6 && prec_ld64(p + 16) == 7);
+	CHECK(prec_ld32(p + 24) == 8 && prec_ld16(p + 28) == 9 && p[30] == 1 && p[31] == 0);
 	CHECK_EQ(prec_manifest__decode(&back, buf, len, &why), 0);
 	CHECK(back->time_conv.cap_user_time_zero && !back->time_conv.cap_user_time_short);
 	CHECK_EQ(back->time_conv.time_shift, 9);
 	prec_manifest__delete(back);
 	/* cut to 24 bytes (the file with it): corrupt, named */
-	le64(buf + off + 8, 24);
+	prec_st64(buf + off + 8, 24);
 	len -= 8;
-	le64(buf + 16, len);
-	le32(buf + PREC_MANI_CRC_OFF, 0);
-	le32(buf + PREC_MANI_CRC_OFF, prec_crc32c(0, buf, len));
+	prec_st64(buf + 16, len);
+	prec_st32(buf + PREC_MANI_CRC_OFF, 0);
+	prec_st32(buf + PREC_MANI_CRC_OFF, prec_crc32c(0, buf, len));
 	CHECK_EQ(prec_manifest__decode(&back, buf, len, &why), -EBADMSG);
 	CHECK(why && strstr(why, "time_conv"));
 	free(buf);

@@ -1,0 +1,388 @@
+// SPDX-License-Identifier: MIT
+// O_DIRECT shard writes: copy mode's staging laid out as a mirror of the
+// file, written a block-aligned range at a time past the page cache, which
+// spares the copy into page cache pages and their writeback (see
+// bench/record.sh for what it saves).
+//
+// The rules O_DIRECT sets, and how they are kept:
+// - file offset, length and memory of every write aligned to blk: staging
+//   is blk-aligned and holds file byte X at staging[X % st_size], with
+//   st_size a multiple of blk, so any block-aligned file range is one or two
+//   aligned pieces of staging;
+// - the partial last block is written, when it must be (at flush, or when
+//   data has waited too long), from its own zero-padded copy, and
+//   rewritten whole later; so that a rewrite never races the write before
+//   it, one write is in flight at a time;
+// - writes are batches of whole blocks (min..cap bytes); when no write
+//   started for MAX_AGE_NS (checked each time the drainer goes to sleep),
+//   everything is written, partial block and all, which bounds what a
+//   kill -9 loses;
+// - the padding is cut off (ftruncate) when the writer is flushed. After a
+//   crash a shard may end in zeros, which readers take as a torn tail.
+// Staging is registered with the io_uring where the memlock limit allows,
+// and batches are then fixed-buffer writes of one piece each.
+#include "store/direct_write.h"
+#include "util/clock.h"
+#include "util/log.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <lz4.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define MIN_BLK 4096u
+#define MAX_BLK (64u * 1024u)
+/* No write for this long: write everything at the next sleep. */
+#define MAX_AGE_NS (100ull * 1000 * 1000)
+
+/* Start the next write unless one is in flight: whole blocks not yet
+ * written when they make a batch (KICK_BATCH), or everything with the
+ * partial last block zero-padded (KICK_ALL); cap bytes at most. */
+enum kick { KICK_BATCH, KICK_ALL };
+
+struct direct_write {
+	int fd;
+	int32_t cpu;
+	struct prec_uring *ring;
+	struct prec_chunk_queue *q;
+	struct prec_chunk_framer *framer;
+	/* staging[X % st_size] is file byte X, with room past st_size to
+	 * build a chunk whole before its wrapped end is moved to the front */
+	unsigned char *staging;
+	size_t st_size;
+	unsigned char *tail; /* one block: the partial block, padded */
+	size_t blk;          /* file offset and memory alignment of every write */
+	size_t min, cap;     /* batch sizes of whole blocks */
+	bool fixed;          /* staging is the ring's registered buffer 0 */
+	bool busy;           /* one write in flight at a time: never two on a block */
+	unsigned int inflight;
+	uint64_t kicked_at;  /* CLOCK_MONOTONIC_COARSE ns of the last write */
+	uint64_t done;       /* file bytes up to here are written */
+	uint64_t eof;        /* the file's size: may pass pos by padding */
+	/* the write in flight */
+	struct iovec iov[3];
+	enum kick op_how;    /* to go on after a short write */
+	uint64_t op_off, op_len, op_data;
+};
+
+static uint64_t down(const struct direct_write *d, uint64_t x)
+{
+	return x - x % d->blk;
+}
+
+static uint64_t up(const struct direct_write *d, uint64_t x)
+{
+	return down(d, x + d->blk - 1);
+}
+
+/* The most a chunk can take in staging, header and lz4's worst case. */
+static size_t chunk_max(void)
+{
+	return PREC_CHUNK_HDR_SIZE + (size_t)LZ4_COMPRESSBOUND(PREC_CHUNK_MAX_PAYLOAD);
+}
+
+/* blk: the file system's block (st_blksize), which every device's logical
+ * block divides; at least a page. A file system that wants more alignment
+ * still works: its EINVAL turns the writer back to buffered writes. */
+static size_t block_size(int fd)
+{
+	struct stat st;
+	size_t b = MIN_BLK;
+
+	if (fstat(fd, &st) == 0 && st.st_blksize > 0 &&
+	    (size_t)st.st_blksize <= MAX_BLK && !(st.st_blksize & (st.st_blksize - 1)))
+		b = (size_t)st.st_blksize > MIN_BLK ? (size_t)st.st_blksize : MIN_BLK;
+	return b;
+}
+
+/* Staging pinned once for the ring's fixed-buffer writes, which a direct
+ * write otherwise pins page by page each time. Needs RLIMIT_MEMLOCK room
+ * without CAP_IPC_LOCK: where that is refused, writes take the staging
+ * unpinned. */
+static bool register_staging(struct direct_write *d)
+{
+	int ret = prec_uring__register_buffer(d->ring, d->staging, d->st_size);
+
+	if (ret < 0)
+		prec_log(PREC_LOG_DEBUG, "shard cpu%d: staging not registered (%s)",
+			 (int)d->cpu, strerror(-ret));
+	return ret == 0;
+}
+
+static void add_piece(struct direct_write *d, int *n, void *base, size_t len)
+{
+	d->iov[*n].iov_base = base;
+	d->iov[*n].iov_len = len;
+	(*n)++;
+}
+
+static void submit_op(struct direct_write *d, int niov)
+{
+	struct io_uring_sqe *sqe = prec_uring__sqe(d->ring);
+
+	if (!sqe) {
+		prec_chunk_queue__fail(d->q, -EBUSY, d->op_off);
+		return;
+	}
+	/* One piece of registered staging: no page pinning per write. */
+	if (d->fixed && niov == 1 && d->iov[0].iov_base != d->tail)
+		io_uring_prep_write_fixed(sqe, d->fd, d->iov[0].iov_base,
+					  (unsigned int)d->iov[0].iov_len, d->op_off, 0);
+	else
+		io_uring_prep_writev(sqe, d->fd, d->iov, (unsigned int)niov, d->op_off);
+	io_uring_sqe_set_data64(sqe, prec_uring__ud(PREC_UR_DIO, 0));
+	d->busy = true;
+	d->kicked_at = prec_now_ns(CLOCK_MONOTONIC_COARSE);
+	d->inflight++;
+	if (prec_uring__submit(d->ring) < 0)
+		prec_chunk_queue__fail(d->q, -EIO, d->op_off);
+}
+
+static void kick(struct direct_write *d, enum kick how)
+{
+	uint64_t pos = d->q->pos;
+	uint64_t from = down(d, d->done), whole = down(d, pos), to;
+	size_t at = (size_t)(from % d->st_size), first;
+	int niov = 0;
+
+	if (d->q->err || d->busy || d->done == pos)
+		return;
+	if (how == KICK_BATCH && whole - from < d->min)
+		return;
+	if (whole - from > d->cap)
+		whole = from + d->cap;
+	/* Registered staging is written one piece at a time: a batch stops
+	 * at its end and the next starts at its front. */
+	if (d->fixed && whole - from > d->st_size - at)
+		whole = from + (d->st_size - at);
+	to = how == KICK_ALL && whole == down(d, pos) ? up(d, pos) : whole;
+	if (to <= from)
+		return;
+	if (whole > from) {
+		first = (size_t)(whole - from) < d->st_size - at ?
+			(size_t)(whole - from) : d->st_size - at;
+		add_piece(d, &niov, d->staging + at, first);
+		if (first < whole - from)
+			add_piece(d, &niov, d->staging, (size_t)(whole - from) - first);
+	}
+	if (to > whole) {
+		/* Its own copy: appends go on into staging past pos while the
+		 * write runs, and the disk must get zeros there, not half a
+		 * chunk. */
+		size_t part = (size_t)(pos - whole);
+
+		memcpy(d->tail, d->staging + whole % d->st_size, part);
+		memset(d->tail + part, 0, d->blk - part);
+		add_piece(d, &niov, d->tail, d->blk);
+	}
+	d->op_off = from;
+	d->op_len = to - from;
+	d->op_data = to > whole ? pos : whole;
+	d->op_how = how;
+	submit_op(d, niov);
+}
+
+/* At a sleep: write everything, partial block and all, when no write
+ * started for MAX_AGE_NS; else a batch if there is one. */
+static void idle(struct direct_write *d)
+{
+	bool old = prec_now_ns(CLOCK_MONOTONIC_COARSE) - d->kicked_at >= MAX_AGE_NS;
+
+	kick(d, old ? KICK_ALL : KICK_BATCH);
+}
+
+/* Chunks that end inside the written range are in the file. */
+static void written_up_to(struct direct_write *d, uint64_t end)
+{
+	uint64_t data = end < d->op_data ? end : d->op_data;
+
+	if (end > d->eof)
+		d->eof = end;
+	if (data > d->done)
+		d->done = data;
+	prec_chunk_queue__written_to(d->q, d->done);
+}
+
+/* A file system that takes O_DIRECT at open but not these writes (its
+ * alignment is bigger than blk): carry on buffered, same offsets. */
+static bool fall_back(struct direct_write *d)
+{
+	int fl = fcntl(d->fd, F_GETFL);
+
+	if (fl < 0 || !(fl & O_DIRECT) || fcntl(d->fd, F_SETFL, fl & ~O_DIRECT) < 0)
+		return false;
+	prec_log(PREC_LOG_DEBUG, "shard cpu%d: O_DIRECT write refused: buffered writes",
+		 (int)d->cpu);
+	return true;
+}
+
+/* PREC_UR_DIO completion: the write in flight. */
+static void dio_done(void *ctx, uint64_t val, int res, unsigned int flags)
+{
+	struct direct_write *d = ctx;
+	enum kick how = d->op_how;
+
+	(void)val;
+	(void)flags;
+	d->busy = false;
+	d->inflight--;
+	if (d->q->err)
+		return;
+	if (res == -EAGAIN || res == -EINTR || (res == -EINVAL && fall_back(d))) {
+		kick(d, how);
+		return;
+	}
+	if (res <= 0) {
+		prec_chunk_queue__fail(d->q, res < 0 ? res : -EIO, d->op_off);
+		return;
+	}
+	written_up_to(d, d->op_off + (uint64_t)res);
+	/* A short write goes on from the block it stopped in; a whole one is
+	 * followed at once by a batch appended meanwhile. */
+	kick(d, (uint64_t)res < d->op_len ? how : KICK_BATCH);
+}
+
+static bool dw_fits(const void *io, size_t len)
+{
+	const struct direct_write *d = io;
+
+	return d->q->pos + len <= down(d, d->done) + d->st_size;
+}
+
+/* Frame one chunk into staging at its file offset (room checked). */
+static int dw_append(void *io, const struct prec_chunk_meta *meta,
+		     const struct iovec *span, int nspan, uint32_t raw,
+		     uint32_t *stored)
+{
+	struct direct_write *d = io;
+	size_t at = (size_t)(d->q->pos % d->st_size), len;
+	size_t cap = prec_chunk_framer__cap(d->framer, raw);
+	int ret = prec_chunk_framer__frame(d->framer, meta, (uint32_t)d->q->append_n,
+					   span, nspan, raw, d->staging + at, cap, stored);
+
+	if (ret)
+		return ret;
+	/* Built whole, maybe running into the slack past the end: its file
+	 * place for those bytes is the front of staging (free: room was
+	 * checked). */
+	len = PREC_CHUNK_HDR_SIZE + *stored;
+	if (at + len > d->st_size)
+		memcpy(d->staging, d->staging + d->st_size, at + len - d->st_size);
+	return 0;
+}
+
+static void dw_push(void *io, enum prec_write_push how)
+{
+	struct direct_write *d = io;
+
+	/* No batches of chunks: the write in flight, or the next one, takes
+	 * every whole block appended so far. Waiting for room takes all, as
+	 * queue slots can run out with less than a block appended. */
+	if (how == PREC_PUSH_IDLE)
+		idle(d);
+	else
+		kick(d, how == PREC_PUSH_ROOM ? KICK_ALL : KICK_BATCH);
+}
+
+/* Write every byte, wait, and cut the padding off the file's end. */
+static void dw_drain(void *io)
+{
+	struct direct_write *d = io;
+	uint64_t pos = d->q->pos;
+
+	while (!d->q->err && (d->done < pos || d->inflight)) {
+		if (!d->inflight)
+			kick(d, KICK_ALL);
+		if (d->inflight)
+			prec_uring__reap(d->ring, true);
+	}
+	if (d->q->err || d->eof <= pos)
+		return;
+	if (ftruncate(d->fd, (off_t)pos) < 0)
+		prec_chunk_queue__fail(d->q, -errno, pos);
+	else
+		d->eof = pos;
+}
+
+static unsigned int dw_inflight(const void *io)
+{
+	return ((const struct direct_write *)io)->inflight;
+}
+
+static void dw_delete(void *io)
+{
+	struct direct_write *d = io;
+
+	if (!d)
+		return;
+	free(d->staging);
+	free(d->tail);
+	free(d);
+}
+
+static const struct prec_write_ops direct_ops = {
+	.fits = dw_fits,
+	.append = dw_append,
+	.push = dw_push,
+	.drain = dw_drain,
+	.inflight = dw_inflight,
+	.delete = dw_delete,
+};
+
+int prec_direct_write__new(struct prec_write_path *out,
+			   const struct prec_write_setup *s,
+			   const void *hdr, size_t len)
+{
+	size_t blk = block_size(s->fd), size, slack, batch = s->batch_max;
+	struct direct_write *d = calloc(1, sizeof(*d));
+	int fl = fcntl(s->fd, F_GETFL);
+
+	if (!d)
+		return -ENOMEM;
+	/* Twice the largest chunk and two blocks at least, so that a full
+	 * staging always has a whole block to write. */
+	size = s->staging_bytes > 2 * chunk_max() + 2 * blk ?
+	       s->staging_bytes : 2 * chunk_max() + 2 * blk;
+	size = (size + blk - 1) / blk * blk;
+	slack = (chunk_max() + blk - 1) / blk * blk;
+	if (posix_memalign((void **)&d->staging, blk, size + slack) ||
+	    posix_memalign((void **)&d->tail, blk, blk)) {
+		dw_delete(d);
+		return -ENOMEM;
+	}
+	if (fl < 0 || fcntl(s->fd, F_SETFL, fl | O_DIRECT) < 0) {
+		prec_log(PREC_LOG_DEBUG, "shard cpu%d: no O_DIRECT here (%s): buffered writes",
+			 (int)s->cpu, strerror(errno));
+		dw_delete(d);
+		return 0;
+	}
+	d->fd = s->fd;
+	d->cpu = s->cpu;
+	d->ring = s->ring;
+	d->q = s->q;
+	d->framer = s->framer;
+	/* The header is in the file (a buffered write: the shard is whole
+	 * from the start) and goes in staging too, as the first block's
+	 * start. */
+	memcpy(d->staging, hdr, len);
+	d->st_size = size;
+	d->blk = blk;
+	/* Fewer, bigger writes: each costs a request and, in a VM, an exit
+	 * to the host. But one of at most half of staging, so a full ring's
+	 * worth fits beside the write in flight. */
+	d->cap = size / 2 / blk * blk;
+	if (d->cap > 2 * batch)
+		d->cap = (2 * batch + blk - 1) / blk * blk;
+	d->min = batch < size / 4 ? batch : size / 4;
+	d->fixed = register_staging(d);
+	d->done = 0;
+	d->eof = s->q->pos;
+	d->kicked_at = prec_now_ns(CLOCK_MONOTONIC_COARSE);
+	prec_uring__on(d->ring, PREC_UR_DIO, dio_done, d);
+	out->ops = &direct_ops;
+	out->io = d;
+	return 0;
+}
