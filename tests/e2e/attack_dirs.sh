@@ -102,7 +102,7 @@ mount -t tmpfs -o size=8m,mode=0755 prec-attack-dirs "$fs" || skip "cannot mount
 mkdir -m 777 fs/pub
 dd if=/dev/zero of="$fs/filler" bs=4k count=$(($(df -k --output=avail "$fs" | tail -n 1) / 4 - 24)) 2>/dev/null
 names="cpu000.shard cpu001.shard sideband.shard manifest manifest.tmp manifest.reserve"
-landed=0 late=0
+landed=0 late=0 missed=0
 for run in $(seq $RUNS); do
 	rm -rf fs/pub/* victim4 && mkdir victim4
 	for f in $names; do echo keep >"victim4/$f"; done
@@ -119,8 +119,18 @@ for run in $(seq $RUNS); do
 	grep -q 'fs/pub/out/.*: No space left on device' err || fail "failed start $run: did not fail on a full disk"
 	gone=$(for f in $names; do [ "$(cat "victim4/$f" 2>/dev/null)" = keep ] || echo "$f"; done)
 	[ -z "$gone" ] || fail "failed start $run: root deleted or changed the victim's" $gone "($(tail -n 1 sw.out))"
-	grep -qx swapped sw.out || fail "failed start $run: the attacker did not swap: $(cat sw.out)"
 	ls -d fs/pub/out.old.* >/dev/null 2>&1 && fail "failed start $run: the old recording is left aside"
+	# The attacker may lose the race outright: its exchange finds no
+	# fs/pub/out between the clean-up's removal and the restore. Such a
+	# run still checks the victim and the restore.
+	if ! grep -qx swapped sw.out; then
+		grep -q '^no swap: .*No such file or directory' sw.out ||
+			fail "failed start $run: the attacker did not swap: $(cat sw.out)"
+		[ "$(cat fs/pub/out/file 2>/dev/null)" = precious ] ||
+			fail "failed start $run: the old recording is lost"
+		missed=$((missed + 1))
+		continue
+	fi
 	# The swap came while the new directory was there (it is now at lnk,
 	# emptied) or after the old one was back (then the attacker moved that,
 	# whole, to lnk: nothing prec could prevent in a directory they write).
@@ -135,5 +145,5 @@ for run in $(seq $RUNS); do
 	fi
 done
 [ $landed -ge 1 ] || fail "failed start: the swap never came before the clean-up finished ($late late)"
-echo "failed start: swapped during the clean-up in $landed of $RUNS runs ($late after it), victim intact, old recording restored"
+echo "failed start: swapped during the clean-up in $landed of $RUNS runs ($late after it, $missed missed), victim intact, old recording restored"
 echo "PASS"

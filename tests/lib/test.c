@@ -87,13 +87,6 @@ uint8_t *test_load(const char *path, size_t *len)
 	return buf;
 }
 
-uint64_t test_le64(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return le64toh(v);
-}
 
 int test_run_captured(int (*cmd)(int, char **), int argc, char **argv, bool both,
 		      char *out, size_t len)

@@ -62,8 +62,6 @@ void test_rmdir(const char *path);
 /* A whole file in a malloc'd buffer with a NUL after its *len bytes;
  * any failure fails the test. */
 uint8_t *test_load(const char *path, size_t *len);
-/* The little-endian u64 at p (any alignment). */
-uint64_t test_le64(const uint8_t *p);
 
 /* Run a prec command (prec_cmd_info and the like) in this process with
  * stdout, and stderr too when both is set, going to out[] (NUL-terminated,

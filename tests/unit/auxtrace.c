@@ -30,6 +30,7 @@
 #include "record/ring.h"
 #include "store/store.h"
 #include "../lib/test.h"
+#include "util/bytes.h"
 
 #define DATA_SIZE (64u * 1024u)
 #define AUX_SIZE (512u * 1024u)
@@ -349,7 +350,7 @@ struct walk {
 /* One AUXTRACE: bytes equal the stream at its offset, padded with zeros. */
 static void check_auxtrace(struct walk *w, const uint8_t *p, uint64_t pos)
 {
-	uint64_t size = test_le64(p + 8), off = test_le64(p + 16), real;
+	uint64_t size = prec_ld64(p + 8), off = prec_ld64(p + 16), real;
 
 	CHECK_EQ(((const struct perf_event_header *)p)->size, 48);
 	CHECK_EQ(size % 8, 0);
@@ -360,14 +361,14 @@ static void check_auxtrace(struct walk *w, const uint8_t *p, uint64_t pos)
 	CHECK(!memcmp(p + 48, expect + off, real));
 	for (uint64_t i = real; i < size; i++)
 		CHECK_EQ(p[48 + i], 0);
-	CHECK_EQ(test_le64(p + 40) >> 32, 0); /* cpu 0 */
+	CHECK_EQ(prec_ld64(p + 40) >> 32, 0); /* cpu 0 */
 	w->at[w->nr++] = pos;
 	w->covered = off + real;
 }
 
 static void walk_data(const uint8_t *f, size_t len, struct walk *w)
 {
-	uint64_t off = test_le64(f + 40), end = off + test_le64(f + 48);
+	uint64_t off = prec_ld64(f + 40), end = off + prec_ld64(f + 48);
 
 	CHECK(end <= len);
 	while (off < end) {
@@ -382,20 +383,20 @@ static void walk_data(const uint8_t *f, size_t len, struct walk *w)
 			CHECK_EQ(*(const uint32_t *)(f + off + 8), PREC_AUXTRACE_INTEL_PT);
 			CHECK_EQ(*(const uint32_t *)(f + off + 12), 0);
 			for (uint32_t i = 0; i < pt_nr; i++)
-				CHECK_EQ(test_le64(f + off + 16 + 8 * i), pt_words[i]);
+				CHECK_EQ(prec_ld64(f + off + 16 + 8 * i), pt_words[i]);
 			CHECK(!strcmp((const char *)(f + off + 16 + 8 * 17),
 				      "filter func @ /bin/true"));
 			w->info++;
 		} else if (h->type == REC_AUXTRACE) {
 			check_auxtrace(w, f + off, off);
-			step += test_le64(f + off + 8);
+			step += prec_ld64(f + off + 8);
 		} else if (h->type == PERF_RECORD_SAMPLE) {
 			/* in time order, across passes and chunks */
-			CHECK(test_le64(f + off + 32) >= w->last_sample);
-			w->last_sample = test_le64(f + off + 32);
+			CHECK(prec_ld64(f + off + 32) >= w->last_sample);
+			w->last_sample = prec_ld64(f + off + 32);
 		} else if (h->type == PERF_RECORD_AUX) {
 			/* its bytes were all placed before it */
-			CHECK(test_le64(f + off + 8) + test_le64(f + off + 16) <= w->covered);
+			CHECK(prec_ld64(f + off + 8) + prec_ld64(f + off + 16) <= w->covered);
 			w->aux_recs++;
 		}
 		off += step;
@@ -406,20 +407,20 @@ static void walk_data(const uint8_t *f, size_t len, struct walk *w)
 /* The AUXTRACE feature: {offset, 48} per record, exactly at the headers. */
 static void check_index(const uint8_t *f, size_t len, const struct walk *w)
 {
-	uint64_t table = test_le64(f + 40) + test_le64(f + 48), sec, n;
+	uint64_t table = prec_ld64(f + 40) + prec_ld64(f + 48), sec, n;
 	int idx = 0;
 
 	CHECK(f[72 + FEAT_AUXTRACE / 8] & (1u << (FEAT_AUXTRACE % 8)));
 	for (int b = 0; b < FEAT_AUXTRACE; b++)
 		idx += !!(f[72 + b / 8] & (1u << (b % 8)));
 	CHECK(table + 16 * (uint64_t)(idx + 1) <= len);
-	sec = test_le64(f + table + 16 * (uint64_t)idx);
+	sec = prec_ld64(f + table + 16 * (uint64_t)idx);
 	CHECK(sec + 8 <= len);
-	n = test_le64(f + sec);
+	n = prec_ld64(f + sec);
 	CHECK_EQ(n, w->nr);
 	for (uint64_t i = 0; i < n; i++) {
-		CHECK_EQ(test_le64(f + sec + 8 + 16 * i), w->at[i]);
-		CHECK_EQ(test_le64(f + sec + 16 + 16 * i), 48);
+		CHECK_EQ(prec_ld64(f + sec + 8 + 16 * i), w->at[i]);
+		CHECK_EQ(prec_ld64(f + sec + 16 + 16 * i), 48);
 		CHECK_EQ(((const struct perf_event_header *)(f + w->at[i]))->type, REC_AUXTRACE);
 	}
 }
@@ -629,7 +630,7 @@ static void cs_manifest(int dirfd, const uint8_t sid[16], uint64_t *words,
 static void cs_walk(const uint8_t *f, size_t len, const uint64_t *words,
 		    uint32_t nr)
 {
-	uint64_t off = test_le64(f + 40), end = off + test_le64(f + 48), info = 0;
+	uint64_t off = prec_ld64(f + 40), end = off + prec_ld64(f + 48), info = 0;
 	unsigned int traces = 0, auxes = 0;
 
 	CHECK(end <= len);
@@ -642,19 +643,19 @@ static void cs_walk(const uint8_t *f, size_t len, const uint64_t *words,
 			CHECK_EQ(h->size, 16 + 8 * nr);
 			CHECK_EQ(*(const uint32_t *)(f + off + 8), PREC_AUXTRACE_CS_ETM);
 			for (uint32_t i = 0; i < nr; i++)
-				CHECK_EQ(test_le64(f + off + 16 + 8 * i), words[i]);
+				CHECK_EQ(prec_ld64(f + off + 16 + 8 * i), words[i]);
 			info++;
 		} else if (h->type == REC_AUXTRACE) {
-			CHECK_EQ(test_le64(f + off + 8), CS_AUX);
-			CHECK_EQ(test_le64(f + off + 16), 0);
+			CHECK_EQ(prec_ld64(f + off + 8), CS_AUX);
+			CHECK_EQ(prec_ld64(f + off + 16), 0);
 			/* u32 idx, tid, cpu at 32, 36, 40: idx = cpu, tid -1 */
 			CHECK_EQ(g32(f + off + 32), g32(f + off + 40));
 			CHECK_EQ(g32(f + off + 36), UINT32_MAX);
 			CHECK(g32(f + off + 40) < 2);
 			traces |= 1u << g32(f + off + 40);
-			step += test_le64(f + off + 8);
+			step += prec_ld64(f + off + 8);
 		} else if (h->type == PERF_RECORD_AUX) {
-			CHECK(traces & (1u << (test_le64(f + off + 48) & 7)));
+			CHECK(traces & (1u << (prec_ld64(f + off + 48) & 7)));
 			auxes++;
 		}
 		off += step;

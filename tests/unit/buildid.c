@@ -5,6 +5,7 @@
 // FIFO, device, another file, a leased file, a FUSE file that never
 // answers): no build-id, and no wait.
 #include "../lib/test.h"
+#include "util/bytes.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -527,7 +528,7 @@ static void check_truncated_real(const char *dir)
 
 	buf = test_load("/bin/true", &len);
 	CHECK(len > 64 && buf[4] == 2 && buf[5] == 1);
-	cut = (size_t)test_le64(buf + 32) + (size_t)(buf[54] | buf[55] << 8) *
+	cut = (size_t)prec_ld64(buf + 32) + (size_t)(buf[54] | buf[55] << 8) *
 					     (size_t)(buf[56] | buf[57] << 8);
 	CHECK(cut < len);
 	snprintf(path, sizeof(path), "%s/cut", dir);

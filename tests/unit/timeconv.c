@@ -119,11 +119,11 @@ static void write_manifest(const struct perf_event_mmap_page *pc)
 /* The words of a TIME_CONV record at p (56 bytes) are the fake page's. */
 static void check_record(const uint8_t *p)
 {
-	CHECK_EQ(test_le64(p + 8), 31);
-	CHECK_EQ(test_le64(p + 16), 1073741824u);
-	CHECK_EQ(test_le64(p + 24), 0xfffffffe12345678ull);
-	CHECK_EQ(test_le64(p + 32), 0x123456789aull);
-	CHECK_EQ(test_le64(p + 40), 0xffffffffffull);
+	CHECK_EQ(prec_ld64(p + 8), 31);
+	CHECK_EQ(prec_ld64(p + 16), 1073741824u);
+	CHECK_EQ(prec_ld64(p + 24), 0xfffffffe12345678ull);
+	CHECK_EQ(prec_ld64(p + 32), 0x123456789aull);
+	CHECK_EQ(prec_ld64(p + 40), 0xffffffffffull);
 	CHECK_EQ(p[48], 1);
 	CHECK_EQ(p[49], 1);
 	for (int i = 50; i < 56; i++)
@@ -199,7 +199,7 @@ static int merge_count(bool pipe)
 		n = scan(f, 16, len);
 	} else {
 		CHECK(len > 104 && !memcmp(f, "PERFILE2", 8));
-		n = scan(f, (size_t)test_le64(f + 40), (size_t)(test_le64(f + 40) + test_le64(f + 48)));
+		n = scan(f, (size_t)prec_ld64(f + 40), (size_t)(prec_ld64(f + 40) + prec_ld64(f + 48)));
 	}
 	free(f);
 	return n;
