@@ -352,8 +352,8 @@ static void package_cpus(int cpu, cpu_set_t *set)
  * drainer is best on its ring's CPU: the ring's wake-up is local, with no
  * IPI to an idle (in a VM, halted) CPU, and it runs at once. Under the fair
  * scheduler it would wait out the slice of the workload that fills its ring
- * there while the ring overflows: "others". bench/record_ring.sh and
- * docs/design.md have the figures. */
+ * there while the ring overflows: "others". bench/record_ring.sh
+ * compares the two. */
 static void drainer_cpus(const struct prec_drainer *d, cpu_set_t *set)
 {
 	CPU_ZERO(set);

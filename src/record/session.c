@@ -630,10 +630,9 @@ static void release_reserve(struct prec_session *s)
 }
 
 /* -r and --affinity as given, or their defaults resolved: SCHED_FIFO on
- * the ring's own CPU where the kernel allows it (storm at 8 pages: no loss
- * in 6 runs, against 59k-272k lost on the other CPU under the fair
- * scheduler; docs/design.md), the fair scheduler on the other CPUs where
- * it does not. */
+ * the ring's own CPU where the kernel allows it (bench/record_ring.sh
+ * compares it with the fair scheduler), the fair scheduler on the other
+ * CPUs where it does not. */
 static void drain_sched(struct prec_session *s, const struct prec_record_opts *o)
 {
 	s->rt_prio = o->rt_prio;
