@@ -62,7 +62,7 @@ BENCH_SRC := $(wildcard bench/*.c)
 BENCH_BIN := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 
 .SECONDARY:
-.PHONY: all deps check-deps test unit demo bench install clean fuzz fuzzers
+.PHONY: all deps check-deps test unit demo bench install uninstall clean fuzz fuzzers deb FORCE
 all: check-deps $(BIN) $(if $(filter build,$(BUILD)),prec)
 
 check-deps:
@@ -87,7 +87,26 @@ $(LIB): $(LIB_OBJ)
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
-	$(Q)$(CC) $(CFLAGS) -c -o $@ $<
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+# What `prec --version` reports, for main.c only: `git describe` when this
+# directory is the top of a git work tree (not a copy inside another one,
+# as `make deb` builds), else the GIT_DESCRIBE file a source export carries;
+# and the libraries' versions as pkg-config sees them. The stamp changes only
+# when the text does, so main.o is rebuilt after a commit or an edit.
+GIT_DESCRIBE ?= $(shell if [ "$$(git rev-parse --show-toplevel 2>/dev/null)" = "$(CURDIR)" ]; then \
+	git describe --always --dirty 2>/dev/null; elif [ -f GIT_DESCRIBE ]; then cat GIT_DESCRIBE; fi)
+modversion = $(if $(PKG_OK),$(shell pkg-config --modversion $(1) 2>/dev/null))
+VERSION_DEFS := -DPREC_GIT_DESCRIBE='"$(GIT_DESCRIBE)"' \
+	-DPREC_LIBURING_VERSION='"$(call modversion,liburing)"' \
+	-DPREC_LIBELF_VERSION='"$(call modversion,libelf)"' \
+	-DPREC_LZ4_VERSION='"$(call modversion,liblz4)"'
+$(BUILD)/version.stamp: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(VERSION_DEFS)' | cmp -s - $@ || echo '$(VERSION_DEFS)' > $@
+$(BUILD)/src/main.o: CFLAGS += $(VERSION_DEFS)
+$(BUILD)/src/main.o: $(BUILD)/version.stamp
+FORCE:
 
 # Tests include their helpers as "lib/test.h".
 $(BUILD)/tests/%.o: CFLAGS += -Itests

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// prec: dispatches subcommands; each subcommand parses its own options.
+// prec: dispatches subcommands; each subcommand parses its own options,
+// and says what was built (--version).
 #include <stdio.h>
 #include <string.h>
 
@@ -18,6 +19,49 @@ static const struct {
 	{ "dump", prec_cmd_dump, "print every record in merged order" },
 	{ "mark", prec_cmd_mark, "write a user marker into the trace" },
 };
+
+/* What the Makefile knew at build time, passed as -D defines to this file
+ * only; empty when it could not tell (no git tree, no pkg-config). */
+#ifndef PREC_GIT_DESCRIBE
+#define PREC_GIT_DESCRIBE ""
+#endif
+#ifndef PREC_LIBURING_VERSION
+#define PREC_LIBURING_VERSION ""
+#endif
+#ifndef PREC_LIBELF_VERSION
+#define PREC_LIBELF_VERSION ""
+#endif
+#ifndef PREC_LZ4_VERSION
+#define PREC_LZ4_VERSION ""
+#endif
+
+#if defined(__clang__)
+#define COMPILER __VERSION__
+#elif defined(__GNUC__)
+#define COMPILER "gcc " __VERSION__
+#else
+#define COMPILER "unknown"
+#endif
+
+static const char *or_unknown(const char *s)
+{
+	return s[0] ? s : "unknown";
+}
+
+/* What a bug report needs: the version, the commit (dirty marked) when
+ * built from a git tree, the compiler and the libraries built against. */
+static void version(void)
+{
+	printf("prec %s\n", PREC_VERSION);
+	if (PREC_GIT_DESCRIBE[0])
+		printf("  git:      %s\n", PREC_GIT_DESCRIBE);
+	else
+		printf("  git:      none (not built from a git tree)\n");
+	printf("  compiler: %s\n", COMPILER);
+	printf("  built against: liburing %s, libelf %s, lz4 %s\n",
+	       or_unknown(PREC_LIBURING_VERSION), or_unknown(PREC_LIBELF_VERSION),
+	       or_unknown(PREC_LZ4_VERSION));
+}
 
 static void usage(FILE *f)
 {
@@ -38,7 +82,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
-		printf("prec %s\n", PREC_VERSION);
+		version();
 		return 0;
 	}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)

@@ -182,8 +182,10 @@ else
 	echo "FAIL prec merge --cpu 0,7: exit $rc, stderr: $(cat "$tmp/stderr")"
 fi
 rm -rf "${work:?}"/*
+# --version's first line is "prec X.Y"; what was built follows (package_deb.sh
+# checks those lines).
 v=$("$PREC" --version)
-if [ $? = 0 ] && [[ "$v" =~ ^prec\ [0-9]+\.[0-9]+$ ]] && [ "$("$PREC" version)" = "$v" ]; then
+if [ $? = 0 ] && [[ "${v%%$'\n'*}" =~ ^prec\ [0-9]+\.[0-9]+$ ]] && [ "$("$PREC" version)" = "$v" ]; then
 	pass=$((pass + 1))
 else
 	bad=$((bad + 1))
