@@ -164,10 +164,21 @@ demo: deps
 
 bench: check-deps $(BIN) $(BENCH_BIN) $(HELP_BIN)
 
+# The bash completion goes where bash-completion loads it on demand.
+MANDIR  := $(PREFIX)/share/man/man1
+COMPDIR := $(PREFIX)/share/bash-completion/completions
+MANS    := $(wildcard docs/man/*.1)
+
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(MANDIR) $(DESTDIR)$(COMPDIR)
 	install -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/prec
-	for m in docs/man/*.1; do [ -e "$$m" ] && install -m 0644 "$$m" $(DESTDIR)$(PREFIX)/share/man/man1/; done; true
+	install -m 0644 $(MANS) $(DESTDIR)$(MANDIR)/
+	install -m 0644 completion/prec.bash $(DESTDIR)$(COMPDIR)/prec
+
+# Removes what install put there, and nothing else (the directories stay).
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/prec $(DESTDIR)$(COMPDIR)/prec \
+		$(addprefix $(DESTDIR)$(MANDIR)/,$(notdir $(MANS)))
 
 clean:
 	rm -rf build build-* prec

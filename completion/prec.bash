@@ -1,0 +1,217 @@
+# SPDX-License-Identifier: MIT
+# bash completion for prec: subcommands, each subcommand's options (the lists
+# below, checked against `prec CMD --help` by tests/e2e/completion.sh), event
+# names for -e, directories for -d, recordings for merge/info/dump.
+# Installed as /usr/share/bash-completion/completions/prec; by hand:
+#   . completion/prec.bash
+# zsh: autoload -U +X bashcompinit && bashcompinit && . completion/prec.bash
+# shellcheck shell=bash
+
+_prec_commands="record merge info dump mark version help"
+
+# Every option of each subcommand, as its --help prints them.
+_prec_opts_record="-d --dir -o --output -e --event --filter -F --freq -c --count
+	-P --period -g --call-graph -a --all-cpus -C --cpu -p --pid -t --tid
+	-i --no-inherit --switch-events --no-bpf-event --all-user --all-kernel
+	--max-size -m --mmap-pages -k --clockid --round-ms -f --force --copy
+	--no-copy --no-direct-io -r --realtime --affinity -z --compress
+	--compression-level --user --aux-size --markers --overwrite --control
+	-D --delay -v --verbose -q --quiet -h --help"
+_prec_opts_merge="-o --output --time -C --cpu --salvage -f --force -h --help"
+_prec_opts_info="--json --check -h --help"
+_prec_opts_dump="-t --time -C --cpu --salvage -h --help"
+_prec_opts_mark="-d --dir -h --help"
+
+# The options that take a value (the next word, or --opt=value).
+_prec_args_record="-d --dir -o --output -e --event --filter -F --freq -c --count
+	--call-graph -C --cpu -p --pid -t --tid --max-size -m --mmap-pages
+	-k --clockid --round-ms -r --realtime --affinity --compression-level
+	--user --aux-size --control -D --delay"
+_prec_args_merge="-o --output --time -C --cpu"
+_prec_args_info=""
+_prec_args_dump="-t --time -C --cpu"
+_prec_args_mark="-d --dir"
+
+# The events -e names without a source to read (src/record/event_parse.c).
+_prec_named_events="cpu-clock task-clock page-faults faults context-switches cs
+	cpu-migrations migrations minor-faults major-faults alignment-faults
+	emulation-faults dummy cycles cpu-cycles instructions cache-references
+	cache-misses branches branch-instructions branch-misses bus-cycles
+	stalled-cycles-frontend stalled-cycles-backend ref-cycles"
+
+# _prec_has WORD LIST: WORD is one of LIST's words.
+_prec_has()
+{
+	local w
+	for w in $2; do [ "$w" = "$1" ] && return 0; done
+	return 1
+}
+
+# The tracefs events directory, if this user can read it.
+_prec_tracefs_events()
+{
+	local d
+	for d in /sys/kernel/tracing/events /sys/kernel/debug/tracing/events; do
+		if [ -r "$d" ] && [ -x "$d" ] && [ -d "$d/sched" ] || [ -d "$d/syscalls" ]; then
+			echo "$d"
+			return
+		fi
+	done
+}
+
+# Candidates for one event (the last item of a comma list): named events and
+# "sys:" for each tracepoint system, or with "sys:" typed, that system's
+# tracepoints, read from tracefs only when asked for.
+_prec_events()
+{
+	local cur=$1 ev sys d
+	ev=$(_prec_tracefs_events)
+	if [[ $cur == *:* ]]; then
+		sys=${cur%%:*}
+		[ -n "$ev" ] && [ -d "$ev/$sys" ] || return
+		for d in "$ev/$sys"/*/; do
+			d=${d%/}
+			echo "$sys:${d##*/}"
+		done
+		return
+	fi
+	printf '%s\n' $_prec_named_events
+	if [ -n "$ev" ]; then
+		for d in "$ev"/*/; do
+			d=${d%/}
+			echo "${d##*/}:"
+		done
+	fi
+}
+
+# Recordings: directories holding a manifest. With none matching, plain
+# directories ending in '/' so that one can walk down to a recording.
+_prec_recordings()
+{
+	local cur=$1 d found=0
+	while IFS= read -r d; do
+		[ -f "$d/manifest" ] || continue
+		echo "$d"
+		found=1
+	done < <(compgen -d -- "$cur")
+	[ "$found" = 1 ] && return
+	compgen -d -- "$cur" | while IFS= read -r d; do echo "$d/"; done
+}
+
+# A value for option $2 of command $1, the value typed so far being $3.
+_prec_values()
+{
+	local cmd=$1 opt=$2 cur=$3
+	case "$cmd:$opt" in
+	record:-d | record:--dir | record:-o | record:--output)
+		compgen -d -- "$cur" ;;
+	mark:-d | mark:--dir)
+		_prec_recordings "$cur" ;;
+	merge:-o | merge:--output)
+		compgen -f -- "$cur" ;;
+	record:-e | record:--event)
+		local head=""
+		if [[ $cur == *,* ]]; then head=${cur%,*},; cur=${cur##*,}; fi
+		_prec_events "$cur" | while IFS= read -r e; do
+			[[ $e == "$cur"* ]] && echo "$head$e"
+		done ;;
+	record:--call-graph) compgen -W "fp dwarf dwarf," -- "$cur" ;;
+	record:-k | record:--clockid)
+		compgen -W "monotonic monotonic_raw realtime boottime tai perf" -- "$cur" ;;
+	record:--affinity) compgen -W "auto cpu others package none" -- "$cur" ;;
+	record:-F | record:--freq) compgen -W "max" -- "$cur" ;;
+	record:--control) compgen -W "fifo: fd:" -- "$cur" ;;
+	record:--user) compgen -u -- "$cur" ;;
+	record:-p | record:--pid | record:-t | record:--tid)
+		compgen -W "$(cd /proc && echo [0-9]*)" -- "$cur" ;;
+	esac
+}
+
+_prec()
+{
+	local line=${COMP_LINE:0:COMP_POINT} word cur prev before cmd i opts args
+	local vhead="" out=() c brk=""
+	COMPREPLY=()
+	# Words by whitespace only: ':' and '=' break COMP_WORDS apart, and an
+	# event (sched:sched_switch) or --opt=value is one word here.
+	word=${line##*[[:space:]]}
+	before=${line%"$word"}
+	before=${before%"${before##*[![:space:]]}"}
+	prev=${before##*[[:space:]]}
+	cur=$word
+	cmd=${COMP_WORDS[1]:-}
+
+	if [ "$COMP_CWORD" -le 1 ] || [ "$before" = "${before%%[[:space:]]*}" ]; then
+		if [[ $cur == -* ]]; then
+			out=($(compgen -W "--help --version" -- "$cur"))
+		else
+			out=($(compgen -W "$_prec_commands" -- "$cur"))
+		fi
+		COMPREPLY=("${out[@]}")
+		return
+	fi
+
+	case "$cmd" in
+	record | merge | info | dump | mark) ;;
+	*) return ;;
+	esac
+	opts=_prec_opts_$cmd args=_prec_args_$cmd
+	opts=${!opts} args=${!args}
+
+	# After record's "--": the workload's command line.
+	if [ "$cmd" = record ]; then
+		for ((i = 2; i < COMP_CWORD; i++)); do
+			[ "${COMP_WORDS[i]}" = -- ] || continue
+			if declare -F _command_offset >/dev/null; then
+				_command_offset $((i + 1))
+			elif [ $((i + 1)) = "$COMP_CWORD" ]; then
+				COMPREPLY=($(compgen -c -- "$cur"))
+			else
+				COMPREPLY=($(compgen -f -- "$cur"))
+			fi
+			return
+		done
+	fi
+
+	if [[ $cur == --*=* ]]; then
+		prev=${cur%%=*}
+		vhead=$prev=
+		cur=${cur#*=}
+		_prec_has "$prev" "$args" || return
+	fi
+	if [ -n "$vhead" ] || _prec_has "$prev" "$args"; then
+		mapfile -t out < <(_prec_values "$cmd" "$prev" "$cur")
+	elif [[ $cur == -* ]]; then
+		out=($(compgen -W "$opts" -- "$cur"))
+	else
+		case "$cmd" in
+		merge | info | dump) mapfile -t out < <(_prec_recordings "$cur") ;;
+		esac
+	fi
+
+	# Readline replaces only the text after the word's last ':' or '='
+	# (when COMP_WORDBREAKS has them): give it just that part.
+	[[ $COMP_WORDBREAKS == *:* ]] && brk+=:
+	[[ $COMP_WORDBREAKS == *=* ]] && brk+==
+	word=$vhead$cur
+	if [ -n "$brk" ] && [[ $word == *[$brk]* ]]; then
+		brk=${word%"${word##*[$brk]}"}
+	else
+		brk=""
+	fi
+	for c in "${out[@]}"; do
+		c=$vhead$c
+		COMPREPLY+=("${c#"$brk"}")
+		# A partial item (sys:, fifo:, a directory to walk, a list) goes on
+		# without a space.
+		case "$c" in
+		*: | */ | *,) compopt -o nospace 2>/dev/null ;;
+		esac
+	done
+	case "$cmd:$prev" in
+	record:-d | record:--dir | record:-o | record:--output | merge:-o | merge:--output)
+		compopt -o filenames 2>/dev/null ;;
+	esac
+	return 0
+}
+complete -F _prec prec
