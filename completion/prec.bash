@@ -52,7 +52,7 @@ _prec_tracefs_events()
 {
 	local d
 	for d in /sys/kernel/tracing/events /sys/kernel/debug/tracing/events; do
-		if [ -r "$d" ] && [ -x "$d" ] && [ -d "$d/sched" ] || [ -d "$d/syscalls" ]; then
+		if [ -r "$d" ] && [ -x "$d" ] && [ -e "$d/enable" ]; then
 			echo "$d"
 			return
 		fi
@@ -75,6 +75,7 @@ _prec_events()
 		done
 		return
 	fi
+	# shellcheck disable=SC2086 # a word list
 	printf '%s\n' $_prec_named_events
 	if [ -n "$ev" ]; then
 		for d in "$ev"/*/; do
@@ -143,9 +144,9 @@ _prec()
 
 	if [ "$COMP_CWORD" -le 1 ] || [ "$before" = "${before%%[[:space:]]*}" ]; then
 		if [[ $cur == -* ]]; then
-			out=($(compgen -W "--help --version" -- "$cur"))
+			mapfile -t out < <(compgen -W "--help --version" -- "$cur")
 		else
-			out=($(compgen -W "$_prec_commands" -- "$cur"))
+			mapfile -t out < <(compgen -W "$_prec_commands" -- "$cur")
 		fi
 		COMPREPLY=("${out[@]}")
 		return
@@ -165,9 +166,9 @@ _prec()
 			if declare -F _command_offset >/dev/null; then
 				_command_offset $((i + 1))
 			elif [ $((i + 1)) = "$COMP_CWORD" ]; then
-				COMPREPLY=($(compgen -c -- "$cur"))
+				mapfile -t COMPREPLY < <(compgen -c -- "$cur")
 			else
-				COMPREPLY=($(compgen -f -- "$cur"))
+				mapfile -t COMPREPLY < <(compgen -f -- "$cur")
 			fi
 			return
 		done
@@ -182,7 +183,7 @@ _prec()
 	if [ -n "$vhead" ] || _prec_has "$prev" "$args"; then
 		mapfile -t out < <(_prec_values "$cmd" "$prev" "$cur")
 	elif [[ $cur == -* ]]; then
-		out=($(compgen -W "$opts" -- "$cur"))
+		mapfile -t out < <(compgen -W "$opts" -- "$cur")
 	else
 		case "$cmd" in
 		merge | info | dump) mapfile -t out < <(_prec_recordings "$cur") ;;
@@ -192,10 +193,10 @@ _prec()
 	# Readline replaces only the text after the word's last ':' or '='
 	# (when COMP_WORDBREAKS has them): give it just that part.
 	[[ $COMP_WORDBREAKS == *:* ]] && brk+=:
-	[[ $COMP_WORDBREAKS == *=* ]] && brk+==
+	[[ $COMP_WORDBREAKS == *=* ]] && brk+='='
 	word=$vhead$cur
-	if [ -n "$brk" ] && [[ $word == *[$brk]* ]]; then
-		brk=${word%"${word##*[$brk]}"}
+	if [ -n "$brk" ] && [[ $word == *["$brk"]* ]]; then
+		brk=${word%"${word##*["$brk"]}"}
 	else
 		brk=""
 	fi

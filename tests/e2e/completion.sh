@@ -209,7 +209,7 @@ sed 's/ --call-graph / /' "$script" >"$tmp/broken.bash"
 out=$(check_help "$tmp/broken.bash")
 grep -q -- "option --call-graph of --help is not completed" <<<"$out" ||
 	problem "the --help check does not catch a missing --call-graph: '$out'"
-echo "checked: $(for c in $cmds; do help_options "$c"; done | wc -l) --help options of: $(echo $cmds)"
+echo "checked: $(for c in $cmds; do help_options "$c"; done | wc -l) --help options of: ${cmds//$'\n'/ }"
 
 [ "$bad" = 0 ] || fail "$bad problems in $script"
 echo "PASS: completion of commands, options, values, recordings$([ -n "$events" ] && echo ", tracepoints"); every --help option known"
