@@ -180,6 +180,33 @@ uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/prec $(DESTDIR)$(COMPDIR)/prec \
 		$(addprefix $(DESTDIR)$(MANDIR)/,$(notdir $(MANS)))
 
+# The Debian package, built in a copy of the tree under DEB_DIR (dpkg-
+# buildpackage writes to the parent directory): the copy holds the work
+# tree's files as they are, tracked or not (ignored ones aside), and
+# GIT_DESCRIBE, so that the package's `prec --version` names the commit.
+# Leaves prec_*.deb, the .changes and the .buildinfo in DEB_DIR, after
+# lintian passes them with no warning or error. Installs debhelper and
+# lintian first (scripts/deps.sh deb; as root).
+DEB_DIR ?= build/deb
+deb:
+	$(Q)scripts/deps.sh deb
+	$(Q)set -e; src=$(DEB_DIR)/prec-src; rm -rf "$$src"; mkdir -p "$$src"; \
+	if [ "$$(git rev-parse --show-toplevel 2>/dev/null)" = "$(CURDIR)" ]; then \
+		git ls-files -z --cached --others --exclude-standard | \
+			tar --null -T - --ignore-failed-read -cf - | tar -xf - -C "$$src"; \
+		git describe --always --dirty > "$$src/GIT_DESCRIBE"; \
+	else \
+		tar --exclude='./build' --exclude='./build-*' --exclude='./prec' -cf - . | \
+			tar -xf - -C "$$src"; \
+	fi; \
+	v=$$(dpkg-parsechangelog -l debian/changelog -S Version); \
+	a=$$(dpkg-architecture -q DEB_HOST_ARCH); \
+	rm -f $(DEB_DIR)/prec_$${v}_* $(DEB_DIR)/prec-dbgsym_$${v}_*; \
+	(cd "$$src" && dpkg-buildpackage -us -uc -b $(if $(Q),>../build.log 2>&1 || { tail -n 40 ../build.log; exit 1; })); \
+	rm -rf "$$src"; \
+	lintian --fail-on error,warning --info $(DEB_DIR)/prec_$${v}_$$a.changes; \
+	echo "deb: $(DEB_DIR)/prec_$${v}_$$a.deb"
+
 clean:
 	rm -rf build build-* prec
 
