@@ -185,8 +185,9 @@ uninstall:
 # tree's files as they are, tracked or not (ignored ones aside), and
 # GIT_DESCRIBE, so that the package's `prec --version` names the commit.
 # Leaves prec_*.deb, the .changes and the .buildinfo in DEB_DIR, after
-# lintian passes them with no warning or error. Installs debhelper and
-# lintian first (scripts/deps.sh deb; as root).
+# lintian passes them with no warning or error (as root too: a build
+# container's user). Installs debhelper and lintian first (scripts/deps.sh
+# deb; as root).
 DEB_DIR ?= build/deb
 deb:
 	$(Q)scripts/deps.sh deb
@@ -204,7 +205,7 @@ deb:
 	rm -f $(DEB_DIR)/prec_$${v}_* $(DEB_DIR)/prec-dbgsym_$${v}_*; \
 	(cd "$$src" && dpkg-buildpackage -us -uc -b $(if $(Q),>../build.log 2>&1 || { tail -n 40 ../build.log; exit 1; })); \
 	rm -rf "$$src"; \
-	lintian --fail-on error,warning --info $(DEB_DIR)/prec_$${v}_$$a.changes; \
+	lintian --fail-on error,warning --info $$([ "$$(id -u)" = 0 ] && echo --allow-root) $(DEB_DIR)/prec_$${v}_$$a.changes; \
 	echo "deb: $(DEB_DIR)/prec_$${v}_$$a.deb"
 
 clean:
