@@ -4,7 +4,7 @@
 # names for -e, directories for -d, recordings for merge/info/dump.
 # Installed as /usr/share/bash-completion/completions/prec; by hand:
 #   . completion/prec.bash
-# zsh: autoload -U +X bashcompinit && bashcompinit && . completion/prec.bash
+# bash only (mapfile, compopt): zsh's bashcompinit lacks them.
 # shellcheck shell=bash
 
 _prec_commands="record merge info dump mark version help"

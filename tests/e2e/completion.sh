@@ -153,7 +153,7 @@ ask "$script" "prec " "prec rec" "prec --v" "prec record --ca" "prec record --ca
 	"prec record --call-graph=d" "prec record -e cpu-cl" "prec record -e dum" \
 	"prec record -d " "prec merge " "prec info " "prec dump r" "prec merge de" \
 	"prec merge -o a" "prec mark -d " "prec record -k mono" "prec record --affinity o" \
-	"prec record -e cpu-clock,task-c" "prec info --j"
+	"prec record -e cpu-clock,task-c" "prec info --j" "prec record -a -- tru"
 # shellcheck disable=SC2086
 expect "prec " $cmds
 expect "prec rec" record
@@ -177,6 +177,7 @@ expect "prec mark -d " rec1
 expect "prec record -k mono" monotonic monotonic_raw
 expect "prec record --affinity o" others
 expect "prec info --j" --json
+expect "prec record -a -- tru" true
 
 # 3. Tracepoints, read from tracefs when this user can.
 events=""
