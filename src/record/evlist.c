@@ -743,14 +743,24 @@ static int open_one(struct prec_evlist *el, int e, int c, int t, size_t pages)
 	return 0;
 }
 
-/* Raise the fd limit up front when the events alone would not fit: the
- * writers' io_urings and the drainers' eventfds come after them. */
+/* The soft fd limit goes up to the hard one before any event is opened
+ * (the workload, forked before, keeps its own): a recording's fds grow
+ * with CPUs, and the estimate below leaves only a fixed margin for what
+ * else the session opens. Then the estimate: the events, and per CPU the
+ * writer's shard and io_uring, the drainer's eventfd and the flight
+ * ring's. A hard limit below it is one line and no recording. */
 static int reserve_fds(struct prec_evlist *el)
 {
 	uint64_t need = (uint64_t)el->nr * (uint64_t)el->nr_cpus * (uint64_t)el->nr_tasks +
 			(el->overwrite ? 6ull : 4ull) * (uint64_t)el->nr_cpus + 64;
 	struct rlimit rl;
 
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		return 0;
+	if (rl.rlim_cur != rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
 	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur == RLIM_INFINITY ||
 	    rl.rlim_cur >= need)
 		return 0;
