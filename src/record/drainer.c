@@ -41,6 +41,9 @@ struct prec_drainer {
 	uint64_t bytes_pub;   /* st.bytes after the last pass, for other
 			       * threads (atomic: --max-size polls it) */
 	bool started;
+	bool closed;          /* the thread closed o.writer; ws holds its
+			       * totals */
+	struct prec_shard_writer_stats ws;
 	pthread_t thread;
 };
 
@@ -406,10 +409,14 @@ static void drain_loop(struct prec_drainer *d)
 		/* Events are disabled before stop(): this pass is the last. */
 		stopping = __atomic_load_n(&d->stop_req, __ATOMIC_ACQUIRE) ||
 			   (rc > 0 && (rc & (1 << (nfds - 1))));
+		if (stopping)
+			d->st.stop_seen_ns = now_ns(CLOCK_MONOTONIC);
 		rc = prec_drainer__drain(d);
 		if (rc < 0)
 			return;
 		now = now_ns(CLOCK_MONOTONIC);
+		if (stopping)
+			d->st.drained_ns = now;
 		if (rc > 0) {
 			next = now + round;
 		} else if (now >= next) {
@@ -447,6 +454,22 @@ static void fifo_no_inherit(struct prec_drainer *d)
 	sched_setscheduler(0, SCHED_OTHER, &sp);
 }
 
+/* Closed by the thread, in parallel with the other drainers, rather than
+ * by the session one after another: a writer's close waits for its
+ * io_uring and frees its staging. Its totals are kept for the session. */
+static void close_writer(struct prec_drainer *d)
+{
+	int err;
+
+	prec_shard_writer__stats(d->o.writer, &d->ws);
+	err = prec_shard_writer__close(d->o.writer);
+	d->o.writer = NULL;
+	d->closed = true;
+	d->st.closed_ns = now_ns(CLOCK_MONOTONIC);
+	if (err)
+		fail(d, err);
+}
+
 static void *drain_thread(void *arg)
 {
 	struct prec_drainer *d = arg;
@@ -458,6 +481,9 @@ static void *drain_thread(void *arg)
 	err = prec_shard_writer__flush(d->o.writer);
 	if (err)
 		fail(d, err);
+	d->st.flushed_ns = now_ns(CLOCK_MONOTONIC);
+	if (d->o.close_writer)
+		close_writer(d);
 	/* With a notify fd the session reports the stop, once, with its
 	 * context (time, bytes so far). */
 	if (d->err && d->notify_fd < 0)
@@ -562,6 +588,15 @@ int prec_drainer__join(struct prec_drainer *d)
 		d->started = false;
 	}
 	return d->err;
+}
+
+bool prec_drainer__writer_stats(const struct prec_drainer *d,
+				struct prec_shard_writer_stats *ws)
+{
+	if (!d || !d->closed)
+		return false;
+	*ws = d->ws;
+	return true;
 }
 
 void prec_drainer__set_notify(struct prec_drainer *d, int fd)
