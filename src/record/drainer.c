@@ -41,9 +41,6 @@ struct prec_drainer {
 	uint64_t bytes_pub;   /* st.bytes after the last pass, for other
 			       * threads (atomic: --max-size polls it) */
 	bool started;
-	bool closed;          /* the thread closed o.writer; ws holds its
-			       * totals */
-	struct prec_shard_writer_stats ws;
 	pthread_t thread;
 };
 
@@ -454,22 +451,6 @@ static void fifo_no_inherit(struct prec_drainer *d)
 	sched_setscheduler(0, SCHED_OTHER, &sp);
 }
 
-/* Closed by the thread, in parallel with the other drainers, rather than
- * by the session one after another: a writer's close waits for its
- * io_uring and frees its staging. Its totals are kept for the session. */
-static void close_writer(struct prec_drainer *d)
-{
-	int err;
-
-	prec_shard_writer__stats(d->o.writer, &d->ws);
-	err = prec_shard_writer__close(d->o.writer);
-	d->o.writer = NULL;
-	d->closed = true;
-	d->st.closed_ns = now_ns(CLOCK_MONOTONIC);
-	if (err)
-		fail(d, err);
-}
-
 static void *drain_thread(void *arg)
 {
 	struct prec_drainer *d = arg;
@@ -482,8 +463,6 @@ static void *drain_thread(void *arg)
 	if (err)
 		fail(d, err);
 	d->st.flushed_ns = now_ns(CLOCK_MONOTONIC);
-	if (d->o.close_writer)
-		close_writer(d);
 	/* With a notify fd the session reports the stop, once, with its
 	 * context (time, bytes so far). */
 	if (d->err && d->notify_fd < 0)
@@ -588,15 +567,6 @@ int prec_drainer__join(struct prec_drainer *d)
 		d->started = false;
 	}
 	return d->err;
-}
-
-bool prec_drainer__writer_stats(const struct prec_drainer *d,
-				struct prec_shard_writer_stats *ws)
-{
-	if (!d || !d->closed)
-		return false;
-	*ws = d->ws;
-	return true;
 }
 
 void prec_drainer__set_notify(struct prec_drainer *d, int fd)

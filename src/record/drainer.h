@@ -17,11 +17,7 @@ struct prec_drainer;
 struct prec_drainer_opts {
 	int cpu;
 	struct prec_ring *ring;
-	/* Owned by the caller, or with close_writer by the thread once
-	 * start() succeeds: it closes the writer as it ends, in parallel
-	 * with the other drainers (see prec_drainer__writer_stats). */
-	struct prec_shard_writer *writer;
-	bool close_writer;
+	struct prec_shard_writer *writer; /* owned by the caller */
 	struct prec_time_layout layout;
 	int clockid;            /* clock of the events, for watermarks */
 	/* clockid < 0 (perf clock): the control page whose TSC conversion
@@ -44,10 +40,9 @@ struct prec_drainer_stats {
 	uint64_t lost_samples;  /* sum of PERF_RECORD_LOST_SAMPLES.lost */
 	uint64_t first_time, last_time;
 	/* CLOCK_MONOTONIC when the thread saw the stop, had drained its
-	 * ring the last time, had its shard written and fsynced, and had
-	 * closed its writer (close_writer): where a slow stop goes (prec
-	 * record -v prints them). */
-	uint64_t stop_seen_ns, drained_ns, flushed_ns, closed_ns;
+	 * ring the last time, and had its shard written and fsynced: where
+	 * a slow stop goes (prec record -v prints them). */
+	uint64_t stop_seen_ns, drained_ns, flushed_ns;
 };
 
 /* A (build-id, path) pair seen in an MMAP2 record, or a path whose MMAP2
@@ -69,15 +64,14 @@ bool prec_drainer__fifo_allowed(int prio);
  * warning) can take their CPUs from other work: prio above 50, or the
  * kernel's real-time throttling turned off. Call once per recording. */
 void prec_drainer__warn_fifo(int prio);
-/* Start the thread; on success, with close_writer, it owns opts.writer. */
+/* Start the thread. */
 int prec_drainer__start(struct prec_drainer *d);
 /* Drain what the ring holds now into chunks (one pass, no thread): used by
  * the thread, and by tests on simulated rings. Returns chunks written or
  * -errno. */
 int prec_drainer__drain(struct prec_drainer *d);
 /* Ask the thread to drain to empty and exit (async-signal-safe), then wait
- * for it: by then its shard is written and fsynced (and closed, with
- * close_writer). Returns the thread's first error or 0. */
+ * for it. Returns the thread's first error or 0. */
 void prec_drainer__stop(struct prec_drainer *d);
 int prec_drainer__join(struct prec_drainer *d);
 /* Before start(): fd (an eventfd the caller owns and polls) gets 1 added
@@ -93,11 +87,6 @@ void prec_drainer__stats(const struct prec_drainer *d,
 /* Maps seen (deduplicated by path+id); valid until delete(). */
 const struct prec_seen_map *prec_drainer__maps(const struct prec_drainer *d,
 					       int *nr);
-/* After join(): the totals of the writer the thread closed. Returns
- * false if it closed none (no close_writer, or no thread ran: the caller
- * still owns opts.writer). */
-bool prec_drainer__writer_stats(const struct prec_drainer *d,
-				struct prec_shard_writer_stats *ws);
 void prec_drainer__delete(struct prec_drainer *d);
 
 #endif

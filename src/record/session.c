@@ -452,9 +452,10 @@ static int open_writers(struct prec_session *s, const struct prec_record_opts *o
 
 /* A shard's writer totals into its manifest entry and the session's
  * records and bytes; ws is filled for the caller's own figures. */
-static void count_stats(struct prec_session *s, struct prec_manifest_shard *sh,
-			const struct prec_shard_writer_stats *ws)
+static void count_writer(struct prec_session *s, struct prec_manifest_shard *sh,
+			 struct prec_shard_writer *w, struct prec_shard_writer_stats *ws)
 {
+	prec_shard_writer__stats(w, ws);
 	sh->chunks = ws->chunks;
 	sh->records = ws->records;
 	sh->bytes = ws->payload_bytes;
@@ -463,13 +464,6 @@ static void count_stats(struct prec_session *s, struct prec_manifest_shard *sh,
 	sh->last_time = ws->last_time;
 	s->records += sh->records;
 	s->bytes += ws->file_bytes;
-}
-
-static void count_writer(struct prec_session *s, struct prec_manifest_shard *sh,
-			 struct prec_shard_writer *w, struct prec_shard_writer_stats *ws)
-{
-	prec_shard_writer__stats(w, ws);
-	count_stats(s, sh, ws);
 }
 
 /* A flight recording's snapshots write shards of their own, apart from
@@ -683,7 +677,6 @@ static int start_drainers(struct prec_session *s, const struct prec_record_opts 
 			.pin_cpu = s->affinity != PREC_AFFINITY_NONE ? el->cpus[c] : -1,
 			.affinity = s->affinity,
 			.rt_prio = s->rt_prio,
-			.close_writer = true,
 		};
 
 		drained = true;
@@ -763,27 +756,20 @@ static void shard_totals(struct prec_session *s, struct prec_evlist *el, int c)
 	struct prec_shard_writer_stats ws;
 	struct prec_drainer_stats ds;
 
-	/* A drainer that ran closed its writer and kept the totals. */
-	if (c < s->nr_cpus && s->drainers[c] &&
-	    prec_drainer__writer_stats(s->drainers[c], &ws))
-		count_stats(s, sh, &ws);
-	else if (s->writers[c])
-		count_writer(s, sh, s->writers[c], &ws);
-	else
-		return;
+	count_writer(s, sh, s->writers[c], &ws);
 	if (c < s->nr_cpus)
 		s->writer_wait_ns[c] = ws.wait_ns_max;
 	if (c < s->nr_cpus && s->drainers[c]) {
 		prec_drainer__stats(s->drainers[c], &ds);
 		sh->lost = ds.lost;
 		sh->lost_samples = ds.lost_samples + prec_evlist__lost(el, c);
-		pr_debug("drainer cpu%d: %llu wake-ups, %llu chunks, %llu records, %llu bytes; stop seen at +%.1f ms, drained +%.1f, fsynced +%.1f, closed +%.1f\n",
+		pr_debug("drainer cpu%d: %llu wake-ups, %llu chunks, %llu records, %llu bytes; stop seen at +%.1f ms, drained +%.1f, fsynced +%.1f\n",
 			 c, (unsigned long long)ds.wakeups,
 			 (unsigned long long)ds.chunks,
 			 (unsigned long long)ds.records,
 			 (unsigned long long)ds.bytes,
 			 since_stop_ms(s, ds.stop_seen_ns), since_stop_ms(s, ds.drained_ns),
-			 since_stop_ms(s, ds.flushed_ns), since_stop_ms(s, ds.closed_ns));
+			 since_stop_ms(s, ds.flushed_ns));
 	}
 	/* A ring overflow shows both as a LOST record and in the events'
 	 * PERF_FORMAT_LOST count: the larger of the two, not the sum. */
@@ -942,14 +928,10 @@ static int stop_drainers(struct prec_session *s)
 		if (s->drainers && s->drainers[c])
 			prec_drainer__stop(s->drainers[c]);
 	for (int c = 0; c < s->nr_cpus; c++) {
-		struct prec_shard_writer_stats ws;
 		int e = s->drainers && s->drainers[c] ? prec_drainer__join(s->drainers[c]) : 0;
 
 		if (e && !err)
 			err = e;
-		/* Its thread closed the writer. */
-		if (s->drainers && prec_drainer__writer_stats(s->drainers[c], &ws))
-			s->writers[c] = NULL;
 	}
 	return err;
 }
@@ -1062,7 +1044,7 @@ int prec_session__finish(struct prec_session *s, struct prec_evlist *el)
 {
 	int err = stop_drainers(s), e;
 
-	lap(s, "drainers joined (rings empty, shards fsynced, CPU writers closed)");
+	lap(s, "drainers joined (rings empty, shards fsynced)");
 
 	/* A drainer flushes its shard as it stops; the side band and the
 	 * flight recorder's shards are flushed here, so that the writers'
@@ -1075,7 +1057,8 @@ int prec_session__finish(struct prec_session *s, struct prec_evlist *el)
 	}
 	s->records = s->bytes = s->lost = 0;
 	for (int c = 0; c <= s->nr_cpus; c++)
-		shard_totals(s, el, c);
+		if (s->writers[c])
+			shard_totals(s, el, c);
 	e = finish_flight(s);
 	err = err ? err : e;
 	e = close_tail(s);
