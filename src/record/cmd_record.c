@@ -405,6 +405,7 @@ static int go(struct record *r)
 		err = prec_evlist__enable(&r->el);
 	if (err)
 		return err;
+	start_lap(r, "events enabled");
 	if (!r->have_wl)
 		return 0;
 	err = prec_workload__start(&r->wl);
@@ -478,7 +479,7 @@ static int record(struct record *r, int argc, char **argv)
 		return 1;
 	start_lap(r, "drainers, side band");
 	rc = err ? 1 : go(r);
-	start_lap(r, "enabled");
+	start_lap(r, "command started");
 	if (!rc)
 		wait_for_stop(r);
 	return stop(r, rc);
