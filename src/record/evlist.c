@@ -12,7 +12,6 @@
 #include "record/evlist.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -808,82 +807,17 @@ static size_t nr_fds(const struct prec_evlist *el)
 	return el->fds ? (size_t)el->nr * (size_t)el->nr_cpus * (size_t)el->nr_tasks : 0;
 }
 
-/* One thread's share of an enable or disable: CPU indexes first,
- * first + step, ... */
-struct cpu_share {
-	struct prec_evlist *el;
-	unsigned long req;
-	int first, step;
-	int err;
-};
-
-/* CPU index c's events: enabled ring owner first, disabled ring owner
- * last (an event that keeps running a moment longer still has a ring to
- * write into). Returns the first enable error, -errno. */
-static int cpu_ioctl(struct prec_evlist *el, int c, unsigned long req)
-{
-	bool up = req == PERF_EVENT_IOC_ENABLE;
-	int err = 0;
-
-	for (int k = 0; k < el->nr * el->nr_tasks; k++) {
-		int j = up ? k : el->nr * el->nr_tasks - 1 - k;
-		int e = j / el->nr_tasks, t = j % el->nr_tasks;
-		int fd = el->fds[((size_t)e * (size_t)el->nr_cpus + (size_t)c) *
-				 (size_t)el->nr_tasks + (size_t)t];
-
-		if (fd >= 0 && ioctl(fd, req, 0) && up && !err)
-			err = -errno;
-	}
-	return err;
-}
-
-static void *share_ioctl(void *arg)
-{
-	struct cpu_share *sh = arg;
-
-	for (int c = sh->first; c < sh->el->nr_cpus && !sh->err; c += sh->step)
-		sh->err = cpu_ioctl(sh->el, c, sh->req);
-	return NULL;
-}
-
-/* The CPUs' ioctls at once, a thread per CPU (at most MAX_SHARES, each
- * then taking every MAX_SHARES-th CPU) and this thread the first share:
- * an enable or disable of a CPU-bound event waits for that CPU to carry
- * it out (a cross-CPU call), and one after another those waits add up
- * with the CPU count. A thread that cannot be made leaves its share to
- * this one. Returns the first error, -errno. */
-#define MAX_SHARES 64
-static int all_cpus_ioctl(struct prec_evlist *el, unsigned long req)
-{
-	int n = el->nr_cpus < MAX_SHARES ? el->nr_cpus : MAX_SHARES, err = 0;
-	struct cpu_share sh[MAX_SHARES];
-	pthread_t t[MAX_SHARES];
-	bool made[MAX_SHARES] = { false };
-
-	if (!el->fds || n <= 0)
-		return 0;
-	for (int i = 0; i < n; i++) {
-		sh[i] = (struct cpu_share){ .el = el, .req = req, .first = i, .step = n };
-		made[i] = i > 0 && !pthread_create(&t[i], NULL, share_ioctl, &sh[i]);
-	}
-	for (int i = 0; i < n; i++) {
-		if (made[i])
-			pthread_join(t[i], NULL);
-		else
-			share_ioctl(&sh[i]);
-		if (sh[i].err && !err)
-			err = sh[i].err;
-	}
-	return err;
-}
-
 int prec_evlist__enable(struct prec_evlist *el)
 {
-	int err = all_cpus_ioctl(el, PERF_EVENT_IOC_ENABLE);
+	for (size_t i = 0; i < nr_fds(el); i++) {
+		if (el->fds[i] >= 0 && ioctl(el->fds[i], PERF_EVENT_IOC_ENABLE, 0)) {
+			int err = -errno;
 
-	if (err)
-		pr_err("events: PERF_EVENT_IOC_ENABLE: %s", strerror(-err));
-	return err;
+			pr_err("events: PERF_EVENT_IOC_ENABLE: %s", strerror(-err));
+			return err;
+		}
+	}
+	return 0;
 }
 
 int prec_evlist__enable_tracking(struct prec_evlist *el)
@@ -905,7 +839,11 @@ int prec_evlist__enable_tracking(struct prec_evlist *el)
 
 void prec_evlist__disable(struct prec_evlist *el)
 {
-	all_cpus_ioctl(el, PERF_EVENT_IOC_DISABLE);
+	/* The ring owners last: an event that keeps running a moment longer
+	 * still has a ring to write into. */
+	for (size_t i = nr_fds(el); i-- > 0;)
+		if (el->fds[i] >= 0)
+			ioctl(el->fds[i], PERF_EVENT_IOC_DISABLE, 0);
 }
 
 uint64_t prec_evlist__lost(const struct prec_evlist *el, int c)

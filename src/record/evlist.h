@@ -138,9 +138,6 @@ int prec_evlist__aux_info(const struct prec_evlist *el,
  * Returns 0 or -errno after printing one line. */
 int prec_evlist__open(struct prec_evlist *el, const int *cpus, int nr_cpus,
 		      const pid_t *tasks, int nr_tasks, size_t pages);
-/* Enable (disable) every event, each CPU's from its own thread at once:
- * the calling thread waits for all. Enable prints one line on an error
- * and returns it, -errno; 0 otherwise. */
 int prec_evlist__enable(struct prec_evlist *el);
 /* Only the tracking events (comm, mmap, task records): 0 or -errno. */
 int prec_evlist__enable_tracking(struct prec_evlist *el);
