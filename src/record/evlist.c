@@ -746,9 +746,9 @@ static int open_one(struct prec_evlist *el, int e, int c, int t, size_t pages)
 /* The soft fd limit goes up to the hard one before any event is opened
  * (the workload, forked before, keeps its own): a recording's fds grow
  * with CPUs, and the estimate below leaves only a fixed margin for what
- * else the session opens. Then the estimate: the events, and per CPU the
- * writer's shard and io_uring, the drainer's eventfd and the flight
- * ring's. A hard limit below it is one line and no recording. */
+ * else the session opens. Then the estimate (the events, a few per CPU:
+ * docs/many-cpus.md counts them): a hard limit below it is one line and
+ * no recording. */
 static int reserve_fds(struct prec_evlist *el)
 {
 	uint64_t need = (uint64_t)el->nr * (uint64_t)el->nr_cpus * (uint64_t)el->nr_tasks +
