@@ -421,9 +421,12 @@ static int stop(struct record *r, int rc)
 	int err;
 
 	r->s.t_stop_ns = prec_now_ns(CLOCK_MONOTONIC);
-	prec_evlist__disable(&r->el);
-	pr_debug("close: events disabled at +%.1f ms",
-		 (double)(prec_now_ns(CLOCK_MONOTONIC) - r->s.t_stop_ns) / 1e6);
+	/* Else each drainer disables its own CPU's as it stops. */
+	if (!r->s.drainers_disable) {
+		prec_evlist__disable(&r->el);
+		pr_debug("close: events disabled at +%.1f ms",
+			 (double)(prec_now_ns(CLOCK_MONOTONIC) - r->s.t_stop_ns) / 1e6);
+	}
 	prec_flight__stop(&r->fl);
 	err = prec_session__finish(&r->s, &r->el);
 	if (r->have_wl && !r->wl.exited) {

@@ -846,6 +846,19 @@ void prec_evlist__disable(struct prec_evlist *el)
 			ioctl(el->fds[i], PERF_EVENT_IOC_DISABLE, 0);
 }
 
+void prec_evlist__disable_cpu(struct prec_evlist *el, int c)
+{
+	/* The same order as disable()'s, for this CPU's fds. */
+	for (int e = el->nr; el->fds && e-- > 0;)
+		for (int t = el->nr_tasks; t-- > 0;) {
+			int fd = el->fds[((size_t)e * (size_t)el->nr_cpus + (size_t)c) *
+					 (size_t)el->nr_tasks + (size_t)t];
+
+			if (fd >= 0)
+				ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+		}
+}
+
 uint64_t prec_evlist__lost(const struct prec_evlist *el, int c)
 {
 	uint64_t sum = 0;

@@ -677,9 +677,14 @@ static int start_drainers(struct prec_session *s, const struct prec_record_opts 
 			.pin_cpu = s->affinity != PREC_AFFINITY_NONE ? el->cpus[c] : -1,
 			.affinity = s->affinity,
 			.rt_prio = s->rt_prio,
+			/* A flight recording's snapshot at the stop wants
+			 * every event disabled first: the session's. */
+			.el = el->overwrite ? NULL : el,
+			.el_cpu = c,
 		};
 
 		drained = true;
+		s->drainers_disable = !el->overwrite;
 		err = prec_drainer__new(&s->drainers[c], &d);
 		if (!err) {
 			prec_drainer__set_notify(s->drainers[c], s->drain_efd);
@@ -1044,6 +1049,11 @@ int prec_session__finish(struct prec_session *s, struct prec_evlist *el)
 {
 	int err = stop_drainers(s), e;
 
+	/* A drainer that stopped early on an error left its CPU's events
+	 * enabled: disabled here. */
+	for (int c = 0; s->drainers_disable && c < s->nr_cpus; c++)
+		if (!prec_drainer__disabled(s->drainers[c]))
+			prec_evlist__disable_cpu(el, c);
 	lap(s, "drainers joined (rings empty, shards fsynced)");
 
 	/* A drainer flushes its shard as it stops; the side band and the
