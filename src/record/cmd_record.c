@@ -56,6 +56,7 @@ struct record {
 	pid_t *tasks;
 	int nr_tasks;
 	int sfd;                /* signalfd: SIGINT, SIGTERM, SIGHUP, SIGCHLD */
+	uint64_t t_begin_ns;    /* CLOCK_MONOTONIC at record()'s start */
 	struct watch *watches;  /* -p/-t targets */
 	int nr_watches;
 	bool watch_by_poll;     /* some watch has no pidfd */
@@ -345,6 +346,13 @@ static void debug_events(const struct prec_evlist *el)
 	}
 }
 
+/* -v: where the start's time goes, as the close's laps do for the stop. */
+static void start_lap(const struct record *r, const char *what)
+{
+	pr_debug("start: %s at +%.1f ms", what,
+		 (double)(prec_now_ns(CLOCK_MONOTONIC) - r->t_begin_ns) / 1e6);
+}
+
 /* Directory, start manifest, side band, drainers. Returns 0 or -errno. */
 static int begin_session(struct record *r, int argc, char **argv)
 {
@@ -362,6 +370,7 @@ static int begin_session(struct record *r, int argc, char **argv)
 		return err;
 	}
 	r->started = true;
+	start_lap(r, "directory, writers, start manifest");
 	if (r->have_wl && !r->o.all_cpus) {
 		pids = &r->wl.pid;
 		nr = 1;
@@ -396,6 +405,7 @@ static int go(struct record *r)
 		err = prec_evlist__enable(&r->el);
 	if (err)
 		return err;
+	start_lap(r, "events enabled");
 	if (!r->have_wl)
 		return 0;
 	err = prec_workload__start(&r->wl);
@@ -411,7 +421,12 @@ static int stop(struct record *r, int rc)
 	int err;
 
 	r->s.t_stop_ns = prec_now_ns(CLOCK_MONOTONIC);
-	prec_evlist__disable(&r->el);
+	/* Else each drainer disables its own CPU's as it stops. */
+	if (!r->s.drainers_disable) {
+		prec_evlist__disable(&r->el);
+		pr_debug("close: events disabled at +%.1f ms",
+			 (double)(prec_now_ns(CLOCK_MONOTONIC) - r->s.t_stop_ns) / 1e6);
+	}
 	prec_flight__stop(&r->fl);
 	err = prec_session__finish(&r->s, &r->el);
 	if (r->have_wl && !r->wl.exited) {
@@ -433,6 +448,7 @@ static int record(struct record *r, int argc, char **argv)
 {
 	int err, rc;
 
+	r->t_begin_ns = prec_now_ns(CLOCK_MONOTONIC);
 	err = setup_events(r);
 	if (err)
 		return err == -EINVAL ? 2 : 1;
@@ -455,14 +471,18 @@ static int record(struct record *r, int argc, char **argv)
 	debug_events(&r->el);
 	if (prec_flight__init(&r->fl, &r->o))
 		return 1;
+	start_lap(r, "events parsed, targets set up");
 	err = prec_evlist__open(&r->el, r->cpus, r->nr_cpus, r->tasks, r->nr_tasks,
 				r->o.mmap_pages);
 	if (err)
 		return 1;
+	start_lap(r, "events opened, rings mapped");
 	err = begin_session(r, argc, argv);
 	if (err && !r->started)
 		return 1;
+	start_lap(r, "drainers, side band");
 	rc = err ? 1 : go(r);
+	start_lap(r, "command started");
 	if (!rc)
 		wait_for_stop(r);
 	return stop(r, rc);

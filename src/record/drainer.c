@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "record/drain_walk.h"
+#include "record/evlist.h"
 #include "record/options.h"
 #include "record/perfclock.h"
 #include "record/ring.h"
@@ -41,6 +42,7 @@ struct prec_drainer {
 	uint64_t bytes_pub;   /* st.bytes after the last pass, for other
 			       * threads (atomic: --max-size polls it) */
 	bool started;
+	bool disabled;        /* the thread disabled o.el's CPU's events */
 	pthread_t thread;
 };
 
@@ -406,10 +408,21 @@ static void drain_loop(struct prec_drainer *d)
 		/* Events are disabled before stop(): this pass is the last. */
 		stopping = __atomic_load_n(&d->stop_req, __ATOMIC_ACQUIRE) ||
 			   (rc > 0 && (rc & (1 << (nfds - 1))));
+		if (stopping) {
+			d->st.stop_seen_ns = now_ns(CLOCK_MONOTONIC);
+			/* Disabled before the last pass, as the session
+			 * would have before the stop. */
+			if (d->o.el && !d->disabled) {
+				prec_evlist__disable_cpu(d->o.el, d->o.el_cpu);
+				d->disabled = true;
+			}
+		}
 		rc = prec_drainer__drain(d);
 		if (rc < 0)
 			return;
 		now = now_ns(CLOCK_MONOTONIC);
+		if (stopping)
+			d->st.drained_ns = now;
 		if (rc > 0) {
 			next = now + round;
 		} else if (now >= next) {
@@ -458,6 +471,7 @@ static void *drain_thread(void *arg)
 	err = prec_shard_writer__flush(d->o.writer);
 	if (err)
 		fail(d, err);
+	d->st.flushed_ns = now_ns(CLOCK_MONOTONIC);
 	/* With a notify fd the session reports the stop, once, with its
 	 * context (time, bytes so far). */
 	if (d->err && d->notify_fd < 0)
@@ -562,6 +576,11 @@ int prec_drainer__join(struct prec_drainer *d)
 		d->started = false;
 	}
 	return d->err;
+}
+
+bool prec_drainer__disabled(const struct prec_drainer *d)
+{
+	return d && d->disabled;
 }
 
 void prec_drainer__set_notify(struct prec_drainer *d, int fd)

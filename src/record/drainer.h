@@ -28,6 +28,12 @@ struct prec_drainer_opts {
 	int pin_cpu;            /* the ring's CPU, -1 = no pinning */
 	enum prec_affinity affinity; /* which CPUs around pin_cpu */
 	int rt_prio;            /* > 0: the thread runs SCHED_FIFO at this */
+	/* Non-NULL: at the stop the thread disables CPU index el_cpu's
+	 * events itself, before its last pass (the caller then does not):
+	 * from the ring's CPU the ioctls wait for no other CPU, and the
+	 * drainers' run at once rather than one CPU after another. */
+	struct prec_evlist *el;
+	int el_cpu;
 };
 
 /* -r's default: the lowest real-time priority, enough to run before every
@@ -39,6 +45,10 @@ struct prec_drainer_stats {
 	uint64_t lost;          /* sum of PERF_RECORD_LOST.lost */
 	uint64_t lost_samples;  /* sum of PERF_RECORD_LOST_SAMPLES.lost */
 	uint64_t first_time, last_time;
+	/* CLOCK_MONOTONIC when the thread saw the stop, had drained its
+	 * ring the last time, and had its shard written and fsynced: where
+	 * a slow stop goes (prec record -v prints them). */
+	uint64_t stop_seen_ns, drained_ns, flushed_ns;
 };
 
 /* A (build-id, path) pair seen in an MMAP2 record, or a path whose MMAP2
@@ -68,6 +78,8 @@ int prec_drainer__start(struct prec_drainer *d);
 int prec_drainer__drain(struct prec_drainer *d);
 /* Ask the thread to drain to empty and exit (async-signal-safe), then wait
  * for it. Returns the thread's first error or 0. */
+/* After join(): whether the thread disabled its CPU's events (opts.el). */
+bool prec_drainer__disabled(const struct prec_drainer *d);
 void prec_drainer__stop(struct prec_drainer *d);
 int prec_drainer__join(struct prec_drainer *d);
 /* Before start(): fd (an eventfd the caller owns and polls) gets 1 added

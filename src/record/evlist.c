@@ -743,14 +743,24 @@ static int open_one(struct prec_evlist *el, int e, int c, int t, size_t pages)
 	return 0;
 }
 
-/* Raise the fd limit up front when the events alone would not fit: the
- * writers' io_urings and the drainers' eventfds come after them. */
+/* The soft fd limit goes up to the hard one before any event is opened
+ * (the workload, forked before, keeps its own): a recording's fds grow
+ * with CPUs, and the estimate below leaves only a fixed margin for what
+ * else the session opens. Then the estimate (the events, a few per CPU:
+ * docs/many-cpus.md counts them): a hard limit below it is one line and
+ * no recording. */
 static int reserve_fds(struct prec_evlist *el)
 {
 	uint64_t need = (uint64_t)el->nr * (uint64_t)el->nr_cpus * (uint64_t)el->nr_tasks +
 			(el->overwrite ? 6ull : 4ull) * (uint64_t)el->nr_cpus + 64;
 	struct rlimit rl;
 
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		return 0;
+	if (rl.rlim_cur != rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
 	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur == RLIM_INFINITY ||
 	    rl.rlim_cur >= need)
 		return 0;
@@ -834,6 +844,19 @@ void prec_evlist__disable(struct prec_evlist *el)
 	for (size_t i = nr_fds(el); i-- > 0;)
 		if (el->fds[i] >= 0)
 			ioctl(el->fds[i], PERF_EVENT_IOC_DISABLE, 0);
+}
+
+void prec_evlist__disable_cpu(struct prec_evlist *el, int c)
+{
+	/* The same order as disable()'s, for this CPU's fds. */
+	for (int e = el->nr; el->fds && e-- > 0;)
+		for (int t = el->nr_tasks; t-- > 0;) {
+			int fd = el->fds[((size_t)e * (size_t)el->nr_cpus + (size_t)c) *
+					 (size_t)el->nr_tasks + (size_t)t];
+
+			if (fd >= 0)
+				ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+		}
 }
 
 uint64_t prec_evlist__lost(const struct prec_evlist *el, int c)

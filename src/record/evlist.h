@@ -142,6 +142,10 @@ int prec_evlist__enable(struct prec_evlist *el);
 /* Only the tracking events (comm, mmap, task records): 0 or -errno. */
 int prec_evlist__enable_tracking(struct prec_evlist *el);
 void prec_evlist__disable(struct prec_evlist *el);
+/* CPU index c's events alone, the ring owner last. Called from the thread
+ * running on that CPU, the ioctls are local: no cross-CPU call to wait
+ * for. Any thread may call it. */
+void prec_evlist__disable_cpu(struct prec_evlist *el, int c);
 /* Sum of PERF_FORMAT_LOST over the drained events' fds of CPU index c
  * (an overwrite event's count is no drain loss: flight-recorder.md). */
 uint64_t prec_evlist__lost(const struct prec_evlist *el, int c);

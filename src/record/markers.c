@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -112,10 +113,17 @@ static int setup_instance(struct prec_markers *mk, const char *clock)
 	if (write_file(mk->dfd, "buffer_size_kb", "256"))
 		pr_debug("markers: %s/buffer_size_kb: left as it was", mk->inst);
 	err = write_file(mk->dfd, "options/copy_trace_marker", "1");
+	if (err == -ENOENT) {
+		struct utsname u;
+
+		pr_err("--markers needs Linux 6.17 or later (tracefs option copy_trace_marker); this kernel is %s",
+		       uname(&u) ? "older" : u.release);
+		return -ENODEV;
+	}
 	if (err) {
-		pr_err("markers: %s/options/copy_trace_marker: %s (kernel before 6.17?)",
-		       mk->inst, strerror(-err));
-		return err == -ENOENT ? -ENODEV : err;
+		pr_err("markers: %s/options/copy_trace_marker: %s", mk->inst,
+		       strerror(-err));
+		return err;
 	}
 	if (read_u64_file(mk->dfd, "buffer_subbuf_size_kb", &v) || !v || v > 1024)
 		v = 4;

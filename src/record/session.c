@@ -677,9 +677,14 @@ static int start_drainers(struct prec_session *s, const struct prec_record_opts 
 			.pin_cpu = s->affinity != PREC_AFFINITY_NONE ? el->cpus[c] : -1,
 			.affinity = s->affinity,
 			.rt_prio = s->rt_prio,
+			/* A flight recording's snapshot at the stop wants
+			 * every event disabled first: the session's. */
+			.el = el->overwrite ? NULL : el,
+			.el_cpu = c,
 		};
 
 		drained = true;
+		s->drainers_disable = !el->overwrite;
 		err = prec_drainer__new(&s->drainers[c], &d);
 		if (!err) {
 			prec_drainer__set_notify(s->drainers[c], s->drain_efd);
@@ -744,6 +749,12 @@ int prec_session__start(struct prec_session *s,
 	return reserve_manifest_room(s);
 }
 
+/* ms from the stop to a drainer's CLOCK_MONOTONIC time t (0: never). */
+static double since_stop_ms(const struct prec_session *s, uint64_t t)
+{
+	return t > s->t_stop_ns ? (double)(t - s->t_stop_ns) / 1e6 : 0.0;
+}
+
 static void shard_totals(struct prec_session *s, struct prec_evlist *el, int c)
 {
 	struct prec_manifest_shard *sh = &s->m->shards[c];
@@ -757,11 +768,13 @@ static void shard_totals(struct prec_session *s, struct prec_evlist *el, int c)
 		prec_drainer__stats(s->drainers[c], &ds);
 		sh->lost = ds.lost;
 		sh->lost_samples = ds.lost_samples + prec_evlist__lost(el, c);
-		pr_debug("drainer cpu%d: %llu wake-ups, %llu chunks, %llu records, %llu bytes\n",
+		pr_debug("drainer cpu%d: %llu wake-ups, %llu chunks, %llu records, %llu bytes; stop seen at +%.1f ms, drained +%.1f, fsynced +%.1f\n",
 			 c, (unsigned long long)ds.wakeups,
 			 (unsigned long long)ds.chunks,
 			 (unsigned long long)ds.records,
-			 (unsigned long long)ds.bytes);
+			 (unsigned long long)ds.bytes,
+			 since_stop_ms(s, ds.stop_seen_ns), since_stop_ms(s, ds.drained_ns),
+			 since_stop_ms(s, ds.flushed_ns));
 	}
 	/* A ring overflow shows both as a LOST record and in the events'
 	 * PERF_FORMAT_LOST count: the larger of the two, not the sum. */
@@ -1036,6 +1049,11 @@ int prec_session__finish(struct prec_session *s, struct prec_evlist *el)
 {
 	int err = stop_drainers(s), e;
 
+	/* A drainer that stopped early on an error left its CPU's events
+	 * enabled: disabled here. */
+	for (int c = 0; s->drainers_disable && c < s->nr_cpus; c++)
+		if (!prec_drainer__disabled(s->drainers[c]))
+			prec_evlist__disable_cpu(el, c);
 	lap(s, "drainers joined (rings empty, shards fsynced)");
 
 	/* A drainer flushes its shard as it stops; the side band and the

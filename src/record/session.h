@@ -45,6 +45,9 @@ struct prec_session {
 	uint64_t reserve_bytes; /* manifest.reserve size, 0 if none */
 	int rt_prio;           /* the drainers' SCHED_FIFO priority, 0 = none */
 	enum prec_affinity affinity; /* where they run (never AUTO) */
+	bool drainers_disable; /* the drainers disable their CPUs' events at
+				* the stop (no flight recording): the
+				* caller of finish() does not */
 	/* --overwrite: tail.shard, written after each snapshot (tail.c) */
 	struct prec_shard_writer *tail_writer;
 	int tail_shard;        /* its index in m->shards */

@@ -30,17 +30,17 @@ sed -n -e 's/^[0-9]* *[0-9:.]* \([a-z_0-9]*\)(.*<\([0-9.]*\)>$/\1 \2/p' \
 	-e 's/^[0-9]* *[0-9:.]* <\.\.\. \([a-z_0-9]*\) resumed>.*<\([0-9.]*\)>$/\1 \2/p' /tmp/st |
 	awk '{ t[$1] += $2; n[$1]++ } END { for (k in t) printf "%.3f %d %s\n", t[k], n[k], k }' |
 	sort -rn | head -15
-echo "-- the main thread from the workload's exit (its last SIGCHLD) to its exit:"
+echo "-- the main thread from the workload's exit (its last wait4 or waitid: the reap) to its exit:"
 main=$(head -1 /tmp/st | cut -d' ' -f1)
 awk -v m="$main" '$1 == m' /tmp/st >/tmp/st.main
-from=$(grep -n SIGCHLD /tmp/st.main | tail -1 | cut -d: -f1)
+from=$(grep -n -e 'wait4(' -e 'waitid(' /tmp/st.main | tail -1 | cut -d: -f1)
 tail -n +"${from:-1}" /tmp/st.main | cut -c1-180 | awk '
 	# runs of the same call collapsed: first line and a count
 	{ split($3, a, "("); c = a[1] }
 	c == last { n++; t += $NF ~ /^<.*>$/ ? substr($NF, 2, length($NF) - 2) : 0; next }
 	{ if (n) printf "      ... %d more %s, %.3f s\n", n, last, t; print; last = c; n = 0; t = 0 }
 	END { if (n) printf "      ... %d more %s, %.3f s\n", n, last, t }'
-echo "-- every thread: the stop phase's calls (after the main thread's last SIGCHLD) by name, s summed:"
+echo "-- every thread: the stop phase's calls (after the main thread's reap of the workload) by name, s summed:"
 t0=$(sed -n "${from:-1}p" /tmp/st.main | awk '{ print $2 }')
 awk -v t0="$t0" '$2 >= t0' /tmp/st | sed -n -e 's/^[0-9]* *[0-9:.]* \([a-z_0-9]*\)(.*<\([0-9.]*\)>$/\1 \2/p' \
 	-e 's/^[0-9]* *[0-9:.]* <\.\.\. \([a-z_0-9]*\) resumed>.*<\([0-9.]*\)>$/\1 \2/p' |

@@ -93,6 +93,9 @@ vm_initramfs() {
 	cp -L "$(command -v busybox)" "$root/bin/busybox"
 	for a in sh mount mkdir; do ln -s busybox "$root/bin/$a"; done
 	vm_copy_bin "$root" "$VM_BUILD/prec" /usr/bin/prec
+	# VM_PREC_OLD=path: a second prec (e.g. before a change) as prec.old,
+	# for before/after runs in one boot.
+	[ -n "${VM_PREC_OLD:-}" ] && vm_copy_bin "$root" "$VM_PREC_OLD" /usr/bin/prec.old
 	perfbin=$(vm_perf_bin) || { vm_log "no perf binary"; rm -rf "$root"; return 1; }
 	vm_copy_bin "$root" "$perfbin" /usr/bin/perf
 	# libtraceevent's plugins, where perf looks for them.

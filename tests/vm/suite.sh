@@ -163,7 +163,27 @@ ERR=/dev/null
 check info_check "prec info --check on every recording:${bad_info:- all clean}" -z "$bad_info"
 lap info
 
-# 9. prec against perf: record -a -- sleep 1, prec then perf (figures).
+# 9. The kernel: what it can do works, what needs a newer one (--markers:
+# 6.17) fails with one line naming the version, exit 1, nothing on disk.
+kver=$(uname -r | awk -F. '{ printf "%d%03d", $1, $2 }')
+for opt in "-k perf" "--call-graph dwarf" "-e cpu-clock -F 99 --no-direct-io"; do
+	ERR=/tmp/feat.err
+	rm -rf "$OUT/feat"
+	prec record -q -d "$OUT/feat" -a $opt -- true 2>$ERR
+	rc=$?
+	check "kernel_ok" "record -a $opt on $(uname -r): exit $rc" "$rc" = 0 -a ! -s "$ERR"
+done
+if [ "$kver" -lt 6017 ]; then
+	ERR=/tmp/feat.err
+	rm -rf "$OUT/feat"
+	prec record -d "$OUT/feat" --markers -- true 2>$ERR
+	rc=$?
+	check kernel_markers "--markers on $(uname -r): exit $rc, $(wc -l <$ERR) line: $(head -1 $ERR)" \
+		"$rc" = 1 -a "$(wc -l <$ERR)" = 1 -a "$(grep -c 'needs Linux 6\.17' $ERR)" = 1 -a ! -e "$OUT/feat"
+fi
+lap kernel
+
+# 10. prec against perf: record -a -- sleep 1, prec then perf (figures).
 for tool in prec perf; do
 	STOP=
 	rec $tool sleep_$tool -a -- sleep 1 || bad sleep_$tool "record exit $RC"
