@@ -63,8 +63,11 @@ static pid_t spawn(const char *name, uint32_t role, const char *child, int fd)
 	CHECK(pid >= 0);
 	if (pid)
 		return pid;
+	/* A failed CHECK exits at once: the children must not outlive it. */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	prctl(PR_SET_NAME, name);
 	if (child && fork() == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		prctl(PR_SET_NAME, child);
 		tell(fd, role + 1);
 		for (;;)
