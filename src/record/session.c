@@ -661,6 +661,10 @@ static int start_drainers(struct prec_session *s, const struct prec_record_opts 
 		pr_err("drainers: eventfd: %s", strerror(-err));
 		return err;
 	}
+	/* Each drainer disables its CPU's events as it stops, but in a
+	 * flight recording, whose last snapshot wants them all disabled
+	 * first (the main thread does it then). */
+	s->drainers_disable = !el->overwrite;
 	for (int c = 0; c < s->nr_cpus; c++) {
 		struct prec_drainer_opts d = {
 			.cpu = el->cpus[c],
@@ -684,7 +688,6 @@ static int start_drainers(struct prec_session *s, const struct prec_record_opts 
 		};
 
 		drained = true;
-		s->drainers_disable = !el->overwrite;
 		err = prec_drainer__new(&s->drainers[c], &d);
 		if (!err) {
 			prec_drainer__set_notify(s->drainers[c], s->drain_efd);
