@@ -13,7 +13,9 @@
 #include <unistd.h>
 
 #include "read/internal.h"
+#include "read/live_scan.h"
 #include "read/read.h"
+#include "read/timeline.h"
 #include "util/bytes.h"
 #include "store/store.h"
 #include "util/cli.h"
@@ -22,7 +24,7 @@
 
 struct info {
 	const char *dir;
-	bool json, check;
+	bool json, check, timeline;
 	FILE *out;           /* where --check reports problems */
 	unsigned long problems;
 	uint32_t trailer;    /* sample_id bytes of a non-SAMPLE record */
@@ -227,6 +229,35 @@ static void print_rest(const struct prec_manifest *m)
 		       str(m->tracepoints[i].name), (unsigned long long)m->tracepoints[i].id);
 }
 
+/* A recording whose manifest is not final has no totals in it yet: take
+ * them from the shards' whole chunks (the recorder may be appending, so
+ * a chunk cut short at the end is where it writes, not an error). */
+static void live_totals(int dirfd, struct prec_manifest *m)
+{
+	uint32_t writing = 0;
+
+	for (uint32_t i = 0; i < m->nr_shards; i++) {
+		struct prec_manifest_shard *s = &m->shards[i];
+		struct prec_live_totals t;
+		const char *why = NULL;
+
+		if (prec_live_scan__shard(dirfd, s->name, &m->time_layout, NULL, NULL, &t, &why) < 0) {
+			pr_warn("shard %s: cannot read: %s", str(s->name), why ? why : "?");
+			continue;
+		}
+		s->chunks = t.chunks;
+		s->records = t.records;
+		s->bytes = t.bytes;
+		s->raw_bytes = t.raw_bytes;
+		s->lost = t.lost;
+		s->first_time = t.first_time;
+		s->last_time = t.last_time;
+		writing += t.torn;
+	}
+	printf("live:        yes: totals read from the shards' whole chunks (%u shards with a chunk being written)\n",
+	       writing);
+}
+
 /* ---- --check ---- */
 
 struct tally {
@@ -426,6 +457,7 @@ static const struct {
 } options[] = {
 	{ { "json", no_argument, NULL, 'j' }, "print the manifest as one JSON object" },
 	{ { "check", no_argument, NULL, 'c' }, "read and validate every chunk of every shard" },
+	{ { "timeline", no_argument, NULL, 't' }, "draw each shard's data rate and losses over time" },
 	{ { "help", no_argument, NULL, 'h' }, "this text" },
 };
 #define NR_OPTIONS (sizeof(options) / sizeof(options[0]))
@@ -453,6 +485,7 @@ static int parse_args(struct info *in, int argc, char **argv)
 		switch (o) {
 		case 'j': in->json = true; break;
 		case 'c': in->check = true; break;
+		case 't': in->timeline = true; break;
 		case 'h': usage(stdout); return 0;
 		default: prec_cli__bad_option("info", argv); return 2;
 		}
@@ -487,13 +520,17 @@ int prec_cmd_info(int argc, char **argv)
 		close(dirfd);
 		return 1;
 	}
-	if (in.json) {
+	if (in.timeline) {
+		r = prec_timeline__print(dirfd, m, in.dir, stdout);
+	} else if (in.json) {
 		r = prec_manifest__print_json(m, stdout);
 		in.out = stderr; /* keep stdout valid JSON */
 	} else {
 		printf("directory:   %s\n", str(in.dir));
 		print_host(m);
 		print_events(m);
+		if (m->state != PREC_STATE_COMPLETE)
+			live_totals(dirfd, m);
 		print_shards(m);
 		print_rest(m);
 	}
