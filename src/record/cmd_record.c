@@ -24,6 +24,7 @@
 #include "record/flight.h"
 #include "record/options.h"
 #include "record/session.h"
+#include "record/status_line.h"
 #include "record/workload.h"
 #include "util/clock.h"
 #include "util/cpu_list.h"
@@ -63,6 +64,7 @@ struct record {
 	int signo;              /* the signal that stopped us, 0 if none */
 	bool max_size_hit;      /* --max-size stopped us */
 	struct prec_flight fl;  /* -D, --control, --markers, snapshots */
+	struct prec_status_line *status; /* on a terminal, while waiting */
 };
 
 static int setup_events(struct record *r)
@@ -255,8 +257,12 @@ static int poll_ms(const struct record *r)
 {
 	int t = prec_flight__timeout_ms(&r->fl);
 
+	int st = prec_status_line__timeout_ms(r->status);
+
 	if (r->watch_by_poll && (t < 0 || t > WATCH_POLL_MS))
 		t = WATCH_POLL_MS;
+	if (st >= 0 && (t < 0 || t > st))
+		t = st;
 	if (!r->o.max_size)
 		return t;
 	return t < 0 || t > MAX_SIZE_POLL_MS ? MAX_SIZE_POLL_MS : t;
@@ -293,6 +299,7 @@ static bool max_size_reached(struct record *r)
 	if (got < r->o.max_size)
 		return false;
 	r->max_size_hit = true;
+	prec_status_line__clear(r->status);
 	pr_info("record: --max-size reached (%.1f MB recorded): stopping",
 		(double)got / 1e6);
 	return true;
@@ -303,8 +310,10 @@ static int wait_for_stop(struct record *r)
 	int n = 3 + r->nr_watches;
 	struct pollfd *pfd = calloc((size_t)n, sizeof(*pfd));
 
-	if (!pfd)
+	if (!pfd || prec_status_line__new(&r->status, STDERR_FILENO, &r->s, r->o.quiet)) {
+		free(pfd);
 		return -ENOMEM;
+	}
 	pfd[0] = (struct pollfd){ .fd = r->sfd, .events = POLLIN };
 	/* A drainer's error (disk full...) stops everything at once. */
 	pfd[1] = (struct pollfd){ .fd = r->s.drain_efd, .events = POLLIN };
@@ -327,7 +336,11 @@ static int wait_for_stop(struct record *r)
 			break;
 		if (r->nr_watches && !targets_alive(r, pfd + 3))
 			break;
+		prec_status_line__tick(r->status);
 	}
+	/* the screen clean for the summary and the stop's messages */
+	prec_status_line__delete(r->status);
+	r->status = NULL;
 	free(pfd);
 	return 0;
 }

@@ -41,6 +41,7 @@ struct prec_drainer {
 			       * record not yet in a chunk */
 	uint64_t bytes_pub;   /* st.bytes after the last pass, for other
 			       * threads (atomic: --max-size polls it) */
+	uint64_t records_pub, lost_pub; /* the same for the status line */
 	bool started;
 	bool disabled;        /* the thread disabled o.el's CPU's events */
 	pthread_t thread;
@@ -298,6 +299,8 @@ int prec_drainer__drain(struct prec_drainer *d)
 		__atomic_store_n(&pg->aux_tail, aux_head, __ATOMIC_RELEASE);
 	d->st.chunks += (uint64_t)(n + na);
 	__atomic_store_n(&d->bytes_pub, d->st.bytes, __ATOMIC_RELAXED);
+	__atomic_store_n(&d->records_pub, d->st.records, __ATOMIC_RELAXED);
+	__atomic_store_n(&d->lost_pub, d->walk.lost, __ATOMIC_RELAXED);
 	return n + na;
 }
 
@@ -591,6 +594,12 @@ void prec_drainer__set_notify(struct prec_drainer *d, int fd)
 uint64_t prec_drainer__bytes(const struct prec_drainer *d)
 {
 	return __atomic_load_n(&d->bytes_pub, __ATOMIC_RELAXED);
+}
+
+void prec_drainer__progress(const struct prec_drainer *d, uint64_t *records, uint64_t *lost)
+{
+	*records = __atomic_load_n(&d->records_pub, __ATOMIC_RELAXED);
+	*lost = __atomic_load_n(&d->lost_pub, __ATOMIC_RELAXED);
 }
 
 int prec_drainer__error(const struct prec_drainer *d)

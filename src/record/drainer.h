@@ -90,6 +90,10 @@ void prec_drainer__set_notify(struct prec_drainer *d, int fd);
 int prec_drainer__error(const struct prec_drainer *d);
 /* Bytes drained as of the last pass; any thread may call it. */
 uint64_t prec_drainer__bytes(const struct prec_drainer *d);
+/* Records drained and records the kernel reported LOST, as of the last
+ * pass that wrote something (relaxed reads, no lock: the status line);
+ * any thread may call it. */
+void prec_drainer__progress(const struct prec_drainer *d, uint64_t *records, uint64_t *lost);
 void prec_drainer__stats(const struct prec_drainer *d,
 			 struct prec_drainer_stats *st);
 /* Maps seen (deduplicated by path+id); valid until delete(). */

@@ -516,7 +516,7 @@ static const struct opt table[] = {
 	{ "control", 0, "fifo:CTL[,ACK]|fd:CTL[,ACK]", opt_control, "commands: enable, disable, snapshot, stop, ping (each acked)", 0 },
 	{ "delay", 'D', "MS", opt_delay, "enable the sampling events MS ms after the start (the side band does not wait); -1: wait for 'enable'", 0 },
 	{ "verbose", 'v', NULL, opt_verbose, "more messages", 0 },
-	{ "quiet", 'q', NULL, opt_quiet, "errors only", 0 },
+	{ "quiet", 'q', NULL, opt_quiet, "errors only (no status line, no summary)", 0 },
 	{ "help", 'h', NULL, opt_help, "this text", 0 },
 };
 #define NR_OPTS (sizeof(table) / sizeof(table[0]))
