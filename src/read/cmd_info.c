@@ -231,8 +231,9 @@ static void print_rest(const struct prec_manifest *m)
 
 /* A recording whose manifest is not final has no totals in it yet: take
  * them from the shards' whole chunks (the recorder may be appending, so
- * a chunk cut short at the end is where it writes, not an error). */
-static void live_totals(int dirfd, struct prec_manifest *m)
+ * a chunk cut short at the end is where it writes, not an error). Returns
+ * how many shards end in a chunk being written. */
+static uint32_t live_totals(int dirfd, struct prec_manifest *m)
 {
 	uint32_t writing = 0;
 
@@ -254,8 +255,7 @@ static void live_totals(int dirfd, struct prec_manifest *m)
 		s->last_time = t.last_time;
 		writing += t.torn;
 	}
-	printf("live:        yes: totals read from the shards' whole chunks (%u shards with a chunk being written)\n",
-	       writing);
+	return writing;
 }
 
 /* ---- --check ---- */
@@ -503,6 +503,7 @@ int prec_cmd_info(int argc, char **argv)
 	struct info in = { .out = stdout };
 	struct prec_manifest *m = NULL;
 	const char *why = NULL;
+	uint32_t live = 0;
 	int dirfd, r;
 
 	r = parse_args(&in, argc, argv);
@@ -520,6 +521,10 @@ int prec_cmd_info(int argc, char **argv)
 		close(dirfd);
 		return 1;
 	}
+	/* --json too: its shards then hold the totals so far, and its
+	 * state says "recording" */
+	if (m->state != PREC_STATE_COMPLETE && !in.timeline)
+		live = live_totals(dirfd, m);
 	if (in.timeline) {
 		r = prec_timeline__print(dirfd, m, in.dir, stdout);
 	} else if (in.json) {
@@ -530,7 +535,8 @@ int prec_cmd_info(int argc, char **argv)
 		print_host(m);
 		print_events(m);
 		if (m->state != PREC_STATE_COMPLETE)
-			live_totals(dirfd, m);
+			printf("live:        yes: totals read from the shards' whole chunks (%u shards with a chunk being written)\n",
+			       live);
 		print_shards(m);
 		print_rest(m);
 	}

@@ -2,7 +2,7 @@
 // prec info --timeline: the shards' chunks binned over time (a histogram
 // whose span doubles as later chunks arrive), then drawn as one row of
 // block characters per shard, a loss row under a shard that lost records,
-// and a time axis in seconds from the first record.
+// and a time axis in seconds from the recording's start.
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -251,10 +251,20 @@ int prec_timeline__print(int dirfd, const struct prec_manifest *m, const char *d
 	double secs, max = 0;
 	char h[16];
 
+	/* Time 0 is the recording's start (the manifest's event-clock time
+	 * before the events were enabled): no record of a shard read later
+	 * falls before it. Without one, the first record read. */
+	tl.t0 = m->start_time;
+	tl.have_t0 = m->start_time != 0;
 	tl.rows = calloc(m->nr_shards ? m->nr_shards : 1, sizeof(*tl.rows));
 	if (!tl.rows)
 		return -ENOMEM;
 	scan_all(&tl, dirfd, m);
+	/* a complete recording is drawn to its stop, idle end included */
+	if (tl.have_t0 && m->state == PREC_STATE_COMPLETE && m->stop_time > tl.tmax) {
+		bin_of(&tl, m->stop_time);
+		tl.tmax = m->stop_time;
+	}
 	for (uint32_t i = 0; i < tl.nr; i++) {
 		int n = (int)strlen(tl.rows[i].label);
 
@@ -276,7 +286,7 @@ int prec_timeline__print(int dirfd, const struct prec_manifest *m, const char *d
 		}
 	fputs("timeline:    ", f);
 	prec_escape__put(f, dir, strlen(dir), 0);
-	fprintf(f, ", %.3f s from the first record, %s\n", secs,
+	fprintf(f, ", %.3f s from the %s, %s\n", secs, m->start_time ? "start" : "first record",
 		m->state == PREC_STATE_COMPLETE ? "complete" : "live (manifest not final)");
 	fprintf(f, "scale:       one column %.3g s, \u2588 = %s/s drained, ! = records lost\n",
 		secs / cols, human(h, sizeof(h), max * 1e9 / (double)tl.bin_ns));

@@ -41,6 +41,11 @@ run() { # name, record options...
 	[ -n "$got" ] && [ "$got" -ge "$N" ] || fail "$name: live total ${got:-none}, want at least $N after the storm"
 	grep -q '^live: ' "$tmp/info" || fail "$name: prec info does not say the recording is live"
 	complete "$dir" && fail "$name: the manifest is final already: not a live test"
+	# --json: the same totals so far in its shards, state "recording".
+	"$PREC" info --json "$dir" >"$tmp/json" || fail "$name: info --json on the live recording"
+	j=$(grep -o '"records": [0-9]*' "$tmp/json" | awk '{ s += $2 } END { print s }')
+	[ "$j" -ge "$N" ] || fail "$name: --json shards hold $j records live, want at least $N"
+	grep -q '"state": "recording"' "$tmp/json" || fail "$name: --json state is not recording"
 	# Every chunk read is whole and valid: --check agrees while it runs.
 	"$PREC" info --check "$dir" >"$tmp/check" 2>&1 || { cat "$tmp/check"; fail "$name: info --check on the live recording"; }
 	rm -f "$tmp/hold"
