@@ -516,8 +516,10 @@ int prec_cmd_info(int argc, char **argv)
 	}
 	r = prec_manifest__read(&m, dirfd, &why);
 	if (r < 0) {
-		pr_err("%s/%s: cannot read: %s", in.dir, PREC_MANIFEST_NAME,
-		       why ? why : strerror(-r));
+		/* a recorder writes the start manifest before any record */
+		pr_err("%s/%s: cannot read: %s%s", in.dir, PREC_MANIFEST_NAME,
+		       why ? why : strerror(-r),
+		       r == -ENOENT ? " (not a recording, or its recorder has not started yet)" : "");
 		close(dirfd);
 		return 1;
 	}
