@@ -256,7 +256,6 @@ static int on_signal(struct record *r)
 static int poll_ms(const struct record *r)
 {
 	int t = prec_flight__timeout_ms(&r->fl);
-
 	int st = prec_status_line__timeout_ms(r->status);
 
 	if (r->watch_by_poll && (t < 0 || t > WATCH_POLL_MS))
@@ -299,7 +298,6 @@ static bool max_size_reached(struct record *r)
 	if (got < r->o.max_size)
 		return false;
 	r->max_size_hit = true;
-	prec_status_line__clear(r->status);
 	pr_info("record: --max-size reached (%.1f MB recorded): stopping",
 		(double)got / 1e6);
 	return true;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The status line of prec record on a terminal: drawn at most once a second
 // from the drainers' published counters, over itself with \r, erased with
-// \r ESC[K before anything else is printed.
+// \r ESC[K before anything else is printed (log.c erases it before a
+// message).
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -17,6 +18,7 @@
 #include "record/status_line.h"
 #include "store/store.h"
 #include "util/clock.h"
+#include "util/log.h"
 
 #define PERIOD_NS 1000000000ull
 #define LINE_MAX_BYTES 512
@@ -203,6 +205,7 @@ void prec_status_line__tick(struct prec_status_line *sl)
 	put(sl->fd, line, (size_t)n);
 	put(sl->fd, "\033[K", 3);
 	sl->drawn = true;
+	prec_log__status_line(true);
 }
 
 void prec_status_line__clear(struct prec_status_line *sl)
@@ -211,6 +214,7 @@ void prec_status_line__clear(struct prec_status_line *sl)
 		return;
 	put(sl->fd, "\r\033[K", 4);
 	sl->drawn = false;
+	prec_log__status_line(false);
 }
 
 void prec_status_line__delete(struct prec_status_line *sl)

@@ -10,6 +10,12 @@
 #include <unistd.h>
 
 int prec_log_level = PREC_LOG_INFO;
+static bool status_line; /* atomic: set by the main thread, read by any */
+
+void prec_log__status_line(bool on)
+{
+	__atomic_store_n(&status_line, on, __ATOMIC_RELAXED);
+}
 
 /* A message may carry text from a recording or a workload (a file name, a
  * comm, a shard name): it is escaped whole, so none of its bytes can act on
@@ -30,7 +36,9 @@ void prec_log(int level, const char *fmt, ...)
 	len = n < 0 ? 0 : (size_t)n < sizeof(msg) ? (size_t)n : sizeof(msg) - 1;
 	if (len && msg[len - 1] == '\n')
 		len--;
-	n = snprintf(line, sizeof(line), "prec: %s", prefix[level]);
+	n = snprintf(line, sizeof(line), "%sprec: %s",
+		     __atomic_load_n(&status_line, __ATOMIC_RELAXED) ? "\r\033[K" : "",
+		     prefix[level]);
 	n += (int)prec_escape__to_buf(line + n, sizeof(line) - (size_t)n - 1, msg, len, 0);
 	line[n++] = '\n';
 	if (write(STDERR_FILENO, line, (size_t)n) < 0)

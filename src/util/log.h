@@ -4,12 +4,20 @@
 #ifndef PREC_UTIL_LOG_H
 #define PREC_UTIL_LOG_H
 
+#include <stdbool.h>
+
 enum prec_log_level { PREC_LOG_ERR, PREC_LOG_WARN, PREC_LOG_INFO, PREC_LOG_DEBUG };
 
 /* Messages above this level are dropped; set once by main() before threads start. */
 extern int prec_log_level;
 
 void prec_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* A status line is (on) or is not (off) drawn on stderr without a newline:
+ * while on, each message first erases it (CR ESC[K, in the same write), so
+ * the message has the line to itself; its next redraw puts it back under.
+ * Any thread. */
+void prec_log__status_line(bool on);
 
 #define pr_err(...)   prec_log(PREC_LOG_ERR, __VA_ARGS__)
 #define pr_warn(...)  prec_log(PREC_LOG_WARN, __VA_ARGS__)

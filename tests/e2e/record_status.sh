@@ -3,7 +3,8 @@
 # prec record's status line on a terminal (script(1) gives it a pty): drawn
 # over itself with \r while recording, at least twice, with figures that
 # change; erased (\r ESC[K) before the summary, so the summary's line on
-# the last screen holds nothing else, and nothing of it comes after. None
+# the last screen holds nothing else, and nothing of it comes after; erased
+# before a message printed while recording (--max-size's). None
 # with -q, and none when stderr is a file, even with a terminal on stdout.
 set -u
 # shellcheck source=tests/lib/e2e.sh
@@ -45,6 +46,16 @@ esac
 tr '\r' '\n' <"$tmp/tty" | sed -n '/\[ prec record: /,$p' | grep -aq 'prec record [0-9]* s: ' &&
 	fail "status text after the summary"
 grep -aq ', 0 lost, ' "$tmp/tty" || fail "summary: records lost"
+
+# A message while the line is drawn (--max-size's) gets a line of its own:
+# the status is erased in the message's own write.
+on_tty "$tmp/max" "$rec --max-size 20M -d $tmp/m -- sh -c '$H/storm $N; sleep 1.5; $H/storm $((N * 10))'"
+tr '\r' '\n' <"$tmp/max" | grep -aq '^prec record [0-9]* s: ' || fail "--max-size: no status line before the limit"
+piece=$(tr '\r' '\n' <"$tmp/max" | grep -a 'max-size reached')
+case "$piece" in
+"${esc}[Kprec: record: --max-size reached"*) ;;
+*) fail "--max-size's message is not on an erased line: $(printf '%s' "$piece" | cat -v)" ;;
+esac
 
 # -q: no status line.
 on_tty "$tmp/q" "$rec -q -d $tmp/b -- $storms"
