@@ -11,7 +11,8 @@ _prec_commands="record merge info dump mark version help"
 
 # Every option of each subcommand, as its --help prints them.
 _prec_opts_record="-d --dir -o --output -e --event --filter -F --freq -c --count
-	-P --period -g --call-graph -a --all-cpus -C --cpu -p --pid -t --tid
+	-P --period -g --call-graph -a --all-cpus -C --cpu --data
+	-p --pid -t --tid
 	-i --no-inherit --switch-events --no-bpf-event --all-user --all-kernel
 	--max-size -m --mmap-pages -k --clockid --round-ms -f --force --copy
 	--no-copy --no-direct-io -r --realtime --affinity -z --compress

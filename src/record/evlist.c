@@ -245,7 +245,7 @@ static void config_tracking(struct perf_event_attr *a, const struct prec_record_
 	/* As perf for dwarf: its unwinder reads the binaries' non-code
 	 * segments (.eh_frame_hdr...) through the maps it knows, and without
 	 * these it stops after one frame. */
-	a->mmap_data = o->callgraph == PREC_CG_DWARF;
+	a->mmap_data = o->callgraph == PREC_CG_DWARF || o->data;
 	if (o->switch_events)
 		a->context_switch = 1;
 	/* As perf: BPF programs (and other kernel text) that come and go
@@ -284,6 +284,10 @@ void prec_evlist__config(struct prec_evlist *el,
 		config_period(ev, o);
 		if (wants_period(ev, o))
 			a->sample_type |= PERF_SAMPLE_PERIOD;
+		/* After TIME in a SAMPLE, outside the sample_id trailer: the
+		 * time layout stays the session's. */
+		if (ev->sampling && o->data)
+			a->sample_type |= PERF_SAMPLE_ADDR;
 		a->read_format = PERF_FORMAT_ID | PERF_FORMAT_LOST;
 		a->sample_id_all = 1;
 		a->disabled = 1;

@@ -490,6 +490,7 @@ static const struct opt table[] = {
 	{ "call-graph", 0, "fp|dwarf[,size]", opt_callgraph, "call chains (dwarf: user regs + stack, default 8192 bytes)", 0 },
 	{ "all-cpus", 'a', NULL, NULL, "every CPU (default without a command or -p/-t)", FLAG(all_cpus) },
 	{ "cpu", 'C', "LIST", opt_cpu, "only these CPUs, e.g. 0-3,6", 0 },
+	{ "data", 0, NULL, NULL, "samples carry their data address (PERF_SAMPLE_ADDR: perf's -d, perf script -F addr)", FLAG(data) },
 	{ "pid", 'p', "PID,...", opt_pid, "existing processes (all their threads)", 0 },
 	{ "tid", 't', "TID,...", opt_tid, "existing threads", 0 },
 	{ "no-inherit", 'i', NULL, NULL, "child tasks (of the command or of -p's processes) are not recorded", FLAG(no_inherit) },

@@ -89,6 +89,7 @@ struct prec_record_opts {
 	gid_t user_gid;
 	bool compress;          /* -z: lz4 chunks (implies copy mode) */
 	int compress_level;     /* 0 = LZ4 fast, 1..12 = LZ4 HC level */
+	bool data;              /* --data: PERF_SAMPLE_ADDR (perf's -d) */
 };
 
 /* Parse `prec record` argv (argv[0] = "record"). Returns 0, 1 when help
