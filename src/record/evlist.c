@@ -289,9 +289,10 @@ void prec_evlist__config(struct prec_evlist *el,
 		if (wants_period(ev, o))
 			a->sample_type |= PERF_SAMPLE_PERIOD;
 		/* After TIME in a SAMPLE, outside the sample_id trailer: the
-		 * time layout stays the session's. */
+		 * time layout stays the session's. DATA_SRC with ADDR, as
+		 * perf 6.1's -d (perf mem and c2c read both). */
 		if (ev->sampling && o->data)
-			a->sample_type |= PERF_SAMPLE_ADDR;
+			a->sample_type |= PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC;
 		if (ev->sampling && o->all_cgroups)
 			a->sample_type |= PERF_SAMPLE_CGROUP;
 		a->read_format = PERF_FORMAT_ID | PERF_FORMAT_LOST;

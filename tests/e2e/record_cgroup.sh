@@ -24,7 +24,7 @@ mnt=$(awk '{ for (i = 7; $i != "-"; i++); t = $(i + 1); o = $(i + 3) }
 	t == "cgroup" && ("," o ",") ~ /,perf_event,/ { v1 = $5 }
 	t == "cgroup2" && !v2 { v2 = $5 }
 	END { print v1 ? v1 : v2 }' /proc/self/mountinfo)
-[ -n "$mnt" ] && [ -d "$mnt" ] || skip "no cgroup2 mount"
+if [ -z "$mnt" ] || ! [ -d "$mnt" ]; then skip "no cgroup2 mount"; fi
 name=prec-test.$$
 cg=$mnt/$name
 mkdir "$cg" || skip "cannot create a cgroup under $mnt"
@@ -46,6 +46,23 @@ pids=("$in" "$out")
 sleep 0.2
 grep -q "^$in\$" "$cg/cgroup.procs" || fail "the inside loop is not in $cg"
 
+# perf_rec OUT ARGS...: perf record -o OUT ARGS into a file perf can read,
+# else 1 after a note. perf 6.1 aborts on its own file when the kernel
+# marked MMAP2 records of perf's events with another recorder's
+# PERF_RECORD_MISC_MMAP_BUILD_ID (any prec recording on the machine makes
+# that happen; record_data.sh says more): 3 tries, then the comparison
+# with perf is skipped.
+perf_rec() {
+	local out=$1 _
+	shift
+	for _ in 1 2 3; do
+		perf record -q -B -o "$out" "$@" 2>"$tmp/perr" || fail_rc "$tmp/perr" "perf record $*"
+		perf script -i "$out" -F pid >/dev/null 2>"$tmp/perr" && ! [ -s "$tmp/perr" ] && return 0
+	done
+	echo "note: perf could not read its own file ($(head -1 "$tmp/perr")): perf record $* not compared"
+	return 1
+}
+
 # pids_of FILE [EVENT]: the distinct pids of FILE's samples (of EVENT).
 pids_of() {
 	perf script -i "$1" -F event,pid 2>/dev/null |
@@ -62,9 +79,9 @@ n=$(perf script -i "$tmp/g1.data" -F pid 2>/dev/null | wc -l)
 [ "$n" -ge 20 ] || fail "-G: only $n samples of a loop busy for 1 s at 1000 Hz"
 [ "$(pids_of "$tmp/g1.data")" = "$in" ] ||
 	fail "-G: samples of pids $(pids_of "$tmp/g1.data" | tr '\n' ' ')(want only $in)"
-perf record -q -B -o "$tmp/p1.data" -a -e cpu-clock -G "$name" -F 1000 -- sleep 1 2>"$tmp/err" ||
-	fail_rc "$tmp/err" "perf record -G"
-[ "$(pids_of "$tmp/p1.data")" = "$in" ] || fail "perf record -G: not only $in (the test is wrong)"
+if perf_rec "$tmp/p1.data" -a -e cpu-clock -G "$name" -F 1000 -- sleep 1; then
+	[ "$(pids_of "$tmp/p1.data")" = "$in" ] || fail "perf record -G: not only $in (the test is wrong)"
+fi
 
 # 2. -G ,CG: the first event in no cgroup, the second in CG.
 "$PREC" record -q -d "$tmp/g2" -a -e cpu-clock -e task-clock -G ",$name" -F 1000 -- sleep 1 2>"$tmp/err" ||
@@ -72,10 +89,10 @@ perf record -q -B -o "$tmp/p1.data" -a -e cpu-clock -G "$name" -F 1000 -- sleep 
 "$PREC" merge "$tmp/g2" -o "$tmp/g2.data" >/dev/null 2>"$tmp/err" || fail_rc "$tmp/err" "merge"
 [ "$(pids_of "$tmp/g2.data" task-clock)" = "$in" ] || fail "-G ,CG: task-clock not only in $in"
 pids_of "$tmp/g2.data" cpu-clock | grep -qx "$out" || fail "-G ,CG: cpu-clock missed the outside loop $out"
-perf record -q -B -o "$tmp/p2.data" -a -e cpu-clock -e task-clock -G ",$name" -F 1000 -- sleep 1 2>/dev/null ||
-	fail "perf record -G ,CG"
-[ "$(pids_of "$tmp/p2.data" task-clock)" = "$in" ] || fail "perf -G ,CG: task-clock not only in $in"
-pids_of "$tmp/p2.data" cpu-clock | grep -qx "$out" || fail "perf -G ,CG: cpu-clock missed $out"
+if perf_rec "$tmp/p2.data" -a -e cpu-clock -e task-clock -G ",$name" -F 1000 -- sleep 1; then
+	[ "$(pids_of "$tmp/p2.data" task-clock)" = "$in" ] || fail "perf -G ,CG: task-clock not only in $in"
+	pids_of "$tmp/p2.data" cpu-clock | grep -qx "$out" || fail "perf -G ,CG: cpu-clock missed $out"
+fi
 
 # 3. --all-cgroups, and a cgroup made after the start.
 "$PREC" record -q -d "$tmp/all" -a --all-cgroups -e cpu-clock -F 1000 -- \
@@ -107,10 +124,10 @@ report_checks "$tmp/all.data" "--all-cgroups (file)"
 "$PREC" merge "$tmp/all" -o - 2>/dev/null >"$tmp/all.pipe" || fail "merge to a pipe"
 report_checks "$tmp/all.pipe" "--all-cgroups (pipe)"
 rmdir "$cg/sub"
-perf record -q -B -o "$tmp/pall.data" -a --all-cgroups -e cpu-clock -F 1000 -- sleep 0.5 2>/dev/null ||
-	fail "perf record --all-cgroups"
-perf report -i "$tmp/pall.data" --sort pid,cgroup --stdio >"$tmp/preport" 2>/dev/null
-[ "$(cgroup_of "$tmp/preport" "$in")" = "/$name" ] || fail "perf --all-cgroups: not /$name (the test is wrong)"
+if perf_rec "$tmp/pall.data" -a --all-cgroups -e cpu-clock -F 1000 -- sleep 0.5; then
+	perf report -i "$tmp/pall.data" --sort pid,cgroup --stdio >"$tmp/preport" 2>/dev/null
+	[ "$(cgroup_of "$tmp/preport" "$in")" = "/$name" ] || fail "perf --all-cgroups: not /$name (the test is wrong)"
+fi
 
 # 4. Bad input: one line, exit 2.
 bad() {

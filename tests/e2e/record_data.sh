@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # --data (perf record -d): samples carry their data address
-# (PERF_SAMPLE_ADDR). The faults helper writes once to each of K fresh
+# (PERF_SAMPLE_ADDR, and DATA_SRC as perf 6.1 sets it). The faults helper writes once to each of K fresh
 # pages at an address it reports: with -e page-faults -c 1 the merged file
 # holds exactly K samples whose address is in those pages, one per page, in
 # the order the helper touched them (so the timestamps, before ADDR in a
@@ -48,8 +48,8 @@ check() {
 	fail_rc "$tmp/err" "prec merge"
 
 perf evlist -v -i "$tmp/prec.data" >"$tmp/evlist" 2>&1 || fail "perf evlist"
-grep -q '^page-faults:.*sample_type: [A-Z|]*ADDR' "$tmp/evlist" ||
-	{ cat "$tmp/evlist"; fail "page-faults attr has no PERF_SAMPLE_ADDR"; }
+grep -q '^page-faults:.*sample_type: [A-Z|]*ADDR[A-Z|]*DATA_SRC' "$tmp/evlist" ||
+	{ cat "$tmp/evlist"; fail "page-faults attr without PERF_SAMPLE_ADDR and DATA_SRC (perf 6.1's -d sets both)"; }
 grep -q '^dummy:.*mmap_data: 1' "$tmp/evlist" ||
 	{ cat "$tmp/evlist"; fail "tracking event without mmap_data (perf -d sets it)"; }
 
@@ -70,12 +70,30 @@ perf script -i "$tmp/prec.data" -F comm,time,addr 2>/dev/null |
 offsets "$tmp/base.prec" <"$tmp/pscript" >"$tmp/off.pipe"
 check "pipe format" "$tmp/off.pipe"
 
-# perf record -d on the same command: the same pages.
-perf record -q -o "$tmp/perf.data" -e page-faults -c 1 -d -- \
-	"$H/faults" "$K" "$tmp/base.perf" 2>"$tmp/err" || fail_rc "$tmp/err" "perf record -d"
-perf script -i "$tmp/perf.data" -F comm,addr 2>/dev/null | offsets "$tmp/base.perf" >"$tmp/off.perf"
-check "perf record -d" "$tmp/off.perf"
-cmp -s "$tmp/off.file" "$tmp/off.perf" || fail "prec and perf differ"
+# perf record -d on the same command: the same pages. perf 6.1 cannot
+# always read its own file: while another recorder's events ask for
+# build-ids (attr.build_id: any prec recording on the machine), the kernel
+# also marks some MMAP2 records of perf's events PERF_RECORD_MISC_MMAP_BUILD_ID
+# over their device numbers, and perf aborts on them ("assertion failed at
+# util/build-id.c:1010", a stack smash). Up to 5 tries, then the
+# comparison alone is skipped, said once.
+perf_ok=0
+for _ in 1 2 3 4 5; do
+	perf record -q -B -o "$tmp/perf.data" -e page-faults -c 1 -d -- \
+		"$H/faults" "$K" "$tmp/base.perf" 2>"$tmp/err" || fail_rc "$tmp/err" "perf record -d"
+	if perf script -i "$tmp/perf.data" -F comm,addr >"$tmp/perf.script" 2>"$tmp/serr" &&
+		! [ -s "$tmp/serr" ]; then
+		perf_ok=1
+		break
+	fi
+done
+if [ $perf_ok = 1 ]; then
+	offsets "$tmp/base.perf" <"$tmp/perf.script" >"$tmp/off.perf"
+	check "perf record -d" "$tmp/off.perf"
+	cmp -s "$tmp/off.file" "$tmp/off.perf" || fail "prec and perf differ"
+else
+	echo "note: perf could not read its own -d file in 5 tries ($(head -1 "$tmp/serr")): comparison skipped"
+fi
 
 # Without --data, no address (the layout prec had before).
 "$PREC" record -q -d "$tmp/noaddr" -e page-faults -c 1 -- "$H/faults" 4 2>"$tmp/err" ||
