@@ -510,7 +510,7 @@ static const struct opt table[] = {
 	{ "call-graph", 0, "fp|dwarf[,size]", opt_callgraph, "call chains (dwarf: user regs + stack, default 8192 bytes)", 0 },
 	{ "all-cpus", 'a', NULL, NULL, "every CPU (default without a command or -p/-t)", FLAG(all_cpus) },
 	{ "cpu", 'C', "LIST", opt_cpu, "only these CPUs, e.g. 0-3,6", 0 },
-	{ "cgroup", 'G', "NAME,...", opt_cgroup, "the events before it count only in these cgroups (of the cgroup2 mount), one per event as perf; needs -a or -C", 0 },
+	{ "cgroup", 'G', "NAME,...", opt_cgroup, "the events before it count only in these cgroups (paths below the cgroup mount), one per event as perf; needs -a or -C", 0 },
 	{ "all-cgroups", 0, NULL, NULL, "samples carry their cgroup; CGROUP records name every cgroup (perf report --sort cgroup)", FLAG(all_cgroups) },
 	{ "data", 0, NULL, NULL, "samples carry their data address (PERF_SAMPLE_ADDR: perf's -d, perf script -F addr)", FLAG(data) },
 	{ "pid", 'p', "PID,...", opt_pid, "existing processes (all their threads)", 0 },
