@@ -11,7 +11,8 @@ _prec_commands="record merge info dump mark version help"
 
 # Every option of each subcommand, as its --help prints them.
 _prec_opts_record="-d --dir -o --output -e --event --filter -F --freq -c --count
-	-P --period -g --call-graph -a --all-cpus -C --cpu -p --pid -t --tid
+	-P --period -g --call-graph -a --all-cpus -C --cpu -G --cgroup
+	--all-cgroups --data -p --pid -t --tid
 	-i --no-inherit --switch-events --no-bpf-event --all-user --all-kernel
 	--max-size -m --mmap-pages -k --clockid --round-ms -f --force --copy
 	--no-copy --no-direct-io -r --realtime --affinity -z --compress
@@ -24,7 +25,7 @@ _prec_opts_mark="-d --dir -h --help"
 
 # The options that take a value (the next word, or --opt=value).
 _prec_args_record="-d --dir -o --output -e --event --filter -F --freq -c --count
-	--call-graph -C --cpu -p --pid -t --tid --max-size -m --mmap-pages
+	--call-graph -C --cpu -G --cgroup -p --pid -t --tid --max-size -m --mmap-pages
 	-k --clockid --round-ms -r --realtime --affinity --compression-level
 	--user --aux-size --control -D --delay"
 _prec_args_merge="-o --output --time -C --cpu"

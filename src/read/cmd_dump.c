@@ -197,6 +197,12 @@ static void print_fields(FILE *f, const struct dump *d, const uint8_t *p,
 	case PERF_RECORD_BPF_EVENT:
 		print_ksym(f, p, type, size);
 		break;
+	case PERF_RECORD_CGROUP:
+		if (size >= 16) {
+			fprintf(f, " id %llu", (unsigned long long)prec_ld64(p + 8));
+			print_str(f, "path", p + 16, end);
+		}
+		break;
 	case PERF_RECORD_AUX:
 		if (size >= 32)
 			fprintf(f, " offset 0x%llx size %llu flags 0x%llx",

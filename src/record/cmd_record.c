@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "record/cgroup.h"
 #include "record/control.h"
 #include "record/evlist.h"
 #include "record/flight.h"
@@ -71,8 +72,15 @@ static int setup_events(struct record *r)
 {
 	int err = prec_evlist__add_tracking(&r->el);
 
-	for (int i = 0; !err && i < r->o.nr_specs; i++)
+	for (int i = 0; !err && i < r->o.nr_specs; i++) {
+		int first = r->el.nr;
+
 		err = prec_evlist__add(&r->el, r->o.specs[i].text, r->o.specs[i].filter, NULL);
+		for (int j = first; j < r->el.nr; j++)
+			r->el.evsel[j].spec = i; /* what -G counts */
+	}
+	if (!err)
+		err = prec_cgroup__assign(&r->el, &r->o);
 	if (!err && r->el.nr == 1)
 		err = prec_evlist__add(&r->el, "cpu-clock", NULL, NULL);
 	/* The carrier of the markers: its samples come from the ftrace

@@ -53,6 +53,8 @@ static struct prec_evsel *new_evsel(struct prec_evlist *el, const char *name)
 	n->attr.size = PERF_ATTR_SIZE_VER7;
 	n->sampling = true;
 	n->midx = -1;
+	n->spec = -1;
+	n->cgroup_fd = -1;
 	el->nr++;
 	return n;
 }
@@ -245,7 +247,9 @@ static void config_tracking(struct perf_event_attr *a, const struct prec_record_
 	/* As perf for dwarf: its unwinder reads the binaries' non-code
 	 * segments (.eh_frame_hdr...) through the maps it knows, and without
 	 * these it stops after one frame. */
-	a->mmap_data = o->callgraph == PREC_CG_DWARF;
+	a->mmap_data = o->callgraph == PREC_CG_DWARF || o->data;
+	/* As perf --all-cgroups: CGROUP records for cgroups made meanwhile. */
+	a->cgroup = o->all_cgroups;
 	if (o->switch_events)
 		a->context_switch = 1;
 	/* As perf: BPF programs (and other kernel text) that come and go
@@ -284,6 +288,13 @@ void prec_evlist__config(struct prec_evlist *el,
 		config_period(ev, o);
 		if (wants_period(ev, o))
 			a->sample_type |= PERF_SAMPLE_PERIOD;
+		/* After TIME in a SAMPLE, outside the sample_id trailer: the
+		 * time layout stays the session's. DATA_SRC with ADDR, as
+		 * perf 6.1's -d (perf mem and c2c read both). */
+		if (ev->sampling && o->data)
+			a->sample_type |= PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC;
+		if (ev->sampling && o->all_cgroups)
+			a->sample_type |= PERF_SAMPLE_CGROUP;
 		a->read_format = PERF_FORMAT_ID | PERF_FORMAT_LOST;
 		a->sample_id_all = 1;
 		a->disabled = 1;
@@ -536,9 +547,10 @@ int prec_evlist__aux_info(const struct prec_evlist *el, struct prec_manifest *m)
 
 /* ---- opening ---- */
 
-static int sys_perf_event_open(struct perf_event_attr *a, pid_t pid, int cpu)
+static int sys_perf_event_open(struct perf_event_attr *a, pid_t pid, int cpu,
+			       unsigned long flags)
 {
-	long fd = syscall(SYS_perf_event_open, a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	long fd = syscall(SYS_perf_event_open, a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC | flags);
 
 	return fd < 0 ? -errno : (int)fd;
 }
@@ -596,6 +608,9 @@ static void open_error(const struct prec_evsel *ev, int cpu, pid_t task, int err
 	else if (err == -EMFILE)
 		pr_err("event '%s' on cpu %d: perf_event_open: %s (raise 'ulimit -n')",
 		       ev->name, cpu, strerror(-err));
+	else if (err == -EINVAL && (a->cgroup || (a->sample_type & PERF_SAMPLE_CGROUP)))
+		pr_err("event '%s': perf_event_open: %s (--all-cgroups needs Linux >= 5.7)",
+		       ev->name, strerror(-err));
 	else if (err == -EINVAL && a->use_clockid && !prec_clock__nmi_safe((int)a->clockid))
 		pr_err("event '%s': the kernel takes -k realtime, boottime or tai only for software events: use -k monotonic or monotonic_raw",
 		       ev->name);
@@ -611,8 +626,12 @@ static void open_error(const struct prec_evsel *ev, int cpu, pid_t task, int err
 static int open_evsel(struct prec_evlist *el, struct prec_evsel *ev, pid_t pid,
 		      int cpu)
 {
+	/* -G: on a CPU, the cgroup's directory stands for the task. */
+	bool cg = ev->cgroup_fd >= 0 && pid == -1;
+
 	for (;;) {
-		int fd = sys_perf_event_open(&ev->attr, pid, cpu);
+		int fd = sys_perf_event_open(&ev->attr, cg ? ev->cgroup_fd : pid, cpu,
+					     cg ? PERF_FLAG_PID_CGROUP : 0);
 
 		if (fd >= 0)
 			return fd;
@@ -924,6 +943,8 @@ void prec_evlist__exit(struct prec_evlist *el)
 		free(el->evsel[i].tp_system);
 		free(el->evsel[i].tp_name);
 		free(el->evsel[i].pmu);
+		if (el->evsel[i].cgroup_fd >= 0)
+			close(el->evsel[i].cgroup_fd);
 	}
 	free(el->evsel);
 	memset(el, 0, sizeof(*el));

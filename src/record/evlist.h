@@ -43,6 +43,10 @@ struct prec_evsel {
 	/* write_backward into the CPU's flight ring, read by snapshots
 	 * (prec_evlist__channels); else the drained ring */
 	bool overwrite;
+	int spec;              /* index of the -e that gave it, -1: prec's own */
+	/* -G: the cgroup's directory (record/cgroup.c), opened on each CPU
+	 * with PERF_FLAG_PID_CGROUP; -1: none */
+	int cgroup_fd;
 };
 
 struct prec_evlist {

@@ -81,7 +81,7 @@ static int start_tail(struct prec_flight *f, struct prec_session *s,
 		      const struct prec_record_opts *o, const struct prec_evlist *el)
 {
 	struct prec_tail_opts to = { .writer = s->tail_writer, .m = s->m,
-		.data_maps = o->callgraph == PREC_CG_DWARF,
+		.data_maps = o->callgraph == PREC_CG_DWARF || o->data,
 		.descendants = el->nr && el->evsel[0].attr.inherit };
 	int err;
 

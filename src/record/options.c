@@ -89,6 +89,26 @@ static int opt_filter(struct prec_record_opts *o, const char *arg)
 	return sp->filter ? 0 : -ENOMEM;
 }
 
+/* -G as perf takes it: names for the events given before it (checked
+ * against them once the events are parsed, record/cgroup.c). */
+static int opt_cgroup(struct prec_record_opts *o, const char *arg)
+{
+	struct prec_cgroup_spec *n;
+
+	if (!o->nr_specs)
+		return bad("-G", arg, "must define events before cgroups (give -e first, as perf)");
+	n = realloc(o->cgroups, (size_t)(o->nr_cgroups + 1) * sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	o->cgroups = n;
+	n[o->nr_cgroups].names = strdup(arg);
+	n[o->nr_cgroups].after_specs = o->nr_specs;
+	if (!n[o->nr_cgroups].names)
+		return -ENOMEM;
+	o->nr_cgroups++;
+	return 0;
+}
+
 static int max_sample_rate(uint64_t *v)
 {
 	FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "r");
@@ -490,6 +510,9 @@ static const struct opt table[] = {
 	{ "call-graph", 0, "fp|dwarf[,size]", opt_callgraph, "call chains (dwarf: user regs + stack, default 8192 bytes)", 0 },
 	{ "all-cpus", 'a', NULL, NULL, "every CPU (default without a command or -p/-t)", FLAG(all_cpus) },
 	{ "cpu", 'C', "LIST", opt_cpu, "only these CPUs, e.g. 0-3,6", 0 },
+	{ "cgroup", 'G', "NAME,...", opt_cgroup, "the events before it count only in these cgroups (paths below the cgroup mount), one per event as perf; needs -a or -C", 0 },
+	{ "all-cgroups", 0, NULL, NULL, "samples carry their cgroup; CGROUP records name every cgroup (perf report --sort cgroup)", FLAG(all_cgroups) },
+	{ "data", 0, NULL, NULL, "samples carry their data address (PERF_SAMPLE_ADDR: perf's -d, perf script -F addr)", FLAG(data) },
 	{ "pid", 'p', "PID,...", opt_pid, "existing processes (all their threads)", 0 },
 	{ "tid", 't', "TID,...", opt_tid, "existing threads", 0 },
 	{ "no-inherit", 'i', NULL, NULL, "child tasks (of the command or of -p's processes) are not recorded", FLAG(no_inherit) },
@@ -626,6 +649,12 @@ static int check_combination(struct prec_record_opts *o)
 	/* -C is system-wide on those CPUs; no target at all means -a. */
 	if (o->cpus || (!tasks && !o->argv))
 		o->all_cpus = true;
+	/* The kernel counts a cgroup per CPU only (PERF_FLAG_PID_CGROUP). */
+	if (o->nr_cgroups && !o->all_cpus) {
+		pr_err("option -G '%s': cgroup monitoring only available in system-wide mode (-a or -C)",
+		       o->cgroups[0].names);
+		return -EINVAL;
+	}
 	return 0;
 }
 
@@ -674,6 +703,9 @@ void prec_record_opts__exit(struct prec_record_opts *o)
 		free(o->specs[i].filter);
 	}
 	free(o->specs);
+	for (int i = 0; i < o->nr_cgroups; i++)
+		free(o->cgroups[i].names);
+	free(o->cgroups);
 	free(o->cpus);
 	free(o->pids);
 	free(o->tids);

@@ -45,6 +45,13 @@ struct prec_event_spec {
 	char *filter;          /* --filter after it, or NULL */
 };
 
+/* One -G argument: cgroup names (comma list, an empty item is none) for
+ * the events, counted as perf counts them (record/cgroup.h). */
+struct prec_cgroup_spec {
+	char *names;
+	int after_specs;       /* -e arguments given before it */
+};
+
 struct prec_record_opts {
 	const char *dir;
 	struct prec_event_spec *specs;
@@ -89,6 +96,10 @@ struct prec_record_opts {
 	gid_t user_gid;
 	bool compress;          /* -z: lz4 chunks (implies copy mode) */
 	int compress_level;     /* 0 = LZ4 fast, 1..12 = LZ4 HC level */
+	bool data;              /* --data: PERF_SAMPLE_ADDR (perf's -d) */
+	bool all_cgroups;       /* --all-cgroups: PERF_SAMPLE_CGROUP, CGROUP records */
+	struct prec_cgroup_spec *cgroups; /* -G, in command-line order */
+	int nr_cgroups;
 };
 
 /* Parse `prec record` argv (argv[0] = "record"). Returns 0, 1 when help

@@ -722,8 +722,9 @@ int prec_session__start(struct prec_session *s,
 {
 	struct prec_sideband_opts sbo = { .all_tasks = !pids, .pids = pids,
 					  .nr_pids = nr_pids,
-					  .data_maps = o->callgraph == PREC_CG_DWARF,
+					  .data_maps = o->callgraph == PREC_CG_DWARF || o->data,
 					  .bpf = !o->no_bpf_event,
+					  .cgroups = o->all_cgroups,
 					  /* track_first: tracking starts now, not at an exec */
 					  .before_exec = pids && !track_first };
 	int err;

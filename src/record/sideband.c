@@ -19,6 +19,7 @@
 
 #include "record/bpf_synth.h"
 #include "record/buildid.h"
+#include "record/cgroup.h"
 #include "record/internal.h"
 #include "store/store.h"
 #include "util/file.h"
@@ -815,6 +816,12 @@ int prec_sideband__synthesize(struct prec_shard_writer *w,
 		err = sb_modules(sb);
 	if (!err && opts && opts->bpf) {
 		int n = prec_bpf_synth__programs(sb_kernel_rec, sb);
+
+		err = n < 0 ? n : 0;
+	}
+	/* Before the tasks, as perf: the ids samples carry get their names. */
+	if (!err && opts && opts->cgroups) {
+		int n = prec_cgroup__synthesize(sb_kernel_rec, sb);
 
 		err = n < 0 ? n : 0;
 	}

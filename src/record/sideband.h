@@ -19,6 +19,7 @@ struct prec_sideband_opts {
 	 * MMAP_DATA), as the tracking event's mmap_data records them */
 	bool data_maps;
 	bool bpf;              /* the BPF programs loaded now (bpf_synth.c) */
+	bool cgroups;          /* every cgroup's CGROUP record (cgroup.c) */
 	/* pids are prec's fork of the command, not exec'd yet: their maps are
 	 * prec's own and gone at the exec, where the tracking event starts;
 	 * only FORK and COMM (perf synthesizes a COMM alone) */

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Workload with an exactly known number of page faults on top of its
 // start-up's: K fresh anonymous pages, each written once, on one CPU.
-// Usage: faults K
+// Usage: faults K [FILE]: FILE gets the first page's address (0x...), so a
+// test knows the K data addresses the faults have.
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,6 +45,14 @@ int main(int argc, char **argv)
 	 * before the write would take two (the zero page, then a copy). */
 	if (madvise((void *)p, (size_t)(k * ps), MADV_NOHUGEPAGE))
 		perror("madvise");
+	if (argc > 2) {
+		FILE *f = fopen(argv[2], "w");
+
+		if (!f || fprintf(f, "%#lx\n", (unsigned long)p) < 0 || fclose(f)) {
+			perror(argv[2]);
+			return 1;
+		}
+	}
 	for (long i = 0; i < k; i++)
 		p[i * ps] = 1;
 	return 0;
