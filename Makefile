@@ -14,7 +14,7 @@ else
 Q := @
 endif
 
-PKGS := liburing libelf liblz4
+PKGS := liburing libelf liblz4 libzstd
 PKG_OK := $(shell pkg-config --exists $(PKGS) 2>/dev/null && echo yes)
 
 ifneq ($(SANITIZE),)
@@ -100,7 +100,8 @@ modversion = $(if $(PKG_OK),$(shell pkg-config --modversion $(1) 2>/dev/null))
 VERSION_DEFS := -DPREC_GIT_DESCRIBE='"$(GIT_DESCRIBE)"' \
 	-DPREC_LIBURING_VERSION='"$(call modversion,liburing)"' \
 	-DPREC_LIBELF_VERSION='"$(call modversion,libelf)"' \
-	-DPREC_LZ4_VERSION='"$(call modversion,liblz4)"'
+	-DPREC_LZ4_VERSION='"$(call modversion,liblz4)"' \
+	-DPREC_ZSTD_VERSION='"$(call modversion,libzstd)"'
 $(BUILD)/version.stamp: FORCE
 	@mkdir -p $(dir $@)
 	@echo '$(VERSION_DEFS)' | cmp -s - $@ || echo '$(VERSION_DEFS)' > $@

@@ -4,7 +4,9 @@
 # and 1 GB with 1, 16, 64, 256 shards, raw and lz4, read warm from the page
 # cache by bench/merge_iter, peak RSS from /usr/bin/time -v. MB/s counts raw
 # (decoded) record bytes; "merge MB/s" is the whole command, prec merge -o
-# /dev/null (file format: the iterator, plus every record copied out). Formats: raw, lz4 (today's 64 KiB chunks), old,
+# /dev/null (file format: the iterator, plus every record copied out), and
+# "merge -z MB/s" the same with -z (every record zstd-compressed at level 1;
+# its "out MB" the size written, against the raw bytes). Formats: raw, lz4 (today's 64 KiB chunks), old,
 # oldlz4 (256 KiB chunks, as format 1.0's first writers made).
 # The sets of one size and format are made first and then read in turn, one
 # run of each per round: the speed of a shared VM drifts by a quarter within
@@ -58,15 +60,15 @@ fmt_args() {
 }
 # field NAME LINE: the value after NAME in a merge_iter line
 field() { echo "$2" | awk -v k="$1" '{ for (i = 1; i < NF; i++) if ($i == k) print $(i + 1) }'; }
-# merge_secs DIR: wall seconds of prec merge DIR -o /dev/null
+# merge_secs DIR [OPTION...]: wall seconds of prec merge DIR -o /dev/null
 merge_secs() {
 	local t0=$EPOCHREALTIME
-	"${pin[@]}" "$prec" merge "$1" -o /dev/null 2>"$set_dir/merge.err" ||
+	"${pin[@]}" "$prec" merge "$@" -o /dev/null 2>"$set_dir/merge.err" ||
 		echo "merge.sh: prec merge $1 failed: $(tail -1 "$set_dir/merge.err")" >&2
 	awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.4f\n", b - a }'
 }
-printf '%-6s %-6s %6s %10s %9s %9s %10s %8s %8s %11s %11s\n' size format shards records "MB/s" "Mrec/s" \
-	"RSS MiB" forced inv "merge MB/s" "floor MB/s"
+printf '%-6s %-6s %6s %10s %9s %9s %10s %8s %8s %11s %14s %9s %11s\n' size format shards records "MB/s" \
+	"Mrec/s" "RSS MiB" forced inv "merge MB/s" "merge -z MB/s" "-z out MB" "floor MB/s"
 for size in $sizes; do
 	for fmt in $formats; do
 		args=$(fmt_args "$fmt")
@@ -77,12 +79,13 @@ for size in $sizes; do
 			"$mk" "$set_dir/$n" --shards "$n" --total-bytes "$size" --seed 7 $args >/dev/null
 		done
 		cat "$set_dir"/*/* >/dev/null # warm: measure the merge, not the disk
-		declare -A outs=() whole=() floors=()
+		declare -A outs=() whole=() zwhole=() floors=()
 		for _ in $(seq "$runs"); do
 			for n in $counts; do
 				cat "$set_dir/$n"/* >/dev/null
 				outs[$n]+="$("${pin[@]}" "$it" "$set_dir/$n")"$'\n'
 				whole[$n]+="$(merge_secs "$set_dir/$n")"$'\n'
+				zwhole[$n]+="$(merge_secs "$set_dir/$n" -z)"$'\n'
 				floors[$n]+="$(field seconds "$("${pin[@]}" "$floor" "$set_dir/$n")")"$'\n'
 			done
 		done
@@ -95,22 +98,26 @@ for size in $sizes; do
 				'BEGIN { printf "%.4f", s / b * 1e9 }')"
 			wsec=$(printf '%s' "${whole[$n]}" | sort -n | sed -n "$(((runs + 1) / 2))p")
 			fsec=$(printf '%s' "${floors[$n]}" | sort -n | sed -n "$(((runs + 1) / 2))p")
+			zsec=$(printf '%s' "${zwhole[$n]}" | sort -n | sed -n "$(((runs + 1) / 2))p")
+			zout=$("$prec" merge "$set_dir/$n" -z 2>/dev/null | wc -c)
 			merge_pairs+=" $n:$(awk -v s="$wsec" -v b="$(field bytes "$med")" \
 				'BEGIN { printf "%.4f", s / b * 1e9 }')"
 			floor_pairs+=" $n:$(awk -v s="$fsec" -v b="$(field bytes "$med")" \
 				'BEGIN { printf "%.4f", s / b * 1e9 }')"
 			net_pairs+=" $n:$(awk -v s="$(field seconds "$med")" -v f="$fsec" -v b="$(field bytes "$med")" \
 				'BEGIN { printf "%.4f", (s - f) / b * 1e9 }')"
-			printf '%-6s %-6s %6s %10s %9s %9s %10s %8s %8s %11.0f %11.0f\n' "$size" "$fmt" "$n" \
+			printf '%-6s %-6s %6s %10s %9s %9s %10s %8s %8s %11.0f %14.0f %9.1f %11.0f\n' "$size" "$fmt" "$n" \
 				"$(field records "$med")" "$(field MB/s "$med")" "$(field Mrec/s "$med")" \
 				"$rss" "$(field forced "$med")" "$(field inversions "$med")" \
 				"$(awk -v s="$wsec" -v b="$(field bytes "$med")" 'BEGIN { print b / s / 1e6 }')" \
+				"$(awk -v s="$zsec" -v b="$(field bytes "$med")" 'BEGIN { print b / s / 1e6 }')" \
+				"$(awk -v o="$zout" 'BEGIN { print o / 1e6 }')" \
 				"$(awk -v s="$fsec" -v b="$(field bytes "$med")" 'BEGIN { print b / s / 1e6 }')"
 		done
 		fit "prec merge" "$merge_pairs"
 		fit iterator "$pairs"
 		fit "read floor" "$floor_pairs"
 		fit "iterator - floor" "$net_pairs"
-		unset outs whole floors
+		unset outs whole zwhole floors
 	done
 done

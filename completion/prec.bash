@@ -18,7 +18,8 @@ _prec_opts_record="-d --dir -o --output -e --event --filter -F --freq -c --count
 	--no-copy --no-direct-io -r --realtime --affinity -z --compress
 	--compression-level --user --aux-size --markers --overwrite --control
 	-D --delay -v --verbose -q --quiet -h --help"
-_prec_opts_merge="-o --output --time -C --cpu --salvage -f --force -h --help"
+_prec_opts_merge="-o --output --time -C --cpu --salvage -f --force -z
+	--compression-level -h --help"
 _prec_opts_info="--json --check --timeline -h --help"
 _prec_opts_dump="-t --time -C --cpu --salvage -h --help"
 _prec_opts_mark="-d --dir -h --help"
@@ -28,7 +29,7 @@ _prec_args_record="-d --dir -o --output -e --event --filter -F --freq -c --count
 	--call-graph -C --cpu -G --cgroup -p --pid -t --tid --max-size -m --mmap-pages
 	-k --clockid --round-ms -r --realtime --affinity --compression-level
 	--user --aux-size --control -D --delay"
-_prec_args_merge="-o --output --time -C --cpu"
+_prec_args_merge="-o --output --time -C --cpu --compression-level"
 _prec_args_info=""
 _prec_args_dump="-t --time -C --cpu"
 _prec_args_mark="-d --dir"

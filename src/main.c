@@ -34,6 +34,9 @@ static const struct {
 #ifndef PREC_LZ4_VERSION
 #define PREC_LZ4_VERSION ""
 #endif
+#ifndef PREC_ZSTD_VERSION
+#define PREC_ZSTD_VERSION ""
+#endif
 
 #if defined(__clang__)
 #define COMPILER __VERSION__
@@ -58,9 +61,9 @@ static void version(void)
 	else
 		printf("  git:      none (not built from a git tree)\n");
 	printf("  compiler: %s\n", COMPILER);
-	printf("  built against: liburing %s, libelf %s, lz4 %s\n",
+	printf("  built against: liburing %s, libelf %s, lz4 %s, zstd %s\n",
 	       or_unknown(PREC_LIBURING_VERSION), or_unknown(PREC_LIBELF_VERSION),
-	       or_unknown(PREC_LZ4_VERSION));
+	       or_unknown(PREC_LZ4_VERSION), or_unknown(PREC_ZSTD_VERSION));
 }
 
 static void usage(FILE *f)

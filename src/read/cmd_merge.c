@@ -5,6 +5,7 @@
 #include "read/filter_args.h"
 #include "read/internal.h"
 #include "read/read.h"
+#include "read/zstd_out.h"
 #include "util/cli.h"
 #include "util/log.h"
 
@@ -31,6 +32,7 @@ struct merge_args {
 	bool *cpus;
 	int nr_cpus;
 	bool salvage, force;
+	int zlevel;              /* -z: zstd level; 0 = not compressed */
 };
 
 struct merge_totals {
@@ -43,12 +45,38 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: prec merge DIR [-o FILE] [--time START,END] [--cpu LIST] [--salvage] [-f]\n"
+		"                  [-z | --compression-level N]\n"
 		"  -o, --output FILE     write FILE instead of stdout ('-' = stdout)\n"
 		"      --time START,END  keep samples with START <= time <= END (seconds, either may be empty)\n"
 		"  -C, --cpu LIST        keep samples of these CPUs only (e.g. 0-3,7); side band of all\n"
 		"      --salvage         exit 0 after corrupt data (its shard's rest is skipped anyway)\n"
 		"  -f, --force           replace FILE (or a symlink there) if it exists\n"
+		"  -z                    zstd-compress the records, as perf record -z (level 1)\n"
+		"      --compression-level N\n"
+		"                        the same at zstd level N (1 fastest .. 22 smallest); also -zN\n"
 		"  -h, --help            this text\n");
+}
+
+/* -z's level: none = perf record's default; else a whole number in range. */
+static int parse_level(const char *arg, int *level)
+{
+	int n = 0;
+
+	if (!arg) {
+		*level = PREC_ZSTD_LEVEL_DEFAULT;
+		return 0;
+	}
+	if (!*arg)
+		return -EINVAL;
+	for (; *arg; arg++) {
+		if (*arg < '0' || *arg > '9' || n > PREC_ZSTD_LEVEL_MAX)
+			return -EINVAL;
+		n = n * 10 + (*arg - '0');
+	}
+	if (n < PREC_ZSTD_LEVEL_MIN || n > PREC_ZSTD_LEVEL_MAX)
+		return -EINVAL;
+	*level = n;
+	return 0;
 }
 
 /* Returns 0, 1 for -h (done), or -EINVAL after printing the problem. */
@@ -61,18 +89,25 @@ static int parse_args(int argc, char **argv, struct merge_args *a)
 		{ "salvage", no_argument, NULL, 's' },
 		{ "force", no_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "compression-level", required_argument, NULL, 'z' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
 
 	optind = 0; /* 0, not 1: a full reset of getopt's state */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "o:C:fh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:C:fhz::", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o': a->out = optarg; break;
 		case 's': a->salvage = true; break;
 		case 'f': a->force = true; break;
 		case 'h': usage(stdout); return 1;
+		case 'z':
+			if (parse_level(optarg, &a->zlevel) == 0)
+				break;
+			pr_err("merge: --compression-level %s: expected a zstd level from %d to %d",
+			       optarg, PREC_ZSTD_LEVEL_MIN, PREC_ZSTD_LEVEL_MAX);
+			return -EINVAL;
 		case 't':
 			c = prec_filter__parse_time(optarg, &a->time_start, &a->time_end);
 			if (c == 0)
@@ -267,7 +302,7 @@ static int merge_to(const struct merge_args *a, int dirfd,
 		pr_err("merge %s: cannot open shards: %s", a->dir, strerror(-err));
 		return err;
 	}
-	err = prec_perfdata__open(&pd, fd, &shown, mode);
+	err = prec_perfdata__open_zstd(&pd, fd, &shown, mode, a->zlevel);
 	if (!err)
 		err = pump(mg, pd, &t);
 	cerr = pd ? prec_perfdata__close(pd, t.first, t.last) : 0;

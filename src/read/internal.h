@@ -175,6 +175,13 @@ int prec_perfdata__open(struct prec_perfdata **out, int fd,
 			const struct prec_manifest *m,
 			enum prec_perfdata_mode mode);
 
+/* The same, with the records of write_record() zstd compressed at zlevel
+ * (1..22) into PERF_RECORD_COMPRESSED records, and the COMPRESSED feature,
+ * as perf record -z writes them; zlevel 0: as open(). */
+int prec_perfdata__open_zstd(struct prec_perfdata **out, int fd,
+			     const struct prec_manifest *m,
+			     enum prec_perfdata_mode mode, int zlevel);
+
 /* Append one record as is (len == its header.size). Returns 0 or -errno. */
 int prec_perfdata__write_record(struct prec_perfdata *pd, const void *rec,
 				uint32_t len);
@@ -217,6 +224,8 @@ struct prec_feat_ctx {
 	uint64_t first_time, last_time; /* SAMPLE_TIME; both 0 = unknown */
 	const uint64_t *aux_index;      /* file offsets of AUXTRACE headers */
 	uint64_t nr_aux;
+	int comp_level;                 /* -z's level; 0 = not compressed */
+	uint32_t comp_ratio;            /* HEADER_COMPRESSED; 0 = unknown (pipe) */
 };
 
 /* Payload of feature feat (HEADER_* number), the same bytes in a file-mode

@@ -4,6 +4,7 @@
 // tools/perf/Documentation/perf.data-file-format.txt sets them out;
 // buffered, with no allocation per record.
 #include "read/internal.h"
+#include "read/zstd_out.h"
 #include "util/file.h"
 #include "util/log.h"
 
@@ -58,11 +59,11 @@ _Static_assert(sizeof(struct time_conv_rec) == 56, "TIME_CONV record");
 
 /* Features in bit order; file mode writes every one that applies. */
 static const int file_feats[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13,
-				  18, 21, 23, 29 };
+				  18, 21, 23, 27, 29 };
 /* Pipe mode: the ones perf itself synthesizes as HEADER_FEATUREs (tracing
  * data and build-ids travel as their own records). */
 static const int pipe_feats[] = { 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13,
-				  21, 23, 29 };
+				  21, 23, 27, 29 };
 #define NR_FILE_FEATS (sizeof(file_feats) / sizeof(file_feats[0]))
 
 struct prec_perfdata {
@@ -77,6 +78,7 @@ struct prec_perfdata {
 	int err;              /* first write error; every later call returns it */
 	uint64_t *aux_index;  /* file offsets of AUXTRACE headers */
 	uint64_t nr_aux, cap_aux;
+	struct prec_zstd_out *z; /* -z: data records go through it; else NULL */
 };
 
 static int flush(struct prec_perfdata *pd)
@@ -212,7 +214,8 @@ static int pipe_attrs(struct prec_perfdata *pd)
 static int pipe_features(struct prec_perfdata *pd)
 {
 	struct prec_feat_ctx c = { .m = pd->m, .first_time = pd->m->start_time,
-				   .last_time = pd->m->stop_time };
+				   .last_time = pd->m->stop_time,
+				   .comp_level = pd->z ? prec_zstd_out__level(pd->z) : 0 };
 	uint64_t feat_id;
 
 	for (size_t i = 0; i < sizeof(pipe_feats) / sizeof(pipe_feats[0]); i++) {
@@ -335,9 +338,9 @@ static int auxtrace_info(struct prec_perfdata *pd)
 	return pd->err;
 }
 
-int prec_perfdata__open(struct prec_perfdata **out, int fd,
-			const struct prec_manifest *m,
-			enum prec_perfdata_mode mode)
+int prec_perfdata__open_zstd(struct prec_perfdata **out, int fd,
+			     const struct prec_manifest *m,
+			     enum prec_perfdata_mode mode, int zlevel)
 {
 	struct prec_perfdata *pd = calloc(1, sizeof(*pd));
 	int err;
@@ -352,6 +355,8 @@ int prec_perfdata__open(struct prec_perfdata **out, int fd,
 	 * background; a pipe's reader sets the pace there anyway, and its
 	 * EPIPE must reach us as write()'s. */
 	err = prec_out_writer__new(&pd->out, fd, PD_BUF_SIZE, mode == PREC_PERFDATA_FILE);
+	if (!err && zlevel)
+		err = prec_zstd_out__new(&pd->z, zlevel);
 	if (err)
 		goto err_free;
 	pd->buf = prec_out_writer__first(pd->out);
@@ -365,9 +370,53 @@ int prec_perfdata__open(struct prec_perfdata **out, int fd,
 	*out = pd;
 	return 0;
 err_free:
+	prec_zstd_out__delete(pd->z);
 	prec_out_writer__delete(pd->out);
 	free(pd);
 	return err;
+}
+
+int prec_perfdata__open(struct prec_perfdata **out, int fd,
+			const struct prec_manifest *m,
+			enum prec_perfdata_mode mode)
+{
+	return prec_perfdata__open_zstd(out, fd, m, mode, 0);
+}
+
+/* The compressor's batch out as one COMPRESSED record, ahead of whatever
+ * is written plain next (perf record keeps FINISHED_ROUND and AUXTRACE out
+ * of the compressed stream: an AUXTRACE's file offset is indexed). */
+static int zflush(struct prec_perfdata *pd)
+{
+	long n;
+
+	if (!pd->z || pd->err)
+		return pd->err;
+	if (PD_BUF_SIZE - pd->used < PREC_ZSTD_RECORD_MAX && flush(pd))
+		return pd->err;
+	n = prec_zstd_out__record(pd->z, pd->buf + pd->used);
+	if (n < 0)
+		return pd->err = (int)n;
+	pd->used += (size_t)n;
+	return 0;
+}
+
+/* A record into the batch, whole: one that does not fit what is left
+ * starts the next batch; only one bigger than a batch is cut in two (perf
+ * carries a record's head over to the next COMPRESSED record). */
+static int zput(struct prec_perfdata *pd, const uint8_t *p, size_t n)
+{
+	if (n > prec_zstd_out__room(pd->z) && zflush(pd))
+		return pd->err;
+	while (n) {
+		size_t k = prec_zstd_out__add(pd->z, p, n);
+
+		p += k;
+		n -= k;
+		if (n && zflush(pd))
+			return pd->err;
+	}
+	return 0;
 }
 
 int prec_perfdata__write_record(struct prec_perfdata *pd, const void *rec,
@@ -382,6 +431,8 @@ int prec_perfdata__write_record(struct prec_perfdata *pd, const void *rec,
 	memcpy(&size, (const uint8_t *)rec + 6, sizeof(size));
 	if (le16toh(size) != len)
 		return -EINVAL;
+	if (pd->z)
+		return zput(pd, rec, len);
 	if (pd->used + len > PD_BUF_SIZE && flush(pd))
 		return pd->err;
 	memcpy(pd->buf + pd->used, rec, len);
@@ -418,7 +469,7 @@ int prec_perfdata__write_auxtrace(struct prec_perfdata *pd, const void *data,
 		.cpu = htole32(cpu),
 	};
 
-	if (pd->err)
+	if (zflush(pd))
 		return pd->err;
 	/* The index is amortized growth of one u64, not a per-record malloc. */
 	if (pd->mode == PREC_PERFDATA_FILE) {
@@ -438,6 +489,11 @@ int prec_perfdata__finish_round(struct prec_perfdata *pd)
 		.type = REC_FINISHED_ROUND, .size = 8,
 	};
 
+	if (pd->z) {
+		if (!zflush(pd))
+			put_hdr(pd, REC_FINISHED_ROUND, 0, 8);
+		return pd->err;
+	}
 	return prec_perfdata__write_record(pd, &fr, sizeof(fr));
 }
 
@@ -465,12 +521,26 @@ static int build_features(const struct prec_feat_ctx *c,
 	return 0;
 }
 
+/* HEADER_COMPRESSED's ratio as perf record computes it: bytes in over
+ * COMPRESSED bytes out, rounded. */
+static uint32_t zratio(const struct prec_perfdata *pd)
+{
+	uint64_t in, out;
+
+	if (!pd->z)
+		return 0;
+	prec_zstd_out__totals(pd->z, &in, &out);
+	return out ? (uint32_t)((in + out / 2) / out) : 0;
+}
+
 /* Feature section table at data end (one entry per set bit, ascending),
  * the payloads after it, then the final header at offset 0. */
 static int close_file(struct prec_perfdata *pd, uint64_t first, uint64_t last)
 {
 	struct prec_feat_ctx c = { .m = pd->m, .first_time = first, .last_time = last,
-				   .aux_index = pd->aux_index, .nr_aux = pd->nr_aux };
+				   .aux_index = pd->aux_index, .nr_aux = pd->nr_aux,
+				   .comp_level = pd->z ? prec_zstd_out__level(pd->z) : 0,
+				   .comp_ratio = zratio(pd) };
 	struct feat_sec secs[NR_FILE_FEATS] = { { 0 } };
 	uint64_t bitmap[4] = { 0 }, data_end = out_pos(pd), pos;
 	struct file_header fh;
@@ -521,13 +591,14 @@ int prec_perfdata__close(struct prec_perfdata *pd, uint64_t first_time,
 
 	if (!pd)
 		return 0;
-	if (pd->err)
+	if (zflush(pd))
 		err = pd->err;
 	else if (pd->mode == PREC_PERFDATA_FILE)
 		err = close_file(pd, first_time, last_time);
 	else
 		err = flush(pd); /* pipe mode writes in this thread */
 	prec_out_writer__delete(pd->out);
+	prec_zstd_out__delete(pd->z);
 	free(pd->aux_index);
 	free(pd);
 	return err;

@@ -5,6 +5,7 @@
 // this file.
 #include "read/internal.h"
 #include "read/bytebuf.h"
+#include "read/zstd_out.h"
 
 #include <endian.h>
 #include <errno.h>
@@ -29,6 +30,7 @@ enum {
 	FEAT_AUXTRACE = 18,
 	FEAT_SAMPLE_TIME = 21,
 	FEAT_CLOCKID = 23,
+	FEAT_COMPRESSED = 27,
 	FEAT_CLOCK_DATA = 29,
 };
 
@@ -264,6 +266,7 @@ static int has_feature(int feat, const struct prec_feat_ctx *c)
 	case FEAT_SAMPLE_TIME: return c->first_time || c->last_time;
 	case FEAT_CLOCKID: return m->clockid >= 0 && m->clock_res_ns;
 	case FEAT_CLOCK_DATA: return m->clockid >= 0 && m->ref_wall_ns;
+	case FEAT_COMPRESSED: return c->comp_level > 0;
 	default: return 0;
 	}
 }
@@ -307,6 +310,13 @@ static int build_simple(int feat, const struct prec_feat_ctx *c, struct prec_byt
 		prec_bytebuf__put_u32(b, (uint32_t)m->clockid);
 		prec_bytebuf__put_u64(b, m->ref_wall_ns);
 		prec_bytebuf__put_u64(b, m->ref_clock_ns);
+		return 0;
+	case FEAT_COMPRESSED:
+		prec_bytebuf__put_u32(b, 0); /* version: perf 6.1 writes 0 */
+		prec_bytebuf__put_u32(b, 1); /* type: zstd */
+		prec_bytebuf__put_u32(b, (uint32_t)c->comp_level);
+		prec_bytebuf__put_u32(b, c->comp_ratio);
+		prec_bytebuf__put_u32(b, PREC_ZSTD_MMAP_LEN);
 		return 0;
 	default:
 		put_str(b, feat_string(feat, m));

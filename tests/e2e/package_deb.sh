@@ -29,7 +29,7 @@ ls "$tmp"/deb/prec_*.changes >/dev/null 2>&1 || fail "make deb left no .changes"
 
 # Depends from the shared libraries the binary links.
 dep=$(dpkg-deb -f "$deb" Depends)
-for lib in liburing2 liblz4-1 libc6; do
+for lib in liburing2 liblz4-1 libzstd1 libc6; do
 	grep -q "$lib" <<<"$dep" || fail "Depends lacks $lib: $dep"
 done
 grep -qx 'linux-perf' <<<"$(dpkg-deb -f "$deb" Recommends)" || fail "Recommends is not linux-perf"
@@ -60,7 +60,7 @@ if [ "$(git -C "$PREC_TOP" rev-parse --show-toplevel 2>/dev/null)" = "$PREC_TOP"
 fi
 grep -Eq '^  compiler: +(gcc|.*[Cc]lang) [0-9]' "$tmp/version" || fail "--version names no compiler"
 built=$(grep '^  built against:' "$tmp/version")
-for p in liburing:liburing libelf:libelf lz4:liblz4; do
+for p in liburing:liburing libelf:libelf lz4:liblz4 zstd:libzstd; do
 	v=$(pkg-config --modversion "${p#*:}")
 	grep -q " ${p%%:*} $v\(,\|$\)" <<<"$built" || fail "--version lacks ${p%%:*} $v: $built"
 done

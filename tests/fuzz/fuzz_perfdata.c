@@ -3,7 +3,7 @@
 // (fuzz_merge.c's setup), in pipe mode to /dev/null and file mode to a
 // memfd alternately, plus raw calls with lying lengths. Byte 0: bit 0 pipe
 // or file, bits 1-4 manifest extras (fz_manifest), bit 5 raw-call tail,
-// bit 6 a fuzzed manifest for the writer.
+// bit 6 a fuzzed manifest for the writer, bit 7 zstd-compressed (-z).
 #include <sys/mman.h>
 
 #include "fuzz_common.h"
@@ -126,8 +126,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	n = fz_write_shards(dirfd, &gen, in.p, opt & 0x20 ? in.n - in.n / 4 : in.n);
 	m = fz_manifest(n, (opt >> 1) & 15);
 	fd = out_fd(file);
-	r = prec_perfdata__open(&pd, fd, fm ? fm : m,
-				file ? PREC_PERFDATA_FILE : PREC_PERFDATA_PIPE);
+	r = prec_perfdata__open_zstd(&pd, fd, fm ? fm : m,
+				     file ? PREC_PERFDATA_FILE : PREC_PERFDATA_PIPE,
+				     opt & 0x80 ? 1 : 0);
 	if (r < 0 && !fm)
 		__builtin_trap(); /* a valid manifest always opens */
 	if (r == 0) {

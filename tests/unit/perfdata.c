@@ -762,6 +762,117 @@ static void test_epipe(struct prec_manifest *m)
 	prec_perfdata__close(NULL, 0, 0);
 }
 
+/* Feature payloads are not aligned. */
+static uint32_t get32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+/* The synthetic stream, zstd level 1, to tmp/name; AUX chunks with it. */
+static void write_z(struct prec_manifest *m, const char *name,
+		    enum prec_perfdata_mode mode, int with_aux)
+{
+	char path[512];
+	struct prec_perfdata *pd;
+	uint64_t first = 0, last = 0;
+	uint8_t bytes[3000];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", tmp, name);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	CHECK(fd >= 0);
+	CHECK_EQ(prec_perfdata__open_zstd(&pd, fd, m, mode, 1), 0);
+	write_preamble(pd);
+	for (int i = 0; i < NR_SAMPLES; i++) {
+		if (with_aux && i % 40 == 0) {
+			memset(bytes, i / 40 + 1, sizeof(bytes));
+			CHECK_EQ(prec_perfdata__write_auxtrace(pd, bytes, 1001 + (uint32_t)i,
+				0x1000ull * (uint64_t)(i / 40), 0, 0), 0);
+		}
+		write_sample(pd, i, &first, &last);
+		if (i % 10 == 9)
+			CHECK_EQ(prec_perfdata__finish_round(pd), 0);
+	}
+	CHECK_EQ(prec_perfdata__close(pd, first, last), 0);
+	close(fd);
+}
+
+/* -z: the same stream compressed reads the same in perf script, file and
+ * pipe format, with perf's COMPRESSED header line; FINISHED_ROUND and
+ * AUXTRACE stay plain, each AUXTRACE where the index says. */
+static void test_zstd(struct prec_manifest *m)
+{
+	char path[512];
+	size_t len;
+	uint8_t *f;
+	struct file_header h;
+	uint64_t bits, off, sz, pos, end;
+	int rounds = 0, aux = 0, comp = 0, plain = 0;
+	char *hdr;
+
+	write_z(m, "z.data", PREC_PERFDATA_FILE, 0);
+	CHECK_EQ(sh("perf script -i %s/z.data >%s/script.out 2>%s/script.err"), 0);
+	check_script_output();
+	CHECK_EQ(sh("perf report --header-only -i %s/z.data >%s/hdr.out 2>%s/hdr.err"), 0);
+	hdr = tmp_file("hdr.out");
+	CHECK(hdr && strstr(hdr, "# compressed : Zstd, level = 1, ratio = "));
+	free(hdr);
+	write_z(m, "zpipe.data", PREC_PERFDATA_PIPE, 0);
+	CHECK_EQ(sh("cat %s/zpipe.data | perf script -i - >%s/script.out 2>%s/script.err"), 0);
+	check_script_output();
+
+	write_z(m, "zaux.data", PREC_PERFDATA_FILE, 1);
+	snprintf(path, sizeof(path), "%s/zaux.data", tmp);
+	f = test_load(path, &len);
+	CHECK(f && len >= sizeof(h));
+	memcpy(&h, f, sizeof(h));
+	pos = h.data_offset;
+	end = h.data_offset + h.data_size;
+	CHECK(end <= len);
+	while (pos < end) {
+		struct perf_event_header eh;
+
+		memcpy(&eh, f + pos, sizeof(eh));
+		CHECK(eh.size >= 8 && pos + eh.size <= end);
+		rounds += eh.type == 68;
+		comp += eh.type == 81;
+		plain += eh.type < 64;
+		if (eh.type == 71) {
+			aux++;
+			pos += get64(f + pos + 8);
+		}
+		pos += eh.size;
+	}
+	CHECK_EQ(pos, end);
+	CHECK_EQ(rounds, NR_SAMPLES / 10);
+	CHECK_EQ(aux, NR_SAMPLES / 40);
+	CHECK_EQ(plain, 0);
+	CHECK(comp >= NR_SAMPLES / 40);
+	bits = 0x3ffcull | 1ull << 18 | 1ull << 21 | 1ull << 23 | 1ull << 27 | 1ull << 29;
+	bits |= have_tp ? 2 : 0;
+	off = parse_features(f, len, &h, bits, 27, &sz);
+	CHECK_EQ(sz, 20);
+	CHECK_EQ(get32(f + off), 0);          /* version */
+	CHECK_EQ(get32(f + off + 4), 1);      /* zstd */
+	CHECK_EQ(get32(f + off + 8), 1);      /* level */
+	CHECK(get32(f + off + 12) >= 1);      /* ratio */
+	CHECK_EQ(get32(f + off + 16), 65536); /* mmap_len */
+	off = parse_features(f, len, &h, bits, 18, &sz);
+	CHECK_EQ(get64(f + off), (uint64_t)aux);
+	for (int i = 0; i < aux; i++) {
+		uint64_t at = get64(f + off + 8 + 16 * i);
+
+		CHECK_EQ(get32(f + at), 71);
+		CHECK_EQ(get64(f + at + 16), 0x1000ull * (uint64_t)i);
+		CHECK_EQ(f[at + 48], (uint8_t)(i + 1));
+	}
+	free(f);
+	printf("-z: perf script file and pipe, COMPRESSED feature, AUXTRACE index ok\n");
+}
+
 int main(void)
 {
 	struct prec_manifest *m;
@@ -779,6 +890,7 @@ int main(void)
 	test_pipe_file(m);
 	test_aux(m);
 	test_epipe(m);
+	test_zstd(m);
 	free_manifest(m);
 	if (!getenv("KEEP")) test_rmdir(tmp);
 	free(tmp);
