@@ -622,7 +622,9 @@ static void denied(const struct prec_evsel *ev, pid_t task, int err)
 
 	snprintf(what, sizeof(what), "%s '%s'", ev->tracking ? "tracking event" : "event",
 		 ev->name);
-	if (task == -1 && !prec_perm__allows(PREC_PERM_CPU))
+	if (!prec_perm__allows(PREC_PERM_USER)) /* refused, so Debian's 3 */
+		prec_perm__deny(PREC_PERM_USER, what);
+	else if (task == -1 && !prec_perm__allows(PREC_PERM_CPU))
 		prec_perm__deny(PREC_PERM_CPU, what);
 	else if (a->type == PERF_TYPE_TRACEPOINT && !prec_perm__allows(PREC_PERM_TRACEPOINT))
 		prec_perm__deny(PREC_PERM_TRACEPOINT, what);

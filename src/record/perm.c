@@ -57,6 +57,8 @@ bool prec_perm__perfmon(void)
 static int limit(enum prec_perm_scope s)
 {
 	switch (s) {
+	case PREC_PERM_USER:
+		return 2;
 	case PREC_PERM_KERNEL:
 		return 1;
 	case PREC_PERM_CPU:
@@ -143,11 +145,13 @@ size_t prec_perm__ring_pages(size_t want, int nr_cpus)
 void prec_perm__deny(enum prec_perm_scope s, const char *what)
 {
 	static const char *const need[] = {
+		[PREC_PERM_USER] = "perf events",
 		[PREC_PERM_KERNEL] = "kernel samples",
 		[PREC_PERM_CPU] = "CPU-wide events",
 		[PREC_PERM_TRACEPOINT] = "tracepoints",
 	};
 	static const char *const instead[] = {
+		[PREC_PERM_USER] = "",
 		[PREC_PERM_KERNEL] = "; user space alone needs neither (:u or --all-user)",
 		[PREC_PERM_CPU] = "; a command, or -p with a process of one's own, needs neither",
 		[PREC_PERM_TRACEPOINT] = ", and tracefs readable",

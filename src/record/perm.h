@@ -11,6 +11,9 @@
 /* The scopes perf_event_paranoid gates, widest last (the kernel's
  * perf_allow_kernel(), perf_allow_cpu(), perf_allow_tracepoint()). */
 enum prec_perm_scope {
+	/* any event: <= 2 on Debian's kernels, whose level 3 refuses every
+	 * user (upstream treats 3 as 2: only a refused open tells) */
+	PREC_PERM_USER,
 	PREC_PERM_KERNEL,      /* kernel samples: paranoid <= 1 */
 	PREC_PERM_CPU,         /* CPU-wide events (-a, -C): paranoid <= 0 */
 	PREC_PERM_TRACEPOINT,  /* tracepoints' raw data: paranoid <= -1 */
