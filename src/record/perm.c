@@ -4,9 +4,10 @@
 // them, and the one line naming both when a recording needs more.
 #include "record/perm.h"
 
-#include <linux/capability.h>
-#include <stdint.h>
 #include <errno.h>
+#include <linux/capability.h>
+#include <linux/io_uring.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -79,8 +80,8 @@ bool prec_perm__allows(enum prec_perm_scope s)
  * a one-entry ring set up under a soft limit of 0, which is put back. */
 static bool uring_charged(void)
 {
+	struct io_uring_params params = { 0 };
 	struct rlimit old, zero;
-	uint8_t params[120] = { 0 }; /* struct io_uring_params */
 	long fd;
 
 	if (getrlimit(RLIMIT_MEMLOCK, &old) || old.rlim_cur == RLIM_INFINITY)
@@ -88,7 +89,7 @@ static bool uring_charged(void)
 	zero = (struct rlimit){ 0, old.rlim_max };
 	if (setrlimit(RLIMIT_MEMLOCK, &zero))
 		return false;
-	fd = syscall(__NR_io_uring_setup, 1, params);
+	fd = syscall(__NR_io_uring_setup, 1, &params);
 	setrlimit(RLIMIT_MEMLOCK, &old);
 	if (fd >= 0)
 		close((int)fd);
@@ -118,7 +119,7 @@ bool prec_perm__ipc_lock(void)
 size_t prec_perm__ring_pages(size_t want, int nr_cpus)
 {
 	long ps = sysconf(_SC_PAGESIZE);
-	size_t pages = want, budget;
+	size_t pages = want, budget, free_pages = 0;
 	struct rlimit rl;
 	char text[32];
 	long kb;
@@ -126,20 +127,18 @@ size_t prec_perm__ring_pages(size_t want, int nr_cpus)
 	if (prec_perm__paranoid() <= -1 || ps <= 0 || nr_cpus <= 0 || prec_perm__ipc_lock())
 		return want;
 	if (prec_file__read_line("/proc/sys/kernel/perf_event_mlock_kb", text,
-				 sizeof(text)) > 0 && (kb = strtol(text, NULL, 10)) > 0 &&
-	    pow2_below((size_t)kb * 1024 / (size_t)ps) &&
-	    pow2_below((size_t)kb * 1024 / (size_t)ps) < pages)
-		pages = pow2_below((size_t)kb * 1024 / (size_t)ps);
+				 sizeof(text)) > 0 && (kb = strtol(text, NULL, 10)) > 0)
+		free_pages = pow2_below((size_t)kb * 1024 / (size_t)ps);
+	if (free_pages && free_pages < pages)
+		pages = free_pages;
 	/* The rings' pages count towards the user's locked memory, which the
 	 * shard writers' io_urings (one per CPU and the side band's) must
 	 * then fit beside under RLIMIT_MEMLOCK. */
 	if (getrlimit(RLIMIT_MEMLOCK, &rl) || rl.rlim_cur == RLIM_INFINITY || !uring_charged())
 		return pages;
 	budget = (size_t)(rl.rlim_cur / (rlim_t)ps) / ((size_t)nr_cpus + 1);
-	budget = budget > PREC_PERM_URING_PAGES ? budget - PREC_PERM_URING_PAGES : 0;
-	if (pow2_below(budget) && pow2_below(budget) < pages)
-		pages = pow2_below(budget);
-	return pages;
+	budget = pow2_below(budget > PREC_PERM_URING_PAGES ? budget - PREC_PERM_URING_PAGES : 0);
+	return budget && budget < pages ? budget : pages;
 }
 
 void prec_perm__deny(enum prec_perm_scope s, const char *what)
