@@ -24,6 +24,7 @@
 #include "record/evlist.h"
 #include "record/flight.h"
 #include "record/options.h"
+#include "record/perm.h"
 #include "record/session.h"
 #include "record/status_line.h"
 #include "record/workload.h"
@@ -463,14 +464,63 @@ static int stop(struct record *r, int rc)
 	return r->have_wl ? prec_workload__exit_code(&r->wl) : 0;
 }
 
+/* As perf: without -m, a user's rings are the size the kernel lets a user
+ * lock (perm.h), not prec's larger default that needs RLIMIT_MEMLOCK. */
+static void fit_rings(struct record *r)
+{
+	int *online = NULL, n = r->o.cpus ? r->o.nr_cpus : prec_cpu_list__online(&online);
+	size_t pages = prec_perm__ring_pages(r->o.mmap_pages, n);
+
+	free(online);
+	if (pages != r->o.mmap_pages)
+		pr_debug("rings: %zu pages per CPU, what a user may lock (-m sets it)", pages);
+	r->o.mmap_pages = pages;
+}
+
+/* CPU-wide events as a user the kernel refuses them to: one line naming
+ * the setting and the capability, before a command is forked. */
+static int check_perm(const struct record *r)
+{
+	if (!r->o.all_cpus || prec_perm__allows(PREC_PERM_CPU))
+		return 0;
+	prec_perm__deny(PREC_PERM_CPU, r->o.cpus ? "option -C" : r->o.argv ? "option -a" :
+			"option -a (the default without a command, -p or -t)");
+	return -EACCES;
+}
+
+/* As perf: where the kernel refuses kernel samples (perf_event_paranoid 2
+ * without CAP_PERFMON), a command's or -p's events count user space only,
+ * said once. */
+static int user_only(struct record *r)
+{
+	int n;
+
+	if (prec_perm__allows(PREC_PERM_KERNEL))
+		return 0;
+	n = prec_evlist__user_only(&r->el);
+	if (n < 0) {
+		pr_err("events: %s", strerror(-n));
+		return n;
+	}
+	if (n > 0)
+		pr_info("note: kernel.perf_event_paranoid=%d and no CAP_PERFMON: falling back to excluding kernel and hypervisor samples (user space only, as --all-user)",
+			prec_perm__paranoid());
+	return 0;
+}
+
 static int record(struct record *r, int argc, char **argv)
 {
 	int err, rc;
 
 	r->t_begin_ns = prec_now_ns(CLOCK_MONOTONIC);
+	if (!r->o.mmap_set)
+		fit_rings(r);
 	err = setup_events(r);
 	if (err)
 		return err == -EINVAL ? 2 : 1;
+	err = check_perm(r);
+	if (err)
+		return 1;
 	err = setup_signals(r);
 	if (!err)
 		err = setup_targets(r);
@@ -480,6 +530,9 @@ static int record(struct record *r, int argc, char **argv)
 	 * children (unless -i); -t's threads and -a's CPUs are not. */
 	prec_evlist__config(&r->el, &r->o, r->have_wl,
 			    ((r->have_wl && !r->o.all_cpus) || r->o.nr_pids) && !r->o.no_inherit);
+	err = user_only(r);
+	if (err)
+		return 1;
 	/* -D: the sampling events wait for the timer or 'enable', not for
 	 * exec. The tracking event does not wait (as perf): the command's
 	 * exec COMM and MMAPs come during the wait, and without them its

@@ -14,6 +14,7 @@
 
 #include "record/auxpmu.h"
 #include "record/evlist.h"
+#include "record/perm.h"
 #include "record/tracefs.h"
 #include "util/file.h"
 #include "util/log.h"
@@ -111,6 +112,19 @@ bad:
 	return -EINVAL;
 }
 
+/* A user's tracefs is root's alone (mode 0700) where the kernel refuses
+ * the user tracepoints anyway: the one line naming both. */
+static bool denied(const char *full, int err)
+{
+	char what[300];
+
+	if ((err != -ENODEV && err != -EACCES) || prec_perm__allows(PREC_PERM_TRACEPOINT))
+		return false;
+	snprintf(what, sizeof(what), "event '%s'", full);
+	prec_perm__deny(PREC_PERM_TRACEPOINT, what);
+	return true;
+}
+
 static int add_tracepoint(struct prec_evsel *ev, const char *full, char *item)
 {
 	char *colon = strchr(item, ':');
@@ -124,6 +138,8 @@ static int add_tracepoint(struct prec_evsel *ev, const char *full, char *item)
 		return -EINVAL;
 	}
 	err = prec_tracefs__event_id(item, colon + 1, &id);
+	if (denied(full, err))
+		return -EACCES;
 	root = prec_tracefs__root();
 	if (err == -ENOENT) {
 		pr_err("event '%s': no such tracepoint (no %s/events/%s/%s)", full,
@@ -423,7 +439,9 @@ int prec_event__expand(const char *full, char ***out)
 	*colon = 0;
 	n = prec_tracefs__glob(item, colon + 1, &names);
 	if (n <= 0) {
-		if (n == 0)
+		if (denied(full, n))
+			n = -EACCES;
+		else if (n == 0)
 			pr_err("event '%s': no tracepoint matches (in %s/events)", full,
 			       prec_tracefs__root());
 		else if (n == -ENODEV)

@@ -25,6 +25,7 @@
 #include "record/event_parse.h"
 #include "record/internal.h"
 #include "record/options.h"
+#include "record/perm.h"
 #include "record/pmu_sysfs.h"
 #include "record/ring.h"
 #include "record/tracefs.h"
@@ -322,6 +323,53 @@ void prec_evlist__config(struct prec_evlist *el,
 	}
 }
 
+/* perf's new name for an event it fell back to user space for: ":u"
+ * after the name, or "u" after modifiers or a pmu/.../ already there. */
+static int name_user(struct prec_evsel *ev)
+{
+	const char *sep = strchr(ev->name, '/') || strchr(ev->name, ':') ? "" : ":";
+	size_t len = strlen(ev->name) + strlen(sep) + 2;
+	char *n = malloc(len);
+
+	if (!n)
+		return -ENOMEM;
+	snprintf(n, len, "%s%su", ev->name, sep);
+	free(ev->name);
+	ev->name = n;
+	return 0;
+}
+
+int prec_evlist__user_only(struct prec_evlist *el)
+{
+	int changed = 0;
+
+	for (int i = 0; i < el->nr; i++) {
+		struct prec_evsel *ev = &el->evsel[i];
+		struct perf_event_attr *a = &ev->attr;
+
+		/* An event of the kernel alone (:k, --all-kernel) stays as
+		 * asked: its open then says what it needs. */
+		if (a->exclude_kernel || a->exclude_user)
+			continue;
+		a->exclude_kernel = 1;
+		a->exclude_hv = 1;
+		if (ev->tracking)
+			continue;
+		if (name_user(ev))
+			return -ENOMEM;
+		changed++;
+	}
+	return changed;
+}
+
+bool prec_evlist__exclude_kernel(const struct prec_evlist *el)
+{
+	for (int i = 0; i < el->nr; i++)
+		if (!el->evsel[i].attr.exclude_kernel)
+			return false;
+	return true;
+}
+
 /* ---- the AUX event ---- */
 
 /* perf's "privileged" for AUX sizes: root, or perf_event_paranoid -1. */
@@ -577,17 +625,29 @@ static int raise_nofile(void)
 	return 0;
 }
 
-static int paranoid(void)
+/* EACCES/EPERM: the scope the kernel refused, named with the setting and
+ * the capability that allow it; else prec_perm knows of nothing missing. */
+static void denied(const struct prec_evsel *ev, pid_t task, int err)
 {
-	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
-	int v = 99;
+	const struct perf_event_attr *a = &ev->attr;
+	char what[320];
 
-	if (f) {
-		if (fscanf(f, "%d", &v) != 1)
-			v = 99;
-		fclose(f);
-	}
-	return v;
+	snprintf(what, sizeof(what), "%s '%s'", ev->tracking ? "tracking event" : "event",
+		 ev->name);
+	if (!prec_perm__allows(PREC_PERM_USER)) /* refused, so Debian's 3 */
+		prec_perm__deny(PREC_PERM_USER, what);
+	else if (task == -1 && !prec_perm__allows(PREC_PERM_CPU))
+		prec_perm__deny(PREC_PERM_CPU, what);
+	else if (a->type == PERF_TYPE_TRACEPOINT && !prec_perm__allows(PREC_PERM_TRACEPOINT))
+		prec_perm__deny(PREC_PERM_TRACEPOINT, what);
+	else if (!a->exclude_kernel && !prec_perm__allows(PREC_PERM_KERNEL))
+		prec_perm__deny(PREC_PERM_KERNEL, what);
+	else if (task > 0)
+		pr_err("%s: task %d: perf_event_open: %s (another user's task needs CAP_PERFMON, or ptrace access to it)",
+		       what, (int)task, strerror(-err));
+	else
+		pr_err("%s: perf_event_open: %s (kernel.perf_event_paranoid is %d)",
+		       what, strerror(-err), prec_perm__paranoid());
 }
 
 static void open_error(const struct prec_evsel *ev, int cpu, pid_t task, int err)
@@ -600,9 +660,7 @@ static void open_error(const struct prec_evsel *ev, int cpu, pid_t task, int err
 		pr_err("event '%s': no hardware PMU on this machine (perf_event_open: %s)",
 		       ev->name, strerror(-err));
 	else if (err == -EACCES || err == -EPERM)
-		pr_err("%s '%s': perf_event_open: %s (perf_event_paranoid is %d: see /proc/sys/kernel/perf_event_paranoid, or run as root)",
-		       ev->tracking ? "tracking event" : "event", ev->name,
-		       strerror(-err), paranoid());
+		denied(ev, task, err);
 	else if (err == -ESRCH)
 		pr_err("event '%s': task %d: no such process", ev->name, (int)task);
 	else if (err == -EMFILE)

@@ -264,6 +264,7 @@ static int parse_ring_size(struct prec_record_opts *o, const char *arg,
 	if (err || pages > (1ull << 22))
 		return bad("-m", shown, "ring too large");
 	o->mmap_pages = (size_t)pages;
+	o->mmap_set = true;
 	return 0;
 }
 

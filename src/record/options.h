@@ -70,6 +70,7 @@ struct prec_record_opts {
 	char **argv;            /* workload, NULL-terminated, or NULL */
 	int argc;
 	size_t mmap_pages;
+	bool mmap_set;          /* -m gave the ring size */
 	int clockid;            /* PREC_CLOCK_PERF or a clockid_t */
 	bool clock_set;         /* -k given */
 	uint64_t round_ms;

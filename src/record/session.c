@@ -23,6 +23,7 @@
 #include "record/buildid.h"
 #include "record/drainer.h"
 #include "record/evlist.h"
+#include "record/perm.h"
 #include "record/host.h"
 #include "record/options.h"
 #include "record/perfclock.h"
@@ -434,7 +435,9 @@ static int open_writers(struct prec_session *s, const struct prec_record_opts *o
 			snprintf(name, sizeof(name), "cpu%03d.shard", el->cpus[c]);
 		err = prec_shard_writer__open(&s->writers[c], s->dirfd, name, &wo);
 		if (err) {
-			pr_err("%s/%s: creating the shard: %s", s->dir, name, strerror(-err));
+			pr_err("%s/%s: creating the shard: %s%s", s->dir, name, strerror(-err),
+			       err == -ENOMEM && !prec_perm__ipc_lock() ?
+			       " (its io_uring counts as locked memory beside the rings: raise 'ulimit -l', or a smaller -m)" : "");
 			return err;
 		}
 		sh.name = name;
@@ -726,7 +729,8 @@ int prec_session__start(struct prec_session *s,
 					  .bpf = !o->no_bpf_event,
 					  .cgroups = o->all_cgroups,
 					  /* track_first: tracking starts now, not at an exec */
-					  .before_exec = pids && !track_first };
+					  .before_exec = pids && !track_first,
+					  .user_only = prec_evlist__exclude_kernel(el) };
 	int err;
 
 	/* Drainers first (their events are still disabled): the side band,

@@ -421,7 +421,7 @@ static bool iomem_text_len(uint64_t *len)
 #endif
 }
 
-static int sb_kernel(struct sb *sb)
+static int sb_kernel(struct sb *sb, bool quiet)
 {
 	const char *sym = "_text";
 	uint64_t start, len;
@@ -438,7 +438,7 @@ static int sb_kernel(struct sb *sb)
 		start = k.stext;
 		sym = "_stext";
 	}
-	if (!start)
+	if (!start && !quiet)
 		pr_warn("sideband: kernel text address hidden (kptr_restrict?): kernel symbols will not resolve");
 	/* Without _etext the map reaches the top of the address space. */
 	if (!fast || !k.has_text)
@@ -811,7 +811,7 @@ int prec_sideband__synthesize(struct prec_shard_writer *w,
 	sb->data_maps = opts && opts->data_maps;
 	sb->before_exec = opts && opts->before_exec;
 	if (!err)
-		err = sb_kernel(sb);
+		err = sb_kernel(sb, opts && opts->user_only);
 	if (!err)
 		err = sb_modules(sb);
 	if (!err && opts && opts->bpf) {

@@ -24,6 +24,9 @@ struct prec_sideband_opts {
 	 * prec's own and gone at the exec, where the tracking event starts;
 	 * only FORK and COMM (perf synthesizes a COMM alone) */
 	bool before_exec;
+	/* every event excludes the kernel: its hidden addresses (kptr_restrict,
+	 * a user's view of kallsyms) cost nothing, and are not warned about */
+	bool user_only;
 };
 
 /* Write into w the synthesized records of the system as it is now: kernel

@@ -379,6 +379,35 @@ static void test_tracepoint_config(void)
 	prec_record_opts__exit(&o);
 }
 
+/* A user refused kernel samples: every event that counts user space is
+ * made user-only and named as perf renames it; :k keeps its bits (its open
+ * then says what it needs); the dummy changes but is not counted. */
+static void test_user_only(void)
+{
+	struct prec_record_opts o = { 0 };
+	struct prec_evlist el = { 0 };
+
+	CHECK_EQ(parse(&o, ARGV("true")), 0);
+	CHECK_EQ(prec_evlist__add_tracking(&el), 0);
+	CHECK_EQ(prec_evlist__add(&el, "cpu-clock,page-faults:u,task-clock:k,cpu-clock:uk", NULL, NULL), 0);
+	prec_evlist__config(&el, &o, true, true);
+	CHECK(!prec_evlist__exclude_kernel(&el));
+	CHECK_EQ(prec_evlist__user_only(&el), 2);
+	CHECK(!strcmp(el.evsel[0].name, "dummy"));
+	CHECK(el.evsel[0].attr.exclude_kernel && el.evsel[0].attr.exclude_hv);
+	CHECK(!strcmp(el.evsel[1].name, "cpu-clock:u"));
+	CHECK(el.evsel[1].attr.exclude_kernel && el.evsel[1].attr.exclude_hv &&
+	      !el.evsel[1].attr.exclude_user);
+	CHECK(!strcmp(el.evsel[2].name, "page-faults:u"));
+	CHECK(!strcmp(el.evsel[3].name, "task-clock:k"));
+	CHECK(el.evsel[3].attr.exclude_user && !el.evsel[3].attr.exclude_kernel);
+	CHECK(!strcmp(el.evsel[4].name, "cpu-clock:uku"));
+	CHECK(el.evsel[4].attr.exclude_kernel);
+	CHECK(!prec_evlist__exclude_kernel(&el)); /* task-clock:k */
+	prec_evlist__exit(&el);
+	prec_record_opts__exit(&o);
+}
+
 /* perf's overwrite / no-overwrite / period terms on named events,
  * tracepoints and PMUs, and the channels they choose. */
 static void test_channels(void)
@@ -647,6 +676,7 @@ int main(void)
 	test_pmu();
 	test_config();
 	test_tracepoint_config();
+	test_user_only();
 	test_channels();
 	test_pmu_overwrite();
 	test_hw_error();
