@@ -431,8 +431,8 @@ int prec_cmd_archive(int argc, char **argv)
 		       args.out : "stdout", strerror(-err));
 	if (prec_merge_output__finish(&out, !err) == 0 && !err) {
 		rc = 0;
-		pr_info("archive %s: %u files, %llu bytes (%llu KiB of tar) -> %s, %u left out",
-			args.dir, a.files, (unsigned long long)a.file_bytes,
+		pr_info("archive %s: %u file%s, %llu bytes (%llu KiB of tar) -> %s, %u left out",
+			args.dir, a.files, a.files == 1 ? "" : "s", (unsigned long long)a.file_bytes,
 			(unsigned long long)(prec_tar_writer__bytes(a.tar) >> 10),
 			strcmp(args.out, "-") ? args.out : "stdout", a.left_out);
 	}
