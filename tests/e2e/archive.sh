@@ -6,9 +6,10 @@
 # archived, then deleted. Under a fresh HOME, `perf report` cannot name the
 # function without the archive and names it, with nothing on stderr, once
 # the archive is unpacked in ~/.debug. A binary rebuilt after the recording
-# and files swapped for symlinks afterwards (to /etc/shadow, to a copy of
-# the same binary, a directory on the way) are each listed as left out and
-# not in the tar; no name in it is absolute or has a `..` component.
+# and files that an unprivileged user swaps for symlinks afterwards (to
+# /etc/shadow, to a copy of the same binary, a directory on the way) are
+# each listed as left out and not in the tar; no name in it is absolute or
+# has a `..` component.
 set -u
 # shellcheck source=tests/lib/e2e.sh
 . "$(dirname "$0")/../lib/e2e.sh"
@@ -41,6 +42,7 @@ build() { # OUT VARIANT [LOOPS]: each VARIANT its own code, so its own build-id
 # (over 255 bytes) need a pax header, and so do its .build-id links' targets.
 long=$tmp/$(printf 'd%.0s' {1..90})/$(printf 'e%.0s' {1..90})/$(printf 'f%.0s' {1..90})
 mkdir -p "$long" "$tmp/bin" "$tmp/swap/dir" "$tmp/elsewhere"
+chmod 755 "$tmp"
 build "$long/burn" 0 300000000
 build "$tmp/bin/rebuilt" 1
 build "$tmp/swap/shadow" 2
@@ -60,14 +62,16 @@ for f in bin/rebuilt swap/shadow swap/copy swap/dir/inner; do
 	grep -qF " $tmp/$f" "$tmp/ids" || { cat "$tmp/ids"; fail "$f is not in the build-id table"; }
 done
 
-# After the recording: one binary rebuilt, three paths made to lead
-# elsewhere through a symlink.
+# After the recording: one binary rebuilt; three paths made to lead
+# elsewhere through a symlink by the user (nobody) whose directory holds them.
 rebuilt_id=$(elf_id "$tmp/bin/rebuilt")
 build "$tmp/bin/rebuilt" 5
 [ "$(elf_id "$tmp/bin/rebuilt")" != "$rebuilt_id" ] || fail "the rebuild kept its build-id"
-rm "$tmp/swap/shadow" && ln -s /etc/shadow "$tmp/swap/shadow"
-mv "$tmp/swap/copy" "$tmp/elsewhere/copy" && ln -s "$tmp/elsewhere/copy" "$tmp/swap/copy"
-mv "$tmp/swap/dir" "$tmp/elsewhere/dir" && ln -s "$tmp/elsewhere/dir" "$tmp/swap/dir"
+chown -R 65534:65534 "$tmp/swap" "$tmp/elsewhere"
+nobody sh -c "set -e; cd '$tmp'
+	rm swap/shadow && ln -s /etc/shadow swap/shadow
+	mv swap/copy elsewhere/copy && ln -s '$tmp/elsewhere/copy' swap/copy
+	mv swap/dir elsewhere/dir && ln -s '$tmp/elsewhere/dir' swap/dir" || fail "nobody's swaps"
 
 "$PREC" archive "$tmp/rec" 2>"$tmp/err" || fail_rc "$tmp/err" "archive"
 cat "$tmp/err"
