@@ -48,11 +48,13 @@ struct archive {
 	uint32_t nr_done;
 };
 
+#define WHY_LEN 160
+
 /* One table entry on its way into the archive. */
 struct entry {
 	const struct prec_manifest_buildid *b;
 	char hex[41];
-	char why[160];         /* why it is left out */
+	char why[WHY_LEN];     /* why it is left out */
 };
 
 static void usage(FILE *f)
@@ -342,10 +344,11 @@ static bool archived(const struct archive *a, const struct prec_manifest_buildid
 	return false;
 }
 
-/* One entry of the table: archived, left out with one line saying why, or
- * a write error (returned). An id archived under another path already is
- * skipped: perf finds a file by its id alone. */
-static int put_one(struct archive *a, const struct prec_manifest_buildid *b)
+/* One entry of the table: archived, left out (why says why), or a write
+ * error (returned). An id archived under another path already is skipped:
+ * perf finds a file by its id alone. */
+static int put_one(struct archive *a, const struct prec_manifest_buildid *b,
+		   char why[WHY_LEN])
 {
 	struct entry e = { .b = b };
 	int err;
@@ -359,24 +362,44 @@ static int put_one(struct archive *a, const struct prec_manifest_buildid *b)
 		err = put_vdso(a, &e);
 	else
 		err = put_path(a, &e);
-	if (!err && e.why[0] && !archived(a, b)) {
-		a->left_out++;
-		pr_warn("archive %s: left out %s (%s): %s", a->dir, b->path, e.hex, e.why);
-	}
+	memcpy(why, e.why, WHY_LEN);
 	return err;
+}
+
+/* One line per entry left out, once the table is done: an id that went in
+ * under another path (later in the table) is not left out. */
+static void list_left_out(struct archive *a, const struct prec_manifest *m,
+			  char (*why)[WHY_LEN])
+{
+	for (uint32_t i = 0; i < m->nr_buildids; i++) {
+		const struct prec_manifest_buildid *b = &m->buildids[i];
+		char hex[41];
+
+		if (!why[i][0] || archived(a, b))
+			continue;
+		hex_of(b, hex);
+		a->left_out++;
+		pr_warn("archive %s: left out %s (%s): %s", a->dir, b->path, hex, why[i]);
+	}
 }
 
 static int write_archive(struct archive *a, const struct prec_manifest *m, int fd)
 {
+	char (*why)[WHY_LEN] = calloc(m->nr_buildids + 1, WHY_LEN);
 	int err = prec_tar_writer__new(&a->tar, fd);
 
 	a->done = calloc(m->nr_buildids + 1, sizeof(*a->done));
-	if (err || !a->done)
+	if (err || !a->done || !why) {
+		free(why);
 		return -ENOMEM;
+	}
 	for (uint32_t i = 0; i < m->nr_buildids && !err; i++)
-		err = put_one(a, &m->buildids[i]);
+		err = put_one(a, &m->buildids[i], why[i]);
 	if (!err)
 		err = prec_tar_writer__finish(a->tar);
+	if (!err)
+		list_left_out(a, m, why);
+	free(why);
 	return err;
 }
 

@@ -2,9 +2,10 @@
 // prec archive on a hand-made recording: the vDSO image the recording
 // keeps (DIR/vdso.so) goes in as perf's cache holds one, [vdso]/ID/vdso
 // with its .build-id link; a [vdso] entry of another id, a kernel that is
-// not the running one, a relative path and one with ".." are left out; a
-// vdso.so that is a symlink or a FIFO is left out too (and the FIFO's open
-// does not wait for a writer).
+// not the running one, a relative path and one with ".." are left out,
+// one line each; an id that goes in under a later entry is not listed as
+// left out under an earlier path; a vdso.so that is a symlink or a FIFO is
+// left out too (and the FIFO's open does not wait for a writer).
 #include "read/read.h"
 #include "record/buildid.h"
 #include "store/store.h"
@@ -104,6 +105,7 @@ int main(void)
 	memcpy(other, id, sizeof(other));
 	other[0] ^= 0xff;
 	memset(kernel, 0x11, sizeof(kernel));
+	add(m, "/nonexistent/prec-archive-test", id, len);
 	add(m, "[vdso]", other, len);
 	add(m, "[vdso]", id, len);
 	add(m, "[kernel.kallsyms]", kernel, 20);
@@ -114,7 +116,27 @@ int main(void)
 	CHECK_EQ(prec_manifest__write(m, fd), 0);
 	close(fd);
 
-	CHECK_EQ(run(), 0);
+	{
+		char errs[PATH_MAX], text[8192] = { 0 };
+		int saved = dup(2), efd;
+
+		snprintf(errs, sizeof(errs), "%s/err", tmp);
+		efd = open(errs, O_RDWR | O_CREAT | O_TRUNC, 0600);
+		CHECK(saved >= 0 && efd >= 0);
+		CHECK(dup2(efd, 2) == 2);
+		CHECK_EQ(run(), 0);
+		CHECK(dup2(saved, 2) == 2);
+		CHECK(pread(efd, text, sizeof(text) - 1, 0) > 0);
+		fputs(text, stderr);
+		CHECK(!strstr(text, "/nonexistent"));
+		CHECK(strstr(text, "left out [kernel.kallsyms] (1111"));
+		CHECK(strstr(text, "left out relative/vdso.so"));
+		CHECK(strstr(text, "left out /tmp/../etc/passwd"));
+		CHECK(strstr(text, "left out [vdso] ("));
+		CHECK(strstr(text, ", 4 left out"));
+		close(efd);
+		close(saved);
+	}
 	for (int i = 0; i < len; i++)
 		snprintf(hex + 2 * i, 3, "%02x", id[i]);
 	snprintf(want, sizeof(want), "[vdso]/%s/vdso\n.build-id/%.2s/%s -> ../../[vdso]/%s\n",
