@@ -120,7 +120,7 @@ static int parse_args(int argc, char **argv, struct archive_args *a)
 		return 0;
 	a->out = a->out_default = default_out(a->dir);
 	if (!a->out) {
-		pr_err("archive %s: no name to derive the archive's from: give -o FILE", a->dir);
+		pr_err("archive %s: the default DIR.tar needs a directory's name: give -o FILE", a->dir);
 		return -EINVAL;
 	}
 	return 0;
