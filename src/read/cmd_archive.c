@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -161,40 +162,105 @@ static bool id_matches(struct entry *e, int ret, const uint8_t *id)
 	return false;
 }
 
-/* The absolute path p opened from "/" one component at a time, never
- * following a symlink (O_NOFOLLOW on each, O_PATH: nothing is opened that
- * could act or block), then its last component, a regular file, reopened
- * for reading by that very inode. Returns the fd with *st, or -1 with
- * e->why. */
+/* A link on a mapped file's path that only root could have made: root's,
+ * in a directory (dirfd) root owns and no one else may write. The
+ * system's own (/lib -> usr/lib on a merged /usr, where prec names
+ * modules) are such; a link the workload planted never is. */
+static bool root_link(int dirfd, const struct stat *link)
+{
+	struct stat dir;
+
+	return link->st_uid == 0 && fstat(dirfd, &dir) == 0 && dir.st_uid == 0 &&
+	       !(dir.st_mode & (S_IWGRP | S_IWOTH));
+}
+
+/* *rest (the components after a link) behind the link's target, in path:
+ * the walk goes on from there. Returns 0 or -ENAMETOOLONG. */
+static int splice_link(char *path, size_t room, const char *target, const char **rest)
+{
+	size_t t = strlen(target), r = strlen(*rest);
+
+	if (t + 1 + r + 1 > room)
+		return -ENAMETOOLONG;
+	memmove(path + t + 1, *rest, r + 1);
+	memcpy(path, target, t);
+	path[t] = '/';
+	*rest = path;
+	return 0;
+}
+
+/* The absolute path p opened from "/" one component at a time with
+ * O_PATH|O_NOFOLLOW (nothing is opened that could act or block), a
+ * symlink followed only if root_link() (at most MAX_LINKS), then its last
+ * component, a regular file, reopened for reading by that very inode.
+ * Returns the fd with *st, or -1 with e->why. */
+#define MAX_LINKS 40
 static int open_no_links(struct entry *e, const char *p, struct stat *st)
 {
-	char *copy = strdup(p), *comp, *save = NULL;
-	int cur = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC), fd = -1;
+	char path[2 * PATH_MAX], comp[NAME_MAX + 1], target[PATH_MAX];
+	const char *rest = path;
+	int cur = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC), fd = -1, links = 0;
 
-	if (!copy || cur < 0) {
-		snprintf(e->why, sizeof(e->why), "%s", strerror(copy ? errno : ENOMEM));
+	if (cur < 0 || strlen(p) >= sizeof(path)) {
+		snprintf(e->why, sizeof(e->why), "%s", strerror(cur < 0 ? errno : ENAMETOOLONG));
 		goto out;
 	}
-	for (comp = strtok_r(copy, "/", &save); comp; comp = strtok_r(NULL, "/", &save)) {
-		int next = openat(cur, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-		bool last = !save || !*save;
+	memcpy(path, p, strlen(p) + 1);
+	memset(st, 0, sizeof(*st));
+	st->st_mode = S_IFDIR;
+	while (*(rest += strspn(rest, "/"))) {
+		size_t n = strcspn(rest, "/");
+		int next, err;
+		ssize_t len;
 
+		if (n > NAME_MAX) {
+			snprintf(e->why, sizeof(e->why), "%s", strerror(ENAMETOOLONG));
+			goto out;
+		}
+		memcpy(comp, rest, n);
+		comp[n] = '\0';
+		rest += n;
+		next = openat(cur, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 		if (next < 0 || fstat(next, st) < 0) {
 			snprintf(e->why, sizeof(e->why), "%s", strerror(errno));
 			if (next >= 0)
 				close(next);
 			goto out;
 		}
-		close(cur);
-		cur = next;
-		if (S_ISLNK(st->st_mode)) {
-			snprintf(e->why, sizeof(e->why), last ? "a symbolic link, not followed" :
-				 "a symbolic link on the way (%.64s), not followed", comp);
+		if (!S_ISLNK(st->st_mode)) {
+			close(cur);
+			cur = next;
+			if (rest[strspn(rest, "/")] && !S_ISDIR(st->st_mode)) {
+				snprintf(e->why, sizeof(e->why), "%s", strerror(ENOTDIR));
+				goto out;
+			}
+			continue;
+		}
+		if (!root_link(cur, st)) {
+			close(next);
+			snprintf(e->why, sizeof(e->why), "%.64s: a symbolic link not root's in "
+				 "a directory only root writes, not followed", comp);
 			goto out;
 		}
-		if (!last && !S_ISDIR(st->st_mode)) {
-			snprintf(e->why, sizeof(e->why), "%s", strerror(ENOTDIR));
+		/* The link read through the descriptor it was checked on. */
+		len = readlinkat(next, "", target, sizeof(target));
+		err = len < 0 ? errno : (size_t)len >= sizeof(target) ? ENAMETOOLONG :
+		      !len ? ENOENT : ++links > MAX_LINKS ? ELOOP : 0;
+		close(next);
+		if (err) {
+			snprintf(e->why, sizeof(e->why), "%.64s: %s", comp, strerror(err));
 			goto out;
+		}
+		target[len] = '\0';
+		if (splice_link(path, sizeof(path), target, &rest)) {
+			snprintf(e->why, sizeof(e->why), "%s", strerror(ENAMETOOLONG));
+			goto out;
+		}
+		if (target[0] == '/') {
+			close(cur);
+			cur = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+			if (cur < 0)
+				goto out;
 		}
 	}
 	if (!S_ISREG(st->st_mode)) {
@@ -212,7 +278,6 @@ static int open_no_links(struct entry *e, const char *p, struct stat *st)
 out:
 	if (cur >= 0)
 		close(cur);
-	free(copy);
 	return fd;
 }
 

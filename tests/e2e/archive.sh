@@ -82,9 +82,9 @@ left() { # PATH REASON: one "left out" line for PATH, saying REASON
 	grep -F "left out $1 (" "$tmp/err" | grep -qF "$2" || fail "$1: left out, but not for '$2'"
 }
 left "$tmp/bin/rebuilt" "build-id on disk is $(elf_id "$tmp/bin/rebuilt")"
-left "$tmp/swap/shadow" "a symbolic link, not followed"
-left "$tmp/swap/copy" "a symbolic link, not followed"
-left "$tmp/swap/dir/inner" "a symbolic link on the way (dir)"
+left "$tmp/swap/shadow" "shadow: a symbolic link not root's"
+left "$tmp/swap/copy" "copy: a symbolic link not root's"
+left "$tmp/swap/dir/inner" "dir: a symbolic link not root's"
 n_left=$(grep -c ": left out " "$tmp/err")
 grep -Eq "^prec: archive $tmp/rec: [0-9]+ files?, [0-9]+ bytes \([0-9]+ KiB of tar\) -> $ar, $n_left left out\$" \
 	"$tmp/err" || fail "no summary line"

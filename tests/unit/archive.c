@@ -5,7 +5,10 @@
 // not the running one, a relative path and one with ".." are left out,
 // one line each; an id that goes in under a later entry is not listed as
 // left out under an earlier path; a vdso.so that is a symlink or a FIFO is
-// left out too (and the FIFO's open does not wait for a writer).
+// left out too (and the FIFO's open does not wait for a writer). As root:
+// a path through a link root made in a directory only root writes goes in
+// (relative or absolute target), through the same link owned by another
+// user it is left out, and a link loop ends.
 #include "read/read.h"
 #include "record/buildid.h"
 #include "store/store.h"
@@ -81,6 +84,62 @@ static int run(void)
 	char *argv[] = { "archive", dir, "-o", out, "-f", NULL };
 
 	return prec_cmd_archive(5, argv);
+}
+
+/* A recording of its own (DIR/NAME) whose table holds path alone, with
+ * id; archived. Returns the tar's entry count. */
+static int one_entry(const char *top, const char *name, const char *path,
+		     const uint8_t *id, int len)
+{
+	struct prec_manifest *m = prec_manifest__new();
+	char list[4096];
+	int fd;
+
+	CHECK(m);
+	snprintf(dir, sizeof(dir), "%s/%s", top, name);
+	snprintf(out, sizeof(out), "%s/%s.tar", top, name);
+	CHECK(!mkdir(dir, 0700));
+	test_manifest_valid(m);
+	add(m, path, id, len);
+	fd = open(dir, O_RDONLY | O_DIRECTORY);
+	CHECK(fd >= 0);
+	CHECK_EQ(prec_manifest__write(m, fd), 0);
+	close(fd);
+	prec_manifest__delete(m);
+	CHECK_EQ(run(), 0);
+	return list_tar(list, sizeof(list));
+}
+
+/* Links on the path: followed only when root's, in a root-only directory. */
+static void links(const char *top, const char *self, const uint8_t *id, int len)
+{
+	char real[PATH_MAX / 2], ln[PATH_MAX / 2], path[PATH_MAX];
+
+	if (geteuid() != 0) {
+		printf("archive: links: skipped, not root\n");
+		return;
+	}
+	snprintf(real, sizeof(real), "%s/real", top);
+	CHECK(!mkdir(real, 0755));
+	snprintf(path, sizeof(path), "%s/self", real);
+	CHECK(!link(self, path));
+	snprintf(ln, sizeof(ln), "%s/viaroot", top);
+	CHECK(!symlink("real", ln));
+	snprintf(path, sizeof(path), "%s/self", ln);
+	CHECK_EQ(one_entry(top, "r1", path, id, len), 2);
+	snprintf(ln, sizeof(ln), "%s/viaabs", top);
+	CHECK(!symlink(real, ln));
+	snprintf(path, sizeof(path), "%s/self", ln);
+	CHECK_EQ(one_entry(top, "r2", path, id, len), 2);
+	snprintf(ln, sizeof(ln), "%s/vianobody", top);
+	CHECK(!symlink("real", ln));
+	CHECK(!lchown(ln, 65534, 65534));
+	snprintf(path, sizeof(path), "%s/self", ln);
+	CHECK_EQ(one_entry(top, "r3", path, id, len), 0);
+	snprintf(ln, sizeof(ln), "%s/loop", top);
+	CHECK(!symlink("loop", ln));
+	snprintf(path, sizeof(path), "%s/x", ln);
+	CHECK_EQ(one_entry(top, "r4", path, id, len), 0);
 }
 
 int main(void)
@@ -160,6 +219,7 @@ int main(void)
 	alarm(0);
 	CHECK_EQ(list_tar(list, sizeof(list)), 0);
 
+	links(tmp, want, id, len);
 	prec_manifest__delete(m);
 	test_rmdir(tmp);
 	printf("archive: ok\n");
