@@ -102,6 +102,32 @@ if [ -n "$kid" ] && [ "$kid" = "$(perf buildid-list -k 2>/dev/null)" ]; then
 	grep -qxF "[kernel.kallsyms]/$kid/kallsyms" "$tmp/names" || fail "no kallsyms of the running kernel"
 fi
 
+# The layout is perf's own: `perf record` of the same workload fills a
+# fresh build-id cache; each .build-id link both have names the same
+# directory, holding the same file (elf, kallsyms, vdso), elf and vdso
+# with the same bytes.
+mkdir -p "$tmp/perfhome"
+HOME=$tmp/perfhome perf record -q -o "$tmp/perf.data" -- "$long/burn" 2>/dev/null
+mkdir "$tmp/ours"
+tar xf "$ar" -C "$tmp/ours" || fail "tar xf"
+compared=0
+for l in "$tmp/perfhome/.debug/.build-id"/*/*; do
+	rel=${l#"$tmp/perfhome/.debug/"}
+	[ -L "$tmp/ours/$rel" ] || continue
+	[ "$(readlink "$l")" = "$(readlink "$tmp/ours/$rel")" ] ||
+		fail "$rel: perf's link names $(readlink "$l"), ours $(readlink "$tmp/ours/$rel")"
+	for f in elf kallsyms vdso; do
+		[ -e "$l/$f" ] || continue
+		[ -f "$tmp/ours/$rel/$f" ] || fail "no $rel/$f in ours, as in perf's"
+		# kallsyms changes as BPF programs come and go: its name only.
+		[ "$f" = kallsyms ] || cmp -s "$l/$f" "$tmp/ours/$rel/$f" ||
+			fail "$rel/$f differs from perf's"
+		compared=$((compared + 1))
+	done
+done
+echo "$compared files in perf's layout, as perf record caches them"
+[ "$compared" -ge 2 ] || fail "only $compared files to compare with perf's cache"
+
 # Refused over an existing file without -f; replaced with it.
 "$PREC" archive "$tmp/rec" 2>"$tmp/err" && fail "archive over an existing file without -f"
 grep -q "output exists" "$tmp/err" || fail "no 'output exists' message"
