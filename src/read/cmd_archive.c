@@ -174,110 +174,133 @@ static bool root_link(int dirfd, const struct stat *link)
 	       !(dir.st_mode & (S_IWGRP | S_IWOTH));
 }
 
-/* *rest (the components after a link) behind the link's target, in path:
- * the walk goes on from there. Returns 0 or -ENAMETOOLONG. */
-static int splice_link(char *path, size_t room, const char *target, const char **rest)
-{
-	size_t t = strlen(target), r = strlen(*rest);
+/* A walk down an absolute path from "/", by descriptor. */
+#define MAX_LINKS 40
+struct walk {
+	char path[2 * PATH_MAX];
+	const char *rest;      /* the components still to walk, in path */
+	int cur;               /* O_PATH descriptor of where the walk stands */
+	int links;             /* root links followed */
+};
 
-	if (t + 1 + r + 1 > room)
-		return -ENAMETOOLONG;
-	memmove(path + t + 1, *rest, r + 1);
-	memcpy(path, target, t);
-	path[t] = '/';
-	*rest = path;
+/* The link at w->cur/comp (its descriptor fd, checked by root_link) read
+ * through that descriptor, and its target put before w->rest: the walk
+ * goes on from there (from "/" for an absolute target). Returns 0 or an
+ * errno. */
+static int follow(struct walk *w, int fd)
+{
+	char target[PATH_MAX];
+	ssize_t len = readlinkat(fd, "", target, sizeof(target));
+	size_t r = strlen(w->rest);
+
+	if (len < 0)
+		return errno;
+	if (!len || (size_t)len + 1 + r + 1 > sizeof(w->path) || (size_t)len >= sizeof(target))
+		return len ? ENAMETOOLONG : ENOENT;
+	if (++w->links > MAX_LINKS)
+		return ELOOP;
+	memmove(w->path + len + 1, w->rest, r + 1);
+	memcpy(w->path, target, (size_t)len);
+	w->path[len] = '/';
+	w->rest = w->path;
+	if (target[0] == '/') {
+		close(w->cur);
+		w->cur = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (w->cur < 0)
+			return errno;
+	}
 	return 0;
 }
 
-/* The absolute path p opened from "/" one component at a time with
- * O_PATH|O_NOFOLLOW (nothing is opened that could act or block), a
- * symlink followed only if root_link() (at most MAX_LINKS), then its last
+/* One component of the walk, opened O_PATH|O_NOFOLLOW (nothing is opened
+ * that could act or block) from where the walk stands: a directory to
+ * stand in, the last component (in *st), or a root link to follow.
+ * Returns 0, or -1 with e->why. */
+static int step(struct walk *w, struct entry *e, struct stat *st)
+{
+	size_t n = strcspn(w->rest, "/");
+	char comp[NAME_MAX + 1];
+	int fd, err;
+
+	if (n > NAME_MAX) {
+		snprintf(e->why, sizeof(e->why), "%s", strerror(ENAMETOOLONG));
+		return -1;
+	}
+	memcpy(comp, w->rest, n);
+	comp[n] = '\0';
+	w->rest += n;
+	fd = openat(w->cur, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, st) < 0) {
+		snprintf(e->why, sizeof(e->why), "%s", strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	if (!S_ISLNK(st->st_mode)) {
+		close(w->cur);
+		w->cur = fd;
+		if (!w->rest[strspn(w->rest, "/")] || S_ISDIR(st->st_mode))
+			return 0;
+		snprintf(e->why, sizeof(e->why), "%s", strerror(ENOTDIR));
+		return -1;
+	}
+	if (!root_link(w->cur, st)) {
+		close(fd);
+		snprintf(e->why, sizeof(e->why), "%.64s: a symbolic link not root's in "
+			 "a directory only root writes, not followed", comp);
+		return -1;
+	}
+	err = follow(w, fd);
+	close(fd);
+	if (err)
+		snprintf(e->why, sizeof(e->why), "%.64s: %s", comp, strerror(err));
+	return err ? -1 : 0;
+}
+
+/* The absolute path p walked from "/" a component at a time, a symlink
+ * followed only if root_link() (at most MAX_LINKS), then its last
  * component, a regular file, reopened for reading by that very inode.
  * Returns the fd with *st, or -1 with e->why. */
-#define MAX_LINKS 40
 static int open_no_links(struct entry *e, const char *p, struct stat *st)
 {
-	char path[2 * PATH_MAX], comp[NAME_MAX + 1], target[PATH_MAX];
-	const char *rest = path;
-	int cur = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC), fd = -1, links = 0;
+	struct walk *w = malloc(sizeof(*w));
+	int fd = -1;
 
-	if (cur < 0 || strlen(p) >= sizeof(path)) {
-		snprintf(e->why, sizeof(e->why), "%s", strerror(cur < 0 ? errno : ENAMETOOLONG));
-		goto out;
+	if (!w || strlen(p) >= sizeof(w->path)) {
+		snprintf(e->why, sizeof(e->why), "%s", strerror(w ? ENAMETOOLONG : ENOMEM));
+		free(w);
+		return -1;
 	}
-	memcpy(path, p, strlen(p) + 1);
+	memcpy(w->path, p, strlen(p) + 1);
+	w->rest = w->path;
+	w->links = 0;
+	w->cur = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	memset(st, 0, sizeof(*st));
 	st->st_mode = S_IFDIR;
-	while (*(rest += strspn(rest, "/"))) {
-		size_t n = strcspn(rest, "/");
-		int next, err;
-		ssize_t len;
-
-		if (n > NAME_MAX) {
-			snprintf(e->why, sizeof(e->why), "%s", strerror(ENAMETOOLONG));
+	if (w->cur < 0)
+		snprintf(e->why, sizeof(e->why), "/: %s", strerror(errno));
+	while (w->cur >= 0 && *(w->rest += strspn(w->rest, "/")))
+		if (step(w, e, st) < 0)
 			goto out;
-		}
-		memcpy(comp, rest, n);
-		comp[n] = '\0';
-		rest += n;
-		next = openat(cur, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-		if (next < 0 || fstat(next, st) < 0) {
-			snprintf(e->why, sizeof(e->why), "%s", strerror(errno));
-			if (next >= 0)
-				close(next);
-			goto out;
-		}
-		if (!S_ISLNK(st->st_mode)) {
-			close(cur);
-			cur = next;
-			if (rest[strspn(rest, "/")] && !S_ISDIR(st->st_mode)) {
-				snprintf(e->why, sizeof(e->why), "%s", strerror(ENOTDIR));
-				goto out;
-			}
-			continue;
-		}
-		if (!root_link(cur, st)) {
-			close(next);
-			snprintf(e->why, sizeof(e->why), "%.64s: a symbolic link not root's in "
-				 "a directory only root writes, not followed", comp);
-			goto out;
-		}
-		/* The link read through the descriptor it was checked on. */
-		len = readlinkat(next, "", target, sizeof(target));
-		err = len < 0 ? errno : (size_t)len >= sizeof(target) ? ENAMETOOLONG :
-		      !len ? ENOENT : ++links > MAX_LINKS ? ELOOP : 0;
-		close(next);
-		if (err) {
-			snprintf(e->why, sizeof(e->why), "%.64s: %s", comp, strerror(err));
-			goto out;
-		}
-		target[len] = '\0';
-		if (splice_link(path, sizeof(path), target, &rest)) {
-			snprintf(e->why, sizeof(e->why), "%s", strerror(ENAMETOOLONG));
-			goto out;
-		}
-		if (target[0] == '/') {
-			close(cur);
-			cur = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-			if (cur < 0)
-				goto out;
-		}
-	}
-	if (!S_ISREG(st->st_mode)) {
+	if (w->cur < 0) {
+		if (!e->why[0])
+			snprintf(e->why, sizeof(e->why), "/: %s", strerror(errno));
+	} else if (!S_ISREG(st->st_mode)) {
 		snprintf(e->why, sizeof(e->why), "not a regular file");
 	} else if ((uint64_t)st->st_size > FILE_MAX) {
 		snprintf(e->why, sizeof(e->why), "bigger than %llu GiB",
 			 (unsigned long long)(FILE_MAX >> 30));
 	} else {
-		fd = prec_file__reopen(cur, st, O_RDONLY | O_CLOEXEC);
+		fd = prec_file__reopen(w->cur, st, O_RDONLY | O_CLOEXEC);
 		if (fd < 0)
 			snprintf(e->why, sizeof(e->why), "%s", fd == -ESTALE ?
 				 "replaced while being opened" : strerror(-fd));
 		fd = fd < 0 ? -1 : fd;
 	}
 out:
-	if (cur >= 0)
-		close(cur);
+	if (w->cur >= 0)
+		close(w->cur);
+	free(w);
 	return fd;
 }
 
