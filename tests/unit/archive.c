@@ -222,6 +222,7 @@ int main(void)
 	links(tmp, want, id, len);
 	prec_manifest__delete(m);
 	test_rmdir(tmp);
+	free(tmp);
 	printf("archive: ok\n");
 	return 0;
 }
