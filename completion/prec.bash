@@ -1,13 +1,13 @@
 # SPDX-License-Identifier: MIT
 # bash completion for prec: subcommands, each subcommand's options (the lists
 # below, checked against `prec CMD --help` by tests/e2e/completion.sh), event
-# names for -e, directories for -d, recordings for merge/info/dump.
+# names for -e, directories for -d, recordings for merge/info/dump/archive.
 # Installed as /usr/share/bash-completion/completions/prec; by hand:
 #   . completion/prec.bash
 # bash only (mapfile, compopt): zsh's bashcompinit lacks them.
 # shellcheck shell=bash
 
-_prec_commands="record merge info dump mark version help"
+_prec_commands="record merge info dump mark archive version help"
 
 # Every option of each subcommand, as its --help prints them.
 _prec_opts_record="-d --dir -o --output -e --event --filter -F --freq -c --count
@@ -23,6 +23,7 @@ _prec_opts_merge="-o --output --time -C --cpu --salvage -f --force -z
 _prec_opts_info="--json --check --timeline -h --help"
 _prec_opts_dump="-t --time -C --cpu --salvage -h --help"
 _prec_opts_mark="-d --dir -h --help"
+_prec_opts_archive="-o --output -f --force -h --help"
 
 # The options that take a value (the next word, or --opt=value).
 _prec_args_record="-d --dir -o --output -e --event --filter -F --freq -c --count
@@ -33,6 +34,7 @@ _prec_args_merge="-o --output --time -C --cpu --compression-level"
 _prec_args_info=""
 _prec_args_dump="-t --time -C --cpu"
 _prec_args_mark="-d --dir"
+_prec_args_archive="-o --output"
 
 # The events -e names without a source to read (src/record/event_parse.c).
 _prec_named_events="cpu-clock task-clock page-faults faults context-switches cs
@@ -110,7 +112,7 @@ _prec_values()
 		compgen -d -- "$cur" ;;
 	mark:-d | mark:--dir)
 		_prec_recordings "$cur" ;;
-	merge:-o | merge:--output)
+	merge:-o | merge:--output | archive:-o | archive:--output)
 		compgen -f -- "$cur" ;;
 	record:-e | record:--event)
 		local head=""
@@ -155,7 +157,7 @@ _prec()
 	fi
 
 	case "$cmd" in
-	record | merge | info | dump | mark) ;;
+	record | merge | info | dump | mark | archive) ;;
 	*) return ;;
 	esac
 	opts=_prec_opts_$cmd args=_prec_args_$cmd
@@ -188,7 +190,7 @@ _prec()
 		mapfile -t out < <(compgen -W "$opts" -- "$cur")
 	else
 		case "$cmd" in
-		merge | info | dump) mapfile -t out < <(_prec_recordings "$cur") ;;
+		merge | info | dump | archive) mapfile -t out < <(_prec_recordings "$cur") ;;
 		esac
 	fi
 
@@ -212,7 +214,8 @@ _prec()
 		esac
 	done
 	case "$cmd:$prev" in
-	record:-d | record:--dir | record:-o | record:--output | merge:-o | merge:--output)
+	record:-d | record:--dir | record:-o | record:--output | merge:-o | merge:--output | \
+	archive:-o | archive:--output)
 		compopt -o filenames 2>/dev/null ;;
 	esac
 	return 0

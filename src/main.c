@@ -18,6 +18,7 @@ static const struct {
 	{ "info", prec_cmd_info, "show a recording's manifest and totals" },
 	{ "dump", prec_cmd_dump, "print every record in merged order" },
 	{ "mark", prec_cmd_mark, "write a user marker into the trace" },
+	{ "archive", prec_cmd_archive, "tar the recording's binaries for perf elsewhere" },
 };
 
 /* What the Makefile knew at build time, passed as -D defines to this file

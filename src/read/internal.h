@@ -126,6 +126,11 @@ struct prec_merge_output {
  * -EEXIST (exists, no -f), -EPERM (refused), -EINVAL (terminal) or -errno. */
 int prec_merge_output__open(struct prec_merge_output *o, const char *name,
 			    bool force);
+/* The same for another command's output: messages say cmd ("archive")
+ * and kind_of_data ("a tar") where merge's say "merge" and "perf.data";
+ * check_target and finish say cmd from then on. Same returns. */
+int prec_merge_output__open_as(struct prec_merge_output *o, const char *cmd,
+			       const char *kind_of_data, const char *name, bool force);
 
 /* Refuse an output (name as -o gave it; NULL or "-": stdout) that is, by
  * st_dev/st_ino through any symlink, the manifest or a shard of the

@@ -66,15 +66,20 @@ static void arm_signals(int dirfd, const char *tmp)
 	}
 }
 
+/* The command its messages name, and what it writes: `prec archive` uses
+ * this output too (open_as). One output per process, as the signal
+ * handler's copy of the temp name. */
+static const char *who = "merge", *what_kind = "perf.data";
+
 static int fail(const char *name, const char *what, int err)
 {
-	pr_err("merge %s: %s: %s", name, what, strerror(-err));
+	pr_err("%s %s: %s: %s", who, name, what, strerror(-err));
 	return err;
 }
 
 static int refuse_existing(const char *name)
 {
-	pr_err("merge %s: output exists (use -f to overwrite)", name);
+	pr_err("%s %s: output exists (use -f to overwrite)", who, name);
 	return -EEXIST;
 }
 
@@ -99,10 +104,10 @@ static int refuse_owner(const char *name, const struct stat *st)
 	struct passwd *pw = getpwuid(st->st_uid);
 
 	if (pw)
-		pr_err("merge %s: %s of user %s (uid %u): refused", name,
+		pr_err("%s %s: %s of user %s (uid %u): refused", who, name,
 		       kind(st->st_mode), pw->pw_name, (unsigned)st->st_uid);
 	else
-		pr_err("merge %s: %s of uid %u: refused", name, kind(st->st_mode),
+		pr_err("%s %s: %s of uid %u: refused", who, name, kind(st->st_mode),
 		       (unsigned)st->st_uid);
 	return -EPERM;
 }
@@ -145,7 +150,7 @@ static int open_spelt(struct prec_merge_output *o, const char *name, int n)
 	if (fd >= 0)
 		close(fd);
 	if (!same) {
-		pr_err("merge %s: not the open descriptor %d: refused", name, n);
+		pr_err("%s %s: not the open descriptor %d: refused", who, name, n);
 		return -EPERM;
 	}
 	if (n == STDOUT_FILENO) {
@@ -177,7 +182,7 @@ static int open_dir(struct prec_merge_output *o, const char *name)
 	o->dirfd = prec_path__open_dir(dir, &why, &bad);
 	free(dir);
 	if (o->dirfd == -EPERM && bad) {
-		pr_err("merge %s: %s: %s, not followed", name, bad, why);
+		pr_err("%s %s: %s: %s, not followed", who, name, bad, why);
 		return -EPERM;
 	}
 	return o->dirfd < 0 ? fail(name, "cannot create output", o->dirfd) : 0;
@@ -263,7 +268,7 @@ static int open_special(struct prec_merge_output *o, const char *name, int pathf
 	o->fd = prec_file__reopen(pathfd, st, flags);
 	if (o->fd == -ESTALE) {
 		o->fd = -1;
-		pr_err("merge %s: changed while being opened: refused", name);
+		pr_err("%s %s: changed while being opened: refused", who, name);
 		return -EPERM;
 	}
 	if (o->fd < 0) {
@@ -308,15 +313,15 @@ static int open_named(struct prec_merge_output *o, const char *name)
 			err = open_temp(o, name);
 			break;
 		}
-		pr_err("merge %s: a symbolic link: refused (-f replaces the link, never its target)",
-		       name);
+		pr_err("%s %s: a symbolic link: refused (-f replaces the link, never its target)",
+		       who, name);
 		err = -EEXIST;
 		break;
 	case S_IFDIR:
 		err = fail(name, "cannot open output", -EISDIR);
 		break;
 	case S_IFBLK:
-		pr_err("merge %s: a block device: refused", name);
+		pr_err("%s %s: a block device: refused", who, name);
 		err = -EPERM;
 		break;
 	default:
@@ -357,8 +362,8 @@ int prec_merge_output__check_target(const char *name, const char *dir, int dirfd
 			hit = m->shards[i].name;
 	if (!hit)
 		return 0;
-	pr_err("merge %s: output is %s/%s of the recording being read (never written, even with -f)",
-	       name && strcmp(name, "-") ? name : "stdout", dir, hit);
+	pr_err("%s %s: output is %s/%s of the recording being read (never written, even with -f)",
+	       who, name && strcmp(name, "-") ? name : "stdout", dir, hit);
 	return -EINVAL;
 }
 
@@ -389,6 +394,14 @@ static void release(struct prec_merge_output *o)
 	o->tmp = o->base = NULL;
 }
 
+int prec_merge_output__open_as(struct prec_merge_output *o, const char *cmd,
+			       const char *kind_of_data, const char *name, bool force)
+{
+	who = cmd;
+	what_kind = kind_of_data;
+	return prec_merge_output__open(o, name, force);
+}
+
 int prec_merge_output__open(struct prec_merge_output *o, const char *name,
 			    bool force)
 {
@@ -406,8 +419,8 @@ int prec_merge_output__open(struct prec_merge_output *o, const char *name,
 		}
 	}
 	if (isatty(o->fd)) {
-		pr_err("merge %s: refusing to write perf.data to a terminal (use -o FILE or a pipe)",
-		       o->name ? o->name : "stdout");
+		pr_err("%s %s: refusing to write %s to a terminal (use -o FILE or a pipe)",
+		       who, o->name ? o->name : "stdout", what_kind);
 		release(o);
 		return -EINVAL;
 	}
@@ -452,7 +465,7 @@ int prec_merge_output__finish(struct prec_merge_output *o, bool keep)
 		if (err == -EEXIST)
 			refuse_existing(o->name);
 		else if (err)
-			pr_err("merge %s: cannot rename %s into place: %s", o->name,
+			pr_err("%s %s: cannot rename %s into place: %s", who, o->name,
 			       o->tmp, strerror(-err));
 		if (!err) {
 			free(o->tmp);

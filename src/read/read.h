@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* prec read: the public entries of the reading layer (merge, info, dump). */
+/* prec read: the public entries of the reading layer (merge, info, dump, archive). */
 #ifndef PREC_READ_H
 #define PREC_READ_H
 
@@ -8,5 +8,6 @@
 int prec_cmd_merge(int argc, char **argv);
 int prec_cmd_info(int argc, char **argv);
 int prec_cmd_dump(int argc, char **argv);
+int prec_cmd_archive(int argc, char **argv);
 
 #endif

@@ -110,6 +110,13 @@ mark -d
 mark --bogus hello
 mark -Z hello
 mark -d @DIR@
+archive
+archive --bogus @DIR@
+archive -Z @DIR@
+archive @DIR@ extra
+archive @DIR@ -o
+archive .
+archive @DIR@ -o @DIR@/manifest -f
 EOF
 )
 
