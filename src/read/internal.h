@@ -173,8 +173,9 @@ void prec_out_writer__delete(struct prec_out_writer *w);
 
 /* Start a perf.data on fd (not closed by the writer) for the recording
  * described by m: file mode reserves the header and writes attrs with their
- * ids; pipe mode writes the pipe header, HEADER_ATTRs, HEADER_FEATUREs and
- * end marker, and HEADER_TRACING_DATA when m has tracepoints. Output is
+ * ids; pipe mode writes the pipe header, HEADER_ATTRs, an EVENT_UPDATE
+ * naming each event, HEADER_FEATUREs and end marker, and
+ * HEADER_TRACING_DATA when m has tracepoints (attrs in event_at() order). Output is
  * buffered. Returns 0 or -errno. */
 int prec_perfdata__open(struct prec_perfdata **out, int fd,
 			const struct prec_manifest *m,
@@ -239,6 +240,14 @@ struct prec_feat_ctx {
  * section), or -errno. */
 int prec_perfdata__build_feature(int feat, const struct prec_feat_ctx *c,
 				 void **buf, size_t *len);
+
+/* Which of m's events goes pos-th (0 <= pos < m->nr_events) into the
+ * perf.data's attrs (file attrs section, pipe HEADER_ATTRs, EVENT_DESC):
+ * the events in manifest order but the software dummies (the tracking
+ * event) last, where perf puts its own: `perf script` 6.1 on a pipe sets
+ * call-graph printing up from the first attr of each type only, and a
+ * dummy first (software, as cpu-clock) would leave DWARF chains unprinted. */
+uint32_t prec_perfdata__event_at(const struct prec_manifest *m, uint32_t pos);
 
 /* The build-id table of m as consecutive build-id entries whose header type
  * is type (0 inside the BUILD_ID feature, 67 HEADER_BUILD_ID in a pipe).

@@ -29,9 +29,12 @@ enum {
 	REC_FINISHED_ROUND = 68,
 	REC_AUXTRACE_INFO = 70,
 	REC_AUXTRACE = 71,
+	REC_EVENT_UPDATE = 78,
 	REC_TIME_CONV = 79,
 	REC_HEADER_FEATURE = 80,
 };
+
+#define EVENT_UPDATE_NAME 2 /* PERF_EVENT_UPDATE__NAME */
 
 struct file_header {
 	uint64_t magic, size, attr_size;
@@ -178,15 +181,15 @@ static int open_file(struct prec_perfdata *pd)
 	pd->data_offset = le64toh(fh.data_offset);
 	emit(pd, &fh, sizeof(fh));
 	for (uint32_t i = 0; i < m->nr_events; i++)
-		put_ids(pd, &m->events[i]);
+		put_ids(pd, &m->events[prec_perfdata__event_at(m, i)]);
 	ids_off = FILE_HEADER_SIZE;
 	for (uint32_t i = 0; i < m->nr_events; i++) {
-		uint64_t sec[2] = { htole64(ids_off),
-				    htole64((uint64_t)m->events[i].nr_ids * 8) };
+		const struct prec_manifest_event *e = &m->events[prec_perfdata__event_at(m, i)];
+		uint64_t sec[2] = { htole64(ids_off), htole64((uint64_t)e->nr_ids * 8) };
 
-		put_attr(pd, m->events[i].attr);
+		put_attr(pd, e->attr);
 		emit(pd, sec, sizeof(sec));
-		ids_off += (uint64_t)m->events[i].nr_ids * 8;
+		ids_off += (uint64_t)e->nr_ids * 8;
 	}
 	return pd->err;
 }
@@ -196,7 +199,7 @@ static int pipe_attrs(struct prec_perfdata *pd)
 	const struct prec_manifest *m = pd->m;
 
 	for (uint32_t i = 0; i < m->nr_events; i++) {
-		const struct prec_manifest_event *e = &m->events[i];
+		const struct prec_manifest_event *e = &m->events[prec_perfdata__event_at(m, i)];
 		uint64_t size = 8 + ATTR_SIZE + (uint64_t)e->nr_ids * 8;
 
 		if (size > 65535) {
@@ -207,6 +210,33 @@ static int pipe_attrs(struct prec_perfdata *pd)
 		put_hdr(pd, REC_HEADER_ATTR, 0, (uint16_t)size);
 		put_attr(pd, e->attr);
 		put_ids(pd, e);
+	}
+	return pd->err;
+}
+
+/* An EVENT_UPDATE of type NAME per event, as perf record sends in a pipe:
+ * perf report and script name a pipe's events from these as the file's
+ * EVENT_DESC names them. Right after the attrs they name (perf sends them
+ * after its HEADER_FEATUREs; its readers take them anywhere after the
+ * attr). */
+static int pipe_names(struct prec_perfdata *pd)
+{
+	const struct prec_manifest *m = pd->m;
+
+	for (uint32_t i = 0; i < m->nr_events; i++) {
+		const struct prec_manifest_event *e = &m->events[prec_perfdata__event_at(m, i)];
+		size_t n = e->name ? strlen(e->name) + 1 : 0;
+		size_t padded = (n + 7) & ~(size_t)7;
+		uint64_t body[2] = { htole64(EVENT_UPDATE_NAME), 0 };
+
+		/* Nameless or id-less: perf derives the name, as without. */
+		if (!n || !e->nr_ids || 24 + padded > 65535)
+			continue;
+		body[1] = htole64(e->ids[0]);
+		put_hdr(pd, REC_EVENT_UPDATE, 0, (uint16_t)(24 + padded));
+		emit(pd, body, sizeof(body));
+		emit(pd, e->name, n);
+		emit(pd, NULL, padded - n);
 	}
 	return pd->err;
 }
@@ -285,6 +315,8 @@ static int open_pipe(struct prec_perfdata *pd)
 
 	emit(pd, h, sizeof(h));
 	err = pipe_attrs(pd);
+	if (!err)
+		err = pipe_names(pd);
 	if (!err)
 		err = pipe_features(pd);
 	if (!err)

@@ -6,6 +6,7 @@
 #include "read/internal.h"
 #include "read/bytebuf.h"
 #include "read/zstd_out.h"
+#include "util/bytes.h"
 
 #include <endian.h>
 #include <errno.h>
@@ -73,6 +74,25 @@ static void put_attr(struct prec_bytebuf *b, const uint8_t attr[128])
 	prec_bytebuf__put(b, a, sizeof(a));
 }
 
+static bool is_dummy(const struct prec_manifest_event *e)
+{
+	return prec_ld32(e->attr) == PERF_TYPE_SOFTWARE &&
+	       prec_ld64(e->attr + 8) == PERF_COUNT_SW_DUMMY;
+}
+
+uint32_t prec_perfdata__event_at(const struct prec_manifest *m, uint32_t pos)
+{
+	uint32_t seen = 0;
+
+	/* Two passes, the others then the dummies, each in manifest order;
+	 * a handful of events, so no table is kept. */
+	for (int dummies = 0; dummies < 2; dummies++)
+		for (uint32_t i = 0; i < m->nr_events; i++)
+			if (is_dummy(&m->events[i]) == dummies && seen++ == pos)
+				return i;
+	return pos;
+}
+
 int prec_perfdata__build_buildids(const struct prec_manifest *m,
 				  uint32_t type, void **buf, size_t *len)
 {
@@ -125,7 +145,8 @@ static void build_event_desc(struct prec_bytebuf *b, const struct prec_manifest 
 	prec_bytebuf__put_u32(b, m->nr_events);
 	prec_bytebuf__put_u32(b, 128);
 	for (uint32_t i = 0; i < m->nr_events; i++) {
-		const struct prec_manifest_event *e = &m->events[i];
+		const struct prec_manifest_event *e =
+			&m->events[prec_perfdata__event_at(m, i)];
 
 		put_attr(b, e->attr);
 		prec_bytebuf__put_u32(b, e->nr_ids);

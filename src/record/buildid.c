@@ -147,13 +147,9 @@ static ssize_t pread_some(int fd, void *buf, size_t len, uint64_t off)
 	return (ssize_t)got;
 }
 
-static int elf_header(struct elf *e)
+/* The ELF header's fields from its first n bytes (64 at most). */
+static int parse_header(struct elf *e, const uint8_t *h, size_t n)
 {
-	uint8_t h[64];
-	ssize_t n = pread_some(e->fd, h, sizeof(h), 0);
-
-	if (n < 0)
-		return (int)n;
 	if (n < 52 || memcmp(h, "\177ELF", 4) || (h[4] != 1 && h[4] != 2) ||
 	    (h[5] != 1 && h[5] != 2))
 		return -ENOEXEC;
@@ -177,6 +173,16 @@ static int elf_header(struct elf *e)
 		e->shnum = (uint32_t)get_n(e->o, h + 48, 2);
 	}
 	return 0;
+}
+
+static int elf_header(struct elf *e)
+{
+	uint8_t h[64];
+	ssize_t n = pread_some(e->fd, h, sizeof(h), 0);
+
+	if (n < 0)
+		return (int)n;
+	return parse_header(e, h, (size_t)n);
 }
 
 /* One table entry's note block: type, file offset, size, alignment. */
@@ -281,6 +287,49 @@ int prec_buildid__read_fd(int fd, uint8_t id[20])
 	if (ret == -ENODATA)
 		ret = scan_table(&e, true, id);
 	free(e.tab);
+	return ret;
+}
+
+/* ---- an ELF image in memory ---- */
+
+/* The notes of one table of the image (as scan_table), every offset and
+ * size checked against len. */
+static int scan_image_table(const struct elf *e, const uint8_t *img, size_t len,
+			    bool sect, uint8_t id[20])
+{
+	uint64_t off = sect ? e->shoff : e->phoff;
+	uint32_t num = sect ? e->shnum : e->phnum;
+	uint32_t ent = sect ? e->shentsize : e->phentsize;
+	uint32_t need = sect ? (e->is64 ? 64 : 40) : (e->is64 ? 56 : 32);
+
+	if (!off || !num || ent < need || off > len || (uint64_t)num * ent > len - off)
+		return -ENODATA;
+	for (uint32_t i = 0; i < num && i < NOTE_BLOCKS_MAX; i++) {
+		struct block b;
+		int ret;
+
+		get_block(e, img + off + (size_t)i * ent, sect, &b);
+		if (b.type != (sect ? SHT_NOTE_TYPE : PT_NOTE_TYPE) || b.size < 12 ||
+		    b.off >= len)
+			continue;
+		ret = scan_notes(img + b.off, b.size < len - b.off ? (size_t)b.size : len - b.off,
+				 b.align == 8 ? 8 : 4, e->o, id);
+		if (ret != -ENODATA)
+			return ret;
+	}
+	return -ENODATA;
+}
+
+int prec_buildid__read_image(const uint8_t *img, size_t len, uint8_t id[20])
+{
+	struct elf e = { .fd = -1 };
+	int ret = parse_header(&e, img, len < 64 ? len : 64);
+
+	if (ret)
+		return ret;
+	ret = scan_image_table(&e, img, len, false, id);
+	if (ret == -ENODATA)
+		ret = scan_image_table(&e, img, len, true, id);
 	return ret;
 }
 

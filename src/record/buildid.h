@@ -25,6 +25,9 @@ struct prec_buildid_req {
  * regular ELF file), -EINVAL (a build-id longer than 20 bytes) or -errno
  * (read failed). Blocks as long as the file's reads do. */
 int prec_buildid__read_fd(int fd, uint8_t id[20]);
+/* NT_GNU_BUILD_ID of the ELF image img[0, len) in memory (the vDSO), every
+ * header and note checked to lie inside it. Returns as read_fd. */
+int prec_buildid__read_image(const uint8_t *img, size_t len, uint8_t id[20]);
 /* r->path's build-id if the path (or, with r->pid, /proc/PID/root + path)
  * still names the regular file r->maj:r->min, r->ino; -ESTALE when it
  * names anything else (a replaced file, a symlink, a FIFO, a device, a

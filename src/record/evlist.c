@@ -320,6 +320,12 @@ void prec_evlist__config(struct prec_evlist *el,
 			a->exclude_user = o->all_kernel;
 			a->exclude_hv = 1;
 		}
+		/* As perf record: the host only, not a KVM guest running on
+		 * the CPU. perf 6.1 names an attr (`perf evlist -i -` on a
+		 * pipe, which has no event names) "cpu-clock" with it and
+		 * "cpu-clock:HG" without; with :u or :k it would add an H,
+		 * so those keep counting in guests as they always did. */
+		a->exclude_guest = !a->exclude_kernel && !a->exclude_user;
 	}
 }
 

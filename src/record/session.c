@@ -32,6 +32,7 @@
 #include "record/snapshot.h"
 #include "record/tail.h"
 #include "record/tracefs.h"
+#include "record/vdso.h"
 #include "store/store.h"
 #include "util/clock.h"
 #include "util/dirtree.h"
@@ -933,6 +934,40 @@ static void add_seen_buildids(struct prec_session *s)
 	add_file_buildids(s);
 }
 
+static bool saw_vdso(const struct prec_session *s)
+{
+	for (int c = 0; c < s->nr_cpus; c++) {
+		const struct prec_seen_map *maps;
+		int nr = 0;
+
+		if (!s->drainers[c])
+			continue;
+		maps = prec_drainer__maps(s->drainers[c], &nr);
+		for (int i = 0; i < nr; i++)
+			if (!strcmp(maps[i].path, PREC_VDSO_MAP))
+				return true;
+	}
+	return false;
+}
+
+/* When a [vdso] was mapped (an exec's MMAP2 in the rings, or the side
+ * band's, which added the id already), the vDSO's build-id, and its image
+ * as vdso.so for `prec archive`. */
+static void add_vdso(struct prec_session *s)
+{
+	int err = 0;
+
+	if (!have_buildid(s->m, PREC_VDSO_MAP)) {
+		if (!saw_vdso(s))
+			return;
+		err = prec_vdso__add_buildid(s->m);
+	}
+	if (!err && have_buildid(s->m, PREC_VDSO_MAP))
+		err = prec_vdso__save(s->dirfd);
+	if (err)
+		pr_warn("%s/%s: %s", s->dir, PREC_VDSO_NAME, strerror(-err));
+}
+
 static int stop_drainers(struct prec_session *s)
 {
 	int err = 0;
@@ -1082,6 +1117,7 @@ int prec_session__finish(struct prec_session *s, struct prec_evlist *el)
 	e = close_tail(s);
 	err = err ? err : e;
 	add_seen_buildids(s);
+	add_vdso(s);
 	lap(s, "totals and build-ids");
 	for (int c = 0; c <= s->nr_cpus; c++) {
 		e = prec_shard_writer__close(s->writers[c]);

@@ -21,6 +21,7 @@
 #include "record/buildid.h"
 #include "record/cgroup.h"
 #include "record/internal.h"
+#include "record/vdso.h"
 #include "store/store.h"
 #include "util/file.h"
 #include "util/log.h"
@@ -56,6 +57,7 @@ struct sb {
 	bool data_maps;        /* prec_sideband_opts.data_maps */
 	bool before_exec;      /* prec_sideband_opts.before_exec */
 	bool no_fork;          /* tail: COMM and MMAP2 only */
+	bool vdso;             /* a [vdso] map was written: its build-id added */
 	uint64_t time;         /* put in every record's trailer (0: start) */
 	uint64_t chunk_first, chunk_last; /* times of the chunk being packed */
 	uint16_t time_back;    /* where: prec_time_layout.trailer_time_back */
@@ -631,6 +633,10 @@ static int sb_maps(struct sb *sb, pid_t pid)
 		err = emit_mmap2(sb, (uint32_t)pid, &mp);
 		if (!err && mp.path[0] == '/')
 			err = sb_want_buildid(sb, pid, &mp);
+		if (!err && !sb->vdso && !strcmp(mp.path, PREC_VDSO_MAP)) {
+			sb->vdso = true;
+			err = prec_vdso__add_buildid(sb->m);
+		}
 	}
 	return err;
 }

@@ -45,6 +45,8 @@
 #define PREC_SIDEBAND_CPU (-1)
 #define PREC_SHARD_SIDEBAND_NAME "sideband.shard"
 #define PREC_MANIFEST_NAME "manifest"
+/* The recorder's vDSO image, when the manifest's build-ids list "[vdso]". */
+#define PREC_VDSO_NAME "vdso.so"
 
 enum prec_chunk_type {
 	PREC_CHUNK_DATA = 1,   /* perf records, whole, in ring order */

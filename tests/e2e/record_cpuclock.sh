@@ -28,13 +28,15 @@ cat "$tmp/err"
 [ $rc = 0 ] || fail "record exited $rc"
 kill "${busy[@]}" 2>/dev/null; busy=()
 
-# Files: cpuNNN.shard per online CPU, sideband.shard, manifest; nothing else.
+# Files: cpuNNN.shard per online CPU, sideband.shard, manifest, vdso.so
+# (the processes' [vdso] maps); nothing else.
 for c in $cpus; do
 	[ -f "$tmp/out/$(printf 'cpu%03d.shard' "$c")" ] || fail "no shard for cpu $c"
 done
 [ -f "$tmp/out/sideband.shard" ] || fail "no sideband.shard"
+[ -f "$tmp/out/vdso.so" ] || fail "no vdso.so"
 n=$(ls "$tmp/out" | wc -l)
-[ "$n" = $((ncpu + 2)) ] || fail "$n files in the directory, want $((ncpu + 2))"
+[ "$n" = $((ncpu + 3)) ] || fail "$n files in the directory, want $((ncpu + 3))"
 grep -q "^\[ prec record: $((ncpu + 1)) shards, .*, 0 lost, manifest in" "$tmp/err" ||
 	fail "summary line"
 

@@ -479,15 +479,17 @@ static void parse_attrs(const uint8_t *f, const struct file_header *h,
 	CHECK_EQ(h->attrs_size, (uint64_t)m->nr_events * 144);
 	for (uint32_t i = 0; i < m->nr_events; i++) {
 		const uint8_t *e = f + h->attrs_offset + i * 144;
+		const struct prec_manifest_event *ev = &m->events[prec_perfdata__event_at(m, i)];
 		uint32_t asize;
 
 		memcpy(&asize, e + 4, 4);
 		CHECK_EQ(asize, 128);
+		CHECK(!memcmp(e, ev->attr, 4) && !memcmp(e + 8, ev->attr + 8, 120));
 		CHECK_EQ(get64(e + 128), ids_off);
-		CHECK_EQ(get64(e + 136), m->events[i].nr_ids * 8);
-		for (uint32_t j = 0; j < m->events[i].nr_ids; j++)
-			CHECK_EQ(get64(f + ids_off + j * 8), m->events[i].ids[j]);
-		ids_off += m->events[i].nr_ids * 8;
+		CHECK_EQ(get64(e + 136), ev->nr_ids * 8);
+		for (uint32_t j = 0; j < ev->nr_ids; j++)
+			CHECK_EQ(get64(f + ids_off + j * 8), ev->ids[j]);
+		ids_off += ev->nr_ids * 8;
 	}
 	CHECK_EQ(h->attrs_offset, ids_off);
 	CHECK_EQ(h->data_offset, h->attrs_offset + h->attrs_size);
@@ -873,9 +875,36 @@ static void test_zstd(struct prec_manifest *m)
 	printf("-z: perf script file and pipe, COMPRESSED feature, AUXTRACE index ok\n");
 }
 
+/* The software dummies go last, the others keep the manifest's order. */
+static void test_event_order(void)
+{
+	static const struct { uint32_t type; uint64_t config; } ev[] = {
+		{ PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY },
+		{ PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK },
+		{ PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY },
+		{ PERF_TYPE_TRACEPOINT, PERF_COUNT_SW_DUMMY },
+		{ PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES },
+	};
+	static const uint32_t want[] = { 1, 3, 4, 0, 2 };
+	struct prec_manifest_event events[5];
+	struct prec_manifest m = { .events = events, .nr_events = 5 };
+
+	memset(events, 0, sizeof(events));
+	for (int i = 0; i < 5; i++) {
+		memcpy(events[i].attr, &ev[i].type, 4);
+		memcpy(events[i].attr + 8, &ev[i].config, 8);
+	}
+	for (uint32_t i = 0; i < 5; i++)
+		CHECK_EQ(prec_perfdata__event_at(&m, i), want[i]);
+	m.nr_events = 1;
+	CHECK_EQ(prec_perfdata__event_at(&m, 0), 0);
+}
+
 int main(void)
 {
 	struct prec_manifest *m;
+
+	test_event_order();
 
 	if (system("perf --version >/dev/null 2>&1") != 0) {
 		printf("perf not installed: skip\n");

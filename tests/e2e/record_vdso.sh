@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# The vDSO's build-id and image. The vdsoloop helper calls clock_gettime in
+# a loop, so most of its samples are in the vDSO.
+# 1. prec record -- vdsoloop: the manifest's build-ids and the merged file's
+#    (perf buildid-list, file and pipe) list "[vdso]" with the id that
+#    `perf record` of the same workload lists, which is the id of the
+#    image kept as DIR/vdso.so (a regular file, 0600 as the shards);
+# 2. perf report, with the build-id cache holding only that vdso.so where
+#    perf keeps a vDSO (~/.debug/[vdso]/ID/vdso, as `prec archive` is to
+#    ship it), puts most samples in [vdso], resolves __vdso_clock_gettime,
+#    and says nothing on stderr;
+# 3. prec record -p on a vdsoloop already running (its [vdso] map comes
+#    from the side band, not from an exec): the same entry and vdso.so.
+set -u
+# shellcheck source=tests/lib/e2e.sh
+. "$(dirname "$0")/../lib/e2e.sh"
+need_root
+need_cmd perf
+need_cmd readelf
+e2e_tmpdir vdso
+spin=
+cleanup() { [ -n "$spin" ] && kill "$spin" 2>/dev/null; }
+at_exit cleanup
+
+# vdso_id LISTING: the [vdso] id in a buildid-list or mfdump listing.
+vdso_id() {
+	awk '$NF == "[vdso]" { print $(NF - 1); exit }' "$1"
+}
+
+"$PREC" record -q -d "$tmp/d" -e cpu-clock -F 2000 -- "$H/vdsoloop" 500 ||
+	fail "record -- vdsoloop"
+[ -f "$tmp/d/vdso.so" ] && [ ! -L "$tmp/d/vdso.so" ] || fail "no regular vdso.so in the recording"
+[ "$(stat -c %a "$tmp/d/vdso.so")" = "$(stat -c %a "$tmp/d/cpu000.shard")" ] ||
+	fail "vdso.so mode $(stat -c %a "$tmp/d/vdso.so"), the shards' $(stat -c %a "$tmp/d/cpu000.shard")"
+img=$(elf_id "$tmp/d/vdso.so")
+[ -n "$img" ] || fail "vdso.so has no build-id note"
+
+# 1. The manifest, the merged file and the pipe against perf record.
+"$H/mfdump" "$tmp/d" >"$tmp/mf" || fail "manifest unreadable"
+[ "$(vdso_id "$tmp/mf")" = "$img" ] || { grep '^buildid' "$tmp/mf"; fail "manifest: no [vdso] $img"; }
+"$PREC" merge "$tmp/d" -o "$tmp/f.data" 2>"$tmp/merge.err" || fail_rc "$tmp/merge.err" "merge"
+perf buildid-list -i "$tmp/f.data" >"$tmp/ids" 2>"$tmp/ids.err" || fail_rc "$tmp/ids.err" "perf buildid-list"
+[ "$(vdso_id "$tmp/ids")" = "$img" ] || { cat "$tmp/ids"; fail "merged file: no [vdso] $img"; }
+"$PREC" merge "$tmp/d" 2>/dev/null | perf buildid-list -i - >"$tmp/pids" 2>&1
+[ "$(vdso_id "$tmp/pids")" = "$img" ] || { cat "$tmp/pids"; fail "pipe: no [vdso] $img"; }
+mkdir "$tmp/perfhome"
+HOME=$tmp/perfhome perf record -q -o "$tmp/p.data" -e cpu-clock -F 2000 -- "$H/vdsoloop" 500 \
+	2>"$tmp/perf.err" || fail_rc "$tmp/perf.err" "perf record"
+perf buildid-list -i "$tmp/p.data" >"$tmp/perf.ids" 2>&1 || fail "perf buildid-list of perf's file"
+want=$(vdso_id "$tmp/perf.ids")
+[ -n "$want" ] || { cat "$tmp/perf.ids"; fail "perf record lists no [vdso]"; }
+[ "$img" = "$want" ] || fail "[vdso] $img, perf record's $want"
+echo "[vdso] $img as perf record's, in the manifest, the file, the pipe and vdso.so"
+
+# 2. Symbols from that image alone, in perf's cache layout.
+mkdir -p "$tmp/home/.debug/[vdso]/$img" "$tmp/home/.debug/.build-id/${img:0:2}"
+cp "$tmp/d/vdso.so" "$tmp/home/.debug/[vdso]/$img/vdso"
+ln -s "../../[vdso]/$img" "$tmp/home/.debug/.build-id/${img:0:2}/${img:2}"
+HOME=$tmp/home perf report -i "$tmp/f.data" --stdio --sort dso,sym >"$tmp/report" 2>"$tmp/report.err" ||
+	fail_rc "$tmp/report.err" "perf report"
+[ -s "$tmp/report.err" ] && { cat "$tmp/report.err"; fail "perf report wrote on stderr"; }
+share=$(awk '!/^#/ && $2 == "[vdso]" { sub("%", "", $1); s += $1 } END { printf "%d", s }' "$tmp/report")
+echo "[vdso]: ${share}% of the samples"
+[ "$share" -ge 50 ] || { head -20 "$tmp/report"; fail "only ${share}% of the samples in [vdso]"; }
+grep -q '\[vdso\] .*__vdso_clock_gettime' "$tmp/report" ||
+	{ head -20 "$tmp/report"; fail "no [vdso] sample resolved to __vdso_clock_gettime"; }
+
+# 3. -p: the [vdso] map from the side band.
+"$H/vdsoloop" 5000 &
+spin=$!
+sleep 0.2
+"$PREC" record -q -d "$tmp/p" -e cpu-clock -F 1000 -p "$spin" &
+rec=$!
+sleep 0.5
+kill -INT $rec
+wait $rec || fail "record -p: exit $?"
+"$H/mfdump" "$tmp/p" >"$tmp/pmf" || fail "-p: manifest unreadable"
+[ "$(vdso_id "$tmp/pmf")" = "$img" ] || { grep '^buildid' "$tmp/pmf"; fail "-p: manifest: no [vdso] $img"; }
+[ "$(elf_id "$tmp/p/vdso.so")" = "$img" ] || fail "-p: no vdso.so with id $img"
+echo "PASS: the vDSO's build-id as perf's, its image in vdso.so, its symbols from it"
