@@ -640,6 +640,7 @@ static void release_reserve(struct prec_session *s)
 static void drain_sched(struct prec_session *s, const struct prec_record_opts *o)
 {
 	s->rt_prio = o->rt_prio;
+	s->buildid_cache = !o->no_buildid_cache;
 	if (s->rt_prio < 0)
 		s->rt_prio = prec_drainer__fifo_allowed(PREC_DRAIN_AUTO_PRIO) ?
 			     PREC_DRAIN_AUTO_PRIO : 0;
@@ -964,8 +965,17 @@ static void add_vdso(struct prec_session *s)
 	}
 	if (!err && have_buildid(s->m, PREC_VDSO_MAP))
 		err = prec_vdso__save(s->dirfd);
-	if (err)
+	if (err) {
 		pr_warn("%s/%s: %s", s->dir, PREC_VDSO_NAME, strerror(-err));
+		return;
+	}
+	/* As perf record: perf resolves a vDSO with a build-id only from
+	 * its cache, even on this machine. */
+	if (s->buildid_cache && have_buildid(s->m, PREC_VDSO_MAP)) {
+		err = prec_vdso__cache();
+		if (err)
+			pr_info("vDSO not put in the build-id cache: %s", strerror(-err));
+	}
 }
 
 static int stop_drainers(struct prec_session *s)

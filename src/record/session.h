@@ -36,6 +36,7 @@ struct prec_session {
 	const struct prec_snapshot *snap;   /* writes the flight shards */
 	uint64_t *writer_wait_ns; /* per CPU: the longest wait for staging */
 	bool direct_io;        /* the shards are written with O_DIRECT */
+	bool buildid_cache;    /* the vDSO goes in perf's build-id cache (not -N) */
 	uint64_t t_enable_ns, t_stop_ns, manifest_ns; /* CLOCK_MONOTONIC */
 	uint64_t records, bytes, lost;
 	size_t pages;          /* ring data pages, for the lost-records advice */

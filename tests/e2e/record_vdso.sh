@@ -12,6 +12,11 @@
 #    and says nothing on stderr;
 # 3. prec record -p on a vdsoloop already running (its [vdso] map comes
 #    from the side band, not from an exec): the same entry and vdso.so.
+# 4. The build-id cache, as perf record leaves it: in a fresh HOME, prec
+#    record puts vdso.so's bytes at ~/.debug/[vdso]/ID/vdso with the
+#    .build-id link, and perf report there resolves __vdso_clock_gettime
+#    with no other step; -N leaves no ~/.debug; a HOME of another user
+#    (nobody) gets nothing from root.
 set -u
 # shellcheck source=tests/lib/e2e.sh
 . "$(dirname "$0")/../lib/e2e.sh"
@@ -78,4 +83,28 @@ wait $rec || fail "record -p: exit $?"
 "$H/mfdump" "$tmp/p" >"$tmp/pmf" || fail "-p: manifest unreadable"
 [ "$(vdso_id "$tmp/pmf")" = "$img" ] || { grep '^buildid' "$tmp/pmf"; fail "-p: manifest: no [vdso] $img"; }
 [ "$(elf_id "$tmp/p/vdso.so")" = "$img" ] || fail "-p: no vdso.so with id $img"
-echo "PASS: the vDSO's build-id as perf's, its image in vdso.so, its symbols from it"
+
+# 4. perf's build-id cache.
+mkdir "$tmp/fresh"
+HOME=$tmp/fresh "$PREC" record -q -d "$tmp/c" -e cpu-clock -F 2000 -- "$H/vdsoloop" 300 ||
+	fail "record in a fresh HOME"
+cached="$tmp/fresh/.debug/[vdso]/$img/vdso"
+cmp -s "$cached" "$tmp/c/vdso.so" || { find "$tmp/fresh"; fail "no $cached equal to vdso.so"; }
+[ "$(readlink "$tmp/fresh/.debug/.build-id/${img:0:2}/${img:2}")" = "../../[vdso]/$img" ] ||
+	fail "no .build-id link to [vdso]/$img"
+"$PREC" merge "$tmp/c" -o "$tmp/c.data" 2>/dev/null || fail "merge of the fresh-HOME recording"
+HOME=$tmp/fresh perf report -i "$tmp/c.data" --stdio --sort dso,sym >"$tmp/creport" 2>"$tmp/creport.err" ||
+	fail_rc "$tmp/creport.err" "perf report in the fresh HOME"
+[ -s "$tmp/creport.err" ] && { cat "$tmp/creport.err"; fail "perf report wrote on stderr"; }
+grep -q '\[vdso\] .*__vdso_clock_gettime' "$tmp/creport" ||
+	{ head -20 "$tmp/creport"; fail "fresh HOME: no sample resolved to __vdso_clock_gettime"; }
+mkdir "$tmp/nocache"
+HOME=$tmp/nocache "$PREC" record -q -N -d "$tmp/n" -e cpu-clock -- "$H/vdsoloop" 100 || fail "record -N"
+[ -e "$tmp/nocache/.debug" ] && fail "-N: ~/.debug created"
+[ -f "$tmp/n/vdso.so" ] || fail "-N: no vdso.so in the recording"
+mkdir "$tmp/theirs"
+chown nobody "$tmp/theirs"
+HOME=$tmp/theirs "$PREC" record -q -d "$tmp/o" -e cpu-clock -- "$H/vdsoloop" 100 || fail "record, HOME of nobody"
+[ -e "$tmp/theirs/.debug" ] && fail "root wrote ~/.debug into nobody's HOME"
+echo "build-id cache: [vdso]/$img/vdso and its link in a fresh HOME, none with -N or in another user's HOME"
+echo "PASS: the vDSO's build-id as perf's, its image in vdso.so and perf's cache, its symbols from it"
