@@ -974,7 +974,7 @@ static void add_vdso(struct prec_session *s)
 	if (s->buildid_cache && have_buildid(s->m, PREC_VDSO_MAP)) {
 		err = prec_vdso__cache();
 		if (err)
-			pr_info("vDSO not put in the build-id cache: %s", strerror(-err));
+			pr_debug("vDSO not put in the build-id cache: %s", strerror(-err));
 	}
 }
 
