@@ -6,7 +6,7 @@
 #include "read/internal.h"
 #include "read/read.h"
 #include "read/tar_writer.h"
-#include "record/buildid.h"
+#include "util/buildid.h"
 #include "util/cli.h"
 #include "util/file.h"
 #include "util/log.h"

@@ -20,7 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "record/buildid.h"
+#include "util/buildid.h"
 #include "record/drainer.h"
 #include "record/evlist.h"
 #include "record/perm.h"

@@ -18,7 +18,7 @@
 #include <linux/perf_event.h>
 
 #include "record/bpf_synth.h"
-#include "record/buildid.h"
+#include "util/buildid.h"
 #include "record/cgroup.h"
 #include "record/internal.h"
 #include "record/vdso.h"

@@ -4,7 +4,7 @@
 // place, the image saved as the recording's vdso.so and put in perf's
 // build-id cache.
 #include "record/vdso.h"
-#include "record/buildid.h"
+#include "util/buildid.h"
 #include "store/store.h"
 #include "util/file.h"
 #include "util/log.h"

@@ -6,7 +6,7 @@
 
 #include <sys/mman.h>
 
-#include "record/buildid.h"
+#include "util/buildid.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

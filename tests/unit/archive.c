@@ -10,7 +10,7 @@
 // (relative or absolute target), through the same link owned by another
 // user it is left out, and a link loop ends.
 #include "read/read.h"
-#include "record/buildid.h"
+#include "util/buildid.h"
 #include "store/store.h"
 #include "../lib/test.h"
 

@@ -23,7 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "record/buildid.h"
+#include "util/buildid.h"
 #include "store/store.h"
 
 static char *sh(const char *cmd, char *out, size_t size)

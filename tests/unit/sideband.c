@@ -22,7 +22,7 @@
 #include <unistd.h>
 #include <linux/perf_event.h>
 
-#include "record/buildid.h"
+#include "util/buildid.h"
 #include "record/internal.h"
 #include "record/sideband.h"
 #include "store/store.h"

@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "record/buildid.h"
+#include "util/buildid.h"
 #include "record/vdso.h"
 #include "store/store.h"
 

@@ -4,7 +4,7 @@
 // worker threads waited for with a deadline), of the running kernel
 // (/sys/kernel/notes) and of modules. Every input is untrusted.
 
-#include "record/buildid.h"
+#include "util/buildid.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Build-ids (buildid.c): of mapped files, the kernel and its modules. */
-#ifndef PREC_RECORD_BUILDID_H
-#define PREC_RECORD_BUILDID_H
+#ifndef PREC_UTIL_BUILDID_H
+#define PREC_UTIL_BUILDID_H
 
 #include <stdbool.h>
 #include <stddef.h>
