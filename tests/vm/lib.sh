@@ -19,7 +19,8 @@ vm_log() { echo "vm: $*" >&2; }
 vm_deps() {
 	local need=() cmd pkg
 	for pair in qemu-system-x86_64:qemu-system-x86 busybox:busybox-static \
-		    cpio:cpio mkfs.ext4:e2fsprogs timeout:coreutils strace:strace; do
+		    cpio:cpio mkfs.ext4:e2fsprogs timeout:coreutils strace:strace \
+		    file:file; do
 		cmd=${pair%%:*} pkg=${pair#*:}
 		command -v "$cmd" >/dev/null 2>&1 || need+=("$pkg")
 	done
@@ -34,7 +35,7 @@ vm_deps() {
 	[ "$(id -u)" = 0 ] || { vm_log "need root to install ${need[*]}"; return 1; }
 	apt-get update -qq >/dev/null &&
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-			"${need[@]}" file >/dev/null
+			"${need[@]}" >/dev/null
 }
 
 # The kernel image: the newest Debian cloud kernel the package names,
