@@ -50,15 +50,19 @@ hang_diag() {
 	dmesg | tail -40 | sed 's/^/  | /'
 }
 
+uptime_s() { cut -d. -f1 /proc/uptime; }
+
 # watch PID STEP [LIMIT]: a watchdog on PID for STEP; WATCH is its pid.
+# Wall time (the guest's uptime): a starved vCPU runs the loop late.
 watch() {
 	local p=$1 step=$2 limit=${3:-$STEP_LIMIT}
+	WATCH_T0=$(uptime_s)
+	WATCH_STEP=$step
 	(
-		i=0
-		while [ $i -lt "$limit" ]; do
+		end=$((WATCH_T0 + limit))
+		while [ "$(uptime_s)" -lt $end ]; do
 			sleep 1
 			kill -0 "$p" 2>/dev/null || exit 0
-			i=$((i + 1))
 		done
 		echo "$step" >/tmp/hung
 		echo "HANG $CHECK: $step still running after ${limit} s"
@@ -67,7 +71,15 @@ watch() {
 	) >/dev/console 2>&1 &
 	WATCH=$!
 }
-unwatch() { kill "$WATCH" 2>/dev/null; wait "$WATCH" 2>/dev/null; }
+# Ends the watchdog; a step that took over half its limit is named (SLOW
+# CHECK: STEP N s): where a run that nearly timed out spent its time.
+unwatch() {
+	local took=$(($(uptime_s) - WATCH_T0))
+	kill "$WATCH" 2>/dev/null
+	wait "$WATCH" 2>/dev/null
+	[ $took -gt $((STEP_LIMIT / 2)) ] && echo "SLOW $CHECK: $WATCH_STEP took $took s" >/dev/console
+	return 0
+}
 
 # step NAME COMMAND...: COMMAND under the watchdog; its exit status.
 step() {
