@@ -32,6 +32,8 @@ one() {
 		awk 'NF >= 3 { for (i = 1; i <= 4; i++) if ($i > m[i]) m[i] = $i; n++ }
 		     END { if (n) printf " drainers_max_ms=seen:%s/drained:%s/fsynced:%s/closed:%s", m[1], m[2], m[3], m[4] + 0 }')
 	echo "run $bin $label wall_ms=$wall cpu_s=$cpu start_laps_ms=${starts:--} close_laps_ms=$laps$drn"
+	# Every lap by name (the binaries' laps differ): "lap start|close MS WHAT".
+	sed -n 's/.*\(start\|close\): \(.*\) at +\([0-9.]*\) ms.*/lap \1 \3 \2/p' /tmp/s.err
 }
 
 r=0
