@@ -581,8 +581,10 @@ static void *no_op(void *arg)
 	return arg;
 }
 
-/* A thread running fn(arg), SCHED_FIFO at prio when prio > 0. -errno. */
-static int create_thread(pthread_t *t, int prio, void *(*fn)(void *), void *arg)
+/* A thread running fn(arg), SCHED_FIFO at prio when prio > 0, on the CPUs
+ * of cpus when not NULL. -errno. */
+static int create_thread(pthread_t *t, int prio, const cpu_set_t *cpus,
+			 void *(*fn)(void *), void *arg)
 {
 	struct sched_param sp = { .sched_priority = prio };
 	pthread_attr_t attr;
@@ -590,6 +592,13 @@ static int create_thread(pthread_t *t, int prio, void *(*fn)(void *), void *arg)
 
 	if (err)
 		return -err;
+	/* Set before the thread first runs: a SCHED_FIFO drainer started
+	 * where its creator runs would take that CPU from the main thread,
+	 * still starting the others, until it moved itself to its own. */
+	if (cpus && (err = pthread_attr_setaffinity_np(&attr, sizeof(*cpus), cpus))) {
+		pthread_attr_destroy(&attr);
+		return -err;
+	}
 	if (prio > 0 &&
 	    ((err = pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED)) ||
 	     (err = pthread_attr_setschedpolicy(&attr, SCHED_FIFO)) ||
@@ -604,15 +613,24 @@ static int create_thread(pthread_t *t, int prio, void *(*fn)(void *), void *arg)
 
 int prec_drainer__start(struct prec_drainer *d)
 {
+	bool pin = d->o.pin_cpu >= 0 && d->o.pin_cpu < CPU_SETSIZE;
 	char name[16];
+	cpu_set_t set;
 	int err;
 
 	if (d->started)
 		return -EBUSY;
+	if (pin)
+		drainer_cpus(d, &set);
 	/* -r: a drainer woken by a filling ring runs at once; under the fair
 	 * scheduler it can wait milliseconds behind the task that fills the
 	 * ring, or the io-wq workers its own writes keep busy. */
-	err = create_thread(&d->thread, d->o.rt_prio, drain_thread, d);
+	err = create_thread(&d->thread, d->o.rt_prio, pin ? &set : NULL,
+			    drain_thread, d);
+	/* A CPU set the kernel refuses (a CPU gone offline): where
+	 * thread_setup() would have warned and run it anywhere. */
+	if (err == -EINVAL && pin)
+		err = create_thread(&d->thread, d->o.rt_prio, NULL, drain_thread, d);
 	if (err)
 		return err;
 	/* Named here, not by the thread itself: the side band, synthesized
@@ -647,7 +665,7 @@ bool prec_drainer__fifo_allowed(int prio)
 	/* What the drainers will do, on a thread that exits at once: the
 	 * kernel's verdict takes in CAP_SYS_NICE, RLIMIT_RTPRIO and a cgroup
 	 * with no real-time budget alike. */
-	if (prio <= 0 || create_thread(&t, prio, no_op, NULL))
+	if (prio <= 0 || create_thread(&t, prio, NULL, no_op, NULL))
 		return false;
 	pthread_join(t, NULL);
 	return true;
