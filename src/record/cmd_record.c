@@ -383,6 +383,7 @@ static int begin_session(struct record *r, int argc, char **argv)
 	r->have_session = true; /* exit() frees even a refused session */
 	if (err)
 		return err;
+	r->s.t_begin_ns = r->t_begin_ns;
 	r->s.pages = r->el.drain_pages; /* -m, or the side band's own size */
 	err = prec_session__begin(&r->s, &r->o, &r->el, argc, argv);
 	if (err) {
@@ -422,7 +423,7 @@ static int go(struct record *r)
 	r->s.t_enable_ns = prec_now_ns(CLOCK_MONOTONIC);
 	/* Workload-only mode enables on exec; everything else now. */
 	if (!(r->have_wl && !r->o.all_cpus) && prec_flight__starts_enabled(&r->fl))
-		err = prec_evlist__enable(&r->el);
+		err = prec_session__enable(&r->s, &r->el);
 	if (err)
 		return err;
 	start_lap(r, "events enabled");

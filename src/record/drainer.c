@@ -6,6 +6,7 @@
 #include "record/drainer.h"
 
 #include <errno.h>
+#include <linux/futex.h>
 #include <linux/perf_event.h>
 #include <pthread.h>
 #include <sched.h>
@@ -13,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -31,8 +33,12 @@ struct prec_drainer {
 	struct prec_drainer_opts o;
 	struct prec_drain_walk walk;
 	struct prec_drainer_stats st;
-	int efd;              /* written by stop() */
+	int efd;              /* written by stop() and enable_all() */
 	int stop_req;         /* also set by stop(), read with atomics */
+	int en_state;         /* enum en_state, atomic: enable_all() asks,
+			       * the thread answers */
+	struct prec_drain_enable *en; /* enable_all()'s count, once asked */
+	bool en_tracking;     /* what it asked: the tracking events alone */
 	int err;              /* first error; the thread stops on it (atomic:
 			       * the session reads it while the thread runs) */
 	int notify_fd;        /* eventfd the session polls: written once on
@@ -46,6 +52,10 @@ struct prec_drainer {
 	bool disabled;        /* the thread disabled o.el's CPU's events */
 	pthread_t thread;
 };
+
+/* An enable at the start: IDLE -> ASKED by enable_all() (the main
+ * thread), ASKED -> IDLE (done) or IDLE/ASKED -> EXITED by the drainer. */
+enum en_state { EN_IDLE, EN_ASKED, EN_EXITED };
 
 static uint64_t now_ns(clockid_t clk)
 {
@@ -389,6 +399,81 @@ static void thread_setup(struct prec_drainer *d)
 			d->o.pin_cpu, strerror(err));
 }
 
+/* One fewer drainer for enable_all() to wait for: the last wakes it. */
+static void enable_done(struct prec_drain_enable *g)
+{
+	if (__atomic_sub_fetch(&g->pending, 1, __ATOMIC_ACQ_REL) == 0)
+		syscall(SYS_futex, &g->pending, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+static void enable_fail(struct prec_drain_enable *g, int err)
+{
+	int none = 0;
+
+	__atomic_compare_exchange_n(&g->err, &none, err, false,
+				    __ATOMIC_RELEASE, __ATOMIC_RELAXED);
+}
+
+/* enable_all() asked: this CPU's events, from this CPU. */
+static void enable_own(struct prec_drainer *d)
+{
+	int err;
+
+	if (__atomic_load_n(&d->en_state, __ATOMIC_ACQUIRE) != EN_ASKED)
+		return;
+	err = prec_evlist__enable_cpu(d->o.el, d->o.el_cpu, d->en_tracking);
+	if (err)
+		enable_fail(d->en, err);
+	__atomic_store_n(&d->en_state, EN_IDLE, __ATOMIC_RELEASE);
+	enable_done(d->en);
+}
+
+/* The thread is leaving: enable_all() must not wait for it. */
+static void enable_exit(struct prec_drainer *d)
+{
+	if (__atomic_exchange_n(&d->en_state, EN_EXITED, __ATOMIC_ACQ_REL) == EN_ASKED) {
+		enable_fail(d->en, -ENOENT);
+		enable_done(d->en);
+	}
+}
+
+int prec_drainer__enable_all(struct prec_drainer **d, int n, bool tracking,
+			     struct prec_drain_enable *g)
+{
+	uint64_t one = 1;
+	int v;
+
+	/* One for this thread, dropped once every drainer is asked: none
+	 * can bring the count to 0 before. */
+	__atomic_store_n(&g->pending, n + 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&g->err, 0, __ATOMIC_RELAXED);
+	for (int i = 0; i < n; i++) {
+		int idle = EN_IDLE;
+
+		if (!d[i] || !d[i]->started || !d[i]->o.el) {
+			__atomic_sub_fetch(&g->pending, 1, __ATOMIC_RELAXED);
+			continue;
+		}
+		d[i]->en = g;
+		d[i]->en_tracking = tracking;
+		if (!__atomic_compare_exchange_n(&d[i]->en_state, &idle, EN_ASKED,
+						 false, __ATOMIC_ACQ_REL,
+						 __ATOMIC_ACQUIRE)) {
+			/* Exited already (an error the session will report). */
+			enable_fail(g, -ENOENT);
+			__atomic_sub_fetch(&g->pending, 1, __ATOMIC_RELAXED);
+			continue;
+		}
+		if (write(d[i]->efd, &one, sizeof(one)) < 0) {
+			/* EAGAIN: a wake-up is pending already. */
+		}
+	}
+	__atomic_sub_fetch(&g->pending, 1, __ATOMIC_ACQ_REL);
+	while ((v = __atomic_load_n(&g->pending, __ATOMIC_ACQUIRE)) != 0)
+		syscall(SYS_futex, &g->pending, FUTEX_WAIT_PRIVATE, v, NULL, NULL, 0);
+	return __atomic_load_n(&g->err, __ATOMIC_ACQUIRE);
+}
+
 /* Sleep, drain, and keep the round's marker promise until stop(). */
 static void drain_loop(struct prec_drainer *d)
 {
@@ -408,9 +493,19 @@ static void drain_loop(struct prec_drainer *d)
 			return;
 		}
 		d->st.wakeups++;
-		/* Events are disabled before stop(): this pass is the last. */
-		stopping = __atomic_load_n(&d->stop_req, __ATOMIC_ACQUIRE) ||
-			   (rc > 0 && (rc & (1 << (nfds - 1))));
+		/* The eventfd says: look at stop_req and en_state (both set
+		 * before it is written). Emptied so that it wakes us again on
+		 * the next write however the poll is triggered. */
+		if (rc > 0 && (rc & (1 << (nfds - 1)))) {
+			uint64_t v;
+
+			if (read(d->efd, &v, sizeof(v)) < 0) {
+				/* EAGAIN: already empty. */
+			}
+		}
+		enable_own(d);
+		/* This pass is the last. */
+		stopping = __atomic_load_n(&d->stop_req, __ATOMIC_ACQUIRE);
 		if (stopping) {
 			d->st.stop_seen_ns = now_ns(CLOCK_MONOTONIC);
 			/* Disabled before the last pass, as the session
@@ -471,6 +566,7 @@ static void *drain_thread(void *arg)
 	fifo_no_inherit(d);
 	thread_setup(d);
 	drain_loop(d);
+	enable_exit(d);
 	err = prec_shard_writer__flush(d->o.writer);
 	if (err)
 		fail(d, err);
@@ -488,8 +584,10 @@ static void *no_op(void *arg)
 	return arg;
 }
 
-/* A thread running fn(arg), SCHED_FIFO at prio when prio > 0. -errno. */
-static int create_thread(pthread_t *t, int prio, void *(*fn)(void *), void *arg)
+/* A thread running fn(arg), SCHED_FIFO at prio when prio > 0, on the CPUs
+ * of cpus when not NULL. -errno. */
+static int create_thread(pthread_t *t, int prio, const cpu_set_t *cpus,
+			 void *(*fn)(void *), void *arg)
 {
 	struct sched_param sp = { .sched_priority = prio };
 	pthread_attr_t attr;
@@ -497,6 +595,13 @@ static int create_thread(pthread_t *t, int prio, void *(*fn)(void *), void *arg)
 
 	if (err)
 		return -err;
+	/* Set before the thread first runs: a SCHED_FIFO drainer started
+	 * where its creator runs would take that CPU from the main thread,
+	 * still starting the others, until it moved itself to its own. */
+	if (cpus && (err = pthread_attr_setaffinity_np(&attr, sizeof(*cpus), cpus))) {
+		pthread_attr_destroy(&attr);
+		return -err;
+	}
 	if (prio > 0 &&
 	    ((err = pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED)) ||
 	     (err = pthread_attr_setschedpolicy(&attr, SCHED_FIFO)) ||
@@ -511,15 +616,24 @@ static int create_thread(pthread_t *t, int prio, void *(*fn)(void *), void *arg)
 
 int prec_drainer__start(struct prec_drainer *d)
 {
+	bool pin = d->o.pin_cpu >= 0 && d->o.pin_cpu < CPU_SETSIZE;
 	char name[16];
+	cpu_set_t set;
 	int err;
 
 	if (d->started)
 		return -EBUSY;
+	if (pin)
+		drainer_cpus(d, &set);
 	/* -r: a drainer woken by a filling ring runs at once; under the fair
 	 * scheduler it can wait milliseconds behind the task that fills the
 	 * ring, or the io-wq workers its own writes keep busy. */
-	err = create_thread(&d->thread, d->o.rt_prio, drain_thread, d);
+	err = create_thread(&d->thread, d->o.rt_prio, pin ? &set : NULL,
+			    drain_thread, d);
+	/* A CPU set the kernel refuses (a CPU gone offline): where
+	 * thread_setup() would have warned and run it anywhere. */
+	if (err == -EINVAL && pin)
+		err = create_thread(&d->thread, d->o.rt_prio, NULL, drain_thread, d);
 	if (err)
 		return err;
 	/* Named here, not by the thread itself: the side band, synthesized
@@ -554,7 +668,7 @@ bool prec_drainer__fifo_allowed(int prio)
 	/* What the drainers will do, on a thread that exits at once: the
 	 * kernel's verdict takes in CAP_SYS_NICE, RLIMIT_RTPRIO and a cgroup
 	 * with no real-time budget alike. */
-	if (prio <= 0 || create_thread(&t, prio, no_op, NULL))
+	if (prio <= 0 || create_thread(&t, prio, NULL, no_op, NULL))
 		return false;
 	pthread_join(t, NULL);
 	return true;

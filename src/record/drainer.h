@@ -29,9 +29,10 @@ struct prec_drainer_opts {
 	enum prec_affinity affinity; /* which CPUs around pin_cpu */
 	int rt_prio;            /* > 0: the thread runs SCHED_FIFO at this */
 	/* Non-NULL: at the stop the thread disables CPU index el_cpu's
-	 * events itself, before its last pass (the caller then does not):
-	 * from the ring's CPU the ioctls wait for no other CPU, and the
-	 * drainers' run at once rather than one CPU after another. */
+	 * events itself, before its last pass (the caller then does not),
+	 * and prec_drainer__enable_all() has it enable them: from the
+	 * ring's CPU the ioctls wait for no other CPU, and the drainers'
+	 * run at once rather than one CPU after another. */
 	struct prec_evlist *el;
 	int el_cpu;
 };
@@ -39,6 +40,14 @@ struct prec_drainer_opts {
 /* -r's default: the lowest real-time priority, enough to run before every
  * fair-scheduled task on the CPU and behind every other real-time one. */
 #define PREC_DRAIN_AUTO_PRIO 1
+
+/* prec_drainer__enable_all()'s count of the drainers yet to enable their
+ * CPU's events (a futex word) and the first error; the caller's, for as
+ * long as the drainers run. */
+struct prec_drain_enable {
+	int pending;
+	int err;
+};
 
 struct prec_drainer_stats {
 	uint64_t records, bytes, chunks, wakeups;
@@ -76,10 +85,18 @@ int prec_drainer__start(struct prec_drainer *d);
  * the thread, and by tests on simulated rings. Returns chunks written or
  * -errno. */
 int prec_drainer__drain(struct prec_drainer *d);
-/* Ask the thread to drain to empty and exit (async-signal-safe), then wait
- * for it. Returns the thread's first error or 0. */
+/* Has each started thread of d[0..n) with opts.el enable its CPU's events
+ * (prec_evlist__enable_cpu; tracking: the tracking events alone) on its
+ * next wake-up, all at once, and sleeps (futex on g->pending, no polling)
+ * until every one has, or has exited. Returns the first ioctl's -errno or
+ * 0; -ENOENT when a thread had exited before it could (its CPU's events
+ * are then not enabled). One caller at a time. */
+int prec_drainer__enable_all(struct prec_drainer **d, int n, bool tracking,
+			     struct prec_drain_enable *g);
 /* After join(): whether the thread disabled its CPU's events (opts.el). */
 bool prec_drainer__disabled(const struct prec_drainer *d);
+/* Ask the thread to drain to empty and exit (async-signal-safe), then wait
+ * for it. Returns the thread's first error or 0. */
 void prec_drainer__stop(struct prec_drainer *d);
 int prec_drainer__join(struct prec_drainer *d);
 /* Before start(): fd (an eventfd the caller owns and polls) gets 1 added

@@ -920,6 +920,20 @@ int prec_evlist__enable_tracking(struct prec_evlist *el)
 	return 0;
 }
 
+int prec_evlist__enable_cpu(struct prec_evlist *el, int c, bool tracking)
+{
+	/* The same order as enable()'s, for this CPU's fds. */
+	for (int e = 0; el->fds && e < el->nr; e++)
+		for (int t = 0; t < el->nr_tasks && (!tracking || el->evsel[e].tracking); t++) {
+			int fd = el->fds[((size_t)e * (size_t)el->nr_cpus + (size_t)c) *
+					 (size_t)el->nr_tasks + (size_t)t];
+
+			if (fd >= 0 && ioctl(fd, PERF_EVENT_IOC_ENABLE, 0))
+				return -errno;
+		}
+	return 0;
+}
+
 void prec_evlist__disable(struct prec_evlist *el)
 {
 	/* The ring owners last: an event that keeps running a moment longer

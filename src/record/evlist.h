@@ -152,6 +152,11 @@ int prec_evlist__aux_info(const struct prec_evlist *el,
 int prec_evlist__open(struct prec_evlist *el, const int *cpus, int nr_cpus,
 		      const pid_t *tasks, int nr_tasks, size_t pages);
 int prec_evlist__enable(struct prec_evlist *el);
+/* CPU index c's events alone (tracking: its tracking events alone, as
+ * enable_tracking()), in enable()'s order; any thread may call it (from
+ * the thread running on that CPU the ioctls are local). 0 or -errno of
+ * the first that failed, nothing printed. */
+int prec_evlist__enable_cpu(struct prec_evlist *el, int c, bool tracking);
 /* Only the tracking events (comm, mmap, task records): 0 or -errno. */
 int prec_evlist__enable_tracking(struct prec_evlist *el);
 void prec_evlist__disable(struct prec_evlist *el);

@@ -720,6 +720,40 @@ static int start_drainers(struct prec_session *s, const struct prec_record_opts 
 	return 0;
 }
 
+/* Every CPU's events (tracking: the tracking events alone): by the
+ * drainers when they own their CPUs' events, else one after another. */
+static int enable_events(struct prec_session *s, struct prec_evlist *el,
+			 bool tracking)
+{
+	const char *what = tracking ? "tracking event" : "events";
+	int err;
+
+	if (!s->drainers_disable)
+		return tracking ? prec_evlist__enable_tracking(el) : prec_evlist__enable(el);
+	/* From each ring's CPU the ioctls are local: no waits on other CPUs
+	 * one after another (many-cpus.md). */
+	err = prec_drainer__enable_all(s->drainers, s->nr_cpus, tracking,
+				       &s->drain_enable);
+	if (err == -ENOENT)
+		pr_err("%s: a drainer stopped before it enabled its CPU's", what);
+	else if (err)
+		pr_err("%s: PERF_EVENT_IOC_ENABLE: %s", what, strerror(-err));
+	return err;
+}
+
+int prec_session__enable(struct prec_session *s, struct prec_evlist *el)
+{
+	return enable_events(s, el, false);
+}
+
+/* -v: the start's laps inside start(), from record's start as the
+ * caller's are. */
+static void start_lap(const struct prec_session *s, const char *what)
+{
+	pr_debug("start: %s at +%.1f ms", what,
+		 (double)(prec_now_ns(CLOCK_MONOTONIC) - s->t_begin_ns) / 1e6);
+}
+
 int prec_session__start(struct prec_session *s,
 			const struct prec_record_opts *o,
 			struct prec_evlist *el, const pid_t *pids, int nr_pids,
@@ -738,11 +772,15 @@ int prec_session__start(struct prec_session *s,
 	/* Drainers first (their events are still disabled): the side band,
 	 * read from /proc, then names prec's own threads too. */
 	err = start_drainers(s, o, el);
-	if (!err && track_first)
-		err = prec_evlist__enable_tracking(el);
+	start_lap(s, "drainers started");
+	if (!err && track_first) {
+		err = enable_events(s, el, true);
+		start_lap(s, "tracking events enabled");
+	}
 	if (err)
 		return err;
 	err = prec_sideband__synthesize(s->writers[s->nr_cpus], s->m, &sbo);
+	start_lap(s, "side band read");
 	if (err < 0) {
 		pr_err("%s/%s: synthesizing the side band: %s", s->dir,
 		       PREC_SHARD_SIDEBAND_NAME, strerror(-err));
@@ -755,6 +793,7 @@ int prec_session__start(struct prec_session *s,
 		pr_err("%s/%s: %s", s->dir, PREC_SHARD_SIDEBAND_NAME, strerror(-err));
 		return err;
 	}
+	start_lap(s, "side band fsynced");
 	/* After the side band: its build-ids are in the manifest now. */
 	return reserve_manifest_room(s);
 }

@@ -8,9 +8,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "record/drainer.h"
 #include "record/options.h"
 
-struct prec_drainer;
 struct prec_evlist;
 struct prec_manifest;
 struct prec_shard_writer;
@@ -38,6 +38,7 @@ struct prec_session {
 	bool direct_io;        /* the shards are written with O_DIRECT */
 	bool buildid_cache;    /* the vDSO goes in perf's build-id cache (not -N) */
 	uint64_t t_enable_ns, t_stop_ns, manifest_ns; /* CLOCK_MONOTONIC */
+	uint64_t t_begin_ns;   /* record's start, for -v's start laps */
 	uint64_t records, bytes, lost;
 	size_t pages;          /* ring data pages, for the lost-records advice */
 	int drain_efd;         /* eventfd the drainers write on an error, or -1 */
@@ -48,7 +49,9 @@ struct prec_session {
 	enum prec_affinity affinity; /* where they run (never AUTO) */
 	bool drainers_disable; /* the drainers disable their CPUs' events at
 				* the stop (no flight recording): the
-				* caller of finish() does not */
+				* caller of finish() does not; and
+				* enable them at the start: enable()) */
+	struct prec_drain_enable drain_enable; /* enable()'s count */
 	/* --overwrite: tail.shard, written after each snapshot (tail.c) */
 	struct prec_shard_writer *tail_writer;
 	int tail_shard;        /* its index in m->shards */
@@ -74,6 +77,11 @@ int prec_session__start(struct prec_session *s,
 			const struct prec_record_opts *o,
 			struct prec_evlist *el, const pid_t *pids, int nr_pids,
 			bool track_first);
+/* Enable every event on every CPU (after start()): each drainer its own
+ * CPU's, all at once, when they disable them at the stop; else the calling
+ * thread, one after another. Returns once all are enabled: 0, or -errno
+ * after one line. */
+int prec_session__enable(struct prec_session *s, struct prec_evlist *el);
 /* Stop drainers, collect totals and build-ids, write the final manifest.
  * Events must already be disabled. Returns 0 or -errno. */
 int prec_session__finish(struct prec_session *s, struct prec_evlist *el);

@@ -28,6 +28,8 @@ struct prec_shard_writer {
 	bool copy;
 	bool direct;      /* the path is direct_write.c's */
 	bool truncated;   /* cut back after an error (once) */
+	bool synced;      /* fsync succeeded with synced_n chunks appended */
+	uint64_t synced_n;
 	struct prec_uring ring;
 	struct prec_chunk_framer framer;
 	struct prec_chunk_queue q;
@@ -311,6 +313,11 @@ int prec_shard_writer__sleep(struct prec_shard_writer *w, const int *fds,
 
 int prec_shard_writer__flush(struct prec_shard_writer *w)
 {
+	/* Nothing appended since the last fsync: the file is durable as it
+	 * is (a drainer's flush at its stop, then close()'s). Only appends
+	 * write to the file once it is open, and an error is never synced. */
+	if (w->synced && w->synced_n == w->q.append_n && !w->q.err)
+		return 0;
 	w->path.ops->drain(w->path.io);
 	while (inflight(w))
 		reap(w, true);
@@ -323,6 +330,8 @@ int prec_shard_writer__flush(struct prec_shard_writer *w)
 		prec_chunk_queue__fail(&w->q, err, w->q.durable);
 		return err;
 	}
+	w->synced = true;
+	w->synced_n = w->q.append_n;
 	return 0;
 }
 

@@ -252,7 +252,8 @@ int prec_shard_writer__wait(struct prec_shard_writer *w, int64_t ticket);
 int prec_shard_writer__sleep(struct prec_shard_writer *w, const int *fds,
 			     int nfds, uint64_t timeout_ns);
 
-/* Wait for every chunk, fsync. Returns 0 or -errno. */
+/* Wait for every chunk, fsync: nothing to do (0) when no chunk came since
+ * the last flush that returned 0. Returns 0 or -errno. */
 int prec_shard_writer__flush(struct prec_shard_writer *w);
 
 /* Does the writer write past the page cache (opts.direct, and the file

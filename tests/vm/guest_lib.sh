@@ -9,6 +9,91 @@ OUT=/mnt
 
 now_ms() { gdate +%s%3N; }
 
+# Every step of a check (a recording, its stop, a merge, a perf read) runs
+# under a watchdog: a step still running after STEP_LIMIT seconds is a hang.
+# The watchdog then prints "HANG CHECK: STEP", the step's process tree
+# (each thread's state, wait channel and kernel stack) and the kernel's
+# blocked tasks, and kills the tree, so that the check fails on its own
+# and the next one runs. CHECK names the check (begin sets it).
+STEP_LIMIT=${STEP_LIMIT:-$((60 + 2 * NCPU))}
+CHECK=-
+begin() { CHECK=$1; rm -f /tmp/hung; }
+hung() { [ -s /tmp/hung ] && echo " (hung: $(cat /tmp/hung))"; }
+
+# tree_of PID: PID and its descendants, parents first.
+tree_of() {
+	local todo=$1 p
+	while [ -n "$todo" ]; do
+		set -- $todo
+		p=$1
+		shift
+		todo="$* $(cat /proc/$p/task/*/children 2>/dev/null)"
+		todo=${todo# }
+		echo "$p"
+	done
+}
+
+hang_diag() {
+	local p t
+	for p in $(tree_of "$1"); do
+		echo "  pid $p: $(tr '\0' ' ' </proc/$p/cmdline 2>/dev/null | cut -c1-120)"
+		for t in /proc/$p/task/*; do
+			echo "    tid ${t##*/} $(cat $t/comm 2>/dev/null)" \
+				"$(awk '/^State:/ { print $2 }' $t/status 2>/dev/null)" \
+				"wchan=$(cat $t/wchan 2>/dev/null)" \
+				"cpu=$(awk '{ print $39 }' $t/stat 2>/dev/null)"
+			sed 's/^/      /' $t/stack 2>/dev/null | head -12
+		done
+	done
+	echo "  dmesg tail, with the blocked tasks (sysrq w):"
+	echo w >/proc/sysrq-trigger 2>/dev/null
+	dmesg | tail -40 | sed 's/^/  | /'
+}
+
+uptime_s() { cut -d. -f1 /proc/uptime; }
+
+# watch PID STEP [LIMIT]: a watchdog on PID for STEP; WATCH is its pid.
+# Wall time (the guest's uptime): a starved vCPU runs the loop late.
+watch() {
+	local p=$1 step=$2 limit=${3:-$STEP_LIMIT}
+	WATCH_T0=$(uptime_s)
+	WATCH_STEP=$step
+	(
+		end=$((WATCH_T0 + limit))
+		while [ "$(uptime_s)" -lt $end ]; do
+			sleep 1
+			kill -0 "$p" 2>/dev/null || exit 0
+		done
+		echo "$step" >/tmp/hung
+		echo "HANG $CHECK: $step still running after ${limit} s"
+		hang_diag "$p"
+		for t in $(tree_of "$p"); do kill -KILL "$t" 2>/dev/null; done
+	) >/dev/console 2>&1 &
+	WATCH=$!
+}
+# Ends the watchdog; a step that took over half its limit is named (SLOW
+# CHECK: STEP N s): where a run that nearly timed out spent its time.
+unwatch() {
+	local took=$(($(uptime_s) - WATCH_T0))
+	kill "$WATCH" 2>/dev/null
+	wait "$WATCH" 2>/dev/null
+	[ $took -gt $((STEP_LIMIT / 2)) ] && echo "SLOW $CHECK: $WATCH_STEP took $took s" >/dev/console
+	return 0
+}
+
+# step NAME COMMAND...: COMMAND under the watchdog; its exit status.
+step() {
+	local name=$1 p rc
+	shift
+	"$@" &
+	p=$!
+	watch "$p" "$name"
+	wait "$p"
+	rc=$?
+	unwatch
+	return $rc
+}
+
 # A storm of $1 getppid() calls pinned on every CPU at once.
 cat >/tmp/storms.sh <<'EOS'
 n=$1
@@ -29,8 +114,10 @@ rec() {
 	shift 2
 	start "$tool" "$name" "$@"
 	t0=$T0
+	watch $TPID "$tool record"
 	wait $TPID
 	WRC=$?
+	unwatch
 	finish "$tool" "$name" "$t0"
 }
 
@@ -50,14 +137,16 @@ rec_storm() {
 	start "$tool" "$name" -a -D -1 --control fifo:/tmp/ctl,/tmp/ack "$@"
 	t0=$T0
 	echo enable >&3
-	read -r -t 120 a <&4
-	[ "$a" = ack ] || echo "$name: $tool did not ack 'enable'"
-	sh /tmp/storms.sh "$n"
+	read -r -t "$STEP_LIMIT" a <&4
+	[ "$a" = ack ] || echo "HANG $CHECK: $tool did not ack 'enable' in $STEP_LIMIT s"
+	step "storm (under $tool)" sh /tmp/storms.sh "$n"
 	pid=$(child_of $TPID)
 	t1=$(now_ms)
 	kill -INT "$pid"
+	watch $TPID "$tool record's stop (SIGINT)"
 	wait $TPID
 	WRC=$?
+	unwatch
 	STOP=$(($(now_ms) - t1))
 	exec 3>&- 4>&-
 	# perf dies by the SIGINT it stopped on, once done.
@@ -98,7 +187,7 @@ finish() {
 	CLOSE=-
 	if [ "$tool" = prec ]; then
 		CLOSE=$(sed -n 's/.*manifest in \([0-9.]*\) ms.*/\1/p' "$ERR")
-		prec merge "$OUT/$name" -o "$OUT/$name.data" 2>"$OUT/$name.merge.err" >/dev/null ||
+		step "prec merge" prec merge "$OUT/$name" -o "$OUT/$name.data" 2>"$OUT/$name.merge.err" >/dev/null ||
 			RC=$((RC ? RC : 100))
 	fi
 	return "$RC"
@@ -109,7 +198,7 @@ finish() {
 # is perf's own exact count from the kernel; prec's lost count is in its
 # summary line instead).
 stats() {
-	perf report --stats -i "$1" >/tmp/stats 2>/dev/null
+	step "perf report --stats" perf report --stats -i "$1" >/tmp/stats 2>/dev/null
 	KEPT=$(awk '/^[^ A].* stats:$/ { ev = 1 } ev && /^ *SAMPLE events:/ { s += $3 } END { print s + 0 }' /tmp/stats)
 	LOST=$(awk '/^[^ A].* stats:$/ { ev = 1 } ev && /^ *LOST_SAMPLES events:/ { s += $3 } END { print s + 0 }' /tmp/stats)
 }
@@ -118,9 +207,9 @@ stats() {
 # word) read FILE with nothing on stderr. Leaves perf script's output in
 # /tmp/script.
 script_clean() {
-	perf script -i "$1" >/tmp/script 2>/tmp/script.err || return 1
+	step "perf script" perf script -i "$1" >/tmp/script 2>/tmp/script.err || return 1
 	if [ -n "${2:-}" ]; then
-		perf report -i "$1" --stdio >/dev/null 2>>/tmp/script.err || return 1
+		step "perf report" perf report -i "$1" --stdio >/dev/null 2>>/tmp/script.err || return 1
 	fi
 	[ ! -s /tmp/script.err ]
 }

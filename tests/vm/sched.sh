@@ -26,12 +26,17 @@ one() {
 	laps=$(sed -n 's/.*close: \(.*\) at +\([0-9.]*\) ms.*/\2/p' /tmp/s.err | tr '\n' '/')
 	starts=$(sed -n 's/.*start: \(.*\) at +\([0-9.]*\) ms.*/\2/p' /tmp/s.err | tr '\n' '/')
 	samples=$(sed -n 's/.* \([0-9]*\) records.*/\1/p' /tmp/s.err | tail -1)
+	# What the CPU rings kept (cpu-clock samples, and the few tracking
+	# records), against perf's SAMPLE count below.
+	kept=$(prec info "$OUT/s" 2>/dev/null | awk '$1 ~ /^cpu[0-9]+\.shard$/ { s += $4 } END { print s + 0 }')
 	# prec -v's per-drainer stop times (new binaries): the slowest to see
 	# the stop, to drain, to fsync and close.
 	drn=$(sed -n 's/.*stop seen at +\([0-9.]*\) ms, drained +\([0-9.]*\), fsynced +\([0-9.]*\)\(, closed +\([0-9.]*\)\)*.*/\1 \2 \3 \5/p' /tmp/s.err |
 		awk 'NF >= 3 { for (i = 1; i <= 4; i++) if ($i > m[i]) m[i] = $i; n++ }
 		     END { if (n) printf " drainers_max_ms=seen:%s/drained:%s/fsynced:%s/closed:%s", m[1], m[2], m[3], m[4] + 0 }')
-	echo "run $bin $label wall_ms=$wall cpu_s=$cpu start_laps_ms=${starts:--} close_laps_ms=$laps$drn"
+	echo "run $bin $label wall_ms=$wall cpu_s=$cpu kept=$kept start_laps_ms=${starts:--} close_laps_ms=$laps$drn"
+	# Every lap by name (the binaries' laps differ): "lap start|close MS WHAT".
+	sed -n 's/.*\(start\|close\): \(.*\) at +\([0-9.]*\) ms.*/lap \1 \3 \2/p' /tmp/s.err
 }
 
 r=0
@@ -46,7 +51,8 @@ while [ $r -lt "$ROUNDS" ]; do
 	rm -f "$OUT/p.data"
 	t0=$(now_ms)
 	time -f "%U %S" -o /tmp/p.time perf record -q -o "$OUT/p.data" -a -- sleep 1 2>/dev/null
-	echo "run perf - wall_ms=$(($(now_ms) - t0)) cpu_s=$(awk 'NF == 2 { printf "%.2f", $1 + $2 }' /tmp/p.time)"
+	echo "run perf - wall_ms=$(($(now_ms) - t0)) cpu_s=$(awk 'NF == 2 { printf "%.2f", $1 + $2 }' /tmp/p.time)" \
+		"kept=$(perf report --stats -i "$OUT/p.data" 2>/dev/null | awk '/SAMPLE events:/ { print $3; exit }')"
 	r=$((r + 1))
 done
 echo "the laps, from the last run:"

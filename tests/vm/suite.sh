@@ -4,16 +4,23 @@
 # guest at once, each check asserting counts read back with perf, then
 # prec against perf in the same guest. Prints "ok NAME: what", "FAIL NAME:
 # what", "FIG ..." lines (figures, not checks), "lap" lines (the guest's
-# uptime), and "N passed, N failed". Usage: suite.sh [STORM_N]
+# uptime), and "N passed, N failed". Each step of a check runs under a
+# watchdog (guest_lib.sh: STEP_LIMIT): a hang prints "HANG CHECK: STEP" with
+# the process tree's kernel stacks and fails that check alone.
+# Usage: suite.sh [STORM_N [CHECKS [ROUNDS]]]: CHECKS, a comma list of the
+# check functions' names below without c_ (default: all, once), run ROUNDS
+# times (to chase a rare failure: VM_JOB unset, run.sh N "10000 sched 30").
 . /guest_lib.sh
 N=${1:-10000}
+CHECKS=${2:-all}
+ROUNDS=${3:-1}
 pass=0
 failed=0
 ok() { echo "ok   $1: $2"; pass=$((pass + 1)); }
 bad() {
 	echo "FAIL $1: $2"
 	failed=$((failed + 1))
-	[ -s "$ERR" ] && sed 's/^/     | /' "$ERR"
+	[ -s "$ERR" ] && sed 's/^/     | /' "$ERR" | head -40
 }
 check() { # NAME WHAT TEST-ARGS...
 	local name=$1 what=$2
@@ -29,103 +36,14 @@ fig() { # PART TOOL: the last recording's figures
 echo "suite: $NCPU CPUs, kernel $(uname -r), storm $N per CPU, booted in $(cut -d' ' -f1 /proc/uptime) s"
 TOTAL=$((N * NCPU))
 STORM="-e raw_syscalls:sys_enter --filter id==110"
-
-# 1. A storm on every CPU at once into a ring that holds it all: exactly N
-# per CPU kept and nothing lost, by prec and by perf; prec's merged file
-# read by perf script with nothing on stderr.
-for tool in prec perf; do
-	ERR=/dev/null
-	rec_storm $tool big_$tool "$N" -m 32M $STORM || { bad big_$tool "record exit $RC"; continue; }
-	script_clean "$OUT/big_$tool.data" ||
-		[ $tool = perf ] || ERR=/tmp/script.err bad big_$tool "perf script: stderr not empty"
-	got=$(comm_count storm)
-	stats "$OUT/big_$tool.data"
-	lost=$LOST
-	[ $tool = prec ] && lost=$(prec_lost)
-	[ $tool = prec ] && WANT=$KEPT
-	fig storm_big $tool "$lost"
-	check big_$tool "-m 32M: storm samples $got of $TOTAL, lost $lost" "$got" = "$TOTAL" -a "$lost" = 0
-done
-# The getppid() calls that are not the storm's (the launching shell's):
-# the big ring kept them, and they are part of the exact total below.
-WANT=${WANT:-$TOTAL}
-lap storm_big
-
-# 2. The same storm into the default ring: what prec does not keep it
-# counts as lost, exactly. perf's figures are for comparison only.
-for tool in prec perf; do
-	rec_storm $tool def_$tool "$N" $STORM || { bad def_$tool "record exit $RC"; continue; }
-	stats "$OUT/def_$tool.data"
-	lost=$LOST
-	[ $tool = prec ] && lost=$(prec_lost)
-	fig storm_def $tool "$lost"
-	[ $tool = perf ] && continue
-	check def_prec "default ring: kept $KEPT + lost $lost = $((KEPT + lost)), want $WANT" \
-		$((KEPT + lost)) = "$WANT"
-done
-lap storm_def
-
-# 3. -z: lz4 chunks, merged back into what perf reads: the exact count.
-if rec_storm prec z "$N" -z -m 32M $STORM && script_clean "$OUT/z.data"; then
-	got=$(comm_count storm)
-	check z "-z: storm samples $got of $TOTAL, lost $(prec_lost)" "$got" = "$TOTAL" -a "$(prec_lost)" = 0
-else
-	bad z "record exit $RC or perf script stderr: $(cat /tmp/script.err)"
-fi
-lap z
-
-# 4. cpu-clock on every CPU: samples from each, and perf script and perf
-# report read prec's file with nothing on stderr (perf's own file may warn:
-# a figure only).
-for tool in prec perf; do
-	STOP=
-	rec $tool clock_$tool -a -e cpu-clock -F 1000 -- sleep 1 || { bad clock_$tool "record exit $RC"; continue; }
-	if ! script_clean "$OUT/clock_$tool.data" report && [ $tool = prec ]; then
-		ERR=/tmp/script.err bad clock_prec "perf script/report: stderr not empty"
-		continue
-	fi
-	stats "$OUT/clock_$tool.data"
-	cpus=$(perf script -i "$OUT/clock_$tool.data" -F cpu 2>/dev/null | sort -u | wc -l)
-	fig clock $tool "$LOST"
-	check clock_$tool "cpu-clock -a -F 1000 -- sleep 1: $KEPT samples from $cpus CPUs" \
-		"$cpus" = "$NCPU" -a "$KEPT" -gt 0
-done
-lap clock
-
-# 5. sched:sched_switch under load (a storm on every CPU, a pingpong of
-# 1000 round trips): each round trip blocks both sides, 2000 switches out
-# of pingpong at least.
+# pingpong's two processes on one CPU: each round trip then needs the CPU
+# to go from one to the other and back, two switches out of pingpong at
+# least (on two CPUs a reply can be there before its reader blocks).
 cat >/tmp/load.sh <<'EOS'
 sh /tmp/storms.sh 5000 &
-pingpong 1000
+taskset -c 0 pingpong 1000
 wait
 EOS
-if rec prec sched -a -m 8M -e sched:sched_switch -- sh /tmp/load.sh &&
-	script_clean "$OUT/sched.data"; then
-	pp=$(perf script -i "$OUT/sched.data" -F trace 2>/dev/null | grep -c 'prev_comm=pingpong ')
-	check sched_switch "$pp switches out of pingpong (>= 2000), lost $(prec_lost)" \
-		"$pp" -ge 2000 -a "$(prec_lost)" = 0
-else
-	bad sched_switch "record exit $RC or perf script stderr: $(cat /tmp/script.err)"
-fi
-lap sched
-
-# 6. --switch-events: PERF_RECORD_SWITCH_CPU_WIDE records from every CPU.
-if rec prec switch -a --switch-events -e cpu-clock -F 100 -- sh /tmp/load.sh &&
-	script_clean "$OUT/switch.data"; then
-	sw=$(perf script -i "$OUT/switch.data" --show-switch-events -F cpu,event 2>/dev/null |
-		grep PERF_RECORD_SWITCH_CPU_WIDE | awk '{ print $1 }' | sort -u | wc -l)
-	check switch_events "switch records from $sw of $NCPU CPUs" "$sw" = "$NCPU"
-else
-	bad switch_events "record exit $RC or perf script stderr: $(cat /tmp/script.err)"
-fi
-lap switch
-
-# 7. --overwrite, a snapshot on SIGUSR2 while a shell spins on every CPU,
-# then the stop's: samples of the shells from every CPU, one flight shard
-# per CPU. A ring paused for a snapshot loses what comes meanwhile: perf
-# script may say so (lost chunks), and then only that, with one LOST record
-# for each CPU prec reported a loss on.
 cat >/tmp/snap.sh <<'EOS'
 c=0
 while [ $c -lt $(nproc) ]; do
@@ -136,10 +54,130 @@ sleep 1
 kill -USR2 $PPID
 wait
 EOS
+
+# 1. A storm on every CPU at once into a ring that holds it all: exactly N
+# per CPU kept and nothing lost, by prec and by perf; prec's merged file
+# read by perf script with nothing on stderr.
+c_big() {
+local tool got lost
+for tool in prec perf; do
+	begin big_$tool
+	ERR=/dev/null
+	rec_storm $tool big_$tool "$N" -m 32M $STORM || { bad big_$tool "record exit $RC$(hung)"; continue; }
+	script_clean "$OUT/big_$tool.data" ||
+		[ $tool = perf ] || ERR=/tmp/script.err bad big_$tool "perf script: stderr not empty$(hung)"
+	got=$(comm_count storm)
+	stats "$OUT/big_$tool.data"
+	lost=$LOST
+	[ $tool = prec ] && lost=$(prec_lost)
+	[ $tool = prec ] && WANT=$KEPT
+	fig storm_big $tool "$lost"
+	check big_$tool "-m 32M: storm samples $got of $TOTAL, lost $lost" "$got" = "$TOTAL" -a "$lost" = 0
+done
+# The getppid() calls that are not the storm's (the launching shell's):
+# the big ring kept them, and they are part of the exact total below.
+lap storm_big
+}
+
+# 2. The same storm into the default ring: what prec does not keep it
+# counts as lost, exactly. perf's figures are for comparison only.
+c_def() {
+local tool lost
+for tool in prec perf; do
+	begin def_$tool
+	rec_storm $tool def_$tool "$N" $STORM || { bad def_$tool "record exit $RC$(hung)"; continue; }
+	stats "$OUT/def_$tool.data"
+	lost=$LOST
+	[ $tool = prec ] && lost=$(prec_lost)
+	fig storm_def $tool "$lost"
+	[ $tool = perf ] && continue
+	check def_prec "default ring: kept $KEPT + lost $lost = $((KEPT + lost)), want ${WANT:-$TOTAL}" \
+		$((KEPT + lost)) = "${WANT:-$TOTAL}"
+done
+lap storm_def
+}
+
+# 3. -z: lz4 chunks, merged back into what perf reads: the exact count.
+c_z() {
+local got
+begin z
+if rec_storm prec z "$N" -z -m 32M $STORM && script_clean "$OUT/z.data"; then
+	got=$(comm_count storm)
+	check z "-z: storm samples $got of $TOTAL, lost $(prec_lost)" "$got" = "$TOTAL" -a "$(prec_lost)" = 0
+else
+	bad z "record exit $RC or perf script stderr: $(cat /tmp/script.err)$(hung)"
+fi
+lap z
+}
+
+# 4. cpu-clock on every CPU: samples from each, and perf script and perf
+# report read prec's file with nothing on stderr (perf's own file may warn:
+# a figure only).
+c_clock() {
+local tool cpus
+for tool in prec perf; do
+	begin clock_$tool
+	STOP=
+	rec $tool clock_$tool -a -e cpu-clock -F 1000 -- sleep 1 || { bad clock_$tool "record exit $RC$(hung)"; continue; }
+	if ! script_clean "$OUT/clock_$tool.data" report && [ $tool = prec ]; then
+		ERR=/tmp/script.err bad clock_prec "perf script/report: stderr not empty$(hung)"
+		continue
+	fi
+	stats "$OUT/clock_$tool.data"
+	cpus=$(step "perf script -F cpu" perf script -i "$OUT/clock_$tool.data" -F cpu 2>/dev/null | sort -u | wc -l)
+	fig clock $tool "$LOST"
+	check clock_$tool "cpu-clock -a -F 1000 -- sleep 1: $KEPT samples from $cpus CPUs" \
+		"$cpus" = "$NCPU" -a "$KEPT" -gt 0
+done
+lap clock
+}
+
+# 5. sched:sched_switch under load (a storm on every CPU, a pingpong of
+# 1000 round trips on CPU 0): 2000 switches out of pingpong at least,
+# whatever else runs there; fewer means switches missed.
+c_sched() {
+local pp
+begin sched_switch
+if rec prec sched -a -m 8M -e sched:sched_switch -- sh /tmp/load.sh &&
+	script_clean "$OUT/sched.data"; then
+	pp=$(step "perf script -F trace" perf script -i "$OUT/sched.data" -F trace 2>/dev/null |
+		grep -c 'prev_comm=pingpong ')
+	check sched_switch "$pp switches out of pingpong (>= 2000), lost $(prec_lost)" \
+		"$pp" -ge 2000 -a "$(prec_lost)" = 0
+else
+	bad sched_switch "record exit $RC or perf script stderr: $(cat /tmp/script.err)$(hung)"
+fi
+lap sched
+}
+
+# 6. --switch-events: PERF_RECORD_SWITCH_CPU_WIDE records from every CPU.
+c_switch() {
+local sw
+begin switch_events
+if rec prec switch -a --switch-events -e cpu-clock -F 100 -- sh /tmp/load.sh &&
+	script_clean "$OUT/switch.data"; then
+	sw=$(step "perf script --show-switch-events" perf script -i "$OUT/switch.data" \
+		--show-switch-events -F cpu,event 2>/dev/null |
+		grep PERF_RECORD_SWITCH_CPU_WIDE | awk '{ print $1 }' | sort -u | wc -l)
+	check switch_events "switch records from $sw of $NCPU CPUs" "$sw" = "$NCPU"
+else
+	bad switch_events "record exit $RC or perf script stderr: $(cat /tmp/script.err)$(hung)"
+fi
+lap switch
+}
+
+# 7. --overwrite, a snapshot on SIGUSR2 while a shell spins on every CPU,
+# then the stop's: samples of the shells from every CPU, one flight shard
+# per CPU. A ring paused for a snapshot loses what comes meanwhile: perf
+# script may say so (lost chunks), and then only that, with one LOST record
+# for each CPU prec reported a loss on.
+c_flight() {
+local got cpus snaps lossy chunks other
+begin flight
 if rec prec flight -a --overwrite -e cpu-clock -F 1000 -- sh /tmp/snap.sh; then
 	script_clean "$OUT/flight.data"
 	got=$(comm_count sh)
-	cpus=$(perf script -i "$OUT/flight.data" -F comm,cpu 2>/dev/null |
+	cpus=$(step "perf script -F comm,cpu" perf script -i "$OUT/flight.data" -F comm,cpu 2>/dev/null |
 		awk '$1 == "sh" { print $2 }' | sort -u | wc -l)
 	snaps=$(ls "$OUT/flight" | grep -c flight.shard)
 	lossy=$(grep -c 'records LOST in the flight ring' "$ERR")
@@ -149,48 +187,68 @@ if rec prec flight -a --overwrite -e cpu-clock -F 1000 -- sh /tmp/snap.sh; then
 	check flight "--overwrite: $got samples of the spinning shells from $cpus CPUs, $snaps flight shards, LOST records $chunks for $lossy lossy CPUs" \
 		"$got" -gt 0 -a "$cpus" = "$NCPU" -a "$snaps" = "$NCPU" -a "${chunks:-0}" = "$lossy" -a "$other" = 0
 else
-	bad flight "record exit $RC"
+	bad flight "record exit $RC$(hung)"
 fi
 lap flight
+}
 
 # 8. info --check on every recording of the suite.
-bad_info=
+c_info() {
+local d bad_info=
+begin info_check
 for d in "$OUT"/*/manifest; do
 	d=${d%/manifest}
-	prec info --check "$d" >/tmp/info 2>&1 || bad_info="$bad_info ${d##*/}"
+	step "prec info --check" prec info --check "$d" >/tmp/info 2>&1 || bad_info="$bad_info ${d##*/}$(hung)"
 done
 ERR=/dev/null
 check info_check "prec info --check on every recording:${bad_info:- all clean}" -z "$bad_info"
 lap info
+}
 
 # 9. The kernel: what it can do works, what needs a newer one (--markers:
 # 6.17) fails with one line naming the version, exit 1, nothing on disk.
+c_kernel() {
+local kver opt rc
+begin kernel
 kver=$(uname -r | awk -F. '{ printf "%d%03d", $1, $2 }')
 for opt in "-k perf" "--call-graph dwarf" "-e cpu-clock -F 99 --no-direct-io"; do
 	ERR=/tmp/feat.err
 	rm -rf "$OUT/feat"
-	prec record -q -d "$OUT/feat" -a $opt -- true 2>$ERR
+	step "prec record $opt" prec record -q -d "$OUT/feat" -a $opt -- true 2>$ERR
 	rc=$?
-	check "kernel_ok" "record -a $opt on $(uname -r): exit $rc" "$rc" = 0 -a ! -s "$ERR"
+	check "kernel_ok" "record -a $opt on $(uname -r): exit $rc$(hung)" "$rc" = 0 -a ! -s "$ERR"
 done
 if [ "$kver" -lt 6017 ]; then
 	ERR=/tmp/feat.err
 	rm -rf "$OUT/feat"
-	prec record -d "$OUT/feat" --markers -- true 2>$ERR
+	step "prec record --markers" prec record -d "$OUT/feat" --markers -- true 2>$ERR
 	rc=$?
 	check kernel_markers "--markers on $(uname -r): exit $rc, $(wc -l <$ERR) line: $(head -1 $ERR)" \
 		"$rc" = 1 -a "$(wc -l <$ERR)" = 1 -a "$(grep -c 'needs Linux 6\.17' $ERR)" = 1 -a ! -e "$OUT/feat"
 fi
 lap kernel
+}
 
 # 10. prec against perf: record -a -- sleep 1, prec then perf (figures).
+c_sleep() {
+local tool
 for tool in prec perf; do
+	begin sleep_$tool
 	STOP=
-	rec $tool sleep_$tool -a -- sleep 1 || bad sleep_$tool "record exit $RC"
+	rec $tool sleep_$tool -a -- sleep 1 || bad sleep_$tool "record exit $RC$(hung)"
 	stats "$OUT/sleep_$tool.data"
 	fig sleep $tool "$LOST"
 done
 lap sleep
+}
 
+[ "$CHECKS" = all ] && CHECKS=big,def,z,clock,sched,switch,flight,info,kernel,sleep
+round=0
+while [ $round -lt "$ROUNDS" ]; do
+	for c in $(echo "$CHECKS" | tr , ' '); do
+		c_$c
+	done
+	round=$((round + 1))
+done
 echo "$pass passed, $failed failed"
 [ "$failed" = 0 ]
