@@ -22,6 +22,7 @@
 
 #include "util/buildid.h"
 #include "record/drainer.h"
+#include "record/epochs.h"
 #include "record/evlist.h"
 #include "record/perm.h"
 #include "record/host.h"
@@ -279,7 +280,7 @@ int prec_session__create_dir(struct prec_session *s, const char *dir,
 	int err;
 
 	memset(s, 0, sizeof(*s));
-	s->dirfd = s->drain_efd = s->parentfd = -1;
+	s->dirfd = s->drain_efd = s->parentfd = s->topfd = -1;
 	err = open_parent(s, dir);
 	if (err)
 		return err;
@@ -409,8 +410,10 @@ static void writer_opts(const struct prec_session *s, const struct prec_record_o
 	memcpy(wo->session_id, s->session_id, sizeof(wo->session_id));
 }
 
-static int open_writers(struct prec_session *s, const struct prec_record_opts *o,
-			struct prec_evlist *el)
+/* The epoch's writers, s->writers[0..nr_cpus] (allocated), and their
+ * manifest entries. */
+static int open_shards(struct prec_session *s, const struct prec_record_opts *o,
+		       struct prec_evlist *el)
 {
 	struct prec_shard_writer_opts wo;
 	struct prec_manifest_shard sh = { 0 };
@@ -418,14 +421,6 @@ static int open_writers(struct prec_session *s, const struct prec_record_opts *o
 	int err;
 
 	writer_opts(s, o, &wo);
-
-	s->nr_cpus = el->nr_cpus;
-	s->cpus = el->cpus;
-	s->writers = calloc((size_t)el->nr_cpus + 1, sizeof(*s->writers));
-	s->drainers = calloc((size_t)el->nr_cpus, sizeof(*s->drainers));
-	s->writer_wait_ns = calloc((size_t)el->nr_cpus, sizeof(*s->writer_wait_ns));
-	if (!s->writers || !s->drainers || !s->writer_wait_ns)
-		return -ENOMEM;
 	for (int c = 0; c <= el->nr_cpus; c++) {
 		bool sb = c == el->nr_cpus;
 
@@ -452,6 +447,19 @@ static int open_writers(struct prec_session *s, const struct prec_record_opts *o
 		 s->direct_io ? "O_DIRECT" :
 		 wo.copy ? "page-cache" : "zero-copy page-cache", wo.staging_bytes / 1024);
 	return 0;
+}
+
+static int open_writers(struct prec_session *s, const struct prec_record_opts *o,
+			struct prec_evlist *el)
+{
+	s->nr_cpus = el->nr_cpus;
+	s->cpus = el->cpus;
+	s->writers = calloc((size_t)el->nr_cpus + 1, sizeof(*s->writers));
+	s->drainers = calloc((size_t)el->nr_cpus, sizeof(*s->drainers));
+	s->writer_wait_ns = calloc((size_t)el->nr_cpus, sizeof(*s->writer_wait_ns));
+	if (!s->writers || !s->drainers || !s->writer_wait_ns)
+		return -ENOMEM;
+	return open_shards(s, o, el);
 }
 
 /* A shard's writer totals into its manifest entry and the session's
@@ -544,12 +552,58 @@ static int close_tail(struct prec_session *s)
 	return err ? err : e;
 }
 
+/* The next epoch's directory under the recording's, as s->dirfd and
+ * s->dir. */
+static int open_epoch_dir(struct prec_session *s)
+{
+	char name[32];
+	int fd = prec_epochs__make(s->epochs, name, sizeof(name));
+
+	if (fd < 0) {
+		pr_err("%s/%s: making the epoch: %s", s->top_dir, name, strerror(-fd));
+		return fd;
+	}
+	s->dirfd = fd;
+	if (asprintf(&s->dir, "%s/%s", s->top_dir, name) < 0) {
+		s->dir = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* --switch-output: the directory made holds epochs; the first is opened
+ * and the session writes into it as into any recording. */
+static int begin_epochs(struct prec_session *s, const struct prec_record_opts *o,
+			const struct prec_evlist *el, int argc, char **argv)
+{
+	int err = prec_epochs__new(&s->epochs, s->dirfd, o->switch_max_files);
+
+	if (err)
+		return err;
+	s->epoch_base = calloc((size_t)el->nr_cpus, sizeof(*s->epoch_base));
+	if (!s->epoch_base)
+		return -ENOMEM;
+	s->o = o;
+	s->argc = argc;
+	s->argv = argv;
+	s->topfd = s->dirfd;
+	s->top_dir = s->dir;
+	s->dirfd = -1;
+	s->dir = NULL;
+	return open_epoch_dir(s);
+}
+
 int prec_session__begin(struct prec_session *s,
 			const struct prec_record_opts *o,
 			struct prec_evlist *el, int argc, char **argv)
 {
 	int err;
 
+	if (o->switch_output) {
+		err = begin_epochs(s, o, el, argc, argv);
+		if (err)
+			return err;
+	}
 	if (getrandom(s->session_id, sizeof(s->session_id), 0) != sizeof(s->session_id))
 		return -errno ? -errno : -EIO;
 	s->m = prec_manifest__new();
@@ -779,6 +833,8 @@ int prec_session__start(struct prec_session *s,
 	}
 	if (err)
 		return err;
+	s->sbo = sbo;
+	s->sbo.before_exec = false; /* a later epoch's: the command runs */
 	err = prec_sideband__synthesize(s->writers[s->nr_cpus], s->m, &sbo);
 	start_lap(s, "side band read");
 	if (err < 0) {
@@ -804,6 +860,23 @@ static double since_stop_ms(const struct prec_session *s, uint64_t t)
 	return t > s->t_stop_ns ? (double)(t - s->t_stop_ns) / 1e6 : 0.0;
 }
 
+/* --switch-output: CPU index c's losses since its epoch began, from the
+ * drainer's totals (at a cut, those it had as it moved over) and the
+ * events' PERF_FORMAT_LOST count read now. */
+static void epoch_lost(struct prec_session *s, int c, const struct prec_drainer_stats *ds,
+		       uint64_t evlost, struct prec_manifest_shard *sh)
+{
+	uint64_t *b = s->epoch_base[c];
+	uint64_t lost = s->cuts ? s->cuts[c].lost : ds->lost;
+	uint64_t ls = s->cuts ? s->cuts[c].lost_samples : ds->lost_samples;
+
+	sh->lost = lost - b[0];
+	sh->lost_samples = ls - b[1] + (evlost >= b[2] ? evlost - b[2] : 0);
+	b[0] = lost;
+	b[1] = ls;
+	b[2] = evlost;
+}
+
 static void shard_totals(struct prec_session *s, struct prec_evlist *el, int c)
 {
 	struct prec_manifest_shard *sh = &s->m->shards[c];
@@ -814,9 +887,13 @@ static void shard_totals(struct prec_session *s, struct prec_evlist *el, int c)
 	if (c < s->nr_cpus)
 		s->writer_wait_ns[c] = ws.wait_ns_max;
 	if (c < s->nr_cpus && s->drainers[c]) {
+		uint64_t evlost = prec_evlist__lost(el, c);
+
 		prec_drainer__stats(s->drainers[c], &ds);
 		sh->lost = ds.lost;
-		sh->lost_samples = ds.lost_samples + prec_evlist__lost(el, c);
+		sh->lost_samples = ds.lost_samples + evlost;
+		if (s->epoch_base)
+			epoch_lost(s, c, &ds, evlost, sh);
 		pr_debug("drainer cpu%d: %llu wake-ups, %llu chunks, %llu records, %llu bytes; stop seen at +%.1f ms, drained +%.1f, fsynced +%.1f\n",
 			 c, (unsigned long long)ds.wakeups,
 			 (unsigned long long)ds.chunks,
@@ -891,6 +968,16 @@ static bool asked(const struct prec_buildid_req *reqs, size_t nr,
 	return false;
 }
 
+/* The maps CPU index c's drainer saw in the epoch being closed: at a cut,
+ * those it handed over as it moved on. */
+static const struct prec_seen_map *maps_of(const struct prec_session *s, int c, int *nr)
+{
+	if (!s->cuts)
+		return prec_drainer__maps(s->drainers[c], nr);
+	*nr = (int)s->cuts[c].nr_maps;
+	return s->cuts[c].maps;
+}
+
 /* The maps the kernel gave no id for (build_id unsupported, or the ELF
  * header page not in the page cache at mmap time): the notes of their
  * files, read only where the path still names the mapped file, and within
@@ -907,7 +994,7 @@ static void add_file_buildids(struct prec_session *s)
 
 		if (!s->drainers[c])
 			continue;
-		maps = prec_drainer__maps(s->drainers[c], &nr_maps);
+		maps = maps_of(s, c, &nr_maps);
 		for (int i = 0; i < nr_maps; i++) {
 			const struct prec_seen_map *sm = &maps[i];
 
@@ -959,7 +1046,7 @@ static void add_seen_buildids(struct prec_session *s)
 
 		if (!s->drainers[c])
 			continue;
-		maps = prec_drainer__maps(s->drainers[c], &nr);
+		maps = maps_of(s, c, &nr);
 		for (int i = 0; i < nr; i++) {
 			struct prec_manifest_buildid b = { .cpumode = maps[i].cpumode,
 				.size = maps[i].size, .pid = -1, .path = maps[i].path };
@@ -982,7 +1069,7 @@ static bool saw_vdso(const struct prec_session *s)
 
 		if (!s->drainers[c])
 			continue;
-		maps = prec_drainer__maps(s->drainers[c], &nr);
+		maps = maps_of(s, c, &nr);
 		for (int i = 0; i < nr; i++)
 			if (!strcmp(maps[i].path, PREC_VDSO_MAP))
 				return true;
@@ -1137,9 +1224,11 @@ static void remove_old_dir(struct prec_session *s)
 	s->old_name = NULL;
 }
 
+static int close_epoch(struct prec_session *s, struct prec_evlist *el, int err);
+
 int prec_session__finish(struct prec_session *s, struct prec_evlist *el)
 {
-	int err = stop_drainers(s), e;
+	int err = stop_drainers(s);
 
 	/* A drainer that stopped early on an error left its CPU's events
 	 * enabled: disabled here. */
@@ -1147,17 +1236,26 @@ int prec_session__finish(struct prec_session *s, struct prec_evlist *el)
 		if (!prec_drainer__disabled(s->drainers[c]))
 			prec_evlist__disable_cpu(el, c);
 	lap(s, "drainers joined (rings empty, shards fsynced)");
+	return close_epoch(s, el, err);
+}
+
+/* The recording (with --switch-output, the epoch) in s->dirfd closed: its
+ * shards flushed and counted (the session's totals add up every epoch's),
+ * build-ids, writers closed, the final manifest. err: the first error so
+ * far, returned unless 0. */
+static int close_epoch(struct prec_session *s, struct prec_evlist *el, int err)
+{
+	int e;
 
 	/* A drainer flushes its shard as it stops; the side band and the
 	 * flight recorder's shards are flushed here, so that the writers'
-	 * totals count every chunk. */
+	 * totals count every chunk; at a cut, the drainers' too. */
 	for (int c = 0; c <= s->nr_cpus; c++) {
-		if (!s->writers[c] || (c < s->nr_cpus && s->drainers[c]))
+		if (!s->writers[c] || (c < s->nr_cpus && s->drainers[c] && !s->cuts))
 			continue;
 		e = prec_shard_writer__flush(s->writers[c]);
 		err = err ? err : e;
 	}
-	s->records = s->bytes = s->lost = 0;
 	for (int c = 0; c <= s->nr_cpus; c++)
 		if (s->writers[c])
 			shard_totals(s, el, c);
@@ -1191,6 +1289,141 @@ int prec_session__finish(struct prec_session *s, struct prec_evlist *el)
 	}
 	s->manifest_ns = prec_now_ns(CLOCK_MONOTONIC) - s->t_stop_ns;
 	lap(s, "manifest written");
+	return err;
+}
+
+/* ---- --switch-output: the cut from one epoch to the next ---- */
+
+/* An epoch's own part of the session, kept aside while another is
+ * current. */
+struct epoch_state {
+	int dirfd;
+	char *dir;
+	uint8_t session_id[16];
+	struct prec_manifest *m;
+	struct prec_shard_writer **writers;
+	uint64_t reserve_bytes;
+};
+
+static void swap_epoch(struct prec_session *s, struct epoch_state *e)
+{
+	struct epoch_state t = { .dirfd = s->dirfd, .dir = s->dir, .m = s->m,
+				 .writers = s->writers, .reserve_bytes = s->reserve_bytes };
+
+	memcpy(t.session_id, s->session_id, sizeof(t.session_id));
+	s->dirfd = e->dirfd;
+	s->dir = e->dir;
+	memcpy(s->session_id, e->session_id, sizeof(s->session_id));
+	s->m = e->m;
+	s->writers = e->writers;
+	s->reserve_bytes = e->reserve_bytes;
+	*e = t;
+}
+
+/* The next epoch made current in s: its directory, manifest (a session id
+ * of its own: it is a recording of its own), writers, start manifest. */
+static int open_epoch(struct prec_session *s, struct prec_evlist *el)
+{
+	int err = open_epoch_dir(s);
+
+	if (err)
+		return err;
+	if (getrandom(s->session_id, sizeof(s->session_id), 0) != sizeof(s->session_id))
+		return -EIO;
+	s->m = prec_manifest__new();
+	s->writers = calloc((size_t)s->nr_cpus + 1, sizeof(*s->writers));
+	if (!s->m || !s->writers)
+		return -ENOMEM;
+	err = fill_manifest(s, s->o, el, s->argc, s->argv);
+	if (err) {
+		pr_err("%s/manifest: filling it: %s", s->dir, strerror(-err));
+		return err;
+	}
+	err = open_shards(s, s->o, el);
+	if (err)
+		return err;
+	s->m->start_time = event_now(s->o->clockid, el);
+	err = prec_manifest__write(s->m, s->dirfd);
+	if (err)
+		pr_err("%s/manifest: writing it: %s", s->dir, strerror(-err));
+	return err;
+}
+
+/* An epoch that could not start, current in s: closed and removed. */
+static void drop_epoch(struct prec_session *s)
+{
+	for (int c = 0; s->writers && c <= s->nr_cpus; c++)
+		prec_shard_writer__close(s->writers[c]);
+	free(s->writers);
+	s->writers = NULL;
+	prec_manifest__delete(s->m);
+	s->m = NULL;
+	if (s->dirfd >= 0)
+		close(s->dirfd);
+	s->dirfd = -1;
+	free(s->dir);
+	s->dir = NULL;
+	prec_epochs__drop_newest(s->epochs);
+}
+
+/* The new epoch's side band, read from /proc once every drainer writes
+ * into the epoch: a task that changed since is in its rings as well. */
+static int epoch_sideband(struct prec_session *s)
+{
+	int err = prec_sideband__synthesize(s->writers[s->nr_cpus], s->m, &s->sbo);
+
+	if (err >= 0)
+		err = prec_shard_writer__flush(s->writers[s->nr_cpus]);
+	if (err < 0) {
+		pr_err("%s/%s: synthesizing the side band: %s", s->dir,
+		       PREC_SHARD_SIDEBAND_NAME, strerror(-err));
+		return err;
+	}
+	return reserve_manifest_room(s);
+}
+
+int prec_session__cut(struct prec_session *s, struct prec_evlist *el)
+{
+	struct epoch_state old = { .dirfd = -1 };
+	struct prec_drainer_cut *cut = calloc((size_t)s->nr_cpus, sizeof(*cut));
+	int err, e;
+
+	if (!cut)
+		return -ENOMEM;
+	swap_epoch(s, &old);
+	err = open_epoch(s, el);
+	if (err) {
+		drop_epoch(s);
+		swap_epoch(s, &old);
+		free(cut);
+		return err;
+	}
+	for (int c = 0; c < s->nr_cpus; c++) {
+		cut[c].writer = s->writers[c];
+		/* a drainer that has exited moves nothing: no loss twice */
+		cut[c].lost = s->epoch_base[c][0];
+		cut[c].lost_samples = s->epoch_base[c][1];
+	}
+	err = prec_drainer__cut_all(s->drainers, s->nr_cpus, cut, &s->drain_enable);
+	if (err)
+		pr_err("%s: a drainer stopped before it moved to this epoch", s->dir);
+	e = epoch_sideband(s);
+	err = err ? err : e;
+	/* The old epoch, whose writers are all this thread's now. */
+	swap_epoch(s, &old);
+	s->cuts = cut;
+	e = close_epoch(s, el, 0);
+	s->cuts = NULL;
+	err = err ? err : e;
+	swap_epoch(s, &old);
+	free(old.writers);
+	prec_manifest__delete(old.m);
+	close(old.dirfd);
+	free(old.dir);
+	for (int c = 0; c < s->nr_cpus; c++)
+		prec_drainer__free_maps(cut[c].maps, cut[c].nr_maps);
+	free(cut);
+	prec_epochs__prune(s->epochs, s->top_dir);
 	return err;
 }
 
@@ -1242,6 +1475,9 @@ void prec_session__summary(const struct prec_session *s)
 		s->m->nr_shards, (unsigned long long)s->records, mb, lz4,
 		secs > 0 ? mb / secs : 0.0, (unsigned long long)s->lost,
 		(double)s->manifest_ns / 1e6);
+	if (s->epochs)
+		fprintf(stderr, "[ prec record: %u epochs, the last in %s ]\n",
+			prec_epochs__count(s->epochs), s->dir);
 	/* After a drainer failure its ring overflowed by design: the ring
 	 * size advice would mislead. */
 	if (!s->lost || s->fail_err)
@@ -1284,6 +1520,16 @@ void prec_session__discard(struct prec_session *s)
 	close_flight(s);
 	prec_shard_writer__close(s->tail_writer);
 	s->tail_writer = NULL;
+	/* --switch-output: the whole directory goes, its epoch with it. */
+	if (s->topfd >= 0) {
+		if (s->dirfd >= 0)
+			close(s->dirfd);
+		s->dirfd = s->topfd;
+		s->topfd = -1;
+		free(s->dir);
+		s->dir = s->top_dir;
+		s->top_dir = NULL;
+	}
 	if (s->dirfd >= 0) {
 		struct stat st;
 		int err = fstat(s->dirfd, &st) ? -errno : 0;
@@ -1322,8 +1568,13 @@ void prec_session__exit(struct prec_session *s)
 		close(s->drain_efd);
 	if (s->parentfd >= 0)
 		close(s->parentfd);
+	if (s->topfd >= 0)
+		close(s->topfd);
+	prec_epochs__delete(s->epochs);
+	free(s->epoch_base);
+	free(s->top_dir);
 	free(s->dir);
 	free(s->old_dir);
 	memset(s, 0, sizeof(*s));
-	s->dirfd = s->drain_efd = s->parentfd = -1;
+	s->dirfd = s->drain_efd = s->parentfd = s->topfd = -1;
 }
