@@ -1367,11 +1367,23 @@ static void drop_epoch(struct prec_session *s)
 }
 
 /* The new epoch's side band, read from /proc once every drainer writes
- * into the epoch: a task that changed since is in its rings as well. */
-static int epoch_sideband(struct prec_session *s)
+ * into the epoch: a task that changed since is in its rings as well. The
+ * command's (or -p's) children forked since the start are named too, as
+ * the events follow them. */
+static int epoch_sideband(struct prec_session *s, const struct prec_evlist *el)
 {
-	int err = prec_sideband__synthesize(s->writers[s->nr_cpus], s->m, &s->sbo);
+	struct prec_sideband_opts sbo = s->sbo;
+	pid_t *pids = NULL;
+	int err = 0;
 
+	if (sbo.pids && el->nr && el->evsel[0].attr.inherit) {
+		err = prec_tail__select(sbo.pids, sbo.nr_pids, true, &pids);
+		sbo.pids = pids;
+		sbo.nr_pids = err;
+	}
+	if (err >= 0)
+		err = prec_sideband__synthesize(s->writers[s->nr_cpus], s->m, &sbo);
+	free(pids);
 	if (err >= 0)
 		err = prec_shard_writer__flush(s->writers[s->nr_cpus]);
 	if (err < 0) {
@@ -1407,7 +1419,7 @@ int prec_session__cut(struct prec_session *s, struct prec_evlist *el)
 	err = prec_drainer__cut_all(s->drainers, s->nr_cpus, cut, &s->drain_enable);
 	if (err)
 		pr_err("%s: a drainer stopped before it moved to this epoch", s->dir);
-	e = epoch_sideband(s);
+	e = epoch_sideband(s, el);
 	err = err ? err : e;
 	/* The old epoch, whose writers are all this thread's now. */
 	swap_epoch(s, &old);
