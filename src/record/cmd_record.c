@@ -249,10 +249,12 @@ static int setup_signals(struct record *r)
 static int cut(void *arg)
 {
 	struct record *r = arg;
+	uint64_t t0 = prec_now_ns(CLOCK_MONOTONIC), now;
 	int err = prec_session__cut(&r->s, &r->el);
 
-	prec_switch_trigger__reset(&r->sw, prec_session__drained(&r->s),
-				   prec_now_ns(CLOCK_MONOTONIC));
+	now = prec_now_ns(CLOCK_MONOTONIC);
+	pr_debug("%s: epoch started; the cut took %.1f ms", r->s.dir, (double)(now - t0) / 1e6);
+	prec_switch_trigger__reset(&r->sw, prec_session__drained(&r->s), now);
 	if (err)
 		r->cut_err = err;
 	return err;

@@ -1122,6 +1122,8 @@ static int stop_drainers(struct prec_session *s)
 
 static void lap(const struct prec_session *s, const char *what)
 {
+	if (!s->t_stop_ns)
+		return; /* an epoch closed at a cut, not the stop */
 	pr_debug("close: %s at +%.1f ms", what,
 		 (double)(prec_now_ns(CLOCK_MONOTONIC) - s->t_stop_ns) / 1e6);
 }
