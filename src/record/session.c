@@ -410,10 +410,10 @@ static void writer_opts(const struct prec_session *s, const struct prec_record_o
 	memcpy(wo->session_id, s->session_id, sizeof(wo->session_id));
 }
 
-/* The epoch's writers, s->writers[0..nr_cpus] (allocated), and their
- * manifest entries. */
-static int open_shards(struct prec_session *s, const struct prec_record_opts *o,
-		       struct prec_evlist *el)
+/* The writers of the recording (with --switch-output, of an epoch: the
+ * drainers' arrays are made once) and their manifest entries. */
+static int open_writers(struct prec_session *s, const struct prec_record_opts *o,
+			struct prec_evlist *el)
 {
 	struct prec_shard_writer_opts wo;
 	struct prec_manifest_shard sh = { 0 };
@@ -421,6 +421,16 @@ static int open_shards(struct prec_session *s, const struct prec_record_opts *o,
 	int err;
 
 	writer_opts(s, o, &wo);
+
+	s->nr_cpus = el->nr_cpus;
+	s->cpus = el->cpus;
+	s->writers = calloc((size_t)el->nr_cpus + 1, sizeof(*s->writers));
+	if (!s->drainers)
+		s->drainers = calloc((size_t)el->nr_cpus, sizeof(*s->drainers));
+	if (!s->writer_wait_ns)
+		s->writer_wait_ns = calloc((size_t)el->nr_cpus, sizeof(*s->writer_wait_ns));
+	if (!s->writers || !s->drainers || !s->writer_wait_ns)
+		return -ENOMEM;
 	for (int c = 0; c <= el->nr_cpus; c++) {
 		bool sb = c == el->nr_cpus;
 
@@ -447,19 +457,6 @@ static int open_shards(struct prec_session *s, const struct prec_record_opts *o,
 		 s->direct_io ? "O_DIRECT" :
 		 wo.copy ? "page-cache" : "zero-copy page-cache", wo.staging_bytes / 1024);
 	return 0;
-}
-
-static int open_writers(struct prec_session *s, const struct prec_record_opts *o,
-			struct prec_evlist *el)
-{
-	s->nr_cpus = el->nr_cpus;
-	s->cpus = el->cpus;
-	s->writers = calloc((size_t)el->nr_cpus + 1, sizeof(*s->writers));
-	s->drainers = calloc((size_t)el->nr_cpus, sizeof(*s->drainers));
-	s->writer_wait_ns = calloc((size_t)el->nr_cpus, sizeof(*s->writer_wait_ns));
-	if (!s->writers || !s->drainers || !s->writer_wait_ns)
-		return -ENOMEM;
-	return open_shards(s, o, el);
 }
 
 /* A shard's writer totals into its manifest entry and the session's
@@ -1333,15 +1330,14 @@ static int open_epoch(struct prec_session *s, struct prec_evlist *el)
 	if (getrandom(s->session_id, sizeof(s->session_id), 0) != sizeof(s->session_id))
 		return -EIO;
 	s->m = prec_manifest__new();
-	s->writers = calloc((size_t)s->nr_cpus + 1, sizeof(*s->writers));
-	if (!s->m || !s->writers)
+	if (!s->m)
 		return -ENOMEM;
 	err = fill_manifest(s, s->o, el, s->argc, s->argv);
 	if (err) {
 		pr_err("%s/manifest: filling it: %s", s->dir, strerror(-err));
 		return err;
 	}
-	err = open_shards(s, s->o, el);
+	err = open_writers(s, s->o, el);
 	if (err)
 		return err;
 	s->m->start_time = event_now(s->o->clockid, el);
