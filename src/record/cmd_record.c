@@ -293,10 +293,10 @@ static int poll_ms(const struct record *r)
 
 	if (r->watch_by_poll && (t < 0 || t > WATCH_POLL_MS))
 		t = WATCH_POLL_MS;
-	if (st >= 0 && (t < 0 || t > st))
-		t = st;
 	if (sw >= 0 && (t < 0 || t > sw))
 		t = sw;
+	if (st >= 0 && (t < 0 || t > st))
+		t = st;
 	if (!r->o.max_size)
 		return t;
 	return t < 0 || t > MAX_SIZE_POLL_MS ? MAX_SIZE_POLL_MS : t;
@@ -559,14 +559,14 @@ static int record(struct record *r, int argc, char **argv)
 	err = setup_events(r);
 	if (err)
 		return err == -EINVAL ? 2 : 1;
+	err = check_perm(r);
+	if (err)
+		return 1;
 	/* An overwrite term on an event makes a flight recording as well. */
 	if (r->o.switch_output && r->el.overwrite) {
 		pr_err("option --switch-output: an event with overwrite makes a flight recording, whose snapshots take SIGUSR2");
 		return 2;
 	}
-	err = check_perm(r);
-	if (err)
-		return 1;
 	err = setup_signals(r);
 	if (!err)
 		err = setup_targets(r);

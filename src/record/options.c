@@ -425,6 +425,14 @@ static int opt_max_size(struct prec_record_opts *o, const char *arg)
 	return 0;
 }
 
+static int opt_control(struct prec_record_opts *o, const char *arg)
+{
+	if (prec_control__check_spec(arg) < 0)
+		return bad("--control", arg, "expected fifo:CTL[,ACK] or fd:CTL[,ACK]");
+	o->control = arg;
+	return 0;
+}
+
 /* perf's TIME form of --switch-output: a number and one of s, m, h, d. */
 static int parse_duration_ms(const char *arg, uint64_t *ms)
 {
@@ -475,14 +483,6 @@ static int opt_switch_max_files(struct prec_record_opts *o, const char *arg)
 	if (parse_u64(arg, &v) < 0 || !v || v > 1000000)
 		return bad("--switch-max-files", arg, "expected a number of epochs to keep, 1..1000000");
 	o->switch_max_files = (uint32_t)v;
-	return 0;
-}
-
-static int opt_control(struct prec_record_opts *o, const char *arg)
-{
-	if (prec_control__check_spec(arg) < 0)
-		return bad("--control", arg, "expected fifo:CTL[,ACK] or fd:CTL[,ACK]");
-	o->control = arg;
 	return 0;
 }
 
@@ -576,8 +576,6 @@ static const struct opt table[] = {
 	{ "all-user", 0, NULL, NULL, "every event counts in user space only (as :u on each)", FLAG(all_user) },
 	{ "all-kernel", 0, NULL, NULL, "every event counts in the kernel only (as :k on each)", FLAG(all_kernel) },
 	{ "max-size", 0, "SIZE", opt_max_size, "stop once this much is recorded, e.g. 500M (as perf; stops the command)", 0 },
-	{ "switch-output", 0, "[=signal|SIZE|TIME]", opt_switch_output, "cut the recording into epochs DIR/epoch.NNNNNN, each a recording of its own: on SIGUSR2 or 'switch' (default), every SIZE drained (100M) or every TIME (30s, 5m, 1h, 1d)", 0 },
-	{ "switch-max-files", 0, "N", opt_switch_max_files, "with --switch-output: keep the newest N epochs (older ones removed)", 0 },
 	{ "mmap-pages", 'm', "PAGES|SIZE", opt_mmap_aux, "per-CPU ring[,AUX area]: pages (power of two) or 512K, 4M (default 1M)", 0 },
 	{ "clockid", 'k', "CLOCK", opt_clock, "monotonic (default), monotonic_raw, realtime, boottime, tai, N, or perf (perf's own; intel_pt's)", 0 },
 	{ "round-ms", 0, "MS", opt_round, "longest round before an idle CPU writes a marker (default 100)", 0 },
@@ -594,6 +592,8 @@ static const struct opt table[] = {
 	{ "markers", 0, NULL, NULL, "record trace_marker writes (prec mark) as ftrace:print", FLAG(markers) },
 	{ "overwrite", 0, NULL, NULL, "flight recorder: sampling events keep the last ring's worth, written on a snapshot (side band drained)", FLAG(overwrite) },
 	{ "control", 0, "fifo:CTL[,ACK]|fd:CTL[,ACK]", opt_control, "commands: enable, disable, snapshot, switch, stop, ping (each acked)", 0 },
+	{ "switch-output", 0, "[=signal|SIZE|TIME]", opt_switch_output, "cut the recording into epochs DIR/epoch.NNNNNN, each a recording of its own: on SIGUSR2 or 'switch' (default), every SIZE drained (100M) or every TIME (30s, 5m, 1h, 1d)", 0 },
+	{ "switch-max-files", 0, "N", opt_switch_max_files, "with --switch-output: keep the newest N epochs (older ones removed)", 0 },
 	{ "delay", 'D', "MS", opt_delay, "enable the sampling events MS ms after the start (the side band does not wait); -1: wait for 'enable'", 0 },
 	{ "verbose", 'v', NULL, opt_verbose, "more messages", 0 },
 	{ "quiet", 'q', NULL, opt_quiet, "errors only (no status line, no summary)", 0 },
@@ -700,17 +700,6 @@ static int check_combination(struct prec_record_opts *o)
 		pr_err("options -p/-t: cannot be combined with -a or -C");
 		return -EINVAL;
 	}
-	/* The markers' ftrace instance stamps on the events' clock, which
-	 * must be one prec can read for the watermarks (not the perf clock)
-	 * and one the kernel takes for their ftrace:print tracepoint. Said
-	 * here, before anything is created. */
-	if (o->markers && !prec_clock__nmi_safe(o->clockid)) {
-		char num[16];
-
-		pr_err("options --markers and -k %s: markers need -k monotonic or monotonic_raw",
-		       clock_label(o->clockid, num, sizeof(num)));
-		return -EINVAL;
-	}
 	/* SIGUSR2 and 'snapshot' take the flight recorder's snapshots, and
 	 * the markers thread writes the first epoch's side band. */
 	if (o->switch_output && o->overwrite) {
@@ -723,6 +712,17 @@ static int check_combination(struct prec_record_opts *o)
 	}
 	if (o->switch_max_files && !o->switch_output) {
 		pr_err("option --switch-max-files: needs --switch-output");
+		return -EINVAL;
+	}
+	/* The markers' ftrace instance stamps on the events' clock, which
+	 * must be one prec can read for the watermarks (not the perf clock)
+	 * and one the kernel takes for their ftrace:print tracepoint. Said
+	 * here, before anything is created. */
+	if (o->markers && !prec_clock__nmi_safe(o->clockid)) {
+		char num[16];
+
+		pr_err("options --markers and -k %s: markers need -k monotonic or monotonic_raw",
+		       clock_label(o->clockid, num, sizeof(num)));
 		return -EINVAL;
 	}
 	/* -C is system-wide on those CPUs; no target at all means -a. */

@@ -54,9 +54,6 @@ struct prec_session {
 				* caller of finish() does not; and
 				* enable them at the start: enable()) */
 	struct prec_drain_enable drain_enable; /* enable()'s count */
-	/* --overwrite: tail.shard, written after each snapshot (tail.c) */
-	struct prec_shard_writer *tail_writer;
-	int tail_shard;        /* its index in m->shards */
 	/* --switch-output: dir (dirfd) holds epochs (epochs.h); dir, dirfd,
 	 * session_id, m, writers and reserve_bytes are the current one's */
 	struct prec_epochs *epochs; /* NULL without --switch-output */
@@ -69,6 +66,9 @@ struct prec_session {
 	uint64_t (*epoch_base)[3]; /* per CPU at the epoch's start: LOST,
 				    * LOST_SAMPLES, PERF_FORMAT_LOST totals */
 	struct prec_drainer_cut *cuts; /* while a cut epoch is closed */
+	/* --overwrite: tail.shard, written after each snapshot (tail.c) */
+	struct prec_shard_writer *tail_writer;
+	int tail_shard;        /* its index in m->shards */
 };
 
 /* Create dir (0700), or use an existing empty directory of ours (made
