@@ -14,10 +14,10 @@ _prec_opts_record="-d --dir -o --output -e --event --filter -F --freq -c --count
 	-P --period -g --call-graph -a --all-cpus -C --cpu -G --cgroup
 	--all-cgroups --data -p --pid -t --tid
 	-i --no-inherit --switch-events -N --no-buildid-cache --no-bpf-event --all-user --all-kernel
-	--max-size --switch-output --switch-max-files -m --mmap-pages -k --clockid
-	--round-ms -f --force --copy
+	--max-size -m --mmap-pages -k --clockid --round-ms -f --force --copy
 	--no-copy --no-direct-io -r --realtime --affinity -z --compress
 	--compression-level --user --aux-size --markers --overwrite --control
+	--switch-output --switch-max-files
 	-D --delay -v --verbose -q --quiet -h --help"
 _prec_opts_merge="-o --output --time -C --cpu --salvage -f --force -z
 	--compression-level -h --help"
@@ -28,10 +28,9 @@ _prec_opts_archive="-o --output -f --force -h --help"
 
 # The options that take a value (the next word, or --opt=value).
 _prec_args_record="-d --dir -o --output -e --event --filter -F --freq -c --count
-	--call-graph -C --cpu -G --cgroup -p --pid -t --tid --max-size
-	--switch-max-files -m --mmap-pages
+	--call-graph -C --cpu -G --cgroup -p --pid -t --tid --max-size -m --mmap-pages
 	-k --clockid --round-ms -r --realtime --affinity --compression-level
-	--user --aux-size --control -D --delay"
+	--user --aux-size --control --switch-max-files -D --delay"
 _prec_args_merge="-o --output --time -C --cpu --compression-level"
 _prec_args_info=""
 _prec_args_dump="-t --time -C --cpu"
