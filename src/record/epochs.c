@@ -71,14 +71,13 @@ int prec_epochs__make(struct prec_epochs *e, char *name, size_t len)
 	/* Our own 0700 directory holds it: no one else can swap it, but
 	 * the descriptor is what the epoch is written through all the same. */
 	fd = openat(e->topfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	err = fstat(fd, &st) ? -errno : note(e, n, &st);
-	if (err) {
+	err = fd < 0 ? -errno : fstat(fd, &st) ? -errno : note(e, n, &st);
+	if (!err)
+		return fd;
+	if (fd >= 0)
 		close(fd);
-		return err;
-	}
-	return fd;
+	unlinkat(e->topfd, name, AT_REMOVEDIR); /* empty, and ours */
+	return err;
 }
 
 static int remove_one(struct prec_epochs *e, const struct epoch *ep)

@@ -19,10 +19,11 @@ struct prec_epochs;
 int prec_epochs__new(struct prec_epochs **out, int topfd, uint32_t keep);
 /* Make the next epoch's directory (0700, under topfd, never through a
  * link) and open it. Returns its descriptor (the caller's) with its name
- * in name, or -errno. Main thread. */
+ * in name, or -errno (then nothing of it is left). Main thread. */
 int prec_epochs__make(struct prec_epochs *e, char *name, size_t len);
-/* Remove the newest epoch's directory and whatever it holds (its start
- * failed), by descriptor. Returns 0 or -errno. */
+/* Remove the epoch the last successful make() made, and whatever it
+ * holds (its start failed after make()), by descriptor. Returns 0 or
+ * -errno. */
 int prec_epochs__drop_newest(struct prec_epochs *e);
 /* Remove the oldest epochs, by descriptor and only if their names still
  * hold the directories made, until at most keep exist. Returns how many

@@ -1356,11 +1356,12 @@ static void drop_epoch(struct prec_session *s)
 	s->writers = NULL;
 	prec_manifest__delete(s->m);
 	s->m = NULL;
-	if (s->dirfd >= 0)
-		close(s->dirfd);
-	s->dirfd = -1;
 	free(s->dir);
 	s->dir = NULL;
+	if (s->dirfd < 0)
+		return; /* not made: prec_epochs__make() left nothing */
+	close(s->dirfd);
+	s->dirfd = -1;
 	prec_epochs__drop_newest(s->epochs);
 }
 
@@ -1486,8 +1487,9 @@ void prec_session__summary(const struct prec_session *s)
 		secs > 0 ? mb / secs : 0.0, (unsigned long long)s->lost,
 		(double)s->manifest_ns / 1e6);
 	if (s->epochs)
-		fprintf(stderr, "[ prec record: %u epochs, the last in %s ]\n",
-			prec_epochs__count(s->epochs), s->dir);
+		fprintf(stderr, "[ prec record: %u epoch%s, the last in %s ]\n",
+			prec_epochs__count(s->epochs),
+			prec_epochs__count(s->epochs) == 1 ? "" : "s", s->dir);
 	/* After a drainer failure its ring overflowed by design: the ring
 	 * size advice would mislead. */
 	if (!s->lost || s->fail_err)

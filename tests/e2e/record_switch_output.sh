@@ -110,6 +110,22 @@ for e in "$tmp"/max/epoch.*; do
 	[ -s "$tmp/perr" ] && fail "$e: perf script says: $(head -3 "$tmp/perr")"
 done
 
+# ---- a cut that cannot make its epoch (a file in the way): one line, the
+# recording stops with exit 1, the epoch before is whole ----
+"$PREC" record -d "$tmp/fail" --switch-output "${EV[@]}" -- sleep 5 2>"$tmp/err" & rec=$!
+wait_manifest "$tmp/fail/epoch.000001" 10
+: >"$tmp/fail/epoch.000002"
+kill -USR2 "$rec"
+wait "$rec"
+rc=$?
+rec=
+[ "$rc" = 1 ] || fail "a failed cut: exit $rc, want 1: $(cat "$tmp/err")"
+grep -q 'epoch.000002: making the epoch: File exists' "$tmp/err" || fail "a failed cut: $(cat "$tmp/err")"
+complete "$tmp/fail/epoch.000001" || fail "a failed cut: the epoch before is not complete"
+"$PREC" merge "$tmp/fail/epoch.000001" 2>/dev/null | perf script -i - >/dev/null 2>"$tmp/perr" ||
+	fail "a failed cut: the epoch before does not merge"
+[ -s "$tmp/perr" ] && fail "a failed cut: perf script says: $(head -3 "$tmp/perr")"
+
 # ---- refusals: one line naming the option, exit 2, nothing created ----
 for args in "--switch-output=100" "--switch-output=fast" "--switch-output=0s" \
 	"--switch-output --switch-max-files=0" "--switch-max-files=2" \
