@@ -64,6 +64,10 @@ cat "$tmp/err"
 grep -q ', 0 lost,' "$tmp/err" || fail "summary reports losses"
 grep -q '^\[ prec record: [0-9]* epochs, the last in ' "$tmp/err" || fail "no epochs line in the summary"
 check_epochs "$tmp/sig" "$N" 3
+# The directory itself is no recording: merge says where the recordings are.
+"$PREC" merge "$tmp/sig" >/dev/null 2>"$tmp/err" && fail "prec merge of the epochs' directory succeeded"
+grep -q 'a --switch-output recording, whose epochs (epoch.NNNNNN in it) are each a recording' "$tmp/err" ||
+	fail "prec merge of the epochs' directory: $(cat "$tmp/err")"
 
 # ---- the control command 'switch', acked once the new epoch is written to ----
 mkfifo "$tmp/ctl" "$tmp/ack"
