@@ -864,8 +864,7 @@ static void epoch_lost(struct prec_session *s, int c, const struct prec_drainer_
 		       uint64_t evlost, struct prec_manifest_shard *sh)
 {
 	uint64_t *b = s->epoch_base[c];
-	uint64_t lost = s->cuts ? s->cuts[c].lost : ds->lost;
-	uint64_t ls = s->cuts ? s->cuts[c].lost_samples : ds->lost_samples;
+	uint64_t lost = ds->lost, ls = ds->lost_samples;
 
 	sh->lost = lost - b[0];
 	sh->lost_samples = ls - b[1] + (evlost >= b[2] ? evlost - b[2] : 0);
@@ -886,7 +885,12 @@ static void shard_totals(struct prec_session *s, struct prec_evlist *el, int c)
 	if (c < s->nr_cpus && s->drainers[c]) {
 		uint64_t evlost = prec_evlist__lost(el, c);
 
-		prec_drainer__stats(s->drainers[c], &ds);
+		/* At a cut the drainer runs on: what it handed over. */
+		if (s->cuts)
+			ds = (struct prec_drainer_stats){ .lost = s->cuts[c].lost,
+				.lost_samples = s->cuts[c].lost_samples };
+		else
+			prec_drainer__stats(s->drainers[c], &ds);
 		sh->lost = ds.lost;
 		sh->lost_samples = ds.lost_samples + evlost;
 		if (s->epoch_base)
