@@ -465,6 +465,7 @@ static int opt_switch_output(struct prec_record_opts *o, const char *arg)
 	uint64_t num, mult;
 
 	o->switch_output = true;
+	o->switch_ms = o->switch_bytes = 0; /* the last one given counts */
 	if (!arg || !strcmp(arg, "signal"))
 		return 0;
 	if (!parse_duration_ms(arg, &o->switch_ms))
