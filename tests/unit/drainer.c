@@ -629,7 +629,7 @@ static void test_cut(bool copy)
 	struct timespec gap = { 0, 3000000 };
 	struct prec_drainer_stats st;
 	struct prec_drain_enable g;
-	struct prec_drainer_cut cut;
+	struct prec_drainer_cut cut, kept[CUTS];
 	struct prec_ring r;
 	void *mem = sim_mem(64 << 10, 0, &r);
 	const struct prec_seen_map *m;
@@ -662,11 +662,14 @@ static void test_cut(bool copy)
 		CHECK(cut.writer == w[i - 1]);
 		CHECK(cut.lost >= prev_lost);
 		prev_lost = cut.lost;
-		mark_maps(&pt.p, cut.maps, (int)cut.nr_maps, found);
-		prec_drainer__free_maps(cut.maps, cut.nr_maps);
+		kept[i - 1] = cut; /* its maps, checked once the producer is done */
 		CHECK_EQ(prec_shard_writer__close(cut.writer), 0);
 	}
 	pthread_join(t, NULL);
+	for (int i = 0; i < CUTS; i++) {
+		mark_maps(&pt.p, kept[i].maps, (int)kept[i].nr_maps, found);
+		prec_drainer__free_maps(kept[i].maps, kept[i].nr_maps);
+	}
 	prec_drainer__stop(d);
 	CHECK_EQ(prec_drainer__join(d), 0);
 	CHECK_EQ(r.page->data_tail, r.page->data_head);
