@@ -596,13 +596,13 @@ int prec_session__begin(struct prec_session *s,
 {
 	int err;
 
+	if (getrandom(s->session_id, sizeof(s->session_id), 0) != sizeof(s->session_id))
+		return -errno ? -errno : -EIO;
 	if (o->switch_output) {
 		err = begin_epochs(s, o, el, argc, argv);
 		if (err)
 			return err;
 	}
-	if (getrandom(s->session_id, sizeof(s->session_id), 0) != sizeof(s->session_id))
-		return -errno ? -errno : -EIO;
 	s->m = prec_manifest__new();
 	if (!s->m)
 		return -ENOMEM;
