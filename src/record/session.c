@@ -1239,13 +1239,18 @@ int prec_session__finish(struct prec_session *s, struct prec_evlist *el)
 		if (!prec_drainer__disabled(s->drainers[c]))
 			prec_evlist__disable_cpu(el, c);
 	lap(s, "drainers joined (rings empty, shards fsynced)");
-	return close_epoch(s, el, err);
+	err = close_epoch(s, el, err);
+	/* The summary's totals: every epoch's. */
+	s->records += s->prior_records;
+	s->bytes += s->prior_bytes;
+	s->lost += s->prior_lost;
+	return err;
 }
 
 /* The recording (with --switch-output, the epoch) in s->dirfd closed: its
- * shards flushed and counted (the session's totals add up every epoch's),
- * build-ids, writers closed, the final manifest. err: the first error so
- * far, returned unless 0. */
+ * shards flushed and counted (the session's totals, its own), build-ids,
+ * writers closed, the final manifest. err: the first error so far,
+ * returned unless 0. */
 static int close_epoch(struct prec_session *s, struct prec_evlist *el, int err)
 {
 	int e;
@@ -1259,6 +1264,7 @@ static int close_epoch(struct prec_session *s, struct prec_evlist *el, int err)
 		e = prec_shard_writer__flush(s->writers[c]);
 		err = err ? err : e;
 	}
+	s->records = s->bytes = s->lost = 0;
 	for (int c = 0; c <= s->nr_cpus; c++)
 		if (s->writers[c])
 			shard_totals(s, el, c);
@@ -1430,6 +1436,9 @@ int prec_session__cut(struct prec_session *s, struct prec_evlist *el)
 	e = close_epoch(s, el, 0);
 	s->cuts = NULL;
 	err = err ? err : e;
+	s->prior_records += s->records;
+	s->prior_bytes += s->bytes;
+	s->prior_lost += s->lost;
 	swap_epoch(s, &old);
 	free(old.writers);
 	prec_manifest__delete(old.m);

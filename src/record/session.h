@@ -66,6 +66,7 @@ struct prec_session {
 	uint64_t (*epoch_base)[3]; /* per CPU at the epoch's start: LOST,
 				    * LOST_SAMPLES, PERF_FORMAT_LOST totals */
 	struct prec_drainer_cut *cuts; /* while a cut epoch is closed */
+	uint64_t prior_records, prior_bytes, prior_lost; /* the closed epochs' */
 	/* --overwrite: tail.shard, written after each snapshot (tail.c) */
 	struct prec_shard_writer *tail_writer;
 	int tail_shard;        /* its index in m->shards */
