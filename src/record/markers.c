@@ -336,6 +336,22 @@ static int cmp_mrec(const void *a, const void *b)
 	return x->off < y->off ? -1 : x->off > y->off;
 }
 
+/* A pass that found nothing: its watermark alone, as a drainer's idle
+ * round writes one, so that a reader following the recording (merge
+ * --follow) knows the side band has nothing older to come. */
+static int idle_marker(struct prec_markers *mk, uint64_t wm)
+{
+	struct prec_chunk_meta meta = { .type = PREC_CHUNK_MARKER, .watermark = wm };
+	int64_t t;
+
+	if (!wm)
+		return 0;
+	t = prec_shard_writer__append(mk->o.writer, &meta, NULL, 0);
+	if (t < 0)
+		return (int)t;
+	return prec_shard_writer__wait(mk->o.writer, t);
+}
+
 /* The pass's records, sorted, as one DATA chunk; waits until it is on
  * disk so the buffers are free again (markers are rare). */
 static int flush_pass(struct prec_markers *mk, uint64_t wm)
@@ -346,7 +362,7 @@ static int flush_pass(struct prec_markers *mk, uint64_t wm)
 	int64_t t;
 
 	if (!mk->nr_recs)
-		return 0;
+		return idle_marker(mk, wm);
 	qsort(mk->recs, mk->nr_recs, sizeof(*mk->recs), cmp_mrec);
 	for (uint32_t i = 0; i < mk->nr_recs; i++) {
 		memcpy(mk->out + pos, mk->buf + mk->recs[i].off, mk->recs[i].len);
