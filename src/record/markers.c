@@ -9,7 +9,6 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/perf_event.h>
-#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -421,13 +420,19 @@ static int pass(struct prec_markers *mk)
 static void *markers_thread(void *arg)
 {
 	struct prec_markers *mk = arg;
-	struct pollfd pfd = { .fd = mk->efd, .events = POLLIN };
-	int ms = (int)(mk->o.round_ns / 1000000ull);
+	uint64_t round = mk->o.round_ns ? mk->o.round_ns : 100000000ull;
 	bool stop = false;
 
+	/* Asleep in the side band writer's ring, as a drainer in its own:
+	 * an O_DIRECT writer writes its partial last block when it idles
+	 * there, so a reader following the recording sees each pass soon. */
 	while (!stop && !mk->err) {
-		int rc = poll(&pfd, 1, ms > 0 ? ms : 100);
+		int rc = prec_shard_writer__sleep(mk->o.writer, &mk->efd, 1, round);
 
+		if (rc < 0) {
+			mk->err = rc;
+			break;
+		}
 		stop = rc > 0;
 		mk->err = pass(mk);
 	}

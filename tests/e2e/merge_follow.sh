@@ -6,8 +6,9 @@
 #    prints its first lines while the recorder still runs, ends (exit 0) on
 #    its own once the recording does, and prints exactly what
 #    `prec merge d | perf script -i -` prints afterwards, with the N samples
-#    of the workload, nothing on stderr. Raw O_DIRECT shards, then lz4 ones
-#    written through the page cache.
+#    of the workload, nothing on stderr. Raw O_DIRECT shards, lz4 ones
+#    written through the page cache, and with --markers (the workload
+#    marks each half of a burst: 2 markers a burst in the side band).
 # 2. --follow on the finished recording is the plain pipe merge, byte for
 #    byte.
 # 3. --follow into a regular file is refused with one line (perf's file
@@ -34,7 +35,7 @@ record() {
 	local dir=$1
 	shift
 	"$PREC" record -q -d "$dir" "$@" -e raw_syscalls:sys_enter --filter 'id == 110' \
-		-- sh -c "for i in \$(seq $BURSTS); do '$H/storm' $PER; sleep 0.5; done" \
+		-- sh -c "for i in \$(seq $BURSTS); do '$H/storm' $PER 2; sleep 0.5; done" \
 		2>"$tmp/rec.err" &
 	rpid=$!
 	wait_manifest "$dir" 10
@@ -71,8 +72,8 @@ run() { # name, record options...
 	[ -s "$tmp/follow.perr" ] && { cat "$tmp/follow.perr"; fail "$name: perf script wrote on stderr"; }
 	"$PREC" merge "$dir" 2>/dev/null | perf script -i - >"$tmp/plain.txt" 2>/dev/null ||
 		fail "$name: plain merge | perf script"
-	got=$(grep -c ' storm ' "$tmp/follow.txt")
-	plain=$(grep -c ' storm ' "$tmp/plain.txt")
+	got=$(grep ' storm ' "$tmp/follow.txt" | grep -c 'sys_enter: NR 110 ')
+	plain=$(grep ' storm ' "$tmp/plain.txt" | grep -c 'sys_enter: NR 110 ')
 	[ "$plain" = "$N" ] || fail "$name: the plain merge has $plain storm samples, want $N"
 	cmp -s "$tmp/follow.txt" "$tmp/plain.txt" || {
 		diff "$tmp/follow.txt" "$tmp/plain.txt" | head
@@ -83,6 +84,9 @@ run() { # name, record options...
 
 run raw
 run lz4 -z --no-direct-io
+run markers --markers
+marks=$(grep -c 'ftrace:print: .*phase' "$tmp/follow.txt")
+[ "$marks" = $((2 * BURSTS)) ] || fail "markers: $marks markers followed, want $((2 * BURSTS))"
 
 # 2. A finished recording: the plain pipe merge.
 d=$tmp/raw
