@@ -151,6 +151,9 @@ static int read_manifest(const char *dir, int *dirfd, struct prec_manifest **m,
 		return err;
 	}
 	err = prec_manifest__read(m, *dirfd, &why);
+	/* --follow of a recorder just starting: its lock comes first */
+	while (follow && err == -ENOENT && prec_follow__starting(*dirfd))
+		err = prec_manifest__read(m, *dirfd, &why);
 	if (err < 0) {
 		pr_err("merge %s: cannot read manifest: %s", dir, why ? why : strerror(-err));
 		return err;

@@ -100,6 +100,14 @@ int prec_follow__check(const char *dir, int dirfd, struct prec_manifest **m,
 	return 0;
 }
 
+bool prec_follow__starting(int dirfd)
+{
+	if (prec_writer_lock__held(dirfd) != 1)
+		return false;
+	poll(NULL, 0, FOLLOW_POLL_MS);
+	return true;
+}
+
 int prec_follow__new(struct prec_follow **out, const char *dir, int dirfd,
 		     int outfd)
 {

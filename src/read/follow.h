@@ -21,6 +21,11 @@ struct prec_follow;
 int prec_follow__check(const char *dir, int dirfd, struct prec_manifest **m,
 		       bool *live);
 
+/* No manifest in dirfd yet: if a recorder holds the directory's lock (it
+ * writes its start manifest next), sleep a little and return true (look
+ * again); else false. */
+bool prec_follow__starting(int dirfd);
+
 /* Follow the live recording in dirfd, whose merge goes to outfd. Returns
  * 0 or -ENOMEM. */
 int prec_follow__new(struct prec_follow **out, const char *dir, int dirfd,

@@ -550,6 +550,13 @@ int prec_session__begin(struct prec_session *s,
 {
 	int err;
 
+	/* First: a reader following the recording (merge --follow) that finds
+	 * no manifest yet waits while the lock is held, and one that finds
+	 * the manifest unfinished and no lock held knows we are gone. */
+	err = prec_writer_lock__take(s->dirfd);
+	if (err)
+		pr_debug("%s: flock: %s (merge --follow cannot tell if we die)", s->dir,
+			 strerror(-err));
 	if (getrandom(s->session_id, sizeof(s->session_id), 0) != sizeof(s->session_id))
 		return -errno ? -errno : -EIO;
 	s->m = prec_manifest__new();
@@ -567,12 +574,6 @@ int prec_session__begin(struct prec_session *s,
 		err = open_tail(s, o);
 	if (err)
 		return err;
-	/* Before the start manifest: a reader following the recording that
-	 * finds the manifest unfinished and no lock held knows we are gone. */
-	err = prec_writer_lock__take(s->dirfd);
-	if (err)
-		pr_debug("%s: flock: %s (merge --follow cannot tell if we die)", s->dir,
-			 strerror(-err));
 	s->m->start_time = event_now(o->clockid, el);
 	err = prec_manifest__write(s->m, s->dirfd);
 	if (err) {
