@@ -13,8 +13,10 @@
 #    byte.
 # 3. --follow into a regular file is refused with one line (perf's file
 #    format is finished only at the end), the file left alone.
-# 4. A recorder killed by SIGKILL: --follow says it died, in one line, and
-#    exits 1 instead of waiting forever.
+# 4. A recorder killed by SIGKILL while followed: --follow says so in one
+#    line and ends with what it wrote (the 1000 samples made before); then
+#    --follow of that recording says it died, in one line, and exits 1
+#    instead of waiting forever.
 set -u
 # shellcheck source=tests/lib/e2e.sh
 . "$(dirname "$0")/../lib/e2e.sh"
@@ -110,11 +112,28 @@ touch "$tmp/hold"
 	-- sh -c "'$H/storm' 1000; while [ -e '$tmp/hold' ]; do sleep 0.05; done" 2>/dev/null &
 rpid=$!
 wait_manifest "$tmp/dead" 10
-sleep 0.5
+"$PREC" merge --follow "$tmp/dead" 2>"$tmp/gone.err" | perf script -i - >"$tmp/gone.txt" 2>/dev/null &
+mpid=$!
+for ((i = 0; i < 200; i++)); do # most of the storm followed (perf buffers the rest)
+	[ "$(grep -c 'NR 110 ' "$tmp/gone.txt")" -ge 900 ] && break
+	sleep 0.05
+done
 kill -9 "$rpid"
 wait "$rpid" 2>/dev/null
 rpid=
 rm -f "$tmp/hold"
+# Followed when it died: said in one line, what it wrote merged, exit 1.
+for ((i = 0; i < 200; i++)); do
+	kill -0 "$mpid" 2>/dev/null || break
+	sleep 0.05
+done
+kill -0 "$mpid" 2>/dev/null && fail "merge --follow still waits 10 s after its recorder died"
+wait "$mpid"
+mpid=
+grep -q 'the recorder is gone' "$tmp/gone.err" || { cat "$tmp/gone.err"; fail "merge --follow: no line saying the recorder died"; }
+n=$(grep ' storm ' "$tmp/gone.txt" | grep -c 'sys_enter: NR 110 ')
+[ "$n" = 1000 ] || fail "merge --follow of a recorder that died: $n storm samples, want 1000"
+echo "died while followed: $(grep 'gone' "$tmp/gone.err"), $n samples"
 timeout 10 "$PREC" merge --follow "$tmp/dead" >/dev/null 2>"$tmp/err"
 rc=$?
 [ "$rc" = 124 ] && fail "--follow waited on a dead recording"
