@@ -44,7 +44,7 @@ record() {
 }
 
 run() { # name, record options...
-	local name=$1 dir=$tmp/$1 first= i got plain
+	local name=$1 dir=$tmp/$1 first='' i got plain
 	shift
 	record "$dir" "$@"
 	"$PREC" merge --follow "$dir" 2>"$tmp/follow.err" |
