@@ -20,7 +20,7 @@ _prec_opts_record="-d --dir -o --output -e --event --filter -F --freq -c --count
 	--switch-output --switch-max-files
 	-D --delay -v --verbose -q --quiet -h --help"
 _prec_opts_merge="-o --output --time -C --cpu --salvage -f --force -z
-	--compression-level -h --help"
+	--compression-level --follow -h --help"
 _prec_opts_info="--json --check --timeline -h --help"
 _prec_opts_dump="-t --time -C --cpu --salvage -h --help"
 _prec_opts_mark="-d --dir -h --help"

@@ -100,6 +100,7 @@ struct prec_cursor {
 	bool finished;    /* prec_cursor_opts.finished */
 	uint32_t trailer; /* prec_cursor_opts.trailer */
 	bool aux_ok;      /* prec_cursor_opts.aux_ok */
+	bool live;        /* prec_cursor_opts.live, until end_live() */
 	uint64_t part_wm; /* its watermark, applied after its last part */
 	/* cold */
 	struct aux_meta chunk_aux[2]; /* of an AUX chunk in base[1], base[2] */
@@ -361,6 +362,9 @@ static void one_buffer(struct prec_cursor *c)
 	}
 }
 
+/* What peek() returns while the recorder has not written the next chunk. */
+#define WAIT 2
+
 static int next_chunk(struct prec_cursor *c)
 {
 	struct prec_chunk ch;
@@ -373,6 +377,14 @@ static int next_chunk(struct prec_cursor *c)
 	}
 	r = prec_shard_reader__next(c->rd, &ch);
 
+	/* Live, a chunk that does not read whole and valid is the one being
+	 * written (a torn end, an O_DIRECT block's zero padding, a checksum
+	 * over bytes half there): read it again later. Damage is found once
+	 * the recording has ended, where it is. */
+	if (c->live && (r == 0 || r == -EBADMSG)) {
+		prec_shard_reader__retry(c->rd);
+		return WAIT;
+	}
 	if (r == 0) {
 		c->eof = true;
 		c->bound = UINT64_MAX;
@@ -517,9 +529,20 @@ int prec_cursor__peek(struct prec_cursor *c)
 		if (c->ecount == WIN_ENTRIES || !try_compact(c))
 			return 1; /* forced */
 		r = c->more ? next_part(c) : next_chunk(c);
-		if (r < 0)
+		if (r < 0 || r == WAIT)
 			return r;
 	}
+}
+
+uint64_t prec_cursor__bound(const struct prec_cursor *c)
+{
+	return c->bound;
+}
+
+void prec_cursor__end_live(struct prec_cursor *c, bool finished)
+{
+	c->live = false;
+	c->finished = finished;
 }
 
 uint64_t prec_cursor__time(const struct prec_cursor *c)
@@ -665,6 +688,7 @@ int prec_cursor__open(struct prec_cursor **out, int dirfd, const char *name,
 	c->finished = o->finished;
 	c->trailer = o->trailer;
 	c->aux_ok = o->aux_ok;
+	c->live = o->live;
 	c->tl = *o->tl;
 	c->name = strdup(name);
 	c->win_bytes = o->win_bytes & ~7u;

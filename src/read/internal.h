@@ -31,6 +31,11 @@ struct prec_merge_opts {
 	 * with AUX data always uses the tree: its chunks are not copied. */
 	int slices;
 	uint32_t slice_bytes; /* the slices' room; 0: PREC_MERGE_SLICE_BYTES */
+	/* The recording is still being written (merge --follow): next()
+	 * hands out only what every shard's watermarks prove complete, and
+	 * says -EAGAIN where it would have to wait for the recorder. Always
+	 * the tree. */
+	bool live;
 };
 
 #define PREC_MERGE_SLICE_MIN_SHARDS 64u
@@ -69,12 +74,21 @@ int prec_merge__check_cpus(const struct prec_manifest *m,
 
 /* Next record in global timestamp order (side band time-0 records first).
  * --time START and --cpu choose samples, losses and AUX data; the rest of
- * the side band passes (up to END). Returns 1, 0 at the end, or -errno. A
+ * the side band passes (up to END). Returns 1, 0 at the end, or -errno;
+ * live, -EAGAIN when the next record may not be written yet (call again
+ * later: nothing is lost, the order is the one a merge after the end
+ * gives). A
  * corrupt chunk is logged once with shard name and offset, the rest of
  * that shard is skipped and the merge goes on; so is a shard that could
  * not be opened. prec_merge__errors() counts both. Never allocates or logs
  * per record. */
 int prec_merge__next(struct prec_merge *mg, struct prec_merge_rec *r);
+
+/* Live (opts.live): the recorder stopped. finished: its final manifest
+ * is on disk, so every shard was closed whole; else it died and each
+ * shard is read up to its torn end, as a merge of a crashed recording.
+ * next() then goes on to the real end. Returns 0 or -errno. */
+int prec_merge__end_live(struct prec_merge *mg, bool finished);
 
 /* Corrupt chunks and unreadable shards met so far (each logged once). */
 unsigned int prec_merge__errors(const struct prec_merge *mg);
@@ -200,6 +214,10 @@ int prec_perfdata__write_auxtrace(struct prec_perfdata *pd, const void *data,
 
 /* Append a FINISHED_ROUND. */
 int prec_perfdata__finish_round(struct prec_perfdata *pd);
+
+/* Write what is buffered now, in this thread (a pipe's reader that follows
+ * a live recording waits for it). Returns 0 or -errno. */
+int prec_perfdata__flush(struct prec_perfdata *pd);
 
 /* Note a sample's time (for SAMPLE_TIME). Cheap; call per sample. */
 static inline void prec_perfdata__saw_time(uint64_t *first, uint64_t *last,

@@ -596,6 +596,13 @@ int prec_session__begin(struct prec_session *s,
 {
 	int err;
 
+	/* First: a reader following the recording (merge --follow) that finds
+	 * no manifest yet waits while the lock is held, and one that finds
+	 * the manifest unfinished and no lock held knows we are gone. */
+	err = prec_writer_lock__take(s->dirfd);
+	if (err)
+		pr_debug("%s: flock: %s (merge --follow cannot tell if we die)", s->dir,
+			 strerror(-err));
 	if (getrandom(s->session_id, sizeof(s->session_id), 0) != sizeof(s->session_id))
 		return -errno ? -errno : -EIO;
 	if (o->switch_output) {
@@ -805,6 +812,18 @@ static void start_lap(const struct prec_session *s, const char *what)
 		 (double)(prec_now_ns(CLOCK_MONOTONIC) - s->t_begin_ns) / 1e6);
 }
 
+/* Without --markers nothing is added to the side band after its synthesis:
+ * a MARKER with the highest watermark says so, so that a reader following
+ * the recording (merge --follow) need not wait on it (docs/format.md). */
+static int close_sideband(struct prec_shard_writer *w)
+{
+	struct prec_chunk_meta meta = { .type = PREC_CHUNK_MARKER,
+					.watermark = PREC_WATERMARK_CLOSED };
+	int64_t t = prec_shard_writer__append(w, &meta, NULL, 0);
+
+	return t < 0 ? (int)t : 0;
+}
+
 int prec_session__start(struct prec_session *s,
 			const struct prec_record_opts *o,
 			struct prec_evlist *el, const pid_t *pids, int nr_pids,
@@ -834,6 +853,8 @@ int prec_session__start(struct prec_session *s,
 	s->sbo.before_exec = false; /* a later epoch's: the command runs */
 	err = prec_sideband__synthesize(s->writers[s->nr_cpus], s->m, &sbo);
 	start_lap(s, "side band read");
+	if (err >= 0 && !o->markers)
+		err = close_sideband(s->writers[s->nr_cpus]);
 	if (err < 0) {
 		pr_err("%s/%s: synthesizing the side band: %s", s->dir,
 		       PREC_SHARD_SIDEBAND_NAME, strerror(-err));

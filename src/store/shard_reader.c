@@ -51,6 +51,9 @@ struct prec_shard_reader {
 	/* buf, spare: the caller's (prec_shard_reader__lend_buffers()), not
 	 * freed here */
 	bool buf_lent, spare_lent;
+	/* next() swapped buf and spare for a chunk it has not handed out
+	 * yet: retry() swaps them back */
+	bool swapped;
 	/* The next chunk's header as stored, read along with the payload
 	 * before it: one read per chunk instead of two. */
 	struct prec_chunk_header ahead;
@@ -371,6 +374,7 @@ static int load_part(struct prec_shard_reader *r, struct prec_chunk *c, uint32_t
 	c->part_off = p->off;
 	c->more = k + 1 < r->nparts;
 	r->part_next = k + 1;
+	r->swapped = false;
 	if (!c->more) {
 		skip_parts(r);
 	}
@@ -487,6 +491,7 @@ int prec_shard_reader__next(struct prec_shard_reader *r, struct prec_chunk *c)
 	c->offset = r->off;
 	c->part_off = 0;
 	take_spare(r);
+	r->swapped = true;
 	if (r->parts_on && h.type == PREC_CHUNK_DATA && h.codec == PREC_CODEC_NONE &&
 	    h.raw_len > PREC_CHUNK_MAX_PAYLOAD)
 		return first_part(r, &le, c);
@@ -502,7 +507,22 @@ int prec_shard_reader__next(struct prec_shard_reader *r, struct prec_chunk *c)
 	c->len = h.raw_len;
 	r->off += PREC_CHUNK_HDR_SIZE + h.payload_len;
 	r->seq++;
+	r->swapped = false;
 	return 1;
+}
+
+void prec_shard_reader__retry(struct prec_shard_reader *r)
+{
+	if (r->err != -EBADMSG)
+		return;
+	r->err = 0;
+	r->why = NULL;
+	r->have_ahead = false;
+	/* a chunk in parts that failed its checking pass has no part due */
+	r->nparts = r->part_next = 0;
+	if (r->swapped)
+		take_spare(r);
+	r->swapped = false;
 }
 
 /* ------------------------------------------------------------------------ */

@@ -41,6 +41,9 @@
  * microseconds; 10 ms is a wide margin. Every record in a chunk after the
  * one carrying watermark W has time >= W - PREC_WATERMARK_SLACK_NS. */
 #define PREC_WATERMARK_SLACK_NS 10000000ull
+/* A MARKER chunk's watermark when its writer adds no record after it: the
+ * side band once synthesized, without --markers (docs/format.md). */
+#define PREC_WATERMARK_CLOSED UINT64_MAX
 
 #define PREC_SIDEBAND_CPU (-1)
 #define PREC_SHARD_SIDEBAND_NAME "sideband.shard"
@@ -400,6 +403,12 @@ bool prec_shard_reader__zeros_from(const struct prec_shard_reader *r, uint64_t o
 /* Short reason for the last -EBADMSG ("bad checksum", "torn chunk"...). */
 const char *prec_shard_reader__why(const struct prec_shard_reader *r);
 
+/* After -EBADMSG from next() on a shard a recorder is still writing (the
+ * chunk at the offset is being written): forget the error, so that the
+ * next call reads that chunk again, from the file, into the buffer it
+ * would have used. Any other sticky error stays. */
+void prec_shard_reader__retry(struct prec_shard_reader *r);
+
 void prec_shard_reader__close(struct prec_shard_reader *r);
 
 /* ------------------------------------------------------------------------ */
@@ -545,6 +554,20 @@ int prec_manifest__write(const struct prec_manifest *m, int dirfd);
 /* Read and decode dirfd/manifest; *why as for decode (or strerror text). */
 int prec_manifest__read(struct prec_manifest **out, int dirfd,
 			const char **why);
+
+/* ------------------------------------------------------------------------ */
+/* The writer's lock (writer_lock.c)                                        */
+
+/* The recorder: hold flock(LOCK_EX) on the recording directory dirfd until
+ * the descriptor (and every copy a fork made) is closed, the process's end
+ * included, however it ends. Taken before the start manifest is written.
+ * Returns 0 or -errno (a file system without flock: readers cannot tell). */
+int prec_writer_lock__take(int dirfd);
+
+/* A reader: does a recorder hold dirfd's lock? 1 yes, 0 no (none runs:
+ * it finished or died), -errno when the file system cannot say. Never
+ * blocks; takes no lock that outlives the call. */
+int prec_writer_lock__held(int dirfd);
 
 /* Print m as one JSON object (for `prec info --json`): every field; strings
  * escaped (invalid UTF-8 bytes as \u00XX), absent strings as null, session
