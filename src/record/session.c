@@ -554,7 +554,7 @@ static int close_tail(struct prec_session *s)
 static int open_epoch_dir(struct prec_session *s)
 {
 	char name[32];
-	int fd = prec_epochs__make(s->epochs, name, sizeof(name));
+	int fd = prec_epochs__make(s->epochs, name, sizeof(name)), err;
 
 	if (fd < 0) {
 		pr_err("%s/%s: making the epoch: %s", s->top_dir, name, strerror(-fd));
@@ -565,6 +565,13 @@ static int open_epoch_dir(struct prec_session *s)
 		s->dir = NULL;
 		return -ENOMEM;
 	}
+	/* Held until the epoch's descriptor is closed, after its final
+	 * manifest: merge --follow of an epoch waits for it as for any
+	 * recording (the first epoch's is taken again by begin(): a no-op). */
+	err = prec_writer_lock__take(fd);
+	if (err)
+		pr_debug("%s: flock: %s (merge --follow cannot tell if we die)", s->dir,
+			 strerror(-err));
 	return 0;
 }
 
@@ -596,6 +603,13 @@ int prec_session__begin(struct prec_session *s,
 {
 	int err;
 
+	/* --switch-output: the directory holds epochs, the recordings, each
+	 * locked as one (open_epoch_dir()); the directory itself is not. */
+	if (o->switch_output) {
+		err = begin_epochs(s, o, el, argc, argv);
+		if (err)
+			return err;
+	}
 	/* First: a reader following the recording (merge --follow) that finds
 	 * no manifest yet waits while the lock is held, and one that finds
 	 * the manifest unfinished and no lock held knows we are gone. */
@@ -605,11 +619,6 @@ int prec_session__begin(struct prec_session *s,
 			 strerror(-err));
 	if (getrandom(s->session_id, sizeof(s->session_id), 0) != sizeof(s->session_id))
 		return -errno ? -errno : -EIO;
-	if (o->switch_output) {
-		err = begin_epochs(s, o, el, argc, argv);
-		if (err)
-			return err;
-	}
 	s->m = prec_manifest__new();
 	if (!s->m)
 		return -ENOMEM;
