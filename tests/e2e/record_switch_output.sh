@@ -13,8 +13,9 @@ set -u
 need_root
 need_tracepoint raw_syscalls/sys_enter
 e2e_tmpdir switchout
-rec= kicker=
+rec="" kicker="" follower=""
 cleanup() {
+	[ -n "$follower" ] && kill "$follower" 2>/dev/null
 	[ -n "$kicker" ] && kill "$kicker" 2>/dev/null
 	[ -n "$rec" ] && kill "$rec" 2>/dev/null
 }
@@ -29,7 +30,7 @@ EV=(-m 64M -e raw_syscalls:sys_enter --filter 'id == 110')
 # that epoch's own side band) add up to exactly N. (A command run through
 # sh has the shell's own getppid() besides.)
 check_epochs() {
-	local dir=$1 n=$2 min=$3 k=0 sum=0 e got named
+	local dir=$1 n=$2 min=$3 k=0 sum=0 e got
 	for e in "$dir"/epoch.*; do
 		k=$((k + 1))
 		[ "$e" = "$(printf '%s/epoch.%06d' "$dir" $k)" ] || fail "epoch $k is named $e"
@@ -75,6 +76,10 @@ mkfifo "$tmp/ctl" "$tmp/ack"
 	-- sh -c "\"$H/storm\" 30000; sleep 0.3; \"$H/storm\" 40000; sleep 0.3; \"$H/storm\" 50000; sleep 0.3" \
 	2>"$tmp/err" & rec=$!
 wait_manifest "$tmp/ctl.d/epoch.000001" 10
+# A follower of the first epoch ends once it is cut, with all of it.
+( timeout 60 "$PREC" merge --follow "$tmp/ctl.d/epoch.000001" 2>/dev/null |
+	perf script -i - 2>/dev/null | awk '$1 == "storm" && /raw_syscalls:sys_enter:/' | wc -l \
+	>"$tmp/followed" ) & follower=$!
 for i in 1 2; do
 	sleep 0.25
 	echo switch >"$tmp/ctl"
@@ -85,6 +90,11 @@ done
 wait "$rec" || fail_rc "$tmp/err" "record --switch-output --control"
 rec=
 check_epochs "$tmp/ctl.d" 120000 3
+wait "$follower" || fail "merge --follow of the first epoch: exit $?"
+first=$("$PREC" merge "$tmp/ctl.d/epoch.000001" 2>/dev/null | perf script -i - 2>/dev/null |
+	awk '$1 == "storm" && /raw_syscalls:sys_enter:/' | wc -l)
+[ "$(cat "$tmp/followed")" = "$first" ] ||
+	fail "merge --follow of the first epoch: $(cat "$tmp/followed") samples, its merge $first"
 
 # ---- SIZE: every 2M drained ----
 "$PREC" record -q -d "$tmp/size" --switch-output=2M "${EV[@]}" -- "$H/storm" 200000 ||
