@@ -24,6 +24,7 @@
  * bound how much perf queues (pipe mode copies every queued record). */
 #define ROUND_RECORDS 8192u
 #define ROUND_NS 100000000ull
+#define NS(t) (unsigned long long)((t) / 1000000000ull), (unsigned long long)((t) % 1000000000ull)
 
 struct merge_args {
 	const char *dir, *out;
@@ -258,7 +259,7 @@ static int check_cpus(const struct merge_args *a, const struct prec_manifest *m)
  * first and last record times (the session's start and stop when the
  * recorder died before counting them), within --time's window. */
 static void pipe_times(const struct merge_args *a, const struct prec_manifest *m,
-		       struct prec_manifest *copy)
+		       struct prec_manifest *copy, uint64_t window)
 {
 	uint64_t first = 0, last = 0;
 
@@ -274,6 +275,8 @@ static void pipe_times(const struct merge_args *a, const struct prec_manifest *m
 	}
 	copy->start_time = first ? first : m->start_time;
 	copy->stop_time = last ? last : m->stop_time;
+	if (copy->start_time < window)
+		copy->start_time = window;
 	if (a->time_start && copy->start_time < a->time_start)
 		copy->start_time = a->time_start;
 	if (a->time_end && copy->stop_time > a->time_end)
@@ -288,6 +291,7 @@ static int merge_to(const struct merge_args *a, int dirfd,
 		.time_start = a->time_start, .time_end = a->time_end,
 		.cpu_allowed = a->cpus, .nr_cpu_allowed = a->nr_cpus,
 		.salvage = a->salvage, .reads_records = true,
+		.window_start = prec_merge__window(m),
 	};
 	struct merge_totals t = { 0 };
 	struct prec_perfdata *pd = NULL;
@@ -295,8 +299,10 @@ static int merge_to(const struct merge_args *a, int dirfd,
 	struct prec_merge *mg;
 	int err, cerr;
 
+	if (o.window_start)
+		pr_info("--max-disk window: from %llu.%09llu s", NS(o.window_start));
 	if (mode == PREC_PERFDATA_PIPE)
-		pipe_times(a, m, &shown);
+		pipe_times(a, m, &shown, o.window_start);
 	err = prec_merge__open(&mg, dirfd, m, &o);
 	if (err < 0) {
 		pr_err("merge %s: cannot open shards: %s", a->dir, strerror(-err));
