@@ -213,8 +213,8 @@ static int carry(struct prec_max_disk *md, int dirfd, struct prec_manifest *m,
 		pr_err("--max-disk: %s: writing the tasks and maps of the window: %s",
 		       PREC_CARRY_SHARD_NAME, strerror(-err));
 	}
-	pr_debug("--max-disk: carry at %llu in %.1f ms",
-		 (unsigned long long)time, (double)(prec_now_ns(CLOCK_MONOTONIC) - t0) / 1e6);
+	pr_debug("--max-disk: carry %llu in %.1f ms", (unsigned long long)md->next_serial,
+		 (double)(prec_now_ns(CLOCK_MONOTONIC) - t0) / 1e6);
 	return err;
 }
 
@@ -261,6 +261,10 @@ int prec_max_disk__finish(struct prec_max_disk *md, int dirfd, struct prec_manif
 		.chunks = st.chunks, .records = st.records, .bytes = st.bytes,
 		.first_time = st.first_time, .last_time = st.last_time,
 	};
+	pr_debug("--max-disk: %llu segments dropped (%.1f ms, longest %.1f ms), %llu by appends past the budget (longest %.1f ms), %llu carries",
+		 (unsigned long long)st.segments, (double)st.punch_ns / 1e6,
+		 (double)st.punch_ns_max / 1e6, (unsigned long long)st.backstops,
+		 (double)st.backstop_ns_max / 1e6, (unsigned long long)md->next_serial);
 	if (st.stuck)
 		pr_warn("--max-disk: %llu times over the budget with nothing to drop yet "
 			"(the disk slower than the events, or a budget near its minimum)",

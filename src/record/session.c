@@ -674,6 +674,9 @@ static int start_drainers(struct prec_session *s, const struct prec_record_opts 
 	int err;
 
 	drain_sched(s, o);
+	/* Its drops keep the drainers from making them: as prompt as they. */
+	if (s->max_disk && s->rt_prio)
+		prec_disk_budget__fifo(prec_max_disk__budget(s->max_disk), s->rt_prio);
 	s->drain_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (s->drain_efd < 0) {
 		err = -errno;

@@ -9,13 +9,19 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define SEGMENTS_PER_SHARD 8u
 #define BLOCK 4096u
+/* The trimmer thread looks at the count this often without a kick. */
+#define TRIM_POLL_NS 100000000l
+/* ... and this soon when nothing was whole on disk to drop. */
+#define TRIM_STUCK_NS 2000000l
 
 /* A run of consecutive chunks of one shard, [off, end). */
 struct seg {
@@ -41,10 +47,17 @@ struct prec_budget_member {
 	uint64_t punched;     /* holes end here (block 0, the header, stays) */
 	struct seg dropped;   /* totals of the segments dropped */
 	uint64_t first;       /* time of the first chunk kept, 0 before any */
+	bool busy;            /* a segment of it is being dropped (lock released) */
 };
 
 struct prec_disk_budget {
 	uint64_t limit, segment;
+	uint64_t soft;           /* the trimmer thread drops from here on */
+	pthread_t thread;
+	bool thread_ok, stop;
+	pthread_cond_t kick;
+	_Atomic bool kicked;
+	uint32_t busy_n;         /* members with a drop in flight */
 	_Atomic uint64_t used;   /* chunks appended and kept */
 	_Atomic uint64_t fixed;  /* side band and other files */
 	_Atomic uint64_t latest; /* the latest chunk time appended */
@@ -54,6 +67,8 @@ struct prec_disk_budget {
 	bool failed;             /* a punch failed: the budget is not kept */
 	struct prec_disk_budget_stats st; /* dropped totals, stuck */
 };
+
+static void *trimmer(void *arg);
 
 int prec_disk_budget__new(struct prec_disk_budget **out, uint64_t limit, uint32_t nr_shards)
 {
@@ -69,7 +84,23 @@ int prec_disk_budget__new(struct prec_disk_budget **out, uint64_t limit, uint32_
 	b->segment = limit / ((uint64_t)nr_shards * SEGMENTS_PER_SHARD);
 	if (b->segment < PREC_DISK_SEGMENT_MIN)
 		b->segment = PREC_DISK_SEGMENT_MIN;
+	/* Room for the trimmer to be late in: four segments, an eighth of
+	 * the limit at least, where that leaves most of it. */
+	{
+		uint64_t room = 4 * b->segment > limit / 8 ? 4 * b->segment : limit / 8;
+
+		b->soft = limit > 2 * room ? limit - room : limit / 2;
+	}
 	pthread_mutex_init(&b->lock, NULL);
+	{
+		pthread_condattr_t ca;
+
+		pthread_condattr_init(&ca);
+		pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+		pthread_cond_init(&b->kick, &ca);
+		pthread_condattr_destroy(&ca);
+	}
+	b->thread_ok = !pthread_create(&b->thread, NULL, trimmer, b);
 	*out = b;
 	return 0;
 }
@@ -78,6 +109,14 @@ void prec_disk_budget__delete(struct prec_disk_budget *b)
 {
 	if (!b)
 		return;
+	if (b->thread_ok) {
+		pthread_mutex_lock(&b->lock);
+		b->stop = true;
+		pthread_cond_signal(&b->kick);
+		pthread_mutex_unlock(&b->lock);
+		pthread_join(b->thread, NULL);
+	}
+	pthread_cond_destroy(&b->kick);
 	pthread_mutex_destroy(&b->lock);
 	free(b->members);
 	free(b);
@@ -102,6 +141,15 @@ void prec_disk_budget__stats(struct prec_disk_budget *b, struct prec_disk_budget
 	st->segment = b->segment;
 	st->used = atomic_load_explicit(&b->used, memory_order_relaxed) +
 		   atomic_load_explicit(&b->fixed, memory_order_relaxed);
+}
+
+int prec_disk_budget__fifo(struct prec_disk_budget *b, int prio)
+{
+	struct sched_param sp = { .sched_priority = prio };
+
+	if (!b->thread_ok)
+		return -ESRCH;
+	return -pthread_setschedparam(b->thread, SCHED_FIFO, &sp);
 }
 
 int prec_disk_budget__join(struct prec_disk_budget *b, struct prec_budget_member **out,
@@ -148,6 +196,12 @@ void prec_disk_budget__leave(struct prec_budget_member *m)
 		return;
 	b = m->b;
 	pthread_mutex_lock(&b->lock);
+	/* A drop in flight uses the file's descriptor: wait it out. */
+	while (m->busy) {
+		pthread_mutex_unlock(&b->lock);
+		usleep(1000);
+		pthread_mutex_lock(&b->lock);
+	}
 	for (uint32_t i = 0; i < b->nr; i++) {
 		if (b->members[i] == m) {
 			b->members[i] = b->members[--b->nr];
@@ -225,10 +279,10 @@ static int move_header(struct prec_budget_member *m, uint64_t off, uint32_t seq)
 	return 0;
 }
 
-/* Drop m's oldest segment, under the lock. Returns 0 or -errno. */
-static int drop(struct prec_disk_budget *b, struct prec_budget_member *m)
+/* Drop m's oldest segment g (a copy): header, then punch, without the
+ * lock (m is busy: no one else drops from it). Returns 0 or -errno. */
+static int punch(struct prec_budget_member *m, const struct seg *g)
 {
-	struct seg *g = &m->segs[m->head];
 	uint64_t to = g->end & ~(uint64_t)(BLOCK - 1);
 	int ret = move_header(m, g->end, g->next_seq);
 
@@ -239,8 +293,12 @@ static int drop(struct prec_disk_budget *b, struct prec_budget_member *m)
 		else
 			m->punched = to;
 	}
-	if (ret)
-		return ret;
+	return ret;
+}
+
+/* Under the lock: g, m's oldest segment, is gone from its file. */
+static void dropped(struct prec_disk_budget *b, struct prec_budget_member *m, const struct seg *g)
+{
 	atomic_fetch_sub_explicit(&b->used, g->end - g->off, memory_order_relaxed);
 	b->st.segments++;
 	b->st.chunks += g->chunks;
@@ -254,7 +312,6 @@ static int drop(struct prec_disk_budget *b, struct prec_budget_member *m)
 	m->first = g->next_time;
 	m->head = (m->head + 1) % m->cap;
 	m->n--;
-	return 0;
 }
 
 /* The member whose oldest segment is whole in its file and ends at the
@@ -269,7 +326,7 @@ static struct prec_budget_member *oldest(struct prec_disk_budget *b)
 		struct prec_budget_member *m = b->members[i];
 		const struct seg *g;
 
-		if (!m->n)
+		if (!m->n || m->busy)
 			continue;
 		g = &m->segs[m->head];
 		if (g->end > atomic_load_explicit(&m->durable, memory_order_acquire))
@@ -288,25 +345,106 @@ static uint64_t used(struct prec_disk_budget *b)
 	       atomic_load_explicit(&b->fixed, memory_order_relaxed);
 }
 
-static void trim(struct prec_disk_budget *b)
+/* Drop the oldest droppable segment, lock held (dropped while the
+ * syscalls run). Returns 1 if one went, 0 if none could, -errno. */
+static int drop_one(struct prec_disk_budget *b)
 {
-	pthread_mutex_lock(&b->lock);
-	while (!b->failed && used(b) > b->limit) {
-		struct prec_budget_member *m = oldest(b);
-		int ret;
+	struct prec_budget_member *m = oldest(b);
+	struct seg g;
+	int ret;
 
-		if (!m) {
-			b->st.stuck++;
-			break;
-		}
-		ret = drop(b, m);
-		if (ret) {
-			b->failed = true;
+	if (!m)
+		return 0;
+	g = m->segs[m->head];
+	m->busy = true;
+	b->busy_n++;
+	pthread_mutex_unlock(&b->lock);
+	{
+		struct timespec t0, t1;
+		uint64_t ns;
+
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		ret = punch(m, &g);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		ns = (uint64_t)(t1.tv_sec - t0.tv_sec) * 1000000000ull + (uint64_t)t1.tv_nsec -
+		     (uint64_t)t0.tv_nsec;
+		pthread_mutex_lock(&b->lock);
+		if (ns > b->st.punch_ns_max)
+			b->st.punch_ns_max = ns;
+		b->st.punch_ns += ns;
+	}
+	m->busy = false;
+	b->busy_n--;
+	if (ret) {
+		if (!b->failed)
 			pr_err("--max-disk: shard cpu%d: dropping its oldest chunks: %s: the "
 			       "recording goes on past the budget", (int)m->cpu, strerror(-ret));
+		b->failed = true;
+		return ret;
+	}
+	dropped(b, m, &g);
+	return 1;
+}
+
+/* Drop until the count is at most to. A writer's append does so past the
+ * limit (nothing else would in time); the trimmer thread from the soft
+ * limit on, so that appends seldom have to. */
+static void trim(struct prec_disk_budget *b, uint64_t to, bool writer)
+{
+	pthread_mutex_lock(&b->lock);
+	while (!b->failed && used(b) > to) {
+		int r = drop_one(b);
+
+		if (r < 0)
+			break;
+		if (!r && b->busy_n) {
+			/* the trimmer is dropping one: what it frees may do */
+			pthread_mutex_unlock(&b->lock);
+			usleep(100);
+			pthread_mutex_lock(&b->lock);
+			continue;
+		}
+		if (!r) {
+			b->st.stuck += writer;
+			break;
 		}
 	}
 	pthread_mutex_unlock(&b->lock);
+}
+
+static void *trimmer(void *arg)
+{
+	struct prec_disk_budget *b = arg;
+
+	bool stuck = false;
+
+	pthread_mutex_lock(&b->lock);
+	while (!b->stop) {
+		struct timespec ts;
+
+		/* The predicate under the lock the kick is sent under: no
+		 * kick is lost between this look and the wait. Over the soft
+		 * limit with nothing whole to drop: a short wait for writes. */
+		if (b->failed || used(b) <= b->soft || stuck) {
+			clock_gettime(CLOCK_MONOTONIC, &ts);
+			ts.tv_nsec += stuck ? TRIM_STUCK_NS : TRIM_POLL_NS;
+			if (ts.tv_nsec >= 1000000000) {
+				ts.tv_sec++;
+				ts.tv_nsec -= 1000000000;
+			}
+			pthread_cond_timedwait(&b->kick, &b->lock, &ts);
+		}
+		atomic_store_explicit(&b->kicked, false, memory_order_relaxed);
+		stuck = false;
+		while (!b->stop && !b->failed && used(b) > b->soft) {
+			if (drop_one(b) <= 0) {
+				stuck = true;
+				break;
+			}
+		}
+	}
+	pthread_mutex_unlock(&b->lock);
+	return NULL;
 }
 
 void prec_disk_budget__append(struct prec_budget_member *m, const struct prec_budget_chunk *c)
@@ -340,8 +478,27 @@ void prec_disk_budget__append(struct prec_budget_member *m, const struct prec_bu
 	}
 	seg_add(&m->cur, c);
 	atomic_fetch_add_explicit(&b->used, c->end - c->off, memory_order_relaxed);
-	if (used(b) > b->limit)
-		trim(b);
+	if (used(b) > b->soft &&
+	    !atomic_exchange_explicit(&b->kicked, true, memory_order_relaxed)) {
+		pthread_mutex_lock(&b->lock);
+		pthread_cond_signal(&b->kick);
+		pthread_mutex_unlock(&b->lock);
+	}
+	if (used(b) > b->limit) {
+		struct timespec t0, t1;
+		uint64_t ns;
+
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		trim(b, b->limit, true);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		ns = (uint64_t)(t1.tv_sec - t0.tv_sec) * 1000000000ull + (uint64_t)t1.tv_nsec -
+		     (uint64_t)t0.tv_nsec;
+		pthread_mutex_lock(&b->lock);
+		b->st.backstops++;
+		if (ns > b->st.backstop_ns_max)
+			b->st.backstop_ns_max = ns;
+		pthread_mutex_unlock(&b->lock);
+	}
 }
 
 void prec_disk_budget__kept(struct prec_budget_member *m, struct prec_shard_writer_stats *st)

@@ -302,6 +302,9 @@ struct prec_disk_budget_stats {
 	uint64_t segments, chunks, records, bytes; /* dropped (bytes: on disk) */
 	uint64_t first_time, last_time; /* of the records dropped, 0 if none */
 	uint64_t stuck;              /* appends over the limit with nothing droppable */
+	uint64_t backstops;          /* appends that dropped (the trimmer was late) */
+	uint64_t backstop_ns_max;    /* the longest such append's drops took */
+	uint64_t punch_ns, punch_ns_max; /* header rewrites and punches, total and longest */
 	/* the latest of the shards' first kept times (where every shard has
 	 * data), and the latest chunk time seen: the window now */
 	uint64_t window, latest;
@@ -320,6 +323,10 @@ void prec_disk_budget__delete(struct prec_disk_budget *b);
 void prec_disk_budget__set_fixed(struct prec_disk_budget *b, uint64_t bytes);
 void prec_disk_budget__stats(struct prec_disk_budget *b,
 			     struct prec_disk_budget_stats *st);
+/* Run the budget's trimmer thread (which drops from a little below the
+ * limit, so that appends seldom have to) SCHED_FIFO at prio, as the
+ * drainers whose appends it spares. Returns 0 or -errno. */
+int prec_disk_budget__fifo(struct prec_disk_budget *b, int prio);
 
 /* ------------------------------------------------------------------------ */
 /* Shard reader                                                             */
