@@ -200,14 +200,14 @@ static int write_carry(struct prec_max_disk *md, int dirfd, struct prec_manifest
 }
 
 static int carry(struct prec_max_disk *md, int dirfd, struct prec_manifest *m,
-		 uint64_t time, uint64_t segments)
+		 uint64_t base, uint64_t segments)
 {
 	uint64_t t0 = prec_now_ns(CLOCK_MONOTONIC);
 	int err;
 
 	md->carried_segments = segments;
 	md->last_carry_ns = t0;
-	err = write_carry(md, dirfd, m, time);
+	err = write_carry(md, dirfd, m, base);
 	if (err && !md->failed) {
 		md->failed = true;
 		pr_err("--max-disk: %s: writing the tasks and maps of the window: %s",
@@ -226,7 +226,7 @@ int prec_max_disk__timeout_ms(const struct prec_max_disk *md)
 }
 
 int prec_max_disk__tick(struct prec_max_disk *md, int dirfd, struct prec_manifest *m,
-			uint64_t time)
+			uint64_t base)
 {
 	struct prec_disk_budget_stats st;
 	uint64_t now = prec_now_ns(CLOCK_MONOTONIC), every = CARRY_EVERY_MS * 1000000ull;
@@ -242,11 +242,11 @@ int prec_max_disk__tick(struct prec_max_disk *md, int dirfd, struct prec_manifes
 	if (st.segments == md->carried_segments || md->failed ||
 	    now < md->last_carry_ns + every)
 		return 0;
-	return carry(md, dirfd, m, time, st.segments);
+	return carry(md, dirfd, m, base, st.segments);
 }
 
 int prec_max_disk__finish(struct prec_max_disk *md, int dirfd, struct prec_manifest *m,
-			  uint64_t time)
+			  uint64_t base)
 {
 	struct prec_manifest_shard sh = { .name = (char *)PREC_CARRY_SHARD_NAME,
 					  .cpu = PREC_CARRY_CPU };
@@ -255,7 +255,7 @@ int prec_max_disk__finish(struct prec_max_disk *md, int dirfd, struct prec_manif
 
 	prec_disk_budget__stats(md->b, &st);
 	if (st.segments != md->carried_segments && !md->failed)
-		err = carry(md, dirfd, m, time, st.segments);
+		err = carry(md, dirfd, m, base, st.segments);
 	m->max_disk = (struct prec_manifest_max_disk){
 		.limit = st.limit, .segment = st.segment, .segments = st.segments,
 		.chunks = st.chunks, .records = st.records, .bytes = st.bytes,

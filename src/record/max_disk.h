@@ -30,20 +30,24 @@ int prec_max_disk__new(struct prec_max_disk **out, uint64_t limit, int nr_cpus,
 struct prec_disk_budget *prec_max_disk__budget(struct prec_max_disk *md);
 
 /* Main thread, from the control loop: counts the side band's files in the
- * budget and, when segments were dropped since the last carry and a
- * second has passed, writes a new carry: a COMM per thread and an MMAP2
- * per executable mapping of every task now, at time, into carry.shard
- * (written aside, renamed over the last). Blocks on /proc and the
- * build-id reads. Adds build-ids to m. Returns 0 or -errno (logged once). */
+ * budget and, when segments were dropped since the last carry and a second
+ * (or a quarter of the window) has passed, writes a new carry: the
+ * syntheses of the last one the window still needs (those taken within it
+ * and the last one before it), then a COMM per thread and an MMAP2 per
+ * executable mapping of every task now, stamped base + its serial number
+ * (base: the recording's start, so that every synthesis goes before any
+ * window), into carry.shard.tmp, renamed over carry.shard once whole.
+ * Blocks on /proc and the build-id reads; adds build-ids to m. Returns 0
+ * or -errno (logged once; no more carries then). */
 int prec_max_disk__tick(struct prec_max_disk *md, int dirfd, struct prec_manifest *m,
-			uint64_t time);
+			uint64_t base);
 /* Milliseconds until tick() wants to run, for the caller's poll. */
 int prec_max_disk__timeout_ms(const struct prec_max_disk *md);
 /* At the stop, after the CPU shards' writers are closed: a last carry if
  * segments were dropped since the one before, then carry.shard and what was
  * dropped into m. Returns 0 or -errno. */
 int prec_max_disk__finish(struct prec_max_disk *md, int dirfd, struct prec_manifest *m,
-			  uint64_t time);
+			  uint64_t base);
 void prec_max_disk__delete(struct prec_max_disk *md);
 
 #endif
