@@ -1174,6 +1174,9 @@ int prec_session__finish(struct prec_session *s, struct prec_evlist *el)
 		e = prec_shard_writer__flush(s->writers[c]);
 		err = err ? err : e;
 	}
+	/* Appends are over: no drop may change a shard after its totals. */
+	if (s->max_disk)
+		prec_disk_budget__stop(prec_max_disk__budget(s->max_disk));
 	s->records = s->bytes = s->lost = 0;
 	for (int c = 0; c <= s->nr_cpus; c++)
 		if (s->writers[c])

@@ -105,17 +105,23 @@ int prec_disk_budget__new(struct prec_disk_budget **out, uint64_t limit, uint32_
 	return 0;
 }
 
+void prec_disk_budget__stop(struct prec_disk_budget *b)
+{
+	if (!b->thread_ok)
+		return;
+	pthread_mutex_lock(&b->lock);
+	b->stop = true;
+	pthread_cond_signal(&b->kick);
+	pthread_mutex_unlock(&b->lock);
+	pthread_join(b->thread, NULL);
+	b->thread_ok = false;
+}
+
 void prec_disk_budget__delete(struct prec_disk_budget *b)
 {
 	if (!b)
 		return;
-	if (b->thread_ok) {
-		pthread_mutex_lock(&b->lock);
-		b->stop = true;
-		pthread_cond_signal(&b->kick);
-		pthread_mutex_unlock(&b->lock);
-		pthread_join(b->thread, NULL);
-	}
+	prec_disk_budget__stop(b);
 	pthread_cond_destroy(&b->kick);
 	pthread_mutex_destroy(&b->lock);
 	free(b->members);

@@ -316,6 +316,9 @@ struct prec_disk_budget_stats {
 #define PREC_DISK_SEGMENT_MIN (256u * 1024u)
 int prec_disk_budget__new(struct prec_disk_budget **out, uint64_t limit,
 			  uint32_t nr_shards);
+/* No more drops by the trimmer thread (joined, its drop in flight done):
+ * before the writers' totals are taken at the stop, which then hold. */
+void prec_disk_budget__stop(struct prec_disk_budget *b);
 /* After every shard writer that joined it is closed; NULL is fine. */
 void prec_disk_budget__delete(struct prec_disk_budget *b);
 /* Bytes the budget counts beside the shards (side band, carry, manifest):
