@@ -40,7 +40,7 @@ struct prec_budget_member {
 	_Atomic uint64_t durable;
 	/* the writer's own: the segment chunks go into now */
 	struct seg cur;
-	bool cur_open;
+	bool cur_open, first_seen;
 	/* under b->lock: closed segments, oldest first, in a growing ring */
 	struct seg *segs;
 	uint32_t cap, head, n;
@@ -472,9 +472,11 @@ void prec_disk_budget__append(struct prec_budget_member *m, const struct prec_bu
 	}
 	if (c->time > atomic_load_explicit(&b->latest, memory_order_relaxed))
 		atomic_store_explicit(&b->latest, c->time, memory_order_relaxed);
-	if (!m->first && c->time) {
+	if (!m->first_seen && c->time) {
+		m->first_seen = true;
 		pthread_mutex_lock(&b->lock);
-		m->first = c->time;
+		if (!m->first)
+			m->first = c->time;
 		pthread_mutex_unlock(&b->lock);
 	}
 	if (!m->cur_open) {
