@@ -554,9 +554,18 @@ static int check_shard_header(struct prec_shard_reader *r)
 	h->created_ns = le64toh(h->created_ns);
 	h->magic = le64toh(h->magic);
 	h->checksum = crc;
+	h->first_chunk = le64toh(h->first_chunk);
+	h->first_seq = le32toh(h->first_seq);
 	if (h->header_size < sizeof(*h) || h->header_size > MAX_SHARD_HEADER)
 		return bad(r, "bad shard header size");
 	r->off = h->header_size;
+	/* --max-disk dropped the chunks before first_chunk (holes now). */
+	if (h->flags & PREC_SHARD_TRIMMED) {
+		if (h->first_chunk < h->header_size)
+			return bad(r, "bad first chunk offset");
+		r->off = h->first_chunk;
+		r->seq = h->first_seq;
+	}
 	return 0;
 }
 
