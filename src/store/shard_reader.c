@@ -525,6 +525,32 @@ void prec_shard_reader__retry(struct prec_shard_reader *r)
 	r->swapped = false;
 }
 
+static int check_shard_header(struct prec_shard_reader *r);
+
+int prec_shard_reader__skip_trimmed(struct prec_shard_reader *r)
+{
+	uint64_t off = r->off;
+	uint32_t seq = r->seq;
+	int err = r->err;
+	const char *why = r->why;
+
+	if (err && err != -EBADMSG)
+		return 0;
+	/* The header as the recorder last wrote it: --max-disk rewrites it
+	 * (first_chunk, first_seq) before it punches the chunks out. */
+	if (check_shard_header(r) || !(r->hdr.flags & PREC_SHARD_TRIMMED) ||
+	    r->hdr.first_chunk <= off) {
+		r->off = off;
+		r->seq = seq;
+		r->err = err;
+		r->why = why;
+		return 0;
+	}
+	r->err = -EBADMSG; /* what retry() resets */
+	prec_shard_reader__retry(r);
+	return 1;
+}
+
 /* ------------------------------------------------------------------------ */
 
 static int check_shard_header(struct prec_shard_reader *r)

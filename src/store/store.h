@@ -464,6 +464,12 @@ const char *prec_shard_reader__why(const struct prec_shard_reader *r);
  * would have used. Any other sticky error stays. */
 void prec_shard_reader__retry(struct prec_shard_reader *r);
 
+/* After -EBADMSG or the end from next(): whether --max-disk dropped the
+ * chunks at the reader's offset since it got there (the shard's header,
+ * read again, starts it further on). If so, 1: the error is forgotten and
+ * the next call reads the first chunk kept. Else 0, nothing changed. */
+int prec_shard_reader__skip_trimmed(struct prec_shard_reader *r);
+
 void prec_shard_reader__close(struct prec_shard_reader *r);
 
 /* ------------------------------------------------------------------------ */

@@ -102,4 +102,27 @@ n=$(wc -l <"$tmp/spin.samples")
 [ "$n" -ge 100 ] || fail "$n samples of the spinner in the window"
 unres=$(grep -c ":$spid" "$tmp/spin.samples")
 [ "$unres" = 0 ] || fail "$unres samples of the spinner without its comm"
+# merge --follow of such a recording falls behind its trimming: it goes on
+# from the oldest chunk kept, says so, and ends clean, with at least the
+# storm samples the finished merge has (those it read before they went too).
+"$PREC" record -q -d "$tmp/mf" -a --max-disk "$BUDGET" \
+	-e raw_syscalls:sys_enter --filter 'id == 110' -- \
+	sh -c 'for i in 1 2 3 4 5; do for c in $(seq 0 $(($(nproc) - 1))); do
+		taskset -c $c "$1" 300000 & done; wait; sleep 0.3; done' sh "$H/storm" 2>"$tmp/mf.rec.err" &
+rec=$!
+sleep 0.3
+"$PREC" merge --follow "$tmp/mf" 2>"$tmp/mf.err" | perf script -i - -F comm 2>"$tmp/mf.ps.err" |
+	awk '$1 == "storm"' | wc -l >"$tmp/mf.n"
+frc=${PIPESTATUS[0]}
+wait $rec || fail_rc "$tmp/mf.rec.err" "record (followed)"
+[ "$frc" = 0 ] || fail "merge --follow exit $frc: $(cat "$tmp/mf.err")"
+grep -q -e corrupt -e error "$tmp/mf.err" && fail "merge --follow: $(cat "$tmp/mf.err")"
+grep -q 'dropped chunks before this merge read them' "$tmp/mf.err" ||
+	fail "merge --follow did not fall behind the trimming (a slower storm?): $(cat "$tmp/mf.err")"
+[ ! -s "$tmp/mf.ps.err" ] || fail "perf script -i - (followed) stderr: $(head -3 "$tmp/mf.ps.err")"
+fin=$("$PREC" merge "$tmp/mf" 2>/dev/null | perf script -i - -F comm 2>/dev/null | awk '$1 == "storm"' | wc -l)
+[ "$(cat "$tmp/mf.n")" -ge "$fin" ] && [ "$fin" -gt 0 ] ||
+	fail "merge --follow: $(cat "$tmp/mf.n") storm samples, the finished merge $fin"
+echo "merge --follow behind the trimming: $(cat "$tmp/mf.n") storm samples, the finished merge's window $fin"
+
 echo "PASS: --max-disk $BUDGET held (largest $max bytes) over $written MB, $segs segments dropped; merge read clean by perf; $n spinner samples resolved"
