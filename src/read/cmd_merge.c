@@ -25,6 +25,7 @@
  * bound how much perf queues (pipe mode copies every queued record). */
 #define ROUND_RECORDS 8192u
 #define ROUND_NS 100000000ull
+#define NS(t) (unsigned long long)((t) / 1000000000ull), (unsigned long long)((t) % 1000000000ull)
 
 struct merge_args {
 	const char *dir, *out;
@@ -299,7 +300,7 @@ static int check_cpus(const struct merge_args *a, const struct prec_manifest *m)
  * first and last record times (the session's start and stop when the
  * recorder died before counting them), within --time's window. */
 static void pipe_times(const struct merge_args *a, const struct prec_manifest *m,
-		       struct prec_manifest *copy, bool live)
+		       struct prec_manifest *copy, bool live, uint64_t window)
 {
 	uint64_t first = 0, last = 0;
 
@@ -315,6 +316,8 @@ static void pipe_times(const struct merge_args *a, const struct prec_manifest *m
 	}
 	copy->start_time = first ? first : m->start_time;
 	copy->stop_time = last ? last : m->stop_time;
+	if (copy->start_time < window)
+		copy->start_time = window;
 	if (live) /* not known yet: no SAMPLE_TIME */
 		copy->start_time = copy->stop_time = 0;
 	if (a->time_start && copy->start_time < a->time_start)
@@ -332,6 +335,7 @@ static int merge_to(const struct merge_args *a, int dirfd,
 		.time_start = a->time_start, .time_end = a->time_end,
 		.cpu_allowed = a->cpus, .nr_cpu_allowed = a->nr_cpus,
 		.salvage = a->salvage, .reads_records = true, .live = live,
+		.window_start = prec_merge__window(m),
 	};
 	struct prec_follow *f = NULL;
 	struct merge_totals t = { 0 };
@@ -340,8 +344,10 @@ static int merge_to(const struct merge_args *a, int dirfd,
 	struct prec_merge *mg;
 	int err, cerr;
 
+	if (o.window_start)
+		pr_info("--max-disk window: from %llu.%09llu s", NS(o.window_start));
 	if (mode == PREC_PERFDATA_PIPE)
-		pipe_times(a, m, &shown, live);
+		pipe_times(a, m, &shown, live, o.window_start);
 	if (live && prec_follow__new(&f, a->dir, dirfd, fd) < 0) {
 		pr_err("merge %s: %s", a->dir, strerror(ENOMEM));
 		return -ENOMEM;

@@ -106,6 +106,7 @@ struct prec_cursor {
 	struct aux_meta chunk_aux[2]; /* of an AUX chunk in base[1], base[2] */
 	struct prec_shard_reader *rd;
 	char *name;
+	bool trim_said;      /* told that --max-disk trimmed ahead of us */
 	int dirfd;
 	struct prec_time_layout tl;
 };
@@ -376,6 +377,16 @@ static int next_chunk(struct prec_cursor *c)
 		c->ehead = 0;
 	}
 	r = prec_shard_reader__next(c->rd, &ch);
+	/* A merge that follows a --max-disk recording can fall behind its
+	 * trimming: the chunks where it stands are holes now, and the kept
+	 * ones start further on (said once per shard). */
+	if ((r == 0 || r == -EBADMSG) && prec_shard_reader__skip_trimmed(c->rd)) {
+		if (!c->trim_said)
+			pr_info("shard %s: --max-disk dropped chunks before this merge read them: it goes on from the oldest kept",
+				c->name);
+		c->trim_said = true;
+		r = prec_shard_reader__next(c->rd, &ch);
+	}
 
 	/* Live, a chunk that does not read whole and valid is the one being
 	 * written (a torn end, an O_DIRECT block's zero padding, a checksum

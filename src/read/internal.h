@@ -18,6 +18,9 @@ struct prec_merge;
 
 struct prec_merge_opts {
 	uint64_t time_start, time_end; /* event clock ns; 0 = unbounded */
+	/* --max-disk's window: every record of a CPU shard before it goes
+	 * (the carry shard stands for their tasks and maps); 0 = none */
+	uint64_t window_start;
 	const bool *cpu_allowed;       /* indexed by CPU, NULL = all */
 	int nr_cpu_allowed;
 	bool salvage;                  /* corrupt data is not an error (callers' exit) */
@@ -69,6 +72,10 @@ int prec_merge__open(struct prec_merge **out, int dirfd,
 /* Are the CPUs o->cpu_allowed asks for in m? 0: all of them (or no list),
  * 1: some are not (why says which), -ENOENT: none is (why says so, with
  * the CPUs m has). */
+/* Where a --max-disk recording that dropped data starts: the latest of
+ * its CPU shards' first times, from which every CPU has its records
+ * (0: nothing was dropped, no window). */
+uint64_t prec_merge__window(const struct prec_manifest *m);
 int prec_merge__check_cpus(const struct prec_manifest *m,
 			   const struct prec_merge_opts *o, char *why, size_t len);
 

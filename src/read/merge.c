@@ -241,6 +241,8 @@ static bool keep(const struct prec_merge *mg, const struct prec_merge_rec *r, ui
 
 	if (!r->time)
 		return true;
+	if (r->time < mg->opts.window_start && r->cpu >= 0)
+		return false;
 	if ((!mg->opts.time_start || r->time >= mg->opts.time_start) &&
 	    mg->cpu_kept[idx])
 		return true;
@@ -678,6 +680,18 @@ static int open_slices(struct prec_merge *mg, const struct prec_manifest *m)
 	return prec_slice__new(&mg->sl, bytes > SLICE_MIN_BYTES ? bytes : SLICE_MIN_BYTES);
 }
 
+uint64_t prec_merge__window(const struct prec_manifest *m)
+{
+	uint64_t w = 0;
+
+	if (!m->max_disk.segments)
+		return 0;
+	for (uint32_t i = 0; i < m->nr_shards; i++)
+		if (m->shards[i].cpu >= 0 && m->shards[i].first_time > w)
+			w = m->shards[i].first_time;
+	return w;
+}
+
 int prec_merge__open(struct prec_merge **out, int dirfd,
 		     const struct prec_manifest *m,
 		     const struct prec_merge_opts *opts)
@@ -699,7 +713,7 @@ int prec_merge__open(struct prec_merge **out, int dirfd,
 		return -ENOMEM;
 	if (opts)
 		mg->opts = *opts;
-	mg->filtering = mg->opts.time_start || mg->opts.cpu_allowed;
+	mg->filtering = mg->opts.time_start || mg->opts.cpu_allowed || mg->opts.window_start;
 	mg->nleaf = m->nr_shards ? m->nr_shards : 1;
 	mg->cur = calloc(mg->nleaf, sizeof(*mg->cur));
 	mg->cpu_kept = calloc(mg->nleaf, sizeof(*mg->cpu_kept));

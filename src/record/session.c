@@ -26,6 +26,7 @@
 #include "record/evlist.h"
 #include "record/perm.h"
 #include "record/host.h"
+#include "record/max_disk.h"
 #include "record/options.h"
 #include "record/perfclock.h"
 #include "record/ring.h"
@@ -397,6 +398,11 @@ static size_t staging_for(const struct prec_record_opts *o)
 	return want > 8 * 1024 * 1024 ? 8 * 1024 * 1024 : want;
 }
 
+size_t prec_session__staging(const struct prec_record_opts *o)
+{
+	return staging_for(o);
+}
+
 static void writer_opts(const struct prec_session *s, const struct prec_record_opts *o,
 			struct prec_shard_writer_opts *wo)
 {
@@ -421,6 +427,12 @@ static int open_writers(struct prec_session *s, const struct prec_record_opts *o
 	int err;
 
 	writer_opts(s, o, &wo);
+	if (o->max_disk) {
+		err = prec_max_disk__new(&s->max_disk, o->max_disk, el->nr_cpus,
+					 o->callgraph == PREC_CG_DWARF || o->data);
+		if (err)
+			return err;
+	}
 
 	s->nr_cpus = el->nr_cpus;
 	s->cpus = el->cpus;
@@ -435,6 +447,8 @@ static int open_writers(struct prec_session *s, const struct prec_record_opts *o
 		bool sb = c == el->nr_cpus;
 
 		wo.cpu = sb ? PREC_SIDEBAND_CPU : el->cpus[c];
+		/* The side band is kept whole: the budget counts it (max_disk.c). */
+		wo.budget = s->max_disk && !sb ? prec_max_disk__budget(s->max_disk) : NULL;
 		if (sb)
 			snprintf(name, sizeof(name), "%s", PREC_SHARD_SIDEBAND_NAME);
 		else
@@ -727,6 +741,9 @@ static int start_drainers(struct prec_session *s, const struct prec_record_opts 
 	int err;
 
 	drain_sched(s, o);
+	/* Its drops keep the drainers from making them: as prompt as they. */
+	if (s->max_disk && s->rt_prio)
+		prec_disk_budget__fifo(prec_max_disk__budget(s->max_disk), s->rt_prio);
 	s->drain_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (s->drain_efd < 0) {
 		err = -errno;
@@ -1294,6 +1311,9 @@ static int close_epoch(struct prec_session *s, struct prec_evlist *el, int err)
 		e = prec_shard_writer__flush(s->writers[c]);
 		err = err ? err : e;
 	}
+	/* Appends are over: no drop may change a shard after its totals. */
+	if (s->max_disk)
+		prec_disk_budget__stop(prec_max_disk__budget(s->max_disk));
 	s->records = s->bytes = s->lost = 0;
 	for (int c = 0; c <= s->nr_cpus; c++)
 		if (s->writers[c])
@@ -1316,6 +1336,10 @@ static int close_epoch(struct prec_session *s, struct prec_evlist *el, int err)
 	lap(s, "writers closed");
 	if (err)
 		report_stop(s, err);
+	if (s->max_disk) {
+		e = prec_max_disk__finish(s->max_disk, s->dirfd, s->m, s->m->start_time);
+		err = err ? err : e;
+	}
 	s->m->stop_time = event_now(s->m->clockid, el);
 	s->m->state = PREC_STATE_COMPLETE;
 	release_reserve(s);
@@ -1613,6 +1637,7 @@ void prec_session__exit(struct prec_session *s)
 	free(s->flight_writers);
 	free(s->flight_shard);
 	prec_shard_writer__close(s->tail_writer);
+	prec_max_disk__delete(s->max_disk); /* after its shards' writers */
 	free(s->drainers);
 	free(s->writer_wait_ns);
 	free(s->writers);

@@ -525,6 +525,32 @@ void prec_shard_reader__retry(struct prec_shard_reader *r)
 	r->swapped = false;
 }
 
+static int check_shard_header(struct prec_shard_reader *r);
+
+int prec_shard_reader__skip_trimmed(struct prec_shard_reader *r)
+{
+	uint64_t off = r->off;
+	uint32_t seq = r->seq;
+	int err = r->err;
+	const char *why = r->why;
+
+	if (err && err != -EBADMSG)
+		return 0;
+	/* The header as the recorder last wrote it: --max-disk rewrites it
+	 * (first_chunk, first_seq) before it punches the chunks out. */
+	if (check_shard_header(r) || !(r->hdr.flags & PREC_SHARD_TRIMMED) ||
+	    r->hdr.first_chunk <= off) {
+		r->off = off;
+		r->seq = seq;
+		r->err = err;
+		r->why = why;
+		return 0;
+	}
+	r->err = -EBADMSG; /* what retry() resets */
+	prec_shard_reader__retry(r);
+	return 1;
+}
+
 /* ------------------------------------------------------------------------ */
 
 static int check_shard_header(struct prec_shard_reader *r)
@@ -554,9 +580,18 @@ static int check_shard_header(struct prec_shard_reader *r)
 	h->created_ns = le64toh(h->created_ns);
 	h->magic = le64toh(h->magic);
 	h->checksum = crc;
+	h->first_chunk = le64toh(h->first_chunk);
+	h->first_seq = le32toh(h->first_seq);
 	if (h->header_size < sizeof(*h) || h->header_size > MAX_SHARD_HEADER)
 		return bad(r, "bad shard header size");
 	r->off = h->header_size;
+	/* --max-disk dropped the chunks before first_chunk (holes now). */
+	if (h->flags & PREC_SHARD_TRIMMED) {
+		if (h->first_chunk < h->header_size)
+			return bad(r, "bad first chunk offset");
+		r->off = h->first_chunk;
+		r->seq = h->first_seq;
+	}
 	return 0;
 }
 
