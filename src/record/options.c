@@ -728,6 +728,11 @@ static int check_combination(struct prec_record_opts *o)
 		pr_err("options --switch-output and --markers: not supported together");
 		return -EINVAL;
 	}
+	/* Each epoch would need a budget and a carry of its own. */
+	if (o->switch_output && o->max_disk) {
+		pr_err("options --switch-output and --max-disk: give one of them (--switch-max-files bounds the epochs kept)");
+		return -EINVAL;
+	}
 	if (o->switch_max_files && !o->switch_output) {
 		pr_err("option --switch-max-files: needs --switch-output");
 		return -EINVAL;

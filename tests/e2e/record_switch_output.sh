@@ -143,13 +143,14 @@ complete "$tmp/fail/epoch.000001" || fail "a failed cut: the epoch before is not
 # ---- refusals: one line naming the option, exit 2, nothing created ----
 for args in "--switch-output=100" "--switch-output=fast" "--switch-output=0s" \
 	"--switch-output --switch-max-files=0" "--switch-max-files=2" \
-	"--switch-output --overwrite" "--switch-output -e cpu-clock/overwrite/"; do
+	"--switch-output --overwrite" "--switch-output -e cpu-clock/overwrite/" \
+	"--switch-output --max-disk=1G"; do
 	# shellcheck disable=SC2086
 	"$PREC" record -d "$tmp/bad" $args -- true 2>"$tmp/err"
 	rc=$?
 	[ "$rc" = 2 ] || fail "'$args': exit $rc, want 2: $(cat "$tmp/err")"
 	[ "$(wc -l <"$tmp/err")" = 1 ] || fail "'$args': not one line: $(cat "$tmp/err")"
-	grep -q -- '--switch-\|--overwrite' "$tmp/err" || fail "'$args': the option is not named: $(cat "$tmp/err")"
+	grep -q -- '--switch-\|--overwrite\|--max-disk' "$tmp/err" || fail "'$args': the option is not named: $(cat "$tmp/err")"
 	[ -e "$tmp/bad" ] && fail "'$args': $tmp/bad created"
 done
 echo "PASS: exact counts over epochs cut by SIGUSR2, 'switch', SIZE and TIME; --switch-max-files; refusals"
