@@ -1429,11 +1429,10 @@ static void drop_epoch(struct prec_session *s)
 	prec_epochs__drop_newest(s->epochs);
 }
 
-/* The new epoch's side band, read from /proc once every drainer writes
- * into the epoch: a task that changed since is in its rings as well. The
- * command's (or -p's) children forked since the start are named too, as
- * the events follow them. */
-static int epoch_sideband(struct prec_session *s, const struct prec_evlist *el)
+/* The tasks and maps alive now into the new epoch's side band; the
+ * command's (or -p's) children forked since the start too, as the events
+ * follow them. Returns records written or -errno. */
+static int epoch_tasks(struct prec_session *s, const struct prec_evlist *el)
 {
 	struct prec_sideband_opts sbo = s->sbo;
 	pid_t *pids = NULL;
@@ -1447,6 +1446,18 @@ static int epoch_sideband(struct prec_session *s, const struct prec_evlist *el)
 	if (err >= 0)
 		err = prec_sideband__synthesize(s->writers[s->nr_cpus], s->m, &sbo);
 	free(pids);
+	return err;
+}
+
+/* The new epoch's side band, read from /proc again once every drainer
+ * writes into the epoch (the read before the move names the tasks that
+ * exit during it, whose last samples may be drained after it): a task
+ * that changed since is in its rings as well, and perf takes the later
+ * COMM of two. */
+static int epoch_sideband(struct prec_session *s, const struct prec_evlist *el)
+{
+	int err = epoch_tasks(s, el);
+
 	if (err >= 0)
 		err = prec_shard_writer__flush(s->writers[s->nr_cpus]);
 	if (err < 0) {
@@ -1479,9 +1490,15 @@ int prec_session__cut(struct prec_session *s, struct prec_evlist *el)
 		cut[c].lost = s->epoch_base[c][0];
 		cut[c].lost_samples = s->epoch_base[c][1];
 	}
+	e = epoch_tasks(s, el);
 	err = prec_drainer__cut_all(s->drainers, s->nr_cpus, cut, &s->drain_enable);
 	if (err)
 		pr_err("%s: a drainer stopped before it moved to this epoch", s->dir);
+	if (e < 0) {
+		pr_err("%s/%s: synthesizing the side band: %s", s->dir,
+		       PREC_SHARD_SIDEBAND_NAME, strerror(-e));
+		err = err ? err : e;
+	}
 	e = epoch_sideband(s, el);
 	err = err ? err : e;
 	/* The old epoch, whose writers are all this thread's now. */
