@@ -17,6 +17,7 @@ _prec_opts_record="-d --dir -o --output -e --event --filter -F --freq -c --count
 	--max-size --max-disk -m --mmap-pages -k --clockid --round-ms -f --force --copy
 	--no-copy --no-direct-io -r --realtime --affinity -z --compress
 	--compression-level --user --aux-size --markers --overwrite --control
+	--switch-output --switch-max-files
 	-D --delay -v --verbose -q --quiet -h --help"
 _prec_opts_merge="-o --output --time -C --cpu --salvage -f --force -z
 	--compression-level --follow -h --help"
@@ -29,7 +30,7 @@ _prec_opts_archive="-o --output -f --force -h --help"
 _prec_args_record="-d --dir -o --output -e --event --filter -F --freq -c --count
 	--call-graph -C --cpu -G --cgroup -p --pid -t --tid --max-size --max-disk -m --mmap-pages
 	-k --clockid --round-ms -r --realtime --affinity --compression-level
-	--user --aux-size --control -D --delay"
+	--user --aux-size --control --switch-max-files -D --delay"
 _prec_args_merge="-o --output --time -C --cpu --compression-level"
 _prec_args_info=""
 _prec_args_dump="-t --time -C --cpu"

@@ -28,6 +28,7 @@
 #include "record/session.h"
 #include "record/max_disk.h"
 #include "record/status_line.h"
+#include "record/switch_trigger.h"
 #include "record/workload.h"
 #include "util/clock.h"
 #include "util/cpu_list.h"
@@ -68,6 +69,8 @@ struct record {
 	bool max_size_hit;      /* --max-size stopped us */
 	struct prec_flight fl;  /* -D, --control, --markers, snapshots */
 	struct prec_status_line *status; /* on a terminal, while waiting */
+	struct prec_switch_trigger sw;  /* --switch-output=SIZE|TIME */
+	int cut_err;            /* a --switch-output cut failed: stopped */
 };
 
 static int setup_events(struct record *r)
@@ -231,14 +234,31 @@ static int setup_signals(struct record *r)
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGHUP);
 	sigaddset(&set, SIGCHLD);
-	if (r->el.overwrite)
-		sigaddset(&set, SIGUSR2); /* snapshot */
+	if (r->el.overwrite || r->o.switch_output)
+		sigaddset(&set, SIGUSR2); /* snapshot, or the next epoch */
 	/* Blocked before any thread exists, so drainers inherit the mask and
 	 * every stop signal reaches the signalfd. */
 	if (sigprocmask(SIG_BLOCK, &set, NULL))
 		return -errno;
 	r->sfd = signalfd(-1, &set, SFD_CLOEXEC);
 	return r->sfd < 0 ? -errno : 0;
+}
+
+/* --switch-output: the next epoch, whatever asked for it (SIGUSR2,
+ * 'switch', the size or the time). Returns 0, or -errno once the
+ * recording must stop. */
+static int cut(void *arg)
+{
+	struct record *r = arg;
+	uint64_t t0 = prec_now_ns(CLOCK_MONOTONIC), now;
+	int err = prec_session__cut(&r->s, &r->el);
+
+	now = prec_now_ns(CLOCK_MONOTONIC);
+	pr_debug("%s: epoch started; the cut took %.1f ms", r->s.dir, (double)(now - t0) / 1e6);
+	prec_switch_trigger__reset(&r->sw, prec_session__drained(&r->s), now);
+	if (err)
+		r->cut_err = err;
+	return err;
 }
 
 /* Handle one signalfd read. Returns 1 to stop. */
@@ -251,6 +271,8 @@ static int on_signal(struct record *r)
 	if (si.ssi_signo == SIGUSR2) {
 		if (r->fl.snapshot)
 			r->fl.snapshot(r->fl.snapshot_arg);
+		if (r->fl.cut)
+			return r->fl.cut(r->fl.cut_arg) != 0;
 		return 0;
 	}
 	if (si.ssi_signo != SIGCHLD) {
@@ -267,9 +289,13 @@ static int poll_ms(const struct record *r)
 {
 	int t = prec_flight__timeout_ms(&r->fl);
 	int st = prec_status_line__timeout_ms(r->status);
+	int sw = r->o.switch_output ?
+		 prec_switch_trigger__timeout_ms(&r->sw, prec_now_ns(CLOCK_MONOTONIC)) : -1;
 
 	if (r->watch_by_poll && (t < 0 || t > WATCH_POLL_MS))
 		t = WATCH_POLL_MS;
+	if (sw >= 0 && (t < 0 || t > sw))
+		t = sw;
 	if (st >= 0 && (t < 0 || t > st))
 		t = st;
 	if (r->s.max_disk) {
@@ -319,6 +345,16 @@ static bool max_size_reached(struct record *r)
 	return true;
 }
 
+/* --switch-output=SIZE|TIME: a cut when due. Returns 1 to stop. */
+static int switch_due(struct record *r)
+{
+	if (!r->o.switch_output ||
+	    !prec_switch_trigger__due(&r->sw, prec_session__drained(&r->s),
+				      prec_now_ns(CLOCK_MONOTONIC)))
+		return 0;
+	return cut(r) != 0;
+}
+
 static int wait_for_stop(struct record *r)
 {
 	int n = 3 + r->nr_watches;
@@ -335,6 +371,8 @@ static int wait_for_stop(struct record *r)
 	pfd[2] = (struct pollfd){ .fd = prec_control__fd(r->fl.ctl), .events = POLLIN };
 	for (int i = 0; i < r->nr_watches; i++)
 		pfd[3 + i] = (struct pollfd){ .fd = r->watches[i].fd, .events = POLLIN };
+	prec_switch_trigger__init(&r->sw, r->o.switch_bytes, r->o.switch_ms,
+				  prec_session__drained(&r->s), prec_now_ns(CLOCK_MONOTONIC));
 	/* The workload may be gone already (SIGCHLD pending). */
 	while (!(r->have_wl && prec_workload__reap(&r->wl, false) == 1)) {
 		/* -1 (not polled) once the control channel's writer is gone */
@@ -348,6 +386,8 @@ static int wait_for_stop(struct record *r)
 		if ((pfd[1].revents & POLLIN) && prec_session__drain_failed(&r->s))
 			break;
 		if (prec_flight__tick(&r->fl, &r->el))
+			break;
+		if (switch_due(r))
 			break;
 		if (r->nr_watches && !targets_alive(r, pfd + 3))
 			break;
@@ -467,7 +507,7 @@ static int stop(struct record *r, int rc)
 		prec_session__summary(&r->s);
 	if (rc)
 		return rc;
-	if (err)
+	if (err || r->cut_err)
 		return 1;
 	/* We stopped the command ourselves: its SIGTERM is not its status. */
 	if (r->max_size_hit)
@@ -552,6 +592,11 @@ static int record(struct record *r, int argc, char **argv)
 	err = check_perm(r);
 	if (err)
 		return 1;
+	/* An overwrite term on an event makes a flight recording as well. */
+	if (r->o.switch_output && r->el.overwrite) {
+		pr_err("option --switch-output: an event with overwrite makes a flight recording, whose snapshots take SIGUSR2");
+		return 2;
+	}
 	err = setup_signals(r);
 	if (!err)
 		err = setup_targets(r);
@@ -574,6 +619,10 @@ static int record(struct record *r, int argc, char **argv)
 	debug_events(&r->el);
 	if (prec_flight__init(&r->fl, &r->o))
 		return 1;
+	if (r->o.switch_output) {
+		r->fl.cut = cut;
+		r->fl.cut_arg = r;
+	}
 	start_lap(r, "events parsed, targets set up");
 	err = prec_evlist__open(&r->el, r->cpus, r->nr_cpus, r->tasks, r->nr_tasks,
 				r->o.mmap_pages);

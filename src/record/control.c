@@ -37,6 +37,7 @@ static const char *const commands[] = {
 	[PREC_CTL_SNAPSHOT] = "snapshot",
 	[PREC_CTL_STOP] = "stop",
 	[PREC_CTL_PING] = "ping",
+	[PREC_CTL_SWITCH] = "switch",
 };
 
 /* "fifo:A[,B]" / "fd:N[,M]" split into its kind and the two names. */
@@ -285,7 +286,7 @@ int prec_control__parse(const char *line)
 	for (size_t i = 1; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (commands[i] && strlen(commands[i]) == n && !strncmp(line, commands[i], n))
 			return (int)i;
-	pr_warn("control: unknown command '%.*s' (enable, disable, snapshot, stop, ping)",
+	pr_warn("control: unknown command '%.*s' (enable, disable, snapshot, switch, stop, ping)",
 		(int)n, line);
 	return -EINVAL;
 }

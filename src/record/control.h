@@ -5,7 +5,7 @@
 
 enum prec_control_cmd {
 	PREC_CTL_ENABLE = 1, PREC_CTL_DISABLE, PREC_CTL_SNAPSHOT, PREC_CTL_STOP,
-	PREC_CTL_PING,
+	PREC_CTL_PING, PREC_CTL_SWITCH,
 };
 
 struct prec_control;

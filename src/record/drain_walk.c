@@ -58,6 +58,23 @@ void prec_drain_walk__exit(struct prec_drain_walk *w)
 	memset(w, 0, sizeof(*w));
 }
 
+void prec_drain_walk__take_maps(struct prec_drain_walk *w,
+				struct prec_seen_map **maps, uint32_t *nr)
+{
+	*maps = w->maps;
+	*nr = w->nr_maps;
+	w->maps = NULL;
+	w->nr_maps = w->cap_maps = 0;
+	memset(w->slots, 0, w->nr_slots * sizeof(*w->slots));
+}
+
+void prec_drain_walk__free_maps(struct prec_seen_map *maps, uint32_t nr)
+{
+	for (uint32_t i = 0; maps && i < nr; i++)
+		free(maps[i].path);
+	free(maps);
+}
+
 /* A map's key: path and build-id, or path and file (dev, ino) when the
  * record had no build-id; k->path is not NUL-terminated (len bytes). */
 struct map_key {

@@ -39,6 +39,12 @@ int prec_drain_walk__init(struct prec_drain_walk *w,
 			  const struct prec_time_layout *layout,
 			  const uint8_t *data, uint64_t size);
 void prec_drain_walk__exit(struct prec_drain_walk *w);
+/* Hand the maps table to the caller (*maps, *nr; free it with
+ * prec_drain_walk__free_maps) and start an empty one: an epoch's maps are
+ * those its chunks saw (--switch-output). Allocates nothing. */
+void prec_drain_walk__take_maps(struct prec_drain_walk *w,
+				struct prec_seen_map **maps, uint32_t *nr);
+void prec_drain_walk__free_maps(struct prec_seen_map *maps, uint32_t nr);
 
 /* Walk the records from ring position start (a record boundary) toward
  * head, stopping at head or before the record that would make the span

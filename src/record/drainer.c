@@ -39,6 +39,9 @@ struct prec_drainer {
 			       * the thread answers */
 	struct prec_drain_enable *en; /* enable_all()'s count, once asked */
 	bool en_tracking;     /* what it asked: the tracking events alone */
+	int cut_state;        /* enum en_state, atomic: cut_all() asks */
+	struct prec_drainer_cut *cut; /* cut_all()'s, once asked */
+	struct prec_drain_enable *cut_g;
 	int err;              /* first error; the thread stops on it (atomic:
 			       * the session reads it while the thread runs) */
 	int notify_fd;        /* eventfd the session polls: written once on
@@ -437,6 +440,74 @@ static void enable_exit(struct prec_drainer *d)
 	}
 }
 
+/* cut_all() asked: between two passes, so the old shard ends and the new
+ * one starts at a chunk boundary and no ring byte is read twice. */
+static void cut_own(struct prec_drainer *d)
+{
+	struct prec_drainer_cut *c;
+	struct prec_shard_writer *old;
+
+	if (__atomic_load_n(&d->cut_state, __ATOMIC_ACQUIRE) != EN_ASKED)
+		return;
+	c = d->cut;
+	old = d->o.writer;
+	d->o.writer = c->writer;
+	c->writer = old;
+	c->lost = d->walk.lost;
+	c->lost_samples = d->walk.lost_samples;
+	prec_drain_walk__take_maps(&d->walk, &c->maps, &c->nr_maps);
+	__atomic_store_n(&d->cut_state, EN_IDLE, __ATOMIC_RELEASE);
+	enable_done(d->cut_g);
+}
+
+static void cut_exit(struct prec_drainer *d)
+{
+	if (__atomic_exchange_n(&d->cut_state, EN_EXITED, __ATOMIC_ACQ_REL) == EN_ASKED) {
+		enable_fail(d->cut_g, -ENOENT);
+		enable_done(d->cut_g);
+	}
+}
+
+int prec_drainer__cut_all(struct prec_drainer **d, int n,
+			  struct prec_drainer_cut *cut,
+			  struct prec_drain_enable *g)
+{
+	uint64_t one = 1;
+	int v;
+
+	__atomic_store_n(&g->pending, n + 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&g->err, 0, __ATOMIC_RELAXED);
+	for (int i = 0; i < n; i++) {
+		int idle = EN_IDLE;
+
+		if (!d[i] || !d[i]->started) {
+			__atomic_sub_fetch(&g->pending, 1, __ATOMIC_RELAXED);
+			continue;
+		}
+		d[i]->cut = &cut[i];
+		d[i]->cut_g = g;
+		if (!__atomic_compare_exchange_n(&d[i]->cut_state, &idle, EN_ASKED,
+						 false, __ATOMIC_ACQ_REL,
+						 __ATOMIC_ACQUIRE)) {
+			enable_fail(g, -ENOENT);
+			__atomic_sub_fetch(&g->pending, 1, __ATOMIC_RELAXED);
+			continue;
+		}
+		if (write(d[i]->efd, &one, sizeof(one)) < 0) {
+			/* EAGAIN: a wake-up is pending already. */
+		}
+	}
+	__atomic_sub_fetch(&g->pending, 1, __ATOMIC_ACQ_REL);
+	while ((v = __atomic_load_n(&g->pending, __ATOMIC_ACQUIRE)) != 0)
+		syscall(SYS_futex, &g->pending, FUTEX_WAIT_PRIVATE, v, NULL, NULL, 0);
+	return __atomic_load_n(&g->err, __ATOMIC_ACQUIRE);
+}
+
+void prec_drainer__free_maps(struct prec_seen_map *maps, uint32_t nr)
+{
+	prec_drain_walk__free_maps(maps, nr);
+}
+
 int prec_drainer__enable_all(struct prec_drainer **d, int n, bool tracking,
 			     struct prec_drain_enable *g)
 {
@@ -504,6 +575,7 @@ static void drain_loop(struct prec_drainer *d)
 			}
 		}
 		enable_own(d);
+		cut_own(d);
 		/* This pass is the last. */
 		stopping = __atomic_load_n(&d->stop_req, __ATOMIC_ACQUIRE);
 		if (stopping) {
@@ -570,6 +642,9 @@ static void *drain_thread(void *arg)
 	err = prec_shard_writer__flush(d->o.writer);
 	if (err)
 		fail(d, err);
+	/* After the flush: a cut_all() waiting on this thread may close
+	 * the writer it kept. */
+	cut_exit(d);
 	d->st.flushed_ns = now_ns(CLOCK_MONOTONIC);
 	/* With a notify fd the session reports the stop, once, with its
 	 * context (time, bytes so far). */

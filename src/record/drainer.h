@@ -93,6 +93,28 @@ int prec_drainer__drain(struct prec_drainer *d);
  * are then not enabled). One caller at a time. */
 int prec_drainer__enable_all(struct prec_drainer **d, int n, bool tracking,
 			     struct prec_drain_enable *g);
+/* One drainer's side of an epoch cut (--switch-output). writer: in, the
+ * new epoch's shard writer (the drainer's from its next pass on); out,
+ * the old one, now the caller's to flush and close (nothing else writes
+ * it). The drainer's totals at the cut, and the maps its old epoch saw
+ * (the caller's, freed with prec_drainer__free_maps). */
+struct prec_drainer_cut {
+	struct prec_shard_writer *writer;
+	uint64_t lost, lost_samples;
+	struct prec_seen_map *maps;
+	uint32_t nr_maps;
+};
+
+/* Has each started thread of d[0..n) move to cut[i].writer between two
+ * passes, so that every chunk before is in the old shard and every one
+ * after in the new, the ring never paused, and sleeps (futex on
+ * g->pending) until all have. Returns 0, or -ENOENT when a thread had
+ * exited (cut[i].writer then stays the new one: the caller's). One caller
+ * at a time, never beside enable_all(). Main thread. */
+int prec_drainer__cut_all(struct prec_drainer **d, int n,
+			  struct prec_drainer_cut *cut,
+			  struct prec_drain_enable *g);
+void prec_drainer__free_maps(struct prec_seen_map *maps, uint32_t nr);
 /* After join(): whether the thread disabled its CPU's events (opts.el). */
 bool prec_drainer__disabled(const struct prec_drainer *d);
 /* Ask the thread to drain to empty and exit (async-signal-safe), then wait

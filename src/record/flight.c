@@ -193,6 +193,12 @@ static int run_command(struct prec_flight *f, struct prec_evlist *el, int cmd)
 		else
 			pr_warn("control: snapshot: not a flight recording (no event has overwrite)");
 		break;
+	case PREC_CTL_SWITCH:
+		if (f->cut)
+			err = f->cut(f->cut_arg);
+		else
+			pr_warn("control: switch: not a --switch-output recording");
+		break;
 	default:
 		break;
 	}
@@ -202,7 +208,7 @@ static int run_command(struct prec_flight *f, struct prec_evlist *el, int cmd)
 
 int prec_flight__tick(struct prec_flight *f, struct prec_evlist *el)
 {
-	int cmd;
+	int cmd, err;
 
 	if (f->enable_at_ns && mono_ns() >= f->enable_at_ns) {
 		f->enable_at_ns = 0;
@@ -213,11 +219,11 @@ int prec_flight__tick(struct prec_flight *f, struct prec_evlist *el)
 			return 0;
 		if (cmd < 0)
 			continue;
-		run_command(f, el, cmd);
+		err = run_command(f, el, cmd);
 		/* Acked once done: 'disable' acked means no event is enabled. */
 		if (prec_control__ack(f->ctl))
 			pr_warn("control: ack: %s", strerror(errno));
-		if (cmd == PREC_CTL_STOP)
+		if (cmd == PREC_CTL_STOP || (cmd == PREC_CTL_SWITCH && err))
 			return 1;
 	}
 	return 0;

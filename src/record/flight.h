@@ -27,6 +27,10 @@ struct prec_flight {
 	uint64_t enable_at_ns;  /* CLOCK_MONOTONIC, 0 = no pending enable */
 	int (*snapshot)(void *arg); /* NULL unless --overwrite */
 	void *snapshot_arg;
+	/* --switch-output: 'switch' cuts an epoch (the recorder's); its
+	 * error stops the recording */
+	int (*cut)(void *arg);
+	void *cut_arg;
 };
 
 /* Open the control channel and the markers' ftrace instance. Returns 0 or
@@ -41,7 +45,7 @@ bool prec_flight__starts_enabled(const struct prec_flight *f);
 /* poll() timeout until the -D enable, -1 if none. */
 int prec_flight__timeout_ms(const struct prec_flight *f);
 /* After a wake-up: due -D enable, pending control commands (each acked).
- * Returns 1 when 'stop' was received. */
+ * Returns 1 when 'stop' was received or a 'switch' failed. */
 int prec_flight__tick(struct prec_flight *f, struct prec_evlist *el);
 /* Before prec_session__finish (events disabled): the final snapshot of a
  * flight recording, the last markers read. */

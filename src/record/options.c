@@ -449,6 +449,60 @@ static int opt_control(struct prec_record_opts *o, const char *arg)
 	return 0;
 }
 
+/* perf's TIME form of --switch-output: a number and one of s, m, h, d. */
+static int parse_duration_ms(const char *arg, uint64_t *ms)
+{
+	static const struct { char c; uint64_t ms; } units[] = {
+		{ 's', 1000 }, { 'm', 60000 }, { 'h', 3600000 }, { 'd', 86400000 },
+	};
+	size_t n = strlen(arg);
+	char num[24];
+	uint64_t v;
+
+	if (n < 2 || n > sizeof(num))
+		return -EINVAL;
+	memcpy(num, arg, n - 1);
+	num[n - 1] = 0;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (arg[n - 1] != units[i].c)
+			continue;
+		if (parse_u64(num, &v) < 0 || !v || v > UINT64_MAX / units[i].ms)
+			return -EINVAL;
+		*ms = v * units[i].ms;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/* --switch-output[=signal|SIZE|TIME] as perf takes it: SIZE with a unit
+ * (B, K, M, G), TIME with s, m, h or d ("5m" is minutes, "5M" bytes). */
+static int opt_switch_output(struct prec_record_opts *o, const char *arg)
+{
+	uint64_t num, mult;
+
+	o->switch_output = true;
+	o->switch_ms = o->switch_bytes = 0; /* the last one given counts */
+	if (!arg || !strcmp(arg, "signal"))
+		return 0;
+	if (!parse_duration_ms(arg, &o->switch_ms))
+		return 0;
+	if (!prec_size__split(arg, PREC_SIZE_BYTES, &num, &mult) && mult &&
+	    !prec_size__bytes(arg, PREC_SIZE_BYTES, 1, &o->switch_bytes))
+		return 0;
+	return bad("--switch-output", arg,
+		   "expected signal, a size such as 100M (B, K, M, G) or a time such as 30s (s, m, h, d)");
+}
+
+static int opt_switch_max_files(struct prec_record_opts *o, const char *arg)
+{
+	uint64_t v;
+
+	if (parse_u64(arg, &v) < 0 || !v || v > 1000000)
+		return bad("--switch-max-files", arg, "expected a number of epochs to keep, 1..1000000");
+	o->switch_max_files = (uint32_t)v;
+	return 0;
+}
+
 /* -D: milliseconds >= 0, or -1 (start disabled). 0 or -EINVAL. */
 static int parse_delay(const char *arg, int64_t *ms)
 {
@@ -555,13 +609,21 @@ static const struct opt table[] = {
 	{ "aux-size", 0, "PAGES|SIZE", opt_aux_size, "AUX area per CPU for intel_pt//, arm_spe//, cs_etm// (>= 8K; default 4M as root, else 128K)", 0 },
 	{ "markers", 0, NULL, NULL, "record trace_marker writes (prec mark) as ftrace:print", FLAG(markers) },
 	{ "overwrite", 0, NULL, NULL, "flight recorder: sampling events keep the last ring's worth, written on a snapshot (side band drained)", FLAG(overwrite) },
-	{ "control", 0, "fifo:CTL[,ACK]|fd:CTL[,ACK]", opt_control, "commands: enable, disable, snapshot, stop, ping (each acked)", 0 },
+	{ "control", 0, "fifo:CTL[,ACK]|fd:CTL[,ACK]", opt_control, "commands: enable, disable, snapshot, switch, stop, ping (each acked)", 0 },
+	{ "switch-output", 0, "[=signal|SIZE|TIME]", opt_switch_output, "cut the recording into epochs DIR/epoch.NNNNNN, each a recording of its own: on SIGUSR2 or 'switch' (default), every SIZE drained (100M) or every TIME (30s, 5m, 1h, 1d)", 0 },
+	{ "switch-max-files", 0, "N", opt_switch_max_files, "with --switch-output: keep the newest N epochs (older ones removed)", 0 },
 	{ "delay", 'D', "MS", opt_delay, "enable the sampling events MS ms after the start (the side band does not wait); -1: wait for 'enable'", 0 },
 	{ "verbose", 'v', NULL, opt_verbose, "more messages", 0 },
 	{ "quiet", 'q', NULL, opt_quiet, "errors only (no status line, no summary)", 0 },
 	{ "help", 'h', NULL, opt_help, "this text", 0 },
 };
 #define NR_OPTS (sizeof(table) / sizeof(table[0]))
+
+/* An argument named "[=...]" is optional (--opt or --opt=ARG). */
+static bool optional(const struct opt *op)
+{
+	return op->argname && op->argname[0] == '[';
+}
 
 static void usage(FILE *f)
 {
@@ -578,7 +640,8 @@ static void usage(FILE *f)
 		if (table[i].lng)
 			n += snprintf(left + n, sizeof(left) - (size_t)n, "--%s", table[i].lng);
 		if (table[i].argname)
-			snprintf(left + n, sizeof(left) - (size_t)n, " %s", table[i].argname);
+			snprintf(left + n, sizeof(left) - (size_t)n,
+				 optional(&table[i]) ? "%s" : " %s", table[i].argname);
 		fprintf(f, "  %-32s %s\n", left, table[i].help);
 	}
 }
@@ -613,6 +676,7 @@ static void build_getopt(char *shorts, struct option *longs)
 		}
 		if (table[i].lng)
 			longs[nl++] = (struct option){ table[i].lng,
+				optional(&table[i]) ? optional_argument :
 				table[i].argname ? required_argument : no_argument,
 				NULL, val };
 	}
@@ -652,6 +716,25 @@ static int check_combination(struct prec_record_opts *o)
 	}
 	if (tasks && (o->all_cpus || o->cpus)) {
 		pr_err("options -p/-t: cannot be combined with -a or -C");
+		return -EINVAL;
+	}
+	/* SIGUSR2 and 'snapshot' take the flight recorder's snapshots, and
+	 * the markers thread writes the first epoch's side band. */
+	if (o->switch_output && o->overwrite) {
+		pr_err("options --switch-output and --overwrite: SIGUSR2 takes either a snapshot or a switch; give one of them");
+		return -EINVAL;
+	}
+	if (o->switch_output && o->markers) {
+		pr_err("options --switch-output and --markers: not supported together");
+		return -EINVAL;
+	}
+	/* Each epoch would need a budget and a carry of its own. */
+	if (o->switch_output && o->max_disk) {
+		pr_err("options --switch-output and --max-disk: give one of them (--switch-max-files bounds the epochs kept)");
+		return -EINVAL;
+	}
+	if (o->switch_max_files && !o->switch_output) {
+		pr_err("option --switch-max-files: needs --switch-output");
 		return -EINVAL;
 	}
 	/* The markers' ftrace instance stamps on the events' clock, which

@@ -92,6 +92,11 @@ struct prec_record_opts {
 	const char *max_disk_arg; /* as given, for messages */
 	bool overwrite;         /* --overwrite: backward rings, snapshots */
 	const char *control;    /* --control fifo:CTL[,ACK] or fd:CTL[,ACK] */
+	/* --switch-output: epochs cut on SIGUSR2 and 'switch' (any mode),
+	 * and every switch_bytes drained or every switch_ms (0 = not) */
+	bool switch_output;
+	uint64_t switch_bytes, switch_ms;
+	uint32_t switch_max_files; /* --switch-max-files: epochs kept, 0 = all */
 	int64_t delay_ms;       /* -D: wait before enabling; -1 = until 'enable' */
 	size_t aux_bytes;       /* --aux-size / -m ,AUX: AUX area per CPU */
 	const char *user;       /* --user: run the workload as this user */

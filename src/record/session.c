@@ -22,6 +22,7 @@
 
 #include "util/buildid.h"
 #include "record/drainer.h"
+#include "record/epochs.h"
 #include "record/evlist.h"
 #include "record/perm.h"
 #include "record/host.h"
@@ -280,7 +281,7 @@ int prec_session__create_dir(struct prec_session *s, const char *dir,
 	int err;
 
 	memset(s, 0, sizeof(*s));
-	s->dirfd = s->drain_efd = s->parentfd = -1;
+	s->dirfd = s->drain_efd = s->parentfd = s->topfd = -1;
 	err = open_parent(s, dir);
 	if (err)
 		return err;
@@ -415,6 +416,8 @@ static void writer_opts(const struct prec_session *s, const struct prec_record_o
 	memcpy(wo->session_id, s->session_id, sizeof(wo->session_id));
 }
 
+/* The writers of the recording (with --switch-output, of an epoch: the
+ * drainers' arrays are made once) and their manifest entries. */
 static int open_writers(struct prec_session *s, const struct prec_record_opts *o,
 			struct prec_evlist *el)
 {
@@ -434,8 +437,10 @@ static int open_writers(struct prec_session *s, const struct prec_record_opts *o
 	s->nr_cpus = el->nr_cpus;
 	s->cpus = el->cpus;
 	s->writers = calloc((size_t)el->nr_cpus + 1, sizeof(*s->writers));
-	s->drainers = calloc((size_t)el->nr_cpus, sizeof(*s->drainers));
-	s->writer_wait_ns = calloc((size_t)el->nr_cpus, sizeof(*s->writer_wait_ns));
+	if (!s->drainers)
+		s->drainers = calloc((size_t)el->nr_cpus, sizeof(*s->drainers));
+	if (!s->writer_wait_ns)
+		s->writer_wait_ns = calloc((size_t)el->nr_cpus, sizeof(*s->writer_wait_ns));
 	if (!s->writers || !s->drainers || !s->writer_wait_ns)
 		return -ENOMEM;
 	for (int c = 0; c <= el->nr_cpus; c++) {
@@ -558,12 +563,67 @@ static int close_tail(struct prec_session *s)
 	return err ? err : e;
 }
 
+/* The next epoch's directory under the recording's, as s->dirfd and
+ * s->dir. */
+static int open_epoch_dir(struct prec_session *s)
+{
+	char name[32];
+	int fd = prec_epochs__make(s->epochs, name, sizeof(name)), err;
+
+	if (fd < 0) {
+		pr_err("%s/%s: making the epoch: %s", s->top_dir, name, strerror(-fd));
+		return fd;
+	}
+	s->dirfd = fd;
+	if (asprintf(&s->dir, "%s/%s", s->top_dir, name) < 0) {
+		s->dir = NULL;
+		return -ENOMEM;
+	}
+	/* Held until the epoch's descriptor is closed, after its final
+	 * manifest: merge --follow of an epoch waits for it as for any
+	 * recording (the first epoch's is taken again by begin(): a no-op). */
+	err = prec_writer_lock__take(fd);
+	if (err)
+		pr_debug("%s: flock: %s (merge --follow cannot tell if we die)", s->dir,
+			 strerror(-err));
+	return 0;
+}
+
+/* --switch-output: the directory made holds epochs; the first is opened
+ * and the session writes into it as into any recording. */
+static int begin_epochs(struct prec_session *s, const struct prec_record_opts *o,
+			const struct prec_evlist *el, int argc, char **argv)
+{
+	int err = prec_epochs__new(&s->epochs, s->dirfd, o->switch_max_files);
+
+	if (err)
+		return err;
+	s->epoch_base = calloc((size_t)el->nr_cpus, sizeof(*s->epoch_base));
+	if (!s->epoch_base)
+		return -ENOMEM;
+	s->o = o;
+	s->argc = argc;
+	s->argv = argv;
+	s->topfd = s->dirfd;
+	s->top_dir = s->dir;
+	s->dirfd = -1;
+	s->dir = NULL;
+	return open_epoch_dir(s);
+}
+
 int prec_session__begin(struct prec_session *s,
 			const struct prec_record_opts *o,
 			struct prec_evlist *el, int argc, char **argv)
 {
 	int err;
 
+	/* --switch-output: the directory holds epochs, the recordings, each
+	 * locked as one (open_epoch_dir()); the directory itself is not. */
+	if (o->switch_output) {
+		err = begin_epochs(s, o, el, argc, argv);
+		if (err)
+			return err;
+	}
 	/* First: a reader following the recording (merge --follow) that finds
 	 * no manifest yet waits while the lock is held, and one that finds
 	 * the manifest unfinished and no lock held knows we are gone. */
@@ -815,6 +875,8 @@ int prec_session__start(struct prec_session *s,
 	}
 	if (err)
 		return err;
+	s->sbo = sbo;
+	s->sbo.before_exec = false; /* a later epoch's: the command runs */
 	err = prec_sideband__synthesize(s->writers[s->nr_cpus], s->m, &sbo);
 	start_lap(s, "side band read");
 	if (err >= 0 && !o->markers)
@@ -842,6 +904,22 @@ static double since_stop_ms(const struct prec_session *s, uint64_t t)
 	return t > s->t_stop_ns ? (double)(t - s->t_stop_ns) / 1e6 : 0.0;
 }
 
+/* --switch-output: CPU index c's losses since its epoch began, from the
+ * drainer's totals (at a cut, those it had as it moved over) and the
+ * events' PERF_FORMAT_LOST count read now. */
+static void epoch_lost(struct prec_session *s, int c, const struct prec_drainer_stats *ds,
+		       uint64_t evlost, struct prec_manifest_shard *sh)
+{
+	uint64_t *b = s->epoch_base[c];
+	uint64_t lost = ds->lost, ls = ds->lost_samples;
+
+	sh->lost = lost - b[0];
+	sh->lost_samples = ls - b[1] + (evlost >= b[2] ? evlost - b[2] : 0);
+	b[0] = lost;
+	b[1] = ls;
+	b[2] = evlost;
+}
+
 static void shard_totals(struct prec_session *s, struct prec_evlist *el, int c)
 {
 	struct prec_manifest_shard *sh = &s->m->shards[c];
@@ -852,9 +930,18 @@ static void shard_totals(struct prec_session *s, struct prec_evlist *el, int c)
 	if (c < s->nr_cpus)
 		s->writer_wait_ns[c] = ws.wait_ns_max;
 	if (c < s->nr_cpus && s->drainers[c]) {
-		prec_drainer__stats(s->drainers[c], &ds);
+		uint64_t evlost = prec_evlist__lost(el, c);
+
+		/* At a cut the drainer runs on: what it handed over. */
+		if (s->cuts)
+			ds = (struct prec_drainer_stats){ .lost = s->cuts[c].lost,
+				.lost_samples = s->cuts[c].lost_samples };
+		else
+			prec_drainer__stats(s->drainers[c], &ds);
 		sh->lost = ds.lost;
-		sh->lost_samples = ds.lost_samples + prec_evlist__lost(el, c);
+		sh->lost_samples = ds.lost_samples + evlost;
+		if (s->epoch_base)
+			epoch_lost(s, c, &ds, evlost, sh);
 		pr_debug("drainer cpu%d: %llu wake-ups, %llu chunks, %llu records, %llu bytes; stop seen at +%.1f ms, drained +%.1f, fsynced +%.1f\n",
 			 c, (unsigned long long)ds.wakeups,
 			 (unsigned long long)ds.chunks,
@@ -929,6 +1016,16 @@ static bool asked(const struct prec_buildid_req *reqs, size_t nr,
 	return false;
 }
 
+/* The maps CPU index c's drainer saw in the epoch being closed: at a cut,
+ * those it handed over as it moved on. */
+static const struct prec_seen_map *maps_of(const struct prec_session *s, int c, int *nr)
+{
+	if (!s->cuts)
+		return prec_drainer__maps(s->drainers[c], nr);
+	*nr = (int)s->cuts[c].nr_maps;
+	return s->cuts[c].maps;
+}
+
 /* The maps the kernel gave no id for (build_id unsupported, or the ELF
  * header page not in the page cache at mmap time): the notes of their
  * files, read only where the path still names the mapped file, and within
@@ -945,7 +1042,7 @@ static void add_file_buildids(struct prec_session *s)
 
 		if (!s->drainers[c])
 			continue;
-		maps = prec_drainer__maps(s->drainers[c], &nr_maps);
+		maps = maps_of(s, c, &nr_maps);
 		for (int i = 0; i < nr_maps; i++) {
 			const struct prec_seen_map *sm = &maps[i];
 
@@ -997,7 +1094,7 @@ static void add_seen_buildids(struct prec_session *s)
 
 		if (!s->drainers[c])
 			continue;
-		maps = prec_drainer__maps(s->drainers[c], &nr);
+		maps = maps_of(s, c, &nr);
 		for (int i = 0; i < nr; i++) {
 			struct prec_manifest_buildid b = { .cpumode = maps[i].cpumode,
 				.size = maps[i].size, .pid = -1, .path = maps[i].path };
@@ -1020,7 +1117,7 @@ static bool saw_vdso(const struct prec_session *s)
 
 		if (!s->drainers[c])
 			continue;
-		maps = prec_drainer__maps(s->drainers[c], &nr);
+		maps = maps_of(s, c, &nr);
 		for (int i = 0; i < nr; i++)
 			if (!strcmp(maps[i].path, PREC_VDSO_MAP))
 				return true;
@@ -1073,6 +1170,8 @@ static int stop_drainers(struct prec_session *s)
 
 static void lap(const struct prec_session *s, const char *what)
 {
+	if (!s->t_stop_ns)
+		return; /* an epoch closed at a cut, not the stop */
 	pr_debug("close: %s at +%.1f ms", what,
 		 (double)(prec_now_ns(CLOCK_MONOTONIC) - s->t_stop_ns) / 1e6);
 }
@@ -1175,9 +1274,11 @@ static void remove_old_dir(struct prec_session *s)
 	s->old_name = NULL;
 }
 
+static int close_epoch(struct prec_session *s, struct prec_evlist *el, int err);
+
 int prec_session__finish(struct prec_session *s, struct prec_evlist *el)
 {
-	int err = stop_drainers(s), e;
+	int err = stop_drainers(s);
 
 	/* A drainer that stopped early on an error left its CPU's events
 	 * enabled: disabled here. */
@@ -1185,12 +1286,27 @@ int prec_session__finish(struct prec_session *s, struct prec_evlist *el)
 		if (!prec_drainer__disabled(s->drainers[c]))
 			prec_evlist__disable_cpu(el, c);
 	lap(s, "drainers joined (rings empty, shards fsynced)");
+	err = close_epoch(s, el, err);
+	/* The summary's totals: every epoch's. */
+	s->records += s->prior_records;
+	s->bytes += s->prior_bytes;
+	s->lost += s->prior_lost;
+	return err;
+}
+
+/* The recording (with --switch-output, the epoch) in s->dirfd closed: its
+ * shards flushed and counted (the session's totals, its own), build-ids,
+ * writers closed, the final manifest. err: the first error so far,
+ * returned unless 0. */
+static int close_epoch(struct prec_session *s, struct prec_evlist *el, int err)
+{
+	int e;
 
 	/* A drainer flushes its shard as it stops; the side band and the
 	 * flight recorder's shards are flushed here, so that the writers'
-	 * totals count every chunk. */
+	 * totals count every chunk; at a cut, the drainers' too. */
 	for (int c = 0; c <= s->nr_cpus; c++) {
-		if (!s->writers[c] || (c < s->nr_cpus && s->drainers[c]))
+		if (!s->writers[c] || (c < s->nr_cpus && s->drainers[c] && !s->cuts))
 			continue;
 		e = prec_shard_writer__flush(s->writers[c]);
 		err = err ? err : e;
@@ -1236,6 +1352,173 @@ int prec_session__finish(struct prec_session *s, struct prec_evlist *el)
 	}
 	s->manifest_ns = prec_now_ns(CLOCK_MONOTONIC) - s->t_stop_ns;
 	lap(s, "manifest written");
+	return err;
+}
+
+/* ---- --switch-output: the cut from one epoch to the next ---- */
+
+/* An epoch's own part of the session, kept aside while another is
+ * current. */
+struct epoch_state {
+	int dirfd;
+	char *dir;
+	uint8_t session_id[16];
+	struct prec_manifest *m;
+	struct prec_shard_writer **writers;
+	uint64_t reserve_bytes;
+};
+
+static void swap_epoch(struct prec_session *s, struct epoch_state *e)
+{
+	struct epoch_state t = { .dirfd = s->dirfd, .dir = s->dir, .m = s->m,
+				 .writers = s->writers, .reserve_bytes = s->reserve_bytes };
+
+	memcpy(t.session_id, s->session_id, sizeof(t.session_id));
+	s->dirfd = e->dirfd;
+	s->dir = e->dir;
+	memcpy(s->session_id, e->session_id, sizeof(s->session_id));
+	s->m = e->m;
+	s->writers = e->writers;
+	s->reserve_bytes = e->reserve_bytes;
+	*e = t;
+}
+
+/* The next epoch made current in s: its directory, manifest (a session id
+ * of its own: it is a recording of its own), writers, start manifest. */
+static int open_epoch(struct prec_session *s, struct prec_evlist *el)
+{
+	int err = open_epoch_dir(s);
+
+	if (err)
+		return err;
+	if (getrandom(s->session_id, sizeof(s->session_id), 0) != sizeof(s->session_id))
+		return -EIO;
+	s->m = prec_manifest__new();
+	if (!s->m)
+		return -ENOMEM;
+	err = fill_manifest(s, s->o, el, s->argc, s->argv);
+	if (err) {
+		pr_err("%s/manifest: filling it: %s", s->dir, strerror(-err));
+		return err;
+	}
+	err = open_writers(s, s->o, el);
+	if (err)
+		return err;
+	s->m->start_time = event_now(s->o->clockid, el);
+	err = prec_manifest__write(s->m, s->dirfd);
+	if (err)
+		pr_err("%s/manifest: writing it: %s", s->dir, strerror(-err));
+	return err;
+}
+
+/* An epoch that could not start, current in s: closed and removed. */
+static void drop_epoch(struct prec_session *s)
+{
+	for (int c = 0; s->writers && c <= s->nr_cpus; c++)
+		prec_shard_writer__close(s->writers[c]);
+	free(s->writers);
+	s->writers = NULL;
+	prec_manifest__delete(s->m);
+	s->m = NULL;
+	free(s->dir);
+	s->dir = NULL;
+	if (s->dirfd < 0)
+		return; /* not made: prec_epochs__make() left nothing */
+	close(s->dirfd);
+	s->dirfd = -1;
+	prec_epochs__drop_newest(s->epochs);
+}
+
+/* The tasks and maps alive now into the new epoch's side band; the
+ * command's (or -p's) children forked since the start too, as the events
+ * follow them. Returns records written or -errno. */
+static int epoch_tasks(struct prec_session *s, const struct prec_evlist *el)
+{
+	struct prec_sideband_opts sbo = s->sbo;
+	pid_t *pids = NULL;
+	int err = 0;
+
+	if (sbo.pids && el->nr && el->evsel[0].attr.inherit) {
+		err = prec_tail__select(sbo.pids, sbo.nr_pids, true, &pids);
+		sbo.pids = pids;
+		sbo.nr_pids = err;
+	}
+	if (err >= 0)
+		err = prec_sideband__synthesize(s->writers[s->nr_cpus], s->m, &sbo);
+	free(pids);
+	return err;
+}
+
+/* The new epoch's side band, read from /proc again once every drainer
+ * writes into the epoch (the read before the move names the tasks that
+ * exit during it, whose last samples may be drained after it): a task
+ * that changed since is in its rings as well, and perf takes the later
+ * COMM of two. */
+static int epoch_sideband(struct prec_session *s, const struct prec_evlist *el)
+{
+	int err = epoch_tasks(s, el);
+
+	if (err >= 0)
+		err = prec_shard_writer__flush(s->writers[s->nr_cpus]);
+	if (err < 0) {
+		pr_err("%s/%s: synthesizing the side band: %s", s->dir,
+		       PREC_SHARD_SIDEBAND_NAME, strerror(-err));
+		return err;
+	}
+	return reserve_manifest_room(s);
+}
+
+int prec_session__cut(struct prec_session *s, struct prec_evlist *el)
+{
+	struct epoch_state old = { .dirfd = -1 };
+	struct prec_drainer_cut *cut = calloc((size_t)s->nr_cpus, sizeof(*cut));
+	int err, e;
+
+	if (!cut)
+		return -ENOMEM;
+	swap_epoch(s, &old);
+	err = open_epoch(s, el);
+	if (err) {
+		drop_epoch(s);
+		swap_epoch(s, &old);
+		free(cut);
+		return err;
+	}
+	for (int c = 0; c < s->nr_cpus; c++) {
+		cut[c].writer = s->writers[c];
+		/* a drainer that has exited moves nothing: no loss twice */
+		cut[c].lost = s->epoch_base[c][0];
+		cut[c].lost_samples = s->epoch_base[c][1];
+	}
+	e = epoch_tasks(s, el);
+	err = prec_drainer__cut_all(s->drainers, s->nr_cpus, cut, &s->drain_enable);
+	if (err)
+		pr_err("%s: a drainer stopped before it moved to this epoch", s->dir);
+	if (e < 0) {
+		pr_err("%s/%s: synthesizing the side band: %s", s->dir,
+		       PREC_SHARD_SIDEBAND_NAME, strerror(-e));
+		err = err ? err : e;
+	}
+	e = epoch_sideband(s, el);
+	err = err ? err : e;
+	/* The old epoch, whose writers are all this thread's now. */
+	swap_epoch(s, &old);
+	s->cuts = cut;
+	e = close_epoch(s, el, 0);
+	s->cuts = NULL;
+	err = err ? err : e;
+	s->prior_records += s->records;
+	s->prior_bytes += s->bytes;
+	s->prior_lost += s->lost;
+	swap_epoch(s, &old);
+	free(old.writers);
+	prec_manifest__delete(old.m);
+	close(old.dirfd);
+	free(old.dir);
+	for (int c = 0; c < s->nr_cpus; c++)
+		prec_drainer__free_maps(cut[c].maps, cut[c].nr_maps);
+	free(cut);
+	prec_epochs__prune(s->epochs, s->top_dir);
 	return err;
 }
 
@@ -1287,6 +1570,10 @@ void prec_session__summary(const struct prec_session *s)
 		s->m->nr_shards, (unsigned long long)s->records, mb, lz4,
 		secs > 0 ? mb / secs : 0.0, (unsigned long long)s->lost,
 		(double)s->manifest_ns / 1e6);
+	if (s->epochs)
+		fprintf(stderr, "[ prec record: %u epoch%s, the last in %s ]\n",
+			prec_epochs__count(s->epochs),
+			prec_epochs__count(s->epochs) == 1 ? "" : "s", s->dir);
 	/* After a drainer failure its ring overflowed by design: the ring
 	 * size advice would mislead. */
 	if (!s->lost || s->fail_err)
@@ -1329,6 +1616,16 @@ void prec_session__discard(struct prec_session *s)
 	close_flight(s);
 	prec_shard_writer__close(s->tail_writer);
 	s->tail_writer = NULL;
+	/* --switch-output: the whole directory goes, its epoch with it. */
+	if (s->topfd >= 0) {
+		if (s->dirfd >= 0)
+			close(s->dirfd);
+		s->dirfd = s->topfd;
+		s->topfd = -1;
+		free(s->dir);
+		s->dir = s->top_dir;
+		s->top_dir = NULL;
+	}
 	if (s->dirfd >= 0) {
 		struct stat st;
 		int err = fstat(s->dirfd, &st) ? -errno : 0;
@@ -1368,8 +1665,13 @@ void prec_session__exit(struct prec_session *s)
 		close(s->drain_efd);
 	if (s->parentfd >= 0)
 		close(s->parentfd);
+	if (s->topfd >= 0)
+		close(s->topfd);
+	prec_epochs__delete(s->epochs);
+	free(s->epoch_base);
+	free(s->top_dir);
 	free(s->dir);
 	free(s->old_dir);
 	memset(s, 0, sizeof(*s));
-	s->dirfd = s->drain_efd = s->parentfd = -1;
+	s->dirfd = s->drain_efd = s->parentfd = s->topfd = -1;
 }

@@ -10,7 +10,9 @@
 
 #include "record/drainer.h"
 #include "record/options.h"
+#include "record/sideband.h"
 
+struct prec_epochs;
 struct prec_evlist;
 struct prec_manifest;
 struct prec_shard_writer;
@@ -52,6 +54,19 @@ struct prec_session {
 				* caller of finish() does not; and
 				* enable them at the start: enable()) */
 	struct prec_drain_enable drain_enable; /* enable()'s count */
+	/* --switch-output: dir (dirfd) holds epochs (epochs.h); dir, dirfd,
+	 * session_id, m, writers and reserve_bytes are the current one's */
+	struct prec_epochs *epochs; /* NULL without --switch-output */
+	int topfd;             /* the recording's directory, or -1 */
+	char *top_dir;         /* its name (name points into it) */
+	const struct prec_record_opts *o; /* for each epoch's manifest */
+	int argc;
+	char **argv;
+	struct prec_sideband_opts sbo;  /* each epoch's side band */
+	uint64_t (*epoch_base)[3]; /* per CPU at the epoch's start: LOST,
+				    * LOST_SAMPLES, PERF_FORMAT_LOST totals */
+	struct prec_drainer_cut *cuts; /* while a cut epoch is closed */
+	uint64_t prior_records, prior_bytes, prior_lost; /* the closed epochs' */
 	/* --overwrite: tail.shard, written after each snapshot (tail.c) */
 	struct prec_shard_writer *tail_writer;
 	int tail_shard;        /* its index in m->shards */
@@ -84,6 +99,14 @@ int prec_session__start(struct prec_session *s,
  * thread, one after another. Returns once all are enabled: 0, or -errno
  * after one line. */
 int prec_session__enable(struct prec_session *s, struct prec_evlist *el);
+/* --switch-output: cut the recording into a new epoch: its directory,
+ * writers and start manifest, the drainers moved over between passes (no
+ * record lost or in both), its side band; then the old epoch closed as a
+ * whole recording (totals, build-ids, final manifest) and the oldest
+ * beyond --switch-max-files removed. Returns 0, or -errno after one line
+ * (the recording must then stop; an epoch that could not start is
+ * removed and the current one goes on until the stop). Main thread. */
+int prec_session__cut(struct prec_session *s, struct prec_evlist *el);
 /* Stop drainers, collect totals and build-ids, write the final manifest.
  * Events must already be disabled. Returns 0 or -errno. */
 int prec_session__finish(struct prec_session *s, struct prec_evlist *el);

@@ -4,6 +4,7 @@
 #include "store/store.h"
 #include "util/file.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -121,6 +122,29 @@ static int read_file(int fd, void **buf, size_t *len, const char **why)
 	return 0;
 }
 
+/* A --switch-output recording's directory: epoch.NNNNNN directories, which
+ * are the recordings, and no manifest of its own. */
+static bool holds_epochs(int dirfd)
+{
+	int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	bool found = false;
+	struct dirent *e;
+	DIR *d;
+
+	if (fd < 0)
+		return false;
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return false;
+	}
+	while (!found && (e = readdir(d)))
+		found = !strncmp(e->d_name, "epoch.", 6) &&
+			(e->d_type == DT_DIR || e->d_type == DT_UNKNOWN);
+	closedir(d);
+	return found;
+}
+
 int prec_manifest__read(struct prec_manifest **out, int dirfd,
 			const char **why)
 {
@@ -142,6 +166,8 @@ int prec_manifest__read(struct prec_manifest **out, int dirfd,
 		err = prec_manifest__decode(out, buf, len, &reason);
 	free(buf);
 out:
+	if (err == -ENOENT && holds_epochs(dirfd))
+		reason = "no manifest: the directory of a --switch-output recording, whose epochs (epoch.NNNNNN in it) are each a recording";
 	/* Errors that are an errno and carry no reason of ours get its text;
 	 * strerrordesc_np() returns a static string, safe to hand out. */
 	if (err && !reason)

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Drainer tests: simulated rings fed by a synthetic producer (every wrap
 // alignment, straddling headers, chunk cuts, markers, LOST sums, MMAP2
-// dedup, AUX), threaded with a producer that respects data_tail, and a real
+// dedup, AUX), threaded with a producer that respects data_tail (also across
+// cuts to new shards, --switch-output's), and a real
 // cpu-clock perf ring on CPU 0. Shards are read back and checked byte-exact.
 #include <errno.h>
 #include <fcntl.h>
@@ -597,6 +598,111 @@ static void test_threaded(bool copy)
 	free(mem);
 }
 
+/* The wanted maps of p found in the table m[0..nr): found[i] set. */
+static void mark_maps(const struct producer *p, const struct prec_seen_map *m, int nr,
+		      bool *found)
+{
+	for (int i = 0; i < p->nr_maps; i++) {
+		const struct want_map *w = &p->maps[i];
+		uint8_t id[20] = { 0 };
+		char path[96];
+
+		path_of(w->path, path);
+		if (w->id >= 0)
+			build_id_of(w->id, id);
+		for (int j = 0; j < nr; j++)
+			if (!strcmp(m[j].path, path) && m[j].size == w->size &&
+			    !memcmp(m[j].id, id, w->size))
+				found[i] = true;
+	}
+}
+
+/* Cuts (--switch-output) while a producer thread fills the ring: the
+ * shards, read in order, hold every byte once and in order; each cut hands
+ * back the old writer (closed here while the drainer goes on), loss totals
+ * that never go back, and the maps its epoch saw. */
+static void test_cut(bool copy)
+{
+	enum { CUTS = 6 };
+	static struct prod_thread pt;
+	struct prec_shard_writer *w[CUTS + 1];
+	struct timespec gap = { 0, 3000000 };
+	struct prec_drainer_stats st;
+	struct prec_drain_enable g;
+	struct prec_drainer_cut cut, kept[CUTS];
+	struct prec_ring r;
+	void *mem = sim_mem(64 << 10, 0, &r);
+	const struct prec_seen_map *m;
+	bool found[MAX_MAPS] = { false };
+	uint64_t records = 0, prev_lost = 0;
+	int with_data = 0;
+	uint8_t *all = NULL;
+	size_t len = 0;
+	struct readback rb;
+	struct prec_drainer *d;
+	char name[48];
+	pthread_t t;
+	int nr;
+
+	for (int i = 0; i <= CUTS; i++) {
+		snprintf(name, sizeof(name), "cut-%s-%d.shard", copy ? "copy" : "zc", i);
+		w[i] = open_writer(name, copy);
+	}
+	d = new_drainer(&r, w[0], copy, 2000000);
+	memset(&pt, 0, sizeof(pt));
+	pt.p.r = &r;
+	pt.total = 6 << 20;
+	CHECK_EQ(prec_drainer__start(d), 0);
+	CHECK_EQ(pthread_create(&t, NULL, producer_main, &pt), 0);
+	for (int i = 1; i <= CUTS; i++) {
+		nanosleep(&gap, NULL);
+		memset(&cut, 0, sizeof(cut));
+		cut.writer = w[i];
+		CHECK_EQ(prec_drainer__cut_all(&d, 1, &cut, &g), 0);
+		CHECK(cut.writer == w[i - 1]);
+		CHECK(cut.lost >= prev_lost);
+		prev_lost = cut.lost;
+		kept[i - 1] = cut; /* its maps, checked once the producer is done */
+		CHECK_EQ(prec_shard_writer__close(cut.writer), 0);
+	}
+	pthread_join(t, NULL);
+	for (int i = 0; i < CUTS; i++) {
+		mark_maps(&pt.p, kept[i].maps, (int)kept[i].nr_maps, found);
+		prec_drainer__free_maps(kept[i].maps, kept[i].nr_maps);
+	}
+	prec_drainer__stop(d);
+	CHECK_EQ(prec_drainer__join(d), 0);
+	CHECK_EQ(r.page->data_tail, r.page->data_head);
+	CHECK_EQ(prec_shard_writer__close(w[CUTS]), 0);
+	for (int i = 0; i <= CUTS; i++) {
+		snprintf(name, sizeof(name), "cut-%s-%d.shard", copy ? "copy" : "zc", i);
+		read_shard(name, &rb);
+		all = grow(all, len + rb.len);
+		memcpy(all + len, rb.data, rb.len);
+		len += rb.len;
+		records += rb.records;
+		with_data += rb.len > 0;
+		free_readback(&rb);
+	}
+	CHECK_EQ(len, pt.p.len);
+	CHECK(!memcmp(all, pt.p.exp, len));
+	CHECK_EQ(records, pt.p.records);
+	CHECK(with_data >= 2); /* the cuts fell while the ring was filled */
+	prec_drainer__stats(d, &st);
+	CHECK_EQ(st.lost, pt.p.lost);
+	CHECK(st.lost >= prev_lost);
+	m = prec_drainer__maps(d, &nr);
+	mark_maps(&pt.p, m, nr, found);
+	for (int i = 0; i < pt.p.nr_maps; i++)
+		CHECK(found[i]);
+	printf("cuts %s: %zu bytes over %d shards, %d with data\n", copy ? "copy" : "zero-copy",
+	       len, CUTS + 1, with_data);
+	free(all);
+	prec_drainer__delete(d);
+	free(pt.p.exp);
+	free(mem);
+}
+
 /* AUX area on a simulated ring: chunks tile the AUX stream from 0, and take
  * the flags of the PERF_RECORD_AUX records drained in the same pass. */
 static void test_aux(void)
@@ -797,6 +903,8 @@ int main(void)
 	test_aux();
 	test_threaded(false);
 	test_threaded(true);
+	test_cut(false);
+	test_cut(true);
 	test_writer_error();
 	rc = test_real_perf();
 	close(dirfd_tmp);
