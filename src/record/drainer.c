@@ -571,6 +571,9 @@ static void *drain_thread(void *arg)
 	 * cross-CPU call per drainer, serial, docs/many-cpus.md). */
 	thread_setup(d);
 	fifo_no_inherit(d);
+	/* Where it stays: its staging pinned from here, near its CPU, each
+	 * drainer its own at once. */
+	prec_shard_writer__adopt(d->o.writer);
 	drain_loop(d);
 	enable_exit(d);
 	err = prec_shard_writer__flush(d->o.writer);
