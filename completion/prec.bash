@@ -14,12 +14,12 @@ _prec_opts_record="-d --dir -o --output -e --event --filter -F --freq -c --count
 	-P --period -g --call-graph -a --all-cpus -C --cpu -G --cgroup
 	--all-cgroups --data -p --pid -t --tid
 	-i --no-inherit --switch-events -N --no-buildid-cache --no-bpf-event --all-user --all-kernel
-	--max-size -m --mmap-pages -k --clockid --round-ms -f --force --copy
+	--max-size --max-disk -m --mmap-pages -k --clockid --round-ms -f --force --copy
 	--no-copy --no-direct-io -r --realtime --affinity -z --compress
 	--compression-level --user --aux-size --markers --overwrite --control
 	-D --delay -v --verbose -q --quiet -h --help"
 _prec_opts_merge="-o --output --time -C --cpu --salvage -f --force -z
-	--compression-level -h --help"
+	--compression-level --follow -h --help"
 _prec_opts_info="--json --check --timeline -h --help"
 _prec_opts_dump="-t --time -C --cpu --salvage -h --help"
 _prec_opts_mark="-d --dir -h --help"
@@ -27,7 +27,7 @@ _prec_opts_archive="-o --output -f --force -h --help"
 
 # The options that take a value (the next word, or --opt=value).
 _prec_args_record="-d --dir -o --output -e --event --filter -F --freq -c --count
-	--call-graph -C --cpu -G --cgroup -p --pid -t --tid --max-size -m --mmap-pages
+	--call-graph -C --cpu -G --cgroup -p --pid -t --tid --max-size --max-disk -m --mmap-pages
 	-k --clockid --round-ms -r --realtime --affinity --compression-level
 	--user --aux-size --control -D --delay"
 _prec_args_merge="-o --output --time -C --cpu --compression-level"

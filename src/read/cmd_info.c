@@ -207,8 +207,29 @@ static void print_shards(const struct prec_manifest *m)
 	       ratio(r, sizeof(r), raw, bytes), (unsigned long long)lost);
 }
 
+/* --max-disk: the budget, what it dropped, and where a merge starts. */
+static void print_max_disk(const struct prec_manifest *m)
+{
+	const struct prec_manifest_max_disk *d = &m->max_disk;
+	uint64_t w = prec_merge__window(m);
+
+	if (!d->limit)
+		return;
+	printf("max disk:    %llu bytes, segments of %llu; dropped %llu segments, %llu chunks, "
+	       "%llu records, %llu bytes", (unsigned long long)d->limit,
+	       (unsigned long long)d->segment, (unsigned long long)d->segments,
+	       (unsigned long long)d->chunks, (unsigned long long)d->records,
+	       (unsigned long long)d->bytes);
+	if (d->first_time)
+		printf(" (times %llu.%09llu .. %llu.%09llu)", NS(d->first_time), NS(d->last_time));
+	if (w)
+		printf("\n             window: from %llu.%09llu s (every CPU has data)", NS(w));
+	putchar('\n');
+}
+
 static void print_rest(const struct prec_manifest *m)
 {
+	print_max_disk(m);
 	printf("build-ids:   %u\n", m->nr_buildids);
 	/* Files whose path named another file (or none, or hung) when
 	 * their build-id was read: their samples resolve without one. */
@@ -370,14 +391,17 @@ static void compare(struct info *in, const struct prec_manifest_shard *s,
 			(unsigned long long)manifest, what, (unsigned long long)found);
 }
 
+/* The LOST records of a trimmed shard's dropped chunks are gone; the
+ * manifest counts every loss of the recording. */
 static void compare_totals(struct info *in, const struct prec_manifest_shard *s,
-			   const struct tally *t)
+			   const struct tally *t, bool trimmed)
 {
 	compare(in, s, "chunks", s->chunks, t->chunks);
 	compare(in, s, "records", s->records, t->records);
 	compare(in, s, "payload bytes", s->bytes, t->bytes);
 	compare(in, s, "raw bytes", s->raw_bytes, t->raw);
-	compare(in, s, "lost records", s->lost, t->lost);
+	if (!trimmed)
+		compare(in, s, "lost records", s->lost, t->lost);
 	compare(in, s, "as first time", s->first_time, t->first);
 	compare(in, s, "as last time", s->last_time, t->last);
 }
@@ -409,6 +433,7 @@ static void check_shard(struct info *in, int dirfd, const struct prec_manifest *
 		return;
 	}
 	check_header(in, m, s, rd);
+	t->seq = prec_shard_reader__header(rd)->first_seq; /* 0 unless trimmed */
 	while ((r = prec_shard_reader__next(rd, &ch)) > 0)
 		add_chunk(in, s->name, &ch, &m->time_layout, t);
 	if (r == -EBADMSG && m->state != PREC_STATE_COMPLETE &&
@@ -422,7 +447,7 @@ static void check_shard(struct info *in, int dirfd, const struct prec_manifest *
 		problem(in, s->name, prec_shard_reader__offset(rd), "%s",
 			r == -EBADMSG ? prec_shard_reader__why(rd) : strerror(-r));
 	else if (m->state == PREC_STATE_COMPLETE)
-		compare_totals(in, s, t);
+		compare_totals(in, s, t, prec_shard_reader__header(rd)->flags & PREC_SHARD_TRIMMED);
 	prec_shard_reader__close(rd);
 }
 

@@ -3,6 +3,7 @@
 // order and write one perf.data (file format when the output can seek,
 // pipe format otherwise) that perf report/script read as their own.
 #include "read/filter_args.h"
+#include "read/follow.h"
 #include "read/internal.h"
 #include "read/read.h"
 #include "read/zstd_out.h"
@@ -24,6 +25,7 @@
  * bound how much perf queues (pipe mode copies every queued record). */
 #define ROUND_RECORDS 8192u
 #define ROUND_NS 100000000ull
+#define NS(t) (unsigned long long)((t) / 1000000000ull), (unsigned long long)((t) % 1000000000ull)
 
 struct merge_args {
 	const char *dir, *out;
@@ -32,6 +34,7 @@ struct merge_args {
 	bool *cpus;
 	int nr_cpus;
 	bool salvage, force;
+	bool follow;             /* --follow */
 	int zlevel;              /* -z: zstd level; 0 = not compressed */
 };
 
@@ -45,7 +48,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: prec merge DIR [-o FILE] [--time START,END] [--cpu LIST] [--salvage] [-f]\n"
-		"                  [-z | --compression-level N]\n"
+		"                  [-z | --compression-level N] [--follow]\n"
 		"  -o, --output FILE     write FILE instead of stdout ('-' = stdout)\n"
 		"      --time START,END  keep samples with START <= time <= END (seconds, either may be empty)\n"
 		"  -C, --cpu LIST        keep samples of these CPUs only (e.g. 0-3,7); side band of all\n"
@@ -54,6 +57,8 @@ static void usage(FILE *f)
 		"  -z                    zstd-compress the records, as perf record -z (level 1)\n"
 		"      --compression-level N\n"
 		"                        the same at zstd level N (1 fastest .. 22 smallest); also -zN\n"
+		"      --follow          merge while the recording runs, as its shards' watermarks\n"
+		"                        allow, until it ends (pipe format: stdout, a pipe or a FIFO)\n"
 		"  -h, --help            this text\n");
 }
 
@@ -90,6 +95,7 @@ static int parse_args(int argc, char **argv, struct merge_args *a)
 		{ "force", no_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "compression-level", required_argument, NULL, 'z' },
+		{ "follow", no_argument, NULL, 'F' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -101,6 +107,7 @@ static int parse_args(int argc, char **argv, struct merge_args *a)
 		case 'o': a->out = optarg; break;
 		case 's': a->salvage = true; break;
 		case 'f': a->force = true; break;
+		case 'F': a->follow = true; break;
 		case 'h': usage(stdout); return 1;
 		case 'z':
 			if (parse_level(optarg, &a->zlevel) == 0)
@@ -132,7 +139,8 @@ static int parse_args(int argc, char **argv, struct merge_args *a)
 	return 0;
 }
 
-static int read_manifest(const char *dir, int *dirfd, struct prec_manifest **m)
+static int read_manifest(const char *dir, int *dirfd, struct prec_manifest **m,
+			 bool follow)
 {
 	const char *why = NULL;
 	int err;
@@ -144,11 +152,14 @@ static int read_manifest(const char *dir, int *dirfd, struct prec_manifest **m)
 		return err;
 	}
 	err = prec_manifest__read(m, *dirfd, &why);
+	/* --follow of a recorder just starting: its lock comes first */
+	while (follow && err == -ENOENT && prec_follow__starting(*dirfd))
+		err = prec_manifest__read(m, *dirfd, &why);
 	if (err < 0) {
 		pr_err("merge %s: cannot read manifest: %s", dir, why ? why : strerror(-err));
 		return err;
 	}
-	if ((*m)->state == PREC_STATE_RECORDING)
+	if ((*m)->state == PREC_STATE_RECORDING && !follow)
 		pr_warn("%s: recording did not finish (manifest says recording): merging what is readable",
 			dir);
 	return 0;
@@ -172,17 +183,48 @@ static int write_one(struct prec_perfdata *pd, const struct prec_merge_rec *r,
 	return prec_perfdata__write_record(pd, r->rec, r->rec_len);
 }
 
+/* --follow: what went out before a wait reaches the reader now, and perf
+ * hands it on: at a FINISHED_ROUND perf delivers only what it had queued by
+ * the round before, so two in a row deliver everything (the stream is
+ * sorted: nothing to come is older). */
+static int catch_up(struct prec_perfdata *pd)
+{
+	int err = prec_perfdata__finish_round(pd);
+
+	if (!err)
+		err = prec_perfdata__finish_round(pd);
+	return err ? err : prec_perfdata__flush(pd);
+}
+
 /* The merge loop: no allocation, no logging per record. Returns 0 or
- * -errno (of a write, or of the merge when t->read_failed). */
+ * -errno (of a write, or of the merge when t->read_failed). f: following
+ * a live recording, whose merge says -EAGAIN where it must wait. */
 static int pump(struct prec_merge *mg, struct prec_perfdata *pd,
-		struct merge_totals *t)
+		struct merge_totals *t, struct prec_follow *f)
 {
 	struct prec_merge_rec r;
-	uint64_t round_time = 0;
+	uint64_t round_time = 0, caught_up = UINT64_MAX;
 	uint32_t in_round = 0;
 	int n, err = 0;
 
-	while ((n = prec_merge__next(mg, &r)) > 0) {
+	for (;;) {
+		n = prec_merge__next(mg, &r);
+		if (n == -EAGAIN && f) {
+			if (caught_up != t->records) {
+				err = catch_up(pd);
+				if (err)
+					return err;
+				caught_up = t->records;
+				in_round = 0;
+				round_time = 0;
+			}
+			n = prec_follow__wait(f, mg);
+			if (n < 0)
+				break;
+			continue;
+		}
+		if (n <= 0)
+			break;
 		err = write_one(pd, &r, t);
 		if (err)
 			return err;
@@ -202,7 +244,7 @@ static int pump(struct prec_merge *mg, struct prec_perfdata *pd,
 	 * zero data size as an unterminated recording. */
 	if ((in_round || !t->records) && !err)
 		err = prec_perfdata__finish_round(pd);
-	t->read_failed = n < 0;
+	t->read_failed = n < 0 && n != -EPIPE;
 	return n < 0 ? n : err;
 }
 
@@ -258,7 +300,7 @@ static int check_cpus(const struct merge_args *a, const struct prec_manifest *m)
  * first and last record times (the session's start and stop when the
  * recorder died before counting them), within --time's window. */
 static void pipe_times(const struct merge_args *a, const struct prec_manifest *m,
-		       struct prec_manifest *copy)
+		       struct prec_manifest *copy, bool live, uint64_t window)
 {
 	uint64_t first = 0, last = 0;
 
@@ -274,37 +316,51 @@ static void pipe_times(const struct merge_args *a, const struct prec_manifest *m
 	}
 	copy->start_time = first ? first : m->start_time;
 	copy->stop_time = last ? last : m->stop_time;
+	if (copy->start_time < window)
+		copy->start_time = window;
+	if (live) /* not known yet: no SAMPLE_TIME */
+		copy->start_time = copy->stop_time = 0;
 	if (a->time_start && copy->start_time < a->time_start)
 		copy->start_time = a->time_start;
 	if (a->time_end && copy->stop_time > a->time_end)
 		copy->stop_time = a->time_end;
 }
 
+/* live: --follow on a recording still being written. */
 static int merge_to(const struct merge_args *a, int dirfd,
 		    const struct prec_manifest *m, int fd,
-		    enum prec_perfdata_mode mode)
+		    enum prec_perfdata_mode mode, bool live)
 {
 	struct prec_merge_opts o = {
 		.time_start = a->time_start, .time_end = a->time_end,
 		.cpu_allowed = a->cpus, .nr_cpu_allowed = a->nr_cpus,
-		.salvage = a->salvage, .reads_records = true,
+		.salvage = a->salvage, .reads_records = true, .live = live,
+		.window_start = prec_merge__window(m),
 	};
+	struct prec_follow *f = NULL;
 	struct merge_totals t = { 0 };
 	struct prec_perfdata *pd = NULL;
 	struct prec_manifest shown = *m; /* shallow: only its times differ */
 	struct prec_merge *mg;
 	int err, cerr;
 
+	if (o.window_start)
+		pr_info("--max-disk window: from %llu.%09llu s", NS(o.window_start));
 	if (mode == PREC_PERFDATA_PIPE)
-		pipe_times(a, m, &shown);
+		pipe_times(a, m, &shown, live, o.window_start);
+	if (live && prec_follow__new(&f, a->dir, dirfd, fd) < 0) {
+		pr_err("merge %s: %s", a->dir, strerror(ENOMEM));
+		return -ENOMEM;
+	}
 	err = prec_merge__open(&mg, dirfd, m, &o);
 	if (err < 0) {
 		pr_err("merge %s: cannot open shards: %s", a->dir, strerror(-err));
+		prec_follow__delete(f);
 		return err;
 	}
 	err = prec_perfdata__open_zstd(&pd, fd, &shown, mode, a->zlevel);
 	if (!err)
-		err = pump(mg, pd, &t);
+		err = pump(mg, pd, &t, f);
 	cerr = pd ? prec_perfdata__close(pd, t.first, t.last) : 0;
 	if (err == -EPIPE || (!err && cerr == -EPIPE))
 		err = -EPIPE; /* the reader stopped reading: no news to it */
@@ -318,6 +374,10 @@ static int merge_to(const struct merge_args *a, int dirfd,
 	 * and an exit status that says so unless --salvage asked for it. */
 	if (!err && !cerr && prec_merge__errors(mg) && !a->salvage)
 		err = -EBADMSG;
+	/* The recorder died while followed (said): what it wrote went out. */
+	if (!err && !cerr && prec_follow__died(f))
+		err = -EBADMSG;
+	prec_follow__delete(f);
 	/* A background write's error may come only at close. */
 	if ((!err || err == -EBADMSG) && !cerr)
 		report(a, mg, &t, mode);
@@ -331,6 +391,7 @@ int prec_cmd_merge(int argc, char **argv)
 	struct prec_manifest *m = NULL;
 	struct prec_merge_output out = { .fd = -1 };
 	int dirfd = -1, rc = 1, err;
+	bool live = false;
 
 	err = parse_args(argc, argv, &a);
 	if (err) {
@@ -340,7 +401,9 @@ int prec_cmd_merge(int argc, char **argv)
 	/* A reader that goes away must come back as EPIPE, not kill us
 	 * before the output is cleaned up. */
 	signal(SIGPIPE, SIG_IGN);
-	if (read_manifest(a.dir, &dirfd, &m) < 0)
+	if (read_manifest(a.dir, &dirfd, &m, a.follow) < 0)
+		goto out;
+	if (a.follow && prec_follow__check(a.dir, dirfd, &m, &live) < 0)
 		goto out;
 	if (check_cpus(&a, m) < 0 || prec_merge_output__check_target(a.out, a.dir, dirfd, m) < 0) {
 		rc = 2;
@@ -351,7 +414,17 @@ int prec_cmd_merge(int argc, char **argv)
 		rc = err == -EINVAL ? 2 : 1;
 		goto out;
 	}
-	err = merge_to(&a, dirfd, m, out.fd, out.mode);
+	/* perf's file format is whole only once its header is rewritten at
+	 * the end: what is followed goes out in the pipe format, which perf
+	 * reads as it comes (perf record -o - writes it too). */
+	if (a.follow && out.mode == PREC_PERFDATA_FILE) {
+		pr_err("merge --follow: %s is a regular file: --follow writes the pipe format, to stdout, a pipe or a FIFO (| perf script -i -, or | cat > FILE)",
+		       out.name ? out.name : "stdout");
+		prec_merge_output__finish(&out, false);
+		rc = 2;
+		goto out;
+	}
+	err = merge_to(&a, dirfd, m, out.fd, out.mode, live);
 	rc = err ? 1 : 0;
 	/* Corrupt input (exit 1) still leaves the well-formed merge of what
 	 * could be read; a write error leaves nothing. */

@@ -100,11 +100,13 @@ struct prec_cursor {
 	bool finished;    /* prec_cursor_opts.finished */
 	uint32_t trailer; /* prec_cursor_opts.trailer */
 	bool aux_ok;      /* prec_cursor_opts.aux_ok */
+	bool live;        /* prec_cursor_opts.live, until end_live() */
 	uint64_t part_wm; /* its watermark, applied after its last part */
 	/* cold */
 	struct aux_meta chunk_aux[2]; /* of an AUX chunk in base[1], base[2] */
 	struct prec_shard_reader *rd;
 	char *name;
+	bool trim_said;      /* told that --max-disk trimmed ahead of us */
 	int dirfd;
 	struct prec_time_layout tl;
 };
@@ -361,6 +363,9 @@ static void one_buffer(struct prec_cursor *c)
 	}
 }
 
+/* What peek() returns while the recorder has not written the next chunk. */
+#define WAIT 2
+
 static int next_chunk(struct prec_cursor *c)
 {
 	struct prec_chunk ch;
@@ -372,7 +377,25 @@ static int next_chunk(struct prec_cursor *c)
 		c->ehead = 0;
 	}
 	r = prec_shard_reader__next(c->rd, &ch);
+	/* A merge that follows a --max-disk recording can fall behind its
+	 * trimming: the chunks where it stands are holes now, and the kept
+	 * ones start further on (said once per shard). */
+	if ((r == 0 || r == -EBADMSG) && prec_shard_reader__skip_trimmed(c->rd)) {
+		if (!c->trim_said)
+			pr_info("shard %s: --max-disk dropped chunks before this merge read them: it goes on from the oldest kept",
+				c->name);
+		c->trim_said = true;
+		r = prec_shard_reader__next(c->rd, &ch);
+	}
 
+	/* Live, a chunk that does not read whole and valid is the one being
+	 * written (a torn end, an O_DIRECT block's zero padding, a checksum
+	 * over bytes half there): read it again later. Damage is found once
+	 * the recording has ended, where it is. */
+	if (c->live && (r == 0 || r == -EBADMSG)) {
+		prec_shard_reader__retry(c->rd);
+		return WAIT;
+	}
 	if (r == 0) {
 		c->eof = true;
 		c->bound = UINT64_MAX;
@@ -517,9 +540,20 @@ int prec_cursor__peek(struct prec_cursor *c)
 		if (c->ecount == WIN_ENTRIES || !try_compact(c))
 			return 1; /* forced */
 		r = c->more ? next_part(c) : next_chunk(c);
-		if (r < 0)
+		if (r < 0 || r == WAIT)
 			return r;
 	}
+}
+
+uint64_t prec_cursor__bound(const struct prec_cursor *c)
+{
+	return c->bound;
+}
+
+void prec_cursor__end_live(struct prec_cursor *c, bool finished)
+{
+	c->live = false;
+	c->finished = finished;
 }
 
 uint64_t prec_cursor__time(const struct prec_cursor *c)
@@ -665,6 +699,7 @@ int prec_cursor__open(struct prec_cursor **out, int dirfd, const char *name,
 	c->finished = o->finished;
 	c->trailer = o->trailer;
 	c->aux_ok = o->aux_ok;
+	c->live = o->live;
 	c->tl = *o->tl;
 	c->name = strdup(name);
 	c->win_bytes = o->win_bytes & ~7u;

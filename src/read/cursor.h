@@ -50,6 +50,10 @@ struct prec_cursor_opts {
 	/* the recording has an AUX event (an AUXTRACE_INFO): else an AUX
 	 * chunk is corrupt */
 	bool aux_ok;
+	/* A recorder is still appending to the shard (merge --follow): the
+	 * end of its whole chunks, or a chunk that does not read whole and
+	 * valid there, is where to wait, not the end (peek() returns 2). */
+	bool live;
 };
 
 size_t prec_cursor__size(void);
@@ -68,8 +72,20 @@ int prec_cursor__open(struct prec_cursor **out, int dirfd, const char *name,
 /* Make the cursor's next record (its front) ready. Returns 1 (front ready,
  * prec_cursor__time() gives its time), 0 when the shard is exhausted,
  * -EBADMSG on a corrupt chunk (logged once, with the chunk offset), or
- * -errno. A torn last chunk is the end of the shard (warned once). */
+ * -errno. A torn last chunk is the end of the shard (warned once). Live
+ * (prec_cursor_opts.live): 2 when no record can be released before the
+ * recorder writes more, prec_cursor__bound() then bounds what is to come;
+ * the next peek() reads the file again. */
 int prec_cursor__peek(struct prec_cursor *c);
+
+/* After peek() returned 2: every record the cursor will still give has a
+ * time at or after this. */
+uint64_t prec_cursor__bound(const struct prec_cursor *c);
+
+/* The recorder stopped (merge --follow saw the final manifest, finished,
+ * or found no recorder alive): from now on the end of the file is the
+ * shard's end, read as prec_cursor_opts.finished says. */
+void prec_cursor__end_live(struct prec_cursor *c, bool finished);
 
 /* Time of the front; only after peek() returned 1. */
 uint64_t prec_cursor__time(const struct prec_cursor *c);

@@ -18,6 +18,9 @@ struct prec_merge;
 
 struct prec_merge_opts {
 	uint64_t time_start, time_end; /* event clock ns; 0 = unbounded */
+	/* --max-disk's window: every record of a CPU shard before it goes
+	 * (the carry shard stands for their tasks and maps); 0 = none */
+	uint64_t window_start;
 	const bool *cpu_allowed;       /* indexed by CPU, NULL = all */
 	int nr_cpu_allowed;
 	bool salvage;                  /* corrupt data is not an error (callers' exit) */
@@ -31,6 +34,11 @@ struct prec_merge_opts {
 	 * with AUX data always uses the tree: its chunks are not copied. */
 	int slices;
 	uint32_t slice_bytes; /* the slices' room; 0: PREC_MERGE_SLICE_BYTES */
+	/* The recording is still being written (merge --follow): next()
+	 * hands out only what every shard's watermarks prove complete, and
+	 * says -EAGAIN where it would have to wait for the recorder. Always
+	 * the tree. */
+	bool live;
 };
 
 #define PREC_MERGE_SLICE_MIN_SHARDS 64u
@@ -64,17 +72,30 @@ int prec_merge__open(struct prec_merge **out, int dirfd,
 /* Are the CPUs o->cpu_allowed asks for in m? 0: all of them (or no list),
  * 1: some are not (why says which), -ENOENT: none is (why says so, with
  * the CPUs m has). */
+/* Where a --max-disk recording that dropped data starts: the latest of
+ * its CPU shards' first times, from which every CPU has its records
+ * (0: nothing was dropped, no window). */
+uint64_t prec_merge__window(const struct prec_manifest *m);
 int prec_merge__check_cpus(const struct prec_manifest *m,
 			   const struct prec_merge_opts *o, char *why, size_t len);
 
 /* Next record in global timestamp order (side band time-0 records first).
  * --time START and --cpu choose samples, losses and AUX data; the rest of
- * the side band passes (up to END). Returns 1, 0 at the end, or -errno. A
+ * the side band passes (up to END). Returns 1, 0 at the end, or -errno;
+ * live, -EAGAIN when the next record may not be written yet (call again
+ * later: nothing is lost, the order is the one a merge after the end
+ * gives). A
  * corrupt chunk is logged once with shard name and offset, the rest of
  * that shard is skipped and the merge goes on; so is a shard that could
  * not be opened. prec_merge__errors() counts both. Never allocates or logs
  * per record. */
 int prec_merge__next(struct prec_merge *mg, struct prec_merge_rec *r);
+
+/* Live (opts.live): the recorder stopped. finished: its final manifest
+ * is on disk, so every shard was closed whole; else it died and each
+ * shard is read up to its torn end, as a merge of a crashed recording.
+ * next() then goes on to the real end. Returns 0 or -errno. */
+int prec_merge__end_live(struct prec_merge *mg, bool finished);
 
 /* Corrupt chunks and unreadable shards met so far (each logged once). */
 unsigned int prec_merge__errors(const struct prec_merge *mg);
@@ -200,6 +221,10 @@ int prec_perfdata__write_auxtrace(struct prec_perfdata *pd, const void *data,
 
 /* Append a FINISHED_ROUND. */
 int prec_perfdata__finish_round(struct prec_perfdata *pd);
+
+/* Write what is buffered now, in this thread (a pipe's reader that follows
+ * a live recording waits for it). Returns 0 or -errno. */
+int prec_perfdata__flush(struct prec_perfdata *pd);
 
 /* Note a sample's time (for SAMPLE_TIME). Cheap; call per sample. */
 static inline void prec_perfdata__saw_time(uint64_t *first, uint64_t *last,

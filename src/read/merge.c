@@ -112,6 +112,9 @@ struct prec_merge {
 	uint64_t drains;
 	int32_t *cpu_of;    /* by cursor: what a staged record is handed out with */
 	uint32_t *shard_of;
+	/* Live: by cursor, its key in the tree is its bound, not a record:
+	 * the recorder has not written what comes next (prec_cursor__peek's 2) */
+	bool *waiting;
 };
 
 /* Cursor idx has a new front (or is DONE): play its way up to the root.
@@ -162,6 +165,20 @@ static int ready(struct prec_merge *mg, struct prec_cursor *c)
 	return prec_cursor__peek(c);
 }
 
+/* Cursor i's key after ready() returned r (>= 0). A live cursor waiting
+ * for the recorder stands in the tree at its bound: every record it will
+ * give is at or after it, so whatever beats the bound may go out now, in
+ * the order a merge after the end gives; when the bound wins, the merge
+ * waits. */
+static lent key_of(struct prec_merge *mg, uint32_t i, int r)
+{
+	if (mg->waiting)
+		mg->waiting[i] = r == 2;
+	if (r == 2)
+		return key(prec_cursor__bound(mg->cur[i]), i);
+	return r ? key(prec_cursor__time(mg->cur[i]), i) : DONE;
+}
+
 static int start(struct prec_merge *mg)
 {
 	/* leaves at [nleaf, 2 nleaf), winners of node n at n */
@@ -174,7 +191,7 @@ static int start(struct prec_merge *mg)
 
 		if (r < 0)
 			return mg->err = r;
-		keys[mg->nleaf + i] = r ? key(prec_cursor__time(mg->cur[i]), i) : DONE;
+		keys[mg->nleaf + i] = i < mg->ncur ? key_of(mg, i, r) : DONE;
 	}
 	build(mg, keys);
 	return 0;
@@ -192,7 +209,26 @@ static int step_top(struct prec_merge *mg)
 	r = ready(mg, c);
 	if (r < 0)
 		return mg->err = r;
-	replay(mg, idx, r ? key(prec_cursor__time(c), idx) : DONE);
+	replay(mg, idx, key_of(mg, idx, r));
+	return 0;
+}
+
+/* Live: the winner is a cursor waiting for the recorder. Read its shard
+ * again, and the next winner's, until a record wins, or a waiting cursor
+ * found nothing new: -EAGAIN. 0 or -errno. */
+static int poll_waiting(struct prec_merge *mg)
+{
+	while (key_idx(mg->win) != UINT32_MAX && mg->waiting[key_idx(mg->win)]) {
+		uint32_t idx = key_idx(mg->win);
+		lent was = mg->win;
+		int r = ready(mg, mg->cur[idx]);
+
+		if (r < 0)
+			return mg->err = r;
+		replay(mg, idx, key_of(mg, idx, r));
+		if (r == 2 && mg->win == was)
+			return -EAGAIN;
+	}
 	return 0;
 }
 
@@ -205,6 +241,8 @@ static bool keep(const struct prec_merge *mg, const struct prec_merge_rec *r, ui
 
 	if (!r->time)
 		return true;
+	if (r->time < mg->opts.window_start && r->cpu >= 0)
+		return false;
 	if ((!mg->opts.time_start || r->time >= mg->opts.time_start) &&
 	    mg->cpu_kept[idx])
 		return true;
@@ -218,8 +256,12 @@ static bool keep(const struct prec_merge *mg, const struct prec_merge_rec *r, ui
 /* The tree's next record into *r (cursor *idx): 1, 0 at the end, -errno. */
 static int tree_next(struct prec_merge *mg, struct prec_merge_rec *r, uint32_t *idx)
 {
+	int k;
+
 	if (mg->pending && step_top(mg) < 0)
 		return mg->err;
+	if (mg->waiting && (k = poll_waiting(mg)) < 0)
+		return k;
 	if (key_idx(mg->win) == UINT32_MAX)
 		return 0;
 	mg->pending = true;
@@ -445,6 +487,24 @@ int prec_merge__next(struct prec_merge *mg, struct prec_merge_rec *r)
 	}
 }
 
+int prec_merge__end_live(struct prec_merge *mg, bool finished)
+{
+	if (!mg->waiting)
+		return 0;
+	if (mg->err)
+		return mg->err;
+	if (mg->pending && step_top(mg) < 0)
+		return mg->err;
+	for (uint32_t i = 0; i < mg->ncur; i++)
+		prec_cursor__end_live(mg->cur[i], finished);
+	free(mg->waiting);
+	mg->waiting = NULL;
+	/* Waiting cursors stand in the tree at their bounds: play every match
+	 * again from the cursors' real fronts (peek() of a cursor whose front
+	 * is ready gives it again). */
+	return mg->started ? start(mg) : 0;
+}
+
 unsigned int prec_merge__errors(const struct prec_merge *mg)
 {
 	return mg->errors;
@@ -614,10 +674,22 @@ static int open_slices(struct prec_merge *mg, const struct prec_manifest *m)
 	bool on = mg->opts.slices > 0 ||
 		  (!mg->opts.slices && m->nr_shards >= PREC_MERGE_SLICE_MIN_SHARDS);
 
-	if (!on || m->auxtrace_type || m->nr_shards > UINT16_MAX + 1u)
+	if (!on || mg->opts.live || m->auxtrace_type || m->nr_shards > UINT16_MAX + 1u)
 		return 0;
 	mg->delta = DELTA_START;
 	return prec_slice__new(&mg->sl, bytes > SLICE_MIN_BYTES ? bytes : SLICE_MIN_BYTES);
+}
+
+uint64_t prec_merge__window(const struct prec_manifest *m)
+{
+	uint64_t w = 0;
+
+	if (!m->max_disk.segments)
+		return 0;
+	for (uint32_t i = 0; i < m->nr_shards; i++)
+		if (m->shards[i].cpu >= 0 && m->shards[i].first_time > w)
+			w = m->shards[i].first_time;
+	return w;
 }
 
 int prec_merge__open(struct prec_merge **out, int dirfd,
@@ -641,7 +713,7 @@ int prec_merge__open(struct prec_merge **out, int dirfd,
 		return -ENOMEM;
 	if (opts)
 		mg->opts = *opts;
-	mg->filtering = mg->opts.time_start || mg->opts.cpu_allowed;
+	mg->filtering = mg->opts.time_start || mg->opts.cpu_allowed || mg->opts.window_start;
 	mg->nleaf = m->nr_shards ? m->nr_shards : 1;
 	mg->cur = calloc(mg->nleaf, sizeof(*mg->cur));
 	mg->cpu_kept = calloc(mg->nleaf, sizeof(*mg->cpu_kept));
@@ -650,7 +722,9 @@ int prec_merge__open(struct prec_merge **out, int dirfd,
 	mg->cpu_of = calloc(mg->nleaf, sizeof(*mg->cpu_of));
 	mg->shard_of = calloc(mg->nleaf, sizeof(*mg->shard_of));
 	mg->cur_mem = aligned_alloc(64, mg->nleaf * prec_cursor__size());
-	if (!mg->cur || !mg->cpu_kept || !mg->tree || !mg->keys || !mg->cpu_of ||
+	if (mg->opts.live)
+		mg->waiting = calloc(mg->nleaf, sizeof(*mg->waiting));
+	if ((mg->opts.live && !mg->waiting) || !mg->cur || !mg->cpu_kept || !mg->tree || !mg->keys || !mg->cpu_of ||
 	    !mg->shard_of || !mg->cur_mem || open_slices(mg, m) < 0) {
 		r = -ENOMEM;
 		goto out_close;
@@ -662,6 +736,7 @@ int prec_merge__open(struct prec_merge **out, int dirfd,
 	if (r < 0)
 		goto out_close;
 	co.scratch = &mg->scratch;
+	co.live = mg->opts.live;
 	co.prefetch_records = !mg->sl && mg->opts.reads_records &&
 			      m->nr_shards >= PF_RECORDS_MIN_SHARDS;
 	for (uint32_t i = 0; i < m->nr_shards; i++) {
@@ -689,6 +764,7 @@ void prec_merge__close(struct prec_merge *mg)
 	free(mg->keys);
 	free(mg->cpu_of);
 	free(mg->shard_of);
+	free(mg->waiting);
 	prec_slice__delete(mg->sl);
 	prec_shard_scratch__release(&mg->scratch);
 	prec_block__exit(&mg->bufs);

@@ -529,6 +529,13 @@ int prec_perfdata__finish_round(struct prec_perfdata *pd)
 	return prec_perfdata__write_record(pd, &fr, sizeof(fr));
 }
 
+int prec_perfdata__flush(struct prec_perfdata *pd)
+{
+	if (zflush(pd))
+		return pd->err;
+	return flush(pd);
+}
+
 struct feat_sec {
 	void *buf;
 	size_t len;

@@ -26,6 +26,7 @@
 #include "record/options.h"
 #include "record/perm.h"
 #include "record/session.h"
+#include "record/max_disk.h"
 #include "record/status_line.h"
 #include "record/workload.h"
 #include "util/clock.h"
@@ -271,6 +272,12 @@ static int poll_ms(const struct record *r)
 		t = WATCH_POLL_MS;
 	if (st >= 0 && (t < 0 || t > st))
 		t = st;
+	if (r->s.max_disk) {
+		int md = prec_max_disk__timeout_ms(r->s.max_disk);
+
+		if (t < 0 || t > md)
+			t = md;
+	}
 	if (!r->o.max_size)
 		return t;
 	return t < 0 || t > MAX_SIZE_POLL_MS ? MAX_SIZE_POLL_MS : t;
@@ -321,6 +328,7 @@ static int wait_for_stop(struct record *r)
 		free(pfd);
 		return -ENOMEM;
 	}
+	prec_status_line__set_budget(r->status, r->o.max_disk);
 	pfd[0] = (struct pollfd){ .fd = r->sfd, .events = POLLIN };
 	/* A drainer's error (disk full...) stops everything at once. */
 	pfd[1] = (struct pollfd){ .fd = r->s.drain_efd, .events = POLLIN };
@@ -343,6 +351,8 @@ static int wait_for_stop(struct record *r)
 			break;
 		if (r->nr_watches && !targets_alive(r, pfd + 3))
 			break;
+		if (r->s.max_disk)
+			prec_max_disk__tick(r->s.max_disk, r->s.dirfd, r->s.m, r->s.m->start_time);
 		prec_status_line__tick(r->status);
 	}
 	/* the screen clean for the summary and the stop's messages */
@@ -509,6 +519,24 @@ static int user_only(struct record *r)
 	return 0;
 }
 
+/* --max-disk below what a segment of every CPU's shard needs, with its
+ * staging in flight: one line, before anything is created. */
+static int check_max_disk(const struct record *r)
+{
+	int *online = NULL, n = r->o.cpus ? r->o.nr_cpus : prec_cpu_list__online(&online);
+	uint64_t min;
+
+	free(online);
+	if (!r->o.max_disk || n <= 0)
+		return 0;
+	min = prec_max_disk__minimum(n, prec_session__staging(&r->o));
+	if (r->o.max_disk >= min)
+		return 0;
+	pr_err("option --max-disk '%s': below the minimum of %lluK for %d CPUs (their staging in flight and two segments each)",
+	       r->o.max_disk_arg, (unsigned long long)(min + 1023) / 1024, n);
+	return -EINVAL;
+}
+
 static int record(struct record *r, int argc, char **argv)
 {
 	int err, rc;
@@ -519,6 +547,8 @@ static int record(struct record *r, int argc, char **argv)
 	err = setup_events(r);
 	if (err)
 		return err == -EINVAL ? 2 : 1;
+	if (check_max_disk(r))
+		return 2;
 	err = check_perm(r);
 	if (err)
 		return 1;

@@ -9,7 +9,6 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/perf_event.h>
-#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -336,6 +335,22 @@ static int cmp_mrec(const void *a, const void *b)
 	return x->off < y->off ? -1 : x->off > y->off;
 }
 
+/* A pass that found nothing: its watermark alone, as a drainer's idle
+ * round writes one, so that a reader following the recording (merge
+ * --follow) knows the side band has nothing older to come. */
+static int idle_marker(struct prec_markers *mk, uint64_t wm)
+{
+	struct prec_chunk_meta meta = { .type = PREC_CHUNK_MARKER, .watermark = wm };
+	int64_t t;
+
+	if (!wm)
+		return 0;
+	t = prec_shard_writer__append(mk->o.writer, &meta, NULL, 0);
+	if (t < 0)
+		return (int)t;
+	return prec_shard_writer__wait(mk->o.writer, t);
+}
+
 /* The pass's records, sorted, as one DATA chunk; waits until it is on
  * disk so the buffers are free again (markers are rare). */
 static int flush_pass(struct prec_markers *mk, uint64_t wm)
@@ -346,7 +361,7 @@ static int flush_pass(struct prec_markers *mk, uint64_t wm)
 	int64_t t;
 
 	if (!mk->nr_recs)
-		return 0;
+		return idle_marker(mk, wm);
 	qsort(mk->recs, mk->nr_recs, sizeof(*mk->recs), cmp_mrec);
 	for (uint32_t i = 0; i < mk->nr_recs; i++) {
 		memcpy(mk->out + pos, mk->buf + mk->recs[i].off, mk->recs[i].len);
@@ -405,13 +420,19 @@ static int pass(struct prec_markers *mk)
 static void *markers_thread(void *arg)
 {
 	struct prec_markers *mk = arg;
-	struct pollfd pfd = { .fd = mk->efd, .events = POLLIN };
-	int ms = (int)(mk->o.round_ns / 1000000ull);
+	uint64_t round = mk->o.round_ns ? mk->o.round_ns : 100000000ull;
 	bool stop = false;
 
+	/* Asleep in the side band writer's ring, as a drainer in its own:
+	 * an O_DIRECT writer writes its partial last block when it idles
+	 * there, so a reader following the recording sees each pass soon. */
 	while (!stop && !mk->err) {
-		int rc = poll(&pfd, 1, ms > 0 ? ms : 100);
+		int rc = prec_shard_writer__sleep(mk->o.writer, &mk->efd, 1, round);
 
+		if (rc < 0) {
+			mk->err = rc;
+			break;
+		}
 		stop = rc > 0;
 		mk->err = pass(mk);
 	}

@@ -425,6 +425,22 @@ static int opt_max_size(struct prec_record_opts *o, const char *arg)
 	return 0;
 }
 
+/* --max-disk: as --max-size's sizes; 0 is no budget, refused. The floor a
+ * segment needs is checked once the CPUs are known (cmd_record.c). */
+static int opt_max_disk(struct prec_record_opts *o, const char *arg)
+{
+	int err = prec_size__bytes(arg, PREC_SIZE_BYTES, 1, &o->max_disk);
+
+	if (err == -EOPNOTSUPP)
+		return bad("--max-disk", arg, "unknown size suffix (use B, K, M or G)");
+	if (err == -ERANGE)
+		return bad("--max-disk", arg, "too large");
+	if (err || !o->max_disk)
+		return bad("--max-disk", arg, "expected a size such as 500M or 2G");
+	o->max_disk_arg = arg;
+	return 0;
+}
+
 static int opt_control(struct prec_record_opts *o, const char *arg)
 {
 	if (prec_control__check_spec(arg) < 0)
@@ -523,6 +539,7 @@ static const struct opt table[] = {
 	{ "all-user", 0, NULL, NULL, "every event counts in user space only (as :u on each)", FLAG(all_user) },
 	{ "all-kernel", 0, NULL, NULL, "every event counts in the kernel only (as :k on each)", FLAG(all_kernel) },
 	{ "max-size", 0, "SIZE", opt_max_size, "stop once this much is recorded, e.g. 500M (as perf; stops the command)", 0 },
+	{ "max-disk", 0, "SIZE", opt_max_disk, "disk flight recorder: hold at most SIZE on disk, the oldest chunks dropped first (merge starts where every CPU has data)", 0 },
 	{ "mmap-pages", 'm', "PAGES|SIZE", opt_mmap_aux, "per-CPU ring[,AUX area]: pages (power of two) or 512K, 4M (default 1M)", 0 },
 	{ "clockid", 'k', "CLOCK", opt_clock, "monotonic (default), monotonic_raw, realtime, boottime, tai, N, or perf (perf's own; intel_pt's)", 0 },
 	{ "round-ms", 0, "MS", opt_round, "longest round before an idle CPU writes a marker (default 100)", 0 },
@@ -646,6 +663,12 @@ static int check_combination(struct prec_record_opts *o)
 
 		pr_err("options --markers and -k %s: markers need -k monotonic or monotonic_raw",
 		       clock_label(o->clockid, num, sizeof(num)));
+		return -EINVAL;
+	}
+	/* Both keep the newest data in a bounded room; perf refuses
+	 * --switch-output with --overwrite alike. */
+	if (o->max_disk && o->overwrite) {
+		pr_err("options --max-disk and --overwrite: give one of them, not both");
 		return -EINVAL;
 	}
 	/* -C is system-wide on those CPUs; no target at all means -a. */

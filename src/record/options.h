@@ -88,6 +88,8 @@ struct prec_record_opts {
 	bool no_bpf_event;      /* --no-bpf-event: no KSYMBOL/BPF_EVENT records */
 	bool all_user, all_kernel; /* --all-user/--all-kernel: :u/:k on every event */
 	uint64_t max_size;      /* --max-size: stop once this much is drained */
+	uint64_t max_disk;      /* --max-disk: bytes on disk, oldest dropped */
+	const char *max_disk_arg; /* as given, for messages */
 	bool overwrite;         /* --overwrite: backward rings, snapshots */
 	const char *control;    /* --control fifo:CTL[,ACK] or fd:CTL[,ACK] */
 	int64_t delay_ms;       /* -D: wait before enabling; -1 = until 'enable' */

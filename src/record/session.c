@@ -25,6 +25,7 @@
 #include "record/evlist.h"
 #include "record/perm.h"
 #include "record/host.h"
+#include "record/max_disk.h"
 #include "record/options.h"
 #include "record/perfclock.h"
 #include "record/ring.h"
@@ -396,6 +397,11 @@ static size_t staging_for(const struct prec_record_opts *o)
 	return want > 8 * 1024 * 1024 ? 8 * 1024 * 1024 : want;
 }
 
+size_t prec_session__staging(const struct prec_record_opts *o)
+{
+	return staging_for(o);
+}
+
 static void writer_opts(const struct prec_session *s, const struct prec_record_opts *o,
 			struct prec_shard_writer_opts *wo)
 {
@@ -418,6 +424,12 @@ static int open_writers(struct prec_session *s, const struct prec_record_opts *o
 	int err;
 
 	writer_opts(s, o, &wo);
+	if (o->max_disk) {
+		err = prec_max_disk__new(&s->max_disk, o->max_disk, el->nr_cpus,
+					 o->callgraph == PREC_CG_DWARF || o->data);
+		if (err)
+			return err;
+	}
 
 	s->nr_cpus = el->nr_cpus;
 	s->cpus = el->cpus;
@@ -430,6 +442,8 @@ static int open_writers(struct prec_session *s, const struct prec_record_opts *o
 		bool sb = c == el->nr_cpus;
 
 		wo.cpu = sb ? PREC_SIDEBAND_CPU : el->cpus[c];
+		/* The side band is kept whole: the budget counts it (max_disk.c). */
+		wo.budget = s->max_disk && !sb ? prec_max_disk__budget(s->max_disk) : NULL;
 		if (sb)
 			snprintf(name, sizeof(name), "%s", PREC_SHARD_SIDEBAND_NAME);
 		else
@@ -550,6 +564,13 @@ int prec_session__begin(struct prec_session *s,
 {
 	int err;
 
+	/* First: a reader following the recording (merge --follow) that finds
+	 * no manifest yet waits while the lock is held, and one that finds
+	 * the manifest unfinished and no lock held knows we are gone. */
+	err = prec_writer_lock__take(s->dirfd);
+	if (err)
+		pr_debug("%s: flock: %s (merge --follow cannot tell if we die)", s->dir,
+			 strerror(-err));
 	if (getrandom(s->session_id, sizeof(s->session_id), 0) != sizeof(s->session_id))
 		return -errno ? -errno : -EIO;
 	s->m = prec_manifest__new();
@@ -670,6 +691,9 @@ static int start_drainers(struct prec_session *s, const struct prec_record_opts 
 	err = drain_sched(s, o);
 	if (err)
 		return err;
+	/* Its drops keep the drainers from making them: as prompt as they. */
+	if (s->max_disk && s->rt_prio)
+		prec_disk_budget__fifo(prec_max_disk__budget(s->max_disk), s->rt_prio);
 	s->drain_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (s->drain_efd < 0) {
 		err = -errno;
@@ -751,6 +775,18 @@ static void start_lap(const struct prec_session *s, const char *what)
 		 (double)(prec_now_ns(CLOCK_MONOTONIC) - s->t_begin_ns) / 1e6);
 }
 
+/* Without --markers nothing is added to the side band after its synthesis:
+ * a MARKER with the highest watermark says so, so that a reader following
+ * the recording (merge --follow) need not wait on it (docs/format.md). */
+static int close_sideband(struct prec_shard_writer *w)
+{
+	struct prec_chunk_meta meta = { .type = PREC_CHUNK_MARKER,
+					.watermark = PREC_WATERMARK_CLOSED };
+	int64_t t = prec_shard_writer__append(w, &meta, NULL, 0);
+
+	return t < 0 ? (int)t : 0;
+}
+
 int prec_session__start(struct prec_session *s,
 			const struct prec_record_opts *o,
 			struct prec_evlist *el, const pid_t *pids, int nr_pids,
@@ -778,6 +814,8 @@ int prec_session__start(struct prec_session *s,
 		return err;
 	err = prec_sideband__synthesize(s->writers[s->nr_cpus], s->m, &sbo);
 	start_lap(s, "side band read");
+	if (err >= 0 && !o->markers)
+		err = close_sideband(s->writers[s->nr_cpus]);
 	if (err < 0) {
 		pr_err("%s/%s: synthesizing the side band: %s", s->dir,
 		       PREC_SHARD_SIDEBAND_NAME, strerror(-err));
@@ -1154,6 +1192,9 @@ int prec_session__finish(struct prec_session *s, struct prec_evlist *el)
 		e = prec_shard_writer__flush(s->writers[c]);
 		err = err ? err : e;
 	}
+	/* Appends are over: no drop may change a shard after its totals. */
+	if (s->max_disk)
+		prec_disk_budget__stop(prec_max_disk__budget(s->max_disk));
 	s->records = s->bytes = s->lost = 0;
 	for (int c = 0; c <= s->nr_cpus; c++)
 		if (s->writers[c])
@@ -1176,6 +1217,10 @@ int prec_session__finish(struct prec_session *s, struct prec_evlist *el)
 	lap(s, "writers closed");
 	if (err)
 		report_stop(s, err);
+	if (s->max_disk) {
+		e = prec_max_disk__finish(s->max_disk, s->dirfd, s->m, s->m->start_time);
+		err = err ? err : e;
+	}
 	s->m->stop_time = event_now(s->m->clockid, el);
 	s->m->state = PREC_STATE_COMPLETE;
 	release_reserve(s);
@@ -1309,6 +1354,7 @@ void prec_session__exit(struct prec_session *s)
 	free(s->flight_writers);
 	free(s->flight_shard);
 	prec_shard_writer__close(s->tail_writer);
+	prec_max_disk__delete(s->max_disk); /* after its shards' writers */
 	free(s->drainers);
 	free(s->writer_wait_ns);
 	free(s->writers);

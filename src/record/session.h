@@ -55,6 +55,8 @@ struct prec_session {
 	/* --overwrite: tail.shard, written after each snapshot (tail.c) */
 	struct prec_shard_writer *tail_writer;
 	int tail_shard;        /* its index in m->shards */
+	/* --max-disk: the CPU shards' budget and the carry (max_disk.c) */
+	struct prec_max_disk *max_disk;
 };
 
 /* Create dir (0700), or use an existing empty directory of ours (made
@@ -89,6 +91,8 @@ void prec_session__summary(const struct prec_session *s);
 /* The drain_efd is readable: note which drainer failed (fail_*). Returns
  * 1 when the recording must stop now, 0 for a spurious wake. Main thread. */
 int prec_session__drain_failed(struct prec_session *s);
+/* The staging each shard writer of o gets (--max-disk's minimum). */
+size_t prec_session__staging(const struct prec_record_opts *o);
 /* Record bytes drained so far by every drainer (--max-size). */
 uint64_t prec_session__drained(const struct prec_session *s);
 /* Remove what begin() and start() created when the recording never

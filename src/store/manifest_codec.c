@@ -296,6 +296,26 @@ static void enc_time_conv(struct obuf *b, const struct prec_manifest *m)
 	end_section(b, at);
 }
 
+/* Only for a --max-disk recording: others read as before. */
+static void enc_max_disk(struct obuf *b, const struct prec_manifest *m)
+{
+	const struct prec_manifest_max_disk *d = &m->max_disk;
+	size_t at;
+
+	if (!d->limit)
+		return;
+	at = begin_section(b, PREC_MANI_SEC_MAX_DISK);
+	put64(b, d->limit);
+	put64(b, d->segment);
+	put64(b, d->segments);
+	put64(b, d->chunks);
+	put64(b, d->records);
+	put64(b, d->bytes);
+	put64(b, d->first_time);
+	put64(b, d->last_time);
+	end_section(b, at);
+}
+
 static bool arrays_consistent(const struct prec_manifest *m)
 {
 	if ((m->nr_events && !m->events) || (m->nr_tracepoints && !m->tracepoints) ||
@@ -333,6 +353,7 @@ int prec_manifest__encode(const struct prec_manifest *m, void **buf,
 	enc_buildids(&b, m);
 	enc_auxtrace(&b, m);
 	enc_time_conv(&b, m);
+	enc_max_disk(&b, m);
 	if (b.err) {
 		free(b.p);
 		return b.err;

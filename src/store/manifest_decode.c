@@ -380,6 +380,25 @@ static void dec_time_conv(struct ibuf *c, struct prec_manifest *m)
 	/* Bytes after the known fields are a later minor's: ignored. */
 }
 
+static void dec_max_disk(struct ibuf *c, struct prec_manifest *m)
+{
+	struct prec_manifest_max_disk *d = &m->max_disk;
+
+	if (c->len < PREC_MANI_MAX_DISK_SIZE) {
+		fail(c, -EBADMSG, "max_disk section too short");
+		return;
+	}
+	d->limit = get64(c);
+	d->segment = get64(c);
+	d->segments = get64(c);
+	d->chunks = get64(c);
+	d->records = get64(c);
+	d->bytes = get64(c);
+	d->first_time = get64(c);
+	d->last_time = get64(c);
+	/* Bytes after the known fields are a later minor's: ignored. */
+}
+
 /* ------------------------------------------------------------------------ */
 /* Framing: header and section table.                                       */
 
@@ -410,6 +429,7 @@ static const struct {
 	{ PREC_MANI_SEC_BUILDIDS, false, false, dec_buildids },
 	{ PREC_MANI_SEC_AUXTRACE, false, false, dec_auxtrace },
 	{ PREC_MANI_SEC_TIME_CONV, false, true, dec_time_conv },
+	{ PREC_MANI_SEC_MAX_DISK, false, true, dec_max_disk },
 };
 
 static int scan_sections(const uint8_t *p, size_t off, size_t total,

@@ -15,9 +15,10 @@
 #define PREC_MANI_STR_ABSENT 0xffffffffu
 #define PREC_MANI_SESSION_SIZE 96u
 #define PREC_MANI_TIME_CONV_SIZE 32u
+#define PREC_MANI_MAX_DISK_SIZE 64u
 /* The manifest's own minor (shards keep PREC_FORMAT_MINOR): 1 added the
- * TIME_CONV section. */
-#define PREC_MANI_MINOR 1
+ * TIME_CONV section, 2 the MAX_DISK one. */
+#define PREC_MANI_MINOR 2
 
 enum prec_mani_sec {
 	PREC_MANI_SEC_SESSION = 1,
@@ -31,6 +32,7 @@ enum prec_mani_sec {
 	PREC_MANI_SEC_BUILDIDS = 9,
 	PREC_MANI_SEC_AUXTRACE = 10,
 	PREC_MANI_SEC_TIME_CONV = 11, /* minor 1 */
+	PREC_MANI_SEC_MAX_DISK = 12,  /* minor 2 */
 	PREC_MANI_SEC_MAX
 };
 

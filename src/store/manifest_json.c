@@ -275,6 +275,29 @@ static void put_time_conv(FILE *f, const struct prec_time_conv *tc)
 		tc->time_mult, tc->time_shift, tc->cap_user_time_short ? "true" : "false");
 }
 
+static void put_max_disk(FILE *f, const struct prec_manifest_max_disk *d)
+{
+	if (!d->limit)
+		return;
+	fputs(",\n  \"max_disk\": {", f);
+	key_u64(f, "limit", d->limit);
+	fputs(", ", f);
+	key_u64(f, "segment", d->segment);
+	fputs(", \"dropped\": {", f);
+	key_u64(f, "segments", d->segments);
+	fputs(", ", f);
+	key_u64(f, "chunks", d->chunks);
+	fputs(", ", f);
+	key_u64(f, "records", d->records);
+	fputs(", ", f);
+	key_u64(f, "bytes", d->bytes);
+	fputs(", ", f);
+	key_u64(f, "first_time", d->first_time);
+	fputs(", ", f);
+	key_u64(f, "last_time", d->last_time);
+	fputs("}}", f);
+}
+
 int prec_manifest__print_json(const struct prec_manifest *m, FILE *f)
 {
 	fputs("{\n", f);
@@ -289,6 +312,7 @@ int prec_manifest__print_json(const struct prec_manifest *m, FILE *f)
 		fprintf(f, "%s%" PRIu64, i ? ", " : "", m->auxtrace_priv[i]);
 	fputs("]}", f);
 	put_time_conv(f, &m->time_conv);
+	put_max_disk(f, &m->max_disk);
 	fputs("\n}\n", f);
 	if (fflush(f) == EOF || ferror(f))
 		return -EIO;

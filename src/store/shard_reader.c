@@ -51,6 +51,9 @@ struct prec_shard_reader {
 	/* buf, spare: the caller's (prec_shard_reader__lend_buffers()), not
 	 * freed here */
 	bool buf_lent, spare_lent;
+	/* next() swapped buf and spare for a chunk it has not handed out
+	 * yet: retry() swaps them back */
+	bool swapped;
 	/* The next chunk's header as stored, read along with the payload
 	 * before it: one read per chunk instead of two. */
 	struct prec_chunk_header ahead;
@@ -371,6 +374,7 @@ static int load_part(struct prec_shard_reader *r, struct prec_chunk *c, uint32_t
 	c->part_off = p->off;
 	c->more = k + 1 < r->nparts;
 	r->part_next = k + 1;
+	r->swapped = false;
 	if (!c->more) {
 		skip_parts(r);
 	}
@@ -487,6 +491,7 @@ int prec_shard_reader__next(struct prec_shard_reader *r, struct prec_chunk *c)
 	c->offset = r->off;
 	c->part_off = 0;
 	take_spare(r);
+	r->swapped = true;
 	if (r->parts_on && h.type == PREC_CHUNK_DATA && h.codec == PREC_CODEC_NONE &&
 	    h.raw_len > PREC_CHUNK_MAX_PAYLOAD)
 		return first_part(r, &le, c);
@@ -502,6 +507,47 @@ int prec_shard_reader__next(struct prec_shard_reader *r, struct prec_chunk *c)
 	c->len = h.raw_len;
 	r->off += PREC_CHUNK_HDR_SIZE + h.payload_len;
 	r->seq++;
+	r->swapped = false;
+	return 1;
+}
+
+void prec_shard_reader__retry(struct prec_shard_reader *r)
+{
+	if (r->err != -EBADMSG)
+		return;
+	r->err = 0;
+	r->why = NULL;
+	r->have_ahead = false;
+	/* a chunk in parts that failed its checking pass has no part due */
+	r->nparts = r->part_next = 0;
+	if (r->swapped)
+		take_spare(r);
+	r->swapped = false;
+}
+
+static int check_shard_header(struct prec_shard_reader *r);
+
+int prec_shard_reader__skip_trimmed(struct prec_shard_reader *r)
+{
+	uint64_t off = r->off;
+	uint32_t seq = r->seq;
+	int err = r->err;
+	const char *why = r->why;
+
+	if (err && err != -EBADMSG)
+		return 0;
+	/* The header as the recorder last wrote it: --max-disk rewrites it
+	 * (first_chunk, first_seq) before it punches the chunks out. */
+	if (check_shard_header(r) || !(r->hdr.flags & PREC_SHARD_TRIMMED) ||
+	    r->hdr.first_chunk <= off) {
+		r->off = off;
+		r->seq = seq;
+		r->err = err;
+		r->why = why;
+		return 0;
+	}
+	r->err = -EBADMSG; /* what retry() resets */
+	prec_shard_reader__retry(r);
 	return 1;
 }
 
@@ -534,9 +580,18 @@ static int check_shard_header(struct prec_shard_reader *r)
 	h->created_ns = le64toh(h->created_ns);
 	h->magic = le64toh(h->magic);
 	h->checksum = crc;
+	h->first_chunk = le64toh(h->first_chunk);
+	h->first_seq = le32toh(h->first_seq);
 	if (h->header_size < sizeof(*h) || h->header_size > MAX_SHARD_HEADER)
 		return bad(r, "bad shard header size");
 	r->off = h->header_size;
+	/* --max-disk dropped the chunks before first_chunk (holes now). */
+	if (h->flags & PREC_SHARD_TRIMMED) {
+		if (h->first_chunk < h->header_size)
+			return bad(r, "bad first chunk offset");
+		r->off = h->first_chunk;
+		r->seq = h->first_seq;
+	}
 	return 0;
 }
 

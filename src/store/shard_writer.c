@@ -5,6 +5,7 @@
 // and on a write error the file is cut back to its last whole chunk.
 #include "store/buffered_write.h"
 #include "store/direct_write.h"
+#include "store/disk_budget.h"
 #include "store/drain_wait.h"
 #include "util/clock.h"
 #include "util/log.h"
@@ -37,6 +38,10 @@ struct prec_shard_writer {
 	struct prec_write_path path;
 	struct prec_drain_wait wait;
 	uint64_t wait_ns_max; /* longest an append() waited for room */
+	/* --max-disk: the budget's view of this shard, and a buffered
+	 * descriptor of the file for its header rewrites and punches */
+	struct prec_budget_member *bm;
+	int hdr_fd;
 };
 
 static void reap(struct prec_shard_writer *w, bool wait)
@@ -133,8 +138,35 @@ static int open_path(struct prec_shard_writer *w, const struct prec_shard_writer
 	return prec_buffered_write__new(&w->path, &s);
 }
 
+static int join_budget(struct prec_shard_writer *w, struct prec_disk_budget *b,
+		       int dirfd, const char *name, const struct prec_shard_header *hdr)
+{
+	w->hdr_fd = openat(dirfd, name, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (w->hdr_fd < 0)
+		return -errno;
+	return prec_disk_budget__join(b, &w->bm, w->hdr_fd, hdr, w->cpu);
+}
+
+/* The chunk just queued, to the budget. */
+static void budget_note(struct prec_shard_writer *w, const struct prec_chunk_meta *meta,
+			uint32_t stored, uint32_t raw)
+{
+	struct prec_budget_chunk c = {
+		.off = w->q.pos - PREC_CHUNK_HDR_SIZE - stored, .end = w->q.pos,
+		.durable = w->q.durable, .seq = (uint32_t)(w->q.append_n - 1),
+		.records = meta->records, .payload = stored, .raw = raw,
+		.first_time = meta->first_time, .last_time = meta->last_time,
+		.time = meta->first_time ? meta->first_time : meta->watermark,
+	};
+
+	prec_disk_budget__append(w->bm, &c);
+}
+
 static void destroy(struct prec_shard_writer *w)
 {
+	prec_disk_budget__leave(w->bm);
+	if (w->hdr_fd >= 0)
+		close(w->hdr_fd);
 	prec_uring__exit(&w->ring);
 	if (w->fd >= 0)
 		close(w->fd);
@@ -160,7 +192,7 @@ int prec_shard_writer__open(struct prec_shard_writer **out, int dirfd,
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		return -ENOMEM;
-	w->fd = -1;
+	w->fd = w->hdr_fd = -1;
 	w->cpu = opts->cpu;
 	w->copy = opts->copy || opts->codec == PREC_CODEC_LZ4;
 	prec_chunk_framer__init(&w->framer, opts->codec, opts->lz4_level);
@@ -183,6 +215,8 @@ int prec_shard_writer__open(struct prec_shard_writer **out, int dirfd,
 	ret = write_shard_header(w, opts, &hdr);
 	if (!ret)
 		ret = open_path(w, opts, &hdr);
+	if (!ret && opts->budget)
+		ret = join_budget(w, opts->budget, dirfd, name, &hdr);
 	if (ret)
 		goto unlink_file;
 	*out = w;
@@ -258,6 +292,8 @@ int64_t prec_shard_writer__append(struct prec_shard_writer *w,
 	}
 	prec_chunk_queue__push(&w->q, meta, stored, raw);
 	w->path.ops->push(w->path.io, PREC_PUSH_APPENDED);
+	if (w->bm)
+		budget_note(w, meta, stored, raw);
 	return (int64_t)w->q.append_n;
 }
 
@@ -350,6 +386,8 @@ void prec_shard_writer__stats(const struct prec_shard_writer *w,
 {
 	*st = w->q.st;
 	st->wait_ns_max = w->wait_ns_max;
+	if (w->bm)
+		prec_disk_budget__kept(w->bm, st);
 }
 
 int prec_shard_writer__error(const struct prec_shard_writer *w)

@@ -18,7 +18,7 @@
 /* Format constants                                                         */
 
 #define PREC_FORMAT_MAJOR 1
-#define PREC_FORMAT_MINOR 0
+#define PREC_FORMAT_MINOR 1
 
 #define PREC_SHARD_MAGIC 0x4452485343455250ULL /* "PRECSHRD" little-endian */
 #define PREC_CHUNK_MAGIC 0x4b484350u           /* "PCHK" */
@@ -41,6 +41,9 @@
  * microseconds; 10 ms is a wide margin. Every record in a chunk after the
  * one carrying watermark W has time >= W - PREC_WATERMARK_SLACK_NS. */
 #define PREC_WATERMARK_SLACK_NS 10000000ull
+/* A MARKER chunk's watermark when its writer adds no record after it: the
+ * side band once synthesized, without --markers (docs/format.md). */
+#define PREC_WATERMARK_CLOSED UINT64_MAX
 
 #define PREC_SIDEBAND_CPU (-1)
 #define PREC_SHARD_SIDEBAND_NAME "sideband.shard"
@@ -66,12 +69,16 @@ struct prec_shard_header {
 	uint16_t version_minor;  /* readers accept any minor */
 	uint32_t header_size;    /* 64 */
 	int32_t cpu;             /* CPU number, or PREC_SIDEBAND_CPU */
-	uint32_t flags;          /* 0 */
+	uint32_t flags;          /* PREC_SHARD_TRIMMED, else 0 */
 	uint8_t session_id[16];  /* equals the manifest's */
 	uint64_t created_ns;     /* CLOCK_REALTIME at creation */
-	uint32_t reserved[3];    /* 0 */
+	uint64_t first_chunk;    /* TRIMMED: offset of the first chunk kept; else 0 */
+	uint32_t first_seq;      /* TRIMMED: its seq; else 0 */
 	uint32_t checksum;       /* crc32c of the 60 bytes before it */
 };
+/* --max-disk dropped the shard's oldest chunks (punched out of the file):
+ * chunks start at first_chunk, numbered from first_seq (format 1.1). */
+#define PREC_SHARD_TRIMMED 1u
 _Static_assert(sizeof(struct prec_shard_header) == 64, "shard header is 64 bytes");
 
 /* On-disk chunk header: 64 bytes, followed by payload_len bytes. Chunks
@@ -198,6 +205,9 @@ struct prec_shard_writer_opts {
 	bool direct;
 	enum prec_codec codec;      /* NONE; LZ4 implies copy */
 	int lz4_level;              /* 0 = fast; > 0 = LZ4 HC level */
+	/* --max-disk: the shard joins this budget, which drops its oldest
+	 * chunks when the recording passes it (disk_budget.c); NULL: none */
+	struct prec_disk_budget *budget;
 };
 
 /* Per-chunk description given to append(); the writer fills magic, sizes,
@@ -260,7 +270,7 @@ int prec_shard_writer__flush(struct prec_shard_writer *w);
  * system took O_DIRECT)? */
 bool prec_shard_writer__direct(const struct prec_shard_writer *w);
 
-/* Totals of the chunks that are done. */
+/* Totals of the chunks that are done (with a budget: of those kept). */
 void prec_shard_writer__stats(const struct prec_shard_writer *w,
 			      struct prec_shard_writer_stats *st);
 
@@ -281,6 +291,54 @@ void prec_shard_writer__adopt(struct prec_shard_writer *w);
  * these CPUs (IORING_REGISTER_IOWQ_AFF). Returns 0 or -errno. */
 int prec_shard_writer__worker_cpus(struct prec_shard_writer *w,
 				   const cpu_set_t *cpus);
+
+/* ------------------------------------------------------------------------ */
+/* Disk budget (--max-disk)                                                 */
+
+/* The bytes a recording may hold on disk, shared by its CPU shards'
+ * writers: each appended chunk is counted, and the append that takes the
+ * total past the limit drops whole segments (runs of about segment()
+ * bytes of chunks, in the file's order) of the shard whose next segment is
+ * oldest, until the total is back under it: the segment is punched out of
+ * its file (FALLOC_FL_PUNCH_HOLE) and the shard header rewritten to start
+ * after it. Thread-safe: the counting is atomic, the dropping holds a lock
+ * (once per segment, never per record). docs/format.md, "Trimmed shards". */
+struct prec_disk_budget;
+
+struct prec_disk_budget_stats {
+	uint64_t limit, segment;     /* as made */
+	uint64_t used;               /* counted now: chunks kept + fixed */
+	uint64_t segments, chunks, records, bytes; /* dropped (bytes: on disk) */
+	uint64_t first_time, last_time; /* of the records dropped, 0 if none */
+	uint64_t stuck;              /* appends over the limit with nothing droppable */
+	uint64_t backstops;          /* appends that dropped (the trimmer was late) */
+	uint64_t backstop_ns_max;    /* the longest such append's drops took */
+	uint64_t punch_ns, punch_ns_max; /* header rewrites and punches, total and longest */
+	/* the latest of the shards' first kept times (where every shard has
+	 * data), and the latest chunk time seen: the window now */
+	uint64_t window, latest;
+};
+
+/* limit bytes for nr_shards shards; segments of limit / (8 * nr_shards),
+ * at least PREC_DISK_SEGMENT_MIN. Returns 0, -EINVAL (limit 0 or
+ * nr_shards 0) or -ENOMEM. */
+#define PREC_DISK_SEGMENT_MIN (256u * 1024u)
+int prec_disk_budget__new(struct prec_disk_budget **out, uint64_t limit,
+			  uint32_t nr_shards);
+/* No more drops by the trimmer thread (joined, its drop in flight done):
+ * before the writers' totals are taken at the stop, which then hold. */
+void prec_disk_budget__stop(struct prec_disk_budget *b);
+/* After every shard writer that joined it is closed; NULL is fine. */
+void prec_disk_budget__delete(struct prec_disk_budget *b);
+/* Bytes the budget counts beside the shards (side band, carry, manifest):
+ * replaces the previous figure. Any thread. */
+void prec_disk_budget__set_fixed(struct prec_disk_budget *b, uint64_t bytes);
+void prec_disk_budget__stats(struct prec_disk_budget *b,
+			     struct prec_disk_budget_stats *st);
+/* Run the budget's trimmer thread (which drops from a little below the
+ * limit, so that appends seldom have to) SCHED_FIFO at prio, as the
+ * drainers whose appends it spares. Returns 0 or -errno. */
+int prec_disk_budget__fifo(struct prec_disk_budget *b, int prio);
 
 /* ------------------------------------------------------------------------ */
 /* Shard reader                                                             */
@@ -406,6 +464,18 @@ bool prec_shard_reader__zeros_from(const struct prec_shard_reader *r, uint64_t o
 /* Short reason for the last -EBADMSG ("bad checksum", "torn chunk"...). */
 const char *prec_shard_reader__why(const struct prec_shard_reader *r);
 
+/* After -EBADMSG from next() on a shard a recorder is still writing (the
+ * chunk at the offset is being written): forget the error, so that the
+ * next call reads that chunk again, from the file, into the buffer it
+ * would have used. Any other sticky error stays. */
+void prec_shard_reader__retry(struct prec_shard_reader *r);
+
+/* After -EBADMSG or the end from next(): whether --max-disk dropped the
+ * chunks at the reader's offset since it got there (the shard's header,
+ * read again, starts it further on). If so, 1: the error is forgotten and
+ * the next call reads the first chunk kept. Else 0, nothing changed. */
+int prec_shard_reader__skip_trimmed(struct prec_shard_reader *r);
+
 void prec_shard_reader__close(struct prec_shard_reader *r);
 
 /* ------------------------------------------------------------------------ */
@@ -505,6 +575,14 @@ struct prec_manifest {
 	/* the first ring's TSC conversion; the TIME_CONV section (and
 	 * record) exists only when time_conv.cap_user_time_zero */
 	struct prec_time_conv time_conv;
+	/* --max-disk: the budget (0: none), its segment size, and what it
+	 * dropped: whole segments of CPU shards, their chunks, records and
+	 * bytes, the first and last time of those records (0: none) */
+	struct prec_manifest_max_disk {
+		uint64_t limit, segment;
+		uint64_t segments, chunks, records, bytes;
+		uint64_t first_time, last_time;
+	} max_disk;
 };
 
 /* All strings and arrays of a manifest are owned by it and freed by
@@ -551,6 +629,20 @@ int prec_manifest__write(const struct prec_manifest *m, int dirfd);
 /* Read and decode dirfd/manifest; *why as for decode (or strerror text). */
 int prec_manifest__read(struct prec_manifest **out, int dirfd,
 			const char **why);
+
+/* ------------------------------------------------------------------------ */
+/* The writer's lock (writer_lock.c)                                        */
+
+/* The recorder: hold flock(LOCK_EX) on the recording directory dirfd until
+ * the descriptor (and every copy a fork made) is closed, the process's end
+ * included, however it ends. Taken before the start manifest is written.
+ * Returns 0 or -errno (a file system without flock: readers cannot tell). */
+int prec_writer_lock__take(int dirfd);
+
+/* A reader: does a recorder hold dirfd's lock? 1 yes, 0 no (none runs:
+ * it finished or died), -errno when the file system cannot say. Never
+ * blocks; takes no lock that outlives the call. */
+int prec_writer_lock__held(int dirfd);
 
 /* Print m as one JSON object (for `prec info --json`): every field; strings
  * escaped (invalid UTF-8 bytes as \u00XX), absent strings as null, session

@@ -3,6 +3,8 @@
 // chunk, single-bit flips in every header byte and sampled payload bytes,
 // lying lengths. Every chunk before the damage reads whole; the damage is
 // -EBADMSG at the right offset; nothing reads out of bounds (run under ASan).
+// And a shard read while it is written (merge --follow): retry() after the
+// torn end reads on once the rest lands.
 #include "store/store.h"
 #include "../lib/test.h"
 
@@ -160,6 +162,87 @@ static void torn_tail(int dirfd)
 		CHECK_EQ(read_mem(file, len, &res, &off, &why), -1);
 		CHECK_EQ(res, -EBADMSG);
 	}
+}
+
+static bool near_header(size_t pos)
+{
+	for (int k = 1; k <= NCHUNK; k++)
+		if ((pos + 2 >= offs[k] && pos <= offs[k] + 2) ||
+		    (pos + 2 >= offs[k] + 64 && pos <= offs[k] + 66))
+			return true;
+	return false;
+}
+
+/* The file as a reader following its writer sees it: cut at pos, and
+ * either nothing after or zeros up to the 4 KiB block (an O_DIRECT
+ * writer's padding of its last block); then the rest lands, and after
+ * retry() the reader gives every chunk once, whole, in order. With two
+ * buffers, the payload handed out before the wait is still intact after
+ * the chunk read next (retry() puts the buffers back as they were). */
+static void growing(int dirfd)
+{
+	static unsigned char zeros[4096], prev[PREC_CHUNK_MAX_PAYLOAD];
+	unsigned char *ref[NCHUNK];
+	uint32_t ref_len[NCHUNK];
+	struct prec_shard_reader *r;
+	struct prec_chunk c;
+	int n = 0;
+
+	CHECK_EQ(prec_shard_reader__open_mem(&r, file, file_len), 0);
+	while (prec_shard_reader__next(r, &c) == 1) {
+		ref[n] = malloc(c.len ? c.len : 1);
+		memcpy(ref[n], c.payload, c.len);
+		ref_len[n++] = c.len;
+	}
+	prec_shard_reader__close(r);
+	/* every 97th byte, and each byte around a chunk header's ends */
+	for (size_t cut = 64; cut < file_len; cut++) {
+		for (int pad = 0; pad < 2 && (near_header(cut) || cut % 97 == 0); pad++) {
+			int fd = openat(dirfd, "grow.shard", O_RDWR | O_CREAT | O_TRUNC, 0600);
+			size_t z = pad ? 4096 - cut % 4096 : 0;
+			const unsigned char *held = NULL;
+			uint32_t held_len = 0;
+			int res;
+
+			CHECK(fd >= 0);
+			CHECK_EQ(pwrite(fd, file, cut, 0), (ssize_t)cut);
+			CHECK_EQ(pwrite(fd, zeros, z, (off_t)cut), (ssize_t)z);
+			CHECK_EQ(prec_shard_reader__open(&r, dirfd, "grow.shard"), 0);
+			CHECK_EQ(prec_shard_reader__set_two_buffers(r, true), 0);
+			n = 0;
+			while ((res = prec_shard_reader__next(r, &c)) == 1) {
+				CHECK_EQ(c.offset, offs[n]);
+				held = c.payload;
+				held_len = c.len;
+				memcpy(prev, c.payload, c.len);
+				n++;
+			}
+			CHECK(res == 0 || res == -EBADMSG);
+			CHECK(n < NCHUNK);
+			CHECK_EQ(pwrite(fd, file + cut, file_len - cut, (off_t)cut),
+				 (ssize_t)(file_len - cut));
+			CHECK_EQ(ftruncate(fd, (off_t)file_len), 0); /* the writer's close */
+			prec_shard_reader__retry(r);
+			while ((res = prec_shard_reader__next(r, &c)) == 1) {
+				CHECK(n < NCHUNK);
+				CHECK_EQ(c.offset, offs[n]);
+				CHECK_EQ(c.len, ref_len[n]);
+				CHECK(!memcmp(c.payload, ref[n], c.len));
+				if (held) {
+					CHECK(!memcmp(held, prev, held_len));
+					held = NULL;
+				}
+				n++;
+			}
+			CHECK_EQ(res, 0);
+			CHECK_EQ(n, NCHUNK);
+			prec_shard_reader__close(r);
+			close(fd);
+		}
+	}
+	unlinkat(dirfd, "grow.shard", 0);
+	for (int k = 0; k < NCHUNK; k++)
+		free(ref[k]);
 }
 
 static int chunk_of(size_t pos)
@@ -320,6 +403,7 @@ int main(void)
 		printf("%s: %zu bytes, last chunk at 0x%llx\n", names[codec], file_len,
 		       (unsigned long long)offs[NCHUNK - 1]);
 		torn_tail(dirfd);
+		growing(dirfd);
 		bit_flips(&rng);
 		lying_lengths();
 		versions();

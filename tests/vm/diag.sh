@@ -1,9 +1,11 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # A guest job for finding where prec's time goes on many CPUs (run with
-# VM_JOB=tests/vm/diag.sh tests/vm/run.sh NCPU): prec record -v (its
-# start and close laps) and the same under strace -f -tt -T, whose slowest
-# system calls and the stop phase's calls are printed; then prec against
+# VM_JOB=tests/vm/diag.sh tests/vm/run.sh NCPU "N [0]"): prec record -v (its
+# start and close laps) and the same under strace -f -tt -T (not with a
+# second argument 0), whose slowest system calls and the stop phase's calls
+# are printed; where prec's threads spend their CPU (perf record -a -g
+# around prec record, by thread name and hottest symbols); then prec against
 # perf on when the first and last cpu-clock samples come relative to the
 # workload's start and end (does prec enable late, miss the start?).
 . /guest_lib.sh
@@ -17,6 +19,8 @@ for ev in "$tp" "-e cpu-clock"; do
 	echo "   wall_ms=$WALL cpu_s=$CPU"
 done
 
+# DIAG_STRACE=0 in the job's arguments' place: no strace part (slow on many vCPUs)
+[ "${2:-1}" = 0 ] || {
 echo "== strace -f -tt -T prec record -a $tp -- sleep 1"
 rm -rf "$OUT/st"
 strace -f -tt -T -o /tmp/st prec record -d "$OUT/st" -a $tp -- sleep 1 2>/tmp/st.err
@@ -52,6 +56,22 @@ head -n "${to:-0}" /tmp/st.main | sed -n 's/^[0-9]* *[0-9:.]* \([a-z_0-9]*\)(.*<
 echo "   first: $(head -1 /tmp/st | cut -c1-100)"
 echo "   last enable: $(sed -n "${to:-1}p" /tmp/st.main | cut -c1-100)"
 echo "   last:  $(tail -1 /tmp/st | cut -c1-100)"
+}
+
+echo "== where the recorder's CPU goes: perf record -a -g -F 499 on prec record -a -- sleep 1"
+rm -rf "$OUT/prof" "$OUT/prof.data"
+perf record -q -a -g -F 499 -e cpu-clock -o "$OUT/prof.data" -- \
+	prec record -q -v -d "$OUT/prof" -a -- sleep 1 2>/tmp/prof.err
+grep 'close:' /tmp/prof.err | sed 's/^/   /'
+echo "-- samples by thread name (prec's main thread, drainers, their io-wq workers, others):"
+perf report -i "$OUT/prof.data" --stdio --no-children -g none --sort comm 2>/dev/null |
+	grep -v '^#' | grep -v '^$' | sed 's/prec-drain-[0-9]*/prec-drain-N/; s/iou-wrk-[0-9]*/iou-wrk-N/' |
+	awk '{ sub("%", "", $1); t[$2] += $1 } END { for (k in t) printf "   %6.2f%% %s\n", t[k], k }' | sort -rn | head -8
+echo "-- prec's threads: the hottest symbols, kernel and user:"
+perf report -i "$OUT/prof.data" --stdio --no-children --sort sym -g none \
+	--comms "$(perf report -i "$OUT/prof.data" --stdio --no-children -g none --sort comm 2>/dev/null |
+		awk '$2 ~ /^(prec|prec-drain-|iou-wrk-)/ { printf "%s%s", s, $2; s = "," }')" 2>/dev/null |
+	grep -v '^#' | grep -v '^$' | head -25 | sed 's/^/   /'
 
 echo "== features on this kernel"
 for opt in --markers "-k perf" "--call-graph dwarf" "-e intel_pt//" --switch-events "-z"; do

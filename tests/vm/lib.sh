@@ -137,7 +137,7 @@ vm_boot() {
 	timeout -k 10 "$limit" nice -n "$VM_NICE" qemu-system-x86_64 \
 		-accel tcg,thread=multi -cpu max -smp "$ncpu" -m "$VM_MEM" \
 		-kernel "$VM_KERNEL" -initrd "$initrd" \
-		-append "console=ttyS0 quiet panic=-1 no_timer_check" \
+		-append "console=ttyS0 quiet panic=-1 no_timer_check${VM_APPEND:+ $VM_APPEND}" \
 		-drive "file=$disk,if=none,id=d0,format=raw" -device nvme,drive=d0,serial=prec \
 		-nographic -no-reboot -monitor none </dev/null >"$log" 2>&1
 	local rc=$?

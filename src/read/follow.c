@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: MIT
+// prec merge --follow: waits while the shards prove nothing more can be
+// handed out, watches the manifest for the final one and the recorder's
+// lock for a recorder that died, and ends the merge's live mode.
+#include "read/follow.h"
+#include "util/log.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* Between two looks at the shards: below the shortest round a recorder
+ * is likely to use (--round-ms 100 by default), so the output trails the
+ * recording by about a round; each look costs a read per shard that holds
+ * the merge back, a stat and a flock. */
+#define FOLLOW_POLL_MS 50
+
+struct prec_follow {
+	const char *dir;
+	int dirfd, outfd;
+	struct stat seen;   /* the manifest last read */
+	bool died;
+};
+
+/* Is the manifest now the final one? 1 yes, 0 not yet, -errno. */
+static int finished(struct prec_follow *f)
+{
+	struct prec_manifest *m = NULL;
+	const char *why = NULL;
+	struct stat st;
+	int err;
+
+	if (fstatat(f->dirfd, PREC_MANIFEST_NAME, &st, AT_SYMLINK_NOFOLLOW))
+		return -errno;
+	/* replaced by rename: another inode */
+	if (st.st_ino == f->seen.st_ino && st.st_dev == f->seen.st_dev &&
+	    st.st_mtim.tv_sec == f->seen.st_mtim.tv_sec &&
+	    st.st_mtim.tv_nsec == f->seen.st_mtim.tv_nsec)
+		return 0;
+	err = prec_manifest__read(&m, f->dirfd, &why);
+	if (err < 0) {
+		pr_err("merge --follow %s: cannot read manifest: %s", f->dir,
+		       why ? why : strerror(-err));
+		return err;
+	}
+	f->seen = st;
+	err = m->state == PREC_STATE_COMPLETE;
+	prec_manifest__delete(m);
+	return err;
+}
+
+static bool flight(const struct prec_manifest *m)
+{
+	for (uint32_t i = 0; i < m->nr_shards; i++)
+		if (m->shards[i].cpu < PREC_SIDEBAND_CPU)
+			return true;
+	return false;
+}
+
+int prec_follow__check(const char *dir, int dirfd, struct prec_manifest **m,
+		       bool *live)
+{
+	const char *why = NULL;
+	int held;
+
+	*live = false;
+	if ((*m)->state == PREC_STATE_COMPLETE)
+		return 0;
+	held = prec_writer_lock__held(dirfd);
+	if (!held) {
+		/* it may have ended between the read and the look at the lock */
+		struct prec_manifest *again = NULL;
+		int err = prec_manifest__read(&again, dirfd, &why);
+
+		if (err < 0) {
+			pr_err("merge --follow %s: cannot read manifest: %s", dir,
+			       why ? why : strerror(-err));
+			return err;
+		}
+		prec_manifest__delete(*m);
+		*m = again;
+		if (again->state == PREC_STATE_COMPLETE)
+			return 0;
+		pr_err("merge --follow %s: the recording did not finish and no recorder is writing it (it died): merge it without --follow",
+		       dir);
+		return -ESRCH;
+	}
+	if (flight(*m)) {
+		pr_err("merge --follow %s: a flight recording (--overwrite) writes its snapshots only when taken: merge it once it ends",
+		       dir);
+		return -EOPNOTSUPP;
+	}
+	if (held < 0)
+		pr_warn("merge --follow %s: cannot tell whether its recorder still runs (flock: %s): waiting for its final manifest",
+			dir, strerror(-held));
+	*live = true;
+	return 0;
+}
+
+bool prec_follow__starting(int dirfd)
+{
+	if (prec_writer_lock__held(dirfd) != 1)
+		return false;
+	poll(NULL, 0, FOLLOW_POLL_MS);
+	return true;
+}
+
+int prec_follow__new(struct prec_follow **out, const char *dir, int dirfd,
+		     int outfd)
+{
+	struct prec_follow *f = calloc(1, sizeof(*f));
+
+	*out = f;
+	if (!f)
+		return -ENOMEM;
+	f->dir = dir;
+	f->dirfd = dirfd;
+	f->outfd = outfd;
+	/* not the manifest's: the first wait reads it */
+	f->seen.st_ino = 0;
+	return 0;
+}
+
+int prec_follow__wait(struct prec_follow *f, struct prec_merge *mg)
+{
+	/* The sleep, and a reader that goes away: a pipe's write end reports
+	 * POLLERR once no one reads it (events 0: nothing else wakes it). */
+	struct pollfd p = { .fd = f->outfd, .events = 0 };
+	int r = poll(&p, 1, FOLLOW_POLL_MS);
+
+	if (r < 0 && errno != EINTR)
+		return -errno;
+	if (r > 0 && (p.revents & (POLLERR | POLLHUP)))
+		return -EPIPE;
+	r = finished(f);
+	if (r < 0)
+		return r;
+	if (r)
+		return prec_merge__end_live(mg, true);
+	r = prec_writer_lock__held(f->dirfd);
+	if (r != 0)
+		return 0; /* running, or no way to tell: wait on */
+	/* Gone: its final manifest may have come just before. */
+	r = finished(f);
+	if (r < 0)
+		return r;
+	if (r)
+		return prec_merge__end_live(mg, true);
+	pr_err("merge --follow %s: the recorder is gone and the recording did not finish (it died): merging what it wrote",
+	       f->dir);
+	f->died = true;
+	return prec_merge__end_live(mg, false);
+}
+
+bool prec_follow__died(const struct prec_follow *f)
+{
+	return f && f->died;
+}
+
+void prec_follow__delete(struct prec_follow *f)
+{
+	free(f);
+}

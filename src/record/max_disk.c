@@ -1,0 +1,282 @@
+// SPDX-License-Identifier: MIT
+// The disk flight recorder (--max-disk): the CPU shards' budget (the store's
+// disk_budget.c drops their oldest segments), the side band's files counted
+// in it, and the carry shard re-synthesized from /proc as older chunks go.
+#include "record/max_disk.h"
+#include "record/sideband.h"
+#include "store/store.h"
+#include "util/clock.h"
+#include "util/log.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define CARRY_TMP_NAME "carry.shard.tmp"
+/* A synthesis reads all of /proc: at most this often, however fast
+ * segments go, and at most four per window. */
+#define CARRY_EVERY_MS 1000
+#define CARRY_PER_WINDOW 4
+/* How often the side band's files are looked at while nothing is dropped. */
+#define TICK_MS 250
+#define MAX_SYNTH 16
+
+/* One synthesis in the carry: its records stamped base + serial (all
+ * before any window, in the order taken), taken when the newest chunk was
+ * at time at. */
+struct synth {
+	uint64_t serial, at;
+};
+
+struct prec_max_disk {
+	struct prec_disk_budget *b;
+	bool data_maps;
+	uint64_t carried_segments; /* dropped segments when the last carry began */
+	uint64_t last_tick_ns, last_carry_ns; /* CLOCK_MONOTONIC */
+	bool have_carry, failed;
+	struct prec_shard_writer_stats carry_st; /* the carry on disk */
+	struct synth syn[MAX_SYNTH]; /* in the carry on disk, oldest first */
+	int nr_syn;
+	uint64_t next_serial;
+};
+
+uint64_t prec_max_disk__minimum(int nr_cpus, size_t staging)
+{
+	return (uint64_t)nr_cpus * ((uint64_t)staging + 2 * PREC_DISK_SEGMENT_MIN);
+}
+
+int prec_max_disk__new(struct prec_max_disk **out, uint64_t limit, int nr_cpus, bool data_maps)
+{
+	struct prec_max_disk *md;
+	int err;
+
+	*out = NULL;
+	if (nr_cpus <= 0)
+		return -EINVAL;
+	md = calloc(1, sizeof(*md));
+	if (!md)
+		return -ENOMEM;
+	err = prec_disk_budget__new(&md->b, limit, (uint32_t)nr_cpus);
+	if (err) {
+		free(md);
+		return err;
+	}
+	md->data_maps = data_maps;
+	*out = md;
+	return 0;
+}
+
+struct prec_disk_budget *prec_max_disk__budget(struct prec_max_disk *md)
+{
+	return md->b;
+}
+
+void prec_max_disk__delete(struct prec_max_disk *md)
+{
+	if (!md)
+		return;
+	prec_disk_budget__delete(md->b);
+	free(md);
+}
+
+static uint64_t disk_bytes(int dirfd, const char *name)
+{
+	struct stat st;
+
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
+		return 0;
+	return (uint64_t)st.st_blocks * 512;
+}
+
+/* What the budget counts beside the CPU shards: every other file prec
+ * writes in the directory, as the disk holds them. */
+static uint64_t fixed_bytes(int dirfd)
+{
+	static const char *const names[] = {
+		PREC_SHARD_SIDEBAND_NAME, PREC_CARRY_SHARD_NAME, CARRY_TMP_NAME,
+		PREC_MANIFEST_NAME, "manifest.reserve", PREC_VDSO_NAME,
+	};
+	uint64_t sum = 0;
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		sum += disk_bytes(dirfd, names[i]);
+	return sum;
+}
+
+/* The syntheses a window from window on needs: every one taken in it,
+ * and the last one before it (the tasks alive at its start that exited
+ * before the next). Returns the first to keep. */
+static int first_needed(const struct prec_max_disk *md, uint64_t window)
+{
+	int i = md->nr_syn;
+
+	while (i > 0 && md->syn[i - 1].at >= window)
+		i--;
+	return i > 0 ? i - 1 : 0;
+}
+
+/* The kept syntheses' chunks, from the carry on disk into w. */
+static int copy_kept(int dirfd, struct prec_shard_writer *w, uint64_t from_time)
+{
+	struct prec_shard_reader *r;
+	struct prec_chunk c;
+	int n, err = prec_shard_reader__open(&r, dirfd, PREC_CARRY_SHARD_NAME);
+
+	if (err)
+		return err;
+	while ((n = prec_shard_reader__next(r, &c)) > 0) {
+		struct prec_chunk_meta meta = {
+			.type = c.hdr.type, .records = c.hdr.records,
+			.first_time = c.hdr.first_time, .last_time = c.hdr.last_time,
+			.watermark = c.hdr.watermark,
+		};
+		struct iovec v = { .iov_base = c.payload, .iov_len = c.len };
+		int64_t t;
+
+		if (c.hdr.first_time < from_time || c.hdr.type != PREC_CHUNK_DATA)
+			continue;
+		t = prec_shard_writer__append(w, &meta, &v, 1);
+		/* copy mode: the payload is staged before append() returns */
+		if (t < 0) {
+			n = (int)t;
+			break;
+		}
+	}
+	prec_shard_reader__close(r);
+	return n;
+}
+
+/* A carry into carry.shard.tmp, renamed over carry.shard once whole: a
+ * reader sees the last whole carry or the one before, never half of one.
+ * It holds the kept syntheses of the one before, then a new one. */
+static int write_carry(struct prec_max_disk *md, int dirfd, struct prec_manifest *m,
+		       uint64_t base)
+{
+	struct prec_shard_writer_opts wo = { .cpu = PREC_CARRY_CPU, .copy = true };
+	struct prec_disk_budget_stats bs;
+	struct prec_shard_writer_stats st;
+	struct prec_sideband_tail *t = NULL;
+	struct prec_shard_writer *w = NULL;
+	int err, e, keep;
+
+	prec_disk_budget__stats(md->b, &bs);
+	keep = first_needed(md, bs.window);
+	if (md->nr_syn - keep >= MAX_SYNTH)
+		keep = md->nr_syn - MAX_SYNTH + 1;
+	memcpy(wo.session_id, m->session_id, sizeof(wo.session_id));
+	unlinkat(dirfd, CARRY_TMP_NAME, 0);
+	err = prec_shard_writer__open(&w, dirfd, CARRY_TMP_NAME, &wo);
+	if (!err && md->have_carry && keep < md->nr_syn)
+		err = copy_kept(dirfd, w, base + md->syn[keep].serial);
+	if (!err)
+		err = prec_sideband_tail__new(&t, w, m, md->data_maps);
+	if (!err) {
+		err = prec_sideband_tail__write(t, NULL, 0, base + md->next_serial);
+		err = err < 0 ? err : 0;
+	}
+	prec_sideband_tail__delete(t);
+	if (!err)
+		err = prec_shard_writer__flush(w);
+	if (w)
+		prec_shard_writer__stats(w, &st);
+	e = prec_shard_writer__close(w);
+	err = err ? err : e;
+	if (!err && renameat(dirfd, CARRY_TMP_NAME, dirfd, PREC_CARRY_SHARD_NAME) < 0)
+		err = -errno;
+	if (err) {
+		unlinkat(dirfd, CARRY_TMP_NAME, 0);
+		return err;
+	}
+	md->have_carry = true;
+	md->carry_st = st;
+	memmove(md->syn, md->syn + keep, (size_t)(md->nr_syn - keep) * sizeof(md->syn[0]));
+	md->nr_syn -= keep;
+	md->syn[md->nr_syn++] = (struct synth){ .serial = md->next_serial++, .at = bs.latest };
+	return 0;
+}
+
+static int carry(struct prec_max_disk *md, int dirfd, struct prec_manifest *m,
+		 uint64_t base, uint64_t segments)
+{
+	uint64_t t0 = prec_now_ns(CLOCK_MONOTONIC);
+	int err;
+
+	md->carried_segments = segments;
+	md->last_carry_ns = t0;
+	err = write_carry(md, dirfd, m, base);
+	if (err && !md->failed) {
+		md->failed = true;
+		pr_err("--max-disk: %s: writing the tasks and maps of the window: %s",
+		       PREC_CARRY_SHARD_NAME, strerror(-err));
+	}
+	pr_debug("--max-disk: carry %llu in %.1f ms", (unsigned long long)md->next_serial,
+		 (double)(prec_now_ns(CLOCK_MONOTONIC) - t0) / 1e6);
+	return err;
+}
+
+int prec_max_disk__timeout_ms(const struct prec_max_disk *md)
+{
+	uint64_t now = prec_now_ns(CLOCK_MONOTONIC), due = md->last_tick_ns + TICK_MS * 1000000ull;
+
+	return now >= due ? 0 : (int)((due - now + 999999) / 1000000);
+}
+
+int prec_max_disk__tick(struct prec_max_disk *md, int dirfd, struct prec_manifest *m,
+			uint64_t base)
+{
+	struct prec_disk_budget_stats st;
+	uint64_t now = prec_now_ns(CLOCK_MONOTONIC), every = CARRY_EVERY_MS * 1000000ull;
+
+	if (now < md->last_tick_ns + TICK_MS * 1000000ull)
+		return 0;
+	md->last_tick_ns = now;
+	prec_disk_budget__set_fixed(md->b, fixed_bytes(dirfd));
+	prec_disk_budget__stats(md->b, &st);
+	/* A long window needs no synthesis a second: a few per window. */
+	if (st.latest > st.window && (st.latest - st.window) / CARRY_PER_WINDOW > every)
+		every = (st.latest - st.window) / CARRY_PER_WINDOW;
+	if (st.segments == md->carried_segments || md->failed ||
+	    now < md->last_carry_ns + every)
+		return 0;
+	return carry(md, dirfd, m, base, st.segments);
+}
+
+int prec_max_disk__finish(struct prec_max_disk *md, int dirfd, struct prec_manifest *m,
+			  uint64_t base)
+{
+	struct prec_manifest_shard sh = { .name = (char *)PREC_CARRY_SHARD_NAME,
+					  .cpu = PREC_CARRY_CPU };
+	struct prec_disk_budget_stats st;
+	int err = 0, e;
+
+	prec_disk_budget__stats(md->b, &st);
+	if (st.segments != md->carried_segments && !md->failed)
+		err = carry(md, dirfd, m, base, st.segments);
+	m->max_disk = (struct prec_manifest_max_disk){
+		.limit = st.limit, .segment = st.segment, .segments = st.segments,
+		.chunks = st.chunks, .records = st.records, .bytes = st.bytes,
+		.first_time = st.first_time, .last_time = st.last_time,
+	};
+	pr_debug("--max-disk: %llu segments dropped (%.1f ms, longest %.1f ms), %llu by appends past the budget (longest %.1f ms), %llu carries",
+		 (unsigned long long)st.segments, (double)st.punch_ns / 1e6,
+		 (double)st.punch_ns_max / 1e6, (unsigned long long)st.backstops,
+		 (double)st.backstop_ns_max / 1e6, (unsigned long long)md->next_serial);
+	if (st.stuck)
+		pr_warn("--max-disk: %llu times over the budget with nothing to drop yet "
+			"(the disk slower than the events, or a budget near its minimum)",
+			(unsigned long long)st.stuck);
+	if (!md->have_carry)
+		return err;
+	sh.chunks = md->carry_st.chunks;
+	sh.records = md->carry_st.records;
+	sh.bytes = md->carry_st.payload_bytes;
+	sh.raw_bytes = md->carry_st.raw_bytes;
+	sh.first_time = md->carry_st.first_time;
+	sh.last_time = md->carry_st.last_time;
+	e = prec_manifest__add_shard(m, &sh);
+	return err ? err : e;
+}

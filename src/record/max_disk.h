@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: MIT */
+/* The disk flight recorder (--max-disk, max_disk.c): the CPU shards' disk
+ * budget, and the carry shard that keeps the tasks and maps of the window
+ * when older chunks go. */
+#ifndef PREC_RECORD_MAX_DISK_H
+#define PREC_RECORD_MAX_DISK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct prec_disk_budget;
+struct prec_manifest;
+
+#define PREC_CARRY_SHARD_NAME "carry.shard"
+#define PREC_CARRY_CPU (-3)
+
+struct prec_max_disk;
+
+/* The smallest --max-disk for nr_cpus CPU shards whose writers stage
+ * staging bytes each: every shard holds its staging in flight and two
+ * segments, so that one is always whole on disk to drop. */
+uint64_t prec_max_disk__minimum(int nr_cpus, size_t staging);
+
+/* limit bytes over nr_cpus CPU shards; data_maps as the side band's.
+ * Returns 0, -EINVAL or -ENOMEM. */
+int prec_max_disk__new(struct prec_max_disk **out, uint64_t limit, int nr_cpus,
+		       bool data_maps);
+/* The budget the CPU shards' writers join (prec_shard_writer_opts). */
+struct prec_disk_budget *prec_max_disk__budget(struct prec_max_disk *md);
+
+/* Main thread, from the control loop: counts the side band's files in the
+ * budget and, when segments were dropped since the last carry and a second
+ * (or a quarter of the window) has passed, writes a new carry: the
+ * syntheses of the last one the window still needs (those taken within it
+ * and the last one before it), then a COMM per thread and an MMAP2 per
+ * executable mapping of every task now, stamped base + its serial number
+ * (base: the recording's start, so that every synthesis goes before any
+ * window), into carry.shard.tmp, renamed over carry.shard once whole.
+ * Blocks on /proc and the build-id reads; adds build-ids to m. Returns 0
+ * or -errno (logged once; no more carries then). */
+int prec_max_disk__tick(struct prec_max_disk *md, int dirfd, struct prec_manifest *m,
+			uint64_t base);
+/* Milliseconds until tick() wants to run, for the caller's poll. */
+int prec_max_disk__timeout_ms(const struct prec_max_disk *md);
+/* At the stop, after the CPU shards' writers are closed: a last carry if
+ * segments were dropped since the one before, then carry.shard and what was
+ * dropped into m. Returns 0 or -errno. */
+int prec_max_disk__finish(struct prec_max_disk *md, int dirfd, struct prec_manifest *m,
+			  uint64_t base);
+void prec_max_disk__delete(struct prec_max_disk *md);
+
+#endif

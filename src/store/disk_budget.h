@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: MIT */
+/* Private to src/store: how a shard writer takes part in a disk budget
+ * (disk_budget.c): it joins with its file, reports each chunk it appends,
+ * and asks what is kept for its totals. */
+#ifndef PREC_STORE_DISK_BUDGET_H
+#define PREC_STORE_DISK_BUDGET_H
+
+#include "store/store.h"
+
+struct prec_budget_member;
+
+/* One appended chunk: its file range, seq, counts and times; durable is
+ * the writer's file offset below which every chunk is whole in the file. */
+struct prec_budget_chunk {
+	uint64_t off, end, durable;
+	uint32_t seq, records, payload, raw;
+	uint64_t first_time, last_time;
+	uint64_t time; /* first_time, or the watermark of a chunk without records */
+};
+
+/* Join b with the shard's file: fd (the writer's, maybe O_DIRECT) and
+ * hdr_fd (a buffered descriptor of the same file, for the header rewrite
+ * and the punches; the writer owns and closes both, after leave()); hdr
+ * as written at offset 0. Returns 0 or -ENOMEM. */
+int prec_disk_budget__join(struct prec_disk_budget *b, struct prec_budget_member **out,
+			   int hdr_fd, const struct prec_shard_header *hdr, int32_t cpu);
+/* No more chunks, and none of this shard is dropped from now on. NULL ok. */
+void prec_disk_budget__leave(struct prec_budget_member *m);
+/* The writer's thread, per chunk appended: counted; past the limit, the
+ * oldest segments of any member are dropped before it returns (a lock, a
+ * header pwrite and an fallocate per segment). */
+void prec_disk_budget__append(struct prec_budget_member *m, const struct prec_budget_chunk *c);
+/* st (the writer's totals of every chunk done) less what was dropped; its
+ * first and last times those of the chunks kept. After the writer's last
+ * append. */
+void prec_disk_budget__kept(struct prec_budget_member *m, struct prec_shard_writer_stats *st);
+
+#endif

@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# prec record --max-disk, the disk flight recorder: a getppid storm on every
+# CPU writes many times the budget; the directory's blocks, sampled every
+# 50 ms, never pass the budget plus the slack docs/format.md gives; the
+# oldest chunks were dropped (prec info says so), info --check is clean, and
+# the merge starts where every CPU has data ("--max-disk window") and reads
+# in perf script with nothing on stderr. A process started before the window
+# (a spinning thread, started just before the storms, whose COMM and MMAP2
+# are in chunks the budget dropped) keeps sampling in it: perf report gives
+# its samples its own comm and the `spin` function of its own binary, through
+# the carry shard. Bad values: one line naming the option, exit 2.
+set -u
+# shellcheck source=tests/lib/e2e.sh
+. "$(dirname "$0")/../lib/e2e.sh"
+need_root
+need_cmd perf
+need_tracepoint raw_syscalls/sys_enter
+e2e_tmpdir maxdisk
+N=${STORM_N:-800000}
+BUDGET=16M
+budget=$((16 * 1024 * 1024))
+# docs/format.md, "Trimmed shards": per CPU shard 8 KiB, the file system's
+# extent blocks, a carry being written between two looks: 1 MiB covers it.
+slack=$((1024 * 1024))
+
+bad() { # value: one line naming the option, exit 2, nothing created
+	"$PREC" record -d "$tmp/bad" -a --max-disk "$1" -- true >"$tmp/bad.out" 2>&1
+	rc=$?
+	[ $rc = 2 ] || fail "--max-disk '$1': exit $rc, want 2: $(cat "$tmp/bad.out")"
+	[ "$(wc -l <"$tmp/bad.out")" = 1 ] || fail "--max-disk '$1': not one line: $(cat "$tmp/bad.out")"
+	grep -q -- '--max-disk' "$tmp/bad.out" || fail "--max-disk '$1': option not named: $(cat "$tmp/bad.out")"
+	[ ! -e "$tmp/bad" ] || fail "--max-disk '$1': a directory was made"
+}
+bad 0
+bad garbage
+bad 12Q
+bad 64K # below what every CPU's staging and two segments need
+
+spin_pid=
+cleanup() { [ -n "$spin_pid" ] && kill "$spin_pid" 2>/dev/null; }
+at_exit cleanup
+
+# The workload: a spinning thread first, then a storm on each CPU, then the
+# spinner alone for a second more, all within the recording.
+cat >"$tmp/work.sh" <<EOF
+"$H/spinthread" 600000 0 >"$tmp/spin.tid" &
+echo \$! >"$tmp/spin.pid"
+sleep 0.5
+storms=
+for c in \$(seq 1 $(nproc)); do "$H/storm" $N & storms="\$storms \$!"; done
+wait \$storms
+sleep 1.5
+kill \$(cat "$tmp/spin.pid")
+wait
+EOF
+"$PREC" record -d "$tmp/md" -a --max-disk "$BUDGET" -e cpu-clock \
+	-e raw_syscalls:sys_enter --filter 'id == 110' -- sh "$tmp/work.sh" 2>"$tmp/err" &
+rec=$!
+max=0
+while kill -0 "$rec" 2>/dev/null; do
+	s=$(du -s -B1 "$tmp/md" 2>/dev/null | cut -f1)
+	[ -n "$s" ] && [ "$s" -gt "$max" ] && max=$s
+	sleep 0.05
+done
+wait "$rec" || fail_rc "$tmp/err" "record"
+cat "$tmp/err"
+echo "largest directory seen: $max bytes (budget $budget)"
+[ "$max" -gt 0 ] || fail "the directory was never seen"
+[ "$max" -le $((budget + slack)) ] || fail "directory at $max bytes, budget $budget + slack $slack"
+
+"$PREC" info "$tmp/md" >"$tmp/info" || fail "prec info"
+grep -A1 '^max disk:' "$tmp/info"
+segs=$(awk '/^max disk:/ { for (i = 1; i <= NF; i++) if ($(i + 1) == "segments,") { print $i; exit } }' "$tmp/info")
+[ "${segs:-0}" -gt 0 ] || fail "nothing dropped: the storm did not pass the budget"
+written=$(sed -n 's/.* records, \([0-9.]*\) MB written.*/\1/p' "$tmp/err")
+echo "written: $written MB"
+awk -v w="$written" -v b="$budget" 'BEGIN { exit !(w * 1e6 > 5 * b) }' ||
+	fail "the storm wrote $written MB, not many times the budget"
+"$PREC" info --check "$tmp/md" >"$tmp/check" 2>&1 || fail "info --check: $(cat "$tmp/check")"
+grep -q ': ok$' "$tmp/check" || fail "info --check: $(cat "$tmp/check")"
+
+"$PREC" merge "$tmp/md" -o "$tmp/perf.data" 2>"$tmp/merge.err" || fail_rc "$tmp/merge.err" "merge"
+cat "$tmp/merge.err"
+grep -q '^prec: --max-disk window: from [0-9]*\.[0-9]* s$' "$tmp/merge.err" ||
+	fail "merge does not say where the window starts"
+perf script -i "$tmp/perf.data" >"$tmp/script" 2>"$tmp/script.err" || fail_rc "$tmp/script.err" "perf script"
+[ ! -s "$tmp/script.err" ] || fail "perf script stderr: $(head -5 "$tmp/script.err")"
+[ -s "$tmp/script" ] || fail "perf script printed nothing"
+
+# The spinner's samples in the window: its comm, and its own function.
+spid=$(cat "$tmp/spin.pid")
+perf report -i "$tmp/perf.data" --stdio --pid "$spid" --sort comm,dso,sym \
+	>"$tmp/report" 2>"$tmp/report.err" || fail_rc "$tmp/report.err" "perf report"
+grep -v '^#' "$tmp/report" | grep -v '^$' | head -8
+top=$(grep -v '^#' "$tmp/report" | awk 'NF { print $2, $3, $5; exit }')
+[ ! -s "$tmp/report.err" ] || fail "perf report stderr: $(head -5 "$tmp/report.err")"
+[ "$top" = "spinthread spinthread spin" ] ||
+	fail "the spinner's top entry is '$top', want its comm, binary and spin()"
+perf script -i "$tmp/perf.data" -F pid,comm 2>/dev/null | awk -v p="$spid" '$NF == p' >"$tmp/spin.samples"
+n=$(wc -l <"$tmp/spin.samples")
+[ "$n" -ge 100 ] || fail "$n samples of the spinner in the window"
+unres=$(grep -c ":$spid" "$tmp/spin.samples")
+[ "$unres" = 0 ] || fail "$unres samples of the spinner without its comm"
+# merge --follow of such a recording falls behind its trimming: it goes on
+# from the oldest chunk kept, says so, and ends clean, with at least the
+# storm samples the finished merge has (those it read before they went too).
+"$PREC" record -q -d "$tmp/mf" -a --max-disk "$BUDGET" \
+	-e raw_syscalls:sys_enter --filter 'id == 110' -- \
+	sh -c 'for i in 1 2 3 4 5; do for c in $(seq 0 $(($(nproc) - 1))); do
+		taskset -c $c "$1" 300000 & done; wait; sleep 0.3; done' sh "$H/storm" 2>"$tmp/mf.rec.err" &
+rec=$!
+sleep 0.3
+"$PREC" merge --follow "$tmp/mf" 2>"$tmp/mf.err" | perf script -i - -F comm 2>"$tmp/mf.ps.err" |
+	awk '$1 == "storm"' | wc -l >"$tmp/mf.n"
+frc=${PIPESTATUS[0]}
+wait $rec || fail_rc "$tmp/mf.rec.err" "record (followed)"
+[ "$frc" = 0 ] || fail "merge --follow exit $frc: $(cat "$tmp/mf.err")"
+grep -q -e corrupt -e error "$tmp/mf.err" && fail "merge --follow: $(cat "$tmp/mf.err")"
+grep -q 'dropped chunks before this merge read them' "$tmp/mf.err" ||
+	fail "merge --follow did not fall behind the trimming (a slower storm?): $(cat "$tmp/mf.err")"
+[ ! -s "$tmp/mf.ps.err" ] || fail "perf script -i - (followed) stderr: $(head -3 "$tmp/mf.ps.err")"
+fin=$("$PREC" merge "$tmp/mf" 2>/dev/null | perf script -i - -F comm 2>/dev/null | awk '$1 == "storm"' | wc -l)
+[ "$(cat "$tmp/mf.n")" -ge "$fin" ] && [ "$fin" -gt 0 ] ||
+	fail "merge --follow: $(cat "$tmp/mf.n") storm samples, the finished merge $fin"
+echo "merge --follow behind the trimming: $(cat "$tmp/mf.n") storm samples, the finished merge's window $fin"
+
+echo "PASS: --max-disk $BUDGET held (largest $max bytes) over $written MB, $segs segments dropped; merge read clean by perf; $n spinner samples resolved"

@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: MIT
+// The disk budget (--max-disk): two shard writers share a budget many times
+// smaller than what they append (buffered and O_DIRECT); the count never
+// passes it by more than a chunk, the files' blocks stay under it plus the
+// slack, the oldest segments go first from the shard whose next segment is
+// oldest, and the trimmed shards read back from their first kept chunk with
+// consecutive seqs and the writers' kept totals; a header whose first chunk
+// lies inside it is refused; the manifest's MAX_DISK section round-trips.
+#include "store/store.h"
+#include "../lib/test.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define LIMIT (4u * 1024u * 1024u)
+#define PAYLOAD (32u * 1024u)
+#define CHUNKS 800
+
+static unsigned char payload[PAYLOAD];
+
+static uint64_t blocks(int dirfd, const char *name)
+{
+	struct stat st;
+
+	CHECK(fstatat(dirfd, name, &st, 0) == 0);
+	return (uint64_t)st.st_blocks * 512;
+}
+
+struct shard_read {
+	uint64_t chunks, first_time, last_time;
+	uint32_t first_seq;
+	uint64_t first_chunk;
+};
+
+static void read_back(int dirfd, const char *name, struct shard_read *out)
+{
+	struct prec_shard_reader *r;
+	const struct prec_shard_header *h;
+	struct prec_chunk c;
+	uint32_t seq = 0;
+	int n;
+
+	memset(out, 0, sizeof(*out));
+	CHECK_EQ(prec_shard_reader__open(&r, dirfd, name), 0);
+	h = prec_shard_reader__header(r);
+	out->first_seq = h->first_seq;
+	out->first_chunk = h->first_chunk;
+	seq = h->first_seq;
+	while ((n = prec_shard_reader__next(r, &c)) > 0) {
+		CHECK_EQ(c.hdr.seq, seq);
+		seq++;
+		if (!out->chunks)
+			CHECK_EQ(c.offset, h->flags & PREC_SHARD_TRIMMED ? h->first_chunk : 64);
+		CHECK_EQ(c.len, PAYLOAD);
+		CHECK(!memcmp(c.payload, payload, PAYLOAD));
+		if (!out->first_time || c.hdr.first_time < out->first_time)
+			out->first_time = c.hdr.first_time;
+		if (c.hdr.last_time > out->last_time)
+			out->last_time = c.hdr.last_time;
+		out->chunks++;
+	}
+	CHECK_EQ(n, 0);
+	prec_shard_reader__close(r);
+}
+
+static void run(bool direct)
+{
+	char *dir = test_tmpdir("budget");
+	int dirfd = open(dir, O_DIRECTORY | O_RDONLY);
+	struct prec_disk_budget *b;
+	struct prec_disk_budget_stats bs;
+	struct prec_shard_writer *w[2];
+	struct prec_shard_writer_stats ws[2];
+	struct shard_read rd[2];
+	const char *names[2] = { "cpu000.shard", "cpu001.shard" };
+	uint64_t appended[2] = { 0, 0 };
+
+	CHECK(dirfd >= 0);
+	CHECK_EQ(prec_disk_budget__new(&b, LIMIT, 2), 0);
+	for (int i = 0; i < 2; i++) {
+		struct prec_shard_writer_opts o = { .cpu = i, .copy = true, .direct = direct,
+						    .staging_bytes = 1024 * 1024, .budget = b };
+
+		CHECK_EQ(prec_shard_writer__open(&w[i], dirfd, names[i], &o), 0);
+	}
+	/* cpu0 writes 3 chunks for each of cpu1's, at the same times: cpu1's
+	 * segments span three times as long, so its next segment is older
+	 * and it loses its oldest first as often as its share allows. */
+	for (int k = 0; k < CHUNKS; k++) {
+		int i = k % 4 == 3;
+		uint64_t t = 1000000ull * (uint64_t)(k + 1);
+		struct prec_chunk_meta m = { .type = PREC_CHUNK_DATA, .records = 1,
+					     .first_time = t, .last_time = t + 10, .watermark = t };
+		struct iovec v = { .iov_base = payload, .iov_len = PAYLOAD };
+
+		CHECK(prec_shard_writer__append(w[i], &m, &v, 1) > 0);
+		appended[i]++;
+		prec_disk_budget__stats(b, &bs);
+		CHECK(bs.used <= LIMIT + PAYLOAD + PREC_CHUNK_HDR_SIZE);
+	}
+	for (int i = 0; i < 2; i++) {
+		CHECK_EQ(prec_shard_writer__flush(w[i]), 0);
+		prec_shard_writer__stats(w[i], &ws[i]);
+	}
+	prec_disk_budget__stats(b, &bs);
+	CHECK_EQ(bs.limit, LIMIT);
+	CHECK_EQ(bs.segment, PREC_DISK_SEGMENT_MIN);
+	CHECK(bs.segments > 0);
+	CHECK(bs.stuck == 0);
+	CHECK(bs.used <= LIMIT);
+	/* the blocks: the budget, plus 8 KiB per shard and the extent tree */
+	CHECK(blocks(dirfd, names[0]) + blocks(dirfd, names[1]) <= LIMIT + 2 * 8192 + 16384);
+	for (int i = 0; i < 2; i++) {
+		read_back(dirfd, names[i], &rd[i]);
+		CHECK_EQ(rd[i].chunks, ws[i].chunks);
+		CHECK_EQ(rd[i].first_time, ws[i].first_time);
+		CHECK_EQ(rd[i].last_time, ws[i].last_time);
+		CHECK_EQ(rd[i].first_seq, appended[i] - rd[i].chunks);
+		CHECK(rd[i].first_seq > 0); /* both lost their oldest */
+		/* before the first chunk kept: holes, but the header's block */
+		{
+			int fd = openat(dirfd, names[i], O_RDONLY);
+			off_t d = lseek(fd, 4096, SEEK_DATA);
+
+			CHECK(d >= (off_t)(rd[i].first_chunk & ~4095ull));
+			close(fd);
+		}
+	}
+	CHECK_EQ(bs.chunks, appended[0] + appended[1] - rd[0].chunks - rd[1].chunks);
+	CHECK_EQ(bs.records, bs.chunks);
+	CHECK_EQ(bs.first_time, 1000000ull);
+	/* what was dropped ends before what is kept, on both */
+	CHECK(bs.last_time < rd[0].first_time || bs.last_time < rd[1].first_time);
+	CHECK_EQ(bs.window, rd[0].first_time > rd[1].first_time ? rd[0].first_time : rd[1].first_time);
+	/* oldest first: the kept spans start within a segment and a staging
+	 * (what may not be whole on disk yet, so not droppable) of cpu1's of
+	 * each other, its chunks 4 ms apart */
+	{
+		uint64_t a = rd[0].first_time, c = rd[1].first_time, d = a > c ? a - c : c - a;
+
+		CHECK(d <= 4 * ((PREC_DISK_SEGMENT_MIN + 1024 * 1024) / PAYLOAD + 2) * 1000000ull);
+	}
+	for (int i = 0; i < 2; i++)
+		CHECK_EQ(prec_shard_writer__close(w[i]), 0);
+	prec_disk_budget__delete(b);
+	close(dirfd);
+	test_rmdir(dir);
+	free(dir);
+}
+
+/* A trimmed header whose first chunk would be inside it: refused. */
+static void bad_first_chunk(void)
+{
+	unsigned char buf[64 + 64];
+	struct prec_shard_header h = { 0 };
+	struct prec_shard_reader *r;
+
+	h.magic = htole64(PREC_SHARD_MAGIC);
+	h.version_major = htole16(PREC_FORMAT_MAJOR);
+	h.version_minor = htole16(PREC_FORMAT_MINOR);
+	h.header_size = htole32(64);
+	h.flags = htole32(PREC_SHARD_TRIMMED);
+	h.first_chunk = htole64(32);
+	h.checksum = htole32(prec_crc32c(0, &h, offsetof(struct prec_shard_header, checksum)));
+	memset(buf, 0, sizeof(buf));
+	memcpy(buf, &h, sizeof(h));
+	CHECK_EQ(prec_shard_reader__open_mem(&r, buf, sizeof(buf)), -EBADMSG);
+	/* at the end of the file: a clean, empty shard */
+	h.first_chunk = htole64(sizeof(buf));
+	h.first_seq = htole32(7);
+	h.checksum = htole32(prec_crc32c(0, &h, offsetof(struct prec_shard_header, checksum)));
+	memcpy(buf, &h, sizeof(h));
+	CHECK_EQ(prec_shard_reader__open_mem(&r, buf, sizeof(buf)), 0);
+	{
+		struct prec_chunk c;
+
+		CHECK_EQ(prec_shard_reader__next(r, &c), 0);
+		CHECK_EQ(prec_shard_reader__header(r)->first_seq, 7);
+	}
+	prec_shard_reader__close(r);
+}
+
+static void manifest_section(void)
+{
+	struct prec_manifest *m = prec_manifest__new(), *d = NULL;
+	const char *why = NULL;
+	size_t len;
+	void *buf;
+
+	CHECK(m);
+	test_manifest_add_event(m, 42);
+	m->max_disk = (struct prec_manifest_max_disk){ .limit = 1ull << 40, .segment = 1 << 20,
+		.segments = 3, .chunks = 40, .records = 5000, .bytes = 3 << 20,
+		.first_time = 11, .last_time = 99 };
+	CHECK_EQ(prec_manifest__encode(m, &buf, &len), 0);
+	CHECK_EQ(prec_manifest__decode(&d, buf, len, &why), 0);
+	CHECK(!memcmp(&d->max_disk, &m->max_disk, sizeof(m->max_disk)));
+	free(buf);
+	prec_manifest__delete(d);
+	/* none: no section, zeros back */
+	m->max_disk = (struct prec_manifest_max_disk){ 0 };
+	CHECK_EQ(prec_manifest__encode(m, &buf, &len), 0);
+	CHECK_EQ(prec_manifest__decode(&d, buf, len, &why), 0);
+	CHECK_EQ(d->max_disk.limit, 0);
+	free(buf);
+	prec_manifest__delete(d);
+	prec_manifest__delete(m);
+}
+
+int main(void)
+{
+	struct prec_disk_budget *b;
+
+	for (size_t i = 0; i < sizeof(payload); i++)
+		payload[i] = (unsigned char)(i * 7 + 3);
+	CHECK_EQ(prec_disk_budget__new(&b, 0, 2), -EINVAL);
+	CHECK_EQ(prec_disk_budget__new(&b, 1, 0), -EINVAL);
+	run(false);
+	run(true);
+	bad_first_chunk();
+	manifest_section();
+	printf("disk_budget: ok\n");
+	return 0;
+}
