@@ -550,9 +550,8 @@ static void fifo_no_inherit(struct prec_drainer *d)
 	if (!sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &sp))
 		return;
 	err = errno;
-	/* Not expected (a thread was allowed this before any drainer
-	 * started: a limit changed since), and no worker may inherit it
-	 * without the reset: the fair scheduler for this drainer. */
+	/* Not expected (the thread already runs SCHED_FIFO at this), but
+	 * no worker may inherit it: the fair scheduler for this drainer. */
 	pr_warn("drainer cpu%d: SCHED_FIFO %d with SCHED_RESET_ON_FORK: %s; the drainer runs under the fair scheduler",
 		d->o.cpu, d->o.rt_prio, strerror(err));
 	sp.sched_priority = 0;
@@ -564,13 +563,8 @@ static void *drain_thread(void *arg)
 	struct prec_drainer *d = arg;
 	int err;
 
-	/* To its CPUs first, then SCHED_FIFO: raised where it was created,
-	 * it would take that CPU from the main thread still starting the
-	 * others. The thread does both to itself: the creator setting them
-	 * on the new thread waits for the CPU it starts on to move it (a
-	 * cross-CPU call per drainer, serial, docs/many-cpus.md). */
-	thread_setup(d);
 	fifo_no_inherit(d);
+	thread_setup(d);
 	/* Where it stays: its staging pinned from here, near its CPU, each
 	 * drainer its own at once. */
 	prec_shard_writer__adopt(d->o.writer);
@@ -593,8 +587,10 @@ static void *no_op(void *arg)
 	return arg;
 }
 
-/* A thread running fn(arg), SCHED_FIFO at prio when prio > 0. -errno. */
-static int create_thread(pthread_t *t, int prio, void *(*fn)(void *), void *arg)
+/* A thread running fn(arg), SCHED_FIFO at prio when prio > 0, on the CPUs
+ * of cpus when not NULL. -errno. */
+static int create_thread(pthread_t *t, int prio, const cpu_set_t *cpus,
+			 void *(*fn)(void *), void *arg)
 {
 	struct sched_param sp = { .sched_priority = prio };
 	pthread_attr_t attr;
@@ -602,6 +598,13 @@ static int create_thread(pthread_t *t, int prio, void *(*fn)(void *), void *arg)
 
 	if (err)
 		return -err;
+	/* Set before the thread first runs: a SCHED_FIFO drainer started
+	 * where its creator runs would take that CPU from the main thread,
+	 * still starting the others, until it moved itself to its own. */
+	if (cpus && (err = pthread_attr_setaffinity_np(&attr, sizeof(*cpus), cpus))) {
+		pthread_attr_destroy(&attr);
+		return -err;
+	}
 	if (prio > 0 &&
 	    ((err = pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED)) ||
 	     (err = pthread_attr_setschedpolicy(&attr, SCHED_FIFO)) ||
@@ -616,17 +619,24 @@ static int create_thread(pthread_t *t, int prio, void *(*fn)(void *), void *arg)
 
 int prec_drainer__start(struct prec_drainer *d)
 {
+	bool pin = d->o.pin_cpu >= 0 && d->o.pin_cpu < CPU_SETSIZE;
 	char name[16];
+	cpu_set_t set;
 	int err;
 
 	if (d->started)
 		return -EBUSY;
-	/* Under the fair scheduler, anywhere: the thread moves itself to
-	 * its CPUs and raises its priority (drain_thread). -r was tried on
-	 * a thread of its own before any drainer (prec_drainer__fifo_allowed):
-	 * a refusal now is a limit changed since, and the drainer says so
-	 * and runs under the fair scheduler. */
-	err = create_thread(&d->thread, 0, drain_thread, d);
+	if (pin)
+		drainer_cpus(d, &set);
+	/* -r: a drainer woken by a filling ring runs at once; under the fair
+	 * scheduler it can wait milliseconds behind the task that fills the
+	 * ring, or the io-wq workers its own writes keep busy. */
+	err = create_thread(&d->thread, d->o.rt_prio, pin ? &set : NULL,
+			    drain_thread, d);
+	/* A CPU set the kernel refuses (a CPU gone offline): where
+	 * thread_setup() would have warned and run it anywhere. */
+	if (err == -EINVAL && pin)
+		err = create_thread(&d->thread, d->o.rt_prio, NULL, drain_thread, d);
 	if (err)
 		return err;
 	/* Named here, not by the thread itself: the side band, synthesized
@@ -654,20 +664,17 @@ void prec_drainer__warn_fifo(int prio)
 			prio);
 }
 
-int prec_drainer__fifo_try(int prio)
+bool prec_drainer__fifo_allowed(int prio)
 {
 	pthread_t t;
-	int err;
 
-	/* What the drainers will do: the kernel's verdict takes in
-	 * CAP_SYS_NICE, RLIMIT_RTPRIO and a cgroup with no real-time budget
-	 * alike. */
-	if (prio <= 0)
-		return -EINVAL;
-	err = create_thread(&t, prio, no_op, NULL);
-	if (!err)
-		pthread_join(t, NULL);
-	return err;
+	/* What the drainers will do, on a thread that exits at once: the
+	 * kernel's verdict takes in CAP_SYS_NICE, RLIMIT_RTPRIO and a cgroup
+	 * with no real-time budget alike. */
+	if (prio <= 0 || create_thread(&t, prio, NULL, no_op, NULL))
+		return false;
+	pthread_join(t, NULL);
+	return true;
 }
 
 void prec_drainer__stop(struct prec_drainer *d)

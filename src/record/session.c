@@ -657,27 +657,19 @@ static void release_reserve(struct prec_session *s)
 /* -r and --affinity as given, or their defaults resolved: SCHED_FIFO on
  * the ring's own CPU where the kernel allows it (bench/record_ring.sh
  * compares it with the fair scheduler), the fair scheduler on the other
- * CPUs where it does not. An -r given and refused is an error. */
-static int drain_sched(struct prec_session *s, const struct prec_record_opts *o)
+ * CPUs where it does not. */
+static void drain_sched(struct prec_session *s, const struct prec_record_opts *o)
 {
-	int err;
-
 	s->rt_prio = o->rt_prio;
 	s->buildid_cache = !o->no_buildid_cache;
 	if (s->rt_prio < 0)
-		s->rt_prio = prec_drainer__fifo_try(PREC_DRAIN_AUTO_PRIO) ? 0 :
-			     PREC_DRAIN_AUTO_PRIO;
-	else if (s->rt_prio > 0 && (err = prec_drainer__fifo_try(s->rt_prio))) {
-		pr_err("option -r %d: SCHED_FIFO refused for the drainer threads: %s\n",
-		       s->rt_prio, strerror(-err));
-		return err;
-	}
+		s->rt_prio = prec_drainer__fifo_allowed(PREC_DRAIN_AUTO_PRIO) ?
+			     PREC_DRAIN_AUTO_PRIO : 0;
 	s->affinity = o->affinity;
 	if (s->affinity == PREC_AFFINITY_AUTO)
 		s->affinity = s->rt_prio ? PREC_AFFINITY_CPU : PREC_AFFINITY_OTHERS;
 	pr_debug("drainers: -r %d (0: fair scheduler), --affinity %s", s->rt_prio,
 		 prec_affinity__name(s->affinity));
-	return 0;
 }
 
 /* One drainer thread per CPU's drained ring (the flight rings are read by
@@ -688,9 +680,7 @@ static int start_drainers(struct prec_session *s, const struct prec_record_opts 
 	bool drained = false;
 	int err;
 
-	err = drain_sched(s, o);
-	if (err)
-		return err;
+	drain_sched(s, o);
 	/* Its drops keep the drainers from making them: as prompt as they. */
 	if (s->max_disk && s->rt_prio)
 		prec_disk_budget__fifo(prec_max_disk__budget(s->max_disk), s->rt_prio);
@@ -731,6 +721,19 @@ static int start_drainers(struct prec_session *s, const struct prec_record_opts 
 		if (!err) {
 			prec_drainer__set_notify(s->drainers[c], s->drain_efd);
 			err = prec_drainer__start(s->drainers[c]);
+		}
+		if (err == -EPERM && s->rt_prio && o->rt_prio > 0) {
+			pr_err("option -r %d: SCHED_FIFO refused for the drainer threads: %s\n",
+			       s->rt_prio, strerror(-err));
+			return err;
+		}
+		/* The default's probe said yes, the drainer was refused all
+		 * the same (a limit changed in between): name no option the
+		 * user did not give. */
+		if (err == -EPERM && s->rt_prio) {
+			pr_err("drainer cpu%d: SCHED_FIFO %d (the default where allowed) refused: %s; -r 0 runs drainers without it\n",
+			       el->cpus[c], s->rt_prio, strerror(-err));
+			return err;
 		}
 		if (err) {
 			pr_err("drainer cpu%d: starting: %s\n", el->cpus[c], strerror(-err));
