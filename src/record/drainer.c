@@ -637,6 +637,9 @@ static void *drain_thread(void *arg)
 
 	fifo_no_inherit(d);
 	thread_setup(d);
+	/* Where it stays: its staging pinned from here, near its CPU, each
+	 * drainer its own at once. */
+	prec_shard_writer__adopt(d->o.writer);
 	drain_loop(d);
 	enable_exit(d);
 	err = prec_shard_writer__flush(d->o.writer);

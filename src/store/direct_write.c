@@ -101,7 +101,10 @@ static size_t block_size(int fd)
 /* Staging pinned once for the ring's fixed-buffer writes, which a direct
  * write otherwise pins page by page each time. Needs RLIMIT_MEMLOCK room
  * without CAP_IPC_LOCK: where that is refused, writes take the staging
- * unpinned. */
+ * unpinned. Done by the writing thread (adopt): pinning faults every page
+ * in, so the pages come from the memory near that thread's CPU, and the
+ * drainers each pin their own at once rather than the main thread one
+ * writer after another. */
 static bool register_staging(struct direct_write *d)
 {
 	int ret = prec_uring__register_buffer(d->ring, d->staging, d->st_size);
@@ -323,6 +326,14 @@ static void dw_delete(void *io)
 	free(d);
 }
 
+static void dw_adopt(void *io)
+{
+	struct direct_write *d = io;
+
+	if (!d->fixed)
+		d->fixed = register_staging(d);
+}
+
 static const struct prec_write_ops direct_ops = {
 	.fits = dw_fits,
 	.append = dw_append,
@@ -330,6 +341,7 @@ static const struct prec_write_ops direct_ops = {
 	.drain = dw_drain,
 	.inflight = dw_inflight,
 	.delete = dw_delete,
+	.adopt = dw_adopt,
 };
 
 int prec_direct_write__new(struct prec_write_path *out,
@@ -377,7 +389,7 @@ int prec_direct_write__new(struct prec_write_path *out,
 	if (d->cap > 2 * batch)
 		d->cap = (2 * batch + blk - 1) / blk * blk;
 	d->min = batch < size / 4 ? batch : size / 4;
-	d->fixed = register_staging(d);
+	d->fixed = false; /* until the writing thread adopts it */
 	d->done = 0;
 	d->eof = s->q->pos;
 	d->kicked_at = prec_now_ns(CLOCK_MONOTONIC_COARSE);

@@ -30,6 +30,7 @@ struct prec_shard_writer {
 	bool direct;      /* the path is direct_write.c's */
 	bool truncated;   /* cut back after an error (once) */
 	bool synced;      /* fsync succeeded with synced_n chunks appended */
+	bool adopted;     /* the writing thread did the path's adopt() */
 	uint64_t synced_n;
 	struct prec_uring ring;
 	struct prec_chunk_framer framer;
@@ -277,6 +278,8 @@ int64_t prec_shard_writer__append(struct prec_shard_writer *w,
 		settle(w);
 		return w->q.err;
 	}
+	if (!w->adopted)
+		prec_shard_writer__adopt(w);
 	ret = prec_chunk_framer__check(meta, span, nspan, &raw);
 	if (ret)
 		return ret;
@@ -404,6 +407,15 @@ int prec_shard_writer__close(struct prec_shard_writer *w)
 		ret = w->q.err;
 	destroy(w);
 	return ret;
+}
+
+void prec_shard_writer__adopt(struct prec_shard_writer *w)
+{
+	if (w->adopted)
+		return;
+	w->adopted = true;
+	if (w->path.ops->adopt)
+		w->path.ops->adopt(w->path.io);
 }
 
 int prec_shard_writer__worker_cpus(struct prec_shard_writer *w,

@@ -281,6 +281,12 @@ int prec_shard_writer__error(const struct prec_shard_writer *w);
  * fine. Returns 0 or the first -errno seen during the writer's life. */
 int prec_shard_writer__close(struct prec_shard_writer *w);
 
+/* The calling thread is the one that writes from now on: it does what is
+ * best done there (O_DIRECT: pins the staging, from this thread's CPU and
+ * its memory). Call it once the thread runs where it stays; the first
+ * append() does it otherwise. */
+void prec_shard_writer__adopt(struct prec_shard_writer *w);
+
 /* Run the io_uring workers that carry out the calling thread's writes on
  * these CPUs (IORING_REGISTER_IOWQ_AFF). Returns 0 or -errno. */
 int prec_shard_writer__worker_cpus(struct prec_shard_writer *w,

@@ -47,6 +47,9 @@ struct prec_write_ops {
 	void (*drain)(void *io);
 	unsigned int (*inflight)(const void *io);
 	void (*delete)(void *io);
+	/* Once, on the thread that writes, before its first append: what is
+	 * best done by that thread, on its CPU. NULL: nothing. */
+	void (*adopt)(void *io);
 };
 
 struct prec_write_path {
