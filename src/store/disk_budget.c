@@ -101,6 +101,9 @@ int prec_disk_budget__new(struct prec_disk_budget **out, uint64_t limit, uint32_
 		pthread_condattr_destroy(&ca);
 	}
 	b->thread_ok = !pthread_create(&b->thread, NULL, trimmer, b);
+	/* by name in top, perf and a kernel's lockup report */
+	if (b->thread_ok)
+		pthread_setname_np(b->thread, "prec-trim");
 	*out = b;
 	return 0;
 }
