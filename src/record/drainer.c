@@ -468,39 +468,60 @@ static void cut_exit(struct prec_drainer *d)
 	}
 }
 
+/* The main thread's side of a request to every drainer (an enable, a
+ * cut): g counts the drainers yet to answer, plus one for the asker. */
+static void ask_begin(struct prec_drain_enable *g, int n)
+{
+	__atomic_store_n(&g->pending, n + 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&g->err, 0, __ATOMIC_RELAXED);
+}
+
+/* Ask d: its *state from IDLE to ASKED, then its eventfd. False when it
+ * has exited (counted as answered, with -ENOENT). */
+static bool ask_one(struct prec_drainer *d, int *state, struct prec_drain_enable *g)
+{
+	uint64_t one = 1;
+	int idle = EN_IDLE;
+
+	if (!__atomic_compare_exchange_n(state, &idle, EN_ASKED, false,
+					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		enable_fail(g, -ENOENT);
+		__atomic_sub_fetch(&g->pending, 1, __ATOMIC_RELAXED);
+		return false;
+	}
+	if (write(d->efd, &one, sizeof(one)) < 0) {
+		/* EAGAIN: a wake-up is pending already. */
+	}
+	return true;
+}
+
+/* Every drainer asked: drop the asker's count and sleep until the last
+ * answer (the drainer that brings it to 0 wakes us). The first error. */
+static int ask_wait(struct prec_drain_enable *g)
+{
+	int v;
+
+	__atomic_sub_fetch(&g->pending, 1, __ATOMIC_ACQ_REL);
+	while ((v = __atomic_load_n(&g->pending, __ATOMIC_ACQUIRE)) != 0)
+		syscall(SYS_futex, &g->pending, FUTEX_WAIT_PRIVATE, v, NULL, NULL, 0);
+	return __atomic_load_n(&g->err, __ATOMIC_ACQUIRE);
+}
+
 int prec_drainer__cut_all(struct prec_drainer **d, int n,
 			  struct prec_drainer_cut *cut,
 			  struct prec_drain_enable *g)
 {
-	uint64_t one = 1;
-	int v;
-
-	__atomic_store_n(&g->pending, n + 1, __ATOMIC_RELAXED);
-	__atomic_store_n(&g->err, 0, __ATOMIC_RELAXED);
+	ask_begin(g, n);
 	for (int i = 0; i < n; i++) {
-		int idle = EN_IDLE;
-
 		if (!d[i] || !d[i]->started) {
 			__atomic_sub_fetch(&g->pending, 1, __ATOMIC_RELAXED);
 			continue;
 		}
 		d[i]->cut = &cut[i];
 		d[i]->cut_g = g;
-		if (!__atomic_compare_exchange_n(&d[i]->cut_state, &idle, EN_ASKED,
-						 false, __ATOMIC_ACQ_REL,
-						 __ATOMIC_ACQUIRE)) {
-			enable_fail(g, -ENOENT);
-			__atomic_sub_fetch(&g->pending, 1, __ATOMIC_RELAXED);
-			continue;
-		}
-		if (write(d[i]->efd, &one, sizeof(one)) < 0) {
-			/* EAGAIN: a wake-up is pending already. */
-		}
+		ask_one(d[i], &d[i]->cut_state, g);
 	}
-	__atomic_sub_fetch(&g->pending, 1, __ATOMIC_ACQ_REL);
-	while ((v = __atomic_load_n(&g->pending, __ATOMIC_ACQUIRE)) != 0)
-		syscall(SYS_futex, &g->pending, FUTEX_WAIT_PRIVATE, v, NULL, NULL, 0);
-	return __atomic_load_n(&g->err, __ATOMIC_ACQUIRE);
+	return ask_wait(g);
 }
 
 void prec_drainer__free_maps(struct prec_seen_map *maps, uint32_t nr)
@@ -511,38 +532,20 @@ void prec_drainer__free_maps(struct prec_seen_map *maps, uint32_t nr)
 int prec_drainer__enable_all(struct prec_drainer **d, int n, bool tracking,
 			     struct prec_drain_enable *g)
 {
-	uint64_t one = 1;
-	int v;
-
-	/* One for this thread, dropped once every drainer is asked: none
-	 * can bring the count to 0 before. */
-	__atomic_store_n(&g->pending, n + 1, __ATOMIC_RELAXED);
-	__atomic_store_n(&g->err, 0, __ATOMIC_RELAXED);
+	/* The asker's own count is dropped once every drainer is asked:
+	 * none can bring the count to 0 before. */
+	ask_begin(g, n);
 	for (int i = 0; i < n; i++) {
-		int idle = EN_IDLE;
-
 		if (!d[i] || !d[i]->started || !d[i]->o.el) {
 			__atomic_sub_fetch(&g->pending, 1, __ATOMIC_RELAXED);
 			continue;
 		}
 		d[i]->en = g;
 		d[i]->en_tracking = tracking;
-		if (!__atomic_compare_exchange_n(&d[i]->en_state, &idle, EN_ASKED,
-						 false, __ATOMIC_ACQ_REL,
-						 __ATOMIC_ACQUIRE)) {
-			/* Exited already (an error the session will report). */
-			enable_fail(g, -ENOENT);
-			__atomic_sub_fetch(&g->pending, 1, __ATOMIC_RELAXED);
-			continue;
-		}
-		if (write(d[i]->efd, &one, sizeof(one)) < 0) {
-			/* EAGAIN: a wake-up is pending already. */
-		}
+		/* Exited already: an error the session will report. */
+		ask_one(d[i], &d[i]->en_state, g);
 	}
-	__atomic_sub_fetch(&g->pending, 1, __ATOMIC_ACQ_REL);
-	while ((v = __atomic_load_n(&g->pending, __ATOMIC_ACQUIRE)) != 0)
-		syscall(SYS_futex, &g->pending, FUTEX_WAIT_PRIVATE, v, NULL, NULL, 0);
-	return __atomic_load_n(&g->err, __ATOMIC_ACQUIRE);
+	return ask_wait(g);
 }
 
 /* Sleep, drain, and keep the round's marker promise until stop(). */
