@@ -1026,6 +1026,25 @@ static const struct prec_seen_map *maps_of(const struct prec_session *s, int c, 
 	return s->cuts[c].maps;
 }
 
+/* Every map the drainers saw, one after another: pos starts zeroed; NULL
+ * at the end. */
+struct seen_pos {
+	int c, i, nr;
+	const struct prec_seen_map *maps;
+};
+
+static const struct prec_seen_map *next_seen(const struct prec_session *s, struct seen_pos *p)
+{
+	while (p->i >= p->nr) {
+		if (p->c >= s->nr_cpus)
+			return NULL;
+		p->i = p->nr = 0;
+		p->maps = s->drainers[p->c] ? maps_of(s, p->c, &p->nr) : NULL;
+		p->c++;
+	}
+	return &p->maps[p->i++];
+}
+
 /* The maps the kernel gave no id for (build_id unsupported, or the ELF
  * header page not in the page cache at mmap time): the notes of their
  * files, read only where the path still names the mapped file, and within
@@ -1036,35 +1055,28 @@ static void add_file_buildids(struct prec_session *s)
 	uint16_t *modes = NULL, *nm;
 	size_t nr = 0, cap = 0;
 
-	for (int c = 0; c < s->nr_cpus; c++) {
-		const struct prec_seen_map *maps;
-		int nr_maps = 0;
+	struct seen_pos pos = { 0 };
+	const struct prec_seen_map *sm;
 
-		if (!s->drainers[c])
+	while ((sm = next_seen(s, &pos))) {
+		if (sm->size || !sm->path || sm->path[0] != '/' ||
+		    have_buildid(s->m, sm->path) || asked(reqs, nr, sm))
 			continue;
-		maps = maps_of(s, c, &nr_maps);
-		for (int i = 0; i < nr_maps; i++) {
-			const struct prec_seen_map *sm = &maps[i];
-
-			if (sm->size || !sm->path || sm->path[0] != '/' ||
-			    have_buildid(s->m, sm->path) || asked(reqs, nr, sm))
-				continue;
-			if (nr == cap) {
-				cap = cap ? 2 * cap : 64;
-				n = realloc(reqs, cap * sizeof(*reqs));
-				if (n)
-					reqs = n;
-				nm = n ? realloc(modes, cap * sizeof(*modes)) : NULL;
-				if (!nm) {
-					pr_warn("build-ids: %s", strerror(ENOMEM));
-					goto out_free;
-				}
-				modes = nm;
+		if (nr == cap) {
+			cap = cap ? 2 * cap : 64;
+			n = realloc(reqs, cap * sizeof(*reqs));
+			if (n)
+				reqs = n;
+			nm = n ? realloc(modes, cap * sizeof(*modes)) : NULL;
+			if (!nm) {
+				pr_warn("build-ids: %s", strerror(ENOMEM));
+				goto out_free;
 			}
-			modes[nr] = sm->cpumode;
-			reqs[nr++] = (struct prec_buildid_req){ .path = sm->path,
-				.maj = sm->maj, .min = sm->min, .ino = sm->ino };
+			modes = nm;
 		}
+		modes[nr] = sm->cpumode;
+		reqs[nr++] = (struct prec_buildid_req){ .path = sm->path,
+			.maj = sm->maj, .min = sm->min, .ino = sm->ino };
 	}
 	prec_buildid__resolve(reqs, nr);
 	for (size_t i = 0; i < nr; i++) {
@@ -1088,40 +1100,30 @@ out_free:
 
 static void add_seen_buildids(struct prec_session *s)
 {
-	for (int c = 0; c < s->nr_cpus; c++) {
-		const struct prec_seen_map *maps;
-		int nr = 0;
+	struct seen_pos pos = { 0 };
+	const struct prec_seen_map *sm;
 
-		if (!s->drainers[c])
+	while ((sm = next_seen(s, &pos))) {
+		struct prec_manifest_buildid b = { .cpumode = sm->cpumode,
+			.size = sm->size, .pid = -1, .path = sm->path };
+
+		if (!sm->size)
 			continue;
-		maps = maps_of(s, c, &nr);
-		for (int i = 0; i < nr; i++) {
-			struct prec_manifest_buildid b = { .cpumode = maps[i].cpumode,
-				.size = maps[i].size, .pid = -1, .path = maps[i].path };
-
-			if (!maps[i].size)
-				continue;
-			memcpy(b.id, maps[i].id, sizeof(b.id));
-			if (prec_manifest__add_buildid(s->m, &b))
-				pr_warn("build-id %s: %s", maps[i].path, strerror(ENOMEM));
-		}
+		memcpy(b.id, sm->id, sizeof(b.id));
+		if (prec_manifest__add_buildid(s->m, &b))
+			pr_warn("build-id %s: %s", sm->path, strerror(ENOMEM));
 	}
 	add_file_buildids(s);
 }
 
 static bool saw_vdso(const struct prec_session *s)
 {
-	for (int c = 0; c < s->nr_cpus; c++) {
-		const struct prec_seen_map *maps;
-		int nr = 0;
+	struct seen_pos pos = { 0 };
+	const struct prec_seen_map *sm;
 
-		if (!s->drainers[c])
-			continue;
-		maps = maps_of(s, c, &nr);
-		for (int i = 0; i < nr; i++)
-			if (!strcmp(maps[i].path, PREC_VDSO_MAP))
-				return true;
-	}
+	while ((sm = next_seen(s, &pos)))
+		if (!strcmp(sm->path, PREC_VDSO_MAP))
+			return true;
 	return false;
 }
 
