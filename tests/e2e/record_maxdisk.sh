@@ -119,7 +119,11 @@ wait $rec || fail_rc "$tmp/mf.rec.err" "record (followed)"
 grep -q -e corrupt -e error "$tmp/mf.err" && fail "merge --follow: $(cat "$tmp/mf.err")"
 grep -q 'dropped chunks before this merge read them' "$tmp/mf.err" ||
 	fail "merge --follow did not fall behind the trimming (a slower storm?): $(cat "$tmp/mf.err")"
-[ ! -s "$tmp/mf.ps.err" ] || fail "perf script -i - (followed) stderr: $(head -3 "$tmp/mf.ps.err")"
+# Only perf's count of LOST records may be there: the budget's drops can
+# hold a drainer up long enough to lose some (bench/results/soak.md).
+other=$(grep -v -e '^Warning:$' -e 'and lost [0-9]* chunks!$' -e '^Check IO/CPU overload!$' -e '^$' \
+	"$tmp/mf.ps.err")
+[ -z "$other" ] || fail "perf script -i - (followed) stderr: $(head -3 "$tmp/mf.ps.err")"
 fin=$("$PREC" merge "$tmp/mf" 2>/dev/null | perf script -i - -F comm 2>/dev/null | awk '$1 == "storm"' | wc -l)
 [ "$(cat "$tmp/mf.n")" -ge "$fin" ] && [ "$fin" -gt 0 ] ||
 	fail "merge --follow: $(cat "$tmp/mf.n") storm samples, the finished merge $fin"
