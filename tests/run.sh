@@ -57,6 +57,12 @@ for t in "${selected[@]}"; do
 	if [ "$res" != PASS ] && [ "$res" != SKIP ]; then sed 's/^/    | /' "$log" | tail -n 40; fi
 	if [ "$res" = SKIP ]; then tail -n 1 "$log" | sed 's/^/    | /'; fi
 done
+# Again at the end, where a truncated CI log still shows them: which tests
+# failed and the end of each one's log.
+for name in "${failed[@]}"; do
+	echo "FAILED $name:"
+	tail -n 25 "$logdir/${name//\//_}.log" | sed 's/^/    | /'
+done
 echo "$skip skipped"
-echo "$pass passed, $fail failed"
+echo "$pass passed, $fail failed${failed:+: ${failed[*]}}"
 [ $fail -eq 0 ]
