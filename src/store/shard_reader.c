@@ -457,7 +457,7 @@ int prec_shard_reader__lend_buffers(struct prec_shard_reader *r, void *mem, uint
 
 /* ------------------------------------------------------------------------ */
 
-int prec_shard_reader__next(struct prec_shard_reader *r, struct prec_chunk *c)
+static int next_chunk(struct prec_shard_reader *r, struct prec_chunk *c)
 {
 	struct prec_chunk_header h, le;
 	unsigned char *stored;
@@ -509,6 +509,23 @@ int prec_shard_reader__next(struct prec_shard_reader *r, struct prec_chunk *c)
 	r->seq++;
 	r->swapped = false;
 	return 1;
+}
+
+int prec_shard_reader__next(struct prec_shard_reader *r, struct prec_chunk *c)
+{
+	bool ahead = r->have_ahead && !r->err;
+	int ret = next_chunk(r, c);
+
+	/* The header read ahead with the last payload is as the file was
+	 * then: a live recording's tail (zeros, or a header half there) may
+	 * have been written since, and no retry() comes once the recording
+	 * has ended. A chunk that fails on it is read once more from the
+	 * file before it counts as damage. */
+	if (ret == -EBADMSG && ahead) {
+		prec_shard_reader__retry(r);
+		ret = next_chunk(r, c);
+	}
+	return ret;
 }
 
 void prec_shard_reader__retry(struct prec_shard_reader *r)

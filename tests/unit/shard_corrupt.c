@@ -4,7 +4,8 @@
 // lying lengths. Every chunk before the damage reads whole; the damage is
 // -EBADMSG at the right offset; nothing reads out of bounds (run under ASan).
 // And a shard read while it is written (merge --follow): retry() after the
-// torn end reads on once the rest lands.
+// torn end reads on once the rest lands, and a reader that stopped before
+// the torn end reads on without it.
 #include "store/store.h"
 #include "../lib/test.h"
 
@@ -245,6 +246,53 @@ static void growing(int dirfd)
 		free(ref[k]);
 }
 
+/* The same cut, but the reader stops after the chunks that are whole (as a
+ * merge does at its bound), before it has seen the torn end: the header it
+ * read ahead with the last payload was zeros or half there then. Once the
+ * rest lands (and the recording ends: no retry() comes), next() gives the
+ * rest, not the stale look-ahead as damage. */
+static void stopped_at_whole(int dirfd)
+{
+	static unsigned char zeros[4096];
+	struct prec_shard_reader *r;
+	struct prec_chunk c;
+
+	for (size_t cut = 64; cut < file_len; cut++) {
+		size_t z = 4096 - cut % 4096;
+		int whole = 0, n = 0, res, fd;
+
+		if (!near_header(cut) && cut % 97)
+			continue;
+		while (whole < NCHUNK && offs[whole + 1] <= cut)
+			whole++;
+		fd = openat(dirfd, "stop.shard", O_RDWR | O_CREAT | O_TRUNC, 0600);
+		CHECK(fd >= 0);
+		CHECK_EQ(pwrite(fd, file, cut, 0), (ssize_t)cut);
+		CHECK_EQ(pwrite(fd, zeros, z, (off_t)cut), (ssize_t)z);
+		CHECK_EQ(prec_shard_reader__open(&r, dirfd, "stop.shard"), 0);
+		for (; n < whole; n++) {
+			CHECK_EQ(prec_shard_reader__next(r, &c), 1);
+			CHECK_EQ(c.offset, offs[n]);
+		}
+		CHECK_EQ(pwrite(fd, file + cut, file_len - cut, (off_t)cut),
+			 (ssize_t)(file_len - cut));
+		CHECK_EQ(ftruncate(fd, (off_t)file_len), 0);
+		while ((res = prec_shard_reader__next(r, &c)) == 1) {
+			CHECK(n < NCHUNK);
+			CHECK_EQ(c.offset, offs[n]);
+			n++;
+		}
+		if (res != 0 || n != NCHUNK)
+			printf("cut at %zu after %d whole chunks: next() %d (%s) at chunk %d\n",
+			       cut, whole, res, prec_shard_reader__why(r), n);
+		CHECK_EQ(res, 0);
+		CHECK_EQ(n, NCHUNK);
+		prec_shard_reader__close(r);
+		close(fd);
+	}
+	unlinkat(dirfd, "stop.shard", 0);
+}
+
 static int chunk_of(size_t pos)
 {
 	int k = 0;
@@ -404,6 +452,7 @@ int main(void)
 		       (unsigned long long)offs[NCHUNK - 1]);
 		torn_tail(dirfd);
 		growing(dirfd);
+		stopped_at_whole(dirfd);
 		bit_flips(&rng);
 		lying_lengths();
 		versions();
