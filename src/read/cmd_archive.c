@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
+#include <linux/perf_event.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +48,7 @@ struct archive {
 	uint64_t file_bytes;
 	const struct prec_manifest_buildid **done; /* ids archived so far */
 	uint32_t nr_done;
+	bool kernel_samples; /* an event may sample kernel space */
 };
 
 #define WHY_LEN 160
@@ -444,6 +446,11 @@ static int put_one(struct archive *a, const struct prec_manifest_buildid *b,
 	if (!b->size || !b->path || archived(a, b))
 		return 0;
 	hex_of(b, e.hex);
+	/* Nothing of the kernel to resolve (perf archive takes only the
+	 * files samples hit): not kallsyms, nor a line saying a user may
+	 * not read its addresses. */
+	if (!strcmp(b->path, NAME_KALLSYMS) && !a->kernel_samples)
+		return 0;
 	if (!strcmp(b->path, NAME_KALLSYMS))
 		err = put_kallsyms(a, &e);
 	else if (!strcmp(b->path, NAME_VDSO))
@@ -471,6 +478,25 @@ static void list_left_out(struct archive *a, const struct prec_manifest *m,
 	}
 }
 
+/* Whether any event but the tracking dummy counts kernel space: with
+ * every one excluding it (perf_event_paranoid 2 as a user, --all-user,
+ * :u), no sample or call chain has a kernel address. */
+static bool kernel_samples(const struct prec_manifest *m)
+{
+	for (uint32_t i = 0; i < m->nr_events; i++) {
+		struct perf_event_attr attr = { 0 };
+		size_t n = sizeof(attr) < sizeof(m->events[i].attr) ? sizeof(attr)
+								    : sizeof(m->events[i].attr);
+
+		memcpy(&attr, m->events[i].attr, n);
+		if (attr.type == PERF_TYPE_SOFTWARE && attr.config == PERF_COUNT_SW_DUMMY)
+			continue;
+		if (!attr.exclude_kernel)
+			return true;
+	}
+	return false;
+}
+
 static int write_archive(struct archive *a, const struct prec_manifest *m, int fd)
 {
 	char (*why)[WHY_LEN] = calloc(m->nr_buildids + 1, WHY_LEN);
@@ -481,6 +507,7 @@ static int write_archive(struct archive *a, const struct prec_manifest *m, int f
 		free(why);
 		return -ENOMEM;
 	}
+	a->kernel_samples = kernel_samples(m);
 	for (uint32_t i = 0; i < m->nr_buildids && !err; i++)
 		err = put_one(a, &m->buildids[i], why[i]);
 	if (!err)

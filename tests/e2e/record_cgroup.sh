@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # -G/--cgroup and --all-cgroups, against perf record's own:
 # 1. -a -G CG -e cpu-clock with one busy loop inside a test cgroup and one
-#    outside: every sample is the inside loop's, as with perf record -G.
+#    outside: every sample is the inside loop's, as with perf record -G,
+#    in the file and the pipe format.
 # 2. -e cpu-clock -e task-clock -G ,CG: perf's one-name-per-event rule:
 #    cpu-clock everywhere (the outside loop too), task-clock only inside.
 # 3. --all-cgroups: perf report --sort cgroup names CG for the inside
@@ -79,6 +80,10 @@ n=$(perf script -i "$tmp/g1.data" -F pid 2>/dev/null | wc -l)
 [ "$n" -ge 20 ] || fail "-G: only $n samples of a loop busy for 1 s at 1000 Hz"
 [ "$(pids_of "$tmp/g1.data")" = "$in" ] ||
 	fail "-G: samples of pids $(pids_of "$tmp/g1.data" | tr '\n' ' ')(want only $in)"
+"$PREC" merge "$tmp/g1" -o - 2>/dev/null >"$tmp/g1.pipe" || fail "merge -G's recording to a pipe"
+[ "$(pids_of "$tmp/g1.pipe")" = "$in" ] ||
+	fail "-G, pipe: samples of pids $(pids_of "$tmp/g1.pipe" | tr '\n' ' ')(want only $in)"
+[ "$(perf script -i "$tmp/g1.pipe" -F pid 2>/dev/null | wc -l)" = "$n" ] || fail "-G: the pipe and the file differ"
 if perf_rec "$tmp/p1.data" -a -e cpu-clock -G "$name" -F 1000 -- sleep 1; then
 	[ "$(pids_of "$tmp/p1.data")" = "$in" ] || fail "perf record -G: not only $in (the test is wrong)"
 fi

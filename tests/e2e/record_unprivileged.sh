@@ -17,6 +17,12 @@
 #    kernel.perf_event_paranoid, its value and CAP_PERFMON.
 # 5. Without -m, a user's rings fit a small RLIMIT_MEMLOCK (1 MiB), as
 #    perf's do.
+# 6. The command's children are followed (inherit, per-task events on each
+#    CPU, as perf): two faults children of sh, 2K / C samples between them
+#    as perf record as nobody takes.
+# 7. Names through the pipe: perf report -i - names page-faults:u as on the
+#    file; perf evlist -i - (which reads only a pipe's attrs, no names)
+#    shows what it shows for perf record -o - as nobody.
 set -u
 # shellcheck source=tests/lib/e2e.sh
 . "$(dirname "$0")/../lib/e2e.sh"
@@ -143,5 +149,36 @@ refused -e cpu-clock:k
 		fail "perf record under ulimit -l 1024"
 ) || exit 1
 echo "ulimit -l 1024: prec and perf record as nobody"
+
+# 6. Children. With inherit the children's samples fall 46..54 to one
+# child and the rest to the other (the same with perf record); the two
+# together are 2K / C, give or take the pages sh faults in before exec.
+kids="'$tmp/bin/faults' $K & '$tmp/bin/faults' $K; wait"
+nobody "$P" record -q -d kids -e page-faults -c $C -- sh -c "$kids" 2>kids.err ||
+	fail_rc kids.err "record of a forking command as nobody"
+nobody "$P" merge kids 2>>kids.err | nobody perf script -i - -F comm,pid >kids.script 2>>kids.err ||
+	fail_rc kids.err "merge kids"
+read -r npid n < <(awk '$1 == "faults" { n[$2]++; t++ } END { print length(n), t + 0 }' kids.script)
+if [ "$npid" != 2 ] || [ "$n" -lt $((2 * K / C - 2)) ] || [ "$n" -gt $((2 * K / C + 2)) ]; then
+	fail "sh -c 'faults & faults': $n samples in $npid faults processes, want $((2 * K / C)) in 2"
+fi
+echo "the command's children as nobody: $n samples of 2 faults processes"
+
+# 7. Names through the pipe.
+nobody "$P" merge pf 2>/dev/null | nobody perf report -i - --stdio >pipe.report 2>pipe.report.err ||
+	fail_rc pipe.report.err "perf report -i - as nobody"
+grep -q "^# Samples: .* of event 'page-faults:u'\$" pipe.report ||
+	fail "perf report -i -: $(grep '^# Samples' pipe.report)"
+nobody "$P" merge pf 2>/dev/null | nobody perf evlist -i - >pipe.evlist 2>&1 || fail "perf evlist -i - as nobody"
+perf_ok=0
+for _ in 1 2 3; do
+	nobody perf record -q --buildid-mmap -o - -e page-faults -c $C -- "$tmp/bin/faults" $K \
+		>perf.pipe 2>perf.pipe.err && nobody perf evlist -i - <perf.pipe >perf.pipe.evlist 2>&1 &&
+		perf_ok=1 && break
+done
+[ $perf_ok = 1 ] || fail_rc perf.pipe.err "perf record -o - as nobody"
+[ "$(head -1 pipe.evlist)" = "$(cat perf.pipe.evlist)" ] ||
+	fail "perf evlist -i -: prec's pipe '$(head -1 pipe.evlist)', perf's '$(cat perf.pipe.evlist)'"
+echo "pipe as nobody: perf report names page-faults:u; perf evlist -i - '$(head -1 pipe.evlist)' as on perf's own pipe"
 
 echo "PASS"

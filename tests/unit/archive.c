@@ -8,7 +8,8 @@
 // left out too (and the FIFO's open does not wait for a writer). As root:
 // a path through a link root made in a directory only root writes goes in
 // (relative or absolute target), through the same link owned by another
-// user it is left out, and a link loop ends.
+// user it is left out, and a link loop ends. A recording with no event
+// that counts kernel space carries no kallsyms and no line about it.
 #include "read/read.h"
 #include "util/buildid.h"
 #include "store/store.h"
@@ -17,6 +18,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/perf_event.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -142,6 +144,81 @@ static void links(const char *top, const char *self, const uint8_t *id, int len)
 	CHECK_EQ(one_entry(top, "r4", path, id, len), 0);
 }
 
+/* Archive DIR (as set) with stderr in text; returns the tar's entry count. */
+static int run_quiet(const char *top, char *text, size_t room)
+{
+	char errs[PATH_MAX], list[4096];
+	int saved = dup(2), efd;
+	ssize_t n;
+
+	snprintf(errs, sizeof(errs), "%s/err.q", top);
+	efd = open(errs, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	CHECK(saved >= 0 && efd >= 0);
+	CHECK(dup2(efd, 2) == 2);
+	CHECK_EQ(run(), 0);
+	CHECK(dup2(saved, 2) == 2);
+	n = pread(efd, text, room - 1, 0);
+	CHECK(n >= 0);
+	text[n] = '\0';
+	close(efd);
+	close(saved);
+	return list_tar(list, sizeof(list));
+}
+
+/* A recording whose events all exclude the kernel (a user's at
+ * perf_event_paranoid 2, --all-user; the tracking dummy does not count)
+ * has no kernel address to resolve: [kernel.kallsyms] is neither archived
+ * nor listed as left out. With a sampling event that counts the kernel,
+ * it is one or the other. */
+static void user_only(const char *top)
+{
+	uint8_t kid[20], dattr[128];
+	struct perf_event_attr a;
+	char text[4096];
+	int klen = prec_buildid__read_kernel(kid), fd;
+
+	if (klen <= 0) {
+		memset(kid, 0x22, sizeof(kid));
+		klen = 20;
+	}
+	for (int exclude = 1; exclude >= 0; exclude--) {
+		struct prec_manifest *m = prec_manifest__new();
+
+		CHECK(m);
+		snprintf(dir, sizeof(dir), "%s/user%d", top, exclude);
+		snprintf(out, sizeof(out), "%s/user%d.tar", top, exclude);
+		CHECK(!mkdir(dir, 0700));
+		test_manifest_valid(m);
+		/* The tracking dummy: the valid event's sample type, counting
+		 * the kernel as prec's does as root. */
+		memset(&a, 0, sizeof(a));
+		memcpy(&a, m->events[0].attr, sizeof(a) < 128 ? sizeof(a) : 128);
+		a.type = PERF_TYPE_SOFTWARE;
+		a.config = PERF_COUNT_SW_DUMMY;
+		memcpy(dattr, &a, sizeof(a) < 128 ? sizeof(a) : 128);
+		memcpy(&a, m->events[0].attr, sizeof(a) < 128 ? sizeof(a) : 128);
+		a.exclude_kernel = (unsigned)exclude;
+		a.exclude_hv = (unsigned)exclude;
+		memcpy(m->events[0].attr, &a, sizeof(a) < 128 ? sizeof(a) : 128);
+		CHECK_EQ(prec_manifest__add_event(m, dattr, "dummy"), 1);
+		CHECK_EQ(prec_manifest__add_event_id(m, 1, 2, 0, -1), 0);
+		add(m, "[kernel.kallsyms]", kid, klen);
+		fd = open(dir, O_RDONLY | O_DIRECTORY);
+		CHECK(fd >= 0);
+		CHECK_EQ(prec_manifest__write(m, fd), 0);
+		close(fd);
+		prec_manifest__delete(m);
+		if (exclude) {
+			CHECK_EQ(run_quiet(top, text, sizeof(text)), 0);
+			CHECK(!strstr(text, "kallsyms"));
+		} else {
+			int n = run_quiet(top, text, sizeof(text));
+
+			CHECK(n == 2 || strstr(text, "left out [kernel.kallsyms]"));
+		}
+	}
+}
+
 int main(void)
 {
 	struct prec_manifest *m = prec_manifest__new();
@@ -220,6 +297,7 @@ int main(void)
 	CHECK_EQ(list_tar(list, sizeof(list)), 0);
 
 	links(tmp, want, id, len);
+	user_only(tmp);
 	prec_manifest__delete(m);
 	test_rmdir(tmp);
 	free(tmp);
