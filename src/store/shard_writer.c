@@ -2,7 +2,9 @@
 // Shard writer: the file and its header, the chunk queue and the ring a
 // drainer writes through; appends go down one write path (buffered or
 // O_DIRECT), tickets complete in order, a drainer waits in the same ring,
-// and on a write error the file is cut back to its last whole chunk.
+// and on a write error the file is cut back to its last whole chunk. With
+// --max-disk and O_DIRECT, the shard goes on in segment files as the
+// budget hands them over.
 #include "store/buffered_write.h"
 #include "store/direct_write.h"
 #include "store/disk_budget.h"
@@ -42,6 +44,10 @@ struct prec_shard_writer {
 	 * descriptor of the file for its header rewrites and punches */
 	struct prec_budget_member *bm;
 	int hdr_fd;
+	/* segment files: the file before the one written, until its last
+	 * write is done, and the offset the one written starts at */
+	int old_fd;
+	uint64_t rot_at;
 };
 
 static void reap(struct prec_shard_writer *w, bool wait)
@@ -82,13 +88,14 @@ static void ring_failed(void *ctx, int err)
 
 static int write_shard_header(struct prec_shard_writer *w,
 			      const struct prec_shard_writer_opts *o,
-			      struct prec_shard_header *hp)
+			      struct prec_shard_header *hp, uint32_t flags)
 {
 	struct prec_shard_header h;
 	struct timespec ts;
 	size_t done = 0;
 
 	memset(&h, 0, sizeof(h));
+	h.flags = htole32(flags);
 	clock_gettime(CLOCK_REALTIME, &ts);
 	h.magic = htole64(PREC_SHARD_MAGIC);
 	h.version_major = htole16(PREC_FORMAT_MAJOR);
@@ -144,7 +151,37 @@ static int join_budget(struct prec_shard_writer *w, struct prec_disk_budget *b,
 	w->hdr_fd = openat(dirfd, name, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (w->hdr_fd < 0)
 		return -errno;
-	return prec_disk_budget__join(b, &w->bm, w->hdr_fd, hdr, w->cpu);
+	return prec_disk_budget__join(b, &w->bm, w->hdr_fd, hdr, w->cpu, dirfd, name);
+}
+
+/* The file before the one written, once every byte of it is: closed here,
+ * before the budget hears the chunks in it are whole, so that the budget's
+ * unlink frees its blocks then and there (the last close of an unlinked
+ * file does), never in this thread. */
+static void close_old(struct prec_shard_writer *w)
+{
+	if (w->old_fd < 0 || w->q.durable < w->rot_at)
+		return;
+	close(w->old_fd);
+	w->old_fd = -1;
+}
+
+/* Segment files: the chunk about to be framed at q.pos may start the next
+ * file, which the budget has open already. One rotation at a time. */
+static void rotate(struct prec_shard_writer *w)
+{
+	int fd;
+
+	close_old(w);
+	if (w->old_fd >= 0 || w->q.err)
+		return;
+	fd = prec_disk_budget__rotate(w->bm, w->q.pos);
+	if (fd < 0)
+		return;
+	w->old_fd = w->fd;
+	w->fd = fd;
+	w->rot_at = w->q.pos;
+	w->path.ops->rotate(w->path.io, fd, w->q.pos);
 }
 
 /* The chunk just queued, to the budget. */
@@ -153,12 +190,15 @@ static void budget_note(struct prec_shard_writer *w, const struct prec_chunk_met
 {
 	struct prec_budget_chunk c = {
 		.off = w->q.pos - PREC_CHUNK_HDR_SIZE - stored, .end = w->q.pos,
-		.durable = w->q.durable, .seq = (uint32_t)(w->q.append_n - 1),
+		.seq = (uint32_t)(w->q.append_n - 1),
 		.records = meta->records, .payload = stored, .raw = raw,
 		.first_time = meta->first_time, .last_time = meta->last_time,
 		.time = meta->first_time ? meta->first_time : meta->watermark,
 	};
 
+	close_old(w);
+	/* while the old file is open, what it holds is not droppable yet */
+	c.durable = w->old_fd >= 0 ? w->rot_at - 1 : w->q.durable;
 	prec_disk_budget__append(w->bm, &c);
 }
 
@@ -167,6 +207,8 @@ static void destroy(struct prec_shard_writer *w)
 	prec_disk_budget__leave(w->bm);
 	if (w->hdr_fd >= 0)
 		close(w->hdr_fd);
+	if (w->old_fd >= 0)
+		close(w->old_fd);
 	prec_uring__exit(&w->ring);
 	if (w->fd >= 0)
 		close(w->fd);
@@ -192,7 +234,7 @@ int prec_shard_writer__open(struct prec_shard_writer **out, int dirfd,
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		return -ENOMEM;
-	w->fd = w->hdr_fd = -1;
+	w->fd = w->hdr_fd = w->old_fd = -1;
 	w->cpu = opts->cpu;
 	w->copy = opts->copy || opts->codec == PREC_CODEC_LZ4;
 	prec_chunk_framer__init(&w->framer, opts->codec, opts->lz4_level);
@@ -212,9 +254,14 @@ int prec_shard_writer__open(struct prec_shard_writer **out, int dirfd,
 		ret = -errno;
 		goto free_writer;
 	}
-	ret = write_shard_header(w, opts, &hdr);
+	/* segment files where the budget's drops would otherwise punch the
+	 * file an O_DIRECT append waits on (docs/format.md, "Trimmed shards") */
+	ret = write_shard_header(w, opts, &hdr,
+				 opts->budget && opts->direct && w->copy ? PREC_SHARD_SEGMENTS : 0);
 	if (!ret)
 		ret = open_path(w, opts, &hdr);
+	if (!ret && !w->direct && hdr.flags)
+		ret = write_shard_header(w, opts, &hdr, 0);
 	if (!ret && opts->budget)
 		ret = join_budget(w, opts->budget, dirfd, name, &hdr);
 	if (ret)
@@ -283,6 +330,8 @@ int64_t prec_shard_writer__append(struct prec_shard_writer *w,
 	ret = prec_chunk_framer__check(meta, span, nspan, &raw);
 	if (ret)
 		return ret;
+	if (w->bm && w->direct)
+		rotate(w);
 	ret = make_room(w, w->copy ? prec_chunk_framer__cap(&w->framer, raw) : 0);
 	if (!ret)
 		ret = w->path.ops->append(w->path.io, meta, span, nspan, raw, &stored);
@@ -363,6 +412,13 @@ int prec_shard_writer__flush(struct prec_shard_writer *w)
 	settle(w);
 	if (w->q.err)
 		return w->q.err;
+	if (w->old_fd >= 0 && fsync(w->old_fd) < 0) {
+		int err = -errno;
+
+		prec_chunk_queue__fail(&w->q, err, w->q.durable);
+		return err;
+	}
+	close_old(w);
 	if (fsync(w->fd) < 0) {
 		int err = -errno;
 

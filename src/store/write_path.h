@@ -50,6 +50,11 @@ struct prec_write_ops {
 	/* Once, on the thread that writes, before its first append: what is
 	 * best done by that thread, on its CPU. NULL: nothing. */
 	void (*adopt)(void *io);
+	/* Segment files: the bytes from file offset at (q->pos, a chunk's
+	 * start) on go to fd, those before it still to the file written so
+	 * far; that file gets nothing more once q->durable reaches at. NULL:
+	 * the path writes one file. */
+	void (*rotate)(void *io, int fd, uint64_t at);
 };
 
 struct prec_write_path {

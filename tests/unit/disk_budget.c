@@ -4,13 +4,18 @@
 // passes it by more than a chunk, the files' blocks stay under it plus the
 // slack, the oldest segments go first from the shard whose next segment is
 // oldest, and the trimmed shards read back from their first kept chunk with
-// consecutive seqs and the writers' kept totals; a header whose first chunk
-// lies inside it is refused; the manifest's MAX_DISK section round-trips.
+// consecutive seqs and the writers' kept totals; O_DIRECT shards are written
+// in segment files, of which the oldest are gone (unlinked, the shard's own
+// file cut back to its header) and the pre-opened next one is not left
+// behind; a header whose first chunk lies inside it is refused; the
+// manifest's MAX_DISK section round-trips.
 #include "store/store.h"
 #include "../lib/test.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -27,6 +32,36 @@ static uint64_t blocks(int dirfd, const char *name)
 
 	CHECK(fstatat(dirfd, name, &st, 0) == 0);
 	return (uint64_t)st.st_blocks * 512;
+}
+
+/* The blocks of every file in the directory, and of name's segment files
+ * ("name.N") the count and the lowest and highest N. */
+static uint64_t dir_blocks(int dirfd, const char *name, uint32_t *nseg, uint32_t *lo,
+			   uint32_t *hi)
+{
+	DIR *d = fdopendir(openat(dirfd, ".", O_RDONLY | O_DIRECTORY));
+	size_t nlen = strlen(name);
+	struct dirent *e;
+	uint64_t sum = 0;
+
+	CHECK(d);
+	*nseg = *lo = *hi = 0;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		sum += blocks(dirfd, e->d_name);
+		if (!strncmp(e->d_name, name, nlen) && e->d_name[nlen] == '.') {
+			uint32_t n = (uint32_t)strtoul(e->d_name + nlen + 1, NULL, 10);
+
+			(*nseg)++;
+			if (!*lo || n < *lo)
+				*lo = n;
+			if (n > *hi)
+				*hi = n;
+		}
+	}
+	closedir(d);
+	return sum;
 }
 
 struct shard_read {
@@ -111,8 +146,25 @@ static void run(bool direct)
 	CHECK(bs.segments > 0);
 	CHECK(bs.stuck == 0);
 	CHECK(bs.used <= LIMIT);
-	/* the blocks: the budget, plus 8 KiB per shard and the extent tree */
-	CHECK(blocks(dirfd, names[0]) + blocks(dirfd, names[1]) <= LIMIT + 2 * 8192 + 16384);
+	/* the blocks: the budget, plus 8 KiB per shard (or per segment file:
+	 * its last block padded) and the extent tree */
+	{
+		uint32_t nseg[2], lo[2], hi[2];
+		uint64_t sum = dir_blocks(dirfd, names[0], &nseg[0], &lo[0], &hi[0]);
+
+		dir_blocks(dirfd, names[1], &nseg[1], &lo[1], &hi[1]);
+		CHECK(sum <= LIMIT + 2 * 8192 + (nseg[0] + nseg[1]) * 4096 + 16384);
+		for (int i = 0; i < 2; i++) {
+			/* segment files with O_DIRECT, the oldest gone, the
+			 * one opened ahead (never written) gone at the close */
+			CHECK_EQ(nseg[i] > 0, direct);
+			if (!direct)
+				continue;
+			CHECK(lo[i] > 1);
+			CHECK_EQ(hi[i] - lo[i] + 1, nseg[i]);
+			CHECK(nseg[i] <= 2 * (LIMIT / PREC_DISK_SEGMENT_MIN));
+		}
+	}
 	for (int i = 0; i < 2; i++) {
 		read_back(dirfd, names[i], &rd[i]);
 		CHECK_EQ(rd[i].chunks, ws[i].chunks);
@@ -120,12 +172,16 @@ static void run(bool direct)
 		CHECK_EQ(rd[i].last_time, ws[i].last_time);
 		CHECK_EQ(rd[i].first_seq, appended[i] - rd[i].chunks);
 		CHECK(rd[i].first_seq > 0); /* both lost their oldest */
-		/* before the first chunk kept: holes, but the header's block */
+		/* before the first chunk kept: holes, but the header's block;
+		 * with segment files, the shard's own file is its header */
 		{
 			int fd = openat(dirfd, names[i], O_RDONLY);
 			off_t d = lseek(fd, 4096, SEEK_DATA);
 
-			CHECK(d >= (off_t)(rd[i].first_chunk & ~4095ull));
+			if (direct)
+				CHECK_EQ(lseek(fd, 0, SEEK_END), 64);
+			else
+				CHECK(d >= (off_t)(rd[i].first_chunk & ~4095ull));
 			close(fd);
 		}
 	}
