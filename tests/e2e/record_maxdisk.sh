@@ -9,7 +9,11 @@
 # (a spinning thread, started just before the storms, whose COMM and MMAP2
 # are in chunks the budget dropped) keeps sampling in it: perf report gives
 # its samples its own comm and the `spin` function of its own binary, through
-# the carry shard. Bad values: one line naming the option, exit 2.
+# the carry shard. Each CPU shard was written in segment files (O_DIRECT):
+# the oldest files are gone, the shard's own file is its header alone, the
+# newest files stay, none is left empty, and no record was lost (the budget's
+# drops unlink files no drainer writes). Bad values: one line naming the
+# option, exit 2.
 set -u
 # shellcheck source=tests/lib/e2e.sh
 . "$(dirname "$0")/../lib/e2e.sh"
@@ -68,6 +72,24 @@ cat "$tmp/err"
 echo "largest directory seen: $max bytes (budget $budget)"
 [ "$max" -gt 0 ] || fail "the directory was never seen"
 [ "$max" -le $((budget + slack)) ] || fail "directory at $max bytes, budget $budget + slack $slack"
+grep -q ' 0 lost' "$tmp/err" || fail "records lost under the budget: $(grep 'prec record:' "$tmp/err")"
+
+# The segment files (docs/format.md, "Segment files"): per CPU shard a run
+# cpuNNN.shard.LO .. .HI with LO > 1 (the oldest dropped), nothing missing
+# in it, none empty; cpuNNN.shard cut back to its 64-byte header.
+for f in "$tmp"/md/cpu*.shard; do
+	b=$(basename "$f")
+	nums=$(cd "$tmp/md" && ls | sed -n "s/^$b\.\([1-9][0-9]*\)\$/\1/p" | sort -n)
+	[ -n "$nums" ] || fail "$b: no segment files: $(ls "$tmp/md" | tr '\n' ' ')"
+	lo=$(echo "$nums" | head -1) hi=$(echo "$nums" | tail -1) cnt=$(echo "$nums" | wc -l)
+	[ "$lo" -gt 1 ] || fail "$b: segment file $lo still there: the oldest were not dropped"
+	[ $((hi - lo + 1)) = "$cnt" ] || fail "$b: segment files $lo..$hi, but $cnt of them"
+	for n in $nums; do
+		[ -s "$tmp/md/$b.$n" ] || fail "$b.$n: empty segment file left"
+	done
+	[ "$(stat -c %s "$f")" = 64 ] || fail "$b: $(stat -c %s "$f") bytes, want its 64-byte header alone"
+	echo "$b: segment files $lo..$hi"
+done
 
 "$PREC" info "$tmp/md" >"$tmp/info" || fail "prec info"
 grep -A1 '^max disk:' "$tmp/info"
