@@ -48,6 +48,9 @@
 #define PREC_SIDEBAND_CPU (-1)
 #define PREC_SHARD_SIDEBAND_NAME "sideband.shard"
 #define PREC_MANIFEST_NAME "manifest"
+/* --max-disk: the tasks and maps of the window, synthesized again */
+#define PREC_CARRY_SHARD_NAME "carry.shard"
+#define PREC_CARRY_CPU (-3)
 /* The recorder's vDSO image, when the manifest's build-ids list "[vdso]". */
 #define PREC_VDSO_NAME "vdso.so"
 
