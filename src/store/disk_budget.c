@@ -12,7 +12,6 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -613,6 +612,29 @@ static void *trimmer(void *arg)
 	return NULL;
 }
 
+/* The trimmer is a whole segment late with the next file: the writer
+ * opens it (a rare openat in the drainer, rather than a segment growing
+ * past what the budget can drop in time). The lock keeps the trimmer off
+ * this member's files meanwhile. Returns the descriptor or -1. */
+static int open_late(struct prec_budget_member *m)
+{
+	struct prec_disk_budget *b = m->b;
+	int fd = -1;
+
+	pthread_mutex_lock(&b->lock);
+	if (!m->busy && !m->no_files &&
+	    atomic_load_explicit(&m->next_fd, memory_order_relaxed) < 0) {
+		fd = open_file(m, m->next_n + 1);
+		if (fd >= 0) {
+			m->next_n++;
+			m->want_file = false;
+		}
+	}
+	pthread_mutex_unlock(&b->lock);
+	/* or the trimmer's, published meanwhile */
+	return fd >= 0 ? fd : atomic_exchange_explicit(&m->next_fd, -1, memory_order_acquire);
+}
+
 int prec_disk_budget__rotate(struct prec_budget_member *m, uint64_t pos)
 {
 	struct prec_disk_budget *b = m->b;
@@ -623,6 +645,8 @@ int prec_disk_budget__rotate(struct prec_budget_member *m, uint64_t pos)
 	/* The trimmer publishes next_n before next_fd, and opens no other
 	 * until asked below: next_n is the file taken. */
 	fd = atomic_exchange_explicit(&m->next_fd, -1, memory_order_acquire);
+	if (fd < 0 && pos - m->cur.off >= 2 * b->segment)
+		fd = open_late(m);
 	if (fd < 0)
 		return -1;
 	m->file = m->next_n;
@@ -704,6 +728,41 @@ void prec_disk_budget__append(struct prec_budget_member *m, const struct prec_bu
 			b->st.backstop_ns_max = ns;
 		pthread_mutex_unlock(&b->lock);
 	}
+}
+
+int prec_disk_budget__sync(struct prec_budget_member *m)
+{
+	struct prec_disk_budget *b = m->b;
+	char name[PREC_SEGMENT_NAME_MAX];
+	uint32_t lo, hi;
+	int ret = 0;
+
+	if (fsync(m->hdr_fd) < 0)
+		return -errno;
+	if (!m->name)
+		return 0;
+	pthread_mutex_lock(&b->lock);
+	lo = m->n ? m->segs[m->head].file : m->cur_open ? m->cur.file : m->file;
+	hi = m->file;
+	pthread_mutex_unlock(&b->lock);
+	for (uint32_t f = lo ? lo : 1; !ret && f < hi; f++) {
+		int fd;
+
+		ret = prec_shard_segments__name(name, sizeof(name), m->name, f);
+		fd = ret ? -1 : openat(m->dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0) {
+			/* dropped meanwhile: nothing to keep */
+			if (!ret && errno != ENOENT)
+				ret = -errno;
+			continue;
+		}
+		if (fsync(fd) < 0)
+			ret = -errno;
+		close(fd);
+	}
+	if (!ret && fsync(m->dirfd) < 0)
+		ret = -errno;
+	return ret;
 }
 
 void prec_disk_budget__kept(struct prec_budget_member *m, struct prec_shard_writer_stats *st)

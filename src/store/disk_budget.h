@@ -41,6 +41,11 @@ void prec_disk_budget__leave(struct prec_budget_member *m);
  * oldest segments of any member are dropped before it returns (a lock, a
  * header pwrite and an fallocate per segment). */
 void prec_disk_budget__append(struct prec_budget_member *m, const struct prec_budget_chunk *c);
+/* The writer's thread, at its flush, after its own fsync: the shard's
+ * own file (the header rewrites go through hdr_fd) and, with segment
+ * files, the kept files before the one it writes and the directory that
+ * names them, made durable. Returns 0 or -errno. */
+int prec_disk_budget__sync(struct prec_budget_member *m);
 /* st (the writer's totals of every chunk done) less what was dropped; its
  * first and last times those of the chunks kept. After the writer's last
  * append. */

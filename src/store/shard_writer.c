@@ -425,6 +425,14 @@ int prec_shard_writer__flush(struct prec_shard_writer *w)
 		prec_chunk_queue__fail(&w->q, err, w->q.durable);
 		return err;
 	}
+	if (w->bm) {
+		int err = prec_disk_budget__sync(w->bm);
+
+		if (err) {
+			prec_chunk_queue__fail(&w->q, err, w->q.durable);
+			return err;
+		}
+	}
 	w->synced = true;
 	w->synced_n = w->q.append_n;
 	return 0;
