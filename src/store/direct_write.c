@@ -67,9 +67,9 @@ struct direct_write {
 	uint64_t kicked_at;  /* CLOCK_MONOTONIC_COARSE ns of the last write */
 	uint64_t done;       /* file bytes up to here are written */
 	uint64_t eof;        /* the file's size: may pass pos by padding */
-	/* rotate(): the next file, and the offset it starts at (0: none) */
-	int next_fd;
-	uint64_t rot;
+	/* rotate(): the next files, and the offsets they start at, in order */
+	struct { int fd; uint64_t at; } rq[PREC_ROTATE_MAX];
+	unsigned int rq_n;
 	/* the write in flight */
 	struct iovec iov[3];
 	enum kick op_how;    /* to go on after a short write */
@@ -157,15 +157,12 @@ static void submit_op(struct direct_write *d, int niov)
  * to now (the rotation's while the old file still needs bytes). */
 static uint64_t write_end(struct direct_write *d)
 {
-	if (!d->rot)
-		return d->q->pos;
-	if (d->done < d->rot)
-		return d->rot;
-	d->fd = d->next_fd;
-	d->next_fd = -1;
-	d->rot = 0;
-	d->eof = 0;
-	return d->q->pos;
+	while (d->rq_n && d->done >= d->rq[0].at) {
+		d->fd = d->rq[0].fd;
+		d->eof = 0;
+		memmove(d->rq, d->rq + 1, --d->rq_n * sizeof(d->rq[0]));
+	}
+	return d->rq_n ? d->rq[0].at : d->q->pos;
 }
 
 static void kick(struct direct_write *d, enum kick how)
@@ -362,8 +359,11 @@ static void dw_rotate(void *io, int fd, uint64_t at)
 {
 	struct direct_write *d = io;
 
-	d->next_fd = fd;
-	d->rot = at;
+	/* the writer keeps to PREC_ROTATE_MAX */
+	if (d->rq_n == PREC_ROTATE_MAX)
+		return;
+	d->rq[d->rq_n].fd = fd;
+	d->rq[d->rq_n++].at = at;
 	kick(d, KICK_ALL);
 }
 
@@ -414,7 +414,6 @@ int prec_direct_write__new(struct prec_write_path *out,
 		return 0;
 	}
 	d->fd = s->fd;
-	d->next_fd = -1;
 	d->cpu = s->cpu;
 	d->ring = s->ring;
 	d->q = s->q;

@@ -50,6 +50,7 @@ struct prec_budget_member {
 	uint32_t next_n, file;
 	uint64_t rot_off;
 	bool want_file;       /* under b->lock: next_fd was taken */
+	bool opening;         /* under b->lock: the trimmer opens next_n + 1 */
 	bool no_files;        /* under b->lock: opening one failed */
 	/* the writer's own: the segment chunks go into now */
 	struct seg cur;
@@ -499,6 +500,9 @@ static int drop_one(struct prec_disk_budget *b)
 	}
 	m->busy = false;
 	b->busy_n--;
+	/* its writer rotated meanwhile: open_ahead() passed it over */
+	if (m->want_file)
+		b->want_file = true;
 	if (ret) {
 		if (!b->failed)
 			pr_err("--max-disk: shard cpu%d: dropping its oldest chunks: %s: the "
@@ -554,12 +558,12 @@ static void open_ahead(struct prec_disk_budget *b)
 			break;
 		m->want_file = false;
 		n = m->next_n + 1;
-		m->busy = true;
+		m->busy = m->opening = true;
 		b->busy_n++;
 		pthread_mutex_unlock(&b->lock);
 		fd = open_file(m, n);
 		pthread_mutex_lock(&b->lock);
-		m->busy = false;
+		m->busy = m->opening = false;
 		b->busy_n--;
 		if (fd < 0) {
 			if (!m->no_files)
@@ -602,6 +606,10 @@ static void *trimmer(void *arg)
 			open_ahead(b);
 		stuck = false;
 		while (!b->stop && !b->failed && used(b) > b->soft) {
+			/* a writer that rotated meanwhile needs its next file
+			 * more than the next drop */
+			if (b->want_file)
+				open_ahead(b);
 			if (drop_one(b) <= 0) {
 				stuck = true;
 				break;
@@ -622,7 +630,7 @@ static int open_late(struct prec_budget_member *m)
 	int fd = -1;
 
 	pthread_mutex_lock(&b->lock);
-	if (!m->busy && !m->no_files &&
+	if (!m->opening && !m->no_files &&
 	    atomic_load_explicit(&m->next_fd, memory_order_relaxed) < 0) {
 		fd = open_file(m, m->next_n + 1);
 		if (fd >= 0) {

@@ -44,10 +44,11 @@ struct prec_shard_writer {
 	 * descriptor of the file for its header rewrites and punches */
 	struct prec_budget_member *bm;
 	int hdr_fd;
-	/* segment files: the file before the one written, until its last
-	 * write is done, and the offset the one written starts at */
-	int old_fd;
-	uint64_t rot_at;
+	/* segment files: the files before the one written, oldest first,
+	 * until their last writes are done, with the offsets they end at */
+	int old_fd[PREC_ROTATE_MAX];
+	uint64_t old_end[PREC_ROTATE_MAX];
+	unsigned int nr_old;
 };
 
 static void reap(struct prec_shard_writer *w, bool wait)
@@ -160,27 +161,37 @@ static int join_budget(struct prec_shard_writer *w, struct prec_disk_budget *b,
  * file does), never in this thread. */
 static void close_old(struct prec_shard_writer *w)
 {
-	if (w->old_fd < 0 || w->q.durable < w->rot_at)
+	if (!w->nr_old)
 		return;
-	close(w->old_fd);
-	w->old_fd = -1;
+	/* the last writes may be done and not yet reaped (a peek at the
+	 * ring, no syscall): the sooner a file closes, the sooner the budget
+	 * may drop it */
+	if (w->q.durable < w->old_end[0])
+		reap(w, false);
+	while (w->nr_old && w->q.durable >= w->old_end[0]) {
+		close(w->old_fd[0]);
+		w->nr_old--;
+		memmove(w->old_fd, w->old_fd + 1, w->nr_old * sizeof(w->old_fd[0]));
+		memmove(w->old_end, w->old_end + 1, w->nr_old * sizeof(w->old_end[0]));
+	}
 }
 
 /* Segment files: the chunk about to be framed at q.pos may start the next
- * file, which the budget has open already. One rotation at a time. */
+ * file, which the budget has open already; up to PREC_ROTATE_MAX files
+ * may still be written behind it (staging holds more than a segment). */
 static void rotate(struct prec_shard_writer *w)
 {
 	int fd;
 
 	close_old(w);
-	if (w->old_fd >= 0 || w->q.err)
+	if (w->nr_old == PREC_ROTATE_MAX || w->q.err)
 		return;
 	fd = prec_disk_budget__rotate(w->bm, w->q.pos);
 	if (fd < 0)
 		return;
-	w->old_fd = w->fd;
+	w->old_fd[w->nr_old] = w->fd;
+	w->old_end[w->nr_old++] = w->q.pos;
 	w->fd = fd;
-	w->rot_at = w->q.pos;
 	w->path.ops->rotate(w->path.io, fd, w->q.pos);
 }
 
@@ -196,9 +207,10 @@ static void budget_note(struct prec_shard_writer *w, const struct prec_chunk_met
 		.time = meta->first_time ? meta->first_time : meta->watermark,
 	};
 
+	/* every file whose chunks are all written is closed now: what the
+	 * budget may drop (up to durable) is in closed files */
 	close_old(w);
-	/* while the old file is open, what it holds is not droppable yet */
-	c.durable = w->old_fd >= 0 ? w->rot_at - 1 : w->q.durable;
+	c.durable = w->q.durable;
 	prec_disk_budget__append(w->bm, &c);
 }
 
@@ -207,8 +219,8 @@ static void destroy(struct prec_shard_writer *w)
 	prec_disk_budget__leave(w->bm);
 	if (w->hdr_fd >= 0)
 		close(w->hdr_fd);
-	if (w->old_fd >= 0)
-		close(w->old_fd);
+	for (unsigned int i = 0; i < w->nr_old; i++)
+		close(w->old_fd[i]);
 	prec_uring__exit(&w->ring);
 	if (w->fd >= 0)
 		close(w->fd);
@@ -234,7 +246,7 @@ int prec_shard_writer__open(struct prec_shard_writer **out, int dirfd,
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		return -ENOMEM;
-	w->fd = w->hdr_fd = w->old_fd = -1;
+	w->fd = w->hdr_fd = -1;
 	w->cpu = opts->cpu;
 	w->copy = opts->copy || opts->codec == PREC_CODEC_LZ4;
 	prec_chunk_framer__init(&w->framer, opts->codec, opts->lz4_level);
@@ -412,11 +424,13 @@ int prec_shard_writer__flush(struct prec_shard_writer *w)
 	settle(w);
 	if (w->q.err)
 		return w->q.err;
-	if (w->old_fd >= 0 && fsync(w->old_fd) < 0) {
-		int err = -errno;
+	for (unsigned int i = 0; i < w->nr_old; i++) {
+		if (fsync(w->old_fd[i]) < 0) {
+			int err = -errno;
 
-		prec_chunk_queue__fail(&w->q, err, w->q.durable);
-		return err;
+			prec_chunk_queue__fail(&w->q, err, w->q.durable);
+			return err;
+		}
 	}
 	close_old(w);
 	if (fsync(w->fd) < 0) {
