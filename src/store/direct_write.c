@@ -175,7 +175,7 @@ static void kick(struct direct_write *d, enum kick how)
 		return;
 	pos = write_end(d);
 	/* the old file's last bytes all go at once, its partial block too */
-	if (pos != d->q->pos)
+	if (d->rq_n)
 		how = KICK_ALL;
 	from = down(d, d->done);
 	whole = down(d, pos);

@@ -155,10 +155,10 @@ static int join_budget(struct prec_shard_writer *w, struct prec_disk_budget *b,
 	return prec_disk_budget__join(b, &w->bm, w->hdr_fd, hdr, w->cpu, dirfd, name);
 }
 
-/* The file before the one written, once every byte of it is: closed here,
- * before the budget hears the chunks in it are whole, so that the budget's
- * unlink frees its blocks then and there (the last close of an unlinked
- * file does), never in this thread. */
+/* The files before the one written, each once every byte of it is:
+ * closed here, before the budget hears the chunks in them are whole, so
+ * that the budget's unlink frees their blocks then and there (the last
+ * close of an unlinked file does), never in this thread. */
 static void close_old(struct prec_shard_writer *w)
 {
 	if (!w->nr_old)
