@@ -2,6 +2,7 @@
 // prec merge: read a recording directory, merge its shards in timestamp
 // order and write one perf.data (file format when the output can seek,
 // pipe format otherwise) that perf report/script read as their own.
+#include "read/crash_window.h"
 #include "read/filter_args.h"
 #include "read/follow.h"
 #include "read/internal.h"
@@ -404,6 +405,8 @@ int prec_cmd_merge(int argc, char **argv)
 	if (read_manifest(a.dir, &dirfd, &m, a.follow) < 0)
 		goto out;
 	if (a.follow && prec_follow__check(a.dir, dirfd, &m, &live) < 0)
+		goto out;
+	if (!live && prec_crash_window__fill(dirfd, m) < 0)
 		goto out;
 	if (check_cpus(&a, m) < 0 || prec_merge_output__check_target(a.out, a.dir, dirfd, m) < 0) {
 		rc = 2;

@@ -70,6 +70,15 @@ int prec_max_disk__new(struct prec_max_disk **out, uint64_t limit, int nr_cpus, 
 	return 0;
 }
 
+void prec_max_disk__start(struct prec_max_disk *md, struct prec_manifest *m)
+{
+	struct prec_disk_budget_stats st;
+
+	prec_disk_budget__stats(md->b, &st);
+	m->max_disk.limit = st.limit;
+	m->max_disk.segment = st.segment;
+}
+
 struct prec_disk_budget *prec_max_disk__budget(struct prec_max_disk *md)
 {
 	return md->b;

@@ -12,8 +12,8 @@
 struct prec_disk_budget;
 struct prec_manifest;
 
-#define PREC_CARRY_SHARD_NAME "carry.shard"
-#define PREC_CARRY_CPU (-3)
+/* PREC_CARRY_SHARD_NAME, PREC_CARRY_CPU: store.h (a merge of a recording
+ * that died looks for the carry too) */
 
 struct prec_max_disk;
 
@@ -26,6 +26,10 @@ uint64_t prec_max_disk__minimum(int nr_cpus, size_t staging);
  * Returns 0, -EINVAL or -ENOMEM. */
 int prec_max_disk__new(struct prec_max_disk **out, uint64_t limit, int nr_cpus,
 		       bool data_maps);
+/* Into the start manifest: the limit and the segment size, nothing
+ * dropped yet. A merge of a recording that dies then knows to look for
+ * the carry and for the window (read/crash_window.c). */
+void prec_max_disk__start(struct prec_max_disk *md, struct prec_manifest *m);
 /* The budget the CPU shards' writers join (prec_shard_writer_opts). */
 struct prec_disk_budget *prec_max_disk__budget(struct prec_max_disk *md);
 

@@ -648,6 +648,8 @@ int prec_session__begin(struct prec_session *s,
 		err = open_tail(s, o);
 	if (err)
 		return err;
+	if (s->max_disk)
+		prec_max_disk__start(s->max_disk, s->m);
 	s->m->start_time = event_now(o->clockid, el);
 	err = prec_manifest__write(s->m, s->dirfd);
 	if (err) {

@@ -18,7 +18,12 @@
 //   everything is written, partial block and all, which bounds what a
 //   kill -9 loses;
 // - the padding is cut off (ftruncate) when the writer is flushed. After a
-//   crash a shard may end in zeros, which readers take as a torn tail.
+//   crash a shard may end in zeros, which readers take as a torn tail;
+// - segment files (rotate): the bytes before the rotation's offset go to
+//   the old file, its partial last block zero-padded, and only once they
+//   are all written does the next write go to the new file, from the
+//   block holding that offset (readers go on in a segment file once it
+//   holds data: the file before it is whole by then).
 // Staging is registered with the io_uring where the memlock limit allows,
 // and batches are then fixed-buffer writes of one piece each.
 #include "store/direct_write.h"
@@ -62,6 +67,9 @@ struct direct_write {
 	uint64_t kicked_at;  /* CLOCK_MONOTONIC_COARSE ns of the last write */
 	uint64_t done;       /* file bytes up to here are written */
 	uint64_t eof;        /* the file's size: may pass pos by padding */
+	/* rotate(): the next files, and the offsets they start at, in order */
+	struct { int fd; uint64_t at; } rq[PREC_ROTATE_MAX];
+	unsigned int rq_n;
 	/* the write in flight */
 	struct iovec iov[3];
 	enum kick op_how;    /* to go on after a short write */
@@ -144,14 +152,35 @@ static void submit_op(struct direct_write *d, int niov)
 		prec_chunk_queue__fail(d->q, -EIO, d->op_off);
 }
 
+/* Before a write: once the old file has every byte before the rotation's
+ * offset, the new file is the one written. Returns the offset writes go up
+ * to now (the rotation's while the old file still needs bytes). */
+static uint64_t write_end(struct direct_write *d)
+{
+	while (d->rq_n && d->done >= d->rq[0].at) {
+		d->fd = d->rq[0].fd;
+		d->eof = 0;
+		memmove(d->rq, d->rq + 1, --d->rq_n * sizeof(d->rq[0]));
+	}
+	return d->rq_n ? d->rq[0].at : d->q->pos;
+}
+
 static void kick(struct direct_write *d, enum kick how)
 {
-	uint64_t pos = d->q->pos;
-	uint64_t from = down(d, d->done), whole = down(d, pos), to;
-	size_t at = (size_t)(from % d->st_size), first;
+	uint64_t pos, from, whole, to;
+	size_t at, first;
 	int niov = 0;
 
-	if (d->q->err || d->busy || d->done == pos)
+	if (d->q->err || d->busy)
+		return;
+	pos = write_end(d);
+	/* the old file's last bytes all go at once, its partial block too */
+	if (d->rq_n)
+		how = KICK_ALL;
+	from = down(d, d->done);
+	whole = down(d, pos);
+	at = (size_t)(from % d->st_size);
+	if (d->done == pos)
 		return;
 	if (how == KICK_BATCH && whole - from < d->min)
 		return;
@@ -326,6 +355,18 @@ static void dw_delete(void *io)
 	free(d);
 }
 
+static void dw_rotate(void *io, int fd, uint64_t at)
+{
+	struct direct_write *d = io;
+
+	/* the writer keeps to PREC_ROTATE_MAX */
+	if (d->rq_n == PREC_ROTATE_MAX)
+		return;
+	d->rq[d->rq_n].fd = fd;
+	d->rq[d->rq_n++].at = at;
+	kick(d, KICK_ALL);
+}
+
 static void dw_adopt(void *io)
 {
 	struct direct_write *d = io;
@@ -342,6 +383,7 @@ static const struct prec_write_ops direct_ops = {
 	.inflight = dw_inflight,
 	.delete = dw_delete,
 	.adopt = dw_adopt,
+	.rotate = dw_rotate,
 };
 
 int prec_direct_write__new(struct prec_write_path *out,

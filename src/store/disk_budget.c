@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The disk budget of --max-disk: the bytes a recording's CPU shards hold,
-// counted per chunk, and the dropping of their oldest segments (punched out
-// of the files, the shard header moved past them) when the total passes it.
+// counted per chunk, and the dropping of their oldest segments (the shard
+// header moved past them, then their segment file unlinked, or for a shard
+// written in one file their range punched out) when the total passes it.
 #include "store/disk_budget.h"
 #include "util/log.h"
 
@@ -30,6 +31,7 @@ struct seg {
 	uint32_t next_seq;    /* seq of the chunk at end */
 	uint64_t min_first, max_last; /* of its chunks' record times */
 	uint64_t chunks, records, payload, raw;
+	uint32_t file, last;  /* segment files: the numbers of its first and last */
 };
 
 struct prec_budget_member {
@@ -38,6 +40,18 @@ struct prec_budget_member {
 	int32_t cpu;
 	struct prec_shard_header hdr; /* as on disk (little-endian) */
 	_Atomic uint64_t durable;
+	/* Segment files (hdr has PREC_SHARD_SEGMENTS): the directory and the
+	 * shard's name, the next file opened ahead by the trimmer (next_fd,
+	 * number next_n; -1 while there is none), the writer's file (file)
+	 * and the offset its next rotation starts at (rot_off, 0: none) */
+	int dirfd;
+	char *name;
+	_Atomic int next_fd;
+	uint32_t next_n, file;
+	uint64_t rot_off;
+	bool want_file;       /* under b->lock: next_fd was taken */
+	bool opening;         /* under b->lock: the trimmer opens next_n + 1 */
+	bool no_files;        /* under b->lock: opening one failed */
 	/* the writer's own: the segment chunks go into now */
 	struct seg cur;
 	bool cur_open, first_seen;
@@ -58,6 +72,7 @@ struct prec_disk_budget {
 	pthread_cond_t kick;
 	_Atomic bool kicked;
 	uint32_t busy_n;         /* members with a drop in flight */
+	bool want_file;          /* a member wants its next segment file */
 	_Atomic uint64_t used;   /* chunks appended and kept */
 	_Atomic uint64_t fixed;  /* side band and other files */
 	_Atomic uint64_t latest; /* the latest chunk time appended */
@@ -161,8 +176,75 @@ int prec_disk_budget__fifo(struct prec_disk_budget *b, int prio)
 	return -pthread_setschedparam(b->thread, SCHED_FIFO, &sp);
 }
 
+/* Segment file n of m, new and empty, for the writer's O_DIRECT appends
+ * (the writer's path falls back to buffered writes where those fail).
+ * Returns the descriptor or -errno. */
+static int open_file(const struct prec_budget_member *m, uint32_t n)
+{
+	char name[PREC_SEGMENT_NAME_MAX];
+	int fd, ret = prec_shard_segments__name(name, sizeof(name), m->name, n);
+
+	if (ret)
+		return ret;
+	fd = openat(m->dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC |
+		    O_DIRECT, 0600);
+	if (fd < 0 && errno == EINVAL)
+		fd = openat(m->dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+			    O_CLOEXEC, 0600);
+	return fd < 0 ? -errno : fd;
+}
+
+static void member_free(struct prec_budget_member *m)
+{
+	if (m->dirfd >= 0)
+		close(m->dirfd);
+	free(m->name);
+	free(m->segs);
+	free(m);
+}
+
+/* The segment file opened ahead and never written goes (empty). */
+static void drop_unused(struct prec_budget_member *m)
+{
+	char name[PREC_SEGMENT_NAME_MAX];
+	int fd = atomic_exchange_explicit(&m->next_fd, -1, memory_order_relaxed);
+
+	if (fd < 0)
+		return;
+	close(fd);
+	if (!prec_shard_segments__name(name, sizeof(name), m->name, m->next_n))
+		unlinkat(m->dirfd, name, 0);
+}
+
+static void release(struct prec_budget_member *m)
+{
+	drop_unused(m);
+	member_free(m);
+}
+
+/* Segment files: the directory and name kept, file 1 opened now (the
+ * trimmer opens the later ones ahead of their turn). */
+static int join_files(struct prec_budget_member *m, int dirfd, const char *name)
+{
+	int fd;
+
+	m->dirfd = fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
+	if (m->dirfd < 0)
+		return -errno;
+	m->name = strdup(name);
+	if (!m->name)
+		return -ENOMEM;
+	fd = open_file(m, 1);
+	if (fd < 0)
+		return fd;
+	m->next_n = 1;
+	atomic_store_explicit(&m->next_fd, fd, memory_order_relaxed);
+	return 0;
+}
+
 int prec_disk_budget__join(struct prec_disk_budget *b, struct prec_budget_member **out,
-			   int hdr_fd, const struct prec_shard_header *hdr, int32_t cpu)
+			   int hdr_fd, const struct prec_shard_header *hdr, int32_t cpu,
+			   int dirfd, const char *name)
 {
 	struct prec_budget_member *m = calloc(1, sizeof(*m));
 	int ret = 0;
@@ -175,6 +257,15 @@ int prec_disk_budget__join(struct prec_disk_budget *b, struct prec_budget_member
 	m->cpu = cpu;
 	m->hdr = *hdr;
 	m->punched = BLOCK;
+	m->dirfd = -1;
+	m->next_fd = -1;
+	if (le32toh(hdr->flags) & PREC_SHARD_SEGMENTS) {
+		ret = join_files(m, dirfd, name);
+		if (ret) {
+			member_free(m);
+			return ret;
+		}
+	}
 	pthread_mutex_lock(&b->lock);
 	if (b->nr == b->cap) {
 		uint32_t cap = b->cap ? 2 * b->cap : 16;
@@ -190,11 +281,13 @@ int prec_disk_budget__join(struct prec_disk_budget *b, struct prec_budget_member
 	else
 		ret = -ENOMEM;
 	pthread_mutex_unlock(&b->lock);
-	if (ret)
-		free(m);
-	else
-		*out = m;
-	return ret;
+	if (ret) {
+		/* an error before any append: the opened file goes with it */
+		release(m);
+		return ret;
+	}
+	*out = m;
+	return 0;
 }
 
 void prec_disk_budget__leave(struct prec_budget_member *m)
@@ -218,8 +311,7 @@ void prec_disk_budget__leave(struct prec_budget_member *m)
 		}
 	}
 	pthread_mutex_unlock(&b->lock);
-	free(m->segs);
-	free(m);
+	release(m);
 }
 
 static void seg_add(struct seg *g, const struct prec_budget_chunk *c)
@@ -288,13 +380,37 @@ static int move_header(struct prec_budget_member *m, uint64_t off, uint32_t seq)
 	return 0;
 }
 
-/* Drop m's oldest segment g (a copy): header, then punch, without the
- * lock (m is busy: no one else drops from it). Returns 0 or -errno. */
+/* Segment files: g's files go, the first one (the shard's own file,
+ * holding its header) cut back to the header. None is being written: g
+ * is whole on disk, and the writer closed its files before it said so. */
+static int unlink_files(struct prec_budget_member *m, const struct seg *g)
+{
+	char name[PREC_SEGMENT_NAME_MAX];
+	int ret = 0;
+
+	for (uint32_t f = g->file; !ret && f <= g->last; f++) {
+		if (!f) {
+			if (ftruncate(m->hdr_fd, (off_t)le32toh(m->hdr.header_size)) < 0)
+				ret = -errno;
+			continue;
+		}
+		ret = prec_shard_segments__name(name, sizeof(name), m->name, f);
+		if (!ret && unlinkat(m->dirfd, name, 0) < 0 && errno != ENOENT)
+			ret = -errno;
+	}
+	return ret;
+}
+
+/* Drop m's oldest segment g (a copy): header, then its files or its
+ * range of the one file, without the lock (m is busy: no one else drops
+ * from it). Returns 0 or -errno. */
 static int punch(struct prec_budget_member *m, const struct seg *g)
 {
 	uint64_t to = g->end & ~(uint64_t)(BLOCK - 1);
 	int ret = move_header(m, g->end, g->next_seq);
 
+	if (m->name)
+		return ret ? ret : unlink_files(m, g);
 	if (!ret && to > m->punched) {
 		if (fallocate(m->hdr_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
 			      (off_t)m->punched, (off_t)(to - m->punched)) < 0)
@@ -384,6 +500,9 @@ static int drop_one(struct prec_disk_budget *b)
 	}
 	m->busy = false;
 	b->busy_n--;
+	/* its writer rotated meanwhile: open_ahead() passed it over */
+	if (m->want_file)
+		b->want_file = true;
 	if (ret) {
 		if (!b->failed)
 			pr_err("--max-disk: shard cpu%d: dropping its oldest chunks: %s: the "
@@ -421,6 +540,45 @@ static void trim(struct prec_disk_budget *b, uint64_t to, bool writer)
 	pthread_mutex_unlock(&b->lock);
 }
 
+/* Under the lock: the next segment file of each member whose writer took
+ * the one opened ahead (the lock dropped around each openat, the member
+ * kept busy meanwhile). A member whose open fails goes on in the file it
+ * writes, its segments spanning more files' worth. */
+static void open_ahead(struct prec_disk_budget *b)
+{
+	for (;;) {
+		struct prec_budget_member *m = NULL;
+		uint32_t n;
+		int fd;
+
+		for (uint32_t i = 0; i < b->nr && !m; i++)
+			if (b->members[i]->want_file && !b->members[i]->busy)
+				m = b->members[i];
+		if (!m)
+			break;
+		m->want_file = false;
+		n = m->next_n + 1;
+		m->busy = m->opening = true;
+		b->busy_n++;
+		pthread_mutex_unlock(&b->lock);
+		fd = open_file(m, n);
+		pthread_mutex_lock(&b->lock);
+		m->busy = m->opening = false;
+		b->busy_n--;
+		if (fd < 0) {
+			if (!m->no_files)
+				pr_warn("--max-disk: shard cpu%d: segment file %u: %s: its "
+					"segments go on in the file it writes", (int)m->cpu, n,
+					strerror(-fd));
+			m->no_files = true;
+			continue;
+		}
+		m->next_n = n;
+		atomic_store_explicit(&m->next_fd, fd, memory_order_release);
+	}
+	b->want_file = false;
+}
+
 static void *trimmer(void *arg)
 {
 	struct prec_disk_budget *b = arg;
@@ -434,7 +592,7 @@ static void *trimmer(void *arg)
 		/* The predicate under the lock the kick is sent under: no
 		 * kick is lost between this look and the wait. Over the soft
 		 * limit with nothing whole to drop: a short wait for writes. */
-		if (b->failed || used(b) <= b->soft || stuck) {
+		if ((b->failed || used(b) <= b->soft || stuck) && !b->want_file) {
 			clock_gettime(CLOCK_MONOTONIC, &ts);
 			ts.tv_nsec += stuck ? TRIM_STUCK_NS : TRIM_POLL_NS;
 			if (ts.tv_nsec >= 1000000000) {
@@ -444,8 +602,14 @@ static void *trimmer(void *arg)
 			pthread_cond_timedwait(&b->kick, &b->lock, &ts);
 		}
 		atomic_store_explicit(&b->kicked, false, memory_order_relaxed);
+		if (b->want_file)
+			open_ahead(b);
 		stuck = false;
 		while (!b->stop && !b->failed && used(b) > b->soft) {
+			/* a writer that rotated meanwhile needs its next file
+			 * more than the next drop */
+			if (b->want_file)
+				open_ahead(b);
 			if (drop_one(b) <= 0) {
 				stuck = true;
 				break;
@@ -456,20 +620,81 @@ static void *trimmer(void *arg)
 	return NULL;
 }
 
+/* The trimmer is a whole segment late with the next file: the writer
+ * opens it (a rare openat in the drainer, rather than a segment growing
+ * past what the budget can drop in time). The lock keeps the trimmer off
+ * this member's files meanwhile. Returns the descriptor or -1. */
+static int open_late(struct prec_budget_member *m)
+{
+	struct prec_disk_budget *b = m->b;
+	int fd = -1;
+
+	pthread_mutex_lock(&b->lock);
+	if (!m->opening && !m->no_files &&
+	    atomic_load_explicit(&m->next_fd, memory_order_relaxed) < 0) {
+		fd = open_file(m, m->next_n + 1);
+		if (fd >= 0) {
+			m->next_n++;
+			m->want_file = false;
+		}
+	}
+	pthread_mutex_unlock(&b->lock);
+	/* or the trimmer's, published meanwhile */
+	return fd >= 0 ? fd : atomic_exchange_explicit(&m->next_fd, -1, memory_order_acquire);
+}
+
+int prec_disk_budget__rotate(struct prec_budget_member *m, uint64_t pos)
+{
+	struct prec_disk_budget *b = m->b;
+	int fd;
+
+	if (!m->name || !m->cur_open || m->rot_off || pos - m->cur.off < b->segment)
+		return -1;
+	/* The trimmer publishes next_n before next_fd, and opens no other
+	 * until asked below: next_n is the file taken. */
+	fd = atomic_exchange_explicit(&m->next_fd, -1, memory_order_acquire);
+	if (fd < 0 && pos - m->cur.off >= 2 * b->segment)
+		fd = open_late(m);
+	if (fd < 0)
+		return -1;
+	m->file = m->next_n;
+	m->rot_off = pos;
+	pthread_mutex_lock(&b->lock);
+	m->want_file = !m->no_files;
+	b->want_file = true;
+	pthread_cond_signal(&b->kick);
+	pthread_mutex_unlock(&b->lock);
+	return fd;
+}
+
+/* Does the chunk c end m's current segment (at its start)? With segment
+ * files, where the writer rotated to a new file; else past the size. */
+static bool seg_ends(const struct prec_budget_member *m, const struct prec_budget_chunk *c)
+{
+	if (!m->cur_open)
+		return false;
+	if (m->name)
+		return m->rot_off && c->off == m->rot_off;
+	return c->off - m->cur.off >= m->b->segment;
+}
+
 void prec_disk_budget__append(struct prec_budget_member *m, const struct prec_budget_chunk *c)
 {
 	struct prec_disk_budget *b = m->b;
 
 	atomic_store_explicit(&m->durable, c->durable, memory_order_release);
-	if (m->cur_open && c->off - m->cur.off >= b->segment) {
+	if (seg_ends(m, c)) {
 		bool pushed;
 
 		m->cur.end = c->off;
 		m->cur.next_time = c->time;
 		m->cur.next_seq = c->seq;
+		if (m->name)
+			m->cur.last = m->file - 1;
 		pthread_mutex_lock(&b->lock);
 		pushed = push_seg(m, &m->cur);
 		pthread_mutex_unlock(&b->lock);
+		m->rot_off = 0;
 		if (pushed)
 			m->cur_open = false;
 	}
@@ -485,6 +710,7 @@ void prec_disk_budget__append(struct prec_budget_member *m, const struct prec_bu
 	if (!m->cur_open) {
 		memset(&m->cur, 0, sizeof(m->cur));
 		m->cur.off = c->off;
+		m->cur.file = m->file;
 		m->cur_open = true;
 	}
 	seg_add(&m->cur, c);
@@ -510,6 +736,41 @@ void prec_disk_budget__append(struct prec_budget_member *m, const struct prec_bu
 			b->st.backstop_ns_max = ns;
 		pthread_mutex_unlock(&b->lock);
 	}
+}
+
+int prec_disk_budget__sync(struct prec_budget_member *m)
+{
+	struct prec_disk_budget *b = m->b;
+	char name[PREC_SEGMENT_NAME_MAX];
+	uint32_t lo, hi;
+	int ret = 0;
+
+	if (fsync(m->hdr_fd) < 0)
+		return -errno;
+	if (!m->name)
+		return 0;
+	pthread_mutex_lock(&b->lock);
+	lo = m->n ? m->segs[m->head].file : m->cur_open ? m->cur.file : m->file;
+	hi = m->file;
+	pthread_mutex_unlock(&b->lock);
+	for (uint32_t f = lo ? lo : 1; !ret && f < hi; f++) {
+		int fd;
+
+		ret = prec_shard_segments__name(name, sizeof(name), m->name, f);
+		fd = ret ? -1 : openat(m->dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0) {
+			/* dropped meanwhile: nothing to keep */
+			if (!ret && errno != ENOENT)
+				ret = -errno;
+			continue;
+		}
+		if (fsync(fd) < 0)
+			ret = -errno;
+		close(fd);
+	}
+	if (!ret && fsync(m->dirfd) < 0)
+		ret = -errno;
+	return ret;
 }
 
 void prec_disk_budget__kept(struct prec_budget_member *m, struct prec_shard_writer_stats *st)

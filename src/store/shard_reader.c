@@ -2,6 +2,7 @@
 // Shard reader: a sequential chunk iterator over a file (pread) or a memory
 // buffer, one code path for both. Every length is checked before it is used
 // and every byte checksummed before it is exposed.
+#include "store/shard_segments.h"
 #include "store/store.h"
 #include "util/file.h"
 #include "util/log.h"
@@ -13,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -32,6 +34,13 @@ struct part {
 
 struct prec_shard_reader {
 	int fd;                 /* -1 for memory */
+	/* PREC_SHARD_SEGMENTS: the directory and the shard's name, and the
+	 * segment file the chunks are read from (seg_fd, -1 for file 0,
+	 * which is fd) */
+	int dirfd;
+	char *name;
+	int seg_fd;
+	uint32_t seg;
 	const unsigned char *mem;
 	size_t mem_len;
 	struct prec_shard_header hdr;
@@ -83,12 +92,12 @@ static size_t mem_at(const struct prec_shard_reader *r, uint64_t off, void *dst,
 /* Read alen bytes at off into a, then the blen bytes after them into b (one
  * preadv for a file). Returns the bytes read, a's then b's (short only at
  * the end of the data), or -errno. */
-static ssize_t read2_at(struct prec_shard_reader *r, uint64_t off, void *a,
+static ssize_t read2_fd(struct prec_shard_reader *r, int fd, uint64_t off, void *a,
 			size_t alen, void *b, size_t blen)
 {
 	size_t done = 0, total = alen + blen;
 
-	if (r->fd < 0) {
+	if (fd < 0) {
 		done = mem_at(r, off, a, alen);
 		if (done == alen)
 			done += mem_at(r, off + alen, b, blen);
@@ -105,7 +114,7 @@ static ssize_t read2_at(struct prec_shard_reader *r, uint64_t off, void *a,
 			iov[0] = (struct iovec){ (char *)b + (done - alen), total - done };
 			cnt = 1;
 		}
-		n = preadv(r->fd, iov, cnt, (off_t)(off + done));
+		n = preadv(fd, iov, cnt, (off_t)(off + done));
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
@@ -115,6 +124,19 @@ static ssize_t read2_at(struct prec_shard_reader *r, uint64_t off, void *a,
 		done += (size_t)n;
 	}
 	return (ssize_t)done;
+}
+
+/* The file the chunks are read from now. */
+static int data_fd(const struct prec_shard_reader *r)
+{
+	return r->seg_fd >= 0 ? r->seg_fd : r->fd;
+}
+
+/* read2_fd() of the chunks' file. */
+static ssize_t read2_at(struct prec_shard_reader *r, uint64_t off, void *a,
+			size_t alen, void *b, size_t blen)
+{
+	return read2_fd(r, data_fd(r), off, a, alen, b, blen);
 }
 
 /* Read up to len bytes at off. Returns bytes read (short only at end of
@@ -457,6 +479,78 @@ int prec_shard_reader__lend_buffers(struct prec_shard_reader *r, void *mem, uint
 
 /* ------------------------------------------------------------------------ */
 
+/* Whether len bytes are all zero. */
+static bool all_zero(const void *p, size_t len)
+{
+	const unsigned char *b = p;
+
+	for (size_t i = 0; i < len; i++)
+		if (b[i])
+			return false;
+	return true;
+}
+
+/* The segment file n, if it holds a chunk header (not zeros) at r->off:
+ * 1 and *fd; 0 if it holds nothing at all yet (opened ahead, the live
+ * end), 2 if it holds data but none there (a file before r->off's), or
+ * -errno (-ENOENT: no such file). */
+static int try_segment(struct prec_shard_reader *r, uint32_t n, int *fd)
+{
+	char name[PREC_SEGMENT_NAME_MAX];
+	unsigned char head[PREC_CHUNK_HDR_SIZE];
+	const char *why;
+	struct stat st;
+	ssize_t got;
+	int ret = prec_shard_segments__name(name, sizeof(name), r->name, n);
+
+	if (ret)
+		return ret;
+	*fd = prec_file__open_regular(r->dirfd, name, &why);
+	if (*fd < 0)
+		return *fd;
+	got = read2_fd(r, *fd, r->off, head, sizeof(head), NULL, 0);
+	if (got == (ssize_t)sizeof(head) && !all_zero(head, sizeof(head)))
+		return 1;
+	ret = got < 0 ? (int)got : fstat(*fd, &st) < 0 ? -errno : st.st_size ? 2 : 0;
+	close(*fd);
+	*fd = -1;
+	return ret;
+}
+
+/* At the end of the chunks of the segment file read (its end, or the
+ * zeros padding its last block): the next file that holds a chunk at
+ * r->off, past files that end before it (left by a drop in progress) and
+ * over numbers already dropped. The recorder writes a segment file only
+ * once the one before it is whole: a file holding data means its
+ * predecessor ended where it starts. Returns 1 (reading from it now), 0
+ * (none yet: the end) or -errno. */
+static int next_segment(struct prec_shard_reader *r)
+{
+	uint32_t n = r->seg;
+	int fd = -1, ret;
+
+	for (;;) {
+		ret = try_segment(r, ++n, &fd);
+		if (ret == -ENOENT) {
+			ret = prec_shard_segments__lowest(r->dirfd, r->name, n, &n);
+			if (ret <= 0)
+				return ret;
+			n--;
+			continue;
+		}
+		if (ret != 2)
+			break;
+	}
+	if (ret != 1)
+		return ret;
+	if (r->seg_fd >= 0)
+		close(r->seg_fd);
+	r->seg_fd = fd;
+	r->seg = n;
+	r->have_ahead = false;
+	return 1;
+}
+
 static int next_chunk(struct prec_shard_reader *r, struct prec_chunk *c)
 {
 	struct prec_chunk_header h, le;
@@ -476,6 +570,14 @@ static int next_chunk(struct prec_shard_reader *r, struct prec_chunk *c)
 		n = read_at(r, r->off, &le, PREC_CHUNK_HDR_SIZE);
 	}
 	r->have_ahead = false;
+	if (n >= 0 && r->name &&
+	    ((uint32_t)n < PREC_CHUNK_HDR_SIZE || all_zero(&le, PREC_CHUNK_HDR_SIZE))) {
+		ret = next_segment(r);
+		if (ret < 0)
+			return ret;
+		if (ret)
+			n = read_at(r, r->off, &le, PREC_CHUNK_HDR_SIZE);
+	}
 	if (n < 0)
 		return (int)n;
 	if (n == 0)
@@ -573,7 +675,7 @@ int prec_shard_reader__skip_trimmed(struct prec_shard_reader *r)
 static int check_shard_header(struct prec_shard_reader *r)
 {
 	struct prec_shard_header *h = &r->hdr;
-	ssize_t n = read_at(r, 0, h, sizeof(*h));
+	ssize_t n = read2_fd(r, r->fd, 0, h, sizeof(*h), NULL, 0);
 	uint32_t crc;
 
 	if (n < 0)
@@ -618,6 +720,7 @@ static int open_common(struct prec_shard_reader **out, struct prec_shard_reader 
 	int ret;
 
 	r->z = &r->own_z;
+	r->dirfd = r->seg_fd = -1;
 	/* What a current writer's chunks need; only old files grow it. */
 	ret = reserve(&r->buf, &r->buf_cap, &r->buf_lent, PREC_CHUNK_MAX_PAYLOAD);
 	if (!ret)
@@ -636,11 +739,23 @@ static int open_common(struct prec_shard_reader **out, struct prec_shard_reader 
 	return 0;
 }
 
+/* Segment files: the directory and name, for the files after the first. */
+static int keep_dir(struct prec_shard_reader *r, int dirfd, const char *name)
+{
+	r->dirfd = dirfd == AT_FDCWD ? open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC) :
+				       fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
+	if (r->dirfd < 0)
+		return -errno;
+	r->name = strdup(name);
+	return r->name ? 0 : -ENOMEM;
+}
+
 int prec_shard_reader__open_why(struct prec_shard_reader **out, int dirfd,
 				const char *name, const char **why)
 {
 	struct prec_shard_reader *r;
 	const char *reason = NULL;
+	int ret;
 
 	*out = NULL;
 	r = calloc(1, sizeof(*r));
@@ -657,7 +772,17 @@ int prec_shard_reader__open_why(struct prec_shard_reader **out, int dirfd,
 		free(r);
 		return err;
 	}
-	return open_common(out, r, name, why);
+	ret = open_common(out, r, name, why);
+	if (ret || !(r->hdr.flags & PREC_SHARD_SEGMENTS))
+		return ret;
+	ret = keep_dir(r, dirfd, name);
+	if (ret) {
+		if (why)
+			*why = strerrordesc_np(-ret);
+		prec_shard_reader__close(r);
+		*out = NULL;
+	}
+	return ret;
 }
 
 int prec_shard_reader__open(struct prec_shard_reader **out, int dirfd,
@@ -696,25 +821,27 @@ bool prec_shard_reader__zeros_from(const struct prec_shard_reader *r, uint64_t o
 {
 	uint8_t buf[4096];
 
-	if (r->fd < 0) {
+	int fd = data_fd(r);
+
+	if (fd < 0) {
 		for (; off < r->mem_len; off++)
 			if (r->mem[off])
 				return false;
 		return true;
 	}
 	for (;;) {
-		off_t data = lseek(r->fd, (off_t)off, SEEK_DATA);
+		off_t data = lseek(fd, (off_t)off, SEEK_DATA);
 		off_t hole;
 
 		if (data < 0)
 			return errno == ENXIO; /* nothing stored past off */
-		hole = lseek(r->fd, data, SEEK_HOLE);
+		hole = lseek(fd, data, SEEK_HOLE);
 		if (hole < 0)
 			return false;
 		for (off = (uint64_t)data; off < (uint64_t)hole;) {
 			uint64_t left = (uint64_t)hole - off;
 			size_t n = left < sizeof(buf) ? (size_t)left : sizeof(buf);
-			ssize_t got = pread(r->fd, buf, n, (off_t)off);
+			ssize_t got = pread(fd, buf, n, (off_t)off);
 
 			if (got <= 0)
 				return false;
@@ -737,6 +864,11 @@ void prec_shard_reader__close(struct prec_shard_reader *r)
 		return;
 	if (r->fd >= 0)
 		close(r->fd);
+	if (r->seg_fd >= 0)
+		close(r->seg_fd);
+	if (r->dirfd >= 0)
+		close(r->dirfd);
+	free(r->name);
 	drop(&r->buf, &r->buf_cap, &r->buf_lent);
 	drop(&r->spare, &r->spare_cap, &r->spare_lent);
 	free(r->own_z.buf);

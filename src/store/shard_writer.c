@@ -2,7 +2,9 @@
 // Shard writer: the file and its header, the chunk queue and the ring a
 // drainer writes through; appends go down one write path (buffered or
 // O_DIRECT), tickets complete in order, a drainer waits in the same ring,
-// and on a write error the file is cut back to its last whole chunk.
+// and on a write error the file is cut back to its last whole chunk. With
+// --max-disk and O_DIRECT, the shard goes on in segment files as the
+// budget hands them over.
 #include "store/buffered_write.h"
 #include "store/direct_write.h"
 #include "store/disk_budget.h"
@@ -42,6 +44,11 @@ struct prec_shard_writer {
 	 * descriptor of the file for its header rewrites and punches */
 	struct prec_budget_member *bm;
 	int hdr_fd;
+	/* segment files: the files before the one written, oldest first,
+	 * until their last writes are done, with the offsets they end at */
+	int old_fd[PREC_ROTATE_MAX];
+	uint64_t old_end[PREC_ROTATE_MAX];
+	unsigned int nr_old;
 };
 
 static void reap(struct prec_shard_writer *w, bool wait)
@@ -82,13 +89,14 @@ static void ring_failed(void *ctx, int err)
 
 static int write_shard_header(struct prec_shard_writer *w,
 			      const struct prec_shard_writer_opts *o,
-			      struct prec_shard_header *hp)
+			      struct prec_shard_header *hp, uint32_t flags)
 {
 	struct prec_shard_header h;
 	struct timespec ts;
 	size_t done = 0;
 
 	memset(&h, 0, sizeof(h));
+	h.flags = htole32(flags);
 	clock_gettime(CLOCK_REALTIME, &ts);
 	h.magic = htole64(PREC_SHARD_MAGIC);
 	h.version_major = htole16(PREC_FORMAT_MAJOR);
@@ -144,7 +152,47 @@ static int join_budget(struct prec_shard_writer *w, struct prec_disk_budget *b,
 	w->hdr_fd = openat(dirfd, name, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (w->hdr_fd < 0)
 		return -errno;
-	return prec_disk_budget__join(b, &w->bm, w->hdr_fd, hdr, w->cpu);
+	return prec_disk_budget__join(b, &w->bm, w->hdr_fd, hdr, w->cpu, dirfd, name);
+}
+
+/* The files before the one written, each once every byte of it is:
+ * closed here, before the budget hears the chunks in them are whole, so
+ * that the budget's unlink frees their blocks then and there (the last
+ * close of an unlinked file does), never in this thread. */
+static void close_old(struct prec_shard_writer *w)
+{
+	if (!w->nr_old)
+		return;
+	/* the last writes may be done and not yet reaped (a peek at the
+	 * ring, no syscall): the sooner a file closes, the sooner the budget
+	 * may drop it */
+	if (w->q.durable < w->old_end[0])
+		reap(w, false);
+	while (w->nr_old && w->q.durable >= w->old_end[0]) {
+		close(w->old_fd[0]);
+		w->nr_old--;
+		memmove(w->old_fd, w->old_fd + 1, w->nr_old * sizeof(w->old_fd[0]));
+		memmove(w->old_end, w->old_end + 1, w->nr_old * sizeof(w->old_end[0]));
+	}
+}
+
+/* Segment files: the chunk about to be framed at q.pos may start the next
+ * file, which the budget has open already; up to PREC_ROTATE_MAX files
+ * may still be written behind it (staging holds more than a segment). */
+static void rotate(struct prec_shard_writer *w)
+{
+	int fd;
+
+	close_old(w);
+	if (w->nr_old == PREC_ROTATE_MAX || w->q.err)
+		return;
+	fd = prec_disk_budget__rotate(w->bm, w->q.pos);
+	if (fd < 0)
+		return;
+	w->old_fd[w->nr_old] = w->fd;
+	w->old_end[w->nr_old++] = w->q.pos;
+	w->fd = fd;
+	w->path.ops->rotate(w->path.io, fd, w->q.pos);
 }
 
 /* The chunk just queued, to the budget. */
@@ -153,12 +201,16 @@ static void budget_note(struct prec_shard_writer *w, const struct prec_chunk_met
 {
 	struct prec_budget_chunk c = {
 		.off = w->q.pos - PREC_CHUNK_HDR_SIZE - stored, .end = w->q.pos,
-		.durable = w->q.durable, .seq = (uint32_t)(w->q.append_n - 1),
+		.seq = (uint32_t)(w->q.append_n - 1),
 		.records = meta->records, .payload = stored, .raw = raw,
 		.first_time = meta->first_time, .last_time = meta->last_time,
 		.time = meta->first_time ? meta->first_time : meta->watermark,
 	};
 
+	/* every file whose chunks are all written is closed now: what the
+	 * budget may drop (up to durable) is in closed files */
+	close_old(w);
+	c.durable = w->q.durable;
 	prec_disk_budget__append(w->bm, &c);
 }
 
@@ -167,6 +219,8 @@ static void destroy(struct prec_shard_writer *w)
 	prec_disk_budget__leave(w->bm);
 	if (w->hdr_fd >= 0)
 		close(w->hdr_fd);
+	for (unsigned int i = 0; i < w->nr_old; i++)
+		close(w->old_fd[i]);
 	prec_uring__exit(&w->ring);
 	if (w->fd >= 0)
 		close(w->fd);
@@ -212,9 +266,14 @@ int prec_shard_writer__open(struct prec_shard_writer **out, int dirfd,
 		ret = -errno;
 		goto free_writer;
 	}
-	ret = write_shard_header(w, opts, &hdr);
+	/* segment files where the budget's drops would otherwise punch the
+	 * file an O_DIRECT append waits on (docs/format.md, "Trimmed shards") */
+	ret = write_shard_header(w, opts, &hdr,
+				 opts->budget && opts->direct && w->copy ? PREC_SHARD_SEGMENTS : 0);
 	if (!ret)
 		ret = open_path(w, opts, &hdr);
+	if (!ret && !w->direct && hdr.flags)
+		ret = write_shard_header(w, opts, &hdr, 0);
 	if (!ret && opts->budget)
 		ret = join_budget(w, opts->budget, dirfd, name, &hdr);
 	if (ret)
@@ -283,6 +342,8 @@ int64_t prec_shard_writer__append(struct prec_shard_writer *w,
 	ret = prec_chunk_framer__check(meta, span, nspan, &raw);
 	if (ret)
 		return ret;
+	if (w->bm && w->direct)
+		rotate(w);
 	ret = make_room(w, w->copy ? prec_chunk_framer__cap(&w->framer, raw) : 0);
 	if (!ret)
 		ret = w->path.ops->append(w->path.io, meta, span, nspan, raw, &stored);
@@ -363,11 +424,28 @@ int prec_shard_writer__flush(struct prec_shard_writer *w)
 	settle(w);
 	if (w->q.err)
 		return w->q.err;
+	for (unsigned int i = 0; i < w->nr_old; i++) {
+		if (fsync(w->old_fd[i]) < 0) {
+			int err = -errno;
+
+			prec_chunk_queue__fail(&w->q, err, w->q.durable);
+			return err;
+		}
+	}
+	close_old(w);
 	if (fsync(w->fd) < 0) {
 		int err = -errno;
 
 		prec_chunk_queue__fail(&w->q, err, w->q.durable);
 		return err;
+	}
+	if (w->bm) {
+		int err = prec_disk_budget__sync(w->bm);
+
+		if (err) {
+			prec_chunk_queue__fail(&w->q, err, w->q.durable);
+			return err;
+		}
 	}
 	w->synced = true;
 	w->synced_n = w->q.append_n;

@@ -18,7 +18,7 @@
 /* Format constants                                                         */
 
 #define PREC_FORMAT_MAJOR 1
-#define PREC_FORMAT_MINOR 1
+#define PREC_FORMAT_MINOR 2
 
 #define PREC_SHARD_MAGIC 0x4452485343455250ULL /* "PRECSHRD" little-endian */
 #define PREC_CHUNK_MAGIC 0x4b484350u           /* "PCHK" */
@@ -48,6 +48,9 @@
 #define PREC_SIDEBAND_CPU (-1)
 #define PREC_SHARD_SIDEBAND_NAME "sideband.shard"
 #define PREC_MANIFEST_NAME "manifest"
+/* --max-disk: the tasks and maps of the window, synthesized again */
+#define PREC_CARRY_SHARD_NAME "carry.shard"
+#define PREC_CARRY_CPU (-3)
 /* The recorder's vDSO image, when the manifest's build-ids list "[vdso]". */
 #define PREC_VDSO_NAME "vdso.so"
 
@@ -69,7 +72,7 @@ struct prec_shard_header {
 	uint16_t version_minor;  /* readers accept any minor */
 	uint32_t header_size;    /* 64 */
 	int32_t cpu;             /* CPU number, or PREC_SIDEBAND_CPU */
-	uint32_t flags;          /* PREC_SHARD_TRIMMED, else 0 */
+	uint32_t flags;          /* PREC_SHARD_TRIMMED, PREC_SHARD_SEGMENTS */
 	uint8_t session_id[16];  /* equals the manifest's */
 	uint64_t created_ns;     /* CLOCK_REALTIME at creation */
 	uint64_t first_chunk;    /* TRIMMED: offset of the first chunk kept; else 0 */
@@ -79,6 +82,10 @@ struct prec_shard_header {
 /* --max-disk dropped the shard's oldest chunks (punched out of the file):
  * chunks start at first_chunk, numbered from first_seq (format 1.1). */
 #define PREC_SHARD_TRIMMED 1u
+/* --max-disk wrote the shard in segment files: its chunks go on, at their
+ * shard offsets, in the files "NAME.1", "NAME.2", ..., each from where the
+ * chunks of the one before end (format 1.2; docs/format.md). */
+#define PREC_SHARD_SEGMENTS 2u
 _Static_assert(sizeof(struct prec_shard_header) == 64, "shard header is 64 bytes");
 
 /* On-disk chunk header: 64 bytes, followed by payload_len bytes. Chunks
@@ -299,9 +306,10 @@ int prec_shard_writer__worker_cpus(struct prec_shard_writer *w,
  * writers: each appended chunk is counted, and the append that takes the
  * total past the limit drops whole segments (runs of about segment()
  * bytes of chunks, in the file's order) of the shard whose next segment is
- * oldest, until the total is back under it: the segment is punched out of
- * its file (FALLOC_FL_PUNCH_HOLE) and the shard header rewritten to start
- * after it. Thread-safe: the counting is atomic, the dropping holds a lock
+ * oldest, until the total is back under it: the shard header is rewritten
+ * to start after it, and the segment's file unlinked (O_DIRECT shards,
+ * written in segment files) or its range punched out of the shard's one
+ * file (FALLOC_FL_PUNCH_HOLE). Thread-safe: the counting is atomic, the dropping holds a lock
  * (once per segment, never per record). docs/format.md, "Trimmed shards". */
 struct prec_disk_budget;
 

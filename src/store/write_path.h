@@ -22,6 +22,9 @@ struct prec_write_setup {
 	struct prec_chunk_framer *framer;
 };
 
+/* Rotations (segment files) waiting for the files before them. */
+#define PREC_ROTATE_MAX 4
+
 /* When the writer asks a path to start writes. */
 enum prec_write_push {
 	PREC_PUSH_APPENDED, /* a chunk was queued: a full batch goes */
@@ -50,6 +53,12 @@ struct prec_write_ops {
 	/* Once, on the thread that writes, before its first append: what is
 	 * best done by that thread, on its CPU. NULL: nothing. */
 	void (*adopt)(void *io);
+	/* Segment files: the bytes from file offset at (q->pos, a chunk's
+	 * start) on go to fd, those before it still to the file(s) before;
+	 * a file gets nothing more once q->durable reaches its end. Up to
+	 * PREC_ROTATE_MAX rotations may wait for the files before them to be
+	 * written. NULL: the path writes one file. */
+	void (*rotate)(void *io, int fd, uint64_t at);
 };
 
 struct prec_write_path {

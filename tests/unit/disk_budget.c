@@ -4,13 +4,19 @@
 // passes it by more than a chunk, the files' blocks stay under it plus the
 // slack, the oldest segments go first from the shard whose next segment is
 // oldest, and the trimmed shards read back from their first kept chunk with
-// consecutive seqs and the writers' kept totals; a header whose first chunk
-// lies inside it is refused; the manifest's MAX_DISK section round-trips.
+// consecutive seqs and the writers' kept totals; O_DIRECT shards are written
+// in segment files, of which the oldest are gone (unlinked, the shard's own
+// file cut back to its header) and the pre-opened next one is not left
+// behind; a header whose first chunk lies inside it is refused; the
+// manifest's MAX_DISK section round-trips.
 #include "store/store.h"
 #include "../lib/test.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -27,6 +33,36 @@ static uint64_t blocks(int dirfd, const char *name)
 
 	CHECK(fstatat(dirfd, name, &st, 0) == 0);
 	return (uint64_t)st.st_blocks * 512;
+}
+
+/* The blocks of every file in the directory, and of name's segment files
+ * ("name.N") the count and the lowest and highest N. */
+static uint64_t dir_blocks(int dirfd, const char *name, uint32_t *nseg, uint32_t *lo,
+			   uint32_t *hi)
+{
+	DIR *d = fdopendir(openat(dirfd, ".", O_RDONLY | O_DIRECTORY));
+	size_t nlen = strlen(name);
+	struct dirent *e;
+	uint64_t sum = 0;
+
+	CHECK(d);
+	*nseg = *lo = *hi = 0;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		sum += blocks(dirfd, e->d_name);
+		if (!strncmp(e->d_name, name, nlen) && e->d_name[nlen] == '.') {
+			uint32_t n = (uint32_t)strtoul(e->d_name + nlen + 1, NULL, 10);
+
+			(*nseg)++;
+			if (!*lo || n < *lo)
+				*lo = n;
+			if (n > *hi)
+				*hi = n;
+		}
+	}
+	closedir(d);
+	return sum;
 }
 
 struct shard_read {
@@ -101,6 +137,9 @@ static void run(bool direct)
 		prec_disk_budget__stats(b, &bs);
 		CHECK(bs.used <= LIMIT + PAYLOAD + PREC_CHUNK_HDR_SIZE);
 	}
+	/* as prec record's stop: no drop after the totals are taken, none
+	 * while the shards are read back */
+	prec_disk_budget__stop(b);
 	for (int i = 0; i < 2; i++) {
 		CHECK_EQ(prec_shard_writer__flush(w[i]), 0);
 		prec_shard_writer__stats(w[i], &ws[i]);
@@ -111,8 +150,25 @@ static void run(bool direct)
 	CHECK(bs.segments > 0);
 	CHECK(bs.stuck == 0);
 	CHECK(bs.used <= LIMIT);
-	/* the blocks: the budget, plus 8 KiB per shard and the extent tree */
-	CHECK(blocks(dirfd, names[0]) + blocks(dirfd, names[1]) <= LIMIT + 2 * 8192 + 16384);
+	/* the blocks: the budget, plus 8 KiB per shard (or per segment file:
+	 * its last block padded) and the extent tree */
+	{
+		uint32_t nseg[2], lo[2], hi[2];
+		uint64_t sum = dir_blocks(dirfd, names[0], &nseg[0], &lo[0], &hi[0]);
+
+		dir_blocks(dirfd, names[1], &nseg[1], &lo[1], &hi[1]);
+		CHECK(sum <= LIMIT + 2 * 8192 + (nseg[0] + nseg[1]) * 4096 + 16384);
+		for (int i = 0; i < 2; i++) {
+			/* segment files with O_DIRECT, the oldest gone, the
+			 * one opened ahead (never written) gone at the close */
+			CHECK_EQ(nseg[i] > 0, direct);
+			if (!direct)
+				continue;
+			CHECK(lo[i] > 1);
+			CHECK_EQ(hi[i] - lo[i] + 1, nseg[i]);
+			CHECK(nseg[i] <= 2 * (LIMIT / PREC_DISK_SEGMENT_MIN));
+		}
+	}
 	for (int i = 0; i < 2; i++) {
 		read_back(dirfd, names[i], &rd[i]);
 		CHECK_EQ(rd[i].chunks, ws[i].chunks);
@@ -120,12 +176,16 @@ static void run(bool direct)
 		CHECK_EQ(rd[i].last_time, ws[i].last_time);
 		CHECK_EQ(rd[i].first_seq, appended[i] - rd[i].chunks);
 		CHECK(rd[i].first_seq > 0); /* both lost their oldest */
-		/* before the first chunk kept: holes, but the header's block */
+		/* before the first chunk kept: holes, but the header's block;
+		 * with segment files, the shard's own file is its header */
 		{
 			int fd = openat(dirfd, names[i], O_RDONLY);
 			off_t d = lseek(fd, 4096, SEEK_DATA);
 
-			CHECK(d >= (off_t)(rd[i].first_chunk & ~4095ull));
+			if (direct)
+				CHECK_EQ(lseek(fd, 0, SEEK_END), 64);
+			else
+				CHECK(d >= (off_t)(rd[i].first_chunk & ~4095ull));
 			close(fd);
 		}
 	}
@@ -137,14 +197,26 @@ static void run(bool direct)
 	CHECK_EQ(bs.window, rd[0].first_time > rd[1].first_time ? rd[0].first_time : rd[1].first_time);
 	/* oldest first: the kept spans start within a segment and a staging
 	 * (what may not be whole on disk yet, so not droppable) of cpu1's of
-	 * each other, its chunks 4 ms apart */
+	 * each other, its chunks 4 ms apart; a segment file may grow to two
+	 * segments when the trimmer is late opening the next */
 	{
 		uint64_t a = rd[0].first_time, c = rd[1].first_time, d = a > c ? a - c : c - a;
+		uint64_t seg = direct ? 2 * PREC_DISK_SEGMENT_MIN : PREC_DISK_SEGMENT_MIN;
 
-		CHECK(d <= 4 * ((PREC_DISK_SEGMENT_MIN + 1024 * 1024) / PAYLOAD + 2) * 1000000ull);
+		CHECK(d <= 4 * ((seg + 1024 * 1024) / PAYLOAD + 2) * 1000000ull);
 	}
 	for (int i = 0; i < 2; i++)
 		CHECK_EQ(prec_shard_writer__close(w[i]), 0);
+	/* closed: the file opened ahead and never written is gone */
+	for (int i = 0; direct && i < 2; i++) {
+		uint32_t nseg, lo, hi;
+		char last[64];
+		struct stat st;
+
+		dir_blocks(dirfd, names[i], &nseg, &lo, &hi);
+		snprintf(last, sizeof(last), "%s.%u", names[i], hi);
+		CHECK(fstatat(dirfd, last, &st, 0) == 0 && st.st_size > 0);
+	}
 	prec_disk_budget__delete(b);
 	close(dirfd);
 	test_rmdir(dir);
