@@ -1296,6 +1296,24 @@ int prec_session__finish(struct prec_session *s, struct prec_evlist *el)
 	return err;
 }
 
+/* Every writer of the epoch closed (the session's and the flight
+ * recorder's). err: the first error so far, returned unless 0. */
+static int close_writers(struct prec_session *s, int err)
+{
+	int e;
+
+	for (int c = 0; s->writers && c <= s->nr_cpus; c++) {
+		e = prec_shard_writer__close(s->writers[c]);
+		s->writers[c] = NULL;
+		if (e && !err)
+			err = e;
+	}
+	e = close_flight(s);
+	err = err ? err : e;
+	lap(s, "writers closed");
+	return err;
+}
+
 /* The recording (with --switch-output, the epoch) in s->dirfd closed: its
  * shards flushed and counted (the session's totals, its own), build-ids,
  * writers closed, the final manifest. err: the first error so far,
@@ -1304,11 +1322,13 @@ static int close_epoch(struct prec_session *s, struct prec_evlist *el, int err)
 {
 	int e;
 
-	/* A drainer flushes its shard as it stops; the side band and the
-	 * flight recorder's shards are flushed here, so that the writers'
-	 * totals count every chunk; at a cut, the drainers' too. */
+	/* A drainer flushes its shard as it stops (its flush here finds
+	 * nothing to do); the side band and the flight recorder's shards are
+	 * flushed here, so that the writers' totals count every chunk; at a
+	 * cut, the drainers' too. Every shard is durable after this: closing
+	 * the writers only frees them, and waits until after the manifest. */
 	for (int c = 0; c <= s->nr_cpus; c++) {
-		if (!s->writers[c] || (c < s->nr_cpus && s->drainers[c] && !s->cuts))
+		if (!s->writers[c])
 			continue;
 		e = prec_shard_writer__flush(s->writers[c]);
 		err = err ? err : e;
@@ -1327,15 +1347,9 @@ static int close_epoch(struct prec_session *s, struct prec_evlist *el, int err)
 	add_seen_buildids(s);
 	add_vdso(s);
 	lap(s, "totals and build-ids");
-	for (int c = 0; c <= s->nr_cpus; c++) {
-		e = prec_shard_writer__close(s->writers[c]);
-		s->writers[c] = NULL;
-		if (e && !err)
-			err = e;
-	}
-	e = close_flight(s);
-	err = err ? err : e;
-	lap(s, "writers closed");
+	/* --max-disk's finish wants the writers out of its budget. */
+	if (s->max_disk)
+		err = close_writers(s, err);
 	if (err)
 		report_stop(s, err);
 	if (s->max_disk) {
@@ -1354,7 +1368,9 @@ static int close_epoch(struct prec_session *s, struct prec_evlist *el, int err)
 	}
 	s->manifest_ns = prec_now_ns(CLOCK_MONOTONIC) - s->t_stop_ns;
 	lap(s, "manifest written");
-	return err;
+	/* Flushed above: an error here is one the manifest already counts
+	 * out (the writer's first error stays its error). */
+	return close_writers(s, err);
 }
 
 /* ---- --switch-output: the cut from one epoch to the next ---- */
