@@ -81,6 +81,14 @@ bool prec_drainer__fifo_allowed(int prio);
 void prec_drainer__warn_fifo(int prio);
 /* Start the thread. */
 int prec_drainer__start(struct prec_drainer *d);
+/* Start the threads of d[0..n), none started yet: when every one is
+ * pinned, each started thread starts two more (a fan-out: creating a
+ * thread on another CPU waits on that CPU, and the waits overlap), the
+ * caller sleeping on g until all are; else one after another. Returns 0
+ * or the first -errno; prec_drainer__start_error() then names which
+ * failed (the others may be started: join them as usual). */
+int prec_drainer__start_all(struct prec_drainer **d, int n, struct prec_drain_enable *g);
+int prec_drainer__start_error(const struct prec_drainer *d);
 /* Drain what the ring holds now into chunks (one pass, no thread): used by
  * the thread, and by tests on simulated rings. Returns chunks written or
  * -errno. */

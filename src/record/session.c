@@ -738,7 +738,7 @@ static int start_drainers(struct prec_session *s, const struct prec_record_opts 
 			  struct prec_evlist *el)
 {
 	bool drained = false;
-	int err;
+	int err, first;
 
 	drain_sched(s, o);
 	/* Its drops keep the drainers from making them: as prompt as they. */
@@ -778,10 +778,17 @@ static int start_drainers(struct prec_session *s, const struct prec_record_opts 
 
 		drained = true;
 		err = prec_drainer__new(&s->drainers[c], &d);
-		if (!err) {
-			prec_drainer__set_notify(s->drainers[c], s->drain_efd);
-			err = prec_drainer__start(s->drainers[c]);
+		if (err) {
+			pr_err("drainer cpu%d: starting: %s\n", el->cpus[c], strerror(-err));
+			return err;
 		}
+		prec_drainer__set_notify(s->drainers[c], s->drain_efd);
+	}
+	first = prec_drainer__start_all(s->drainers, s->nr_cpus, &s->drain_enable);
+	for (int c = 0; first && c < s->nr_cpus; c++) {
+		err = prec_drainer__start_error(s->drainers[c]);
+		if (!err)
+			continue;
 		if (err == -EPERM && s->rt_prio && o->rt_prio > 0) {
 			pr_err("option -r %d: SCHED_FIFO refused for the drainer threads: %s\n",
 			       s->rt_prio, strerror(-err));
@@ -795,10 +802,12 @@ static int start_drainers(struct prec_session *s, const struct prec_record_opts 
 			       el->cpus[c], s->rt_prio, strerror(-err));
 			return err;
 		}
-		if (err) {
-			pr_err("drainer cpu%d: starting: %s\n", el->cpus[c], strerror(-err));
-			return err;
-		}
+		pr_err("drainer cpu%d: starting: %s\n", el->cpus[c], strerror(-err));
+		return err;
+	}
+	if (first) {
+		pr_err("drainers: starting: %s\n", strerror(-first));
+		return first;
 	}
 	prec_drainer__warn_fifo(drained ? s->rt_prio : 0);
 	return 0;
