@@ -5,6 +5,10 @@
 // ioctl (the kernel runs both on the event's CPU and waits), a pipe round
 // trip to a thread on that CPU, and the same ioctls of CPU 0's own event.
 // Prints one line of medians and maxima in microseconds. Usage: xcpu [ROUNDS]
+// With "xcpu sync DIR [ROUNDS]": a thread on each CPU writes 256 KiB
+// (O_DIRECT) to a file of its own in DIR, then either each fsyncs its file
+// at once (as the drainers do at the stop) or the caller makes one
+// syncfs(); prints the ms from the writes' end to the last sync's.
 #include <linux/perf_event.h>
 #include <pthread.h>
 #include <sched.h>
@@ -12,7 +16,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -81,6 +87,78 @@ static int cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+struct syncer {
+	int dirfd, cpu, fd, each;
+	pthread_barrier_t *go;
+	uint64_t done_ns;
+};
+
+/* Writes its file, waits for all, then fsyncs it (each) or not. */
+static void *sync_thread(void *arg)
+{
+	struct syncer *y = arg;
+	char name[32];
+	void *buf;
+
+	pin(y->cpu);
+	snprintf(name, sizeof(name), "xcpu-%d", y->cpu);
+	y->fd = openat(y->dirfd, name, O_WRONLY | O_CREAT | O_TRUNC | O_DIRECT | O_CLOEXEC, 0600);
+	if (y->fd < 0 || posix_memalign(&buf, 4096, 256 << 10))
+		return NULL;
+	memset(buf, 'x', 256 << 10);
+	if (write(y->fd, buf, 256 << 10) != 256 << 10)
+		perror("write");
+	free(buf);
+	pthread_barrier_wait(y->go);
+	if (y->each && fsync(y->fd))
+		perror("fsync");
+	y->done_ns = now_ns();
+	return NULL;
+}
+
+static int sync_main(const char *dir, int rounds, int ncpu)
+{
+	int dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	struct syncer *y = calloc((size_t)ncpu, sizeof(*y));
+	pthread_t *t = calloc((size_t)ncpu, sizeof(*t));
+	pthread_barrier_t go;
+
+	if (dirfd < 0 || !y || !t)
+		return 1;
+	printf("xcpu sync ncpu=%d (ms from the writes' end to the last sync, %d files of 256 KiB):", ncpu, ncpu);
+	for (int r = 0; r < 2 * rounds; r++) {
+		int each = !(r & 1);
+		uint64_t t0, end = 0;
+
+		pthread_barrier_init(&go, NULL, (unsigned int)ncpu + 1);
+		for (int c = 0; c < ncpu; c++) {
+			y[c] = (struct syncer){ .dirfd = dirfd, .cpu = c, .fd = -1, .each = each, .go = &go };
+			if (pthread_create(&t[c], NULL, sync_thread, &y[c]))
+				return 1;
+		}
+		pthread_barrier_wait(&go);
+		t0 = now_ns();
+		for (int c = 0; c < ncpu; c++)
+			pthread_join(t[c], NULL);
+		if (!each && syncfs(dirfd))
+			perror("syncfs");
+		for (int c = 0; c < ncpu; c++) {
+			if (y[c].done_ns > end)
+				end = y[c].done_ns;
+			close(y[c].fd);
+		}
+		if (!each)
+			end = now_ns();
+		printf(" %s=%.1f", each ? "fsync_each" : "syncfs", (double)(end - t0) / 1e6);
+		pthread_barrier_destroy(&go);
+	}
+	printf("\n");
+	free(y);
+	free(t);
+	close(dirfd);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int rounds = argc > 1 ? atoi(argv[1]) : 3;
@@ -89,6 +167,8 @@ int main(int argc, char **argv)
 	uint64_t *v[NR_OPS];
 	size_t n[NR_OPS] = { 0 };
 
+	if (argc > 2 && !strcmp(argv[1], "sync"))
+		return sync_main(argv[2], argc > 3 ? atoi(argv[3]) : 3, ncpu);
 	if (rounds <= 0 || ncpu <= 0 || pin(0)) {
 		fprintf(stderr, "usage: xcpu [ROUNDS] (pinned on CPU 0)\n");
 		return 2;

@@ -11,6 +11,10 @@
 . /guest_lib.sh
 echo "suite: xcpu, $NCPU CPUs, kernel $(uname -r), booted in $(cut -d' ' -f1 /proc/uptime) s"
 xcpu "${1:-3}"
+# The stop's syncs: a file per CPU, fsynced by a thread on each at once or
+# by one syncfs (on the ext4 disk).
+mkdir -p /mnt/xsync
+xcpu sync /mnt/xsync "${1:-3}"
 # The same with every other vCPU busy (a storm on each): the vCPUs the
 # host runs in turn are all runnable.
 c=1
