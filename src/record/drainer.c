@@ -62,6 +62,9 @@ struct prec_drainer {
 	struct prec_drain_enable *fan_g;
 	cpu_set_t anywhere;   /* the caller's CPUs, for a refused CPU set */
 	int start_err;        /* creating this thread failed: -errno */
+	int done_state;       /* enum en_state, atomic: stop_all() asks to
+			       * hear when the shard is flushed */
+	struct prec_drain_enable *done_g; /* stop_all()'s count, once asked */
 };
 
 /* An enable at the start: IDLE -> ASKED by enable_all() (the main
@@ -669,6 +672,11 @@ static void *drain_thread(void *arg)
 	if (d->err && d->notify_fd < 0)
 		pr_err("drainer cpu%d: stopped: %s\n", d->o.cpu,
 		       strerror(-d->err));
+	/* Done with everything the session reads: a stop_all() waiting
+	 * goes on without waiting for this thread's exit (its io_uring
+	 * workers' teardown). */
+	if (__atomic_exchange_n(&d->done_state, EN_EXITED, __ATOMIC_ACQ_REL) == EN_ASKED)
+		enable_done(d->done_g);
 	return NULL;
 }
 
@@ -862,6 +870,32 @@ void prec_drainer__stop(struct prec_drainer *d)
 		/* EAGAIN: the counter is already non-zero, the wake is pending. */
 	}
 	errno = saved;
+}
+
+int prec_drainer__stop_all(struct prec_drainer **d, int n, struct prec_drain_enable *g)
+{
+	int err = 0, idle;
+
+	ask_begin(g, n);
+	for (int i = 0; i < n; i++) {
+		idle = EN_IDLE;
+		if (d[i] && d[i]->started) {
+			d[i]->done_g = g;
+			/* Already done (it stopped on an error): counted here. */
+			if (__atomic_compare_exchange_n(&d[i]->done_state, &idle, EN_ASKED, false,
+							__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+				prec_drainer__stop(d[i]);
+				continue;
+			}
+		}
+		__atomic_sub_fetch(&g->pending, 1, __ATOMIC_RELAXED);
+		if (d[i])
+			prec_drainer__stop(d[i]);
+	}
+	ask_wait(g);
+	for (int i = 0; i < n && !err; i++)
+		err = d[i] ? prec_drainer__error(d[i]) : 0;
+	return err;
 }
 
 int prec_drainer__join(struct prec_drainer *d)

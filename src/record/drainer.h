@@ -129,6 +129,12 @@ bool prec_drainer__disabled(const struct prec_drainer *d);
  * for it. Returns the thread's first error or 0. */
 void prec_drainer__stop(struct prec_drainer *d);
 int prec_drainer__join(struct prec_drainer *d);
+/* Stop every drainer of d[0..n) (NULL entries allowed) and sleep (futex
+ * on g) until each started one has drained and flushed its shard, its
+ * stats, maps and error final; their threads may still be exiting: join
+ * them later. Returns the first drainer's error or 0. Main thread, never
+ * beside enable_all() or cut_all(). */
+int prec_drainer__stop_all(struct prec_drainer **d, int n, struct prec_drain_enable *g);
 /* Before start(): fd (an eventfd the caller owns and polls) gets 1 added
  * the moment the thread hits its first error, so the caller can stop the
  * recording at once; the thread then logs nothing itself. -1 = none. */

@@ -1289,15 +1289,20 @@ static int close_epoch(struct prec_session *s, struct prec_evlist *el, int err);
 
 int prec_session__finish(struct prec_session *s, struct prec_evlist *el)
 {
-	int err = stop_drainers(s);
+	/* Every shard flushed; the threads' exits are waited for after
+	 * the manifest. */
+	int err = s->drainers ? prec_drainer__stop_all(s->drainers, s->nr_cpus,
+						       &s->drain_enable) : 0;
 
 	/* A drainer that stopped early on an error left its CPU's events
 	 * enabled: disabled here. */
 	for (int c = 0; s->drainers_disable && c < s->nr_cpus; c++)
 		if (!prec_drainer__disabled(s->drainers[c]))
 			prec_evlist__disable_cpu(el, c);
-	lap(s, "drainers joined (rings empty, shards fsynced)");
+	lap(s, "drainers done (rings empty, shards fsynced)");
 	err = close_epoch(s, el, err);
+	stop_drainers(s);
+	lap(s, "drainers joined");
 	/* The summary's totals: every epoch's. */
 	s->records += s->prior_records;
 	s->bytes += s->prior_bytes;
