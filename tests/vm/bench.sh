@@ -34,7 +34,9 @@ while [ $r -le "$RUNS" ]; do
 			script="clean"
 			script_clean "$OUT/sleep.data" report ||
 				script="stderr:$(wc -l </tmp/script.err)"
-			[ -s "$OUT/sleep.merge.err" ] && script="merge-stderr:$(wc -l <"$OUT/sleep.merge.err")"
+			# prec merge's own summary line aside
+			m=$(grep -vc '^prec: merge ' "$OUT/sleep.merge.err")
+			[ "$m" = 0 ] || script="merge-stderr:$m"
 			script="$script/shards:$(ls "$OUT/sleep" | grep -c '\.shard$')"
 		fi
 		echo "B sleep $tool run=$r kept=$KEPT wall_ms=$WALL cpu_s=$CPU close_ms=$CLOSE script=$script"
