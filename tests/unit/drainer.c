@@ -633,7 +633,7 @@ static void task_cpus(const char *comm, char *out, size_t len)
 
 /* start_all() starts every drainer, each where it is pinned (the fan-out:
  * drainers start drainers), and one whose CPU the kernel refuses on the
- * caller's CPUs; all stop and join as started one by one. */
+ * caller's CPUs; stop_all() waits until each has flushed, then all join. */
 static void test_start_all(void)
 {
 	enum { N = 7 };
@@ -674,8 +674,15 @@ static void test_start_all(void)
 			CHECK(!fprintf(stderr, "%s on CPUs '%s', want '%s'\n", name, cpus, want));
 	}
 	CHECK_EQ(prec_drainer__start(d[0]), -EBUSY);
-	for (int i = 0; i < N; i++)
-		prec_drainer__stop(d[i]);
+	/* stop_all() returns once every shard is flushed: the stats'
+	 * flush time is set by then, before any join. */
+	CHECK_EQ(prec_drainer__stop_all(d, N, &g), 0);
+	for (int i = 0; i < N; i++) {
+		struct prec_drainer_stats st;
+
+		prec_drainer__stats(d[i], &st);
+		CHECK(st.flushed_ns && st.flushed_ns >= st.stop_seen_ns);
+	}
 	for (int i = 0; i < N; i++) {
 		CHECK_EQ(prec_drainer__join(d[i]), 0);
 		CHECK_EQ(prec_shard_writer__close(w[i]), 0);
