@@ -218,7 +218,7 @@ clean:
 # The guest suite on Debian's 6.1 cloud kernel under qemu (tests/vm/run.sh):
 # make vmtest NCPU=8 (installs qemu, busybox-static, cpio, the kernel; needs root).
 NCPU ?= 8
-VM_HELPERS := $(addprefix $(BUILD)/tests/helpers/,storm pingpong shardcount mfdump)
+VM_HELPERS := $(addprefix $(BUILD)/tests/helpers/,storm pingpong shardcount mfdump xcpu)
 .PHONY: vmtest
 vmtest: check-deps $(BIN) $(VM_HELPERS)
 	$(Q)BUILD=$(BUILD) tests/vm/run.sh $(NCPU)

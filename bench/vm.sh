@@ -25,7 +25,7 @@ counts=("$@")
 
 vm_deps && vm_kernel || exit 1
 make -s -j2 "$VM_BUILD/prec" >/dev/null 2>&1 || true
-for f in prec tests/helpers/storm tests/helpers/pingpong tests/helpers/mfdump tests/helpers/shardcount; do
+for f in prec tests/helpers/storm tests/helpers/pingpong tests/helpers/mfdump tests/helpers/shardcount tests/helpers/xcpu; do
 	[ -x "$VM_BUILD/$f" ] || { vm_log "$VM_BUILD/$f missing (make unit builds it)"; exit 1; }
 done
 
@@ -74,6 +74,11 @@ echo
 echo "| vCPUs | tool | storm kept | storm lost | kept+lost | storm rec CPU s | storm SIGINT->exit ms | storm manifest ms | sleep wall ms | sleep rec CPU s | sleep manifest ms |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|"
 printf '%s\n' "${rows[@]}"
+echo
+echo "prec's merge of the sleep recordings read by perf script and perf report (clean: nothing on stderr; per run):"
+for n in "${counts[@]}"; do
+	echo "$n vCPUs: $(field "$VM_CACHE/bench-$n.log.txt" sleep prec script | tr '\n' ' ')"
+done
 echo
 echo "prec's close laps (-v: ms from the stop), medians:"
 for n in "${counts[@]}"; do

@@ -54,6 +54,17 @@ struct prec_drainer {
 	bool started;
 	bool disabled;        /* the thread disabled o.el's CPU's events */
 	pthread_t thread;
+	/* start_all()'s fan-out: the drainers d[0..fan_n), this one at
+	 * fan_i, starting its two children before its own work; fan_g
+	 * counts the drainers not yet started. */
+	struct prec_drainer **fan;
+	int fan_n, fan_i;
+	struct prec_drain_enable *fan_g;
+	cpu_set_t anywhere;   /* the caller's CPUs, for a refused CPU set */
+	int start_err;        /* creating this thread failed: -errno */
+	int done_state;       /* enum en_state, atomic: stop_all() asks to
+			       * hear when the shard is flushed */
+	struct prec_drain_enable *done_g; /* stop_all()'s count, once asked */
 };
 
 /* An enable at the start: IDLE -> ASKED by enable_all() (the main
@@ -633,11 +644,15 @@ static void fifo_no_inherit(struct prec_drainer *d)
 	sched_setscheduler(0, SCHED_OTHER, &sp);
 }
 
+static void fan_out(struct prec_drainer *d);
+
 static void *drain_thread(void *arg)
 {
 	struct prec_drainer *d = arg;
 	int err;
 
+	/* First: the drainers below this one wait for it to start them. */
+	fan_out(d);
 	fifo_no_inherit(d);
 	thread_setup(d);
 	/* Where it stays: its staging pinned from here, near its CPU, each
@@ -657,6 +672,11 @@ static void *drain_thread(void *arg)
 	if (d->err && d->notify_fd < 0)
 		pr_err("drainer cpu%d: stopped: %s\n", d->o.cpu,
 		       strerror(-d->err));
+	/* Done with everything the session reads: a stop_all() waiting
+	 * goes on without waiting for this thread's exit (its io_uring
+	 * workers' teardown). */
+	if (__atomic_exchange_n(&d->done_state, EN_EXITED, __ATOMIC_ACQ_REL) == EN_ASKED)
+		enable_done(d->done_g);
 	return NULL;
 }
 
@@ -695,26 +715,31 @@ static int create_thread(pthread_t *t, int prio, const cpu_set_t *cpus,
 	return -err;
 }
 
-int prec_drainer__start(struct prec_drainer *d)
+static bool pinned(const struct prec_drainer *d)
 {
-	bool pin = d->o.pin_cpu >= 0 && d->o.pin_cpu < CPU_SETSIZE;
+	return d->o.pin_cpu >= 0 && d->o.pin_cpu < CPU_SETSIZE;
+}
+
+/* d's thread, named; anywhere: the CPUs of a thread whose own the kernel
+ * refuses (NULL: the creator's). */
+static int spawn(struct prec_drainer *d, const cpu_set_t *anywhere)
+{
+	bool pin = pinned(d);
 	char name[16];
 	cpu_set_t set;
 	int err;
 
-	if (d->started)
-		return -EBUSY;
 	if (pin)
 		drainer_cpus(d, &set);
 	/* -r: a drainer woken by a filling ring runs at once; under the fair
 	 * scheduler it can wait milliseconds behind the task that fills the
 	 * ring, or the io-wq workers its own writes keep busy. */
-	err = create_thread(&d->thread, d->o.rt_prio, pin ? &set : NULL,
+	err = create_thread(&d->thread, d->o.rt_prio, pin ? &set : anywhere,
 			    drain_thread, d);
 	/* A CPU set the kernel refuses (a CPU gone offline): where
 	 * thread_setup() would have warned and run it anywhere. */
 	if (err == -EINVAL && pin)
-		err = create_thread(&d->thread, d->o.rt_prio, NULL, drain_thread, d);
+		err = create_thread(&d->thread, d->o.rt_prio, anywhere, drain_thread, d);
 	if (err)
 		return err;
 	/* Named here, not by the thread itself: the side band, synthesized
@@ -724,6 +749,86 @@ int prec_drainer__start(struct prec_drainer *d)
 	pthread_setname_np(d->thread, name);
 	d->started = true;
 	return 0;
+}
+
+int prec_drainer__start(struct prec_drainer *d)
+{
+	if (d->started)
+		return -EBUSY;
+	return spawn(d, NULL);
+}
+
+/* Drainer k of the fan-out and the ones below it (k's heap subtree). */
+static int subtree(int k, int n)
+{
+	return k >= n ? 0 : 1 + subtree(2 * k + 1, n) + subtree(2 * k + 2, n);
+}
+
+/* Start fan[k], counted off g once its thread exists; it starts its own
+ * children. When it cannot be, neither can they: all counted off. */
+static void start_one(struct prec_drainer **fan, int n, int k, struct prec_drain_enable *g)
+{
+	struct prec_drainer *d = fan[k];
+	int err = spawn(d, &d->anywhere);
+
+	if (!err) {
+		enable_done(g);
+		return;
+	}
+	d->start_err = err;
+	enable_fail(g, err);
+	for (int m = subtree(k, n); m > 0; m--)
+		enable_done(g);
+}
+
+static void fan_out(struct prec_drainer *d)
+{
+	for (int k = 2 * d->fan_i + 1; d->fan && k <= 2 * d->fan_i + 2 && k < d->fan_n; k++)
+		start_one(d->fan, d->fan_n, k, d->fan_g);
+}
+
+int prec_drainer__start_all(struct prec_drainer **d, int n, struct prec_drain_enable *g)
+{
+	bool fan = true;
+	cpu_set_t any;
+	int err;
+
+	for (int i = 0; i < n; i++) {
+		if (d[i]->started)
+			return -EBUSY;
+		d[i]->start_err = 0;
+		fan &= pinned(d[i]);
+	}
+	/* Unpinned drainers would inherit their creator's CPUs: the main
+	 * thread's are theirs, so it starts them. */
+	if (!fan || sched_getaffinity(0, sizeof(any), &any)) {
+		for (int i = 0; i < n; i++) {
+			err = spawn(d[i], NULL);
+			if (err) {
+				d[i]->start_err = err;
+				return err;
+			}
+		}
+		return 0;
+	}
+	/* Creating a thread on another CPU waits on that CPU (its wake-up,
+	 * the move there): each drainer starts two, so the waits overlap
+	 * and the last starts after log2(n) of them, not n. */
+	for (int i = 0; i < n; i++) {
+		d[i]->fan = d;
+		d[i]->fan_n = n;
+		d[i]->fan_i = i;
+		d[i]->fan_g = g;
+		d[i]->anywhere = any;
+	}
+	ask_begin(g, n);
+	start_one(d, n, 0, g);
+	return ask_wait(g);
+}
+
+int prec_drainer__start_error(const struct prec_drainer *d)
+{
+	return d->start_err;
 }
 
 void prec_drainer__warn_fifo(int prio)
@@ -765,6 +870,32 @@ void prec_drainer__stop(struct prec_drainer *d)
 		/* EAGAIN: the counter is already non-zero, the wake is pending. */
 	}
 	errno = saved;
+}
+
+int prec_drainer__stop_all(struct prec_drainer **d, int n, struct prec_drain_enable *g)
+{
+	int err = 0, idle;
+
+	ask_begin(g, n);
+	for (int i = 0; i < n; i++) {
+		idle = EN_IDLE;
+		if (d[i] && d[i]->started) {
+			d[i]->done_g = g;
+			/* Already done (it stopped on an error): counted here. */
+			if (__atomic_compare_exchange_n(&d[i]->done_state, &idle, EN_ASKED, false,
+							__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+				prec_drainer__stop(d[i]);
+				continue;
+			}
+		}
+		__atomic_sub_fetch(&g->pending, 1, __ATOMIC_RELAXED);
+		if (d[i])
+			prec_drainer__stop(d[i]);
+	}
+	ask_wait(g);
+	for (int i = 0; i < n && !err; i++)
+		err = d[i] ? prec_drainer__error(d[i]) : 0;
+	return err;
 }
 
 int prec_drainer__join(struct prec_drainer *d)

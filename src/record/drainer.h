@@ -81,6 +81,14 @@ bool prec_drainer__fifo_allowed(int prio);
 void prec_drainer__warn_fifo(int prio);
 /* Start the thread. */
 int prec_drainer__start(struct prec_drainer *d);
+/* Start the threads of d[0..n), none started yet: when every one is
+ * pinned, each started thread starts two more (a fan-out: creating a
+ * thread on another CPU waits on that CPU, and the waits overlap), the
+ * caller sleeping on g until all are; else one after another. Returns 0
+ * or the first -errno; prec_drainer__start_error() then names which
+ * failed (the others may be started: join them as usual). */
+int prec_drainer__start_all(struct prec_drainer **d, int n, struct prec_drain_enable *g);
+int prec_drainer__start_error(const struct prec_drainer *d);
 /* Drain what the ring holds now into chunks (one pass, no thread): used by
  * the thread, and by tests on simulated rings. Returns chunks written or
  * -errno. */
@@ -121,6 +129,12 @@ bool prec_drainer__disabled(const struct prec_drainer *d);
  * for it. Returns the thread's first error or 0. */
 void prec_drainer__stop(struct prec_drainer *d);
 int prec_drainer__join(struct prec_drainer *d);
+/* Stop every drainer of d[0..n) (NULL entries allowed) and sleep (futex
+ * on g) until each started one has drained and flushed its shard, its
+ * stats, maps and error final; their threads may still be exiting: join
+ * them later. Returns the first drainer's error or 0. Main thread, never
+ * beside enable_all() or cut_all(). */
+int prec_drainer__stop_all(struct prec_drainer **d, int n, struct prec_drain_enable *g);
 /* Before start(): fd (an eventfd the caller owns and polls) gets 1 added
  * the moment the thread hits its first error, so the caller can stop the
  * recording at once; the thread then logs nothing itself. -1 = none. */

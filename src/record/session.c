@@ -740,7 +740,7 @@ static int start_drainers(struct prec_session *s, const struct prec_record_opts 
 			  struct prec_evlist *el)
 {
 	bool drained = false;
-	int err;
+	int err, first;
 
 	drain_sched(s, o);
 	/* Its drops keep the drainers from making them: as prompt as they. */
@@ -780,10 +780,17 @@ static int start_drainers(struct prec_session *s, const struct prec_record_opts 
 
 		drained = true;
 		err = prec_drainer__new(&s->drainers[c], &d);
-		if (!err) {
-			prec_drainer__set_notify(s->drainers[c], s->drain_efd);
-			err = prec_drainer__start(s->drainers[c]);
+		if (err) {
+			pr_err("drainer cpu%d: starting: %s\n", el->cpus[c], strerror(-err));
+			return err;
 		}
+		prec_drainer__set_notify(s->drainers[c], s->drain_efd);
+	}
+	first = prec_drainer__start_all(s->drainers, s->nr_cpus, &s->drain_enable);
+	for (int c = 0; first && c < s->nr_cpus; c++) {
+		err = prec_drainer__start_error(s->drainers[c]);
+		if (!err)
+			continue;
 		if (err == -EPERM && s->rt_prio && o->rt_prio > 0) {
 			pr_err("option -r %d: SCHED_FIFO refused for the drainer threads: %s\n",
 			       s->rt_prio, strerror(-err));
@@ -797,10 +804,12 @@ static int start_drainers(struct prec_session *s, const struct prec_record_opts 
 			       el->cpus[c], s->rt_prio, strerror(-err));
 			return err;
 		}
-		if (err) {
-			pr_err("drainer cpu%d: starting: %s\n", el->cpus[c], strerror(-err));
-			return err;
-		}
+		pr_err("drainer cpu%d: starting: %s\n", el->cpus[c], strerror(-err));
+		return err;
+	}
+	if (first) {
+		pr_err("drainers: starting: %s\n", strerror(-first));
+		return first;
 	}
 	prec_drainer__warn_fifo(drained ? s->rt_prio : 0);
 	return 0;
@@ -1282,19 +1291,42 @@ static int close_epoch(struct prec_session *s, struct prec_evlist *el, int err);
 
 int prec_session__finish(struct prec_session *s, struct prec_evlist *el)
 {
-	int err = stop_drainers(s);
+	/* Every shard flushed; the threads' exits are waited for after
+	 * the manifest. */
+	int err = s->drainers ? prec_drainer__stop_all(s->drainers, s->nr_cpus,
+						       &s->drain_enable) : 0;
 
 	/* A drainer that stopped early on an error left its CPU's events
 	 * enabled: disabled here. */
 	for (int c = 0; s->drainers_disable && c < s->nr_cpus; c++)
 		if (!prec_drainer__disabled(s->drainers[c]))
 			prec_evlist__disable_cpu(el, c);
-	lap(s, "drainers joined (rings empty, shards fsynced)");
+	lap(s, "drainers done (rings empty, shards fsynced)");
 	err = close_epoch(s, el, err);
+	stop_drainers(s);
+	lap(s, "drainers joined");
 	/* The summary's totals: every epoch's. */
 	s->records += s->prior_records;
 	s->bytes += s->prior_bytes;
 	s->lost += s->prior_lost;
+	return err;
+}
+
+/* Every writer of the epoch closed (the session's and the flight
+ * recorder's). err: the first error so far, returned unless 0. */
+static int close_writers(struct prec_session *s, int err)
+{
+	int e;
+
+	for (int c = 0; s->writers && c <= s->nr_cpus; c++) {
+		e = prec_shard_writer__close(s->writers[c]);
+		s->writers[c] = NULL;
+		if (e && !err)
+			err = e;
+	}
+	e = close_flight(s);
+	err = err ? err : e;
+	lap(s, "writers closed");
 	return err;
 }
 
@@ -1306,11 +1338,13 @@ static int close_epoch(struct prec_session *s, struct prec_evlist *el, int err)
 {
 	int e;
 
-	/* A drainer flushes its shard as it stops; the side band and the
-	 * flight recorder's shards are flushed here, so that the writers'
-	 * totals count every chunk; at a cut, the drainers' too. */
+	/* A drainer flushes its shard as it stops (its flush here finds
+	 * nothing to do); the side band and the flight recorder's shards are
+	 * flushed here, so that the writers' totals count every chunk; at a
+	 * cut, the drainers' too. Every shard is durable after this: closing
+	 * the writers only frees them, and waits until after the manifest. */
 	for (int c = 0; c <= s->nr_cpus; c++) {
-		if (!s->writers[c] || (c < s->nr_cpus && s->drainers[c] && !s->cuts))
+		if (!s->writers[c])
 			continue;
 		e = prec_shard_writer__flush(s->writers[c]);
 		err = err ? err : e;
@@ -1329,15 +1363,9 @@ static int close_epoch(struct prec_session *s, struct prec_evlist *el, int err)
 	add_seen_buildids(s);
 	add_vdso(s);
 	lap(s, "totals and build-ids");
-	for (int c = 0; c <= s->nr_cpus; c++) {
-		e = prec_shard_writer__close(s->writers[c]);
-		s->writers[c] = NULL;
-		if (e && !err)
-			err = e;
-	}
-	e = close_flight(s);
-	err = err ? err : e;
-	lap(s, "writers closed");
+	/* --max-disk's finish wants the writers out of its budget. */
+	if (s->max_disk)
+		err = close_writers(s, err);
 	if (err)
 		report_stop(s, err);
 	if (s->max_disk) {
@@ -1356,7 +1384,9 @@ static int close_epoch(struct prec_session *s, struct prec_evlist *el, int err)
 	}
 	s->manifest_ns = prec_now_ns(CLOCK_MONOTONIC) - s->t_stop_ns;
 	lap(s, "manifest written");
-	return err;
+	/* Flushed above: an error here is one the manifest already counts
+	 * out (the writer's first error stays its error). */
+	return close_writers(s, err);
 }
 
 /* ---- --switch-output: the cut from one epoch to the next ---- */

@@ -4,6 +4,7 @@
 // dedup, AUX), threaded with a producer that respects data_tail (also across
 // cuts to new shards, --switch-output's), and a real
 // cpu-clock perf ring on CPU 0. Shards are read back and checked byte-exact.
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
@@ -22,6 +23,7 @@
 #include "../lib/test.h"
 #include "record/drainer.h"
 #include "record/internal.h"
+#include "record/options.h"
 #include "record/ring.h"
 #include "store/store.h"
 
@@ -598,6 +600,98 @@ static void test_threaded(bool copy)
 	free(mem);
 }
 
+/* The CPUs thread comm of this process may run on ("0", "0-1"), or "". */
+static void task_cpus(const char *comm, char *out, size_t len)
+{
+	char path[300], line[128];
+	DIR *dir = opendir("/proc/self/task");
+	struct dirent *e;
+
+	out[0] = 0;
+	CHECK(dir);
+	while (dir && (e = readdir(dir))) {
+		FILE *f;
+		bool match = false;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/status", e->d_name);
+		f = fopen(path, "r");
+		while (f && fgets(line, sizeof(line), f)) {
+			line[strcspn(line, "\n")] = 0;
+			if (!strncmp(line, "Name:", 5))
+				match = !strcmp(line + 5 + strspn(line + 5, " \t"), comm);
+			else if (match && !strncmp(line, "Cpus_allowed_list:", 18))
+				snprintf(out, len, "%s", line + 18 + strspn(line + 18, " \t"));
+		}
+		if (f)
+			fclose(f);
+	}
+	if (dir)
+		closedir(dir);
+}
+
+/* start_all() starts every drainer, each where it is pinned (the fan-out:
+ * drainers start drainers), and one whose CPU the kernel refuses on the
+ * caller's CPUs; stop_all() waits until each has flushed, then all join. */
+static void test_start_all(void)
+{
+	enum { N = 7 };
+	struct prec_ring r[N];
+	void *mem[N];
+	struct prec_shard_writer *w[N];
+	struct prec_drainer *d[N];
+	struct prec_drain_enable g = { 0 };
+	int ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	cpu_set_t mine;
+	char name[32], cpus[64], want[16];
+
+	CHECK_EQ(sched_getaffinity(0, sizeof(mine), &mine), 0);
+	for (int i = 0; i < N; i++) {
+		struct prec_drainer_opts o = {
+			.cpu = 900 + i, .layout = layout, .clockid = CLOCK_MONOTONIC,
+			.round_ns = 5000000, .affinity = PREC_AFFINITY_CPU,
+			/* 1000: no such CPU here, refused */
+			.pin_cpu = i == 5 ? 1000 : i % (ncpu > 0 ? ncpu : 1),
+		};
+
+		mem[i] = sim_mem(16 << 10, 0, &r[i]);
+		snprintf(name, sizeof(name), "start%d.shard", i);
+		w[i] = open_writer(name, true);
+		o.ring = &r[i];
+		o.writer = w[i];
+		CHECK_EQ(prec_drainer__new(&d[i], &o), 0);
+	}
+	CHECK_EQ(prec_drainer__start_all(d, N, &g), 0);
+	for (int i = 0; i < N; i++) {
+		CHECK_EQ(prec_drainer__start_error(d[i]), 0);
+		snprintf(name, sizeof(name), "prec-drain-%d", 900 + i);
+		task_cpus(name, cpus, sizeof(cpus));
+		snprintf(want, sizeof(want), "%d", i % (ncpu > 0 ? ncpu : 1));
+		if (i == 5)
+			CHECK(cpus[0] != 0); /* started, on the caller's CPUs */
+		else if (strcmp(cpus, want))
+			CHECK(!fprintf(stderr, "%s on CPUs '%s', want '%s'\n", name, cpus, want));
+	}
+	CHECK_EQ(prec_drainer__start(d[0]), -EBUSY);
+	/* stop_all() returns once every shard is flushed: the stats'
+	 * flush time is set by then, before any join. */
+	CHECK_EQ(prec_drainer__stop_all(d, N, &g), 0);
+	for (int i = 0; i < N; i++) {
+		struct prec_drainer_stats st;
+
+		prec_drainer__stats(d[i], &st);
+		CHECK(st.flushed_ns && st.flushed_ns >= st.stop_seen_ns);
+	}
+	for (int i = 0; i < N; i++) {
+		CHECK_EQ(prec_drainer__join(d[i]), 0);
+		CHECK_EQ(prec_shard_writer__close(w[i]), 0);
+		prec_drainer__delete(d[i]);
+		free(mem[i]);
+	}
+	printf("start_all: %d drainers started by the fan-out\n", N);
+}
+
 /* The wanted maps of p found in the table m[0..nr): found[i] set. */
 static void mark_maps(const struct producer *p, const struct prec_seen_map *m, int nr,
 		      bool *found)
@@ -904,6 +998,7 @@ int main(void)
 	test_aux();
 	test_threaded(false);
 	test_threaded(true);
+	test_start_all();
 	test_cut(false);
 	test_cut(true);
 	test_writer_error();

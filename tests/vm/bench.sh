@@ -27,7 +27,19 @@ while [ $r -le "$RUNS" ]; do
 		rm -rf "$OUT/storm" "$OUT/storm.data"
 		rec $tool sleep -a $v -- sleep 1 || echo "B error sleep $tool exit $RC"
 		stats "$OUT/sleep.data"
-		echo "B sleep $tool run=$r kept=$KEPT wall_ms=$WALL cpu_s=$CPU close_ms=$CLOSE"
+		# prec's merge of every CPU's shard, read by perf script and
+		# perf report: nothing on stderr (clean), else its line count.
+		script=-
+		if [ $tool = prec ]; then
+			script="clean"
+			script_clean "$OUT/sleep.data" report ||
+				script="stderr:$(wc -l </tmp/script.err)"
+			# prec merge's own summary line aside
+			m=$(grep -vc '^prec: merge ' "$OUT/sleep.merge.err")
+			[ "$m" = 0 ] || script="merge-stderr:$m"
+			script="$script/shards:$(ls "$OUT/sleep" | grep -c '\.shard$')"
+		fi
+		echo "B sleep $tool run=$r kept=$KEPT wall_ms=$WALL cpu_s=$CPU close_ms=$CLOSE script=$script"
 		[ $tool = prec ] && laps sleep
 		rm -rf "$OUT/sleep" "$OUT/sleep.data"
 	done

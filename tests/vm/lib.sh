@@ -109,7 +109,7 @@ vm_initramfs() {
 	vm_copy_bin "$root" "$(command -v strace)" /usr/bin/strace
 	# A clock with nanoseconds: busybox date has none.
 	vm_copy_bin "$root" /bin/date /usr/bin/gdate
-	for h in storm pingpong shardcount mfdump; do
+	for h in storm pingpong shardcount mfdump xcpu; do
 		vm_copy_bin "$root" "$VM_BUILD/tests/helpers/$h" "/usr/bin/$h"
 	done
 	cp "$VM_ROOT/tests/vm/init" "$root/init"

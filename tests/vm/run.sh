@@ -13,7 +13,7 @@ STORM_N=${2:-${STORM_N:-10000}}
 # The whole boot's limit: a hung guest fails instead of hanging CI.
 LIMIT=${VM_TIMEOUT:-$((300 + 10 * NCPU))}
 
-for f in prec tests/helpers/storm tests/helpers/pingpong tests/helpers/mfdump; do
+for f in prec tests/helpers/storm tests/helpers/pingpong tests/helpers/mfdump tests/helpers/xcpu; do
 	[ -x "$VM_BUILD/$f" ] || { vm_log "$VM_BUILD/$f missing (make vmtest builds it)"; exit 1; }
 done
 vm_deps || exit 1
