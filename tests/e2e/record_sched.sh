@@ -28,7 +28,7 @@ expand() {
 drainers() {
 	local pid=$1 want n t i
 	want=$(expand "$online" | wc -w)
-	for i in $(seq 100); do
+	for i in $(seq 400); do
 		n=$(cat /proc/"$pid"/task/*/comm 2>/dev/null | grep -c '^prec-drain-')
 		[ "$n" = "$want" ] && break
 		sleep 0.05
@@ -48,9 +48,14 @@ drainers() {
 check() {
 	local name=$1 pol=$2 prio=$3 place=$4 pid rows want got
 	shift 4
-	"${run[@]}" "$PREC" record -q -d "$tmp/$name" -a "$@" -- sleep 1.5 &
+	# the command runs until the threads are read (a loaded machine can
+	# take longer to start them than any fixed sleep)
+	rm -f "$tmp/go"
+	"${run[@]}" "$PREC" record -q -d "$tmp/$name" -a "$@" -- \
+		sh -c 'i=0; while [ ! -e "$1" ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i + 1)); done' sh "$tmp/go" &
 	pid=$!
 	rows=$(drainers $pid)
+	touch "$tmp/go"
 	wait $pid || fail "$name: prec record exit $?"
 	[ -n "$rows" ] || fail "$name: no prec-drain threads seen"
 	while read -r cpu gpol gprio allowed; do
