@@ -314,18 +314,6 @@ void prec_disk_budget__leave(struct prec_budget_member *m)
 	release(m);
 }
 
-static void seg_add(struct seg *g, const struct prec_budget_chunk *c)
-{
-	g->chunks++;
-	g->records += c->records;
-	g->payload += c->payload;
-	g->raw += c->raw;
-	if (c->first_time && (!g->min_first || c->first_time < g->min_first))
-		g->min_first = c->first_time;
-	if (c->last_time > g->max_last)
-		g->max_last = c->last_time;
-}
-
 static void seg_merge(struct seg *into, const struct seg *g)
 {
 	into->chunks += g->chunks;
@@ -336,6 +324,15 @@ static void seg_merge(struct seg *into, const struct seg *g)
 		into->min_first = g->min_first;
 	if (g->max_last > into->max_last)
 		into->max_last = g->max_last;
+}
+
+static void seg_add(struct seg *g, const struct prec_budget_chunk *c)
+{
+	const struct seg one = { .chunks = 1, .records = c->records, .payload = c->payload,
+				 .raw = c->raw, .min_first = c->first_time,
+				 .max_last = c->last_time };
+
+	seg_merge(g, &one);
 }
 
 /* Under the lock. Returns false when there is no room (the segment then

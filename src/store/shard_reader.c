@@ -479,17 +479,6 @@ int prec_shard_reader__lend_buffers(struct prec_shard_reader *r, void *mem, uint
 
 /* ------------------------------------------------------------------------ */
 
-/* Whether len bytes are all zero. */
-static bool all_zero(const void *p, size_t len)
-{
-	const unsigned char *b = p;
-
-	for (size_t i = 0; i < len; i++)
-		if (b[i])
-			return false;
-	return true;
-}
-
 /* The segment file n, if it holds a chunk header (not zeros) at r->off:
  * 1 and *fd; 0 if it holds nothing at all yet (opened ahead, the live
  * end), 2 if it holds data but none there (a file before r->off's), or
@@ -497,7 +486,7 @@ static bool all_zero(const void *p, size_t len)
 static int try_segment(struct prec_shard_reader *r, uint32_t n, int *fd)
 {
 	char name[PREC_SEGMENT_NAME_MAX];
-	unsigned char head[PREC_CHUNK_HDR_SIZE];
+	struct prec_chunk_header head;
 	const char *why;
 	struct stat st;
 	ssize_t got;
@@ -508,8 +497,8 @@ static int try_segment(struct prec_shard_reader *r, uint32_t n, int *fd)
 	*fd = prec_file__open_regular(r->dirfd, name, &why);
 	if (*fd < 0)
 		return *fd;
-	got = read2_fd(r, *fd, r->off, head, sizeof(head), NULL, 0);
-	if (got == (ssize_t)sizeof(head) && !all_zero(head, sizeof(head)))
+	got = read2_fd(r, *fd, r->off, &head, sizeof(head), NULL, 0);
+	if (got == (ssize_t)sizeof(head) && !all_zero_header(&head))
 		return 1;
 	ret = got < 0 ? (int)got : fstat(*fd, &st) < 0 ? -errno : st.st_size ? 2 : 0;
 	close(*fd);
@@ -571,7 +560,7 @@ static int next_chunk(struct prec_shard_reader *r, struct prec_chunk *c)
 	}
 	r->have_ahead = false;
 	if (n >= 0 && r->name &&
-	    ((uint32_t)n < PREC_CHUNK_HDR_SIZE || all_zero(&le, PREC_CHUNK_HDR_SIZE))) {
+	    ((uint32_t)n < PREC_CHUNK_HDR_SIZE || all_zero_header(&le))) {
 		ret = next_segment(r);
 		if (ret < 0)
 			return ret;

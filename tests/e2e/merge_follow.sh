@@ -43,6 +43,16 @@ record() {
 	wait_manifest "$dir" 10
 }
 
+# ends_soon PID: PID has ended, or does within 10 s.
+ends_soon() {
+	local i
+	for ((i = 0; i < 200; i++)); do
+		kill -0 "$1" 2>/dev/null || return 0
+		sleep 0.05
+	done
+	return 1
+}
+
 run() { # name, record options...
 	local name=$1 dir=$tmp/$1 first='' i got plain
 	shift
@@ -62,11 +72,7 @@ run() { # name, record options...
 	wait "$rpid" || fail_rc "$tmp/rec.err" "$name: record"
 	rpid=
 	# The pipeline ends by itself once the final manifest is there.
-	for ((i = 0; i < 200; i++)); do
-		kill -0 "$mpid" 2>/dev/null || break
-		sleep 0.05
-	done
-	kill -0 "$mpid" 2>/dev/null && fail "$name: merge --follow still runs 10 s after the recording ended"
+	ends_soon "$mpid" || fail "$name: merge --follow still runs 10 s after the recording ended"
 	wait "$mpid"
 	mpid=
 	grep -v ' -> stdout (pipe format)$' "$tmp/follow.err" | grep . &&
@@ -123,11 +129,7 @@ wait "$rpid" 2>/dev/null
 rpid=
 rm -f "$tmp/hold"
 # Followed when it died: said in one line, what it wrote merged, exit 1.
-for ((i = 0; i < 200; i++)); do
-	kill -0 "$mpid" 2>/dev/null || break
-	sleep 0.05
-done
-kill -0 "$mpid" 2>/dev/null && fail "merge --follow still waits 10 s after its recorder died"
+ends_soon "$mpid" || fail "merge --follow still waits 10 s after its recorder died"
 wait "$mpid"
 mpid=
 grep -q 'the recorder is gone' "$tmp/gone.err" || { cat "$tmp/gone.err"; fail "merge --follow: no line saying the recorder died"; }
