@@ -15,7 +15,7 @@ _prec_opts_record="-d --dir -o --output -e --event --filter -F --freq -c --count
 	--all-cgroups --data -p --pid -t --tid
 	-i --no-inherit --switch-events -N --no-buildid-cache --no-bpf-event --all-user --all-kernel
 	--max-size --max-disk -m --mmap-pages -k --clockid --round-ms -f --force --copy
-	--no-copy --no-direct-io -r --realtime --affinity -z --compress
+	--no-copy --no-direct-io --max-staging -r --realtime --affinity -z --compress
 	--compression-level --user --aux-size --markers --overwrite --control
 	--switch-output --switch-max-files
 	-D --delay -v --verbose -q --quiet -h --help"
@@ -28,7 +28,7 @@ _prec_opts_archive="-o --output -f --force -h --help"
 
 # The options that take a value (the next word, or --opt=value).
 _prec_args_record="-d --dir -o --output -e --event --filter -F --freq -c --count
-	--call-graph -C --cpu -G --cgroup -p --pid -t --tid --max-size --max-disk -m --mmap-pages
+	--call-graph -C --cpu -G --cgroup -p --pid -t --tid --max-size --max-disk --max-staging -m --mmap-pages
 	-k --clockid --round-ms -r --realtime --affinity --compression-level
 	--user --aux-size --control --switch-max-files -D --delay"
 _prec_args_merge="-o --output --time -C --cpu --compression-level"

@@ -90,6 +90,10 @@ struct prec_record_opts {
 	uint64_t max_size;      /* --max-size: stop once this much is drained */
 	uint64_t max_disk;      /* --max-disk: bytes on disk, oldest dropped */
 	const char *max_disk_arg; /* as given, for messages */
+	/* --max-staging: how far each O_DIRECT staging may grow while writes
+	 * stall (0: never); unset: the session's default */
+	uint64_t max_staging;
+	bool max_staging_set;
 	bool overwrite;         /* --overwrite: backward rings, snapshots */
 	const char *control;    /* --control fifo:CTL[,ACK] or fd:CTL[,ACK] */
 	/* --switch-output: epochs cut on SIGUSR2 and 'switch' (any mode),

@@ -398,13 +398,34 @@ static size_t staging_for(const struct prec_record_opts *o)
 	return want > 8 * 1024 * 1024 ? 8 * 1024 * 1024 : want;
 }
 
+/* How far each O_DIRECT staging may grow behind writes that stall:
+ * --max-staging, else 64 MiB, all CPUs' together at most a 16th of the
+ * memory, and under --max-disk a quarter of a CPU's share of the budget:
+ * held data the budget counts as written. Never below the staging. */
+static size_t staging_max_for(const struct prec_record_opts *o, int nr_cpus)
+{
+	uint64_t max = 64ull << 20, mem = (uint64_t)sysconf(_SC_PHYS_PAGES) *
+					   (uint64_t)sysconf(_SC_PAGESIZE);
+
+	if (o->max_staging_set)
+		max = o->max_staging;
+	else if (nr_cpus > 0 && mem / 16 / (uint64_t)nr_cpus < max)
+		max = mem / 16 / (uint64_t)nr_cpus;
+	if (!o->max_staging_set && o->max_disk && nr_cpus > 0 &&
+	    o->max_disk / 4 / (uint64_t)nr_cpus < max)
+		max = o->max_disk / 4 / (uint64_t)nr_cpus;
+	if (max < staging_for(o))
+		return 0;
+	return max > SIZE_MAX ? SIZE_MAX : (size_t)max;
+}
+
 size_t prec_session__staging(const struct prec_record_opts *o)
 {
 	return staging_for(o);
 }
 
 static void writer_opts(const struct prec_session *s, const struct prec_record_opts *o,
-			struct prec_shard_writer_opts *wo)
+			int nr_cpus, struct prec_shard_writer_opts *wo)
 {
 	/* -z: every shard, the side band too, gets lz4 chunks; the writer
 	 * compresses into its own staging, so it is copy mode. */
@@ -412,7 +433,8 @@ static void writer_opts(const struct prec_session *s, const struct prec_record_o
 		.direct = o->direct_io,
 		.codec = o->compress ? PREC_CODEC_LZ4 : PREC_CODEC_NONE,
 		.lz4_level = o->compress_level,
-		.staging_bytes = staging_for(o) };
+		.staging_bytes = staging_for(o),
+		.staging_max = staging_max_for(o, nr_cpus) };
 	memcpy(wo->session_id, s->session_id, sizeof(wo->session_id));
 }
 
@@ -426,7 +448,7 @@ static int open_writers(struct prec_session *s, const struct prec_record_opts *o
 	char name[32];
 	int err;
 
-	writer_opts(s, o, &wo);
+	writer_opts(s, o, el->nr_cpus, &wo);
 	if (o->max_disk) {
 		err = prec_max_disk__new(&s->max_disk, o->max_disk, el->nr_cpus,
 					 o->callgraph == PREC_CG_DWARF || o->data);
@@ -502,7 +524,7 @@ static int open_flight_writers(struct prec_session *s, const struct prec_record_
 
 	if (!el->overwrite)
 		return 0;
-	writer_opts(s, o, &wo);
+	writer_opts(s, o, el->nr_cpus, &wo);
 	s->flight_writers = calloc((size_t)el->nr_cpus, sizeof(*s->flight_writers));
 	s->flight_shard = calloc((size_t)el->nr_cpus, sizeof(*s->flight_shard));
 	if (!s->flight_writers || !s->flight_shard)
@@ -534,7 +556,7 @@ static int open_tail(struct prec_session *s, const struct prec_record_opts *o)
 					  .cpu = PREC_TAIL_CPU };
 	int err;
 
-	writer_opts(s, o, &wo);
+	writer_opts(s, o, s->nr_cpus, &wo);
 	wo.cpu = PREC_TAIL_CPU;
 	err = prec_shard_writer__open(&s->tail_writer, s->dirfd, PREC_TAIL_SHARD_NAME, &wo);
 	if (err) {

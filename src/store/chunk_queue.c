@@ -26,6 +26,24 @@ void prec_chunk_queue__exit(struct prec_chunk_queue *q)
 	q->slots = NULL;
 }
 
+int prec_chunk_queue__grow(struct prec_chunk_queue *q, unsigned int max)
+{
+	unsigned int qd = q->qd * 2 < max ? q->qd * 2 : max;
+	struct prec_chunk_slot *slots;
+
+	if (qd <= q->qd)
+		return -ENOSPC;
+	slots = calloc(qd, sizeof(*slots));
+	if (!slots)
+		return -ENOMEM;
+	for (uint64_t n = q->retire_n; n < q->append_n; n++)
+		slots[n % qd] = q->slots[n % q->qd];
+	free(q->slots);
+	q->slots = slots;
+	q->qd = qd;
+	return 0;
+}
+
 void prec_chunk_queue__push(struct prec_chunk_queue *q,
 			    const struct prec_chunk_meta *meta, uint32_t stored,
 			    uint32_t raw)

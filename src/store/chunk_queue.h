@@ -39,6 +39,11 @@ static inline bool prec_chunk_queue__full(const struct prec_chunk_queue *q)
 	return q->append_n - q->retire_n >= q->qd;
 }
 
+/* Twice the slots, at most max: the queued chunks keep their tickets and
+ * order. Only for a path that names chunks by file offset (written_to()),
+ * as the slot of a chunk moves. Returns 0, or -ENOSPC at max, -ENOMEM. */
+int prec_chunk_queue__grow(struct prec_chunk_queue *q, unsigned int max);
+
 /* Queue chunk append_n at pos: stored payload bytes after its header, raw
  * decoded. Room was checked (full()). */
 void prec_chunk_queue__push(struct prec_chunk_queue *q,

@@ -26,6 +26,14 @@
 //   holds data: the file before it is whole by then).
 // Staging is registered with the io_uring where the memlock limit allows,
 // and batches are then fixed-buffer writes of one piece each.
+//
+// A write that stalls (the disk's latency, now and then, far above its
+// usual) leaves staging full, and then the drainer would wait while its
+// ring overflows. Instead staging doubles, up to st_max: the bytes not yet
+// written are copied to their places in the bigger mirror, the write in
+// flight keeps the old buffer until it completes, and the new one is
+// registered in its place then. Staging never shrinks: its size is what
+// the worst stall needed.
 #include "store/direct_write.h"
 #include "util/clock.h"
 #include "util/log.h"
@@ -57,7 +65,11 @@ struct direct_write {
 	/* staging[X % st_size] is file byte X, with room past st_size to
 	 * build a chunk whole before its wrapped end is moved to the front */
 	unsigned char *staging;
-	size_t st_size;
+	size_t st_size, st_max;
+	/* grow(): the buffer the write in flight reads, kept until it is
+	 * done; and the staging the ring has registered, if not the one now */
+	unsigned char *old;
+	bool old_fixed;
 	unsigned char *tail; /* one block: the partial block, padded */
 	size_t blk;          /* file offset and memory alignment of every write */
 	size_t min, cap;     /* batch sizes of whole blocks */
@@ -71,6 +83,7 @@ struct direct_write {
 	struct { int fd; uint64_t at; } rq[PREC_ROTATE_MAX];
 	unsigned int rq_n;
 	/* the write in flight */
+	unsigned char *op_staging; /* the staging it reads */
 	struct iovec iov[3];
 	enum kick op_how;    /* to go on after a short write */
 	uint64_t op_off, op_len, op_data;
@@ -144,6 +157,7 @@ static void submit_op(struct direct_write *d, int niov)
 					  (unsigned int)d->iov[0].iov_len, d->op_off, 0);
 	else
 		io_uring_prep_writev(sqe, d->fd, d->iov, (unsigned int)niov, d->op_off);
+	d->op_staging = d->staging;
 	io_uring_sqe_set_data64(sqe, prec_uring__ud(PREC_UR_DIO, 0));
 	d->busy = true;
 	d->kicked_at = prec_now_ns(CLOCK_MONOTONIC_COARSE);
@@ -251,6 +265,24 @@ static bool fall_back(struct direct_write *d)
 	return true;
 }
 
+/* The write that read the old staging is done: free it, and have the
+ * ring's registered buffer be the new staging (the old one's pages are
+ * unpinned then). Where that fails, writes stay unfixed. */
+static void release_old(struct direct_write *d)
+{
+	if (d->old_fixed) {
+		int ret = prec_uring__replace_buffer(d->ring, d->staging, d->st_size);
+
+		d->fixed = ret == 0;
+		if (ret < 0)
+			prec_log(PREC_LOG_DEBUG, "shard cpu%d: grown staging not registered (%s)",
+				 (int)d->cpu, strerror(-ret));
+	}
+	free(d->old);
+	d->old = NULL;
+	d->old_fixed = false;
+}
+
 /* PREC_UR_DIO completion: the write in flight. */
 static void dio_done(void *ctx, uint64_t val, int res, unsigned int flags)
 {
@@ -261,6 +293,8 @@ static void dio_done(void *ctx, uint64_t val, int res, unsigned int flags)
 	(void)flags;
 	d->busy = false;
 	d->inflight--;
+	if (d->old)
+		release_old(d);
 	if (d->q->err)
 		return;
 	if (res == -EAGAIN || res == -EINTR || (res == -EINVAL && fall_back(d))) {
@@ -304,6 +338,60 @@ static int dw_append(void *io, const struct prec_chunk_meta *meta,
 	if (at + len > d->st_size)
 		memcpy(d->staging, d->staging + d->st_size, at + len - d->st_size);
 	return 0;
+}
+
+/* Copy file bytes [from, to) from staging src of src_size to dst of
+ * dst_size, each at its own place in the mirror. */
+static void copy_mirror(unsigned char *dst, size_t dst_size,
+			const unsigned char *src, size_t src_size,
+			uint64_t from, uint64_t to)
+{
+	while (from < to) {
+		size_t s = (size_t)(from % src_size), t = (size_t)(from % dst_size);
+		size_t n = (size_t)(to - from);
+
+		if (n > src_size - s)
+			n = src_size - s;
+		if (n > dst_size - t)
+			n = dst_size - t;
+		memcpy(dst + t, src + s, n);
+		from += n;
+	}
+}
+
+/* Staging full behind a write in flight: twice the size, up to st_max.
+ * The bytes from the first block not yet written on move to the bigger
+ * mirror; a short write goes on from there. */
+static bool dw_grow(void *io, size_t len, size_t *bytes)
+{
+	struct direct_write *d = io;
+	size_t size = d->st_size * 2 < d->st_max ? d->st_size * 2 : d->st_max;
+	size_t slack = (chunk_max() + d->blk - 1) / d->blk * d->blk;
+	unsigned char *n;
+
+	*bytes = 0;
+	/* A write must be in flight: otherwise the wait starts one, and it
+	 * may be all the room needs. */
+	if (!d->busy)
+		kick(d, KICK_ALL);
+	size = size / d->blk * d->blk;
+	if (d->q->err || !d->busy || size <= d->st_size ||
+	    posix_memalign((void **)&n, d->blk, size + slack))
+		return dw_fits(d, len);
+	copy_mirror(n, size, d->staging, d->st_size, down(d, d->done), d->q->pos);
+	/* The write in flight reads the buffer it was given: that one stays
+	 * until it completes (one write at a time, so at most one is kept). */
+	if (d->op_staging == d->staging && !d->old) {
+		d->old = d->staging;
+		d->old_fixed = d->fixed;
+	} else {
+		free(d->staging);
+	}
+	d->staging = n;
+	d->st_size = size;
+	d->fixed = false;
+	*bytes = size;
+	return dw_fits(d, len);
 }
 
 static void dw_push(void *io, enum prec_write_push how)
@@ -351,6 +439,7 @@ static void dw_delete(void *io)
 	if (!d)
 		return;
 	free(d->staging);
+	free(d->old);
 	free(d->tail);
 	free(d);
 }
@@ -384,6 +473,7 @@ static const struct prec_write_ops direct_ops = {
 	.delete = dw_delete,
 	.adopt = dw_adopt,
 	.rotate = dw_rotate,
+	.grow = dw_grow,
 };
 
 int prec_direct_write__new(struct prec_write_path *out,
@@ -423,6 +513,7 @@ int prec_direct_write__new(struct prec_write_path *out,
 	 * start. */
 	memcpy(d->staging, hdr, len);
 	d->st_size = size;
+	d->st_max = s->staging_max > size ? s->staging_max : size;
 	d->blk = blk;
 	/* Fewer, bigger writes: each costs a request and, in a VM, an exit
 	 * to the host. But one of at most half of staging, so a full ring's

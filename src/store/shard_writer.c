@@ -40,6 +40,7 @@ struct prec_shard_writer {
 	struct prec_write_path path;
 	struct prec_drain_wait wait;
 	uint64_t wait_ns_max; /* longest an append() waited for room */
+	size_t staging_grown; /* grow_room()'s last size, 0 before */
 	/* --max-disk: the budget's view of this shard, and a buffered
 	 * descriptor of the file for its header rewrites and punches */
 	struct prec_budget_member *bm;
@@ -130,6 +131,7 @@ static int open_path(struct prec_shard_writer *w, const struct prec_shard_writer
 		.copy = w->copy,
 		.batch_max = o->batch_bytes ? o->batch_bytes : DEFAULT_BATCH,
 		.staging_bytes = o->staging_bytes ? o->staging_bytes : DEFAULT_STAGING,
+		.staging_max = o->staging_max,
 		.ring = &w->ring,
 		.q = &w->q,
 		.framer = &w->framer,
@@ -295,6 +297,28 @@ static bool room_for(const struct prec_shard_writer *w, size_t len)
 	return !prec_chunk_queue__full(&w->q) && w->path.ops->fits(w->path.io, len);
 }
 
+/* A path that can grow makes room so, the queue's slots with it, rather
+ * than have the drainer wait on a write that stalls. */
+static bool grow_room(struct prec_shard_writer *w, size_t len)
+{
+	size_t bytes;
+	bool room;
+
+	if (!w->path.ops->grow || w->q.err)
+		return false;
+	if (prec_chunk_queue__full(&w->q) && prec_chunk_queue__grow(&w->q, MAX_QD) < 0)
+		return false;
+	if (w->path.ops->fits(w->path.io, len))
+		return true;
+	room = w->path.ops->grow(w->path.io, len, &bytes);
+	if (bytes) {
+		prec_log(PREC_LOG_DEBUG, "shard cpu%d: staging grown to %zu KiB behind a stalled write",
+			 (int)w->cpu, bytes / 1024);
+		w->staging_grown = bytes;
+	}
+	return room;
+}
+
 static int wait_room(struct prec_shard_writer *w, size_t len)
 {
 	while (!room_for(w, len)) {
@@ -316,7 +340,7 @@ static int make_room(struct prec_shard_writer *w, size_t len)
 	uint64_t t0;
 	int ret;
 
-	if (room_for(w, len))
+	if (room_for(w, len) || grow_room(w, len))
 		return w->q.err;
 	t0 = prec_now_ns(CLOCK_MONOTONIC);
 	ret = wait_room(w, len);
@@ -464,6 +488,7 @@ void prec_shard_writer__stats(const struct prec_shard_writer *w,
 {
 	*st = w->q.st;
 	st->wait_ns_max = w->wait_ns_max;
+	st->staging_grown = w->staging_grown;
 	if (w->bm)
 		prec_disk_budget__kept(w->bm, st);
 }

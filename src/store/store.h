@@ -206,6 +206,10 @@ struct prec_shard_writer_opts {
 	 * stay untouched until the chunk's ticket is done. */
 	bool copy;
 	size_t staging_bytes;
+	/* O_DIRECT: the staging doubles, up to this, whenever a write that
+	 * stalls leaves it full, so the drainer goes on draining the ring
+	 * (the page cache does that for buffered writes); 0 = never grows */
+	size_t staging_max;
 	/* Copy mode: write past the page cache (O_DIRECT) where the file
 	 * system takes it, buffered where not; no copy into page cache pages
 	 * (bench/record.sh compares the two). */
@@ -231,6 +235,7 @@ struct prec_shard_writer_stats {
 	uint64_t chunks, records, payload_bytes, file_bytes, raw_bytes;
 	uint64_t first_time, last_time;
 	uint64_t wait_ns_max; /* longest an append() waited for room */
+	uint64_t staging_grown; /* O_DIRECT staging grown to this; 0: never */
 };
 
 /* Create dirfd/name (O_CREAT|O_EXCL|O_NOFOLLOW|O_CLOEXEC, mode 0600), write

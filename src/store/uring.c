@@ -104,6 +104,14 @@ int prec_uring__register_buffer(struct prec_uring *u, void *base, size_t len)
 	return io_uring_register_buffers(&u->ring, &v, 1);
 }
 
+int prec_uring__replace_buffer(struct prec_uring *u, void *base, size_t len)
+{
+	struct iovec v = { .iov_base = base, .iov_len = len };
+	int ret = io_uring_register_buffers_update_tag(&u->ring, 0, &v, NULL, 1);
+
+	return ret == 1 ? 0 : ret < 0 ? ret : -EIO;
+}
+
 int prec_uring__worker_cpus(struct prec_uring *u, const cpu_set_t *cpus)
 {
 	struct io_uring_sqe *sqe;

@@ -81,6 +81,10 @@ int prec_uring__wait(struct prec_uring *u);
 
 /* Register one fixed buffer (index 0) for write_fixed. Returns 0 or -errno. */
 int prec_uring__register_buffer(struct prec_uring *u, void *base, size_t len);
+/* Have fixed buffer 0 be [base, base + len) from now on: the old one's
+ * pages are unpinned once no write in flight reads them. No wait for the
+ * ring to go idle, as unregistering would. Returns 0 or -errno. */
+int prec_uring__replace_buffer(struct prec_uring *u, void *base, size_t len);
 
 /* Run the io_uring workers of the calling thread on cpus
  * (IORING_REGISTER_IOWQ_AFF). Returns 0 or -errno. */

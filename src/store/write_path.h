@@ -17,6 +17,7 @@ struct prec_write_setup {
 	bool copy;                     /* payloads go through staging */
 	size_t batch_max;              /* bytes per write to aim for */
 	size_t staging_bytes;          /* staging asked for (copy) */
+	size_t staging_max;            /* grow() may take it up to this */
 	struct prec_uring *ring;       /* the path takes its kinds' completions */
 	struct prec_chunk_queue *q;    /* where chunks go in, and errors */
 	struct prec_chunk_framer *framer;
@@ -59,6 +60,11 @@ struct prec_write_ops {
 	 * PREC_ROTATE_MAX rotations may wait for the files before them to be
 	 * written. NULL: the path writes one file. */
 	void (*rotate)(void *io, int fd, uint64_t at);
+	/* No room for len bytes (fits() said so): make some by growing the
+	 * staging, up to the setup's staging_max, rather than have the
+	 * drainer wait for a write that stalls. True when len fits now;
+	 * *bytes is the staging's new size if it grew, else 0. NULL: the path cannot grow. */
+	bool (*grow)(void *io, size_t len, size_t *bytes);
 };
 
 struct prec_write_path {
