@@ -233,14 +233,18 @@ static void print_rec(FILE *f, const struct dump *d, const struct prec_merge_rec
 	}
 	const uint8_t *p = r->rec;
 	uint32_t type = prec_ld32(p);
-	uint32_t toff = tid_offset(d, type, r->rec_len);
+	uint32_t toff = tid_offset(d, type, r->rec_len), tid_at = 4;
 
 	if (type == PERF_RECORD_MMAP || type == PERF_RECORD_MMAP2 ||
-	    type == PERF_RECORD_COMM || type == PERF_RECORD_FORK ||
-	    type == PERF_RECORD_EXIT)
+	    type == PERF_RECORD_COMM)
 		toff = r->rec_len >= 16 ? 8 : 0; /* the body has them */
+	/* the body's pid, ppid, tid, ptid: the task's own pair, as perf shows it */
+	if (type == PERF_RECORD_FORK || type == PERF_RECORD_EXIT) {
+		toff = r->rec_len >= 24 ? 8 : 0;
+		tid_at = 8;
+	}
 	if (toff)
-		fprintf(f, "%d/%d ", (int)prec_ld32(p + toff), (int)prec_ld32(p + toff + 4));
+		fprintf(f, "%d/%d ", (int)prec_ld32(p + toff), (int)prec_ld32(p + toff + tid_at));
 	else
 		fprintf(f, "-/- ");
 	fputs(type_name(type, tbuf, sizeof(tbuf)), f);
