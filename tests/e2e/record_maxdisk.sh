@@ -17,7 +17,8 @@
 # start manifest has the budget; the merge finds the window in the trimmed
 # shards and the carry in the directory). prec dump of either prints the
 # records the merge writes: for the killed one, line for line what perf
-# script shows of the merge, the carry's records among them. Bad values:
+# script shows of the merge, the carry's records among them; prec info
+# of the killed one gives that window and lists the carry. Bad values:
 # one line naming the option, exit 2.
 set -u
 # shellcheck source=tests/lib/e2e.sh
@@ -254,6 +255,19 @@ cmp -s "$tmp/k9.ps.n" "$tmp/k9.dump.n" ||
 k9first=$(awk '$2 == "SAMPLE" { print $1; exit }' "$tmp/k9.dump.n")
 k9carry=$(awk -v p="$k9spin" '$2 == "carry" && $4 == "COMM" && $3 ~ "^" p "/"' "$tmp/k9.dump" | wc -l)
 [ "$k9carry" -ge 1 ] || fail "dump (killed): no carry COMM of the spinner: $(grep -m3 ' carry ' "$tmp/k9.dump")"
+# prec info of it: carry.shard among its shards, the merge's window, the
+# drops not counted (no final manifest); info --check reads the carry too.
+"$PREC" info "$tmp/k9" >"$tmp/k9.info" 2>&1 || fail_rc "$tmp/k9.info" "info (killed)"
+grep -A1 '^max disk:' "$tmp/k9.info"
+grep -qxF "             window: from ${w#prec: --max-disk window: from } (every CPU has data)" \
+	"$tmp/k9.info" || fail "info (killed) does not give '$w': $(grep -A1 '^max disk:' "$tmp/k9.info")"
+grep -q '^max disk: .*; dropped the oldest chunks (counted in the final manifest only)$' "$tmp/k9.info" ||
+	fail "info (killed): $(grep '^max disk:' "$tmp/k9.info")"
+grep -q '^  carry\.shard  *-3 ' "$tmp/k9.info" || fail "info (killed) does not list carry.shard"
+"$PREC" info --check "$tmp/k9" >"$tmp/k9.check" 2>&1 || fail "info --check (killed): $(cat "$tmp/k9.check")"
+nsh=$(($(find "$tmp/k9" -maxdepth 1 -name 'cpu*.shard' | wc -l) + 2))
+grep -q "^check: $nsh shards, .*: ok\$" "$tmp/k9.check" ||
+	fail "info --check (killed), want $nsh shards (the carry's too): $(cat "$tmp/k9.check")"
 echo "killed with -9: merged from the window, $k9n spinner samples resolved; dump: the merge's $(wc -l <"$tmp/k9.dump.n") records [$(type_counts "$tmp/k9.dump.n")], first sample at $k9first, $(grep -c ' carry ' "$tmp/k9.dump") from the carry"
 
 echo "PASS: --max-disk $BUDGET held (largest $max bytes) over $written MB, $segs segments dropped; merge read clean by perf; $n spinner samples resolved"
