@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "read/crash_window.h"
 #include "read/filter_args.h"
 #include "read/internal.h"
 #include "read/read.h"
@@ -217,7 +218,9 @@ static void print_rec(FILE *f, const struct dump *d, const struct prec_merge_rec
 {
 	char cpu[16], tbuf[24];
 
-	if (r->cpu < 0)
+	if (r->cpu == PREC_CARRY_CPU)
+		snprintf(cpu, sizeof(cpu), "carry");
+	else if (r->cpu < 0)
 		snprintf(cpu, sizeof(cpu), "sb");
 	else
 		snprintf(cpu, sizeof(cpu), "%d", (int)r->cpu);
@@ -230,14 +233,18 @@ static void print_rec(FILE *f, const struct dump *d, const struct prec_merge_rec
 	}
 	const uint8_t *p = r->rec;
 	uint32_t type = prec_ld32(p);
-	uint32_t toff = tid_offset(d, type, r->rec_len);
+	uint32_t toff = tid_offset(d, type, r->rec_len), tid_at = 4;
 
 	if (type == PERF_RECORD_MMAP || type == PERF_RECORD_MMAP2 ||
-	    type == PERF_RECORD_COMM || type == PERF_RECORD_FORK ||
-	    type == PERF_RECORD_EXIT)
+	    type == PERF_RECORD_COMM)
 		toff = r->rec_len >= 16 ? 8 : 0; /* the body has them */
+	/* the body's pid, ppid, tid, ptid: the task's own pair, as perf shows it */
+	if (type == PERF_RECORD_FORK || type == PERF_RECORD_EXIT) {
+		toff = r->rec_len >= 24 ? 8 : 0;
+		tid_at = 8;
+	}
 	if (toff)
-		fprintf(f, "%d/%d ", (int)prec_ld32(p + toff), (int)prec_ld32(p + toff + 4));
+		fprintf(f, "%d/%d ", (int)prec_ld32(p + toff), (int)prec_ld32(p + toff + tid_at));
 	else
 		fprintf(f, "-/- ");
 	fputs(type_name(type, tbuf, sizeof(tbuf)), f);
@@ -305,6 +312,12 @@ static int run(struct dump *d, int dirfd, const struct prec_manifest *m)
 	struct prec_merge *mg;
 	int r;
 
+	/* what prec merge leaves out, and says so, dump leaves out too */
+	d->mo.window_start = prec_merge__window(m);
+	if (d->mo.window_start)
+		pr_info("--max-disk window: from %llu.%09llu s",
+			(unsigned long long)(d->mo.window_start / 1000000000ull),
+			(unsigned long long)(d->mo.window_start % 1000000000ull));
 	r = prec_merge__open(&mg, dirfd, m, &d->mo);
 	if (r < 0) {
 		pr_err("dump %s: cannot open the shards: %s", d->dir, strerror(-r));
@@ -354,6 +367,14 @@ int prec_cmd_dump(int argc, char **argv)
 		       why ? why : strerror(-r));
 		r = 1;
 		goto out_close;
+	}
+	/* a --max-disk recording that died: its window and carry, as the
+	 * merge finds them */
+	r = prec_crash_window__fill(dirfd, m);
+	if (r < 0) {
+		pr_err("dump %s: %s", d.dir, strerror(-r));
+		r = 1;
+		goto out_delete;
 	}
 	if (d.cpus) {
 		char missing[256];

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "read/crash_window.h"
 #include "read/internal.h"
 #include "read/live_scan.h"
 #include "read/read.h"
@@ -207,29 +208,34 @@ static void print_shards(const struct prec_manifest *m)
 	       ratio(r, sizeof(r), raw, bytes), (unsigned long long)lost);
 }
 
-/* --max-disk: the budget, what it dropped, and where a merge starts. */
-static void print_max_disk(const struct prec_manifest *m)
+/* --max-disk: the budget, what it dropped, and where a merge starts (w,
+ * 0 for nothing dropped). */
+static void print_max_disk(const struct prec_manifest *m, uint64_t w)
 {
 	const struct prec_manifest_max_disk *d = &m->max_disk;
-	uint64_t w = prec_merge__window(m);
 
 	if (!d->limit)
 		return;
-	printf("max disk:    %llu bytes, segments of %llu; dropped %llu segments, %llu chunks, "
-	       "%llu records, %llu bytes", (unsigned long long)d->limit,
-	       (unsigned long long)d->segment, (unsigned long long)d->segments,
-	       (unsigned long long)d->chunks, (unsigned long long)d->records,
-	       (unsigned long long)d->bytes);
-	if (d->first_time)
+	if (m->state != PREC_STATE_COMPLETE)
+		printf("max disk:    %llu bytes, segments of %llu; dropped %s",
+		       (unsigned long long)d->limit, (unsigned long long)d->segment,
+		       w ? "the oldest chunks (counted in the final manifest only)" : "nothing yet");
+	else
+		printf("max disk:    %llu bytes, segments of %llu; dropped %llu segments, "
+		       "%llu chunks, %llu records, %llu bytes", (unsigned long long)d->limit,
+		       (unsigned long long)d->segment, (unsigned long long)d->segments,
+		       (unsigned long long)d->chunks, (unsigned long long)d->records,
+		       (unsigned long long)d->bytes);
+	if (d->first_time && m->state == PREC_STATE_COMPLETE)
 		printf(" (times %llu.%09llu .. %llu.%09llu)", NS(d->first_time), NS(d->last_time));
 	if (w)
 		printf("\n             window: from %llu.%09llu s (every CPU has data)", NS(w));
 	putchar('\n');
 }
 
-static void print_rest(const struct prec_manifest *m)
+static void print_rest(const struct prec_manifest *m, uint64_t window)
 {
-	print_max_disk(m);
+	print_max_disk(m, window);
 	printf("build-ids:   %u\n", m->nr_buildids);
 	/* Files whose path named another file (or none, or hung) when
 	 * their build-id was read: their samples resolve without one. */
@@ -277,6 +283,20 @@ static uint32_t live_totals(int dirfd, struct prec_manifest *m)
 		writing += t.torn;
 	}
 	return writing;
+}
+
+/* A manifest not final: the carry and the window as prec merge finds them
+ * in the directory, taken before live_totals() sets the shards' first
+ * times; the drop counts stay the manifest's (the final one has them).
+ * Returns 0 or -ENOMEM. */
+static int live_window(int dirfd, struct prec_manifest *m, uint64_t *window)
+{
+	uint64_t segments = m->max_disk.segments;
+	int r = prec_crash_window__fill(dirfd, m);
+
+	*window = prec_merge__window(m);
+	m->max_disk.segments = segments;
+	return r;
 }
 
 /* ---- --check ---- */
@@ -529,6 +549,7 @@ int prec_cmd_info(int argc, char **argv)
 	struct prec_manifest *m = NULL;
 	const char *why = NULL;
 	uint32_t live = 0;
+	uint64_t window = 0;
 	int dirfd, r;
 
 	r = parse_args(&in, argc, argv);
@@ -545,6 +566,14 @@ int prec_cmd_info(int argc, char **argv)
 		pr_err("%s/%s: cannot read: %s%s", in.dir, PREC_MANIFEST_NAME,
 		       why ? why : strerror(-r),
 		       r == -ENOENT ? " (not a recording, or its recorder has not started yet)" : "");
+		close(dirfd);
+		return 1;
+	}
+	if (m->state == PREC_STATE_COMPLETE)
+		window = prec_merge__window(m);
+	else if (live_window(dirfd, m, &window) < 0) {
+		pr_err("info %s: %s", in.dir, strerror(ENOMEM));
+		prec_manifest__delete(m);
 		close(dirfd);
 		return 1;
 	}
@@ -565,7 +594,7 @@ int prec_cmd_info(int argc, char **argv)
 			printf("live:        yes: totals read from the shards' whole chunks (%u shards with a chunk being written)\n",
 			       live);
 		print_shards(m);
-		print_rest(m);
+		print_rest(m, window);
 	}
 	if (in.check)
 		check_all(&in, dirfd, m);

@@ -15,8 +15,11 @@
 # drainer writes). Killed with -9 in the middle, the
 # recording still merges from its window with the spinner resolved (the
 # start manifest has the budget; the merge finds the window in the trimmed
-# shards and the carry in the directory). Bad values: one line naming the
-# option, exit 2.
+# shards and the carry in the directory). prec dump of either prints the
+# records the merge writes: for the killed one, line for line what perf
+# script shows of the merge, the carry's records among them; prec info
+# of the killed one gives that window and lists the carry. Bad values:
+# one line naming the option, exit 2.
 set -u
 # shellcheck source=tests/lib/e2e.sh
 . "$(dirname "$0")/../lib/e2e.sh"
@@ -50,6 +53,33 @@ cleanup() {
 	[ -s "$tmp/k9.pids" ] && kill $(cat "$tmp/k9.pids") 2>/dev/null
 }
 at_exit cleanup
+
+# What perf script shows of `prec merge DIR` (pipe format), one line a
+# record: time, type, and for a SAMPLE its CPU and pid/tid, for a FORK or
+# EXIT its pid/tid. dump_lines: the same of prec dump's lines.
+script_lines() {
+	"$PREC" merge "$1" 2>/dev/null | perf script -i - --ns -F time,cpu,pid,tid \
+		--show-task-events --show-mmap-events --show-lost-events --show-bpf-events 2>/dev/null |
+		awk '{
+			t = ""; y = "SAMPLE"; c = ""
+			for (i = 1; i <= NF; i++) {
+				if (c == "" && $i ~ /^\[[0-9]+\]$/) c = substr($i, 2, length($i) - 2) + 0
+				if (t == "" && $i ~ /^[0-9]+\.[0-9]+:$/) t = substr($i, 1, length($i) - 1)
+				if ($i ~ /^PERF_RECORD_/) { y = $i; break }
+			}
+			if (y == "SAMPLE") { print t, y, c, $1; next }
+			id = y; sub(/^[^(]*\(/, "", id); sub(/\).*$/, "", id); sub(/:/, "/", id)
+			sub(/^PERF_RECORD_/, "", y); sub(/[:( ].*$/, "", y)
+			print t, y, (y == "FORK" || y == "EXIT") ? "- " id : ""
+		}'
+}
+dump_lines() {
+	awk '{ print $1, $4, $4 == "SAMPLE" ? $2 " " $3 : $4 == "FORK" || $4 == "EXIT" ? "- " $3 : "" }' "$1"
+}
+# type_counts FILE: "TYPE N" of *_lines output, on one line.
+type_counts() {
+	awk '{ n[$2]++ } END { for (y in n) print y, n[y] }' "$1" | sort | tr '\n' ' '
+}
 
 # The workload: a spinning thread first, then a storm on each CPU, then the
 # spinner alone for a second more, all within the recording.
@@ -114,6 +144,15 @@ grep -q ': ok$' "$tmp/check" || fail "info --check: $(cat "$tmp/check")"
 cat "$tmp/merge.err"
 grep -q '^prec: --max-disk window: from [0-9]*\.[0-9]* s$' "$tmp/merge.err" ||
 	fail "merge does not say where the window starts"
+# prec dump prints the records the merge wrote: as many, as many samples,
+# from the window it says in the merge's words.
+"$PREC" dump "$tmp/md" >"$tmp/dump" 2>"$tmp/dump.err" || fail_rc "$tmp/dump.err" "dump"
+w=$(grep '^prec: --max-disk window: ' "$tmp/merge.err")
+grep -qxF "$w" "$tmp/dump.err" || fail "dump does not say '$w': $(cat "$tmp/dump.err")"
+read -r mrec msam < <(sed -n 's/.*: \([0-9]*\) records (\([0-9]*\) samples).*/\1 \2/p' "$tmp/merge.err")
+drec=$(wc -l <"$tmp/dump") dsam=$(awk '$4 == "SAMPLE"' "$tmp/dump" | wc -l)
+[ "$drec $dsam" = "$mrec $msam" ] ||
+	fail "dump: $drec records ($dsam samples), merge $mrec ($msam samples)"
 perf script -i "$tmp/perf.data" >"$tmp/script" 2>"$tmp/script.err" || fail_rc "$tmp/script.err" "perf script"
 [ ! -s "$tmp/script.err" ] || fail "perf script stderr: $(head -5 "$tmp/script.err")"
 [ -s "$tmp/script" ] || fail "perf script printed nothing"
@@ -201,6 +240,34 @@ k9n=$(awk -v p="$k9spin" '$NF == p' "$tmp/k9.script" | wc -l)
 [ "$k9n" -ge 20 ] || fail "killed: $k9n samples of the spinner in the window"
 [ "$(awk -v p="$k9spin" '$NF == p' "$tmp/k9.script" | grep -c ":$k9spin")" = 0 ] ||
 	fail "killed: samples of the spinner without its comm"
-echo "killed with -9: merged from the window, $k9n spinner samples resolved"
+# prec dump of it prints what that merge writes, as perf script shows it:
+# the same records in the same order (so as many of each type, from the
+# same first time), the window said in the merge's words, the carry's
+# records (the spinner's comm among them) shown as such.
+"$PREC" dump "$tmp/k9" >"$tmp/k9.dump" 2>"$tmp/k9.dump.err" || fail_rc "$tmp/k9.dump.err" "dump (killed)"
+w=$(grep '^prec: --max-disk window: ' "$tmp/k9.merge.err")
+grep -qxF "$w" "$tmp/k9.dump.err" || fail "dump (killed) does not say '$w': $(cat "$tmp/k9.dump.err")"
+script_lines "$tmp/k9" >"$tmp/k9.ps.n"
+dump_lines "$tmp/k9.dump" >"$tmp/k9.dump.n"
+[ -s "$tmp/k9.ps.n" ] || fail "killed: perf script of the merge printed nothing"
+cmp -s "$tmp/k9.ps.n" "$tmp/k9.dump.n" ||
+	fail "dump (killed) is not the merge: merge [$(type_counts "$tmp/k9.ps.n")] dump [$(type_counts "$tmp/k9.dump.n")]; first difference (< merge, > dump): $(diff "$tmp/k9.ps.n" "$tmp/k9.dump.n" | grep '^[<>]' | head -4 | tr '\n' ' ')"
+k9first=$(awk '$2 == "SAMPLE" { print $1; exit }' "$tmp/k9.dump.n")
+k9carry=$(awk -v p="$k9spin" '$2 == "carry" && $4 == "COMM" && $3 ~ "^" p "/"' "$tmp/k9.dump" | wc -l)
+[ "$k9carry" -ge 1 ] || fail "dump (killed): no carry COMM of the spinner: $(grep -m3 ' carry ' "$tmp/k9.dump")"
+# prec info of it: carry.shard among its shards, the merge's window, the
+# drops not counted (no final manifest); info --check reads the carry too.
+"$PREC" info "$tmp/k9" >"$tmp/k9.info" 2>&1 || fail_rc "$tmp/k9.info" "info (killed)"
+grep -A1 '^max disk:' "$tmp/k9.info"
+grep -qxF "             window: from ${w#prec: --max-disk window: from } (every CPU has data)" \
+	"$tmp/k9.info" || fail "info (killed) does not give '$w': $(grep -A1 '^max disk:' "$tmp/k9.info")"
+grep -q '^max disk: .*; dropped the oldest chunks (counted in the final manifest only)$' "$tmp/k9.info" ||
+	fail "info (killed): $(grep '^max disk:' "$tmp/k9.info")"
+grep -q '^  carry\.shard  *-3 ' "$tmp/k9.info" || fail "info (killed) does not list carry.shard"
+"$PREC" info --check "$tmp/k9" >"$tmp/k9.check" 2>&1 || fail "info --check (killed): $(cat "$tmp/k9.check")"
+nsh=$(($(find "$tmp/k9" -maxdepth 1 -name 'cpu*.shard' | wc -l) + 2))
+grep -q "^check: $nsh shards, .*: ok\$" "$tmp/k9.check" ||
+	fail "info --check (killed), want $nsh shards (the carry's too): $(cat "$tmp/k9.check")"
+echo "killed with -9: merged from the window, $k9n spinner samples resolved; dump: the merge's $(wc -l <"$tmp/k9.dump.n") records [$(type_counts "$tmp/k9.dump.n")], first sample at $k9first, $(grep -c ' carry ' "$tmp/k9.dump") from the carry"
 
 echo "PASS: --max-disk $BUDGET held (largest $max bytes) over $written MB, $segs segments dropped; merge read clean by perf; $n spinner samples resolved"
