@@ -461,9 +461,9 @@ static int open_writers(struct prec_session *s, const struct prec_record_opts *o
 	s->writers = calloc((size_t)el->nr_cpus + 1, sizeof(*s->writers));
 	if (!s->drainers)
 		s->drainers = calloc((size_t)el->nr_cpus, sizeof(*s->drainers));
-	if (!s->writer_wait_ns)
-		s->writer_wait_ns = calloc((size_t)el->nr_cpus, sizeof(*s->writer_wait_ns));
-	if (!s->writers || !s->drainers || !s->writer_wait_ns)
+	if (!s->writer_wait)
+		s->writer_wait = calloc((size_t)el->nr_cpus, sizeof(*s->writer_wait));
+	if (!s->writers || !s->drainers || !s->writer_wait)
 		return -ENOMEM;
 	for (int c = 0; c <= el->nr_cpus; c++) {
 		bool sb = c == el->nr_cpus;
@@ -961,7 +961,7 @@ static void shard_totals(struct prec_session *s, struct prec_evlist *el, int c)
 
 	count_writer(s, sh, s->writers[c], &ws);
 	if (c < s->nr_cpus)
-		s->writer_wait_ns[c] = ws.wait_ns_max;
+		s->writer_wait[c] = (struct prec_writer_wait){ ws.wait_ns_max, ws.staging_grown };
 	if (c < s->nr_cpus && s->drainers[c]) {
 		uint64_t evlost = prec_evlist__lost(el, c);
 
@@ -1596,11 +1596,16 @@ static void warn_cpu(const struct prec_session *s, int c)
 
 	if (!n)
 		return;
-	if (s->writer_wait_ns[c] >= 1000000)
+	if (s->writer_wait[c].ns >= 1000000 && s->writer_wait[c].staging)
+		pr_warn("cpu%d: %llu records LOST: the ring (%zu pages) filled while its drainer waited up to %.0f ms for the disk, its staging grown to %llu MiB (a bigger --max-staging holds longer stalls)",
+			sh->cpu, (unsigned long long)n, s->pages,
+			(double)s->writer_wait[c].ns / 1e6,
+			(unsigned long long)(s->writer_wait[c].staging >> 20));
+	else if (s->writer_wait[c].ns >= 1000000)
 		pr_warn("cpu%d: %llu records LOST: the ring (%zu pages) filled while its drainer waited up to %.0f ms for the disk%s",
 			sh->cpu, (unsigned long long)n, s->pages,
-			(double)s->writer_wait_ns[c] / 1e6,
-			s->direct_io ? " (--no-direct-io lets the page cache absorb that)" : "");
+			(double)s->writer_wait[c].ns / 1e6,
+			s->direct_io ? " (--max-staging lets the staging, --no-direct-io the page cache absorb that)" : "");
 	else
 		pr_warn("cpu%d: %llu records LOST: the ring (%zu pages) filled faster than it was drained",
 			sh->cpu, (unsigned long long)n, s->pages);
@@ -1712,7 +1717,7 @@ void prec_session__exit(struct prec_session *s)
 	prec_shard_writer__close(s->tail_writer);
 	prec_max_disk__delete(s->max_disk); /* after its shards' writers */
 	free(s->drainers);
-	free(s->writer_wait_ns);
+	free(s->writer_wait);
 	free(s->writers);
 	prec_manifest__delete(s->m);
 	if (s->dirfd >= 0)

@@ -36,7 +36,9 @@ struct prec_session {
 	struct prec_shard_writer **flight_writers;
 	uint32_t *flight_shard;
 	const struct prec_snapshot *snap;   /* writes the flight shards */
-	uint64_t *writer_wait_ns; /* per CPU: the longest wait for staging */
+	/* per CPU: the longest wait for staging room, and what the O_DIRECT
+	 * staging grew to (0: never) */
+	struct prec_writer_wait { uint64_t ns, staging; } *writer_wait;
 	bool direct_io;        /* the shards are written with O_DIRECT */
 	bool buildid_cache;    /* the vDSO goes in perf's build-id cache (not -N) */
 	uint64_t t_enable_ns, t_stop_ns, manifest_ns; /* CLOCK_MONOTONIC */
