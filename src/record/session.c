@@ -399,12 +399,12 @@ static size_t staging_for(const struct prec_record_opts *o)
 }
 
 /* How far each O_DIRECT staging may grow behind writes that stall:
- * --max-staging, else 64 MiB, all CPUs' together at most a 16th of the
+ * --max-staging, else 256 MiB, all CPUs' together at most a 16th of the
  * memory, and under --max-disk a quarter of a CPU's share of the budget:
  * held data the budget counts as written. Never below the staging. */
 static size_t staging_max_for(const struct prec_record_opts *o, int nr_cpus)
 {
-	uint64_t max = 64ull << 20, mem = (uint64_t)sysconf(_SC_PHYS_PAGES) *
+	uint64_t max = 256ull << 20, mem = (uint64_t)sysconf(_SC_PHYS_PAGES) *
 					   (uint64_t)sysconf(_SC_PAGESIZE);
 
 	if (o->max_staging_set)
