@@ -22,9 +22,10 @@ at_exit cleanup
 
 KIDS=${KIDS:-600} K=100
 mkfifo "$tmp/ctl" "$tmp/ack"
+# shellcheck disable=SC2016 # $i, $0, $1 and $2 are the inner shell's
 "$PREC" record -q -d "$tmp/d" --switch-output --control "fifo:$tmp/ctl,$tmp/ack" \
 	-m 64M -e raw_syscalls:sys_enter --filter 'id == 110' -- \
-	sh -c 'i=0; while [ $i -lt '"$KIDS"' ]; do "$0" '"$K"'; i=$((i + 1)); done' "$H/storm" \
+	sh -c 'i=0; while [ $i -lt "$1" ]; do "$0" "$2"; i=$((i + 1)); done' "$H/storm" "$KIDS" "$K" \
 	2>"$tmp/err" & rec=$!
 wait_manifest "$tmp/d/epoch.000001" 10
 # Cut after cut while the children come and go; the ack says the new
