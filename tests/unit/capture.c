@@ -156,5 +156,6 @@ int main(void)
 	test_filter();
 	test_write(dir);
 	test_rmdir(dir);
+	free(dir);
 	return 0;
 }
