@@ -227,6 +227,24 @@ static int note_record(struct prec_drain_walk *w,
 	}
 }
 
+int prec_drain_walk__note_maps(struct prec_drain_walk *w, const uint8_t *buf,
+			       uint32_t len)
+{
+	int err = 0;
+
+	for (uint32_t off = 0; off + sizeof(struct perf_event_header) <= len && !err;) {
+		struct perf_event_header h;
+
+		memcpy(&h, buf + off, sizeof(h));
+		if (h.size < sizeof(h) || h.size > len - off)
+			break;
+		if (h.type == PERF_RECORD_MMAP2)
+			err = note_mmap2(w, &h, buf + off);
+		off += h.size;
+	}
+	return err;
+}
+
 /* Copy n bytes at ring position pos, which may wrap, to dst. */
 static void ring_copy(const struct prec_drain_walk *w, void *dst,
 		      uint64_t pos, uint32_t n)
@@ -301,6 +319,8 @@ int prec_drain_walk__span(struct prec_drain_walk *w, uint64_t start,
 			hi = t > hi ? t : hi;
 		}
 		if (h.type != PERF_RECORD_SAMPLE) {
+			if (w->cap)
+				prec_capture__add(w->cap, rec, h.size, t);
 			err = note_record(w, &h, rec);
 			if (err)
 				break;

@@ -6,6 +6,7 @@
 
 #include <stdint.h>
 
+#include "record/capture.h"
 #include "record/drainer.h"
 #include "store/store.h"
 
@@ -23,6 +24,9 @@ struct prec_drain_walk {
 	uint32_t nr_maps, cap_maps;
 	uint32_t *slots;         /* open addressing: index + 1, 0 = free */
 	uint32_t nr_slots;       /* a power of two, > 2 * nr_maps */
+	/* non-NULL: the task records walked are copied there too (a cut's
+	 * capture, set by the drainer for each pass) */
+	struct prec_capture *cap;
 	uint64_t bad_pos;        /* where -EBADMSG was found */
 	uint32_t bad_size;
 };
@@ -45,6 +49,11 @@ void prec_drain_walk__exit(struct prec_drain_walk *w);
 void prec_drain_walk__take_maps(struct prec_drain_walk *w,
 				struct prec_seen_map **maps, uint32_t *nr);
 void prec_drain_walk__free_maps(struct prec_seen_map *maps, uint32_t nr);
+/* Note the MMAP2 pairs of the records buf[0..len) (whole records, as a
+ * capture holds them) in the maps table, as if walked. Returns 0 or
+ * -ENOMEM. */
+int prec_drain_walk__note_maps(struct prec_drain_walk *w, const uint8_t *buf,
+			       uint32_t len);
 
 /* Walk the records from ring position start (a record boundary) toward
  * head, stopping at head or before the record that would make the span

@@ -42,6 +42,7 @@ struct prec_drainer {
 	int cut_state;        /* enum en_state, atomic: cut_all() asks */
 	struct prec_drainer_cut *cut; /* cut_all()'s, once asked */
 	struct prec_drain_enable *cut_g;
+	int capture_req;      /* atomic: capture_all() asks, the move ends it */
 	int err;              /* first error; the thread stops on it (atomic:
 			       * the session reads it while the thread runs) */
 	int notify_fd;        /* eventfd the session polls: written once on
@@ -304,6 +305,12 @@ int prec_drainer__drain(struct prec_drainer *d)
 		if (na < 0)
 			return fail(d, na);
 	}
+	/* Read after data_head: a pass that finds no capture asked holds no
+	 * record published after capture_all() asked (seq_cst, as the main
+	 * thread's store: the /proc read that follows it must not pass it). */
+	d->walk.cap = NULL;
+	if (__atomic_load_n(&d->capture_req, __ATOMIC_SEQ_CST))
+		d->walk.cap = &d->cut->capture;
 	n = drain_data(d, tail, head, wm, &ticket);
 	if (n < 0)
 		return fail(d, n);
@@ -451,22 +458,33 @@ static void enable_exit(struct prec_drainer *d)
 	}
 }
 
-/* cut_all() asked: between two passes, so the old shard ends and the new
- * one starts at a chunk boundary and no ring byte is read twice. */
+static bool cut_asked(struct prec_drainer *d)
+{
+	return __atomic_load_n(&d->cut_state, __ATOMIC_ACQUIRE) == EN_ASKED;
+}
+
+/* cut_all() asked, and a pass since drained into the old shard: between
+ * two passes, so the old shard ends and the new one starts at a chunk
+ * boundary and no ring byte is read twice. */
 static void cut_own(struct prec_drainer *d)
 {
-	struct prec_drainer_cut *c;
+	struct prec_drainer_cut *c = d->cut;
 	struct prec_shard_writer *old;
+	int err;
 
-	if (__atomic_load_n(&d->cut_state, __ATOMIC_ACQUIRE) != EN_ASKED)
-		return;
-	c = d->cut;
 	old = d->o.writer;
 	d->o.writer = c->writer;
 	c->writer = old;
 	c->lost = d->walk.lost;
 	c->lost_samples = d->walk.lost_samples;
 	prec_drain_walk__take_maps(&d->walk, &c->maps, &c->nr_maps);
+	__atomic_store_n(&d->capture_req, 0, __ATOMIC_RELAXED);
+	d->walk.cap = NULL;
+	/* The new epoch's side band gets the captured records: their files
+	 * are the new epoch's too (its build-ids). */
+	err = prec_drain_walk__note_maps(&d->walk, c->capture.buf, c->capture.len);
+	if (err)
+		fail(d, err);
 	__atomic_store_n(&d->cut_state, EN_IDLE, __ATOMIC_RELEASE);
 	enable_done(d->cut_g);
 }
@@ -518,6 +536,17 @@ static int ask_wait(struct prec_drain_enable *g)
 	return __atomic_load_n(&g->err, __ATOMIC_ACQUIRE);
 }
 
+void prec_drainer__capture_all(struct prec_drainer **d, int n,
+			       struct prec_drainer_cut *cut)
+{
+	for (int i = 0; i < n; i++) {
+		if (!d[i] || !d[i]->started)
+			continue;
+		d[i]->cut = &cut[i];
+		__atomic_store_n(&d[i]->capture_req, 1, __ATOMIC_SEQ_CST);
+	}
+}
+
 int prec_drainer__cut_all(struct prec_drainer **d, int n,
 			  struct prec_drainer_cut *cut,
 			  struct prec_drain_enable *g)
@@ -528,7 +557,9 @@ int prec_drainer__cut_all(struct prec_drainer **d, int n,
 			__atomic_sub_fetch(&g->pending, 1, __ATOMIC_RELAXED);
 			continue;
 		}
-		d[i]->cut = &cut[i];
+		/* capture_all() set it already: the thread may be reading it */
+		if (d[i]->cut != &cut[i])
+			d[i]->cut = &cut[i];
 		d[i]->cut_g = g;
 		ask_one(d[i], &d[i]->cut_state, g);
 	}
@@ -565,7 +596,7 @@ static void drain_loop(struct prec_drainer *d)
 	const uint64_t round = d->o.round_ns;
 	uint64_t now = now_ns(CLOCK_MONOTONIC), next = now + round;
 	int fds[2], nfds = 0, rc;
-	bool stopping;
+	bool stopping, cutting;
 
 	if (d->o.ring->fd >= 0)
 		fds[nfds++] = d->o.ring->fd;
@@ -589,7 +620,9 @@ static void drain_loop(struct prec_drainer *d)
 			}
 		}
 		enable_own(d);
-		cut_own(d);
+		/* Asked before this pass's data_head: the records published
+		 * before the ask go to the old shard (prec_session__cut). */
+		cutting = cut_asked(d);
 		/* This pass is the last. */
 		stopping = __atomic_load_n(&d->stop_req, __ATOMIC_ACQUIRE);
 		if (stopping) {
@@ -604,6 +637,8 @@ static void drain_loop(struct prec_drainer *d)
 		rc = prec_drainer__drain(d);
 		if (rc < 0)
 			return;
+		if (cutting)
+			cut_own(d);
 		now = now_ns(CLOCK_MONOTONIC);
 		if (stopping)
 			d->st.drained_ns = now;

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "record/capture.h"
 #include "record/options.h"
 #include "store/store.h"
 
@@ -105,18 +106,31 @@ int prec_drainer__enable_all(struct prec_drainer **d, int n, bool tracking,
  * new epoch's shard writer (the drainer's from its next pass on); out,
  * the old one, now the caller's to flush and close (nothing else writes
  * it). The drainer's totals at the cut, and the maps its old epoch saw
- * (the caller's, freed with prec_drainer__free_maps). */
+ * (the caller's, freed with prec_drainer__free_maps). capture: the
+ * caller's buffer (prec_capture__init), filled by the drainer from
+ * capture_all() until its move. */
 struct prec_drainer_cut {
 	struct prec_shard_writer *writer;
 	uint64_t lost, lost_samples;
 	struct prec_seen_map *maps;
 	uint32_t nr_maps;
+	struct prec_capture capture;
 };
 
-/* Has each started thread of d[0..n) move to cut[i].writer between two
- * passes, so that every chunk before is in the old shard and every one
- * after in the new, the ring never paused, and sleeps (futex on
- * g->pending) until all have. Returns 0, or -ENOENT when a thread had
+/* The start of a cut: each started thread of d[0..n) copies the task
+ * records of every pass whose data_head it reads from now on into
+ * cut[i].capture, until its move (cut_all() with the same cut), which
+ * must follow. No record published after this returns escapes: the flag
+ * is read after data_head. Does not wait. Main thread. */
+void prec_drainer__capture_all(struct prec_drainer **d, int n,
+			       struct prec_drainer_cut *cut);
+/* Has each started thread of d[0..n) drain once more into its old shard,
+ * from a data_head read after this call, and then move to cut[i].writer,
+ * so that every chunk before is in the old shard and every one after in
+ * the new, the ring never paused; sleeps (futex on g->pending) until all
+ * have. Every record published before the call is in the old shard. The
+ * drainer's capture stops at the move, and the MMAP2s captured count as
+ * maps of the new epoch too. Returns 0, or -ENOENT when a thread had
  * exited (cut[i].writer then stays the new one: the caller's). One caller
  * at a time, never beside enable_all(). Main thread. */
 int prec_drainer__cut_all(struct prec_drainer **d, int n,

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "util/buildid.h"
+#include "record/capture.h"
 #include "record/drainer.h"
 #include "record/epochs.h"
 #include "record/evlist.h"
@@ -1505,17 +1506,35 @@ static int epoch_tasks(struct prec_session *s, const struct prec_evlist *el)
 	return err;
 }
 
-/* The new epoch's side band, read from /proc again once every drainer
- * writes into the epoch (the read before the move names the tasks that
- * exit during it, whose last samples may be drained after it): a task
- * that changed since is in its rings as well, and perf takes the later
- * COMM of two. */
-static int epoch_sideband(struct prec_session *s, const struct prec_evlist *el)
+/* The new epoch's side band after the /proc read (epoch_tasks()): the task
+ * records the drainers drained into the old epoch from that read on, in
+ * time order after the synthesized ones (time 0), and the marker that
+ * closes it. Returns 0 or -errno (said). */
+static int epoch_sideband(struct prec_session *s, struct prec_drainer_cut *cut)
 {
-	int err = epoch_tasks(s, el);
+	struct prec_shard_writer *w = s->writers[s->nr_cpus];
+	struct prec_capture **caps = calloc((size_t)s->nr_cpus, sizeof(*caps));
+	uint64_t dropped = 0;
+	int err = caps ? 0 : -ENOMEM;
 
+	for (int c = 0; caps && c < s->nr_cpus; c++) {
+		caps[c] = &cut[c].capture;
+		dropped += caps[c]->dropped;
+	}
+	if (!err)
+		err = prec_capture__write(caps, s->nr_cpus, &s->m->time_layout, w);
+	free(caps);
 	if (err >= 0)
-		err = prec_shard_writer__flush(s->writers[s->nr_cpus]);
+		pr_debug("%s/%s: %d task records of the cut replayed", s->dir,
+			 PREC_SHARD_SIDEBAND_NAME, err);
+	if (dropped)
+		pr_warn("%s/%s: %llu task records of the cut did not fit its capture (%u KiB per CPU): the tasks they name may show as :PID in this epoch",
+			s->dir, PREC_SHARD_SIDEBAND_NAME, (unsigned long long)dropped,
+			PREC_CAPTURE_BYTES / 1024);
+	if (err >= 0)
+		err = close_sideband(w);
+	if (err >= 0)
+		err = prec_shard_writer__flush(w);
 	if (err < 0) {
 		pr_err("%s/%s: synthesizing the side band: %s", s->dir,
 		       PREC_SHARD_SIDEBAND_NAME, strerror(-err));
@@ -1524,10 +1543,21 @@ static int epoch_sideband(struct prec_session *s, const struct prec_evlist *el)
 	return reserve_manifest_room(s);
 }
 
+/* Why every sample of the new epoch has its task named there: each
+ * drainer drains once more into the old epoch from a data_head read after
+ * the /proc read, so a sample in the new epoch was published after that
+ * read, by a task alive at its end. Such a task was either read, as it
+ * was then, or made later; and what changed it after the capture began
+ * (FORK, exec's COMM, MMAP2) is in the new epoch's rings or, drained into
+ * the old one before its CPU's move, captured and replayed in the side
+ * band at its time. Records stamped before the capture began are not:
+ * /proc had their effect, and a stale FORK replayed after the read would
+ * make perf forget what the read said. */
 int prec_session__cut(struct prec_session *s, struct prec_evlist *el)
 {
 	struct epoch_state old = { .dirfd = -1 };
 	struct prec_drainer_cut *cut = calloc((size_t)s->nr_cpus, sizeof(*cut));
+	uint64_t since;
 	int err, e;
 
 	if (!cut)
@@ -1540,12 +1570,17 @@ int prec_session__cut(struct prec_session *s, struct prec_evlist *el)
 		free(cut);
 		return err;
 	}
+	/* 0 under a perf clock it cannot read: every task record is taken */
+	since = event_now(s->o->clockid, el);
 	for (int c = 0; c < s->nr_cpus; c++) {
 		cut[c].writer = s->writers[c];
 		/* a drainer that has exited moves nothing: no loss twice */
 		cut[c].lost = s->epoch_base[c][0];
 		cut[c].lost_samples = s->epoch_base[c][1];
+		/* no room: every record dropped, and said */
+		prec_capture__init(&cut[c].capture, PREC_CAPTURE_BYTES, since);
 	}
+	prec_drainer__capture_all(s->drainers, s->nr_cpus, cut);
 	e = epoch_tasks(s, el);
 	err = prec_drainer__cut_all(s->drainers, s->nr_cpus, cut, &s->drain_enable);
 	if (err)
@@ -1555,7 +1590,7 @@ int prec_session__cut(struct prec_session *s, struct prec_evlist *el)
 		       PREC_SHARD_SIDEBAND_NAME, strerror(-e));
 		err = err ? err : e;
 	}
-	e = epoch_sideband(s, el);
+	e = epoch_sideband(s, cut);
 	err = err ? err : e;
 	/* The old epoch, whose writers are all this thread's now. */
 	swap_epoch(s, &old);
@@ -1571,8 +1606,10 @@ int prec_session__cut(struct prec_session *s, struct prec_evlist *el)
 	prec_manifest__delete(old.m);
 	close(old.dirfd);
 	free(old.dir);
-	for (int c = 0; c < s->nr_cpus; c++)
+	for (int c = 0; c < s->nr_cpus; c++) {
 		prec_drainer__free_maps(cut[c].maps, cut[c].nr_maps);
+		prec_capture__exit(&cut[c].capture);
+	}
 	free(cut);
 	prec_epochs__prune(s->epochs, s->top_dir);
 	return err;

@@ -96,6 +96,29 @@ first=$("$PREC" merge "$tmp/ctl.d/epoch.000001" 2>/dev/null | perf script -i - 2
 [ "$(cat "$tmp/followed")" = "$first" ] ||
 	fail "merge --follow of the first epoch: $(cat "$tmp/followed") samples, its merge $first"
 
+# ---- a later epoch followed live: its side band is closed as the first's
+# is, so merge --follow of epoch 2 prints while the recording runs ----
+mkfifo "$tmp/ctl2" "$tmp/ack2"
+"$PREC" record -q -d "$tmp/live" --switch-output --control "fifo:$tmp/ctl2,$tmp/ack2" "${EV[@]}" \
+	-- sh -c "until [ -e \"$tmp/start\" ]; do sleep 0.05; done; \"$H/storm\" 30000
+		until [ -e \"$tmp/go\" ]; do sleep 0.05; done" 2>"$tmp/err" & rec=$!
+wait_manifest "$tmp/live/epoch.000001" 10
+echo switch >"$tmp/ctl2"
+read -r -t 10 a <"$tmp/ack2" || fail "no ack for 'switch' (live follow)"
+( timeout 60 "$PREC" merge --follow "$tmp/live/epoch.000002" 2>/dev/null |
+	perf script -i - 2>/dev/null | awk '$1 == "storm" && /raw_syscalls:sys_enter:/' \
+	>"$tmp/live.out" ) & follower=$!
+: >"$tmp/start"
+for _ in $(seq 600); do [ -s "$tmp/live.out" ] && break; sleep 0.05; done
+[ -s "$tmp/live.out" ] || fail "merge --follow of epoch 2 printed nothing while the recording ran"
+: >"$tmp/go"
+wait "$rec" || fail_rc "$tmp/err" "record --switch-output (live follow)"
+rec=
+wait "$follower" || fail "merge --follow of epoch 2: exit $?"
+follower=
+[ "$(wc -l <"$tmp/live.out")" = 30000 ] ||
+	fail "merge --follow of epoch 2: $(wc -l <"$tmp/live.out") samples, want 30000"
+
 # ---- SIZE: every 2M drained ----
 "$PREC" record -q -d "$tmp/size" --switch-output=2M "${EV[@]}" -- "$H/storm" 200000 ||
 	fail "record --switch-output=2M: exit $?"

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "../lib/test.h"
+#include "record/capture.h"
 #include "record/drainer.h"
 #include "record/internal.h"
 #include "record/options.h"
@@ -427,6 +428,126 @@ static void check_all(struct producer *p, struct prec_drainer *d,
 }
 
 /* ---- tests ---- */
+
+/* A tracking record (a pid/tid pair and a name, or a FORK's body) stamped
+ * time, into rec (>= 256 bytes); returns its size. */
+static uint16_t make_task_rec(uint8_t *rec, uint32_t type, uint64_t time)
+{
+	uint16_t at = type == PERF_RECORD_MMAP2 ? 72 : 8 + 8;
+	struct producer p = { .t = time - 1 };
+	char name[96];
+
+	memset(rec, 0, 256);
+	path_of(1, name);
+	if (type == PERF_RECORD_MMAP2) {
+		rec[8] = 9;
+		put64(rec + 40, 0x0000000100000009ull);
+		put64(rec + 48, 1001);
+		memcpy(rec + 72, name, strlen(name));
+		at = 72 + (uint16_t)((strlen(name) + 8) & ~7u);
+	} else if (type == PERF_RECORD_COMM) {
+		memcpy(rec + 16, "storm", 6);
+		at = 24;
+	} else if (type == PERF_RECORD_FORK) {
+		at = 32; /* pid, ppid, tid, ptid, time */
+	}
+	/* next_time() adds 1 + rand % 1000: fix the time after it. */
+	at = trailer(&p, rec, at);
+	put64(rec + at - 24, time);
+	put_hdr(rec, type, PERF_RECORD_MISC_USER, at);
+	return at;
+}
+
+static uint16_t make_sample_at(uint8_t *rec, uint64_t time)
+{
+	memset(rec, 0xa5, 48);
+	put_hdr(rec, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, 48);
+	put64(rec + 8, 7);
+	put64(rec + 32, time);
+	return 48;
+}
+
+/* A cut, deterministic (--switch-output's task records): the drainer thread
+ * sleeps (no ring fd, a long round) until asked. Records published before
+ * cut_all() are in the old shard, every one of them, however long the
+ * drainer slept (were they drained after the move, a task exec'd and gone
+ * before the new epoch's /proc read would have its samples there and its
+ * COMM in the old one); those published after capture_all() and stamped
+ * since its time are captured too, in ring order, and their MMAP2 counts
+ * as a map of the new epoch; nothing after the move is captured. */
+static void test_cut_capture(void)
+{
+	struct prec_ring r;
+	void *mem = sim_mem(64 << 10, 0, &r);
+	struct prec_shard_writer *w0 = open_writer("capture-0.shard", false);
+	struct prec_shard_writer *w1 = open_writer("capture-1.shard", false);
+	struct prec_drainer *d = new_drainer(&r, w0, false, 10000000000ull);
+	struct producer old = { .r = &r }, cap = { .r = &r }, after = { .r = &r };
+	struct prec_drainer_cut cut;
+	struct prec_drain_enable g;
+	const struct prec_seen_map *m;
+	uint8_t rec[256];
+	struct readback rb;
+	uint16_t n;
+	int nr;
+
+	CHECK_EQ(prec_drainer__start(d), 0);
+	/* Before the capture: not taken (and stamped before its time). */
+	ring_put(&old, rec, make_task_rec(rec, PERF_RECORD_COMM, 100));
+	ring_put(&old, rec, make_sample_at(rec, 110));
+	memset(&cut, 0, sizeof(cut));
+	cut.writer = w1;
+	CHECK_EQ(prec_capture__init(&cut.capture, 4096, 200), 0);
+	prec_drainer__capture_all(&d, 1, &cut);
+	/* After it: the task records stamped since 200, not the FORK stamped
+	 * before (its effect was in /proc before the capture began). */
+	n = make_task_rec(rec, PERF_RECORD_FORK, 150);
+	ring_put(&old, rec, n);
+	n = make_task_rec(rec, PERF_RECORD_COMM, 300);
+	ring_put(&old, rec, n);
+	memcpy(cap.exp = malloc(4096), rec, n);
+	cap.len = n;
+	n = make_task_rec(rec, PERF_RECORD_MMAP2, 301);
+	ring_put(&old, rec, n);
+	memcpy(cap.exp + cap.len, rec, n);
+	cap.len += n;
+	ring_put(&old, rec, make_sample_at(rec, 302));
+	CHECK_EQ(prec_drainer__cut_all(&d, 1, &cut, &g), 0);
+	CHECK(cut.writer == w0);
+	CHECK_EQ(cut.capture.len, cap.len);
+	CHECK(!memcmp(cut.capture.buf, cap.exp, cap.len));
+	CHECK_EQ(cut.capture.records, 2);
+	CHECK_EQ(cut.capture.dropped, 0);
+	/* After the move: the new shard's, not captured. */
+	ring_put(&after, rec, make_task_rec(rec, PERF_RECORD_COMM, 400));
+	ring_put(&after, rec, make_sample_at(rec, 401));
+	prec_drainer__stop(d);
+	CHECK_EQ(prec_drainer__join(d), 0);
+	CHECK_EQ(cut.capture.len, cap.len);
+	m = prec_drainer__maps(d, &nr);
+	CHECK_EQ(nr, 1);
+	CHECK(nr == 1 && m[0].ino == 1001);
+	CHECK_EQ(prec_shard_writer__close(w0), 0);
+	CHECK_EQ(prec_shard_writer__close(w1), 0);
+	read_shard("capture-0.shard", &rb);
+	CHECK_EQ(rb.len, old.len);
+	CHECK(rb.len == old.len && !memcmp(rb.data, old.exp, old.len));
+	free_readback(&rb);
+	read_shard("capture-1.shard", &rb);
+	CHECK_EQ(rb.len, after.len);
+	CHECK(rb.len == after.len && !memcmp(rb.data, after.exp, after.len));
+	free_readback(&rb);
+	prec_drainer__free_maps(cut.maps, cut.nr_maps);
+	prec_capture__exit(&cut.capture);
+	prec_drainer__delete(d);
+	free(old.exp);
+	free(cap.exp);
+	free(after.exp);
+	free(mem);
+	printf("cut capture: %u bytes before the move in the old shard, %u captured\n",
+	       (unsigned)old.len, (unsigned)cap.len);
+}
+
 
 /* Drain passes by hand from every start alignment around the wrap, so the
  * wrap falls inside headers, fields and bodies; copy and zero-copy. */
@@ -1001,6 +1122,7 @@ int main(void)
 	test_start_all();
 	test_cut(false);
 	test_cut(true);
+	test_cut_capture();
 	test_writer_error();
 	rc = test_real_perf();
 	close(dirfd_tmp);

@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: MIT
+// A cut's capture: the task records one drainer copies while a
+// --switch-output cut is under way, and their replay, merged by time, into
+// the new epoch's side band (why: session.c, prec_session__cut).
+#include "record/capture.h"
+
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+
+#include "store/store.h"
+
+int prec_capture__init(struct prec_capture *c, uint32_t size, uint64_t since)
+{
+	memset(c, 0, sizeof(*c));
+	c->since = since;
+	c->buf = malloc(size);
+	if (!c->buf)
+		return -ENOMEM;
+	c->size = size;
+	return 0;
+}
+
+void prec_capture__exit(struct prec_capture *c)
+{
+	if (!c)
+		return;
+	free(c->buf);
+	memset(c, 0, sizeof(*c));
+}
+
+/* The records that tell perf who a pid is and what it has mapped; EXIT is
+ * not needed: a later FORK of the pid replaces the task in perf. */
+static bool wanted(uint32_t type)
+{
+	return type == PERF_RECORD_COMM || type == PERF_RECORD_MMAP ||
+	       type == PERF_RECORD_MMAP2 || type == PERF_RECORD_FORK;
+}
+
+void prec_capture__add(struct prec_capture *c, const void *rec, uint16_t size,
+		       uint64_t time)
+{
+	struct perf_event_header h;
+
+	memcpy(&h, rec, sizeof(h));
+	if (!wanted(h.type) || time < c->since)
+		return;
+	if (size > c->size - c->len) {
+		c->dropped++;
+		return;
+	}
+	memcpy(c->buf + c->len, rec, size);
+	c->len += size;
+	c->records++;
+}
+
+struct ref {
+	uint64_t time;
+	const uint8_t *rec;
+	uint32_t order;         /* capture, then place in it: ties stay put */
+	uint16_t size;
+};
+
+static int by_time(const void *a, const void *b)
+{
+	const struct ref *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* Every record of caps[0..n), in time order, in *out. Returns the count or
+ * -ENOMEM. */
+static int sorted_refs(struct prec_capture *const *caps, int n,
+		       const struct prec_time_layout *layout, struct ref **out)
+{
+	size_t total = 0, k = 0;
+	struct ref *r;
+
+	for (int i = 0; i < n; i++)
+		total += caps[i] ? caps[i]->records : 0;
+	*out = NULL;
+	if (!total)
+		return 0;
+	r = malloc(total * sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	for (int i = 0; i < n; i++) {
+		for (uint32_t off = 0; caps[i] && off < caps[i]->len;) {
+			const uint8_t *rec = caps[i]->buf + off;
+			struct perf_event_header h;
+
+			memcpy(&h, rec, sizeof(h));
+			r[k] = (struct ref){ .rec = rec, .size = h.size,
+					     .order = (uint32_t)k,
+					     .time = prec_time_layout__time(layout, rec, h.size) };
+			off += h.size;
+			k++;
+		}
+	}
+	qsort(r, k, sizeof(*r), by_time);
+	*out = r;
+	return (int)k;
+}
+
+int prec_capture__write(struct prec_capture *const *caps, int n,
+			const struct prec_time_layout *layout,
+			struct prec_shard_writer *w)
+{
+	struct prec_chunk_meta meta = { .type = PREC_CHUNK_DATA };
+	uint8_t *out = NULL;
+	struct ref *r;
+	size_t len = 0, start = 0;
+	int64_t ticket, last = 0;
+	int nr = sorted_refs(caps, n, layout, &r), err = 0;
+
+	if (nr <= 0)
+		return nr;
+	for (int i = 0; i < nr; i++)
+		len += r[i].size;
+	out = malloc(len);
+	if (!out) {
+		free(r);
+		return -ENOMEM;
+	}
+	len = 0;
+	for (int i = 0; i <= nr && !err; i++) {
+		/* The chunk so far goes out before the record that would make
+		 * it too long, and at the end. */
+		if (i == nr || len + r[i].size - start > PREC_CHUNK_MAX_PAYLOAD) {
+			struct iovec iov = { out + start, len - start };
+
+			meta.watermark = meta.first_time;
+			ticket = prec_shard_writer__append(w, &meta, &iov, 1);
+			if (ticket < 0)
+				err = (int)ticket;
+			else
+				last = ticket;
+			meta.records = 0;
+			start = len;
+		}
+		if (i == nr)
+			break;
+		memcpy(out + len, r[i].rec, r[i].size);
+		len += r[i].size;
+		if (!meta.records++)
+			meta.first_time = r[i].time;
+		meta.last_time = r[i].time;
+	}
+	/* Without copy mode the writer reads out until then. */
+	if (last > 0 && (ticket = prec_shard_writer__wait(w, last)) && !err)
+		err = (int)ticket;
+	free(out);
+	free(r);
+	return err ? err : nr;
+}
