@@ -32,10 +32,8 @@
 // ring overflows. Instead staging doubles, up to st_max: the bytes not yet
 // written are copied to their places in the bigger mirror, the write in
 // flight keeps the old buffer until it completes, and the new one is
-// registered in its place then. Once the disk has kept up for CALM_NS and
-// little is pending, staging goes back to its first size the same way:
-// the memory a stall took is given back, and the copies sweep a few MiB
-// again rather than tens (which, measured in a VM, grew slower with time).
+// registered in its place then. Staging never shrinks: its size is what
+// the worst stall needed.
 #include "store/direct_write.h"
 #include "util/clock.h"
 #include "util/log.h"
@@ -52,9 +50,6 @@
 #define MAX_BLK (64u * 1024u)
 /* No write for this long: write everything at the next sleep. */
 #define MAX_AGE_NS (100ull * 1000 * 1000)
-/* Grown staging goes back to its first size after this long without
- * growing again. */
-#define CALM_NS (5ull * 1000 * 1000 * 1000)
 
 /* Start the next write unless one is in flight: whole blocks not yet
  * written when they make a batch (KICK_BATCH), or everything with the
@@ -70,8 +65,7 @@ struct direct_write {
 	/* staging[X % st_size] is file byte X, with room past st_size to
 	 * build a chunk whole before its wrapped end is moved to the front */
 	unsigned char *staging;
-	size_t st_size, st_max, st_first;
-	uint64_t grown_at;   /* CLOCK_MONOTONIC_COARSE ns of the last growth */
+	size_t st_size, st_max;
 	/* grow(): the buffer the write in flight reads, kept until it is
 	 * done; and the staging the ring has registered, if not the one now */
 	unsigned char *old;
@@ -239,19 +233,11 @@ static void kick(struct direct_write *d, enum kick how)
 
 /* At a sleep: write everything, partial block and all, when no write
  * started for MAX_AGE_NS; else a batch if there is one. */
-static bool resize(struct direct_write *d, size_t size);
-
 static void idle(struct direct_write *d)
 {
-	uint64_t now = prec_now_ns(CLOCK_MONOTONIC_COARSE);
+	bool old = prec_now_ns(CLOCK_MONOTONIC_COARSE) - d->kicked_at >= MAX_AGE_NS;
 
-	kick(d, now - d->kicked_at >= MAX_AGE_NS ? KICK_ALL : KICK_BATCH);
-	/* Calm again, little pending, the last old buffer given back: back
-	 * to the first size. */
-	if (d->st_size > d->st_first && !d->old && now - d->grown_at >= CALM_NS &&
-	    d->q->pos - down(d, d->done) <= d->st_first / 2 && resize(d, d->st_first))
-		prec_log(PREC_LOG_DEBUG, "shard cpu%d: staging back to %zu KiB",
-			 (int)d->cpu, d->st_first / 1024);
+	kick(d, old ? KICK_ALL : KICK_BATCH);
 }
 
 /* Chunks that end inside the written range are in the file. */
@@ -373,43 +359,15 @@ static void copy_mirror(unsigned char *dst, size_t dst_size,
 	}
 }
 
-/* Staging of size bytes in place of the current one: the bytes from the
- * first block not yet written on move to their places in the new mirror
- * (a short write goes on from there). A write in flight reads the buffer
- * it was given: that one stays until it completes, and the ring's
- * registered buffer is replaced then (release_old); one write at a time,
- * so at most one is kept. With no write in flight the registration is
- * replaced at once. False when size cannot be had. */
-static bool resize(struct direct_write *d, size_t size)
-{
-	size_t slack = (chunk_max() + d->blk - 1) / d->blk * d->blk;
-	unsigned char *n;
-
-	if (posix_memalign((void **)&n, d->blk, size + slack))
-		return false;
-	copy_mirror(n, size, d->staging, d->st_size, down(d, d->done), d->q->pos);
-	if (d->busy && !d->old) {
-		d->old = d->staging;
-		d->old_fixed = d->fixed;
-	} else if (!d->busy && d->fixed) {
-		/* nothing reads the old one: the ring takes the new now */
-		d->fixed = prec_uring__replace_buffer(d->ring, n, size) == 0;
-		free(d->staging);
-	} else {
-		free(d->staging); /* the write in flight reads d->old */
-	}
-	if (d->busy)
-		d->fixed = false;
-	d->staging = n;
-	d->st_size = size;
-	return true;
-}
-
-/* Staging full behind a write in flight: twice the size, up to st_max. */
+/* Staging full behind a write in flight: twice the size, up to st_max.
+ * The bytes from the first block not yet written on move to the bigger
+ * mirror; a short write goes on from there. */
 static bool dw_grow(void *io, size_t len, size_t *bytes)
 {
 	struct direct_write *d = io;
 	size_t size = d->st_size * 2 < d->st_max ? d->st_size * 2 : d->st_max;
+	size_t slack = (chunk_max() + d->blk - 1) / d->blk * d->blk;
+	unsigned char *n;
 
 	*bytes = 0;
 	/* A write must be in flight: otherwise the wait starts one, and it
@@ -417,9 +375,21 @@ static bool dw_grow(void *io, size_t len, size_t *bytes)
 	if (!d->busy)
 		kick(d, KICK_ALL);
 	size = size / d->blk * d->blk;
-	if (d->q->err || !d->busy || size <= d->st_size || !resize(d, size))
+	if (d->q->err || !d->busy || size <= d->st_size ||
+	    posix_memalign((void **)&n, d->blk, size + slack))
 		return dw_fits(d, len);
-	d->grown_at = prec_now_ns(CLOCK_MONOTONIC_COARSE);
+	copy_mirror(n, size, d->staging, d->st_size, down(d, d->done), d->q->pos);
+	/* The write in flight reads the buffer it was given: that one stays
+	 * until it completes (one write at a time, so at most one is kept). */
+	if (d->op_staging == d->staging && !d->old) {
+		d->old = d->staging;
+		d->old_fixed = d->fixed;
+	} else {
+		free(d->staging);
+	}
+	d->staging = n;
+	d->st_size = size;
+	d->fixed = false;
 	*bytes = size;
 	return dw_fits(d, len);
 }
@@ -544,7 +514,6 @@ int prec_direct_write__new(struct prec_write_path *out,
 	memcpy(d->staging, hdr, len);
 	d->st_size = size;
 	d->st_max = s->staging_max > size ? s->staging_max : size;
-	d->st_first = size;
 	d->blk = blk;
 	/* Fewer, bigger writes: each costs a request and, in a VM, an exit
 	 * to the host. But one of at most half of staging, so a full ring's
