@@ -314,10 +314,7 @@ static int run(struct dump *d, int dirfd, const struct prec_manifest *m)
 
 	/* what prec merge leaves out, and says so, dump leaves out too */
 	d->mo.window_start = prec_merge__window(m);
-	if (d->mo.window_start)
-		pr_info("--max-disk window: from %llu.%09llu s",
-			(unsigned long long)(d->mo.window_start / 1000000000ull),
-			(unsigned long long)(d->mo.window_start % 1000000000ull));
+	prec_merge__say_window(d->mo.window_start);
 	r = prec_merge__open(&mg, dirfd, m, &d->mo);
 	if (r < 0) {
 		pr_err("dump %s: cannot open the shards: %s", d->dir, strerror(-r));

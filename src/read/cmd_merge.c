@@ -26,7 +26,6 @@
  * bound how much perf queues (pipe mode copies every queued record). */
 #define ROUND_RECORDS 8192u
 #define ROUND_NS 100000000ull
-#define NS(t) (unsigned long long)((t) / 1000000000ull), (unsigned long long)((t) % 1000000000ull)
 
 struct merge_args {
 	const char *dir, *out;
@@ -345,8 +344,7 @@ static int merge_to(const struct merge_args *a, int dirfd,
 	struct prec_merge *mg;
 	int err, cerr;
 
-	if (o.window_start)
-		pr_info("--max-disk window: from %llu.%09llu s", NS(o.window_start));
+	prec_merge__say_window(o.window_start);
 	if (mode == PREC_PERFDATA_PIPE)
 		pipe_times(a, m, &shown, live, o.window_start);
 	if (live && prec_follow__new(&f, a->dir, dirfd, fd) < 0) {

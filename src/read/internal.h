@@ -69,13 +69,16 @@ int prec_merge__open(struct prec_merge **out, int dirfd,
 		     const struct prec_manifest *m,
 		     const struct prec_merge_opts *opts);
 
-/* Are the CPUs o->cpu_allowed asks for in m? 0: all of them (or no list),
- * 1: some are not (why says which), -ENOENT: none is (why says so, with
- * the CPUs m has). */
 /* Where a --max-disk recording that dropped data starts: the latest of
  * its CPU shards' first times, from which every CPU has its records
  * (0: nothing was dropped, no window). */
 uint64_t prec_merge__window(const struct prec_manifest *m);
+/* Say on stderr where the window starts (nothing for 0): the one line
+ * merge and dump both print. */
+void prec_merge__say_window(uint64_t window_start);
+/* Are the CPUs o->cpu_allowed asks for in m? 0: all of them (or no list),
+ * 1: some are not (why says which), -ENOENT: none is (why says so, with
+ * the CPUs m has). */
 int prec_merge__check_cpus(const struct prec_manifest *m,
 			   const struct prec_merge_opts *o, char *why, size_t len);
 

@@ -692,6 +692,14 @@ uint64_t prec_merge__window(const struct prec_manifest *m)
 	return w;
 }
 
+void prec_merge__say_window(uint64_t window_start)
+{
+	if (window_start)
+		pr_info("--max-disk window: from %llu.%09llu s",
+			(unsigned long long)(window_start / 1000000000ull),
+			(unsigned long long)(window_start % 1000000000ull));
+}
+
 int prec_merge__open(struct prec_merge **out, int dirfd,
 		     const struct prec_manifest *m,
 		     const struct prec_merge_opts *opts)

@@ -444,10 +444,11 @@ static int opt_max_disk(struct prec_record_opts *o, const char *arg)
 /* --max-staging: 0 is allowed (the staging then never grows). */
 static int opt_max_staging(struct prec_record_opts *o, const char *arg)
 {
-	int err = strcmp(arg, "0") ? prec_size__bytes(arg, PREC_SIZE_BYTES, 1, &o->max_staging) : 0;
+	int err = 0;
 
-	if (!err && !strcmp(arg, "0"))
-		o->max_staging = 0;
+	o->max_staging = 0;
+	if (strcmp(arg, "0"))
+		err = prec_size__bytes(arg, PREC_SIZE_BYTES, 1, &o->max_staging);
 	if (err == -EOPNOTSUPP)
 		return bad("--max-staging", arg, "unknown size suffix (use B, K, M or G)");
 	if (err == -ERANGE || o->max_staging > ((uint64_t)1 << 40))

@@ -408,13 +408,14 @@ static size_t staging_max_for(const struct prec_record_opts *o, int nr_cpus)
 	uint64_t max = 256ull << 20, mem = (uint64_t)sysconf(_SC_PHYS_PAGES) *
 					   (uint64_t)sysconf(_SC_PAGESIZE);
 
-	if (o->max_staging_set)
+	if (o->max_staging_set) {
 		max = o->max_staging;
-	else if (nr_cpus > 0 && mem / 16 / (uint64_t)nr_cpus < max)
-		max = mem / 16 / (uint64_t)nr_cpus;
-	if (!o->max_staging_set && o->max_disk && nr_cpus > 0 &&
-	    o->max_disk / 4 / (uint64_t)nr_cpus < max)
-		max = o->max_disk / 4 / (uint64_t)nr_cpus;
+	} else if (nr_cpus > 0) {
+		if (mem / 16 / (uint64_t)nr_cpus < max)
+			max = mem / 16 / (uint64_t)nr_cpus;
+		if (o->max_disk && o->max_disk / 4 / (uint64_t)nr_cpus < max)
+			max = o->max_disk / 4 / (uint64_t)nr_cpus;
+	}
 	if (max < staging_for(o))
 		return 0;
 	return max > SIZE_MAX ? SIZE_MAX : (size_t)max;

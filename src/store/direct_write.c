@@ -83,7 +83,6 @@ struct direct_write {
 	struct { int fd; uint64_t at; } rq[PREC_ROTATE_MAX];
 	unsigned int rq_n;
 	/* the write in flight */
-	unsigned char *op_staging; /* the staging it reads */
 	struct iovec iov[3];
 	enum kick op_how;    /* to go on after a short write */
 	uint64_t op_off, op_len, op_data;
@@ -157,7 +156,6 @@ static void submit_op(struct direct_write *d, int niov)
 					  (unsigned int)d->iov[0].iov_len, d->op_off, 0);
 	else
 		io_uring_prep_writev(sqe, d->fd, d->iov, (unsigned int)niov, d->op_off);
-	d->op_staging = d->staging;
 	io_uring_sqe_set_data64(sqe, prec_uring__ud(PREC_UR_DIO, 0));
 	d->busy = true;
 	d->kicked_at = prec_now_ns(CLOCK_MONOTONIC_COARSE);
@@ -380,8 +378,9 @@ static bool dw_grow(void *io, size_t len, size_t *bytes)
 		return dw_fits(d, len);
 	copy_mirror(n, size, d->staging, d->st_size, down(d, d->done), d->q->pos);
 	/* The write in flight reads the buffer it was given: that one stays
-	 * until it completes (one write at a time, so at most one is kept). */
-	if (d->op_staging == d->staging && !d->old) {
+	 * until it completes (one write at a time, so at most one is kept;
+	 * with one kept already, the write reads that one, not this). */
+	if (!d->old) {
 		d->old = d->staging;
 		d->old_fixed = d->fixed;
 	} else {
