@@ -4,6 +4,7 @@
 // in it, and the carry shard re-synthesized from /proc as older chunks go.
 #include "record/max_disk.h"
 #include "record/sideband.h"
+#include "record/tail.h"
 #include "store/store.h"
 #include "util/clock.h"
 #include "util/log.h"
@@ -24,17 +25,27 @@
 /* How often the side band's files are looked at while nothing is dropped. */
 #define TICK_MS 250
 #define MAX_SYNTH 16
+/* The carry's share of the budget: carry.shard (the syntheses kept and a
+ * new one) at most 1/16, and carry.shard.tmp while it is written as much
+ * again: an eighth in all. The start's side band has an eighth too. */
+#define CARRY_SHARE 16
+#define SIDEBAND_SHARE 8
 
 /* One synthesis in the carry: its records stamped base + serial (all
  * before any window, in the order taken), taken when the newest chunk was
- * at time at. */
+ * at time at; bytes: its chunks in the file. */
 struct synth {
-	uint64_t serial, at;
+	uint64_t serial, at, bytes;
 };
 
 struct prec_max_disk {
 	struct prec_disk_budget *b;
 	bool data_maps;
+	pid_t *roots;          /* the tasks the recording targets; NULL: all */
+	int nr_roots;
+	bool descendants;
+	uint64_t bound;        /* the carry's bytes at most (CARRY_SHARE) */
+	uint64_t left_out;     /* records the bound left out, every carry */
 	uint64_t carried_segments; /* dropped segments when the last carry began */
 	uint64_t last_tick_ns, last_carry_ns; /* CLOCK_MONOTONIC */
 	bool have_carry, failed;
@@ -66,6 +77,7 @@ int prec_max_disk__new(struct prec_max_disk **out, uint64_t limit, int nr_cpus, 
 		return err;
 	}
 	md->data_maps = data_maps;
+	md->bound = limit / CARRY_SHARE;
 	*out = md;
 	return 0;
 }
@@ -79,6 +91,28 @@ void prec_max_disk__start(struct prec_max_disk *md, struct prec_manifest *m)
 	m->max_disk.segment = st.segment;
 }
 
+int prec_max_disk__target(struct prec_max_disk *md, const pid_t *pids, int nr,
+			  bool descendants)
+{
+	free(md->roots);
+	md->roots = NULL;
+	md->nr_roots = 0;
+	md->descendants = descendants;
+	if (!pids)
+		return 0;
+	md->roots = malloc(((size_t)nr + 1) * sizeof(*md->roots));
+	if (!md->roots)
+		return -ENOMEM;
+	memcpy(md->roots, pids, (size_t)nr * sizeof(*md->roots));
+	md->nr_roots = nr;
+	return 0;
+}
+
+uint64_t prec_max_disk__sideband_bound(const struct prec_max_disk *md)
+{
+	return md->bound * CARRY_SHARE / SIDEBAND_SHARE;
+}
+
 struct prec_disk_budget *prec_max_disk__budget(struct prec_max_disk *md)
 {
 	return md->b;
@@ -89,6 +123,7 @@ void prec_max_disk__delete(struct prec_max_disk *md)
 	if (!md)
 		return;
 	prec_disk_budget__delete(md->b);
+	free(md->roots);
 	free(md);
 }
 
@@ -159,35 +194,87 @@ static int copy_kept(int dirfd, struct prec_shard_writer *w, uint64_t from_time)
 	return n;
 }
 
+/* What carry.shard.tmp may take, counted in the budget while it is
+ * written (beside the carry it replaces): twice that carry (before the
+ * first, the start's side band, a synthesis of the same tasks) and a
+ * segment's minimum for the tasks started since, at most the bound. */
+static uint64_t carry_room(const struct prec_max_disk *md, int dirfd)
+{
+	uint64_t last = md->have_carry ? md->carry_st.file_bytes :
+			disk_bytes(dirfd, PREC_SHARD_SIDEBAND_NAME);
+	uint64_t room = 2 * last + PREC_DISK_SEGMENT_MIN;
+
+	return room < md->bound ? room : md->bound;
+}
+
+/* The new synthesis, of the tasks the recording targets, into w: its
+ * records at most bytes (less the chunks' headers). Returns the records
+ * left out by the bound or -errno. */
+static int64_t synthesize(struct prec_max_disk *md, struct prec_shard_writer *w,
+			  struct prec_manifest *m, uint64_t bytes, uint64_t time)
+{
+	struct prec_sideband_tail *t = NULL;
+	pid_t *pids = NULL;
+	int64_t left;
+	int n = 0, err;
+
+	/* A full chunk's header is under 1/512 of its payload; the last,
+	 * partial chunk's and the file's header fit in 256 bytes. */
+	bytes = bytes > 256 ? bytes - bytes / 512 - 256 : 1;
+	if (md->roots) {
+		n = prec_tail__select(md->roots, md->nr_roots, md->descendants, &pids);
+		if (n < 0)
+			return n;
+	}
+	err = prec_sideband_tail__new(&t, w, m, md->data_maps);
+	if (!err) {
+		prec_sideband_tail__bound(t, bytes);
+		err = prec_sideband_tail__write(t, pids, n, time);
+	}
+	left = err < 0 ? err : (int64_t)prec_sideband_tail__left_out(t);
+	prec_sideband_tail__delete(t);
+	free(pids);
+	return left;
+}
+
 /* A carry into carry.shard.tmp, renamed over carry.shard once whole: a
  * reader sees the last whole carry or the one before, never half of one.
- * It holds the kept syntheses of the one before, then a new one. */
+ * It holds the kept syntheses of the one before, then a new one, within
+ * the room the budget counts for it: the oldest kept go first, so that
+ * the new one has half the room at least. */
 static int write_carry(struct prec_max_disk *md, int dirfd, struct prec_manifest *m,
 		       uint64_t base)
 {
 	struct prec_shard_writer_opts wo = { .cpu = PREC_CARRY_CPU, .copy = true };
 	struct prec_disk_budget_stats bs;
-	struct prec_shard_writer_stats st;
-	struct prec_sideband_tail *t = NULL;
+	struct prec_shard_writer_stats st0 = { 0 }, st = { 0 };
 	struct prec_shard_writer *w = NULL;
+	uint64_t room = carry_room(md, dirfd), kept = 0, avail;
+	int64_t left = 0;
 	int err, e, keep;
 
 	prec_disk_budget__stats(md->b, &bs);
 	keep = first_needed(md, bs.window);
 	if (md->nr_syn - keep >= MAX_SYNTH)
 		keep = md->nr_syn - MAX_SYNTH + 1;
+	for (int i = keep; i < md->nr_syn; i++)
+		kept += md->syn[i].bytes;
+	for (; keep < md->nr_syn && kept > room / 2; keep++)
+		kept -= md->syn[keep].bytes;
+	/* The trimmer makes the room while /proc is read. */
+	prec_disk_budget__set_fixed(md->b, fixed_bytes(dirfd) + room);
 	memcpy(wo.session_id, m->session_id, sizeof(wo.session_id));
 	unlinkat(dirfd, CARRY_TMP_NAME, 0);
 	err = prec_shard_writer__open(&w, dirfd, CARRY_TMP_NAME, &wo);
+	if (w)
+		prec_shard_writer__stats(w, &st0); /* its header */
 	if (!err && md->have_carry && keep < md->nr_syn)
 		err = copy_kept(dirfd, w, base + md->syn[keep].serial);
-	if (!err)
-		err = prec_sideband_tail__new(&t, w, m, md->data_maps);
+	avail = room > st0.file_bytes + kept ? room - st0.file_bytes - kept : 0;
 	if (!err) {
-		err = prec_sideband_tail__write(t, NULL, 0, base + md->next_serial);
-		err = err < 0 ? err : 0;
+		left = synthesize(md, w, m, avail, base + md->next_serial);
+		err = left < 0 ? (int)left : 0;
 	}
-	prec_sideband_tail__delete(t);
 	if (!err)
 		err = prec_shard_writer__flush(w);
 	if (w)
@@ -196,15 +283,18 @@ static int write_carry(struct prec_max_disk *md, int dirfd, struct prec_manifest
 	err = err ? err : e;
 	if (!err && renameat(dirfd, CARRY_TMP_NAME, dirfd, PREC_CARRY_SHARD_NAME) < 0)
 		err = -errno;
-	if (err) {
+	if (err)
 		unlinkat(dirfd, CARRY_TMP_NAME, 0);
+	prec_disk_budget__set_fixed(md->b, fixed_bytes(dirfd));
+	if (err)
 		return err;
-	}
 	md->have_carry = true;
 	md->carry_st = st;
+	md->left_out += (uint64_t)left;
 	memmove(md->syn, md->syn + keep, (size_t)(md->nr_syn - keep) * sizeof(md->syn[0]));
 	md->nr_syn -= keep;
-	md->syn[md->nr_syn++] = (struct synth){ .serial = md->next_serial++, .at = bs.latest };
+	md->syn[md->nr_syn++] = (struct synth){ .serial = md->next_serial++, .at = bs.latest,
+						.bytes = st.file_bytes - st0.file_bytes - kept };
 	return 0;
 }
 
@@ -274,6 +364,9 @@ int prec_max_disk__finish(struct prec_max_disk *md, int dirfd, struct prec_manif
 		 (unsigned long long)st.segments, (double)st.punch_ns / 1e6,
 		 (double)st.punch_ns_max / 1e6, (unsigned long long)st.backstops,
 		 (double)st.backstop_ns_max / 1e6, (unsigned long long)md->next_serial);
+	if (md->left_out)
+		pr_warn("--max-disk: the carry left out %llu records over its bound (%llu bytes, a sixteenth of the budget; a process an eighth of that): their tasks may show as :PID or without symbols before the window's own records name them",
+			(unsigned long long)md->left_out, (unsigned long long)md->bound);
 	if (st.stuck)
 		pr_warn("--max-disk: %llu times over the budget with nothing to drop yet "
 			"(the disk slower than the events, or a budget near its minimum)",
