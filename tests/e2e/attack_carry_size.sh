@@ -34,8 +34,9 @@ cleanup() {
 	[ -n "$hostile" ] && kill "$hostile" 2>/dev/null
 }
 at_exit cleanup
-mkdir "$tmp/pub" "$tmp/pub2" && chmod 755 "$tmp" && chown nobody:nogroup "$tmp/pub" "$tmp/pub2" ||
-	fail "setup"
+mkdir "$tmp/pub" "$tmp/pub2" || fail "mkdir"
+chmod 755 "$tmp" || fail "chmod"
+chown nobody:nogroup "$tmp/pub" "$tmp/pub2" || fail "chown"
 
 # 1. The start's side band.
 # setpriv itself (not e2e.sh's nobody, a function): $! is the process.

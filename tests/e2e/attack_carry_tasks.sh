@@ -22,7 +22,8 @@ cleanup() {
 	[ -n "$other" ] && kill "$other" 2>/dev/null
 }
 at_exit cleanup
-mkdir "$tmp/pub" && chmod 755 "$tmp" "$tmp/pub" || fail "setup"
+mkdir "$tmp/pub" || fail "mkdir"
+chmod 755 "$tmp" "$tmp/pub" || fail "chmod"
 cp "$(command -v sleep)" "$tmp/pub/othersecret" || fail "copy sleep"
 # setpriv itself (not e2e.sh's nobody, a function): $! is the process.
 setpriv --reuid=65534 --regid=65534 --clear-groups "$tmp/pub/othersecret" 60 &
@@ -34,6 +35,7 @@ pid1=$(cat /proc/1/comm)
 nr=0
 record() {
 	nr=$((nr + 1))
+	# shellcheck disable=SC2016 # the workload's own $1 $2
 	"$PREC" record -q -d "$tmp/r$nr" "$@" --max-disk 12M -e cpu-clock \
 		-e raw_syscalls:sys_enter --filter 'id == 110' -- \
 		sh -c 'for c in $(seq 1 $(nproc)); do "$1" "$2" & done; wait; sleep 1.5' sh "$H/storm" "$N" \
@@ -48,8 +50,8 @@ record() {
 record
 [ -s "$tmp/carry1" ] || fail "the carry holds no COMM"
 awk '{ print $2 }' "$tmp/carry1" | grep -qx storm || fail "the carry does not name the storms"
-strangers=$(awk '$2 !~ /^(sh|storm|sleep|seq|nproc)$/' "$tmp/carry1" | tr '\n' ' ')
-[ -z "$strangers" ] || fail "the carry of one command names other tasks: $strangers"
+awk '$2 !~ /^(sh|storm|sleep|seq|nproc)$/' "$tmp/carry1" >"$tmp/strangers"
+[ -s "$tmp/strangers" ] && fail "the carry of one command names $(wc -l <"$tmp/strangers") other tasks (pid comm): $(grep -e othersecret -e '^1 ' "$tmp/strangers" | tr '\n' ' ')$(head -6 "$tmp/strangers" | tr '\n' ' ')..."
 awk -v p="$other" '$1 == p' "$tmp/carry1" | grep -q . && fail "the carry names nobody's process $other"
 grep -rqa othersecret "$tmp/r1" && fail "the recording holds nobody's comm or path: $(grep -rla othersecret "$tmp/r1")"
 "$PREC" merge "$tmp/r1" -o "$tmp/perf.data" 2>"$tmp/merge.err" || fail_rc "$tmp/merge.err" "merge"
