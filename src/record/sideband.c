@@ -627,6 +627,8 @@ static int sb_maps(struct sb *sb, pid_t pid)
 	if (sb_read(sb, path) < 0)
 		return 0; /* gone, or not ours to read */
 	for (line = sb->text; line && *line && !err; line = next) {
+		uint64_t left = sb->left_out;
+
 		next = strchr(line, '\n');
 		if (next)
 			*next++ = '\0';
@@ -644,7 +646,8 @@ static int sb_maps(struct sb *sb, pid_t pid)
 		if (!mp.path[0])
 			mp.path = "//anon";
 		err = emit_mmap2(sb, (uint32_t)pid, &mp);
-		if (!err && mp.path[0] == '/')
+		/* a map the bound left out names no file: none to read */
+		if (!err && mp.path[0] == '/' && sb->left_out == left)
 			err = sb_want_buildid(sb, pid, &mp);
 		if (!err && !sb->vdso && !strcmp(mp.path, PREC_VDSO_MAP)) {
 			sb->vdso = true;
