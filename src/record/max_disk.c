@@ -26,14 +26,18 @@
 #define TICK_MS 250
 #define MAX_SYNTH 16
 /* The carry's share of the budget: carry.shard (the syntheses kept and a
- * new one) at most 1/16, and carry.shard.tmp while it is written as much
- * again: an eighth in all. The start's side band has an eighth too. */
-#define CARRY_SHARE 16
+ * new one) at most an eighth, and carry.shard.tmp while it is written as
+ * much again, counted before it is written. The start's side band has an
+ * eighth too. */
+#define CARRY_SHARE 8
 #define SIDEBAND_SHARE 8
+/* Room for a new synthesis: the last one and a quarter more, and this
+ * for the tasks started since. */
+#define CARRY_GROWTH (64u * 1024u)
 
 /* One synthesis in the carry: its records stamped base + serial (all
- * before any window, in the order taken), taken when the newest chunk was
- * at time at; bytes: its chunks in the file. */
+ * before any window, in the order taken), its /proc read over by time at
+ * (events' clock); bytes: its chunks in the file. */
 struct synth {
 	uint64_t serial, at, bytes;
 };
@@ -163,6 +167,19 @@ static int first_needed(const struct prec_max_disk *md, uint64_t window)
 	return i > 0 ? i - 1 : 0;
 }
 
+/* When a synthesis's /proc read ended, on the events' clock: the time
+ * first_needed() compares with the window. Not the newest chunk's time,
+ * which lags by as long as the drainers are behind (seconds when the disk
+ * is): a synthesis so dated looks older than the tasks it missed, and the
+ * one before it, which named them, would be dropped as not needed. Under
+ * the perf clock, which user space cannot read, the newest chunk's. */
+static uint64_t read_end(const struct prec_manifest *m, const struct prec_disk_budget_stats *bs)
+{
+	uint64_t now = m->clockid >= 0 ? prec_now_ns(m->clockid) : 0;
+
+	return now > bs->latest ? now : bs->latest;
+}
+
 /* The kept syntheses' chunks, from the carry on disk into w. */
 static int copy_kept(int dirfd, struct prec_shard_writer *w, uint64_t from_time)
 {
@@ -194,17 +211,16 @@ static int copy_kept(int dirfd, struct prec_shard_writer *w, uint64_t from_time)
 	return n;
 }
 
-/* What carry.shard.tmp may take, counted in the budget while it is
- * written (beside the carry it replaces): twice that carry (before the
- * first, the start's side band, a synthesis of the same tasks) and a
- * segment's minimum for the tasks started since, at most the bound. */
-static uint64_t carry_room(const struct prec_max_disk *md, int dirfd)
+/* The bytes a new synthesis may want: the last one's and a quarter more,
+ * and CARRY_GROWTH (before the first: the start's side band's, a
+ * synthesis of the same tasks), at most the bound. */
+static uint64_t next_synth(const struct prec_max_disk *md, int dirfd)
 {
-	uint64_t last = md->have_carry ? md->carry_st.file_bytes :
+	uint64_t last = md->nr_syn ? md->syn[md->nr_syn - 1].bytes :
 			disk_bytes(dirfd, PREC_SHARD_SIDEBAND_NAME);
-	uint64_t room = 2 * last + PREC_DISK_SEGMENT_MIN;
+	uint64_t want = last + last / 4 + CARRY_GROWTH;
 
-	return room < md->bound ? room : md->bound;
+	return want < md->bound ? want : md->bound;
 }
 
 /* The new synthesis, of the tasks the recording targets, into w: its
@@ -240,8 +256,9 @@ static int64_t synthesize(struct prec_max_disk *md, struct prec_shard_writer *w,
 /* A carry into carry.shard.tmp, renamed over carry.shard once whole: a
  * reader sees the last whole carry or the one before, never half of one.
  * It holds the kept syntheses of the one before, then a new one, within
- * the room the budget counts for it: the oldest kept go first, so that
- * the new one has half the room at least. */
+ * the bound: the oldest kept go first, until the new one has the room it
+ * may want (next_synth()); the budget counts that room before the file
+ * is written, and the new synthesis keeps within it. */
 static int write_carry(struct prec_max_disk *md, int dirfd, struct prec_manifest *m,
 		       uint64_t base)
 {
@@ -249,7 +266,7 @@ static int write_carry(struct prec_max_disk *md, int dirfd, struct prec_manifest
 	struct prec_disk_budget_stats bs;
 	struct prec_shard_writer_stats st0 = { 0 }, st = { 0 };
 	struct prec_shard_writer *w = NULL;
-	uint64_t room = carry_room(md, dirfd), kept = 0, avail;
+	uint64_t want = next_synth(md, dirfd), kept = 0, room, avail, at = 0;
 	int64_t left = 0;
 	int err, e, keep;
 
@@ -259,8 +276,9 @@ static int write_carry(struct prec_max_disk *md, int dirfd, struct prec_manifest
 		keep = md->nr_syn - MAX_SYNTH + 1;
 	for (int i = keep; i < md->nr_syn; i++)
 		kept += md->syn[i].bytes;
-	for (; keep < md->nr_syn && kept > room / 2; keep++)
+	for (; keep < md->nr_syn && kept + want > md->bound; keep++)
 		kept -= md->syn[keep].bytes;
+	room = kept + want;
 	/* The trimmer makes the room while /proc is read. */
 	prec_disk_budget__set_fixed(md->b, fixed_bytes(dirfd) + room);
 	memcpy(wo.session_id, m->session_id, sizeof(wo.session_id));
@@ -273,6 +291,7 @@ static int write_carry(struct prec_max_disk *md, int dirfd, struct prec_manifest
 	avail = room > st0.file_bytes + kept ? room - st0.file_bytes - kept : 0;
 	if (!err) {
 		left = synthesize(md, w, m, avail, base + md->next_serial);
+		at = read_end(m, &bs);
 		err = left < 0 ? (int)left : 0;
 	}
 	if (!err)
@@ -293,7 +312,11 @@ static int write_carry(struct prec_max_disk *md, int dirfd, struct prec_manifest
 	md->left_out += (uint64_t)left;
 	memmove(md->syn, md->syn + keep, (size_t)(md->nr_syn - keep) * sizeof(md->syn[0]));
 	md->nr_syn -= keep;
-	md->syn[md->nr_syn++] = (struct synth){ .serial = md->next_serial++, .at = bs.latest,
+	pr_debug("--max-disk: carry: %d syntheses kept (window from %.6f s), the new one at %.6f s, %llu bytes of %llu",
+		 md->nr_syn, (double)bs.window / 1e9, (double)at / 1e9,
+		 (unsigned long long)(st.file_bytes - st0.file_bytes - kept),
+		 (unsigned long long)room);
+	md->syn[md->nr_syn++] = (struct synth){ .serial = md->next_serial++, .at = at,
 						.bytes = st.file_bytes - st0.file_bytes - kept };
 	return 0;
 }
@@ -365,7 +388,7 @@ int prec_max_disk__finish(struct prec_max_disk *md, int dirfd, struct prec_manif
 		 (double)st.punch_ns_max / 1e6, (unsigned long long)st.backstops,
 		 (double)st.backstop_ns_max / 1e6, (unsigned long long)md->next_serial);
 	if (md->left_out)
-		pr_warn("--max-disk: the carry left out %llu records over its bound (%llu bytes, a sixteenth of the budget; a process an eighth of that): their tasks may show as :PID or without symbols before the window's own records name them",
+		pr_warn("--max-disk: the carry left out %llu records over its bound (%llu bytes, an eighth of the budget; a process a sixteenth of a synthesis's room): their tasks may show as :PID or without symbols before the window's own records name them",
 			(unsigned long long)md->left_out, (unsigned long long)md->bound);
 	if (st.stuck)
 		pr_warn("--max-disk: %llu times over the budget with nothing to drop yet "

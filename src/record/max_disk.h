@@ -39,7 +39,7 @@ void prec_max_disk__start(struct prec_max_disk *md, struct prec_manifest *m);
 int prec_max_disk__target(struct prec_max_disk *md, const pid_t *pids, int nr,
 			  bool descendants);
 /* The bound of the start's side band (prec_sideband_opts.max_bytes): an
- * eighth of the budget, as the carry's two files together. */
+ * eighth of the budget, as the carry's. */
 uint64_t prec_max_disk__sideband_bound(const struct prec_max_disk *md);
 /* The budget the CPU shards' writers join (prec_shard_writer_opts). */
 struct prec_disk_budget *prec_max_disk__budget(struct prec_max_disk *md);
@@ -50,7 +50,7 @@ struct prec_disk_budget *prec_max_disk__budget(struct prec_max_disk *md);
  * syntheses of the last one the window still needs (those taken within it
  * and the last one before it), then a COMM per thread and an MMAP2 per
  * executable mapping of every targeted task now (target()), within the
- * carry's bound (a sixteenth of the budget; the oldest syntheses go first,
+ * carry's bound (an eighth of the budget; the oldest syntheses go first,
  * then the records past it), stamped base + its serial number
  * (base: the recording's start, so that every synthesis goes before any
  * window), into carry.shard.tmp, renamed over carry.shard once whole.

@@ -32,7 +32,7 @@
 #define SB_NAME_MAX 4096       /* longer file names are truncated */
 #define SB_TEXT_MAX (64u << 20) /* bound on one /proc text file */
 /* A bounded synthesis gives no process more than this share of its bound. */
-#define SB_PROC_SHARE 8
+#define SB_PROC_SHARE 16
 
 struct sb_mod {
 	char name[64];
@@ -859,7 +859,7 @@ int prec_sideband__synthesize(struct prec_shard_writer *w,
 	 * the writer's staging) first. */
 	err = sb_finish(sb, err);
 	if (!err && sb->left_out)
-		pr_warn("%s: %llu records of the tasks' comms and maps left out over its bound (%llu bytes, an eighth of --max-disk; a process an eighth of that): their tasks may show as :PID or without symbols until they exec or map again",
+		pr_warn("%s: %llu records of the tasks' comms and maps left out over its bound (%llu bytes, an eighth of --max-disk; a process a sixteenth of that): their tasks may show as :PID or without symbols until they exec or map again",
 			PREC_SHARD_SIDEBAND_NAME, (unsigned long long)sb->left_out,
 			(unsigned long long)sb->bound);
 	if (err)

@@ -28,7 +28,7 @@ struct prec_sideband_opts {
 	 * a user's view of kallsyms) cost nothing, and are not warned about */
 	bool user_only;
 	/* at most this many bytes of records (0: no bound), a process's
-	 * COMMs and maps at most an eighth of them: what passes is left out
+	 * COMMs and maps at most a sixteenth of them: what passes is left out
 	 * (--max-disk: the side band counts in the budget and is never
 	 * trimmed), counted and warned about */
 	uint64_t max_bytes;
@@ -67,7 +67,7 @@ int prec_sideband_tail__new(struct prec_sideband_tail **out,
 int prec_sideband_tail__write(struct prec_sideband_tail *t, const pid_t *pids,
 			      int nr, uint64_t time);
 /* Each write from now on puts at most bytes of records in w (0: no
- * bound), and of them at most an eighth for one process (its threads'
+ * bound), and of them at most a sixteenth for one process (its threads'
  * COMMs and its maps): a process with a huge /proc/PID/maps cannot crowd
  * the others out. Records past either are left out, counted by left_out()
  * (the process's later maps, or the later processes, in pid order). */
