@@ -2,8 +2,8 @@
 // Side band synthesis into a real shard, read back with the shard reader:
 // the kernel MMAP, FORK/COMM/MMAP2 of this process (and a named thread),
 // record framing and chunk counts, build-ids, all-tasks mode finding pid 1;
-// bounded (--max-disk), this process's 3000 maps cut to its eighth of the
-// bound while a child forked after it (a later pid) keeps its COMM.
+// bounded (--max-disk), this process's 3000 maps cut to its sixteenth of
+// the bound while a child forked after it (a later pid) keeps its COMM.
 #include "../lib/test.h"
 
 #include <errno.h>
@@ -384,7 +384,7 @@ static void check_against_perf(const char *dir)
 }
 
 /* A bound that everyone else's records fit in twice over, but this
- * process's 3000 maps not in its eighth of it: they are cut there, the
+ * process's 3000 maps not in its sixteenth of it: they are cut there, the
  * total keeps within it, and a later pid still has its COMM. */
 static void check_bound(const char *dir, struct prec_manifest *m, const struct seen *all)
 {
@@ -400,7 +400,7 @@ static void check_bound(const char *dir, struct prec_manifest *m, const struct s
 		pause();
 		_exit(0);
 	}
-	CHECK(all->self_bytes > bound / 8);
+	CHECK(all->self_bytes > bound / 16);
 	n = run(dir, "bound.shard", m, &o, &ms);
 	read_back(dir, "bound.shard", &s);
 	kill(g_child, SIGKILL);
@@ -410,8 +410,8 @@ static void check_bound(const char *dir, struct prec_manifest *m, const struct s
 	       (unsigned long long)s.self_bytes, (unsigned long long)all->self_bytes);
 	CHECK_EQ(s.records, n);
 	CHECK(s.bytes <= bound);
-	CHECK(s.self_bytes <= bound / 8);
-	CHECK(s.self_bytes > bound / 16); /* cut at its share, not before */
+	CHECK(s.self_bytes <= bound / 16);
+	CHECK(s.self_bytes > bound / 32); /* cut at its share, not before */
 	CHECK(s.comm_self && s.pid1_comm && s.child_comm);
 	CHECK(s.extra_maps < NR_EXTRA_MAPS);
 }
