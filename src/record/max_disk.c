@@ -4,6 +4,7 @@
 // in it, and the carry shard re-synthesized from /proc as older chunks go.
 #include "record/max_disk.h"
 #include "record/sideband.h"
+#include "record/tail.h"
 #include "store/store.h"
 #include "util/clock.h"
 #include "util/log.h"
@@ -24,17 +25,31 @@
 /* How often the side band's files are looked at while nothing is dropped. */
 #define TICK_MS 250
 #define MAX_SYNTH 16
+/* The carry's share of the budget: carry.shard (the syntheses kept and a
+ * new one) at most an eighth, and carry.shard.tmp while it is written as
+ * much again, counted before it is written. The start's side band has an
+ * eighth too. */
+#define CARRY_SHARE 8
+#define SIDEBAND_SHARE 8
+/* Room for a new synthesis: the last one and a quarter more, and this
+ * for the tasks started since. */
+#define CARRY_GROWTH (64u * 1024u)
 
 /* One synthesis in the carry: its records stamped base + serial (all
- * before any window, in the order taken), taken when the newest chunk was
- * at time at. */
+ * before any window, in the order taken), its /proc read over by time at
+ * (events' clock); bytes: its chunks in the file. */
 struct synth {
-	uint64_t serial, at;
+	uint64_t serial, at, bytes;
 };
 
 struct prec_max_disk {
 	struct prec_disk_budget *b;
 	bool data_maps;
+	pid_t *roots;          /* the tasks the recording targets; NULL: all */
+	int nr_roots;
+	bool descendants;
+	uint64_t bound;        /* the carry's bytes at most (CARRY_SHARE) */
+	uint64_t left_out;     /* records the bound left out, every carry */
 	uint64_t carried_segments; /* dropped segments when the last carry began */
 	uint64_t last_tick_ns, last_carry_ns; /* CLOCK_MONOTONIC */
 	bool have_carry, failed;
@@ -66,6 +81,7 @@ int prec_max_disk__new(struct prec_max_disk **out, uint64_t limit, int nr_cpus, 
 		return err;
 	}
 	md->data_maps = data_maps;
+	md->bound = limit / CARRY_SHARE;
 	*out = md;
 	return 0;
 }
@@ -79,6 +95,28 @@ void prec_max_disk__start(struct prec_max_disk *md, struct prec_manifest *m)
 	m->max_disk.segment = st.segment;
 }
 
+int prec_max_disk__target(struct prec_max_disk *md, const pid_t *pids, int nr,
+			  bool descendants)
+{
+	free(md->roots);
+	md->roots = NULL;
+	md->nr_roots = 0;
+	md->descendants = descendants;
+	if (!pids)
+		return 0;
+	md->roots = malloc(((size_t)nr + 1) * sizeof(*md->roots));
+	if (!md->roots)
+		return -ENOMEM;
+	memcpy(md->roots, pids, (size_t)nr * sizeof(*md->roots));
+	md->nr_roots = nr;
+	return 0;
+}
+
+uint64_t prec_max_disk__sideband_bound(const struct prec_max_disk *md)
+{
+	return md->bound * CARRY_SHARE / SIDEBAND_SHARE;
+}
+
 struct prec_disk_budget *prec_max_disk__budget(struct prec_max_disk *md)
 {
 	return md->b;
@@ -89,6 +127,7 @@ void prec_max_disk__delete(struct prec_max_disk *md)
 	if (!md)
 		return;
 	prec_disk_budget__delete(md->b);
+	free(md->roots);
 	free(md);
 }
 
@@ -128,6 +167,19 @@ static int first_needed(const struct prec_max_disk *md, uint64_t window)
 	return i > 0 ? i - 1 : 0;
 }
 
+/* When a synthesis's /proc read ended, on the events' clock: the time
+ * first_needed() compares with the window. Not the newest chunk's time,
+ * which lags by as long as the drainers are behind (seconds when the disk
+ * is): a synthesis so dated looks older than the tasks it missed, and the
+ * one before it, which named them, would be dropped as not needed. Under
+ * the perf clock, which user space cannot read, the newest chunk's. */
+static uint64_t read_end(const struct prec_manifest *m, const struct prec_disk_budget_stats *bs)
+{
+	uint64_t now = m->clockid >= 0 ? prec_now_ns(m->clockid) : 0;
+
+	return now > bs->latest ? now : bs->latest;
+}
+
 /* The kept syntheses' chunks, from the carry on disk into w. */
 static int copy_kept(int dirfd, struct prec_shard_writer *w, uint64_t from_time)
 {
@@ -159,35 +211,89 @@ static int copy_kept(int dirfd, struct prec_shard_writer *w, uint64_t from_time)
 	return n;
 }
 
+/* The bytes a new synthesis may want: the last one's and a quarter more,
+ * and CARRY_GROWTH (before the first: the start's side band's, a
+ * synthesis of the same tasks), at most the bound. */
+static uint64_t next_synth(const struct prec_max_disk *md, int dirfd)
+{
+	uint64_t last = md->nr_syn ? md->syn[md->nr_syn - 1].bytes :
+			disk_bytes(dirfd, PREC_SHARD_SIDEBAND_NAME);
+	uint64_t want = last + last / 4 + CARRY_GROWTH;
+
+	return want < md->bound ? want : md->bound;
+}
+
+/* The new synthesis, of the tasks the recording targets, into w: its
+ * records at most bytes (less the chunks' headers). Returns the records
+ * left out by the bound or -errno. */
+static int64_t synthesize(struct prec_max_disk *md, struct prec_shard_writer *w,
+			  struct prec_manifest *m, uint64_t bytes, uint64_t time)
+{
+	struct prec_sideband_tail *t = NULL;
+	pid_t *pids = NULL;
+	int64_t left;
+	int n = 0, err;
+
+	/* A full chunk's header is under 1/512 of its payload; the last,
+	 * partial chunk's and the file's header fit in 256 bytes. */
+	bytes = bytes > 256 ? bytes - bytes / 512 - 256 : 1;
+	if (md->roots) {
+		n = prec_tail__select(md->roots, md->nr_roots, md->descendants, &pids);
+		if (n < 0)
+			return n;
+	}
+	err = prec_sideband_tail__new(&t, w, m, md->data_maps);
+	if (!err) {
+		prec_sideband_tail__bound(t, bytes);
+		err = prec_sideband_tail__write(t, pids, n, time);
+	}
+	left = err < 0 ? err : (int64_t)prec_sideband_tail__left_out(t);
+	prec_sideband_tail__delete(t);
+	free(pids);
+	return left;
+}
+
 /* A carry into carry.shard.tmp, renamed over carry.shard once whole: a
  * reader sees the last whole carry or the one before, never half of one.
- * It holds the kept syntheses of the one before, then a new one. */
+ * It holds the kept syntheses of the one before, then a new one, within
+ * the bound: the oldest kept go first, until the new one has the room it
+ * may want (next_synth()); the budget counts that room before the file
+ * is written, and the new synthesis keeps within it. */
 static int write_carry(struct prec_max_disk *md, int dirfd, struct prec_manifest *m,
 		       uint64_t base)
 {
 	struct prec_shard_writer_opts wo = { .cpu = PREC_CARRY_CPU, .copy = true };
 	struct prec_disk_budget_stats bs;
-	struct prec_shard_writer_stats st;
-	struct prec_sideband_tail *t = NULL;
+	struct prec_shard_writer_stats st0 = { 0 }, st = { 0 };
 	struct prec_shard_writer *w = NULL;
+	uint64_t want = next_synth(md, dirfd), kept = 0, room, avail, at = 0;
+	int64_t left = 0;
 	int err, e, keep;
 
 	prec_disk_budget__stats(md->b, &bs);
 	keep = first_needed(md, bs.window);
 	if (md->nr_syn - keep >= MAX_SYNTH)
 		keep = md->nr_syn - MAX_SYNTH + 1;
+	for (int i = keep; i < md->nr_syn; i++)
+		kept += md->syn[i].bytes;
+	for (; keep < md->nr_syn && kept + want > md->bound; keep++)
+		kept -= md->syn[keep].bytes;
+	room = kept + want;
+	/* The trimmer makes the room while /proc is read. */
+	prec_disk_budget__set_fixed(md->b, fixed_bytes(dirfd) + room);
 	memcpy(wo.session_id, m->session_id, sizeof(wo.session_id));
 	unlinkat(dirfd, CARRY_TMP_NAME, 0);
 	err = prec_shard_writer__open(&w, dirfd, CARRY_TMP_NAME, &wo);
+	if (w)
+		prec_shard_writer__stats(w, &st0); /* its header */
 	if (!err && md->have_carry && keep < md->nr_syn)
 		err = copy_kept(dirfd, w, base + md->syn[keep].serial);
-	if (!err)
-		err = prec_sideband_tail__new(&t, w, m, md->data_maps);
+	avail = room > st0.file_bytes + kept ? room - st0.file_bytes - kept : 0;
 	if (!err) {
-		err = prec_sideband_tail__write(t, NULL, 0, base + md->next_serial);
-		err = err < 0 ? err : 0;
+		left = synthesize(md, w, m, avail, base + md->next_serial);
+		at = read_end(m, &bs);
+		err = left < 0 ? (int)left : 0;
 	}
-	prec_sideband_tail__delete(t);
 	if (!err)
 		err = prec_shard_writer__flush(w);
 	if (w)
@@ -196,15 +302,22 @@ static int write_carry(struct prec_max_disk *md, int dirfd, struct prec_manifest
 	err = err ? err : e;
 	if (!err && renameat(dirfd, CARRY_TMP_NAME, dirfd, PREC_CARRY_SHARD_NAME) < 0)
 		err = -errno;
-	if (err) {
+	if (err)
 		unlinkat(dirfd, CARRY_TMP_NAME, 0);
+	prec_disk_budget__set_fixed(md->b, fixed_bytes(dirfd));
+	if (err)
 		return err;
-	}
 	md->have_carry = true;
 	md->carry_st = st;
+	md->left_out += (uint64_t)left;
 	memmove(md->syn, md->syn + keep, (size_t)(md->nr_syn - keep) * sizeof(md->syn[0]));
 	md->nr_syn -= keep;
-	md->syn[md->nr_syn++] = (struct synth){ .serial = md->next_serial++, .at = bs.latest };
+	pr_debug("--max-disk: carry: %d syntheses kept (window from %.6f s), the new one at %.6f s, %llu bytes of %llu",
+		 md->nr_syn, (double)bs.window / 1e9, (double)at / 1e9,
+		 (unsigned long long)(st.file_bytes - st0.file_bytes - kept),
+		 (unsigned long long)room);
+	md->syn[md->nr_syn++] = (struct synth){ .serial = md->next_serial++, .at = at,
+						.bytes = st.file_bytes - st0.file_bytes - kept };
 	return 0;
 }
 
@@ -274,6 +387,9 @@ int prec_max_disk__finish(struct prec_max_disk *md, int dirfd, struct prec_manif
 		 (unsigned long long)st.segments, (double)st.punch_ns / 1e6,
 		 (double)st.punch_ns_max / 1e6, (unsigned long long)st.backstops,
 		 (double)st.backstop_ns_max / 1e6, (unsigned long long)md->next_serial);
+	if (md->left_out)
+		pr_warn("--max-disk: the carry left out %llu records over its bound (%llu bytes, an eighth of the budget; a process a sixteenth of a synthesis's room): their tasks may show as :PID or without symbols before the window's own records name them",
+			(unsigned long long)md->left_out, (unsigned long long)md->bound);
 	if (st.stuck)
 		pr_warn("--max-disk: %llu times over the budget with nothing to drop yet "
 			"(the disk slower than the events, or a budget near its minimum)",

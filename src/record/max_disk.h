@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 struct prec_disk_budget;
 struct prec_manifest;
@@ -30,6 +31,16 @@ int prec_max_disk__new(struct prec_max_disk **out, uint64_t limit, int nr_cpus,
  * dropped yet. A merge of a recording that dies then knows to look for
  * the carry and for the window (read/crash_window.c). */
 void prec_max_disk__start(struct prec_max_disk *md, struct prec_manifest *m);
+/* The tasks the carry names: pids[0..nr) (the command, -p or -t) and,
+ * with descendants (the events inherit), every process whose parents lead
+ * to one of them at each carry, as the flight recorder's tail
+ * (prec_tail__select); pids NULL: every task (-a, -C). Copies pids. Before
+ * the first tick. Returns 0 or -ENOMEM. */
+int prec_max_disk__target(struct prec_max_disk *md, const pid_t *pids, int nr,
+			  bool descendants);
+/* The bound of the start's side band (prec_sideband_opts.max_bytes): an
+ * eighth of the budget, as the carry's. */
+uint64_t prec_max_disk__sideband_bound(const struct prec_max_disk *md);
 /* The budget the CPU shards' writers join (prec_shard_writer_opts). */
 struct prec_disk_budget *prec_max_disk__budget(struct prec_max_disk *md);
 
@@ -38,7 +49,9 @@ struct prec_disk_budget *prec_max_disk__budget(struct prec_max_disk *md);
  * (or a quarter of the window) has passed, writes a new carry: the
  * syntheses of the last one the window still needs (those taken within it
  * and the last one before it), then a COMM per thread and an MMAP2 per
- * executable mapping of every task now, stamped base + its serial number
+ * executable mapping of every targeted task now (target()), within the
+ * carry's bound (an eighth of the budget; the oldest syntheses go first,
+ * then the records past it), stamped base + its serial number
  * (base: the recording's start, so that every synthesis goes before any
  * window), into carry.shard.tmp, renamed over carry.shard once whole.
  * Blocks on /proc and the build-id reads; adds build-ids to m. Returns 0

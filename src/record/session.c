@@ -897,7 +897,9 @@ int prec_session__start(struct prec_session *s,
 					  .cgroups = o->all_cgroups,
 					  /* track_first: tracking starts now, not at an exec */
 					  .before_exec = pids && !track_first,
-					  .user_only = prec_evlist__exclude_kernel(el) };
+					  .user_only = prec_evlist__exclude_kernel(el),
+					  .max_bytes = s->max_disk ?
+						prec_max_disk__sideband_bound(s->max_disk) : 0 };
 	int err;
 
 	/* Drainers first (their events are still disabled): the side band,
@@ -912,6 +914,13 @@ int prec_session__start(struct prec_session *s,
 		return err;
 	s->sbo = sbo;
 	s->sbo.before_exec = false; /* a later epoch's: the command runs */
+	/* The carry names what the start does: the command, -p or -t and
+	 * what they fork (the events inherit), every task only with -a/-C. */
+	if (s->max_disk)
+		err = prec_max_disk__target(s->max_disk, pids, nr_pids,
+					    el->nr && el->evsel[0].attr.inherit);
+	if (err)
+		return err;
 	err = prec_sideband__synthesize(s->writers[s->nr_cpus], s->m, &sbo);
 	start_lap(s, "side band read");
 	if (err >= 0 && !o->markers)

@@ -31,6 +31,8 @@
 #define SB_REC_MAX 8192        /* largest record we build, trailer included */
 #define SB_NAME_MAX 4096       /* longer file names are truncated */
 #define SB_TEXT_MAX (64u << 20) /* bound on one /proc text file */
+/* A bounded synthesis gives no process more than this share of its bound. */
+#define SB_PROC_SHARE 16
 
 struct sb_mod {
 	char name[64];
@@ -61,6 +63,10 @@ struct sb {
 	uint64_t time;         /* put in every record's trailer (0: start) */
 	uint64_t chunk_first, chunk_last; /* times of the chunk being packed */
 	uint16_t time_back;    /* where: prec_time_layout.trailer_time_back */
+	/* a bounded synthesis (0: none): records past bound bytes, or a
+	 * process's past its share of it, are left out and counted */
+	uint64_t bound, bytes, proc_bytes, left_out;
+	bool in_proc;          /* the records are a process's (sb_process) */
 };
 
 /* ---- chunk packing ---- */
@@ -101,6 +107,13 @@ static int sb_emit(struct sb *sb, uint32_t size)
 {
 	int err;
 
+	if (sb->bound && (sb->bytes + size > sb->bound ||
+			  (sb->in_proc && sb->proc_bytes + size > sb->bound / SB_PROC_SHARE))) {
+		sb->left_out++;
+		return 0;
+	}
+	sb->bytes += size;
+	sb->proc_bytes += size;
 	if (sb->len + size > PREC_CHUNK_MAX_PAYLOAD) {
 		err = sb_flush(sb);
 		if (err)
@@ -614,6 +627,8 @@ static int sb_maps(struct sb *sb, pid_t pid)
 	if (sb_read(sb, path) < 0)
 		return 0; /* gone, or not ours to read */
 	for (line = sb->text; line && *line && !err; line = next) {
+		uint64_t left = sb->left_out;
+
 		next = strchr(line, '\n');
 		if (next)
 			*next++ = '\0';
@@ -631,7 +646,8 @@ static int sb_maps(struct sb *sb, pid_t pid)
 		if (!mp.path[0])
 			mp.path = "//anon";
 		err = emit_mmap2(sb, (uint32_t)pid, &mp);
-		if (!err && mp.path[0] == '/')
+		/* a map the bound left out names no file: none to read */
+		if (!err && mp.path[0] == '/' && sb->left_out == left)
 			err = sb_want_buildid(sb, pid, &mp);
 		if (!err && !sb->vdso && !strcmp(mp.path, PREC_VDSO_MAP)) {
 			sb->vdso = true;
@@ -685,6 +701,8 @@ static int sb_process(struct sb *sb, const struct prec_proc_status *st)
 	d = opendir(path);
 	if (!d)
 		return 0; /* vanished */
+	sb->proc_bytes = 0;
+	sb->in_proc = true;
 	while (!err && (de = readdir(d))) {
 		char *end;
 		long tid = strtol(de->d_name, &end, 10);
@@ -696,6 +714,7 @@ static int sb_process(struct sb *sb, const struct prec_proc_status *st)
 	closedir(d);
 	if (!err && !st->kthread && !sb->before_exec)
 		err = sb_maps(sb, st->tgid);
+	sb->in_proc = false;
 	return err;
 }
 
@@ -816,6 +835,7 @@ int prec_sideband__synthesize(struct prec_shard_writer *w,
 	err = sb_init(sb, w, m);
 	sb->data_maps = opts && opts->data_maps;
 	sb->before_exec = opts && opts->before_exec;
+	sb->bound = opts ? opts->max_bytes : 0;
 	if (!err)
 		err = sb_kernel(sb, opts && opts->user_only);
 	if (!err)
@@ -838,6 +858,10 @@ int prec_sideband__synthesize(struct prec_shard_writer *w,
 	/* Our buffers go away below: every chunk must be in the file (or in
 	 * the writer's staging) first. */
 	err = sb_finish(sb, err);
+	if (!err && sb->left_out)
+		pr_warn("%s: %llu records of the tasks' comms and maps left out over its bound (%llu bytes, an eighth of --max-disk; a process a sixteenth of that): their tasks may show as :PID or without symbols until they exec or map again",
+			PREC_SHARD_SIDEBAND_NAME, (unsigned long long)sb->left_out,
+			(unsigned long long)sb->bound);
 	if (err)
 		pr_err("sideband: synthesize: %s", strerror(-err));
 	else
@@ -962,6 +986,7 @@ int prec_sideband_tail__write(struct prec_sideband_tail *t, const pid_t *pids,
 	if (ntg < 0)
 		return ntg;
 	sb->total = 0;
+	sb->bytes = 0;
 	sb->nr_reqs = 0;
 	/* Every process at time: records go out in time order. */
 	sb->time = time;
@@ -971,6 +996,16 @@ int prec_sideband_tail__write(struct prec_sideband_tail *t, const pid_t *pids,
 	/* In the file before the snapshot is acked, as the CPU shards are. */
 	err = sb_finish(sb, err);
 	return err ? err : sb->total;
+}
+
+void prec_sideband_tail__bound(struct prec_sideband_tail *t, uint64_t bytes)
+{
+	t->sb.bound = bytes;
+}
+
+uint64_t prec_sideband_tail__left_out(const struct prec_sideband_tail *t)
+{
+	return t->sb.left_out;
 }
 
 void prec_sideband_tail__delete(struct prec_sideband_tail *t)

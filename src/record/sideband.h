@@ -27,6 +27,11 @@ struct prec_sideband_opts {
 	/* every event excludes the kernel: its hidden addresses (kptr_restrict,
 	 * a user's view of kallsyms) cost nothing, and are not warned about */
 	bool user_only;
+	/* at most this many bytes of records (0: no bound), a process's
+	 * COMMs and maps at most a sixteenth of them: what passes is left out
+	 * (--max-disk: the side band counts in the budget and is never
+	 * trimmed), counted and warned about */
+	uint64_t max_bytes;
 };
 
 /* Write into w the synthesized records of the system as it is now: kernel
@@ -61,6 +66,14 @@ int prec_sideband_tail__new(struct prec_sideband_tail **out,
  * deadline. Returns the records written or -errno. */
 int prec_sideband_tail__write(struct prec_sideband_tail *t, const pid_t *pids,
 			      int nr, uint64_t time);
+/* Each write from now on puts at most bytes of records in w (0: no
+ * bound), and of them at most a sixteenth for one process (its threads'
+ * COMMs and its maps): a process with a huge /proc/PID/maps cannot crowd
+ * the others out. Records past either are left out, counted by left_out()
+ * (the process's later maps, or the later processes, in pid order). */
+void prec_sideband_tail__bound(struct prec_sideband_tail *t, uint64_t bytes);
+/* Records left out by the bound since the tail was made. */
+uint64_t prec_sideband_tail__left_out(const struct prec_sideband_tail *t);
 void prec_sideband_tail__delete(struct prec_sideband_tail *t);
 
 #endif

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 // Side band synthesis into a real shard, read back with the shard reader:
 // the kernel MMAP, FORK/COMM/MMAP2 of this process (and a named thread),
-// record framing and chunk counts, build-ids, all-tasks mode finding pid 1.
+// record framing and chunk counts, build-ids, all-tasks mode finding pid 1;
+// bounded (--max-disk), this process's 3000 maps cut to its sixteenth of
+// the bound while a child forked after it (a later pid) keeps its COMM.
 #include "../lib/test.h"
 
 #include <errno.h>
@@ -32,11 +34,12 @@
 struct seen {
 	int records, chunks;
 	bool first_is_kernel, comm_self, comm_thread, fork_self, fork_thread;
-	bool mmap2_exe, pid1_comm, pid1_fork, anon;
+	bool mmap2_exe, pid1_comm, pid1_fork, anon, child_comm;
 	int extra_maps;
+	uint64_t bytes, self_bytes; /* of the records; of this process's */
 };
 
-static pid_t g_thread_tid;
+static pid_t g_thread_tid, g_child;
 static uint64_t g_anon;
 static sem_t g_named; /* posted once the thread has its name */
 
@@ -80,6 +83,11 @@ static void look(struct seen *s, const uint8_t *r, const char *exe,
 	uint32_t pid = u32at(r + 8), tid = u32at(r + 12);
 	uint32_t me = (uint32_t)getpid();
 
+	s->bytes += h->size;
+	if (pid == me)
+		s->self_bytes += h->size;
+	if (h->type == PERF_RECORD_COMM && g_child && pid == (uint32_t)g_child)
+		s->child_comm = true;
 	if (h->type == PERF_RECORD_COMM && pid == me && tid == me) {
 		char comm[64] = "";
 		FILE *f = fopen("/proc/self/comm", "r");
@@ -375,6 +383,39 @@ static void check_against_perf(const char *dir)
 	prec_manifest__delete(m);
 }
 
+/* A bound that everyone else's records fit in twice over, but this
+ * process's 3000 maps not in its sixteenth of it: they are cut there, the
+ * total keeps within it, and a later pid still has its COMM. */
+static void check_bound(const char *dir, struct prec_manifest *m, const struct seen *all)
+{
+	uint64_t bound = 2 * (all->bytes - all->self_bytes) + 65536;
+	struct prec_sideband_opts o = { .all_tasks = true, .max_bytes = bound };
+	struct seen s;
+	double ms;
+	int64_t n;
+
+	g_child = fork();
+	CHECK(g_child >= 0);
+	if (!g_child) {
+		pause();
+		_exit(0);
+	}
+	CHECK(all->self_bytes > bound / 16);
+	n = run(dir, "bound.shard", m, &o, &ms);
+	read_back(dir, "bound.shard", &s);
+	kill(g_child, SIGKILL);
+	waitpid(g_child, NULL, 0);
+	printf("bounded to %llu bytes: %lld records, %llu bytes, this process's %llu (of %llu)\n",
+	       (unsigned long long)bound, (long long)n, (unsigned long long)s.bytes,
+	       (unsigned long long)s.self_bytes, (unsigned long long)all->self_bytes);
+	CHECK_EQ(s.records, n);
+	CHECK(s.bytes <= bound);
+	CHECK(s.self_bytes <= bound / 16);
+	CHECK(s.self_bytes > bound / 32); /* cut at its share, not before */
+	CHECK(s.comm_self && s.pid1_comm && s.child_comm);
+	CHECK(s.extra_maps < NR_EXTRA_MAPS);
+}
+
 int main(void)
 {
 	char *dir = test_tmpdir("sideband");
@@ -414,6 +455,7 @@ int main(void)
 	CHECK_EQ(s.records, n);
 	CHECK(s.pid1_comm && s.pid1_fork);
 	CHECK(s.comm_self && s.mmap2_exe && s.comm_thread);
+	check_bound(dir, m, &s);
 
 	prec_manifest__delete(m);
 	check_against_perf(dir);
