@@ -974,6 +974,12 @@ void prec_drainer__stats(const struct prec_drainer *d,
 	*st = d->st;
 	st->lost = d->walk.lost;
 	st->lost_samples = d->walk.lost_samples;
+	st->maps_dropped = d->walk.maps_dropped;
+}
+
+struct prec_buildid_queue *prec_drainer__buildid_queue(struct prec_drainer *d)
+{
+	return &d->walk.queue;
 }
 
 const struct prec_seen_map *prec_drainer__maps(const struct prec_drainer *d,

@@ -59,6 +59,9 @@ struct prec_drainer_stats {
 	 * ring the last time, and had its shard written and fsynced: where
 	 * a slow stop goes (prec record -v prints them). */
 	uint64_t stop_seen_ns, drained_ns, flushed_ns;
+	/* MMAP2 (path, build-id) pairs the maps table had no room for
+	 * (the manifest's bounds), over the whole recording */
+	uint64_t maps_dropped;
 };
 
 /* A (build-id, path) pair seen in an MMAP2 record, or a path whose MMAP2
@@ -163,6 +166,9 @@ uint64_t prec_drainer__bytes(const struct prec_drainer *d);
 void prec_drainer__progress(const struct prec_drainer *d, uint64_t *records, uint64_t *lost);
 void prec_drainer__stats(const struct prec_drainer *d,
 			 struct prec_drainer_stats *st);
+/* The queue of new maps without a build-id the thread fills as it drains
+ * (buildid_queue.h): the caller is its one consumer. Valid until delete(). */
+struct prec_buildid_queue *prec_drainer__buildid_queue(struct prec_drainer *d);
 /* Maps seen (deduplicated by path+id); valid until delete(). */
 const struct prec_seen_map *prec_drainer__maps(const struct prec_drainer *d,
 					       int *nr);
