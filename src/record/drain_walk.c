@@ -235,7 +235,14 @@ static int note_mmap2(struct prec_drain_walk *w,
 	k.len = strnlen(k.path, h->size - MMAP2_FILENAME);
 	if (!k.len)
 		return 0;
-	if (h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
+	/* The flag without --buildid-mmap: another session's event with
+	 * attr.build_id got the mmap first, and the kernel (5.12 up to at
+	 * least 6.18) left the flag it set for that one in the header it
+	 * reuses for ours, over the maj/min/ino it wrote for us. Those are
+	 * what the record holds; the merge clears the flag. */
+	if (h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID && !w->build_id)
+		w->unflagged++;
+	if ((h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) && w->build_id) {
 		k.id_size = rec[MMAP2_BUILD_ID_SIZE];
 		if (k.id_size > 20)
 			k.id_size = 20;

@@ -136,6 +136,7 @@ int prec_drainer__new(struct prec_drainer **out,
 	err = prec_drain_walk__init(&d->walk, &d->o.layout, r->data, r->size);
 	if (err)
 		goto close_efd;
+	d->walk.build_id = opts->build_id;
 	*out = d;
 	return 0;
 
@@ -975,6 +976,7 @@ void prec_drainer__stats(const struct prec_drainer *d,
 	st->lost = d->walk.lost;
 	st->lost_samples = d->walk.lost_samples;
 	st->maps_dropped = d->walk.maps_dropped;
+	st->unflagged = d->walk.unflagged;
 }
 
 struct prec_buildid_queue *prec_drainer__buildid_queue(struct prec_drainer *d)

@@ -26,6 +26,7 @@ struct prec_drainer_opts {
 	const struct perf_event_mmap_page *clock_page;
 	uint64_t round_ns;      /* empty marker chunk at least this often */
 	bool copy;              /* copy-then-write instead of writev from the mmap */
+	bool build_id;          /* the tracking event asked for MMAP2 build-ids */
 	int pin_cpu;            /* the ring's CPU, -1 = no pinning */
 	enum prec_affinity affinity; /* which CPUs around pin_cpu */
 	int rt_prio;            /* > 0: the thread runs SCHED_FIFO at this */
@@ -62,6 +63,9 @@ struct prec_drainer_stats {
 	/* MMAP2 (path, build-id) pairs the maps table had no room for
 	 * (the manifest's bounds), over the whole recording */
 	uint64_t maps_dropped;
+	/* MMAP2s that came with a build-id flag not asked for (another
+	 * session's, left by the kernel; the merge clears it) */
+	uint64_t unflagged;
 };
 
 /* A (build-id, path) pair seen in an MMAP2 record, or a path whose MMAP2

@@ -794,6 +794,7 @@ static int start_drainers(struct prec_session *s, const struct prec_record_opts 
 			/* A compressing writer has copied (compressed) the
 			 * bytes when append() returns: no wait for the file. */
 			.copy = o->copy || o->compress,
+			.build_id = o->buildid_mmap,
 			.pin_cpu = s->affinity != PREC_AFFINITY_NONE ? el->cpus[c] : -1,
 			.affinity = s->affinity,
 			.rt_prio = s->rt_prio,
@@ -1248,6 +1249,9 @@ static void add_seen_buildids(struct prec_session *s)
 		if (!s->drainers[c])
 			continue;
 		prec_drainer__stats(s->drainers[c], &ds);
+		if (ds.unflagged)
+			pr_debug("cpu%d: %llu MMAP2 records with another session's build-id flag",
+				 c, (unsigned long long)ds.unflagged);
 		n = s->m->buildids_dropped + ds.maps_dropped;
 		s->m->buildids_dropped = n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
 	}
