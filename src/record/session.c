@@ -1066,7 +1066,8 @@ static bool have_buildid(struct prec_manifest *m, const char *path)
 	return prec_manifest__has_buildid(m, path) == 1;
 }
 
-/* qsort order of requests: by file, then path. */
+/* qsort order of requests: by file (device, inode) alone, an O(1)
+ * comparison however long and alike the paths are. */
 static int req_cmp(const void *pa, const void *pb)
 {
 	const struct prec_buildid_req *a = pa, *b = pb;
@@ -1077,7 +1078,7 @@ static int req_cmp(const void *pa, const void *pb)
 		return a->min < b->min ? -1 : 1;
 	if (a->ino != b->ino)
 		return a->ino < b->ino ? -1 : 1;
-	return strcmp(a->path, b->path);
+	return 0;
 }
 
 /* The maps CPU index c's drainer saw in the epoch being closed: at a cut,
@@ -1109,23 +1110,6 @@ static const struct prec_seen_map *next_seen(const struct prec_session *s, struc
 	return &p->maps[p->i++];
 }
 
-/* Sorted reqs[0..nr) (and their modes, carried in pid) without repeats;
- * returns how many are left. */
-static size_t unique(struct prec_buildid_req *reqs, uint16_t *modes, size_t nr)
-{
-	size_t k = 0;
-
-	for (size_t i = 0; i < nr; i++) {
-		if (k && !req_cmp(&reqs[k - 1], &reqs[i]))
-			continue;
-		reqs[k] = reqs[i];
-		modes[k] = (uint16_t)reqs[k].pid;
-		reqs[k].pid = 0;
-		k++;
-	}
-	return k;
-}
-
 /* (path, id) into the manifest; a table over its bounds counts it. */
 static void add_one(struct prec_session *s, const char *path, uint16_t cpumode,
 		    const uint8_t *id, int size)
@@ -1138,10 +1122,12 @@ static void add_one(struct prec_session *s, const char *path, uint16_t cpumode,
 		pr_warn("build-id %s: %s", path, strerror(ENOMEM));
 }
 
-/* The maps without an id, one request per (file, path), sorted: each
- * file read once (a workload's N paths to one file cost one read and
- * N log N, never N^2). The build-ids the recording's reader got early
- * go straight in; a file it found with no usable note needs no read. */
+/* The maps without an id, one request per (file, path) as the drainers
+ * saw them (a pair two CPUs saw comes twice: the manifest keeps one),
+ * sorted by file: each file read once (a workload's N paths to one file
+ * cost one read and N log N, never N^2). The build-ids the recording's
+ * reader got early go straight in; a file it found with no usable note
+ * needs no read. */
 static size_t want_reads(struct prec_session *s, struct prec_buildid_req **out,
 			 uint16_t **modes_out)
 {
@@ -1181,14 +1167,18 @@ static size_t want_reads(struct prec_session *s, struct prec_buildid_req **out,
 	}
 	if (nr)
 		qsort(reqs, nr, sizeof(*reqs), req_cmp);
+	for (size_t i = 0; i < nr; i++) {
+		modes[i] = (uint16_t)reqs[i].pid;
+		reqs[i].pid = 0;
+	}
 	*out = reqs;
 	*modes_out = modes;
-	return unique(reqs, modes, nr);
+	return nr;
 }
 
 static bool same_mapped(const struct prec_buildid_req *a, const struct prec_buildid_req *b)
 {
-	return a->maj == b->maj && a->min == b->min && a->ino == b->ino;
+	return !req_cmp(a, b);
 }
 
 /* The maps the kernel gave no id for (--buildid-mmap not asked, or the ELF
