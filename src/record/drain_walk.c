@@ -13,6 +13,7 @@
 #include "record/internal.h"
 #include "store/store.h"
 #include "util/bytes.h"
+#include "util/hash.h"
 
 #define SCRATCH_BYTES 65536u /* > the largest record (u16 size) */
 /* Room for a few hundred notes of ordinary paths between two reads of the
@@ -100,16 +101,12 @@ struct map_key {
 
 static uint64_t map_hash(const struct map_key *k)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
+	uint64_t h = prec_hash__bytes(PREC_HASH_SEED, k->path, k->len);
 
-	for (size_t i = 0; i < k->len; i++)
-		h = (h ^ (uint8_t)k->path[i]) * 0x100000001b3ull;
-	h = (h ^ k->id_size) * 0x100000001b3ull;
-	for (uint8_t i = 0; i < k->id_size; i++)
-		h = (h ^ k->id[i]) * 0x100000001b3ull;
-	h = (h ^ k->maj ^ (uint64_t)k->min << 32) * 0x100000001b3ull;
-	h = (h ^ k->ino) * 0x100000001b3ull;
-	return h ^ (h >> 29);
+	h = prec_hash__word(h, k->id_size);
+	h = prec_hash__bytes(h, k->id, k->id_size);
+	h = prec_hash__word(h, k->maj ^ (uint64_t)k->min << 32);
+	return prec_hash__end(prec_hash__word(h, k->ino));
 }
 
 static bool map_equal(const struct prec_seen_map *m, const struct map_key *k)

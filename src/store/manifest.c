@@ -2,6 +2,7 @@
 // The in-memory manifest: construction, the copying add_* helpers, and
 // delete(). Encoding lives in manifest_codec.c, files in manifest_io.c.
 #include "store/store.h"
+#include "util/hash.h"
 
 #include <errno.h>
 #include <linux/perf_event.h>
@@ -248,11 +249,7 @@ int prec_manifest__add_shard(struct prec_manifest *m,
 
 static uint64_t path_hash(const char *p)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (; p && *p; p++)
-		h = (h ^ (uint8_t)*p) * 0x100000001b3ull;
-	return h ^ (h >> 29);
+	return prec_hash__end(prec_hash__bytes(PREC_HASH_SEED, p, p ? strlen(p) : 0));
 }
 
 static bool same_path(const char *a, const char *b)
