@@ -479,6 +479,8 @@ static void cut_own(struct prec_drainer *d)
 	c->lost = d->walk.lost;
 	c->lost_samples = d->walk.lost_samples;
 	prec_drain_walk__take_maps(&d->walk, &c->maps, &c->nr_maps);
+	c->maps_dropped = d->walk.maps_dropped;
+	d->walk.maps_dropped = 0;
 	__atomic_store_n(&d->capture_req, 0, __ATOMIC_RELAXED);
 	d->walk.cap = NULL;
 	/* The new epoch's side band gets the captured records: their files

@@ -61,7 +61,7 @@ struct prec_drainer_stats {
 	 * a slow stop goes (prec record -v prints them). */
 	uint64_t stop_seen_ns, drained_ns, flushed_ns;
 	/* MMAP2 (path, build-id) pairs the maps table had no room for
-	 * (the manifest's bounds), over the whole recording */
+	 * (the manifest's bounds), since the last cut */
 	uint64_t maps_dropped;
 	/* MMAP2s that came with a build-id flag not asked for (another
 	 * session's, left by the kernel; the merge clears it) */
@@ -121,6 +121,7 @@ struct prec_drainer_cut {
 	uint64_t lost, lost_samples;
 	struct prec_seen_map *maps;
 	uint32_t nr_maps;
+	uint64_t maps_dropped;  /* pairs the old epoch's table had no room for */
 	struct prec_capture capture;
 };
 

@@ -1202,18 +1202,15 @@ static void add_file_buildids(struct prec_session *s)
 		if (!i || !same_mapped(&reqs[i - 1], &reqs[i]))
 			files[nf++] = reqs[i];
 	prec_buildid__resolve(files, nf);
-	for (size_t i = 0, f = 0; i < nr; i++) {
-		if (i && !same_mapped(&reqs[i - 1], &reqs[i]))
-			f++;
-		if (!i || !same_mapped(&reqs[i - 1], &reqs[i])) {
-			if (prec_buildid__unread(files[f].ret))
-				s->m->buildids_unread++;
-			if (files[f].ret <= 0)
-				pr_debug("build-id %s: %s", files[f].path,
-					 strerror(-files[f].ret));
-		}
-		if (files[f].ret > 0)
-			add_one(s, reqs[i].path, modes[i], files[f].id, files[f].ret);
+	for (size_t f = 0, i = 0; f < nf; f++) {
+		if (prec_buildid__unread(files[f].ret))
+			s->m->buildids_unread++;
+		if (files[f].ret <= 0)
+			pr_debug("build-id %s: %s", files[f].path, strerror(-files[f].ret));
+		/* every path the file was mapped by */
+		for (; i < nr && same_mapped(&reqs[i], &files[f]); i++)
+			if (files[f].ret > 0)
+				add_one(s, reqs[i].path, modes[i], files[f].id, files[f].ret);
 	}
 out_free:
 	free(files);
@@ -1231,14 +1228,16 @@ static void add_seen_buildids(struct prec_session *s)
 			add_one(s, sm->path, sm->cpumode, sm->id, sm->size);
 	add_file_buildids(s);
 	/* The pairs the drainers' own tables had no room for (the same
-	 * bounds), counted with those the manifest dropped. */
+	 * bounds), counted with those the manifest dropped: at a cut, those
+	 * of the epoch it ends (handed over with its maps). */
 	for (int c = 0; s->drainers && c < s->nr_cpus; c++) {
-		struct prec_drainer_stats ds;
+		struct prec_drainer_stats ds = { 0 };
 		uint64_t n;
 
-		if (!s->drainers[c])
-			continue;
-		prec_drainer__stats(s->drainers[c], &ds);
+		if (s->cuts)
+			ds.maps_dropped = s->cuts[c].maps_dropped;
+		else if (s->drainers[c])
+			prec_drainer__stats(s->drainers[c], &ds);
 		if (ds.unflagged)
 			pr_debug("cpu%d: %llu MMAP2 records with another session's build-id flag",
 				 c, (unsigned long long)ds.unflagged);
