@@ -242,6 +242,11 @@ static void print_rest(const struct prec_manifest *m, uint64_t window)
 	if (m->buildids_unread)
 		printf("  (%u mapped files replaced or unreadable: no build-id)\n",
 		       m->buildids_unread);
+	/* The table's bounds (docs/manifest-format.md): a workload mapped
+	 * more distinct paths than a manifest keeps. */
+	if (m->buildids_dropped)
+		printf("  (%u (path, build-id) pairs over the table's bounds: dropped)\n",
+		       m->buildids_dropped);
 	for (uint32_t i = 0; i < m->nr_buildids; i++) {
 		const struct prec_manifest_buildid *b = &m->buildids[i];
 

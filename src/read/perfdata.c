@@ -82,6 +82,7 @@ struct prec_perfdata {
 	uint64_t *aux_index;  /* file offsets of AUXTRACE headers */
 	uint64_t nr_aux, cap_aux;
 	struct prec_zstd_out *z; /* -z: data records go through it; else NULL */
+	bool unflag;          /* the recording asked for no MMAP2 build-ids */
 };
 
 static int flush(struct prec_perfdata *pd)
@@ -370,6 +371,22 @@ static int auxtrace_info(struct prec_perfdata *pd)
 	return pd->err;
 }
 
+/* Whether an event of the recording had attr.build_id: only then can an
+ * MMAP2's build-id flag be the kernel's answer to this recording. */
+static bool asked_build_ids(const struct prec_manifest *m)
+{
+	for (uint32_t i = 0; m && i < m->nr_events; i++) {
+		struct perf_event_attr a;
+
+		memset(&a, 0, sizeof(a));
+		memcpy(&a, m->events[i].attr,
+		       sizeof(a) < sizeof(m->events[i].attr) ? sizeof(a) : sizeof(m->events[i].attr));
+		if (a.build_id)
+			return true;
+	}
+	return false;
+}
+
 int prec_perfdata__open_zstd(struct prec_perfdata **out, int fd,
 			     const struct prec_manifest *m,
 			     enum prec_perfdata_mode mode, int zlevel)
@@ -383,6 +400,7 @@ int prec_perfdata__open_zstd(struct prec_perfdata **out, int fd,
 	pd->fd = fd;
 	pd->mode = mode;
 	pd->m = m;
+	pd->unflag = !asked_build_ids(m);
 	/* File mode writes its flushes from a second buffer, in the
 	 * background; a pipe's reader sets the pace there anyway, and its
 	 * EPIPE must reach us as write()'s. */
@@ -451,6 +469,42 @@ static int zput(struct prec_perfdata *pd, const uint8_t *p, size_t n)
 	return 0;
 }
 
+/* An MMAP2 with the build-id flag in a recording that asked for none:
+ * another session's event with attr.build_id got the mmap first, and the
+ * kernel (5.12 up to at least 6.18) left the flag it set for that one in
+ * the header it then wrote for ours, over our maj/min/ino. perf would read
+ * those as a build-id (perf 6.1 asserts, or worse), so the flag goes. */
+static bool bogus_flag(const void *rec)
+{
+	struct perf_event_header h;
+
+	memcpy(&h, rec, sizeof(h));
+	return le32toh(h.type) == PERF_RECORD_MMAP2 &&
+	       (le16toh(h.misc) & PERF_RECORD_MISC_MMAP_BUILD_ID);
+}
+
+static int write_unflagged(struct prec_perfdata *pd, const uint8_t *rec, uint32_t len)
+{
+	struct perf_event_header h;
+
+	memcpy(&h, rec, sizeof(h));
+	h.misc = htole16(le16toh(h.misc) & (uint16_t)~PERF_RECORD_MISC_MMAP_BUILD_ID);
+	if (pd->z) {
+		/* both parts in one batch: the record stays whole */
+		if (len > prec_zstd_out__room(pd->z) && zflush(pd))
+			return pd->err;
+		if (zput(pd, (const uint8_t *)&h, sizeof(h)))
+			return pd->err;
+		return zput(pd, rec + sizeof(h), len - sizeof(h));
+	}
+	if (pd->used + len > PD_BUF_SIZE && flush(pd))
+		return pd->err;
+	memcpy(pd->buf + pd->used, &h, sizeof(h));
+	memcpy(pd->buf + pd->used + sizeof(h), rec + sizeof(h), len - sizeof(h));
+	pd->used += len;
+	return 0;
+}
+
 int prec_perfdata__write_record(struct prec_perfdata *pd, const void *rec,
 				uint32_t len)
 {
@@ -463,6 +517,8 @@ int prec_perfdata__write_record(struct prec_perfdata *pd, const void *rec,
 	memcpy(&size, (const uint8_t *)rec + 6, sizeof(size));
 	if (le16toh(size) != len)
 		return -EINVAL;
+	if (pd->unflag && bogus_flag(rec))
+		return write_unflagged(pd, rec, len);
 	if (pd->z)
 		return zput(pd, rec, len);
 	if (pd->used + len > PD_BUF_SIZE && flush(pd))

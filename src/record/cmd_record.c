@@ -69,6 +69,7 @@ struct record {
 	bool max_size_hit;      /* --max-size stopped us */
 	struct prec_flight fl;  /* -D, --control, --markers, snapshots */
 	struct prec_status_line *status; /* on a terminal, while waiting */
+	int bid_ms;             /* the session's build-id reads: next in ms */
 	struct prec_switch_trigger sw;  /* --switch-output=SIZE|TIME */
 	int cut_err;            /* a --switch-output cut failed: stopped */
 };
@@ -294,6 +295,8 @@ static int poll_ms(const struct record *r)
 
 	if (r->watch_by_poll && (t < 0 || t > WATCH_POLL_MS))
 		t = WATCH_POLL_MS;
+	if (r->bid_ms >= 0 && (t < 0 || t > r->bid_ms))
+		t = r->bid_ms;
 	if (sw >= 0 && (t < 0 || t > sw))
 		t = sw;
 	if (st >= 0 && (t < 0 || t > st))
@@ -373,6 +376,7 @@ static int wait_for_stop(struct record *r)
 		pfd[3 + i] = (struct pollfd){ .fd = r->watches[i].fd, .events = POLLIN };
 	prec_switch_trigger__init(&r->sw, r->o.switch_bytes, r->o.switch_ms,
 				  prec_session__drained(&r->s), prec_now_ns(CLOCK_MONOTONIC));
+	r->bid_ms = prec_session__read_buildids(&r->s);
 	/* The workload may be gone already (SIGCHLD pending). */
 	while (!(r->have_wl && prec_workload__reap(&r->wl, false) == 1)) {
 		/* -1 (not polled) once the control channel's writer is gone */
@@ -394,6 +398,7 @@ static int wait_for_stop(struct record *r)
 		if (r->s.max_disk)
 			prec_max_disk__tick(r->s.max_disk, r->s.dirfd, r->s.m, r->s.m->start_time);
 		prec_status_line__tick(r->status);
+		r->bid_ms = prec_session__read_buildids(&r->s);
 	}
 	/* the screen clean for the summary and the stop's messages */
 	prec_status_line__delete(r->status);

@@ -13,13 +13,20 @@
 #include "record/internal.h"
 #include "store/store.h"
 #include "util/bytes.h"
+#include "util/hash.h"
 
 #define SCRATCH_BYTES 65536u /* > the largest record (u16 size) */
+/* Room for a few hundred notes of ordinary paths between two reads of the
+ * session (its ticks); a note that finds no room is read at the stop. */
+#define QUEUE_BYTES 65536u
 
 /* MMAP2 payload offsets from the record start (perf_event_open(2),
  * PERF_RECORD_MMAP2). */
 #define MMAP2_BUILD_ID_SIZE 40
 #define MMAP2_BUILD_ID 44
+#define MMAP2_PID 8
+#define MMAP2_ADDR 16
+#define MMAP2_LEN 24
 #define MMAP2_MAJ 40           /* maj, min, ino: records without a build-id */
 #define MMAP2_MIN 44
 #define MMAP2_INO 48
@@ -39,7 +46,8 @@ int prec_drain_walk__init(struct prec_drain_walk *w,
 	w->scratch = malloc(SCRATCH_BYTES);
 	w->nr_slots = 64;
 	w->slots = calloc(w->nr_slots, sizeof(*w->slots));
-	if (!w->scratch || !w->slots) {
+	if (!w->scratch || !w->slots ||
+	    prec_buildid_queue__init(&w->queue, QUEUE_BYTES)) {
 		prec_drain_walk__exit(w);
 		return -ENOMEM;
 	}
@@ -55,6 +63,7 @@ void prec_drain_walk__exit(struct prec_drain_walk *w)
 	free(w->maps);
 	free(w->slots);
 	free(w->scratch);
+	prec_buildid_queue__exit(&w->queue);
 	memset(w, 0, sizeof(*w));
 }
 
@@ -65,6 +74,7 @@ void prec_drain_walk__take_maps(struct prec_drain_walk *w,
 	*nr = w->nr_maps;
 	w->maps = NULL;
 	w->nr_maps = w->cap_maps = 0;
+	w->map_bytes = 0;
 	memset(w->slots, 0, w->nr_slots * sizeof(*w->slots));
 }
 
@@ -84,20 +94,19 @@ struct map_key {
 	uint8_t id_size;
 	uint32_t maj, min;
 	uint64_t ino;
+	/* not part of the key: the mapping, for the reader's map_files */
+	int32_t pid;
+	uint64_t start, end;
 };
 
 static uint64_t map_hash(const struct map_key *k)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
+	uint64_t h = prec_hash__bytes(PREC_HASH_SEED, k->path, k->len);
 
-	for (size_t i = 0; i < k->len; i++)
-		h = (h ^ (uint8_t)k->path[i]) * 0x100000001b3ull;
-	h = (h ^ k->id_size) * 0x100000001b3ull;
-	for (uint8_t i = 0; i < k->id_size; i++)
-		h = (h ^ k->id[i]) * 0x100000001b3ull;
-	h = (h ^ k->maj ^ (uint64_t)k->min << 32) * 0x100000001b3ull;
-	h = (h ^ k->ino) * 0x100000001b3ull;
-	return h ^ (h >> 29);
+	h = prec_hash__word(h, k->id_size);
+	h = prec_hash__bytes(h, k->id, k->id_size);
+	h = prec_hash__word(h, k->maj ^ (uint64_t)k->min << 32);
+	return prec_hash__end(prec_hash__word(h, k->ino));
 }
 
 static bool map_equal(const struct prec_seen_map *m, const struct map_key *k)
@@ -139,6 +148,30 @@ static int grow_slots(struct prec_drain_walk *w)
 	return 0;
 }
 
+/* A new map without a build-id, to the session's reader: read soon, while
+ * the file (a build's temporary binary) is likely still there. A full
+ * queue costs nothing but the wait for the stop's read. */
+static void queue_map(struct prec_drain_walk *w, const struct map_key *k,
+		      uint16_t cpumode)
+{
+	struct prec_buildid_note n = { .maj = k->maj, .min = k->min, .ino = k->ino,
+		.start = k->start, .end = k->end, .pid = k->pid,
+		.cpumode = cpumode, .path_len = (uint16_t)k->len };
+
+	if (k->len < PREC_BUILDID_QUEUE_PATH)
+		prec_buildid_queue__push(&w->queue, &n, k->path);
+}
+
+/* The manifest's bounds, held here too: a workload mapping endless
+ * distinct paths costs the drainer no more memory than the manifest
+ * could keep (the pairs past them are counted, never an error). */
+static bool over_bounds(const struct prec_drain_walk *w, size_t len)
+{
+	return len >= PREC_MANIFEST_BUILDID_PATH_MAX ||
+	       w->nr_maps >= PREC_MANIFEST_BUILDIDS_MAX ||
+	       w->map_bytes + len + 1 > PREC_MANIFEST_BUILDID_BYTES_MAX;
+}
+
 static int add_map(struct prec_drain_walk *w, const struct map_key *k,
 		   uint16_t cpumode)
 {
@@ -152,6 +185,10 @@ static int add_map(struct prec_drain_walk *w, const struct map_key *k,
 			break;
 		if (map_equal(&w->maps[*slot - 1], k))
 			return 0;
+	}
+	if (over_bounds(w, k->len)) {
+		w->maps_dropped++;
+		return 0;
 	}
 	if (w->nr_maps == w->cap_maps) {
 		uint32_t cap = w->cap_maps ? w->cap_maps * 2 : 16;
@@ -174,6 +211,9 @@ static int add_map(struct prec_drain_walk *w, const struct map_key *k,
 	m->ino = k->ino;
 	m->cpumode = cpumode;
 	*slot = ++w->nr_maps;
+	w->map_bytes += k->len + 1;
+	if (!k->id_size)
+		queue_map(w, k, cpumode);
 	if (w->nr_maps * 2 >= w->nr_slots)
 		return grow_slots(w);
 	return 0;
@@ -192,7 +232,14 @@ static int note_mmap2(struct prec_drain_walk *w,
 	k.len = strnlen(k.path, h->size - MMAP2_FILENAME);
 	if (!k.len)
 		return 0;
-	if (h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
+	/* The flag without --buildid-mmap: another session's event with
+	 * attr.build_id got the mmap first, and the kernel (5.12 up to at
+	 * least 6.18) left the flag it set for that one in the header it
+	 * reuses for ours, over the maj/min/ino it wrote for us. Those are
+	 * what the record holds; the merge clears the flag. */
+	if (h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID && !w->build_id)
+		w->unflagged++;
+	if ((h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) && w->build_id) {
 		k.id_size = rec[MMAP2_BUILD_ID_SIZE];
 		if (k.id_size > 20)
 			k.id_size = 20;
@@ -203,6 +250,9 @@ static int note_mmap2(struct prec_drain_walk *w,
 		k.maj = prec_ld32(rec + MMAP2_MAJ);
 		k.min = prec_ld32(rec + MMAP2_MIN);
 		k.ino = prec_ld64(rec + MMAP2_INO);
+		k.pid = (int32_t)prec_ld32(rec + MMAP2_PID);
+		k.start = prec_ld64(rec + MMAP2_ADDR);
+		k.end = k.start + prec_ld64(rec + MMAP2_LEN);
 	}
 	return add_map(w, &k, h->misc & PERF_RECORD_MISC_CPUMODE_MASK);
 }

@@ -6,6 +6,7 @@
 
 #include <stdint.h>
 
+#include "record/buildid_queue.h"
 #include "record/capture.h"
 #include "record/drainer.h"
 #include "store/store.h"
@@ -24,6 +25,14 @@ struct prec_drain_walk {
 	uint32_t nr_maps, cap_maps;
 	uint32_t *slots;         /* open addressing: index + 1, 0 = free */
 	uint32_t nr_slots;       /* a power of two, > 2 * nr_maps */
+	uint64_t map_bytes;      /* paths' bytes in maps, NULs included */
+	uint64_t maps_dropped;   /* pairs not kept: the table's bounds */
+	uint64_t unflagged;      /* MMAP2s with a build-id flag not asked for */
+	/* the recording asked for build-ids in MMAP2 (--buildid-mmap): only
+	 * then is a record's build-id flag the kernel's answer to us */
+	bool build_id;
+	/* the new maps without a build-id, for the session's reader */
+	struct prec_buildid_queue queue;
 	/* non-NULL: the task records walked are copied there too (a cut's
 	 * capture, set by the drainer for each pass) */
 	struct prec_capture *cap;

@@ -136,6 +136,7 @@ int prec_drainer__new(struct prec_drainer **out,
 	err = prec_drain_walk__init(&d->walk, &d->o.layout, r->data, r->size);
 	if (err)
 		goto close_efd;
+	d->walk.build_id = opts->build_id;
 	*out = d;
 	return 0;
 
@@ -478,6 +479,8 @@ static void cut_own(struct prec_drainer *d)
 	c->lost = d->walk.lost;
 	c->lost_samples = d->walk.lost_samples;
 	prec_drain_walk__take_maps(&d->walk, &c->maps, &c->nr_maps);
+	c->maps_dropped = d->walk.maps_dropped;
+	d->walk.maps_dropped = 0;
 	__atomic_store_n(&d->capture_req, 0, __ATOMIC_RELAXED);
 	d->walk.cap = NULL;
 	/* The new epoch's side band gets the captured records: their files
@@ -974,6 +977,13 @@ void prec_drainer__stats(const struct prec_drainer *d,
 	*st = d->st;
 	st->lost = d->walk.lost;
 	st->lost_samples = d->walk.lost_samples;
+	st->maps_dropped = d->walk.maps_dropped;
+	st->unflagged = d->walk.unflagged;
+}
+
+struct prec_buildid_queue *prec_drainer__buildid_queue(struct prec_drainer *d)
+{
+	return &d->walk.queue;
 }
 
 const struct prec_seen_map *prec_drainer__maps(const struct prec_drainer *d,

@@ -26,6 +26,7 @@ struct prec_drainer_opts {
 	const struct perf_event_mmap_page *clock_page;
 	uint64_t round_ns;      /* empty marker chunk at least this often */
 	bool copy;              /* copy-then-write instead of writev from the mmap */
+	bool build_id;          /* the tracking event asked for MMAP2 build-ids */
 	int pin_cpu;            /* the ring's CPU, -1 = no pinning */
 	enum prec_affinity affinity; /* which CPUs around pin_cpu */
 	int rt_prio;            /* > 0: the thread runs SCHED_FIFO at this */
@@ -59,6 +60,12 @@ struct prec_drainer_stats {
 	 * ring the last time, and had its shard written and fsynced: where
 	 * a slow stop goes (prec record -v prints them). */
 	uint64_t stop_seen_ns, drained_ns, flushed_ns;
+	/* MMAP2 (path, build-id) pairs the maps table had no room for
+	 * (the manifest's bounds), since the last cut */
+	uint64_t maps_dropped;
+	/* MMAP2s that came with a build-id flag not asked for (another
+	 * session's, left by the kernel; the merge clears it) */
+	uint64_t unflagged;
 };
 
 /* A (build-id, path) pair seen in an MMAP2 record, or a path whose MMAP2
@@ -114,6 +121,7 @@ struct prec_drainer_cut {
 	uint64_t lost, lost_samples;
 	struct prec_seen_map *maps;
 	uint32_t nr_maps;
+	uint64_t maps_dropped;  /* pairs the old epoch's table had no room for */
 	struct prec_capture capture;
 };
 
@@ -163,6 +171,9 @@ uint64_t prec_drainer__bytes(const struct prec_drainer *d);
 void prec_drainer__progress(const struct prec_drainer *d, uint64_t *records, uint64_t *lost);
 void prec_drainer__stats(const struct prec_drainer *d,
 			 struct prec_drainer_stats *st);
+/* The queue of new maps without a build-id the thread fills as it drains
+ * (buildid_queue.h): the caller is its one consumer. Valid until delete(). */
+struct prec_buildid_queue *prec_drainer__buildid_queue(struct prec_drainer *d);
 /* Maps seen (deduplicated by path+id); valid until delete(). */
 const struct prec_seen_map *prec_drainer__maps(const struct prec_drainer *d,
 					       int *nr);

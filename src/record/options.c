@@ -607,6 +607,7 @@ static const struct opt table[] = {
 	{ "no-inherit", 'i', NULL, NULL, "child tasks (of the command or of -p's processes) are not recorded", FLAG(no_inherit) },
 	{ "switch-events", 0, NULL, NULL, "record context switches (PERF_RECORD_SWITCH, as perf)", FLAG(switch_events) },
 	{ "no-buildid-cache", 'N', NULL, NULL, "do not put the vDSO in perf's build-id cache (~/.debug), as perf -N", FLAG(no_buildid_cache) },
+	{ "buildid-mmap", 0, NULL, NULL, "the kernel's build-ids in MMAP2 records (attr.build_id, as perf); off by default: kernels 5.12 to at least 6.18 then put a bogus build-id flag on other sessions' MMAP2s, which crashes a perf record beside prec", FLAG(buildid_mmap) },
 	{ "no-bpf-event", 0, NULL, NULL, "no BPF program load/unload records (KSYMBOL, BPF_EVENT), as perf", FLAG(no_bpf_event) },
 	{ "all-user", 0, NULL, NULL, "every event counts in user space only (as :u on each)", FLAG(all_user) },
 	{ "all-kernel", 0, NULL, NULL, "every event counts in the kernel only (as :k on each)", FLAG(all_kernel) },

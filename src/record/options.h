@@ -110,6 +110,8 @@ struct prec_record_opts {
 	int compress_level;     /* 0 = LZ4 fast, 1..12 = LZ4 HC level */
 	bool data;              /* --data: PERF_SAMPLE_ADDR (perf's -d) */
 	bool no_buildid_cache;  /* -N: the vDSO is not put in ~/.debug */
+	bool buildid_mmap;      /* --buildid-mmap: the kernel's build-ids in
+				 * MMAP2 (attr.build_id), as perf's option */
 	bool all_cgroups;       /* --all-cgroups: PERF_SAMPLE_CGROUP, CGROUP records */
 	struct prec_cgroup_spec *cgroups; /* -G, in command-line order */
 	int nr_cgroups;

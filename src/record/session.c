@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "record/buildid_reader.h"
 #include "util/buildid.h"
 #include "record/capture.h"
 #include "record/drainer.h"
@@ -793,6 +794,7 @@ static int start_drainers(struct prec_session *s, const struct prec_record_opts 
 			/* A compressing writer has copied (compressed) the
 			 * bytes when append() returns: no wait for the file. */
 			.copy = o->copy || o->compress,
+			.build_id = o->buildid_mmap,
 			.pin_cpu = s->affinity != PREC_AFFINITY_NONE ? el->cpus[c] : -1,
 			.affinity = s->affinity,
 			.rt_prio = s->rt_prio,
@@ -885,6 +887,30 @@ static int close_sideband(struct prec_shard_writer *w)
 	return t < 0 ? (int)t : 0;
 }
 
+/* The queue of each drainer, and their reader. */
+static int open_buildid_reader(struct prec_session *s)
+{
+	s->bid_queues = calloc((size_t)s->nr_cpus, sizeof(*s->bid_queues));
+	if (!s->bid_queues)
+		return -ENOMEM;
+	for (int c = 0; c < s->nr_cpus; c++)
+		if (s->drainers[c])
+			s->bid_queues[c] = prec_drainer__buildid_queue(s->drainers[c]);
+	return prec_buildid_reader__new(&s->bid_reader);
+}
+
+/* How often the files of new maps are read: within a round or two of
+ * their MMAP2 being drained (a drainer's round is 100 ms by default). */
+#define READ_BUILDIDS_MS 100
+
+int prec_session__read_buildids(struct prec_session *s)
+{
+	if (!s->bid_reader)
+		return -1;
+	prec_buildid_reader__read(s->bid_reader, s->bid_queues, s->nr_cpus);
+	return READ_BUILDIDS_MS;
+}
+
 int prec_session__start(struct prec_session *s,
 			const struct prec_record_opts *o,
 			struct prec_evlist *el, const pid_t *pids, int nr_pids,
@@ -905,6 +931,8 @@ int prec_session__start(struct prec_session *s,
 	/* Drainers first (their events are still disabled): the side band,
 	 * read from /proc, then names prec's own threads too. */
 	err = start_drainers(s, o, el);
+	if (!err)
+		err = open_buildid_reader(s);
 	start_lap(s, "drainers started");
 	if (!err && track_first) {
 		err = enable_events(s, el, true);
@@ -1042,22 +1070,24 @@ static int close_flight(struct prec_session *s)
 	return err;
 }
 
-static bool have_buildid(const struct prec_manifest *m, const char *path)
+static bool have_buildid(struct prec_manifest *m, const char *path)
 {
-	for (uint32_t i = 0; i < m->nr_buildids; i++)
-		if (m->buildids[i].path && !strcmp(m->buildids[i].path, path))
-			return true;
-	return false;
+	return prec_manifest__has_buildid(m, path) == 1;
 }
 
-static bool asked(const struct prec_buildid_req *reqs, size_t nr,
-		  const struct prec_seen_map *sm)
+/* qsort order of requests: by file (device, inode) alone, an O(1)
+ * comparison however long and alike the paths are. */
+static int req_cmp(const void *pa, const void *pb)
 {
-	for (size_t i = 0; i < nr; i++)
-		if (reqs[i].maj == sm->maj && reqs[i].min == sm->min &&
-		    reqs[i].ino == sm->ino && !strcmp(reqs[i].path, sm->path))
-			return true;
-	return false;
+	const struct prec_buildid_req *a = pa, *b = pb;
+
+	if (a->maj != b->maj)
+		return a->maj < b->maj ? -1 : 1;
+	if (a->min != b->min)
+		return a->min < b->min ? -1 : 1;
+	if (a->ino != b->ino)
+		return a->ino < b->ino ? -1 : 1;
+	return 0;
 }
 
 /* The maps CPU index c's drainer saw in the epoch being closed: at a cut,
@@ -1089,22 +1119,44 @@ static const struct prec_seen_map *next_seen(const struct prec_session *s, struc
 	return &p->maps[p->i++];
 }
 
-/* The maps the kernel gave no id for (build_id unsupported, or the ELF
- * header page not in the page cache at mmap time): the notes of their
- * files, read only where the path still names the mapped file, and within
- * resolve()'s deadline: the manifest gets written whatever the files do. */
-static void add_file_buildids(struct prec_session *s)
+/* (path, id) into the manifest; a table over its bounds counts it. */
+static void add_one(struct prec_session *s, const char *path, uint16_t cpumode,
+		    const uint8_t *id, int size)
+{
+	struct prec_manifest_buildid b = { .pid = -1, .path = (char *)path,
+		.cpumode = cpumode, .size = (uint8_t)size };
+
+	memcpy(b.id, id, sizeof(b.id));
+	if (prec_manifest__add_buildid(s->m, &b))
+		pr_warn("build-id %s: %s", path, strerror(ENOMEM));
+}
+
+/* The maps without an id, one request per (file, path) as the drainers
+ * saw them (a pair two CPUs saw comes twice: the manifest keeps one),
+ * sorted by file: each file read once (a workload's N paths to one file
+ * cost one read and N log N, never N^2). The build-ids the recording's
+ * reader got early go straight in; a file it found with no usable note
+ * needs no read. */
+static size_t want_reads(struct prec_session *s, struct prec_buildid_req **out,
+			 uint16_t **modes_out)
 {
 	struct prec_buildid_req *reqs = NULL, *n;
 	uint16_t *modes = NULL, *nm;
 	size_t nr = 0, cap = 0;
-
 	struct seen_pos pos = { 0 };
 	const struct prec_seen_map *sm;
+	uint8_t id[20];
+	int ret;
 
 	while ((sm = next_seen(s, &pos))) {
-		if (sm->size || !sm->path || sm->path[0] != '/' ||
-		    have_buildid(s->m, sm->path) || asked(reqs, nr, sm))
+		if (sm->size || !sm->path || sm->path[0] != '/' || have_buildid(s->m, sm->path))
+			continue;
+		ret = prec_buildid_reader__find(s->bid_reader, sm->maj, sm->min, sm->ino, id);
+		if (ret > 0) {
+			add_one(s, sm->path, sm->cpumode, id, ret);
+			continue;
+		}
+		if (ret == -ENODATA || ret == -ENOEXEC || ret == -EINVAL)
 			continue;
 		if (nr == cap) {
 			cap = cap ? 2 * cap : 64;
@@ -1114,30 +1166,63 @@ static void add_file_buildids(struct prec_session *s)
 			nm = n ? realloc(modes, cap * sizeof(*modes)) : NULL;
 			if (!nm) {
 				pr_warn("build-ids: %s", strerror(ENOMEM));
-				goto out_free;
+				break;
 			}
 			modes = nm;
 		}
-		modes[nr] = sm->cpumode;
+		/* the mode rides in pid's place until sorted */
 		reqs[nr++] = (struct prec_buildid_req){ .path = sm->path,
-			.maj = sm->maj, .min = sm->min, .ino = sm->ino };
+			.pid = sm->cpumode, .maj = sm->maj, .min = sm->min, .ino = sm->ino };
 	}
-	prec_buildid__resolve(reqs, nr);
+	if (nr)
+		qsort(reqs, nr, sizeof(*reqs), req_cmp);
 	for (size_t i = 0; i < nr; i++) {
-		struct prec_manifest_buildid b = { .pid = -1, .path = (char *)reqs[i].path,
-			.cpumode = modes[i], .size = (uint8_t)reqs[i].ret };
+		modes[i] = (uint16_t)reqs[i].pid;
+		reqs[i].pid = 0;
+	}
+	*out = reqs;
+	*modes_out = modes;
+	return nr;
+}
 
-		if (prec_buildid__unread(reqs[i].ret))
+static bool same_mapped(const struct prec_buildid_req *a, const struct prec_buildid_req *b)
+{
+	return !req_cmp(a, b);
+}
+
+/* The maps the kernel gave no id for (--buildid-mmap not asked, or the ELF
+ * header page not in the page cache at mmap time) and the recording's
+ * reader did not read: the notes of their files, read once per file
+ * through its first path, only where that path still names the mapped
+ * file, and within resolve()'s deadline: the manifest gets written
+ * whatever the files do. */
+static void add_file_buildids(struct prec_session *s)
+{
+	struct prec_buildid_req *reqs = NULL, *files;
+	uint16_t *modes = NULL;
+	size_t nr = want_reads(s, &reqs, &modes), nf = 0;
+
+	files = nr ? malloc(nr * sizeof(*files)) : NULL;
+	if (nr && !files) {
+		pr_warn("build-ids: %s", strerror(ENOMEM));
+		goto out_free;
+	}
+	for (size_t i = 0; i < nr; i++)
+		if (!i || !same_mapped(&reqs[i - 1], &reqs[i]))
+			files[nf++] = reqs[i];
+	prec_buildid__resolve(files, nf);
+	for (size_t f = 0, i = 0; f < nf; f++) {
+		if (prec_buildid__unread(files[f].ret))
 			s->m->buildids_unread++;
-		if (reqs[i].ret <= 0) {
-			pr_debug("build-id %s: %s", reqs[i].path, strerror(-reqs[i].ret));
-			continue;
-		}
-		memcpy(b.id, reqs[i].id, sizeof(b.id));
-		if (prec_manifest__add_buildid(s->m, &b))
-			pr_warn("build-id %s: %s", reqs[i].path, strerror(ENOMEM));
+		if (files[f].ret <= 0)
+			pr_debug("build-id %s: %s", files[f].path, strerror(-files[f].ret));
+		/* every path the file was mapped by */
+		for (; i < nr && same_mapped(&reqs[i], &files[f]); i++)
+			if (files[f].ret > 0)
+				add_one(s, reqs[i].path, modes[i], files[f].id, files[f].ret);
 	}
 out_free:
+	free(files);
 	free(modes);
 	free(reqs);
 }
@@ -1147,17 +1232,27 @@ static void add_seen_buildids(struct prec_session *s)
 	struct seen_pos pos = { 0 };
 	const struct prec_seen_map *sm;
 
-	while ((sm = next_seen(s, &pos))) {
-		struct prec_manifest_buildid b = { .cpumode = sm->cpumode,
-			.size = sm->size, .pid = -1, .path = sm->path };
-
-		if (!sm->size)
-			continue;
-		memcpy(b.id, sm->id, sizeof(b.id));
-		if (prec_manifest__add_buildid(s->m, &b))
-			pr_warn("build-id %s: %s", sm->path, strerror(ENOMEM));
-	}
+	while ((sm = next_seen(s, &pos)))
+		if (sm->size)
+			add_one(s, sm->path, sm->cpumode, sm->id, sm->size);
 	add_file_buildids(s);
+	/* The pairs the drainers' own tables had no room for (the same
+	 * bounds), counted with those the manifest dropped: at a cut, those
+	 * of the epoch it ends (handed over with its maps). */
+	for (int c = 0; s->drainers && c < s->nr_cpus; c++) {
+		struct prec_drainer_stats ds = { 0 };
+		uint64_t n;
+
+		if (s->cuts)
+			ds.maps_dropped = s->cuts[c].maps_dropped;
+		else if (s->drainers[c])
+			prec_drainer__stats(s->drainers[c], &ds);
+		if (ds.unflagged)
+			pr_debug("cpu%d: %llu MMAP2 records with another session's build-id flag",
+				 c, (unsigned long long)ds.unflagged);
+		n = s->m->buildids_dropped + ds.maps_dropped;
+		s->m->buildids_dropped = n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
+	}
 }
 
 static bool saw_vdso(const struct prec_session *s)
@@ -1764,6 +1859,8 @@ void prec_session__exit(struct prec_session *s)
 	prec_shard_writer__close(s->tail_writer);
 	prec_max_disk__delete(s->max_disk); /* after its shards' writers */
 	free(s->drainers);
+	free(s->bid_queues);
+	prec_buildid_reader__delete(s->bid_reader);
 	free(s->writer_wait);
 	free(s->writers);
 	prec_manifest__delete(s->m);

@@ -12,6 +12,8 @@
 #include "record/options.h"
 #include "record/sideband.h"
 
+struct prec_buildid_queue;
+struct prec_buildid_reader;
 struct prec_epochs;
 struct prec_evlist;
 struct prec_manifest;
@@ -41,6 +43,10 @@ struct prec_session {
 	struct prec_writer_wait { uint64_t ns, staging; } *writer_wait;
 	bool direct_io;        /* the shards are written with O_DIRECT */
 	bool buildid_cache;    /* the vDSO goes in perf's build-id cache (not -N) */
+	/* the drainers' queues of maps without a build-id (per CPU, NULL
+	 * where no drainer) and their reader (buildid_reader.h) */
+	struct prec_buildid_queue **bid_queues;
+	struct prec_buildid_reader *bid_reader;
 	uint64_t t_enable_ns, t_stop_ns, manifest_ns; /* CLOCK_MONOTONIC */
 	uint64_t t_begin_ns;   /* record's start, for -v's start laps */
 	uint64_t records, bytes, lost;
@@ -109,6 +115,11 @@ int prec_session__enable(struct prec_session *s, struct prec_evlist *el);
  * (the recording must then stop; an epoch that could not start is
  * removed and the current one goes on until the stop). Main thread. */
 int prec_session__cut(struct prec_session *s, struct prec_evlist *el);
+/* Read the build-ids of the files the drainers saw mapped since the last
+ * call (buildid_reader.h): soon after, while a temporary binary is still
+ * there. Returns the ms until it wants to be called again (-1: never).
+ * Main thread, while recording. */
+int prec_session__read_buildids(struct prec_session *s);
 /* Stop drainers, collect totals and build-ids, write the final manifest.
  * Events must already be disabled. Returns 0 or -errno. */
 int prec_session__finish(struct prec_session *s, struct prec_evlist *el);

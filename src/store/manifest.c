@@ -2,8 +2,10 @@
 // The in-memory manifest: construction, the copying add_* helpers, and
 // delete(). Encoding lives in manifest_codec.c, files in manifest_io.c.
 #include "store/store.h"
+#include "util/hash.h"
 
 #include <errno.h>
+#include <linux/perf_event.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,6 +35,25 @@ static void free_tracepoint(struct prec_manifest_tracepoint *t)
 	free(t->format);
 }
 
+/* The build-id table's hash: open addressing on the path (index + 1, 0 =
+ * free), and the table's capacity and sizes against its bounds. */
+struct prec_manifest_buildid_index {
+	uint32_t *slots;
+	uint32_t nr_slots;     /* a power of two, > 2 * nr */
+	uint32_t nr;           /* entries indexed: m->nr_buildids when current */
+	uint32_t cap;          /* room in m->buildids */
+	uint32_t files, others; /* entries of each kind (bounds) */
+	uint64_t file_bytes;
+};
+
+static void free_index(struct prec_manifest *m)
+{
+	if (m->bid_index)
+		free(m->bid_index->slots);
+	free(m->bid_index);
+	m->bid_index = NULL;
+}
+
 static void free_arrays(struct prec_manifest *m)
 {
 	uint32_t i;
@@ -49,6 +70,7 @@ static void free_arrays(struct prec_manifest *m)
 	for (i = 0; m->buildids && i < m->nr_buildids; i++)
 		free(m->buildids[i].path);
 	free(m->buildids);
+	free_index(m);
 }
 
 void prec_manifest__delete(struct prec_manifest *m)
@@ -225,6 +247,101 @@ int prec_manifest__add_shard(struct prec_manifest *m,
 	return 0;
 }
 
+static uint64_t path_hash(const char *p)
+{
+	return prec_hash__end(prec_hash__bytes(PREC_HASH_SEED, p, p ? strlen(p) : 0));
+}
+
+static bool same_path(const char *a, const char *b)
+{
+	return a && b ? !strcmp(a, b) : a == b;
+}
+
+/* A mapped file's entry: what a workload can multiply. */
+static bool is_file(const struct prec_manifest_buildid *b)
+{
+	return b->path && b->path[0] == '/' && b->cpumode == PERF_RECORD_MISC_USER;
+}
+
+static void index_put(struct prec_manifest_buildid_index *x,
+		      const struct prec_manifest_buildid *b, uint32_t i)
+{
+	uint64_t h = path_hash(b->path);
+
+	while (x->slots[h & (x->nr_slots - 1)])
+		h++;
+	x->slots[h & (x->nr_slots - 1)] = i + 1;
+	x->nr++;
+	if (is_file(b)) {
+		x->files++;
+		x->file_bytes += strlen(b->path) + 1;
+	} else {
+		x->others++;
+	}
+}
+
+/* The index of m's table as it is, with room for one more entry. */
+static int index_ready(struct prec_manifest *m)
+{
+	struct prec_manifest_buildid_index *x = m->bid_index;
+	uint32_t n;
+
+	if (x && x->nr == m->nr_buildids && (x->nr + 1) * 2 < x->nr_slots)
+		return 0;
+	if (!x) {
+		x = calloc(1, sizeof(*x));
+		if (!x)
+			return -ENOMEM;
+		m->bid_index = x;
+		/* decoded or filled by hand: exactly as big as it is */
+		x->cap = m->nr_buildids;
+	}
+	for (n = 64; n <= 2 * ((uint64_t)m->nr_buildids + 1); n *= 2)
+		;
+	free(x->slots);
+	x->slots = calloc(n, sizeof(*x->slots));
+	if (!x->slots) {
+		free_index(m);
+		return -ENOMEM;
+	}
+	x->nr_slots = n;
+	x->nr = x->files = x->others = 0;
+	x->file_bytes = 0;
+	for (uint32_t i = 0; i < m->nr_buildids; i++)
+		index_put(x, &m->buildids[i], i);
+	return 0;
+}
+
+static bool over_bounds(const struct prec_manifest_buildid_index *x,
+			const struct prec_manifest_buildid *b)
+{
+	size_t len = b->path ? strlen(b->path) : 0;
+
+	if (len >= PREC_MANIFEST_BUILDID_PATH_MAX)
+		return true;
+	if (!is_file(b))
+		return x->others >= PREC_MANIFEST_BUILDIDS_OTHER;
+	return x->files >= PREC_MANIFEST_BUILDIDS_MAX ||
+	       x->file_bytes + len + 1 > PREC_MANIFEST_BUILDID_BYTES_MAX;
+}
+
+int prec_manifest__has_buildid(struct prec_manifest *m, const char *path)
+{
+	uint64_t h = path_hash(path);
+	uint32_t *slot;
+	int err = index_ready(m);
+
+	if (err)
+		return err;
+	for (;; h++) {
+		slot = &m->bid_index->slots[h & (m->bid_index->nr_slots - 1)];
+		if (!*slot)
+			return 0;
+		if (same_path(m->buildids[*slot - 1].path, path))
+			return 1;
+	}
+}
+
 static bool same_buildid(const struct prec_manifest_buildid *a,
 			 const struct prec_manifest_buildid *b)
 {
@@ -238,13 +355,38 @@ static bool same_buildid(const struct prec_manifest_buildid *a,
 int prec_manifest__add_buildid(struct prec_manifest *m,
 			       const struct prec_manifest_buildid *b)
 {
+	struct prec_manifest_buildid_index *x;
 	struct prec_manifest_buildid copy;
+	uint64_t h;
+	int err;
 
 	if (!b || b->size > sizeof(b->id))
 		return -EINVAL;
-	for (uint32_t i = 0; i < m->nr_buildids; i++) {
-		if (same_buildid(&m->buildids[i], b))
+	err = index_ready(m);
+	if (err)
+		return err;
+	x = m->bid_index;
+	for (h = path_hash(b->path);; h++) {
+		uint32_t slot = x->slots[h & (x->nr_slots - 1)];
+
+		if (!slot)
+			break;
+		if (same_buildid(&m->buildids[slot - 1], b))
 			return 0;
+	}
+	if (over_bounds(x, b)) {
+		if (m->buildids_dropped < UINT32_MAX)
+			m->buildids_dropped++;
+		return 0;
+	}
+	if (m->nr_buildids == x->cap) {
+		uint32_t cap = x->cap < 16 ? 16 : x->cap * 2;
+		void *n = realloc(m->buildids, (size_t)cap * sizeof(copy));
+
+		if (!n)
+			return -ENOMEM;
+		m->buildids = n;
+		x->cap = cap;
 	}
 	copy = *b;
 	/* Bytes past size are not part of the id; zero them so two equal
@@ -252,10 +394,8 @@ int prec_manifest__add_buildid(struct prec_manifest *m,
 	memset(copy.id + copy.size, 0, sizeof(copy.id) - copy.size);
 	if (dup_str(&copy.path, b->path))
 		return -ENOMEM;
-	if (grow(&m->buildids, m->nr_buildids, sizeof(copy))) {
-		free(copy.path);
-		return -ENOMEM;
-	}
-	m->buildids[m->nr_buildids++] = copy;
+	m->buildids[m->nr_buildids] = copy;
+	index_put(x, &copy, m->nr_buildids);
+	m->nr_buildids++;
 	return 0;
 }

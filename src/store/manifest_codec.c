@@ -316,6 +316,19 @@ static void enc_max_disk(struct obuf *b, const struct prec_manifest *m)
 	end_section(b, at);
 }
 
+/* Only when the build-id table dropped pairs: others read as before. */
+static void enc_buildid_drops(struct obuf *b, const struct prec_manifest *m)
+{
+	size_t at;
+
+	if (!m->buildids_dropped)
+		return;
+	at = begin_section(b, PREC_MANI_SEC_BUILDID_DROPS);
+	put32(b, m->buildids_dropped);
+	put32(b, 0);
+	end_section(b, at);
+}
+
 static bool arrays_consistent(const struct prec_manifest *m)
 {
 	if ((m->nr_events && !m->events) || (m->nr_tracepoints && !m->tracepoints) ||
@@ -354,6 +367,7 @@ int prec_manifest__encode(const struct prec_manifest *m, void **buf,
 	enc_auxtrace(&b, m);
 	enc_time_conv(&b, m);
 	enc_max_disk(&b, m);
+	enc_buildid_drops(&b, m);
 	if (b.err) {
 		free(b.p);
 		return b.err;

@@ -399,6 +399,17 @@ static void dec_max_disk(struct ibuf *c, struct prec_manifest *m)
 	/* Bytes after the known fields are a later minor's: ignored. */
 }
 
+static void dec_buildid_drops(struct ibuf *c, struct prec_manifest *m)
+{
+	if (c->len < PREC_MANI_BUILDID_DROPS_SIZE) {
+		fail(c, -EBADMSG, "buildid_drops section too short");
+		return;
+	}
+	m->buildids_dropped = get32(c);
+	get32(c);
+	/* Bytes after the known fields are a later minor's: ignored. */
+}
+
 /* ------------------------------------------------------------------------ */
 /* Framing: header and section table.                                       */
 
@@ -430,6 +441,7 @@ static const struct {
 	{ PREC_MANI_SEC_AUXTRACE, false, false, dec_auxtrace },
 	{ PREC_MANI_SEC_TIME_CONV, false, true, dec_time_conv },
 	{ PREC_MANI_SEC_MAX_DISK, false, true, dec_max_disk },
+	{ PREC_MANI_SEC_BUILDID_DROPS, false, true, dec_buildid_drops },
 };
 
 static int scan_sections(const uint8_t *p, size_t off, size_t total,

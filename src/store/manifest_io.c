@@ -14,9 +14,6 @@
 #include <unistd.h>
 
 #define MANIFEST_TMP_NAME "manifest.tmp"
-/* A manifest holds metadata only; anything bigger is not one of ours, and
- * reading it whole would let a hostile file exhaust memory. */
-#define MANIFEST_MAX_SIZE (256u << 20)
 
 /* fsync the directory so the rename itself survives a crash. */
 static int sync_dir(int dirfd)
@@ -44,6 +41,11 @@ int prec_manifest__write(const struct prec_manifest *m, int dirfd)
 	err = prec_manifest__encode(m, &buf, &len);
 	if (err)
 		return err;
+	/* Never a file every reader refuses: the old manifest stays. */
+	if (len > PREC_MANIFEST_MAX_SIZE) {
+		err = -EFBIG;
+		goto free_buf;
+	}
 	/* Whatever sits at the temp name (a leftover, or a planted symlink)
 	 * is removed, then the file is created new: never written through. */
 	if (unlinkat(dirfd, MANIFEST_TMP_NAME, 0) < 0 && errno != ENOENT) {
@@ -103,7 +105,7 @@ static int read_file(int fd, void **buf, size_t *len, const char **why)
 
 	if (fstat(fd, &st) < 0)
 		return -errno;
-	if ((uint64_t)st.st_size > MANIFEST_MAX_SIZE) {
+	if ((uint64_t)st.st_size > PREC_MANIFEST_MAX_SIZE) {
 		*why = "larger than 256 MiB: not a prec manifest";
 		return -EFBIG;
 	}

@@ -246,6 +246,7 @@ static void put_shards(FILE *f, const struct prec_manifest *m)
 static void put_buildids(FILE *f, const struct prec_manifest *m)
 {
 	fprintf(f, "  \"buildids_unread\": %" PRIu32 ",\n", m->buildids_unread);
+	fprintf(f, "  \"buildids_dropped\": %" PRIu32 ",\n", m->buildids_dropped);
 	fputs("  \"buildids\": [", f);
 	for (uint32_t i = 0; i < m->nr_buildids; i++) {
 		const struct prec_manifest_buildid *b = &m->buildids[i];

@@ -549,6 +549,23 @@ struct prec_manifest_cpu {
 	int32_t core_id, socket_id, die_id;
 };
 
+/* A manifest holds metadata only; anything bigger is not one of ours, and
+ * reading it whole would let a hostile file exhaust memory: readers refuse
+ * it (-EFBIG) and the writer never writes one. */
+#define PREC_MANIFEST_MAX_SIZE (256u << 20)
+/* The build-id table's bounds (docs/manifest-format.md, BUILDIDS): a
+ * workload mapping endless distinct paths cannot grow the manifest past
+ * what readers take. Mapped files (user paths): at most this many entries
+ * and path bytes (NULs included); the other entries (kernel, modules,
+ * [vdso]) have PREC_MANIFEST_BUILDIDS_OTHER more of their own. No path of
+ * PREC_MANIFEST_BUILDID_PATH_MAX bytes or more (perf's PATH_MAX). */
+#define PREC_MANIFEST_BUILDIDS_MAX 65536u
+#define PREC_MANIFEST_BUILDID_BYTES_MAX (32u << 20)
+#define PREC_MANIFEST_BUILDIDS_OTHER 8192u
+#define PREC_MANIFEST_BUILDID_PATH_MAX 4096u
+
+struct prec_manifest_buildid_index;
+
 struct prec_manifest {
 	uint32_t state;                   /* enum prec_manifest_state */
 	uint8_t session_id[16];
@@ -581,6 +598,12 @@ struct prec_manifest {
 	 * the file mapped: path replaced since, read failed, no answer in
 	 * time (deleted files are not counted) */
 	uint32_t buildids_unread;
+	/* (path, build-id) pairs not put in the table: over its bounds (the
+	 * BUILDID_DROPS section, minor 3; 0 in older manifests) */
+	uint32_t buildids_dropped;
+	/* add_buildid()'s hash of the table and its sizes; rebuilt when the
+	 * table was filled another way (decode). Not encoded. */
+	struct prec_manifest_buildid_index *bid_index;
 	/* AUX: PMU-specific AUXTRACE_INFO */
 	uint32_t auxtrace_type;
 	uint32_t nr_auxtrace_priv;
@@ -616,9 +639,15 @@ int prec_manifest__add_tracepoint(struct prec_manifest *m, const char *system,
 				  const char *format);
 int prec_manifest__add_shard(struct prec_manifest *m,
 			     const struct prec_manifest_shard *s);
-/* Adds unless an entry with the same id and path exists. */
+/* Adds unless an entry with the same id and path exists (a hashed look-up:
+ * adding n entries costs O(n)). An entry past the table's bounds (above)
+ * is counted in buildids_dropped and not added: 0 all the same. Returns 0,
+ * -EINVAL or -ENOMEM. */
 int prec_manifest__add_buildid(struct prec_manifest *m,
 			       const struct prec_manifest_buildid *b);
+/* Whether an entry for path exists (any id), hashed as add_buildid().
+ * Returns 1, 0, or -ENOMEM (the index could not be built). */
+int prec_manifest__has_buildid(struct prec_manifest *m, const char *path);
 
 /* Serialize to a malloc'd buffer. Returns 0 or -errno. */
 int prec_manifest__encode(const struct prec_manifest *m, void **buf,

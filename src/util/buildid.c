@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -347,12 +348,13 @@ static bool same_file(const struct stat *st, const struct prec_buildid_req *r)
  * open, no FIFO, no tty), and only the checked inode is opened for
  * reading, through /proc/self/fd: a symlink anywhere in the path can
  * point it elsewhere, never at something else than r's file. */
-static int open_checked(const char *path, const struct prec_buildid_req *r)
+static int open_checked(const char *path, const struct prec_buildid_req *r,
+			int follow)
 {
 	struct stat st;
 	int pfd, ret;
 
-	pfd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	pfd = open(path, O_PATH | (follow ? 0 : O_NOFOLLOW) | O_CLOEXEC);
 	if (pfd < 0)
 		return -errno;
 	if (fstat(pfd, &st)) {
@@ -369,10 +371,12 @@ out_close:
 	return ret;
 }
 
+/* follow: path is a /proc magic link (map_files), which names the mapped
+ * inode itself; it is checked as any other. */
 static int read_checked(const char *path, const struct prec_buildid_req *r,
-			uint8_t id[20])
+			int follow, uint8_t id[20])
 {
-	int fd = open_checked(path, r), ret;
+	int fd = open_checked(path, r, follow), ret;
 
 	if (fd < 0)
 		return fd;
@@ -388,13 +392,23 @@ int prec_buildid__read_mapped(const struct prec_buildid_req *r, uint8_t id[20])
 
 	if (!r->path || r->path[0] != '/')
 		return -EINVAL;
-	ret = read_checked(r->path, r, id);
+	ret = read_checked(r->path, r, 0, id);
 	/* Another mount namespace or chroot: the path means the file there. */
-	if ((ret == -ENOENT || ret == -ESTALE) && r->pid > 0) {
-		if (snprintf(alt, sizeof(alt), "/proc/%d/root%s", (int)r->pid,
-			     r->path) >= (int)sizeof(alt))
-			return ret;
-		ret = read_checked(alt, r, id);
+	if ((ret == -ENOENT || ret == -ESTALE) && r->pid > 0 &&
+	    snprintf(alt, sizeof(alt), "/proc/%d/root%s", (int)r->pid,
+		     r->path) < (int)sizeof(alt))
+		ret = read_checked(alt, r, 0, id);
+	/* Deleted or renamed since, still mapped (a build's temporary
+	 * binary running): the mapping names the file. */
+	if ((ret == -ENOENT || ret == -ESTALE) && r->pid > 0 && r->map_end) {
+		int e;
+
+		snprintf(alt, sizeof(alt), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64,
+			 (int)r->pid, r->map_start, r->map_end);
+		e = read_checked(alt, r, 1, id);
+		/* The mapping gone too: the path's answer stands. */
+		if (e != -ENOENT)
+			ret = e;
 	}
 	return ret;
 }
@@ -541,7 +555,13 @@ static void wait_until(struct job *j, uint64_t ms)
 
 void prec_buildid__resolve(struct prec_buildid_req *reqs, size_t nr)
 {
-	uint64_t start = mono_ms(), end = start + RESOLVE_TOTAL_MS, progress;
+	prec_buildid__resolve_within(reqs, nr, RESOLVE_TOTAL_MS);
+}
+
+void prec_buildid__resolve_within(struct prec_buildid_req *reqs, size_t nr,
+				  unsigned int total_ms)
+{
+	uint64_t start = mono_ms(), end = start + total_ms, progress;
 	int workers = 0, err;
 	bool more = true;      /* another worker may be started */
 	struct job *j;

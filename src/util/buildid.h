@@ -15,6 +15,10 @@ struct prec_buildid_req {
 				* file here is looked up under /proc/PID/root */
 	uint32_t maj, min;
 	uint64_t ino;
+	/* map_end > 0 (with pid): the mapping's range, whose
+	 * /proc/PID/map_files entry names the mapped file for as long as it
+	 * is mapped, deleted or renamed since */
+	uint64_t map_start, map_end;
 	int ret;               /* out (resolve): read_mapped's return */
 	uint8_t id[20];        /* out (resolve) */
 };
@@ -28,8 +32,9 @@ int prec_buildid__read_fd(int fd, uint8_t id[20]);
 /* NT_GNU_BUILD_ID of the ELF image img[0, len) in memory (the vDSO), every
  * header and note checked to lie inside it. Returns as read_fd. */
 int prec_buildid__read_image(const uint8_t *img, size_t len, uint8_t id[20]);
-/* r->path's build-id if the path (or, with r->pid, /proc/PID/root + path)
- * still names the regular file r->maj:r->min, r->ino; -ESTALE when it
+/* r->path's build-id if the path (or, with r->pid, /proc/PID/root + path,
+ * then /proc/PID/map_files/START-END) still names the regular file
+ * r->maj:r->min, r->ino; -ESTALE when it
  * names anything else (a replaced file, a symlink, a FIFO, a device, a
  * file of the same name in another namespace). Opens nothing but that
  * inode (O_PATH lookup, then the checked inode by /proc/self/fd). Other
@@ -41,6 +46,11 @@ int prec_buildid__read_mapped(const struct prec_buildid_req *r, uint8_t id[20]);
  * files do: a file not done by then gets -ETIMEDOUT, and a worker stuck
  * in it stays behind on its own copies of the requests. Any thread. */
 void prec_buildid__resolve(struct prec_buildid_req *reqs, size_t nr);
+/* resolve() with its own deadline of total_ms (a recording's periodic
+ * read, which must not hold its thread long: the files that did not
+ * answer get -ETIMEDOUT and are read again at the stop). */
+void prec_buildid__resolve_within(struct prec_buildid_req *reqs, size_t nr,
+				  unsigned int total_ms);
 /* Whether a read_mapped() return means the mapped file could not be read
  * (its path names another file, the read failed or did not answer in
  * time), as opposed to read and found with no usable note, or deleted

@@ -10,6 +10,7 @@ set -u
 . "$(dirname "$0")/../lib/e2e.sh"
 need_root
 need_cmd readelf
+need_cmd perf
 e2e_tmpdir buildid
 
 # A copy of the workload, so its path is unique to this test.
@@ -40,4 +41,19 @@ while read -r _ id path; do
 	w=$(elf_id "$path")
 	[ -z "$w" ] || [ "$w" = "$id" ] || fail "$path: manifest $id, readelf $w"
 done < <(grep '^buildid' "$tmp/mf")
+
+# attr.build_id only with --buildid-mmap (perf's option): as perf evlist
+# shows the merged file's attrs. The ids are the same either way.
+evlist() { # DIR: perf evlist -v of its merge
+	"$PREC" merge -o "$1.data" "$1" 2>"$1.err" || fail_rc "$1.err" "merge $1"
+	perf evlist -v -i "$1.data" 2>&1
+}
+! evlist "$tmp/out" | grep -q 'build_id: 1' || fail "attr.build_id set without --buildid-mmap"
+"$PREC" record -d "$tmp/bm" --buildid-mmap -e cpu-clock -- "$tmp/storm-bid" 200000 2>"$tmp/err" ||
+	fail_rc "$tmp/err" "record --buildid-mmap"
+evlist "$tmp/bm" | grep -q 'build_id: 1' || fail "--buildid-mmap: no attr.build_id in perf evlist -v"
+"$H/mfdump" "$tmp/bm" >"$tmp/mf.bm" || fail "manifest unreadable"
+want=$(elf_id "$tmp/storm-bid")
+got=$(awk -v p="$tmp/storm-bid" '$1 == "buildid" && $3 == p { print $2; exit }' "$tmp/mf.bm")
+[ "$got" = "$want" ] || fail "--buildid-mmap: workload build-id '$got', readelf says '$want'"
 echo "PASS"

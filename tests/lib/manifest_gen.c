@@ -187,6 +187,8 @@ static void fill_totals(struct prec_manifest *m, uint32_t nshards, uint32_t nbid
 		CHECK_EQ(prec_manifest__add_buildid(m, &b), 0);
 		free(b.path);
 	}
+	/* half the manifests have the BUILDID_DROPS section */
+	m->buildids_dropped = rnd(2) ? (uint32_t)rnd(100000) : 0;
 	m->nr_auxtrace_priv = (uint32_t)rnd(30);
 	m->auxtrace_priv = calloc(m->nr_auxtrace_priv + 1, sizeof(uint64_t));
 	CHECK(m->auxtrace_priv);
@@ -300,6 +302,8 @@ static void check_totals_eq(const struct prec_manifest *a, const struct prec_man
 		CHECK(x->first_time == y->first_time && x->last_time == y->last_time);
 	}
 	CHECK_EQ(a->nr_buildids, b->nr_buildids);
+	CHECK_EQ(a->buildids_unread, b->buildids_unread);
+	CHECK_EQ(a->buildids_dropped, b->buildids_dropped);
 	for (uint32_t i = 0; i < a->nr_buildids; i++) {
 		const struct prec_manifest_buildid *x = &a->buildids[i], *y = &b->buildids[i];
 

@@ -366,6 +366,8 @@ static struct prec_drainer *new_drainer(struct prec_ring *r,
 		.cpu = 0, .ring = r, .writer = w, .layout = layout,
 		.clockid = CLOCK_MONOTONIC, .round_ns = round_ns,
 		.copy = copy, .pin_cpu = -1,
+		/* the simulated MMAP2s carry build-ids: --buildid-mmap */
+		.build_id = true,
 	};
 	struct prec_drainer *d;
 
