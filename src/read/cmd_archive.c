@@ -5,6 +5,7 @@
 // recording's owner (hostile): opened without following a symlink, taken
 // only as a regular file on a real file system that the owner may read and
 // that still holds the recorded build-id; the tar kept under a bound.
+#include "read/archive_fetch.h"
 #include "read/dso_hits.h"
 #include "read/internal.h"
 #include "read/read.h"
@@ -61,6 +62,7 @@ struct archive {
 	int64_t now;
 	uint32_t files, left_out, not_hit;
 	uint64_t max_size;
+	int out_fd;            /* the tar's, closed in each fetch's child */
 	uint64_t file_bytes;
 	struct prec_dso_hits *hits; /* NULL: --all */
 	bool for_owner;        /* files read as the recording's owner */
@@ -170,16 +172,6 @@ static void hex_of(const struct prec_manifest_buildid *b, char *hex)
 static bool same_id(const struct prec_manifest_buildid *b, const uint8_t *id, int len)
 {
 	return len == b->size && !memcmp(b->id, id, (size_t)len);
-}
-
-/* Whether read_fd's result is b's id; else e->why says only that it is
- * not (never what is there: the archive is no oracle). */
-static bool id_matches(struct entry *e, int ret, const uint8_t *id)
-{
-	if (ret > 0 && same_id(e->b, id, ret))
-		return true;
-	snprintf(e->why, sizeof(e->why), NOT_THERE);
-	return false;
 }
 
 /* A link on a mapped file's path that only root could have made: root's,
@@ -315,27 +307,28 @@ out:
 }
 
 /* cache/<id>/base, and .build-id/xx/rest -> ../../cache/<id>: perf's
- * layout (a link to the directory, the file named for its kind). A file
- * that changed while being copied (*changed, or add_file's 1: it shrank
- * and was padded) keeps its entry, which the stream cannot take back, but
- * gets no link: perf never finds it. Returns 0 (archived, or left out
- * with e->why) or the tar's -errno. */
+ * layout (a link to the directory, the file named for its kind). The
+ * bytes come from the fetch f, or mem when f is NULL. A file that changed
+ * while being copied (it shrank and was padded, its size, mtime or ctime
+ * moved, or its child went quiet) keeps its entry, which the stream
+ * cannot take back, but gets no link: perf never finds it. Returns 0
+ * (archived, or left out with e->why) or the tar's -errno. */
 static int put_entry(struct archive *a, struct entry *e, const char *cache,
-		     const char *base, int fd, const void *mem, uint64_t size,
-		     uint32_t mode, int64_t mtime, const struct stat *st)
+		     const char *base, struct prec_fetch *f, const void *mem,
+		     uint64_t size, uint32_t mode, int64_t mtime)
 {
 	size_t n = strlen(cache) + strlen(e->hex) + strlen(base) + 16;
 	char *name = malloc(n), *target = malloc(n + 8), link[64];
 	int err = -ENOMEM;
-	struct stat now;
 
 	if (!name || !target)
 		goto out;
 	snprintf(name, n, "%s/%s/%s", cache, e->hex, base);
 	snprintf(target, n + 8, "../../%s/%s", cache, e->hex);
 	snprintf(link, sizeof(link), ".build-id/%.2s/%s", e->hex, e->hex + 2);
-	if (fd >= 0)
-		err = prec_tar_writer__add_file(a->tar, name, fd, size, mode, mtime);
+	if (f)
+		err = prec_tar_writer__add_extents(a->tar, name, size, f->x, f->head.nr,
+						   prec_fetch__read, f, mode, mtime);
 	else
 		err = prec_tar_writer__add_mem(a->tar, name, mem, (size_t)size, mode, mtime);
 	if (err == -EFBIG) {
@@ -344,12 +337,7 @@ static int put_entry(struct archive *a, struct entry *e, const char *cache,
 		err = 0;
 		goto out;
 	}
-	/* Changed under the copy: its size, its mtime or its ctime moved. */
-	if (!err && st && (fstat(fd, &now) < 0 || now.st_size != st->st_size ||
-			   now.st_mtim.tv_sec != st->st_mtim.tv_sec ||
-			   now.st_mtim.tv_nsec != st->st_mtim.tv_nsec ||
-			   now.st_ctim.tv_sec != st->st_ctim.tv_sec ||
-			   now.st_ctim.tv_nsec != st->st_ctim.tv_nsec))
+	if (!err && f && prec_fetch__changed(f))
 		err = 1;
 	if (err == 1) {
 		snprintf(e->why, sizeof(e->why), "changed while being copied: its entry "
@@ -370,19 +358,40 @@ out:
 	return err;
 }
 
-/* A file (fd at *st) whose build-id is to be b's. Returns 0 (archived, or
- * left out with e->why set) or the tar's -errno. */
-static int put_file(struct archive *a, struct entry *e, const char *cache,
-		    const char *base, int fd, const struct stat *st)
+/* The file open_fn(ctx) opens, fetched by a child (archive_fetch.c) and
+ * archived if it holds e's build-id. Returns 0 (archived, or left out
+ * with e->why set) or the tar's -errno. */
+static int put_file(struct archive *a, struct entry *e, const char *cache, const char *base,
+		    prec_fetch_open_fn open_fn, void *ctx)
 {
-	uint8_t id[20];
-	int err = 0;
+	struct prec_fetch *f = malloc(sizeof(*f));
+	int err;
 
-	if (id_matches(e, prec_buildid__read_fd(fd, id), id))
-		err = put_entry(a, e, cache, base, fd, NULL, (uint64_t)st->st_size,
-				st->st_mode & 0755, st->st_mtime, st);
-	close(fd);
-	return err;
+	if (!f)
+		return -ENOMEM;
+	err = prec_fetch__open(f, open_fn, ctx, e->b->id, e->b->size, a->out_fd);
+	if (err == -ETIMEDOUT)
+		snprintf(e->why, sizeof(e->why), "no answer in %u s (a stuck file system?)",
+			 PREC_FETCH_STALL_MS / 1000);
+	else if (err)
+		snprintf(e->why, sizeof(e->why), "%s", strerror(-err));
+	else if (!f->head.found)
+		snprintf(e->why, sizeof(e->why), NOT_THERE);
+	else
+		err = put_entry(a, e, cache, base, f, NULL, f->head.size, f->head.mode,
+				f->head.mtime);
+	prec_fetch__close(f);
+	free(f);
+	/* a fetch that failed is this file's loss, not the archive's */
+	return err == -ETIMEDOUT || err == -EBADMSG ? 0 : err;
+}
+
+/* In the fetch's child: the walk of open_no_links(), for a path. */
+static int open_path(void *ctx, struct stat *st)
+{
+	struct entry *e = ctx;
+
+	return open_no_links(e, e->b->path, st);
 }
 
 /* A mapped file by its path: absolute, with only plain components (a
@@ -390,8 +399,6 @@ static int put_file(struct archive *a, struct entry *e, const char *cache,
 static int put_path(struct archive *a, struct entry *e)
 {
 	const char *path = e->b->path;
-	struct stat st;
-	int fd;
 
 	if (path[0] != '/' || !prec_tar_writer__name_ok(path + 1) ||
 	    strlen(path) + 48 > PREC_TAR_NAME_MAX) {
@@ -399,26 +406,34 @@ static int put_path(struct archive *a, struct entry *e)
 			 "not a plain absolute path");
 		return 0;
 	}
-	fd = open_no_links(e, path, &st);
-	return fd < 0 ? 0 : put_file(a, e, path + 1, "elf", fd, &st);
+	return put_file(a, e, path + 1, "elf", open_path, e);
+}
+
+/* In the fetch's child: the recording's vdso.so, a regular file opened
+ * as its other files are, on a real file system. */
+static int open_vdso(void *ctx, struct stat *st)
+{
+	const struct archive *a = ctx;
+	const char *why = NULL;
+	int fd = prec_file__open_regular(a->dirfd, VDSO_FILE, &why);
+
+	if (fd >= 0 && (fstat(fd, st) < 0 || prec_file__on_pseudo_fs(fd))) {
+		close(fd);
+		fd = -1;
+	}
+	return fd < 0 ? -1 : fd;
 }
 
 /* The vDSO image the recording keeps (DIR/vdso.so), as perf's cache
  * holds one: [vdso]/<id>/vdso. */
 static int put_vdso(struct archive *a, struct entry *e)
 {
-	const char *why = NULL;
-	struct stat st;
-	int fd = prec_file__open_regular(a->dirfd, VDSO_FILE, &why);
+	int err = put_file(a, e, NAME_VDSO, "vdso", open_vdso, a);
 
-	if (fd < 0 || fstat(fd, &st) < 0) {
-		snprintf(e->why, sizeof(e->why), "%s/%s: %s", a->dir, VDSO_FILE,
-			 fd == -ENOENT ? "not in the recording" : why ? why : strerror(-fd));
-		if (fd >= 0)
-			close(fd);
-		return 0;
-	}
-	return put_file(a, e, NAME_VDSO, "vdso", fd, &st);
+	if (!strcmp(e->why, NOT_THERE))
+		snprintf(e->why, sizeof(e->why), "%s/%s: not in the recording, not a regular "
+			 "file, or another vDSO", a->dir, VDSO_FILE);
+	return err;
 }
 
 /* The running kernel's symbols, when it is the recorded one (its
@@ -467,8 +482,8 @@ static int put_kallsyms(struct archive *a, struct entry *e)
 		snprintf(e->why, sizeof(e->why),
 			 "/proc/kallsyms hides its addresses (kernel.kptr_restrict)");
 	else
-		err = put_entry(a, e, NAME_KALLSYMS, "kallsyms", -1, buf, (uint64_t)len,
-				0644, a->now, NULL);
+		err = put_entry(a, e, NAME_KALLSYMS, "kallsyms", NULL, buf, (uint64_t)len,
+				0644, a->now);
 	free(buf);
 	return err;
 }
@@ -619,6 +634,7 @@ static int write_archive(struct archive *a, const struct prec_manifest *m, int f
 		return -ENOMEM;
 	}
 	prec_tar_writer__set_limit(a->tar, a->max_size);
+	a->out_fd = fd;
 	a->kernel_samples = kernel_samples(m);
 	err = put_all(a, m, why, owner);
 	if (!err)

@@ -28,9 +28,7 @@
  * enough for any ustar reader, harmless where one without sparse support
  * unpacks it. */
 #define SPARSE_NAME "GNUSparseFile.0/elf"
-/* Data extents a sparse entry's map holds; a file more fragmented than
- * that is written whole (and counts whole against the bound). */
-#define SPARSE_EXTENTS 512u
+#define SPARSE_EXTENTS PREC_TAR_EXTENTS_MAX
 /* Room kept for what follows an entry: a .build-id link (a pax header and
  * its records, a ustar header) and the end of the archive (two zero
  * blocks, padded to a record). */
@@ -43,9 +41,6 @@ struct prec_tar_writer {
 	uint8_t *buf;  /* COPY_BYTES: file data, pax records */
 };
 
-struct extent {
-	uint64_t off, len;
-};
 
 struct ustar {
 	char name[100], mode[8], uid[8], gid[8], size[12], mtime[12];
@@ -294,19 +289,20 @@ static int header(struct prec_tar_writer *t, const char *name, char type,
 	return header_x(t, name, type, size, mode, mtime, link, NULL, 0);
 }
 
-/* len bytes of src from off, or zeros where src ended (it shrank: *short_
- * set). Returns 0 or -errno. */
-static int copy(struct prec_tar_writer *t, int src, uint64_t off, uint64_t len, bool *short_)
+/* len bytes read by rd from off, or zeros where it ended (the file
+ * shrank: *short_ set). Returns 0 or -errno. */
+static int copy(struct prec_tar_writer *t, prec_tar_read_fn rd, void *ctx, uint64_t off,
+		uint64_t len, bool *short_)
 {
 	for (uint64_t end = off + len; off < end;) {
 		size_t want = end - off < COPY_BYTES ? (size_t)(end - off) : COPY_BYTES;
-		ssize_t n = *short_ ? 0 : pread(src, t->buf, want, (off_t)off);
+		ssize_t n = *short_ ? 0 : rd(ctx, t->buf, want, off);
 		int err;
 
-		if (n < 0 && errno == EINTR)
-			continue;
 		if (n < 0)
-			return -errno;
+			return (int)n;
+		if ((size_t)n > want)
+			return -EIO;
 		if (n == 0) {
 			*short_ = true;
 			memset(t->buf, 0, want);
@@ -323,7 +319,7 @@ static int copy(struct prec_tar_writer *t, int src, uint64_t off, uint64_t len, 
 /* src's data extents in [0, size) by SEEK_DATA / SEEK_HOLE, into x (up to
  * SPARSE_EXTENTS). Returns how many, 0 when src has no hole (or its file
  * system does not say, or it has more extents than that: written whole). */
-static uint32_t extents(int src, uint64_t size, struct extent *x)
+uint32_t prec_tar_writer__extents(int src, uint64_t size, struct prec_tar_extent *x)
 {
 	uint32_t n = 0;
 	off_t data, hole;
@@ -343,22 +339,22 @@ static uint32_t extents(int src, uint64_t size, struct extent *x)
 			hole = (off_t)size;
 		if (hole <= data)
 			break;
-		x[n++] = (struct extent){ (uint64_t)data, (uint64_t)(hole - data) };
+		x[n++] = (struct prec_tar_extent){ (uint64_t)data, (uint64_t)(hole - data) };
 	}
 	if (n == 1 && x[0].off == 0 && x[0].len == size)
 		return 0;
 	/* a map's last extent ends the file, if need be an empty one */
 	if (!n || x[n - 1].off + x[n - 1].len < size)
-		x[n++] = (struct extent){ size, 0 };
+		x[n++] = (struct prec_tar_extent){ size, 0 };
 	return n;
 }
 
 /* A sparse entry: GNU 1.0's pax records and, in its data, the map (its
  * count then offset and length of each extent, in decimal lines, padded
  * to a block) before the extents' bytes. */
-static int add_sparse(struct prec_tar_writer *t, const char *name, int src,
-		      uint64_t size, uint32_t mode, int64_t mtime,
-		      const struct extent *x, uint32_t n, bool *short_)
+static int add_sparse(struct prec_tar_writer *t, const char *name, prec_tar_read_fn rd,
+		      void *ctx, uint64_t size, uint32_t mode, int64_t mtime,
+		      const struct prec_tar_extent *x, uint32_t n, bool *short_)
 {
 	size_t cap = 32 + (size_t)n * 42, len, xlen = 0, k;
 	char *map = malloc(cap + BLOCK), xrec[PREC_TAR_NAME_MAX + 256], num[24];
@@ -393,36 +389,54 @@ static int add_sparse(struct prec_tar_writer *t, const char *name, int src,
 	if (!err)
 		err = emit(t, map, len);
 	for (uint32_t i = 0; i < n && !err; i++)
-		err = copy(t, src, x[i].off, x[i].len, short_);
+		err = copy(t, rd, ctx, x[i].off, x[i].len, short_);
 	free(map);
 	return err ? err : pad(t);
 }
-int prec_tar_writer__add_file(struct prec_tar_writer *t, const char *name,
-			      int src, uint64_t size, uint32_t mode, int64_t mtime)
+int prec_tar_writer__add_extents(struct prec_tar_writer *t, const char *name, uint64_t size,
+				 const struct prec_tar_extent *x, uint32_t n,
+				 prec_tar_read_fn rd, void *ctx, uint32_t mode, int64_t mtime)
 {
-	struct extent *x;
 	bool short_ = false;
-	uint32_t n;
 	int err;
 
-	if (!prec_tar_writer__name_ok(name) || size > SIZE_MAX_USTAR)
+	if (!prec_tar_writer__name_ok(name) || size > SIZE_MAX_USTAR || n > SPARSE_EXTENTS + 1)
 		return -EINVAL;
-	x = malloc((SPARSE_EXTENTS + 1) * sizeof(*x));
-	if (!x)
-		return -ENOMEM;
-	n = extents(src, size, x);
 	if (n)
-		err = add_sparse(t, name, src, size, mode, mtime, x, n, &short_);
+		err = add_sparse(t, name, rd, ctx, size, mode, mtime, x, n, &short_);
 	else if (!fits(t, 3 * BLOCK + strlen(name) + 32, size))
 		err = -EFBIG;
 	else
 		err = header(t, name, '0', size, mode, mtime, NULL);
 	if (!err && !n)
-		err = copy(t, src, 0, size, &short_);
+		err = copy(t, rd, ctx, 0, size, &short_);
 	if (!err && !n)
 		err = pad(t);
-	free(x);
 	return err ? err : short_;
+}
+
+static ssize_t read_fd(void *ctx, void *buf, size_t len, uint64_t off)
+{
+	ssize_t n;
+
+	do
+		n = pread(*(int *)ctx, buf, len, (off_t)off);
+	while (n < 0 && errno == EINTR);
+	return n < 0 ? -errno : n;
+}
+
+int prec_tar_writer__add_file(struct prec_tar_writer *t, const char *name,
+			      int src, uint64_t size, uint32_t mode, int64_t mtime)
+{
+	struct prec_tar_extent *x = malloc((SPARSE_EXTENTS + 1) * sizeof(*x));
+	int err;
+
+	if (!x)
+		return -ENOMEM;
+	err = prec_tar_writer__add_extents(t, name, size, x, prec_tar_writer__extents(src, size, x),
+					   read_fd, &src, mode, mtime);
+	free(x);
+	return err;
 }
 
 int prec_tar_writer__add_mem(struct prec_tar_writer *t, const char *name,

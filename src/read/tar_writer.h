@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 struct prec_tar_writer;
 
@@ -34,6 +35,29 @@ bool prec_tar_writer__name_ok(const char *name);
  * good). Blocks on both. */
 int prec_tar_writer__add_file(struct prec_tar_writer *t, const char *name,
 			      int src, uint64_t size, uint32_t mode, int64_t mtime);
+/* A data extent of a file with holes. */
+struct prec_tar_extent {
+	uint64_t off, len;
+};
+/* The most extents a sparse entry's map holds (one more for its end). */
+#define PREC_TAR_EXTENTS_MAX 512u
+/* src's data extents in [0, size) by SEEK_DATA / SEEK_HOLE (which move
+ * src's offset) into x (room for PREC_TAR_EXTENTS_MAX + 1): how many, the
+ * last one ending the file (if need be an empty one at size). 0 when src
+ * has no hole, is already shorter than size, its file system does not
+ * say, or it has more extents: it is written whole. May block as src's
+ * file system does. */
+uint32_t prec_tar_writer__extents(int src, uint64_t size, struct prec_tar_extent *x);
+/* Up to len bytes of a file at off (asked in order of off); returns how
+ * many (> 0), 0 where the file ends (the rest is written as zeros), or
+ * -errno (the stream is then no good). */
+typedef ssize_t (*prec_tar_read_fn)(void *ctx, void *buf, size_t len, uint64_t off);
+/* A regular file of size bytes, read through rd: whole when n is 0, else
+ * in sparse form with the extents x[0, n) of prec_tar_writer__extents().
+ * Returns as add_file. */
+int prec_tar_writer__add_extents(struct prec_tar_writer *t, const char *name, uint64_t size,
+				 const struct prec_tar_extent *x, uint32_t n,
+				 prec_tar_read_fn rd, void *ctx, uint32_t mode, int64_t mtime);
 /* A regular file holding len bytes at p. Returns as add_file (never 1). */
 int prec_tar_writer__add_mem(struct prec_tar_writer *t, const char *name,
 			     const void *p, size_t len, uint32_t mode, int64_t mtime);
