@@ -19,7 +19,12 @@
 #           real id of a file that did not match;
 #   trunc   the user truncates their mapped file (64 MiB of data) as the
 #           archive opens it: the archive goes on, says so, puts no
-#           .build-id link to that entry, and archives the other file.
+#           .build-id link to that entry, and archives the other file;
+#   stall   a mapped file on a FUSE mount whose server stops answering
+#           after its first 64 KiB (tests/helpers/fusestall): the archive
+#           ends within 30 s, says so, puts no .build-id link to that
+#           entry, and archives the other file (an old build waits in the
+#           read until the server is killed).
 # The archive is run with -f (besides replacing its output, the force a
 # reader wants for a recording another user owns). CASES="..." runs only
 # the cases named.
@@ -45,7 +50,9 @@ mkrec() { # NAME ARGS...: $tmp/u/NAME
 	nobody "$H/mkshards" "$tmp/u/$name" --shards 1 --records-per-shard 400 "$@" \
 		>/dev/null 2>"$tmp/mk.err" || fail_rc "$tmp/mk.err" "mkshards $name"
 }
-mkdir -m 755 "$tmp/u" && chown 65534:65534 "$tmp/u" || fail "the user's directory"
+if ! mkdir -m 755 "$tmp/u" || ! chown 65534:65534 "$tmp/u"; then
+	fail "the user's directory"
+fi
 
 case_kmsg() {
 	local maps=(--map "$true_id:/proc/kmsg")
@@ -61,7 +68,9 @@ case_kmsg() {
 		"$PREC" archive -f "$tmp/u/kmsg" -o "$tmp/kmsg.tar" 2>"$tmp/kmsg.err"
 	rc=$?
 	cat "$tmp/kmsg.err"
-	[ $rc != 124 ] && [ $rc != 137 ] || fail "kmsg: the archive did not end in 20 s (it read /proc/kmsg)"
+	if [ $rc = 124 ] || [ $rc = 137 ]; then
+		fail "kmsg: the archive did not end in 20 s (it read /proc/kmsg)"
+	fi
 	! grep -E '<(/proc/kmsg|[^>]*trace_pipe)>' "$tmp/kmsg.strace" | head -3 | grep . ||
 		fail "kmsg: the archive read /proc/kmsg or trace_pipe"
 	[ $rc = 0 ] || fail "kmsg: the archive exited $rc"
@@ -173,8 +182,45 @@ case_trunc() {
 	echo "trunc: the archive went on, the changed file has no link"
 }
 
+case_stall() {
+	local pid secs ls_id
+	ls_id=$(elf_id /bin/ls)
+	if [ -z "$ls_id" ] || [ "$ls_id" = "$true_id" ]; then
+		skip "/bin/ls has no build-id of its own"
+	fi
+	[ -c /dev/fuse ] || skip "no /dev/fuse"
+	mkdir -m 755 "$tmp/fuse"
+	"$H/fusestall" "$tmp/fuse" /bin/true >"$tmp/fuse.out" 2>&1 &
+	fpid=$!
+	at_exit "kill $fpid 2>/dev/null; umount -l '$tmp/fuse' 2>/dev/null"
+	for _ in $(seq 100); do grep -q ready "$tmp/fuse.out" && break; sleep 0.05; done
+	grep -q ready "$tmp/fuse.out" || { cat "$tmp/fuse.out"; skip "no FUSE mount here"; }
+	[ "$(elf_id "$tmp/fuse/stall.so")" = "$true_id" ] || fail "stall: the FUSE file does not read"
+	mkrec stall --map "$true_id:$tmp/fuse/stall.so" --map "$ls_id:/bin/ls"
+	"$PREC" archive -f "$tmp/u/stall" -o "$tmp/stall.tar" 2>"$tmp/stall.err" &
+	pid=$!
+	for secs in $(seq 30); do kill -0 $pid 2>/dev/null || break; sleep 1; done
+	if kill -0 $pid 2>/dev/null; then
+		kill "$fpid" # ends the stuck read, and so the archive
+		wait $pid
+		cat "$tmp/stall.err"
+		fail "stall: the archive waited 30 s on a FUSE read that never ends"
+	fi
+	wait $pid
+	rc=$?
+	cat "$tmp/stall.err"
+	[ "$rc" = 0 ] || fail "stall: the archive exited $rc"
+	grep -qF "left out $tmp/fuse/stall.so ($true_id): changed while being copied" "$tmp/stall.err" ||
+		fail "stall: no 'changed while being copied' line for the stuck file"
+	tar tf "$tmp/stall.tar" >"$tmp/stall.names" || fail "stall: tar tf"
+	grep -qxF "bin/ls/$ls_id/elf" "$tmp/stall.names" || fail "stall: the other file is not in the tar"
+	! grep -qxF ".build-id/${true_id:0:2}/${true_id:2}" "$tmp/stall.names" ||
+		fail "stall: a .build-id link to the stuck file"
+	echo "stall: the archive ended in about $secs s, the stuck file has no link"
+}
+
 # CASES="owner trunc" runs only those (to see each fail on an old build).
-for c in ${CASES:-kmsg sparse owner trunc}; do
+for c in ${CASES:-kmsg sparse owner trunc stall}; do
 	"case_$c"
 done
 echo PASS
