@@ -29,7 +29,8 @@ int prec_dso_hits__add(struct prec_dso_hits *h, const void *rec, uint32_t rec_le
 /* Whether a sample hit path: a file's name as its MMAP2 gave it, "[vdso]",
  * "[kernel.kallsyms]" for a kernel address outside every module. */
 bool prec_dso_hits__hit(const struct prec_dso_hits *h, const char *path);
-/* Samples seen (those of an event the manifest names). */
+/* Samples seen: those of an event the manifest names, in user or kernel
+ * mode (a guest's or the hypervisor's are not). */
 uint64_t prec_dso_hits__samples(const struct prec_dso_hits *h);
 
 #endif
