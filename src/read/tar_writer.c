@@ -249,7 +249,8 @@ static int header_x(struct prec_tar_writer *t, const char *name, char type,
 
 		if (xlen >= COPY_BYTES)
 			return -EINVAL;
-		memcpy(rec, xrec, xlen);
+		if (xlen)
+			memcpy(rec, xrec, xlen);
 		len = xlen;
 		if (!name_fits) {
 			n = pax_record(rec + len, COPY_BYTES - len, "path", name);
