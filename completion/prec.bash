@@ -24,7 +24,7 @@ _prec_opts_merge="-o --output --time -C --cpu --salvage -f --force -z
 _prec_opts_info="--json --check --timeline -h --help"
 _prec_opts_dump="-t --time -C --cpu --salvage -h --help"
 _prec_opts_mark="-d --dir -h --help"
-_prec_opts_archive="-o --output -f --force -h --help"
+_prec_opts_archive="-o --output -f --force -a --all --max-size -h --help"
 
 # The options that take a value (the next word, or --opt=value).
 _prec_args_record="-d --dir -o --output -e --event --filter -F --freq -c --count
@@ -35,7 +35,7 @@ _prec_args_merge="-o --output --time -C --cpu --compression-level"
 _prec_args_info=""
 _prec_args_dump="-t --time -C --cpu"
 _prec_args_mark="-d --dir"
-_prec_args_archive="-o --output"
+_prec_args_archive="-o --output --max-size"
 
 # The events -e names without a source to read (src/record/event_parse.c).
 _prec_named_events="cpu-clock task-clock page-faults faults context-switches cs

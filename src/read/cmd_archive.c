@@ -1,15 +1,21 @@
 // SPDX-License-Identifier: MIT
-// prec archive: a tar of the files a recording's build-id table names, in
-// perf's ~/.debug layout, for `perf report` on another machine. Each path
-// comes from the workload (hostile): opened without following a symlink,
-// taken only as a regular file still holding the recorded build-id.
+// prec archive: a tar of the files a recording's samples hit (--all: every
+// file its build-id table names), in perf's ~/.debug layout, for `perf
+// report` on another machine. Each path comes from the workload or the
+// recording's owner (hostile): opened without following a symlink, taken
+// only as a regular file on a real file system that the owner may read and
+// that still holds the recorded build-id; the tar kept under a bound.
+#include "read/archive_fetch.h"
+#include "read/dso_hits.h"
 #include "read/internal.h"
 #include "read/read.h"
 #include "read/tar_writer.h"
 #include "util/buildid.h"
 #include "util/cli.h"
 #include "util/file.h"
+#include "util/fs_creds.h"
 #include "util/log.h"
+#include "util/size.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -23,9 +29,17 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include <elf.h>
 
 /* A file bigger than this is left out (a debug build of a browser fits). */
 #define FILE_MAX (4ull << 30)
+/* The archive's default bound (--max-size): a few such builds. */
+#define ARCHIVE_MAX_DEFAULT (8ull << 30)
+/* Why any file on disk is left out, whatever it was: missing, unreadable
+ * to the recording's owner, a link not followed, not a regular file on a
+ * real file system, not ELF, another build-id. One message for all, so
+ * that the archive tells nothing about a file that did not match. */
+#define NOT_THERE "no file the recording's owner may read holds this build-id there"
 /* /proc/kallsyms is read whole (its size is known only at its end). */
 #define KALLSYMS_MAX (256u << 20)
 /* Where `prec record` keeps the vDSO image it read from itself. */
@@ -37,6 +51,8 @@ struct archive_args {
 	const char *dir, *out;
 	char *out_default;     /* DIR.tar when there is no -o */
 	bool force;
+	bool all;              /* every file of the table, hit or not */
+	uint64_t max_size;     /* the tar's bound in bytes */
 };
 
 struct archive {
@@ -44,8 +60,12 @@ struct archive {
 	int dirfd;
 	struct prec_tar_writer *tar;
 	int64_t now;
-	uint32_t files, left_out;
+	uint32_t files, left_out, not_hit;
+	uint64_t max_size;
+	int out_fd;            /* the tar's, closed in each fetch's child */
 	uint64_t file_bytes;
+	struct prec_dso_hits *hits; /* NULL: --all */
+	bool for_owner;        /* files read as the recording's owner */
 	const struct prec_manifest_buildid **done; /* ids archived so far */
 	uint32_t nr_done;
 	bool kernel_samples; /* an event may sample kernel space */
@@ -63,9 +83,12 @@ struct entry {
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: prec archive DIR [-o FILE] [-f]\n"
+		"usage: prec archive DIR [-o FILE] [-f] [--all] [--max-size SIZE]\n"
 		"  -o, --output FILE     write FILE instead of DIR.tar ('-' = stdout)\n"
 		"  -f, --force           replace FILE (or a symlink there) if it exists\n"
+		"  -a, --all             every mapped file, not only those samples hit\n"
+		"      --max-size SIZE   the archive's bound (default 8G): a file that would\n"
+		"                        pass it is left out\n"
 		"  -h, --help            this text\n"
 		"Unpack on the machine that reads the recording: tar xf FILE -C ~/.debug\n");
 }
@@ -99,6 +122,8 @@ static int parse_args(int argc, char **argv, struct archive_args *a)
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "force", no_argument, NULL, 'f' },
+		{ "all", no_argument, NULL, 'a' },
+		{ "max-size", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -106,10 +131,18 @@ static int parse_args(int argc, char **argv, struct archive_args *a)
 
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "o:fh", opts, NULL)) != -1) {
+	a->max_size = ARCHIVE_MAX_DEFAULT;
+	while ((c = getopt_long(argc, argv, "o:fah", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o': a->out = optarg; break;
 		case 'f': a->force = true; break;
+		case 'a': a->all = true; break;
+		case 'S':
+			if (prec_size__bytes(optarg, PREC_SIZE_BYTES, 1, &a->max_size) < 0) {
+				prec_cli__bad_args("archive", "--max-size wants a size such as 512M or 4G");
+				return -EINVAL;
+			}
+			break;
 		case 'h': usage(stdout); return 1;
 		default: prec_cli__bad_option("archive", argv); return -EINVAL;
 		}
@@ -139,29 +172,6 @@ static void hex_of(const struct prec_manifest_buildid *b, char *hex)
 static bool same_id(const struct prec_manifest_buildid *b, const uint8_t *id, int len)
 {
 	return len == b->size && !memcmp(b->id, id, (size_t)len);
-}
-
-/* Whether read_fd's result is b's id; else e->why says what is there. */
-static bool id_matches(struct entry *e, int ret, const uint8_t *id)
-{
-	char got[41];
-
-	if (ret > 0 && same_id(e->b, id, ret))
-		return true;
-	if (ret > 0) {
-		struct prec_manifest_buildid now = { .size = (uint8_t)ret };
-
-		memcpy(now.id, id, (size_t)ret);
-		hex_of(&now, got);
-		snprintf(e->why, sizeof(e->why), "build-id on disk is %s", got);
-	} else if (ret == -ENODATA) {
-		snprintf(e->why, sizeof(e->why), "no build-id on disk");
-	} else if (ret == -ENOEXEC) {
-		snprintf(e->why, sizeof(e->why), "not an ELF file (a compressed module?)");
-	} else {
-		snprintf(e->why, sizeof(e->why), "build-id unreadable: %s", strerror(-ret));
-	}
-	return false;
 }
 
 /* A link on a mapped file's path that only root could have made: root's,
@@ -217,23 +227,20 @@ static int follow(struct walk *w, int fd)
 /* One component of the walk, opened O_PATH|O_NOFOLLOW (nothing is opened
  * that could act or block) from where the walk stands: a directory to
  * stand in, the last component (in *st), or a root link to follow.
- * Returns 0, or -1 with e->why. */
-static int step(struct walk *w, struct entry *e, struct stat *st)
+ * Returns 0 or -1. */
+static int step(struct walk *w, struct stat *st)
 {
 	size_t n = strcspn(w->rest, "/");
 	char comp[NAME_MAX + 1];
 	int fd, err;
 
-	if (n > NAME_MAX) {
-		snprintf(e->why, sizeof(e->why), "%s", strerror(ENAMETOOLONG));
+	if (n > NAME_MAX)
 		return -1;
-	}
 	memcpy(comp, w->rest, n);
 	comp[n] = '\0';
 	w->rest += n;
 	fd = openat(w->cur, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, st) < 0) {
-		snprintf(e->why, sizeof(e->why), "%s", strerror(errno));
 		if (fd >= 0)
 			close(fd);
 		return -1;
@@ -241,28 +248,32 @@ static int step(struct walk *w, struct entry *e, struct stat *st)
 	if (!S_ISLNK(st->st_mode)) {
 		close(w->cur);
 		w->cur = fd;
-		if (!w->rest[strspn(w->rest, "/")] || S_ISDIR(st->st_mode))
-			return 0;
-		snprintf(e->why, sizeof(e->why), "%s", strerror(ENOTDIR));
-		return -1;
+		return !w->rest[strspn(w->rest, "/")] || S_ISDIR(st->st_mode) ? 0 : -1;
 	}
 	if (!root_link(w->cur, st)) {
 		close(fd);
-		snprintf(e->why, sizeof(e->why), "%.64s: a symbolic link not root's in "
-			 "a directory only root writes, not followed", comp);
 		return -1;
 	}
 	err = follow(w, fd);
 	close(fd);
-	if (err)
-		snprintf(e->why, sizeof(e->why), "%.64s: %s", comp, strerror(err));
 	return err ? -1 : 0;
+}
+
+/* Whether the walk's end (an O_PATH fd at *st) may be opened for reading:
+ * a regular file on a file system that stores files, bigger than an ELF
+ * header (a kernel's made-up files say 0 or 4096), not past FILE_MAX. */
+static bool openable(int fd, const struct stat *st)
+{
+	return S_ISREG(st->st_mode) && st->st_size > (off_t)sizeof(Elf64_Ehdr) &&
+	       (uint64_t)st->st_size <= FILE_MAX && !prec_file__on_pseudo_fs(fd);
 }
 
 /* The absolute path p walked from "/" a component at a time, a symlink
  * followed only if root_link() (at most MAX_LINKS), then its last
- * component, a regular file, reopened for reading by that very inode.
- * Returns the fd with *st, or -1 with e->why. */
+ * component, if openable(), reopened by that very inode for reading,
+ * O_NONBLOCK. Returns the fd with *st, or -1 with e->why: NOT_THERE
+ * whatever the reason (a path no one may read looks like a missing one),
+ * but for a path too long to walk. */
 static int open_no_links(struct entry *e, const char *p, struct stat *st)
 {
 	struct walk *w = malloc(sizeof(*w));
@@ -279,27 +290,16 @@ static int open_no_links(struct entry *e, const char *p, struct stat *st)
 	w->cur = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	memset(st, 0, sizeof(*st));
 	st->st_mode = S_IFDIR;
-	if (w->cur < 0)
-		snprintf(e->why, sizeof(e->why), "/: %s", strerror(errno));
 	while (w->cur >= 0 && *(w->rest += strspn(w->rest, "/")))
-		if (step(w, e, st) < 0)
+		if (step(w, st) < 0)
 			goto out;
-	if (w->cur < 0) {
-		if (!e->why[0])
-			snprintf(e->why, sizeof(e->why), "/: %s", strerror(errno));
-	} else if (!S_ISREG(st->st_mode)) {
-		snprintf(e->why, sizeof(e->why), "not a regular file");
-	} else if ((uint64_t)st->st_size > FILE_MAX) {
-		snprintf(e->why, sizeof(e->why), "bigger than %llu GiB",
-			 (unsigned long long)(FILE_MAX >> 30));
-	} else {
-		fd = prec_file__reopen(w->cur, st, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			snprintf(e->why, sizeof(e->why), "%s", fd == -ESTALE ?
-				 "replaced while being opened" : strerror(-fd));
+	if (w->cur >= 0 && openable(w->cur, st)) {
+		fd = prec_file__reopen(w->cur, st, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 		fd = fd < 0 ? -1 : fd;
 	}
 out:
+	if (fd < 0)
+		snprintf(e->why, sizeof(e->why), NOT_THERE);
 	if (w->cur >= 0)
 		close(w->cur);
 	free(w);
@@ -307,10 +307,15 @@ out:
 }
 
 /* cache/<id>/base, and .build-id/xx/rest -> ../../cache/<id>: perf's
- * layout (a link to the directory, the file named for its kind). */
+ * layout (a link to the directory, the file named for its kind). The
+ * bytes come from the fetch f, or mem when f is NULL. A file that changed
+ * while being copied (it shrank and was padded, its size, mtime or ctime
+ * moved, or its child went quiet) keeps its entry, which the stream
+ * cannot take back, but gets no link: perf never finds it. Returns 0
+ * (archived, or left out with e->why) or the tar's -errno. */
 static int put_entry(struct archive *a, struct entry *e, const char *cache,
-		     const char *base, int fd, const void *mem, uint64_t size,
-		     uint32_t mode, int64_t mtime)
+		     const char *base, struct prec_fetch *f, const void *mem,
+		     uint64_t size, uint32_t mode, int64_t mtime)
 {
 	size_t n = strlen(cache) + strlen(e->hex) + strlen(base) + 16;
 	char *name = malloc(n), *target = malloc(n + 8), link[64];
@@ -321,10 +326,25 @@ static int put_entry(struct archive *a, struct entry *e, const char *cache,
 	snprintf(name, n, "%s/%s/%s", cache, e->hex, base);
 	snprintf(target, n + 8, "../../%s/%s", cache, e->hex);
 	snprintf(link, sizeof(link), ".build-id/%.2s/%s", e->hex, e->hex + 2);
-	if (fd >= 0)
-		err = prec_tar_writer__add_file(a->tar, name, fd, size, mode, mtime);
+	if (f)
+		err = prec_tar_writer__add_extents(a->tar, name, size, f->x, f->head.nr,
+						   prec_fetch__read, f, mode, mtime);
 	else
 		err = prec_tar_writer__add_mem(a->tar, name, mem, (size_t)size, mode, mtime);
+	if (err == -EFBIG) {
+		snprintf(e->why, sizeof(e->why), "would take the archive past --max-size "
+			 "(%llu bytes)", (unsigned long long)a->max_size);
+		err = 0;
+		goto out;
+	}
+	if (!err && f && prec_fetch__changed(f))
+		err = 1;
+	if (err == 1) {
+		snprintf(e->why, sizeof(e->why), "changed while being copied: its entry "
+			 "is in the tar, with no .build-id link to it");
+		err = 0;
+		goto out;
+	}
 	if (!err)
 		err = prec_tar_writer__add_symlink(a->tar, link, target, a->now);
 	if (!err) {
@@ -338,23 +358,40 @@ out:
 	return err;
 }
 
-/* A file (fd at *st) whose build-id is to be b's. Returns 0 (archived, or
- * left out with e->why set) or the tar's -errno. */
-static int put_file(struct archive *a, struct entry *e, const char *cache,
-		    const char *base, int fd, const struct stat *st)
+/* The file open_fn(ctx) opens, fetched by a child (archive_fetch.c) and
+ * archived if it holds e's build-id. Returns 0 (archived, or left out
+ * with e->why set) or the tar's -errno. */
+static int put_file(struct archive *a, struct entry *e, const char *cache, const char *base,
+		    prec_fetch_open_fn open_fn, void *ctx)
 {
-	uint8_t id[20];
-	int err = 0;
+	struct prec_fetch *f = malloc(sizeof(*f));
+	int err;
 
-	if (id_matches(e, prec_buildid__read_fd(fd, id), id)) {
-		err = put_entry(a, e, cache, base, fd, NULL, (uint64_t)st->st_size,
-				st->st_mode & 0755, st->st_mtime);
-		/* The file got shorter while being copied: the tar is cut. */
-		if (err == -ENODATA)
-			pr_err("archive %s: %s: shrank while being copied", a->dir, cache);
-	}
-	close(fd);
-	return err;
+	if (!f)
+		return -ENOMEM;
+	err = prec_fetch__open(f, open_fn, ctx, e->b->id, e->b->size, a->out_fd);
+	if (err == -ETIMEDOUT)
+		snprintf(e->why, sizeof(e->why), "no answer in %u s (a stuck file system?)",
+			 PREC_FETCH_STALL_MS / 1000);
+	else if (err)
+		snprintf(e->why, sizeof(e->why), "%s", strerror(-err));
+	else if (!f->head.found)
+		snprintf(e->why, sizeof(e->why), NOT_THERE);
+	else
+		err = put_entry(a, e, cache, base, f, NULL, f->head.size, f->head.mode,
+				f->head.mtime);
+	prec_fetch__close(f);
+	free(f);
+	/* a fetch that failed is this file's loss, not the archive's */
+	return err == -ETIMEDOUT || err == -EBADMSG ? 0 : err;
+}
+
+/* In the fetch's child: the walk of open_no_links(), for a path. */
+static int open_path(void *ctx, struct stat *st)
+{
+	struct entry *e = ctx;
+
+	return open_no_links(e, e->b->path, st);
 }
 
 /* A mapped file by its path: absolute, with only plain components (a
@@ -362,8 +399,6 @@ static int put_file(struct archive *a, struct entry *e, const char *cache,
 static int put_path(struct archive *a, struct entry *e)
 {
 	const char *path = e->b->path;
-	struct stat st;
-	int fd;
 
 	if (path[0] != '/' || !prec_tar_writer__name_ok(path + 1) ||
 	    strlen(path) + 48 > PREC_TAR_NAME_MAX) {
@@ -371,31 +406,53 @@ static int put_path(struct archive *a, struct entry *e)
 			 "not a plain absolute path");
 		return 0;
 	}
-	fd = open_no_links(e, path, &st);
-	return fd < 0 ? 0 : put_file(a, e, path + 1, "elf", fd, &st);
+	return put_file(a, e, path + 1, "elf", open_path, e);
+}
+
+/* In the fetch's child: the recording's vdso.so, a regular file opened
+ * as its other files are, on a real file system. */
+static int open_vdso(void *ctx, struct stat *st)
+{
+	const struct archive *a = ctx;
+	const char *why = NULL;
+	int fd = prec_file__open_regular(a->dirfd, VDSO_FILE, &why);
+
+	if (fd >= 0 && (fstat(fd, st) < 0 || prec_file__on_pseudo_fs(fd))) {
+		close(fd);
+		fd = -1;
+	}
+	return fd < 0 ? -1 : fd;
 }
 
 /* The vDSO image the recording keeps (DIR/vdso.so), as perf's cache
  * holds one: [vdso]/<id>/vdso. */
 static int put_vdso(struct archive *a, struct entry *e)
 {
-	const char *why = NULL;
-	struct stat st;
-	int fd = prec_file__open_regular(a->dirfd, VDSO_FILE, &why);
+	int err = put_file(a, e, NAME_VDSO, "vdso", open_vdso, a);
 
-	if (fd < 0 || fstat(fd, &st) < 0) {
-		snprintf(e->why, sizeof(e->why), "%s/%s: %s", a->dir, VDSO_FILE,
-			 fd == -ENOENT ? "not in the recording" : why ? why : strerror(-fd));
-		if (fd >= 0)
-			close(fd);
-		return 0;
-	}
-	return put_file(a, e, NAME_VDSO, "vdso", fd, &st);
+	if (!strcmp(e->why, NOT_THERE))
+		snprintf(e->why, sizeof(e->why), "%s/%s: not in the recording, not a regular "
+			 "file, or another vDSO", a->dir, VDSO_FILE);
+	return err;
 }
 
 /* The running kernel's symbols, when it is the recorded one (its
  * build-id), as [kernel.kallsyms]/<id>/kallsyms: /proc/kallsyms as perf
  * copies it. */
+/* Whether /proc/kallsyms shows its addresses to a user without
+ * CAP_SYSLOG: kptr_restrict 0 and perf_event_paranoid at most 1. Root's
+ * fsuid taken as another user keeps CAP_SYSLOG, so the kernel would show
+ * them to root's read anyway: asked here instead. */
+static bool kallsyms_open_to_all(void)
+{
+	char v[16];
+
+	return prec_file__read_line("/proc/sys/kernel/kptr_restrict", v, sizeof(v)) > 0 &&
+	       atoi(v) == 0 &&
+	       prec_file__read_line("/proc/sys/kernel/perf_event_paranoid", v, sizeof(v)) > 0 &&
+	       atoi(v) <= 1;
+}
+
 static int put_kallsyms(struct archive *a, struct entry *e)
 {
 	uint8_t id[20];
@@ -412,6 +469,11 @@ static int put_kallsyms(struct archive *a, struct entry *e)
 		snprintf(e->why, sizeof(e->why), "running kernel's build-id: %s", strerror(-ret));
 		return 0;
 	}
+	if (a->for_owner && !kallsyms_open_to_all()) {
+		snprintf(e->why, sizeof(e->why), "/proc/kallsyms hides its addresses "
+			 "from the recording's owner (kernel.kptr_restrict, perf_event_paranoid)");
+		return 0;
+	}
 	len = prec_file__read_text("/proc/kallsyms", &buf, &cap, KALLSYMS_MAX);
 	if (len < 0)
 		snprintf(e->why, sizeof(e->why), "/proc/kallsyms: %s", strerror((int)-len));
@@ -420,7 +482,7 @@ static int put_kallsyms(struct archive *a, struct entry *e)
 		snprintf(e->why, sizeof(e->why),
 			 "/proc/kallsyms hides its addresses (kernel.kptr_restrict)");
 	else
-		err = put_entry(a, e, NAME_KALLSYMS, "kallsyms", -1, buf, (uint64_t)len,
+		err = put_entry(a, e, NAME_KALLSYMS, "kallsyms", NULL, buf, (uint64_t)len,
 				0644, a->now);
 	free(buf);
 	return err;
@@ -446,9 +508,13 @@ static int put_one(struct archive *a, const struct prec_manifest_buildid *b,
 	if (!b->size || !b->path || archived(a, b))
 		return 0;
 	hex_of(b, e.hex);
-	/* Nothing of the kernel to resolve (perf archive takes only the
-	 * files samples hit): not kallsyms, nor a line saying a user may
-	 * not read its addresses. */
+	/* As perf archive, only the files samples hit: not even a line
+	 * for the others (a user may not read the kernel's addresses). */
+	if (a->hits && !prec_dso_hits__hit(a->hits, b->path)) {
+		a->not_hit++;
+		return 0;
+	}
+	/* --all: nothing of the kernel to resolve without kernel samples. */
 	if (!strcmp(b->path, NAME_KALLSYMS) && !a->kernel_samples)
 		return 0;
 	if (!strcmp(b->path, NAME_KALLSYMS))
@@ -497,7 +563,67 @@ static bool kernel_samples(const struct prec_manifest *m)
 	return false;
 }
 
-static int write_archive(struct archive *a, const struct prec_manifest *m, int fd)
+/* The files the recording's samples hit, by one pass over its records
+ * (a corrupt chunk ends its shard's part, as in merge --salvage: the
+ * hits so far count). Returns 0 or -errno after one line. */
+static int find_hits(struct archive *a, const struct prec_manifest *m)
+{
+	struct prec_merge_opts o = { .salvage = true, .window_start = prec_merge__window(m) };
+	struct prec_merge_rec rec;
+	struct prec_merge *mg;
+	int r;
+
+	r = prec_dso_hits__new(&a->hits, m);
+	if (!r)
+		r = prec_merge__open(&mg, a->dirfd, m, &o);
+	if (r < 0) {
+		pr_err("archive %s: cannot read the samples: %s", a->dir, strerror(-r));
+		return r;
+	}
+	while ((r = prec_merge__next(mg, &rec)) > 0)
+		if (rec.rec && (r = prec_dso_hits__add(a->hits, rec.rec, rec.rec_len)) < 0)
+			break;
+	if (r < 0)
+		pr_err("archive %s: reading the samples: %s", a->dir, strerror(-r));
+	else if (prec_merge__errors(mg))
+		pr_warn("archive %s: %u corrupt chunks or shards: the files their samples "
+			"hit may be left out", a->dir, prec_merge__errors(mg));
+	prec_merge__close(mg);
+	return r < 0 ? r : 0;
+}
+
+/* The recording's files, read as its owner when root archives another
+ * user's: what that user could not read stays out. */
+static int put_all(struct archive *a, const struct prec_manifest *m, char (*why)[WHY_LEN],
+		   const struct stat *owner)
+{
+	struct prec_fs_creds c;
+	int err = 0;
+
+	if (a->for_owner) {
+		err = prec_fs_creds__init(&c, owner->st_uid, owner->st_gid);
+		if (!err && prec_fs_creds__take(&c) < 0) {
+			prec_fs_creds__exit(&c);
+			err = -EPERM;
+		}
+		if (err) {
+			pr_err("archive %s: cannot take the file access of its owner (uid %u): %s",
+			       a->dir, (unsigned int)owner->st_uid, strerror(-err));
+			return err;
+		}
+	}
+	for (uint32_t i = 0; i < m->nr_buildids && !err; i++)
+		err = put_one(a, &m->buildids[i], why[i]);
+	if (a->for_owner) {
+		if (prec_fs_creds__restore(&c) < 0 && !err)
+			err = -EPERM;
+		prec_fs_creds__exit(&c);
+	}
+	return err;
+}
+
+static int write_archive(struct archive *a, const struct prec_manifest *m, int fd,
+			 const struct stat *owner)
 {
 	char (*why)[WHY_LEN] = calloc(m->nr_buildids + 1, WHY_LEN);
 	int err = prec_tar_writer__new(&a->tar, fd);
@@ -507,9 +633,10 @@ static int write_archive(struct archive *a, const struct prec_manifest *m, int f
 		free(why);
 		return -ENOMEM;
 	}
+	prec_tar_writer__set_limit(a->tar, a->max_size);
+	a->out_fd = fd;
 	a->kernel_samples = kernel_samples(m);
-	for (uint32_t i = 0; i < m->nr_buildids && !err; i++)
-		err = put_one(a, &m->buildids[i], why[i]);
+	err = put_all(a, m, why, owner);
 	if (!err)
 		err = prec_tar_writer__finish(a->tar);
 	if (!err)
@@ -535,12 +662,32 @@ static int read_manifest(const char *dir, int *dirfd, struct prec_manifest **m)
 	return err;
 }
 
+/* Who the recording is: its manifest's owner, or its directory's when
+ * root owns the manifest. When root archives another user's recording,
+ * every file is read as that user (a.for_owner). Returns 0 or -errno. */
+static int owner_of(struct archive *a, struct stat *owner)
+{
+	struct stat dir;
+
+	if (fstatat(a->dirfd, "manifest", owner, AT_SYMLINK_NOFOLLOW) < 0 ||
+	    fstat(a->dirfd, &dir) < 0) {
+		pr_err("archive %s: %s", a->dir, strerror(errno));
+		return -errno;
+	}
+	if (!owner->st_uid)
+		*owner = dir;
+	a->for_owner = geteuid() == 0 && owner->st_uid != 0;
+	return 0;
+}
+
 int prec_cmd_archive(int argc, char **argv)
 {
 	struct archive_args args = { 0 };
 	struct archive a = { .dirfd = -1 };
 	struct prec_manifest *m = NULL;
 	struct prec_merge_output out = { .fd = -1 };
+	struct stat owner;
+	char not_hit[80] = "";
 	int rc = 1, err;
 
 	err = parse_args(argc, argv, &args);
@@ -551,7 +698,8 @@ int prec_cmd_archive(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	a.dir = args.dir;
 	a.now = (int64_t)time(NULL);
-	if (read_manifest(args.dir, &a.dirfd, &m) < 0)
+	a.max_size = args.max_size;
+	if (read_manifest(args.dir, &a.dirfd, &m) < 0 || owner_of(&a, &owner) < 0)
 		goto out;
 	err = prec_merge_output__open_as(&out, "archive", "a tar", args.out, args.force);
 	if (err) {
@@ -563,19 +711,27 @@ int prec_cmd_archive(int argc, char **argv)
 		rc = 2;
 		goto out;
 	}
-	err = write_archive(&a, m, out.fd);
-	if (err)
+	if (!args.all && find_hits(&a, m) < 0) {
+		prec_merge_output__finish(&out, false);
+		goto out;
+	}
+	err = write_archive(&a, m, out.fd, &owner);
+	if (err && err != -EPERM)
 		pr_err("archive %s: writing %s: %s", args.dir, strcmp(args.out, "-") ?
 		       args.out : "stdout", strerror(-err));
 	if (prec_merge_output__finish(&out, !err) == 0 && !err) {
 		rc = 0;
-		pr_info("archive %s: %u file%s, %llu bytes (%llu KiB of tar) -> %s, %u left out",
+		if (a.not_hit)
+			snprintf(not_hit, sizeof(not_hit), ", %u not hit by a sample (--all adds them)",
+				 a.not_hit);
+		pr_info("archive %s: %u file%s, %llu bytes (%llu KiB of tar) -> %s, %u left out%s",
 			args.dir, a.files, a.files == 1 ? "" : "s", (unsigned long long)a.file_bytes,
 			(unsigned long long)(prec_tar_writer__bytes(a.tar) >> 10),
-			strcmp(args.out, "-") ? args.out : "stdout", a.left_out);
+			strcmp(args.out, "-") ? args.out : "stdout", a.left_out, not_hit);
 	}
 out:
 	prec_tar_writer__delete(a.tar);
+	prec_dso_hits__delete(a.hits);
 	free(a.done);
 	prec_manifest__delete(m);
 	if (a.dirfd >= 0)

@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: MIT
 // A tar stream (POSIX.1-2001 ustar, with a pax 'x' header before an entry
 // whose name or link target ustar cannot hold) written front to back to a
-// file or a pipe: regular files copied through one buffer, symlinks.
+// file or a pipe: regular files copied through one buffer (a file with
+// holes in GNU's pax sparse format 1.0: holes are never written out),
+// symlinks, the whole kept under a bound.
 #include "read/tar_writer.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "util/file.h"
@@ -20,12 +24,23 @@
 /* An 11-digit octal size field: 8 GiB - 1. */
 #define SIZE_MAX_USTAR 077777777777ull
 #define PAX_NAME "PaxHeader"
+/* A sparse entry's ustar name (GNU.sparse.name holds the real one): short
+ * enough for any ustar reader, harmless where one without sparse support
+ * unpacks it. */
+#define SPARSE_NAME "GNUSparseFile.0/elf"
+#define SPARSE_EXTENTS PREC_TAR_EXTENTS_MAX
+/* Room kept for what follows an entry: a .build-id link (a pax header and
+ * its records, a ustar header) and the end of the archive (two zero
+ * blocks, padded to a record). */
+#define TAIL_BYTES (8u * BLOCK + RECORD)
 
 struct prec_tar_writer {
 	int fd;
 	uint64_t bytes;
+	uint64_t limit;  /* bytes the stream may reach, UINT64_MAX: no bound */
 	uint8_t *buf;  /* COPY_BYTES: file data, pax records */
 };
+
 
 struct ustar {
 	char name[100], mode[8], uid[8], gid[8], size[12], mtime[12];
@@ -45,6 +60,7 @@ int prec_tar_writer__new(struct prec_tar_writer **out, int fd)
 		return -ENOMEM;
 	}
 	t->fd = fd;
+	t->limit = UINT64_MAX;
 	*out = t;
 	return 0;
 }
@@ -60,6 +76,20 @@ void prec_tar_writer__delete(struct prec_tar_writer *t)
 uint64_t prec_tar_writer__bytes(const struct prec_tar_writer *t)
 {
 	return t->bytes;
+}
+
+void prec_tar_writer__set_limit(struct prec_tar_writer *t, uint64_t limit)
+{
+	t->limit = limit;
+}
+
+/* Whether an entry of data bytes (padded) after headers of up to
+ * header_bytes still leaves the tail's room under the bound. */
+static bool fits(const struct prec_tar_writer *t, uint64_t header_bytes, uint64_t data)
+{
+	uint64_t need = header_bytes + (data + BLOCK - 1) / BLOCK * BLOCK + TAIL_BYTES;
+
+	return t->limit == UINT64_MAX || (t->bytes <= t->limit && need <= t->limit - t->bytes);
 }
 
 /* Whether the component c (len bytes, not NUL-ended) is what. */
@@ -196,9 +226,11 @@ static int write_header(struct prec_tar_writer *t, struct ustar *h)
 }
 
 /* The header of one entry, after a pax header with its path and linkpath
- * when ustar cannot hold them. */
-static int header(struct prec_tar_writer *t, const char *name, char type,
-		  uint64_t size, uint32_t mode, int64_t mtime, const char *link)
+ * when ustar cannot hold them, or with the extra records xrec[0, xlen)
+ * (a sparse file's). */
+static int header_x(struct prec_tar_writer *t, const char *name, char type,
+		    uint64_t size, uint32_t mode, int64_t mtime, const char *link,
+		    const char *xrec, size_t xlen)
 {
 	struct ustar h = { 0 };
 	bool name_fits = put_name(&h, name);
@@ -210,13 +242,18 @@ static int header(struct prec_tar_writer *t, const char *name, char type,
 	    put_octal(h.mode, sizeof(h.mode), mode & 07777) ||
 	    put_octal(h.mtime, sizeof(h.mtime), when))
 		return -EINVAL;
-	if (!name_fits || !link_fits) {
+	if (!name_fits || !link_fits || xlen) {
 		struct ustar x = { 0 };
 		char *rec = (char *)t->buf;
 		size_t len = 0, n;
 
+		if (xlen >= COPY_BYTES)
+			return -EINVAL;
+		if (xlen)
+			memcpy(rec, xrec, xlen);
+		len = xlen;
 		if (!name_fits) {
-			n = pax_record(rec, COPY_BYTES, "path", name);
+			n = pax_record(rec + len, COPY_BYTES - len, "path", name);
 			if (!n)
 				return -EINVAL;
 			len += n;
@@ -247,29 +284,160 @@ static int header(struct prec_tar_writer *t, const char *name, char type,
 	return write_header(t, &h);
 }
 
+static int header(struct prec_tar_writer *t, const char *name, char type,
+		  uint64_t size, uint32_t mode, int64_t mtime, const char *link)
+{
+	return header_x(t, name, type, size, mode, mtime, link, NULL, 0);
+}
+
+/* len bytes read by rd from off, or zeros where it ended (the file
+ * shrank: *short_ set). Returns 0 or -errno. */
+static int copy(struct prec_tar_writer *t, prec_tar_read_fn rd, void *ctx, uint64_t off,
+		uint64_t len, bool *short_)
+{
+	for (uint64_t end = off + len; off < end;) {
+		size_t want = end - off < COPY_BYTES ? (size_t)(end - off) : COPY_BYTES;
+		ssize_t n = *short_ ? 0 : rd(ctx, t->buf, want, off);
+		int err;
+
+		if (n < 0)
+			return (int)n;
+		if ((size_t)n > want)
+			return -EIO;
+		if (n == 0) {
+			*short_ = true;
+			memset(t->buf, 0, want);
+			n = (ssize_t)want;
+		}
+		err = emit(t, t->buf, (size_t)n);
+		if (err)
+			return err;
+		off += (uint64_t)n;
+	}
+	return 0;
+}
+
+/* src's data extents in [0, size) by SEEK_DATA / SEEK_HOLE, into x (up to
+ * SPARSE_EXTENTS). Returns how many, 0 when src has no hole (or its file
+ * system does not say, or it has more extents than that: written whole). */
+uint32_t prec_tar_writer__extents(int src, uint64_t size, struct prec_tar_extent *x)
+{
+	uint32_t n = 0;
+	off_t data, hole;
+	struct stat st;
+
+	/* shorter than size already: the whole copy pads and says so */
+	if (fstat(src, &st) < 0 || (uint64_t)st.st_size < size)
+		return 0;
+	for (off_t at = 0; (uint64_t)at < size; at = hole) {
+		data = lseek(src, at, SEEK_DATA);
+		if (data < 0 && errno == ENXIO)
+			break; /* a hole up to the end */
+		hole = data < 0 ? -1 : lseek(src, data, SEEK_HOLE);
+		if (hole < 0 || n == SPARSE_EXTENTS)
+			return 0;
+		if ((uint64_t)hole > size)
+			hole = (off_t)size;
+		if (hole <= data)
+			break;
+		x[n++] = (struct prec_tar_extent){ (uint64_t)data, (uint64_t)(hole - data) };
+	}
+	if (n == 1 && x[0].off == 0 && x[0].len == size)
+		return 0;
+	/* a map's last extent ends the file, if need be an empty one */
+	if (!n || x[n - 1].off + x[n - 1].len < size)
+		x[n++] = (struct prec_tar_extent){ size, 0 };
+	return n;
+}
+
+/* A sparse entry: GNU 1.0's pax records and, in its data, the map (its
+ * count then offset and length of each extent, in decimal lines, padded
+ * to a block) before the extents' bytes. */
+static int add_sparse(struct prec_tar_writer *t, const char *name, prec_tar_read_fn rd,
+		      void *ctx, uint64_t size, uint32_t mode, int64_t mtime,
+		      const struct prec_tar_extent *x, uint32_t n, bool *short_)
+{
+	size_t cap = 32 + (size_t)n * 42, len, xlen = 0, k;
+	char *map = malloc(cap + BLOCK), xrec[PREC_TAR_NAME_MAX + 256], num[24];
+	uint64_t data = 0;
+	int err;
+
+	if (!map)
+		return -ENOMEM;
+	len = (size_t)snprintf(map, cap, "%" PRIu32 "\n", n);
+	for (uint32_t i = 0; i < n; i++) {
+		len += (size_t)snprintf(map + len, cap - len, "%" PRIu64 "\n%" PRIu64 "\n",
+					x[i].off, x[i].len);
+		data += x[i].len;
+	}
+	memset(map + len, 0, BLOCK);
+	len = (len + BLOCK - 1) / BLOCK * BLOCK;
+	snprintf(num, sizeof(num), "%" PRIu64, size);
+	k = pax_record(xrec, sizeof(xrec), "GNU.sparse.major", "1");
+	xlen += k;
+	k = k ? pax_record(xrec + xlen, sizeof(xrec) - xlen, "GNU.sparse.minor", "0") : 0;
+	xlen += k;
+	k = k ? pax_record(xrec + xlen, sizeof(xrec) - xlen, "GNU.sparse.name", name) : 0;
+	xlen += k;
+	k = k ? pax_record(xrec + xlen, sizeof(xrec) - xlen, "GNU.sparse.realsize", num) : 0;
+	xlen += k;
+	if (!k || len + data > SIZE_MAX_USTAR)
+		err = -EINVAL;
+	else if (!fits(t, 3 * BLOCK + xlen, len + data))
+		err = -EFBIG;
+	else
+		err = header_x(t, SPARSE_NAME, '0', len + data, mode, mtime, NULL, xrec, xlen);
+	if (!err)
+		err = emit(t, map, len);
+	for (uint32_t i = 0; i < n && !err; i++)
+		err = copy(t, rd, ctx, x[i].off, x[i].len, short_);
+	free(map);
+	return err ? err : pad(t);
+}
+int prec_tar_writer__add_extents(struct prec_tar_writer *t, const char *name, uint64_t size,
+				 const struct prec_tar_extent *x, uint32_t n,
+				 prec_tar_read_fn rd, void *ctx, uint32_t mode, int64_t mtime)
+{
+	bool short_ = false;
+	int err;
+
+	if (!prec_tar_writer__name_ok(name) || size > SIZE_MAX_USTAR || n > SPARSE_EXTENTS + 1)
+		return -EINVAL;
+	if (n)
+		err = add_sparse(t, name, rd, ctx, size, mode, mtime, x, n, &short_);
+	else if (!fits(t, 3 * BLOCK + strlen(name) + 32, size))
+		err = -EFBIG;
+	else
+		err = header(t, name, '0', size, mode, mtime, NULL);
+	if (!err && !n)
+		err = copy(t, rd, ctx, 0, size, &short_);
+	if (!err && !n)
+		err = pad(t);
+	return err ? err : short_;
+}
+
+static ssize_t read_fd(void *ctx, void *buf, size_t len, uint64_t off)
+{
+	ssize_t n;
+
+	do
+		n = pread(*(int *)ctx, buf, len, (off_t)off);
+	while (n < 0 && errno == EINTR);
+	return n < 0 ? -errno : n;
+}
+
 int prec_tar_writer__add_file(struct prec_tar_writer *t, const char *name,
 			      int src, uint64_t size, uint32_t mode, int64_t mtime)
 {
-	uint64_t off = 0;
+	struct prec_tar_extent *x = malloc((SPARSE_EXTENTS + 1) * sizeof(*x));
 	int err;
 
-	if (!prec_tar_writer__name_ok(name) || size > SIZE_MAX_USTAR)
-		return -EINVAL;
-	err = header(t, name, '0', size, mode, mtime, NULL);
-	while (!err && off < size) {
-		size_t want = size - off < COPY_BYTES ? (size_t)(size - off) : COPY_BYTES;
-		ssize_t n = pread(src, t->buf, want, (off_t)off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			return -ENODATA;
-		err = emit(t, t->buf, (size_t)n);
-		off += (uint64_t)n;
-	}
-	return err ? err : pad(t);
+	if (!x)
+		return -ENOMEM;
+	err = prec_tar_writer__add_extents(t, name, size, x, prec_tar_writer__extents(src, size, x),
+					   read_fd, &src, mode, mtime);
+	free(x);
+	return err;
 }
 
 int prec_tar_writer__add_mem(struct prec_tar_writer *t, const char *name,
@@ -279,6 +447,8 @@ int prec_tar_writer__add_mem(struct prec_tar_writer *t, const char *name,
 
 	if (!prec_tar_writer__name_ok(name) || len > SIZE_MAX_USTAR)
 		return -EINVAL;
+	if (!fits(t, 3 * BLOCK + strlen(name) + 32, len))
+		return -EFBIG;
 	err = header(t, name, '0', len, mode, mtime, NULL);
 	if (!err)
 		err = emit(t, p, len);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // JSON rendering of a manifest for `prec info --json`: every field, strings
 // escaped so any byte sequence yields valid JSON (UTF-8 kept, invalid bytes
-// as \u00XX).
+// as \u00XX) that puts no control on a terminal (C1 and bidi controls as
+// \uXXXX).
 #include "store/store.h"
 
 #include <errno.h>
@@ -44,6 +45,25 @@ static int utf8_len(const unsigned char *s)
 	return n;
 }
 
+/* The code point of the valid n-byte UTF-8 sequence at s. */
+static uint32_t code_point(const unsigned char *s, int n)
+{
+	uint32_t c = n == 1 ? s[0] : s[0] & (0x7fu >> n);
+
+	for (int i = 1; i < n; i++)
+		c = c << 6 | (s[i] & 0x3fu);
+	return c;
+}
+
+/* A character valid in JSON that a terminal still acts on or that shows
+ * text out of order: C1 controls (U+009B is a CSI to xterm and VTE), the
+ * bidi embeddings, overrides and isolates. */
+static bool shown_escaped(uint32_t c)
+{
+	return (c >= 0x80 && c <= 0x9f) || (c >= 0x202a && c <= 0x202e) ||
+	       (c >= 0x2066 && c <= 0x2069);
+}
+
 static void put_json_str(FILE *f, const char *str)
 {
 	const unsigned char *s = (const unsigned char *)str;
@@ -66,6 +86,8 @@ static void put_json_str(FILE *f, const char *str)
 		} else if (*s < 0x20 || *s == 0x7f || n == 0) {
 			fprintf(f, "\\u%04x", *s);
 			n = 1;
+		} else if (n > 1 && shown_escaped(code_point(s, n))) {
+			fprintf(f, "\\u%04x", (unsigned int)code_point(s, n));
 		} else {
 			fwrite(s, 1, (size_t)n, f);
 		}

@@ -8,8 +8,9 @@
 
 /* Length of the printable UTF-8 character at p (left bytes there, left > 0),
  * or 0 for a byte a terminal may act on or that is not UTF-8: C0 controls,
- * DEL, C1 controls, overlong forms, surrogates, past U+10FFFF, a character
- * cut short by the end. */
+ * DEL, C1 controls, the bidi controls (embeddings, overrides, isolates:
+ * they show text in another order than it is), overlong forms,
+ * surrogates, past U+10FFFF, a character cut short by the end. */
 static size_t printable_len(const unsigned char *p, size_t left)
 {
 	size_t n;
@@ -33,7 +34,8 @@ static size_t printable_len(const unsigned char *p, size_t left)
 		c = c << 6 | (p[i] & 0x3fu);
 	}
 	if (c < 0xa0 || (n == 3 && c < 0x800) || (n == 4 && c < 0x10000) ||
-	    (c >= 0xd800 && c <= 0xdfff) || c > 0x10ffff)
+	    (c >= 0xd800 && c <= 0xdfff) || c > 0x10ffff ||
+	    (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069))
 		return 0;
 	return n;
 }

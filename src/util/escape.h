@@ -14,7 +14,8 @@
 
 /* Does s[0, len) hold a byte escaping would change apart from a backslash
  * or a quote: a C0 control, DEL, a C1 control (U+0080..U+009F; 0x9b is a
- * CSI to some terminals), or bytes that are not UTF-8 (overlong forms,
+ * CSI to some terminals), a bidi control (U+202A..U+202E, U+2066..U+2069:
+ * each of its bytes as \xNN), or bytes that are not UTF-8 (overlong forms,
  * surrogates, past U+10FFFF, cut short at len)? Stops at a NUL. */
 bool prec_escape__needed(const void *s, size_t len);
 

@@ -7,8 +7,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <linux/magic.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 static int grow(char **buf, size_t *cap, size_t max)
@@ -158,4 +160,33 @@ int prec_file__reopen(int pathfd, const struct stat *st, int flags)
 		return -ESTALE;
 	}
 	return fd;
+}
+
+bool prec_file__on_pseudo_fs(int fd)
+{
+	/* Not in every linux/magic.h. */
+	static const unsigned long others[] = {
+		0x62656570, /* configfs */
+		0x65735543, /* fusectl */
+		0x6c6f6f70, /* binderfs */
+	};
+	static const unsigned long pseudo[] = {
+		PROC_SUPER_MAGIC, SYSFS_MAGIC, DEBUGFS_MAGIC, TRACEFS_MAGIC,
+		SECURITYFS_MAGIC, SELINUX_MAGIC, SMACK_MAGIC, CGROUP_SUPER_MAGIC,
+		CGROUP2_SUPER_MAGIC, BPF_FS_MAGIC, PSTOREFS_MAGIC, EFIVARFS_MAGIC,
+		DEVPTS_SUPER_MAGIC, BINFMTFS_MAGIC, NSFS_MAGIC, PIPEFS_MAGIC,
+		SOCKFS_MAGIC, ANON_INODE_FS_MAGIC, USBDEVICE_SUPER_MAGIC,
+		OPENPROM_SUPER_MAGIC, XENFS_SUPER_MAGIC, RDTGROUP_SUPER_MAGIC,
+	};
+	struct statfs sf;
+
+	if (fstatfs(fd, &sf) < 0)
+		return true;
+	for (size_t i = 0; i < sizeof(pseudo) / sizeof(pseudo[0]); i++)
+		if ((unsigned long)sf.f_type == pseudo[i])
+			return true;
+	for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++)
+		if ((unsigned long)sf.f_type == others[i])
+			return true;
+	return false;
 }

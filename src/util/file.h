@@ -4,6 +4,7 @@
 #ifndef PREC_UTIL_FILE_H
 #define PREC_UTIL_FILE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/stat.h>
@@ -36,6 +37,14 @@ int prec_file__open_regular(int dirfd, const char *name, const char **why);
  * opened is not that inode, or -errno. Blocks as the open does (a FIFO
  * without O_NONBLOCK waits for its other end). */
 int prec_file__reopen(int pathfd, const struct stat *st, int flags);
+
+/* Whether fd (an O_PATH descriptor will do) lies on a file system the
+ * kernel makes up rather than one that stores files: proc, sysfs,
+ * debugfs, tracefs, securityfs, cgroup, bpf, pstore, efivarfs, configfs
+ * and the like, where a "regular file" may act when read (/proc/kmsg
+ * consumes the kernel's messages) and its size says nothing. An fd whose
+ * file system cannot be told counts as such. */
+bool prec_file__on_pseudo_fs(int fd);
 
 /* Write all n bytes to fd, retrying short writes and EINTR. Returns 0 or
  * -errno (-EIO if the fd stops taking bytes). */

@@ -5,11 +5,12 @@
 # ustar name) is recorded with its samples in a named function, merged and
 # archived, then deleted. Under a fresh HOME, `perf report` cannot name the
 # function without the archive and names it, with nothing on stderr, once
-# the archive is unpacked in ~/.debug. A binary rebuilt after the recording
-# and files that an unprivileged user swaps for symlinks afterwards (to
-# /etc/shadow, to a copy of the same binary, a directory on the way) are
-# each listed as left out and not in the tar; no name in it is absolute or
-# has a `..` component. The running kernel's kallsyms and the recording's
+# the archive is unpacked in ~/.debug. With --all, a binary rebuilt after
+# the recording and files that an unprivileged user swaps for symlinks
+# afterwards (to /etc/shadow, to a copy of the same binary, a directory on
+# the way) are each listed as left out, all for the same reason (never the
+# id on disk), and not in the tar; no name in it is absolute or has a `..`
+# component. By default (the files samples hit) the workload is in the tar. The running kernel's kallsyms and the recording's
 # vdso.so are in it, wherever the kernel has a build-id and a vDSO.
 set -u
 # shellcheck source=tests/lib/e2e.sh
@@ -74,7 +75,13 @@ nobody sh -c "set -e; cd '$tmp'
 	mv swap/copy elsewhere/copy && ln -s '$tmp/elsewhere/copy' swap/copy
 	mv swap/dir elsewhere/dir && ln -s '$tmp/elsewhere/dir' swap/dir" || fail "nobody's swaps"
 
-"$PREC" archive "$tmp/rec" 2>"$tmp/err" || fail_rc "$tmp/err" "archive"
+"$PREC" archive "$tmp/rec" -o "$tmp/hits.tar" 2>"$tmp/err" || fail_rc "$tmp/err" "archive"
+cat "$tmp/err"
+tar tf "$tmp/hits.tar" | grep -qxF "${long#/}/burn/$burn_id/elf" ||
+	fail "the workload its samples hit is not in the default archive"
+grep -Eq "^prec: archive $tmp/rec: [0-9]+ files?, .* left out(, [0-9]+ not hit by a sample \(--all adds them\))?\$" \
+	"$tmp/err" || fail "no summary line (default archive)"
+"$PREC" archive --all "$tmp/rec" 2>"$tmp/err" || fail_rc "$tmp/err" "archive --all"
 cat "$tmp/err"
 ar=$tmp/rec.tar
 [ -f "$ar" ] || fail "no $ar (the default name: DIR.tar)"
@@ -82,10 +89,12 @@ left() { # PATH REASON: one "left out" line for PATH, saying REASON
 	[ "$(grep -cF "left out $1 (" "$tmp/err")" = 1 ] || fail "no single 'left out $1' line"
 	grep -F "left out $1 (" "$tmp/err" | grep -qF "$2" || fail "$1: left out, but not for '$2'"
 }
-left "$tmp/bin/rebuilt" "build-id on disk is $(elf_id "$tmp/bin/rebuilt")"
-left "$tmp/swap/shadow" "shadow: a symbolic link not root's"
-left "$tmp/swap/copy" "copy: a symbolic link not root's"
-left "$tmp/swap/dir/inner" "dir: a symbolic link not root's"
+not_there="no file the recording's owner may read holds this build-id there"
+left "$tmp/bin/rebuilt" "$not_there"
+left "$tmp/swap/shadow" "$not_there"
+left "$tmp/swap/copy" "$not_there"
+left "$tmp/swap/dir/inner" "$not_there"
+! grep -qF "$(elf_id "$tmp/bin/rebuilt")" "$tmp/err" || fail "a message tells the rebuilt file's id on disk"
 n_left=$(grep -c ": left out " "$tmp/err")
 grep -Eq "^prec: archive $tmp/rec: [0-9]+ files?, [0-9]+ bytes \([0-9]+ KiB of tar\) -> $ar, $n_left left out\$" \
 	"$tmp/err" || fail "no summary line"
@@ -149,9 +158,9 @@ echo "in perf's layout, as perf buildid-cache puts them:$compared"
 [ "$(wc -w <<<"$compared")" = 2 ] || fail "'$compared' compared with perf's cache, want 2"
 
 # Refused over an existing file without -f; replaced with it.
-"$PREC" archive "$tmp/rec" 2>"$tmp/err" && fail "archive over an existing file without -f"
+"$PREC" archive --all "$tmp/rec" 2>"$tmp/err" && fail "archive over an existing file without -f"
 grep -q "output exists" "$tmp/err" || fail "no 'output exists' message"
-"$PREC" archive -f "$tmp/rec" -o "$ar" 2>"$tmp/err" || fail_rc "$tmp/err" "archive -f"
+"$PREC" archive --all -f "$tmp/rec" -o "$ar" 2>"$tmp/err" || fail_rc "$tmp/err" "archive -f"
 
 # The workload goes; a fresh HOME has no build-id cache.
 rm -rf "${tmp:?}/$(printf 'd%.0s' {1..90})" "${tmp:?}/bin"

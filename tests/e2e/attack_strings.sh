@@ -10,15 +10,22 @@
 # sequences. prec dump, prec info and prec record -v must print no control
 # byte, dump must show each string escaped (\x1b, \x07, \r), and the
 # merge's perf.data must still hold the bytes as the workload wrote them:
-# only the display is escaped, never the data.
+# only the display is escaped, never the data. A second copy of true is
+# named with the C1 controls CSI and OSC (U+009B, U+009D, which xterm and
+# VTE obey) and the bidi override RLO (U+202E): prec info --json writes
+# each as \uXXXX, and no output holds one raw.
 set -u
 # shellcheck source=tests/lib/e2e.sh
 . "$(dirname "$0")/../lib/e2e.sh"
 need_root
 need_cmd setpriv
 e2e_tmpdir attack
-# Lines with a C0 control but the newline, DEL, or a C1 control (UTF-8).
-controls() { LC_ALL=C grep -n -e $'[\x01-\x09\x0b-\x1f\x7f]' -e $'\xc2[\x80-\x9f]' "$1" | head -3 | cat -A; }
+# Lines with a C0 control but the newline, DEL, a C1 control or a bidi
+# control (UTF-8).
+controls() {
+	LC_ALL=C grep -n -e $'[\x01-\x09\x0b-\x1f\x7f]' -e $'\xc2[\x80-\x9f]' \
+		-e $'\xe2\x80[\xaa-\xae]' -e $'\xe2\x81[\xa6-\xa9]' "$1" | head -3 | cat -A
+}
 
 chmod 755 "$tmp"
 mkdir "$tmp/w" && chown 65534:65534 "$tmp/w" || fail "attacker's directory"
@@ -27,6 +34,8 @@ cat >"$tmp/w/attack.sh" <<'EOF'
 d=$(printf '%s/\033[2J\007\rx' "$1")
 n=$(printf '\033]52;c;SGk=\007')
 mkdir "$d" && cp /bin/true "$d/$n" && "$d/$n" || exit 11
+c1=$(printf '%s/c1\302\2332J\302\2350;t\342\200\256fdp.so' "$1")
+cp /bin/true "$c1" && "$c1" || exit 14
 printf '\033[2J\007\rPWN' >/proc/self/comm || exit 12
 if command -v python3 >/dev/null; then
 	f="$d/notelf"
@@ -78,6 +87,15 @@ if [ -n "$markers" ]; then
 fi
 "$PREC" info "$tmp/rec" >"$tmp/info" 2>&1 || fail "info exited $?"
 [ -z "$(controls "$tmp/info")" ] || fail "prec info printed a control byte: $(controls "$tmp/info")"
+"$PREC" info --json "$tmp/rec" >"$tmp/info.json" 2>&1 || fail "info --json exited $?"
+[ -z "$(controls "$tmp/info.json")" ] ||
+	fail "prec info --json printed a control byte: $(controls "$tmp/info.json")"
+grep -qF "\"$tmp/w/c1\\u009b2J\\u009d0;t\\u202efdp.so\"" "$tmp/info.json" ||
+	fail "info --json: the C1 and bidi controls of a mapped file's name not written as \\uXXXX"
+if command -v python3 >/dev/null; then
+	python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$tmp/info.json" ||
+		fail "info --json is not JSON"
+fi
 
 # The data keeps the bytes: perf reads the workload's real names.
 "$PREC" merge "$tmp/rec" -o "$tmp/perf.data" 2>"$tmp/merge.err" ||
@@ -89,4 +107,4 @@ for raw in "${raws[@]}"; do
 	LC_ALL=C grep -qaF -- "$raw" "$tmp/perf.data" ||
 		fail "perf.data lacks the raw bytes of $(printf %s "$raw" | od -c | head -2)"
 done
-echo "ok: comm, file names${markers:+ and marker text} escaped in dump, info and record -v; perf.data keeps them raw"
+echo "ok: comm, file names${markers:+ and marker text} escaped in dump, info, info --json and record -v; perf.data keeps them raw"

@@ -117,6 +117,9 @@ archive @DIR@ extra
 archive @DIR@ -o
 archive .
 archive @DIR@ -o @DIR@/manifest -f
+archive @DIR@ --max-size 0
+archive @DIR@ --max-size 12Q
+archive @DIR@ --max-size
 EOF
 )
 

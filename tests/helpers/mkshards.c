@@ -2,7 +2,9 @@
 // Test/bench helper: writes a synthetic recording directory (complete
 // manifest, cpuNNN.shard files of nearly sorted SAMPLE records with honest
 // watermarks, a sideband.shard of time-0 COMM records), seeded, any size;
-// --chunk-bytes over 64 KiB writes the chunks of format 1.0's first writers.
+// --chunk-bytes over 64 KiB writes the chunks of format 1.0's first writers;
+// --buildid and --map write a build-id table (a hostile one, for prec
+// archive), --map with the side band's MMAP2 records that every sample hits.
 #include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -35,6 +37,9 @@ struct cfg {
 	bool lz4;
 	const char *text;     /* --text: the manifest's free-text strings */
 	uint64_t sample_type;
+	/* --buildid / --map HEX:PATH, in order; the first nr_maps are mapped */
+	struct { const char *path; uint8_t id[20], size; bool mapped; } bids[64];
+	unsigned int nr_bids, nr_maps;
 	struct prec_time_layout tl;
 	uint8_t session[16];
 };
@@ -238,6 +243,41 @@ static int gen_shard(struct gen *g, struct prec_shard_writer *w)
 	return r;
 }
 
+/* MMAP2 records (time 0, as synthesized) of each --map file in every
+ * sampled task (pids 100..149): the files split the samples' IP range
+ * [0x400000, 0x500000) between them, so each is hit. Returns the bytes. */
+static uint32_t make_maps(struct gen *g, uint8_t *p, uint32_t *records)
+{
+	const struct cfg *c = g->cfg;
+	uint32_t trailer = 8u + c->tl.trailer_time_back, len = 0;
+	uint64_t span = c->nr_maps ? 0x100000 / c->nr_maps : 0;
+
+	for (unsigned int k = 0; k < c->nr_bids; k++) {
+		size_t name = (strlen(c->bids[k].path) + 8) & ~(size_t)7;
+		uint32_t size = (uint32_t)(8 + 64 + name) + trailer;
+
+		if (!c->bids[k].mapped)
+			continue;
+		for (uint32_t pid = 100; pid < 150; pid++, len += size, (*records)++) {
+			struct perf_event_header h = { PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER,
+						       (uint16_t)size };
+			uint8_t *r = p + len;
+
+			memset(r, 0, size);
+			memcpy(r, &h, 8);
+			memcpy(r + 8, &pid, 4);
+			memcpy(r + 12, &pid, 4);
+			put64(r + 16, 0x400000 + k * span);
+			put64(r + 24, span);
+			put64(r + 64, 5); /* prot: read, exec */
+			memcpy(r + 72, c->bids[k].path, strlen(c->bids[k].path));
+			put64(r + size - trailer, (uint64_t)pid << 32 | pid);
+			put64(r + size - 8, EVENT_ID_BASE);
+		}
+	}
+	return len;
+}
+
 /* COMM records with a zeroed sample_id trailer (time 0), as synthesized
  * for processes that existed before the recording. */
 static int gen_sideband(struct gen *g, struct prec_shard_writer *w)
@@ -262,6 +302,7 @@ static int gen_sideband(struct gen *g, struct prec_shard_writer *w)
 		len += size;
 		meta.records++;
 	}
+	len += make_maps(g, g->buf + len, &meta.records);
 	if (!meta.records)
 		return 0;
 	return append(g, w, &meta, g->buf, len);
@@ -377,6 +418,15 @@ static int fill_manifest(const struct cfg *c, struct prec_manifest *m)
 	for (unsigned int i = 0; i < c->shards && !r; i++)
 		r = prec_manifest__add_event_id(m, (uint32_t)ev, EVENT_ID_BASE + i,
 						(int32_t)i, -1);
+	for (unsigned int k = 0; k < c->nr_bids && !r; k++) {
+		struct prec_manifest_buildid b = {
+			.cpumode = PERF_RECORD_MISC_USER, .size = c->bids[k].size,
+			.pid = -1, .path = (char *)c->bids[k].path,
+		};
+
+		memcpy(b.id, c->bids[k].id, sizeof(b.id));
+		r = prec_manifest__add_buildid(m, &b);
+	}
 	return r;
 }
 
@@ -399,10 +449,37 @@ static void usage(void)
 		"usage: mkshards OUTDIR --shards N (--records-per-shard M | --total-bytes SIZE)\n"
 		"       [--seed S] [--max-skew NS] [--record-size A-B] [--rate R]\n"
 		"       [--chunk-bytes B] [--sideband K] [--comm-every K] [--lz4] [--text S]\n"
-		"       [--start-jitter NS]\n"
+		"       [--start-jitter NS] [--map HEX:PATH]... [--buildid HEX:PATH]...\n"
+		"  --map HEX:PATH: PATH of build-id HEX in the table, mapped by every task\n"
+		"    (MMAP2 in the side band) where the samples hit it\n"
+		"  --buildid HEX:PATH: in the table only, never mapped\n"
 		"  --comm-every K: every Kth record of a CPU shard is a COMM (timed, sample_id_all)\n"
 		"  --start-jitter NS: shards start up to NS apart (default 1 ms; 0: together)\n"
 		"  --chunk-bytes over 64K (up to 256K): chunks as format 1.0's first writers made\n");
+}
+
+/* HEX:PATH into c->bids; mapped files first in the split of the IPs. */
+static int add_bid(struct cfg *c, const char *arg, bool mapped)
+{
+	const char *colon = strchr(arg, ':');
+	size_t hex = colon ? (size_t)(colon - arg) : 0;
+
+	/* the side band's one chunk holds 50 MMAP2 of each mapped file */
+	if (!hex || hex % 2 || hex > 40 || c->nr_bids == 64 || strlen(colon + 1) > 4000 ||
+	    (mapped && (c->nr_maps == 4 || strlen(colon + 1) > 200)))
+		return -EINVAL;
+	for (size_t i = 0; i < hex / 2; i++) {
+		unsigned int v;
+
+		if (sscanf(arg + 2 * i, "%2x", &v) != 1)
+			return -EINVAL;
+		c->bids[c->nr_bids].id[i] = (uint8_t)v;
+	}
+	c->bids[c->nr_bids].size = (uint8_t)(hex / 2);
+	c->bids[c->nr_bids].path = colon + 1;
+	c->bids[c->nr_bids++].mapped = mapped;
+	c->nr_maps += mapped;
+	return 0;
 }
 
 static int parse(struct cfg *c, int argc, char **argv)
@@ -421,6 +498,8 @@ static int parse(struct cfg *c, int argc, char **argv)
 		{ "comm-every", required_argument, NULL, 'e' },
 		{ "lz4", no_argument, NULL, 'l' },
 		{ "text", required_argument, NULL, 'x' },
+		{ "map", required_argument, NULL, 'M' },
+		{ "buildid", required_argument, NULL, 'B' },
 		{ 0 }
 	};
 	int o;
@@ -443,6 +522,10 @@ static int parse(struct cfg *c, int argc, char **argv)
 		case 'e': c->comm_every = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'l': c->lz4 = true; break;
 		case 'x': c->text = optarg; break;
+		case 'M': case 'B':
+			if (add_bid(c, optarg, o == 'M') < 0)
+				return -EINVAL;
+			break;
 		default: return -EINVAL;
 		}
 	}
@@ -502,7 +585,7 @@ int main(int argc, char **argv)
 	dirfd = open(c.dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	m = prec_manifest__new();
 	r = (dirfd < 0 || !m || !buf) ? -ENOMEM : fill_manifest(&c, m);
-	if (!r && c.sideband)
+	if (!r && (c.sideband || c.nr_maps))
 		r = write_shard(&c, dirfd, PREC_SIDEBAND_CPU, m, buf);
 	for (unsigned int i = 0; i < c.shards && !r; i++)
 		r = write_shard(&c, dirfd, (int)i, m, buf);

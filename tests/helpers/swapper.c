@@ -8,6 +8,9 @@
 //   given, must be the event's name. The events must come in that order
 //   (others in between are ignored). A's and B's parent directories are
 //   opened at the start, so they are still found after a rename above.
+// -T BYTES: instead of the swap, truncate A to BYTES (B is not used: give
+// -), as a user does to the file root's prec archive is copying
+// (tests/e2e/attack_archive.sh).
 // Prints "ready" once the watch is set, then "swapped" (exit 0) or why not
 // (exit 1; 2 for a usage error). -v prints every event seen on stderr.
 #include <errno.h>
@@ -80,12 +83,15 @@ int main(int argc, char **argv)
 	int nr = 0, at = 0, ifd, afd, bfd, timeout_s = 60, opt;
 	uint32_t all = 0;
 	bool verbose = false;
+	long long trunc_to = -1;
 	const char *abase, *bbase;
 	char buf[64 * 1024] __attribute__((aligned(__alignof__(struct inotify_event))));
 
-	while ((opt = getopt(argc, argv, "+t:v")) != -1) {
+	while ((opt = getopt(argc, argv, "+t:vT:")) != -1) {
 		if (opt == 't')
 			timeout_s = atoi(optarg);
+		else if (opt == 'T')
+			trunc_to = atoll(optarg);
 		else if (opt == 'v')
 			verbose = true;
 		else
@@ -133,7 +139,15 @@ int main(int argc, char **argv)
 			q += sizeof(*ev) + ev->len;
 		}
 	}
-	if (renameat2(afd, abase, bfd, bbase, RENAME_EXCHANGE)) {
+	if (trunc_to >= 0) {
+		int fd = openat(afd, abase, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+
+		if (fd < 0 || ftruncate(fd, (off_t)trunc_to)) {
+			printf("no truncation of %s: %s\n", argv[argc - 2], strerror(errno));
+			return 1;
+		}
+		close(fd);
+	} else if (renameat2(afd, abase, bfd, bbase, RENAME_EXCHANGE)) {
 		printf("no swap: exchanging %s and %s: %s\n", argv[argc - 2], argv[argc - 1],
 		       strerror(errno));
 		return 1;
@@ -141,6 +155,6 @@ int main(int argc, char **argv)
 	printf("swapped\n");
 	return 0;
 usage:
-	fprintf(stderr, "usage: swapper [-t SECS] [-v] WATCH EVENT[:NAME]... -- A B\n");
+	fprintf(stderr, "usage: swapper [-t SECS] [-v] [-T BYTES] WATCH EVENT[:NAME]... -- A B\n");
 	return 2;
 }

@@ -83,9 +83,9 @@ static int list_tar(char *list, size_t room)
 
 static int run(void)
 {
-	char *argv[] = { "archive", dir, "-o", out, "-f", NULL };
+	char *argv[] = { "archive", "--all", dir, "-o", out, "-f", NULL };
 
-	return prec_cmd_archive(5, argv);
+	return prec_cmd_archive(6, argv);
 }
 
 /* A recording of its own (DIR/NAME) whose table holds path alone, with

@@ -3,9 +3,12 @@
 // refused (absolute, "..", empty components; a link target climbing above
 // the top); headers carry a valid checksum; a name of 101..255 bytes is
 // split into prefix and name, a longer one or a long link target goes in a
-// pax header whose record length counts itself; a source shorter than the
-// size it was given is -ENODATA; the end is two zero blocks padded to a
-// 10240-byte record.
+// pax header whose record length counts itself; the end is two zero
+// blocks padded to a 10240-byte record. A source shorter than the size it
+// was given is padded with zeros and said (1), the stream still good; a
+// source with holes goes in GNU's pax sparse 1.0 form (its map, then only
+// its data); an entry that would pass the writer's limit is refused with
+// nothing written.
 #include "read/tar_writer.h"
 #include "../lib/test.h"
 
@@ -56,6 +59,63 @@ static void names(void)
 		CHECK(!prec_tar_writer__name_ok(bad[i]));
 	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
 		CHECK(prec_tar_writer__name_ok(good[i]));
+}
+
+static void changed_sparse_bound(void)
+{
+	static const char want_map[] = "2\n0\n4096\n1048576\n4096\n";
+	struct prec_tar_writer *t;
+	int fd = memfd_create("tar", 0), src = memfd_create("src", 0);
+	uint8_t page[4096], *buf;
+	size_t len, off;
+	uint64_t before;
+
+	CHECK(fd >= 0 && src >= 0);
+	CHECK_EQ(prec_tar_writer__new(&t, fd), 0);
+	/* A source of 6 bytes given as 10: padded, said, the stream good. */
+	CHECK_EQ(pwrite(src, "abcdef", 6, 0), 6);
+	CHECK_EQ(prec_tar_writer__add_file(t, "g", src, 10, 0644, 0), 1);
+	CHECK_EQ(prec_tar_writer__bytes(t), 1024);
+	/* Data, a 1 MiB - 4 KiB hole, data: the map and 8 KiB of data. */
+	memset(page, 'a', sizeof(page));
+	CHECK_EQ(pwrite(src, page, sizeof(page), 0), (ssize_t)sizeof(page));
+	memset(page, 'b', sizeof(page));
+	CHECK_EQ(pwrite(src, page, sizeof(page), 1 << 20), (ssize_t)sizeof(page));
+	CHECK_EQ(prec_tar_writer__add_file(t, "s/elf", src, (1 << 20) + 4096, 0755, 0), 0);
+	/* The limit: no room for 10 more bytes and the tail, nothing written. */
+	before = prec_tar_writer__bytes(t);
+	prec_tar_writer__set_limit(t, before + 1000);
+	CHECK_EQ(prec_tar_writer__add_mem(t, "m", "0123456789", 10, 0644, 0), -EFBIG);
+	CHECK_EQ(prec_tar_writer__add_file(t, "n", src, 6, 0644, 0), -EFBIG);
+	CHECK_EQ(prec_tar_writer__bytes(t), before);
+	len = read_all(fd, &buf);
+	/* g: "abcdef" and four zeros */
+	check_sum(buf);
+	CHECK_EQ(octal((const char *)buf + 124, 12), 10);
+	CHECK(!memcmp(buf + 512, "abcdef\0\0\0\0", 10));
+	off = 1024;
+	/* the pax records, then the sparse entry: map block, 'a's, 'b's */
+	check_sum(buf + off);
+	CHECK_EQ(buf[off + 156], 'x');
+	CHECK(strstr((char *)buf + off + 512, "GNU.sparse.major=1\n"));
+	CHECK(strstr((char *)buf + off + 512, "GNU.sparse.minor=0\n"));
+	CHECK(strstr((char *)buf + off + 512, "GNU.sparse.name=s/elf\n"));
+	CHECK(strstr((char *)buf + off + 512, "GNU.sparse.realsize=1052672\n"));
+	off += 1024;
+	check_sum(buf + off);
+	CHECK(!strcmp((char *)buf + off, "GNUSparseFile.0/elf"));
+	CHECK_EQ(octal((const char *)buf + off + 124, 12), 512 + 8192);
+	off += 512;
+	CHECK(!memcmp(buf + off, want_map, sizeof(want_map) - 1));
+	CHECK_EQ(buf[off + sizeof(want_map) - 1], 0);
+	off += 512;
+	CHECK(buf[off] == 'a' && buf[off + 4095] == 'a' && buf[off + 4096] == 'b' &&
+	      buf[off + 8191] == 'b');
+	CHECK_EQ(len, off + 8192);
+	free(buf);
+	prec_tar_writer__delete(t);
+	close(fd);
+	close(src);
 }
 
 int main(void)
@@ -158,11 +218,10 @@ int main(void)
 	CHECK(len - off >= 1024);
 	free(buf);
 
-	/* A source shorter than the size it was given. */
-	CHECK_EQ(prec_tar_writer__add_file(t, "g", src, 6, 0644, 0), -ENODATA);
 	prec_tar_writer__delete(t);
 	close(fd);
 	close(src);
+	changed_sparse_bound();
 	printf("tar_writer: ok\n");
 	return 0;
 }

@@ -4,11 +4,16 @@
 // (overlong, surrogate, past U+10FFFF, cut short) come out as \xNN (\n \t
 // \r by name), a backslash and the quote doubled, printable UTF-8 as it is;
 // a buffer too small cuts between escapes and says so; a log line holds no
-// control byte and stays one line, however long its message.
+// control byte and stays one line, however long its message. The bidi
+// controls (U+202A..U+202E, U+2066..U+2069: text shown in another order than
+// it is) are escaped too. prec info --json writes C1 and bidi controls as
+// \uXXXX, never raw.
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../lib/test.h"
+#include "store/store.h"
 #include "util/escape.h"
 #include "util/log.h"
 
@@ -40,6 +45,47 @@ static void test_forms(void)
 	CHECK(!prec_escape__needed("plain \xc3\xa9 \\ text", 17));
 	CHECK(prec_escape__needed("x\x1b", 2));
 	CHECK(prec_escape__needed("\xe2\x82", 2));
+}
+
+/* Bidi controls, each a valid printable-looking UTF-8 character: RLO,
+ * LRE, PDF, LRI, PDI; their neighbours (U+2029, U+202F, U+2065, U+206A)
+ * are left as they are. */
+static void test_bidi(void)
+{
+	static const char in[] = "a\xe2\x80\xae" "b\xe2\x80\xaa\xe2\x80\xac\xe2\x81\xa6\xe2\x81\xa9|"
+				 "\xe2\x80\xa9\xe2\x80\xaf\xe2\x81\xa5\xe2\x81\xaa";
+
+	check_buf(in, sizeof(in) - 1, 0,
+		  "a\\xe2\\x80\\xaeb\\xe2\\x80\\xaa\\xe2\\x80\\xac\\xe2\\x81\\xa6\\xe2\\x81\\xa9|"
+		  "\xe2\x80\xa9\xe2\x80\xaf\xe2\x81\xa5\xe2\x81\xaa");
+	CHECK(prec_escape__needed("file\xe2\x80\xae.so", 9));
+	CHECK(!prec_escape__needed("file\xe2\x80\xaf.so", 9));
+}
+
+/* prec info --json: a string with C1 controls (CSI, OSC, U+0080, U+009F),
+ * bidi controls and their neighbours, as the manifest's hostname. */
+static void test_json(void)
+{
+	struct prec_manifest *m = test_manifest_small();
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+
+	CHECK(f);
+	free(m->hostname);
+	m->hostname = strdup("h\xc2\x9b" "2J\xc2\x9d" "0;x\xc2\x80\xc2\x9f\xc2\xa0"
+			     "\xe2\x80\xae\xe2\x80\xaa\xe2\x81\xa6\xe2\x81\xa9\xe2\x80\xaf");
+	CHECK(m->hostname);
+	CHECK_EQ(prec_manifest__print_json(m, f), 0);
+	CHECK_EQ(fclose(f), 0);
+	if (!strstr(out, "\"hostname\": \"h\\u009b2J\\u009d0;x\\u0080\\u009f\xc2\xa0"
+			 "\\u202e\\u202a\\u2066\\u2069\xe2\x80\xaf\"")) {
+		fprintf(stderr, "json: %.300s\n", strstr(out, "hostname") ? strstr(out, "hostname") : out);
+		CHECK(0);
+	}
+	CHECK(!strstr(out, "\xc2\x9b") && !strstr(out, "\xe2\x80\xae"));
+	free(out);
+	prec_manifest__delete(m);
 }
 
 static void test_cut(void)
@@ -93,6 +139,8 @@ static void test_log(void)
 int main(void)
 {
 	test_forms();
+	test_bidi();
+	test_json();
 	test_cut();
 	test_log();
 	printf("ok\n");
