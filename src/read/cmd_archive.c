@@ -4,6 +4,7 @@
 // comes from the workload (hostile): opened without following a symlink,
 // taken only as a regular file still holding the recorded build-id.
 #include "read/internal.h"
+#include "read/owner.h"
 #include "read/read.h"
 #include "read/tar_writer.h"
 #include "util/buildid.h"
@@ -65,7 +66,8 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: prec archive DIR [-o FILE] [-f]\n"
 		"  -o, --output FILE     write FILE instead of DIR.tar ('-' = stdout)\n"
-		"  -f, --force           replace FILE (or a symlink there) if it exists\n"
+		"  -f, --force           replace FILE (or a symlink there) if it exists, and read\n"
+		"                        a recording of another user's\n"
 		"  -h, --help            this text\n"
 		"Unpack on the machine that reads the recording: tar xf FILE -C ~/.debug\n");
 }
@@ -518,7 +520,7 @@ static int write_archive(struct archive *a, const struct prec_manifest *m, int f
 	return err;
 }
 
-static int read_manifest(const char *dir, int *dirfd, struct prec_manifest **m)
+static int read_manifest(const char *dir, int *dirfd, struct prec_manifest **m, bool force)
 {
 	const char *why = NULL;
 	int err;
@@ -529,6 +531,9 @@ static int read_manifest(const char *dir, int *dirfd, struct prec_manifest **m)
 		pr_err("archive %s: cannot open directory: %s", dir, strerror(-err));
 		return err;
 	}
+	err = prec_owner__check("archive", dir, *dirfd, force);
+	if (err < 0)
+		return err;
 	err = prec_manifest__read(m, *dirfd, &why);
 	if (err < 0)
 		pr_err("archive %s: cannot read manifest: %s", dir, why ? why : strerror(-err));
@@ -551,7 +556,7 @@ int prec_cmd_archive(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	a.dir = args.dir;
 	a.now = (int64_t)time(NULL);
-	if (read_manifest(args.dir, &a.dirfd, &m) < 0)
+	if (read_manifest(args.dir, &a.dirfd, &m, args.force) < 0)
 		goto out;
 	err = prec_merge_output__open_as(&out, "archive", "a tar", args.out, args.force);
 	if (err) {
