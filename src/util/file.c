@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -158,4 +159,21 @@ int prec_file__reopen(int pathfd, const struct stat *st, int flags)
 		return -ESTALE;
 	}
 	return fd;
+}
+
+int prec_file__random_name(char *x, size_t n)
+{
+	static const char abc[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+	unsigned char r[32];
+
+	while (n) {
+		size_t k = n < sizeof(r) ? n : sizeof(r);
+
+		if (getrandom(r, k, 0) != (ssize_t)k)
+			return -EAGAIN;
+		for (size_t j = 0; j < k; j++)
+			*x++ = abc[r[j] % (sizeof(abc) - 1)];
+		n -= k;
+	}
+	return 0;
 }
