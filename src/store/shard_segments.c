@@ -101,7 +101,8 @@ int prec_shard_segments__list(int dirfd, const char *name, uint32_t above, uint3
 		free(list);
 		return err;
 	}
-	qsort(list, nr, sizeof(*list), cmp_u32);
+	if (nr)
+		qsort(list, nr, sizeof(*list), cmp_u32);
 	*out = list;
 	return (int)nr;
 }
