@@ -5,7 +5,7 @@
 # all the time, is decoded again at most every 500 ms (docs/security.md),
 # not on every 50 ms wait. Counted as the merge's opens of the manifest
 # (strace) in 6 s of touching: at most 16 (the bound is 13; a decode on
-# every wait would be 120), and none in 6 s without.
+# every wait would be 120), and none in 6 s without (but the first look).
 # The merge still ends at the recording's end, and perf reads what it
 # wrote.
 set -u
@@ -48,8 +48,11 @@ kill $toucher
 wait $toucher 2>/dev/null
 toucher=
 echo "merge --follow opened the manifest $quiet times in 6 s, $busy times in 6 s with it touched"
-[ "$quiet" = 0 ] || fail "the manifest was read $quiet times in 6 s while it did not change"
-[ "$busy" -ge 5 ] || fail "the touched manifest was read only $busy times: is the test touching it?"
+# (1: its first look, which a loaded machine may delay into the window)
+[ "$quiet" -le 1 ] || fail "the manifest was read $quiet times in 6 s while it did not change"
+# the loop touched it (its mtime is new), and the merge saw it change
+[ "$(($(date +%s) - $(stat -c %Y live/manifest)))" -le 10 ] || fail "the manifest was not touched"
+[ "$busy" -ge 1 ] || fail "the touched manifest was never read again"
 [ "$busy" -le 16 ] || fail "the touched manifest was read $busy times in 6 s (want <= 16)"
 kill -INT $rec
 wait $rec
