@@ -21,8 +21,8 @@ _prec_opts_record="-d --dir -o --output -e --event --filter -F --freq -c --count
 	-D --delay -v --verbose -q --quiet -h --help"
 _prec_opts_merge="-o --output --time -C --cpu --salvage -f --force -z
 	--compression-level --follow -h --help"
-_prec_opts_info="--json --check --timeline -h --help"
-_prec_opts_dump="-t --time -C --cpu --salvage -h --help"
+_prec_opts_info="--json --check --timeline -f --force -h --help"
+_prec_opts_dump="-t --time -C --cpu --salvage -f --force -h --help"
 _prec_opts_mark="-d --dir -h --help"
 _prec_opts_archive="-o --output -f --force -a --all --max-size -h --help"
 

@@ -8,6 +8,7 @@
 #include "read/archive_fetch.h"
 #include "read/dso_hits.h"
 #include "read/internal.h"
+#include "read/owner.h"
 #include "read/read.h"
 #include "read/tar_writer.h"
 #include "util/buildid.h"
@@ -85,7 +86,8 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: prec archive DIR [-o FILE] [-f] [--all] [--max-size SIZE]\n"
 		"  -o, --output FILE     write FILE instead of DIR.tar ('-' = stdout)\n"
-		"  -f, --force           replace FILE (or a symlink there) if it exists\n"
+		"  -f, --force           replace FILE (or a symlink there) if it exists, and read\n"
+		"                        a recording of another user's\n"
 		"  -a, --all             every mapped file, not only those samples hit\n"
 		"      --max-size SIZE   the archive's bound (default 8G): a file that would\n"
 		"                        pass it is left out\n"
@@ -645,7 +647,7 @@ static int write_archive(struct archive *a, const struct prec_manifest *m, int f
 	return err;
 }
 
-static int read_manifest(const char *dir, int *dirfd, struct prec_manifest **m)
+static int read_manifest(const char *dir, int *dirfd, struct prec_manifest **m, bool force)
 {
 	const char *why = NULL;
 	int err;
@@ -656,6 +658,9 @@ static int read_manifest(const char *dir, int *dirfd, struct prec_manifest **m)
 		pr_err("archive %s: cannot open directory: %s", dir, strerror(-err));
 		return err;
 	}
+	err = prec_owner__check("archive", dir, *dirfd, force);
+	if (err < 0)
+		return err;
 	err = prec_manifest__read(m, *dirfd, &why);
 	if (err < 0)
 		pr_err("archive %s: cannot read manifest: %s", dir, why ? why : strerror(-err));
@@ -699,7 +704,7 @@ int prec_cmd_archive(int argc, char **argv)
 	a.dir = args.dir;
 	a.now = (int64_t)time(NULL);
 	a.max_size = args.max_size;
-	if (read_manifest(args.dir, &a.dirfd, &m) < 0 || owner_of(&a, &owner) < 0)
+	if (read_manifest(args.dir, &a.dirfd, &m, args.force) < 0 || owner_of(&a, &owner) < 0)
 		goto out;
 	err = prec_merge_output__open_as(&out, "archive", "a tar", args.out, args.force);
 	if (err) {

@@ -13,6 +13,7 @@
 #include "read/crash_window.h"
 #include "read/filter_args.h"
 #include "read/internal.h"
+#include "read/owner.h"
 #include "read/read.h"
 #include "util/bytes.h"
 #include "util/cli.h"
@@ -25,6 +26,7 @@ struct dump {
 	bool *cpus;
 	int nr_cpus;
 	const char *cpu_arg;   /* --cpu as given, for messages */
+	bool force;            /* -f: a recording of another user's too */
 	uint64_t sample_type;
 	struct prec_time_layout tl;
 	uint64_t *marker_ids;  /* ids of ftrace:print (prec record --markers) */
@@ -254,10 +256,11 @@ static void print_rec(FILE *f, const struct dump *d, const struct prec_merge_rec
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: prec dump DIR [--time START,END] [--cpu LIST] [--salvage]\n"
+	fprintf(f, "usage: prec dump DIR [--time START,END] [--cpu LIST] [--salvage] [-f]\n"
 		"  -t, --time START,END  only samples with START <= time <= END (seconds, either may be empty)\n"
 		"  -C, --cpu LIST        only these CPUs' samples, e.g. 0-3,7 (side band of all)\n"
 		"      --salvage         exit 0 after corrupt data (its shard's rest is skipped anyway)\n"
+		"  -f, --force           read a recording of another user's\n"
 		"  -h, --help            this text\n");
 }
 
@@ -267,6 +270,7 @@ static int parse_args(struct dump *d, int argc, char **argv)
 		{ "time", required_argument, NULL, 't' },
 		{ "cpu", required_argument, NULL, 'C' },
 		{ "salvage", no_argument, NULL, 's' },
+		{ "force", no_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -274,7 +278,7 @@ static int parse_args(struct dump *d, int argc, char **argv)
 
 	optind = 0;
 	opterr = 0;
-	while ((o = getopt_long(argc, argv, "t:C:h", opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "t:C:fh", opts, NULL)) != -1) {
 		switch (o) {
 		case 't':
 			r = prec_filter__parse_time(optarg, &d->mo.time_start, &d->mo.time_end);
@@ -294,6 +298,7 @@ static int parse_args(struct dump *d, int argc, char **argv)
 			d->mo.nr_cpu_allowed = d->nr_cpus;
 			break;
 		case 's': d->mo.salvage = true; break;
+		case 'f': d->force = true; break;
 		case 'h': usage(stdout); return 0;
 		default: prec_cli__bad_option("dump", argv); return 2;
 		}
@@ -357,6 +362,10 @@ int prec_cmd_dump(int argc, char **argv)
 		pr_err("dump %s: cannot open: %s", d.dir, strerror(errno));
 		r = 1;
 		goto out_free;
+	}
+	if (prec_owner__check("dump", d.dir, dirfd, d.force) < 0) {
+		r = 1;
+		goto out_close;
 	}
 	r = prec_manifest__read(&m, dirfd, &why);
 	if (r < 0) {

@@ -14,6 +14,7 @@
 
 #include "read/crash_window.h"
 #include "read/internal.h"
+#include "read/owner.h"
 #include "read/live_scan.h"
 #include "read/read.h"
 #include "read/timeline.h"
@@ -25,7 +26,7 @@
 
 struct info {
 	const char *dir;
-	bool json, check, timeline;
+	bool json, check, timeline, force;
 	FILE *out;           /* where --check reports problems */
 	unsigned long problems;
 	uint32_t trailer;    /* sample_id bytes of a non-SAMPLE record */
@@ -508,6 +509,7 @@ static const struct {
 	{ { "json", no_argument, NULL, 'j' }, "print the manifest as one JSON object" },
 	{ { "check", no_argument, NULL, 'c' }, "read and validate every chunk of every shard" },
 	{ { "timeline", no_argument, NULL, 't' }, "draw each shard's data rate and losses over time" },
+	{ { "force", no_argument, NULL, 'f' }, "read a recording of another user's" },
 	{ { "help", no_argument, NULL, 'h' }, "this text" },
 };
 #define NR_OPTIONS (sizeof(options) / sizeof(options[0]))
@@ -516,8 +518,10 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: prec info DIR [options]\n");
 	for (size_t i = 0; i < NR_OPTIONS; i++)
-		fprintf(f, "  %s--%-8s %s\n", options[i].opt.val == 'h' ? "-h, " : "    ",
-			options[i].opt.name, options[i].help);
+		fprintf(f, "  %c%c%c --%-8s %s\n", strchr("hf", options[i].opt.val) ? '-' : ' ',
+			strchr("hf", options[i].opt.val) ? options[i].opt.val : ' ',
+			strchr("hf", options[i].opt.val) ? ',' : ' ', options[i].opt.name,
+			options[i].help);
 }
 
 /* Returns -1 to go on, else the exit status. */
@@ -531,11 +535,12 @@ static int parse_args(struct info *in, int argc, char **argv)
 		opts[i] = options[i].opt;
 	optind = 0;
 	opterr = 0;
-	while ((o = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "hf", opts, NULL)) != -1) {
 		switch (o) {
 		case 'j': in->json = true; break;
 		case 'c': in->check = true; break;
 		case 't': in->timeline = true; break;
+		case 'f': in->force = true; break;
 		case 'h': usage(stdout); return 0;
 		default: prec_cli__bad_option("info", argv); return 2;
 		}
@@ -563,6 +568,10 @@ int prec_cmd_info(int argc, char **argv)
 	dirfd = open(in.dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dirfd < 0) {
 		pr_err("info %s: cannot open: %s", in.dir, strerror(errno));
+		return 1;
+	}
+	if (prec_owner__check("info", in.dir, dirfd, in.force) < 0) {
+		close(dirfd);
 		return 1;
 	}
 	r = prec_manifest__read(&m, dirfd, &why);

@@ -6,6 +6,7 @@
 #include "read/filter_args.h"
 #include "read/follow.h"
 #include "read/internal.h"
+#include "read/owner.h"
 #include "read/read.h"
 #include "read/zstd_out.h"
 #include "util/cli.h"
@@ -53,7 +54,8 @@ static void usage(FILE *f)
 		"      --time START,END  keep samples with START <= time <= END (seconds, either may be empty)\n"
 		"  -C, --cpu LIST        keep samples of these CPUs only (e.g. 0-3,7); side band of all\n"
 		"      --salvage         exit 0 after corrupt data (its shard's rest is skipped anyway)\n"
-		"  -f, --force           replace FILE (or a symlink there) if it exists\n"
+		"  -f, --force           replace FILE (or a symlink there) if it exists, and read\n"
+		"                        a recording of another user's\n"
 		"  -z                    zstd-compress the records, as perf record -z (level 1)\n"
 		"      --compression-level N\n"
 		"                        the same at zstd level N (1 fastest .. 22 smallest); also -zN\n"
@@ -140,7 +142,7 @@ static int parse_args(int argc, char **argv, struct merge_args *a)
 }
 
 static int read_manifest(const char *dir, int *dirfd, struct prec_manifest **m,
-			 bool follow)
+			 bool follow, bool force)
 {
 	const char *why = NULL;
 	int err;
@@ -151,6 +153,9 @@ static int read_manifest(const char *dir, int *dirfd, struct prec_manifest **m,
 		pr_err("merge %s: cannot open directory: %s", dir, strerror(-err));
 		return err;
 	}
+	err = prec_owner__check("merge", dir, *dirfd, force);
+	if (err < 0)
+		return err;
 	err = prec_manifest__read(m, *dirfd, &why);
 	/* --follow of a recorder just starting: its lock comes first */
 	while (follow && err == -ENOENT && prec_follow__starting(*dirfd))
@@ -400,7 +405,7 @@ int prec_cmd_merge(int argc, char **argv)
 	/* A reader that goes away must come back as EPIPE, not kill us
 	 * before the output is cleaned up. */
 	signal(SIGPIPE, SIG_IGN);
-	if (read_manifest(a.dir, &dirfd, &m, a.follow) < 0)
+	if (read_manifest(a.dir, &dirfd, &m, a.follow, a.force) < 0)
 		goto out;
 	if (a.follow && prec_follow__check(a.dir, dirfd, &m, &live) < 0)
 		goto out;

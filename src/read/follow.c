@@ -3,6 +3,7 @@
 // handed out, watches the manifest for the final one and the recorder's
 // lock for a recorder that died, and ends the merge's live mode.
 #include "read/follow.h"
+#include "util/clock.h"
 #include "util/log.h"
 
 #include <errno.h>
@@ -17,19 +18,28 @@
  * recording by about a round; each look costs a read per shard that holds
  * the merge back, a stat and a flock. */
 #define FOLLOW_POLL_MS 50
+/* A manifest that changed is decoded again no sooner than this after the
+ * last decode, nor than FOLLOW_REREAD_COST times what that decode took:
+ * a recorder replaces it once, at its end, but a recording's owner can
+ * touch one of 256 MiB in a loop, and the merge must keep merging. */
+#define FOLLOW_REREAD_MS 500
+#define FOLLOW_REREAD_COST 10
 
 struct prec_follow {
 	const char *dir;
 	int dirfd, outfd;
 	struct stat seen;   /* the manifest last read */
+	uint64_t next_read; /* CLOCK_MONOTONIC ns: no decode before */
 	bool died;
 };
 
-/* Is the manifest now the final one? 1 yes, 0 not yet, -errno. */
-static int finished(struct prec_follow *f)
+/* Is the manifest now the final one? 1 yes, 0 not yet, -errno. A change
+ * is looked at within the bounds above, or at once if now. */
+static int finished(struct prec_follow *f, bool now)
 {
 	struct prec_manifest *m = NULL;
 	const char *why = NULL;
+	uint64_t t0, t1;
 	struct stat st;
 	int err;
 
@@ -40,7 +50,13 @@ static int finished(struct prec_follow *f)
 	    st.st_mtim.tv_sec == f->seen.st_mtim.tv_sec &&
 	    st.st_mtim.tv_nsec == f->seen.st_mtim.tv_nsec)
 		return 0;
+	t0 = prec_now_ns(CLOCK_MONOTONIC);
+	if (!now && t0 < f->next_read)
+		return 0; /* seen stays: looked at again on a later wait */
 	err = prec_manifest__read(&m, f->dirfd, &why);
+	t1 = prec_now_ns(CLOCK_MONOTONIC);
+	f->next_read = t1 + (t1 - t0 > FOLLOW_REREAD_MS * 1000000ull / FOLLOW_REREAD_COST ?
+			     (t1 - t0) * FOLLOW_REREAD_COST : FOLLOW_REREAD_MS * 1000000ull);
 	if (err < 0) {
 		pr_err("merge --follow %s: cannot read manifest: %s", f->dir,
 		       why ? why : strerror(-err));
@@ -135,7 +151,7 @@ int prec_follow__wait(struct prec_follow *f, struct prec_merge *mg)
 		return -errno;
 	if (r > 0 && (p.revents & (POLLERR | POLLHUP)))
 		return -EPIPE;
-	r = finished(f);
+	r = finished(f, false);
 	if (r < 0)
 		return r;
 	if (r)
@@ -144,7 +160,7 @@ int prec_follow__wait(struct prec_follow *f, struct prec_merge *mg)
 	if (r != 0)
 		return 0; /* running, or no way to tell: wait on */
 	/* Gone: its final manifest may have come just before. */
-	r = finished(f);
+	r = finished(f, true);
 	if (r < 0)
 		return r;
 	if (r)

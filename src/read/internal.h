@@ -157,10 +157,13 @@ int prec_merge_output__open_as(struct prec_merge_output *o, const char *cmd,
 			       const char *kind_of_data, const char *name, bool force);
 
 /* Refuse an output (name as -o gave it; NULL or "-": stdout) that is, by
- * st_dev/st_ino through any symlink, the manifest or a shard of the
- * recording dir (dirfd, read as m) being merged: with -f it would replace
- * part of the recording. A target that does not exist, or is no regular
- * file, is fine. Returns 0, or -EINVAL after one error line. */
+ * st_dev/st_ino through any symlink, the manifest, a shard of the
+ * recording dir (dirfd, read as m) being merged or another of its files
+ * (segment files, carry.shard, vdso.so ...): with -f it would replace
+ * part of the recording; or that is named as one of those in the
+ * recording's directory, there or not (a new segment file would be read
+ * as one). Any other target, and one that is no regular file, is fine.
+ * Returns 0, or -EINVAL after one error line. */
 int prec_merge_output__check_target(const char *name, const char *dir, int dirfd,
 				    const struct prec_manifest *m);
 

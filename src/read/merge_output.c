@@ -11,6 +11,7 @@
 #include "util/log.h"
 #include "util/path.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -19,7 +20,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -192,17 +192,13 @@ static int open_dir(struct prec_merge_output *o, const char *name)
  * O_EXCL, in dirfd only. Returns the fd or -errno. */
 static int create_temp(int dirfd, char *tmp)
 {
-	static const char abc[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
 	char *x = tmp + strlen(tmp) - 6;
-	unsigned char r[6];
 
 	for (int i = 0; i < TEMP_TRIES; i++) {
 		int fd;
 
-		if (getrandom(r, sizeof(r), 0) != (ssize_t)sizeof(r))
+		if (prec_file__random_name(x, 6))
 			return -EAGAIN;
-		for (size_t j = 0; j < sizeof(r); j++)
-			x[j] = abc[r[j] % (sizeof(abc) - 1)];
 		fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
 				       O_NOCTTY | O_CLOEXEC, 0600);
 		if (fd >= 0 || errno != EEXIST)
@@ -340,30 +336,97 @@ static bool same_file(const struct stat *st, int dirfd, const char *name)
 	       f.st_dev == st->st_dev && f.st_ino == st->st_ino;
 }
 
+/* Is name one of a recording's own files, or one its recorder makes: the
+ * manifest and manifest.* (its temporary, its reserve), any shard
+ * (*.shard) and *.shard.* (segment files, carry.shard.tmp), vdso.so? */
+static bool recording_name(const char *name)
+{
+	if (!strcmp(name, PREC_MANIFEST_NAME) || !strcmp(name, PREC_VDSO_NAME) ||
+	    !strncmp(name, PREC_MANIFEST_NAME ".", sizeof(PREC_MANIFEST_NAME)))
+		return true;
+	for (const char *s = strstr(name, ".shard"); s; s = strstr(s + 1, ".shard"))
+		if (!s[6] || s[6] == '.')
+			return true;
+	return false;
+}
+
+/* A file of the recording (by recording_name) in dirfd that is st. */
+static const char *file_of(int dirfd, const struct stat *st)
+{
+	static __thread char hit[NAME_MAX + 1];
+	int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	const char *found = NULL;
+	struct dirent *e;
+	DIR *d = fd < 0 ? NULL : fdopendir(fd);
+
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	while (!found && (e = readdir(d)))
+		if (e->d_ino == st->st_ino && recording_name(e->d_name) &&
+		    same_file(st, dirfd, e->d_name)) {
+			snprintf(hit, sizeof(hit), "%s", e->d_name);
+			found = hit;
+		}
+	closedir(d);
+	return found;
+}
+
+/* name's last component, if the directory holding it is dirfd's. */
+static const char *base_in(const char *name, int dirfd)
+{
+	const char *slash = strrchr(name, '/');
+	struct stat d, here;
+	char *dir;
+	int r;
+
+	if (!slash)
+		dir = strdup(".");
+	else
+		dir = strndup(name, slash == name ? 1 : (size_t)(slash - name));
+	r = dir ? stat(dir, &here) : -1;
+	free(dir);
+	if (r < 0 || fstat(dirfd, &d) < 0 || d.st_dev != here.st_dev || d.st_ino != here.st_ino)
+		return NULL;
+	return slash ? slash + 1 : name;
+}
+
 int prec_merge_output__check_target(const char *name, const char *dir, int dirfd,
 				    const struct prec_manifest *m)
 {
+	bool named = name && strcmp(name, "-");
 	const char *hit = NULL;
 	struct stat st;
 	int r;
 
 	/* By inode, so a symlink, a hard link or a path spelt another way
-	 * is caught too; a target that does not exist yet is no part of it. */
-	if (name && strcmp(name, "-"))
+	 * is caught too ... */
+	if (named)
 		r = stat(name, &st);
 	else
 		r = fstat(STDOUT_FILENO, &st); /* prec merge DIR >>DIR/cpu000.shard */
-	if (r < 0 || !S_ISREG(st.st_mode))
-		return 0;
-	if (same_file(&st, dirfd, PREC_MANIFEST_NAME))
-		hit = PREC_MANIFEST_NAME;
-	for (uint32_t i = 0; i < m->nr_shards && !hit; i++)
-		if (same_file(&st, dirfd, m->shards[i].name))
-			hit = m->shards[i].name;
+	if (r == 0 && S_ISREG(st.st_mode)) {
+		if (same_file(&st, dirfd, PREC_MANIFEST_NAME))
+			hit = PREC_MANIFEST_NAME;
+		for (uint32_t i = 0; i < m->nr_shards && !hit; i++)
+			if (same_file(&st, dirfd, m->shards[i].name))
+				hit = m->shards[i].name;
+		if (!hit)
+			hit = file_of(dirfd, &st);
+	}
+	/* ... and by name in the recording's directory, there or not yet: a
+	 * new cpu000.shard.7 would be read as a segment file */
+	if (!hit && named) {
+		hit = base_in(name, dirfd);
+		if (hit && !recording_name(hit))
+			hit = NULL;
+	}
 	if (!hit)
 		return 0;
 	pr_err("%s %s: output is %s/%s of the recording being read (never written, even with -f)",
-	       who, name && strcmp(name, "-") ? name : "stdout", dir, hit);
+	       who, named ? name : "stdout", dir, hit);
 	return -EINVAL;
 }
 

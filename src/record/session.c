@@ -40,11 +40,14 @@
 #include "store/store.h"
 #include "util/clock.h"
 #include "util/dirtree.h"
+#include "util/file.h"
 #include "util/log.h"
 #include "util/path.h"
 
 /* The final manifest's room, kept from the start (see reserve_size()). */
 #define PREC_MANIFEST_RESERVE_NAME "manifest.reserve"
+/* -f's random names for the old output tried before giving up */
+#define ASIDE_TRIES 16
 #define PREC_MANIFEST_RESERVE_EXTRA (256u * 1024u)
 
 /* Now on the events' clock: the perf clock through the first ring's TSC
@@ -194,20 +197,26 @@ static int rename_noreplace(int dfd, const char *from, const char *to)
 
 /* --force: the old output, *st, is kept under another name until the new
  * manifest is on disk, and put back if the new one cannot be made. The
- * aside name is never reused from someone else (RENAME_NOREPLACE), and
- * only *st is ever removed under it (old_dev, old_ino). */
+ * aside name, DIR.old.XXXXXXXX, is random: one another user could guess
+ * (DIR.old.PID) they could make first, and -f would fail. It is never
+ * reused from someone else (RENAME_NOREPLACE), and only *st is ever
+ * removed under it (old_dev, old_ino). */
 static int move_aside(struct prec_session *s, const struct stat *st)
 {
-	int err;
+	int err = -EEXIST;
 
-	if (asprintf(&s->old_dir, "%s.old.%d", s->dir, (int)getpid()) < 0) {
+	if (asprintf(&s->old_dir, "%s.old.XXXXXXXX", s->dir) < 0) {
 		s->old_dir = NULL;
 		return -ENOMEM;
 	}
 	/* old_dir is dir plus a suffix: its last component starts where
 	 * dir's does. */
 	s->old_name = s->old_dir + (s->name - s->dir);
-	err = rename_noreplace(s->parentfd, s->name, s->old_name);
+	for (int i = 0; i < ASIDE_TRIES && err == -EEXIST; i++) {
+		err = prec_file__random_name(s->old_dir + strlen(s->old_dir) - 8, 8);
+		if (!err)
+			err = rename_noreplace(s->parentfd, s->name, s->old_name);
+	}
 	if (err) {
 		pr_err("%s: moving it aside to %s: %s", s->dir, s->old_dir, strerror(-err));
 		free(s->old_dir);

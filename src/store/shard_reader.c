@@ -506,38 +506,53 @@ static int try_segment(struct prec_shard_reader *r, uint32_t n, int *fd)
 	return ret;
 }
 
-/* At the end of the chunks of the segment file read (its end, or the
- * zeros padding its last block): the next file that holds a chunk at
- * r->off, past files that end before it (left by a drop in progress) and
- * over numbers already dropped. The recorder writes a segment file only
- * once the one before it is whole: a file holding data means its
- * predecessor ended where it starts. Returns 1 (reading from it now), 0
- * (none yet: the end) or -errno. */
-static int next_segment(struct prec_shard_reader *r)
+/* Reading from segment file n, open as fd, now. */
+static int take_segment(struct prec_shard_reader *r, uint32_t n, int fd)
 {
-	uint32_t n = r->seg;
-	int fd = -1, ret;
-
-	for (;;) {
-		ret = try_segment(r, ++n, &fd);
-		if (ret == -ENOENT) {
-			ret = prec_shard_segments__lowest(r->dirfd, r->name, n, &n);
-			if (ret <= 0)
-				return ret;
-			n--;
-			continue;
-		}
-		if (ret != 2)
-			break;
-	}
-	if (ret != 1)
-		return ret;
 	if (r->seg_fd >= 0)
 		close(r->seg_fd);
 	r->seg_fd = fd;
 	r->seg = n;
 	r->have_ahead = false;
 	return 1;
+}
+
+/* At the end of the chunks of the segment file read (its end, or the
+ * zeros padding its last block): the next file that holds a chunk at
+ * r->off, past files that end before it (left by a drop in progress) and
+ * over numbers already dropped. The recorder writes a segment file only
+ * once the one before it is whole: a file holding data means its
+ * predecessor ended where it starts. The next number is tried first;
+ * else the numbers the directory holds past it, each once, in order, and
+ * none past PREC_SEGMENT_LAST: a directory with planted numbers costs one
+ * read of it and a try per file. Returns 1 (reading from it now), 0 (none
+ * yet: the end) or -errno. */
+static int next_segment(struct prec_shard_reader *r)
+{
+	uint32_t *later = NULL, above = r->seg;
+	int fd = -1, ret, nr;
+
+	if (r->seg < PREC_SEGMENT_LAST) {
+		ret = try_segment(r, ++above, &fd);
+		if (ret == 1)
+			return take_segment(r, above, fd);
+		if (ret == 0 || (ret < 0 && ret != -ENOENT))
+			return ret;
+	}
+	nr = prec_shard_segments__list(r->dirfd, r->name, above, &later);
+	ret = nr < 0 ? nr : 0;
+	for (int i = 0; i < nr; i++) {
+		ret = try_segment(r, later[i], &fd);
+		if (ret == 1) {
+			ret = take_segment(r, later[i], fd);
+			break;
+		}
+		if (ret == 0 || (ret < 0 && ret != -ENOENT))
+			break;
+		ret = 0; /* gone meanwhile, or ends before r->off: the next */
+	}
+	free(later);
+	return ret;
 }
 
 static int next_chunk(struct prec_shard_reader *r, struct prec_chunk *c)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The segment files of a --max-disk shard: their names (the shard's name, a
-// dot, the number) and the search of a directory for the oldest one left.
+// dot, the number, to the format's last) and the list of those a directory
+// holds, for a reader that looks past numbers dropped.
 #include "store/shard_segments.h"
 
 #include <dirent.h>
@@ -14,18 +15,22 @@
 
 int prec_shard_segments__name(char *buf, size_t len, const char *name, uint32_t n)
 {
-	int w = snprintf(buf, len, "%s.%u", name, n);
+	int w;
 
+	/* 0 is the shard's own file, and what a counter past the last wraps to */
+	if (!n)
+		return -ERANGE;
+	w = snprintf(buf, len, "%s.%u", name, n);
 	if (w < 0 || (size_t)w >= len || w > NAME_MAX)
 		return -ENAMETOOLONG;
 	return 0;
 }
 
-/* n if s is "name.n" with n a canonical decimal from 1 (no sign, no
- * leading zero: one name per number), else 0. */
-static uint32_t number_of(const char *s, const char *name, size_t nlen)
+uint32_t prec_shard_segments__number(const char *file, const char *name)
 {
+	size_t nlen = strlen(name);
 	unsigned long long v = 0;
+	const char *s = file;
 
 	if (strncmp(s, name, nlen) || s[nlen] != '.')
 		return 0;
@@ -36,42 +41,68 @@ static uint32_t number_of(const char *s, const char *name, size_t nlen)
 		if (*s < '0' || *s > '9')
 			return 0;
 		v = v * 10 + (unsigned long long)(*s - '0');
-		if (v > UINT32_MAX)
+		if (v > PREC_SEGMENT_LAST)
 			return 0;
 	}
 	return (uint32_t)v;
 }
 
-int prec_shard_segments__lowest(int dirfd, const char *name, uint32_t above, uint32_t *n)
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* v appended to *list (of *nr, room for *cap), grown by doubling. */
+static int push(uint32_t **list, size_t *nr, size_t *cap, uint32_t v)
+{
+	if (*nr == *cap) {
+		size_t want = *cap ? 2 * *cap : 16;
+		uint32_t *p = want > INT_MAX ? NULL : realloc(*list, want * sizeof(**list));
+
+		if (!p)
+			return -ENOMEM;
+		*list = p;
+		*cap = want;
+	}
+	(*list)[(*nr)++] = v;
+	return 0;
+}
+
+int prec_shard_segments__list(int dirfd, const char *name, uint32_t above, uint32_t **out)
 {
 	int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	size_t nlen = strlen(name);
-	uint32_t best = 0;
+	uint32_t *list = NULL;
+	size_t nr = 0, cap = 0;
 	struct dirent *e;
+	int err = 0;
 	DIR *d;
 
+	*out = NULL;
 	if (fd < 0)
 		return -errno;
 	d = fdopendir(fd);
 	if (!d) {
-		int err = -errno;
-
+		err = -errno;
 		close(fd);
 		return err;
 	}
-	for (errno = 0; (e = readdir(d)); errno = 0) {
-		uint32_t v = number_of(e->d_name, name, nlen);
+	for (errno = 0; !err && (e = readdir(d)); errno = 0) {
+		uint32_t v = prec_shard_segments__number(e->d_name, name);
 
-		if (v > above && (!best || v < best))
-			best = v;
+		if (v > above)
+			err = push(&list, &nr, &cap, v);
 	}
-	if (errno) {
-		int err = -errno;
-
-		closedir(d);
+	if (!err && errno)
+		err = -errno;
+	closedir(d);
+	if (err) {
+		free(list);
 		return err;
 	}
-	closedir(d);
-	*n = best;
-	return best ? 1 : 0;
+	if (nr)
+		qsort(list, nr, sizeof(*list), cmp_u32);
+	*out = list;
+	return (int)nr;
 }

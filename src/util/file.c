@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <linux/magic.h>
 #include <stdlib.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <unistd.h>
@@ -189,4 +190,21 @@ bool prec_file__on_pseudo_fs(int fd)
 		if ((unsigned long)sf.f_type == others[i])
 			return true;
 	return false;
+}
+
+int prec_file__random_name(char *x, size_t n)
+{
+	static const char abc[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+	unsigned char r[32];
+
+	while (n) {
+		size_t k = n < sizeof(r) ? n : sizeof(r);
+
+		if (getrandom(r, k, 0) != (ssize_t)k)
+			return -EAGAIN;
+		for (size_t j = 0; j < k; j++)
+			*x++ = abc[r[j] % (sizeof(abc) - 1)];
+		n -= k;
+	}
+	return 0;
 }

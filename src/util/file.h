@@ -46,6 +46,11 @@ int prec_file__reopen(int pathfd, const struct stat *st, int flags);
  * file system cannot be told counts as such. */
 bool prec_file__on_pseudo_fs(int fd);
 
+/* n characters of [A-Za-z0-9] from getrandom() into x (no NUL): a name
+ * no one can guess ahead, for a file made where others may write. Returns
+ * 0, or -EAGAIN if the kernel gave too few random bytes. */
+int prec_file__random_name(char *x, size_t n);
+
 /* Write all n bytes to fd, retrying short writes and EINTR. Returns 0 or
  * -errno (-EIO if the fd stops taking bytes). */
 int prec_file__write_all(int fd, const void *p, size_t n);

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 // The directory part of a path, opened component by component from
 // descriptors, so that root never follows a link another user planted in
-// a shared directory (/tmp/x -> /etc) to write where that user chose. The
-// kernel refuses such links only with fs.protected_symlinks set; prec must
-// not depend on a sysctl.
+// a shared directory (/tmp/x -> /etc) or in a directory of their own
+// (~user/results -> /root) to write where that user chose. The kernel
+// refuses the first only with fs.protected_symlinks set, and never the
+// second; prec must not depend on a sysctl.
 #include "util/path.h"
 
 #include <errno.h>
@@ -18,14 +19,31 @@
 
 static __thread char bad_name[NAME_MAX + 1];
 
-/* Would the kernel's protected_symlinks rule follow link (in dir)? A
- * directory that others can write is where a link can be someone else's
- * trap; there it must be ours or the directory owner's. */
-static bool may_follow(const struct stat *link, const struct stat *dir)
+/* May another user have planted a link in dir? Yes where someone other
+ * than root and us may write it: a directory of another user's (their
+ * home, a project tree; the kernel's protected_symlinks rule trusts the
+ * directory's owner, and here the owner is the one to fear), or one whose
+ * group or others may write (/tmp). */
+static bool others_write(const struct stat *dir)
 {
-	if (!(dir->st_mode & (S_IWGRP | S_IWOTH)))
-		return true;
-	return link->st_uid == geteuid() || link->st_uid == dir->st_uid;
+	return (dir->st_uid != 0 && dir->st_uid != geteuid()) ||
+	       (dir->st_mode & (S_IWGRP | S_IWOTH));
+}
+
+/* Why not to follow link (in dir), or NULL to follow it. Anywhere only
+ * root and we write, follow. Elsewhere only a link of root's or ours,
+ * which no one else can have made, and with one name: a second name is a
+ * hard link that someone else put there (fs.protected_hardlinks=0 lets
+ * anyone hard-link root's links). */
+static const char *not_to_follow(const struct stat *link, const struct stat *dir)
+{
+	if (!others_write(dir))
+		return NULL;
+	if (link->st_uid != 0 && link->st_uid != geteuid())
+		return "a symbolic link of another user in a directory another user may write";
+	if (link->st_nlink != 1)
+		return "a symbolic link with a second name (a hard link) in a directory another user may write";
+	return NULL;
 }
 
 /* rest becomes target + "/" + after (after may point into rest). */
@@ -42,13 +60,13 @@ static int replace_head(char *rest, size_t cap, const char *target, size_t tlen,
 	return 0;
 }
 
-static int refuse(const char *comp, size_t len, const char **why,
+static int refuse(const char *comp, size_t len, const char *reason, const char **why,
 		  const char **bad)
 {
 	memcpy(bad_name, comp, len);
 	bad_name[len] = '\0';
 	if (why)
-		*why = "a symbolic link of another user in a directory others can write";
+		*why = reason;
 	if (bad)
 		*bad = bad_name;
 	return -EPERM;
@@ -68,6 +86,7 @@ int prec_path__open_dir(const char *dir, const char **why, const char **bad)
 		return -errno;
 	for (;;) {
 		struct stat st, parent;
+		const char *reason;
 		size_t len;
 		ssize_t tlen;
 		int next;
@@ -106,9 +125,10 @@ int prec_path__open_dir(const char *dir, const char **why, const char **bad)
 			err = -ENOTDIR;
 			goto close_fd;
 		}
-		if (!may_follow(&st, &parent)) {
+		reason = not_to_follow(&st, &parent);
+		if (reason) {
 			close(next);
-			err = refuse(comp, len, why, bad);
+			err = refuse(comp, len, reason, why, bad);
 			goto close_fd;
 		}
 		tlen = readlinkat(next, "", target, sizeof(target));

@@ -3,7 +3,7 @@
 # Safe files: the output directory is 0700 and every file in it 0600 even
 # under umask 000; symlinks planted in or as the output directory are never
 # followed; an empty directory of another user is refused; -f keeps the old
-# recording renamed aside (DIR.old.PID) until the final manifest is written
+# recording renamed aside (DIR.old.XXXXXXXX, random) until the final manifest is written
 # (kill -9 before then leaves it intact) and removes it after; --user runs
 # the command as another user (exact sample count of its getppid calls,
 # its exit status, no write access to the recording) while prec records.
@@ -63,7 +63,9 @@ mkdir old && echo precious >old/file
 "$PREC" record -q -f -d old -a -e cpu-clock -F 100 &
 pid=$!
 wait_manifest old
-aside=old.old.$pid
+aside=$(ls -d old.old.* 2>/dev/null)
+[ "$(echo "$aside" | grep -c '^old\.old\.[A-Za-z0-9]\{8\}$')" = 1 ] ||
+	fail "-f: want one old.old.XXXXXXXX during the recording, got: $aside"
 [ "$(cat "$aside/file" 2>/dev/null)" = precious ] || fail "-f: the old directory is not kept aside as $aside during the recording"
 kill -9 $pid
 wait $pid 2>/dev/null
@@ -76,7 +78,7 @@ sleep 0.2
 kill -INT $pid
 wait $pid || fail "-f: record exit $?"
 complete old && [ ! -e old/file ] || fail "-f: not replaced"
-[ ! -e "old.old.$pid" ] || fail "-f: old directory left behind after the final manifest"
+ls -d old.old.* >/dev/null 2>&1 && fail "-f: old directory left behind after the final manifest: $(ls -d old.old.*)"
 echo "-f: old recording kept aside until the final manifest, survives kill -9, then removed"
 
 # 6. --user: the command runs as nobody, prec records it as root.

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
+#include <dirent.h>
 #include <lz4.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -19,6 +20,7 @@
 #include <unistd.h>
 
 #include "store/manifest_format.h"
+#include "store/shard_segments.h"
 #include "util/bytes.h"
 #include "store/store.h"
 #include "util/log.h"
@@ -104,9 +106,10 @@ static const uint8_t fz_session[16] = { 'p', 'r', 'e', 'c', '-', 'f', 'u', 'z',
 #define FZ_SAMPLE_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | \
 			PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD)
 
-static inline void fz_shard_header(struct fz_buf *b, int32_t cpu)
+static inline void fz_shard_header_flags(struct fz_buf *b, int32_t cpu, uint32_t flags)
 {
 	struct prec_shard_header h = {
+		.flags = htole32(flags),
 		.magic = htole64(PREC_SHARD_MAGIC),
 		.version_major = htole16(PREC_FORMAT_MAJOR),
 		.version_minor = htole16(PREC_FORMAT_MINOR),
@@ -118,6 +121,11 @@ static inline void fz_shard_header(struct fz_buf *b, int32_t cpu)
 	memcpy(h.session_id, fz_session, sizeof(h.session_id));
 	h.checksum = htole32(prec_crc32c(0, &h, offsetof(struct prec_shard_header, checksum)));
 	fz_put(b, &h, sizeof(h));
+}
+
+static inline void fz_shard_header(struct fz_buf *b, int32_t cpu)
+{
+	fz_shard_header_flags(b, cpu, 0);
 }
 
 /* Chunk control byte of the structured shard language. */
@@ -336,14 +344,20 @@ static inline int fz_dir_open(void)
 	return fd;
 }
 
+/* Every file of the run's directory goes (segment files have any
+ * number), then the directory. */
 static inline void fz_dir_close(int dirfd)
 {
-	char name[32];
+	int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = fd < 0 ? NULL : fdopendir(fd);
+	struct dirent *e;
 
-	for (int cpu = -1; cpu < FZ_MAX_SHARDS; cpu++) {
-		fz_shard_name(name, sizeof(name), cpu);
-		unlinkat(dirfd, name, 0);
-	}
+	if (!d)
+		__builtin_trap();
+	while ((e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			unlinkat(dirfd, e->d_name, 0);
+	closedir(d);
 	close(dirfd);
 	rmdir(fz_dir);
 }
@@ -447,11 +461,54 @@ static inline void fz_raw_shard(struct fz_buf *b, const uint8_t *q, size_t n, in
 	h->checksum = htole32(crc);
 }
 
+#define FZ_MAX_SEGMENTS 4
+
+/* A structured shard in segment files (docs/format.md, "Segment files"):
+ * a header with SEGMENTS, then a u8 file count (mod FZ_MAX_SEGMENTS, + 1)
+ * and per file a u32 number (not for the first, the shard's own file), a
+ * u16 length and that many bytes of structured chunks, which go on the
+ * shard's chunks and land at their shard offsets in that file (a sparse
+ * file). Numbers from input: repeated, out of order, 4294967295, 0 (not a
+ * name: that file is left out). */
+static inline void fz_segmented_shard(int dirfd, struct fz_gen *g, struct fz_in *in,
+				      struct fz_buf *b, const char *name)
+{
+	unsigned int k = (unsigned int)fz_uint(in, 1) % FZ_MAX_SEGMENTS + 1;
+
+	g->wm = 1000000000ull;
+	g->seq = 0;
+	fz_shard_header_flags(b, 0, PREC_SHARD_SEGMENTS);
+	for (unsigned int i = 0; i < k; i++) {
+		uint32_t n = i ? (uint32_t)fz_uint(in, 4) : 0;
+		size_t len = (size_t)fz_uint(in, 2), got, start = i ? b->len : 0;
+		const uint8_t *q = fz_bytes(in, len, &got);
+		struct fz_in sub = { q, got };
+		char seg[PREC_SEGMENT_NAME_MAX];
+		int fd;
+
+		while (sub.n && !fz_chunk(g, &sub, b))
+			;
+		if (!i) {
+			fz_write_file(dirfd, name, b->p, b->len);
+			continue;
+		}
+		if (prec_shard_segments__name(seg, sizeof(seg), name, n) < 0)
+			continue;
+		fd = openat(dirfd, seg, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		if (fd < 0 || pwrite(fd, b->p + start, b->len - start, (off_t)start) !=
+				      (ssize_t)(b->len - start))
+			__builtin_trap();
+		close(fd);
+	}
+}
+
 /* Write the shard files of a recording dir from input: byte 0 holds the
- * shard count (bits 0-1, +1) and per-shard raw/structured choice (bits
- * 2-5); each shard then takes a u16 length prefix and that many bytes.
- * Raw shards go through fz_raw_shard(), structured ones through
- * fz_shard(). Returns the number of shards (the manifest's shard table). */
+ * shard count (bits 0-1, +1), per-shard raw/structured choice (bits 2-5)
+ * and with bit 6 the first shard, if structured and a CPU's, in segment
+ * files (fz_segmented_shard); each shard then takes a u16 length prefix
+ * and that many bytes. Raw shards go through fz_raw_shard(), structured
+ * ones through fz_shard(). Returns the number of shards (the manifest's
+ * shard table). */
 static inline unsigned int fz_write_shards(int dirfd, struct fz_gen *g,
 					   const uint8_t *data, size_t size)
 {
@@ -468,11 +525,15 @@ static inline unsigned int fz_write_shards(int dirfd, struct fz_gen *g,
 		struct fz_in sub = { q, got };
 
 		b.len = 0;
+		fz_shard_name(name, sizeof(name), cpu);
+		if (!i && cpu >= 0 && (ctl & 0x40) && !(ctl & 4u)) {
+			fz_segmented_shard(dirfd, g, &sub, &b, name);
+			continue;
+		}
 		if (ctl & (4u << i))
 			fz_raw_shard(&b, q, got, cpu);
 		else
 			fz_shard(g, &sub, &b, cpu);
-		fz_shard_name(name, sizeof(name), cpu);
 		fz_write_file(dirfd, name, b.p ? b.p : (const uint8_t *)"", b.len);
 	}
 	fz_buf_free(&b);

@@ -2,9 +2,10 @@
 // prec_path__open_dir: directories and links of our own are followed
 // (relative, absolute, "..", chains); a link another user owns in a
 // directory others can write (a sticky /tmp) is refused with its name,
-// whatever fs.protected_symlinks says, while the same user's link in a
-// directory of their own that only they can write is followed; a loop
-// ends in -ELOOP, a file in the middle in -ENOTDIR.
+// whatever fs.protected_symlinks says, and so is the same user's link in a
+// directory of their own, while root's link there is followed unless it has
+// a second name (a hard link someone made of it); a loop ends in -ELOOP, a
+// file in the middle in -ENOTDIR.
 #include "util/path.h"
 #include "../lib/test.h"
 
@@ -115,14 +116,38 @@ int main(void)
 	ln("evil", "tmp/via", 0);
 	CHECK_EQ(open_err("tmp/via", NULL, NULL), -EPERM);
 
-	/* nobody's link in nobody's own directory: theirs to point. */
+	/* nobody's link in nobody's own directory: refused, named. */
 	ln(abs_target, "home/link", NOBODY);
-	opens_as("home/link", "victim");
-	/* A link of root in a directory only nobody writes: followed (the
-	 * directory's owner could replace it anyway, as they could any
-	 * component under their directory). */
+	why = bad = NULL;
+	CHECK_EQ(open_err("home/link", &why, &bad), -EPERM);
+	CHECK(why && bad && !strcmp(bad, "link"));
+	/* A link of root's in a directory only nobody writes: followed (only
+	 * root can have made it) ... */
 	ln(abs_target, "home/rootlink", 0);
 	opens_as("home/rootlink", "victim");
+	/* ... unless it has a second name: a hard link of a link of root's
+	 * made elsewhere (fs.protected_hardlinks=0 lets nobody make one). */
+	{
+		char from[PATH_MAX], to[PATH_MAX];
+
+		path_of(from, "home/rootlink");
+		path_of(to, "home/hardlink");
+		CHECK(!link(from, to));
+		CHECK_EQ(open_err("home/hardlink", NULL, NULL), -EPERM);
+		CHECK_EQ(open_err("home/rootlink", NULL, NULL), -EPERM);
+		CHECK(!unlink(to));
+		opens_as("home/rootlink", "victim");
+	}
+	/* Root's links with two names where only root writes: followed. */
+	ln(abs_target, "rootln", 0);
+	{
+		char from[PATH_MAX], to[PATH_MAX];
+
+		path_of(from, "rootln");
+		path_of(to, "rootln2");
+		CHECK(!link(from, to));
+		opens_as("rootln2", "victim");
+	}
 
 	/* Loops and files. */
 	ln("loop2", "tmp/loop1", 0);

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
-// Segment files (docs/format.md, "Segment files"): their names, the search
-// for the oldest left, and the reader's rules, on a shard cut by hand into
+// Segment files (docs/format.md, "Segment files"): their names and numbers
+// (to the last, 4294967295), the list of those a directory holds, and the
+// reader's rules, on a shard cut by hand into
 // sparse files that hold each chunk at its shard offset: it goes on across
 // files, past a zero-padded last block, stops at an empty file opened ahead
 // (and goes on once it holds data), starts a trimmed shard in the oldest
-// file left, and passes a file a drop has not unlinked yet.
+// file left, passes a file a drop has not unlinked yet, and goes through
+// planted numbers once each, ending at the last number.
 #include "store/shard_segments.h"
 #include "store/store.h"
 #include "../lib/test.h"
@@ -34,6 +36,9 @@ static void names(void)
 	memset(big, 'a', 254);
 	big[254] = 0;
 	CHECK_EQ(prec_shard_segments__name(buf, sizeof(buf), big, 7), -ENAMETOOLONG);
+	CHECK_EQ(prec_shard_segments__name(buf, sizeof(buf), "cpu000.shard", 0), -ERANGE);
+	CHECK_EQ(prec_shard_segments__name(buf, sizeof(buf), "cpu000.shard", 4294967295u), 0);
+	CHECK(!strcmp(buf, "cpu000.shard.4294967295"));
 }
 
 static void touch(int dirfd, const char *name)
@@ -44,30 +49,45 @@ static void touch(int dirfd, const char *name)
 	close(fd);
 }
 
-static void lowest(int dirfd)
+/* list() gives n and got[0..n) */
+static void listed(int dirfd, const char *name, uint32_t above, int n, const uint32_t *want)
 {
-	uint32_t n = 99;
+	uint32_t *got = (uint32_t *)1;
 
-	CHECK_EQ(prec_shard_segments__lowest(dirfd, "cpu000.shard", 0, &n), 0);
+	CHECK_EQ(prec_shard_segments__list(dirfd, name, above, &got), n);
+	for (int i = 0; i < n; i++)
+		CHECK_EQ(got[i], want[i]);
+	CHECK(n || !got);
+	free(got);
+}
+
+static void list(int dirfd)
+{
+	static const uint32_t all0[] = { 3, 10, 4294967295u }, past3[] = { 10, 4294967295u },
+			      one[] = { 1 };
+
+	listed(dirfd, "cpu000.shard", 0, 0, NULL);
 	touch(dirfd, "cpu000.shard.10");
 	touch(dirfd, "cpu000.shard.3");
+	touch(dirfd, "cpu000.shard.4294967295"); /* the last number */
 	touch(dirfd, "cpu000.shard.03");    /* not canonical: not one */
 	touch(dirfd, "cpu000.shard.x");
+	touch(dirfd, "cpu000.shard.0");
 	touch(dirfd, "cpu000.shard.4294967296"); /* past u32 */
 	touch(dirfd, "cpu001.shard.1");
 	touch(dirfd, "cpu000.shard1");
-	CHECK_EQ(prec_shard_segments__lowest(dirfd, "cpu000.shard", 0, &n), 1);
-	CHECK_EQ(n, 3);
-	CHECK_EQ(prec_shard_segments__lowest(dirfd, "cpu000.shard", 3, &n), 1);
-	CHECK_EQ(n, 10);
-	CHECK_EQ(prec_shard_segments__lowest(dirfd, "cpu000.shard", 10, &n), 0);
-	CHECK_EQ(prec_shard_segments__lowest(dirfd, "cpu001.shard", 0, &n), 1);
-	CHECK_EQ(n, 1);
-	const char *all[] = { "cpu000.shard.10", "cpu000.shard.3", "cpu000.shard.03",
-			      "cpu000.shard.x", "cpu000.shard.4294967296", "cpu001.shard.1",
-			      "cpu000.shard1" };
-	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
-		CHECK_EQ(unlinkat(dirfd, all[i], 0), 0);
+	listed(dirfd, "cpu000.shard", 0, 3, all0);
+	listed(dirfd, "cpu000.shard", 3, 2, past3);
+	listed(dirfd, "cpu000.shard", 10, 1, all0 + 2);
+	listed(dirfd, "cpu000.shard", 4294967295u, 0, NULL);
+	listed(dirfd, "cpu001.shard", 0, 1, one);
+	CHECK_EQ(prec_shard_segments__number("cpu000.shard.4294967295", "cpu000.shard"), 4294967295u);
+	CHECK_EQ(prec_shard_segments__number("cpu000.shard.0", "cpu000.shard"), 0);
+	const char *names[] = { "cpu000.shard.10", "cpu000.shard.3", "cpu000.shard.4294967295",
+			      "cpu000.shard.03", "cpu000.shard.x", "cpu000.shard.0",
+			      "cpu000.shard.4294967296", "cpu001.shard.1", "cpu000.shard1" };
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		CHECK_EQ(unlinkat(dirfd, names[i], 0), 0);
 }
 
 /* A plain shard of CHUNKS chunks, read whole into memory; offs[] filled. */
@@ -224,11 +244,34 @@ static void reader(int dirfd)
 	CHECK_EQ(prec_shard_reader__next(r, &c), 0);
 	prec_shard_reader__close(r);
 
-	for (uint32_t n = 0; n <= 3; n++) {
-		char fname[PREC_SEGMENT_NAME_MAX];
+	/* planted numbers: files holding a byte (no chunk where the shard
+	 * goes on) at 3 and 6, gaps between, and the shard's last chunks in
+	 * the last number a segment can have: each tried once, in order, and
+	 * the search ends there (a counter past it wraps to 0) */
+	CHECK_EQ(unlinkat(dirfd, "s.shard.2", 0), 0);
+	CHECK_EQ(unlinkat(dirfd, "s.shard.3", 0), 0);
+	put_first(dirfd, shard, offs[4], PREC_SHARD_SEGMENTS, 0, 0);
+	put_segment(dirfd, "s.shard", 1, shard, offs[4], offs[8]);
+	for (int i = 0; i < 2; i++) {
+		int fd = openat(dirfd, i ? "s.shard.6" : "s.shard.3", O_WRONLY | O_CREAT | O_TRUNC,
+				0600);
 
-		CHECK_EQ(prec_shard_segments__name(fname, sizeof(fname), "s.shard", n), 0);
-		unlinkat(dirfd, n ? fname : "s.shard", 0);
+		CHECK(fd >= 0 && write(fd, "x", 1) == 1);
+		close(fd);
+	}
+	put_segment(dirfd, "s.shard", PREC_SEGMENT_LAST, shard, offs[8], offs[12]);
+	r = read_chunks(dirfd, NULL, 0, CHUNKS);
+	CHECK_EQ(prec_shard_reader__next(r, &c), 0);
+	CHECK_EQ(prec_shard_reader__next(r, &c), 0);
+	prec_shard_reader__close(r);
+
+	static const uint32_t left[] = { 0, 1, 3, 6, PREC_SEGMENT_LAST };
+	for (size_t i = 0; i < sizeof(left) / sizeof(left[0]); i++) {
+		char fname[PREC_SEGMENT_NAME_MAX];
+		uint32_t n = left[i];
+
+		CHECK(!n || !prec_shard_segments__name(fname, sizeof(fname), "s.shard", n));
+		CHECK_EQ(unlinkat(dirfd, n ? fname : "s.shard", 0), 0);
 	}
 	unlinkat(dirfd, "plain.shard", 0);
 	free(shard);
@@ -243,7 +286,7 @@ int main(void)
 	for (uint32_t i = 0; i < PAYLOAD; i++)
 		payload[i] = (unsigned char)(i * 7 + 3);
 	names();
-	lowest(dirfd);
+	list(dirfd);
 	reader(dirfd);
 	close(dirfd);
 	test_rmdir(dir);
