@@ -897,7 +897,9 @@ int prec_session__start(struct prec_session *s,
 					  .cgroups = o->all_cgroups,
 					  /* track_first: tracking starts now, not at an exec */
 					  .before_exec = pids && !track_first,
-					  .user_only = prec_evlist__exclude_kernel(el) };
+					  .user_only = prec_evlist__exclude_kernel(el),
+					  .no_tasks = !o->synth_tasks,
+					  .no_maps = !o->synth_maps };
 	int err;
 
 	/* Drainers first (their events are still disabled): the side band,

@@ -27,6 +27,8 @@ struct prec_sideband_opts {
 	/* every event excludes the kernel: its hidden addresses (kptr_restrict,
 	 * a user's view of kallsyms) cost nothing, and are not warned about */
 	bool user_only;
+	/* --synth: no task at all (no), or their FORK and COMM only (task) */
+	bool no_tasks, no_maps;
 };
 
 /* Write into w the synthesized records of the system as it is now: kernel
