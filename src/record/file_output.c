@@ -38,7 +38,7 @@ int prec_file_output__init(struct prec_file_output *fo, struct prec_record_opts 
 {
 	const char *base;
 
-	*fo = (struct prec_file_output){ .stream_fd = -1, .follower = -1 };
+	*fo = (struct prec_file_output){ .stream_fd = -1, .follower = -1, .copier = -1 };
 	if (!o->output)
 		return 0;
 	if (strcmp(o->output, "-")) {
@@ -99,6 +99,36 @@ static pid_t spawn_self(char *const argv[], int out_fd, bool ignore_int)
 	_exit(127);
 }
 
+/* A child copying from in to out until in's end, ^C ignored as the
+ * follower's; async-signal-safe calls only (the recorder has threads). */
+static pid_t spawn_copier(int in, int out, int other_end)
+{
+	pid_t pid = fork();
+	char buf[65536];
+
+	if (pid)
+		return pid < 0 ? -errno : pid;
+	close(other_end); /* else in never ends */
+	signal(SIGINT, SIG_IGN);
+	for (;;) {
+		ssize_t n = read(in, buf, sizeof(buf)), w = 0;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			_exit(n < 0);
+		while (w < n) {
+			ssize_t k = write(out, buf + w, (size_t)(n - w));
+
+			if (k < 0 && errno == EINTR)
+				continue;
+			if (k <= 0)
+				_exit(1);
+			w += k;
+		}
+	}
+}
+
 /* The exit status of child pid, or -errno. */
 static int wait_child(pid_t pid)
 {
@@ -117,6 +147,7 @@ int prec_file_output__start(struct prec_file_output *fo, const struct prec_recor
 {
 	char *argv[] = { "prec", "merge", "--follow", fo->dir, "-z", NULL };
 	struct stat st;
+	int out, p[2];
 
 	if (!fo->dir)
 		return 0;
@@ -129,7 +160,20 @@ int prec_file_output__start(struct prec_file_output *fo, const struct prec_recor
 		return 0;
 	if (!o->compress)
 		argv[4] = NULL;
-	fo->follower = spawn_self(argv, fo->stream_fd, true);
+	out = fo->stream_fd;
+	/* perf record -o - > FILE writes the pipe format into FILE; merge
+	 * --follow refuses a regular file, so it gets a pipe, copied on. */
+	if (fstat(fo->stream_fd, &st) == 0 && S_ISREG(st.st_mode)) {
+		if (pipe2(p, O_CLOEXEC) < 0)
+			return -errno;
+		fo->copier = spawn_copier(p[0], fo->stream_fd, p[1]);
+		out = p[1];
+	}
+	fo->follower = spawn_self(argv, out, true);
+	if (out != fo->stream_fd) {
+		close(p[0]);
+		close(p[1]);
+	}
 	if (fo->follower < 0) {
 		int err = fo->follower;
 
@@ -259,6 +303,12 @@ int prec_file_output__finish(struct prec_file_output *fo, const struct prec_reco
 			rc = wait_child(fo->follower);
 			fo->follower = -1;
 		}
+		if (fo->copier > 0) {
+			int crc = wait_child(fo->copier);
+
+			fo->copier = -1;
+			rc = rc ? rc : crc;
+		}
 		if (rc)
 			pr_err("-o -: the stream ended with an error (prec merge --follow exited %d); the recording is kept in %s",
 			       rc, fo->dir);
@@ -282,9 +332,11 @@ void prec_file_output__exit(struct prec_file_output *fo)
 		kill(fo->follower, SIGTERM);
 		wait_child(fo->follower);
 	}
+	if (fo->copier > 0)
+		wait_child(fo->copier);
 	if (fo->stream_fd >= 0)
 		close(fo->stream_fd);
 	free(fo->dir);
 	free(fo->tmpdir);
-	*fo = (struct prec_file_output){ .stream_fd = -1, .follower = -1 };
+	*fo = (struct prec_file_output){ .stream_fd = -1, .follower = -1, .copier = -1 };
 }

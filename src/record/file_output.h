@@ -19,6 +19,7 @@ struct prec_file_output {
 	char *tmpdir;           /* -o -: the directory dir is in, made here */
 	int stream_fd;          /* -o -: the stream (stdout as prec got it) */
 	pid_t follower;         /* -o -: `prec merge --follow` */
+	pid_t copier;           /* -o - into a regular file: its pipe's copier */
 	dev_t dev;              /* dir once made, for its removal */
 	ino_t ino;
 	bool made;
