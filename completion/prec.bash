@@ -10,13 +10,22 @@
 _prec_commands="record merge info dump mark archive version help"
 
 # Every option of each subcommand, as its --help prints them.
-_prec_opts_record="-d --dir -o --output -e --event --filter -F --freq -c --count
-	-P --period -g --call-graph -a --all-cpus -C --cpu -G --cgroup
-	--all-cgroups --data -p --pid -t --tid
-	-i --no-inherit --switch-events -N --no-buildid-cache --buildid-mmap --no-bpf-event --all-user --all-kernel
+_prec_opts_record="-d --dir -o --output --keep-shards --timestamp-filename
+	-e --event --filter -F --freq -c --count
+	-P --period -g --call-graph --kernel-callchains --user-callchains
+	-b --branch-any -j --branch-filter -I --intr-regs --user-regs -W --weight
+	--transaction --phys-data --data-page-size --code-page-size -R --raw-samples
+	-n --no-samples --no-buffering --running-time -s --stat --strict-freq
+	-T --timestamp --sample-cpu --sample-identifier --timestamp-boundary --buildid-all
+	-a --all-cpus -C --cpu -G --cgroup
+	--all-cgroups --data -p --pid -u --uid -t --tid
+	-i --no-inherit --switch-events --namespaces --synth --dry-run
+	--aio --threads --mmap-flush --num-thread-synthesize --per-thread --vmlinux
+	--debuginfod --clang-path --clang-opt -B --no-buildid
+	-N --no-buildid-cache --buildid-mmap --no-bpf-event --all-user --all-kernel
 	--max-size --max-disk -m --mmap-pages -k --clockid --round-ms -f --force --copy
-	--no-copy --no-direct-io --max-staging -r --realtime --affinity -z --compress
-	--compression-level --user --aux-size --markers --overwrite --control
+	--no-copy --no-direct-io --max-staging -r --realtime --affinity --compress
+	-z --compression-level --user --aux-size --markers --overwrite --control
 	--switch-output --switch-max-files
 	-D --delay -v --verbose -q --quiet -h --help"
 _prec_opts_merge="-o --output --time -C --cpu --salvage -f --force -z
@@ -26,10 +35,14 @@ _prec_opts_dump="-t --time -C --cpu --salvage -f --force -h --help"
 _prec_opts_mark="-d --dir -h --help"
 _prec_opts_archive="-o --output -f --force -a --all --max-size -h --help"
 
-# The options that take a value (the next word, or --opt=value).
+# The options that take a value (the next word, or --opt=value). Those
+# whose value is optional (-z, -I, --user-regs, --aio, --threads,
+# --debuginfod, --switch-output) take it only attached, so are not here.
 _prec_args_record="-d --dir -o --output -e --event --filter -F --freq -c --count
-	--call-graph -C --cpu -G --cgroup -p --pid -t --tid --max-size --max-disk --max-staging -m --mmap-pages
-	-k --clockid --round-ms -r --realtime --affinity --compression-level
+	--call-graph -j --branch-filter -C --cpu -G --cgroup -p --pid -u --uid -t --tid
+	--synth --mmap-flush --num-thread-synthesize --vmlinux --clang-path --clang-opt
+	--max-size --max-disk --max-staging -m --mmap-pages
+	-k --clockid --round-ms -r --realtime --affinity
 	--user --aux-size --control --switch-max-files -D --delay"
 _prec_args_merge="-o --output --time -C --cpu --compression-level"
 _prec_args_info=""
@@ -109,8 +122,10 @@ _prec_values()
 {
 	local cmd=$1 opt=$2 cur=$3
 	case "$cmd:$opt" in
-	record:-d | record:--dir | record:-o | record:--output)
+	record:-d | record:--dir)
 		compgen -d -- "$cur" ;;
+	record:-o | record:--output | record:--vmlinux | record:--clang-path)
+		compgen -f -- "$cur" ;;
 	mark:-d | mark:--dir)
 		_prec_recordings "$cur" ;;
 	merge:-o | merge:--output | archive:-o | archive:--output)
@@ -121,13 +136,20 @@ _prec_values()
 		_prec_events "$cur" | while IFS= read -r e; do
 			[[ $e == "$cur"* ]] && echo "$head$e"
 		done ;;
-	record:--call-graph) compgen -W "fp dwarf dwarf," -- "$cur" ;;
+	record:--call-graph) compgen -W "fp dwarf dwarf, lbr" -- "$cur" ;;
+	record:-j | record:--branch-filter | record:--synth)
+		local head="" w
+		if [[ $cur == *,* ]]; then head=${cur%,*},; cur=${cur##*,}; fi
+		w="no all task mmap cgroup"
+		[ "$opt" = --synth ] || w="any any_call any_ret ind_call ind_jmp call cond
+			abort_tx in_tx no_tx save_type stack hw_index priv u k hv"
+		compgen -W "$w" -- "$cur" | while IFS= read -r e; do echo "$head$e"; done ;;
 	record:-k | record:--clockid)
 		compgen -W "monotonic monotonic_raw realtime boottime tai perf" -- "$cur" ;;
 	record:--affinity) compgen -W "auto cpu others package none" -- "$cur" ;;
 	record:-F | record:--freq) compgen -W "max" -- "$cur" ;;
 	record:--control) compgen -W "fifo: fd:" -- "$cur" ;;
-	record:--user) compgen -u -- "$cur" ;;
+	record:--user | record:-u | record:--uid) compgen -u -- "$cur" ;;
 	record:-p | record:--pid | record:-t | record:--tid)
 		compgen -W "$(cd /proc && echo [0-9]*)" -- "$cur" ;;
 	esac
@@ -215,8 +237,8 @@ _prec()
 		esac
 	done
 	case "$cmd:$prev" in
-	record:-d | record:--dir | record:-o | record:--output | merge:-o | merge:--output | \
-	archive:-o | archive:--output)
+	record:-d | record:--dir | record:-o | record:--output | record:--vmlinux | \
+	record:--clang-path | merge:-o | merge:--output | archive:-o | archive:--output)
 		compopt -o filenames 2>/dev/null ;;
 	esac
 	return 0

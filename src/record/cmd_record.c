@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -22,6 +23,7 @@
 #include "record/cgroup.h"
 #include "record/control.h"
 #include "record/evlist.h"
+#include "record/file_output.h"
 #include "record/flight.h"
 #include "record/options.h"
 #include "record/perm.h"
@@ -72,6 +74,7 @@ struct record {
 	int bid_ms;             /* the session's build-id reads: next in ms */
 	struct prec_switch_trigger sw;  /* --switch-output=SIZE|TIME */
 	int cut_err;            /* a --switch-output cut failed: stopped */
+	struct prec_file_output fo; /* -o FILE, -o - */
 };
 
 static int setup_events(struct record *r)
@@ -188,6 +191,41 @@ static int setup_tasks(struct record *r)
 		err = watch_task(r, r->o.tids[i], true);
 		if (!err)
 			err = add_task(r, r->o.tids[i]);
+	}
+	return err;
+}
+
+/* -u: the processes of the user as perf 6.1 takes them, those whose /proc
+ * directory the user owns now, prec aside; recorded as -p's. */
+static int user_pids(struct prec_record_opts *o)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	int err = 0;
+
+	if (!d)
+		return -errno;
+	while (!err && (e = readdir(d))) {
+		struct stat st;
+		char *end;
+		long pid = strtol(e->d_name, &end, 10);
+		pid_t *n;
+
+		if (*end || pid <= 0 || pid == getpid() ||
+		    fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) || st.st_uid != o->uid)
+			continue;
+		n = realloc(o->pids, (size_t)(o->nr_pids + 1) * sizeof(*n));
+		if (!n) {
+			err = -ENOMEM;
+			break;
+		}
+		o->pids = n;
+		n[o->nr_pids++] = (pid_t)pid;
+	}
+	closedir(d);
+	if (!err && !o->nr_pids) {
+		pr_err("option -u: user %u has no process to record", (unsigned)o->uid);
+		return -ESRCH;
 	}
 	return err;
 }
@@ -447,6 +485,12 @@ static int begin_session(struct record *r, int argc, char **argv)
 	}
 	r->started = true;
 	start_lap(r, "directory, writers, start manifest");
+	err = prec_file_output__start(&r->fo, &r->o, r->s.dirfd);
+	if (err) {
+		prec_session__discard(&r->s);
+		r->started = false;
+		return err;
+	}
 	if (r->have_wl && !r->o.all_cpus) {
 		pids = &r->wl.pid;
 		nr = 1;
@@ -592,6 +636,8 @@ static int record(struct record *r, int argc, char **argv)
 	err = setup_events(r);
 	if (err)
 		return err == -EINVAL ? 2 : 1;
+	if (r->o.uid_set && user_pids(&r->o))
+		return 1;
 	if (check_max_disk(r))
 		return 2;
 	err = check_perm(r);
@@ -614,6 +660,10 @@ static int record(struct record *r, int argc, char **argv)
 	err = user_only(r);
 	if (err)
 		return 1;
+	if (r->o.dry_run) {
+		debug_events(&r->el);
+		return 0;
+	}
 	/* -D: the sampling events wait for the timer or 'enable', not for
 	 * exec. The tracking event does not wait (as perf): the command's
 	 * exec COMM and MMAPs come during the wait, and without them its
@@ -642,7 +692,11 @@ static int record(struct record *r, int argc, char **argv)
 	start_lap(r, "command started");
 	if (!rc)
 		wait_for_stop(r);
-	return stop(r, rc);
+	rc = stop(r, rc);
+	/* the merge of -o FILE, once the recording is whole on disk */
+	if (prec_file_output__finish(&r->fo, &r->o, r->started) && !rc)
+		rc = 1;
+	return rc;
 }
 
 /* Closing the last fd of a tracepoint event waits out RCU grace periods in
@@ -692,13 +746,14 @@ int prec_cmd_record(int argc, char **argv)
 		prec_log_level = PREC_LOG_DEBUG;
 	else if (r.o.quiet)
 		prec_log_level = PREC_LOG_ERR;
-	rc = record(&r, argc, argv);
+	rc = prec_file_output__init(&r.fo, &r.o) ? 1 : record(&r, argc, argv);
 	if (r.have_wl)
 		prec_workload__abort(&r.wl);
 	prec_flight__exit(&r.fl); /* its threads write into the session */
 	if (r.have_session)
 		prec_session__exit(&r.s);
 	release_events_later(&r);
+	prec_file_output__exit(&r.fo);
 	prec_evlist__exit(&r.el);
 	for (int i = 0; i < r.nr_watches; i++)
 		if (r.watches[i].fd >= 0)

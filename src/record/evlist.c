@@ -10,6 +10,7 @@
 // opened into it, SET_OUTPUT for the rest, ids, filters, enable/disable,
 // and the PERF_FORMAT_LOST counts at the end.
 #include "record/evlist.h"
+#include "record/sample_regs.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -35,7 +36,6 @@
 
 /* perf's x86_64 user register mask for DWARF unwinding: AX..R15 without
  * the segment registers DS, ES, FS, GS. */
-#define PREC_REGS_USER_X86_64 0xff0fffULL
 
 /* ---- the events ---- */
 
@@ -236,6 +236,60 @@ static bool wants_period(const struct prec_evsel *ev, const struct prec_record_o
 	return ev->attr.freq || ev->attr.type == PERF_TYPE_TRACEPOINT || o->sample_period;
 }
 
+/* perf record's options for what a sample carries, on the events that
+ * sample, as perf's evsel__config sets them. */
+static void config_sample_opts(struct prec_evsel *ev, const struct prec_record_opts *o)
+{
+	const struct prec_sample_opts *so = &o->sample;
+	struct perf_event_attr *a = &ev->attr;
+	uint64_t branch = so->branch_type;
+
+	if (o->callgraph == PREC_CG_LBR && ev->sampling) {
+		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
+		branch = PERF_SAMPLE_BRANCH_USER | PERF_SAMPLE_BRANCH_CALL_STACK |
+			 PERF_SAMPLE_BRANCH_NO_FLAGS | PERF_SAMPLE_BRANCH_NO_CYCLES |
+			 PERF_SAMPLE_BRANCH_HW_INDEX;
+	}
+	if (o->callgraph != PREC_CG_NONE && ev->sampling) {
+		if (so->kernel_callchains)
+			a->exclude_callchain_user = 1;
+		if (so->user_callchains)
+			a->exclude_callchain_kernel = 1;
+	}
+	if (branch) {
+		a->sample_type |= PERF_SAMPLE_BRANCH_STACK;
+		a->branch_sample_type = branch;
+	}
+	if (so->regs_intr) {
+		a->sample_type |= PERF_SAMPLE_REGS_INTR;
+		a->sample_regs_intr = so->regs_intr;
+	}
+	if (so->regs_user) {
+		a->sample_type |= PERF_SAMPLE_REGS_USER;
+		a->sample_regs_user |= so->regs_user;
+	}
+	if (so->weight)
+		a->sample_type |= PERF_SAMPLE_WEIGHT_STRUCT;
+	if (so->transaction)
+		a->sample_type |= PERF_SAMPLE_TRANSACTION;
+	if (so->phys_data)
+		a->sample_type |= PERF_SAMPLE_PHYS_ADDR;
+	if (so->data_page_size)
+		a->sample_type |= PERF_SAMPLE_DATA_PAGE_SIZE;
+	if (so->code_page_size)
+		a->sample_type |= PERF_SAMPLE_CODE_PAGE_SIZE;
+	if (so->raw)
+		a->sample_type |= PERF_SAMPLE_RAW;
+	if (so->running_time)
+		a->read_format |= PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+	a->inherit_stat = so->inherit_stat;
+	if (so->no_samples && ev->sampling) {
+		/* perf -n: the counter runs, nothing samples (its freq bit
+		 * stays, with no rate) */
+		a->sample_period = 0;
+	}
+}
+
 /* The side band the tracking event asks the kernel for. */
 static void config_tracking(struct perf_event_attr *a, const struct prec_record_opts *o)
 {
@@ -257,6 +311,7 @@ static void config_tracking(struct perf_event_attr *a, const struct prec_record_
 	a->cgroup = o->all_cgroups;
 	if (o->switch_events)
 		a->context_switch = 1;
+	a->namespaces = o->namespaces;
 	/* As perf: BPF programs (and other kernel text) that come and go
 	 * during the recording get a symbol, so samples in them resolve. */
 	a->ksymbol = !o->no_bpf_event;
@@ -286,7 +341,7 @@ void prec_evlist__config(struct prec_evlist *el,
 			a->sample_type |= PERF_SAMPLE_CALLCHAIN;
 		if (ev->sampling && o->callgraph == PREC_CG_DWARF) {
 			a->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
-			a->sample_regs_user = PREC_REGS_USER_X86_64;
+			a->sample_regs_user = prec_sample_regs__default();
 			a->sample_stack_user = o->stack_size;
 			a->exclude_callchain_user = 1;
 		}
@@ -301,6 +356,8 @@ void prec_evlist__config(struct prec_evlist *el,
 		if (ev->sampling && o->all_cgroups)
 			a->sample_type |= PERF_SAMPLE_CGROUP;
 		a->read_format = PERF_FORMAT_ID | PERF_FORMAT_LOST;
+		if (!ev->tracking)
+			config_sample_opts(ev, o);
 		a->sample_id_all = 1;
 		a->disabled = 1;
 		a->inherit = inherit;
@@ -311,6 +368,11 @@ void prec_evlist__config(struct prec_evlist *el,
 		if (!pages)
 			pages = o->mmap_pages;
 		a->wakeup_watermark = (uint32_t)(pages * (size_t)ps / 4);
+		/* perf --no-buffering: a wakeup per record */
+		if (o->sample.no_buffering && !ev->tracking) {
+			a->watermark = 0;
+			a->wakeup_events = 1;
+		}
 		a->write_backward = ev->overwrite;
 		/* The perf clock is what the kernel uses without use_clockid. */
 		a->use_clockid = o->clockid != PREC_CLOCK_PERF;

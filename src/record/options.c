@@ -9,6 +9,7 @@
 #include <getopt.h>
 #include <stddef.h>
 #include <limits.h>
+#include <linux/perf_event.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 #include <unistd.h>
 
 #include "record/control.h"
+#include "record/sample_regs.h"
 #include "util/cli.h"
 #include "util/cpu_list.h"
 #include "util/log.h"
@@ -58,6 +60,24 @@ static int opt_dir(struct prec_record_opts *o, const char *arg)
 	if (!*arg)
 		return bad("-d", arg, "empty directory name");
 	o->dir = arg;
+	o->dir_set = true;
+	return 0;
+}
+
+/* -o as perf's: a file; the shards go to a directory beside it. */
+static int opt_output(struct prec_record_opts *o, const char *arg)
+{
+	if (!*arg)
+		return bad("-o", arg, "empty file name");
+	o->output = arg;
+	return 0;
+}
+
+/* perf's options for what prec's samples and files always carry. */
+static int opt_always(struct prec_record_opts *o, const char *arg)
+{
+	(void)o;
+	(void)arg;
 	return 0;
 }
 
@@ -165,8 +185,14 @@ static int opt_callgraph(struct prec_record_opts *o, const char *arg)
 		o->callgraph = PREC_CG_FP;
 		return 0;
 	}
+	/* perf's: the PMU's call stack of user-space calls, kept in its
+	 * branch records (Intel LBR), a CALLCHAIN beside them */
+	if (!strcmp(arg, "lbr")) {
+		o->callgraph = PREC_CG_LBR;
+		return 0;
+	}
 	if (strncmp(arg, "dwarf", 5) || (arg[5] && arg[5] != ','))
-		return bad("--call-graph", arg, "expected fp or dwarf[,size]");
+		return bad("--call-graph", arg, "expected fp, dwarf[,size] or lbr");
 	if (comma && (parse_u64(comma + 1, &size) < 0 || !size || size > 65528))
 		return bad("--call-graph", arg, "dwarf stack size must be 1..65528 bytes");
 	o->callgraph = PREC_CG_DWARF;
@@ -349,13 +375,14 @@ static int opt_realtime(struct prec_record_opts *o, const char *arg)
  * codec, which is what -z alone means. */
 static int opt_zlevel(struct prec_record_opts *o, const char *arg)
 {
-	uint64_t v;
+	uint64_t v = 0;
 
-	if (parse_u64(arg, &v) < 0 || v > 12)
+	if (arg && (parse_u64(arg, &v) < 0 || v > 22))
 		return bad("--compression-level", arg,
-			   "expected 0 (lz4 fast) or 1..12 (lz4 HC level)");
+			   "expected 0 (lz4 fast) or 1..12 (lz4 HC level); with -o FILE, zstd 1..22");
 	o->compress = true;
 	o->compress_level = (int)v;
+	o->compress_level_arg = arg;
 	return 0;
 }
 
@@ -580,6 +607,142 @@ static int opt_affinity(struct prec_record_opts *o, const char *arg)
 	return bad("--affinity", arg, "expected auto, cpu, others, package or none");
 }
 
+/* perf's -j names (util/parse-branch-options.c): a privilege level alone
+ * means any branch, and perf 6.1 keeps only ANY then (so does prec). */
+static const struct {
+	const char *name;
+	uint64_t bit;
+} branch_modes[] = {
+	{ "u", PERF_SAMPLE_BRANCH_USER }, { "k", PERF_SAMPLE_BRANCH_KERNEL },
+	{ "hv", PERF_SAMPLE_BRANCH_HV }, { "any", PERF_SAMPLE_BRANCH_ANY },
+	{ "any_call", PERF_SAMPLE_BRANCH_ANY_CALL }, { "any_ret", PERF_SAMPLE_BRANCH_ANY_RETURN },
+	{ "ind_call", PERF_SAMPLE_BRANCH_IND_CALL }, { "abort_tx", PERF_SAMPLE_BRANCH_ABORT_TX },
+	{ "in_tx", PERF_SAMPLE_BRANCH_IN_TX }, { "no_tx", PERF_SAMPLE_BRANCH_NO_TX },
+	{ "cond", PERF_SAMPLE_BRANCH_COND }, { "ind_jmp", PERF_SAMPLE_BRANCH_IND_JUMP },
+	{ "call", PERF_SAMPLE_BRANCH_CALL }, { "save_type", PERF_SAMPLE_BRANCH_TYPE_SAVE },
+	{ "stack", PERF_SAMPLE_BRANCH_CALL_STACK }, { "hw_index", PERF_SAMPLE_BRANCH_HW_INDEX },
+	{ "priv", PERF_SAMPLE_BRANCH_PRIV_SAVE },
+};
+#define BRANCH_PLM (PERF_SAMPLE_BRANCH_USER | PERF_SAMPLE_BRANCH_KERNEL | PERF_SAMPLE_BRANCH_HV)
+
+static int opt_branch_filter(struct prec_record_opts *o, const char *arg)
+{
+	uint64_t mode = 0;
+
+	if (o->sample.branch_type)
+		return bad("-j", arg, "branch sampling given twice (-b and -j are one setting)");
+	for (const char *p = arg; *p;) {
+		size_t len = strcspn(p, ","), i;
+
+		for (i = 0; i < sizeof(branch_modes) / sizeof(branch_modes[0]); i++)
+			if (strlen(branch_modes[i].name) == len &&
+			    !strncmp(branch_modes[i].name, p, len))
+				break;
+		if (i == sizeof(branch_modes) / sizeof(branch_modes[0]))
+			return bad("-j", arg, "expected a list of any, any_call, any_ret, ind_call, ind_jmp, call, cond, abort_tx, in_tx, no_tx, save_type, stack, hw_index, priv, u, k, hv");
+		mode |= branch_modes[i].bit;
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	if (!(mode & ~BRANCH_PLM))
+		mode = PERF_SAMPLE_BRANCH_ANY;
+	o->sample.branch_type = mode;
+	return 0;
+}
+
+static int opt_branch_any(struct prec_record_opts *o, const char *arg)
+{
+	(void)arg;
+	if (o->sample.branch_type)
+		return bad("-b", "", "branch sampling given twice (-b and -j are one setting)");
+	o->sample.branch_type = PERF_SAMPLE_BRANCH_ANY;
+	return 0;
+}
+
+static int regs_opt(const char *opt, const char *arg, uint64_t *mask)
+{
+	int err = prec_sample_regs__parse(arg, mask, stdout);
+
+	if (err < 0)
+		return bad(opt, arg ? arg : "", "unknown register name (use '?' for the list)");
+	return err ? 2 : 0; /* '?': the list was the answer */
+}
+
+static int opt_intr_regs(struct prec_record_opts *o, const char *arg)
+{
+	return regs_opt("-I", arg, &o->sample.regs_intr);
+}
+
+static int opt_user_regs(struct prec_record_opts *o, const char *arg)
+{
+	return regs_opt("--user-regs", arg, &o->sample.regs_user);
+}
+
+/* -s: per-thread counts, as perf: each exiting child's counts in a READ
+ * record (inherit_stat), with the times a READ carries. */
+static int opt_stat(struct prec_record_opts *o, const char *arg)
+{
+	(void)arg;
+	o->sample.inherit_stat = true;
+	o->sample.running_time = true;
+	return 0;
+}
+
+/* -u: as perf 6.1, the user's processes that exist at the start (and the
+ * children they make then), found in /proc. */
+static int opt_uid(struct prec_record_opts *o, const char *arg)
+{
+	struct passwd *pw;
+	uint64_t v;
+
+	errno = 0;
+	pw = getpwnam(arg);
+	if (pw) {
+		o->uid = pw->pw_uid;
+	} else if (parse_u64(arg, &v) == 0 && v < UINT32_MAX) {
+		o->uid = (uid_t)v;
+	} else {
+		return bad("-u", arg, errno ? strerror(errno) : "no such user");
+	}
+	o->uid_set = true;
+	return 0;
+}
+
+/* perf's --synth: what the start's /proc read synthesizes. */
+static int opt_synth(struct prec_record_opts *o, const char *arg)
+{
+	o->synth_tasks = o->synth_maps = false;
+	for (const char *p = arg; *p;) {
+		size_t len = strcspn(p, ",");
+
+		if (len == 3 && !strncmp(p, "all", 3))
+			o->synth_tasks = o->synth_maps = true;
+		else if (len == 4 && !strncmp(p, "task", 4))
+			o->synth_tasks = true;
+		else if (len == 4 && !strncmp(p, "mmap", 4))
+			o->synth_tasks = o->synth_maps = true;
+		else if (!(len == 2 && !strncmp(p, "no", 2)) &&
+			 !(len == 6 && !strncmp(p, "cgroup", 6)))
+			return bad("--synth", arg, "expected no, all, task, mmap or cgroup");
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	return 0;
+}
+
+/* perf's options for the writer it has and prec has not: its threads,
+ * aio blocks and flush sizes. prec's per-CPU drainers and io_uring do
+ * their work; the options are taken so a perf command line runs, and
+ * said once (prec_record_opts__parse). */
+static int opt_replaced(struct prec_record_opts *o, const char *arg)
+{
+	(void)o;
+	(void)arg;
+	return 0;
+}
+
 static int opt_help(struct prec_record_opts *o, const char *arg)
 {
 	(void)o;
@@ -588,24 +751,62 @@ static int opt_help(struct prec_record_opts *o, const char *arg)
 }
 
 static const struct opt table[] = {
-	{ "dir", 'd', "DIR", opt_dir, "output directory (default prec.data)", 0 },
-	{ "output", 'o', "DIR", opt_dir, "same as -d", 0 },
+	{ "dir", 'd', "DIR", opt_dir, "keep the recording in DIR (prec merge, info, dump, follow read it); without -d or -o, -o perf.data", 0 },
+	{ "output", 'o', "FILE", opt_output, "as perf: a perf.data FILE, merged from shards recorded beside it (FILE.prec) when the recording ends; - streams perf's pipe format to stdout while recording", 0 },
+	{ "keep-shards", 0, NULL, NULL, "with -o: keep FILE.prec, the recording FILE was merged from", FLAG(keep_shards) },
+	{ "timestamp-filename", 0, NULL, NULL, "with -o: FILE gets the time of the end appended (FILE.YYYYMMDDhhmmssmmm), as perf", FLAG(timestamp_filename) },
 	{ "event", 'e', "LIST", opt_event, "events: cpu-clock, sys:tracepoint (or sys:glob*), pmu/t=v/ ... with :u :k; terms on any: name/overwrite,no-overwrite,period=N/", 0 },
 	{ "filter", 0, "FILTER", opt_filter, "tracepoint filter for every event of the preceding -e", 0 },
 	{ "freq", 'F', "HZ", opt_freq, "sampling frequency (default 4000; 'max'); tracepoints without -F/-c: every hit", 0 },
 	{ "count", 'c', "N", opt_count, "sample period instead of a frequency", 0 },
 	{ "period", 'P', NULL, NULL, "record each sample's period (always so with -F); with -c a software event is sampled at every hit, as perf", FLAG(sample_period) },
 	{ NULL, 'g', NULL, opt_g, "frame-pointer call chains", 0 },
-	{ "call-graph", 0, "fp|dwarf[,size]", opt_callgraph, "call chains (dwarf: user regs + stack, default 8192 bytes)", 0 },
+	{ "call-graph", 0, "fp|dwarf[,size]|lbr", opt_callgraph, "call chains (dwarf: user regs + stack, default 8192 bytes; lbr: the PMU's call stack)", 0 },
+	{ "kernel-callchains", 0, NULL, NULL, "call chains of the kernel only (as perf)", FLAG(sample.kernel_callchains) },
+	{ "user-callchains", 0, NULL, NULL, "call chains of user space only (as perf)", FLAG(sample.user_callchains) },
+	{ "branch-any", 'b', NULL, opt_branch_any, "sample any taken branches (branch stack, as perf)", 0 },
+	{ "branch-filter", 'j', "MODES", opt_branch_filter, "branch stack filter: any, any_call, any_ret, ind_call, ind_jmp, call, cond, abort_tx, in_tx, no_tx, save_type, stack, hw_index, priv, u, k, hv", 0 },
+	{ "intr-regs", 'I', "[=REGS]", opt_intr_regs, "sample these machine registers at the interrupt (default all; '?' lists them)", 0 },
+	{ "user-regs", 0, "[=REGS]", opt_user_regs, "sample these user-space registers (default all; '?' lists them)", 0 },
+	{ "weight", 'W', NULL, NULL, "samples carry a weight (WEIGHT_STRUCT, as perf; on events that give one)", FLAG(sample.weight) },
+	{ "transaction", 0, NULL, NULL, "samples carry transaction flags", FLAG(sample.transaction) },
+	{ "phys-data", 0, NULL, NULL, "samples carry the physical data address", FLAG(sample.phys_data) },
+	{ "data-page-size", 0, NULL, NULL, "samples carry the data address's page size", FLAG(sample.data_page_size) },
+	{ "code-page-size", 0, NULL, NULL, "samples carry the code address's page size", FLAG(sample.code_page_size) },
+	{ "raw-samples", 'R', NULL, NULL, "samples carry raw data (and the CPU), as perf -R", FLAG(sample.raw) },
+	{ "no-samples", 'n', NULL, NULL, "count, do not sample (the side band is recorded)", FLAG(sample.no_samples) },
+	{ "no-buffering", 0, NULL, NULL, "a wakeup per record rather than per quarter ring", FLAG(sample.no_buffering) },
+	{ "running-time", 0, NULL, NULL, "counts read carry their enabled and running times", FLAG(sample.running_time) },
+	{ "stat", 's', NULL, opt_stat, "per-thread counts: each exiting child's in a READ record", 0 },
+	{ "strict-freq", 0, NULL, NULL, "fail when -F exceeds the kernel's maximum rate instead of lowering it", FLAG(strict_freq) },
+	{ "timestamp", 'T', NULL, opt_always, "samples carry their time (always so in prec)", 0 },
+	{ "sample-cpu", 0, NULL, opt_always, "samples carry their CPU (always so in prec)", 0 },
+	{ "sample-identifier", 0, NULL, opt_always, "samples carry their id first (always so in prec)", 0 },
+	{ "timestamp-boundary", 0, NULL, opt_always, "the first and last sample times in the header (always so in prec merge)", 0 },
+	{ "buildid-all", 0, NULL, opt_always, "build-ids of every mapped file (always so in prec)", 0 },
 	{ "all-cpus", 'a', NULL, NULL, "every CPU (default without a command or -p/-t)", FLAG(all_cpus) },
 	{ "cpu", 'C', "LIST", opt_cpu, "only these CPUs, e.g. 0-3,6", 0 },
 	{ "cgroup", 'G', "NAME,...", opt_cgroup, "the events before it count only in these cgroups (paths below the cgroup mount), one per event as perf; needs -a or -C", 0 },
 	{ "all-cgroups", 0, NULL, NULL, "samples carry their cgroup; CGROUP records name every cgroup (perf report --sort cgroup)", FLAG(all_cgroups) },
 	{ "data", 0, NULL, NULL, "samples carry their data address (PERF_SAMPLE_ADDR: perf's -d, perf script -F addr)", FLAG(data) },
 	{ "pid", 'p', "PID,...", opt_pid, "existing processes (all their threads)", 0 },
+	{ "uid", 'u', "USER", opt_uid, "the user's processes at the start (as perf 6.1)", 0 },
 	{ "tid", 't', "TID,...", opt_tid, "existing threads", 0 },
 	{ "no-inherit", 'i', NULL, NULL, "child tasks (of the command or of -p's processes) are not recorded", FLAG(no_inherit) },
 	{ "switch-events", 0, NULL, NULL, "record context switches (PERF_RECORD_SWITCH, as perf)", FLAG(switch_events) },
+	{ "namespaces", 0, NULL, NULL, "record namespace changes (PERF_RECORD_NAMESPACES, as perf)", FLAG(namespaces) },
+	{ "synth", 0, "no|all|task|mmap|cgroup", opt_synth, "what the /proc read at the start gives of existing tasks (default all)", 0 },
+	{ "dry-run", 0, NULL, NULL, "parse the options, build the events' attrs (-vv prints them), exit", FLAG(dry_run) },
+	{ "aio", 0, "[=N]", opt_replaced, "perf's writer; prec's drainers write with io_uring (taken, noted)", 0 },
+	{ "threads", 0, "[=SPEC]", opt_replaced, "perf's writer threads; prec has one drainer per CPU (taken, noted)", 0 },
+	{ "mmap-flush", 0, "N", opt_replaced, "perf's writer; prec drains by rounds and watermarks (taken, noted)", 0 },
+	{ "num-thread-synthesize", 0, "N", opt_replaced, "perf's synthesis threads (taken, noted)", 0 },
+	{ "per-thread", 0, NULL, opt_replaced, "perf's per-thread rings; prec drains per CPU (taken, noted)", 0 },
+	{ "vmlinux", 0, "PATH", opt_replaced, "perf's kernel image for kcore; prec merge's [kernel.kallsyms] map serves (taken, noted)", 0 },
+	{ "debuginfod", 0, "[=URLS]", opt_replaced, "perf's debuginfod cache fill (taken, noted)", 0 },
+	{ "clang-path", 0, "PATH", opt_replaced, "perf's BPF scriptlets (taken, noted)", 0 },
+	{ "clang-opt", 0, "OPTS", opt_replaced, "perf's BPF scriptlets (taken, noted)", 0 },
+	{ "no-buildid", 'B', NULL, NULL, "no build-id table in the recording (nor in the perf.data merged from it), as perf -B", FLAG(no_buildid) },
 	{ "no-buildid-cache", 'N', NULL, NULL, "do not put the vDSO in perf's build-id cache (~/.debug), as perf -N", FLAG(no_buildid_cache) },
 	{ "buildid-mmap", 0, NULL, NULL, "the kernel's build-ids in MMAP2 records (attr.build_id, as perf); off by default: kernels 5.12 to at least 6.18 then put a bogus build-id flag on other sessions' MMAP2s, which crashes a perf record beside prec", FLAG(buildid_mmap) },
 	{ "no-bpf-event", 0, NULL, NULL, "no BPF program load/unload records (KSYMBOL, BPF_EVENT), as perf", FLAG(no_bpf_event) },
@@ -623,8 +824,8 @@ static const struct opt table[] = {
 	{ "max-staging", 0, "SIZE", opt_max_staging, "O_DIRECT staging per CPU may grow to SIZE while the disk stalls (default 256M, all CPUs' at most 1/16 of memory; 0: never)", 0 },
 	{ "realtime", 'r', "PRIO", opt_realtime, "drainer threads run SCHED_FIFO at PRIO (as perf record -r); default 1 where allowed, 0 = fair scheduler", 0 },
 	{ "affinity", 0, "auto|cpu|others|package|none", opt_affinity, "drainer CPUs: auto (default: the ring's CPU for SCHED_FIFO drainers, else others), the ring's CPU, its package less that CPU, the whole package, or anywhere", 0 },
-	{ "compress", 'z', NULL, NULL, "lz4-compress each chunk (implies --copy)", FLAG(compress) },
-	{ "compression-level", 0, "N", opt_zlevel, "0 = lz4 fast (default), 1..12 = lz4 HC level; implies -z", 0 },
+	{ "compress", 0, NULL, NULL, "lz4-compress each chunk (implies --copy); with -o FILE, FILE is zstd-compressed too (as perf -z)", FLAG(compress) },
+	{ "compression-level", 'z', "[=N]", opt_zlevel, "shards: 0 = lz4 fast (default), 1..12 = lz4 HC; with -o FILE: zstd 1..22 of FILE (default 1), as perf; implies -z", 0 },
 	{ "user", 0, "USER", opt_user, "run the command as USER (prec keeps its own privileges)", 0 },
 	{ "aux-size", 0, "PAGES|SIZE", opt_aux_size, "AUX area per CPU for intel_pt//, arm_spe//, cs_etm// (>= 8K; default 4M as root, else 128K)", 0 },
 	{ "markers", 0, NULL, NULL, "record trace_marker writes (prec mark) as ftrace:print", FLAG(markers) },
@@ -678,6 +879,7 @@ static void defaults(struct prec_record_opts *o)
 	o->copy = true;
 	o->direct_io = true;
 	o->stack_size = PREC_RECORD_DEFAULT_STACK;
+	o->synth_tasks = o->synth_maps = true;
 }
 
 static void build_getopt(char *shorts, struct option *longs)
@@ -692,6 +894,8 @@ static void build_getopt(char *shorts, struct option *longs)
 		if (table[i].shrt) {
 			shorts[ns++] = (char)table[i].shrt;
 			if (table[i].argname)
+				shorts[ns++] = ':';
+			if (optional(&table[i]))
 				shorts[ns++] = ':';
 		}
 		if (table[i].lng)
@@ -716,11 +920,28 @@ static const struct opt *lookup(int val)
 
 static int check_combination(struct prec_record_opts *o)
 {
-	bool tasks = o->nr_pids || o->nr_tids;
+	bool tasks = o->nr_pids || o->nr_tids || o->uid_set;
 
 	if (o->freq && o->period) {
 		pr_err("options -F and -c: give a frequency or a period, not both");
 		return -EINVAL;
+	}
+	/* As perf: -F above the kernel's maximum rate (which the kernel
+	 * lowers itself under load) is lowered to it, said once; with
+	 * --strict-freq refused. */
+	if (o->freq) {
+		uint64_t max;
+
+		if (!max_sample_rate(&max) && o->freq > max) {
+			if (o->strict_freq) {
+				pr_err("option -F '%llu': above kernel.perf_event_max_sample_rate, %llu Hz (--strict-freq)",
+				       (unsigned long long)o->freq, (unsigned long long)max);
+				return -EINVAL;
+			}
+			pr_warn("-F %llu: above kernel.perf_event_max_sample_rate, sampling at %llu Hz",
+				(unsigned long long)o->freq, (unsigned long long)max);
+			o->freq = max;
+		}
 	}
 	if (o->all_user && o->all_kernel) {
 		pr_err("options --all-user and --all-kernel: give one of them, not both");
@@ -730,9 +951,37 @@ static int check_combination(struct prec_record_opts *o)
 		pr_err("option --user: needs a command to run");
 		return -EINVAL;
 	}
+	if (o->uid_set && (tasks || o->argv || o->all_cpus || o->cpus)) {
+		pr_err("option -u: the user's processes are the target; not with -p, -t, -a, -C or a command");
+		return -EINVAL;
+	}
 	if (tasks && o->argv) {
 		pr_err("options -p/-t: cannot be combined with a command");
 		return -EINVAL;
+	}
+	if (o->output && o->dir_set) {
+		pr_err("options -o and -d: -o FILE writes a perf.data (its shards in FILE.prec), -d DIR keeps the recording; give one");
+		return -EINVAL;
+	}
+	if (o->output && o->switch_output) {
+		pr_err("options -o and --switch-output: each epoch is a recording of its own; give -d DIR");
+		return -EINVAL;
+	}
+	/* As perf: perf.data, unless the recording is the product. */
+	if (!o->dir_set && !o->output && !o->switch_output)
+		o->output = "perf.data";
+	if ((o->keep_shards || o->timestamp_filename) && !o->output) {
+		pr_err("option %s: needs -o FILE", o->keep_shards ? "--keep-shards" : "--timestamp-filename");
+		return -EINVAL;
+	}
+	if (o->compress_level > 12 && !o->output) {
+		pr_err("option --compression-level '%s': shards take lz4 levels 0..12 (zstd 1..22 is for -o FILE)",
+		       o->compress_level_arg);
+		return -EINVAL;
+	}
+	if (o->sample.kernel_callchains && o->sample.user_callchains) {
+		/* both: perf's default, a whole chain */
+		o->sample.kernel_callchains = o->sample.user_callchains = false;
 	}
 	if (tasks && (o->all_cpus || o->cpus)) {
 		pr_err("options -p/-t: cannot be combined with -a or -C");
@@ -788,7 +1037,7 @@ static int check_combination(struct prec_record_opts *o)
 
 int prec_record_opts__parse(struct prec_record_opts *o, int argc, char **argv)
 {
-	char shorts[2 * NR_OPTS + 2];
+	char shorts[3 * NR_OPTS + 2];
 	struct option longs[NR_OPTS + 1];
 	int c, err;
 
@@ -807,17 +1056,30 @@ int prec_record_opts__parse(struct prec_record_opts *o, int argc, char **argv)
 			*(bool *)((char *)o + op->flag) = true;
 			continue;
 		}
+		if (op->fn == opt_replaced && o->nr_replaced < (int)(sizeof(o->replaced) / sizeof(o->replaced[0])))
+			o->replaced[o->nr_replaced++] = op->lng;
 		err = op->fn(o, optarg);
-		if (err == 1) {
+		if (err == 1)
 			usage(stdout);
+		if (err == 1 || err == 2)
 			return 1;
-		}
 		if (err < 0)
 			return err;
 	}
 	if (optind < argc) {
 		o->argv = argv + optind;
 		o->argc = argc - optind;
+	}
+	if (o->nr_replaced && !o->quiet) {
+		char list[256];
+		size_t n = 0;
+
+		list[0] = 0;
+		for (int i = 0; i < o->nr_replaced && n < sizeof(list); i++)
+			n += (size_t)snprintf(list + n, sizeof(list) - n, "%s--%s", i ? ", " : "",
+					      o->replaced[i]);
+		pr_info("note: %s: perf's own writer and synthesis settings, taken as given; prec's per-CPU drainer threads do that work",
+			list);
 	}
 	return check_combination(o);
 }

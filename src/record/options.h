@@ -38,7 +38,7 @@ static inline bool prec_clock__nmi_safe(int clockid)
 	return clockid == CLOCK_MONOTONIC || clockid == CLOCK_MONOTONIC_RAW;
 }
 
-enum prec_callgraph { PREC_CG_NONE, PREC_CG_FP, PREC_CG_DWARF };
+enum prec_callgraph { PREC_CG_NONE, PREC_CG_FP, PREC_CG_DWARF, PREC_CG_LBR };
 
 struct prec_event_spec {
 	char *text;            /* one -e argument (comma list) */
@@ -52,8 +52,27 @@ struct prec_cgroup_spec {
 	int after_specs;       /* -e arguments given before it */
 };
 
+/* What a sample carries beyond prec's own fields, each as perf record's
+ * option of the same name sets it (evlist.c applies them). */
+struct prec_sample_opts {
+	uint64_t branch_type;   /* -b/-j/--call-graph lbr: branch_sample_type */
+	uint64_t regs_intr;     /* -I: sample_regs_intr (0: none) */
+	uint64_t regs_user;     /* --user-regs: sample_regs_user (0: none) */
+	bool weight;            /* -W */
+	bool transaction;       /* --transaction */
+	bool phys_data;         /* --phys-data */
+	bool data_page_size, code_page_size;
+	bool raw;               /* -R */
+	bool no_samples;        /* -n */
+	bool no_buffering;      /* --no-buffering: a wakeup per record */
+	bool running_time;      /* --running-time, -s */
+	bool inherit_stat;      /* -s */
+	bool kernel_callchains, user_callchains;
+};
+
 struct prec_record_opts {
 	const char *dir;
+	bool dir_set;           /* -d given */
 	struct prec_event_spec *specs;
 	int nr_specs;
 	uint64_t freq, period;  /* at most one non-zero when set by the user */
@@ -112,9 +131,26 @@ struct prec_record_opts {
 	bool no_buildid_cache;  /* -N: the vDSO is not put in ~/.debug */
 	bool buildid_mmap;      /* --buildid-mmap: the kernel's build-ids in
 				 * MMAP2 (attr.build_id), as perf's option */
+	bool no_buildid;        /* -B: no build-id table at all */
 	bool all_cgroups;       /* --all-cgroups: PERF_SAMPLE_CGROUP, CGROUP records */
 	struct prec_cgroup_spec *cgroups; /* -G, in command-line order */
 	int nr_cgroups;
+	struct prec_sample_opts sample;  /* what each sample carries, as perf's */
+	bool dry_run;           /* --dry-run: parse, build the attrs, exit */
+	bool strict_freq;       /* --strict-freq: -F above the kernel's maximum fails */
+	bool namespaces;        /* --namespaces: NAMESPACES records */
+	bool synth_tasks, synth_maps; /* --synth: what /proc gives at the start */
+	uid_t uid;              /* -u: the user's processes */
+	bool uid_set;
+	/* -o FILE: merged into FILE at the end from the recording in dir
+	 * (FILE.prec); "-": perf's pipe format streamed to stdout */
+	const char *output;
+	bool keep_shards;       /* --keep-shards: dir stays after the merge */
+	bool timestamp_filename; /* --timestamp-filename: FILE.<time of the end> */
+	const char *compress_level_arg; /* --compression-level as given */
+	/* perf's writer options taken and said once (opt_replaced) */
+	const char *replaced[8];
+	int nr_replaced;
 };
 
 /* Parse `prec record` argv (argv[0] = "record"). Returns 0, 1 when help

@@ -757,7 +757,8 @@ static void release_reserve(struct prec_session *s)
 static void drain_sched(struct prec_session *s, const struct prec_record_opts *o)
 {
 	s->rt_prio = o->rt_prio;
-	s->buildid_cache = !o->no_buildid_cache;
+	s->buildid_cache = !o->no_buildid_cache && !o->no_buildid;
+	s->no_buildid = o->no_buildid;
 	if (s->rt_prio < 0)
 		s->rt_prio = prec_drainer__fifo_allowed(PREC_DRAIN_AUTO_PRIO) ?
 			     PREC_DRAIN_AUTO_PRIO : 0;
@@ -934,7 +935,9 @@ int prec_session__start(struct prec_session *s,
 					  .before_exec = pids && !track_first,
 					  .user_only = prec_evlist__exclude_kernel(el),
 					  .max_bytes = s->max_disk ?
-						prec_max_disk__sideband_bound(s->max_disk) : 0 };
+						prec_max_disk__sideband_bound(s->max_disk) : 0,
+					  .no_tasks = !o->synth_tasks,
+					  .no_maps = !o->synth_maps };
 	int err;
 
 	/* Drainers first (their events are still disabled): the side band,
@@ -1499,6 +1502,8 @@ static int close_epoch(struct prec_session *s, struct prec_evlist *el, int err)
 	err = err ? err : e;
 	add_seen_buildids(s);
 	add_vdso(s);
+	if (s->no_buildid)
+		prec_manifest__clear_buildids(s->m);
 	lap(s, "totals and build-ids");
 	/* --max-disk's finish wants the writers out of its budget. */
 	if (s->max_disk)

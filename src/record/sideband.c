@@ -58,6 +58,7 @@ struct sb {
 	size_t nr_reqs, cap_reqs;
 	bool data_maps;        /* prec_sideband_opts.data_maps */
 	bool before_exec;      /* prec_sideband_opts.before_exec */
+	bool no_maps;          /* prec_sideband_opts.no_maps */
 	bool no_fork;          /* tail: COMM and MMAP2 only */
 	bool vdso;             /* a [vdso] map was written: its build-id added */
 	uint64_t time;         /* put in every record's trailer (0: start) */
@@ -712,7 +713,7 @@ static int sb_process(struct sb *sb, const struct prec_proc_status *st)
 		err = sb_thread(sb, st, (int32_t)tid);
 	}
 	closedir(d);
-	if (!err && !st->kthread && !sb->before_exec)
+	if (!err && !st->kthread && !sb->before_exec && !sb->no_maps)
 		err = sb_maps(sb, st->tgid);
 	sb->in_proc = false;
 	return err;
@@ -851,7 +852,10 @@ int prec_sideband__synthesize(struct prec_shard_writer *w,
 
 		err = n < 0 ? n : 0;
 	}
-	if (!err && opts && opts->all_tasks)
+	sb->no_maps = opts && opts->no_maps;
+	if (opts && opts->no_tasks)
+		; /* --synth=no: the tasks that exist are not named */
+	else if (!err && opts && opts->all_tasks)
 		err = sb_all_tasks(sb);
 	else if (!err && opts && opts->nr_pids > 0)
 		err = sb_pids(sb, opts->pids, opts->nr_pids);

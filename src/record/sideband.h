@@ -32,6 +32,8 @@ struct prec_sideband_opts {
 	 * (--max-disk: the side band counts in the budget and is never
 	 * trimmed), counted and warned about */
 	uint64_t max_bytes;
+	/* --synth: no task at all (no), or their FORK and COMM only (task) */
+	bool no_tasks, no_maps;
 };
 
 /* Write into w the synthesized records of the system as it is now: kernel

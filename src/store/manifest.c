@@ -73,6 +73,17 @@ static void free_arrays(struct prec_manifest *m)
 	free_index(m);
 }
 
+void prec_manifest__clear_buildids(struct prec_manifest *m)
+{
+	for (uint32_t i = 0; m->buildids && i < m->nr_buildids; i++)
+		free(m->buildids[i].path);
+	free(m->buildids);
+	m->buildids = NULL;
+	m->nr_buildids = 0;
+	m->buildids_dropped = 0;
+	free_index(m);
+}
+
 void prec_manifest__delete(struct prec_manifest *m)
 {
 	if (!m)

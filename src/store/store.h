@@ -645,6 +645,8 @@ int prec_manifest__add_shard(struct prec_manifest *m,
  * -EINVAL or -ENOMEM. */
 int prec_manifest__add_buildid(struct prec_manifest *m,
 			       const struct prec_manifest_buildid *b);
+/* Empty the build-id table (perf record -B: a recording without one). */
+void prec_manifest__clear_buildids(struct prec_manifest *m);
 /* Whether an entry for path exists (any id), hashed as add_buildid().
  * Returns 1, 0, or -ENOMEM (the index could not be built). */
 int prec_manifest__has_buildid(struct prec_manifest *m, const char *path);

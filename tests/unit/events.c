@@ -18,6 +18,7 @@
 #include "record/evlist.h"
 #include "record/internal.h"
 #include "record/options.h"
+#include "record/sample_regs.h"
 #include "record/ring.h"
 #include "record/tracefs.h"
 #include "record/workload.h"
@@ -47,6 +48,8 @@ static void test_options(void)
 
 	CHECK_EQ(parse(&o, none), 0);
 	CHECK(!strcmp(o.dir, "prec.data"));
+	/* as perf: without -d or -o, a perf.data file */
+	CHECK(o.output && !strcmp(o.output, "perf.data"));
 	CHECK(o.all_cpus);
 	CHECK_EQ(o.mmap_pages, PREC_RECORD_DEFAULT_PAGES);
 	CHECK_EQ(o.clockid, CLOCK_MONOTONIC);
@@ -113,6 +116,45 @@ static void test_option_values(void)
 	prec_record_opts__exit(&o);
 }
 
+/* perf record's options for what samples carry: perf's values. */
+static void test_perf_sample_options(void)
+{
+	struct prec_record_opts o = { 0 };
+	char *j[] = { "record", "-j", "any_call,u", "--", "true", NULL };
+	char *ju[] = { "record", "-j", "u", "--", "true", NULL };
+	char *bj[] = { "record", "-b", "-j", "any", "--", "true", NULL };
+	char *regs[] = { "record", "-I", "--user-regs=ip,sp", "-W", "-R", "-s", "--", "true", NULL };
+	char *bad_reg[] = { "record", "--user-regs=ip,nope", "--", "true", NULL };
+	char *od[] = { "record", "-o", "x.data", "-d", "x", "--", "true", NULL };
+	char *nob[] = { "record", "--no-buildid", "--", "true", NULL };
+	char *synth[] = { "record", "--synth=task", "--", "true", NULL };
+	char *lbr[] = { "record", "--call-graph", "lbr", "--", "true", NULL };
+
+	CHECK_EQ(parse(&o, j), 0);
+	CHECK_EQ(o.sample.branch_type, PERF_SAMPLE_BRANCH_ANY_CALL | PERF_SAMPLE_BRANCH_USER);
+	/* a privilege level alone: any branch, and perf 6.1 keeps ANY alone */
+	CHECK_EQ(parse(&o, ju), 0);
+	CHECK_EQ(o.sample.branch_type, PERF_SAMPLE_BRANCH_ANY);
+	CHECK_EQ(parse(&o, bj), -EINVAL);
+	CHECK_EQ(parse(&o, regs), 0);
+	CHECK_EQ(o.sample.regs_intr, prec_sample_regs__default());
+	CHECK(o.sample.weight && o.sample.raw && o.sample.inherit_stat && o.sample.running_time);
+#if defined(__x86_64__)
+	CHECK_EQ(o.sample.regs_user, 0x180); /* sp 7, ip 8 */
+	CHECK_EQ(prec_sample_regs__default(), 0xff0fff);
+#endif
+	CHECK_EQ(parse(&o, bad_reg), -EINVAL);
+	CHECK_EQ(parse(&o, od), -EINVAL);
+	/* perf's -B, not a prefix of --no-buildid-cache */
+	CHECK_EQ(parse(&o, nob), 0);
+	CHECK(o.no_buildid && !o.no_buildid_cache);
+	CHECK_EQ(parse(&o, synth), 0);
+	CHECK(o.synth_tasks && !o.synth_maps);
+	CHECK_EQ(parse(&o, lbr), 0);
+	CHECK(o.callgraph == PREC_CG_LBR);
+	prec_record_opts__exit(&o);
+}
+
 static void test_options_bad(void)
 {
 	struct prec_record_opts o = { 0 };
@@ -124,7 +166,7 @@ static void test_options_bad(void)
 	CHECK_EQ(parse(&o, ARGV("-p", "1", "-a")), -EINVAL);
 	CHECK_EQ(parse(&o, ARGV("-p", "x")), -EINVAL);
 	CHECK_EQ(parse(&o, ARGV("--call-graph", "dwarf,70000")), -EINVAL);
-	CHECK_EQ(parse(&o, ARGV("--call-graph", "lbr")), -EINVAL);
+	CHECK_EQ(parse(&o, ARGV("--call-graph", "lbx")), -EINVAL);
 	CHECK_EQ(parse(&o, ARGV("-C", "99999")), -EINVAL);
 	CHECK_EQ(parse(&o, ARGV("-C", "x")), -EINVAL);
 	CHECK_EQ(parse(&o, ARGV("-k", "nonsense")), -EINVAL);
@@ -670,6 +712,7 @@ int main(void)
 {
 	prec_log_level = PREC_LOG_ERR;
 	test_options();
+	test_perf_sample_options();
 	test_option_values();
 	test_options_bad();
 	test_cpu_list();

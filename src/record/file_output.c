@@ -1,0 +1,342 @@
+// SPDX-License-Identifier: MIT
+// perf record's -o FILE and -o -: the recording is made in a directory
+// as always, and `prec merge` (this binary, in a child: the record layer
+// never calls the read layer) turns it into the perf.data perf's users
+// expect, at the end or while it runs.
+#include "record/file_output.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util/dirtree.h"
+#include "util/log.h"
+#include "util/path.h"
+
+static char *str_cat(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	char *s = malloc(la + lb + 1);
+
+	if (s) {
+		memcpy(s, a, la);
+		memcpy(s + la, b, lb + 1);
+	}
+	return s;
+}
+
+int prec_file_output__init(struct prec_file_output *fo, struct prec_record_opts *o)
+{
+	const char *base;
+
+	*fo = (struct prec_file_output){ .stream_fd = -1, .follower = -1, .copier = -1 };
+	if (!o->output)
+		return 0;
+	if (strcmp(o->output, "-")) {
+		fo->file = o->output;
+		fo->dir = str_cat(o->output, PREC_FILE_OUTPUT_DIR_SUFFIX);
+		if (!fo->dir)
+			return -ENOMEM;
+		o->dir = fo->dir;
+		return 0;
+	}
+	base = getenv("TMPDIR");
+	fo->stream = true;
+	fo->tmpdir = str_cat(base && *base == '/' ? base : "/var/tmp", "/prec-stream.XXXXXX");
+	if (!fo->tmpdir || !mkdtemp(fo->tmpdir)) {
+		int err = fo->tmpdir ? -errno : -ENOMEM;
+
+		pr_err("option -o -: a directory for the shards in %s: %s",
+		       base && *base == '/' ? base : "/var/tmp", strerror(-err));
+		free(fo->tmpdir);
+		fo->tmpdir = NULL;
+		return err;
+	}
+	fo->dir = str_cat(fo->tmpdir, "/rec");
+	if (!fo->dir)
+		return -ENOMEM;
+	o->dir = fo->dir;
+	/* The stream keeps stdout; the command and prec write to stderr. */
+	fo->stream_fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+	if (fo->stream_fd < 0 || dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+		int err = -errno;
+
+		pr_err("option -o -: keeping stdout for the stream: %s", strerror(-err));
+		return err;
+	}
+	return 0;
+}
+
+/* prec itself, argv[0] "prec", with out_fd as its stdout (-1: ours). The
+ * signals the recorder blocks for its signalfd are unblocked; ignore_int:
+ * the terminal's ^C ends the recording, and the follower goes on to its
+ * end. */
+static pid_t spawn_self(char *const argv[], int out_fd, bool ignore_int)
+{
+	sigset_t none;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -errno;
+	if (pid)
+		return pid;
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	if (ignore_int)
+		signal(SIGINT, SIG_IGN);
+	if (out_fd >= 0 && dup2(out_fd, STDOUT_FILENO) < 0)
+		_exit(127);
+	execv("/proc/self/exe", argv);
+	_exit(127);
+}
+
+/* A child copying from in to out until in's end, ^C ignored as the
+ * follower's; async-signal-safe calls only (the recorder has threads). */
+static pid_t spawn_copier(int in, int out, int other_end)
+{
+	pid_t pid = fork();
+	char buf[65536];
+
+	if (pid)
+		return pid < 0 ? -errno : pid;
+	close(other_end); /* else in never ends */
+	signal(SIGINT, SIG_IGN);
+	for (;;) {
+		ssize_t n = read(in, buf, sizeof(buf)), w = 0;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			_exit(n < 0);
+		while (w < n) {
+			ssize_t k = write(out, buf + w, (size_t)(n - w));
+
+			if (k < 0 && errno == EINTR)
+				continue;
+			if (k <= 0)
+				_exit(1);
+			w += k;
+		}
+	}
+}
+
+/* The exit status of child pid, or -errno. */
+static int wait_child(pid_t pid)
+{
+	int status;
+
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+int prec_file_output__start(struct prec_file_output *fo, const struct prec_record_opts *o,
+			    int dirfd)
+{
+	char *argv[] = { "prec", "merge", "--follow", fo->dir, "-z", NULL };
+	struct stat st;
+	int out, p[2];
+
+	if (!fo->dir)
+		return 0;
+	if (fstat(dirfd, &st) < 0)
+		return -errno;
+	fo->dev = st.st_dev;
+	fo->ino = st.st_ino;
+	fo->made = true;
+	if (!fo->stream)
+		return 0;
+	if (!o->compress)
+		argv[4] = NULL;
+	out = fo->stream_fd;
+	/* perf record -o - > FILE writes the pipe format into FILE; merge
+	 * --follow refuses a regular file, so it gets a pipe, copied on. */
+	if (fstat(fo->stream_fd, &st) == 0 && S_ISREG(st.st_mode)) {
+		if (pipe2(p, O_CLOEXEC) < 0)
+			return -errno;
+		fo->copier = spawn_copier(p[0], fo->stream_fd, p[1]);
+		out = p[1];
+	}
+	fo->follower = spawn_self(argv, out, true);
+	if (out != fo->stream_fd) {
+		close(p[0]);
+		close(p[1]);
+	}
+	if (fo->follower < 0) {
+		int err = fo->follower;
+
+		pr_err("option -o -: starting the stream: %s", strerror(-err));
+		fo->follower = -1;
+		return err;
+	}
+	return 0;
+}
+
+/* FILE, or FILE.<time> as perf's --timestamp-filename names it: the
+ * local time to the hundredth of a second. */
+static char *out_name(const char *file, bool timestamp)
+{
+	char stamp[32], dt[24];
+	struct timeval tv;
+	struct tm tm;
+
+	if (!timestamp)
+		return strdup(file);
+	gettimeofday(&tv, NULL);
+	localtime_r(&tv.tv_sec, &tm);
+	strftime(dt, sizeof(dt), "%Y%m%d%H%M%S", &tm);
+	snprintf(stamp, sizeof(stamp), ".%s%02u", dt, (unsigned)(tv.tv_usec / 10000));
+	return str_cat(file, stamp);
+}
+
+/* As perf: FILE already there becomes FILE.old (the one before is
+ * replaced), in FILE's directory opened as util/path.h opens one. */
+static int move_old(const char *file)
+{
+	char *slash = strrchr(file, '/'), *dir, *old;
+	const char *base = slash ? slash + 1 : file, *why = NULL, *bad = NULL;
+	struct stat st;
+	int dfd, err = 0;
+
+	dir = slash ? strndup(file, (size_t)(slash - file) + (slash == file)) : strdup(".");
+	if (!dir)
+		return -ENOMEM;
+	dfd = prec_path__open_dir(dir, &why, &bad);
+	free(dir);
+	if (dfd < 0) {
+		pr_err("option -o '%s': its directory: %s%s%s", file,
+		       why ? why : strerror(-dfd), bad ? ": " : "", bad ? bad : "");
+		return dfd;
+	}
+	if (fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		old = str_cat(base, ".old");
+		if (!old)
+			err = -ENOMEM;
+		else if (renameat(dfd, base, dfd, old) < 0)
+			err = -errno;
+		if (err)
+			pr_err("option -o '%s': moving it to %s.old: %s", file, file, strerror(-err));
+		free(old);
+	}
+	close(dfd);
+	return err;
+}
+
+static int merge_into_file(struct prec_file_output *fo, const struct prec_record_opts *o)
+{
+	char level[16], *name = out_name(fo->file, o->timestamp_filename);
+	char *argv[] = { "prec", "merge", fo->dir, "-o", name, NULL, NULL };
+	int rc;
+
+	if (!name)
+		return -ENOMEM;
+	if (o->compress) {
+		snprintf(level, sizeof(level), "-z%d", o->compress_level ? o->compress_level : 1);
+		argv[5] = level;
+	}
+	rc = o->timestamp_filename ? 0 : move_old(name);
+	if (!rc) {
+		pid_t pid = spawn_self(argv, -1, false);
+
+		rc = pid < 0 ? pid : wait_child(pid);
+	}
+	if (rc)
+		pr_err("-o %s: merging %s failed (%s): the recording is kept there; `prec merge %s -o %s` retries",
+		       name, fo->dir, rc < 0 ? strerror(-rc) : "prec merge's error above",
+		       fo->dir, name);
+	free(name);
+	return rc;
+}
+
+static void remove_dir(struct prec_file_output *fo)
+{
+	const char *slash, *base, *why = NULL, *bad = NULL;
+	char *parent;
+	int dfd, err;
+
+	/* -o -: the directory made for it, rec inside */
+	const char *top = fo->stream ? fo->tmpdir : fo->dir;
+
+	slash = strrchr(top, '/');
+	base = slash ? slash + 1 : top;
+	parent = slash ? strndup(top, (size_t)(slash - top) + (slash == top)) : strdup(".");
+	if (!parent)
+		return;
+	dfd = prec_path__open_dir(parent, &why, &bad);
+	free(parent);
+	if (dfd < 0)
+		return;
+	if (fo->stream) {
+		struct stat st;
+
+		err = fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) ? -errno :
+		      prec_dirtree__remove(dfd, base, st.st_dev, st.st_ino);
+	} else {
+		err = prec_dirtree__remove(dfd, base, fo->dev, fo->ino);
+	}
+	if (err)
+		pr_warn("%s: removing the shards after the merge: %s", top, strerror(-err));
+	close(dfd);
+}
+
+int prec_file_output__finish(struct prec_file_output *fo, const struct prec_record_opts *o,
+			     bool recorded)
+{
+	int rc = 0;
+
+	if (!fo->dir)
+		return 0;
+	if (fo->stream) {
+		if (fo->follower > 0) {
+			rc = wait_child(fo->follower);
+			fo->follower = -1;
+		}
+		if (fo->copier > 0) {
+			int crc = wait_child(fo->copier);
+
+			fo->copier = -1;
+			rc = rc ? rc : crc;
+		}
+		if (rc)
+			pr_err("-o -: the stream ended with an error (prec merge --follow exited %d); the recording is kept in %s",
+			       rc, fo->dir);
+	} else if (recorded) {
+		rc = merge_into_file(fo, o);
+	}
+	if (!rc && fo->made && recorded && !o->keep_shards)
+		remove_dir(fo);
+	else if (!rc && o->keep_shards)
+		pr_info("the recording is kept in %s (--keep-shards)", fo->dir);
+	if (fo->stream && !fo->made && fo->tmpdir)
+		rmdir(fo->tmpdir);
+	return rc ? 1 : 0;
+}
+
+void prec_file_output__exit(struct prec_file_output *fo)
+{
+	if (!fo)
+		return;
+	if (fo->follower > 0) {
+		kill(fo->follower, SIGTERM);
+		wait_child(fo->follower);
+	}
+	if (fo->copier > 0)
+		wait_child(fo->copier);
+	if (fo->stream_fd >= 0)
+		close(fo->stream_fd);
+	free(fo->dir);
+	free(fo->tmpdir);
+	*fo = (struct prec_file_output){ .stream_fd = -1, .follower = -1, .copier = -1 };
+}

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: MIT */
+/* perf record's -o: a perf.data file, merged when the recording ends from
+ * the directory recorded beside it, or perf's pipe format streamed to
+ * stdout while it records. */
+#ifndef PREC_RECORD_FILE_OUTPUT_H
+#define PREC_RECORD_FILE_OUTPUT_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "record/options.h"
+
+#define PREC_FILE_OUTPUT_DIR_SUFFIX ".prec"
+
+struct prec_file_output {
+	const char *file;       /* -o FILE, NULL for "-" or without -o */
+	bool stream;            /* -o - */
+	char *dir;              /* the recording's directory (FILE.prec) */
+	char *tmpdir;           /* -o -: the directory dir is in, made here */
+	int stream_fd;          /* -o -: the stream (stdout as prec got it) */
+	pid_t follower;         /* -o -: `prec merge --follow` */
+	pid_t copier;           /* -o - into a regular file: its pipe's copier */
+	dev_t dev;              /* dir once made, for its removal */
+	ino_t ino;
+	bool made;
+};
+
+/* Resolve -o into o->dir: FILE.prec for a file, a new directory under
+ * $TMPDIR (else /var/tmp) for "-", whose stdout is kept for the stream and
+ * replaced by stderr (a command's output must not enter the stream).
+ * Returns 0 (nothing to do without -o) or -errno after one line. Main
+ * thread, before the command is forked. */
+int prec_file_output__init(struct prec_file_output *fo, struct prec_record_opts *o);
+
+/* The recording's directory dirfd now exists (and its start manifest): -o
+ * - starts following it. Returns 0 or -errno after one line. */
+int prec_file_output__start(struct prec_file_output *fo, const struct prec_record_opts *o,
+			    int dirfd);
+
+/* The recording ended (recorded: its final manifest is written). -o FILE:
+ * an existing FILE becomes FILE.old (as perf), the directory is merged
+ * into FILE (or FILE.<time> with --timestamp-filename) by `prec merge`,
+ * and removed once the merge succeeded unless --keep-shards. -o -: waits
+ * for the stream's end, then removes the directory likewise. Returns 0 or
+ * 1 after one line (the directory is then kept and named). Blocks for the
+ * merge. */
+int prec_file_output__finish(struct prec_file_output *fo, const struct prec_record_opts *o,
+			     bool recorded);
+
+void prec_file_output__exit(struct prec_file_output *fo);
+
+#endif

@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: MIT */
+/* The machine's registers as perf names them for -I/--intr-regs and
+ * --user-regs: names to the kernel's sample_regs_* bits (asm/perf_regs.h). */
+#ifndef PREC_RECORD_SAMPLE_REGS_H
+#define PREC_RECORD_SAMPLE_REGS_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+/* The registers perf samples when none are named: every general one the
+ * kernel can give (x86_64: not the segment selectors ds, es, fs, gs). */
+uint64_t prec_sample_regs__default(void);
+
+/* list: register names, comma-separated, case-insensitive (perf's), or
+ * NULL/"" for the default. Returns 0 with *mask set, 1 when list is "?"
+ * (the names were printed to f), -EINVAL for a name this machine lacks
+ * (not printed: the caller names its option). */
+int prec_sample_regs__parse(const char *list, uint64_t *mask, FILE *f);
+
+#endif

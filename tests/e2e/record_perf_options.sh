@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# perf record's command lines run with prec: perf is the judge.
+# - Each option for what a sample carries changes the event's attr as it
+#   changes perf's: the fields an option changes (perf evlist -v of a
+#   recording with it against one without, prec's and perf's each against
+#   its own) hold the same values in prec's merged file as in perf's.
+# - -o FILE: FILE is a perf.data (FILE.old as perf, FILE.prec gone unless
+#   --keep-shards, --timestamp-filename), without -d or -o perf.data in the
+#   working directory; -o - streams pipe format with the command's stdout
+#   kept out of it; perf's writer options are taken with one note.
+# - perf's own shell tests pipe_test.sh and record+zstd_comp_decomp.sh
+#   pass with `perf record` played by prec (tests/lib/perf-as-prec).
+set -u
+# shellcheck source=tests/lib/e2e.sh
+. "$(dirname "$0")/../lib/e2e.sh"
+need_root
+need_cmd perf
+e2e_tmpdir perfopts
+cd "$tmp" || fail "cd $tmp"
+
+# attr_fields FILE: the cpu-clock attr of perf evlist -v, one field a line,
+# flag lists (sample_type, read_format, branch_sample_type) one flag a line.
+attr_fields() {
+	perf evlist -v -i "$1" 2>/dev/null | awk -F': ' '$1 == "cpu-clock" { print; exit }' |
+		sed 's/^cpu-clock: //' | awk 'BEGIN { RS = ", "; FS = ": " } NF >= 2 {
+			k = $1; v = $2; gsub(/\n/, "", v)
+			if (k == "sample_type" || k == "read_format" || k == "branch_sample_type") {
+				n = split(v, f, "|"); for (i = 1; i <= n; i++) print k ":" f[i]
+			} else print k "=" v
+		}' | sort
+}
+
+# with TOOL OUT OPTS...: record `true` under cpu-clock with OPTS into OUT.
+with() {
+	local tool=$1 out=$2
+	shift 2
+	if [ "$tool" = perf ]; then
+		# -B: perf beside a recording prec leaves its build-id pass alone
+		perf record -q -B -o "$out" -e cpu-clock "$@" -- true >/dev/null 2>&1
+	else
+		"$PREC" record -q -o "$out" -e cpu-clock "$@" -- true >/dev/null 2>&1
+	fi || fail "$tool record $* exited $?"
+}
+
+with perf base.perf
+with prec base.prec
+attr_fields base.perf >base.perf.f
+attr_fields base.prec >base.prec.f
+[ -s base.prec.f ] || fail "no cpu-clock attr in prec's file"
+checked=0
+for opts in "-R" "-W" "-I" "--user-regs=ip,sp" "--phys-data" "--data-page-size" \
+	"--code-page-size" "-n" "-s" "--running-time" "--no-buffering" \
+	"-g --kernel-callchains" "-g --user-callchains" "-T --sample-cpu --sample-identifier"; do
+	# shellcheck disable=SC2086 # the options are words
+	with perf o.perf $opts
+	# shellcheck disable=SC2086
+	with prec o.prec $opts
+	attr_fields o.perf >o.perf.f
+	attr_fields o.prec >o.prec.f
+	# the fields the option touched, in either tool: added or removed
+	keys=$( { comm -3 base.perf.f o.perf.f; comm -3 base.prec.f o.prec.f; } |
+		sed 's/^\t*//' | sed 's/=.*//' | sort -u)
+	for k in $keys; do
+		pv=$(grep -x -e "$k" -e "$k=.*" o.perf.f)
+		cv=$(grep -x -e "$k" -e "$k=.*" o.prec.f)
+		[ "$pv" = "$cv" ] ||
+			fail "$opts: perf has '${pv:-no $k}', prec '${cv:-no $k}'"
+	done
+	checked=$((checked + 1))
+done
+echo "attrs: $checked option sets change prec's attr as they change perf's"
+
+# -o FILE as perf's
+echo old >x.data
+"$PREC" record -q -o x.data -e cpu-clock -- true || fail "prec record -o x.data"
+[ "$(cat x.data.old)" = old ] || fail "x.data was not moved to x.data.old"
+[ ! -e x.data.prec ] || fail "x.data.prec left after the merge"
+perf report -i x.data --stdio >/dev/null 2>rep.err || fail_rc rep.err "perf report -i x.data"
+[ ! -s rep.err ] || fail "perf report stderr: $(head -3 rep.err)"
+"$PREC" record -q -o k.data --keep-shards -e cpu-clock -- true || fail "prec record --keep-shards"
+[ -f k.data ] && [ -f k.data.prec/manifest ] || fail "--keep-shards: $(ls)"
+mkdir ts && (cd ts && "$PREC" record -q -o t.data --timestamp-filename -e cpu-clock -- true) ||
+	fail "--timestamp-filename"
+ls ts | grep -qx 't\.data\.[0-9]\{16\}' || fail "--timestamp-filename made: $(ls ts)"
+mkdir def && (cd def && "$PREC" record -q -e cpu-clock -- true) || fail "prec record without -o"
+[ -f def/perf.data ] && [ "$(ls def)" = perf.data ] || fail "without -o or -d: $(ls def)"
+"$PREC" record -q -o y.data -d y -- true 2>od.err && fail "-o with -d taken"
+[ "$(wc -l <od.err)" = 1 ] || fail "-o with -d: $(cat od.err)"
+
+# -o -: the stream, the command's stdout kept out of it
+"$PREC" record -q -e cpu-clock -o - -- sh -c 'x=STREAM; echo NOT-IN-THE-$x; i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done' \
+	2>stream.err >stream.data || fail_rc stream.err "prec record -o -"
+grep -q NOT-IN-THE-STREAM stream.err || fail "the command's stdout did not go to stderr"
+grep -q NOT-IN-THE-STREAM stream.data && fail "the command's stdout is in the stream"
+[ "$(head -c 8 stream.data)" = PERFILE2 ] || fail "-o - did not write perf.data"
+perf script -i stream.data -F comm 2>script.err | awk '$1 == "sh"' | grep -q . || fail "perf script of the stream: no sample of sh"
+[ ! -s script.err ] || fail "perf script of the stream: $(head -3 script.err)"
+
+# -B: no build-id table, as perf -B (its header lacks BUILD_ID)
+"$PREC" record -q -B -o b.data -e cpu-clock -- true || fail "prec record -B"
+perf report -i b.data --header-only 2>/dev/null | grep '^# missing features:' | grep -qw BUILD_ID ||
+	fail "-B: the merged file has a build-id table"
+perf report -i x.data --header-only 2>/dev/null | grep '^# missing features:' | grep -qw BUILD_ID &&
+	fail "without -B: the merged file lacks its build-id table"
+# -F above the kernel's maximum: lowered and said, as perf; --strict-freq refuses
+max=$(cat /proc/sys/kernel/perf_event_max_sample_rate)
+"$PREC" record -q -F $((max + 1)) --strict-freq -o sf.data -- true 2>sf.err && fail "--strict-freq took -F above the maximum"
+[ "$(wc -l <sf.err)" = 1 ] && grep -q -- '--strict-freq' sf.err || fail "--strict-freq: $(cat sf.err)"
+"$PREC" record -F $((max + 1)) -o f.data -e cpu-clock -- true 2>f.err || fail_rc f.err "-F above the maximum"
+grep -q "sampling at $max Hz" f.err || fail "-F above the maximum: not lowered to $max: $(cat f.err)"
+perf evlist -v -i f.data 2>/dev/null | grep -q "sample_freq }: $max," || fail "-F above the maximum: attr $(perf evlist -v -i f.data | head -1)"
+
+# perf's writer options: taken, one note
+"$PREC" record -o w.data --aio --mmap-flush 4 --threads -e cpu-clock -- true 2>w.err || fail_rc w.err "perf's writer options"
+[ "$(grep -c 'note: --aio, --mmap-flush, --threads' w.err)" = 1 ] || fail "no note: $(cat w.err)"
+
+# perf's own tests, perf record played by prec
+PATH=$PREC_TOP/tests/lib/perf-as-prec:$PATH
+export PATH
+for t in pipe_test.sh record+zstd_comp_decomp.sh; do
+	s=/usr/lib/perf-core/tests/shell/$t
+	[ -f "$s" ] || skip "no $s (linux-perf's tests)"
+	need_cmd cc "perf's $t compiles its workload"
+	sh "$s" >"$t.log" 2>&1 || fail "perf's $t with prec record: $(tail -5 "$t.log")"
+done
+echo "PASS: perf's options, -o FILE and -o -, perf's pipe_test.sh and record+zstd_comp_decomp.sh"
