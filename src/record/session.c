@@ -444,7 +444,7 @@ static void writer_opts(const struct prec_session *s, const struct prec_record_o
 	*wo = (struct prec_shard_writer_opts){ .copy = o->copy || o->compress,
 		.direct = o->direct_io,
 		.codec = o->compress ? PREC_CODEC_LZ4 : PREC_CODEC_NONE,
-		.lz4_level = o->compress_level,
+		.lz4_level = o->compress_level > 12 ? 12 : o->compress_level, /* -o FILE: zstd to 22 */
 		.staging_bytes = staging_for(o),
 		.staging_max = staging_max_for(o, nr_cpus) };
 	memcpy(wo->session_id, s->session_id, sizeof(wo->session_id));

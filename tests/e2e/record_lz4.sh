@@ -99,7 +99,7 @@ EOF
 	echo "record $*: $N samples, lz4 chunks, perf script decodes all"
 }
 storm_z "$tmp/z" -z
-storm_z "$tmp/z9" --compression-level 9
+storm_z "$tmp/z9" --compression-level=9
 cp "$tmp/chunks" "$tmp/chunks.z9"
 
 # 2. Same shards raw and compressed -> byte-identical perf.data.
@@ -149,7 +149,7 @@ echo "damaged lz4 payload: merge and info --check name $shard at offset $(printf
 
 # 4. Bad levels: one line, exit 2, nothing created.
 for lvl in 13 -1 x; do
-	(cd "$tmp" && "$PREC" record -d never --compression-level "$lvl" -- true) 2>"$tmp/opt.err"
+	(cd "$tmp" && "$PREC" record -d never --compression-level="$lvl" -- true) 2>"$tmp/opt.err"
 	rc=$?
 	[ $rc = 2 ] || fail "--compression-level $lvl exited $rc, want 2"
 	[ "$(wc -l <"$tmp/opt.err")" = 1 ] || { cat "$tmp/opt.err"; fail "--compression-level $lvl: not one line"; }
