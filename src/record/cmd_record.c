@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "record/attr_text.h"
 #include "record/cgroup.h"
 #include "record/control.h"
 #include "record/evlist.h"
@@ -402,8 +403,13 @@ static int wait_for_stop(struct record *r)
 	return 0;
 }
 
-static void debug_events(const struct prec_evlist *el)
+/* -vv: each attr in perf's -vv layout, in list order (the tracking event
+ * first), before any is opened: an event the machine cannot open is
+ * shown too, as perf shows it before its open fails. */
+static void debug_events(const struct prec_evlist *el, int verbose)
 {
+	for (int i = 0; verbose >= 2 && i < el->nr; i++)
+		prec_attr__fprintf(stderr, &el->evsel[i].attr);
 	for (int i = 0; i < el->nr; i++) {
 		const struct perf_event_attr *a = &el->evsel[i].attr;
 
@@ -616,7 +622,7 @@ static int record(struct record *r, int argc, char **argv)
 	for (int i = 0; r->o.delay_ms && i < r->el.nr; i++)
 		if (!r->el.evsel[i].tracking)
 			r->el.evsel[i].attr.enable_on_exec = 0;
-	debug_events(&r->el);
+	debug_events(&r->el, r->o.verbose);
 	if (prec_flight__init(&r->fl, &r->o))
 		return 1;
 	if (r->o.switch_output) {

@@ -545,7 +545,7 @@ static int opt_delay(struct prec_record_opts *o, const char *arg)
 static int opt_verbose(struct prec_record_opts *o, const char *arg)
 {
 	(void)arg;
-	o->verbose = true;
+	o->verbose++;
 	o->quiet = false;
 	return 0;
 }
@@ -554,7 +554,7 @@ static int opt_quiet(struct prec_record_opts *o, const char *arg)
 {
 	(void)arg;
 	o->quiet = true;
-	o->verbose = false;
+	o->verbose = 0;
 	return 0;
 }
 
@@ -632,7 +632,7 @@ static const struct opt table[] = {
 	{ "switch-output", 0, "[=signal|SIZE|TIME]", opt_switch_output, "cut the recording into epochs DIR/epoch.NNNNNN, each a recording of its own: on SIGUSR2 or 'switch' (default), every SIZE drained (100M) or every TIME (30s, 5m, 1h, 1d)", 0 },
 	{ "switch-max-files", 0, "N", opt_switch_max_files, "with --switch-output: keep the newest N epochs (older ones removed)", 0 },
 	{ "delay", 'D', "MS", opt_delay, "enable the sampling events MS ms after the start (the side band does not wait); -1: wait for 'enable'", 0 },
-	{ "verbose", 'v', NULL, opt_verbose, "more messages", 0 },
+	{ "verbose", 'v', NULL, opt_verbose, "more messages; -vv also prints each event's perf_event_attr before opening it, as perf record -vv", 0 },
 	{ "quiet", 'q', NULL, opt_quiet, "errors only (no status line, no summary)", 0 },
 	{ "help", 'h', NULL, opt_help, "this text", 0 },
 };

@@ -80,7 +80,8 @@ struct prec_record_opts {
 	/* -r: drainers SCHED_FIFO at this; 0 = the fair scheduler; -1 (the
 	 * default) = PREC_DRAIN_AUTO_PRIO where the kernel allows it */
 	int rt_prio;
-	bool verbose, quiet;
+	int verbose;            /* -v count: 1 debug lines, 2 also each attr as perf -vv */
+	bool quiet;
 	/* flight recorder, control, markers, AUX (flight-recorder.md) */
 	bool markers;           /* --markers: trace_marker writes as ftrace:print */
 	bool no_inherit;        /* -i: the command's children are not followed */
