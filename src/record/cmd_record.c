@@ -609,9 +609,11 @@ static int record(struct record *r, int argc, char **argv)
 	if (err)
 		return err == -ENOEXEC ? 127 : 1;
 	/* As perf: a command's and -p's processes are followed into their
-	 * children (unless -i); -t's threads and -a's CPUs are not. */
+	 * children (unless -i), -t's threads are not; perf sets inherit on
+	 * -a's CPU-wide events too, where the kernel has no task to follow. */
 	prec_evlist__config(&r->el, &r->o, r->have_wl,
-			    ((r->have_wl && !r->o.all_cpus) || r->o.nr_pids) && !r->o.no_inherit);
+			    !r->o.no_inherit && (r->have_wl || r->o.nr_pids || r->o.all_cpus ||
+						 !r->o.nr_tids));
 	err = user_only(r);
 	if (err)
 		return 1;

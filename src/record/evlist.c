@@ -56,6 +56,9 @@ static struct prec_evsel *new_evsel(struct prec_evlist *el, const char *name)
 	n->midx = -1;
 	n->spec = -1;
 	n->cgroup_fd = -1;
+	/* As perf's new events: the host only, until a modifier says. */
+	n->attr.exclude_guest = 1;
+	n->terms.inherit = n->terms.time = n->terms.callgraph = -1;
 	el->nr++;
 	return n;
 }
@@ -197,6 +200,12 @@ uint64_t prec_evlist__sample_base(const struct prec_evlist *el)
 	return PREC_SAMPLE_BASE;
 }
 
+/* bpf-output: its samples carry what BPF programs write (RAW), one each */
+static bool is_bpf_output(const struct perf_event_attr *a)
+{
+	return a->type == PERF_TYPE_SOFTWARE && a->config == PERF_COUNT_SW_BPF_OUTPUT;
+}
+
 static void config_period(struct prec_evsel *ev, const struct prec_record_opts *o)
 {
 	struct perf_event_attr *a = &ev->attr;
@@ -216,8 +225,8 @@ static void config_period(struct prec_evsel *ev, const struct prec_record_opts *
 	} else if (o->freq) {
 		a->freq = 1;
 		a->sample_freq = o->freq;
-	} else if (a->type == PERF_TYPE_TRACEPOINT) {
-		a->sample_period = 1;
+	} else if (ev->default_period) {
+		a->sample_period = ev->default_period;
 	} else {
 		a->freq = 1;
 		a->sample_freq = PREC_RECORD_DEFAULT_FREQ;
@@ -231,13 +240,74 @@ static void config_period(struct prec_evsel *ev, const struct prec_record_opts *
  * whatever -c says (perf_swevent_event()). */
 static bool wants_period(const struct prec_evsel *ev, const struct prec_record_opts *o)
 {
+	const struct perf_event_attr *a = &ev->attr;
+
 	if (!ev->sampling)
 		return false;
-	return ev->attr.freq || ev->attr.type == PERF_TYPE_TRACEPOINT || o->sample_period;
+	if (ev->term_period) /* as perf: a period= term drops PERIOD */
+		return false;
+	return a->freq || a->type == PERF_TYPE_TRACEPOINT || o->sample_period ||
+	       is_bpf_output(a);
+}
+
+/* The callchain an event records: -g / --call-graph, unless its own
+ * call-graph=, stack-size= or max-stack= terms say otherwise (as perf,
+ * any of them replaces the global setting: stack-size= alone records
+ * none, max-stack= alone frame pointers). */
+struct chain {
+	int mode;              /* enum prec_callgraph */
+	uint32_t stack;
+	uint16_t max;
+};
+
+static struct chain event_chain(const struct prec_evsel *ev, const struct prec_record_opts *o)
+{
+	const struct prec_evterms *t = &ev->terms;
+	struct chain c = { o->callgraph, o->stack_size, 0 };
+
+	if (!ev->sampling)
+		return (struct chain){ PREC_CG_NONE, 0, 0 };
+	if (t->callgraph < 0 && !t->stack_size && !t->max_stack)
+		return c;
+	c.mode = t->callgraph >= 0 ? t->callgraph : t->max_stack ? PREC_CG_FP : PREC_CG_NONE;
+	c.max = t->max_stack;
+	c.stack = t->stack_size ? (t->stack_size + 7u) & ~7u : PREC_RECORD_DEFAULT_STACK;
+	return c;
+}
+
+/* Whether some event records DWARF callchains: the tracking event then
+ * maps data too, for the unwinder. */
+static bool some_dwarf(const struct prec_evlist *el, const struct prec_record_opts *o)
+{
+	for (int i = 0; i < el->nr; i++)
+		if (event_chain(&el->evsel[i], o).mode == PREC_CG_DWARF)
+			return true;
+	return false;
+}
+
+/* perf's terms over the options, as perf applies them after its config:
+ * freq=, inherit / no-inherit; period= (config_period) drops PERIOD. A
+ * time=0 term keeps TIME: prec's merge orders every record by it
+ * (docs/events.md). */
+static void apply_terms(struct prec_evsel *ev, const struct prec_record_opts *o)
+{
+	struct perf_event_attr *a = &ev->attr;
+
+	if (ev->terms.freq && ev->sampling) {
+		a->freq = 1;
+		a->sample_freq = ev->terms.freq;
+		a->sample_type |= PERF_SAMPLE_PERIOD;
+	}
+	if (ev->terms.inherit >= 0)
+		a->inherit = (unsigned)ev->terms.inherit;
+	if (!ev->terms.time)
+		pr_warn("event '%s': time=0 ignored: prec's merge needs every record's time", ev->name);
+	(void)o;
 }
 
 /* The side band the tracking event asks the kernel for. */
-static void config_tracking(struct perf_event_attr *a, const struct prec_record_opts *o)
+static void config_tracking(struct perf_event_attr *a, const struct prec_record_opts *o,
+			    bool dwarf)
 {
 	a->mmap = 1;
 	a->mmap2 = 1;
@@ -248,7 +318,7 @@ static void config_tracking(struct perf_event_attr *a, const struct prec_record_
 	/* As perf for dwarf: its unwinder reads the binaries' non-code
 	 * segments (.eh_frame_hdr...) through the maps it knows, and without
 	 * these it stops after one frame. */
-	a->mmap_data = o->callgraph == PREC_CG_DWARF || o->data;
+	a->mmap_data = dwarf || o->data;
 	/* As perf --all-cgroups: CGROUP records for cgroups made meanwhile. */
 	a->cgroup = o->all_cgroups;
 	if (o->switch_events)
@@ -268,24 +338,31 @@ void prec_evlist__config(struct prec_evlist *el,
 	for (int i = 0; i < el->nr; i++) {
 		struct prec_evsel *ev = &el->evsel[i];
 		struct perf_event_attr *a = &ev->attr;
+		struct chain chain;
 		size_t pages;
 
 		a->size = PERF_ATTR_SIZE_VER7;
 		a->sample_type = prec_evlist__sample_base(el);
-		if (a->type == PERF_TYPE_TRACEPOINT)
+		if (a->type == PERF_TYPE_TRACEPOINT || is_bpf_output(a))
 			a->sample_type |= PERF_SAMPLE_RAW;
 		/* Only tells perf report that SPE samples carry memory info
 		 * (as perf sets it); not in the sample_id trailer. */
 		if (ev->aux == PREC_AUX_ARM_SPE)
 			a->sample_type |= PERF_SAMPLE_DATA_SRC;
-		if (ev->sampling && o->callgraph != PREC_CG_NONE)
+		chain = event_chain(ev, o);
+		if (chain.mode != PREC_CG_NONE) {
 			a->sample_type |= PERF_SAMPLE_CALLCHAIN;
-		if (ev->sampling && o->callgraph == PREC_CG_DWARF) {
+			a->sample_max_stack = chain.max;
+		}
+		if (chain.mode == PREC_CG_DWARF) {
 			a->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
 			a->sample_regs_user = PREC_REGS_USER_X86_64;
-			a->sample_stack_user = o->stack_size;
+			a->sample_stack_user = chain.stack;
 			a->exclude_callchain_user = 1;
 		}
+		/* As perf: a dwarf callchain samples the data address too. */
+		if (chain.mode == PREC_CG_DWARF)
+			a->sample_type |= PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC;
 		config_period(ev, o);
 		if (wants_period(ev, o))
 			a->sample_type |= PERF_SAMPLE_PERIOD;
@@ -311,21 +388,20 @@ void prec_evlist__config(struct prec_evlist *el,
 		/* The perf clock is what the kernel uses without use_clockid. */
 		a->use_clockid = o->clockid != PREC_CLOCK_PERF;
 		a->clockid = a->use_clockid ? o->clockid : 0;
+		if (ev->sample_read)
+			a->sample_type |= PERF_SAMPLE_READ;
+		/* :P: the most precise the PMU takes (the open lowers it) */
+		if (ev->precise_max)
+			a->precise_ip = 3;
 		if (ev->tracking)
-			config_tracking(a, o);
+			config_tracking(a, o, some_dwarf(el, o));
 		else if (o->all_user || o->all_kernel) {
 			/* As perf: over any modifier (the tracking dummy
 			 * counts nothing, and its side band does not care). */
 			a->exclude_kernel = o->all_user;
 			a->exclude_user = o->all_kernel;
-			a->exclude_hv = 1;
 		}
-		/* As perf record: the host only, not a KVM guest running on
-		 * the CPU. perf 6.1 names an attr (`perf evlist -i -` on a
-		 * pipe, which has no event names) "cpu-clock" with it and
-		 * "cpu-clock:HG" without; with :u or :k it would add an H,
-		 * so those keep counting in guests as they always did. */
-		a->exclude_guest = !a->exclude_kernel && !a->exclude_user;
+		apply_terms(ev, o);
 	}
 }
 

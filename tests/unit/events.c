@@ -320,8 +320,10 @@ static void test_config(void)
 	CHECK_EQ(d->sample_type, base);
 	CHECK(d->mmap && d->mmap2 && d->comm && d->comm_exec && d->task && d->build_id);
 	CHECK(!c->mmap && !c->comm && !c->build_id);
+	/* ADDR and DATA_SRC with dwarf, as perf 6.1's record */
 	CHECK_EQ(c->sample_type, base | PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN |
-		 PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER);
+		 PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER | PERF_SAMPLE_ADDR |
+		 PERF_SAMPLE_DATA_SRC);
 	CHECK_EQ(c->sample_regs_user, 0xff0fffULL);
 	CHECK_EQ(c->sample_stack_user, 8192);
 	CHECK(c->exclude_callchain_user);
