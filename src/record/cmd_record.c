@@ -85,6 +85,8 @@ static int setup_events(struct record *r)
 		for (int j = first; j < r->el.nr; j++)
 			r->el.evsel[j].spec = i; /* what -G counts */
 	}
+	if (!err && r->o.group)
+		prec_evlist__group_all(&r->el);
 	if (!err)
 		err = prec_cgroup__assign(&r->el, &r->o);
 	if (!err && r->el.nr == 1)

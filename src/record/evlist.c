@@ -59,6 +59,7 @@ static struct prec_evsel *new_evsel(struct prec_evlist *el, const char *name)
 	/* As perf's new events: the host only, until a modifier says. */
 	n->attr.exclude_guest = 1;
 	n->terms.inherit = n->terms.time = n->terms.callgraph = -1;
+	n->leader = -1;
 	el->nr++;
 	return n;
 }
@@ -85,11 +86,84 @@ static int add_one(struct prec_evlist *el, const char *full, const char *root)
 	return prec_event__parse(ev, full, root);
 }
 
+/* Events [first, el->nr) one group, led by the first; mods (after the
+ * closing brace, or NULL) over each member's own, as perf's group
+ * modifiers. Returns 0 or -EINVAL after one line. */
+static int close_group(struct prec_evlist *el, int first, const char *text,
+		       const char *mods)
+{
+	if (first >= el->nr) {
+		pr_err("event list '%s': empty group {}", text);
+		return -EINVAL;
+	}
+	for (int i = first; i < el->nr; i++) {
+		el->evsel[i].leader = first;
+		if (mods && prec_event__modify(&el->evsel[i], text, mods, true, i == first))
+			return -EINVAL;
+	}
+	el->evsel[first].nr_members = el->nr - first;
+	return 0;
+}
+
+void prec_evlist__group_all(struct prec_evlist *el)
+{
+	int first = -1;
+
+	for (int i = 0; i < el->nr; i++) {
+		if (el->evsel[i].tracking)
+			continue;
+		if (first < 0)
+			first = i;
+		el->evsel[i].leader = first;
+		el->evsel[i].nr_members = 0;
+	}
+	if (first >= 0)
+		el->evsel[first].nr_members = el->nr - first;
+}
+
+/* One item of the list, a group's braces cut: "{" opens one (at
+ * *group), "}" or "}:mods" closes it. */
+static int add_item(struct prec_evlist *el, const char *text, char *item,
+		    const char *root, int *group)
+{
+	char *close = strchr(item, '}');
+	const char *mods = NULL;
+	int err;
+
+	if (*item == '{') {
+		if (*group >= 0) {
+			pr_err("event list '%s': a group inside a group", text);
+			return -EINVAL;
+		}
+		*group = el->nr;
+		item++;
+	}
+	if (close) {
+		if (*group < 0 || (close[1] && (close[1] != ':' || !close[2]))) {
+			pr_err("event list '%s': '}' without its '{', or not followed by :modifiers",
+			       text);
+			return -EINVAL;
+		}
+		*close = 0;
+		mods = close[1] ? close + 2 : NULL;
+	}
+	if (!*item) {
+		pr_err("event list '%s': empty event name", text);
+		return -EINVAL;
+	}
+	err = add_one(el, item, root);
+	if (err < 0 || !close)
+		return err;
+	err = close_group(el, *group, text, mods);
+	*group = -1;
+	return err;
+}
+
 int prec_evlist__add(struct prec_evlist *el, const char *text,
 		     const char *filter, const char *pmu_root)
 {
 	const char *p = text, *start = text;
-	int slashes = 0, err = 0, first = el->nr;
+	int slashes = 0, err = 0, first = el->nr, group = -1;
 
 	if (!*text) {
 		pr_err("event '': empty event list");
@@ -112,10 +186,14 @@ int prec_evlist__add(struct prec_evlist *el, const char *text,
 		}
 		memcpy(item, start, len);
 		item[len] = 0;
-		err = add_one(el, item, pmu_root ? pmu_root : PREC_PMU_ROOT);
+		err = add_item(el, text, item, pmu_root ? pmu_root : PREC_PMU_ROOT, &group);
 		if (err < 0 || !*p)
 			break;
 		start = p + 1;
+	}
+	if (!err && group >= 0) {
+		pr_err("event list '%s': group '{' without its '}'", text);
+		err = -EINVAL;
 	}
 	if (err < 0 || !filter)
 		return err;
@@ -148,6 +226,9 @@ int prec_evlist__add_tracking(struct prec_evlist *el)
 	tmp = *ev;
 	memmove(el->evsel + 1, el->evsel, (size_t)(el->nr - 1) * sizeof(*ev));
 	el->evsel[0] = tmp;
+	for (int i = 1; i < el->nr; i++)
+		if (el->evsel[i].leader >= 0)
+			el->evsel[i].leader++;
 	return 0;
 }
 
@@ -329,6 +410,35 @@ static void config_tracking(struct perf_event_attr *a, const struct prec_record_
 	a->bpf_event = !o->no_bpf_event;
 }
 
+/* perf's group rules, once every attr is set: a member is enabled and
+ * disabled with its leader (its own disabled and enable_on_exec 0); with
+ * :S each event's samples read the whole group (read_format GROUP, no
+ * inherit: the kernel refuses inherited group reads) and a member led by
+ * a :S leader takes no samples of its own, its sample_type the leader's. */
+static void config_group(struct prec_evlist *el, struct prec_evsel *ev)
+{
+	struct perf_event_attr *a = &ev->attr;
+	const struct prec_evsel *l;
+
+	if (ev->leader < 0)
+		return;
+	l = &el->evsel[ev->leader];
+	if (ev->sample_read && l->nr_members > 1) {
+		a->read_format |= PERF_FORMAT_GROUP;
+		a->inherit = 0;
+	}
+	if (l == ev)
+		return;
+	a->disabled = 0;
+	a->enable_on_exec = 0;
+	if (l->sample_read) {
+		a->freq = 0;
+		a->sample_freq = 0;
+		a->write_backward = 0;
+		a->sample_type = l->attr.sample_type;
+	}
+}
+
 void prec_evlist__config(struct prec_evlist *el,
 			 const struct prec_record_opts *o, bool workload,
 			 bool inherit)
@@ -403,6 +513,8 @@ void prec_evlist__config(struct prec_evlist *el,
 		}
 		apply_terms(ev, o);
 	}
+	for (int i = 0; i < el->nr; i++)
+		config_group(el, &el->evsel[i]);
 }
 
 /* perf's new name for an event it fell back to user space for: ":u"
@@ -678,9 +790,10 @@ int prec_evlist__aux_info(const struct prec_evlist *el, struct prec_manifest *m)
 /* ---- opening ---- */
 
 static int sys_perf_event_open(struct perf_event_attr *a, pid_t pid, int cpu,
-			       unsigned long flags)
+			       int group_fd, unsigned long flags)
 {
-	long fd = syscall(SYS_perf_event_open, a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC | flags);
+	long fd = syscall(SYS_perf_event_open, a, pid, cpu, group_fd,
+			  PERF_FLAG_FD_CLOEXEC | flags);
 
 	return fd < 0 ? -errno : (int)fd;
 }
@@ -764,14 +877,14 @@ static void open_error(const struct prec_evsel *ev, int cpu, pid_t task, int err
  * without ksymbol and bpf_event (< 5.1), without PERF_FORMAT_LOST (< 6.0);
  * EMFILE raises the fd limit once. */
 static int open_evsel(struct prec_evlist *el, struct prec_evsel *ev, pid_t pid,
-		      int cpu)
+		      int cpu, int group_fd)
 {
 	/* -G: on a CPU, the cgroup's directory stands for the task. */
 	bool cg = ev->cgroup_fd >= 0 && pid == -1;
 
 	for (;;) {
 		int fd = sys_perf_event_open(&ev->attr, cg ? ev->cgroup_fd : pid, cpu,
-					     cg ? PERF_FLAG_PID_CGROUP : 0);
+					     group_fd, cg ? PERF_FLAG_PID_CGROUP : 0);
 
 		if (fd >= 0)
 			return fd;
@@ -789,6 +902,12 @@ static int open_evsel(struct prec_evlist *el, struct prec_evsel *ev, pid_t pid,
 		if (fd == -EINVAL && (ev->attr.ksymbol || ev->attr.bpf_event)) {
 			pr_debug("event '%s': kernel refused ksymbol/bpf_event (< 5.1?)", ev->name);
 			ev->attr.ksymbol = ev->attr.bpf_event = 0;
+			continue;
+		}
+		/* :P: the most precise level this PMU takes, as perf */
+		if ((fd == -EINVAL || fd == -EOPNOTSUPP) && ev->precise_max &&
+		    ev->attr.precise_ip) {
+			ev->attr.precise_ip--;
 			continue;
 		}
 		if (fd == -EINVAL && (ev->attr.read_format & PERF_FORMAT_LOST)) {
@@ -877,9 +996,14 @@ static int open_one(struct prec_evlist *el, int e, int c, int t, size_t pages)
 {
 	struct prec_evsel *ev = &el->evsel[e];
 	size_t i = ((size_t)e * (size_t)el->nr_cpus + (size_t)c) * (size_t)el->nr_tasks + (size_t)t;
-	int fd, err;
+	int fd, err, group_fd = -1;
 
-	fd = open_evsel(el, ev, el->tasks[t], el->cpus[c]);
+	/* A member joins its leader's fd on the same CPU and task (the
+	 * leader comes first in the list, so it is open). */
+	if (ev->leader >= 0 && ev->leader != e)
+		group_fd = el->fds[((size_t)ev->leader * (size_t)el->nr_cpus + (size_t)c) *
+				   (size_t)el->nr_tasks + (size_t)t];
+	fd = open_evsel(el, ev, el->tasks[t], el->cpus[c], group_fd);
 	if (fd < 0)
 		return fd;
 	el->fds[i] = fd;
@@ -1032,6 +1156,27 @@ void prec_evlist__disable_cpu(struct prec_evlist *el, int c)
 		}
 }
 
+/* PERF_FORMAT_LOST of one fd: value, id, lost; with GROUP the leader
+ * reads nr then value, id, lost of every member (members are counted
+ * there, not again on their own fds). */
+static uint64_t fd_lost(const struct prec_evsel *ev, int fd)
+{
+	uint64_t v[1 + 3 * 64], sum = 0;
+	ssize_t n;
+
+	if (!(ev->attr.read_format & PERF_FORMAT_GROUP)) {
+		n = read(fd, v, 3 * sizeof(*v));
+		return n == 3 * (ssize_t)sizeof(*v) ? v[2] : 0;
+	}
+	if (ev->leader >= 0 && ev->nr_members == 0)
+		return 0;
+	n = read(fd, v, sizeof(v));
+	for (uint64_t k = 0; n >= (ssize_t)sizeof(*v) && k < v[0] &&
+	     (ssize_t)((4 + 3 * k) * sizeof(*v)) <= n; k++)
+		sum += v[3 + 3 * k];
+	return sum;
+}
+
 uint64_t prec_evlist__lost(const struct prec_evlist *el, int c)
 {
 	uint64_t sum = 0;
@@ -1045,10 +1190,9 @@ uint64_t prec_evlist__lost(const struct prec_evlist *el, int c)
 		for (int t = 0; t < el->nr_tasks; t++) {
 			size_t i = ((size_t)e * (size_t)el->nr_cpus + (size_t)c) *
 				   (size_t)el->nr_tasks + (size_t)t;
-			uint64_t v[3]; /* value, id, lost */
 
-			if (el->fds[i] >= 0 && read(el->fds[i], v, sizeof(v)) == sizeof(v))
-				sum += v[2];
+			if (el->fds[i] >= 0)
+				sum += fd_lost(&el->evsel[e], el->fds[i]);
 		}
 	}
 	return sum;

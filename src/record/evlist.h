@@ -66,6 +66,10 @@ struct prec_evsel {
 	 * (a group's modifier then leaves exclude_guest), :S, :P, :W */
 	bool exclude_GH, sample_read, precise_max, weak;
 	struct prec_evterms terms;
+	/* Its group's leader (an index of evsel[], itself for the leader),
+	 * opened with the leader's fd as group_fd; -1: in no group. */
+	int leader;
+	int nr_members;        /* a leader's group size (itself included) */
 };
 
 struct prec_evlist {
@@ -98,7 +102,8 @@ struct prec_evlist {
 };
 
 /* Append the events of one -e argument (comma separated; commas inside
- * pmu/.../ belong to the PMU terms). pmu_root: NULL for
+ * pmu/.../ belong to the PMU terms; {a,b}[:mods] is a group, its
+ * modifiers applied over each member's, as perf). pmu_root: NULL for
  * /sys/bus/event_source/devices. Tracepoints get their id from tracefs.
  * Returns 0, -EINVAL (unknown event, bad syntax: a bad command line) or
  * another -errno (no tracefs...), after printing one line. */
@@ -113,6 +118,9 @@ int prec_evlist__add(struct prec_evlist *el, const char *text,
  * the number of overwrite events (0: a normal recording, one ring per
  * CPU), or -EINVAL after one line (an AUX event in a flight recording). */
 int prec_evlist__channels(struct prec_evlist *el, const struct prec_record_opts *o);
+/* perf's --group: every event added so far but the tracking one in one
+ * group, led by the first (groups written with {} are merged into it). */
+void prec_evlist__group_all(struct prec_evlist *el);
 /* Put the tracking dummy first. Returns 0 or -ENOMEM. */
 int prec_evlist__add_tracking(struct prec_evlist *el);
 /* Fill the common attr bits from the options (sample_type, freq/period,

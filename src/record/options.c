@@ -608,6 +608,7 @@ static const struct opt table[] = {
 	{ "switch-events", 0, NULL, NULL, "record context switches (PERF_RECORD_SWITCH, as perf)", FLAG(switch_events) },
 	{ "no-buildid-cache", 'N', NULL, NULL, "do not put the vDSO in perf's build-id cache (~/.debug), as perf -N", FLAG(no_buildid_cache) },
 	{ "no-bpf-event", 0, NULL, NULL, "no BPF program load/unload records (KSYMBOL, BPF_EVENT), as perf", FLAG(no_bpf_event) },
+	{ "group", 0, NULL, NULL, "put every event of the -e options in one group, led by the first (as perf; {a,b} groups some)", FLAG(group) },
 	{ "all-user", 0, NULL, NULL, "every event counts in user space only (as :u on each)", FLAG(all_user) },
 	{ "all-kernel", 0, NULL, NULL, "every event counts in the kernel only (as :k on each)", FLAG(all_kernel) },
 	{ "max-size", 0, "SIZE", opt_max_size, "stop once this much is recorded, e.g. 500M (as perf; stops the command)", 0 },

@@ -88,6 +88,7 @@ struct prec_record_opts {
 	bool switch_events;     /* --switch-events: PERF_RECORD_SWITCH records */
 	bool no_bpf_event;      /* --no-bpf-event: no KSYMBOL/BPF_EVENT records */
 	bool all_user, all_kernel; /* --all-user/--all-kernel: :u/:k on every event */
+	bool group;             /* --group: every -e event in one group, as perf */
 	uint64_t max_size;      /* --max-size: stop once this much is drained */
 	uint64_t max_disk;      /* --max-disk: bytes on disk, oldest dropped */
 	const char *max_disk_arg; /* as given, for messages */
