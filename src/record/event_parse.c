@@ -189,6 +189,18 @@ static bool is_named(const char *name)
 
 #define MOD_LETTERS "ukhGHpPSDIWeb"
 
+/* A copy of an event's text with a byte to spare, which split_mods takes
+ * to cut pmu/terms/mods after the slash. NULL: no memory. */
+static char *dup_item(const char *full)
+{
+	size_t n = strlen(full) + 1;
+	char *item = malloc(n + 1);
+
+	if (item)
+		memcpy(item, full, n);
+	return item;
+}
+
 /* Split "name:mods" where mods are perf's modifier letters; returns the
  * modifier string or NULL. For PMU and termed events the modifier follows
  * the closing slash. */
@@ -197,10 +209,16 @@ static const char *split_mods(char *item)
 	char *slash = strrchr(item, '/'), *colon;
 
 	if (slash) {
-		if (slash[1] != ':')
+		/* pmu/terms/:mods, or as perf also takes it pmu/terms/mods */
+		if (slash[1] == ':') {
+			*++slash = 0;
+			return slash + 1;
+		}
+		if (!slash[1] || strspn(slash + 1, MOD_LETTERS) != strlen(slash + 1))
 			return NULL;
-		*++slash = 0;
-		return slash + 1;
+		memmove(slash + 2, slash + 1, strlen(slash + 1) + 1);
+		slash[1] = 0;
+		return slash + 2;
 	}
 	colon = strrchr(item, ':');
 	if (!colon || colon == item)
@@ -756,7 +774,7 @@ int prec_event__expand(const char *full, char ***out)
 	*out = NULL;
 	if (!is_tracepoint_glob(full))
 		return 0;
-	item = strdup(full);
+	item = dup_item(full);
 	if (!item)
 		return -ENOMEM;
 	mods = split_mods(item);
@@ -800,7 +818,7 @@ int prec_event__expand(const char *full, char ***out)
 int prec_event__parse(struct prec_evsel *ev, const char *full, const char *root)
 {
 	const char *mods = NULL;
-	char *item = strdup(full);
+	char *item = dup_item(full);
 	int err;
 
 	if (!item)

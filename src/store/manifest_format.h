@@ -17,8 +17,8 @@
 #define PREC_MANI_TIME_CONV_SIZE 32u
 #define PREC_MANI_MAX_DISK_SIZE 64u
 /* The manifest's own minor (shards keep PREC_FORMAT_MINOR): 1 added the
- * TIME_CONV section, 2 the MAX_DISK one. */
-#define PREC_MANI_MINOR 2
+ * TIME_CONV section, 2 the MAX_DISK one, 3 the GROUPS one. */
+#define PREC_MANI_MINOR 3
 
 enum prec_mani_sec {
 	PREC_MANI_SEC_SESSION = 1,
@@ -33,6 +33,7 @@ enum prec_mani_sec {
 	PREC_MANI_SEC_AUXTRACE = 10,
 	PREC_MANI_SEC_TIME_CONV = 11, /* minor 1 */
 	PREC_MANI_SEC_MAX_DISK = 12,  /* minor 2 */
+	PREC_MANI_SEC_GROUPS = 13,    /* minor 3 */
 	PREC_MANI_SEC_MAX
 };
 
