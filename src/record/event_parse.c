@@ -588,6 +588,7 @@ static int add_pmu(struct prec_evsel *ev, const char *full, char *item,
 	char path[PATH_MAX], text[64], *slash = strchr(item, '/'), *close;
 	unsigned long type;
 	char *end;
+	int err;
 
 	*slash = 0;
 	close = strrchr(slash + 1, '/');
@@ -618,7 +619,21 @@ static int add_pmu(struct prec_evsel *ev, const char *full, char *item,
 		prec_auxpmu__default_config(&ev->attr, root, item, &ev->term_period);
 		ev->sampling = false;
 	}
-	return pmu_terms(ev, full, root, item, slash + 1, 0);
+	err = pmu_terms(ev, full, root, item, slash + 1, 0);
+	if (err || ev->attr.type != PERF_TYPE_TRACEPOINT)
+		return err;
+	/* tracepoint/config=N/: as perf, a PMU event (sampled at -F, no
+	 * RAW), its name as written; the recording carries N's format,
+	 * which perf wants for any tracepoint type (it finds it by id). */
+	err = prec_tracefs__name_of(ev->attr.config, &ev->tp_system, &ev->tp_name);
+	if (denied(full, err))
+		return -EACCES;
+	if (err == -ENOENT)
+		pr_err("event '%s': no tracepoint has id %llu (in %s/events/*/*/id)", full,
+		       (unsigned long long)ev->attr.config, prec_tracefs__root());
+	else if (err)
+		pr_err("event '%s': looking its id up in tracefs: %s", full, strerror(-err));
+	return err == -ENOENT ? -EINVAL : err;
 }
 
 /* A name no table has: an alias in some PMU's sysfs events/ (perf takes

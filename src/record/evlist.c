@@ -453,7 +453,8 @@ void prec_evlist__config(struct prec_evlist *el,
 
 		a->size = PERF_ATTR_SIZE_VER7;
 		a->sample_type = prec_evlist__sample_base(el);
-		if (a->type == PERF_TYPE_TRACEPOINT || is_bpf_output(a))
+		/* not tracepoint/config=N/, a PMU event for perf */
+		if ((a->type == PERF_TYPE_TRACEPOINT && !ev->pmu) || is_bpf_output(a))
 			a->sample_type |= PERF_SAMPLE_RAW;
 		/* Only tells perf report that SPE samples carry memory info
 		 * (as perf sets it); not in the sample_id trailer. */
