@@ -13,7 +13,7 @@ _prec_commands="record merge info dump mark archive version help"
 _prec_opts_record="-d --dir -o --output -e --event --filter -F --freq -c --count
 	-P --period -g --call-graph -a --all-cpus -C --cpu -G --cgroup
 	--all-cgroups --data -p --pid -t --tid
-	-i --no-inherit --switch-events -N --no-buildid-cache --no-bpf-event --all-user --all-kernel
+	-i --no-inherit --group --switch-events -N --no-buildid-cache --no-bpf-event --all-user --all-kernel
 	--max-size --max-disk -m --mmap-pages -k --clockid --round-ms -f --force --copy
 	--no-copy --no-direct-io --max-staging -r --realtime --affinity -z --compress
 	--compression-level --user --aux-size --markers --overwrite --control

@@ -590,8 +590,9 @@ static int opt_help(struct prec_record_opts *o, const char *arg)
 static const struct opt table[] = {
 	{ "dir", 'd', "DIR", opt_dir, "output directory (default prec.data)", 0 },
 	{ "output", 'o', "DIR", opt_dir, "same as -d", 0 },
-	{ "event", 'e', "LIST", opt_event, "events: cpu-clock, sys:tracepoint (or sys:glob*), pmu/t=v/ ... with :u :k; terms on any: name/overwrite,no-overwrite,period=N/", 0 },
+	{ "event", 'e', "LIST", opt_event, "events in perf's grammar: names (cpu-clock, cycles, L1-dcache-load-misses ...), rNNN, mem:ADDR[/LEN][:rwx], sys:tracepoint (or sys:glob*), pmu/t=v/, pmu/alias/, {a,b} groups; perf's modifiers :u :k :h :G :H :I :p :P :S :D :e :W; terms on any: name/period=N,freq=N,call-graph=fp,overwrite,.../ (docs/events.md)", 0 },
 	{ "filter", 0, "FILTER", opt_filter, "tracepoint filter for every event of the preceding -e", 0 },
+	{ "group", 0, NULL, NULL, "put every event of the -e options in one group, led by the first (as perf; {a,b} groups some)", FLAG(group) },
 	{ "freq", 'F', "HZ", opt_freq, "sampling frequency (default 4000; 'max'); tracepoints without -F/-c: every hit", 0 },
 	{ "count", 'c', "N", opt_count, "sample period instead of a frequency", 0 },
 	{ "period", 'P', NULL, NULL, "record each sample's period (always so with -F); with -c a software event is sampled at every hit, as perf", FLAG(sample_period) },
@@ -608,7 +609,6 @@ static const struct opt table[] = {
 	{ "switch-events", 0, NULL, NULL, "record context switches (PERF_RECORD_SWITCH, as perf)", FLAG(switch_events) },
 	{ "no-buildid-cache", 'N', NULL, NULL, "do not put the vDSO in perf's build-id cache (~/.debug), as perf -N", FLAG(no_buildid_cache) },
 	{ "no-bpf-event", 0, NULL, NULL, "no BPF program load/unload records (KSYMBOL, BPF_EVENT), as perf", FLAG(no_bpf_event) },
-	{ "group", 0, NULL, NULL, "put every event of the -e options in one group, led by the first (as perf; {a,b} groups some)", FLAG(group) },
 	{ "all-user", 0, NULL, NULL, "every event counts in user space only (as :u on each)", FLAG(all_user) },
 	{ "all-kernel", 0, NULL, NULL, "every event counts in the kernel only (as :k on each)", FLAG(all_kernel) },
 	{ "max-size", 0, "SIZE", opt_max_size, "stop once this much is recorded, e.g. 500M (as perf; stops the command)", 0 },
