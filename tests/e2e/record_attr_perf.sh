@@ -128,8 +128,9 @@ orphans=$(awk '{ e = $2 } e == "page-faults:" && prev != "cpu-clock:" { n++ } { 
 	END { print n + 0 }' "$tmp/g.script")
 leaders=$(grep -c ' cpu-clock:' "$tmp/g.script")
 members=$(grep -c ' page-faults:' "$tmp/g.script")
-[ "$leaders" -ge 2 ] && [ "$members" -ge 1 ] ||
+if [ "$leaders" -lt 2 ] || [ "$members" -lt 1 ]; then
 	fail "perf script: $leaders cpu-clock and $members page-faults lines"
+fi
 [ "$orphans" = 0 ] || fail "perf script: $orphans page-faults lines not after a cpu-clock one"
 faults=$(grep ' page-faults:' "$tmp/g.script" | awk '{ s += $1 } END { print s + 0 }')
 # The group as perf shows its own: one group of two (GROUP_DESC), report
