@@ -300,8 +300,9 @@ int prec_event__modify(struct prec_evsel *ev, const char *full, const char *mods
 	}
 	return 0;
 bad:
-	pr_err("event '%s': bad modifier ':%s' (perf's letters " MOD_LETTERS ", each once, p up to 3 times)",
-	       full, mods);
+	pr_err("event '%s': %s modifier ':%s' (perf's letters " MOD_LETTERS ", each once, p up to 3 times)",
+	       full, *mods && strspn(mods, MOD_LETTERS) == strlen(mods) ? "repeated" : "unknown",
+	       mods);
 	return -EINVAL;
 }
 
