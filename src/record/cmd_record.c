@@ -78,6 +78,24 @@ struct record {
 	struct prec_file_output fo; /* -o FILE, -o - */
 };
 
+/* As perf: without -e, cycles:P where the CPU has a PMU that counts
+ * them (probed in user space, as a user may), else cpu-clock, said once. */
+static int add_default_event(struct record *r)
+{
+	struct perf_event_attr a = { .type = PERF_TYPE_HARDWARE, .size = sizeof(a),
+				     .config = PERF_COUNT_HW_CPU_CYCLES, .disabled = 1,
+				     .exclude_kernel = 1, .exclude_hv = 1 };
+	long fd = syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+
+	if (fd >= 0) {
+		close((int)fd);
+		return prec_evlist__add(&r->el, "cycles:P", NULL, NULL);
+	}
+	pr_info("note: no hardware cycles event here (%s): sampling cpu-clock, as perf falls back",
+		strerror(errno));
+	return prec_evlist__add(&r->el, "cpu-clock", NULL, NULL);
+}
+
 static int setup_events(struct record *r)
 {
 	int err = prec_evlist__add_tracking(&r->el);
@@ -94,7 +112,7 @@ static int setup_events(struct record *r)
 	if (!err)
 		err = prec_cgroup__assign(&r->el, &r->o);
 	if (!err && r->el.nr == 1)
-		err = prec_evlist__add(&r->el, "cpu-clock", NULL, NULL);
+		err = add_default_event(r);
 	/* The carrier of the markers: its samples come from the ftrace
 	 * instance (the kernel never feeds ftrace:print to perf). */
 	if (!err && r->o.markers) {
