@@ -11,7 +11,7 @@ _prec_commands="record merge info dump mark archive version help"
 
 # Every option of each subcommand, as its --help prints them.
 _prec_opts_record="-d --dir -o --output --keep-shards --timestamp-filename
-	-e --event --filter -F --freq -c --count
+	-e --event --filter --group -F --freq -c --count
 	-P --period -g --call-graph --kernel-callchains --user-callchains
 	-b --branch-any -j --branch-filter -I --intr-regs --user-regs -W --weight
 	--transaction --phys-data --data-page-size --code-page-size -R --raw-samples

@@ -28,6 +28,7 @@ enum {
 	FEAT_CMDLINE = 11,
 	FEAT_EVENT_DESC = 12,
 	FEAT_CPU_TOPOLOGY = 13,
+	FEAT_GROUP_DESC = 17,
 	FEAT_AUXTRACE = 18,
 	FEAT_SAMPLE_TIME = 21,
 	FEAT_CLOCKID = 23,
@@ -91,6 +92,64 @@ uint32_t prec_perfdata__event_at(const struct prec_manifest *m, uint32_t pos)
 			if (is_dummy(&m->events[i]) == dummies && seen++ == pos)
 				return i;
 	return pos;
+}
+
+/* The position event idx is written at (the inverse of event_at). */
+static uint32_t position_of(const struct prec_manifest *m, uint32_t idx)
+{
+	for (uint32_t pos = 0; pos < m->nr_events; pos++)
+		if (prec_perfdata__event_at(m, pos) == idx)
+			return pos;
+	return idx;
+}
+
+/* Members of the group event l leads, or 0 when it leads none perf can
+ * show: perf takes a group as its leader's position and the members right
+ * after it, which the dummies' moving to the end would break. */
+static uint32_t group_size(const struct prec_manifest *m, uint32_t l)
+{
+	uint32_t n = 0;
+
+	if (m->events[l].leader1 != l + 1)
+		return 0;
+	for (uint32_t i = l; i < m->nr_events; i++) {
+		if (m->events[i].leader1 != l + 1)
+			continue;
+		if (is_dummy(&m->events[i]) ||
+		    position_of(m, i) != position_of(m, l) + n)
+			return 0;
+		n++;
+	}
+	return n > 1 ? n : 0;
+}
+
+/* perf's GROUP_DESC: the number of groups, then each group's name (perf
+ * names a group written without one "{anon_group}"), its leader's
+ * position and its size, in position order. */
+static void build_group_desc(struct prec_bytebuf *b, const struct prec_manifest *m)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < m->nr_events; i++)
+		n += group_size(m, i) != 0;
+	prec_bytebuf__put_u32(b, n);
+	for (uint32_t pos = 0; pos < m->nr_events; pos++) {
+		uint32_t l = prec_perfdata__event_at(m, pos), size = group_size(m, l);
+
+		if (!size)
+			continue;
+		put_str(b, "{anon_group}");
+		prec_bytebuf__put_u32(b, pos);
+		prec_bytebuf__put_u32(b, size);
+	}
+}
+
+static bool has_groups(const struct prec_manifest *m)
+{
+	for (uint32_t i = 0; i < m->nr_events; i++)
+		if (group_size(m, i))
+			return true;
+	return false;
 }
 
 int prec_perfdata__build_buildids(const struct prec_manifest *m,
@@ -283,6 +342,7 @@ static int has_feature(int feat, const struct prec_feat_ctx *c)
 	case FEAT_CMDLINE: return m->argc > 0 && m->argv;
 	case FEAT_EVENT_DESC: return m->nr_events > 0;
 	case FEAT_CPU_TOPOLOGY: return m->cpus && m->nr_cpus_avail > 0;
+	case FEAT_GROUP_DESC: return has_groups(m);
 	case FEAT_AUXTRACE: return c->nr_aux > 0;
 	case FEAT_SAMPLE_TIME: return c->first_time || c->last_time;
 	case FEAT_CLOCKID: return m->clockid >= 0 && m->clock_res_ns;
@@ -312,6 +372,9 @@ static int build_simple(int feat, const struct prec_feat_ctx *c, struct prec_byt
 		return 0;
 	case FEAT_CPU_TOPOLOGY:
 		return build_cpu_topology(b, m);
+	case FEAT_GROUP_DESC:
+		build_group_desc(b, m);
+		return 0;
 	case FEAT_AUXTRACE:
 		prec_bytebuf__put_u64(b, c->nr_aux);
 		for (uint64_t i = 0; i < c->nr_aux; i++) {

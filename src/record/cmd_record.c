@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "record/attr_text.h"
 #include "record/cgroup.h"
 #include "record/control.h"
 #include "record/evlist.h"
@@ -77,6 +78,24 @@ struct record {
 	struct prec_file_output fo; /* -o FILE, -o - */
 };
 
+/* As perf: without -e, cycles:P where the CPU has a PMU that counts
+ * them (probed in user space, as a user may), else cpu-clock, said once. */
+static int add_default_event(struct record *r)
+{
+	struct perf_event_attr a = { .type = PERF_TYPE_HARDWARE, .size = sizeof(a),
+				     .config = PERF_COUNT_HW_CPU_CYCLES, .disabled = 1,
+				     .exclude_kernel = 1, .exclude_hv = 1 };
+	long fd = syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+
+	if (fd >= 0) {
+		close((int)fd);
+		return prec_evlist__add(&r->el, "cycles:P", NULL, NULL);
+	}
+	pr_info("note: no hardware cycles event here (%s): sampling cpu-clock, as perf falls back",
+		strerror(errno));
+	return prec_evlist__add(&r->el, "cpu-clock", NULL, NULL);
+}
+
 static int setup_events(struct record *r)
 {
 	int err = prec_evlist__add_tracking(&r->el);
@@ -88,10 +107,12 @@ static int setup_events(struct record *r)
 		for (int j = first; j < r->el.nr; j++)
 			r->el.evsel[j].spec = i; /* what -G counts */
 	}
+	if (!err && r->o.group)
+		prec_evlist__group_all(&r->el);
 	if (!err)
 		err = prec_cgroup__assign(&r->el, &r->o);
 	if (!err && r->el.nr == 1)
-		err = prec_evlist__add(&r->el, "cpu-clock", NULL, NULL);
+		err = add_default_event(r);
 	/* The carrier of the markers: its samples come from the ftrace
 	 * instance (the kernel never feeds ftrace:print to perf). */
 	if (!err && r->o.markers) {
@@ -445,8 +466,13 @@ static int wait_for_stop(struct record *r)
 	return 0;
 }
 
-static void debug_events(const struct prec_evlist *el)
+/* -vv: each attr in perf's -vv layout, in list order (the tracking event
+ * first), before any is opened: an event the machine cannot open is
+ * shown too, as perf shows it before its open fails. */
+static void debug_events(const struct prec_evlist *el, int verbose)
 {
+	for (int i = 0; verbose >= 2 && i < el->nr; i++)
+		prec_attr__fprintf(stderr, &el->evsel[i].attr);
 	for (int i = 0; i < el->nr; i++) {
 		const struct perf_event_attr *a = &el->evsel[i].attr;
 
@@ -654,14 +680,16 @@ static int record(struct record *r, int argc, char **argv)
 	if (err)
 		return err == -ENOEXEC ? 127 : 1;
 	/* As perf: a command's and -p's processes are followed into their
-	 * children (unless -i); -t's threads and -a's CPUs are not. */
+	 * children (unless -i), -t's threads are not; perf sets inherit on
+	 * -a's CPU-wide events too, where the kernel has no task to follow. */
 	prec_evlist__config(&r->el, &r->o, r->have_wl,
-			    ((r->have_wl && !r->o.all_cpus) || r->o.nr_pids) && !r->o.no_inherit);
+			    !r->o.no_inherit && (r->have_wl || r->o.nr_pids || r->o.all_cpus ||
+						 !r->o.nr_tids));
 	err = user_only(r);
 	if (err)
 		return 1;
 	if (r->o.dry_run) {
-		debug_events(&r->el);
+		debug_events(&r->el, r->o.verbose);
 		return 0;
 	}
 	/* -D: the sampling events wait for the timer or 'enable', not for
@@ -671,7 +699,7 @@ static int record(struct record *r, int argc, char **argv)
 	for (int i = 0; r->o.delay_ms && i < r->el.nr; i++)
 		if (!r->el.evsel[i].tracking)
 			r->el.evsel[i].attr.enable_on_exec = 0;
-	debug_events(&r->el);
+	debug_events(&r->el, r->o.verbose);
 	if (prec_flight__init(&r->fl, &r->o))
 		return 1;
 	if (r->o.switch_output) {

@@ -1,16 +1,23 @@
 // SPDX-License-Identifier: MIT
-// The text of one -e event to its attr: software/hardware event names,
-// tracepoints (id from tracefs), dynamic PMUs pmu/term=value,.../ (type and
-// term bit ranges from sysfs), perf's config terms on any event
-// (name/overwrite/), :u/:k modifiers; and tracepoint globs to the names
-// they match.
+// The text of one -e event to its attr, perf's grammar (perf-list(1)):
+// hardware, software and hw-cache names with perf's aliases, raw rNNN,
+// breakpoints mem:ADDR[/LEN][:rwx], tracepoints (id from tracefs), PMU
+// events pmu/term=value,.../ and pmu/alias/ (type, term bits and aliases
+// from sysfs) and a PMU alias named alone, perf's config terms on any event
+// (name=, period=, freq=, call-graph=, ...), perf's modifiers with perf's
+// attr bits; and tracepoint globs to the names they match. docs/events.md
+// says which names come from where.
 #include "record/event_parse.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <linux/hw_breakpoint.h>
+#include <strings.h>
 
 #include "record/auxpmu.h"
 #include "record/evlist.h"
@@ -37,6 +44,8 @@ static const struct {
 	{ "alignment-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_ALIGNMENT_FAULTS },
 	{ "emulation-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_EMULATION_FAULTS },
 	{ "dummy", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY },
+	{ "bpf-output", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_BPF_OUTPUT },
+	{ "cgroup-switches", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CGROUP_SWITCHES },
 	{ "cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES },
 	{ "cpu-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES },
 	{ "instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS },
@@ -47,68 +56,253 @@ static const struct {
 	{ "branch-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES },
 	{ "bus-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BUS_CYCLES },
 	{ "stalled-cycles-frontend", PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_FRONTEND },
+	{ "idle-cycles-frontend", PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_FRONTEND },
 	{ "stalled-cycles-backend", PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_BACKEND },
+	{ "idle-cycles-backend", PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_BACKEND },
 	{ "ref-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_REF_CPU_CYCLES },
 };
 
-static bool is_named(const char *name)
+/* perf's hw-cache names: CACHE[-OP][-RESULT] (or CACHE-RESULT), each part
+ * one of its spellings, OP read and RESULT access when left out. The ops a
+ * cache takes are perf's (an instruction cache is not written). */
+static const char *const cache_names[PERF_COUNT_HW_CACHE_MAX][5] = {
+	[PERF_COUNT_HW_CACHE_L1D] = { "L1-dcache", "l1-d", "l1d", "L1-data" },
+	[PERF_COUNT_HW_CACHE_L1I] = { "L1-icache", "l1-i", "l1i", "L1-instruction" },
+	[PERF_COUNT_HW_CACHE_LL] = { "LLC", "L2" },
+	[PERF_COUNT_HW_CACHE_DTLB] = { "dTLB", "d-tlb", "Data-TLB" },
+	[PERF_COUNT_HW_CACHE_ITLB] = { "iTLB", "i-tlb", "Instruction-TLB" },
+	[PERF_COUNT_HW_CACHE_BPU] = { "branch", "branches", "bpu", "btb", "bpc" },
+	[PERF_COUNT_HW_CACHE_NODE] = { "node" },
+};
+static const char *const cache_ops[PERF_COUNT_HW_CACHE_OP_MAX][5] = {
+	[PERF_COUNT_HW_CACHE_OP_READ] = { "load", "loads", "read" },
+	[PERF_COUNT_HW_CACHE_OP_WRITE] = { "store", "stores", "write" },
+	[PERF_COUNT_HW_CACHE_OP_PREFETCH] = { "prefetch", "prefetches", "speculative-read",
+					      "speculative-load" },
+};
+static const char *const cache_results[PERF_COUNT_HW_CACHE_RESULT_MAX][5] = {
+	[PERF_COUNT_HW_CACHE_RESULT_ACCESS] = { "refs", "Reference", "ops", "access" },
+	[PERF_COUNT_HW_CACHE_RESULT_MISS] = { "misses", "miss" },
+};
+static const uint8_t cache_op_ok[PERF_COUNT_HW_CACHE_MAX] = {
+	[PERF_COUNT_HW_CACHE_L1D] = 7, [PERF_COUNT_HW_CACHE_L1I] = 5,
+	[PERF_COUNT_HW_CACHE_LL] = 7, [PERF_COUNT_HW_CACHE_DTLB] = 7,
+	[PERF_COUNT_HW_CACHE_ITLB] = 1, [PERF_COUNT_HW_CACHE_BPU] = 1,
+	[PERF_COUNT_HW_CACHE_NODE] = 7,
+};
+
+/* The longest spelling of table that s starts with, followed by '-' or
+ * its end; its row in *row. Returns the spelling's length or 0. */
+static size_t match_part(const char *s, const char *const (*table)[5], int rows, int *row)
 {
+	size_t best = 0;
+
+	for (int r = 0; r < rows; r++)
+		for (int i = 0; i < 5 && table[r][i]; i++) {
+			size_t n = strlen(table[r][i]);
+
+			if (n > best && !strncasecmp(s, table[r][i], n) &&
+			    (s[n] == '-' || !s[n])) {
+				best = n;
+				*row = r;
+			}
+		}
+	return best;
+}
+
+/* name as a hw-cache event: its config, or -1 when it is none. */
+static int64_t cache_config(const char *name)
+{
+	int cache = 0, op = -1, result = -1, row = 0;
+	size_t n = match_part(name, cache_names, PERF_COUNT_HW_CACHE_MAX, &cache);
+	const char *p = name + n;
+
+	if (!n)
+		return -1;
+	while (*p == '-') {
+		p++;
+		if (op < 0 && result < 0 &&
+		    (n = match_part(p, cache_ops, PERF_COUNT_HW_CACHE_OP_MAX, &row))) {
+			op = row;
+		} else if (result < 0 &&
+			   (n = match_part(p, cache_results, PERF_COUNT_HW_CACHE_RESULT_MAX, &row))) {
+			result = row;
+		} else {
+			return -1;
+		}
+		p += n;
+	}
+	if (*p)
+		return -1;
+	if (op < 0)
+		op = PERF_COUNT_HW_CACHE_OP_READ;
+	if (result < 0)
+		result = PERF_COUNT_HW_CACHE_RESULT_ACCESS;
+	if (!(cache_op_ok[cache] & (1u << op)))
+		return -1;
+	return cache | op << 8 | result << 16;
+}
+
+/* rNNN: a raw event, NNN hex. */
+static bool raw_config(const char *name, uint64_t *config)
+{
+	char *end;
+
+	if (name[0] != 'r' || !isxdigit((unsigned char)name[1]))
+		return false;
+	errno = 0;
+	*config = strtoull(name + 1, &end, 16);
+	return !errno && !*end;
+}
+
+/* A name of perf's tables (named, hw-cache, raw) as type and config. */
+static bool lookup(const char *name, uint32_t *type, uint64_t *config)
+{
+	int64_t c;
+
 	for (size_t i = 0; i < sizeof(named) / sizeof(named[0]); i++)
-		if (!strcmp(name, named[i].name))
+		if (!strcmp(name, named[i].name)) {
+			*type = named[i].type;
+			*config = named[i].config;
 			return true;
+		}
+	c = cache_config(name);
+	if (c >= 0) {
+		*type = PERF_TYPE_HW_CACHE;
+		*config = (uint64_t)c;
+		return true;
+	}
+	if (raw_config(name, config)) {
+		*type = PERF_TYPE_RAW;
+		return true;
+	}
 	return false;
 }
 
-/* Split "name:mods" (mods only u/k letters); returns the modifier string
- * or NULL. For PMU events the modifier follows the closing slash. */
+static bool is_named(const char *name)
+{
+	uint32_t t;
+	uint64_t c;
+
+	return lookup(name, &t, &c);
+}
+
+#define MOD_LETTERS "ukhGHpPSDIWeb"
+
+/* A copy of an event's text with a byte to spare, which split_mods takes
+ * to cut pmu/terms/mods after the slash. NULL: no memory. */
+static char *dup_item(const char *full)
+{
+	size_t n = strlen(full) + 1;
+	char *item = malloc(n + 1);
+
+	if (item)
+		memcpy(item, full, n);
+	return item;
+}
+
+/* Split "name:mods" where mods are perf's modifier letters; returns the
+ * modifier string or NULL. For PMU and termed events the modifier follows
+ * the closing slash. */
 static const char *split_mods(char *item)
 {
 	char *slash = strrchr(item, '/'), *colon;
 
 	if (slash) {
-		if (slash[1] != ':')
+		/* pmu/terms/:mods, or as perf also takes it pmu/terms/mods */
+		if (slash[1] == ':') {
+			*++slash = 0;
+			return slash + 1;
+		}
+		if (!slash[1] || strspn(slash + 1, MOD_LETTERS) != strlen(slash + 1))
 			return NULL;
-		*++slash = 0;
-		return slash + 1;
+		memmove(slash + 2, slash + 1, strlen(slash + 1) + 1);
+		slash[1] = 0;
+		return slash + 2;
 	}
 	colon = strrchr(item, ':');
 	if (!colon || colon == item)
 		return NULL;
 	*colon = 0;
 	/* After a named event anything is a modifier (and a bad one is
-	 * reported as such); after system:name only u/k letters are. */
-	if (is_named(item) || (colon[1] && strspn(colon + 1, "uk") == strlen(colon + 1)))
+	 * reported as such); after system:name only modifier letters are. */
+	if (is_named(item) || (strchr(item, ':') && colon[1] &&
+			       strspn(colon + 1, MOD_LETTERS) == strlen(colon + 1)))
 		return colon + 1;
 	*colon = ':';
 	return NULL;
 }
 
-static int apply_mods(struct prec_evsel *ev, const char *full, const char *mods)
+/* perf's modifier rules: the first of u/k/h excludes the other two (of
+ * G/H likewise); u and p also exclude guests unless G/H are given; a
+ * letter twice (but p) or more p than 3 is refused. Over a group's
+ * members (add: their own modifiers kept) the same letters apply on top.
+ * Returns 0 or -EINVAL after one line. */
+int prec_event__modify(struct prec_evsel *ev, const char *full, const char *mods,
+		       bool add, bool leader)
 {
-	bool u = false, k = false;
+	struct perf_event_attr *a = &ev->attr;
+	int eu = add ? a->exclude_user : 0, ek = add ? a->exclude_kernel : 0;
+	int eh = add ? a->exclude_hv : 0, eH = add ? a->exclude_host : 0;
+	int eG = add ? a->exclude_guest : 0, eI = add ? a->exclude_idle : 0;
+	int precise = add ? a->precise_ip : 0, exclude = eu | ek | eh;
+	bool GH = add && ev->exclude_GH, pinned = add && a->pinned;
+	bool exclusive = add && a->exclusive;
 
-	if (!mods)
-		return 0;
-	for (const char *p = mods; *p; p++) {
-		if (*p == 'u')
-			u = true;
-		else if (*p == 'k')
-			k = true;
-		else
-			goto bad;
-	}
-	if (!*mods)
+	if (!*mods || strlen(mods) > strlen("ukhGHpppPSDIWeb"))
 		goto bad;
-	if (u && !k) {
-		ev->attr.exclude_kernel = 1;
-		ev->attr.exclude_hv = 1;
-	} else if (k && !u) {
-		ev->attr.exclude_user = 1;
-		ev->attr.exclude_hv = 1;
+	for (const char *p = mods; *p; p++) {
+		if (*p != 'p' && strchr(p + 1, *p))
+			goto bad;
+		switch (*p) {
+		case 'u': case 'k': case 'h':
+			if (!exclude)
+				exclude = eu = ek = eh = 1;
+			if (*p == 'u' && !GH)
+				eG = 1;
+			*(*p == 'u' ? &eu : *p == 'k' ? &ek : &eh) = 0;
+			break;
+		case 'G': case 'H':
+			if (!GH) {
+				GH = true;
+				eG = eH = 1;
+			}
+			*(*p == 'G' ? &eG : &eH) = 0;
+			break;
+		case 'I': eI = 1; break;
+		case 'p':
+			precise++;
+			if (!GH)
+				eG = 1;
+			break;
+		case 'P': ev->precise_max = true; break;
+		case 'S': ev->sample_read = true; break;
+		case 'D': pinned = true; break;
+		case 'e': exclusive = true; break;
+		case 'W': ev->weak = true; break;
+		case 'b': break; /* perf stat's BPF counters: nothing to record */
+		default: goto bad;
+		}
+	}
+	if (precise > 3)
+		goto bad;
+	a->exclude_user = (unsigned)eu;
+	a->exclude_kernel = (unsigned)ek;
+	a->exclude_hv = (unsigned)eh;
+	a->exclude_host = (unsigned)eH;
+	a->exclude_guest = (unsigned)eG;
+	a->exclude_idle = (unsigned)eI;
+	a->precise_ip = (unsigned)precise;
+	ev->exclude_GH = GH;
+	if (leader) {
+		a->pinned = pinned;
+		a->exclusive = exclusive;
 	}
 	return 0;
 bad:
-	pr_err("event '%s': unknown modifier ':%s' (use :u or :k)", full, mods);
+	pr_err("event '%s': %s modifier ':%s' (perf's letters " MOD_LETTERS ", each once, p up to 3 times)",
+	       full, *mods && strspn(mods, MOD_LETTERS) == strlen(mods) ? "repeated" : "unknown",
+	       mods);
 	return -EINVAL;
 }
 
@@ -127,7 +321,7 @@ static bool denied(const char *full, int err)
 
 static int add_tracepoint(struct prec_evsel *ev, const char *full, char *item)
 {
-	char *colon = strchr(item, ':');
+	char *colon = strchr(item, ':'), *name;
 	const char *root;
 	uint64_t id;
 	int err;
@@ -161,6 +355,15 @@ static int add_tracepoint(struct prec_evsel *ev, const char *full, char *item)
 		return -ENOMEM;
 	ev->attr.type = PERF_TYPE_TRACEPOINT;
 	ev->attr.config = id;
+	ev->default_period = 1;
+	/* As perf: a tracepoint is named system:name, whatever modifiers or
+	 * terms follow (a name= term after this renames it). */
+	name = malloc(strlen(item) + strlen(colon + 1) + 2);
+	if (!name)
+		return -ENOMEM;
+	sprintf(name, "%s:%s", item, colon + 1);
+	free(ev->name);
+	ev->name = name;
 	return 0;
 }
 
@@ -229,31 +432,102 @@ static int term_value(const char *full, char *term, char **eq, uint64_t *v)
 	return 0;
 }
 
-/* perf's config terms that every event takes: period=N, and overwrite /
- * no-overwrite (which channel its records go to, over --overwrite).
- * Returns 1 when term is one of them (applied), 0 when not, -EINVAL after
- * one line. */
-static int event_term(struct prec_evsel *ev, const char *full, const char *term,
-		      const char *eq, uint64_t v)
+/* name=NEW: the event's name, as perf shows it (the text after '=' up to
+ * the term's end). Returns 0 or -errno after one line. */
+static int name_term(struct prec_evsel *ev, const char *full, const char *v)
 {
-	bool ow = !strcmp(term, "overwrite");
+	char *n;
 
-	if (!strcmp(term, "period")) {
-		if (!eq || !v) {
-			pr_err("event '%s': term 'period' wants a value above 0 (period=N)", full);
-			return -EINVAL;
-		}
-		ev->attr.sample_period = v;
-		ev->term_period = v;
-		return 1;
-	}
-	if (!ow && strcmp(term, "no-overwrite"))
-		return 0;
-	if (eq) {
-		pr_err("event '%s': term '%s' takes no value", full, term);
+	if (!*v) {
+		pr_err("event '%s': term 'name' wants a name (name=NAME)", full);
 		return -EINVAL;
 	}
-	ev->ow_term = ow ? PREC_OW_ON : PREC_OW_OFF;
+	n = strdup(v);
+	if (!n)
+		return -ENOMEM;
+	free(ev->name);
+	ev->name = n;
+	return 0;
+}
+
+static int callgraph_term(struct prec_evsel *ev, const char *full, const char *v)
+{
+	static const char *const modes[] = { "no", "fp", "dwarf" };
+
+	for (int i = 0; i < 3; i++)
+		if (!strcmp(v, modes[i])) {
+			ev->terms.callgraph = (int8_t)i;
+			return 0;
+		}
+	pr_err("event '%s': term 'call-graph=%s': expected no, fp or dwarf", full, v);
+	return -EINVAL;
+}
+
+/* One flag term (no value): 1 applied, 0 not one of them, -EINVAL. */
+static int flag_term(struct prec_evsel *ev, const char *full, const char *term)
+{
+	static const char *const flags[] = { "overwrite", "no-overwrite", "inherit",
+					     "no-inherit" };
+	int i = 0;
+
+	while (i < 4 && strcmp(term, flags[i]))
+		i++;
+	if (i == 4)
+		return 0;
+	if (i < 2)
+		ev->ow_term = i == 0 ? PREC_OW_ON : PREC_OW_OFF;
+	else
+		ev->terms.inherit = i == 2;
+	(void)full;
+	return 1;
+}
+
+/* perf's config terms that every event takes: name=, period=, freq=,
+ * time=, call-graph=, stack-size=, max-stack=, inherit, no-inherit, and
+ * overwrite / no-overwrite (which channel its records go to, over
+ * --overwrite). term is "key" or "key=value" and is cut at the '='.
+ * Returns 1 when term is one of them (applied), 0 when not (term as it
+ * was), -EINVAL after one line. */
+static int event_term(struct prec_evsel *ev, const char *full, char *term)
+{
+	char *eq = strchr(term, '=');
+	uint64_t v;
+	int err = flag_term(ev, full, term);
+
+	if (err)
+		return err;
+	if (!eq)
+		return 0;
+	*eq = 0;
+	if (!strcmp(term, "name"))
+		return name_term(ev, full, eq + 1) ?: 1;
+	if (!strcmp(term, "call-graph"))
+		return callgraph_term(ev, full, eq + 1) ?: 1;
+	if (strcmp(term, "period") && strcmp(term, "freq") && strcmp(term, "time") &&
+	    strcmp(term, "stack-size") && strcmp(term, "max-stack")) {
+		*eq = '=';
+		return 0;
+	}
+	*eq = '=';
+	err = term_value(full, term, &eq, &v);
+	if (err)
+		return err;
+	if (!strcmp(term, "time")) {
+		ev->terms.time = v != 0;
+		return 1;
+	}
+	if (!v || v > (strcmp(term, "max-stack") ? UINT32_MAX : UINT16_MAX)) {
+		pr_err("event '%s': term '%s=%s': out of range", full, term, eq + 1);
+		return -EINVAL;
+	}
+	if (!strcmp(term, "period"))
+		ev->attr.sample_period = ev->term_period = v;
+	else if (!strcmp(term, "freq"))
+		ev->terms.freq = v;
+	else if (!strcmp(term, "stack-size"))
+		ev->terms.stack_size = (uint32_t)v;
+	else
+		ev->terms.max_stack = (uint16_t)v;
 	return 1;
 }
 
@@ -266,10 +540,10 @@ static int pmu_term(struct prec_evsel *ev, const char *full, const char *root,
 	char path[PATH_MAX], text[4096], *eq;
 	uint64_t v;
 	__u64 *field;
-	int err = term_value(full, term, &eq, &v);
+	int err = event_term(ev, full, term);
 
 	if (!err)
-		err = event_term(ev, full, term, eq, v);
+		err = term_value(full, term, &eq, &v);
 	if (err)
 		return err < 0 ? err : 0;
 	field = config_field(&ev->attr, term);
@@ -315,6 +589,7 @@ static int add_pmu(struct prec_evsel *ev, const char *full, char *item,
 	char path[PATH_MAX], text[64], *slash = strchr(item, '/'), *close;
 	unsigned long type;
 	char *end;
+	int err;
 
 	*slash = 0;
 	close = strrchr(slash + 1, '/');
@@ -345,28 +620,116 @@ static int add_pmu(struct prec_evsel *ev, const char *full, char *item,
 		prec_auxpmu__default_config(&ev->attr, root, item, &ev->term_period);
 		ev->sampling = false;
 	}
-	return pmu_terms(ev, full, root, item, slash + 1, 0);
+	err = pmu_terms(ev, full, root, item, slash + 1, 0);
+	if (err || ev->attr.type != PERF_TYPE_TRACEPOINT)
+		return err;
+	/* tracepoint/config=N/: as perf, a PMU event (sampled at -F, no
+	 * RAW), its name as written; the recording carries N's format,
+	 * which perf wants for any tracepoint type (it finds it by id). */
+	err = prec_tracefs__name_of(ev->attr.config, &ev->tp_system, &ev->tp_name);
+	if (denied(full, err))
+		return -EACCES;
+	if (err == -ENOENT)
+		pr_err("event '%s': no tracepoint has id %llu (in %s/events/*/*/id)", full,
+		       (unsigned long long)ev->attr.config, prec_tracefs__root());
+	else if (err)
+		pr_err("event '%s': looking its id up in tracefs: %s", full, strerror(-err));
+	return err == -ENOENT ? -EINVAL : err;
 }
 
-static int add_named(struct prec_evsel *ev, const char *full, const char *item)
+/* A name no table has: an alias in some PMU's sysfs events/ (perf takes
+ * "tsc" for msr/tsc/), the first PMU in name order that has it. Returns
+ * 0, -ENOENT (none has it) or -errno after one line. */
+static int add_alias(struct prec_evsel *ev, const char *full, const char *item,
+		     const char *root)
 {
-	for (size_t i = 0; i < sizeof(named) / sizeof(named[0]); i++) {
-		if (strcmp(item, named[i].name))
-			continue;
-		ev->attr.type = named[i].type;
-		ev->attr.config = named[i].config;
-		ev->sampling = named[i].config != PERF_COUNT_SW_DUMMY ||
-			       named[i].type != PERF_TYPE_SOFTWARE;
+	struct dirent **pmus;
+	int n = scandir(root, &pmus, NULL, alphasort), err = -ENOENT;
+
+	for (int i = 0; i < n; i++) {
+		char path[PATH_MAX], text[4096], spec[600];
+
+		snprintf(path, sizeof(path), "%s/%s/events/%s", root, pmus[i]->d_name, item);
+		if (err == -ENOENT && pmus[i]->d_name[0] != '.' && !strchr(item, '/') &&
+		    prec_file__read_line(path, text, sizeof(text)) > 0) {
+			snprintf(spec, sizeof(spec), "%s/%s/", pmus[i]->d_name, item);
+			err = add_pmu(ev, full, spec, root);
+		}
+		free(pmus[i]);
+	}
+	free(pmus);
+	return err;
+}
+
+static int add_named(struct prec_evsel *ev, const char *full, const char *item,
+		     const char *root)
+{
+	uint64_t config;
+	int err;
+
+	if (lookup(item, &ev->attr.type, &config)) {
+		ev->attr.config = config;
+		ev->sampling = ev->attr.config != PERF_COUNT_SW_DUMMY ||
+			       ev->attr.type != PERF_TYPE_SOFTWARE;
+		/* As perf: bpf-output samples what a BPF program writes,
+		 * each write one sample. */
+		if (ev->attr.type == PERF_TYPE_SOFTWARE &&
+		    ev->attr.config == PERF_COUNT_SW_BPF_OUTPUT)
+			ev->default_period = 1;
 		return 0;
 	}
-	pr_err("event '%s': unknown event (try cpu-clock, page-faults, system:tracepoint or pmu/config=N/)",
+	err = root ? add_alias(ev, full, item, root) : -ENOENT;
+	if (err != -ENOENT)
+		return err;
+	pr_err("event '%s': unknown event (see perf list: a hardware, software or cache name, rNNN, mem:ADDR, system:tracepoint, pmu/terms/ or a PMU's alias)",
 	       full);
+	return -EINVAL;
+}
+
+/* mem:ADDR[/LEN][:rwx][:modifiers]: a hardware breakpoint, as perf
+ * (rw by default; LEN 4, or a long for x; period 1). */
+static int add_breakpoint(struct prec_evsel *ev, const char *full, char *item,
+			  const char **mods)
+{
+	char *p = item + 4, *end;
+	uint64_t addr, len = 0;
+	unsigned type = 0;
+
+	errno = 0;
+	addr = strtoull(p, &end, 0);
+	if (errno || end == p)
+		goto bad;
+	if (*end == '/') {
+		p = end + 1;
+		len = strtoull(p, &end, 0);
+		if (errno || end == p || !len || len > 8)
+			goto bad;
+	}
+	if (*end == ':' && end[1] && strspn(end + 1, "rwx") == strcspn(end + 1, ":")) {
+		for (p = end + 1; *p && *p != ':'; p++)
+			type |= *p == 'r' ? HW_BREAKPOINT_R : *p == 'w' ? HW_BREAKPOINT_W :
+				HW_BREAKPOINT_X;
+		end = p;
+	}
+	if (*end == ':' && end[1])
+		*mods = end + 1;
+	else if (*end)
+		goto bad;
+	ev->attr.type = PERF_TYPE_BREAKPOINT;
+	ev->attr.bp_type = type ? type : HW_BREAKPOINT_R | HW_BREAKPOINT_W;
+	ev->attr.bp_addr = addr;
+	ev->attr.bp_len = len ? len : ev->attr.bp_type == HW_BREAKPOINT_X ?
+			  sizeof(long) : HW_BREAKPOINT_LEN_4;
+	ev->default_period = 1;
+	return 0;
+bad:
+	pr_err("event '%s': expected a breakpoint as mem:ADDR[/LEN][:rwx] (LEN 1 to 8)", full);
 	return -EINVAL;
 }
 
 /* name/term,.../ or system:name/term,.../: a named event or a tracepoint
  * with perf's event terms (event_term), as perf takes
- * cpu-clock/overwrite/ or sched:sched_switch/no-overwrite/. */
+ * cpu-clock/period=1000/ or sched:sched_switch/no-overwrite/. */
 static int add_termed(struct prec_evsel *ev, const char *full, char *item)
 {
 	char *slash = strchr(item, '/'), *close = strrchr(slash + 1, '/'), *save = NULL;
@@ -378,17 +741,13 @@ static int add_termed(struct prec_evsel *ev, const char *full, char *item)
 	}
 	*slash = 0;
 	*close = 0;
-	err = strchr(item, ':') ? add_tracepoint(ev, full, item) : add_named(ev, full, item);
+	err = strchr(item, ':') ? add_tracepoint(ev, full, item) :
+	      add_named(ev, full, item, NULL);
 	for (char *t = strtok_r(slash + 1, ",", &save); t && !err;
 	     t = strtok_r(NULL, ",", &save)) {
-		char *eq;
-		uint64_t v;
-
-		err = term_value(full, t, &eq, &v);
-		if (!err)
-			err = event_term(ev, full, t, eq, v);
+		err = event_term(ev, full, t);
 		if (!err) {
-			pr_err("event '%s': unknown term '%s' (a named event or tracepoint takes period=N, overwrite, no-overwrite)",
+			pr_err("event '%s': unknown term '%s' (a named event or tracepoint takes perf's name=, period=, freq=, time=, call-graph=, stack-size=, max-stack=, inherit, no-inherit, overwrite, no-overwrite)",
 			       full, t);
 			err = -EINVAL;
 		}
@@ -431,7 +790,7 @@ int prec_event__expand(const char *full, char ***out)
 	*out = NULL;
 	if (!is_tracepoint_glob(full))
 		return 0;
-	item = strdup(full);
+	item = dup_item(full);
 	if (!item)
 		return -ENOMEM;
 	mods = split_mods(item);
@@ -474,23 +833,24 @@ int prec_event__expand(const char *full, char ***out)
 
 int prec_event__parse(struct prec_evsel *ev, const char *full, const char *root)
 {
-	const char *mods;
-	char *item = strdup(full);
+	const char *mods = NULL;
+	char *item = dup_item(full);
 	int err;
 
 	if (!item)
 		return -ENOMEM;
-	mods = split_mods(item);
-	if (is_termed(item))
+	if (!strncmp(item, "mem:", 4))
+		err = add_breakpoint(ev, full, item, &mods);
+	else if (mods = split_mods(item), is_termed(item))
 		err = add_termed(ev, full, item);
 	else if (strchr(item, '/'))
 		err = add_pmu(ev, full, item, root);
 	else if (strchr(item, ':'))
 		err = add_tracepoint(ev, full, item);
 	else
-		err = add_named(ev, full, item);
-	if (!err)
-		err = apply_mods(ev, full, mods);
+		err = add_named(ev, full, item, root);
+	if (!err && mods)
+		err = prec_event__modify(ev, full, mods, false, true);
 	free(item);
 	return err;
 }

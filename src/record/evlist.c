@@ -56,6 +56,10 @@ static struct prec_evsel *new_evsel(struct prec_evlist *el, const char *name)
 	n->midx = -1;
 	n->spec = -1;
 	n->cgroup_fd = -1;
+	/* As perf's new events: the host only, until a modifier says. */
+	n->attr.exclude_guest = 1;
+	n->terms.inherit = n->terms.time = n->terms.callgraph = -1;
+	n->leader = -1;
 	el->nr++;
 	return n;
 }
@@ -82,11 +86,84 @@ static int add_one(struct prec_evlist *el, const char *full, const char *root)
 	return prec_event__parse(ev, full, root);
 }
 
+/* Events [first, el->nr) one group, led by the first; mods (after the
+ * closing brace, or NULL) over each member's own, as perf's group
+ * modifiers. Returns 0 or -EINVAL after one line. */
+static int close_group(struct prec_evlist *el, int first, const char *text,
+		       const char *mods)
+{
+	if (first >= el->nr) {
+		pr_err("event list '%s': empty group {}", text);
+		return -EINVAL;
+	}
+	for (int i = first; i < el->nr; i++) {
+		el->evsel[i].leader = first;
+		if (mods && prec_event__modify(&el->evsel[i], text, mods, true, i == first))
+			return -EINVAL;
+	}
+	el->evsel[first].nr_members = el->nr - first;
+	return 0;
+}
+
+void prec_evlist__group_all(struct prec_evlist *el)
+{
+	int first = -1;
+
+	for (int i = 0; i < el->nr; i++) {
+		if (el->evsel[i].tracking)
+			continue;
+		if (first < 0)
+			first = i;
+		el->evsel[i].leader = first;
+		el->evsel[i].nr_members = 0;
+	}
+	if (first >= 0)
+		el->evsel[first].nr_members = el->nr - first;
+}
+
+/* One item of the list, a group's braces cut: "{" opens one (at
+ * *group), "}" or "}:mods" closes it. */
+static int add_item(struct prec_evlist *el, const char *text, char *item,
+		    const char *root, int *group)
+{
+	char *close = strchr(item, '}');
+	const char *mods = NULL;
+	int err;
+
+	if (*item == '{') {
+		if (*group >= 0) {
+			pr_err("event list '%s': a group inside a group", text);
+			return -EINVAL;
+		}
+		*group = el->nr;
+		item++;
+	}
+	if (close) {
+		if (*group < 0 || (close[1] && (close[1] != ':' || !close[2]))) {
+			pr_err("event list '%s': '}' without its '{', or not followed by :modifiers",
+			       text);
+			return -EINVAL;
+		}
+		*close = 0;
+		mods = close[1] ? close + 2 : NULL;
+	}
+	if (!*item) {
+		pr_err("event list '%s': empty event name", text);
+		return -EINVAL;
+	}
+	err = add_one(el, item, root);
+	if (err < 0 || !close)
+		return err;
+	err = close_group(el, *group, text, mods);
+	*group = -1;
+	return err;
+}
+
 int prec_evlist__add(struct prec_evlist *el, const char *text,
 		     const char *filter, const char *pmu_root)
 {
 	const char *p = text, *start = text;
-	int slashes = 0, err = 0, first = el->nr;
+	int slashes = 0, err = 0, first = el->nr, group = -1;
 
 	if (!*text) {
 		pr_err("event '': empty event list");
@@ -109,10 +186,14 @@ int prec_evlist__add(struct prec_evlist *el, const char *text,
 		}
 		memcpy(item, start, len);
 		item[len] = 0;
-		err = add_one(el, item, pmu_root ? pmu_root : PREC_PMU_ROOT);
+		err = add_item(el, text, item, pmu_root ? pmu_root : PREC_PMU_ROOT, &group);
 		if (err < 0 || !*p)
 			break;
 		start = p + 1;
+	}
+	if (!err && group >= 0) {
+		pr_err("event list '%s': group '{' without its '}'", text);
+		err = -EINVAL;
 	}
 	if (err < 0 || !filter)
 		return err;
@@ -145,6 +226,9 @@ int prec_evlist__add_tracking(struct prec_evlist *el)
 	tmp = *ev;
 	memmove(el->evsel + 1, el->evsel, (size_t)(el->nr - 1) * sizeof(*ev));
 	el->evsel[0] = tmp;
+	for (int i = 1; i < el->nr; i++)
+		if (el->evsel[i].leader >= 0)
+			el->evsel[i].leader++;
 	return 0;
 }
 
@@ -197,6 +281,12 @@ uint64_t prec_evlist__sample_base(const struct prec_evlist *el)
 	return PREC_SAMPLE_BASE;
 }
 
+/* bpf-output: its samples carry what BPF programs write (RAW), one each */
+static bool is_bpf_output(const struct perf_event_attr *a)
+{
+	return a->type == PERF_TYPE_SOFTWARE && a->config == PERF_COUNT_SW_BPF_OUTPUT;
+}
+
 static void config_period(struct prec_evsel *ev, const struct prec_record_opts *o)
 {
 	struct perf_event_attr *a = &ev->attr;
@@ -216,8 +306,8 @@ static void config_period(struct prec_evsel *ev, const struct prec_record_opts *
 	} else if (o->freq) {
 		a->freq = 1;
 		a->sample_freq = o->freq;
-	} else if (a->type == PERF_TYPE_TRACEPOINT) {
-		a->sample_period = 1;
+	} else if (ev->default_period) {
+		a->sample_period = ev->default_period;
 	} else {
 		a->freq = 1;
 		a->sample_freq = PREC_RECORD_DEFAULT_FREQ;
@@ -231,9 +321,69 @@ static void config_period(struct prec_evsel *ev, const struct prec_record_opts *
  * whatever -c says (perf_swevent_event()). */
 static bool wants_period(const struct prec_evsel *ev, const struct prec_record_opts *o)
 {
+	const struct perf_event_attr *a = &ev->attr;
+
 	if (!ev->sampling)
 		return false;
-	return ev->attr.freq || ev->attr.type == PERF_TYPE_TRACEPOINT || o->sample_period;
+	if (ev->term_period) /* as perf: a period= term drops PERIOD */
+		return false;
+	return a->freq || a->type == PERF_TYPE_TRACEPOINT || o->sample_period ||
+	       is_bpf_output(a);
+}
+
+/* The callchain an event records: -g / --call-graph, unless its own
+ * call-graph=, stack-size= or max-stack= terms say otherwise (as perf,
+ * any of them replaces the global setting: stack-size= alone records
+ * none, max-stack= alone frame pointers). */
+struct chain {
+	int mode;              /* enum prec_callgraph */
+	uint32_t stack;
+	uint16_t max;
+};
+
+static struct chain event_chain(const struct prec_evsel *ev, const struct prec_record_opts *o)
+{
+	const struct prec_evterms *t = &ev->terms;
+	struct chain c = { o->callgraph, o->stack_size, 0 };
+
+	if (!ev->sampling)
+		return (struct chain){ PREC_CG_NONE, 0, 0 };
+	if (t->callgraph < 0 && !t->stack_size && !t->max_stack)
+		return c;
+	c.mode = t->callgraph >= 0 ? t->callgraph : t->max_stack ? PREC_CG_FP : PREC_CG_NONE;
+	c.max = t->max_stack;
+	c.stack = t->stack_size ? (t->stack_size + 7u) & ~7u : PREC_RECORD_DEFAULT_STACK;
+	return c;
+}
+
+/* Whether some event records DWARF callchains: the tracking event then
+ * maps data too, for the unwinder. */
+static bool some_dwarf(const struct prec_evlist *el, const struct prec_record_opts *o)
+{
+	for (int i = 0; i < el->nr; i++)
+		if (event_chain(&el->evsel[i], o).mode == PREC_CG_DWARF)
+			return true;
+	return false;
+}
+
+/* perf's terms over the options, as perf applies them after its config:
+ * freq=, inherit / no-inherit; period= (config_period) drops PERIOD. A
+ * time=0 term keeps TIME: prec's merge orders every record by it
+ * (docs/events.md). */
+static void apply_terms(struct prec_evsel *ev, const struct prec_record_opts *o)
+{
+	struct perf_event_attr *a = &ev->attr;
+
+	if (ev->terms.freq && ev->sampling) {
+		a->freq = 1;
+		a->sample_freq = ev->terms.freq;
+		a->sample_type |= PERF_SAMPLE_PERIOD;
+	}
+	if (ev->terms.inherit >= 0)
+		a->inherit = (unsigned)ev->terms.inherit;
+	if (!ev->terms.time)
+		pr_warn("event '%s': time=0 ignored: prec's merge needs every record's time", ev->name);
+	(void)o;
 }
 
 /* perf record's options for what a sample carries, on the events that
@@ -291,7 +441,8 @@ static void config_sample_opts(struct prec_evsel *ev, const struct prec_record_o
 }
 
 /* The side band the tracking event asks the kernel for. */
-static void config_tracking(struct perf_event_attr *a, const struct prec_record_opts *o)
+static void config_tracking(struct perf_event_attr *a, const struct prec_record_opts *o,
+			    bool dwarf)
 {
 	a->mmap = 1;
 	a->mmap2 = 1;
@@ -306,7 +457,7 @@ static void config_tracking(struct perf_event_attr *a, const struct prec_record_
 	/* As perf for dwarf: its unwinder reads the binaries' non-code
 	 * segments (.eh_frame_hdr...) through the maps it knows, and without
 	 * these it stops after one frame. */
-	a->mmap_data = o->callgraph == PREC_CG_DWARF || o->data;
+	a->mmap_data = dwarf || o->data;
 	/* As perf --all-cgroups: CGROUP records for cgroups made meanwhile. */
 	a->cgroup = o->all_cgroups;
 	if (o->switch_events)
@@ -318,6 +469,35 @@ static void config_tracking(struct perf_event_attr *a, const struct prec_record_
 	a->bpf_event = !o->no_bpf_event;
 }
 
+/* perf's group rules, once every attr is set: a member is enabled and
+ * disabled with its leader (its own disabled and enable_on_exec 0); with
+ * :S each event's samples read the whole group (read_format GROUP, no
+ * inherit: the kernel refuses inherited group reads) and a member led by
+ * a :S leader takes no samples of its own, its sample_type the leader's. */
+static void config_group(struct prec_evlist *el, struct prec_evsel *ev)
+{
+	struct perf_event_attr *a = &ev->attr;
+	const struct prec_evsel *l;
+
+	if (ev->leader < 0)
+		return;
+	l = &el->evsel[ev->leader];
+	if (ev->sample_read && l->nr_members > 1) {
+		a->read_format |= PERF_FORMAT_GROUP;
+		a->inherit = 0;
+	}
+	if (l == ev)
+		return;
+	a->disabled = 0;
+	a->enable_on_exec = 0;
+	if (l->sample_read) {
+		a->freq = 0;
+		a->sample_freq = 0;
+		a->write_backward = 0;
+		a->sample_type = l->attr.sample_type;
+	}
+}
+
 void prec_evlist__config(struct prec_evlist *el,
 			 const struct prec_record_opts *o, bool workload,
 			 bool inherit)
@@ -327,24 +507,32 @@ void prec_evlist__config(struct prec_evlist *el,
 	for (int i = 0; i < el->nr; i++) {
 		struct prec_evsel *ev = &el->evsel[i];
 		struct perf_event_attr *a = &ev->attr;
+		struct chain chain;
 		size_t pages;
 
 		a->size = PERF_ATTR_SIZE_VER7;
 		a->sample_type = prec_evlist__sample_base(el);
-		if (a->type == PERF_TYPE_TRACEPOINT)
+		/* not tracepoint/config=N/, a PMU event for perf */
+		if ((a->type == PERF_TYPE_TRACEPOINT && !ev->pmu) || is_bpf_output(a))
 			a->sample_type |= PERF_SAMPLE_RAW;
 		/* Only tells perf report that SPE samples carry memory info
 		 * (as perf sets it); not in the sample_id trailer. */
 		if (ev->aux == PREC_AUX_ARM_SPE)
 			a->sample_type |= PERF_SAMPLE_DATA_SRC;
-		if (ev->sampling && o->callgraph != PREC_CG_NONE)
+		chain = event_chain(ev, o);
+		if (chain.mode != PREC_CG_NONE) {
 			a->sample_type |= PERF_SAMPLE_CALLCHAIN;
-		if (ev->sampling && o->callgraph == PREC_CG_DWARF) {
+			a->sample_max_stack = chain.max;
+		}
+		if (chain.mode == PREC_CG_DWARF) {
 			a->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
 			a->sample_regs_user = prec_sample_regs__default();
-			a->sample_stack_user = o->stack_size;
+			a->sample_stack_user = chain.stack;
 			a->exclude_callchain_user = 1;
 		}
+		/* As perf: a dwarf callchain samples the data address too. */
+		if (chain.mode == PREC_CG_DWARF)
+			a->sample_type |= PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC;
 		config_period(ev, o);
 		if (wants_period(ev, o))
 			a->sample_type |= PERF_SAMPLE_PERIOD;
@@ -377,22 +565,23 @@ void prec_evlist__config(struct prec_evlist *el,
 		/* The perf clock is what the kernel uses without use_clockid. */
 		a->use_clockid = o->clockid != PREC_CLOCK_PERF;
 		a->clockid = a->use_clockid ? o->clockid : 0;
+		if (ev->sample_read)
+			a->sample_type |= PERF_SAMPLE_READ;
+		/* :P: the most precise the PMU takes (the open lowers it) */
+		if (ev->precise_max)
+			a->precise_ip = 3;
 		if (ev->tracking)
-			config_tracking(a, o);
+			config_tracking(a, o, some_dwarf(el, o));
 		else if (o->all_user || o->all_kernel) {
 			/* As perf: over any modifier (the tracking dummy
 			 * counts nothing, and its side band does not care). */
 			a->exclude_kernel = o->all_user;
 			a->exclude_user = o->all_kernel;
-			a->exclude_hv = 1;
 		}
-		/* As perf record: the host only, not a KVM guest running on
-		 * the CPU. perf 6.1 names an attr (`perf evlist -i -` on a
-		 * pipe, which has no event names) "cpu-clock" with it and
-		 * "cpu-clock:HG" without; with :u or :k it would add an H,
-		 * so those keep counting in guests as they always did. */
-		a->exclude_guest = !a->exclude_kernel && !a->exclude_user;
+		apply_terms(ev, o);
 	}
+	for (int i = 0; i < el->nr; i++)
+		config_group(el, &el->evsel[i]);
 }
 
 /* perf's new name for an event it fell back to user space for: ":u"
@@ -668,9 +857,10 @@ int prec_evlist__aux_info(const struct prec_evlist *el, struct prec_manifest *m)
 /* ---- opening ---- */
 
 static int sys_perf_event_open(struct perf_event_attr *a, pid_t pid, int cpu,
-			       unsigned long flags)
+			       int group_fd, unsigned long flags)
 {
-	long fd = syscall(SYS_perf_event_open, a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC | flags);
+	long fd = syscall(SYS_perf_event_open, a, pid, cpu, group_fd,
+			  PERF_FLAG_FD_CLOEXEC | flags);
 
 	return fd < 0 ? -errno : (int)fd;
 }
@@ -754,14 +944,14 @@ static void open_error(const struct prec_evsel *ev, int cpu, pid_t task, int err
  * without ksymbol and bpf_event (< 5.1), without PERF_FORMAT_LOST (< 6.0);
  * EMFILE raises the fd limit once. */
 static int open_evsel(struct prec_evlist *el, struct prec_evsel *ev, pid_t pid,
-		      int cpu)
+		      int cpu, int group_fd)
 {
 	/* -G: on a CPU, the cgroup's directory stands for the task. */
 	bool cg = ev->cgroup_fd >= 0 && pid == -1;
 
 	for (;;) {
 		int fd = sys_perf_event_open(&ev->attr, cg ? ev->cgroup_fd : pid, cpu,
-					     cg ? PERF_FLAG_PID_CGROUP : 0);
+					     group_fd, cg ? PERF_FLAG_PID_CGROUP : 0);
 
 		if (fd >= 0)
 			return fd;
@@ -779,6 +969,12 @@ static int open_evsel(struct prec_evlist *el, struct prec_evsel *ev, pid_t pid,
 		if (fd == -EINVAL && (ev->attr.ksymbol || ev->attr.bpf_event)) {
 			pr_debug("event '%s': kernel refused ksymbol/bpf_event (< 5.1?)", ev->name);
 			ev->attr.ksymbol = ev->attr.bpf_event = 0;
+			continue;
+		}
+		/* :P: the most precise level this PMU takes, as perf */
+		if ((fd == -EINVAL || fd == -EOPNOTSUPP) && ev->precise_max &&
+		    ev->attr.precise_ip) {
+			ev->attr.precise_ip--;
 			continue;
 		}
 		if (fd == -EINVAL && (ev->attr.read_format & PERF_FORMAT_LOST)) {
@@ -867,9 +1063,14 @@ static int open_one(struct prec_evlist *el, int e, int c, int t, size_t pages)
 {
 	struct prec_evsel *ev = &el->evsel[e];
 	size_t i = ((size_t)e * (size_t)el->nr_cpus + (size_t)c) * (size_t)el->nr_tasks + (size_t)t;
-	int fd, err;
+	int fd, err, group_fd = -1;
 
-	fd = open_evsel(el, ev, el->tasks[t], el->cpus[c]);
+	/* A member joins its leader's fd on the same CPU and task (the
+	 * leader comes first in the list, so it is open). */
+	if (ev->leader >= 0 && ev->leader != e)
+		group_fd = el->fds[((size_t)ev->leader * (size_t)el->nr_cpus + (size_t)c) *
+				   (size_t)el->nr_tasks + (size_t)t];
+	fd = open_evsel(el, ev, el->tasks[t], el->cpus[c], group_fd);
 	if (fd < 0)
 		return fd;
 	el->fds[i] = fd;
@@ -1022,6 +1223,27 @@ void prec_evlist__disable_cpu(struct prec_evlist *el, int c)
 		}
 }
 
+/* PERF_FORMAT_LOST of one fd: value, id, lost; with GROUP the leader
+ * reads nr then value, id, lost of every member (members are counted
+ * there, not again on their own fds). */
+static uint64_t fd_lost(const struct prec_evsel *ev, int fd)
+{
+	uint64_t v[1 + 3 * 64], sum = 0;
+	ssize_t n;
+
+	if (!(ev->attr.read_format & PERF_FORMAT_GROUP)) {
+		n = read(fd, v, 3 * sizeof(*v));
+		return n == 3 * (ssize_t)sizeof(*v) ? v[2] : 0;
+	}
+	if (ev->leader >= 0 && ev->nr_members == 0)
+		return 0;
+	n = read(fd, v, sizeof(v));
+	for (uint64_t k = 0; n >= (ssize_t)sizeof(*v) && k < v[0] &&
+	     (ssize_t)((4 + 3 * k) * sizeof(*v)) <= n; k++)
+		sum += v[3 + 3 * k];
+	return sum;
+}
+
 uint64_t prec_evlist__lost(const struct prec_evlist *el, int c)
 {
 	uint64_t sum = 0;
@@ -1035,10 +1257,9 @@ uint64_t prec_evlist__lost(const struct prec_evlist *el, int c)
 		for (int t = 0; t < el->nr_tasks; t++) {
 			size_t i = ((size_t)e * (size_t)el->nr_cpus + (size_t)c) *
 				   (size_t)el->nr_tasks + (size_t)t;
-			uint64_t v[3]; /* value, id, lost */
 
-			if (el->fds[i] >= 0 && read(el->fds[i], v, sizeof(v)) == sizeof(v))
-				sum += v[2];
+			if (el->fds[i] >= 0)
+				sum += fd_lost(&el->evsel[e], el->fds[i]);
 		}
 	}
 	return sum;

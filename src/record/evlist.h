@@ -28,6 +28,18 @@ _Static_assert(sizeof(struct perf_event_attr) >= PERF_ATTR_SIZE_VER7,
 /* An event's overwrite / no-overwrite term (perf's), if any. */
 enum prec_ow_term { PREC_OW_DEFAULT, PREC_OW_ON, PREC_OW_OFF };
 
+/* perf's per-event terms other than period= (event_parse.c), applied over
+ * the options by prec_evlist__config as perf applies its config terms. */
+struct prec_evterms {
+	uint64_t freq;          /* freq=N; 0: none */
+	int8_t inherit;         /* inherit / no-inherit: 1 / 0; -1: none */
+	int8_t time;            /* time=0|1; -1: none */
+	/* call-graph=no|fp|dwarf[,size]: 0 no, 1 fp, 2 dwarf; -1: none */
+	int8_t callgraph;
+	uint32_t stack_size;    /* stack-size=N, or dwarf's ,N; 0: none */
+	uint16_t max_stack;     /* max-stack=N; 0: none */
+};
+
 struct prec_evsel {
 	struct perf_event_attr attr;
 	char *name;            /* as the user wrote it, e.g. "sched:sched_switch" */
@@ -47,6 +59,17 @@ struct prec_evsel {
 	/* -G: the cgroup's directory (record/cgroup.c), opened on each CPU
 	 * with PERF_FLAG_PID_CGROUP; -1: none */
 	int cgroup_fd;
+	/* The period the event's kind implies (tracepoint, breakpoint,
+	 * bpf-output: 1), kept unless -F or -c is given, as perf. 0: none. */
+	uint64_t default_period;
+	/* perf's modifiers that are no attr bit (event_parse.c): G/H given
+	 * (a group's modifier then leaves exclude_guest), :S, :P, :W */
+	bool exclude_GH, sample_read, precise_max, weak;
+	struct prec_evterms terms;
+	/* Its group's leader (an index of evsel[], itself for the leader),
+	 * opened with the leader's fd as group_fd; -1: in no group. */
+	int leader;
+	int nr_members;        /* a leader's group size (itself included) */
 };
 
 struct prec_evlist {
@@ -79,7 +102,8 @@ struct prec_evlist {
 };
 
 /* Append the events of one -e argument (comma separated; commas inside
- * pmu/.../ belong to the PMU terms). pmu_root: NULL for
+ * pmu/.../ belong to the PMU terms; {a,b}[:mods] is a group, its
+ * modifiers applied over each member's, as perf). pmu_root: NULL for
  * /sys/bus/event_source/devices. Tracepoints get their id from tracefs.
  * Returns 0, -EINVAL (unknown event, bad syntax: a bad command line) or
  * another -errno (no tracefs...), after printing one line. */
@@ -94,6 +118,9 @@ int prec_evlist__add(struct prec_evlist *el, const char *text,
  * the number of overwrite events (0: a normal recording, one ring per
  * CPU), or -EINVAL after one line (an AUX event in a flight recording). */
 int prec_evlist__channels(struct prec_evlist *el, const struct prec_record_opts *o);
+/* perf's --group: every event added so far but the tracking one in one
+ * group, led by the first (groups written with {} are merged into it). */
+void prec_evlist__group_all(struct prec_evlist *el);
 /* Put the tracking dummy first. Returns 0 or -ENOMEM. */
 int prec_evlist__add_tracking(struct prec_evlist *el);
 /* Fill the common attr bits from the options (sample_type, freq/period,

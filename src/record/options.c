@@ -572,7 +572,7 @@ static int opt_delay(struct prec_record_opts *o, const char *arg)
 static int opt_verbose(struct prec_record_opts *o, const char *arg)
 {
 	(void)arg;
-	o->verbose = true;
+	o->verbose++;
 	o->quiet = false;
 	return 0;
 }
@@ -581,7 +581,7 @@ static int opt_quiet(struct prec_record_opts *o, const char *arg)
 {
 	(void)arg;
 	o->quiet = true;
-	o->verbose = false;
+	o->verbose = 0;
 	return 0;
 }
 
@@ -755,8 +755,9 @@ static const struct opt table[] = {
 	{ "output", 'o', "FILE", opt_output, "as perf: a perf.data FILE, merged from shards recorded beside it (FILE.prec) when the recording ends; - streams perf's pipe format to stdout while recording", 0 },
 	{ "keep-shards", 0, NULL, NULL, "with -o: keep FILE.prec, the recording FILE was merged from", FLAG(keep_shards) },
 	{ "timestamp-filename", 0, NULL, NULL, "with -o: FILE gets the time of the end appended (FILE.YYYYMMDDhhmmssmmm), as perf", FLAG(timestamp_filename) },
-	{ "event", 'e', "LIST", opt_event, "events: cpu-clock, sys:tracepoint (or sys:glob*), pmu/t=v/ ... with :u :k; terms on any: name/overwrite,no-overwrite,period=N/", 0 },
+	{ "event", 'e', "LIST", opt_event, "events in perf's grammar: names (cpu-clock, cycles, L1-dcache-load-misses ...), rNNN, mem:ADDR[/LEN][:rwx], sys:tracepoint (or sys:glob*), pmu/t=v/, pmu/alias/, {a,b} groups; perf's modifiers :u :k :h :G :H :I :p :P :S :D :e :W; terms on any: name/period=N,freq=N,call-graph=fp,overwrite,.../ (docs/events.md)", 0 },
 	{ "filter", 0, "FILTER", opt_filter, "tracepoint filter for every event of the preceding -e", 0 },
+	{ "group", 0, NULL, NULL, "put every event of the -e options in one group, led by the first (as perf; {a,b} groups some)", FLAG(group) },
 	{ "freq", 'F', "HZ", opt_freq, "sampling frequency (default 4000; 'max'); tracepoints without -F/-c: every hit", 0 },
 	{ "count", 'c', "N", opt_count, "sample period instead of a frequency", 0 },
 	{ "period", 'P', NULL, NULL, "record each sample's period (always so with -F); with -c a software event is sampled at every hit, as perf", FLAG(sample_period) },
@@ -834,7 +835,7 @@ static const struct opt table[] = {
 	{ "switch-output", 0, "[=signal|SIZE|TIME]", opt_switch_output, "cut the recording into epochs DIR/epoch.NNNNNN, each a recording of its own: on SIGUSR2 or 'switch' (default), every SIZE drained (100M) or every TIME (30s, 5m, 1h, 1d)", 0 },
 	{ "switch-max-files", 0, "N", opt_switch_max_files, "with --switch-output: keep the newest N epochs (older ones removed)", 0 },
 	{ "delay", 'D', "MS", opt_delay, "enable the sampling events MS ms after the start (the side band does not wait); -1: wait for 'enable'", 0 },
-	{ "verbose", 'v', NULL, opt_verbose, "more messages", 0 },
+	{ "verbose", 'v', NULL, opt_verbose, "more messages; -vv also prints each event's perf_event_attr before opening it, as perf record -vv", 0 },
 	{ "quiet", 'q', NULL, opt_quiet, "errors only (no status line, no summary)", 0 },
 	{ "help", 'h', NULL, opt_help, "this text", 0 },
 };

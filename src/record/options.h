@@ -99,13 +99,15 @@ struct prec_record_opts {
 	/* -r: drainers SCHED_FIFO at this; 0 = the fair scheduler; -1 (the
 	 * default) = PREC_DRAIN_AUTO_PRIO where the kernel allows it */
 	int rt_prio;
-	bool verbose, quiet;
+	int verbose;            /* -v count: 1 debug lines, 2 also each attr as perf -vv */
+	bool quiet;
 	/* flight recorder, control, markers, AUX (flight-recorder.md) */
 	bool markers;           /* --markers: trace_marker writes as ftrace:print */
 	bool no_inherit;        /* -i: the command's children are not followed */
 	bool switch_events;     /* --switch-events: PERF_RECORD_SWITCH records */
 	bool no_bpf_event;      /* --no-bpf-event: no KSYMBOL/BPF_EVENT records */
 	bool all_user, all_kernel; /* --all-user/--all-kernel: :u/:k on every event */
+	bool group;             /* --group: every -e event in one group, as perf */
 	uint64_t max_size;      /* --max-size: stop once this much is drained */
 	uint64_t max_disk;      /* --max-disk: bytes on disk, oldest dropped */
 	const char *max_disk_arg; /* as given, for messages */

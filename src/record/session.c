@@ -332,6 +332,9 @@ static int add_events(struct prec_manifest *m, struct prec_evlist *el)
 		if (idx < 0)
 			return idx;
 		ev->midx = idx;
+		/* the leader comes first in the list: its index is known */
+		if (ev->leader >= 0)
+			m->events[idx].leader1 = (uint32_t)el->evsel[ev->leader].midx + 1;
 		for (int c = 0; c < el->nr_cpus && !err; c++)
 			for (int t = 0; t < el->nr_tasks && !err; t++) {
 				size_t i = ((size_t)e * (size_t)el->nr_cpus + (size_t)c) *

@@ -265,6 +265,33 @@ int prec_tracefs__glob(const char *sys_pat, const char *name_pat, char ***out)
 	return l.n;
 }
 
+int prec_tracefs__name_of(uint64_t id, char **system, char **name)
+{
+	char **all;
+	int n = prec_tracefs__glob("*", "*", &all), err = -ENOENT;
+
+	*system = *name = NULL;
+	for (int i = 0; i < n && err == -ENOENT; i++) {
+		char *colon = strchr(all[i], ':');
+		uint64_t v;
+
+		*colon = 0;
+		if (prec_tracefs__event_id(all[i], colon + 1, &v) || v != id)
+			continue;
+		*system = strdup(all[i]);
+		*name = strdup(colon + 1);
+		err = *system && *name ? 0 : -ENOMEM;
+	}
+	if (n > 0)
+		prec_tracefs__free_list(all, n);
+	if (err) {
+		free(*system);
+		free(*name);
+		*system = *name = NULL;
+	}
+	return n < 0 ? n : err;
+}
+
 void prec_tracefs__free_list(char **list, int n)
 {
 	for (int i = 0; i < n; i++)

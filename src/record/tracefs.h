@@ -20,6 +20,11 @@ int prec_tracefs__event_id(const char *system, const char *name, uint64_t *id);
  * none matches), -ENODEV (no tracefs) or -errno. */
 int prec_tracefs__glob(const char *sys_pat, const char *name_pat, char ***out);
 void prec_tracefs__free_list(char **list, int n);
+/* The tracepoint whose tracefs id is id, as malloc'd *system and *name
+ * (an event named by number, tracepoint/config=N/, still needs its format
+ * in the recording). Returns 0, -ENOENT (no tracepoint has it), -ENODEV
+ * (no tracefs) or -errno. Reads every id file: for the command line only. */
+int prec_tracefs__name_of(uint64_t id, char **system, char **name);
 
 /* Add system:name's format text to m (once per tracepoint), and the
  * header_page / header_event / printk_formats / saved_cmdlines texts if m

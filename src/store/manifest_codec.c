@@ -296,6 +296,28 @@ static void enc_time_conv(struct obuf *b, const struct prec_manifest *m)
 	end_section(b, at);
 }
 
+/* Only when some event is in a group: others read as before. Pairs of
+ * (event, leader) indexes. */
+static void enc_groups(struct obuf *b, const struct prec_manifest *m)
+{
+	uint32_t n = 0;
+	size_t at;
+
+	for (uint32_t i = 0; i < m->nr_events; i++)
+		n += m->events[i].leader1 != 0;
+	if (!n)
+		return;
+	at = begin_section(b, PREC_MANI_SEC_GROUPS);
+	put32(b, n);
+	put32(b, 0);
+	for (uint32_t i = 0; i < m->nr_events; i++)
+		if (m->events[i].leader1) {
+			put32(b, i);
+			put32(b, m->events[i].leader1 - 1);
+		}
+	end_section(b, at);
+}
+
 /* Only for a --max-disk recording: others read as before. */
 static void enc_max_disk(struct obuf *b, const struct prec_manifest *m)
 {
@@ -368,6 +390,7 @@ int prec_manifest__encode(const struct prec_manifest *m, void **buf,
 	enc_time_conv(&b, m);
 	enc_max_disk(&b, m);
 	enc_buildid_drops(&b, m);
+	enc_groups(&b, m);
 	if (b.err) {
 		free(b.p);
 		return b.err;

@@ -410,6 +410,27 @@ static void dec_buildid_drops(struct ibuf *c, struct prec_manifest *m)
 	/* Bytes after the known fields are a later minor's: ignored. */
 }
 
+/* After EVENTS: a leader is an event at or before its member, and
+ * leads itself. */
+static void dec_groups(struct ibuf *c, struct prec_manifest *m)
+{
+	uint32_t n = get32(c);
+
+	get32(c);
+	if (!count_fits(c, n, 8))
+		return;
+	for (uint32_t i = 0; i < n && !c->err; i++) {
+		uint32_t e = get32(c), l = get32(c);
+
+		if (e >= m->nr_events || l > e ||
+		    (l < m->nr_events && m->events[l].leader1 != l + 1 && l != e)) {
+			fail(c, -EBADMSG, "groups: bad event or leader index");
+			return;
+		}
+		m->events[e].leader1 = l + 1;
+	}
+}
+
 /* ------------------------------------------------------------------------ */
 /* Framing: header and section table.                                       */
 
@@ -442,6 +463,7 @@ static const struct {
 	{ PREC_MANI_SEC_TIME_CONV, false, true, dec_time_conv },
 	{ PREC_MANI_SEC_MAX_DISK, false, true, dec_max_disk },
 	{ PREC_MANI_SEC_BUILDID_DROPS, false, true, dec_buildid_drops },
+	{ PREC_MANI_SEC_GROUPS, false, false, dec_groups },
 };
 
 static int scan_sections(const uint8_t *p, size_t off, size_t total,

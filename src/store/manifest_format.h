@@ -18,7 +18,7 @@
 #define PREC_MANI_MAX_DISK_SIZE 64u
 #define PREC_MANI_BUILDID_DROPS_SIZE 8u
 /* The manifest's own minor (shards keep PREC_FORMAT_MINOR): 1 added the
- * TIME_CONV section, 2 the MAX_DISK one, 3 BUILDID_DROPS. */
+ * TIME_CONV section, 2 the MAX_DISK one, 3 BUILDID_DROPS and GROUPS. */
 #define PREC_MANI_MINOR 3
 
 enum prec_mani_sec {
@@ -35,6 +35,7 @@ enum prec_mani_sec {
 	PREC_MANI_SEC_TIME_CONV = 11, /* minor 1 */
 	PREC_MANI_SEC_MAX_DISK = 12,  /* minor 2 */
 	PREC_MANI_SEC_BUILDID_DROPS = 13, /* minor 3 */
+	PREC_MANI_SEC_GROUPS = 14,    /* minor 3 */
 	PREC_MANI_SEC_MAX
 };
 

@@ -211,6 +211,8 @@ static void put_events(FILE *f, const struct prec_manifest *m)
 
 		fputs(i ? ",\n    {" : "\n    {", f);
 		key_str(f, "name", e->name);
+		if (e->leader1)
+			fprintf(f, ", \"group_leader\": %" PRIu32, e->leader1 - 1);
 		fputs(",\n     \"attr\": ", f);
 		put_attr(f, e->attr);
 		fputs(",\n     \"ids\": [", f);

@@ -506,6 +506,9 @@ struct prec_manifest_event {
 	uint64_t *ids;         /* PERF_EVENT_IOC_ID of each fd */
 	int32_t *id_cpus;      /* CPU of each id (-1 if per-task on any CPU) */
 	int32_t *id_tids;      /* tid of each id (-1 if per-CPU) */
+	/* its group's leader as an index of events[] + 1 (a leader: its
+	 * own), 0 in no group: opened with the leader's fd as group_fd */
+	uint32_t leader1;
 };
 
 struct prec_manifest_tracepoint {

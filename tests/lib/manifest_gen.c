@@ -131,6 +131,14 @@ static void fill_events(struct prec_manifest *m, uint32_t nev, uint32_t max_ids)
 							     (int32_t)rnd(64) - 1,
 							     (int32_t)test_rand(&rng)), 0);
 	}
+	/* Now and then a group: a leader and the next few events. */
+	for (uint32_t i = 0; i < m->nr_events; i++) {
+		uint32_t n = rnd(4) ? 0 : 1 + (uint32_t)rnd(3);
+
+		for (uint32_t k = 0; k < n && i + k < m->nr_events; k++)
+			m->events[i + k].leader1 = i + 1;
+		i += n;
+	}
 }
 
 static void fill_tracing(struct prec_manifest *m, uint32_t ntp, size_t fmt_max)
@@ -269,6 +277,7 @@ static void check_events_eq(const struct prec_manifest *a, const struct prec_man
 		CHECK(!memcmp(x->attr, y->attr, sizeof(x->attr)));
 		check_str(x->name, y->name);
 		CHECK_EQ(x->nr_ids, y->nr_ids);
+		CHECK_EQ(x->leader1, y->leader1);
 		for (uint32_t j = 0; j < x->nr_ids; j++) {
 			CHECK(x->ids[j] == y->ids[j]);
 			CHECK_EQ(x->id_cpus[j], y->id_cpus[j]);

@@ -364,8 +364,10 @@ static void test_config(void)
 	 * other sessions' records (docs/design.md) */
 	CHECK(d->mmap && d->mmap2 && d->comm && d->comm_exec && d->task && !d->build_id);
 	CHECK(!c->mmap && !c->comm && !c->build_id);
+	/* ADDR and DATA_SRC with dwarf, as perf 6.1's record */
 	CHECK_EQ(c->sample_type, base | PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN |
-		 PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER);
+		 PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER | PERF_SAMPLE_ADDR |
+		 PERF_SAMPLE_DATA_SRC);
 	CHECK_EQ(c->sample_regs_user, 0xff0fffULL);
 	CHECK_EQ(c->sample_stack_user, 8192);
 	CHECK(c->exclude_callchain_user);
@@ -448,6 +450,58 @@ static void test_user_only(void)
 	CHECK(!strcmp(el.evsel[4].name, "cpu-clock:uku"));
 	CHECK(el.evsel[4].attr.exclude_kernel);
 	CHECK(!prec_evlist__exclude_kernel(&el)); /* task-clock:k */
+	prec_evlist__exit(&el);
+	prec_record_opts__exit(&o);
+}
+
+/* Groups: leaders and sizes from {a,b}, a tracking event put first after
+ * them (indexes move), --group over everything, perf's group rules in the
+ * attrs, and the braces refused where they do not pair. Then opened on the
+ * real kernel: a member's fd reads the group through its leader. */
+static void test_groups(void)
+{
+	struct prec_record_opts o = { 0 };
+	struct prec_evlist el = { 0 };
+	struct prec_evsel *e;
+	uint64_t v[1 + 3 * 3]; /* nr, then value, id, lost of each */
+	int cpu = 0;
+	pid_t self = -1;
+
+	CHECK_EQ(parse(&o, ARGV("true")), 0);
+	CHECK_EQ(prec_evlist__add(&el, "task-clock,{cpu-clock,page-faults:u}:Sk", NULL, NULL), 0);
+	CHECK_EQ(prec_evlist__add_tracking(&el), 0);
+	e = el.evsel;
+	CHECK(e[0].tracking && e[0].leader == -1 && e[1].leader == -1);
+	CHECK(e[2].leader == 2 && e[2].nr_members == 2 && e[3].leader == 2);
+	/* :Sk over page-faults:u adds k to its u: user and kernel, no hv */
+	CHECK(!e[3].attr.exclude_user && !e[3].attr.exclude_kernel && e[3].attr.exclude_hv);
+	CHECK(e[2].attr.exclude_user && !e[2].attr.exclude_kernel);
+	prec_evlist__config(&el, &o, true, true);
+	CHECK(e[2].attr.disabled && e[2].attr.enable_on_exec && !e[2].attr.inherit);
+	CHECK(!e[3].attr.disabled && !e[3].attr.enable_on_exec && !e[3].attr.inherit);
+	CHECK_EQ(e[2].attr.read_format, PERF_FORMAT_ID | PERF_FORMAT_GROUP | PERF_FORMAT_LOST);
+	CHECK(e[2].attr.sample_type & PERF_SAMPLE_READ);
+	CHECK(!e[3].attr.freq && !e[3].attr.sample_period);
+	CHECK_EQ(e[3].attr.sample_type, e[2].attr.sample_type);
+	CHECK(e[1].attr.inherit && !(e[1].attr.read_format & PERF_FORMAT_GROUP));
+	prec_evlist__group_all(&el);
+	CHECK(e[0].leader == -1 && e[1].leader == 1 && e[3].leader == 1 && e[1].nr_members == 3);
+	/* As root (CPU-wide events): cpu-clock, opened with task-clock's fd
+	 * as group_fd, reads the group of three through its leader. */
+	if (geteuid() == 0) {
+		CHECK_EQ(prec_evlist__open(&el, &cpu, 1, &self, 1, 4), 0);
+		CHECK_EQ(read(el.fds[2], v, sizeof(v)), (long long)sizeof(v));
+		CHECK_EQ(v[0], 3);
+		CHECK(v[2] == el.ids[1] && v[5] == el.ids[2] && v[8] == el.ids[3]);
+	}
+	prec_evlist__exit(&el);
+	CHECK_EQ(prec_evlist__add(&el, "{cpu-clock,{page-faults}}", NULL, NULL), -EINVAL);
+	prec_evlist__exit(&el);
+	CHECK_EQ(prec_evlist__add(&el, "{cpu-clock", NULL, NULL), -EINVAL);
+	prec_evlist__exit(&el);
+	CHECK_EQ(prec_evlist__add(&el, "cpu-clock}:S", NULL, NULL), -EINVAL);
+	prec_evlist__exit(&el);
+	CHECK_EQ(prec_evlist__add(&el, "{cpu-clock}x", NULL, NULL), -EINVAL);
 	prec_evlist__exit(&el);
 	prec_record_opts__exit(&o);
 }
@@ -723,6 +777,7 @@ int main(void)
 	test_tracepoint_config();
 	test_user_only();
 	test_channels();
+	test_groups();
 	test_pmu_overwrite();
 	test_hw_error();
 	test_workload();

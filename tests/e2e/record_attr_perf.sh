@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# perf is the judge of prec's event grammar: for each event string of the
+# table (with extra options after a '|'), `prec record -vv` and
+# `perf record -vv` of the same string print their attrs before opening
+# them (perf prints an attr before its open fails, so hardware, raw and
+# msr events this machine cannot open are compared too), and the attrs
+# must match field by field, event by event, but for the fields prec sets
+# by design (tests/lib/attr_blocks.awk, docs/events.md). A string perf
+# refuses (a letter twice, an op a cache has not) is refused by prec too.
+# e2e/record_group_perf checks recorded files against perf's.
+set -u
+# shellcheck source=tests/lib/e2e.sh
+. "$(dirname "$0")/../lib/e2e.sh"
+need_root
+need_cmd perf
+need_tracepoint sched/sched_switch
+e2e_tmpdir attrperf
+AWK=$PREC_TOP/tests/lib/attr_blocks.awk
+
+# One case: an event string, then after '|' options (more -e options batch
+# events this machine opens into one run: perf stops at the first it
+# cannot open, so those have a run each).
+sw="-e cpu-clock:u -e cpu-clock:k -e cpu-clock:uk -e cpu-clock:kh -e cpu-clock:h
+-e cpu-clock:G -e cpu-clock:H -e cpu-clock:Gu -e cpu-clock:I -e cpu-clock:p -e cpu-clock:pp
+-e cpu-clock:ppp -e cpu-clock:P -e cpu-clock:S -e cpu-clock:D -e cpu-clock:W -e cpu-clock:e
+-e page-faults:uk -e task-clock -e minor-faults -e major-faults -e cs -e emulation-faults
+-e bpf-output -e cgroup-switches"
+terms="-e cpu-clock/period=100000/ -e cpu-clock/freq=100/ -e cpu-clock/no-inherit/
+-e cpu-clock/name=foo/ -e cpu-clock/call-graph=dwarf/ -e cpu-clock/call-graph=fp,max-stack=5/
+-e cpu-clock/max-stack=5/ -e cpu-clock/stack-size=4096/
+-e cpu-clock/call-graph=dwarf,stack-size=1000/ -e cpu-clock/period=100000/u
+-e mem:0x1000 -e mem:0x1000:x -e mem:0x1000/8:w -e mem:0x1000/2:rw:u
+-e sched:sched_switch:u -e sched:sched_switch:k -e sched:sched_switch/call-graph=fp/"
+cases=(
+	"cpu-clock|$sw" "sched:sched_switch|$terms"
+	cycles cpu-cycles instructions:u cache-references cache-misses branches
+	branch-misses bus-cycles ref-cycles:k stalled-cycles-frontend
+	idle-cycles-backend
+	L1-dcache-load-misses L1-dcache-stores LLC-loads LLC-load-misses
+	dTLB-store-misses iTLB-loads branch-load-misses l1d-prefetch branch-miss
+	node-loads L1-icache-load-misses
+	r1a8 r0:u
+	'sched:sched_switch|-c 5'
+	'cpu-clock/stack-size=4096/|-g' 'cpu-clock/call-graph=no/|-g'
+	'cpu-clock|-F 99' 'cpu-clock|-c 1000' 'cpu-clock|--all-user'
+	'cpu-clock|--all-kernel' 'cpu-clock|-g' 'cpu-clock|--call-graph dwarf,4096'
+	'cpu-clock|-P' 'cpu-clock|-i' 'cpu-clock|-a'
+	'{cpu-clock,page-faults}|-e {cpu-clock,page-faults}:S -e {cpu-clock:u,page-faults}:k -e {cpu-clock,sched:sched_switch}:S -e {cpu-clock,page-faults}:D -e task-clock,{cpu-clock,page-faults}:S'
+	'{cycles,instructions}' '{cycles,cache-misses}:S' '{cpu-clock,page-faults}:S|-a'
+	'cpu-clock,page-faults|--group'
+)
+[ -e /sys/bus/event_source/devices/msr/events/tsc ] && cases+=(tsc msr/tsc/ msr/event=0x1/)
+tp_id=$(cat /sys/kernel/tracing/events/sched/sched_switch/id) || fail "no sched_switch id"
+cases+=("tracepoint/config=$tp_id/" "tracepoint/config=$tp_id/k")
+# perf refuses these; prec must too
+refused=(cpu-clock:uu cpu-clock:pppp L1-icache-store iTLB-stores cpu-clock:q
+	'{cpu-clock' 'cpu-clock}' mem:0x1000/9)
+
+run_both() { # NAME EVENT OPTS: perf's and prec's -vv outputs in $tmp/NAME.{perf,prec}
+	local n=$1 ev=$2
+	# shellcheck disable=SC2086 # $3 is the options, word-split on purpose
+	perf record -B -N --no-bpf-event -vv -o "$tmp/perf.data" $3 -e "$ev" -- true >"$tmp/$n.perf" 2>&1
+	echo "rc=$?" >>"$tmp/$n.perf"
+	# shellcheck disable=SC2086
+	"$PREC" record -vv -N --no-bpf-event -f -d "$tmp/p.d" $3 -e "$ev" -- true >"$tmp/$n.prec" 2>&1
+	echo "rc=$?" >>"$tmp/$n.prec"
+}
+
+i=0 bad=0 events=0
+for c in "${cases[@]}"; do
+	i=$((i + 1))
+	ev=${c%%|*} opts=
+	[ "$ev" != "$c" ] && opts=${c#*|}
+	run_both "$i" "$ev" "$opts"
+	awk -f "$AWK" -v skip=1 "$tmp/$i.prec" >"$tmp/$i.b" # prec's tracking event first
+	k=$(awk 'END { print $1 + 0 }' "$tmp/$i.b")
+	events=$((events + k))
+	awk -f "$AWK" "$tmp/$i.perf" | awk -v k="$k" '$1 <= k' >"$tmp/$i.a"
+	if [ "$k" = 0 ] || [ ! -s "$tmp/$i.a" ]; then
+		echo "no attrs for '$c' (perf: $(grep -c perf_event_attr: "$tmp/$i.perf"), prec: $k)"
+		grep -v '^  ' "$tmp/$i.prec" | head -5
+		bad=$((bad + 1))
+	elif ! diff -u "$tmp/$i.a" "$tmp/$i.b" >"$tmp/$i.diff"; then
+		echo "attrs differ for '$c' (- perf, + prec):"
+		sed 's/^/    /' "$tmp/$i.diff"
+		bad=$((bad + 1))
+	fi
+done
+[ "$bad" = 0 ] || fail "$bad of ${#cases[@]} event strings differ from perf"
+echo "${#cases[@]} runs, $events events: prec's attrs equal perf's"
+
+for ev in "${refused[@]}"; do
+	i=$((i + 1))
+	run_both "$i" "$ev" ""
+	grep -q '^rc=0$' "$tmp/$i.perf" && fail "perf took '$ev' (the test's table is wrong)"
+	grep -q '^rc=0$' "$tmp/$i.prec" && fail "prec took '$ev', which perf refuses"
+	grep -q 'perf_event_attr:' "$tmp/$i.prec" && fail "prec opened '$ev'"
+done
+echo "${#refused[@]} event strings perf refuses: prec refuses them"
+

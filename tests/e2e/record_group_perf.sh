@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# prec's recordings against perf's own (e2e/record_attr_perf compares the
+# attrs of -vv): for events this machine opens, perf evlist -v of prec's
+# merged file equals that of perf's recording of the same string, names
+# included, but for the fields prec sets by design (tests/lib/
+# attr_blocks.awk, docs/events.md). tracepoint/config=N/ merges into a file
+# perf script reads (its tracing data). {cpu-clock,page-faults}:S recorded
+# by prec and merged: perf evlist shows both with READ and GROUP, perf
+# script -F period,event shows the leader's samples each followed by the
+# member's value read with it, and perf evlist -g / perf report --group
+# show one group of two (GROUP_DESC), file and pipe, as for perf's own.
+set -u
+# shellcheck source=tests/lib/e2e.sh
+. "$(dirname "$0")/../lib/e2e.sh"
+need_root
+need_cmd perf
+need_tracepoint sched/sched_switch
+e2e_tmpdir groupperf
+AWK=$PREC_TOP/tests/lib/attr_blocks.awk
+tp_id=$(cat /sys/kernel/tracing/events/sched/sched_switch/id) || fail "no sched_switch id"
+
+# Events this machine opens: perf evlist -v of prec's merged file against
+# perf's own recording of the same string, names included.
+opened=(cpu-clock:u page-faults sched:sched_switch sched:sched_switch:u task-clock:k
+	bpf-output cpu-clock/period=100000/ cpu-clock/name=foo/ cpu-clock:S
+	'cpu-clock,page-faults' '{cpu-clock,page-faults}' '{cpu-clock,page-faults}:S')
+bad=0
+for ev in "${opened[@]}"; do
+	perf record -B -N -q -o "$tmp/pe.data" -e "$ev" -- "$H/faults" 100 >/dev/null 2>"$tmp/pe.err" ||
+		fail_rc "$tmp/pe.err" "perf record -e $ev"
+	"$PREC" record -q -f -d "$tmp/pd" -e "$ev" -- "$H/faults" 100 >/dev/null 2>"$tmp/pd.err" ||
+		fail_rc "$tmp/pd.err" "prec record -e $ev"
+	"$PREC" merge -f "$tmp/pd" -o "$tmp/pd.data" 2>"$tmp/pd.err" || fail_rc "$tmp/pd.err" "prec merge"
+	perf evlist -v -i "$tmp/pe.data" | awk -v evlist=1 -f "$AWK" >"$tmp/pe.a"
+	perf evlist -v -i "$tmp/pd.data" | awk -v evlist=1 -f "$AWK" >"$tmp/pd.a"
+	[ -s "$tmp/pe.a" ] || fail "perf evlist -v of perf's own -e $ev: nothing"
+	if ! diff -u "$tmp/pe.a" "$tmp/pd.a" >"$tmp/p.diff"; then
+		echo "perf evlist -v differs for '$ev' (- perf's recording, + prec's):"
+		sed 's/^/    /' "$tmp/p.diff"
+		bad=$((bad + 1))
+	fi
+done
+[ "$bad" = 0 ] || fail "$bad of ${#opened[@]} recordings' attrs differ from perf's"
+echo "${#opened[@]} recorded event strings: perf evlist -v of prec's file equals perf's own"
+
+# A tracepoint named by number is a PMU event for perf, but its file still
+# needs the tracing data perf reads every tracepoint type's format from.
+"$PREC" record -q -f -d "$tmp/t.d" -e "tracepoint/config=$tp_id/" -a -- sleep 0.3 \
+	>/dev/null 2>"$tmp/t.err" || fail_rc "$tmp/t.err" "prec record"
+"$PREC" merge -f "$tmp/t.d" -o "$tmp/t.data" 2>"$tmp/t.err" || fail_rc "$tmp/t.err" "prec merge"
+perf script -i "$tmp/t.data" >"$tmp/t.script" 2>"$tmp/t.err" || fail_rc "$tmp/t.err" "perf script"
+n=$(grep -c " tracepoint/config=$tp_id/: " "$tmp/t.script")
+[ "$n" -ge 1 ] || fail "perf script: no tracepoint/config=$tp_id/ sample"
+echo "tracepoint/config=$tp_id/: $n samples read by perf script"
+
+# A group sampled by its leader: recorded by prec, read by perf.
+"$PREC" record -q -f -d "$tmp/g.d" -e '{cpu-clock,page-faults}:S' -- "$H/faults" 2000 \
+	>/dev/null 2>"$tmp/g.err" || fail_rc "$tmp/g.err" "prec record"
+"$PREC" merge -f "$tmp/g.d" -o "$tmp/g.data" 2>"$tmp/g.err" || fail_rc "$tmp/g.err" "prec merge"
+perf evlist -v -i "$tmp/g.data" >"$tmp/g.evlist" 2>&1 || fail_rc "$tmp/g.evlist" "perf evlist"
+for e in cpu-clock page-faults; do
+	grep "^$e: " "$tmp/g.evlist" | grep -q 'READ' || fail "$e: no READ in sample_type"
+	grep "^$e: " "$tmp/g.evlist" | grep -q 'read_format: ID|GROUP|LOST' || fail "$e: no GROUP read_format"
+done
+perf script -i "$tmp/g.data" -F period,event >"$tmp/g.script" 2>"$tmp/g.err" ||
+	fail_rc "$tmp/g.err" "perf script"
+# Each leader sample is delivered with the member's value read with it
+# right after (perf skips a member whose count did not move since the
+# last read): a page-faults line always follows a cpu-clock one.
+orphans=$(awk '{ e = $2 } e == "page-faults:" && prev != "cpu-clock:" { n++ } { prev = e }
+	END { print n + 0 }' "$tmp/g.script")
+leaders=$(grep -c ' cpu-clock:' "$tmp/g.script")
+members=$(grep -c ' page-faults:' "$tmp/g.script")
+if [ "$leaders" -lt 2 ] || [ "$members" -lt 1 ]; then
+	fail "perf script: $leaders cpu-clock and $members page-faults lines"
+fi
+[ "$orphans" = 0 ] || fail "perf script: $orphans page-faults lines not after a cpu-clock one"
+faults=$(grep ' page-faults:' "$tmp/g.script" | awk '{ s += $1 } END { print s + 0 }')
+# The group as perf shows its own: one group of two (GROUP_DESC), report
+# columns for both members, in a file and in a pipe.
+[ "$(perf evlist -g -i "$tmp/g.data" 2>&1 | head -1)" = "{cpu-clock,page-faults}" ] ||
+	fail "perf evlist -g: $(perf evlist -g -i "$tmp/g.data" 2>&1 | tr '\n' ' ')"
+for how in file pipe; do
+	if [ $how = file ]; then
+		perf report -i "$tmp/g.data" --group --stdio >"$tmp/g.report" 2>&1
+	else
+		"$PREC" merge "$tmp/g.d" -o - 2>/dev/null | perf report -i - --group --stdio >"$tmp/g.report" 2>&1
+	fi
+	grep -q "of events 'anon group { cpu-clock, page-faults }'" "$tmp/g.report" ||
+		fail "perf report --group ($how): no group of cpu-clock and page-faults"
+	grep -E '^ +[0-9.]+% +[0-9.]+% +[a-z]' "$tmp/g.report" | head -1 | grep -q . ||
+		fail "perf report --group ($how): no line with both members' columns"
+done
+echo "{cpu-clock,page-faults}:S: $leaders leader samples, each with its page-faults read ($faults in all); perf shows one group of two"
