@@ -76,6 +76,7 @@ struct record {
 	struct prec_switch_trigger sw;  /* --switch-output=SIZE|TIME */
 	int cut_err;            /* a --switch-output cut failed: stopped */
 	struct prec_file_output fo; /* -o FILE, -o - */
+	int no_cycles;          /* the default event fell back: errno of cycles */
 };
 
 /* As perf: without -e, cycles:P where the CPU has a PMU that counts
@@ -91,8 +92,8 @@ static int add_default_event(struct record *r)
 		close((int)fd);
 		return prec_evlist__add(&r->el, "cycles:P", NULL, NULL);
 	}
-	pr_info("note: no hardware cycles event here (%s): sampling cpu-clock, as perf falls back",
-		strerror(errno));
+	/* said once the events are open: not before an error's one line */
+	r->no_cycles = errno;
 	return prec_evlist__add(&r->el, "cpu-clock", NULL, NULL);
 }
 
@@ -712,6 +713,9 @@ static int record(struct record *r, int argc, char **argv)
 	if (err)
 		return 1;
 	start_lap(r, "events opened, rings mapped");
+	if (r->no_cycles)
+		pr_info("note: no hardware cycles event here (%s): sampling cpu-clock, as perf falls back",
+			strerror(r->no_cycles));
 	err = begin_session(r, argc, argv);
 	if (err && !r->started)
 		return 1;
