@@ -24,14 +24,9 @@
 
 static char *str_cat(const char *a, const char *b)
 {
-	size_t la = strlen(a), lb = strlen(b);
-	char *s = malloc(la + lb + 1);
+	char *s;
 
-	if (s) {
-		memcpy(s, a, la);
-		memcpy(s + la, b, lb + 1);
-	}
-	return s;
+	return asprintf(&s, "%s%s", a, b) < 0 ? NULL : s;
 }
 
 int prec_file_output__init(struct prec_file_output *fo, struct prec_record_opts *o)
