@@ -177,11 +177,12 @@ unres=$(grep -c ":$spid" "$tmp/spin.samples")
 "$PREC" record -q -d "$tmp/mf" -a --max-disk "$BUDGET" \
 	-e raw_syscalls:sys_enter --filter 'id == 110' -- \
 	sh -c 'for i in 1 2 3 4 5; do for c in $(seq 0 $(($(nproc) - 1))); do
-		taskset -c $c "$1" 300000 & done; wait; sleep 0.3; done' sh "$H/storm" 2>"$tmp/mf.rec.err" &
+		taskset -c $c "$1" 300000 & echo $! >>"$2"; done; wait; sleep 0.3; done' \
+	sh "$H/storm" "$tmp/mf.storms" 2>"$tmp/mf.rec.err" &
 rec=$!
 sleep 0.3
 "$PREC" merge --follow "$tmp/mf" 2>"$tmp/mf.err" | perf script -i - -F comm,pid 2>"$tmp/mf.ps.err" |
-	awk '$1 == "storm" { print $2 }' >"$tmp/mf.pids"
+	awk '{ print $2 }' >"$tmp/mf.pids"
 frc=${PIPESTATUS[0]}
 wait $rec || fail_rc "$tmp/mf.rec.err" "record (followed)"
 [ "$frc" = 0 ] || fail "merge --follow exit $frc: $(cat "$tmp/mf.err")"
@@ -194,14 +195,16 @@ other=$(grep -v -e '^Warning:$' -e 'and lost [0-9]* chunks!$' -e '^Check IO/CPU 
 	"$tmp/mf.ps.err")
 [ -z "$other" ] || fail "perf script -i - (followed) stderr: $(head -3 "$tmp/mf.ps.err")"
 # The finished merge's window holds the end of the last storms: samples of
-# the storm processes the follower named. Counted by pid, not by comm: a
-# storm process exec'd after the carry's last synthesis before the window
-# has its COMM in a dropped chunk, and its samples in the window show as
-# ":PID" (docs/format.md, "The carry", what is lost).
+# the storm processes (their pids as the workload started them), and the
+# follower read at least as many of them. Counted by pid, not by comm: a
+# storm exec'd after the carry's last synthesis before the window has its
+# COMM in dropped chunks, and its samples in the window show as ":PID"
+# (docs/format.md, "The carry", what is lost); a follower behind the
+# trimming can miss a COMM likewise.
 "$PREC" merge "$tmp/mf" 2>/dev/null | perf script -i - -F comm,pid 2>/dev/null >"$tmp/mf.fin"
-fin=$(awk 'NR == FNR { p[$1] = 1; next } ($2 in p)' "$tmp/mf.pids" "$tmp/mf.fin" | wc -l)
+fin=$(awk 'NR == FNR { p[$1] = 1; next } ($2 in p)' "$tmp/mf.storms" "$tmp/mf.fin" | wc -l)
+nf=$(awk 'NR == FNR { p[$1] = 1; next } ($1 in p)' "$tmp/mf.storms" "$tmp/mf.pids" | wc -l)
 named=$(awk '$1 == "storm"' "$tmp/mf.fin" | wc -l)
-nf=$(wc -l <"$tmp/mf.pids")
 [ "$nf" -ge "$fin" ] && [ "$fin" -gt 0 ] ||
 	fail "merge --follow: $nf storm samples, the finished merge $fin of the storm processes"
 echo "merge --follow behind the trimming: $nf storm samples, the finished merge's window $fin ($named named storm)"
