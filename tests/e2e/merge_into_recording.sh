@@ -9,10 +9,6 @@ set -u
 . "$(dirname "$0")/../lib/e2e.sh"
 MK=$H/mkshards
 [ -x "$MK" ] || skip "$MK not built"
-# The check lives in merge_output.c; until cmd_merge.c calls it there is
-# nothing to test.
-grep -q prec_merge_output__check_target "$PREC_TOP/src/read/cmd_merge.c" ||
-	skip "cmd_merge.c does not call prec_merge_output__check_target yet"
 e2e_tmpdir into "${TMPDIR:-/tmp}"
 on_fail() { sed 's/^/    err: /' "$tmp/err"; }
 d=$tmp/d
