@@ -107,6 +107,8 @@ static int setup_events(struct record *r)
 		err = prec_evlist__add(&r->el, r->o.specs[i].text, r->o.specs[i].filter, NULL);
 		for (int j = first; j < r->el.nr; j++)
 			r->el.evsel[j].spec = i; /* what -G counts */
+		if (!err && r->o.specs[i].exclude_self)
+			err = prec_evlist__mark_exclude_self(&r->el, i);
 	}
 	if (!err && r->o.group)
 		prec_evlist__group_all(&r->el);
@@ -130,35 +132,73 @@ static int setup_events(struct record *r)
 	return err < 0 ? err : 0;
 }
 
-static int add_task(struct record *r, pid_t tid)
+static int push_tid(pid_t **v, int *n, pid_t tid)
 {
-	pid_t *n = realloc(r->tasks, (size_t)(r->nr_tasks + 1) * sizeof(*n));
+	pid_t *m = realloc(*v, (size_t)(*n + 1) * sizeof(*m));
 
-	if (!n)
+	if (!m)
 		return -ENOMEM;
-	r->tasks = n;
-	n[r->nr_tasks++] = tid;
+	*v = m;
+	m[(*n)++] = tid;
 	return 0;
 }
 
-/* Every thread of pid, from /proc/PID/task. */
-static int add_threads(struct record *r, pid_t pid)
+static int add_task(struct record *r, pid_t tid)
+{
+	return push_tid(&r->tasks, &r->nr_tasks, tid);
+}
+
+/* Append every thread of pid (0: our own), from /proc/PID/task. Returns 0,
+ * -ESRCH (no such process) or -ENOMEM. */
+static int list_threads(pid_t pid, pid_t **v, int *n)
 {
 	char path[64];
 	struct dirent *e;
 	DIR *d;
 	int err = 0;
 
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	if (pid)
+		snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	else
+		snprintf(path, sizeof(path), "/proc/self/task");
 	d = opendir(path);
-	if (!d) {
-		pr_err("pid %d: no such process", (int)pid);
+	if (!d)
 		return -ESRCH;
-	}
 	while (!err && (e = readdir(d)))
 		if (e->d_name[0] != '.')
-			err = add_task(r, (pid_t)atoi(e->d_name));
+			err = push_tid(v, n, (pid_t)atoi(e->d_name));
 	closedir(d);
+	return err;
+}
+
+static int add_threads(struct record *r, pid_t pid)
+{
+	int err = list_threads(pid, &r->tasks, &r->nr_tasks);
+
+	if (err == -ESRCH)
+		pr_err("pid %d: no such process", (int)pid);
+	return err;
+}
+
+/* --exclude-perf: every thread prec has once the drainers and the flight
+ * recorder's run, before any event is enabled (as perf's filter names its
+ * own pid then). */
+static int exclude_self(struct record *r)
+{
+	pid_t *tids = NULL;
+	int n = 0, err = 0;
+	bool any = false;
+
+	for (int i = 0; i < r->el.nr; i++)
+		any |= r->el.evsel[i].exclude_self;
+	if (!any)
+		return 0;
+	err = list_threads(0, &tids, &n);
+	if (!err)
+		err = prec_evlist__exclude_tids(&r->el, tids, n);
+	else
+		pr_err("option --exclude-perf: /proc/self/task: %s", strerror(-err));
+	free(tids);
 	return err;
 }
 
@@ -546,6 +586,9 @@ static int go(struct record *r)
 {
 	int err = 0;
 
+	err = exclude_self(r);
+	if (err)
+		return 1;
 	r->s.t_enable_ns = prec_now_ns(CLOCK_MONOTONIC);
 	/* Workload-only mode enables on exec; everything else now. */
 	if (!(r->have_wl && !r->o.all_cpus) && prec_flight__starts_enabled(&r->fl))

@@ -31,6 +31,7 @@
 #include "record/ring.h"
 #include "record/tracefs.h"
 #include "store/store.h"
+#include "util/buildid.h"
 #include "util/cpu_list.h"
 #include "util/log.h"
 
@@ -209,6 +210,105 @@ int prec_evlist__add(struct prec_evlist *el, const char *text,
 		el->evsel[i].filter = strdup(filter);
 		if (!el->evsel[i].filter)
 			return -ENOMEM;
+	}
+	return 0;
+}
+
+int prec_evlist__mark_exclude_self(struct prec_evlist *el, int spec)
+{
+	for (int i = 0; i < el->nr; i++) {
+		if (el->evsel[i].spec != spec)
+			continue;
+		if (el->evsel[i].attr.type != PERF_TYPE_TRACEPOINT) {
+			pr_err("option --exclude-perf: '%s' of the -e before it is not a tracepoint (the exclusion is a tracepoint filter, as perf's)",
+			       el->evsel[i].name);
+			return -EINVAL;
+		}
+		el->evsel[i].exclude_self = true;
+	}
+	return 0;
+}
+
+static int cmp_tid(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* "comm != "prec-bid" && common_pid != A && (common_pid < B || common_pid
+ * > C) ..." for tids (sorted here), runs of consecutive ids (the drainers,
+ * started one after the other, usually are) as one range; the build-id
+ * readers, started later, by their name. Returns the length or -E2BIG. */
+static int tids_filter(char *buf, size_t size, pid_t *tids, int nr)
+{
+	size_t n;
+
+	qsort(tids, (size_t)nr, sizeof(*tids), cmp_tid);
+	n = (size_t)snprintf(buf, size, "comm != \"%s\"", PREC_BUILDID_THREAD_NAME);
+	for (int i = 0; i < nr;) {
+		int j = i;
+		int w;
+
+		while (j + 1 < nr && tids[j + 1] <= tids[j] + 1)
+			j++;
+		if (tids[i] == tids[j])
+			w = snprintf(buf + n, size - n, "%scommon_pid != %d", n ? " && " : "",
+				     (int)tids[i]);
+		else
+			w = snprintf(buf + n, size - n, "%s(common_pid < %d || common_pid > %d)",
+				     n ? " && " : "", (int)tids[i], (int)tids[j]);
+		if (w < 0 || (size_t)w >= size - n)
+			return -E2BIG;
+		n += (size_t)w;
+		i = j + 1;
+	}
+	return (int)n;
+}
+
+/* The kernel copies a filter of at most a page, its NUL included. */
+#define FILTER_MAX 4096
+
+int prec_evlist__exclude_tids(struct prec_evlist *el, const pid_t *tids, int nr)
+{
+	char own[FILTER_MAX], all[FILTER_MAX];
+	pid_t *sorted;
+	int len;
+
+	if (nr <= 0)
+		return 0;
+	sorted = malloc((size_t)nr * sizeof(*sorted));
+	if (!sorted)
+		return -ENOMEM;
+	memcpy(sorted, tids, (size_t)nr * sizeof(*sorted));
+	len = tids_filter(own, sizeof(own), sorted, nr);
+	free(sorted);
+	for (int e = 0; e < el->nr; e++) {
+		const struct prec_evsel *ev = &el->evsel[e];
+		int w;
+
+		if (!ev->exclude_self)
+			continue;
+		/* as perf appends a filter to one there: (old) && (new) */
+		w = len < 0 ? -1 : ev->filter ?
+		    snprintf(all, sizeof(all), "(%s) && (%s)", ev->filter, own) :
+		    snprintf(all, sizeof(all), "%s", own);
+		if (w < 0 || (size_t)w >= sizeof(all)) {
+			pr_err("option --exclude-perf: '%s': the filter naming prec's %d threads is longer than the kernel takes (%d bytes)",
+			       ev->name, nr, FILTER_MAX - 1);
+			return -E2BIG;
+		}
+		for (int i = 0; i < el->nr_cpus * el->nr_tasks; i++) {
+			int fd = el->fds[(size_t)e * (size_t)el->nr_cpus * (size_t)el->nr_tasks + (size_t)i];
+
+			if (fd >= 0 && ioctl(fd, PERF_EVENT_IOC_SET_FILTER, all)) {
+				int err = -errno;
+
+				pr_err("option --exclude-perf: '%s': filter '%s': %s", ev->name, all,
+				       strerror(-err));
+				return err;
+			}
+		}
 	}
 	return 0;
 }

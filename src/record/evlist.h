@@ -44,6 +44,9 @@ struct prec_evsel {
 	struct perf_event_attr attr;
 	char *name;            /* as the user wrote it, e.g. "sched:sched_switch" */
 	char *filter;          /* tracepoint filter or NULL */
+	/* --exclude-perf: prec's own threads are filtered out as well
+	 * (prec_evlist__exclude_tids); tracepoints only */
+	bool exclude_self;
 	char *tp_system, *tp_name; /* tracepoints only */
 	bool tracking;         /* the dummy carrying mmap/comm/task */
 	bool sampling;         /* gets -F/-c, PERIOD, callchains */
@@ -121,6 +124,17 @@ int prec_evlist__channels(struct prec_evlist *el, const struct prec_record_opts 
 /* perf's --group: every event added so far but the tracking one in one
  * group, led by the first (groups written with {} are merged into it). */
 void prec_evlist__group_all(struct prec_evlist *el);
+/* --exclude-perf on the events of -e argument spec (evsel.spec): each
+ * must be a tracepoint, whose filter is the only place perf's exclusion
+ * can go. Returns 0, or -EINVAL after one line naming the event. */
+int prec_evlist__mark_exclude_self(struct prec_evlist *el, int spec);
+/* After prec_evlist__open and before the events are enabled: the filter
+ * of every exclude_self event becomes its own (if any) and'ed with
+ * "common_pid != T" for each of tids[0..nr) (ranges of consecutive ids
+ * as one term), set with PERF_EVENT_IOC_SET_FILTER on each of its fds.
+ * Returns 0, or -E2BIG (past the kernel's page-sized filter) or the
+ * ioctl's -errno, after one line. Main thread. */
+int prec_evlist__exclude_tids(struct prec_evlist *el, const pid_t *tids, int nr);
 /* Put the tracking dummy first. Returns 0 or -ENOMEM. */
 int prec_evlist__add_tracking(struct prec_evlist *el);
 /* Fill the common attr bits from the options (sample_type, freq/period,

@@ -91,6 +91,7 @@ static int opt_event(struct prec_record_opts *o, const char *arg)
 	o->specs = n;
 	n[o->nr_specs].text = strdup(arg);
 	n[o->nr_specs].filter = NULL;
+	n[o->nr_specs].exclude_self = false;
 	if (!n[o->nr_specs].text)
 		return -ENOMEM;
 	o->nr_specs++;
@@ -107,6 +108,82 @@ static int opt_filter(struct prec_record_opts *o, const char *arg)
 	free(sp->filter);
 	sp->filter = strdup(arg);
 	return sp->filter ? 0 : -ENOMEM;
+}
+
+/* --exclude-perf as perf: a filter on the tracepoints of the -e before
+ * it (checked once they are parsed); prec's is every thread of its own. */
+static int opt_exclude_perf(struct prec_record_opts *o, const char *arg)
+{
+	(void)arg;
+	if (!o->nr_specs) {
+		pr_err("option --exclude-perf: must follow the -e tracepoint it applies to");
+		return -EINVAL;
+	}
+	o->specs[o->nr_specs - 1].exclude_self = true;
+	return 0;
+}
+
+/* --switch-output-event, as perf: every one given is a side-band event. */
+static int opt_switch_event(struct prec_record_opts *o, const char *arg)
+{
+	char *n;
+
+	if (!*arg)
+		return bad("--switch-output-event", arg, "empty event list");
+	if (!o->switch_event)
+		n = strdup(arg);
+	else if (asprintf(&n, "%s,%s", o->switch_event, arg) < 0)
+		n = NULL;
+	if (!n)
+		return -ENOMEM;
+	free(o->switch_event);
+	o->switch_event = n;
+	return 0;
+}
+
+static int opt_proc_map_timeout(struct prec_record_opts *o, const char *arg)
+{
+	uint64_t v;
+
+	if (parse_u64(arg, &v) < 0 || v > UINT32_MAX)
+		return bad("--proc-map-timeout", arg, "expected milliseconds");
+	o->proc_map_timeout_ms = (uint32_t)v;
+	return 0;
+}
+
+/* perf's options prec cannot honour: refused, each with its reason,
+ * rather than taken and ignored. */
+static int opt_refused(struct prec_record_opts *o, const char *arg, const char *name,
+		       const char *why)
+{
+	(void)o;
+	(void)arg;
+	pr_err("option %s: not supported: %s", name, why);
+	return -EINVAL;
+}
+
+static int opt_snapshot(struct prec_record_opts *o, const char *arg)
+{
+	return opt_refused(o, arg, "-S/--snapshot",
+			   "it snapshots an AUX area (intel_pt, arm_spe, cs_etm), none of which prec records in snapshot mode; --overwrite is prec's flight recorder of samples (SIGUSR2 takes a snapshot)");
+}
+
+static int opt_aux_sample(struct prec_record_opts *o, const char *arg)
+{
+	return opt_refused(o, arg, "--aux-sample",
+			   "samples carrying AUX data (aux_sample_size) need the AUX event as a group leader, which prec does not set up");
+}
+
+static int opt_kcore(struct prec_record_opts *o, const char *arg)
+{
+	return opt_refused(o, arg, "--kcore",
+			   "prec does not copy the kernel's text out of /proc/kcore (prec merge names the kernel from kallsyms)");
+}
+
+static int opt_off_cpu(struct prec_record_opts *o, const char *arg)
+{
+	return opt_refused(o, arg, "--off-cpu",
+			   "perf's offcpu-time event comes from its BPF program, which prec does not have");
 }
 
 /* -G as perf takes it: names for the events given before it (checked
@@ -565,7 +642,9 @@ static int parse_delay(const char *arg, int64_t *ms)
 static int opt_delay(struct prec_record_opts *o, const char *arg)
 {
 	if (parse_delay(arg, &o->delay_ms) < 0)
-		return bad("-D", arg, "expected milliseconds, or -1 to start disabled");
+		return bad("-D", arg, strchr(arg, '-') > arg ?
+			   "ranges of enabled time are not supported; give milliseconds, or -1 to start disabled" :
+			   "expected milliseconds, or -1 to start disabled");
 	return 0;
 }
 
@@ -588,7 +667,7 @@ static int opt_quiet(struct prec_record_opts *o, const char *arg)
 static const char *const affinity_names[] = {
 	[PREC_AFFINITY_AUTO] = "auto", [PREC_AFFINITY_NONE] = "none",
 	[PREC_AFFINITY_CPU] = "cpu", [PREC_AFFINITY_PACKAGE] = "package",
-	[PREC_AFFINITY_OTHERS] = "others",
+	[PREC_AFFINITY_OTHERS] = "others", [PREC_AFFINITY_NODE] = "node",
 };
 
 const char *prec_affinity__name(enum prec_affinity a)
@@ -604,7 +683,7 @@ static int opt_affinity(struct prec_record_opts *o, const char *arg)
 			return 0;
 		}
 	}
-	return bad("--affinity", arg, "expected auto, cpu, others, package or none");
+	return bad("--affinity", arg, "expected auto, cpu, node, others, package or none");
 }
 
 /* perf's -j names (util/parse-branch-options.c): a privilege level alone
@@ -757,6 +836,7 @@ static const struct opt table[] = {
 	{ "timestamp-filename", 0, NULL, NULL, "with -o: FILE gets the time of the end appended (FILE.YYYYMMDDhhmmssmmm), as perf", FLAG(timestamp_filename) },
 	{ "event", 'e', "LIST", opt_event, "events in perf's grammar: names (cpu-clock, cycles, L1-dcache-load-misses ...), rNNN, mem:ADDR[/LEN][:rwx], sys:tracepoint (or sys:glob*), pmu/t=v/, pmu/alias/, {a,b} groups; perf's modifiers :u :k :h :G :H :I :p :P :S :D :e :W; terms on any: name/period=N,freq=N,call-graph=fp,overwrite,.../ (docs/events.md)", 0 },
 	{ "filter", 0, "FILTER", opt_filter, "tracepoint filter for every event of the preceding -e", 0 },
+	{ "exclude-perf", 0, NULL, opt_exclude_perf, "the tracepoints of the preceding -e do not count prec's own threads (a filter on common_pid, as perf's on its own)", 0 },
 	{ "group", 0, NULL, NULL, "put every event of the -e options in one group, led by the first (as perf; {a,b} groups some)", FLAG(group) },
 	{ "freq", 'F', "HZ", opt_freq, "sampling frequency (default 4000; 'max'); tracepoints without -F/-c: every hit", 0 },
 	{ "count", 'c', "N", opt_count, "sample period instead of a frequency", 0 },
@@ -824,7 +904,7 @@ static const struct opt table[] = {
 	{ "no-direct-io", 0, NULL, opt_nodirect, "copy mode writes through the page cache, not O_DIRECT (more CPU per byte)", 0 },
 	{ "max-staging", 0, "SIZE", opt_max_staging, "O_DIRECT staging per CPU may grow to SIZE while the disk stalls (default 256M, all CPUs' at most 1/16 of memory; 0: never)", 0 },
 	{ "realtime", 'r', "PRIO", opt_realtime, "drainer threads run SCHED_FIFO at PRIO (as perf record -r); default 1 where allowed, 0 = fair scheduler", 0 },
-	{ "affinity", 0, "auto|cpu|others|package|none", opt_affinity, "drainer CPUs: auto (default: the ring's CPU for SCHED_FIFO drainers, else others), the ring's CPU, its package less that CPU, the whole package, or anywhere", 0 },
+	{ "affinity", 0, "auto|cpu|node|others|package|none", opt_affinity, "drainer CPUs: auto (default: the ring's CPU for SCHED_FIFO drainers, else others), the ring's CPU, its NUMA node (as perf), its package less that CPU, the whole package, or anywhere", 0 },
 	{ "compress", 0, NULL, NULL, "lz4-compress each chunk (implies --copy); with -o FILE, FILE is zstd-compressed too (as perf -z)", FLAG(compress) },
 	{ "compression-level", 'z', "[=N]", opt_zlevel, "shards: 0 = lz4 fast (default), 1..12 = lz4 HC; with -o FILE: zstd 1..22 of FILE (default 1), as perf; implies -z", 0 },
 	{ "user", 0, "USER", opt_user, "run the command as USER (prec keeps its own privileges)", 0 },
@@ -833,6 +913,13 @@ static const struct opt table[] = {
 	{ "overwrite", 0, NULL, NULL, "flight recorder: sampling events keep the last ring's worth, written on a snapshot (side band drained)", FLAG(overwrite) },
 	{ "control", 0, "fifo:CTL[,ACK]|fd:CTL[,ACK]", opt_control, "commands: enable, disable, snapshot, switch, stop, ping (each acked)", 0 },
 	{ "switch-output", 0, "[=signal|SIZE|TIME]", opt_switch_output, "cut the recording into epochs DIR/epoch.NNNNNN, each a recording of its own: on SIGUSR2 or 'switch' (default), every SIZE drained (100M) or every TIME (30s, 5m, 1h, 1d)", 0 },
+	{ "switch-output-event", 0, "EVENT", opt_switch_event, "cut as SIGUSR2 does whenever EVENT occurs on any CPU (perf's grammar; implies --switch-output=signal, as perf)", 0 },
+	{ "tail-synthesize", 0, NULL, NULL, "name the tasks of /proc (COMM, MMAP2) at the end of the recording (and of each epoch) rather than at its start, as perf", FLAG(tail_synthesize) },
+	{ "proc-map-timeout", 0, "MS", opt_proc_map_timeout, "at most MS ms reading one /proc/PID/maps (default 500): the last map read is marked truncated, as perf", 0 },
+	{ "snapshot", 'S', "[=OPTS]", opt_snapshot, "perf's AUX area snapshot mode: refused (no AUX snapshot in prec; see --overwrite)", 0 },
+	{ "aux-sample", 0, "[=OPTS]", opt_aux_sample, "perf's AUX area sampling: refused", 0 },
+	{ "kcore", 0, NULL, opt_kcore, "perf's copy of /proc/kcore: refused", 0 },
+	{ "off-cpu", 0, NULL, opt_off_cpu, "perf's BPF off-cpu profile: refused", 0 },
 	{ "switch-max-files", 0, "N", opt_switch_max_files, "with --switch-output: keep the newest N epochs (older ones removed)", 0 },
 	{ "delay", 'D', "MS", opt_delay, "enable the sampling events MS ms after the start (the side band does not wait); -1: wait for 'enable'", 0 },
 	{ "verbose", 'v', NULL, opt_verbose, "more messages; -vv also prints each event's perf_event_attr before opening it, as perf record -vv", 0 },
@@ -881,6 +968,7 @@ static void defaults(struct prec_record_opts *o)
 	o->direct_io = true;
 	o->stack_size = PREC_RECORD_DEFAULT_STACK;
 	o->synth_tasks = o->synth_maps = true;
+	o->proc_map_timeout_ms = PREC_RECORD_DEFAULT_PROC_MAP_TIMEOUT_MS;
 }
 
 static void build_getopt(char *shorts, struct option *longs)
@@ -964,8 +1052,14 @@ static int check_combination(struct prec_record_opts *o)
 		pr_err("options -o and -d: -o FILE writes a perf.data (its shards in FILE.prec), -d DIR keeps the recording; give one");
 		return -EINVAL;
 	}
+	/* As perf: the event is the signal, whatever size or time was given. */
+	if (o->switch_event) {
+		o->switch_output = true;
+		o->switch_ms = o->switch_bytes = 0;
+	}
 	if (o->output && o->switch_output) {
-		pr_err("options -o and --switch-output: each epoch is a recording of its own; give -d DIR");
+		pr_err("options -o and %s: each epoch is a recording of its own; give -d DIR",
+		       o->switch_event ? "--switch-output-event" : "--switch-output");
 		return -EINVAL;
 	}
 	/* As perf: perf.data, unless the recording is the product. */
@@ -1094,6 +1188,7 @@ void prec_record_opts__exit(struct prec_record_opts *o)
 		free(o->specs[i].filter);
 	}
 	free(o->specs);
+	free(o->switch_event);
 	for (int i = 0; i < o->nr_cgroups; i++)
 		free(o->cgroups[i].names);
 	free(o->cgroups);

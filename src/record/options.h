@@ -19,6 +19,8 @@ enum prec_affinity {
 	PREC_AFFINITY_PACKAGE,  /* any CPU of the ring CPU's package */
 	PREC_AFFINITY_OTHERS,   /* the package's other CPUs (the ring's CPU
 				 * only when it is alone in its package) */
+	PREC_AFFINITY_NODE,     /* the CPUs of the ring CPU's NUMA node (perf's
+				 * --affinity node) */
 };
 
 /* Default per-CPU ring: 256 data pages (1 MiB). perf uses 512 KiB; prec
@@ -26,6 +28,8 @@ enum prec_affinity {
 #define PREC_RECORD_DEFAULT_PAGES 256
 #define PREC_RECORD_DEFAULT_FREQ 4000
 #define PREC_RECORD_DEFAULT_STACK 8192
+/* perf's --proc-map-timeout default */
+#define PREC_RECORD_DEFAULT_PROC_MAP_TIMEOUT_MS 500
 /* -k perf, or an AUX event's default: the kernel's perf clock, i.e. no
  * use_clockid (the manifest's clockid -1). */
 #define PREC_CLOCK_PERF (-1)
@@ -43,6 +47,9 @@ enum prec_callgraph { PREC_CG_NONE, PREC_CG_FP, PREC_CG_DWARF, PREC_CG_LBR };
 struct prec_event_spec {
 	char *text;            /* one -e argument (comma list) */
 	char *filter;          /* --filter after it, or NULL */
+	/* --exclude-perf after it: its tracepoints filter out prec's own
+	 * threads (prec_evlist__exclude_tids) */
+	bool exclude_self;
 };
 
 /* One -G argument: cgroup names (comma list, an empty item is none) for
@@ -122,6 +129,12 @@ struct prec_record_opts {
 	bool switch_output;
 	uint64_t switch_bytes, switch_ms;
 	uint32_t switch_max_files; /* --switch-max-files: epochs kept, 0 = all */
+	/* --switch-output-event: events (perf's grammar, a comma list of
+	 * every one given) opened on every CPU apart from the recording,
+	 * each occurrence a cut as SIGUSR2's (record/switch_event.h) */
+	char *switch_event;
+	bool tail_synthesize;   /* --tail-synthesize: /proc's tasks at the end */
+	uint32_t proc_map_timeout_ms; /* --proc-map-timeout: per /proc/PID/maps */
 	int64_t delay_ms;       /* -D: wait before enabling; -1 = until 'enable' */
 	size_t aux_bytes;       /* --aux-size / -m ,AUX: AUX area per CPU */
 	const char *user;       /* --user: run the workload as this user */

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <time.h>
@@ -502,6 +503,7 @@ static void *worker(void *arg)
 {
 	struct job *j = arg;
 
+	prctl(PR_SET_NAME, PREC_BUILDID_THREAD_NAME, 0, 0, 0);
 	pthread_mutex_lock(&j->lock);
 	while (!j->abandoned && j->next < j->nr) {
 		size_t i = j->next++;

@@ -23,6 +23,11 @@ struct prec_buildid_req {
 	uint8_t id[20];        /* out (resolve) */
 };
 
+/* The name (comm) of the short-lived threads resolve() reads files in,
+ * set first thing in each: record's --exclude-perf filters them by it,
+ * as they start after its filter of thread ids is set. */
+#define PREC_BUILDID_THREAD_NAME "prec-bid"
+
 /* NT_GNU_BUILD_ID of the regular file open at fd, read with pread into
  * bounded buffers (no mapping: a truncated file cannot SIGBUS us). Returns
  * the id length (1..20), -ENODATA (no build-id note), -ENOEXEC (not a

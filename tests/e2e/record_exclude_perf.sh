@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# --exclude-perf, perf is the judge: `-a -e raw_syscalls:sys_enter` records
+# the recorder's own system calls, and --exclude-perf after the -e leaves
+# them out. In the same run:
+# - perf: its own pid has samples without the option and none with it;
+# - prec: its own pid has samples without the option (its drainers' at
+#   least); with it, none from any thread that ran when the events were
+#   enabled (main, drainers), and only the first few calls of each
+#   build-id reader (a thread started later, filtered by its name once it
+#   has set it: at most 8 calls each, from threads whose COMM record names
+#   them prec-bid).
+# - --exclude-perf on a non-tracepoint or before any -e: one line, exit 2.
+set -u
+# shellcheck source=tests/lib/e2e.sh
+. "$(dirname "$0")/../lib/e2e.sh"
+need_root
+need_cmd perf
+need_tracepoint raw_syscalls/sys_enter
+e2e_tmpdir exclperf
+cd "$tmp" || fail "cd $tmp"
+
+# own TOOL OUT [OPTS...]: record 0.5 s system-wide with TOOL; prints
+# TOOL's pid then the samples of that pid as "tid comm" lines.
+own() {
+	local tool=$1 out=$2 pid
+	shift 2
+	if [ "$tool" = perf ]; then
+		perf record -q -B -o "$out" -a -e raw_syscalls:sys_enter "$@" -- sleep 0.5 \
+			>/dev/null 2>&1 &
+	else
+		"$PREC" record -q -o "$out" -a -e raw_syscalls:sys_enter "$@" -- sleep 0.5 \
+			>/dev/null 2>&1 &
+	fi
+	pid=$!
+	wait $pid || fail "$tool record $* exited $?"
+	echo "$pid"
+	perf script -i "$out" -F pid,tid,comm 2>/dev/null |
+		awk -v p="$pid" '{ split($2, t, "/"); if (t[1] == p) print t[2], $1 }'
+}
+
+# count LINES: how many sample lines (the pid line aside)
+count() { tail -n +2 <<<"$1" | grep -c . ; }
+
+perf_with=$(own perf p1.data --exclude-perf)
+perf_without=$(own perf p0.data)
+prec_with=$(own prec r1.data --exclude-perf)
+prec_without=$(own prec r0.data)
+echo "own samples: perf $(count "$perf_without") without, $(count "$perf_with") with; prec $(count "$prec_without") without, $(count "$prec_with") with"
+
+[ "$(count "$perf_without")" -gt 0 ] || fail "perf without --exclude-perf: no sample of its own pid (the test shows nothing)"
+[ "$(count "$perf_with")" = 0 ] || fail "perf with --exclude-perf: $(count "$perf_with") samples of its own pid"
+[ "$(count "$prec_without")" -gt 0 ] || fail "prec without --exclude-perf: no sample of its own pid"
+tail -n +2 <<<"$prec_without" | grep -q ' prec-drain-' ||
+	fail "prec without --exclude-perf: no sample of a drainer"
+
+# with: every own sample from a build-id reader, at most 8 each
+pid=$(head -1 <<<"$prec_with")
+readers=$(perf script -i r1.data --show-task-events 2>/dev/null |
+	awk -v p="$pid" '/PERF_RECORD_COMM: prec-bid:/ { split($NF, a, ":"); split(a[2], t, "/"); if (t[1] == p) print t[2] }' |
+	sort -u)
+bad=$(tail -n +2 <<<"$prec_with" | awk '{ print $1 }' | sort | uniq -c |
+	while read -r n tid; do
+		if ! grep -qx "$tid" <<<"$readers"; then
+			echo "tid $tid ($n samples, not a build-id reader)"
+		elif [ "$n" -gt 8 ]; then
+			echo "build-id reader $tid: $n samples"
+		fi
+	done)
+[ -z "$bad" ] || fail "prec with --exclude-perf: own samples left: $bad"
+
+# refused: one line, exit 2
+for args in "-e cpu-clock --exclude-perf" "--exclude-perf -e raw_syscalls:sys_enter"; do
+	# shellcheck disable=SC2086 # the options are words
+	"$PREC" record -q -o bad.data -a $args -- true >out 2>err
+	rc=$?
+	[ $rc = 2 ] || fail "prec record $args: exit $rc, want 2"
+	[ "$(wc -l <err)" = 1 ] && grep -q -- '--exclude-perf' err ||
+		fail "prec record $args: want one line naming --exclude-perf, got: $(cat err)"
+	[ ! -e bad.data ] || fail "prec record $args: left bad.data"
+done
+echo "refusals: one line, exit 2"
