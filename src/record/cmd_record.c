@@ -31,6 +31,7 @@
 #include "record/session.h"
 #include "record/max_disk.h"
 #include "record/status_line.h"
+#include "record/switch_event.h"
 #include "record/switch_trigger.h"
 #include "record/workload.h"
 #include "util/clock.h"
@@ -74,6 +75,7 @@ struct record {
 	struct prec_status_line *status; /* on a terminal, while waiting */
 	int bid_ms;             /* the session's build-id reads: next in ms */
 	struct prec_switch_trigger sw;  /* --switch-output=SIZE|TIME */
+	struct prec_switch_event *swe;  /* --switch-output-event */
 	int cut_err;            /* a --switch-output cut failed: stopped */
 	struct prec_file_output fo; /* -o FILE, -o - */
 	int no_cycles;          /* the default event fell back: errno of cycles */
@@ -458,9 +460,23 @@ static int switch_due(struct record *r)
 	return cut(r) != 0;
 }
 
+/* --switch-output-event: a cut for whatever its rings hold (however many
+ * occurrences since the last look: one cut, as perf's SIGUSR2s coalesce).
+ * Returns 1 to stop. */
+static int switch_event_hit(struct record *r, const struct pollfd *pfd, int n)
+{
+	bool ready = false;
+
+	for (int i = 0; i < n; i++)
+		ready |= (pfd[i].revents & POLLIN) != 0;
+	if (!ready || !prec_switch_event__consume(r->swe))
+		return 0;
+	return cut(r) != 0;
+}
+
 static int wait_for_stop(struct record *r)
 {
-	int n = 3 + r->nr_watches;
+	int nsw = prec_switch_event__nr_fds(r->swe), n = 3 + r->nr_watches + nsw;
 	struct pollfd *pfd = calloc((size_t)n, sizeof(*pfd));
 
 	if (!pfd || prec_status_line__new(&r->status, STDERR_FILENO, &r->s, r->o.quiet)) {
@@ -474,6 +490,7 @@ static int wait_for_stop(struct record *r)
 	pfd[2] = (struct pollfd){ .fd = prec_control__fd(r->fl.ctl), .events = POLLIN };
 	for (int i = 0; i < r->nr_watches; i++)
 		pfd[3 + i] = (struct pollfd){ .fd = r->watches[i].fd, .events = POLLIN };
+	prec_switch_event__fill(r->swe, pfd + 3 + r->nr_watches);
 	prec_switch_trigger__init(&r->sw, r->o.switch_bytes, r->o.switch_ms,
 				  prec_session__drained(&r->s), prec_now_ns(CLOCK_MONOTONIC));
 	r->bid_ms = prec_session__read_buildids(&r->s);
@@ -492,6 +509,8 @@ static int wait_for_stop(struct record *r)
 		if (prec_flight__tick(&r->fl, &r->el))
 			break;
 		if (switch_due(r))
+			break;
+		if (nsw && switch_event_hit(r, pfd + 3 + r->nr_watches, nsw))
 			break;
 		if (r->nr_watches && !targets_alive(r, pfd + 3))
 			break;
@@ -756,6 +775,11 @@ static int record(struct record *r, int argc, char **argv)
 	if (err)
 		return 1;
 	start_lap(r, "events opened, rings mapped");
+	if (r->o.switch_event) {
+		err = prec_switch_event__open(&r->swe, r->o.switch_event, r->cpus, r->nr_cpus);
+		if (err)
+			return err == -EINVAL ? 2 : 1;
+	}
 	if (r->no_cycles)
 		pr_info("note: no hardware cycles event here (%s): sampling cpu-clock, as perf falls back",
 			strerror(r->no_cycles));
@@ -825,6 +849,7 @@ int prec_cmd_record(int argc, char **argv)
 	if (r.have_wl)
 		prec_workload__abort(&r.wl);
 	prec_flight__exit(&r.fl); /* its threads write into the session */
+	prec_switch_event__close(r.swe);
 	if (r.have_session)
 		prec_session__exit(&r.s);
 	release_events_later(&r);
