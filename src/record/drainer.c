@@ -5,6 +5,7 @@
 
 #include "record/drainer.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <linux/futex.h>
 #include <linux/perf_event.h>
@@ -385,6 +386,39 @@ static void package_cpus(int cpu, cpu_set_t *set)
 	free(text);
 }
 
+/* The CPUs of cpu's NUMA node, as perf's --affinity node takes them: the
+ * node is the cpuN/nodeM link, its CPUs nodeM's cpulist. A kernel without
+ * NUMA in sysfs has one node: every online CPU. */
+static void node_cpus(int cpu, cpu_set_t *set)
+{
+	char path[96], *text = NULL;
+	struct dirent *e;
+	size_t cap = 0;
+	long node = -1;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d", cpu);
+	d = opendir(path);
+	while (d && node < 0 && (e = readdir(d))) {
+		char *end;
+
+		if (!strncmp(e->d_name, "node", 4) && e->d_name[4]) {
+			node = strtol(e->d_name + 4, &end, 10);
+			if (*end)
+				node = -1;
+		}
+	}
+	if (d)
+		closedir(d);
+	if (node >= 0)
+		snprintf(path, sizeof(path), "/sys/devices/system/node/node%ld/cpulist", node);
+	else
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/online");
+	if (prec_file__read_text(path, &text, &cap, 4096) <= 0 || !add_cpu_list(set, text))
+		CPU_SET(cpu, set);
+	free(text);
+}
+
 /* The CPUs a drainer runs on (see enum prec_affinity). A SCHED_FIFO
  * drainer is best on its ring's CPU: the ring's wake-up is local, with no
  * IPI to an idle (in a VM, halted) CPU, and it runs at once. Under the fair
@@ -396,6 +430,10 @@ static void drainer_cpus(const struct prec_drainer *d, cpu_set_t *set)
 	CPU_ZERO(set);
 	if (d->o.affinity == PREC_AFFINITY_CPU) {
 		CPU_SET(d->o.pin_cpu, set);
+		return;
+	}
+	if (d->o.affinity == PREC_AFFINITY_NODE) {
+		node_cpus(d->o.pin_cpu, set);
 		return;
 	}
 	package_cpus(d->o.pin_cpu, set);

@@ -940,7 +940,9 @@ int prec_session__start(struct prec_session *s,
 					  .max_bytes = s->max_disk ?
 						prec_max_disk__sideband_bound(s->max_disk) : 0,
 					  .no_tasks = !o->synth_tasks,
-					  .no_maps = !o->synth_maps };
+					  .no_maps = !o->synth_maps,
+					  .map_timeout_ms = o->proc_map_timeout_ms,
+					  .map_timeout = true };
 	int err;
 
 	/* Drainers first (their events are still disabled): the side band,

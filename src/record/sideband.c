@@ -14,11 +14,13 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 #include <linux/perf_event.h>
 
 #include "record/bpf_synth.h"
 #include "util/buildid.h"
+#include "util/clock.h"
 #include "record/cgroup.h"
 #include "record/internal.h"
 #include "record/vdso.h"
@@ -60,6 +62,8 @@ struct sb {
 	bool before_exec;      /* prec_sideband_opts.before_exec */
 	bool no_maps;          /* prec_sideband_opts.no_maps */
 	bool no_fork;          /* tail: COMM and MMAP2 only */
+	int64_t map_timeout_ns; /* prec_sideband_opts.map_timeout_ms; -1: none */
+	uint64_t map_timeouts; /* processes whose maps it cut */
 	bool vdso;             /* a [vdso] map was written: its build-id added */
 	uint64_t time;         /* put in every record's trailer (0: start) */
 	uint64_t chunk_first, chunk_last; /* times of the chunk being packed */
@@ -210,10 +214,11 @@ struct sb_map {
 	const char *path;
 };
 
-static int emit_mmap2(struct sb *sb, uint32_t pid, const struct sb_map *mp)
+/* extra: more misc bits (PERF_RECORD_MISC_PROC_MAP_PARSE_TIMEOUT) */
+static int emit_mmap2(struct sb *sb, uint32_t pid, const struct sb_map *mp, uint16_t extra)
 {
 	size_t nl = name_len(mp->path);
-	uint16_t misc = PERF_RECORD_MISC_USER |
+	uint16_t misc = PERF_RECORD_MISC_USER | extra |
 			(mp->prot & PROT_EXEC ? 0 : PERF_RECORD_MISC_MMAP_DATA);
 	uint8_t *b = rec_begin(sb, PERF_RECORD_MMAP2, misc, 64 + nl);
 
@@ -618,14 +623,31 @@ static bool parse_map(char *line, struct sb_map *mp)
 	return true;
 }
 
+/* The map at hand when --proc-map-timeout ran out: the process's last,
+ * marked as perf marks it (whatever its protection), said once. */
+static int timed_out(struct sb *sb, pid_t pid, struct sb_map *mp)
+{
+	if (!mp->path[0])
+		mp->path = "//anon";
+	if (!sb->map_timeouts++)
+		pr_warn("/proc/%d/maps: not read within --proc-map-timeout (%lld ms): its later maps are left out, and any such process's (perf report counts them)",
+			(int)pid, (long long)(sb->map_timeout_ns / 1000000));
+	return emit_mmap2(sb, (uint32_t)pid, mp, PERF_RECORD_MISC_PROC_MAP_PARSE_TIMEOUT);
+}
+
 static int sb_maps(struct sb *sb, pid_t pid)
 {
 	char path[64], *line, *next;
+	uint64_t deadline = 0;
 	struct sb_map mp;
+	bool cut = false;
 	int err = 0;
 
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-	if (sb_read(sb, path) < 0)
+	if (sb->map_timeout_ns >= 0)
+		deadline = prec_now_ns(CLOCK_MONOTONIC) + (uint64_t)sb->map_timeout_ns;
+	if (prec_file__read_text_until(path, &sb->text, &sb->text_cap, SB_TEXT_MAX,
+				       deadline, &cut) < 0)
 		return 0; /* gone, or not ours to read */
 	for (line = sb->text; line && *line && !err; line = next) {
 		uint64_t left = sb->left_out;
@@ -635,18 +657,23 @@ static int sb_maps(struct sb *sb, pid_t pid)
 			*next++ = '\0';
 		if (!parse_map(line, &mp))
 			continue;
+		/* As perf: the time is looked at after each line; a read cut
+		 * short ends at its last whole line. */
+		if ((cut && (!next || !*next)) ||
+		    (deadline && prec_now_ns(CLOCK_MONOTONIC) > deadline))
+			return timed_out(sb, pid, &mp);
 		/* --call-graph dwarf: perf's unwinder reads .eh_frame_hdr and
 		 * the like through the maps it knows, not only code's. */
 		if (!(mp.prot & PROT_EXEC)) {
 			if (sb->data_maps && (mp.prot & PROT_READ) && mp.path[0] == '/')
-				err = emit_mmap2(sb, (uint32_t)pid, &mp);
+				err = emit_mmap2(sb, (uint32_t)pid, &mp, 0);
 			continue;
 		}
 		/* As perf: every executable map, anonymous ones (JIT code,
 		 * resolved through /tmp/perf-PID.map) named "//anon". */
 		if (!mp.path[0])
 			mp.path = "//anon";
-		err = emit_mmap2(sb, (uint32_t)pid, &mp);
+		err = emit_mmap2(sb, (uint32_t)pid, &mp, 0);
 		/* a map the bound left out names no file: none to read */
 		if (!err && mp.path[0] == '/' && sb->left_out == left)
 			err = sb_want_buildid(sb, pid, &mp);
@@ -798,6 +825,7 @@ static int sb_init(struct sb *sb, struct prec_shard_writer *w,
 		if (!sb->buf[i])
 			return -ENOMEM;
 	}
+	sb->map_timeout_ns = -1;
 	sb->text_cap = 64 * 1024;
 	sb->text = malloc(sb->text_cap);
 	return sb->text ? 0 : -ENOMEM;
@@ -837,6 +865,8 @@ int prec_sideband__synthesize(struct prec_shard_writer *w,
 	sb->data_maps = opts && opts->data_maps;
 	sb->before_exec = opts && opts->before_exec;
 	sb->bound = opts ? opts->max_bytes : 0;
+	if (opts && opts->map_timeout)
+		sb->map_timeout_ns = (int64_t)opts->map_timeout_ms * 1000000;
 	if (!err)
 		err = sb_kernel(sb, opts && opts->user_only);
 	if (!err)
@@ -1005,6 +1035,11 @@ int prec_sideband_tail__write(struct prec_sideband_tail *t, const pid_t *pids,
 void prec_sideband_tail__bound(struct prec_sideband_tail *t, uint64_t bytes)
 {
 	t->sb.bound = bytes;
+}
+
+void prec_sideband_tail__map_timeout(struct prec_sideband_tail *t, uint32_t ms)
+{
+	t->sb.map_timeout_ns = (int64_t)ms * 1000000;
 }
 
 uint64_t prec_sideband_tail__left_out(const struct prec_sideband_tail *t)

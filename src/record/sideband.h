@@ -34,6 +34,12 @@ struct prec_sideband_opts {
 	uint64_t max_bytes;
 	/* --synth: no task at all (no), or their FORK and COMM only (task) */
 	bool no_tasks, no_maps;
+	/* --proc-map-timeout: at most this long on one /proc/PID/maps (read
+	 * and written out); past it, the map at hand is the process's last,
+	 * marked PERF_RECORD_MISC_PROC_MAP_PARSE_TIMEOUT as perf marks it
+	 * (0 ms: the first map only). Without map_timeout, no bound. */
+	uint32_t map_timeout_ms;
+	bool map_timeout;
 };
 
 /* Write into w the synthesized records of the system as it is now: kernel
@@ -74,6 +80,9 @@ int prec_sideband_tail__write(struct prec_sideband_tail *t, const pid_t *pids,
  * the others out. Records past either are left out, counted by left_out()
  * (the process's later maps, or the later processes, in pid order). */
 void prec_sideband_tail__bound(struct prec_sideband_tail *t, uint64_t bytes);
+/* Each write from now on spends at most ms on one /proc/PID/maps, as
+ * prec_sideband_opts.map_timeout_ms (without a call: no bound). */
+void prec_sideband_tail__map_timeout(struct prec_sideband_tail *t, uint32_t ms);
 /* Records left out by the bound since the tail was made. */
 uint64_t prec_sideband_tail__left_out(const struct prec_sideband_tail *t);
 void prec_sideband_tail__delete(struct prec_sideband_tail *t);

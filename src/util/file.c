@@ -12,7 +12,10 @@
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
+#include <time.h>
 #include <unistd.h>
+
+#include "util/clock.h"
 
 static int grow(char **buf, size_t *cap, size_t max)
 {
@@ -34,9 +37,17 @@ static int grow(char **buf, size_t *cap, size_t max)
 ssize_t prec_file__read_text(const char *path, char **buf, size_t *cap,
 			     size_t max)
 {
+	return prec_file__read_text_until(path, buf, cap, max, 0, NULL);
+}
+
+ssize_t prec_file__read_text_until(const char *path, char **buf, size_t *cap,
+				   size_t max, uint64_t deadline_ns, bool *cut)
+{
 	size_t len = 0;
 	int fd = open(path, O_RDONLY | O_CLOEXEC), err = 0;
 
+	if (cut)
+		*cut = false;
 	if (fd < 0)
 		return -errno;
 	for (;;) {
@@ -52,6 +63,12 @@ ssize_t prec_file__read_text(const char *path, char **buf, size_t *cap,
 			break;
 		}
 		len += (size_t)n;
+		if (deadline_ns && prec_now_ns(CLOCK_MONOTONIC) > deadline_ns) {
+			*cut = true;
+			while (len && (*buf)[len - 1] != '\n')
+				len--;
+			break;
+		}
 	}
 	close(fd);
 	if (err)

@@ -16,6 +16,12 @@
  * on error, so it can be reused across calls. */
 ssize_t prec_file__read_text(const char *path, char **buf, size_t *cap,
 			     size_t max);
+/* read_text(), stopping once CLOCK_MONOTONIC passes deadline_ns after a
+ * read(2): then *cut is set and the text ends after its last whole line
+ * (a /proc file the kernel generates slowly, perf's --proc-map-timeout).
+ * deadline_ns 0: none. Returns as read_text(). */
+ssize_t prec_file__read_text_until(const char *path, char **buf, size_t *cap,
+				   size_t max, uint64_t deadline_ns, bool *cut);
 
 /* A one-value file (a sysfs attribute, a tracefs id) into buf, len bytes
  * with the NUL, trailing whitespace cut: a longer file is cut at len - 1.

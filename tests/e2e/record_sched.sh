@@ -7,6 +7,8 @@
 # 2. -r 0: the fair scheduler, on CPU N's package less CPU N (CPU N itself
 #    when it is alone in its package).
 # 3. -r 7 --affinity none: SCHED_FIFO 7, on every online CPU.
+# 3b. --affinity node (perf's): on the CPUs of CPU N's NUMA node (sysfs
+#    nodeM's cpulist; every online CPU where sysfs has no node).
 # 4. without CAP_SYS_NICE (setpriv): the default falls back to case 2's
 #    placement and the recording completes; an explicit -r 5 is refused
 #    with one line naming -r, exit 1, and no directory left behind.
@@ -44,7 +46,8 @@ drainers() {
 }
 
 # check NAME WANT_POLICY WANT_PRIO PLACEMENT [prec record options...]
-# PLACEMENT: cpu (CPU N alone), others (N's package less N), all (online)
+# PLACEMENT: cpu (CPU N alone), others (N's package less N), all (online),
+# node (N's NUMA node)
 check() {
 	local name=$1 pol=$2 prio=$3 place=$4 pid rows want got
 	shift 4
@@ -62,6 +65,11 @@ check() {
 		case $place in
 		cpu) want=$cpu ;;
 		all) want=$(expand "$online") ;;
+		node)
+			want=$(expand "$online")
+			for n in /sys/devices/system/cpu/cpu"$cpu"/node[0-9]*; do
+				[ -e "$n" ] && want=$(expand "$(cat "/sys/devices/system/node/${n##*/}/cpulist")")
+			done ;;
 		others)
 			want=$(expand "$(cat /sys/devices/system/cpu/cpu"$cpu"/topology/package_cpus_list)")
 			[ "$want" = "$cpu" ] || want=$(tr ' ' '\n' <<<"$want" | grep -vx "$cpu" | tr '\n' ' ' | sed 's/ $//') ;;
@@ -77,6 +85,7 @@ run=()
 check default 1 1 cpu
 check r0 0 0 others -r 0
 check r7none 1 7 all -r 7 --affinity none
+check node 1 1 node --affinity node
 
 command -v setpriv >/dev/null || { echo "skip: no setpriv for the no-CAP_SYS_NICE cases"; exit 0; }
 run=(setpriv --bounding-set=-sys_nice --inh-caps=-sys_nice)
