@@ -139,6 +139,12 @@ int prec_flight__start(struct prec_flight *f, struct prec_session *s,
 		err = start_snapshots(f, s, o, el);
 		if (err)
 			return err;
+	} else if (s->tail_writer) {
+		/* --tail-synthesize: one tail, at the stop */
+		err = start_tail(f, s, o, el);
+		if (err)
+			return err;
+		f->tail_at = s->m->start_time;
 	}
 	if (!f->mk)
 		return 0;
@@ -237,6 +243,14 @@ int prec_flight__stop(struct prec_flight *f)
 		n = take_snapshot(f);
 		f->snapshot = NULL;
 		if (n)
+			return n;
+	}
+	/* --tail-synthesize without snapshots: the tasks as they are at the
+	 * end, stamped before every recorded event (as perf's, written at
+	 * the end with time 0, name them for all of its samples). */
+	if (f->tail && !f->snap) {
+		n = prec_tail__write(f->tail, f->tail_at);
+		if (n < 0)
 			return n;
 	}
 	n = prec_markers__stop(f->mk);

@@ -22,7 +22,9 @@ struct prec_flight {
 	struct prec_markers *mk;
 	uint64_t *marker_ids;
 	struct prec_snapshot *snap; /* --overwrite */
-	struct prec_tail *tail;     /* --overwrite: after each snapshot */
+	struct prec_tail *tail;     /* --overwrite: after each snapshot;
+				     * --tail-synthesize alone: at the stop */
+	uint64_t tail_at;           /* the latter's oldest time (the start's) */
 	int64_t delay_ms;
 	uint64_t enable_at_ns;  /* CLOCK_MONOTONIC, 0 = no pending enable */
 	int (*snapshot)(void *arg); /* NULL unless --overwrite */

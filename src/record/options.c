@@ -1097,6 +1097,13 @@ static int check_combination(struct prec_record_opts *o)
 		pr_err("options --switch-output and --max-disk: give one of them (--switch-max-files bounds the epochs kept)");
 		return -EINVAL;
 	}
+	/* Each epoch would need its own tail, at its cut. */
+	if (o->tail_synthesize && (o->switch_output || o->max_disk)) {
+		pr_err("options --tail-synthesize and %s: not supported together",
+		       o->max_disk ? "--max-disk" : o->switch_event ? "--switch-output-event" :
+		       "--switch-output");
+		return -EINVAL;
+	}
 	if (o->switch_max_files && !o->switch_output) {
 		pr_err("option --switch-max-files: needs --switch-output");
 		return -EINVAL;

@@ -562,8 +562,9 @@ static int open_flight_writers(struct prec_session *s, const struct prec_record_
 	return 0;
 }
 
-/* A flight recording: the tail synthesis's shard (tail.c), listed in the start
- * manifest like the others, written only by snapshots on the main thread. */
+/* A flight recording (or --tail-synthesize): the tail synthesis's shard
+ * (tail.c), listed in the start manifest like the others, written only by
+ * snapshots (or the stop) on the main thread. */
 static int open_tail(struct prec_session *s, const struct prec_record_opts *o)
 {
 	struct prec_shard_writer_opts wo;
@@ -681,7 +682,7 @@ int prec_session__begin(struct prec_session *s,
 	err = open_writers(s, o, el);
 	if (!err)
 		err = open_flight_writers(s, o, el);
-	if (!err && el->overwrite)
+	if (!err && (el->overwrite || o->tail_synthesize))
 		err = open_tail(s, o);
 	if (err)
 		return err;
@@ -939,7 +940,8 @@ int prec_session__start(struct prec_session *s,
 					  .user_only = prec_evlist__exclude_kernel(el),
 					  .max_bytes = s->max_disk ?
 						prec_max_disk__sideband_bound(s->max_disk) : 0,
-					  .no_tasks = !o->synth_tasks,
+					  /* --tail-synthesize: the tail names them */
+					  .no_tasks = !o->synth_tasks || o->tail_synthesize,
 					  .no_maps = !o->synth_maps,
 					  .map_timeout_ms = o->proc_map_timeout_ms,
 					  .map_timeout = true };
