@@ -1310,6 +1310,16 @@ void prec_evlist__disable(struct prec_evlist *el)
 			ioctl(el->fds[i], PERF_EVENT_IOC_DISABLE, 0);
 }
 
+void prec_evlist__disable_sampling(struct prec_evlist *el)
+{
+	for (size_t i = nr_fds(el); i-- > 0;) {
+		size_t e = i / ((size_t)el->nr_cpus * (size_t)el->nr_tasks);
+
+		if (!el->evsel[e].tracking && el->fds[i] >= 0)
+			ioctl(el->fds[i], PERF_EVENT_IOC_DISABLE, 0);
+	}
+}
+
 void prec_evlist__disable_cpu(struct prec_evlist *el, int c)
 {
 	/* The same order as disable()'s, for this CPU's fds. */

@@ -201,6 +201,9 @@ int prec_evlist__enable_cpu(struct prec_evlist *el, int c, bool tracking);
 /* Only the tracking events (comm, mmap, task records): 0 or -errno. */
 int prec_evlist__enable_tracking(struct prec_evlist *el);
 void prec_evlist__disable(struct prec_evlist *el);
+/* Disable every event but the tracking one (-D ranges: the side band
+ * goes on between them). */
+void prec_evlist__disable_sampling(struct prec_evlist *el);
 /* CPU index c's events alone, the ring owner last. Called from the thread
  * running on that CPU, the ioctls are local: no cross-CPU call to wait
  * for. Any thread may call it. */

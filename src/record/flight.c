@@ -29,6 +29,8 @@ int prec_flight__init(struct prec_flight *f, const struct prec_record_opts *o)
 
 	memset(f, 0, sizeof(*f));
 	f->delay_ms = o->delay_ms;
+	f->edges = o->delay_edges;
+	f->nr_edges = o->nr_delay_edges;
 	if (o->control) {
 		err = prec_control__open(&f->ctl, o->control);
 		if (err)
@@ -133,8 +135,15 @@ int prec_flight__start(struct prec_flight *f, struct prec_session *s,
 	struct prec_markers_opts mo = { 0 };
 	int err;
 
+	f->base_ns = mono_ns();
 	if (f->delay_ms > 0)
-		f->enable_at_ns = mono_ns() + (uint64_t)f->delay_ms * 1000000ull;
+		f->enable_at_ns = f->base_ns + (uint64_t)f->delay_ms * 1000000ull;
+	/* -D 0-B: enabled at once, the first edge due is B's; else said as
+	 * perf says it */
+	if (f->nr_edges && !f->edges[0])
+		f->next_edge = 1;
+	else if (f->nr_edges)
+		pr_info("Events disabled");
 	if (el->overwrite) {
 		err = start_snapshots(f, s, o, el);
 		if (err)
@@ -168,16 +177,46 @@ bool prec_flight__starts_enabled(const struct prec_flight *f)
 	return f->delay_ms == 0;
 }
 
+/* The next -D time due (the delay's, or a range's edge), 0: none. */
+static uint64_t next_due(const struct prec_flight *f)
+{
+	if (f->enable_at_ns)
+		return f->enable_at_ns;
+	if (f->next_edge > 0 && f->next_edge < f->nr_edges)
+		return f->base_ns + f->edges[f->next_edge] * 1000000ull;
+	return 0;
+}
+
 int prec_flight__timeout_ms(const struct prec_flight *f)
 {
-	uint64_t now;
+	uint64_t now, due = next_due(f);
 
-	if (!f->enable_at_ns)
+	if (!due)
 		return -1;
 	now = mono_ns();
-	if (now >= f->enable_at_ns)
+	if (now >= due)
 		return 0;
-	return (int)((f->enable_at_ns - now + 999999) / 1000000);
+	return (int)((due - now + 999999) / 1000000);
+}
+
+/* -D ranges: each edge passed, in order; the sampling events enabled at
+ * a range's start and disabled at its end (the tracking event stays on,
+ * as perf's dummy does), each said as perf says it. */
+static void range_edges(struct prec_flight *f, struct prec_evlist *el)
+{
+	uint64_t due;
+
+	while ((due = next_due(f)) && mono_ns() >= due) {
+		bool enable = !(f->next_edge & 1);
+
+		f->enable_at_ns = 0;
+		if (enable)
+			prec_evlist__enable(el);
+		else
+			prec_evlist__disable_sampling(el);
+		pr_info("Events %s", enable ? "enabled" : "disabled");
+		f->next_edge++;
+	}
 }
 
 static int run_command(struct prec_flight *f, struct prec_evlist *el, int cmd)
@@ -216,7 +255,9 @@ int prec_flight__tick(struct prec_flight *f, struct prec_evlist *el)
 {
 	int cmd, err;
 
-	if (f->enable_at_ns && mono_ns() >= f->enable_at_ns) {
+	if (f->nr_edges) {
+		range_edges(f, el);
+	} else if (f->enable_at_ns && mono_ns() >= f->enable_at_ns) {
 		f->enable_at_ns = 0;
 		prec_evlist__enable(el);
 	}

@@ -27,6 +27,11 @@ struct prec_flight {
 	uint64_t tail_at;           /* the latter's oldest time (the start's) */
 	int64_t delay_ms;
 	uint64_t enable_at_ns;  /* CLOCK_MONOTONIC, 0 = no pending enable */
+	/* -D ranges: the options' edges (ms), the start they count from, the
+	 * next one due (even: an enable, odd: a disable) */
+	const uint64_t *edges;
+	int nr_edges, next_edge;
+	uint64_t base_ns;
 	int (*snapshot)(void *arg); /* NULL unless --overwrite */
 	void *snapshot_arg;
 	/* --switch-output: 'switch' cuts an epoch (the recorder's); its

@@ -639,12 +639,55 @@ static int parse_delay(const char *arg, int64_t *ms)
 	return 0;
 }
 
+/* perf's -D A-B,C-D...: ms after the start, each range after the last. */
+static int parse_delay_ranges(struct prec_record_opts *o, const char *arg)
+{
+	size_t n = 0, cap = 0;
+	uint64_t *e = NULL, *t;
+
+	for (const char *p = arg; *p;) {
+		unsigned long long a, b;
+		int used = 0;
+
+		if (!isdigit((unsigned char)*p) ||
+		    sscanf(p, "%llu-%llu%n", &a, &b, &used) != 2 || !used ||
+		    (p[used] && (p[used] != ',' || !p[used + 1])) || a >= b || b > 86400000 ||
+		    (n && a < e[n - 1]))
+			goto bad_range;
+		if (n + 2 > cap) {
+			cap = cap ? 2 * cap : 8;
+			t = realloc(e, cap * sizeof(*e));
+			if (!t) {
+				free(e);
+				return -ENOMEM;
+			}
+			e = t;
+		}
+		e[n++] = a;
+		e[n++] = b;
+		p += used + (p[used] == ',');
+	}
+	if (!n)
+		goto bad_range;
+	free(o->delay_edges);
+	o->delay_edges = e;
+	o->nr_delay_edges = (int)n;
+	o->delay_ms = (int64_t)e[0];
+	return 0;
+bad_range:
+	free(e);
+	return bad("-D", arg, "expected milliseconds, -1 to start disabled, or ascending ranges START-END,... in ms");
+}
+
 static int opt_delay(struct prec_record_opts *o, const char *arg)
 {
+	if (strchr(arg, '-') > arg)
+		return parse_delay_ranges(o, arg);
 	if (parse_delay(arg, &o->delay_ms) < 0)
-		return bad("-D", arg, strchr(arg, '-') > arg ?
-			   "ranges of enabled time are not supported; give milliseconds, or -1 to start disabled" :
-			   "expected milliseconds, or -1 to start disabled");
+		return bad("-D", arg, "expected milliseconds, -1 to start disabled, or ascending ranges START-END,... in ms");
+	free(o->delay_edges);
+	o->delay_edges = NULL;
+	o->nr_delay_edges = 0;
 	return 0;
 }
 
@@ -921,7 +964,7 @@ static const struct opt table[] = {
 	{ "kcore", 0, NULL, opt_kcore, "perf's copy of /proc/kcore: refused", 0 },
 	{ "off-cpu", 0, NULL, opt_off_cpu, "perf's BPF off-cpu profile: refused", 0 },
 	{ "switch-max-files", 0, "N", opt_switch_max_files, "with --switch-output: keep the newest N epochs (older ones removed)", 0 },
-	{ "delay", 'D', "MS", opt_delay, "enable the sampling events MS ms after the start (the side band does not wait); -1: wait for 'enable'", 0 },
+	{ "delay", 'D', "MS|RANGES", opt_delay, "enable the sampling events MS ms after the start (the side band does not wait); -1: wait for 'enable'; START-END,... (as perf): enabled in each range of ms after the start only", 0 },
 	{ "verbose", 'v', NULL, opt_verbose, "more messages; -vv also prints each event's perf_event_attr before opening it, as perf record -vv", 0 },
 	{ "quiet", 'q', NULL, opt_quiet, "errors only (no status line, no summary)", 0 },
 	{ "help", 'h', NULL, opt_help, "this text", 0 },
@@ -1196,6 +1239,7 @@ void prec_record_opts__exit(struct prec_record_opts *o)
 	}
 	free(o->specs);
 	free(o->switch_event);
+	free(o->delay_edges);
 	for (int i = 0; i < o->nr_cgroups; i++)
 		free(o->cgroups[i].names);
 	free(o->cgroups);

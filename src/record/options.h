@@ -136,6 +136,11 @@ struct prec_record_opts {
 	bool tail_synthesize;   /* --tail-synthesize: /proc's tasks at the end */
 	uint32_t proc_map_timeout_ms; /* --proc-map-timeout: per /proc/PID/maps */
 	int64_t delay_ms;       /* -D: wait before enabling; -1 = until 'enable' */
+	/* -D A-B,C-D (perf's ranges): the sampling events enabled from A to
+	 * B ms after the start, C to D ..., edges ascending: {A, B, C, D...};
+	 * delay_ms is then A */
+	uint64_t *delay_edges;
+	int nr_delay_edges;
 	size_t aux_bytes;       /* --aux-size / -m ,AUX: AUX area per CPU */
 	const char *user;       /* --user: run the workload as this user */
 	uid_t user_uid;

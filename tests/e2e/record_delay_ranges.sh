@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# -D START-END,... (perf 6.1's ranges), perf is the judge: a CPU-bound
+# command sampled at 1 kHz with -D 200-400,700-900 has its samples in two
+# bursts about 200 ms long, 300 ms apart, under perf as under prec; each
+# says "Events disabled" at the start, then "Events enabled" and "Events
+# disabled" twice. Ranges out of order
+# or empty are refused in one line, exit 2.
+set -u
+# shellcheck source=tests/lib/e2e.sh
+. "$(dirname "$0")/../lib/e2e.sh"
+need_root
+need_cmd perf
+e2e_tmpdir delayranges
+cd "$tmp" || fail "cd $tmp"
+work=(timeout 1.3 sh -c 'while :; do :; done')
+
+# bursts FILE: "gaps G spans S1 S2 ..." in ms, a burst ending where two
+# samples are more than 120 ms apart
+bursts() {
+	perf script -i "$1" -F time 2>/dev/null | awk '
+		{ t = $1 * 1000
+		  if (n && t - p > 120) { g = g " " int(t - p); sp = sp " " int(p - s) }
+		  if (!n || t - p > 120) s = t
+		  p = t; n++ }
+		END { print "gaps" g " spans" sp " " int(p - s) }'
+}
+
+# check TOOL FILE ERR
+check() {
+	local b gap s1 s2
+	b=$(bursts "$2")
+	echo "$1: $b"
+	read -r _ gap _ s1 s2 extra <<<"$b"
+	[ "$gap" != spans ] && [ -n "$s2" ] && [ -z "${extra:-}" ] ||
+		fail "$1: want two bursts, got $b"
+	[ "$gap" -ge 220 ] && [ "$gap" -le 420 ] || fail "$1: gap $gap ms, want about 300"
+	for s in "$s1" "$s2"; do
+		[ "$s" -ge 100 ] && [ "$s" -le 300 ] || fail "$1: a burst of $s ms, want about 200"
+	done
+	[ "$(grep -c 'Events enabled' "$3")" = 2 ] && [ "$(grep -c 'Events disabled' "$3")" = 3 ] ||
+		fail "$1: want 'Events disabled' at the start, then 'Events enabled' and 'Events disabled' twice: $(cat "$3")"
+}
+
+perf record -B -o perf.data -D 200-400,700-900 -e cpu-clock -F 1000 -- "${work[@]}" \
+	>/dev/null 2>perf.err # exits as the command does, killed by timeout
+"$PREC" record -o prec.data -D 200-400,700-900 -e cpu-clock -F 1000 -- "${work[@]}" \
+	>/dev/null 2>prec.err
+check perf perf.data perf.err
+check prec prec.data prec.err
+
+for d in 400-200 200-400,300-500 5- 1-2,; do
+	"$PREC" record -q -o bad.data -D "$d" -e cpu-clock -- true >out 2>err
+	rc=$?
+	[ $rc = 2 ] && [ "$(wc -l <err)" = 1 ] && grep -q -- "-D '$d'" err ||
+		fail "-D $d: exit $rc, want 2 and one line naming it: $(cat err)"
+done
+echo "bad ranges: one line, exit 2"
