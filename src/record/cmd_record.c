@@ -99,6 +99,26 @@ static int add_default_event(struct record *r)
 	return prec_evlist__add(&r->el, "cpu-clock", NULL, NULL);
 }
 
+/* -S and --aux-sample: perf's modes of an AUX area event. Without one,
+ * perf's own refusal; with one, prec's (its AUX areas are drained, never
+ * overwritten or sampled). Returns 0 or -EINVAL after one line. */
+static int check_aux_modes(const struct record *r)
+{
+	bool aux = false;
+
+	if (!r->o.aux_snapshot && !r->o.aux_sample)
+		return 0;
+	for (int i = 0; i < r->el.nr; i++)
+		aux |= r->el.evsel[i].aux != PREC_AUX_NONE;
+	if (r->o.aux_snapshot)
+		pr_err(aux ? "option -S/--snapshot: not supported: prec drains AUX areas whole, it has no AUX snapshot mode (--overwrite is its flight recorder of samples)" :
+		       "option -S/--snapshot: no AUX area tracing to snapshot (give an intel_pt//, arm_spe// or cs_etm// event)");
+	else
+		pr_err(aux ? "option --aux-sample: not supported: samples carrying AUX data (aux_sample_size) need the AUX event as a group leader, which prec does not set up" :
+		       "option --aux-sample: no AUX area event to sample (give an intel_pt//, arm_spe// or cs_etm// event)");
+	return -EINVAL;
+}
+
 static int setup_events(struct record *r)
 {
 	int err = prec_evlist__add_tracking(&r->el);
@@ -125,6 +145,8 @@ static int setup_events(struct record *r)
 		if (!err)
 			r->el.evsel[r->el.nr - 1].sampling = false;
 	}
+	if (!err)
+		err = check_aux_modes(r);
 	if (!err)
 		err = prec_evlist__aux_setup(&r->el, &r->o);
 	if (!err)

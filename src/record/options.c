@@ -162,16 +162,20 @@ static int opt_refused(struct prec_record_opts *o, const char *arg, const char *
 	return -EINVAL;
 }
 
+/* -S and --aux-sample: refused once the events are known (cmd_record.c),
+ * with perf's reason where no AUX event is given. */
 static int opt_snapshot(struct prec_record_opts *o, const char *arg)
 {
-	return opt_refused(o, arg, "-S/--snapshot",
-			   "it snapshots an AUX area (intel_pt, arm_spe, cs_etm), none of which prec records in snapshot mode; --overwrite is prec's flight recorder of samples (SIGUSR2 takes a snapshot)");
+	(void)arg;
+	o->aux_snapshot = true;
+	return 0;
 }
 
 static int opt_aux_sample(struct prec_record_opts *o, const char *arg)
 {
-	return opt_refused(o, arg, "--aux-sample",
-			   "samples carrying AUX data (aux_sample_size) need the AUX event as a group leader, which prec does not set up");
+	(void)arg;
+	o->aux_sample = true;
+	return 0;
 }
 
 static int opt_kcore(struct prec_record_opts *o, const char *arg)

@@ -134,6 +134,9 @@ struct prec_record_opts {
 	 * each occurrence a cut as SIGUSR2's (record/switch_event.h) */
 	char *switch_event;
 	bool tail_synthesize;   /* --tail-synthesize: /proc's tasks at the end */
+	/* -S, --aux-sample: perf's AUX snapshot and sampling modes, refused
+	 * once the events are known (cmd_record.c) */
+	bool aux_snapshot, aux_sample;
 	uint32_t proc_map_timeout_ms; /* --proc-map-timeout: per /proc/PID/maps */
 	int64_t delay_ms;       /* -D: wait before enabling; -1 = until 'enable' */
 	/* -D A-B,C-D (perf's ranges): the sampling events enabled from A to
