@@ -11,7 +11,7 @@ _prec_commands="record merge info dump mark archive version help"
 
 # Every option of each subcommand, as its --help prints them.
 _prec_opts_record="-d --dir -o --output --keep-shards --timestamp-filename
-	-e --event --filter --group -F --freq -c --count
+	-e --event --filter --exclude-perf --group -F --freq -c --count
 	-P --period -g --call-graph --kernel-callchains --user-callchains
 	-b --branch-any -j --branch-filter -I --intr-regs --user-regs -W --weight
 	--transaction --phys-data --data-page-size --code-page-size -R --raw-samples
@@ -26,7 +26,8 @@ _prec_opts_record="-d --dir -o --output --keep-shards --timestamp-filename
 	--max-size --max-disk -m --mmap-pages -k --clockid --round-ms -f --force --copy
 	--no-copy --no-direct-io --max-staging -r --realtime --affinity --compress
 	-z --compression-level --user --aux-size --markers --overwrite --control
-	--switch-output --switch-max-files
+	--switch-output --switch-output-event --tail-synthesize --proc-map-timeout
+	-S --snapshot --aux-sample --kcore --off-cpu --switch-max-files
 	-D --delay -v --verbose -q --quiet -h --help"
 _prec_opts_merge="-o --output --time -C --cpu --salvage -f --force -z
 	--compression-level --follow -h --help"
@@ -37,13 +38,15 @@ _prec_opts_archive="-o --output -f --force -a --all --max-size -h --help"
 
 # The options that take a value (the next word, or --opt=value). Those
 # whose value is optional (-z, -I, --user-regs, --aio, --threads,
-# --debuginfod, --switch-output) take it only attached, so are not here.
+# --debuginfod, --switch-output, -S, --aux-sample) take it only attached, so
+# are not here.
 _prec_args_record="-d --dir -o --output -e --event --filter -F --freq -c --count
 	--call-graph -j --branch-filter -C --cpu -G --cgroup -p --pid -u --uid -t --tid
 	--synth --mmap-flush --num-thread-synthesize --vmlinux --clang-path --clang-opt
 	--max-size --max-disk --max-staging -m --mmap-pages
 	-k --clockid --round-ms -r --realtime --affinity
-	--user --aux-size --control --switch-max-files -D --delay"
+	--user --aux-size --control --switch-output-event --proc-map-timeout
+	--switch-max-files -D --delay"
 _prec_args_merge="-o --output --time -C --cpu --compression-level"
 _prec_args_info=""
 _prec_args_dump="-t --time -C --cpu"
@@ -130,7 +133,7 @@ _prec_values()
 		_prec_recordings "$cur" ;;
 	merge:-o | merge:--output | archive:-o | archive:--output)
 		compgen -f -- "$cur" ;;
-	record:-e | record:--event)
+	record:-e | record:--event | record:--switch-output-event)
 		local head=""
 		if [[ $cur == *,* ]]; then head=${cur%,*},; cur=${cur##*,}; fi
 		_prec_events "$cur" | while IFS= read -r e; do
@@ -146,7 +149,7 @@ _prec_values()
 		compgen -W "$w" -- "$cur" | while IFS= read -r e; do echo "$head$e"; done ;;
 	record:-k | record:--clockid)
 		compgen -W "monotonic monotonic_raw realtime boottime tai perf" -- "$cur" ;;
-	record:--affinity) compgen -W "auto cpu others package none" -- "$cur" ;;
+	record:--affinity) compgen -W "auto cpu node others package none" -- "$cur" ;;
 	record:-F | record:--freq) compgen -W "max" -- "$cur" ;;
 	record:--control) compgen -W "fifo: fd:" -- "$cur" ;;
 	record:--user | record:-u | record:--uid) compgen -u -- "$cur" ;;
