@@ -162,22 +162,6 @@ static int opt_refused(struct prec_record_opts *o, const char *arg, const char *
 	return -EINVAL;
 }
 
-/* -S and --aux-sample: refused once the events are known (cmd_record.c),
- * with perf's reason where no AUX event is given. */
-static int opt_snapshot(struct prec_record_opts *o, const char *arg)
-{
-	(void)arg;
-	o->aux_snapshot = true;
-	return 0;
-}
-
-static int opt_aux_sample(struct prec_record_opts *o, const char *arg)
-{
-	(void)arg;
-	o->aux_sample = true;
-	return 0;
-}
-
 static int opt_kcore(struct prec_record_opts *o, const char *arg)
 {
 	return opt_refused(o, arg, "--kcore",
@@ -963,8 +947,10 @@ static const struct opt table[] = {
 	{ "switch-output-event", 0, "EVENT", opt_switch_event, "cut as SIGUSR2 does whenever EVENT occurs on any CPU (perf's grammar; implies --switch-output=signal, as perf)", 0 },
 	{ "tail-synthesize", 0, NULL, NULL, "name the tasks of /proc (COMM, MMAP2) at the end of the recording (and of each epoch) rather than at its start, as perf", FLAG(tail_synthesize) },
 	{ "proc-map-timeout", 0, "MS", opt_proc_map_timeout, "at most MS ms reading one /proc/PID/maps (default 500): the last map read is marked truncated, as perf", 0 },
-	{ "snapshot", 'S', "[=OPTS]", opt_snapshot, "perf's AUX area snapshot mode: refused (no AUX snapshot in prec; see --overwrite)", 0 },
-	{ "aux-sample", 0, "[=OPTS]", opt_aux_sample, "perf's AUX area sampling: refused", 0 },
+	/* refused once the events are known (cmd_record.c), with perf's
+	 * reason where no AUX event is given */
+	{ "snapshot", 'S', "[=OPTS]", NULL, "perf's AUX area snapshot mode: refused (no AUX snapshot in prec; see --overwrite)", FLAG(aux_snapshot) },
+	{ "aux-sample", 0, "[=OPTS]", NULL, "perf's AUX area sampling: refused", FLAG(aux_sample) },
 	{ "kcore", 0, NULL, opt_kcore, "perf's copy of /proc/kcore: refused", 0 },
 	{ "off-cpu", 0, NULL, opt_off_cpu, "perf's BPF off-cpu profile: refused", 0 },
 	{ "switch-max-files", 0, "N", opt_switch_max_files, "with --switch-output: keep the newest N epochs (older ones removed)", 0 },

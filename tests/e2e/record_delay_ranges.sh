@@ -49,7 +49,7 @@ perf record -B -o perf.data -D 200-400,700-900 -e cpu-clock -F 1000 -- "${work[@
 check perf perf.data perf.err
 check prec prec.data prec.err
 
-for d in 400-200 200-400,300-500 5- 1-2,; do
+for d in 400-200 200-400,300-500 5- '1-2,'; do
 	"$PREC" record -q -o bad.data -D "$d" -e cpu-clock -- true >out 2>err
 	rc=$?
 	[ $rc = 2 ] && [ "$(wc -l <err)" = 1 ] && grep -q -- "-D '$d'" err ||
