@@ -945,7 +945,7 @@ static const struct opt table[] = {
 	{ "control", 0, "fifo:CTL[,ACK]|fd:CTL[,ACK]", opt_control, "commands: enable, disable, snapshot, switch, stop, ping (each acked)", 0 },
 	{ "switch-output", 0, "[=signal|SIZE|TIME]", opt_switch_output, "cut the recording into epochs DIR/epoch.NNNNNN, each a recording of its own: on SIGUSR2 or 'switch' (default), every SIZE drained (100M) or every TIME (30s, 5m, 1h, 1d)", 0 },
 	{ "switch-output-event", 0, "EVENT", opt_switch_event, "cut as SIGUSR2 does whenever EVENT occurs on any CPU (perf's grammar; implies --switch-output=signal, as perf)", 0 },
-	{ "tail-synthesize", 0, NULL, NULL, "name the tasks of /proc (COMM, MMAP2) at the end of the recording (and of each epoch) rather than at its start, as perf", FLAG(tail_synthesize) },
+	{ "tail-synthesize", 0, NULL, NULL, "name the tasks of /proc (COMM, MMAP2) at the end of the recording rather than at its start, as perf (with --overwrite: at each snapshot only)", FLAG(tail_synthesize) },
 	{ "proc-map-timeout", 0, "MS", opt_proc_map_timeout, "at most MS ms reading one /proc/PID/maps (default 500): the last map read is marked truncated, as perf", 0 },
 	/* refused once the events are known (cmd_record.c), with perf's
 	 * reason where no AUX event is given */
