@@ -26,6 +26,55 @@ struct prec_chunk {
 	bool more;                    /* parts follow: prec_shard_reader__next_part() */
 };
 
+/* Where lz4 payloads are read before they are decoded into the reader's
+ * own buffer. The bytes live there only within one next(), so the readers
+ * of one thread can share one: a merge of hundreds of shards then holds
+ * one, grown to the largest stored payload, instead of one per shard (less
+ * memory, and a buffer that stays in the cache). */
+struct prec_shard_scratch {
+	unsigned char *buf;
+	uint32_t cap;
+};
+
+/* What a reader is asked for at open (NULL or all zero: nothing). */
+struct prec_shard_reader_opts {
+	/* Bounded memory for the chunks of format 1.0's first writers (up
+	 * to PREC_CHUNK_READ_MAX): a DATA chunk stored raw (codec NONE) and
+	 * bigger than the buffer (PREC_CHUNK_MAX_PAYLOAD) is then not held
+	 * whole. next() reads it once through the buffer, checking its
+	 * checksum, then the framing and the count of its records ("bad
+	 * record framing"), and hands out its first part: whole records, at
+	 * most the buffer's size, with c->more set while parts follow. Every
+	 * part is read again and must match the CRC-32C the checking pass
+	 * took of it ("chunk changed between reads"), so no byte is exposed
+	 * that the chunk checksum did not cover. LZ4 and AUX chunks are
+	 * still read whole (one lz4 block cannot be decoded in parts). */
+	bool parts;
+	/* Judge every record of a chunk in parts in the checking pass,
+	 * before its first part is out, as the merge judges the records of
+	 * a chunk read whole (prec_record__bad() under *check_records,
+	 * copied): the first one refused makes the chunk -EBADMSG, why
+	 * "record at +0xOFF (size N): what" (OFF in the raw payload). NULL:
+	 * only the framing and the count are checked, and a record no kernel
+	 * writes could be handed out. */
+	const struct prec_time_layout *check_records;
+	/* Read lz4 payloads into this, which must outlive the reader and
+	 * not be used by another thread at the same time; NULL: the reader's
+	 * own. */
+	struct prec_shard_scratch *scratch;
+	/* prec_shard_reader__set_two_buffers(r, true) from the start. */
+	bool two_buffers;
+	/* Use lent_buffers (2 * lent_cap bytes, lent_cap at least
+	 * PREC_CHUNK_MAX_PAYLOAD, else the open fails with -EINVAL) as the
+	 * two buffers, its halves: a merge of many shards puts every
+	 * reader's buffers in one block of huge pages, where each would
+	 * otherwise be faulted in 4 KiB at a time. They must outlive the
+	 * reader, which never frees them; a chunk bigger than lent_cap still
+	 * gets a buffer of the reader's own. */
+	void *lent_buffers;
+	uint32_t lent_cap;
+};
+
 /* Open dirfd/name (dirfd may be AT_FDCWD) and validate the shard header.
  * Only a regular file is opened, never through a symlink, and never a FIFO
  * (whose open would wait for a writer). Returns 0, -EBADMSG (not a shard /
@@ -33,15 +82,18 @@ struct prec_chunk {
  * regular file), -ELOOP (a symbolic link) or -errno. */
 int prec_shard_reader__open(struct prec_shard_reader **out, int dirfd,
 			    const char *name);
-/* The same; on failure *why (if why is not NULL) says why in a few words,
- * a static string: "bad shard magic", "torn shard header", "not a regular
- * file", "is a symbolic link", ... or the errno's text. */
+/* The same with opts (NULL: none); on failure *why (if why is not NULL)
+ * says why in a few words, a static string: "bad shard magic", "torn shard
+ * header", "not a regular file", "is a symbolic link", ... or the errno's
+ * text. */
 int prec_shard_reader__open_why(struct prec_shard_reader **out, int dirfd,
-				const char *name, const char **why);
+				const char *name, const struct prec_shard_reader_opts *opts,
+				const char **why);
 
 /* Read from memory instead of a file (fuzzers, tests); buf must outlive r. */
 int prec_shard_reader__open_mem(struct prec_shard_reader **out,
-				const void *buf, size_t len);
+				const void *buf, size_t len,
+				const struct prec_shard_reader_opts *opts);
 
 const struct prec_shard_header *
 prec_shard_reader__header(const struct prec_shard_reader *r);
@@ -57,42 +109,6 @@ prec_shard_reader__header(const struct prec_shard_reader *r);
  * chunk is bigger than the buffer, never shrunk. */
 int prec_shard_reader__next(struct prec_shard_reader *r, struct prec_chunk *c);
 
-/* Bounded memory for the chunks of format 1.0's first writers (up to
- * PREC_CHUNK_READ_MAX) when on: a DATA chunk stored raw (codec NONE) and
- * bigger than the buffer (PREC_CHUNK_MAX_PAYLOAD) is then not held whole.
- * next() reads it once through the buffer, checking its checksum, then the
- * framing and the count of its records ("bad record framing"), and hands
- * out its first part: whole records, at most the buffer's size, with
- * c->more set while parts follow. Every part is read again and must match
- * the CRC-32C the checking pass took of it ("chunk changed between reads"),
- * so no byte is exposed that the chunk checksum did not cover. LZ4 and AUX
- * chunks are still read whole (one lz4 block cannot be decoded in parts).
- * Off by default. */
-void prec_shard_reader__set_parts(struct prec_shard_reader *r, bool on);
-
-/* Judge every record of a chunk in parts in the checking pass, before its
- * first part is out, as the merge judges the records of a chunk read whole
- * (prec_record__bad() under *tl, copied): the first one refused makes the
- * chunk -EBADMSG, why "record at +0xOFF (size N): what" (OFF in the raw
- * payload). Without it only the framing and the count are checked, and a
- * record no kernel writes could be handed out. */
-void prec_shard_reader__check_records(struct prec_shard_reader *r,
-				      const struct prec_time_layout *tl);
-
-/* Where lz4 payloads are read before they are decoded into the reader's
- * own buffer. The bytes live there only within one next(), so the readers
- * of one thread can share one: a merge of hundreds of shards then holds
- * one, grown to the largest stored payload, instead of one per shard (less
- * memory, and a buffer that stays in the cache). */
-struct prec_shard_scratch {
-	unsigned char *buf;
-	uint32_t cap;
-};
-
-/* Read lz4 payloads into s, which must outlive the reader and not be used
- * by another thread at the same time; NULL: the reader's own again. */
-void prec_shard_reader__share_scratch(struct prec_shard_reader *r,
-				      struct prec_shard_scratch *s);
 /* Free a shared scratch once no reader uses it. */
 void prec_shard_scratch__release(struct prec_shard_scratch *s);
 
@@ -104,14 +120,6 @@ void prec_shard_scratch__release(struct prec_shard_scratch *s);
  * the last one. (Chunks read whole grow the buffer they land in, so with
  * old big lz4 chunks two buffers would cost twice 256 KiB.) */
 int prec_shard_reader__set_two_buffers(struct prec_shard_reader *r, bool on);
-
-/* Use mem (2 * cap bytes, cap at least PREC_CHUNK_MAX_PAYLOAD) as the two
- * buffers, its halves, in place of the reader's own, which are freed: a merge of many
- * shards puts every reader's buffers in one block of huge pages, where each
- * would otherwise be faulted in 4 KiB at a time. They must outlive the
- * reader, which never frees them; a chunk bigger than cap still gets a
- * buffer of the reader's own. Returns 0, or -EINVAL (cap too small). */
-int prec_shard_reader__lend_buffers(struct prec_shard_reader *r, void *mem, uint32_t cap);
 
 /* The next part of the chunk next() returned with c->more set. Returns 1
  * with *c filled (hdr, offset as for its first part), -EBADMSG, -errno, or
