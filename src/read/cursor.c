@@ -658,11 +658,6 @@ uint64_t prec_cursor__forced(const struct prec_cursor *c)
 	return c->forced;
 }
 
-const char *prec_cursor__name(const struct prec_cursor *c)
-{
-	return c->name;
-}
-
 static int check_header(const struct prec_cursor *c, const uint8_t *session_id)
 {
 	const struct prec_shard_header *h = prec_shard_reader__header(c->rd);

@@ -109,8 +109,6 @@ void prec_cursor__salvage(struct prec_cursor *c);
 /* Records released before the watermarks allowed it (window full). */
 uint64_t prec_cursor__forced(const struct prec_cursor *c);
 
-const char *prec_cursor__name(const struct prec_cursor *c);
-
 void prec_cursor__close(struct prec_cursor *c);
 
 #endif
