@@ -6,6 +6,12 @@
 #          getppid() calls (a few seconds);
 #   clock: -e cpu-clock -F 10000 -g -a, one sha256sum loop per CPU;
 #   dwarf: the clock workload under -e cpu-clock -F 10000 --call-graph dwarf;
+#   build: `make -j$(nproc)` of prec's own source from clean under -g with
+#          each recorder's default event (a real workload; not in the
+#          default SCENARIOS), with prec-ovw (prec --overwrite: the
+#          kernel's sampling alone, nothing drained) as the floor;
+#   NAME+hogs: NAME's workload with two busy loops beside it, a loaded
+#          machine (e.g. storm+hogs, dwarf+hogs; not in the defaults);
 #   stormio: the storm while dd writes DISK_MB (default 1500) MB to the
 #          recording's file system and fsyncs (not in the default SCENARIOS):
 #          what a disk busy with other writes costs each recorder. Its
@@ -24,7 +30,9 @@
 # (prec's default before 2026-11-23, and its default without CAP_SYS_NICE).
 # prec-buf is prec record --no-direct-io: shards written through the page
 # cache (prec's default before 2026-11-24).
-# Usage: bench/record.sh   (env: PREC, BUILD, REPEAT, STORM_N, PAGES, SCENARIOS)
+# prec-ovw is prec record --overwrite (nothing drained until the end).
+# Usage: bench/record.sh   (env: PREC, BUILD, REPEAT, STORM_N, PAGES, SCENARIOS,
+# RECORDERS), e.g. SCENARIOS=build RECORDERS="prec prec-ovw perf" bench/record.sh
 set -u
 cd "$(dirname "$0")/.." || exit 1
 . bench/lib.sh
@@ -38,6 +46,7 @@ tmp=$(mktemp -d /tmp/prec-bench.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 ncpu=$(nproc)
 head -c 48M /dev/urandom >"$tmp/blob"
+[[ " $SCENARIOS " == *" build"* ]] && build_src
 
 # run SCENARIO RECORDER -> "lost cpu_s wall_s exit_ms bytes" on stdout
 run() {
@@ -49,6 +58,7 @@ run() {
 	prec) cmd=("$PREC" record -d "$out" -m "$PAGES" -a) ;;
 	prec-fair) cmd=("$PREC" record -r 0 -d "$out" -m "$PAGES" -a) ;;
 	prec-buf) cmd=("$PREC" record --no-direct-io -d "$out" -m "$PAGES" -a) ;;
+	prec-ovw) cmd=("$PREC" record --overwrite -d "$out" -m "$PAGES" -a) ;;
 	perf) cmd=(perf record -q -o "$out" -m "$PAGES" -a) ;;
 	perf-B) cmd=(perf record -q -B -o "$out" -m "$PAGES" -a) ;;
 	perf-threads) cmd=(perf record -q --threads -o "$out" -m "$PAGES" -a) ;;
