@@ -86,7 +86,7 @@ run() {
 	echo "${lost:-?} $cpu $(echo "$t1 - $t0" | bc) $(echo "($t2 - $t1) * 1000" | bc) $(du -sb "$out" | cut -f1) ${abort:-0}"
 }
 
-printf '%-6s %-13s %12s %16s %9s %9s %10s %10s %8s\n' scen recorder lost "lost min..max" cpu_s \
+printf '%-10s %-13s %12s %16s %9s %9s %10s %10s %8s\n' scen recorder lost "lost min..max" cpu_s \
 	slowdown exit_ms MB aborted
 for sc in $SCENARIOS; do
 	for _ in $(seq "$REPEAT"); do
@@ -97,7 +97,7 @@ for sc in $SCENARIOS; do
 	base=$(awk '{ print $3 }' "$tmp/$sc.none" | median)
 	for rec in $RECORDERS; do
 		f=$tmp/$sc.$rec
-		printf '%-6s %-13s %12s %16s %9.2f %8.2fx %10.0f %10.1f %8s\n' "$sc" "$rec" \
+		printf '%-10s %-13s %12s %16s %9.2f %8.2fx %10.0f %10.1f %8s\n' "$sc" "$rec" \
 			"$(awk '{ print $1 }' "$f" | median)" \
 			"$(awk '$1 != "?" { print $1 }' "$f" | range)" \
 			"$(awk '{ print $2 }' "$f" | median)" \
@@ -106,6 +106,6 @@ for sc in $SCENARIOS; do
 			"$(awk '{ print $5 / 1e6 }' "$f" | median)" \
 			"$(awk '{ s += $6 } END { print s + 0 }' "$f")/$REPEAT"
 	done
-	printf '%-6s %-13s %12s %16s %9s %8.2fs %10s %10s\n' "$sc" "(no recorder)" - - - "$base" - -
+	printf '%-10s %-13s %12s %16s %9s %8.2fs %10s %10s\n' "$sc" "(no recorder)" - - - "$base" - -
 done
 echo "($REPEAT runs each, medians; ring $PAGES pages per CPU; $ncpu CPUs; storm $STORM_N calls)"
