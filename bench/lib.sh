@@ -25,8 +25,17 @@ now() { date +%s.%N; }
 # dd writes DISK_MB to $tmp (the recording's file system) and fsyncs: a disk
 # busy with someone else's writes, which stalls every recorder's writes;
 # workload_end waits for that dd, outside the timed part.
+# A scenario NAME+hogs runs NAME's workload with two busy loops beside it
+# (a loaded machine), started before and killed after it.
 workload() {
-	case $1 in
+	local hogs=()
+	if [[ $1 == *+hogs ]]; then
+		for _ in 1 2; do
+			(while :; do :; done) &
+			hogs+=($!)
+		done
+	fi
+	case ${1%+hogs} in
 	storm) "$H/storm" "$STORM_N" ;;
 	stormio)
 		dd if=/dev/zero of="$tmp/disk_busy" bs=1M count="${DISK_MB:-1500}" conv=fsync \
@@ -40,7 +49,21 @@ workload() {
 			pids+=($!)
 		done
 		wait "${pids[@]}" ;;
+	build)
+		# a real build: prec from clean, as many jobs as CPUs
+		make -s -C "$tmp/src" BUILD="$tmp/src/build" clean >/dev/null
+		make -s -C "$tmp/src" BUILD="$tmp/src/build" -j"$ncpu" >/dev/null 2>&1 ;;
 	esac
+	if [ ${#hogs[@]} -gt 0 ]; then
+		kill "${hogs[@]}" 2>/dev/null
+		wait "${hogs[@]}" 2>/dev/null
+	fi
+	return 0
+}
+
+# The prec source the build scenario compiles, at this checkout's HEAD.
+build_src() {
+	mkdir -p "$tmp/src" && git archive HEAD | tar -x -C "$tmp/src"
 }
 
 workload_end() {
@@ -50,10 +73,11 @@ workload_end() {
 }
 
 events() {
-	case $1 in
+	case ${1%+hogs} in
 	storm | stormio) echo "-e raw_syscalls:sys_enter" ;;
 	clock) echo "-e cpu-clock -F 10000 -g" ;;
 	dwarf) echo "-e cpu-clock -F 10000 --call-graph dwarf" ;;
+	build) echo "-g" ;; # each recorder's default event, as a user runs it
 	esac
 }
 

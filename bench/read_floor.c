@@ -57,14 +57,15 @@ static int open_streams(struct stream *st, int dirfd, const struct prec_manifest
 			const struct prec_block *bufs)
 {
 	for (uint32_t i = 0; i < m->nr_shards; i++) {
-		uint8_t *lent = prec_block__piece(bufs, i);
+		struct prec_shard_reader_opts ro = {
+			.two_buffers = true,
+			.lent_buffers = prec_block__piece(bufs, i),
+			.lent_cap = PREC_CHUNK_MAX_PAYLOAD,
+		};
 		const char *why = NULL;
 
-		if (prec_shard_reader__open_why(&st[i].rd, dirfd, m->shards[i].name, &why) < 0 ||
-		    (lent ? prec_shard_reader__lend_buffers(st[i].rd, lent, PREC_CHUNK_MAX_PAYLOAD)
-			  : prec_shard_reader__set_two_buffers(st[i].rd, true)) < 0) {
-			fprintf(stderr, "read_floor: %s: %s\n", m->shards[i].name,
-				why ? why : "out of memory");
+		if (prec_shard_reader__open_why(&st[i].rd, dirfd, m->shards[i].name, &ro, &why) < 0) {
+			fprintf(stderr, "read_floor: %s: %s\n", m->shards[i].name, why);
 			return -1;
 		}
 	}

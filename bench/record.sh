@@ -6,6 +6,12 @@
 #          getppid() calls (a few seconds);
 #   clock: -e cpu-clock -F 10000 -g -a, one sha256sum loop per CPU;
 #   dwarf: the clock workload under -e cpu-clock -F 10000 --call-graph dwarf;
+#   build: `make -j$(nproc)` of prec's own source from clean under -g with
+#          each recorder's default event (a real workload; not in the
+#          default SCENARIOS), with prec-ovw (prec --overwrite: the
+#          kernel's sampling alone, nothing drained) as the floor;
+#   NAME+hogs: NAME's workload with two busy loops beside it, a loaded
+#          machine (e.g. storm+hogs, dwarf+hogs; not in the defaults);
 #   stormio: the storm while dd writes DISK_MB (default 1500) MB to the
 #          recording's file system and fsyncs (not in the default SCENARIOS):
 #          what a disk busy with other writes costs each recorder. Its
@@ -24,7 +30,9 @@
 # (prec's default before 2026-11-23, and its default without CAP_SYS_NICE).
 # prec-buf is prec record --no-direct-io: shards written through the page
 # cache (prec's default before 2026-11-24).
-# Usage: bench/record.sh   (env: PREC, BUILD, REPEAT, STORM_N, PAGES, SCENARIOS)
+# prec-ovw is prec record --overwrite (nothing drained until the end).
+# Usage: bench/record.sh   (env: PREC, BUILD, REPEAT, STORM_N, PAGES, SCENARIOS,
+# RECORDERS), e.g. SCENARIOS=build RECORDERS="prec prec-ovw perf" bench/record.sh
 set -u
 cd "$(dirname "$0")/.." || exit 1
 . bench/lib.sh
@@ -38,6 +46,7 @@ tmp=$(mktemp -d /tmp/prec-bench.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 ncpu=$(nproc)
 head -c 48M /dev/urandom >"$tmp/blob"
+[[ " $SCENARIOS " == *" build"* ]] && build_src
 
 # run SCENARIO RECORDER -> "lost cpu_s wall_s exit_ms bytes" on stdout
 run() {
@@ -49,6 +58,7 @@ run() {
 	prec) cmd=("$PREC" record -d "$out" -m "$PAGES" -a) ;;
 	prec-fair) cmd=("$PREC" record -r 0 -d "$out" -m "$PAGES" -a) ;;
 	prec-buf) cmd=("$PREC" record --no-direct-io -d "$out" -m "$PAGES" -a) ;;
+	prec-ovw) cmd=("$PREC" record --overwrite -d "$out" -m "$PAGES" -a) ;;
 	perf) cmd=(perf record -q -o "$out" -m "$PAGES" -a) ;;
 	perf-B) cmd=(perf record -q -B -o "$out" -m "$PAGES" -a) ;;
 	perf-threads) cmd=(perf record -q --threads -o "$out" -m "$PAGES" -a) ;;
@@ -76,7 +86,7 @@ run() {
 	echo "${lost:-?} $cpu $(echo "$t1 - $t0" | bc) $(echo "($t2 - $t1) * 1000" | bc) $(du -sb "$out" | cut -f1) ${abort:-0}"
 }
 
-printf '%-6s %-13s %12s %16s %9s %9s %10s %10s %8s\n' scen recorder lost "lost min..max" cpu_s \
+printf '%-10s %-13s %12s %16s %9s %9s %10s %10s %8s\n' scen recorder lost "lost min..max" cpu_s \
 	slowdown exit_ms MB aborted
 for sc in $SCENARIOS; do
 	for _ in $(seq "$REPEAT"); do
@@ -87,7 +97,7 @@ for sc in $SCENARIOS; do
 	base=$(awk '{ print $3 }' "$tmp/$sc.none" | median)
 	for rec in $RECORDERS; do
 		f=$tmp/$sc.$rec
-		printf '%-6s %-13s %12s %16s %9.2f %8.2fx %10.0f %10.1f %8s\n' "$sc" "$rec" \
+		printf '%-10s %-13s %12s %16s %9.2f %8.2fx %10.0f %10.1f %8s\n' "$sc" "$rec" \
 			"$(awk '{ print $1 }' "$f" | median)" \
 			"$(awk '$1 != "?" { print $1 }' "$f" | range)" \
 			"$(awk '{ print $2 }' "$f" | median)" \
@@ -96,6 +106,6 @@ for sc in $SCENARIOS; do
 			"$(awk '{ print $5 / 1e6 }' "$f" | median)" \
 			"$(awk '{ s += $6 } END { print s + 0 }' "$f")/$REPEAT"
 	done
-	printf '%-6s %-13s %12s %16s %9s %8.2fs %10s %10s\n' "$sc" "(no recorder)" - - - "$base" - -
+	printf '%-10s %-13s %12s %16s %9s %8.2fs %10s %10s\n' "$sc" "(no recorder)" - - - "$base" - -
 done
 echo "($REPEAT runs each, medians; ring $PAGES pages per CPU; $ncpu CPUs; storm $STORM_N calls)"

@@ -10,9 +10,18 @@
 # summary line: its lost count covers the whole run. Everything should stay
 # flat, lost at 0. SOAK_INFO=0 leaves prec info out of the rows (it reads
 # every chunk header: minutes a look on tens of GB without a budget).
+# The steady cost: each row has the MB the recorder wrote in its interval
+# (its /proc io write_bytes: the drainers' and their io_uring workers') and
+# the recorder's CPU ms per MB written; the end compares the first and the
+# last SOAK_WINDOW seconds (300; a third of the run if it is shorter than
+# two windows), which should be within 10%. SOAK_STALL=S freezes the
+# recording's file system for S seconds at SOAK_STALL_AT (20 s), so the
+# O_DIRECT staging grows early: the recording then goes in an ext4 loop
+# file made in PARENT (fsfreeze of PARENT itself could freeze the shell).
 # Figures go in bench/results/soak.md with this command.
 # Usage: bench/soak.sh [PARENT]   (the recording goes in PARENT, default
-# /var/tmp; env: SOAK_S, SOAK_EVERY, SOAK_DISK, SOAK_OPTS, SOAK_INFO, BUILD)
+# /var/tmp; env: SOAK_S, SOAK_EVERY, SOAK_DISK, SOAK_OPTS, SOAK_INFO,
+# SOAK_WINDOW, SOAK_STALL, SOAK_STALL_AT, BUILD)
 set -u
 cd "$(dirname "$0")/.." || exit 1
 . bench/lib.sh
@@ -22,10 +31,33 @@ SOAK_S=${SOAK_S:-600}
 SOAK_EVERY=${SOAK_EVERY:-30}
 SOAK_DISK=${SOAK_DISK:-2G}
 SOAK_INFO=${SOAK_INFO:-1}
+SOAK_WINDOW=${SOAK_WINDOW:-300}
+SOAK_STALL=${SOAK_STALL:-0}
+SOAK_STALL_AT=${SOAK_STALL_AT:-20}
 budget=()
 [ "$SOAK_DISK" != 0 ] && budget=(--max-disk "$SOAK_DISK")
 tmp=$(mktemp -d "$parent/prec-soak.XXXXXX") || exit 1
-trap 'touch "$tmp/stop"; kill $(jobs -p) 2>/dev/null; wait; rm -rf "$tmp"' EXIT
+mnt=
+cleanup() {
+	touch "$tmp/stop"
+	# shellcheck disable=SC2046
+	kill $(jobs -p) 2>/dev/null
+	wait
+	if [ -n "$mnt" ]; then
+		fsfreeze -u "$mnt" 2>/dev/null
+		umount "$mnt"
+	fi
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+recdir=$tmp
+if [ "$SOAK_STALL" != 0 ]; then
+	bench_require "$(command -v fsfreeze)" "$(command -v mkfs.ext4)"
+	truncate -s 64G "$tmp/fs.img" && mkfs.ext4 -q -F "$tmp/fs.img" || exit 1
+	mkdir "$tmp/mnt" && mount -o loop "$tmp/fs.img" "$tmp/mnt" || exit 1
+	mnt=$tmp/mnt
+	recdir=$mnt
+fi
 ncpu=$(nproc)
 hz=$(getconf CLK_TCK)
 
@@ -39,31 +71,56 @@ done
 wait
 EOF
 
-"$PREC" record -d "$tmp/rec" -a "${budget[@]}" ${SOAK_OPTS:-} \
+"$PREC" record -d "$recdir/rec" -a "${budget[@]}" ${SOAK_OPTS:-} \
 	-e raw_syscalls:sys_enter --filter 'id == 110' -- sh "$tmp/storm.sh" 2>"$tmp/err" &
 rec=$!
-echo "soak: $ncpu CPUs, $SOAK_S s storm, ${budget[*]:-no --max-disk}${SOAK_OPTS:+ $SOAK_OPTS}, $(uname -r), $parent ($(df -T "$parent" | awk 'NR == 2 { print $2 }'))"
-printf '%6s %8s %4s %7s %6s %10s %12s %8s\n' t_s rss_mb fds threads cpu_% disk_mb records lost
+echo "soak: $ncpu CPUs, $SOAK_S s storm, ${budget[*]:-no --max-disk}${SOAK_OPTS:+ $SOAK_OPTS}, $(uname -r), $parent ($(df -T "$parent" | awk 'NR == 2 { print $2 }'))${mnt:+, in an ext4 loop file frozen $SOAK_STALL s at $SOAK_STALL_AT s}"
+printf '%6s %8s %4s %7s %6s %10s %12s %8s %8s %9s\n' t_s rss_mb fds threads cpu_% disk_mb records lost mb_w cpu_ms/MB
 ticks() { awk '{ print $14 + $15 }' "/proc/$rec/stat" 2>/dev/null || echo 0; }
+wbytes() { awk '$1 == "write_bytes:" { print $2 }' "/proc/$rec/io" 2>/dev/null || echo 0; }
+if [ -n "$mnt" ]; then
+	(sleep "$SOAK_STALL_AT"; fsfreeze -f "$mnt" && sleep "$SOAK_STALL"; fsfreeze -u "$mnt") &
+fi
 t0=$(date +%s)
 last=$(ticks)
+lastw=$(wbytes)
+: >"$tmp/rows"
 while kill -0 "$rec" 2>/dev/null; do
 	sleep "$SOAK_EVERY"
 	t=$(($(date +%s) - t0))
 	[ "$t" -ge "$SOAK_S" ] && touch "$tmp/stop"
 	kill -0 "$rec" 2>/dev/null || break
 	now=$(ticks)
+	w=$(wbytes)
 	rss=$(awk '/^VmRSS:/ { printf "%.1f", $2 / 1024 }' "/proc/$rec/status")
 	thr=$(awk '/^Threads:/ { print $2 }' "/proc/$rec/status")
 	fds=$(ls "/proc/$rec/fd" | wc -l)
-	disk=$(du -s -B1 "$tmp/rec" 2>/dev/null | awk '{ printf "%.0f", $1 / 1e6 }')
+	disk=$(du -s -B1 "$recdir/rec" 2>/dev/null | awk '{ printf "%.0f", $1 / 1e6 }')
 	recs= lost=
-	[ "$SOAK_INFO" = 1 ] && read -r recs lost < <("$PREC" info "$tmp/rec" 2>/dev/null | awk '$1 == "total" { print $3, $7 }')
-	printf '%6d %8s %4s %7s %6.1f %10s %12s %8s\n' "$t" "$rss" "$fds" "$thr" \
+	[ "$SOAK_INFO" = 1 ] && read -r recs lost < <("$PREC" info "$recdir/rec" 2>/dev/null | awk '$1 == "total" { print $3, $7 }')
+	mbw=$(awk -v b=$((w - lastw)) 'BEGIN { printf "%.1f", b / 1e6 }')
+	cpums=$(awk -v d=$((now - last)) -v hz="$hz" 'BEGIN { printf "%.0f", 1000 * d / hz }')
+	echo "$t $cpums $mbw" >>"$tmp/rows"
+	printf '%6d %8s %4s %7s %6.1f %10s %12s %8s %8s %9s\n' "$t" "$rss" "$fds" "$thr" \
 		"$(awk -v d=$((now - last)) -v hz="$hz" -v s="$SOAK_EVERY" 'BEGIN { print 100 * d / hz / s }')" \
-		"$disk" "${recs:--}" "${lost:--}"
+		"$disk" "${recs:--}" "${lost:--}" "$mbw" \
+		"$(awk -v c="$cpums" -v m="$mbw" 'BEGIN { if (m > 0) printf "%.2f", c / m; else print "-" }')"
 	last=$now
+	lastw=$w
 done
 wait "$rec"
 echo "prec record exit $?: $(grep 'prec record:' "$tmp/err")"
+# the first and the last window's CPU per MB, the stall's rows included
+awk -v win="$SOAK_WINDOW" -v s="$SOAK_S" '
+	{ t[NR] = $1; c[NR] = $2; m[NR] = $3 }
+	END {
+		if (s < 2 * win) win = int(s / 3)
+		for (i = 1; i <= NR; i++) {
+			if (t[i] <= win) { fc += c[i]; fm += m[i] }
+			if (t[i] > s - win && t[i] <= s) { lc += c[i]; lm += m[i] }
+		}
+		if (fm > 0 && lm > 0)
+			printf "cpu ms/MB: first %d s %.2f, last %d s %.2f: %+.1f%%\n", win, fc / fm, win, lc / lm,
+				100 * (lc / lm - fc / fm) / (fc / fm)
+	}' "$tmp/rows"
 grep -v 'prec record:' "$tmp/err" | head -5

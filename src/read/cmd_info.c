@@ -453,7 +453,7 @@ static void check_shard(struct info *in, int dirfd, const struct prec_manifest *
 	const char *why = NULL;
 	int r;
 
-	r = prec_shard_reader__open_why(&rd, dirfd, s->name, &why);
+	r = prec_shard_reader__open_why(&rd, dirfd, s->name, NULL, &why);
 	if (r < 0) {
 		problem(in, s->name, NO_OFFSET, "cannot open: %s", why);
 		return;

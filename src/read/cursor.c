@@ -658,11 +658,6 @@ uint64_t prec_cursor__forced(const struct prec_cursor *c)
 	return c->forced;
 }
 
-const char *prec_cursor__name(const struct prec_cursor *c)
-{
-	return c->name;
-}
-
 static int check_header(const struct prec_cursor *c, const uint8_t *session_id)
 {
 	const struct prec_shard_header *h = prec_shard_reader__header(c->rd);
@@ -709,28 +704,27 @@ int prec_cursor__open(struct prec_cursor **out, int dirfd, const char *name,
 		goto out_close;
 	c->base[0] = c->ring;
 	c->cur = 2; /* the first chunk goes to base[1] */
-	r = prec_shard_reader__open_why(&c->rd, dirfd, name, &why);
+	struct prec_shard_reader_opts ro = {
+		/* Old big chunks in parts keep a shard's memory at one 64 KiB
+		 * buffer. Not for the side band: its records have several
+		 * sources, so ring order cannot empty the window between parts. */
+		.parts = c->cpu >= 0,
+		/* Their records are judged by the reader, which alone sees them
+		 * all before the first part is out, as check_records() judges a
+		 * chunk's. */
+		.check_records = &c->tl,
+		.scratch = o->scratch,
+		.two_buffers = true,
+		.lent_buffers = o->bufs,
+		.lent_cap = PREC_CHUNK_MAX_PAYLOAD,
+	};
+	r = prec_shard_reader__open_why(&c->rd, dirfd, name, &ro, &why);
 	if (r < 0) {
 		pr_err("shard %s: cannot open: %s", name, why);
 		goto out_close;
 	}
+	c->two = true;
 	r = check_header(c, o->session_id);
-	if (r < 0)
-		goto out_close;
-	if (o->scratch)
-		prec_shard_reader__share_scratch(c->rd, o->scratch);
-	/* Old big chunks in parts keep a shard's memory at one 64 KiB buffer.
-	 * Not for the side band: its records have several sources, so ring
-	 * order cannot empty the window between parts. */
-	prec_shard_reader__set_parts(c->rd, c->cpu >= 0);
-	/* Their records are judged by the reader, which alone sees them all
-	 * before the first part is out, as check_records() judges a chunk's. */
-	prec_shard_reader__check_records(c->rd, &c->tl);
-	if (o->bufs)
-		r = prec_shard_reader__lend_buffers(c->rd, o->bufs, PREC_CHUNK_MAX_PAYLOAD);
-	else
-		r = prec_shard_reader__set_two_buffers(c->rd, true);
-	c->two = r == 0;
 	if (r < 0)
 		goto out_close;
 	*out = c;

@@ -21,7 +21,7 @@ struct prec_cursor_opts {
 	 * forced). */
 	uint32_t win_bytes;
 	/* NULL, or where lz4 payloads are read, shared by the merge's cursors
-	 * (prec_shard_reader__share_scratch()) */
+	 * (prec_shard_reader_opts.scratch) */
 	struct prec_shard_scratch *scratch;
 	/* NULL, or prec_cursor__size() bytes aligned to 64 that the caller
 	 * owns: a merge puts all its cursors in one block, where hundreds of
@@ -29,7 +29,7 @@ struct prec_cursor_opts {
 	 * the next cursor costs no page walk (see bench/merge.sh) */
 	void *mem;
 	/* NULL, or 2 * PREC_CHUNK_MAX_PAYLOAD bytes the caller owns, for the
-	 * shard reader's two buffers (prec_shard_reader__lend_buffers()) */
+	 * shard reader's two buffers (prec_shard_reader_opts.lent_buffers) */
 	void *bufs;
 	/* prec_cursor__win_size(win_bytes) bytes aligned to 64 that the
 	 * caller owns, for the window (its entries and its ring): a merge maps
@@ -108,8 +108,6 @@ void prec_cursor__salvage(struct prec_cursor *c);
 
 /* Records released before the watermarks allowed it (window full). */
 uint64_t prec_cursor__forced(const struct prec_cursor *c);
-
-const char *prec_cursor__name(const struct prec_cursor *c);
 
 void prec_cursor__close(struct prec_cursor *c);
 

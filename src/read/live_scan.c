@@ -56,7 +56,7 @@ int prec_live_scan__shard(int dirfd, const char *name, const struct prec_time_la
 	int r;
 
 	memset(t, 0, sizeof(*t));
-	r = prec_shard_reader__open_why(&rd, dirfd, name, why);
+	r = prec_shard_reader__open_why(&rd, dirfd, name, NULL, why);
 	if (r == -EBADMSG && why && *why && !strcmp(*why, "torn shard header")) {
 		/* created, header not on disk yet: nothing to count */
 		t->torn = true;

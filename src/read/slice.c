@@ -160,11 +160,6 @@ void prec_slice__carry(struct prec_slice *s)
 	s->added = 0;
 }
 
-uint32_t prec_slice__count(const struct prec_slice *s)
-{
-	return s->n - s->pos;
-}
-
 uint32_t prec_slice__added(const struct prec_slice *s)
 {
 	return s->added;

@@ -47,9 +47,6 @@ void prec_slice__pop(struct prec_slice *s);
  * room behind them for the next slice. */
 void prec_slice__carry(struct prec_slice *s);
 
-/* Entries kept or added and not handed out. */
-uint32_t prec_slice__count(const struct prec_slice *s);
-
 /* Bytes added since the last carry() (what the merge sizes its cuts on). */
 uint32_t prec_slice__added(const struct prec_slice *s);
 

@@ -1011,6 +1011,13 @@ static void epoch_lost(struct prec_session *s, int c, const struct prec_drainer_
 	b[2] = evlost;
 }
 
+/* A shard's loss: its LOST records, or its LOST_SAMPLES where the kernel
+ * counted more that way. */
+static uint64_t shard_lost(const struct prec_manifest_shard *sh)
+{
+	return sh->lost > sh->lost_samples ? sh->lost : sh->lost_samples;
+}
+
 static void shard_totals(struct prec_session *s, struct prec_evlist *el, int c)
 {
 	struct prec_manifest_shard *sh = &s->m->shards[c];
@@ -1034,7 +1041,7 @@ static void shard_totals(struct prec_session *s, struct prec_evlist *el, int c)
 		if (s->epoch_base)
 			epoch_lost(s, c, &ds, evlost, sh);
 		pr_debug("drainer cpu%d: %llu wake-ups, %llu chunks, %llu records, %llu bytes; stop seen at +%.1f ms, drained +%.1f, fsynced +%.1f\n",
-			 c, (unsigned long long)ds.wakeups,
+			 s->cpus[c], (unsigned long long)ds.wakeups,
 			 (unsigned long long)ds.chunks,
 			 (unsigned long long)ds.records,
 			 (unsigned long long)ds.bytes,
@@ -1043,7 +1050,7 @@ static void shard_totals(struct prec_session *s, struct prec_evlist *el, int c)
 	}
 	/* A ring overflow shows both as a LOST record and in the events'
 	 * PERF_FORMAT_LOST count: the larger of the two, not the sum. */
-	s->lost += sh->lost > sh->lost_samples ? sh->lost : sh->lost_samples;
+	s->lost += shard_lost(sh);
 }
 
 /* CPU index c's flight shard, flushed: the writer's totals and the LOST
@@ -1060,7 +1067,7 @@ static void flight_totals(struct prec_session *s, int c)
 	 * any overwritten one. */
 	if (s->snap)
 		prec_snapshot__lost(s->snap, c, &sh->lost, &sh->lost_samples);
-	s->lost += sh->lost > sh->lost_samples ? sh->lost : sh->lost_samples;
+	s->lost += shard_lost(sh);
 }
 
 /* Flush the flight shards (snapshots wait only until their chunks are
@@ -1268,7 +1275,7 @@ static void add_seen_buildids(struct prec_session *s)
 			prec_drainer__stats(s->drainers[c], &ds);
 		if (ds.unflagged)
 			pr_debug("cpu%d: %llu MMAP2 records with another session's build-id flag",
-				 c, (unsigned long long)ds.unflagged);
+				 s->cpus[c], (unsigned long long)ds.unflagged);
 		n = s->m->buildids_dropped + ds.maps_dropped;
 		s->m->buildids_dropped = n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
 	}
@@ -1743,11 +1750,6 @@ int prec_session__cut(struct prec_session *s, struct prec_evlist *el)
 
 /* ---- the summary: perf-like totals on stderr; when records were lost,
  * which CPU, why when it is known, and what to change ---- */
-
-static uint64_t shard_lost(const struct prec_manifest_shard *sh)
-{
-	return sh->lost > sh->lost_samples ? sh->lost : sh->lost_samples;
-}
 
 /* One line per CPU that lost records. A drainer held by the disk (waiting
  * for staging room) could not drain: that, not the ring size, is then the

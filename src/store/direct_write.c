@@ -32,8 +32,12 @@
 // ring overflows. Instead staging doubles, up to st_max: the bytes not yet
 // written are copied to their places in the bigger mirror, the write in
 // flight keeps the old buffer until it completes, and the new one is
-// registered in its place then. Staging never shrinks: its size is what
-// the worst stall needed.
+// registered in its place then. Once the stall is absorbed (little left to
+// write, no growth for SHRINK_HOLD_NS), staging goes back to its first
+// size the same way, at a sleep: the copy into it then sweeps a buffer
+// that stays in the cache, not one as big as the worst stall needed. Each
+// staging is its own mapping, so the memory a stall took goes back to the
+// system when it is dropped (malloc would keep the freed blocks).
 #include "store/direct_write.h"
 #include "util/clock.h"
 #include "util/log.h"
@@ -43,6 +47,7 @@
 #include <lz4.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -50,6 +55,9 @@
 #define MAX_BLK (64u * 1024u)
 /* No write for this long: write everything at the next sleep. */
 #define MAX_AGE_NS (100ull * 1000 * 1000)
+/* Grown staging goes back to its first size once no stall grew it for
+ * this long and what is left to write fits a quarter of the first size. */
+#define SHRINK_HOLD_NS (1000ull * 1000 * 1000)
 
 /* Start the next write unless one is in flight: whole blocks not yet
  * written when they make a batch (KICK_BATCH), or everything with the
@@ -65,10 +73,14 @@ struct direct_write {
 	/* staging[X % st_size] is file byte X, with room past st_size to
 	 * build a chunk whole before its wrapped end is moved to the front */
 	unsigned char *staging;
-	size_t st_size, st_max;
-	/* grow(): the buffer the write in flight reads, kept until it is
-	 * done; and the staging the ring has registered, if not the one now */
+	size_t st_size, st_max, st_base; /* now, the most, the first */
+	size_t slack;        /* bytes mapped past st_size */
+	uint64_t grown_at;   /* CLOCK_MONOTONIC_COARSE ns of the last growth */
+	/* resize(): the buffer the write in flight reads, kept until it is
+	 * done (old_len bytes mapped); and the staging the ring has
+	 * registered, if not the one now */
 	unsigned char *old;
+	size_t old_len;
 	bool old_fixed;
 	unsigned char *tail; /* one block: the partial block, padded */
 	size_t blk;          /* file offset and memory alignment of every write */
@@ -102,6 +114,35 @@ static uint64_t up(const struct direct_write *d, uint64_t x)
 static size_t chunk_max(void)
 {
 	return PREC_CHUNK_HDR_SIZE + (size_t)LZ4_COMPRESSBOUND(PREC_CHUNK_MAX_PAYLOAD);
+}
+
+/* A staging of its own: len bytes (a multiple of align, a power of two
+ * up to MAX_BLK) aligned to align. Returns NULL when the system has no
+ * memory for it. */
+static unsigned char *map_staging(size_t len, size_t align)
+{
+	size_t pad = align > MIN_BLK ? align : 0;
+	unsigned char *p = mmap(NULL, len + pad, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uintptr_t at;
+
+	if (p == MAP_FAILED)
+		return NULL;
+	if (!pad)
+		return p;
+	/* cut the mapping down to the aligned len bytes in it */
+	at = ((uintptr_t)p + align - 1) & ~(uintptr_t)(align - 1);
+	if (at > (uintptr_t)p)
+		munmap(p, at - (uintptr_t)p);
+	if ((uintptr_t)p + len + pad > at + len)
+		munmap((void *)(at + len), (uintptr_t)p + len + pad - (at + len));
+	return (unsigned char *)at;
+}
+
+static void unmap_staging(unsigned char *p, size_t len)
+{
+	if (p)
+		munmap(p, len);
 }
 
 /* blk: the file system's block (st_blksize), which every device's logical
@@ -229,15 +270,6 @@ static void kick(struct direct_write *d, enum kick how)
 	submit_op(d, niov);
 }
 
-/* At a sleep: write everything, partial block and all, when no write
- * started for MAX_AGE_NS; else a batch if there is one. */
-static void idle(struct direct_write *d)
-{
-	bool old = prec_now_ns(CLOCK_MONOTONIC_COARSE) - d->kicked_at >= MAX_AGE_NS;
-
-	kick(d, old ? KICK_ALL : KICK_BATCH);
-}
-
 /* Chunks that end inside the written range are in the file. */
 static void written_up_to(struct direct_write *d, uint64_t end)
 {
@@ -276,7 +308,7 @@ static void release_old(struct direct_write *d)
 			prec_log(PREC_LOG_DEBUG, "shard cpu%d: grown staging not registered (%s)",
 				 (int)d->cpu, strerror(-ret));
 	}
-	free(d->old);
+	unmap_staging(d->old, d->old_len);
 	d->old = NULL;
 	d->old_fixed = false;
 }
@@ -357,15 +389,44 @@ static void copy_mirror(unsigned char *dst, size_t dst_size,
 	}
 }
 
-/* Staging full behind a write in flight: twice the size, up to st_max.
- * The bytes from the first block not yet written on move to the bigger
- * mirror; a short write goes on from there. */
+/* Staging of size bytes in place of the one now: the bytes from the
+ * first block not yet written on move to their places in the new mirror;
+ * a short write goes on from there. The write in flight reads the buffer
+ * it was given: that one stays until it completes (one write at a time,
+ * so at most one is kept; with one kept already, the write reads that
+ * one, not this). Without a write in flight the ring's registered buffer
+ * is the new staging at once. Returns 0 or -ENOMEM (nothing changed). */
+static int resize(struct direct_write *d, size_t size)
+{
+	unsigned char *n = map_staging(size + d->slack, d->blk);
+
+	if (!n)
+		return -ENOMEM;
+	copy_mirror(n, size, d->staging, d->st_size, down(d, d->done), d->q->pos);
+	if (d->busy && !d->old) {
+		d->old = d->staging;
+		d->old_len = d->st_size + d->slack;
+		d->old_fixed = d->fixed;
+	} else {
+		unmap_staging(d->staging, d->st_size + d->slack);
+	}
+	d->staging = n;
+	d->st_size = size;
+	if (d->busy) {
+		d->fixed = false; /* until release_old() */
+	} else if (d->fixed) {
+		int ret = prec_uring__replace_buffer(d->ring, d->staging, d->st_size);
+
+		d->fixed = ret == 0;
+	}
+	return 0;
+}
+
+/* Staging full behind a write in flight: twice the size, up to st_max. */
 static bool dw_grow(void *io, size_t len, size_t *bytes)
 {
 	struct direct_write *d = io;
 	size_t size = d->st_size * 2 < d->st_max ? d->st_size * 2 : d->st_max;
-	size_t slack = (chunk_max() + d->blk - 1) / d->blk * d->blk;
-	unsigned char *n;
 
 	*bytes = 0;
 	/* A write must be in flight: otherwise the wait starts one, and it
@@ -373,24 +434,34 @@ static bool dw_grow(void *io, size_t len, size_t *bytes)
 	if (!d->busy)
 		kick(d, KICK_ALL);
 	size = size / d->blk * d->blk;
-	if (d->q->err || !d->busy || size <= d->st_size ||
-	    posix_memalign((void **)&n, d->blk, size + slack))
+	if (d->q->err || !d->busy || size <= d->st_size || resize(d, size))
 		return dw_fits(d, len);
-	copy_mirror(n, size, d->staging, d->st_size, down(d, d->done), d->q->pos);
-	/* The write in flight reads the buffer it was given: that one stays
-	 * until it completes (one write at a time, so at most one is kept;
-	 * with one kept already, the write reads that one, not this). */
-	if (!d->old) {
-		d->old = d->staging;
-		d->old_fixed = d->fixed;
-	} else {
-		free(d->staging);
-	}
-	d->staging = n;
-	d->st_size = size;
-	d->fixed = false;
+	d->grown_at = prec_now_ns(CLOCK_MONOTONIC_COARSE);
 	*bytes = size;
 	return dw_fits(d, len);
+}
+
+/* At a sleep: grown staging back to its first size once the stall that
+ * grew it is over (see SHRINK_HOLD_NS). */
+static void shrink(struct direct_write *d, uint64_t now)
+{
+	if (d->st_size == d->st_base || d->old || d->q->err ||
+	    now - d->grown_at < SHRINK_HOLD_NS ||
+	    d->q->pos - down(d, d->done) > d->st_base / 4)
+		return;
+	if (resize(d, d->st_base) == 0)
+		prec_log(PREC_LOG_DEBUG, "shard cpu%d: staging back to %zu KiB",
+			 (int)d->cpu, d->st_base >> 10);
+}
+
+/* At a sleep: write everything, partial block and all, when no write
+ * started for MAX_AGE_NS; else a batch if there is one. */
+static void idle(struct direct_write *d)
+{
+	uint64_t now = prec_now_ns(CLOCK_MONOTONIC_COARSE);
+
+	kick(d, now - d->kicked_at >= MAX_AGE_NS ? KICK_ALL : KICK_BATCH);
+	shrink(d, now);
 }
 
 static void dw_push(void *io, enum prec_write_push how)
@@ -437,8 +508,8 @@ static void dw_delete(void *io)
 
 	if (!d)
 		return;
-	free(d->staging);
-	free(d->old);
+	unmap_staging(d->staging, d->st_size + d->slack);
+	unmap_staging(d->old, d->old_len);
 	free(d->tail);
 	free(d);
 }
@@ -491,8 +562,10 @@ int prec_direct_write__new(struct prec_write_path *out,
 	       s->staging_bytes : 2 * chunk_max() + 2 * blk;
 	size = (size + blk - 1) / blk * blk;
 	slack = (chunk_max() + blk - 1) / blk * blk;
-	if (posix_memalign((void **)&d->staging, blk, size + slack) ||
-	    posix_memalign((void **)&d->tail, blk, blk)) {
+	d->slack = slack;
+	d->st_size = d->st_base = size;
+	d->staging = map_staging(size + slack, blk);
+	if (!d->staging || posix_memalign((void **)&d->tail, blk, blk)) {
 		dw_delete(d);
 		return -ENOMEM;
 	}
@@ -511,7 +584,6 @@ int prec_direct_write__new(struct prec_write_path *out,
 	 * from the start) and goes in staging too, as the first block's
 	 * start. */
 	memcpy(d->staging, hdr, len);
-	d->st_size = size;
 	d->st_max = s->staging_max > size ? s->staging_max : size;
 	d->blk = blk;
 	/* Fewer, bigger writes: each costs a request and, in a VM, an exit

@@ -3,7 +3,7 @@
 // counted per chunk, and the dropping of their oldest segments (the shard
 // header moved past them, then their segment file unlinked, or for a shard
 // written in one file their range punched out) when the total passes it.
-#include "store/disk_budget.h"
+#include "store/budget_member.h"
 #include "util/log.h"
 
 #include <endian.h>

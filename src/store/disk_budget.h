@@ -1,54 +1,54 @@
 /* SPDX-License-Identifier: MIT */
-/* Private to src/store: how a shard writer takes part in a disk budget
- * (disk_budget.c): it joins with its file, reports each chunk it appends,
- * and asks what is kept for its totals. */
+/* --max-disk: the bytes a recording may hold on disk (disk_budget.c). */
 #ifndef PREC_STORE_DISK_BUDGET_H
 #define PREC_STORE_DISK_BUDGET_H
 
-#include "store/shard_segments.h"
-#include "store/store.h"
+#include <stdint.h>
 
-struct prec_budget_member;
+/* The bytes a recording may hold on disk, shared by its CPU shards'
+ * writers: each appended chunk is counted, and the append that takes the
+ * total past the limit drops whole segments (runs of about segment()
+ * bytes of chunks, in the file's order) of the shard whose next segment is
+ * oldest, until the total is back under it: the shard header is rewritten
+ * to start after it, and the segment's file unlinked (O_DIRECT shards,
+ * written in segment files) or its range punched out of the shard's one
+ * file (FALLOC_FL_PUNCH_HOLE). Thread-safe: the counting is atomic, the dropping holds a lock
+ * (once per segment, never per record). docs/format.md, "Trimmed shards". */
+struct prec_disk_budget;
 
-/* One appended chunk: its file range, seq, counts and times; durable is
- * the writer's file offset below which every chunk is whole in the file. */
-struct prec_budget_chunk {
-	uint64_t off, end, durable;
-	uint32_t seq, records, payload, raw;
-	uint64_t first_time, last_time;
-	uint64_t time; /* first_time, or the watermark of a chunk without records */
+struct prec_disk_budget_stats {
+	uint64_t limit, segment;     /* as made */
+	uint64_t used;               /* counted now: chunks kept + fixed */
+	uint64_t segments, chunks, records, bytes; /* dropped (bytes: on disk) */
+	uint64_t first_time, last_time; /* of the records dropped, 0 if none */
+	uint64_t stuck;              /* appends over the limit with nothing droppable */
+	uint64_t backstops;          /* appends that dropped (the trimmer was late) */
+	uint64_t backstop_ns_max;    /* the longest such append's drops took */
+	uint64_t punch_ns, punch_ns_max; /* header rewrites and punches, total and longest */
+	/* the latest of the shards' first kept times (where every shard has
+	 * data), and the latest chunk time seen: the window now */
+	uint64_t window, latest;
 };
 
-/* Join b with the shard's file: hdr_fd (a buffered descriptor of it, for
- * the header rewrite and the punches; the writer owns and closes it, after
- * leave()); hdr as written at offset 0. With PREC_SHARD_SEGMENTS in hdr's
- * flags the shard is written in segment files dirfd/name.N
- * (shard_segments.h): the budget keeps a copy of dirfd, opens file 1 now
- * and each next one ahead of the writer's rotate(), and drops whole files.
- * Returns 0 or -errno. */
-int prec_disk_budget__join(struct prec_disk_budget *b, struct prec_budget_member **out,
-			   int hdr_fd, const struct prec_shard_header *hdr, int32_t cpu,
-			   int dirfd, const char *name);
-/* Segment files, the writer's thread, before it frames the chunk at file
- * offset pos: -1 to go on in the file it writes, or the descriptor of the
- * next segment file (opened O_DIRECT where the file system takes it; the
- * writer's to close) that the chunk at pos and those after it go to. Never
- * blocks on the disk: the file was opened ahead by the trimmer thread. */
-int prec_disk_budget__rotate(struct prec_budget_member *m, uint64_t pos);
-/* No more chunks, and none of this shard is dropped from now on. NULL ok. */
-void prec_disk_budget__leave(struct prec_budget_member *m);
-/* The writer's thread, per chunk appended: counted; past the limit, the
- * oldest segments of any member are dropped before it returns (a lock, a
- * header pwrite and an fallocate per segment). */
-void prec_disk_budget__append(struct prec_budget_member *m, const struct prec_budget_chunk *c);
-/* The writer's thread, at its flush, after its own fsync: the shard's
- * own file (the header rewrites go through hdr_fd) and, with segment
- * files, the kept files before the one it writes and the directory that
- * names them, made durable. Returns 0 or -errno. */
-int prec_disk_budget__sync(struct prec_budget_member *m);
-/* st (the writer's totals of every chunk done) less what was dropped; its
- * first and last times those of the chunks kept. After the writer's last
- * append. */
-void prec_disk_budget__kept(struct prec_budget_member *m, struct prec_shard_writer_stats *st);
+/* limit bytes for nr_shards shards; segments of limit / (8 * nr_shards),
+ * at least PREC_DISK_SEGMENT_MIN. Returns 0, -EINVAL (limit 0 or
+ * nr_shards 0) or -ENOMEM. */
+#define PREC_DISK_SEGMENT_MIN (256u * 1024u)
+int prec_disk_budget__new(struct prec_disk_budget **out, uint64_t limit,
+			  uint32_t nr_shards);
+/* No more drops by the trimmer thread (joined, its drop in flight done):
+ * before the writers' totals are taken at the stop, which then hold. */
+void prec_disk_budget__stop(struct prec_disk_budget *b);
+/* After every shard writer that joined it is closed; NULL is fine. */
+void prec_disk_budget__delete(struct prec_disk_budget *b);
+/* Bytes the budget counts beside the shards (side band, carry, manifest):
+ * replaces the previous figure. Any thread. */
+void prec_disk_budget__set_fixed(struct prec_disk_budget *b, uint64_t bytes);
+void prec_disk_budget__stats(struct prec_disk_budget *b,
+			     struct prec_disk_budget_stats *st);
+/* Run the budget's trimmer thread (which drops from a little below the
+ * limit, so that appends seldom have to) SCHED_FIFO at prio, as the
+ * drainers whose appends it spares. Returns 0 or -errno. */
+int prec_disk_budget__fifo(struct prec_disk_budget *b, int prio);
 
 #endif

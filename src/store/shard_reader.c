@@ -51,13 +51,13 @@ struct prec_shard_reader {
 	unsigned char *buf;     /* raw payload, buf_cap bytes */
 	uint32_t buf_cap;       /* grown to the largest chunk met */
 	/* lz4 stored payload: the reader's own, or one shared with the other
-	 * readers of a merge (prec_shard_reader__share_scratch()) */
+	 * readers of a merge (opts.scratch) */
 	struct prec_shard_scratch *z, own_z;
 	/* prec_shard_reader__set_two_buffers(): the previous payload, which
 	 * the next one does not overwrite */
 	unsigned char *spare;
 	uint32_t spare_cap;
-	/* buf, spare: the caller's (prec_shard_reader__lend_buffers()), not
+	/* buf, spare: the caller's (opts.lent_buffers), not
 	 * freed here */
 	bool buf_lent, spare_lent;
 	/* next() swapped buf and spare for a chunk it has not handed out
@@ -67,12 +67,12 @@ struct prec_shard_reader {
 	 * before it: one read per chunk instead of two. */
 	struct prec_chunk_header ahead;
 	bool have_ahead;
-	bool parts_on;          /* prec_shard_reader__set_parts() */
+	bool parts_on;          /* opts.parts */
 	/* the chunk being handed out in parts: its offset stays r->off */
 	struct prec_chunk_header part_hdr;
 	struct part part[PARTS_MAX];
 	uint32_t nparts, part_next;
-	/* prec_shard_reader__check_records() */
+	/* opts.check_records */
 	bool rec_check;
 	struct prec_time_layout rec_tl;
 	char rec_why[96];       /* the first record the checking pass refused */
@@ -426,33 +426,11 @@ int prec_shard_reader__next_part(struct prec_shard_reader *r, struct prec_chunk 
 	return load_part(r, c, r->part_next);
 }
 
-void prec_shard_reader__share_scratch(struct prec_shard_reader *r,
-				      struct prec_shard_scratch *s)
-{
-	free(r->own_z.buf);
-	r->own_z.buf = NULL;
-	r->own_z.cap = 0;
-	r->z = s ? s : &r->own_z;
-}
-
 void prec_shard_scratch__release(struct prec_shard_scratch *s)
 {
 	free(s->buf);
 	s->buf = NULL;
 	s->cap = 0;
-}
-
-void prec_shard_reader__set_parts(struct prec_shard_reader *r, bool on)
-{
-	r->parts_on = on;
-}
-
-void prec_shard_reader__check_records(struct prec_shard_reader *r,
-				      const struct prec_time_layout *tl)
-{
-	r->rec_check = tl != NULL;
-	if (tl)
-		r->rec_tl = *tl;
 }
 
 int prec_shard_reader__set_two_buffers(struct prec_shard_reader *r, bool on)
@@ -464,16 +442,29 @@ int prec_shard_reader__set_two_buffers(struct prec_shard_reader *r, bool on)
 	return 0;
 }
 
-int prec_shard_reader__lend_buffers(struct prec_shard_reader *r, void *mem, uint32_t cap)
+/* The buffers as opts asks, before the header is read into the first. */
+static int take_opts(struct prec_shard_reader *r, const struct prec_shard_reader_opts *o)
 {
-	if (!mem || cap < PREC_CHUNK_MAX_PAYLOAD)
-		return -EINVAL;
-	drop(&r->buf, &r->buf_cap, &r->buf_lent);
-	drop(&r->spare, &r->spare_cap, &r->spare_lent);
-	r->buf = mem;
-	r->spare = (unsigned char *)mem + cap;
-	r->buf_cap = r->spare_cap = cap;
-	r->buf_lent = r->spare_lent = true;
+	static const struct prec_shard_reader_opts none;
+
+	if (!o)
+		o = &none;
+	r->z = o->scratch ? o->scratch : &r->own_z;
+	r->parts_on = o->parts;
+	r->rec_check = o->check_records != NULL;
+	if (o->check_records)
+		r->rec_tl = *o->check_records;
+	if (o->lent_buffers) {
+		if (o->lent_cap < PREC_CHUNK_MAX_PAYLOAD)
+			return -EINVAL;
+		r->buf = o->lent_buffers;
+		r->spare = (unsigned char *)o->lent_buffers + o->lent_cap;
+		r->buf_cap = r->spare_cap = o->lent_cap;
+		r->buf_lent = r->spare_lent = true;
+		return 0;
+	}
+	if (o->two_buffers)
+		return prec_shard_reader__set_two_buffers(r, true);
 	return 0;
 }
 
@@ -719,14 +710,16 @@ static int check_shard_header(struct prec_shard_reader *r)
 }
 
 static int open_common(struct prec_shard_reader **out, struct prec_shard_reader *r,
-		       const char *name, const char **why)
+		       const char *name, const struct prec_shard_reader_opts *opts,
+		       const char **why)
 {
 	int ret;
 
-	r->z = &r->own_z;
 	r->dirfd = r->seg_fd = -1;
+	ret = take_opts(r, opts);
 	/* What a current writer's chunks need; only old files grow it. */
-	ret = reserve(&r->buf, &r->buf_cap, &r->buf_lent, PREC_CHUNK_MAX_PAYLOAD);
+	if (!ret && !r->buf)
+		ret = reserve(&r->buf, &r->buf_cap, &r->buf_lent, PREC_CHUNK_MAX_PAYLOAD);
 	if (!ret)
 		ret = check_shard_header(r);
 	if (ret) {
@@ -755,7 +748,8 @@ static int keep_dir(struct prec_shard_reader *r, int dirfd, const char *name)
 }
 
 int prec_shard_reader__open_why(struct prec_shard_reader **out, int dirfd,
-				const char *name, const char **why)
+				const char *name, const struct prec_shard_reader_opts *opts,
+				const char **why)
 {
 	struct prec_shard_reader *r;
 	const char *reason = NULL;
@@ -776,7 +770,7 @@ int prec_shard_reader__open_why(struct prec_shard_reader **out, int dirfd,
 		free(r);
 		return err;
 	}
-	ret = open_common(out, r, name, why);
+	ret = open_common(out, r, name, opts, why);
 	if (ret || !(r->hdr.flags & PREC_SHARD_SEGMENTS))
 		return ret;
 	ret = keep_dir(r, dirfd, name);
@@ -792,11 +786,12 @@ int prec_shard_reader__open_why(struct prec_shard_reader **out, int dirfd,
 int prec_shard_reader__open(struct prec_shard_reader **out, int dirfd,
 			    const char *name)
 {
-	return prec_shard_reader__open_why(out, dirfd, name, NULL);
+	return prec_shard_reader__open_why(out, dirfd, name, NULL, NULL);
 }
 
 int prec_shard_reader__open_mem(struct prec_shard_reader **out,
-				const void *buf, size_t len)
+				const void *buf, size_t len,
+				const struct prec_shard_reader_opts *opts)
 {
 	struct prec_shard_reader *r;
 
@@ -807,7 +802,7 @@ int prec_shard_reader__open_mem(struct prec_shard_reader **out,
 	r->fd = -1;
 	r->mem = buf;
 	r->mem_len = len;
-	return open_common(out, r, "(memory)", NULL);
+	return open_common(out, r, "(memory)", opts, NULL);
 }
 
 const struct prec_shard_header *

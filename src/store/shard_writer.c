@@ -7,7 +7,7 @@
 // budget hands them over.
 #include "store/buffered_write.h"
 #include "store/direct_write.h"
-#include "store/disk_budget.h"
+#include "store/budget_member.h"
 #include "store/drain_wait.h"
 #include "util/clock.h"
 #include "util/log.h"

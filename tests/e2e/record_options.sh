@@ -133,5 +133,12 @@ esac
 read -r n p < <("$PREC" merge "$tmp/cc" 2>/dev/null | perf script -i - -F comm,period 2>/dev/null |
 	awk '$1 == "storm" { n++; if ($2 != 1000000) bad = $2 } END { print n + 0, bad + 0 }')
 [ "$n" -ge 100 ] && [ "$p" = 0 ] || fail "cpu-clock -c 1000000: $n storm samples, a period $p"
+# Messages name a drainer's CPU by its number, never by its index among
+# the recorded CPUs: under -C 1 the only drainer is CPU 1's.
+if [ "$(nproc)" -ge 2 ]; then
+	"$PREC" record -v -d "$tmp/c1" -C 1 -e cpu-clock -- true 2>"$tmp/c1.err" || fail "record -C 1: exit $?"
+	grep -q '^prec: debug: drainer cpu1: ' "$tmp/c1.err" || fail "-C 1 -v: no 'drainer cpu1:' line: $(grep drainer "$tmp/c1.err")"
+	! grep -q 'drainer cpu0' "$tmp/c1.err" || fail "-C 1 -v: a drainer named by its index: $(grep 'drainer cpu0' "$tmp/c1.err")"
+fi
 echo "page-faults -c $C: $((K / C)) samples of period $C over $K + $B faults; cpu-clock -c 1000000: $n samples"
-echo "PASS: -i follows no child; --switch-events: $out switch-outs for $P round trips; --max-size; --all-user/--all-kernel; -c N on page-faults"
+echo "PASS: -i follows no child; --switch-events: $out switch-outs for $P round trips; --max-size; --all-user/--all-kernel; -c N on page-faults; -C 1 names its drainer cpu1"

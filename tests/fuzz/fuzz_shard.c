@@ -10,7 +10,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static volatile uint32_t sink;
 
-#define PARTS 1u   /* prec_shard_reader__set_parts */
+#define PARTS 1u   /* opts.parts */
 #define RECORDS 2u /* prec_shard_reader__check_records */
 #define TWO 4u     /* prec_shard_reader__set_two_buffers */
 
@@ -40,14 +40,19 @@ static void walk(const uint8_t *buf, size_t len, unsigned int flags)
 	uint32_t sum = 0;
 	int ret;
 
-	if (prec_time_layout__init(&tl, FZ_SAMPLE_TYPE) < 0 ||
-	    prec_shard_reader__open_mem(&r, buf, len) < 0)
+	struct prec_shard_reader_opts ro = {
+		.parts = flags & PARTS,
+		.check_records = flags & RECORDS ? &tl : NULL,
+		.two_buffers = flags & TWO,
+	};
+
+	if (prec_time_layout__init(&tl, FZ_SAMPLE_TYPE) < 0)
 		return;
-	prec_shard_reader__set_parts(r, flags & PARTS);
-	if (flags & RECORDS)
-		prec_shard_reader__check_records(r, &tl);
-	if ((flags & TWO) && prec_shard_reader__set_two_buffers(r, true) < 0)
+	ret = prec_shard_reader__open_mem(&r, buf, len, &ro);
+	if (ret == -ENOMEM && (flags & TWO))
 		__builtin_trap();
+	if (ret < 0)
+		return;
 	sum += (uint32_t)prec_shard_reader__header(r)->cpu;
 	while ((ret = prec_shard_reader__next(r, &c)) == 1) {
 		uint32_t at = 0;

@@ -227,7 +227,7 @@ static void read_back(uint8_t *src, uint8_t *out)
 	p += 64 + stored;
 	prec_chunk_framer__exit(&f);
 
-	CHECK_EQ(prec_shard_reader__open_mem(&r, out, (size_t)(p - out)), 0);
+	CHECK_EQ(prec_shard_reader__open_mem(&r, out, (size_t)(p - out), NULL), 0);
 	CHECK_EQ(prec_shard_reader__next(r, &c), 1);
 	CHECK_EQ(c.len, 30000);
 	CHECK_EQ(c.hdr.seq, 0);

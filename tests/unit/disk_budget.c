@@ -239,13 +239,13 @@ static void bad_first_chunk(void)
 	h.checksum = htole32(prec_crc32c(0, &h, offsetof(struct prec_shard_header, checksum)));
 	memset(buf, 0, sizeof(buf));
 	memcpy(buf, &h, sizeof(h));
-	CHECK_EQ(prec_shard_reader__open_mem(&r, buf, sizeof(buf)), -EBADMSG);
+	CHECK_EQ(prec_shard_reader__open_mem(&r, buf, sizeof(buf), NULL), -EBADMSG);
 	/* at the end of the file: a clean, empty shard */
 	h.first_chunk = htole64(sizeof(buf));
 	h.first_seq = htole32(7);
 	h.checksum = htole32(prec_crc32c(0, &h, offsetof(struct prec_shard_header, checksum)));
 	memcpy(buf, &h, sizeof(h));
-	CHECK_EQ(prec_shard_reader__open_mem(&r, buf, sizeof(buf)), 0);
+	CHECK_EQ(prec_shard_reader__open_mem(&r, buf, sizeof(buf), NULL), 0);
 	{
 		struct prec_chunk c;
 

@@ -215,7 +215,7 @@ static void read_level(int dirfd, const char *name, const struct expect *e,
 		if (path == 0)
 			CHECK_EQ(prec_shard_reader__open(&r, dirfd, name), 0);
 		else
-			CHECK_EQ(prec_shard_reader__open_mem(&r, file, flen), 0);
+			CHECK_EQ(prec_shard_reader__open_mem(&r, file, flen, NULL), 0);
 		for (int i = 0; i < NCH; i++) {
 			CHECK_EQ(prec_shard_reader__next(r, &c), 1);
 			check_chunk(&c, &e[i], i, file);
@@ -282,7 +282,7 @@ static void write_bad_base(int dirfd, uint64_t *rng)
 	}
 	CHECK_EQ(prec_shard_writer__close(w), 0);
 	file = slurp(dirfd, "bad.shard", &file_len);
-	CHECK_EQ(prec_shard_reader__open_mem(&r, file, file_len), 0);
+	CHECK_EQ(prec_shard_reader__open_mem(&r, file, file_len, NULL), 0);
 	for (int i = 0; i < NBAD; i++) {
 		CHECK_EQ(prec_shard_reader__next(r, &c), 1);
 		CHECK_EQ(c.hdr.codec, PREC_CODEC_LZ4);
@@ -323,7 +323,7 @@ static int read_patched(unsigned char *b, size_t len, int k, const char **why)
 	struct prec_chunk c;
 	int res;
 
-	CHECK_EQ(prec_shard_reader__open_mem(&r, b, len), 0);
+	CHECK_EQ(prec_shard_reader__open_mem(&r, b, len, NULL), 0);
 	for (int i = 0; i < k; i++)
 		CHECK_EQ(prec_shard_reader__next(r, &c), 1);
 	res = prec_shard_reader__next(r, &c);

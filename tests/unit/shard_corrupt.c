@@ -74,7 +74,7 @@ static int read_mem(const unsigned char *buf, size_t len, int *res, uint64_t *of
 	int n = 0;
 
 	memcpy(copy, buf, len);
-	*res = prec_shard_reader__open_mem(&r, copy, len);
+	*res = prec_shard_reader__open_mem(&r, copy, len, NULL);
 	if (*res) {
 		free(copy);
 		return -1;
@@ -116,7 +116,7 @@ static void index_chunks(void)
 	struct prec_chunk c;
 	int n = 0;
 
-	CHECK_EQ(prec_shard_reader__open_mem(&r, file, file_len), 0);
+	CHECK_EQ(prec_shard_reader__open_mem(&r, file, file_len, NULL), 0);
 	while (prec_shard_reader__next(r, &c) == 1)
 		offs[n++] = c.offset;
 	CHECK_EQ(n, NCHUNK);
@@ -189,7 +189,7 @@ static void growing(int dirfd)
 	struct prec_chunk c;
 	int n = 0;
 
-	CHECK_EQ(prec_shard_reader__open_mem(&r, file, file_len), 0);
+	CHECK_EQ(prec_shard_reader__open_mem(&r, file, file_len, NULL), 0);
 	while (prec_shard_reader__next(r, &c) == 1) {
 		ref[n] = malloc(c.len ? c.len : 1);
 		memcpy(ref[n], c.payload, c.len);

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Shard reader, chunks in parts (prec_shard_reader__set_parts): a format 1.0
+// Shard reader, chunks in parts (opts.parts): a format 1.0
 // chunk over 64 KiB comes out as parts of whole records that put it back
 // together byte for byte; bytes that change between the checking pass and a
 // part's read, broken framing, a wrong record count and a bad checksum are
@@ -74,8 +74,9 @@ static struct prec_shard_reader *open_parts(void)
 {
 	struct prec_shard_reader *r;
 
-	CHECK_EQ(prec_shard_reader__open_mem(&r, shard, shard_len), 0);
-	prec_shard_reader__set_parts(r, true);
+	struct prec_shard_reader_opts ro = { .parts = true };
+
+	CHECK_EQ(prec_shard_reader__open_mem(&r, shard, shard_len, &ro), 0);
 	return r;
 }
 
@@ -115,7 +116,7 @@ static void test_round_trip(void)
 	prec_shard_reader__close(r);
 
 	/* off by default: whole */
-	CHECK_EQ(prec_shard_reader__open_mem(&r, shard, shard_len), 0);
+	CHECK_EQ(prec_shard_reader__open_mem(&r, shard, shard_len, NULL), 0);
 	CHECK_EQ(prec_shard_reader__next(r, &c), 1);
 	CHECK(!c.more && c.len == BIG);
 	prec_shard_reader__close(r);
@@ -212,7 +213,7 @@ static bool in_block(const unsigned char *p, const unsigned char *block, size_t 
 	return p >= block && p < block + len;
 }
 
-/* prec_shard_reader__lend_buffers(): chunks that fit land in the two lent
+/* opts.lent_buffers: chunks that fit land in the two lent
  * buffers in turn; a bigger one gets a buffer of the reader's own, and the
  * payload before it stays valid in its lent buffer (the two-buffer
  * contract). The buffers are two pieces of one allocation, so a free() of
@@ -225,6 +226,7 @@ static void test_lent_buffers(void)
 	const unsigned char *prev;
 	struct prec_shard_reader *r;
 	struct prec_chunk c;
+	struct prec_shard_reader_opts ro = { 0 };
 	uint64_t off[4];
 
 	CHECK(block != NULL);
@@ -233,9 +235,11 @@ static void test_lent_buffers(void)
 	off[1] = add_chunk(1, cap, 0);
 	off[2] = add_chunk(2, BIG, 0);
 	off[3] = add_chunk(3, 2000, 0);
-	CHECK_EQ(prec_shard_reader__open_mem(&r, shard, shard_len), 0);
-	CHECK_EQ(prec_shard_reader__lend_buffers(r, a, cap - 8), -EINVAL);
-	CHECK_EQ(prec_shard_reader__lend_buffers(r, a, cap), 0);
+	ro.lent_buffers = a;
+	ro.lent_cap = cap - 8;
+	CHECK_EQ(prec_shard_reader__open_mem(&r, shard, shard_len, &ro), -EINVAL);
+	ro.lent_cap = cap;
+	CHECK_EQ(prec_shard_reader__open_mem(&r, shard, shard_len, &ro), 0);
 	CHECK_EQ(prec_shard_reader__next(r, &c), 1);
 	CHECK(c.payload == a || c.payload == b);
 	CHECK(c.len == 1000 && !memcmp(c.payload, shard + off[0] + 64, 1000));

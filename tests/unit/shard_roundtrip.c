@@ -171,7 +171,7 @@ static uint64_t read_back(int dirfd, const char *name, const struct expect *e, i
 	flen = read(fd, filebuf, sizeof(filebuf));
 	close(fd);
 	CHECK(flen > 0 && (size_t)flen < sizeof(filebuf));
-	CHECK_EQ(prec_shard_reader__open_mem(&r, filebuf, (size_t)flen), 0);
+	CHECK_EQ(prec_shard_reader__open_mem(&r, filebuf, (size_t)flen, NULL), 0);
 	for (int i = 0; i < n; i++) {
 		CHECK_EQ(prec_shard_reader__next(r, &c), 1);
 		check_chunk(&c, &e[i], i, o->codec);

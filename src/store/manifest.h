@@ -1,0 +1,204 @@
+/* SPDX-License-Identifier: MIT */
+/* The manifest: a recording's metadata, its encoding and its atomic
+ * write (manifest.c, manifest_codec.c, manifest_decode.c, manifest_check.c,
+ * manifest_io.c, manifest_json.c). docs/manifest-format.md has every byte. */
+#ifndef PREC_STORE_MANIFEST_H
+#define PREC_STORE_MANIFEST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "store/record_time.h"
+
+enum prec_manifest_state {
+	PREC_STATE_RECORDING = 1, /* written at start; recorder still running or died */
+	PREC_STATE_COMPLETE = 2,  /* replaced at close */
+};
+
+struct prec_manifest_event {
+	uint8_t attr[128];     /* struct perf_event_attr as opened (size 128) */
+	char *name;            /* as the user wrote it, e.g. "sched:sched_switch" */
+	uint32_t nr_ids;
+	uint64_t *ids;         /* PERF_EVENT_IOC_ID of each fd */
+	int32_t *id_cpus;      /* CPU of each id (-1 if per-task on any CPU) */
+	int32_t *id_tids;      /* tid of each id (-1 if per-CPU) */
+	/* its group's leader as an index of events[] + 1 (a leader: its
+	 * own), 0 in no group: opened with the leader's fd as group_fd */
+	uint32_t leader1;
+};
+
+struct prec_manifest_tracepoint {
+	char *system, *name;   /* "sched", "sched_switch" */
+	uint64_t id;           /* tracefs id (attr.config) */
+	char *format;          /* text of events/<system>/<name>/format */
+};
+
+struct prec_manifest_shard {
+	char *name;            /* "cpu000.shard", "sideband.shard" */
+	int32_t cpu;
+	uint64_t chunks, records, bytes;  /* bytes = payload bytes stored */
+	uint64_t raw_bytes;               /* decoded payload bytes */
+	uint64_t lost;                    /* records lost (LOST records sum) */
+	uint64_t lost_samples;            /* LOST_SAMPLES sum + PERF_FORMAT_LOST */
+	uint64_t first_time, last_time;
+};
+
+struct prec_manifest_buildid {
+	uint16_t cpumode;      /* PERF_RECORD_MISC_KERNEL / _USER ... */
+	uint8_t size;          /* bytes used in id[] (<= 20) */
+	int32_t pid;           /* -1 = host */
+	uint8_t id[20];
+	char *path;
+};
+
+/* The TSC <-> perf clock conversion a perf ring's control page publishes
+ * (struct perf_event_mmap_page time_* words), as perf's TIME_CONV record
+ * carries it. */
+struct prec_time_conv {
+	uint64_t time_zero;
+	uint64_t time_cycles;   /* with cap_user_time_short: the counter ... */
+	uint64_t time_mask;     /* ... is this narrow, and wraps */
+	uint32_t time_mult;
+	uint16_t time_shift;
+	bool cap_user_time_zero; /* the words convert to the perf clock */
+	bool cap_user_time_short;
+};
+
+struct prec_manifest_cpu {
+	int32_t core_id, socket_id, die_id;
+};
+
+/* A manifest holds metadata only; anything bigger is not one of ours, and
+ * reading it whole would let a hostile file exhaust memory: readers refuse
+ * it (-EFBIG) and the writer never writes one. */
+#define PREC_MANIFEST_MAX_SIZE (256u << 20)
+/* The build-id table's bounds (docs/manifest-format.md, BUILDIDS): a
+ * workload mapping endless distinct paths cannot grow the manifest past
+ * what readers take. Mapped files (user paths): at most this many entries
+ * and path bytes (NULs included); the other entries (kernel, modules,
+ * [vdso]) have PREC_MANIFEST_BUILDIDS_OTHER more of their own. No path of
+ * PREC_MANIFEST_BUILDID_PATH_MAX bytes or more (perf's PATH_MAX). */
+#define PREC_MANIFEST_BUILDIDS_MAX 65536u
+#define PREC_MANIFEST_BUILDID_BYTES_MAX (32u << 20)
+#define PREC_MANIFEST_BUILDIDS_OTHER 8192u
+#define PREC_MANIFEST_BUILDID_PATH_MAX 4096u
+
+struct prec_manifest_buildid_index;
+
+struct prec_manifest {
+	uint32_t state;                   /* enum prec_manifest_state */
+	uint8_t session_id[16];
+	/* host facts */
+	char *hostname, *os_release, *arch, *cpu_desc, *cpu_id, *version;
+	uint32_t nr_cpus_avail, nr_cpus_online;
+	uint64_t total_mem_kb;
+	struct prec_manifest_cpu *cpus;   /* nr_cpus_avail entries, or NULL */
+	/* the recording */
+	uint32_t argc;
+	char **argv;                      /* prec's own command line */
+	int32_t clockid;                  /* -1: perf clock */
+	uint64_t clock_res_ns;
+	uint64_t ref_wall_ns, ref_clock_ns; /* one instant on both clocks */
+	uint64_t start_time, stop_time;   /* event clock */
+	uint64_t sample_type;             /* common base of all attrs */
+	struct prec_time_layout time_layout;
+	uint32_t nr_events;
+	struct prec_manifest_event *events;
+	/* tracing */
+	uint32_t nr_tracepoints;
+	struct prec_manifest_tracepoint *tracepoints;
+	char *header_page, *header_event, *printk_formats, *saved_cmdlines;
+	/* totals */
+	uint32_t nr_shards;
+	struct prec_manifest_shard *shards;
+	uint32_t nr_buildids;
+	struct prec_manifest_buildid *buildids;
+	/* mapped files that got no entry because they could not be read as
+	 * the file mapped: path replaced since, read failed, no answer in
+	 * time (deleted files are not counted) */
+	uint32_t buildids_unread;
+	/* (path, build-id) pairs not put in the table: over its bounds (the
+	 * BUILDID_DROPS section, minor 3; 0 in older manifests) */
+	uint32_t buildids_dropped;
+	/* add_buildid()'s hash of the table and its sizes; rebuilt when the
+	 * table was filled another way (decode). Not encoded. */
+	struct prec_manifest_buildid_index *bid_index;
+	/* AUX: PMU-specific AUXTRACE_INFO */
+	uint32_t auxtrace_type;
+	uint32_t nr_auxtrace_priv;
+	uint64_t *auxtrace_priv;
+	/* the first ring's TSC conversion; the TIME_CONV section (and
+	 * record) exists only when time_conv.cap_user_time_zero */
+	struct prec_time_conv time_conv;
+	/* --max-disk: the budget (0: none), its segment size, and what it
+	 * dropped: whole segments of CPU shards, their chunks, records and
+	 * bytes, the first and last time of those records (0: none) */
+	struct prec_manifest_max_disk {
+		uint64_t limit, segment;
+		uint64_t segments, chunks, records, bytes;
+		uint64_t first_time, last_time;
+	} max_disk;
+};
+
+/* All strings and arrays of a manifest are owned by it and freed by
+ * delete(). The add_* helpers copy their arguments and return 0 or -ENOMEM. */
+struct prec_manifest *prec_manifest__new(void);
+void prec_manifest__delete(struct prec_manifest *m);
+
+/* Replace *field (one of m's char * members) with a copy of s (NULL ok). */
+int prec_manifest__set_str(struct prec_manifest *m, char **field, const char *s);
+int prec_manifest__set_argv(struct prec_manifest *m, int argc, char *const argv[]);
+/* Returns the new event's index, or -ENOMEM. */
+int prec_manifest__add_event(struct prec_manifest *m, const void *attr128,
+			     const char *name);
+int prec_manifest__add_event_id(struct prec_manifest *m, uint32_t event,
+				uint64_t id, int32_t cpu, int32_t tid);
+int prec_manifest__add_tracepoint(struct prec_manifest *m, const char *system,
+				  const char *name, uint64_t id,
+				  const char *format);
+int prec_manifest__add_shard(struct prec_manifest *m,
+			     const struct prec_manifest_shard *s);
+/* Adds unless an entry with the same id and path exists (a hashed look-up:
+ * adding n entries costs O(n)). An entry past the table's bounds (above)
+ * is counted in buildids_dropped and not added: 0 all the same. Returns 0,
+ * -EINVAL or -ENOMEM. */
+int prec_manifest__add_buildid(struct prec_manifest *m,
+			       const struct prec_manifest_buildid *b);
+/* Empty the build-id table (perf record -B: a recording without one). */
+void prec_manifest__clear_buildids(struct prec_manifest *m);
+/* Whether an entry for path exists (any id), hashed as add_buildid().
+ * Returns 1, 0, or -ENOMEM (the index could not be built). */
+int prec_manifest__has_buildid(struct prec_manifest *m, const char *path);
+
+/* Serialize to a malloc'd buffer. Returns 0 or -errno. */
+int prec_manifest__encode(const struct prec_manifest *m, void **buf,
+			  size_t *len);
+/* Parse a buffer. Returns 0, -EBADMSG (corrupt, truncated, bad checksum,
+ * inconsistent contents as prec_manifest__check() finds them; *why says
+ * what), -EPROTONOSUPPORT (unknown major version). Never reads outside buf,
+ * never allocates more than a small multiple of len. */
+int prec_manifest__decode(struct prec_manifest **out, const void *buf,
+			  size_t len, const char **why);
+/* Whether m is what prec writes (docs/manifest-format.md, "Consistency"):
+ * at least one event; every attr has the session's sample_type base and
+ * at least one id; no id twice; the time layout follows from the session's
+ * sample_type; shard names are plain file names (no '/', not ".", ".." or
+ * "manifest"), no name or cpu twice. Returns 0, -EBADMSG with *why (a
+ * static string), or -ENOMEM. decode() calls it. */
+int prec_manifest__check(const struct prec_manifest *m, const char **why);
+
+/* Atomically (re)write dirfd/manifest: temp file, fsync, rename, fsync dir. */
+int prec_manifest__write(const struct prec_manifest *m, int dirfd);
+/* Read and decode dirfd/manifest; *why as for decode (or strerror text). */
+int prec_manifest__read(struct prec_manifest **out, int dirfd,
+			const char **why);
+
+/* Print m as one JSON object (for `prec info --json`): every field; strings
+ * escaped (invalid UTF-8 bytes as \u00XX), absent strings as null, session
+ * and build-ids in hex, attrs as their key fields plus the 128 bytes in hex.
+ * Returns 0, or -EIO when writing to f failed. */
+int prec_manifest__print_json(const struct prec_manifest *m, FILE *f);
+
+#endif
