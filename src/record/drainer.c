@@ -26,6 +26,7 @@
 #include "record/ring.h"
 #include "store/store.h"
 #include "util/file.h"
+#include "util/latch.h"
 #include "util/log.h"
 
 #define DEFAULT_ROUND_NS 100000000ull
@@ -34,15 +35,12 @@ struct prec_drainer {
 	struct prec_drainer_opts o;
 	struct prec_drain_walk walk;
 	struct prec_drainer_stats st;
-	int efd;              /* written by stop() and enable_all() */
+	int efd;              /* written by stop() and every ask */
 	int stop_req;         /* also set by stop(), read with atomics */
-	int en_state;         /* enum en_state, atomic: enable_all() asks,
-			       * the thread answers */
-	struct prec_drain_enable *en; /* enable_all()'s count, once asked */
+	struct prec_request enable_req; /* enable_all() asks */
 	bool en_tracking;     /* what it asked: the tracking events alone */
-	int cut_state;        /* enum en_state, atomic: cut_all() asks */
+	struct prec_request cut_req;    /* cut_all() asks */
 	struct prec_drainer_cut *cut; /* cut_all()'s, once asked */
-	struct prec_drain_enable *cut_g;
 	int capture_req;      /* atomic: capture_all() asks, the move ends it */
 	int err;              /* first error; the thread stops on it (atomic:
 			       * the session reads it while the thread runs) */
@@ -57,21 +55,17 @@ struct prec_drainer {
 	bool disabled;        /* the thread disabled o.el's CPU's events */
 	pthread_t thread;
 	/* start_all()'s fan-out: the drainers d[0..fan_n), this one at
-	 * fan_i, starting its two children before its own work; fan_g
+	 * fan_i, starting its two children before its own work; fan_latch
 	 * counts the drainers not yet started. */
 	struct prec_drainer **fan;
 	int fan_n, fan_i;
-	struct prec_drain_enable *fan_g;
+	struct prec_latch *fan_latch;
 	cpu_set_t anywhere;   /* the caller's CPUs, for a refused CPU set */
 	int start_err;        /* creating this thread failed: -errno */
-	int done_state;       /* enum en_state, atomic: stop_all() asks to
-			       * hear when the shard is flushed */
-	struct prec_drain_enable *done_g; /* stop_all()'s count, once asked */
+	/* stop_all() asks to hear when the shard is flushed: the thread's
+	 * exit from its request answers it */
+	struct prec_request done_req;
 };
-
-/* An enable at the start: IDLE -> ASKED by enable_all() (the main
- * thread), ASKED -> IDLE (done) or IDLE/ASKED -> EXITED by the drainer. */
-enum en_state { EN_IDLE, EN_ASKED, EN_EXITED };
 
 static uint64_t now_ns(clockid_t clk)
 {
@@ -459,47 +453,17 @@ static void thread_setup(struct prec_drainer *d)
 			d->o.pin_cpu, strerror(err));
 }
 
-/* One fewer drainer for enable_all() to wait for: the last wakes it. */
-static void enable_done(struct prec_drain_enable *g)
-{
-	if (__atomic_sub_fetch(&g->pending, 1, __ATOMIC_ACQ_REL) == 0)
-		syscall(SYS_futex, &g->pending, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
-}
-
-static void enable_fail(struct prec_drain_enable *g, int err)
-{
-	int none = 0;
-
-	__atomic_compare_exchange_n(&g->err, &none, err, false,
-				    __ATOMIC_RELEASE, __ATOMIC_RELAXED);
-}
-
 /* enable_all() asked: this CPU's events, from this CPU. */
 static void enable_own(struct prec_drainer *d)
 {
-	int err;
-
-	if (__atomic_load_n(&d->en_state, __ATOMIC_ACQUIRE) != EN_ASKED)
-		return;
-	err = prec_evlist__enable_cpu(d->o.el, d->o.el_cpu, d->en_tracking);
-	if (err)
-		enable_fail(d->en, err);
-	__atomic_store_n(&d->en_state, EN_IDLE, __ATOMIC_RELEASE);
-	enable_done(d->en);
-}
-
-/* The thread is leaving: enable_all() must not wait for it. */
-static void enable_exit(struct prec_drainer *d)
-{
-	if (__atomic_exchange_n(&d->en_state, EN_EXITED, __ATOMIC_ACQ_REL) == EN_ASKED) {
-		enable_fail(d->en, -ENOENT);
-		enable_done(d->en);
-	}
+	if (prec_request__asked(&d->enable_req))
+		prec_request__answer(&d->enable_req,
+				     prec_evlist__enable_cpu(d->o.el, d->o.el_cpu, d->en_tracking));
 }
 
 static bool cut_asked(struct prec_drainer *d)
 {
-	return __atomic_load_n(&d->cut_state, __ATOMIC_ACQUIRE) == EN_ASKED;
+	return prec_request__asked(&d->cut_req);
 }
 
 /* cut_all() asked, and a pass since drained into the old shard: between
@@ -526,55 +490,21 @@ static void cut_own(struct prec_drainer *d)
 	err = prec_drain_walk__note_maps(&d->walk, c->capture.buf, c->capture.len);
 	if (err)
 		fail(d, err);
-	__atomic_store_n(&d->cut_state, EN_IDLE, __ATOMIC_RELEASE);
-	enable_done(d->cut_g);
+	prec_request__answer(&d->cut_req, 0);
 }
 
-static void cut_exit(struct prec_drainer *d)
-{
-	if (__atomic_exchange_n(&d->cut_state, EN_EXITED, __ATOMIC_ACQ_REL) == EN_ASKED) {
-		enable_fail(d->cut_g, -ENOENT);
-		enable_done(d->cut_g);
-	}
-}
-
-/* The main thread's side of a request to every drainer (an enable, a
- * cut): g counts the drainers yet to answer, plus one for the asker. */
-static void ask_begin(struct prec_drain_enable *g, int n)
-{
-	__atomic_store_n(&g->pending, n + 1, __ATOMIC_RELAXED);
-	__atomic_store_n(&g->err, 0, __ATOMIC_RELAXED);
-}
-
-/* Ask d: its *state from IDLE to ASKED, then its eventfd. False when it
- * has exited (counted as answered, with -ENOENT). */
-static bool ask_one(struct prec_drainer *d, int *state, struct prec_drain_enable *g)
+/* Ask d (its eventfd wakes it) with r, counted on l; false when it has
+ * exited. */
+static bool ask(struct prec_drainer *d, struct prec_request *r, struct prec_latch *l)
 {
 	uint64_t one = 1;
-	int idle = EN_IDLE;
 
-	if (!__atomic_compare_exchange_n(state, &idle, EN_ASKED, false,
-					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-		enable_fail(g, -ENOENT);
-		__atomic_sub_fetch(&g->pending, 1, __ATOMIC_RELAXED);
+	if (!prec_request__ask(r, l))
 		return false;
-	}
 	if (write(d->efd, &one, sizeof(one)) < 0) {
 		/* EAGAIN: a wake-up is pending already. */
 	}
 	return true;
-}
-
-/* Every drainer asked: drop the asker's count and sleep until the last
- * answer (the drainer that brings it to 0 wakes us). The first error. */
-static int ask_wait(struct prec_drain_enable *g)
-{
-	int v;
-
-	__atomic_sub_fetch(&g->pending, 1, __ATOMIC_ACQ_REL);
-	while ((v = __atomic_load_n(&g->pending, __ATOMIC_ACQUIRE)) != 0)
-		syscall(SYS_futex, &g->pending, FUTEX_WAIT_PRIVATE, v, NULL, NULL, 0);
-	return __atomic_load_n(&g->err, __ATOMIC_ACQUIRE);
 }
 
 void prec_drainer__capture_all(struct prec_drainer **d, int n,
@@ -590,21 +520,20 @@ void prec_drainer__capture_all(struct prec_drainer **d, int n,
 
 int prec_drainer__cut_all(struct prec_drainer **d, int n,
 			  struct prec_drainer_cut *cut,
-			  struct prec_drain_enable *g)
+			  struct prec_latch *l)
 {
-	ask_begin(g, n);
+	prec_latch__begin(l, n);
 	for (int i = 0; i < n; i++) {
 		if (!d[i] || !d[i]->started) {
-			__atomic_sub_fetch(&g->pending, 1, __ATOMIC_RELAXED);
+			prec_latch__skip(l);
 			continue;
 		}
 		/* capture_all() set it already: the thread may be reading it */
 		if (d[i]->cut != &cut[i])
 			d[i]->cut = &cut[i];
-		d[i]->cut_g = g;
-		ask_one(d[i], &d[i]->cut_state, g);
+		ask(d[i], &d[i]->cut_req, l);
 	}
-	return ask_wait(g);
+	return prec_latch__wait(l);
 }
 
 void prec_drainer__free_maps(struct prec_seen_map *maps, uint32_t nr)
@@ -613,22 +542,19 @@ void prec_drainer__free_maps(struct prec_seen_map *maps, uint32_t nr)
 }
 
 int prec_drainer__enable_all(struct prec_drainer **d, int n, bool tracking,
-			     struct prec_drain_enable *g)
+			     struct prec_latch *l)
 {
-	/* The asker's own count is dropped once every drainer is asked:
-	 * none can bring the count to 0 before. */
-	ask_begin(g, n);
+	prec_latch__begin(l, n);
 	for (int i = 0; i < n; i++) {
 		if (!d[i] || !d[i]->started || !d[i]->o.el) {
-			__atomic_sub_fetch(&g->pending, 1, __ATOMIC_RELAXED);
+			prec_latch__skip(l);
 			continue;
 		}
-		d[i]->en = g;
 		d[i]->en_tracking = tracking;
 		/* Exited already: an error the session will report. */
-		ask_one(d[i], &d[i]->en_state, g);
+		ask(d[i], &d[i]->enable_req, l);
 	}
-	return ask_wait(g);
+	return prec_latch__wait(l);
 }
 
 /* Sleep, drain, and keep the round's marker promise until stop(). */
@@ -735,13 +661,13 @@ static void *drain_thread(void *arg)
 	 * drainer its own at once. */
 	prec_shard_writer__adopt(d->o.writer);
 	drain_loop(d);
-	enable_exit(d);
+	prec_request__exit(&d->enable_req);
 	err = prec_shard_writer__flush(d->o.writer);
 	if (err)
 		fail(d, err);
 	/* After the flush: a cut_all() waiting on this thread may close
 	 * the writer it kept. */
-	cut_exit(d);
+	prec_request__exit(&d->cut_req);
 	d->st.flushed_ns = now_ns(CLOCK_MONOTONIC);
 	/* With a notify fd the session reports the stop, once, with its
 	 * context (time, bytes so far). */
@@ -751,8 +677,7 @@ static void *drain_thread(void *arg)
 	/* Done with everything the session reads: a stop_all() waiting
 	 * goes on without waiting for this thread's exit (its io_uring
 	 * workers' teardown). */
-	if (__atomic_exchange_n(&d->done_state, EN_EXITED, __ATOMIC_ACQ_REL) == EN_ASKED)
-		enable_done(d->done_g);
+	prec_request__exit(&d->done_req);
 	return NULL;
 }
 
@@ -842,28 +767,28 @@ static int subtree(int k, int n)
 
 /* Start fan[k], counted off g once its thread exists; it starts its own
  * children. When it cannot be, neither can they: all counted off. */
-static void start_one(struct prec_drainer **fan, int n, int k, struct prec_drain_enable *g)
+static void start_one(struct prec_drainer **fan, int n, int k, struct prec_latch *l)
 {
 	struct prec_drainer *d = fan[k];
 	int err = spawn(d, &d->anywhere);
 
 	if (!err) {
-		enable_done(g);
+		prec_latch__count_down(l);
 		return;
 	}
 	d->start_err = err;
-	enable_fail(g, err);
+	prec_latch__fail(l, err);
 	for (int m = subtree(k, n); m > 0; m--)
-		enable_done(g);
+		prec_latch__count_down(l);
 }
 
 static void fan_out(struct prec_drainer *d)
 {
 	for (int k = 2 * d->fan_i + 1; d->fan && k <= 2 * d->fan_i + 2 && k < d->fan_n; k++)
-		start_one(d->fan, d->fan_n, k, d->fan_g);
+		start_one(d->fan, d->fan_n, k, d->fan_latch);
 }
 
-int prec_drainer__start_all(struct prec_drainer **d, int n, struct prec_drain_enable *g)
+int prec_drainer__start_all(struct prec_drainer **d, int n, struct prec_latch *l)
 {
 	bool fan = true;
 	cpu_set_t any;
@@ -894,12 +819,12 @@ int prec_drainer__start_all(struct prec_drainer **d, int n, struct prec_drain_en
 		d[i]->fan = d;
 		d[i]->fan_n = n;
 		d[i]->fan_i = i;
-		d[i]->fan_g = g;
+		d[i]->fan_latch = l;
 		d[i]->anywhere = any;
 	}
-	ask_begin(g, n);
-	start_one(d, n, 0, g);
-	return ask_wait(g);
+	prec_latch__begin(l, n);
+	start_one(d, n, 0, l);
+	return prec_latch__wait(l);
 }
 
 int prec_drainer__start_error(const struct prec_drainer *d)
@@ -948,27 +873,23 @@ void prec_drainer__stop(struct prec_drainer *d)
 	errno = saved;
 }
 
-int prec_drainer__stop_all(struct prec_drainer **d, int n, struct prec_drain_enable *g)
+int prec_drainer__stop_all(struct prec_drainer **d, int n, struct prec_latch *l)
 {
-	int err = 0, idle;
+	int err = 0;
 
-	ask_begin(g, n);
+	prec_latch__begin(l, n);
 	for (int i = 0; i < n; i++) {
-		idle = EN_IDLE;
-		if (d[i] && d[i]->started) {
-			d[i]->done_g = g;
-			/* Already done (it stopped on an error): counted here. */
-			if (__atomic_compare_exchange_n(&d[i]->done_state, &idle, EN_ASKED, false,
-							__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-				prec_drainer__stop(d[i]);
-				continue;
-			}
-		}
-		__atomic_sub_fetch(&g->pending, 1, __ATOMIC_RELAXED);
+		/* Already done (it stopped on an error): no answer due. The
+		 * latch's error says only that (-ENOENT): the drainers' own
+		 * errors are the answer. */
+		if (!d[i] || !d[i]->started)
+			prec_latch__skip(l);
+		else
+			prec_request__ask(&d[i]->done_req, l);
 		if (d[i])
 			prec_drainer__stop(d[i]);
 	}
-	ask_wait(g);
+	prec_latch__wait(l);
 	for (int i = 0; i < n && !err; i++)
 		err = d[i] ? prec_drainer__error(d[i]) : 0;
 	return err;

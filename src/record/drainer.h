@@ -9,6 +9,7 @@
 #include "record/capture.h"
 #include "record/options.h"
 #include "store/store.h"
+#include "util/latch.h"
 
 struct perf_event_mmap_page;
 struct prec_ring;
@@ -42,14 +43,6 @@ struct prec_drainer_opts {
 /* -r's default: the lowest real-time priority, enough to run before every
  * fair-scheduled task on the CPU and behind every other real-time one. */
 #define PREC_DRAIN_AUTO_PRIO 1
-
-/* prec_drainer__enable_all()'s count of the drainers yet to enable their
- * CPU's events (a futex word) and the first error; the caller's, for as
- * long as the drainers run. */
-struct prec_drain_enable {
-	int pending;
-	int err;
-};
 
 struct prec_drainer_stats {
 	uint64_t records, bytes, chunks, wakeups;
@@ -95,7 +88,7 @@ int prec_drainer__start(struct prec_drainer *d);
  * caller sleeping on g until all are; else one after another. Returns 0
  * or the first -errno; prec_drainer__start_error() then names which
  * failed (the others may be started: join them as usual). */
-int prec_drainer__start_all(struct prec_drainer **d, int n, struct prec_drain_enable *g);
+int prec_drainer__start_all(struct prec_drainer **d, int n, struct prec_latch *l);
 int prec_drainer__start_error(const struct prec_drainer *d);
 /* Drain what the ring holds now into chunks (one pass, no thread): used by
  * the thread, and by tests on simulated rings. Returns chunks written or
@@ -108,7 +101,7 @@ int prec_drainer__drain(struct prec_drainer *d);
  * 0; -ENOENT when a thread had exited before it could (its CPU's events
  * are then not enabled). One caller at a time. */
 int prec_drainer__enable_all(struct prec_drainer **d, int n, bool tracking,
-			     struct prec_drain_enable *g);
+			     struct prec_latch *l);
 /* One drainer's side of an epoch cut (--switch-output). writer: in, the
  * new epoch's shard writer (the drainer's from its next pass on); out,
  * the old one, now the caller's to flush and close (nothing else writes
@@ -143,7 +136,7 @@ void prec_drainer__capture_all(struct prec_drainer **d, int n,
  * at a time, never beside enable_all(). Main thread. */
 int prec_drainer__cut_all(struct prec_drainer **d, int n,
 			  struct prec_drainer_cut *cut,
-			  struct prec_drain_enable *g);
+			  struct prec_latch *l);
 void prec_drainer__free_maps(struct prec_seen_map *maps, uint32_t nr);
 /* After join(): whether the thread disabled its CPU's events (opts.el). */
 bool prec_drainer__disabled(const struct prec_drainer *d);
@@ -156,7 +149,7 @@ int prec_drainer__join(struct prec_drainer *d);
  * stats, maps and error final; their threads may still be exiting: join
  * them later. Returns the first drainer's error or 0. Main thread, never
  * beside enable_all() or cut_all(). */
-int prec_drainer__stop_all(struct prec_drainer **d, int n, struct prec_drain_enable *g);
+int prec_drainer__stop_all(struct prec_drainer **d, int n, struct prec_latch *l);
 /* Before start(): fd (an eventfd the caller owns and polls) gets 1 added
  * the moment the thread hits its first error, so the caller can stop the
  * recording at once; the thread then logs nothing itself. -1 = none. */

@@ -826,7 +826,7 @@ static int start_drainers(struct prec_session *s, const struct prec_record_opts 
 		}
 		prec_drainer__set_notify(s->drainers[c], s->drain_efd);
 	}
-	first = prec_drainer__start_all(s->drainers, s->nr_cpus, &s->drain_enable);
+	first = prec_drainer__start_all(s->drainers, s->nr_cpus, &s->drain_latch);
 	for (int c = 0; first && c < s->nr_cpus; c++) {
 		err = prec_drainer__start_error(s->drainers[c]);
 		if (!err)
@@ -868,7 +868,7 @@ static int enable_events(struct prec_session *s, struct prec_evlist *el,
 	/* From each ring's CPU the ioctls are local: no waits on other CPUs
 	 * one after another (many-cpus.md). */
 	err = prec_drainer__enable_all(s->drainers, s->nr_cpus, tracking,
-				       &s->drain_enable);
+				       &s->drain_latch);
 	if (err == -ENOENT)
 		pr_err("%s: a drainer stopped before it enabled its CPU's", what);
 	else if (err)
@@ -1448,7 +1448,7 @@ int prec_session__finish(struct prec_session *s, struct prec_evlist *el)
 	/* Every shard flushed; the threads' exits are waited for after
 	 * the manifest. */
 	int err = s->drainers ? prec_drainer__stop_all(s->drainers, s->nr_cpus,
-						       &s->drain_enable) : 0;
+						       &s->drain_latch) : 0;
 
 	/* A drainer that stopped early on an error left its CPU's events
 	 * enabled: disabled here. */
@@ -1715,7 +1715,7 @@ int prec_session__cut(struct prec_session *s, struct prec_evlist *el)
 	}
 	prec_drainer__capture_all(s->drainers, s->nr_cpus, cut);
 	e = epoch_tasks(s, el);
-	err = prec_drainer__cut_all(s->drainers, s->nr_cpus, cut, &s->drain_enable);
+	err = prec_drainer__cut_all(s->drainers, s->nr_cpus, cut, &s->drain_latch);
 	if (err)
 		pr_err("%s: a drainer stopped before it moved to this epoch", s->dir);
 	if (e < 0) {

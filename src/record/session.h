@@ -62,7 +62,7 @@ struct prec_session {
 				* the stop (no flight recording): the
 				* caller of finish() does not; and
 				* enable them at the start: enable()) */
-	struct prec_drain_enable drain_enable; /* enable()'s count */
+	struct prec_latch drain_latch; /* the drainers' answers to start, enable, cut, stop */
 	/* --switch-output: dir (dirfd) holds epochs (epochs.h); dir, dirfd,
 	 * session_id, m, writers and reserve_bytes are the current one's */
 	struct prec_epochs *epochs; /* NULL without --switch-output */

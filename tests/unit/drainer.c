@@ -486,7 +486,7 @@ static void test_cut_capture(void)
 	struct prec_drainer *d = new_drainer(&r, w0, false, 10000000000ull);
 	struct producer old = { .r = &r }, cap = { .r = &r }, after = { .r = &r };
 	struct prec_drainer_cut cut;
-	struct prec_drain_enable g;
+	struct prec_latch g;
 	const struct prec_seen_map *m;
 	uint8_t rec[256];
 	struct readback rb;
@@ -764,7 +764,7 @@ static void test_start_all(void)
 	void *mem[N];
 	struct prec_shard_writer *w[N];
 	struct prec_drainer *d[N];
-	struct prec_drain_enable g = { 0 };
+	struct prec_latch g = { 0 };
 	int ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	cpu_set_t mine;
 	char name[32], cpus[64], want[16];
@@ -845,7 +845,7 @@ static void test_cut(bool copy)
 	struct prec_shard_writer *w[CUTS + 1];
 	struct timespec gap = { 0, 3000000 };
 	struct prec_drainer_stats st;
-	struct prec_drain_enable g;
+	struct prec_latch g;
 	struct prec_drainer_cut cut, kept[CUTS];
 	struct prec_ring r;
 	void *mem = sim_mem(64 << 10, 0, &r);
