@@ -171,6 +171,17 @@ $(BUILD)/tests/fuzz/%-replay: $(BUILD)/tests/fuzz/%.o $(BUILD)/tests/fuzz/replay
 
 unit: check-deps $(BIN) $(UNIT_BIN) $(HELP_BIN) $(REPLAY_BIN)
 
+# The unit tests and the fuzz corpora's replays of this build, run here: a
+# cross build's under qemu-user (which has no io_uring or perf_event_open:
+# the tests that need them skip; the arm64 guest suite runs them all).
+ifneq ($(CROSS_COMPILE),)
+TEST_EXEC ?= qemu-aarch64-static
+endif
+TEST_EXEC ?=
+.PHONY: unit-run
+unit-run: unit
+	$(Q)BUILD=$(BUILD) PREC=$(CURDIR)/$(BIN) TEST_EXEC="$(TEST_EXEC)" tests/run.sh unit/ e2e/fuzz_replay
+
 # libFuzzer builds: make fuzz CC=clang  (then build-fuzz/fuzz/<target> corpus/)
 fuzz:
 	$(Q)$(MAKE) --no-print-directory BUILD=build-fuzz SANITIZE=address,undefined \
