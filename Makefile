@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: MIT
-# prec: one non-recursive Makefile. Objects under build/ (or build-<sanitizers>/).
+# prec: one non-recursive Makefile. Objects under build/ (or build-<sanitizers>/,
+# build-arm64/ for ARCH=arm64).
 # Every src/*/*.c except src/main.c goes into libprec.a; tests and fuzzers link it.
 
 PREFIX   ?= /usr/local
@@ -20,15 +21,16 @@ endif
 # host's own dynamic build in build/, whatever the host.
 HOST_ARCH := $(shell uname -m)
 ARCH ?=
+PREC_ARCH :=
 ifneq ($(filter arm64 aarch64,$(ARCH)),)
-ARCH := arm64
+PREC_ARCH := arm64
 ARCH_SUFFIX := -arm64
 STATIC := -static
 ifeq ($(filter arm64 aarch64,$(HOST_ARCH)),)
 CROSS_COMPILE ?= aarch64-linux-gnu-
 PKG_CONFIG := PKG_CONFIG_LIBDIR=/usr/lib/aarch64-linux-gnu/pkgconfig:/usr/share/pkgconfig pkg-config
 endif
-else ifneq ($(filter-out $(HOST_ARCH) $(if $(filter x86_64,$(HOST_ARCH)),amd64),$(ARCH)),)
+else ifneq ($(filter-out $(HOST_ARCH) $(if $(filter x86_64,$(HOST_ARCH)),amd64 x86),$(ARCH)),)
 $(error ARCH=$(ARCH): prec builds for the host ($(HOST_ARCH)) or for ARCH=arm64)
 endif
 CROSS_COMPILE ?=
@@ -95,11 +97,11 @@ all: check-deps $(BIN) $(if $(filter build,$(BUILD)),prec)
 
 check-deps:
 ifneq ($(PKG_OK),yes)
-	@echo "prec: missing build dependency: pkg-config cannot find one of: $(PKGS)$(if $(ARCH), for $(ARCH)) (run 'make deps$(if $(ARCH), ARCH=$(ARCH))')" >&2; exit 1
+	@echo "prec: missing build dependency: pkg-config cannot find one of: $(PKGS)$(if $(PREC_ARCH), for $(PREC_ARCH)) (run 'make deps$(if $(PREC_ARCH), ARCH=$(PREC_ARCH))')" >&2; exit 1
 endif
 
 deps:
-	$(Q)scripts/deps.sh $(ARCH)
+	$(Q)scripts/deps.sh $(PREC_ARCH)
 
 prec: $(BIN)
 	$(Q)ln -sf $(BIN) prec
