@@ -197,6 +197,9 @@ $(BUILD)/fuzz/%: $(BUILD)/tests/fuzz/%.o $(LIB)
 
 # The README's test command: deps, build, every test.
 test: deps
+ifneq ($(CROSS_COMPILE),)
+	@echo "prec: make test ARCH=$(PREC_ARCH): this host cannot run a cross build's e2e tests; make ARCH=$(PREC_ARCH) unit-run (unit tests under qemu-user) or make vmtest ARCH=$(PREC_ARCH)" >&2; exit 1
+endif
 	$(Q)$(MAKE) --no-print-directory unit $(if $(filter build,$(BUILD)),prec)
 	$(Q)BUILD=$(BUILD) PREC=$(CURDIR)/$(BIN) tests/run.sh $(TESTS)
 
