@@ -52,7 +52,7 @@ static void test_options(void)
 	/* as perf: without -d or -o, a perf.data file */
 	CHECK(o.output && !strcmp(o.output, "perf.data"));
 	CHECK(o.all_cpus);
-	CHECK_EQ(o.mmap_pages, PREC_RECORD_DEFAULT_PAGES);
+	CHECK_EQ(o.mmap_pages * (size_t)sysconf(_SC_PAGESIZE), PREC_RECORD_DEFAULT_RING);
 	CHECK_EQ(o.clockid, CLOCK_MONOTONIC);
 	CHECK_EQ(o.round_ms, 100);
 	CHECK(o.affinity == PREC_AFFINITY_AUTO && o.copy && !o.force && !o.argv && o.rt_prio == -1);
