@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: MIT
-# prec: one non-recursive Makefile. Objects under build/ (or build-<sanitizers>/).
+# prec: one non-recursive Makefile. Objects under build/ (or build-<sanitizers>/,
+# build-arm64/ for ARCH=arm64).
 # Every src/*/*.c except src/main.c goes into libprec.a; tests and fuzzers link it.
 
 PREFIX   ?= /usr/local
@@ -14,14 +15,43 @@ else
 Q := @
 endif
 
+# ARCH=arm64: a static build in build-arm64/ (the binary and test programs a
+# bare guest runs), cross-compiled with aarch64-linux-gnu-gcc against the
+# :arm64 -dev packages unless the host is arm64 itself. Without ARCH, the
+# host's own dynamic build in build/, whatever the host.
+HOST_ARCH := $(shell uname -m)
+ARCH ?=
+PREC_ARCH :=
+ifneq ($(filter arm64 aarch64,$(ARCH)),)
+PREC_ARCH := arm64
+ARCH_SUFFIX := -arm64
+STATIC := -static
+ifeq ($(filter arm64 aarch64,$(HOST_ARCH)),)
+CROSS_COMPILE ?= aarch64-linux-gnu-
+PKG_CONFIG := PKG_CONFIG_LIBDIR=/usr/lib/aarch64-linux-gnu/pkgconfig:/usr/share/pkgconfig pkg-config
+endif
+else ifneq ($(filter-out $(HOST_ARCH) $(if $(filter x86_64,$(HOST_ARCH)),amd64 x86),$(ARCH)),)
+$(error ARCH=$(ARCH): prec builds for the host ($(HOST_ARCH)) or for ARCH=arm64)
+endif
+CROSS_COMPILE ?=
+PKG_CONFIG ?= pkg-config
+ifneq ($(CROSS_COMPILE),)
+ifeq ($(origin CC),default)
+CC := $(CROSS_COMPILE)gcc
+endif
+ifeq ($(origin AR),default)
+AR := $(CROSS_COMPILE)ar
+endif
+endif
+
 PKGS := liburing libelf liblz4 libzstd
-PKG_OK := $(shell pkg-config --exists $(PKGS) 2>/dev/null && echo yes)
+PKG_OK := $(shell $(PKG_CONFIG) --exists $(PKGS) 2>/dev/null && echo yes)
 
 ifneq ($(SANITIZE),)
-BUILD ?= build-$(subst $(comma),-,$(SANITIZE))
+BUILD ?= build$(ARCH_SUFFIX)-$(subst $(comma),-,$(SANITIZE))
 SAN_FLAGS := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
 else
-BUILD ?= build
+BUILD ?= build$(ARCH_SUFFIX)
 SAN_FLAGS :=
 endif
 comma := ,
@@ -39,10 +69,10 @@ endif
 
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=gnu11 $(WARN) $(SAN_FLAGS) $(EXTRA_CFLAGS) -D_GNU_SOURCE -Isrc -pthread -MMD -MP
-LDFLAGS += $(SAN_FLAGS) -pthread
+LDFLAGS += $(SAN_FLAGS) $(STATIC) -pthread
 ifeq ($(PKG_OK),yes)
-CFLAGS  += $(shell pkg-config --cflags $(PKGS))
-LDLIBS  += $(shell pkg-config --libs $(PKGS))
+CFLAGS  += $(shell $(PKG_CONFIG) --cflags $(PKGS))
+LDLIBS  += $(shell $(PKG_CONFIG) --libs $(if $(STATIC),--static) $(PKGS))
 endif
 LDLIBS  += -lm
 
@@ -67,11 +97,11 @@ all: check-deps $(BIN) $(if $(filter build,$(BUILD)),prec)
 
 check-deps:
 ifneq ($(PKG_OK),yes)
-	@echo "prec: missing build dependency: pkg-config cannot find one of: $(PKGS) (run 'make deps')" >&2; exit 1
+	@echo "prec: missing build dependency: pkg-config cannot find one of: $(PKGS)$(if $(PREC_ARCH), for $(PREC_ARCH)) (run 'make deps$(if $(PREC_ARCH), ARCH=$(PREC_ARCH))')" >&2; exit 1
 endif
 
 deps:
-	$(Q)scripts/deps.sh
+	$(Q)scripts/deps.sh $(PREC_ARCH)
 
 prec: $(BIN)
 	$(Q)ln -sf $(BIN) prec
@@ -82,7 +112,7 @@ $(BIN): $(BUILD)/src/main.o $(LIB)
 
 $(LIB): $(LIB_OBJ)
 	@$(if $(Q),echo "  AR      $@")
-	$(Q)rm -f $@ && ar rcs $@ $^
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -96,7 +126,7 @@ $(BUILD)/%.o: %.c
 # when the text does, so main.o is rebuilt after a commit or an edit.
 GIT_DESCRIBE ?= $(shell if [ "$$(git rev-parse --show-toplevel 2>/dev/null)" = "$(CURDIR)" ]; then \
 	git describe --always --dirty 2>/dev/null; elif [ -f GIT_DESCRIBE ]; then cat GIT_DESCRIBE; fi)
-modversion = $(if $(PKG_OK),$(shell pkg-config --modversion $(1) 2>/dev/null))
+modversion = $(if $(PKG_OK),$(shell $(PKG_CONFIG) --modversion $(1) 2>/dev/null))
 VERSION_DEFS := -DPREC_GIT_DESCRIBE='"$(GIT_DESCRIBE)"' \
 	-DPREC_LIBURING_VERSION='"$(call modversion,liburing)"' \
 	-DPREC_LIBELF_VERSION='"$(call modversion,libelf)"' \
@@ -131,7 +161,7 @@ WORKLOADS := $(BUILD)/tests/helpers/storm $(BUILD)/tests/helpers/pingpong \
 	     $(BUILD)/tests/helpers/faults
 $(WORKLOADS:=.o): SAN_FLAGS :=
 $(WORKLOADS): %: %.o
-	$(Q)$(CC) -o $@ $^
+	$(Q)$(CC) $(STATIC) -o $@ $^
 
 $(BUILD)/bench/%: $(BUILD)/bench/%.o $(LIB)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
@@ -142,6 +172,17 @@ $(BUILD)/tests/fuzz/%-replay: $(BUILD)/tests/fuzz/%.o $(BUILD)/tests/fuzz/replay
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 unit: check-deps $(BIN) $(UNIT_BIN) $(HELP_BIN) $(REPLAY_BIN)
+
+# The unit tests and the fuzz corpora's replays of this build, run here: a
+# cross build's under qemu-user (which has no io_uring or perf_event_open:
+# the tests that need them skip; the arm64 guest suite runs them all).
+ifneq ($(CROSS_COMPILE),)
+TEST_EXEC ?= qemu-aarch64-static
+endif
+TEST_EXEC ?=
+.PHONY: unit-run
+unit-run: unit
+	$(Q)BUILD=$(BUILD) PREC=$(CURDIR)/$(BIN) TEST_EXEC="$(TEST_EXEC)" tests/run.sh unit/ e2e/fuzz_replay
 
 # libFuzzer builds: make fuzz CC=clang  (then build-fuzz/fuzz/<target> corpus/)
 fuzz:
@@ -156,6 +197,9 @@ $(BUILD)/fuzz/%: $(BUILD)/tests/fuzz/%.o $(LIB)
 
 # The README's test command: deps, build, every test.
 test: deps
+ifneq ($(CROSS_COMPILE),)
+	@echo "prec: make test ARCH=$(PREC_ARCH): this host cannot run a cross build's e2e tests; make ARCH=$(PREC_ARCH) unit-run (unit tests under qemu-user) or make vmtest ARCH=$(PREC_ARCH)" >&2; exit 1
+endif
 	$(Q)$(MAKE) --no-print-directory unit $(if $(filter build,$(BUILD)),prec)
 	$(Q)BUILD=$(BUILD) PREC=$(CURDIR)/$(BIN) tests/run.sh $(TESTS)
 

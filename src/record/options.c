@@ -770,9 +770,9 @@ static int opt_branch_any(struct prec_record_opts *o, const char *arg)
 	return 0;
 }
 
-static int regs_opt(const char *opt, const char *arg, uint64_t *mask)
+static int regs_opt(const char *opt, const char *arg, bool user, uint64_t *mask)
 {
-	int err = prec_sample_regs__parse(arg, mask, stdout);
+	int err = prec_sample_regs__parse(arg, user, mask, stdout);
 
 	if (err < 0)
 		return bad(opt, arg ? arg : "", "unknown register name (use '?' for the list)");
@@ -781,12 +781,12 @@ static int regs_opt(const char *opt, const char *arg, uint64_t *mask)
 
 static int opt_intr_regs(struct prec_record_opts *o, const char *arg)
 {
-	return regs_opt("-I", arg, &o->sample.regs_intr);
+	return regs_opt("-I", arg, false, &o->sample.regs_intr);
 }
 
 static int opt_user_regs(struct prec_record_opts *o, const char *arg)
 {
-	return regs_opt("--user-regs", arg, &o->sample.regs_user);
+	return regs_opt("--user-regs", arg, true, &o->sample.regs_user);
 }
 
 /* -s: per-thread counts, as perf: each exiting child's counts in a READ
@@ -990,9 +990,12 @@ static void usage(FILE *f)
 
 static void defaults(struct prec_record_opts *o)
 {
+	long ps = sysconf(_SC_PAGESIZE);
+
 	memset(o, 0, sizeof(*o));
 	o->dir = "prec.data";
-	o->mmap_pages = PREC_RECORD_DEFAULT_PAGES;
+	o->mmap_pages = ps > 0 && (size_t)ps < PREC_RECORD_DEFAULT_RING ?
+			PREC_RECORD_DEFAULT_RING / (size_t)ps : 1;
 	o->clockid = CLOCK_MONOTONIC;
 	o->round_ms = 100;
 	o->affinity = PREC_AFFINITY_AUTO;

@@ -8,11 +8,12 @@
 
 #include <errno.h>
 #include <linux/perf_event.h>
+#include <stddef.h>
+
+#include "store/store.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <x86intrin.h>
-
-#include "store/store.h"
 
 #define HAVE_COUNTER 1
 #elif defined(__aarch64__)

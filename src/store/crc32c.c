@@ -1,17 +1,36 @@
 // SPDX-License-Identifier: MIT
 // CRC-32C (Castagnoli, reflected polynomial 0x82F63B78): the chunk and header
-// checksum. SSE4.2 crc32 instruction when the CPU has it (three streams at
-// once, joined by "append zeros" operators, after Mark Adler's crc32c.c),
-// else slicing-by-8.
+// checksum. The CPU's CRC-32C instruction when it has one (x86 SSE4.2
+// crc32, ARMv8 crc32c*), three streams at once joined by "append zeros"
+// operators (after Mark Adler's crc32c.c); else slicing-by-8.
 #include "store/crc32c.h"
 #include "store/store.h"
 
 #include <pthread.h>
 #include <string.h>
 
+/* HW_TARGET: the function attribute that enables the instruction;
+ * crc_u64/crc_u8 fold 8 bytes (a little-endian load) / 1 byte into c. */
+#if defined(__x86_64__)
+#define HAVE_HW 1
+#define HW_TARGET "sse4.2"
+#define crc_u64(c, v) __builtin_ia32_crc32di(c, v)
+#define crc_u8(c, b) __builtin_ia32_crc32qi((uint32_t)(c), b)
+#elif defined(__aarch64__) && defined(__ARM_ARCH_ISA_A64) && !defined(__AARCH64EB__)
+#include <arm_acle.h>
+#include <sys/auxv.h>
+
+#define HAVE_HW 1
+#define HW_TARGET "+crc"
+#define crc_u64(c, v) __crc32cd((uint32_t)(c), v)
+#define crc_u8(c, b) __crc32cb((uint32_t)(c), b)
+#else
+#define HAVE_HW 0
+#endif
+
 #define CRC32C_POLY 0x82F63B78u
 
-/* The crc32 instruction takes 3 cycles but can start one per cycle: a buffer
+/* The crc instruction takes 2-3 cycles but can start one per cycle: a buffer
  * is cut into three blocks of LONG (then SHORT) bytes whose CRCs run side
  * by side; zeros_long/zeros_short shift a CRC over that many zero bytes, so
  * crc(a b) = shift(crc(a), |b|) ^ crc0(b). Powers of two (see zeros_op). */
@@ -72,11 +91,6 @@ static void zeros_table(uint32_t zeros[4][256], size_t len)
 			zeros[k][n] = gf2_times(op, n << (8 * k));
 }
 
-static uint32_t shift(const uint32_t zeros[4][256], uint32_t crc)
-{
-	return zeros[0][crc & 0xff] ^ zeros[1][(crc >> 8) & 0xff] ^
-	       zeros[2][(crc >> 16) & 0xff] ^ zeros[3][crc >> 24];
-}
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 
 static void crc32c_init(void)
@@ -94,9 +108,11 @@ static void crc32c_init(void)
 				      table[0][table[t - 1][i] & 0xff];
 	zeros_table(zeros_long, LONG);
 	zeros_table(zeros_short, SHORT);
-#if defined(__x86_64__) || defined(__i386__)
+#if defined(__x86_64__)
 	__builtin_cpu_init();
 	hw_ok = __builtin_cpu_supports("sse4.2");
+#elif HAVE_HW
+	hw_ok = getauxval(AT_HWCAP) & HWCAP_CRC32;
 #endif
 }
 
@@ -136,10 +152,16 @@ uint32_t prec_crc32c__sw(uint32_t crc, const void *buf, size_t len)
 	return ~crc;
 }
 
-#if defined(__x86_64__)
+#if HAVE_HW
+static uint32_t shift(const uint32_t zeros[4][256], uint32_t crc)
+{
+	return zeros[0][crc & 0xff] ^ zeros[1][(crc >> 8) & 0xff] ^
+	       zeros[2][(crc >> 16) & 0xff] ^ zeros[3][crc >> 24];
+}
+
 /* One word into the CRC, and to *d when copying (d != NULL: the callers
  * are inlined with d NULL or not, so each gets its own loop). */
-static inline __attribute__((target("sse4.2"), always_inline))
+static inline __attribute__((target(HW_TARGET), always_inline))
 uint64_t crc_word(uint64_t c, unsigned char *d, const unsigned char *p)
 {
 	uint64_t v;
@@ -147,11 +169,11 @@ uint64_t crc_word(uint64_t c, unsigned char *d, const unsigned char *p)
 	memcpy(&v, p, 8);
 	if (d)
 		memcpy(d, &v, 8);
-	return __builtin_ia32_crc32di(c, v);
+	return crc_u64(c, v);
 }
 
 /* Three streams over blocks of blk bytes while 3 * blk remain. */
-static inline __attribute__((target("sse4.2"), always_inline))
+static inline __attribute__((target(HW_TARGET), always_inline))
 uint64_t crc_3way(uint64_t c, unsigned char **dd, const unsigned char **pp,
 		  size_t *len, size_t blk, const uint32_t zeros[4][256])
 {
@@ -174,7 +196,7 @@ uint64_t crc_3way(uint64_t c, unsigned char **dd, const unsigned char **pp,
 	return c;
 }
 
-static inline __attribute__((target("sse4.2"), always_inline))
+static inline __attribute__((target(HW_TARGET), always_inline))
 uint32_t crc_hw(uint32_t crc, unsigned char *d, const unsigned char *p, size_t len)
 {
 	uint64_t c = ~crc;
@@ -182,7 +204,7 @@ uint32_t crc_hw(uint32_t crc, unsigned char *d, const unsigned char *p, size_t l
 	for (; len && ((uintptr_t)p & 7); len--) {
 		if (d)
 			*d++ = *p;
-		c = __builtin_ia32_crc32qi((uint32_t)c, *p++);
+		c = crc_u8(c, *p++);
 	}
 	c = crc_3way(c, &d, &p, &len, LONG, zeros_long);
 	c = crc_3way(c, &d, &p, &len, SHORT, zeros_short);
@@ -191,19 +213,19 @@ uint32_t crc_hw(uint32_t crc, unsigned char *d, const unsigned char *p, size_t l
 	for (; len; len--) {
 		if (d)
 			*d++ = *p;
-		c = __builtin_ia32_crc32qi((uint32_t)c, *p++);
+		c = crc_u8(c, *p++);
 	}
 	return ~(uint32_t)c;
 }
 
-__attribute__((target("sse4.2")))
+__attribute__((target(HW_TARGET)))
 uint32_t prec_crc32c__hw(uint32_t crc, const void *buf, size_t len)
 {
 	return crc_hw(crc, NULL, buf, len);
 }
 
 /* The copy rides on the CRC's loads: one pass over src instead of two. */
-__attribute__((target("sse4.2")))
+__attribute__((target(HW_TARGET)))
 uint32_t prec_crc32c__hw_copy(uint32_t crc, void *dst, const void *src, size_t len)
 {
 	return crc_hw(crc, dst, src, len);

@@ -11,13 +11,15 @@
 /* Table-driven (slicing-by-8) CRC-32C; same contract as prec_crc32c(). */
 uint32_t prec_crc32c__sw(uint32_t crc, const void *buf, size_t len);
 
-/* SSE4.2 crc32 instruction. Only call when prec_crc32c__have_hw(). */
+/* The CPU's CRC-32C instruction (x86 SSE4.2 crc32, ARMv8 crc32c*); only
+ * call when prec_crc32c__have_hw(). */
 uint32_t prec_crc32c__hw(uint32_t crc, const void *buf, size_t len);
 
 /* The same, copying src to dst (not overlapping) in the same pass. */
 uint32_t prec_crc32c__hw_copy(uint32_t crc, void *dst, const void *src, size_t len);
 
-/* True when the CPU has the SSE4.2 crc32 instruction. */
+/* True when the CPU has that instruction (cpuid on x86, AT_HWCAP's
+ * HWCAP_CRC32 on arm64). */
 bool prec_crc32c__have_hw(void);
 
 #endif
