@@ -4,11 +4,11 @@
 # `deps.sh deb`: what `make deb` needs instead (the build's -dev packages and
 # the packaging tools).
 set -euo pipefail
-pkgs=(gcc make pkg-config liburing-dev libelf-dev liblz4-dev libzstd-dev linux-perf binutils strace util-linux python3)
+pkgs=(gcc make pkg-config liburing-dev libelf-dev liblz4-dev libzstd-dev libpfm4-dev linux-perf binutils strace util-linux python3)
 target=deps
 if [ "${1:-}" = deb ]; then
 	target=deb
-	pkgs=(build-essential pkg-config liburing-dev libelf-dev liblz4-dev libzstd-dev dpkg-dev debhelper lintian)
+	pkgs=(build-essential pkg-config liburing-dev libelf-dev liblz4-dev libzstd-dev libpfm4-dev dpkg-dev debhelper lintian)
 fi
 missing=()
 for p in "${pkgs[@]}"; do

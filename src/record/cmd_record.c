@@ -104,7 +104,16 @@ static int setup_events(struct record *r)
 	for (int i = 0; !err && i < r->o.nr_specs; i++) {
 		int first = r->el.nr;
 
-		err = prec_evlist__add(&r->el, r->o.specs[i].text, r->o.specs[i].filter, NULL);
+		if (r->o.specs[i].pfm && r->o.specs[i].filter) {
+			/* as perf: a filter follows a tracepoint's -e */
+			pr_err("option --filter '%s': follows --pfm-events, not a tracepoint",
+			       r->o.specs[i].filter);
+			err = -EINVAL;
+		} else if (r->o.specs[i].pfm)
+			err = prec_evlist__add_pfm(&r->el, r->o.specs[i].text);
+		else
+			err = prec_evlist__add(&r->el, r->o.specs[i].text,
+					       r->o.specs[i].filter, NULL);
 		for (int j = first; j < r->el.nr; j++)
 			r->el.evsel[j].spec = i; /* what -G counts */
 	}

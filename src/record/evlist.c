@@ -213,6 +213,55 @@ int prec_evlist__add(struct prec_evlist *el, const char *text,
 	return 0;
 }
 
+int prec_evlist__add_pfm(struct prec_evlist *el, const char *text)
+{
+	const char *p = text;
+	int group = -1, err = 0;
+
+	/* perf's split: events between commas and braces, '{' opens a
+	 * group, '}' closes it (no modifiers: libpfm4's are in the names) */
+	while (*p && !err) {
+		size_t len = strcspn(p, ",{}");
+		char item[1024];
+		struct prec_evsel *ev;
+
+		if (len >= sizeof(item)) {
+			pr_err("option --pfm-events '%s': event name too long", text);
+			return -EINVAL;
+		}
+		if (len) {
+			memcpy(item, p, len);
+			item[len] = 0;
+			ev = new_evsel(el, item);
+			err = ev ? prec_event__parse_pfm(ev, item) : -ENOMEM;
+		}
+		p += len;
+		if (err || !*p)
+			break;
+		if (*p == '{' && group >= 0) {
+			pr_err("option --pfm-events '%s': nested event groups are not supported", text);
+			return -EINVAL;
+		}
+		if (*p == '}' && group < 0) {
+			pr_err("option --pfm-events '%s': '}' closes no group", text);
+			return -EINVAL;
+		}
+		if (*p == '{')
+			group = el->nr;
+		else if (*p == '}') {
+			if (group < el->nr)
+				err = close_group(el, group, text, NULL);
+			group = -1;
+		}
+		p++;
+	}
+	if (!err && group >= 0) {
+		pr_err("option --pfm-events '%s': group '{' without its '}'", text);
+		err = -EINVAL;
+	}
+	return err;
+}
+
 int prec_evlist__add_tracking(struct prec_evlist *el)
 {
 	struct prec_evsel *ev = new_evsel(el, "dummy"), tmp;

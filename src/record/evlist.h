@@ -118,6 +118,12 @@ int prec_evlist__add(struct prec_evlist *el, const char *text,
  * the number of overwrite events (0: a normal recording, one ring per
  * CPU), or -EINVAL after one line (an AUX event in a flight recording). */
 int prec_evlist__channels(struct prec_evlist *el, const struct prec_record_opts *o);
+/* Append the events of one --pfm-events argument, as perf: libpfm4's
+ * event strings (event_parse.h) between commas, {a,b} a group (an empty
+ * group or item is skipped, as perf). Returns 0, -EINVAL (an event
+ * libpfm4 refuses, unbalanced braces: a bad command line) or another
+ * -errno (no libpfm4), after printing one line. */
+int prec_evlist__add_pfm(struct prec_evlist *el, const char *text);
 /* perf's --group: every event added so far but the tracking one in one
  * group, led by the first (groups written with {} are merged into it). */
 void prec_evlist__group_all(struct prec_evlist *el);

@@ -43,6 +43,7 @@ enum prec_callgraph { PREC_CG_NONE, PREC_CG_FP, PREC_CG_DWARF, PREC_CG_LBR };
 struct prec_event_spec {
 	char *text;            /* one -e argument (comma list) */
 	char *filter;          /* --filter after it, or NULL */
+	bool pfm;              /* a --pfm-events argument (libpfm4's names) */
 };
 
 /* One -G argument: cgroup names (comma list, an empty item is none) for
