@@ -997,6 +997,7 @@ static int open_evsel(struct prec_evlist *el, struct prec_evsel *ev, pid_t pid,
 {
 	/* -G: on a CPU, the cgroup's directory stands for the task. */
 	bool cg = ev->cgroup_fd >= 0 && pid == -1;
+	struct perf_event_attr asked = ev->attr;
 
 	for (;;) {
 		int fd = sys_perf_event_open(&ev->attr, cg ? ev->cgroup_fd : pid, cpu,
@@ -1031,7 +1032,12 @@ static int open_evsel(struct prec_evlist *el, struct prec_evsel *ev, pid_t pid,
 			ev->attr.read_format &= ~(uint64_t)PERF_FORMAT_LOST;
 			continue;
 		}
-		open_error(ev, cpu, pid, fd);
+		/* A weak group's member the kernel refuses in its group:
+		 * prec_evlist__open opens it alone, nothing to say yet. */
+		if (!(group_fd >= 0 && ev->weak && (fd == -EINVAL || fd == -EBADF)))
+			open_error(ev, cpu, pid, fd);
+		else
+			ev->attr = asked; /* no fallback was the cause */
 		return fd;
 	}
 }
@@ -1108,7 +1114,8 @@ static int attach(struct prec_evlist *el, const struct prec_evsel *ev, int c,
 	return 0;
 }
 
-static int open_one(struct prec_evlist *el, int e, int c, int t, size_t pages)
+static int open_one(struct prec_evlist *el, int e, int c, int t, size_t pages,
+		    int *failed)
 {
 	struct prec_evsel *ev = &el->evsel[e];
 	size_t i = ((size_t)e * (size_t)el->nr_cpus + (size_t)c) * (size_t)el->nr_tasks + (size_t)t;
@@ -1120,8 +1127,10 @@ static int open_one(struct prec_evlist *el, int e, int c, int t, size_t pages)
 		group_fd = el->fds[((size_t)ev->leader * (size_t)el->nr_cpus + (size_t)c) *
 				   (size_t)el->nr_tasks + (size_t)t];
 	fd = open_evsel(el, ev, el->tasks[t], el->cpus[c], group_fd);
-	if (fd < 0)
+	if (fd < 0) {
+		*failed = group_fd >= 0 ? e : -1;
 		return fd;
+	}
 	el->fds[i] = fd;
 	err = attach(el, ev, c, fd, pages);
 	if (err < 0)
@@ -1172,8 +1181,35 @@ static int reserve_fds(struct prec_evlist *el)
 	return -EMFILE;
 }
 
-int prec_evlist__open(struct prec_evlist *el, const int *cpus, int nr_cpus,
-		      const pid_t *tasks, int nr_tasks, size_t pages)
+/* perf's :W fallback: the group of member e, which the kernel refused
+ * in it, becomes events of their own (perf's message, at -v). Its members
+ * keep their attrs but for being enabled as a lone event is (perf keeps
+ * a member's disabled 0 and enable_on_exec 0, so a command's member
+ * would count from its open, before the exec: docs/events.md). */
+static void break_group(struct prec_evlist *el, int e)
+{
+	int l = el->evsel[e].leader;
+	const struct perf_event_attr *la = &el->evsel[l].attr;
+
+	pr_debug("Weak group for %s/%d failed", el->evsel[l].name, el->evsel[l].nr_members);
+	for (int i = 0; i < el->nr; i++) {
+		struct prec_evsel *ev = &el->evsel[i];
+
+		if (ev->leader != l)
+			continue;
+		if (i != l) {
+			ev->attr.disabled = la->disabled;
+			ev->attr.enable_on_exec = la->enable_on_exec;
+		}
+		ev->leader = -1;
+		ev->nr_members = 0;
+	}
+}
+
+/* prec_evlist__open's work, once; on a failure in a group *failed is the
+ * member that failed (-1: none). */
+static int open_all(struct prec_evlist *el, const int *cpus, int nr_cpus,
+		    const pid_t *tasks, int nr_tasks, size_t pages, int *failed)
 {
 	int err = alloc_tables(el, cpus, nr_cpus, tasks, nr_tasks), *order;
 
@@ -1196,9 +1232,25 @@ int prec_evlist__open(struct prec_evlist *el, const int *cpus, int nr_cpus,
 	for (int c = 0; c < nr_cpus && !err; c++)
 		for (int i = 0; i < el->nr && !err; i++)
 			for (int t = 0; t < nr_tasks && !err; t++)
-				err = open_one(el, order[i], c, t, pages);
+				err = open_one(el, order[i], c, t, pages, failed);
 	free(order);
 	return err < 0 ? err : 0;
+}
+
+int prec_evlist__open(struct prec_evlist *el, const int *cpus, int nr_cpus,
+		      const pid_t *tasks, int nr_tasks, size_t pages)
+{
+	for (;;) {
+		int failed = -1, err = open_all(el, cpus, nr_cpus, tasks, nr_tasks, pages,
+						&failed);
+		const struct prec_evsel *ev = failed >= 0 ? &el->evsel[failed] : NULL;
+
+		if (!ev || !ev->weak || (err != -EINVAL && err != -EBADF))
+			return err;
+		/* everything again, the group's events on their own */
+		prec_evlist__close(el);
+		break_group(el, failed);
+	}
 }
 
 static size_t nr_fds(const struct prec_evlist *el)

@@ -181,7 +181,10 @@ int prec_evlist__aux_info(const struct prec_evlist *el,
 /* Open every event on every CPU/task, map one ring per CPU and channel
  * (the first fd of the channel on the CPU; pages where the channels set
  * no size), redirect the others with SET_OUTPUT, read ids, set filters.
- * Returns 0 or -errno after printing one line. */
+ * A :W group whose member the kernel refuses in the group (EINVAL,
+ * EBADF) is broken up and everything opened again, its events on their
+ * own, as perf's weak groups. Returns 0 or -errno after printing one
+ * line. */
 int prec_evlist__open(struct prec_evlist *el, const int *cpus, int nr_cpus,
 		      const pid_t *tasks, int nr_tasks, size_t pages);
 int prec_evlist__enable(struct prec_evlist *el);
