@@ -486,11 +486,11 @@ static void debug_events(const struct prec_evlist *el, int verbose)
 	for (int i = 0; i < el->nr; i++) {
 		const struct perf_event_attr *a = &el->evsel[i].attr;
 
-		pr_debug("event %d '%s': type %u config %#llx sample_type %#llx %s %llu read_format %#llx%s",
+		pr_debug("event %d '%s': type %u config %#llx sample_type %#llx %s %llu read_format %#llx leader %d%s",
 			 i, el->evsel[i].name, a->type, (unsigned long long)a->config,
 			 (unsigned long long)a->sample_type, a->freq ? "freq" : "period",
 			 (unsigned long long)a->sample_period,
-			 (unsigned long long)a->read_format,
+			 (unsigned long long)a->read_format, el->evsel[i].leader,
 			 a->write_backward ? " write_backward (flight ring)" : "");
 	}
 }
