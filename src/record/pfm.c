@@ -2,9 +2,9 @@
 // libpfm4 (Debian's libpfm4), loaded with dlopen on first use: event names
 // of its PMU tables to perf_event_attr words, as perf's --pfm-events takes
 // them, and the vendor names of -e that perf 6.1 reads from its JSON tables.
-// Loaded, not linked: the library's tables carry ~41,000 relocations, which
-// the loader would process at every prec start (merge, info, mark too) for
-// a feature few recordings use, and prec runs where it is not installed.
+// Loaded, not linked: the loader would relocate its tables at every prec
+// start (merge, info, mark too; bench/results/libpfm_load.md) for a feature
+// few recordings use, and prec runs where it is not installed.
 // docs/events.md says which names come from where.
 #include "record/pfm.h"
 
