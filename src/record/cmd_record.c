@@ -717,6 +717,7 @@ static int record(struct record *r, int argc, char **argv)
 		r->fl.cut_arg = r;
 	}
 	start_lap(r, "events parsed, targets set up");
+	r->el.show_opens = r->o.verbose >= 2;
 	err = prec_evlist__open(&r->el, r->cpus, r->nr_cpus, r->tasks, r->nr_tasks,
 				r->o.mmap_pages);
 	if (err)

@@ -522,7 +522,9 @@ static void config_tracking(struct perf_event_attr *a, const struct prec_record_
  * disabled with its leader (its own disabled and enable_on_exec 0); with
  * :S each event's samples read the whole group (read_format GROUP, no
  * inherit: the kernel refuses inherited group reads) and a member led by
- * a :S leader takes no samples of its own, its sample_type the leader's. */
+ * a :S leader takes no samples of its own, its sample_type the leader's,
+ * unless its period= or freq= term says otherwise (perf's attr case
+ * test-record-group2). */
 static void config_group(struct prec_evlist *el, struct prec_evsel *ev)
 {
 	struct perf_event_attr *a = &ev->attr;
@@ -544,6 +546,16 @@ static void config_group(struct prec_evlist *el, struct prec_evsel *ev)
 		a->sample_freq = 0;
 		a->write_backward = 0;
 		a->sample_type = l->attr.sample_type;
+		/* As perf: but for the member's own period= or freq= (its
+		 * config terms come after this) */
+		if (ev->term_period) {
+			a->sample_period = ev->term_period;
+			a->sample_type &= ~(uint64_t)PERF_SAMPLE_PERIOD;
+		} else if (ev->terms.freq) {
+			a->freq = 1;
+			a->sample_freq = ev->terms.freq;
+			a->sample_type |= PERF_SAMPLE_PERIOD;
+		}
 	}
 }
 
@@ -989,6 +1001,22 @@ static void open_error(const struct prec_evsel *ev, int cpu, pid_t task, int err
 		       " (the PMU may not support sampling, or these terms)" : "");
 }
 
+/* -vv: one open as perf -vv shows it (its flags with the CLOEXEC every
+ * prec open has), then "(event N)": the attr dump's N-th block. */
+static void show_open(const struct prec_evlist *el, const struct prec_evsel *ev, pid_t pid,
+		      int cpu, int group_fd, unsigned long flags, int fd)
+{
+	int e = (int)(ev - el->evsel);
+
+	flags |= PERF_FLAG_FD_CLOEXEC;
+	if (fd >= 0)
+		fprintf(stderr, "sys_perf_event_open: pid %d  cpu %d  group_fd %d  flags %#lx = %d  (event %d)\n",
+			(int)pid, cpu, group_fd, flags, fd, e);
+	else
+		fprintf(stderr, "sys_perf_event_open: pid %d  cpu %d  group_fd %d  flags %#lx  (event %d)\nsys_perf_event_open failed, error %d\n",
+			(int)pid, cpu, group_fd, flags, e, fd);
+}
+
 /* Open with the fallbacks older kernels need: without build_id (< 5.12),
  * without ksymbol and bpf_event (< 5.1), without PERF_FORMAT_LOST (< 6.0);
  * EMFILE raises the fd limit once. */
@@ -1000,9 +1028,12 @@ static int open_evsel(struct prec_evlist *el, struct prec_evsel *ev, pid_t pid,
 	struct perf_event_attr asked = ev->attr;
 
 	for (;;) {
+		unsigned long flags = cg ? PERF_FLAG_PID_CGROUP : 0;
 		int fd = sys_perf_event_open(&ev->attr, cg ? ev->cgroup_fd : pid, cpu,
-					     group_fd, cg ? PERF_FLAG_PID_CGROUP : 0);
+					     group_fd, flags);
 
+		if (el->show_opens)
+			show_open(el, ev, cg ? ev->cgroup_fd : pid, cpu, group_fd, flags, fd);
 		if (fd >= 0)
 			return fd;
 		if (fd == -EMFILE && !el->raised_nofile) {

@@ -94,6 +94,9 @@ struct prec_evlist {
 	size_t drain_pages;    /* data pages of rings[] (0: open's pages) */
 	size_t flight_pages;   /* ... of flight_rings[] (0: open's pages) */
 	bool raised_nofile;
+	/* -vv: every perf_event_open call on stderr, in perf -vv's line and
+	 * then the event's index (set before prec_evlist__open) */
+	bool show_opens;
 	const char *pmu_root;  /* sysfs PMU root the events were parsed with */
 	/* AUX: the AUX event owns every CPU's ring */
 	size_t aux_bytes;      /* AUX area per CPU, 0 = no AUX event */
