@@ -23,48 +23,46 @@ D=/usr/lib/perf-core/tests/attr
 e2e_tmpdir attrcases
 PY="python3 $PREC_TOP/tests/lib/attr_cases.py"
 AWK=$PREC_TOP/tests/lib/attr_blocks.awk
-arch=$(uname -m)
 
-bad=0 opened=0 dumped=0 skipped=0
-for f in "$D"/test-record-*; do
-	c=${f##*/test-record-}
-	want_arch=$(sed -n 's/^arch *= *//p' "$f")
-	case "$want_arch" in
-	'' | "!"*) [ "$want_arch" = "!$arch" ] && { skipped=$((skipped + 1)); continue; } ;;
-	*) [ "$want_arch" = "$arch" ] || { skipped=$((skipped + 1)); continue; } ;;
-	esac
-	args=$($PY args "$f") || fail "$c: cannot read its args"
-	rm -rf "$tmp/perf.data" "$tmp/perf.data.prec"
-	# shellcheck disable=SC2086 # the case's args, word-split as perf's test does
-	(cd "$tmp" && eval "\"\$PREC\" record -vv -o \"\$tmp/perf.data\" $args") >"$tmp/$c.out" 2>&1
-	rc=$?
-	res=$($PY compare "$f" "$tmp/$c.out")
-	crc=$?
-	mode=${res%%:*}
-	if [ "$crc" = 2 ]; then
-		echo "$c: $res"
-		grep -v '^  ' "$tmp/$c.out" | grep -v '^---\|^perf_event_attr' | head -5 | sed 's/^/    /'
-		bad=$((bad + 1))
+# the cases: NAME, run|skip, exit status, args
+$PY list "$D" "$(uname -m)" >"$tmp/cases" || fail "cannot read $D"
+declare -A ret args
+pairs=() skipped=0
+while IFS=$'\t' read -r c run want a; do
+	if [ "$run" = skip ]; then
+		skipped=$((skipped + 1))
 		continue
 	fi
-	if [ "$crc" != 0 ]; then
-		echo "$c ($args): $res"
+	ret[$c]=$want args[$c]=$a
+	# the case's args, word-split (and quoted) as perf's test runs them
+	(cd "$tmp" && eval "\"\$PREC\" record -vv -o \"\$tmp/$c.data\" $a") >"$tmp/$c.out" 2>&1
+	echo "$?" >"$tmp/$c.rc"
+	pairs+=("$D/test-record-$c" "$tmp/$c.out")
+done <"$tmp/cases"
+[ "${#pairs[@]}" -gt 0 ] || fail "no case of $D for $(uname -m)"
+
+bad=0 opened=0 dumped=0
+$PY compare "${pairs[@]}" >"$tmp/results" || fail "attr_cases.py compare failed"
+while IFS=$'\t' read -r c mode status why; do
+	if [ "$status" != equal ]; then
+		echo "$c (${args[$c]}): $mode: $why"
+		[ "$status" = noattrs ] && grep -v '^  \|^---\|^perf_event_attr' "$tmp/$c.out" | head -5 | sed 's/^/    /'
 		bad=$((bad + 1))
 		continue
 	fi
 	if [ "$mode" = opened ]; then
-		want=$($PY ret "$f")
-		if [ "$rc" != "$want" ]; then
-			echo "$c ($args): exit $rc, the case expects $want"
+		rc=$(cat "$tmp/$c.rc")
+		if [ "$rc" != "${ret[$c]}" ]; then
+			echo "$c (${args[$c]}): exit $rc, the case expects ${ret[$c]}"
 			bad=$((bad + 1))
 			continue
 		fi
 		# the merged file carries the attrs of the dump
 		awk -f "$AWK" -v skip=1 "$tmp/$c.out" >"$tmp/$c.dump"
-		perf evlist -v -i "$tmp/perf.data" 2>/dev/null | awk -v evlist=1 -f "$AWK" |
+		perf evlist -v -i "$tmp/$c.data" 2>/dev/null | awk -v evlist=1 -f "$AWK" |
 			grep -v '^[0-9]* name ' >"$tmp/$c.evlist"
 		if ! diff -u "$tmp/$c.dump" "$tmp/$c.evlist" >"$tmp/$c.diff"; then
-			echo "$c ($args): perf evlist -v of the merged file differs from the -vv dump:"
+			echo "$c (${args[$c]}): perf evlist -v of the merged file differs from the -vv dump:"
 			sed 's/^/    /' "$tmp/$c.diff"
 			bad=$((bad + 1))
 			continue
@@ -73,7 +71,7 @@ for f in "$D"/test-record-*; do
 	else
 		dumped=$((dumped + 1))
 	fi
-	echo "$c: $res"
-done
+	echo "$c: $mode: equal"
+done <"$tmp/results"
 [ "$bad" = 0 ] || fail "$bad of perf's attr cases differ"
-echo "perf's attr cases: $opened opened and equal, $dumped compared by the -vv dump, $skipped for another architecture"
+echo "perf's attr cases: $opened opened and equal, $dumped equal by the -vv dump, $skipped for another architecture"

@@ -6,10 +6,12 @@
 # events must match both ways, field by field over perf's attr test terms,
 # a value '*' matching anything and 'a|b' any of its alternatives, group
 # leaders matching group leaders, as perf's tests/attr.py decides.
-#   attr_cases.py args CASE          print the case's args (redirections cut)
-#   attr_cases.py ret CASE           print its expected exit status
-#   attr_cases.py compare CASE OUT   compare; exit 0 equal, 1 differ (why on
-#                                    stdout), 2 prec's output has no attrs
+#   attr_cases.py list DIR ARCH      each record case: name, run or skip
+#                                    (its arch, as attr.py), its exit
+#                                    status, its args (redirections cut)
+#   attr_cases.py compare CASE OUT...  each case against prec's output:
+#                                    name, mode, equal|differ|noattrs, why
+# (one process for all: python starts slowly on a loaded machine)
 # prec's events: one per successful open in OUT (its "sys_perf_event_open:
 # ... = FD  (event N)" lines, the attr the N-th dump block) when prec opened
 # every event; else, for a case this machine cannot open (hardware events,
@@ -235,28 +237,47 @@ def match(a, b, what):
     return None
 
 
-def main():
-    cmd, path = sys.argv[1], sys.argv[2]
-    if cmd == 'args':
-        print(case_args(path))
-        return 0
-    if cmd == 'ret':
-        print(case_parser(path).get('config', 'ret', fallback='0'))
-        return 0
+def arch_ok(path, arch):
+    """attr.py's rule: a case's arch list, '!' at its start negating it."""
+    want = case_parser(path).get('config', 'arch', fallback='')
+    if not want:
+        return True
+    archs = want.lstrip('!').split(',')
+    return (arch in archs) != want.startswith('!')
+
+
+def compare(path, out):
+    """(mode, status, message) of one case against prec's output."""
     expect = expected(path)
-    result, mode = prec_events(sys.argv[3])
+    result, mode = prec_events(out)
     if result is None:
-        print('prec printed no attrs')
-        return 2
+        return 'none', 'noattrs', 'prec printed no attrs'
     if mode == 'dump' and any(e.get('cpu', '*') != '*' for e in expect.values()):
-        print('the case expects a cpu, and prec did not open its events here')
-        return 2
+        return mode, 'noattrs', 'the case expects a cpu, and prec did not open its events'
     design(expect, result)
     groups(expect)
     groups(result)
-    why = match(expect, result, 'expected') or match(result, expect, 'prec\'s')
-    print(mode + (': ' + why if why else ': equal'))
-    return 1 if why else 0
+    why = match(expect, result, 'expected') or match(result, expect, "prec's")
+    return mode, 'differ' if why else 'equal', why or ''
+
+
+def main():
+    if sys.argv[1] == 'list':
+        # list DIR ARCH: NAME, run|skip, ret, args of each record case
+        d, arch = sys.argv[2], sys.argv[3]
+        for f in sorted(os.listdir(d)):
+            if f.startswith('test-record-'):
+                path = os.path.join(d, f)
+                print('\t'.join([f[len('test-record-'):],
+                                 'run' if arch_ok(path, arch) else 'skip',
+                                 case_parser(path).get('config', 'ret', fallback='0'),
+                                 case_args(path)]))
+        return 0
+    # compare CASE OUT...: NAME, mode (opened|dump|none), equal|differ|noattrs, why
+    for path, out in zip(sys.argv[2::2], sys.argv[3::2]):
+        name = os.path.basename(path)[len('test-record-'):]
+        print('\t'.join((name,) + compare(path, out)))
+    return 0
 
 
 if __name__ == '__main__':
