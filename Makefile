@@ -18,7 +18,7 @@ PKGS := liburing libelf liblz4 libzstd
 PKG_OK := $(shell pkg-config --exists $(PKGS) 2>/dev/null && echo yes)
 # libpfm4 has no pkg-config file: its header is what the build needs (the
 # library is dlopen'ed at run time by src/record/pfm.c).
-PFM_OK := $(shell echo '\#include <perfmon/pfmlib_perf_event.h>' | $(CC) -E -x c - >/dev/null 2>&1 && echo yes)
+PFM_OK := $(shell $(CC) -E -include perfmon/pfmlib_perf_event.h -x c /dev/null >/dev/null 2>&1 && echo yes)
 
 ifneq ($(SANITIZE),)
 BUILD ?= build-$(subst $(comma),-,$(SANITIZE))
