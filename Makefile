@@ -46,6 +46,9 @@ endif
 
 PKGS := liburing libelf liblz4 libzstd
 PKG_OK := $(shell $(PKG_CONFIG) --exists $(PKGS) 2>/dev/null && echo yes)
+# libpfm4 has no pkg-config file: its header is what the build needs (the
+# library is dlopen'ed at run time by src/record/pfm.c).
+PFM_OK := $(shell $(CC) -E -include perfmon/pfmlib_perf_event.h -x c /dev/null >/dev/null 2>&1 && echo yes)
 
 ifneq ($(SANITIZE),)
 BUILD ?= build$(ARCH_SUFFIX)-$(subst $(comma),-,$(SANITIZE))
@@ -98,6 +101,9 @@ all: check-deps $(BIN) $(if $(filter build,$(BUILD)),prec)
 check-deps:
 ifneq ($(PKG_OK),yes)
 	@echo "prec: missing build dependency: pkg-config cannot find one of: $(PKGS)$(if $(PREC_ARCH), for $(PREC_ARCH)) (run 'make deps$(if $(PREC_ARCH), ARCH=$(PREC_ARCH))')" >&2; exit 1
+endif
+ifneq ($(PFM_OK),yes)
+	@echo "prec: missing build dependency: <perfmon/pfmlib_perf_event.h> (libpfm4-dev; run 'make deps')" >&2; exit 1
 endif
 
 deps:
@@ -152,6 +158,10 @@ $(BUILD)/tests/unit/%: $(BUILD)/tests/unit/%.o $(TLIB_OBJ) $(LIB)
 
 $(BUILD)/tests/helpers/%: $(BUILD)/tests/helpers/%.o $(TLIB_OBJ) $(LIB)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# The judge of prec's libpfm4 encodings links libpfm4 itself.
+$(BUILD)/tests/helpers/pfm_encode: $(BUILD)/tests/helpers/pfm_encode.o $(LIB)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ -lpfm
 
 # Workloads with exactly known event counts are built without sanitizers:
 # a sanitizer runtime makes system calls of its own (LSan's exit-time

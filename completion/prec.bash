@@ -11,7 +11,7 @@ _prec_commands="record merge info dump mark archive version help"
 
 # Every option of each subcommand, as its --help prints them.
 _prec_opts_record="-d --dir -o --output --keep-shards --timestamp-filename
-	-e --event --filter --exclude-perf --group -F --freq -c --count
+	-e --event --pfm-events --filter --exclude-perf --group -F --freq -c --count
 	-P --period -g --call-graph --kernel-callchains --user-callchains
 	-b --branch-any -j --branch-filter -I --intr-regs --user-regs -W --weight
 	--transaction --phys-data --data-page-size --code-page-size -R --raw-samples
@@ -40,7 +40,7 @@ _prec_opts_archive="-o --output -f --force -a --all --max-size -h --help"
 # whose value is optional (-z, -I, --user-regs, --aio, --threads,
 # --debuginfod, --switch-output, -S, --aux-sample) take it only attached, so
 # are not here.
-_prec_args_record="-d --dir -o --output -e --event --filter -F --freq -c --count
+_prec_args_record="-d --dir -o --output -e --event --pfm-events --filter -F --freq -c --count
 	--call-graph -j --branch-filter -C --cpu -G --cgroup -p --pid -u --uid -t --tid
 	--synth --mmap-flush --num-thread-synthesize --vmlinux --clang-path --clang-opt
 	--max-size --max-disk --max-staging -m --mmap-pages

@@ -8,13 +8,13 @@
 # qemu-user-static to run the arm64 unit tests; on an arm64 host the native
 # build's packages and glibc's static libraries.
 set -euo pipefail
-pkgs=(gcc make pkg-config liburing-dev libelf-dev liblz4-dev libzstd-dev linux-perf binutils strace util-linux python3)
+pkgs=(gcc make pkg-config liburing-dev libelf-dev liblz4-dev libzstd-dev libpfm4-dev linux-perf binutils strace util-linux python3)
 target=deps
 foreign=
 case "${1:-}" in
 deb)
 	target=deb
-	pkgs=(build-essential pkg-config liburing-dev libelf-dev liblz4-dev libzstd-dev dpkg-dev debhelper lintian)
+	pkgs=(build-essential pkg-config liburing-dev libelf-dev liblz4-dev libzstd-dev libpfm4-dev dpkg-dev debhelper lintian)
 	;;
 arm64)
 	target="deps ARCH=arm64"

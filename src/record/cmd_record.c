@@ -126,7 +126,16 @@ static int setup_events(struct record *r)
 	for (int i = 0; !err && i < r->o.nr_specs; i++) {
 		int first = r->el.nr;
 
-		err = prec_evlist__add(&r->el, r->o.specs[i].text, r->o.specs[i].filter, NULL);
+		if (r->o.specs[i].pfm && r->o.specs[i].filter) {
+			/* as perf: a filter follows a tracepoint's -e */
+			pr_err("option --filter '%s': follows --pfm-events, not a tracepoint",
+			       r->o.specs[i].filter);
+			err = -EINVAL;
+		} else if (r->o.specs[i].pfm)
+			err = prec_evlist__add_pfm(&r->el, r->o.specs[i].text);
+		else
+			err = prec_evlist__add(&r->el, r->o.specs[i].text,
+					       r->o.specs[i].filter, NULL);
 		for (int j = first; j < r->el.nr; j++)
 			r->el.evsel[j].spec = i; /* what -G counts */
 		if (!err && r->o.specs[i].exclude_self)
@@ -558,11 +567,11 @@ static void debug_events(const struct prec_evlist *el, int verbose)
 	for (int i = 0; i < el->nr; i++) {
 		const struct perf_event_attr *a = &el->evsel[i].attr;
 
-		pr_debug("event %d '%s': type %u config %#llx sample_type %#llx %s %llu read_format %#llx%s",
+		pr_debug("event %d '%s': type %u config %#llx sample_type %#llx %s %llu read_format %#llx leader %d%s",
 			 i, el->evsel[i].name, a->type, (unsigned long long)a->config,
 			 (unsigned long long)a->sample_type, a->freq ? "freq" : "period",
 			 (unsigned long long)a->sample_period,
-			 (unsigned long long)a->read_format,
+			 (unsigned long long)a->read_format, el->evsel[i].leader,
 			 a->write_backward ? " write_backward (flight ring)" : "");
 	}
 }
@@ -792,6 +801,7 @@ static int record(struct record *r, int argc, char **argv)
 		r->fl.cut_arg = r;
 	}
 	start_lap(r, "events parsed, targets set up");
+	r->el.show_opens = r->o.verbose >= 2;
 	err = prec_evlist__open(&r->el, r->cpus, r->nr_cpus, r->tasks, r->nr_tasks,
 				r->o.mmap_pages);
 	if (err)

@@ -22,6 +22,7 @@
 #include "record/auxpmu.h"
 #include "record/evlist.h"
 #include "record/perm.h"
+#include "record/pfm.h"
 #include "record/tracefs.h"
 #include "util/file.h"
 #include "util/log.h"
@@ -225,9 +226,9 @@ static const char *split_mods(char *item)
 		return NULL;
 	*colon = 0;
 	/* After a named event anything is a modifier (and a bad one is
-	 * reported as such); after system:name only modifier letters are. */
-	if (is_named(item) || (strchr(item, ':') && colon[1] &&
-			       strspn(colon + 1, MOD_LETTERS) == strlen(colon + 1)))
+	 * reported as such); after system:name, or a PMU alias or vendor
+	 * name (tsc:u, as perf), only modifier letters are. */
+	if (is_named(item) || (colon[1] && strspn(colon + 1, MOD_LETTERS) == strlen(colon + 1)))
 		return colon + 1;
 	*colon = ':';
 	return NULL;
@@ -661,9 +662,32 @@ static int add_alias(struct prec_evsel *ev, const char *full, const char *item,
 	return err;
 }
 
+/* A vendor name (br_inst_retired.near_call), where perf 6.1 reads its
+ * JSON tables: libpfm4's tables of this machine's hardware PMUs give the
+ * PMU's type and config words, and perf's modifiers the rest, as for a
+ * sysfs alias. Returns 0, -ENOENT (none has it), -ENOSYS (no libpfm4,
+ * *why says so) or -EINVAL after one line. */
+static int add_vendor(struct prec_evsel *ev, const char *full, const char *item,
+		      const char **why)
+{
+	struct perf_event_attr a = { .size = PERF_ATTR_SIZE_VER7 };
+	int err = prec_pfm__encode(item, PREC_PFM_HARDWARE, &a, why);
+
+	if (err == -EINVAL)
+		pr_err("event '%s': %s", full, *why);
+	if (err)
+		return err;
+	ev->attr.type = a.type;
+	ev->attr.config = a.config;
+	ev->attr.config1 = a.config1;
+	ev->attr.config2 = a.config2;
+	return 0;
+}
+
 static int add_named(struct prec_evsel *ev, const char *full, const char *item,
 		     const char *root)
 {
+	const char *why = "";
 	uint64_t config;
 	int err;
 
@@ -679,10 +703,12 @@ static int add_named(struct prec_evsel *ev, const char *full, const char *item,
 		return 0;
 	}
 	err = root ? add_alias(ev, full, item, root) : -ENOENT;
-	if (err != -ENOENT)
+	if (err == -ENOENT && root)
+		err = add_vendor(ev, full, item, &why);
+	if (err != -ENOENT && err != -ENOSYS)
 		return err;
-	pr_err("event '%s': unknown event (see perf list: a hardware, software or cache name, rNNN, mem:ADDR, system:tracepoint, pmu/terms/ or a PMU's alias)",
-	       full);
+	pr_err("event '%s': unknown event (see perf list: a hardware, software or cache name, rNNN, mem:ADDR, system:tracepoint, pmu/terms/, a PMU's alias or a vendor name%s%s)",
+	       full, err == -ENOSYS ? ": " : "", err == -ENOSYS ? why : "");
 	return -EINVAL;
 }
 
@@ -853,4 +879,25 @@ int prec_event__parse(struct prec_evsel *ev, const char *full, const char *root)
 		err = prec_event__modify(ev, full, mods, false, true);
 	free(item);
 	return err;
+}
+
+int prec_event__parse_pfm(struct prec_evsel *ev, const char *text)
+{
+	const char *why;
+	int err = prec_pfm__encode(text, PREC_PFM_ANY, &ev->attr, &why);
+	struct perf_event_attr *a = &ev->attr;
+
+	if (err) {
+		pr_err("option --pfm-events: event '%s': %s", text, why);
+		return err == -ENOENT ? -EINVAL : err;
+	}
+	/* As perf: libpfm4's period= or freq= is the event's own, as a
+	 * term's (-c and -F apply only where it gives neither). */
+	if (a->freq)
+		ev->terms.freq = a->sample_freq;
+	else
+		ev->term_period = a->sample_period;
+	a->freq = 0;
+	a->sample_period = 0;
+	return 0;
 }

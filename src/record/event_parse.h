@@ -16,6 +16,12 @@ struct prec_evsel;
  * -EINVAL (unknown event, bad syntax) or another -errno, after printing
  * one line. Main thread. */
 int prec_event__parse(struct prec_evsel *ev, const char *full, const char *root);
+/* Fill ev from text, one event of perf's --pfm-events (libpfm4's syntax,
+ * pfm.h): libpfm4's attr, whose period or frequency becomes the event's
+ * own as a period= or freq= term's. Returns 0, -EINVAL (libpfm4 has no
+ * such event or refuses its modifiers: a bad command line) or -ENOSYS /
+ * -EIO (no libpfm4), after one line. Main thread. */
+int prec_event__parse_pfm(struct prec_evsel *ev, const char *text);
 /* perf's modifiers mods (the letters after ':') on ev: over ev's own
  * (add: a group's modifier on a member) or from none; pinned and
  * exclusive only on a leader. Returns 0 or -EINVAL after one line naming

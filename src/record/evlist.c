@@ -310,6 +310,55 @@ int prec_evlist__exclude_tids(struct prec_evlist *el, const pid_t *tids, int nr)
 	return 0;
 }
 
+int prec_evlist__add_pfm(struct prec_evlist *el, const char *text)
+{
+	const char *p = text;
+	int group = -1, err = 0;
+
+	/* perf's split: events between commas and braces, '{' opens a
+	 * group, '}' closes it (no modifiers: libpfm4's are in the names) */
+	while (*p && !err) {
+		size_t len = strcspn(p, ",{}");
+		char item[1024];
+		struct prec_evsel *ev;
+
+		if (len >= sizeof(item)) {
+			pr_err("option --pfm-events '%s': event name too long", text);
+			return -EINVAL;
+		}
+		if (len) {
+			memcpy(item, p, len);
+			item[len] = 0;
+			ev = new_evsel(el, item);
+			err = ev ? prec_event__parse_pfm(ev, item) : -ENOMEM;
+		}
+		p += len;
+		if (err || !*p)
+			break;
+		if (*p == '{' && group >= 0) {
+			pr_err("option --pfm-events '%s': nested event groups are not supported", text);
+			return -EINVAL;
+		}
+		if (*p == '}' && group < 0) {
+			pr_err("option --pfm-events '%s': '}' closes no group", text);
+			return -EINVAL;
+		}
+		if (*p == '{')
+			group = el->nr;
+		else if (*p == '}') {
+			if (group < el->nr)
+				err = close_group(el, group, text, NULL);
+			group = -1;
+		}
+		p++;
+	}
+	if (!err && group >= 0) {
+		pr_err("option --pfm-events '%s': group '{' without its '}'", text);
+		err = -EINVAL;
+	}
+	return err;
+}
+
 int prec_evlist__add_tracking(struct prec_evlist *el)
 {
 	struct prec_evsel *ev = new_evsel(el, "dummy"), tmp;
@@ -570,7 +619,9 @@ static void config_tracking(struct perf_event_attr *a, const struct prec_record_
  * disabled with its leader (its own disabled and enable_on_exec 0); with
  * :S each event's samples read the whole group (read_format GROUP, no
  * inherit: the kernel refuses inherited group reads) and a member led by
- * a :S leader takes no samples of its own, its sample_type the leader's. */
+ * a :S leader takes no samples of its own, its sample_type the leader's,
+ * unless its period= or freq= term says otherwise (perf's attr case
+ * test-record-group2). */
 static void config_group(struct prec_evlist *el, struct prec_evsel *ev)
 {
 	struct perf_event_attr *a = &ev->attr;
@@ -592,6 +643,16 @@ static void config_group(struct prec_evlist *el, struct prec_evsel *ev)
 		a->sample_freq = 0;
 		a->write_backward = 0;
 		a->sample_type = l->attr.sample_type;
+		/* As perf: but for the member's own period= or freq= (its
+		 * config terms come after this) */
+		if (ev->term_period) {
+			a->sample_period = ev->term_period;
+			a->sample_type &= ~(uint64_t)PERF_SAMPLE_PERIOD;
+		} else if (ev->terms.freq) {
+			a->freq = 1;
+			a->sample_freq = ev->terms.freq;
+			a->sample_type |= PERF_SAMPLE_PERIOD;
+		}
 	}
 }
 
@@ -1037,6 +1098,22 @@ static void open_error(const struct prec_evsel *ev, int cpu, pid_t task, int err
 		       " (the PMU may not support sampling, or these terms)" : "");
 }
 
+/* -vv: one open as perf -vv shows it (its flags with the CLOEXEC every
+ * prec open has), then "(event N)": the attr dump's N-th block. */
+static void show_open(const struct prec_evlist *el, const struct prec_evsel *ev, pid_t pid,
+		      int cpu, int group_fd, unsigned long flags, int fd)
+{
+	int e = (int)(ev - el->evsel);
+
+	flags |= PERF_FLAG_FD_CLOEXEC;
+	if (fd >= 0)
+		fprintf(stderr, "sys_perf_event_open: pid %d  cpu %d  group_fd %d  flags %#lx = %d  (event %d)\n",
+			(int)pid, cpu, group_fd, flags, fd, e);
+	else
+		fprintf(stderr, "sys_perf_event_open: pid %d  cpu %d  group_fd %d  flags %#lx  (event %d)\nsys_perf_event_open failed, error %d\n",
+			(int)pid, cpu, group_fd, flags, e, fd);
+}
+
 /* Open with the fallbacks older kernels need: without build_id (< 5.12),
  * without ksymbol and bpf_event (< 5.1), without PERF_FORMAT_LOST (< 6.0);
  * EMFILE raises the fd limit once. */
@@ -1045,11 +1122,15 @@ static int open_evsel(struct prec_evlist *el, struct prec_evsel *ev, pid_t pid,
 {
 	/* -G: on a CPU, the cgroup's directory stands for the task. */
 	bool cg = ev->cgroup_fd >= 0 && pid == -1;
+	struct perf_event_attr asked = ev->attr;
 
 	for (;;) {
+		unsigned long flags = cg ? PERF_FLAG_PID_CGROUP : 0;
 		int fd = sys_perf_event_open(&ev->attr, cg ? ev->cgroup_fd : pid, cpu,
-					     group_fd, cg ? PERF_FLAG_PID_CGROUP : 0);
+					     group_fd, flags);
 
+		if (el->show_opens)
+			show_open(el, ev, cg ? ev->cgroup_fd : pid, cpu, group_fd, flags, fd);
 		if (fd >= 0)
 			return fd;
 		if (fd == -EMFILE && !el->raised_nofile) {
@@ -1079,7 +1160,12 @@ static int open_evsel(struct prec_evlist *el, struct prec_evsel *ev, pid_t pid,
 			ev->attr.read_format &= ~(uint64_t)PERF_FORMAT_LOST;
 			continue;
 		}
-		open_error(ev, cpu, pid, fd);
+		/* A weak group's member the kernel refuses in its group:
+		 * prec_evlist__open opens it alone, nothing to say yet. */
+		if (!(group_fd >= 0 && ev->weak && (fd == -EINVAL || fd == -EBADF)))
+			open_error(ev, cpu, pid, fd);
+		else
+			ev->attr = asked; /* no fallback was the cause */
 		return fd;
 	}
 }
@@ -1156,7 +1242,8 @@ static int attach(struct prec_evlist *el, const struct prec_evsel *ev, int c,
 	return 0;
 }
 
-static int open_one(struct prec_evlist *el, int e, int c, int t, size_t pages)
+static int open_one(struct prec_evlist *el, int e, int c, int t, size_t pages,
+		    int *failed)
 {
 	struct prec_evsel *ev = &el->evsel[e];
 	size_t i = ((size_t)e * (size_t)el->nr_cpus + (size_t)c) * (size_t)el->nr_tasks + (size_t)t;
@@ -1168,8 +1255,10 @@ static int open_one(struct prec_evlist *el, int e, int c, int t, size_t pages)
 		group_fd = el->fds[((size_t)ev->leader * (size_t)el->nr_cpus + (size_t)c) *
 				   (size_t)el->nr_tasks + (size_t)t];
 	fd = open_evsel(el, ev, el->tasks[t], el->cpus[c], group_fd);
-	if (fd < 0)
+	if (fd < 0) {
+		*failed = group_fd >= 0 ? e : -1;
 		return fd;
+	}
 	el->fds[i] = fd;
 	err = attach(el, ev, c, fd, pages);
 	if (err < 0)
@@ -1220,8 +1309,35 @@ static int reserve_fds(struct prec_evlist *el)
 	return -EMFILE;
 }
 
-int prec_evlist__open(struct prec_evlist *el, const int *cpus, int nr_cpus,
-		      const pid_t *tasks, int nr_tasks, size_t pages)
+/* perf's :W fallback: the group of member e, which the kernel refused
+ * in it, becomes events of their own (perf's message, at -v). Its members
+ * keep their attrs but for being enabled as a lone event is (perf keeps
+ * a member's disabled 0 and enable_on_exec 0, so a command's member
+ * would count from its open, before the exec: docs/events.md). */
+static void break_group(struct prec_evlist *el, int e)
+{
+	int l = el->evsel[e].leader;
+	const struct perf_event_attr *la = &el->evsel[l].attr;
+
+	pr_debug("Weak group for %s/%d failed", el->evsel[l].name, el->evsel[l].nr_members);
+	for (int i = 0; i < el->nr; i++) {
+		struct prec_evsel *ev = &el->evsel[i];
+
+		if (ev->leader != l)
+			continue;
+		if (i != l) {
+			ev->attr.disabled = la->disabled;
+			ev->attr.enable_on_exec = la->enable_on_exec;
+		}
+		ev->leader = -1;
+		ev->nr_members = 0;
+	}
+}
+
+/* prec_evlist__open's work, once; on a failure in a group *failed is the
+ * member that failed (-1: none). */
+static int open_all(struct prec_evlist *el, const int *cpus, int nr_cpus,
+		    const pid_t *tasks, int nr_tasks, size_t pages, int *failed)
 {
 	int err = alloc_tables(el, cpus, nr_cpus, tasks, nr_tasks), *order;
 
@@ -1244,9 +1360,25 @@ int prec_evlist__open(struct prec_evlist *el, const int *cpus, int nr_cpus,
 	for (int c = 0; c < nr_cpus && !err; c++)
 		for (int i = 0; i < el->nr && !err; i++)
 			for (int t = 0; t < nr_tasks && !err; t++)
-				err = open_one(el, order[i], c, t, pages);
+				err = open_one(el, order[i], c, t, pages, failed);
 	free(order);
 	return err < 0 ? err : 0;
+}
+
+int prec_evlist__open(struct prec_evlist *el, const int *cpus, int nr_cpus,
+		      const pid_t *tasks, int nr_tasks, size_t pages)
+{
+	for (;;) {
+		int failed = -1, err = open_all(el, cpus, nr_cpus, tasks, nr_tasks, pages,
+						&failed);
+		const struct prec_evsel *ev = failed >= 0 ? &el->evsel[failed] : NULL;
+
+		if (!ev || !ev->weak || (err != -EINVAL && err != -EBADF))
+			return err;
+		/* everything again, the group's events on their own */
+		prec_evlist__close(el);
+		break_group(el, failed);
+	}
 }
 
 static size_t nr_fds(const struct prec_evlist *el)

@@ -97,6 +97,9 @@ struct prec_evlist {
 	size_t drain_pages;    /* data pages of rings[] (0: open's pages) */
 	size_t flight_pages;   /* ... of flight_rings[] (0: open's pages) */
 	bool raised_nofile;
+	/* -vv: every perf_event_open call on stderr, in perf -vv's line and
+	 * then the event's index (set before prec_evlist__open) */
+	bool show_opens;
 	const char *pmu_root;  /* sysfs PMU root the events were parsed with */
 	/* AUX: the AUX event owns every CPU's ring */
 	size_t aux_bytes;      /* AUX area per CPU, 0 = no AUX event */
@@ -121,6 +124,12 @@ int prec_evlist__add(struct prec_evlist *el, const char *text,
  * the number of overwrite events (0: a normal recording, one ring per
  * CPU), or -EINVAL after one line (an AUX event in a flight recording). */
 int prec_evlist__channels(struct prec_evlist *el, const struct prec_record_opts *o);
+/* Append the events of one --pfm-events argument, as perf: libpfm4's
+ * event strings (event_parse.h) between commas, {a,b} a group (an empty
+ * group or item is skipped, as perf). Returns 0, -EINVAL (an event
+ * libpfm4 refuses, unbalanced braces: a bad command line) or another
+ * -errno (no libpfm4), after printing one line. */
+int prec_evlist__add_pfm(struct prec_evlist *el, const char *text);
 /* perf's --group: every event added so far but the tracking one in one
  * group, led by the first (groups written with {} are merged into it). */
 void prec_evlist__group_all(struct prec_evlist *el);
@@ -189,7 +198,10 @@ int prec_evlist__aux_info(const struct prec_evlist *el,
 /* Open every event on every CPU/task, map one ring per CPU and channel
  * (the first fd of the channel on the CPU; pages where the channels set
  * no size), redirect the others with SET_OUTPUT, read ids, set filters.
- * Returns 0 or -errno after printing one line. */
+ * A :W group whose member the kernel refuses in the group (EINVAL,
+ * EBADF) is broken up and everything opened again, its events on their
+ * own, as perf's weak groups. Returns 0 or -errno after printing one
+ * line. */
 int prec_evlist__open(struct prec_evlist *el, const int *cpus, int nr_cpus,
 		      const pid_t *tasks, int nr_tasks, size_t pages);
 int prec_evlist__enable(struct prec_evlist *el);

@@ -92,10 +92,22 @@ static int opt_event(struct prec_record_opts *o, const char *arg)
 	n[o->nr_specs].text = strdup(arg);
 	n[o->nr_specs].filter = NULL;
 	n[o->nr_specs].exclude_self = false;
+	n[o->nr_specs].pfm = false;
 	if (!n[o->nr_specs].text)
 		return -ENOMEM;
 	o->nr_specs++;
 	return 0;
+}
+
+/* perf's --pfm-events: libpfm4's names, in the -e order (perf keeps one
+ * list of both). */
+static int opt_pfm_events(struct prec_record_opts *o, const char *arg)
+{
+	int err = opt_event(o, arg);
+
+	if (!err)
+		o->specs[o->nr_specs - 1].pfm = true;
+	return err;
 }
 
 static int opt_filter(struct prec_record_opts *o, const char *arg)
@@ -866,6 +878,7 @@ static const struct opt table[] = {
 	{ "keep-shards", 0, NULL, NULL, "with -o: keep FILE.prec, the recording FILE was merged from", FLAG(keep_shards) },
 	{ "timestamp-filename", 0, NULL, NULL, "with -o: FILE gets the time of the end appended (FILE.YYYYMMDDhhmmssmmm), as perf", FLAG(timestamp_filename) },
 	{ "event", 'e', "LIST", opt_event, "events in perf's grammar: names (cpu-clock, cycles, L1-dcache-load-misses ...), rNNN, mem:ADDR[/LEN][:rwx], sys:tracepoint (or sys:glob*), pmu/t=v/, pmu/alias/, {a,b} groups; perf's modifiers :u :k :h :G :H :I :p :P :S :D :e :W; terms on any: name/period=N,freq=N,call-graph=fp,overwrite,.../ (docs/events.md)", 0 },
+	{ "pfm-events", 0, "EVENTS", opt_pfm_events, "events by libpfm4's names (PMU::EVENT:UMASK:MOD=V, as perf), comma separated, {a,b} a group (docs/events.md)", 0 },
 	{ "filter", 0, "FILTER", opt_filter, "tracepoint filter for every event of the preceding -e", 0 },
 	{ "exclude-perf", 0, NULL, opt_exclude_perf, "the tracepoints of the preceding -e do not count prec's own threads (a filter on common_pid, as perf's on its own)", 0 },
 	{ "group", 0, NULL, NULL, "put every event of the -e options in one group, led by the first (as perf; {a,b} groups some)", FLAG(group) },

@@ -52,6 +52,7 @@ struct prec_event_spec {
 	/* --exclude-perf after it: its tracepoints filter out prec's own
 	 * threads (prec_evlist__exclude_tids) */
 	bool exclude_self;
+	bool pfm;              /* a --pfm-events argument (libpfm4's names) */
 };
 
 /* One -G argument: cgroup names (comma list, an empty item is none) for

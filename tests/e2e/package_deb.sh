@@ -32,7 +32,11 @@ dep=$(dpkg-deb -f "$deb" Depends)
 for lib in liburing2 liblz4-1 libzstd1 libc6; do
 	grep -q "$lib" <<<"$dep" || fail "Depends lacks $lib: $dep"
 done
-grep -qx 'linux-perf' <<<"$(dpkg-deb -f "$deb" Recommends)" || fail "Recommends is not linux-perf"
+# libpfm4 is loaded when a recording names an event through it
+# (src/record/pfm.c): recommended, never a Depends.
+grep -q libpfm <<<"$dep" && fail "Depends has libpfm4 (prec loads it on demand): $dep"
+rec=$(dpkg-deb -f "$deb" Recommends)
+[ "$rec" = 'linux-perf, libpfm4' ] || fail "Recommends is not 'linux-perf, libpfm4': $rec"
 
 root=$tmp/root
 dpkg -x "$deb" "$root" || fail "dpkg -x $deb"
