@@ -49,7 +49,8 @@ static int own_subdir(int dirfd, const char *name)
 	return fd;
 }
 
-/* dir, the user's own, made (its last component) if missing. */
+/* dir, the user's own, made (its last component) if missing, in a
+ * directory of the user's or root's. */
 static int open_base(const char *dir)
 {
 	const char *why, *bad, *slash;
@@ -80,7 +81,12 @@ static int open_base(const char *dir)
 	pfd = prec_path__open_dir(parent[0] ? parent : "/", &why, &bad);
 	if (pfd < 0)
 		return pfd;
-	fd = own_subdir(pfd, slash + 1);
+	/* Made only in a directory of ours or root's: never in another
+	 * user's HOME (sudo -E), where that user would own what root made. */
+	if (fstat(pfd, &st) || (st.st_uid != geteuid() && st.st_uid != 0))
+		fd = -EPERM;
+	else
+		fd = own_subdir(pfd, slash + 1);
 	close(pfd);
 	return fd;
 }

@@ -16,7 +16,8 @@
 
 struct prec_buildid_cache;
 
-/* Open the cache's base (made 0755 if missing, its parent must exist).
+/* Open the cache's base (made 0755 if missing, in a parent that exists
+ * and belongs to the effective user or root).
  * The base must belong to the effective user: root with another user's
  * HOME (sudo -E) writes nothing there. A perfconfig is read only if it
  * belongs to the effective user or to root, as perf. Returns 0, -ENOENT
