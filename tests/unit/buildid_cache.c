@@ -90,7 +90,7 @@ int main(void)
 {
 	struct prec_buildid_cache *c;
 	char p[PATH_MAX], rel[PATH_MAX / 2], buf[64];
-	const char *t = test_tmpdir("bidcache");
+	char *t = test_tmpdir("bidcache");
 	struct stat st;
 	int fd;
 
@@ -177,5 +177,6 @@ int main(void)
 	CHECK(S_ISREG(mode_of(rel)));
 	check_link("conf", "[vdso]");
 	test_rmdir(top);
+	free(t);
 	return 0;
 }
