@@ -944,6 +944,11 @@ static int check_combination(struct prec_record_opts *o)
 			o->freq = max;
 		}
 	}
+	/* As perf: --switch-output leaves the build-id cache alone (perf,
+	 * to keep its switches short, drops its build-id pass too; prec's
+	 * table costs no pass and stays). */
+	if (o->switch_output)
+		o->no_buildid_cache = true;
 	if (o->all_user && o->all_kernel) {
 		pr_err("options --all-user and --all-kernel: give one of them, not both");
 		return -EINVAL;

@@ -7,11 +7,11 @@
 #   .build-id links) prec record leaves too, but perf's `probes` and
 #   `debug` files (its SDT and debuginfo extras); the program's elf holds
 #   the program's bytes, whether linked (same file system) or copied (the
-#   program on /dev/shm, another one);
+#   program on /dev/shm, another one), as perf links or copies;
 # - `perf buildid-cache -l` lists the program; `perf report` of a copy of
 #   the merged file, the program deleted, resolves its function from the
 #   cache, as it does from perf's own;
-# - -N and -B leave ~/.debug as it was; buildid.dir of ~/.perfconfig
+# - -N, -B and --switch-output (as perf) leave ~/.debug as it was; buildid.dir of ~/.perfconfig
 #   moves the cache, as it moves perf's; a second recording adds nothing.
 set -u
 # shellcheck source=tests/lib/e2e.sh
@@ -67,6 +67,9 @@ for where in disk shm; do
 	[ -L "$link" ] || fail "$where: no link $link"
 	[ "$(readlink "$link")" = "../../${d#/}/prog/$id" ] || fail "$where: $link -> $(readlink "$link")"
 	cmp -s "$h/${d#/}/prog/$id/elf" "$d/prog" || fail "$where: the cached elf is not the program"
+	# linked where it can be (perf links too), else copied
+	same=$([ "$(stat -c %d:%i "$h/${d#/}/prog/$id/elf")" = "$(stat -c %d:%i "$d/prog")" ] && echo link || echo copy)
+	[ "$same" = "$([ $where = disk ] && echo link || echo copy)" ] || fail "$where: the elf is a $same"
 	[ -x "$h/${d#/}/prog/$id/elf" ] || fail "$where: the cached elf lost its execute bit"
 	HOME=$tmp/hprec.$where perf buildid-cache -l | grep -qx "$id ${d}/prog" ||
 		fail "$where: perf buildid-cache -l: $(HOME=$tmp/hprec.$where perf buildid-cache -l)"
@@ -98,6 +101,9 @@ done
 mkdir hN2
 HOME=$tmp/hN2 "$PREC" record -q -N -o n2.data -- "$tmp/bin3/prog" || fail "prec record -N"
 [ ! -e "$tmp/hN2/.debug" ] || fail "-N made $tmp/hN2/.debug"
+# --switch-output: as perf, which leaves the cache alone there
+HOME=$tmp/hN2 "$PREC" record -q --switch-output -d sw -- "$tmp/bin3/prog" || fail "prec record --switch-output"
+[ ! -e "$tmp/hN2/.debug" ] || fail "--switch-output made $tmp/hN2/.debug"
 
 # buildid.dir in ~/.perfconfig, as perf reads it
 for tool in perf prec; do
