@@ -292,6 +292,10 @@ void prec_buildid_fill__run(struct prec_buildid_fill *f, unsigned int ms,
 	int err;
 
 	memset(st, 0, sizeof(*st));
+	if (!f->nr) { /* nothing to put: no thread, no cache opened (nor made) */
+		prec_buildid_fill__delete(f);
+		return;
+	}
 	pthread_mutex_lock(&f->lock);
 	f->st.left = f->nr;
 	pthread_attr_init(&a);
