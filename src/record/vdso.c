@@ -7,7 +7,6 @@
 #include "store/store.h"
 #include "util/file.h"
 #include "util/log.h"
-#include "util/path.h"
 
 #include <errno.h>
 #include <fcntl.h>
