@@ -6,10 +6,11 @@
 # very file that was mapped (its device, inode and build-id), never read
 # through a link another user made, never write outside the cache nor
 # into a directory of another user's, and still end the recording:
-#   link   the program's directory, once it ran (and its id was read), swapped for nobody's link
+#   link   the program's directory, while it runs (its id is read through
+#          the path or, once swapped, its mapping), swapped for nobody's link
 #          to a root-only directory whose program has the same build-id
 #          (a build-id is only bytes: cc --build-id=0x... chooses it);
-#   swap   the program replaced by another file of nobody's with the same
+#   swap   the program, while it runs, replaced by another file of nobody's with the same
 #          build-id (no link: only the inode tells them apart);
 #   long   a program under a 3,900-byte path: cached below the cache;
 #   dir    the cache is a root directory others may write (as /tmp):
@@ -28,7 +29,7 @@ sid=0123456789abcdef0123456789abcdef01234567
 
 # build OUT MARK: an ELF of build-id $sid holding the string MARK.
 build() {
-	printf 'const char mark[] = "%s";\nint main(void) { return mark[0] == 0; }\n' "$2" >"$tmp/m.c"
+	printf '#include <unistd.h>\nconst char mark[] = "%s";\nint main(void) { usleep(1500000); return mark[0] == 0; }\n' "$2" >"$tmp/m.c"
 	cc -Wl,--build-id=0x$sid -o "$1" "$tmp/m.c" || fail "cc $1"
 }
 
@@ -39,7 +40,7 @@ record() {
 	HOME=$home timeout -k 5 60 "$PREC" record -q -d "$tmp/rec" -f -e cpu-clock --user nobody -- "$@" \
 		>rec.log 2>&1 || fail_rc rec.log "prec record"
 	complete "$tmp/rec" || fail "the recording did not complete"
-	# the attack needs the table to hold the id read while it ran
+	# the attack needs the table to hold the id (read while it ran)
 	"$H/mfdump" "$tmp/rec" | grep -q "^buildid $sid $tmp/w/d/prog\$" ||
 		fail "the table lacks $sid for $tmp/w/d/prog (read before the swap): $("$H/mfdump" "$tmp/rec" | grep "^buildid")"
 }
@@ -60,7 +61,7 @@ chown nobody w/d/prog w/other
 
 # link: the directory swapped for a link to root's secret one
 mkdir -m 700 h.link
-record "$tmp/h.link" sh -c "$tmp/w/d/prog; sleep 1; mv $tmp/w/d $tmp/w/d.old && ln -s $tmp/secret/d $tmp/w/d"
+record "$tmp/h.link" sh -c "$tmp/w/d/prog & sleep 0.3; mv $tmp/w/d $tmp/w/d.old && ln -s $tmp/secret/d $tmp/w/d; wait"
 no_mark h.link ROOT-SECRET-BYTES
 [ ! -e "h.link/.debug/${tmp#/}/w/d/prog/$sid/elf" ] || fail "link: an entry for the swapped path"
 echo "link: the secret not read"
@@ -68,7 +69,7 @@ nobody sh -c "rm $tmp/w/d && mv $tmp/w/d.old $tmp/w/d"
 
 # swap: another file of nobody's, same build-id, at the path
 mkdir -m 700 h.swap
-record "$tmp/h.swap" sh -c "$tmp/w/d/prog; sleep 1; cp $tmp/w/other $tmp/w/d/prog.new && mv $tmp/w/d/prog.new $tmp/w/d/prog"
+record "$tmp/h.swap" sh -c "$tmp/w/d/prog & sleep 0.3; cp $tmp/w/other $tmp/w/d/prog.new && mv $tmp/w/d/prog.new $tmp/w/d/prog; wait"
 no_mark h.swap NOBODY-REPLACED
 echo "swap: the replacement not taken for the mapped file"
 build w/d/prog NOBODY-OWN
