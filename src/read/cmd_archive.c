@@ -16,6 +16,7 @@
 #include "util/file.h"
 #include "util/fs_creds.h"
 #include "util/log.h"
+#include "util/plain_path.h"
 #include "util/size.h"
 
 #include <errno.h>
@@ -176,136 +177,18 @@ static bool same_id(const struct prec_manifest_buildid *b, const uint8_t *id, in
 	return len == b->size && !memcmp(b->id, id, (size_t)len);
 }
 
-/* A link on a mapped file's path that only root could have made: root's,
- * in a directory (dirfd) root owns and no one else may write. The
- * system's own (/lib -> usr/lib on a merged /usr, where prec names
- * modules) are such; a link the workload planted never is. */
-static bool root_link(int dirfd, const struct stat *link)
-{
-	struct stat dir;
-
-	return link->st_uid == 0 && fstat(dirfd, &dir) == 0 && dir.st_uid == 0 &&
-	       !(dir.st_mode & (S_IWGRP | S_IWOTH));
-}
-
-/* A walk down an absolute path from "/", by descriptor. */
-#define MAX_LINKS 40
-struct walk {
-	char path[2 * PATH_MAX];
-	const char *rest;      /* the components still to walk, in path */
-	int cur;               /* O_PATH descriptor of where the walk stands */
-	int links;             /* root links followed */
-};
-
-/* The link at w->cur/comp (its descriptor fd, checked by root_link) read
- * through that descriptor, and its target put before w->rest: the walk
- * goes on from there (from "/" for an absolute target). Returns 0 or an
- * errno. */
-static int follow(struct walk *w, int fd)
-{
-	char target[PATH_MAX];
-	ssize_t len = readlinkat(fd, "", target, sizeof(target));
-	size_t r = strlen(w->rest);
-
-	if (len < 0)
-		return errno;
-	if (!len || (size_t)len + 1 + r + 1 > sizeof(w->path) || (size_t)len >= sizeof(target))
-		return len ? ENAMETOOLONG : ENOENT;
-	if (++w->links > MAX_LINKS)
-		return ELOOP;
-	memmove(w->path + len + 1, w->rest, r + 1);
-	memcpy(w->path, target, (size_t)len);
-	w->path[len] = '/';
-	w->rest = w->path;
-	if (target[0] == '/') {
-		close(w->cur);
-		w->cur = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-		if (w->cur < 0)
-			return errno;
-	}
-	return 0;
-}
-
-/* One component of the walk, opened O_PATH|O_NOFOLLOW (nothing is opened
- * that could act or block) from where the walk stands: a directory to
- * stand in, the last component (in *st), or a root link to follow.
- * Returns 0 or -1. */
-static int step(struct walk *w, struct stat *st)
-{
-	size_t n = strcspn(w->rest, "/");
-	char comp[NAME_MAX + 1];
-	int fd, err;
-
-	if (n > NAME_MAX)
-		return -1;
-	memcpy(comp, w->rest, n);
-	comp[n] = '\0';
-	w->rest += n;
-	fd = openat(w->cur, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, st) < 0) {
-		if (fd >= 0)
-			close(fd);
-		return -1;
-	}
-	if (!S_ISLNK(st->st_mode)) {
-		close(w->cur);
-		w->cur = fd;
-		return !w->rest[strspn(w->rest, "/")] || S_ISDIR(st->st_mode) ? 0 : -1;
-	}
-	if (!root_link(w->cur, st)) {
-		close(fd);
-		return -1;
-	}
-	err = follow(w, fd);
-	close(fd);
-	return err ? -1 : 0;
-}
-
-/* Whether the walk's end (an O_PATH fd at *st) may be opened for reading:
- * a regular file on a file system that stores files, bigger than an ELF
- * header (a kernel's made-up files say 0 or 4096), not past FILE_MAX. */
-static bool openable(int fd, const struct stat *st)
-{
-	return S_ISREG(st->st_mode) && st->st_size > (off_t)sizeof(Elf64_Ehdr) &&
-	       (uint64_t)st->st_size <= FILE_MAX && !prec_file__on_pseudo_fs(fd);
-}
-
-/* The absolute path p walked from "/" a component at a time, a symlink
- * followed only if root_link() (at most MAX_LINKS), then its last
- * component, if openable(), reopened by that very inode for reading,
- * O_NONBLOCK. Returns the fd with *st, or -1 with e->why: NOT_THERE
- * whatever the reason (a path no one may read looks like a missing one),
- * but for a path too long to walk. */
+/* The absolute path p opened by prec_plain_path__open(). Returns the fd
+ * with *st, or -1 with e->why: NOT_THERE whatever the reason (a path no
+ * one may read looks like a missing one), but for a path too long to walk. */
 static int open_no_links(struct entry *e, const char *p, struct stat *st)
 {
-	struct walk *w = malloc(sizeof(*w));
-	int fd = -1;
+	int fd = prec_plain_path__open(p, FILE_MAX, st);
 
-	if (!w || strlen(p) >= sizeof(w->path)) {
-		snprintf(e->why, sizeof(e->why), "%s", strerror(w ? ENAMETOOLONG : ENOMEM));
-		free(w);
-		return -1;
-	}
-	memcpy(w->path, p, strlen(p) + 1);
-	w->rest = w->path;
-	w->links = 0;
-	w->cur = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	memset(st, 0, sizeof(*st));
-	st->st_mode = S_IFDIR;
-	while (w->cur >= 0 && *(w->rest += strspn(w->rest, "/")))
-		if (step(w, st) < 0)
-			goto out;
-	if (w->cur >= 0 && openable(w->cur, st)) {
-		fd = prec_file__reopen(w->cur, st, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-		fd = fd < 0 ? -1 : fd;
-	}
-out:
-	if (fd < 0)
+	if (fd == -ENAMETOOLONG || fd == -ENOMEM)
+		snprintf(e->why, sizeof(e->why), "%s", strerror(-fd));
+	else if (fd < 0)
 		snprintf(e->why, sizeof(e->why), NOT_THERE);
-	if (w->cur >= 0)
-		close(w->cur);
-	free(w);
-	return fd;
+	return fd < 0 ? -1 : fd;
 }
 
 /* cache/<id>/base, and .build-id/xx/rest -> ../../cache/<id>: perf's

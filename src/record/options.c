@@ -932,7 +932,7 @@ static const struct opt table[] = {
 	{ "clang-path", 0, "PATH", opt_replaced, "perf's BPF scriptlets (taken, noted)", 0 },
 	{ "clang-opt", 0, "OPTS", opt_replaced, "perf's BPF scriptlets (taken, noted)", 0 },
 	{ "no-buildid", 'B', NULL, NULL, "no build-id table in the recording (nor in the perf.data merged from it), as perf -B", FLAG(no_buildid) },
-	{ "no-buildid-cache", 'N', NULL, NULL, "do not put the vDSO in perf's build-id cache (~/.debug), as perf -N", FLAG(no_buildid_cache) },
+	{ "no-buildid-cache", 'N', NULL, NULL, "do not fill perf's build-id cache (~/.debug) at the end, as perf -N", FLAG(no_buildid_cache) },
 	{ "buildid-mmap", 0, NULL, NULL, "the kernel's build-ids in MMAP2 records (attr.build_id, as perf); off by default: kernels 5.12 to at least 6.18 then put a bogus build-id flag on other sessions' MMAP2s, which crashes a perf record beside prec", FLAG(buildid_mmap) },
 	{ "no-bpf-event", 0, NULL, NULL, "no BPF program load/unload records (KSYMBOL, BPF_EVENT), as perf", FLAG(no_bpf_event) },
 	{ "all-user", 0, NULL, NULL, "every event counts in user space only (as :u on each)", FLAG(all_user) },
@@ -1081,6 +1081,11 @@ static int check_combination(struct prec_record_opts *o)
 			o->freq = max;
 		}
 	}
+	/* As perf: --switch-output leaves the build-id cache alone (perf,
+	 * to keep its switches short, drops its build-id pass too; prec's
+	 * table costs no pass and stays). */
+	if (o->switch_output)
+		o->no_buildid_cache = true;
 	if (o->all_user && o->all_kernel) {
 		pr_err("options --all-user and --all-kernel: give one of them, not both");
 		return -EINVAL;

@@ -154,7 +154,7 @@ struct prec_record_opts {
 	bool compress;          /* -z: lz4 chunks (implies copy mode) */
 	int compress_level;     /* 0 = LZ4 fast, 1..12 = LZ4 HC level */
 	bool data;              /* --data: PERF_SAMPLE_ADDR (perf's -d) */
-	bool no_buildid_cache;  /* -N: the vDSO is not put in ~/.debug */
+	bool no_buildid_cache;  /* -N: ~/.debug is not filled at the end */
 	bool buildid_mmap;      /* --buildid-mmap: the kernel's build-ids in
 				 * MMAP2 (attr.build_id), as perf's option */
 	bool no_buildid;        /* -B: no build-id table at all */

@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "record/buildid_fill.h"
 #include "record/buildid_reader.h"
 #include "util/buildid.h"
 #include "record/capture.h"
@@ -1294,7 +1295,7 @@ static bool saw_vdso(const struct prec_session *s)
 
 /* When a [vdso] was mapped (an exec's MMAP2 in the rings, or the side
  * band's, which added the id already), the vDSO's build-id, and its image
- * as vdso.so for `prec archive`. */
+ * as vdso.so for `prec archive` (perf's cache gets it at the stop). */
 static void add_vdso(struct prec_session *s)
 {
 	int err = 0;
@@ -1306,17 +1307,8 @@ static void add_vdso(struct prec_session *s)
 	}
 	if (!err && have_buildid(s->m, PREC_VDSO_MAP))
 		err = prec_vdso__save(s->dirfd);
-	if (err) {
+	if (err)
 		pr_warn("%s/%s: %s", s->dir, PREC_VDSO_NAME, strerror(-err));
-		return;
-	}
-	/* As perf record: perf resolves a vDSO with a build-id only from
-	 * its cache, even on this machine. */
-	if (s->buildid_cache && have_buildid(s->m, PREC_VDSO_MAP)) {
-		err = prec_vdso__cache();
-		if (err)
-			pr_debug("vDSO not put in the build-id cache: %s", strerror(-err));
-	}
 }
 
 static int stop_drainers(struct prec_session *s)
@@ -1441,6 +1433,113 @@ static void remove_old_dir(struct prec_session *s)
 	s->old_name = NULL;
 }
 
+/* perf's build-id cache gets this long at the stop, whatever the files
+ * and the cache's file system do (the build-id reads' own bound). */
+#define BUILDID_FILL_MS 5000u
+
+static int seen_cmp(const void *pa, const void *pb)
+{
+	const struct prec_seen_map *a = *(const struct prec_seen_map *const *)pa;
+	const struct prec_seen_map *b = *(const struct prec_seen_map *const *)pb;
+
+	return strcmp(a->path, b->path);
+}
+
+/* The maps the drainers saw with their file's device and inode, sorted
+ * by path; *nr of them. NULL when there are none (or no memory: the
+ * files are then checked by their build-id alone). */
+static const struct prec_seen_map **seen_by_path(const struct prec_session *s, size_t *nr)
+{
+	const struct prec_seen_map **v = NULL, **n, *sm;
+	struct seen_pos pos = { 0 };
+	size_t cap = 0;
+
+	*nr = 0;
+	while ((sm = next_seen(s, &pos))) {
+		if (sm->size || !sm->path || sm->path[0] != '/')
+			continue;
+		if (*nr == cap) {
+			cap = cap ? 2 * cap : 256;
+			n = realloc(v, cap * sizeof(*v));
+			if (!n) {
+				free(v);
+				*nr = 0;
+				return NULL;
+			}
+			v = n;
+		}
+		v[(*nr)++] = sm;
+	}
+	if (*nr)
+		qsort(v, *nr, sizeof(*v), seen_cmp);
+	return v;
+}
+
+/* The mapped file path was, if the drainers saw it as one file only. */
+static const struct prec_seen_map *mapped_as(const struct prec_seen_map **v, size_t nr,
+					     const char *path)
+{
+	struct prec_seen_map key = { .path = (char *)path };
+	const struct prec_seen_map *kp = &key, **hit, **lo, **hi;
+
+	hit = nr ? bsearch(&kp, v, nr, sizeof(*v), seen_cmp) : NULL;
+	if (!hit)
+		return NULL;
+	for (lo = hit; lo > v && !strcmp(lo[-1]->path, path); lo--)
+		;
+	for (hi = hit; hi + 1 < v + nr && !strcmp(hi[1]->path, path); hi++)
+		;
+	for (; lo <= hi; lo++)
+		if (lo[0]->maj != (*hit)->maj || lo[0]->min != (*hit)->min ||
+		    lo[0]->ino != (*hit)->ino)
+			return NULL;
+	return *hit;
+}
+
+/* perf's build-id cache filled as `perf record` fills it, from the final
+ * build-id table: off the drain path (the drainers are joined), after
+ * the manifest (a crash here loses nothing), under BUILDID_FILL_MS. */
+static void fill_cache(struct prec_session *s)
+{
+	struct prec_buildid_fill *f = NULL;
+	struct prec_buildid_fill_stats st;
+	const struct prec_seen_map **seen, *sm;
+	size_t nseen;
+	int err = prec_buildid_fill__new(&f);
+
+	seen = err ? NULL : seen_by_path(s, &nseen);
+	for (uint32_t i = 0; !err && i < s->m->nr_buildids; i++) {
+		const struct prec_manifest_buildid *b = &s->m->buildids[i];
+
+		if (!b->path || b->pid != -1)
+			continue;
+		if (!strcmp(b->path, "[kernel.kallsyms]"))
+			err = prec_buildid_fill__add_kernel(f, b->id, b->size);
+		else if (!strcmp(b->path, PREC_VDSO_MAP))
+			err = prec_buildid_fill__add_vdso(f, b->id, b->size);
+		else if (b->path[0] == '/') {
+			sm = mapped_as(seen, nseen, b->path);
+			err = prec_buildid_fill__add_file(f, b->path, b->id, b->size, sm != NULL,
+							  sm ? sm->maj : 0, sm ? sm->min : 0,
+							  sm ? sm->ino : 0);
+		}
+	}
+	free(seen);
+	if (err) {
+		pr_warn("build-id cache: %s", strerror(-err));
+		prec_buildid_fill__delete(f);
+		return;
+	}
+	prec_buildid_fill__run(f, BUILDID_FILL_MS, &st);
+	if (st.err)
+		pr_debug("build-id cache: %s", strerror(-st.err));
+	pr_debug("build-id cache: %u put (%u linked, %.1f MB copied), %u there, %u skipped, %u left",
+		 st.put, st.linked, (double)st.copied / 1e6, st.there, st.skipped, st.left);
+	if (st.left && !st.err)
+		pr_warn("build-id cache: %u files not put in it within %u s", st.left,
+			BUILDID_FILL_MS / 1000u);
+}
+
 static int close_epoch(struct prec_session *s, struct prec_evlist *el, int err);
 
 int prec_session__finish(struct prec_session *s, struct prec_evlist *el)
@@ -1459,6 +1558,10 @@ int prec_session__finish(struct prec_session *s, struct prec_evlist *el)
 	err = close_epoch(s, el, err);
 	stop_drainers(s);
 	lap(s, "drainers joined");
+	if (s->buildid_cache) {
+		fill_cache(s);
+		lap(s, "build-id cache");
+	}
 	/* The summary's totals: every epoch's. */
 	s->records += s->prior_records;
 	s->bytes += s->prior_bytes;

@@ -42,7 +42,7 @@ struct prec_session {
 	 * staging grew to (0: never) */
 	struct prec_writer_wait { uint64_t ns, staging; } *writer_wait;
 	bool direct_io;        /* the shards are written with O_DIRECT */
-	bool buildid_cache;    /* the vDSO goes in perf's build-id cache (not -N) */
+	bool buildid_cache;    /* the stop fills perf's build-id cache (not -N, -B) */
 	bool no_buildid;       /* -B: the final manifest has no build-id table */
 	/* the drainers' queues of maps without a build-id (per CPU, NULL
 	 * where no drainer) and their reader (buildid_reader.h) */

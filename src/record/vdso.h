@@ -36,17 +36,4 @@ int prec_vdso__add_buildid(struct prec_manifest *m);
  * to carry with the binaries. Returns 0 or -errno (-EEXIST: there is one). */
 int prec_vdso__save(int dirfd);
 
-/* Put the vDSO's image in perf's build-id cache, where `perf record`
- * leaves it: DEBUG/[vdso]/ID/vdso and the link DEBUG/.build-id/XX/REST ->
- * ../../[vdso]/ID, DEBUG being $PERF_BUILDID_DIR or else $HOME/.debug.
- * perf looks a vDSO with a build-id up only there, so without it a merged
- * file's [vdso] samples stay unresolved on the recording machine too.
- * Every directory is opened by descriptor with O_NOFOLLOW below the base,
- * and must belong to the effective user (a root-owned file is never put
- * in another user's home, as `sudo -E` would have it); an entry already
- * there is left as it is. Returns 0 (also when there is no vDSO build-id or
- * no HOME: nothing to do), -EPERM (a directory of another user) or
- * -errno. Main thread, at the stop; may block on the file system. */
-int prec_vdso__cache(void);
-
 #endif

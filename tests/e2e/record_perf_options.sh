@@ -9,8 +9,9 @@
 #   --keep-shards, --timestamp-filename), without -d or -o perf.data in the
 #   working directory; -o - streams pipe format with the command's stdout
 #   kept out of it; perf's writer options are taken with one note.
-# - perf's own shell tests pipe_test.sh and record+zstd_comp_decomp.sh
-#   pass with `perf record` played by prec (tests/lib/perf-as-prec).
+# - perf's own shell tests pipe_test.sh, record+zstd_comp_decomp.sh and
+#   buildid.sh (the build-id cache prec record fills) pass with `perf
+#   record` played by prec (tests/lib/perf-as-prec).
 set -u
 # shellcheck source=tests/lib/e2e.sh
 . "$(dirname "$0")/../lib/e2e.sh"
@@ -124,4 +125,12 @@ for t in pipe_test.sh record+zstd_comp_decomp.sh; do
 	need_cmd cc "perf's $t compiles its workload"
 	sh "$s" >"$t.log" 2>&1 || fail "perf's $t with prec record: $(tail -5 "$t.log")"
 done
-echo "PASS: perf's options, -o FILE and -o -, perf's pipe_test.sh and record+zstd_comp_decomp.sh"
+# buildid.sh is bash (${id:0:2}, &>): dash stops it before its first check,
+# with perf too. Its `perf record` runs with --buildid-dir, which the
+# wrapper hands to prec as PERF_BUILDID_DIR.
+s=/usr/lib/perf-core/tests/shell/buildid.sh
+[ -f "$s" ] || skip "no $s (linux-perf's tests)"
+need_cmd readelf "perf's buildid.sh reads the build-ids with readelf"
+bash "$s" >buildid.log 2>&1 || fail "perf's buildid.sh with prec record: $(tail -5 buildid.log)"
+[ "$(grep -c '^OK for ' buildid.log)" -ge 4 ] || fail "perf's buildid.sh checked less than its 4 cases: $(grep '^OK for ' buildid.log)"
+echo "PASS: perf's options, -o FILE and -o -, perf's pipe_test.sh, record+zstd_comp_decomp.sh and buildid.sh"
