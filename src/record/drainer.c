@@ -25,6 +25,8 @@
 #include "record/perfclock.h"
 #include "record/ring.h"
 #include "store/store.h"
+#include "util/clock.h"
+#include "util/cpu_list.h"
 #include "util/file.h"
 #include "util/latch.h"
 #include "util/log.h"
@@ -67,15 +69,6 @@ struct prec_drainer {
 	struct prec_request done_req;
 };
 
-static uint64_t now_ns(clockid_t clk)
-{
-	struct timespec ts;
-
-	if (clock_gettime(clk, &ts))
-		return 0;
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* Event-clock time for watermarks. clockid < 0 is the kernel's perf clock:
  * the counter through a control page's TSC conversion, or 0 (a watermark
  * that promises nothing) when the page offers none (perfclock.c). */
@@ -83,7 +76,7 @@ static uint64_t watermark_now(const struct prec_drainer *d)
 {
 	if (d->o.clockid < 0)
 		return prec_perfclock__now(d->o.clock_page);
-	return now_ns((clockid_t)d->o.clockid);
+	return prec_now_ns((clockid_t)d->o.clockid);
 }
 
 /* Keep the first error, and tell the session at once (it would otherwise
@@ -346,24 +339,20 @@ static int append_marker(struct prec_drainer *d)
 	return 0;
 }
 
-/* Add the CPUs of sysfs list text ("0-3,8") to set. Returns how many. */
-static int add_cpu_list(cpu_set_t *set, const char *s)
+/* Add the CPUs of sysfs list text ("0-3,8") to set. Returns how many
+ * (0 for text that is no CPU list, or no memory). */
+static int add_cpu_list(cpu_set_t *set, const char *text)
 {
-	int n = 0;
+	int *cpus, n = prec_cpu_list__parse(text, &cpus), added = 0;
 
-	while (*s && *s != '\n') {
-		char *end;
-		long a = strtol(s, &end, 10), b = a;
-
-		if (end == s || a < 0)
-			return n;
-		if (*end == '-')
-			b = strtol(end + 1, &end, 10);
-		for (long c = a; c <= b && c < CPU_SETSIZE; c++, n++)
-			CPU_SET((int)c, set);
-		s = *end == ',' ? end + 1 : end;
+	for (int i = 0; i < n; i++) {
+		if (cpus[i] < CPU_SETSIZE) {
+			CPU_SET(cpus[i], set);
+			added++;
+		}
 	}
-	return n;
+	free(cpus);
+	return added;
 }
 
 /* The CPUs sharing pin_cpu's package (socket): near its ring's memory and
@@ -561,7 +550,7 @@ int prec_drainer__enable_all(struct prec_drainer **d, int n, bool tracking,
 static void drain_loop(struct prec_drainer *d)
 {
 	const uint64_t round = d->o.round_ns;
-	uint64_t now = now_ns(CLOCK_MONOTONIC), next = now + round;
+	uint64_t now = prec_now_ns(CLOCK_MONOTONIC), next = now + round;
 	int fds[2], nfds = 0, rc;
 	bool stopping, cutting;
 
@@ -593,7 +582,7 @@ static void drain_loop(struct prec_drainer *d)
 		/* This pass is the last. */
 		stopping = __atomic_load_n(&d->stop_req, __ATOMIC_ACQUIRE);
 		if (stopping) {
-			d->st.stop_seen_ns = now_ns(CLOCK_MONOTONIC);
+			d->st.stop_seen_ns = prec_now_ns(CLOCK_MONOTONIC);
 			/* Disabled before the last pass, as the session
 			 * would have before the stop. */
 			if (d->o.el && !d->disabled) {
@@ -606,7 +595,7 @@ static void drain_loop(struct prec_drainer *d)
 			return;
 		if (cutting)
 			cut_own(d);
-		now = now_ns(CLOCK_MONOTONIC);
+		now = prec_now_ns(CLOCK_MONOTONIC);
 		if (stopping)
 			d->st.drained_ns = now;
 		if (rc > 0) {
@@ -668,7 +657,7 @@ static void *drain_thread(void *arg)
 	/* After the flush: a cut_all() waiting on this thread may close
 	 * the writer it kept. */
 	prec_request__exit(&d->cut_req);
-	d->st.flushed_ns = now_ns(CLOCK_MONOTONIC);
+	d->st.flushed_ns = prec_now_ns(CLOCK_MONOTONIC);
 	/* With a notify fd the session reports the stop, once, with its
 	 * context (time, bytes so far). */
 	if (d->err && d->notify_fd < 0)

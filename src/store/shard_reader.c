@@ -95,34 +95,14 @@ static size_t mem_at(const struct prec_shard_reader *r, uint64_t off, void *dst,
 static ssize_t read2_fd(struct prec_shard_reader *r, int fd, uint64_t off, void *a,
 			size_t alen, void *b, size_t blen)
 {
-	size_t done = 0, total = alen + blen;
+	struct iovec iov[2] = { { a, alen }, { b, blen } };
+	size_t done;
 
-	if (fd < 0) {
-		done = mem_at(r, off, a, alen);
-		if (done == alen)
-			done += mem_at(r, off + alen, b, blen);
-		return (ssize_t)done;
-	}
-	while (done < total) {
-		struct iovec iov[2] = {
-			{ (char *)a + done, alen - done }, { b, blen },
-		};
-		int cnt = 2;
-		ssize_t n;
-
-		if (done >= alen) { /* a is done (or empty): the rest of b */
-			iov[0] = (struct iovec){ (char *)b + (done - alen), total - done };
-			cnt = 1;
-		}
-		n = preadv(fd, iov, cnt, (off_t)(off + done));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			break;
-		done += (size_t)n;
-	}
+	if (fd >= 0)
+		return prec_file__preadv_full(fd, iov, 2, off);
+	done = mem_at(r, off, a, alen);
+	if (done == alen)
+		done += mem_at(r, off + alen, b, blen);
 	return (ssize_t)done;
 }
 

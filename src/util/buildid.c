@@ -125,28 +125,13 @@ struct elf {
 	uint8_t *notes;        /* NOTES_MAX bytes */
 };
 
-/* Up to len bytes at off; fewer only at end of file. Returns the count or
- * -errno. Never through a mapping: a file truncated meanwhile gives a
- * short count here, where a mapping would give SIGBUS. */
+/* Up to len bytes at off; fewer only at end of file. Never through a
+ * mapping (see prec_file__preadv_full()). */
 static ssize_t pread_some(int fd, void *buf, size_t len, uint64_t off)
 {
-	size_t got = 0;
+	struct iovec iov = { buf, len };
 
-	if (off > (uint64_t)INT64_MAX - len)
-		return 0;
-	while (got < len) {
-		ssize_t n = pread(fd, (uint8_t *)buf + got, len - got,
-				  (off_t)(off + got));
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			break;
-		got += (size_t)n;
-	}
-	return (ssize_t)got;
+	return prec_file__preadv_full(fd, &iov, 1, off);
 }
 
 /* The ELF header's fields from its first n bytes (64 at most). */

@@ -225,3 +225,44 @@ int prec_file__random_name(char *x, size_t n)
 	}
 	return 0;
 }
+
+ssize_t prec_file__preadv_full(int fd, const struct iovec *iov, int cnt, uint64_t off)
+{
+	struct iovec left[8];
+	size_t total = 0, done = 0;
+	int first = 0;
+
+	if (cnt < 0 || cnt > 8)
+		return -EINVAL;
+	for (int i = 0; i < cnt; i++) {
+		left[i] = iov[i];
+		total += iov[i].iov_len;
+	}
+	if (off > (uint64_t)INT64_MAX - total)
+		return 0;
+	while (done < total) {
+		ssize_t n;
+
+		while (!left[first].iov_len)
+			first++;
+		n = preadv(fd, left + first, cnt - first, (off_t)(off + done));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			break;
+		done += (size_t)n;
+		/* past the buffers this read filled */
+		for (size_t k = (size_t)n; k;) {
+			size_t t = k < left[first].iov_len ? k : left[first].iov_len;
+
+			left[first].iov_base = (char *)left[first].iov_base + t;
+			left[first].iov_len -= t;
+			k -= t;
+			if (!left[first].iov_len && first + 1 < cnt)
+				first++;
+		}
+	}
+	return (ssize_t)done;
+}

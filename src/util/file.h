@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <sys/uio.h>
 
 /* Read path whole into *buf (capacity *cap, grown with realloc; *buf may be
  * NULL with *cap 0), NUL-terminated. Never grows past max bytes. Returns the
@@ -63,5 +64,11 @@ int prec_file__write_all(int fd, const void *p, size_t n);
 /* The same at offset off with pwrite() (the file position stays); off
  * UINT64_MAX means write() at the file position. */
 int prec_file__pwrite_all(int fd, const void *p, size_t n, uint64_t off);
+
+/* Fill the cnt (at most 8) buffers of iov in turn, as one preadv, from
+ * file offset off: all their bytes, or fewer only at the end of the file
+ * (a file truncated meanwhile gives a short count, where a mapping would
+ * give SIGBUS). EINTR is retried. Returns the count or -errno. */
+ssize_t prec_file__preadv_full(int fd, const struct iovec *iov, int cnt, uint64_t off);
 
 #endif
