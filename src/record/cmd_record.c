@@ -517,7 +517,7 @@ static int wait_for_stop(struct record *r)
 	prec_status_line__set_budget(r->status, r->o.max_disk);
 	pfd[0] = (struct pollfd){ .fd = r->sfd, .events = POLLIN };
 	/* A drainer's error (disk full...) stops everything at once. */
-	pfd[1] = (struct pollfd){ .fd = r->s.drain_efd, .events = POLLIN };
+	pfd[1] = (struct pollfd){ .fd = prec_drainer_pool__notify_fd(r->s.pool), .events = POLLIN };
 	pfd[2] = (struct pollfd){ .fd = prec_control__fd(r->fl.ctl), .events = POLLIN };
 	for (int i = 0; i < r->nr_watches; i++)
 		pfd[3 + i] = (struct pollfd){ .fd = r->watches[i].fd, .events = POLLIN };

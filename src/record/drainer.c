@@ -39,11 +39,11 @@ struct prec_drainer {
 	struct prec_drainer_stats st;
 	int efd;              /* written by stop() and every ask */
 	int stop_req;         /* also set by stop(), read with atomics */
-	struct prec_request enable_req; /* enable_all() asks */
+	struct prec_request enable_req; /* prec_drainer_pool__enable() asks */
 	bool en_tracking;     /* what it asked: the tracking events alone */
-	struct prec_request cut_req;    /* cut_all() asks */
-	struct prec_drainer_cut *cut; /* cut_all()'s, once asked */
-	int capture_req;      /* atomic: capture_all() asks, the move ends it */
+	struct prec_request cut_req;    /* prec_drainer_pool__cut() asks */
+	struct prec_drainer_cut *cut; /* the cut's, once asked */
+	int capture_req;      /* atomic: set_capture() asks, the move ends it */
 	int err;              /* first error; the thread stops on it (atomic:
 			       * the session reads it while the thread runs) */
 	int notify_fd;        /* eventfd the session polls: written once on
@@ -56,15 +56,8 @@ struct prec_drainer {
 	bool started;
 	bool disabled;        /* the thread disabled o.el's CPU's events */
 	pthread_t thread;
-	/* start_all()'s fan-out: the drainers d[0..fan_n), this one at
-	 * fan_i, starting its two children before its own work; fan_latch
-	 * counts the drainers not yet started. */
-	struct prec_drainer **fan;
-	int fan_n, fan_i;
-	struct prec_latch *fan_latch;
-	cpu_set_t anywhere;   /* the caller's CPUs, for a refused CPU set */
 	int start_err;        /* creating this thread failed: -errno */
-	/* stop_all() asks to hear when the shard is flushed: the thread's
+	/* ask_done() asks to hear when the shard is flushed: the thread's
 	 * exit from its request answers it */
 	struct prec_request done_req;
 };
@@ -295,7 +288,7 @@ int prec_drainer__drain(struct prec_drainer *d)
 			return fail(d, na);
 	}
 	/* Read after data_head: a pass that finds no capture asked holds no
-	 * record published after capture_all() asked (seq_cst, as the main
+	 * record published after set_capture() asked (seq_cst, as the main
 	 * thread's store: the /proc read that follows it must not pass it). */
 	d->walk.cap = NULL;
 	if (__atomic_load_n(&d->capture_req, __ATOMIC_SEQ_CST))
@@ -442,7 +435,7 @@ static void thread_setup(struct prec_drainer *d)
 			d->o.pin_cpu, strerror(err));
 }
 
-/* enable_all() asked: this CPU's events, from this CPU. */
+/* ask_enable(): this CPU's events, from this CPU. */
 static void enable_own(struct prec_drainer *d)
 {
 	if (prec_request__asked(&d->enable_req))
@@ -455,7 +448,7 @@ static bool cut_asked(struct prec_drainer *d)
 	return prec_request__asked(&d->cut_req);
 }
 
-/* cut_all() asked, and a pass since drained into the old shard: between
+/* ask_cut(), and a pass since drained into the old shard: between
  * two passes, so the old shard ends and the new one starts at a chunk
  * boundary and no ring byte is read twice. */
 static void cut_own(struct prec_drainer *d)
@@ -496,33 +489,25 @@ static bool ask(struct prec_drainer *d, struct prec_request *r, struct prec_latc
 	return true;
 }
 
-void prec_drainer__capture_all(struct prec_drainer **d, int n,
-			       struct prec_drainer_cut *cut)
+void prec_drainer__set_capture(struct prec_drainer *d, struct prec_drainer_cut *cut)
 {
-	for (int i = 0; i < n; i++) {
-		if (!d[i] || !d[i]->started)
-			continue;
-		d[i]->cut = &cut[i];
-		__atomic_store_n(&d[i]->capture_req, 1, __ATOMIC_SEQ_CST);
-	}
+	if (!d || !d->started)
+		return;
+	d->cut = cut;
+	__atomic_store_n(&d->capture_req, 1, __ATOMIC_SEQ_CST);
 }
 
-int prec_drainer__cut_all(struct prec_drainer **d, int n,
-			  struct prec_drainer_cut *cut,
-			  struct prec_latch *l)
+void prec_drainer__ask_cut(struct prec_drainer *d, struct prec_drainer_cut *cut,
+			   struct prec_latch *l)
 {
-	prec_latch__begin(l, n);
-	for (int i = 0; i < n; i++) {
-		if (!d[i] || !d[i]->started) {
-			prec_latch__skip(l);
-			continue;
-		}
-		/* capture_all() set it already: the thread may be reading it */
-		if (d[i]->cut != &cut[i])
-			d[i]->cut = &cut[i];
-		ask(d[i], &d[i]->cut_req, l);
+	if (!d || !d->started) {
+		prec_latch__skip(l);
+		return;
 	}
-	return prec_latch__wait(l);
+	/* set_capture() set it already: the thread may be reading it */
+	if (d->cut != cut)
+		d->cut = cut;
+	ask(d, &d->cut_req, l);
 }
 
 void prec_drainer__free_maps(struct prec_seen_map *maps, uint32_t nr)
@@ -530,20 +515,15 @@ void prec_drainer__free_maps(struct prec_seen_map *maps, uint32_t nr)
 	prec_drain_walk__free_maps(maps, nr);
 }
 
-int prec_drainer__enable_all(struct prec_drainer **d, int n, bool tracking,
-			     struct prec_latch *l)
+void prec_drainer__ask_enable(struct prec_drainer *d, bool tracking, struct prec_latch *l)
 {
-	prec_latch__begin(l, n);
-	for (int i = 0; i < n; i++) {
-		if (!d[i] || !d[i]->started || !d[i]->o.el) {
-			prec_latch__skip(l);
-			continue;
-		}
-		d[i]->en_tracking = tracking;
-		/* Exited already: an error the session will report. */
-		ask(d[i], &d[i]->enable_req, l);
+	if (!d || !d->started || !d->o.el) {
+		prec_latch__skip(l);
+		return;
 	}
-	return prec_latch__wait(l);
+	d->en_tracking = tracking;
+	/* Exited already: an error the session will report. */
+	ask(d, &d->enable_req, l);
 }
 
 /* Sleep, drain, and keep the round's marker promise until stop(). */
@@ -635,15 +615,16 @@ static void fifo_no_inherit(struct prec_drainer *d)
 	sched_setscheduler(0, SCHED_OTHER, &sp);
 }
 
-static void fan_out(struct prec_drainer *d);
 
 static void *drain_thread(void *arg)
 {
 	struct prec_drainer *d = arg;
 	int err;
 
-	/* First: the drainers below this one wait for it to start them. */
-	fan_out(d);
+	/* First: what the caller runs on the new thread (the pool's
+	 * fan-out: the drainers below this one wait for it to start them). */
+	if (d->o.started)
+		d->o.started(d->o.started_ctx);
 	fifo_no_inherit(d);
 	thread_setup(d);
 	/* Where it stays: its staging pinned from here, near its CPU, each
@@ -654,7 +635,7 @@ static void *drain_thread(void *arg)
 	err = prec_shard_writer__flush(d->o.writer);
 	if (err)
 		fail(d, err);
-	/* After the flush: a cut_all() waiting on this thread may close
+	/* After the flush: a cut waiting on this thread may close
 	 * the writer it kept. */
 	prec_request__exit(&d->cut_req);
 	d->st.flushed_ns = prec_now_ns(CLOCK_MONOTONIC);
@@ -663,7 +644,7 @@ static void *drain_thread(void *arg)
 	if (d->err && d->notify_fd < 0)
 		pr_err("drainer cpu%d: stopped: %s\n", d->o.cpu,
 		       strerror(-d->err));
-	/* Done with everything the session reads: a stop_all() waiting
+	/* Done with everything the session reads: an ask_done() waiting
 	 * goes on without waiting for this thread's exit (its io_uring
 	 * workers' teardown). */
 	prec_request__exit(&d->done_req);
@@ -705,16 +686,16 @@ static int create_thread(pthread_t *t, int prio, const cpu_set_t *cpus,
 	return -err;
 }
 
-static bool pinned(const struct prec_drainer *d)
+bool prec_drainer__pinned(const struct prec_drainer *d)
 {
 	return d->o.pin_cpu >= 0 && d->o.pin_cpu < CPU_SETSIZE;
 }
 
 /* d's thread, named; anywhere: the CPUs of a thread whose own the kernel
  * refuses (NULL: the creator's). */
-static int spawn(struct prec_drainer *d, const cpu_set_t *anywhere)
+int prec_drainer__spawn(struct prec_drainer *d, const cpu_set_t *anywhere)
 {
-	bool pin = pinned(d);
+	bool pin = prec_drainer__pinned(d);
 	char name[16];
 	cpu_set_t set;
 	int err;
@@ -730,6 +711,7 @@ static int spawn(struct prec_drainer *d, const cpu_set_t *anywhere)
 	 * thread_setup() would have warned and run it anywhere. */
 	if (err == -EINVAL && pin)
 		err = create_thread(&d->thread, d->o.rt_prio, anywhere, drain_thread, d);
+	d->start_err = err;
 	if (err)
 		return err;
 	/* Named here, not by the thread itself: the side band, synthesized
@@ -745,75 +727,7 @@ int prec_drainer__start(struct prec_drainer *d)
 {
 	if (d->started)
 		return -EBUSY;
-	return spawn(d, NULL);
-}
-
-/* Drainer k of the fan-out and the ones below it (k's heap subtree). */
-static int subtree(int k, int n)
-{
-	return k >= n ? 0 : 1 + subtree(2 * k + 1, n) + subtree(2 * k + 2, n);
-}
-
-/* Start fan[k], counted off g once its thread exists; it starts its own
- * children. When it cannot be, neither can they: all counted off. */
-static void start_one(struct prec_drainer **fan, int n, int k, struct prec_latch *l)
-{
-	struct prec_drainer *d = fan[k];
-	int err = spawn(d, &d->anywhere);
-
-	if (!err) {
-		prec_latch__count_down(l);
-		return;
-	}
-	d->start_err = err;
-	prec_latch__fail(l, err);
-	for (int m = subtree(k, n); m > 0; m--)
-		prec_latch__count_down(l);
-}
-
-static void fan_out(struct prec_drainer *d)
-{
-	for (int k = 2 * d->fan_i + 1; d->fan && k <= 2 * d->fan_i + 2 && k < d->fan_n; k++)
-		start_one(d->fan, d->fan_n, k, d->fan_latch);
-}
-
-int prec_drainer__start_all(struct prec_drainer **d, int n, struct prec_latch *l)
-{
-	bool fan = true;
-	cpu_set_t any;
-	int err;
-
-	for (int i = 0; i < n; i++) {
-		if (d[i]->started)
-			return -EBUSY;
-		d[i]->start_err = 0;
-		fan &= pinned(d[i]);
-	}
-	/* Unpinned drainers would inherit their creator's CPUs: the main
-	 * thread's are theirs, so it starts them. */
-	if (!fan || sched_getaffinity(0, sizeof(any), &any)) {
-		for (int i = 0; i < n; i++) {
-			err = spawn(d[i], NULL);
-			if (err) {
-				d[i]->start_err = err;
-				return err;
-			}
-		}
-		return 0;
-	}
-	/* Creating a thread on another CPU waits on that CPU (its wake-up,
-	 * the move there): each drainer starts two, so the waits overlap
-	 * and the last starts after log2(n) of them, not n. */
-	for (int i = 0; i < n; i++) {
-		d[i]->fan = d;
-		d[i]->fan_n = n;
-		d[i]->fan_i = i;
-		d[i]->fan_latch = l;
-		d[i]->anywhere = any;
-	}
-	prec_latch__begin(l, n);
-	start_one(d, n, 0, l);
-	return prec_latch__wait(l);
+	return prec_drainer__spawn(d, NULL);
 }
 
 int prec_drainer__start_error(const struct prec_drainer *d)
@@ -862,26 +776,17 @@ void prec_drainer__stop(struct prec_drainer *d)
 	errno = saved;
 }
 
-int prec_drainer__stop_all(struct prec_drainer **d, int n, struct prec_latch *l)
+void prec_drainer__ask_done(struct prec_drainer *d, struct prec_latch *l)
 {
-	int err = 0;
-
-	prec_latch__begin(l, n);
-	for (int i = 0; i < n; i++) {
-		/* Already done (it stopped on an error): no answer due. The
-		 * latch's error says only that (-ENOENT): the drainers' own
-		 * errors are the answer. */
-		if (!d[i] || !d[i]->started)
-			prec_latch__skip(l);
-		else
-			prec_request__ask(&d[i]->done_req, l);
-		if (d[i])
-			prec_drainer__stop(d[i]);
-	}
-	prec_latch__wait(l);
-	for (int i = 0; i < n && !err; i++)
-		err = d[i] ? prec_drainer__error(d[i]) : 0;
-	return err;
+	/* Already done (it stopped on an error): no answer due. The latch's
+	 * error says only that (-ENOENT): the drainers' own errors are the
+	 * answer. */
+	if (!d || !d->started)
+		prec_latch__skip(l);
+	else
+		prec_request__ask(&d->done_req, l);
+	if (d)
+		prec_drainer__stop(d);
 }
 
 int prec_drainer__join(struct prec_drainer *d)

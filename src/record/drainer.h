@@ -33,11 +33,15 @@ struct prec_drainer_opts {
 	int rt_prio;            /* > 0: the thread runs SCHED_FIFO at this */
 	/* Non-NULL: at the stop the thread disables CPU index el_cpu's
 	 * events itself, before its last pass (the caller then does not),
-	 * and prec_drainer__enable_all() has it enable them: from the
+	 * and prec_drainer_pool__enable() has it enable them: from the
 	 * ring's CPU the ioctls wait for no other CPU, and the drainers'
 	 * run at once rather than one CPU after another. */
 	struct prec_evlist *el;
 	int el_cpu;
+	/* Run first on the new thread, before anything of its own (the
+	 * pool's fan-out start); NULL: nothing. */
+	void (*started)(void *ctx);
+	void *started_ctx;
 };
 
 /* -r's default: the lowest real-time priority, enough to run before every
@@ -82,33 +86,25 @@ bool prec_drainer__fifo_allowed(int prio);
 void prec_drainer__warn_fifo(int prio);
 /* Start the thread. */
 int prec_drainer__start(struct prec_drainer *d);
-/* Start the threads of d[0..n), none started yet: when every one is
- * pinned, each started thread starts two more (a fan-out: creating a
- * thread on another CPU waits on that CPU, and the waits overlap), the
- * caller sleeping on g until all are; else one after another. Returns 0
- * or the first -errno; prec_drainer__start_error() then names which
- * failed (the others may be started: join them as usual). */
-int prec_drainer__start_all(struct prec_drainer **d, int n, struct prec_latch *l);
+/* Start the thread where it is placed (opts.pin_cpu, affinity);
+ * anywhere: the CPUs of a thread whose own the kernel refuses (NULL: the
+ * creator's). On failure start_error() says it too. Returns 0 or -errno. */
+int prec_drainer__spawn(struct prec_drainer *d, const cpu_set_t *anywhere);
+/* Is the thread placed on CPUs of its own (opts.pin_cpu)? */
+bool prec_drainer__pinned(const struct prec_drainer *d);
+/* Why the thread could not be started, or 0. */
 int prec_drainer__start_error(const struct prec_drainer *d);
 /* Drain what the ring holds now into chunks (one pass, no thread): used by
  * the thread, and by tests on simulated rings. Returns chunks written or
  * -errno. */
 int prec_drainer__drain(struct prec_drainer *d);
-/* Has each started thread of d[0..n) with opts.el enable its CPU's events
- * (prec_evlist__enable_cpu; tracking: the tracking events alone) on its
- * next wake-up, all at once, and sleeps (futex on g->pending, no polling)
- * until every one has, or has exited. Returns the first ioctl's -errno or
- * 0; -ENOENT when a thread had exited before it could (its CPU's events
- * are then not enabled). One caller at a time. */
-int prec_drainer__enable_all(struct prec_drainer **d, int n, bool tracking,
-			     struct prec_latch *l);
 /* One drainer's side of an epoch cut (--switch-output). writer: in, the
  * new epoch's shard writer (the drainer's from its next pass on); out,
  * the old one, now the caller's to flush and close (nothing else writes
  * it). The drainer's totals at the cut, and the maps its old epoch saw
  * (the caller's, freed with prec_drainer__free_maps). capture: the
  * caller's buffer (prec_capture__init), filled by the drainer from
- * capture_all() until its move. */
+ * set_capture() until its move. */
 struct prec_drainer_cut {
 	struct prec_shard_writer *writer;
 	uint64_t lost, lost_samples;
@@ -118,25 +114,24 @@ struct prec_drainer_cut {
 	struct prec_capture capture;
 };
 
-/* The start of a cut: each started thread of d[0..n) copies the task
- * records of every pass whose data_head it reads from now on into
- * cut[i].capture, until its move (cut_all() with the same cut), which
- * must follow. No record published after this returns escapes: the flag
- * is read after data_head. Does not wait. Main thread. */
-void prec_drainer__capture_all(struct prec_drainer **d, int n,
-			       struct prec_drainer_cut *cut);
-/* Has each started thread of d[0..n) drain once more into its old shard,
- * from a data_head read after this call, and then move to cut[i].writer,
- * so that every chunk before is in the old shard and every one after in
- * the new, the ring never paused; sleeps (futex on g->pending) until all
- * have. Every record published before the call is in the old shard. The
- * drainer's capture stops at the move, and the MMAP2s captured count as
- * maps of the new epoch too. Returns 0, or -ENOENT when a thread had
- * exited (cut[i].writer then stays the new one: the caller's). One caller
- * at a time, never beside enable_all(). Main thread. */
-int prec_drainer__cut_all(struct prec_drainer **d, int n,
-			  struct prec_drainer_cut *cut,
-			  struct prec_latch *l);
+/* The requests of drainer_pool.c, each answered on l by the thread (or
+ * skipped on l when d is NULL or not started; prec_latch__wait() is the
+ * caller's):
+ * - ask_enable: enable its CPU's events (opts.el; tracking: the tracking
+ *   events alone) on its next wake-up; -ENOENT when it had exited;
+ * - set_capture: from now on copy the task records of every pass into
+ *   cut->capture, until the move ask_cut() asks (no answer: it must
+ *   follow);
+ * - ask_cut: drain once more into the old shard, from a data_head read
+ *   after the ask, then move to cut->writer (and give the old one back
+ *   in it), the ring never paused;
+ * - ask_done: stop, answered once the shard is flushed and the stats,
+ *   maps and error are final (the thread may still be exiting). */
+void prec_drainer__ask_enable(struct prec_drainer *d, bool tracking, struct prec_latch *l);
+void prec_drainer__set_capture(struct prec_drainer *d, struct prec_drainer_cut *cut);
+void prec_drainer__ask_cut(struct prec_drainer *d, struct prec_drainer_cut *cut,
+			   struct prec_latch *l);
+void prec_drainer__ask_done(struct prec_drainer *d, struct prec_latch *l);
 void prec_drainer__free_maps(struct prec_seen_map *maps, uint32_t nr);
 /* After join(): whether the thread disabled its CPU's events (opts.el). */
 bool prec_drainer__disabled(const struct prec_drainer *d);
@@ -144,12 +139,6 @@ bool prec_drainer__disabled(const struct prec_drainer *d);
  * for it. Returns the thread's first error or 0. */
 void prec_drainer__stop(struct prec_drainer *d);
 int prec_drainer__join(struct prec_drainer *d);
-/* Stop every drainer of d[0..n) (NULL entries allowed) and sleep (futex
- * on g) until each started one has drained and flushed its shard, its
- * stats, maps and error final; their threads may still be exiting: join
- * them later. Returns the first drainer's error or 0. Main thread, never
- * beside enable_all() or cut_all(). */
-int prec_drainer__stop_all(struct prec_drainer **d, int n, struct prec_latch *l);
 /* Before start(): fd (an eventfd the caller owns and polls) gets 1 added
  * the moment the thread hits its first error, so the caller can stop the
  * recording at once; the thread then logs nothing itself. -1 = none. */

@@ -293,7 +293,7 @@ int prec_session__create_dir(struct prec_session *s, const char *dir,
 	int err;
 
 	memset(s, 0, sizeof(*s));
-	s->dirfd = s->drain_efd = s->parentfd = s->topfd = -1;
+	s->dirfd = s->parentfd = s->topfd = -1;
 	err = open_parent(s, dir);
 	if (err)
 		return err;
@@ -475,11 +475,14 @@ static int open_writers(struct prec_session *s, const struct prec_record_opts *o
 	s->nr_cpus = el->nr_cpus;
 	s->cpus = el->cpus;
 	s->writers = calloc((size_t)el->nr_cpus + 1, sizeof(*s->writers));
-	if (!s->drainers)
-		s->drainers = calloc((size_t)el->nr_cpus, sizeof(*s->drainers));
+	if (!s->pool) {
+		err = prec_drainer_pool__new(&s->pool, el->nr_cpus);
+		if (err)
+			return err;
+	}
 	if (!s->writer_wait)
 		s->writer_wait = calloc((size_t)el->nr_cpus, sizeof(*s->writer_wait));
-	if (!s->writers || !s->drainers || !s->writer_wait)
+	if (!s->writers || !s->writer_wait)
 		return -ENOMEM;
 	for (int c = 0; c <= el->nr_cpus; c++) {
 		bool sb = c == el->nr_cpus;
@@ -786,12 +789,6 @@ static int start_drainers(struct prec_session *s, const struct prec_record_opts 
 	/* Its drops keep the drainers from making them: as prompt as they. */
 	if (s->max_disk && s->rt_prio)
 		prec_disk_budget__fifo(prec_max_disk__budget(s->max_disk), s->rt_prio);
-	s->drain_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (s->drain_efd < 0) {
-		err = -errno;
-		pr_err("drainers: eventfd: %s", strerror(-err));
-		return err;
-	}
 	/* Each drainer disables its CPU's events as it stops, but in a
 	 * flight recording, whose last snapshot wants them all disabled
 	 * first (the main thread does it then). */
@@ -820,16 +817,15 @@ static int start_drainers(struct prec_session *s, const struct prec_record_opts 
 		};
 
 		drained = true;
-		err = prec_drainer__new(&s->drainers[c], &d);
+		err = prec_drainer_pool__add(s->pool, c, &d);
 		if (err) {
 			pr_err("drainer cpu%d: starting: %s\n", el->cpus[c], strerror(-err));
 			return err;
 		}
-		prec_drainer__set_notify(s->drainers[c], s->drain_efd);
 	}
-	first = prec_drainer__start_all(s->drainers, s->nr_cpus, &s->drain_latch);
+	first = prec_drainer_pool__start(s->pool);
 	for (int c = 0; first && c < s->nr_cpus; c++) {
-		err = prec_drainer__start_error(s->drainers[c]);
+		err = prec_drainer__start_error(prec_drainer_pool__at(s->pool, c));
 		if (!err)
 			continue;
 		if (err == -EPERM && s->rt_prio && o->rt_prio > 0) {
@@ -868,8 +864,7 @@ static int enable_events(struct prec_session *s, struct prec_evlist *el,
 		return tracking ? prec_evlist__enable_tracking(el) : prec_evlist__enable(el);
 	/* From each ring's CPU the ioctls are local: no waits on other CPUs
 	 * one after another (many-cpus.md). */
-	err = prec_drainer__enable_all(s->drainers, s->nr_cpus, tracking,
-				       &s->drain_latch);
+	err = prec_drainer_pool__enable(s->pool, tracking);
 	if (err == -ENOENT)
 		pr_err("%s: a drainer stopped before it enabled its CPU's", what);
 	else if (err)
@@ -909,8 +904,8 @@ static int open_buildid_reader(struct prec_session *s)
 	if (!s->bid_queues)
 		return -ENOMEM;
 	for (int c = 0; c < s->nr_cpus; c++)
-		if (s->drainers[c])
-			s->bid_queues[c] = prec_drainer__buildid_queue(s->drainers[c]);
+		if (prec_drainer_pool__at(s->pool, c))
+			s->bid_queues[c] = prec_drainer__buildid_queue(prec_drainer_pool__at(s->pool, c));
 	return prec_buildid_reader__new(&s->bid_reader);
 }
 
@@ -1028,7 +1023,7 @@ static void shard_totals(struct prec_session *s, struct prec_evlist *el, int c)
 	count_writer(s, sh, s->writers[c], &ws);
 	if (c < s->nr_cpus)
 		s->writer_wait[c] = (struct prec_writer_wait){ ws.wait_ns_max, ws.staging_grown };
-	if (c < s->nr_cpus && s->drainers[c]) {
+	if (c < s->nr_cpus && prec_drainer_pool__at(s->pool, c)) {
 		uint64_t evlost = prec_evlist__lost(el, c);
 
 		/* At a cut the drainer runs on: what it handed over. */
@@ -1036,7 +1031,7 @@ static void shard_totals(struct prec_session *s, struct prec_evlist *el, int c)
 			ds = (struct prec_drainer_stats){ .lost = s->cuts[c].lost,
 				.lost_samples = s->cuts[c].lost_samples };
 		else
-			prec_drainer__stats(s->drainers[c], &ds);
+			prec_drainer__stats(prec_drainer_pool__at(s->pool, c), &ds);
 		sh->lost = ds.lost;
 		sh->lost_samples = ds.lost_samples + evlost;
 		if (s->epoch_base)
@@ -1122,7 +1117,7 @@ static int req_cmp(const void *pa, const void *pb)
 static const struct prec_seen_map *maps_of(const struct prec_session *s, int c, int *nr)
 {
 	if (!s->cuts)
-		return prec_drainer__maps(s->drainers[c], nr);
+		return prec_drainer__maps(prec_drainer_pool__at(s->pool, c), nr);
 	*nr = (int)s->cuts[c].nr_maps;
 	return s->cuts[c].maps;
 }
@@ -1140,7 +1135,7 @@ static const struct prec_seen_map *next_seen(const struct prec_session *s, struc
 		if (p->c >= s->nr_cpus)
 			return NULL;
 		p->i = p->nr = 0;
-		p->maps = s->drainers[p->c] ? maps_of(s, p->c, &p->nr) : NULL;
+		p->maps = prec_drainer_pool__at(s->pool, p->c) ? maps_of(s, p->c, &p->nr) : NULL;
 		p->c++;
 	}
 	return &p->maps[p->i++];
@@ -1266,14 +1261,14 @@ static void add_seen_buildids(struct prec_session *s)
 	/* The pairs the drainers' own tables had no room for (the same
 	 * bounds), counted with those the manifest dropped: at a cut, those
 	 * of the epoch it ends (handed over with its maps). */
-	for (int c = 0; s->drainers && c < s->nr_cpus; c++) {
+	for (int c = 0; s->pool && c < s->nr_cpus; c++) {
 		struct prec_drainer_stats ds = { 0 };
 		uint64_t n;
 
 		if (s->cuts)
 			ds.maps_dropped = s->cuts[c].maps_dropped;
-		else if (s->drainers[c])
-			prec_drainer__stats(s->drainers[c], &ds);
+		else if (prec_drainer_pool__at(s->pool, c))
+			prec_drainer__stats(prec_drainer_pool__at(s->pool, c), &ds);
 		if (ds.unflagged)
 			pr_debug("cpu%d: %llu MMAP2 records with another session's build-id flag",
 				 s->cpus[c], (unsigned long long)ds.unflagged);
@@ -1313,18 +1308,7 @@ static void add_vdso(struct prec_session *s)
 
 static int stop_drainers(struct prec_session *s)
 {
-	int err = 0;
-
-	for (int c = 0; c < s->nr_cpus; c++)
-		if (s->drainers && s->drainers[c])
-			prec_drainer__stop(s->drainers[c]);
-	for (int c = 0; c < s->nr_cpus; c++) {
-		int e = s->drainers && s->drainers[c] ? prec_drainer__join(s->drainers[c]) : 0;
-
-		if (e && !err)
-			err = e;
-	}
-	return err;
+	return s->pool ? prec_drainer_pool__join(s->pool) : 0;
 }
 
 static void lap(const struct prec_session *s, const char *what)
@@ -1337,22 +1321,19 @@ static void lap(const struct prec_session *s, const char *what)
 
 uint64_t prec_session__drained(const struct prec_session *s)
 {
-	uint64_t sum = 0;
-
-	for (int c = 0; s->drainers && c < s->nr_cpus; c++)
-		if (s->drainers[c])
-			sum += prec_drainer__bytes(s->drainers[c]);
-	return sum;
+	return prec_drainer_pool__bytes(s->pool);
 }
 
 int prec_session__drain_failed(struct prec_session *s)
 {
 	uint64_t n;
 
-	if (s->drain_efd < 0 || read(s->drain_efd, &n, sizeof(n)) != sizeof(n))
+	int efd = prec_drainer_pool__notify_fd(s->pool);
+
+	if (efd < 0 || read(efd, &n, sizeof(n)) != sizeof(n))
 		return 0;
 	for (int c = 0; c < s->nr_cpus && !s->fail_err; c++) {
-		int e = s->drainers[c] ? prec_drainer__error(s->drainers[c]) : 0;
+		int e = prec_drainer_pool__at(s->pool, c) ? prec_drainer__error(prec_drainer_pool__at(s->pool, c)) : 0;
 
 		if (e) {
 			s->fail_cpu = s->cpus[c];
@@ -1385,9 +1366,9 @@ static void report_stop(struct prec_session *s, int err)
 	char who[32] = "";
 
 	for (int c = 0; c < s->nr_cpus && !s->fail_err; c++)
-		if (s->drainers[c] && prec_drainer__error(s->drainers[c])) {
+		if (prec_drainer_pool__at(s->pool, c) && prec_drainer__error(prec_drainer_pool__at(s->pool, c))) {
 			s->fail_cpu = s->cpus[c];
-			s->fail_err = prec_drainer__error(s->drainers[c]);
+			s->fail_err = prec_drainer__error(prec_drainer_pool__at(s->pool, c));
 		}
 	if (s->fail_err) {
 		err = s->fail_err;
@@ -1546,13 +1527,12 @@ int prec_session__finish(struct prec_session *s, struct prec_evlist *el)
 {
 	/* Every shard flushed; the threads' exits are waited for after
 	 * the manifest. */
-	int err = s->drainers ? prec_drainer__stop_all(s->drainers, s->nr_cpus,
-						       &s->drain_latch) : 0;
+	int err = s->pool ? prec_drainer_pool__stop(s->pool) : 0;
 
 	/* A drainer that stopped early on an error left its CPU's events
 	 * enabled: disabled here. */
 	for (int c = 0; s->drainers_disable && c < s->nr_cpus; c++)
-		if (!prec_drainer__disabled(s->drainers[c]))
+		if (!prec_drainer__disabled(prec_drainer_pool__at(s->pool, c)))
 			prec_evlist__disable_cpu(el, c);
 	lap(s, "drainers done (rings empty, shards fsynced)");
 	err = close_epoch(s, el, err);
@@ -1816,9 +1796,9 @@ int prec_session__cut(struct prec_session *s, struct prec_evlist *el)
 		/* no room: every record dropped, and said */
 		prec_capture__init(&cut[c].capture, PREC_CAPTURE_BYTES, since);
 	}
-	prec_drainer__capture_all(s->drainers, s->nr_cpus, cut);
+	prec_drainer_pool__capture(s->pool, cut);
 	e = epoch_tasks(s, el);
-	err = prec_drainer__cut_all(s->drainers, s->nr_cpus, cut, &s->drain_latch);
+	err = prec_drainer_pool__cut(s->pool, cut);
 	if (err)
 		pr_err("%s: a drainer stopped before it moved to this epoch", s->dir);
 	if (e < 0) {
@@ -1974,9 +1954,7 @@ void prec_session__exit(struct prec_session *s)
 {
 	if (!s)
 		return;
-	stop_drainers(s);
-	for (int c = 0; s->drainers && c < s->nr_cpus; c++)
-		prec_drainer__delete(s->drainers[c]);
+	prec_drainer_pool__delete(s->pool); /* joined first */
 	for (int c = 0; s->writers && c <= s->nr_cpus; c++)
 		prec_shard_writer__close(s->writers[c]);
 	close_flight(s);
@@ -1984,7 +1962,6 @@ void prec_session__exit(struct prec_session *s)
 	free(s->flight_shard);
 	prec_shard_writer__close(s->tail_writer);
 	prec_max_disk__delete(s->max_disk); /* after its shards' writers */
-	free(s->drainers);
 	free(s->bid_queues);
 	prec_buildid_reader__delete(s->bid_reader);
 	free(s->writer_wait);
@@ -1992,8 +1969,6 @@ void prec_session__exit(struct prec_session *s)
 	prec_manifest__delete(s->m);
 	if (s->dirfd >= 0)
 		close(s->dirfd);
-	if (s->drain_efd >= 0)
-		close(s->drain_efd);
 	if (s->parentfd >= 0)
 		close(s->parentfd);
 	if (s->topfd >= 0)
@@ -2004,5 +1979,5 @@ void prec_session__exit(struct prec_session *s)
 	free(s->dir);
 	free(s->old_dir);
 	memset(s, 0, sizeof(*s));
-	s->dirfd = s->drain_efd = s->parentfd = s->topfd = -1;
+	s->dirfd = s->parentfd = s->topfd = -1;
 }

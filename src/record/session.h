@@ -9,6 +9,7 @@
 #include <sys/types.h>
 
 #include "record/drainer.h"
+#include "record/drainer_pool.h"
 #include "record/options.h"
 #include "record/sideband.h"
 
@@ -32,7 +33,7 @@ struct prec_session {
 	int nr_cpus;
 	const int *cpus;
 	struct prec_shard_writer **writers; /* per CPU, then sideband last */
-	struct prec_drainer **drainers;     /* per CPU */
+	struct prec_drainer_pool *pool;    /* the drainers, one per CPU */
 	/* A flight recording's: per CPU, the shard the snapshots write
 	 * (cpuNNN.flight.shard), and its index in m->shards */
 	struct prec_shard_writer **flight_writers;
@@ -52,7 +53,6 @@ struct prec_session {
 	uint64_t t_begin_ns;   /* record's start, for -v's start laps */
 	uint64_t records, bytes, lost;
 	size_t pages;          /* ring data pages, for the lost-records advice */
-	int drain_efd;         /* eventfd the drainers write on an error, or -1 */
 	int fail_cpu, fail_err; /* first drainer failure: its CPU, -errno */
 	uint64_t fail_ns;      /* when the session learnt of it (MONOTONIC) */
 	uint64_t reserve_bytes; /* manifest.reserve size, 0 if none */
@@ -62,7 +62,6 @@ struct prec_session {
 				* the stop (no flight recording): the
 				* caller of finish() does not; and
 				* enable them at the start: enable()) */
-	struct prec_latch drain_latch; /* the drainers' answers to start, enable, cut, stop */
 	/* --switch-output: dir (dirfd) holds epochs (epochs.h); dir, dirfd,
 	 * session_id, m, writers and reserve_bytes are the current one's */
 	struct prec_epochs *epochs; /* NULL without --switch-output */

@@ -109,8 +109,8 @@ static void busiest(struct prec_status_line *sl, char *buf, size_t len)
 	uint64_t best = 0, all = 0;
 	int who = -1;
 
-	for (int c = 0; s->drainers && c < s->nr_cpus; c++) {
-		uint64_t b = s->drainers[c] ? prec_drainer__bytes(s->drainers[c]) : 0;
+	for (int c = 0; s->pool && c < s->nr_cpus; c++) {
+		uint64_t b = prec_drainer_pool__at(s->pool, c) ? prec_drainer__bytes(prec_drainer_pool__at(s->pool, c)) : 0;
 		uint64_t d = b - sl->cpu_bytes[c];
 
 		sl->cpu_bytes[c] = b;
@@ -162,13 +162,13 @@ void prec_status_line__tick(struct prec_status_line *sl)
 		return;
 	s = sl->s;
 	now = prec_now_ns(CLOCK_MONOTONIC);
-	for (int c = 0; s->drainers && c < s->nr_cpus; c++) {
+	for (int c = 0; s->pool && c < s->nr_cpus; c++) {
 		uint64_t r, l;
 
-		if (!s->drainers[c])
+		if (!prec_drainer_pool__at(s->pool, c))
 			continue;
-		bytes += prec_drainer__bytes(s->drainers[c]);
-		prec_drainer__progress(s->drainers[c], &r, &l);
+		bytes += prec_drainer__bytes(prec_drainer_pool__at(s->pool, c));
+		prec_drainer__progress(prec_drainer_pool__at(s->pool, c), &r, &l);
 		records += r;
 		lost += l;
 	}

@@ -23,6 +23,7 @@
 #include "../lib/test.h"
 #include "record/capture.h"
 #include "record/drainer.h"
+#include "record/drainer_pool.h"
 #include "record/internal.h"
 #include "record/options.h"
 #include "record/ring.h"
@@ -477,6 +478,14 @@ static uint16_t make_sample_at(uint8_t *rec, uint64_t time)
  * COMM in the old one); those published after capture_all() and stamped
  * since its time are captured too, in ring order, and their MMAP2 counts
  * as a map of the new epoch; nothing after the move is captured. */
+/* One drainer's cut, as the pool asks it. */
+static int cut_one(struct prec_drainer *d, struct prec_drainer_cut *cut, struct prec_latch *l)
+{
+	prec_latch__begin(l, 1);
+	prec_drainer__ask_cut(d, cut, l);
+	return prec_latch__wait(l);
+}
+
 static void test_cut_capture(void)
 {
 	struct prec_ring r;
@@ -500,7 +509,7 @@ static void test_cut_capture(void)
 	memset(&cut, 0, sizeof(cut));
 	cut.writer = w1;
 	CHECK_EQ(prec_capture__init(&cut.capture, 4096, 200), 0);
-	prec_drainer__capture_all(&d, 1, &cut);
+	prec_drainer__set_capture(d, &cut);
 	/* After it: the task records stamped since 200, not the FORK stamped
 	 * before (its effect was in /proc before the capture began). */
 	n = make_task_rec(rec, PERF_RECORD_FORK, 150);
@@ -514,7 +523,7 @@ static void test_cut_capture(void)
 	memcpy(cap.exp + cap.len, rec, n);
 	cap.len += n;
 	ring_put(&old, rec, make_sample_at(rec, 302));
-	CHECK_EQ(prec_drainer__cut_all(&d, 1, &cut, &g), 0);
+	CHECK_EQ(cut_one(d, &cut, &g), 0);
 	CHECK(cut.writer == w0);
 	CHECK_EQ(cut.capture.len, cap.len);
 	CHECK(!memcmp(cut.capture.buf, cap.exp, cap.len));
@@ -763,13 +772,14 @@ static void test_start_all(void)
 	struct prec_ring r[N];
 	void *mem[N];
 	struct prec_shard_writer *w[N];
+	struct prec_drainer_pool *pool;
 	struct prec_drainer *d[N];
-	struct prec_latch g = { 0 };
 	int ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	cpu_set_t mine;
 	char name[32], cpus[64], want[16];
 
 	CHECK_EQ(sched_getaffinity(0, sizeof(mine), &mine), 0);
+	CHECK_EQ(prec_drainer_pool__new(&pool, N), 0);
 	for (int i = 0; i < N; i++) {
 		struct prec_drainer_opts o = {
 			.cpu = 900 + i, .layout = layout, .clockid = CLOCK_MONOTONIC,
@@ -783,9 +793,10 @@ static void test_start_all(void)
 		w[i] = open_writer(name, true);
 		o.ring = &r[i];
 		o.writer = w[i];
-		CHECK_EQ(prec_drainer__new(&d[i], &o), 0);
+		CHECK_EQ(prec_drainer_pool__add(pool, i, &o), 0);
+		d[i] = prec_drainer_pool__at(pool, i);
 	}
-	CHECK_EQ(prec_drainer__start_all(d, N, &g), 0);
+	CHECK_EQ(prec_drainer_pool__start(pool), 0);
 	for (int i = 0; i < N; i++) {
 		CHECK_EQ(prec_drainer__start_error(d[i]), 0);
 		snprintf(name, sizeof(name), "prec-drain-%d", 900 + i);
@@ -797,19 +808,19 @@ static void test_start_all(void)
 			CHECK(!fprintf(stderr, "%s on CPUs '%s', want '%s'\n", name, cpus, want));
 	}
 	CHECK_EQ(prec_drainer__start(d[0]), -EBUSY);
-	/* stop_all() returns once every shard is flushed: the stats'
-	 * flush time is set by then, before any join. */
-	CHECK_EQ(prec_drainer__stop_all(d, N, &g), 0);
+	/* stop() returns once every shard is flushed: the stats' flush
+	 * time is set by then, before any join. */
+	CHECK_EQ(prec_drainer_pool__stop(pool), 0);
 	for (int i = 0; i < N; i++) {
 		struct prec_drainer_stats st;
 
 		prec_drainer__stats(d[i], &st);
 		CHECK(st.flushed_ns && st.flushed_ns >= st.stop_seen_ns);
 	}
+	CHECK_EQ(prec_drainer_pool__join(pool), 0);
+	prec_drainer_pool__delete(pool);
 	for (int i = 0; i < N; i++) {
-		CHECK_EQ(prec_drainer__join(d[i]), 0);
 		CHECK_EQ(prec_shard_writer__close(w[i]), 0);
-		prec_drainer__delete(d[i]);
 		free(mem[i]);
 	}
 	printf("start_all: %d drainers started by the fan-out\n", N);
@@ -875,7 +886,7 @@ static void test_cut(bool copy)
 		nanosleep(&gap, NULL);
 		memset(&cut, 0, sizeof(cut));
 		cut.writer = w[i];
-		CHECK_EQ(prec_drainer__cut_all(&d, 1, &cut, &g), 0);
+		CHECK_EQ(cut_one(d, &cut, &g), 0);
 		CHECK(cut.writer == w[i - 1]);
 		CHECK(cut.lost >= prev_lost);
 		prev_lost = cut.lost;

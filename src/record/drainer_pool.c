@@ -1,0 +1,223 @@
+// SPDX-License-Identifier: MIT
+// The drainers of a recording as one object: the fan-out start and the
+// requests to all of them over one latch (util/latch.h).
+#include "record/drainer_pool.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "util/latch.h"
+
+/* What a drainer's thread runs first: start its children in the
+ * fan-out's heap (2i + 1, 2i + 2). */
+struct fan_slot {
+	struct prec_drainer_pool *p;
+	int i;
+};
+
+struct prec_drainer_pool {
+	int n;
+	struct prec_drainer **d;
+	struct fan_slot *fan;
+	struct prec_latch latch; /* the answers to the request under way */
+	int efd;                 /* the drainers' first errors */
+	cpu_set_t anywhere;      /* the caller's CPUs, for a refused CPU set */
+	bool fanning;            /* start() fans out */
+};
+
+int prec_drainer_pool__new(struct prec_drainer_pool **out, int n)
+{
+	struct prec_drainer_pool *p = calloc(1, sizeof(*p));
+
+	*out = NULL;
+	if (!p)
+		return -ENOMEM;
+	p->n = n;
+	p->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	p->d = calloc((size_t)n, sizeof(*p->d));
+	p->fan = calloc((size_t)n, sizeof(*p->fan));
+	if (p->efd < 0 || !p->d || !p->fan) {
+		int err = p->efd < 0 ? -errno : -ENOMEM;
+
+		prec_drainer_pool__delete(p);
+		return err;
+	}
+	*out = p;
+	return 0;
+}
+
+static void fan_out(void *ctx);
+
+int prec_drainer_pool__add(struct prec_drainer_pool *p, int i,
+			   const struct prec_drainer_opts *o)
+{
+	struct prec_drainer_opts own = *o;
+	int err;
+
+	if (i < 0 || i >= p->n || p->d[i])
+		return -EINVAL;
+	p->fan[i] = (struct fan_slot){ p, i };
+	own.started = fan_out;
+	own.started_ctx = &p->fan[i];
+	err = prec_drainer__new(&p->d[i], &own);
+	if (!err)
+		prec_drainer__set_notify(p->d[i], p->efd);
+	return err;
+}
+
+/* Drainer k of the fan-out and the ones below it (k's heap subtree). */
+static int subtree(int k, int n)
+{
+	return k >= n ? 0 : 1 + subtree(2 * k + 1, n) + subtree(2 * k + 2, n);
+}
+
+/* Start drainer k, counted off the latch once its thread exists; it
+ * starts its own children. When it cannot be, neither can they: all
+ * counted off. */
+static void start_one(struct prec_drainer_pool *p, int k)
+{
+	int err = prec_drainer__spawn(p->d[k], &p->anywhere);
+
+	if (!err) {
+		prec_latch__count_down(&p->latch);
+		return;
+	}
+	prec_latch__fail(&p->latch, err);
+	for (int m = subtree(k, p->n); m > 0; m--)
+		prec_latch__count_down(&p->latch);
+}
+
+static void fan_out(void *ctx)
+{
+	const struct fan_slot *f = ctx;
+	struct prec_drainer_pool *p = f->p;
+
+	if (!p->fanning)
+		return;
+	for (int k = 2 * f->i + 1; k <= 2 * f->i + 2 && k < p->n; k++)
+		start_one(p, k);
+}
+
+int prec_drainer_pool__start(struct prec_drainer_pool *p)
+{
+	bool fan = p->n > 0;
+
+	for (int i = 0; i < p->n; i++) {
+		if (!p->d[i])
+			return -EINVAL;
+		fan &= prec_drainer__pinned(p->d[i]);
+	}
+	/* Unpinned drainers would inherit their creator's CPUs: the main
+	 * thread's are theirs, so it starts them. */
+	if (!fan || sched_getaffinity(0, sizeof(p->anywhere), &p->anywhere)) {
+		for (int i = 0; i < p->n; i++) {
+			int err = prec_drainer__spawn(p->d[i], NULL);
+
+			if (err)
+				return err;
+		}
+		return 0;
+	}
+	/* Creating a thread on another CPU waits on that CPU (its wake-up,
+	 * the move there): each drainer starts two, so the waits overlap
+	 * and the last starts after log2(n) of them, not n. */
+	p->fanning = true;
+	prec_latch__begin(&p->latch, p->n);
+	start_one(p, 0);
+	return prec_latch__wait(&p->latch);
+}
+
+int prec_drainer_pool__enable(struct prec_drainer_pool *p, bool tracking)
+{
+	prec_latch__begin(&p->latch, p->n);
+	for (int i = 0; i < p->n; i++)
+		prec_drainer__ask_enable(p->d[i], tracking, &p->latch);
+	return prec_latch__wait(&p->latch);
+}
+
+void prec_drainer_pool__capture(struct prec_drainer_pool *p, struct prec_drainer_cut *cut)
+{
+	for (int i = 0; i < p->n; i++)
+		prec_drainer__set_capture(p->d[i], &cut[i]);
+}
+
+int prec_drainer_pool__cut(struct prec_drainer_pool *p, struct prec_drainer_cut *cut)
+{
+	prec_latch__begin(&p->latch, p->n);
+	for (int i = 0; i < p->n; i++)
+		prec_drainer__ask_cut(p->d[i], &cut[i], &p->latch);
+	return prec_latch__wait(&p->latch);
+}
+
+int prec_drainer_pool__stop(struct prec_drainer_pool *p)
+{
+	int err = 0;
+
+	prec_latch__begin(&p->latch, p->n);
+	for (int i = 0; i < p->n; i++)
+		prec_drainer__ask_done(p->d[i], &p->latch);
+	prec_latch__wait(&p->latch);
+	for (int i = 0; i < p->n && !err; i++)
+		err = p->d[i] ? prec_drainer__error(p->d[i]) : 0;
+	return err;
+}
+
+int prec_drainer_pool__join(struct prec_drainer_pool *p)
+{
+	int err = 0;
+
+	for (int i = 0; i < p->n; i++)
+		if (p->d[i])
+			prec_drainer__stop(p->d[i]);
+	for (int i = 0; i < p->n; i++) {
+		int e = p->d[i] ? prec_drainer__join(p->d[i]) : 0;
+
+		if (e && !err)
+			err = e;
+	}
+	return err;
+}
+
+int prec_drainer_pool__notify_fd(const struct prec_drainer_pool *p)
+{
+	return p ? p->efd : -1;
+}
+
+struct prec_drainer *prec_drainer_pool__at(const struct prec_drainer_pool *p, int i)
+{
+	return p && i >= 0 && i < p->n ? p->d[i] : NULL;
+}
+
+int prec_drainer_pool__size(const struct prec_drainer_pool *p)
+{
+	return p ? p->n : 0;
+}
+
+uint64_t prec_drainer_pool__bytes(const struct prec_drainer_pool *p)
+{
+	uint64_t sum = 0;
+
+	for (int i = 0; p && i < p->n; i++)
+		if (p->d[i])
+			sum += prec_drainer__bytes(p->d[i]);
+	return sum;
+}
+
+void prec_drainer_pool__delete(struct prec_drainer_pool *p)
+{
+	if (!p)
+		return;
+	if (p->d) {
+		prec_drainer_pool__join(p);
+		for (int i = 0; i < p->n; i++)
+			prec_drainer__delete(p->d[i]);
+	}
+	if (p->efd >= 0)
+		close(p->efd);
+	free(p->d);
+	free(p->fan);
+	free(p);
+}

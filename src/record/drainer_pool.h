@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: MIT */
+/* The recording's drainers, one per CPU ring, as one object
+ * (drainer_pool.c): started together, asked together (enable, cut, stop)
+ * with one latch the main thread sleeps on, their first error on one
+ * eventfd the main loop polls. Main thread, one request at a time. */
+#ifndef PREC_RECORD_DRAINER_POOL_H
+#define PREC_RECORD_DRAINER_POOL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "record/drainer.h"
+
+struct prec_drainer_pool;
+
+/* Room for n drainers, none made yet. Returns 0 or -errno. */
+int prec_drainer_pool__new(struct prec_drainer_pool **out, int n);
+/* Make drainer i from o (not started). Returns 0 or -errno. */
+int prec_drainer_pool__add(struct prec_drainer_pool *p, int i,
+			   const struct prec_drainer_opts *o);
+/* Start every drainer made: when every one is pinned, each started thread
+ * starts two more (a fan-out: creating a thread on another CPU waits on
+ * that CPU, and the waits overlap), the caller sleeping until all are;
+ * else one after another. Returns 0 or the first -errno;
+ * prec_drainer__start_error() of each then says which failed (the others
+ * may be started: they are stopped and joined as usual). */
+int prec_drainer_pool__start(struct prec_drainer_pool *p);
+/* Has each started drainer with opts.el enable its CPU's events (tracking:
+ * the tracking events alone), all at once; sleeps until every one has, or
+ * has exited. Returns the first ioctl's -errno or 0; -ENOENT when a thread
+ * had exited before it could (its CPU's events are then not enabled). */
+int prec_drainer_pool__enable(struct prec_drainer_pool *p, bool tracking);
+/* The start of a cut: each started drainer copies the task records of
+ * every pass whose data_head it reads from now on into cut[i].capture,
+ * until its move (cut() with the same cut), which must follow. No record
+ * published after this returns escapes: the flag is read after
+ * data_head. Does not wait. */
+void prec_drainer_pool__capture(struct prec_drainer_pool *p, struct prec_drainer_cut *cut);
+/* Has each started drainer drain once more into its old shard, from a
+ * data_head read after this call, and then move to cut[i].writer, so that
+ * every chunk before is in the old shard and every one after in the new,
+ * the ring never paused; sleeps until all have. Every record published
+ * before the call is in the old shard. The capture stops at the move, and
+ * the MMAP2s captured count as maps of the new epoch too. Returns 0, or
+ * -ENOENT when a thread had exited (cut[i].writer then stays the new one:
+ * the caller's). */
+int prec_drainer_pool__cut(struct prec_drainer_pool *p, struct prec_drainer_cut *cut);
+/* Stop every drainer and sleep until each started one has drained and
+ * flushed its shard, its stats, maps and error final; their threads may
+ * still be exiting: join() them later. Returns the first drainer's error
+ * or 0. */
+int prec_drainer_pool__stop(struct prec_drainer_pool *p);
+/* Ask every drainer to stop (async-signal-safe) and wait for the threads'
+ * exits. Returns the first drainer's error or 0. */
+int prec_drainer_pool__join(struct prec_drainer_pool *p);
+/* Readable (an eventfd) once a drainer hits its first error: the main loop
+ * polls it to stop the recording at once. */
+int prec_drainer_pool__notify_fd(const struct prec_drainer_pool *p);
+/* Drainer i, NULL when not made (or i out of range). */
+struct prec_drainer *prec_drainer_pool__at(const struct prec_drainer_pool *p, int i);
+int prec_drainer_pool__size(const struct prec_drainer_pool *p);
+/* Bytes drained by all as of their last pass; any thread. */
+uint64_t prec_drainer_pool__bytes(const struct prec_drainer_pool *p);
+/* join(), then free every drainer; NULL is fine. */
+void prec_drainer_pool__delete(struct prec_drainer_pool *p);
+
+#endif
