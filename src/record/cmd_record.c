@@ -29,6 +29,7 @@
 #include "record/options.h"
 #include "record/perm.h"
 #include "record/session.h"
+#include "record/summary.h"
 #include "record/max_disk.h"
 #include "record/status_line.h"
 #include "record/switch_event.h"
@@ -673,7 +674,7 @@ static int stop(struct record *r, int rc)
 		prec_workload__abort(&r->wl);
 	}
 	if (!r->o.quiet)
-		prec_session__summary(&r->s);
+		prec_summary__print(&r->s);
 	if (rc)
 		return rc;
 	if (err || r->cut_err)

@@ -1007,13 +1007,6 @@ static void epoch_lost(struct prec_session *s, int c, const struct prec_drainer_
 	b[2] = evlost;
 }
 
-/* A shard's loss: its LOST records, or its LOST_SAMPLES where the kernel
- * counted more that way. */
-static uint64_t shard_lost(const struct prec_manifest_shard *sh)
-{
-	return sh->lost > sh->lost_samples ? sh->lost : sh->lost_samples;
-}
-
 static void shard_totals(struct prec_session *s, struct prec_evlist *el, int c)
 {
 	struct prec_manifest_shard *sh = &s->m->shards[c];
@@ -1046,7 +1039,7 @@ static void shard_totals(struct prec_session *s, struct prec_evlist *el, int c)
 	}
 	/* A ring overflow shows both as a LOST record and in the events'
 	 * PERF_FORMAT_LOST count: the larger of the two, not the sum. */
-	s->lost += shard_lost(sh);
+	s->lost += prec_manifest_shard__lost(sh);
 }
 
 /* CPU index c's flight shard, flushed: the writer's totals and the LOST
@@ -1063,7 +1056,7 @@ static void flight_totals(struct prec_session *s, int c)
 	 * any overwritten one. */
 	if (s->snap)
 		prec_snapshot__lost(s->snap, c, &sh->lost, &sh->lost_samples);
-	s->lost += shard_lost(sh);
+	s->lost += prec_manifest_shard__lost(sh);
 }
 
 /* Flush the flight shards (snapshots wait only until their chunks are
@@ -1829,90 +1822,6 @@ int prec_session__cut(struct prec_session *s, struct prec_evlist *el)
 	free(cut);
 	prec_epochs__prune(s->epochs, s->top_dir);
 	return err;
-}
-
-/* ---- the summary: perf-like totals on stderr; when records were lost,
- * which CPU, why when it is known, and what to change ---- */
-
-/* One line per CPU that lost records. A drainer held by the disk (waiting
- * for staging room) could not drain: that, not the ring size, is then the
- * thing to change. */
-static void warn_cpu(const struct prec_session *s, int c)
-{
-	const struct prec_manifest_shard *sh = &s->m->shards[c];
-	uint64_t n = shard_lost(sh);
-
-	if (!n)
-		return;
-	if (s->writer_wait[c].ns >= 1000000 && s->writer_wait[c].staging)
-		pr_warn("cpu%d: %llu records LOST: the ring (%zu pages) filled while its drainer waited up to %.0f ms for the disk, its staging grown to %llu MiB (a bigger --max-staging holds longer stalls)",
-			sh->cpu, (unsigned long long)n, s->pages,
-			(double)s->writer_wait[c].ns / 1e6,
-			(unsigned long long)(s->writer_wait[c].staging >> 20));
-	else if (s->writer_wait[c].ns >= 1000000)
-		pr_warn("cpu%d: %llu records LOST: the ring (%zu pages) filled while its drainer waited up to %.0f ms for the disk%s",
-			sh->cpu, (unsigned long long)n, s->pages,
-			(double)s->writer_wait[c].ns / 1e6,
-			s->direct_io ? " (--max-staging lets the staging, --no-direct-io the page cache absorb that)" : "");
-	else
-		pr_warn("cpu%d: %llu records LOST: the ring (%zu pages) filled faster than it was drained",
-			sh->cpu, (unsigned long long)n, s->pages);
-}
-
-void prec_session__summary(const struct prec_session *s)
-{
-	double secs = (double)(s->t_stop_ns - s->t_enable_ns) / 1e9;
-	double mb = (double)s->bytes / 1e6;
-	char lz4[64] = "";
-	uint64_t raw = 0, stored = 0, drained_lost = 0;
-
-	if (s->t_stop_ns <= s->t_enable_ns)
-		secs = 0;
-	for (uint32_t c = 0; c < s->m->nr_shards; c++) {
-		raw += s->m->shards[c].raw_bytes;
-		stored += s->m->shards[c].bytes;
-	}
-	if (raw > stored && stored)
-		snprintf(lz4, sizeof(lz4), " (lz4: %.3f MB raw, %.1fx)",
-			 (double)raw / 1e6, (double)raw / (double)stored);
-	fprintf(stderr, "[ prec record: %u shards, %llu records, %.3f MB written%s (%.1f MB/s), %llu lost, manifest in %.1f ms ]\n",
-		s->m->nr_shards, (unsigned long long)s->records, mb, lz4,
-		secs > 0 ? mb / secs : 0.0, (unsigned long long)s->lost,
-		(double)s->manifest_ns / 1e6);
-	if (s->epochs)
-		fprintf(stderr, "[ prec record: %u epoch%s, the last in %s ]\n",
-			prec_epochs__count(s->epochs),
-			prec_epochs__count(s->epochs) == 1 ? "" : "s", s->dir);
-	/* After a drainer failure its ring overflowed by design: the ring
-	 * size advice would mislead. */
-	if (!s->lost || s->fail_err)
-		return;
-	for (int c = 0; c < s->nr_cpus; c++)
-		warn_cpu(s, c);
-	for (int c = 0; s->flight_shard && c < s->nr_cpus; c++) {
-		const struct prec_manifest_shard *sh = &s->m->shards[s->flight_shard[c]];
-
-		if (shard_lost(sh))
-			pr_warn("cpu%d: %llu records LOST in the flight ring: the kernel drops what comes while the ring is paused for a snapshot",
-				sh->cpu, (unsigned long long)shard_lost(sh));
-	}
-	/* A flight ring loses records by design (pauses), not for want of
-	 * ring room: the advice is for the drained rings. */
-	for (int c = 0; c < s->nr_cpus; c++)
-		drained_lost += shard_lost(&s->m->shards[c]);
-	if (!drained_lost)
-		return;
-	/* -m sizes a flight recording's drained rings only when they hold
-	 * drained events besides the side band. */
-	if (s->snap) {
-		pr_warn("%llu drained records lost in all: the drained rings (%zu pages) filled faster than their drainers ran%s",
-			(unsigned long long)drained_lost, s->pages,
-			s->rt_prio ? "" : "; SCHED_FIFO drainers (-r 1) run sooner");
-		return;
-	}
-	pr_warn("%llu records lost in all: use a bigger ring (-m %zu or more)%s, fewer events, or a lower -F",
-		(unsigned long long)s->lost, s->pages * 4,
-		s->rt_prio ? "" : ", SCHED_FIFO drainers (-r 1)");
 }
 
 void prec_session__discard(struct prec_session *s)

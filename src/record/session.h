@@ -123,8 +123,7 @@ int prec_session__read_buildids(struct prec_session *s);
 /* Stop drainers, collect totals and build-ids, write the final manifest.
  * Events must already be disabled. Returns 0 or -errno. */
 int prec_session__finish(struct prec_session *s, struct prec_evlist *el);
-void prec_session__summary(const struct prec_session *s);
-/* The drain_efd is readable: note which drainer failed (fail_*). Returns
+/* The pool's notify fd is readable: note which drainer failed (fail_*). Returns
  * 1 when the recording must stop now, 0 for a spurious wake. Main thread. */
 int prec_session__drain_failed(struct prec_session *s);
 /* The staging each shard writer of o gets (--max-disk's minimum). */

@@ -142,6 +142,13 @@ struct prec_manifest {
 	} max_disk;
 };
 
+/* A shard's loss: its LOST records, or its LOST_SAMPLES where the kernel
+ * counted more that way (one loss is often reported both ways). */
+static inline uint64_t prec_manifest_shard__lost(const struct prec_manifest_shard *sh)
+{
+	return sh->lost > sh->lost_samples ? sh->lost : sh->lost_samples;
+}
+
 /* All strings and arrays of a manifest are owned by it and freed by
  * delete(). The add_* helpers copy their arguments and return 0 or -ENOMEM. */
 struct prec_manifest *prec_manifest__new(void);
