@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: MIT */
+/* A recording's build-ids collected at its close (buildid_collect.c):
+ * from the maps its drainers saw, the files' notes (read once per file),
+ * the early reader's answers and the vDSO, into the manifest; and perf's
+ * build-id cache filled from the final table. Main thread, off the drain
+ * path. */
+#ifndef PREC_RECORD_BUILDID_COLLECT_H
+#define PREC_RECORD_BUILDID_COLLECT_H
+
+#include "record/buildid_reader.h"
+#include "record/drainer.h"
+#include "store/store.h"
+
+/* The maps each CPU index's drainer saw in the epoch being closed. */
+struct prec_seen_maps {
+	int nr;
+	/* CPU index c's maps, *nr of them (NULL and 0: none) */
+	const struct prec_seen_map *(*of)(void *ctx, int c, int *nr);
+	void *ctx;
+};
+
+/* Every seen map's build-id into m: the kernel's (MMAP2 with one), the
+ * early reader's (NULL: none), else the file's notes, read once per file
+ * (device, inode) through its first path, only where that path still
+ * names the mapped file, within prec_buildid__resolve()'s deadline. A
+ * file that could not be read as the one mapped is counted in
+ * m->buildids_unread. */
+void prec_buildid_collect__maps(struct prec_manifest *m, const struct prec_seen_maps *seen,
+				struct prec_buildid_reader *early);
+/* When a [vdso] was mapped (or m has its id already), its build-id into
+ * m and its image as dirfd/vdso.so for `prec archive`; a failure is
+ * warned about (dir names dirfd). */
+void prec_buildid_collect__vdso(struct prec_manifest *m, const struct prec_seen_maps *seen,
+				int dirfd, const char *dir);
+/* perf's build-id cache filled as `perf record` fills it, from m's final
+ * table, each file checked against the device and inode it was mapped
+ * as: after the manifest (a crash here loses nothing), within a bound. */
+void prec_buildid_collect__fill_cache(const struct prec_manifest *m,
+				      const struct prec_seen_maps *seen);
+
+#endif
