@@ -5,7 +5,8 @@
 # for the thaw. With --max-staging 0 the staging fills behind that write and
 # the rings overflow (records lost: the freeze does stall the writes); with
 # room to grow, the staging takes the stall and nothing is lost: exactly the
-# storms' calls, every shard whole.
+# storms' calls, every shard whole, and the staging goes back to its first
+# size after the stall; the same with -z and --max-disk.
 set -u
 # shellcheck source=tests/lib/e2e.sh
 . "$(dirname "$0")/../lib/e2e.sh"
@@ -74,13 +75,26 @@ AFTER=2 run grown --max-staging 64M
 [ "$(lost_of grown)" = 0 ] || fail "grown: $(lost_of grown) records lost"
 grep -q 'staging grown to' "$tmp/grown.err" || fail "grown: the staging did not grow"
 grep -q 'staging back to' "$tmp/grown.err" || fail "grown: the staging stayed grown after the stall"
-# the storms' calls: every sample but the shell's own (its start may
-# call getppid), the shell being the task the manifest's first id names
-"$H/mfdump" "$mnt/grown" >"$tmp/mf" || fail "manifest unreadable"
-sh_pid=$(awk '/^id 1 /{sub("tid=","",$5); print $5; exit}' "$tmp/mf")
-[ -n "$sh_pid" ] || fail "no per-task ids in the manifest"
-"$H/shardcount" "$mnt/grown" "$sh_pid" >"$tmp/count" || { cat "$tmp/count"; fail "a shard is corrupt"; }
-all=$(awk '/^total/ { sub("samples=", "", $4); sub("pid_samples=", "", $5); print $4 - $5 }' "$tmp/count")
-[ "$all" = $((N * ncpu)) ] || fail "grown: $all storm samples, want $((N * ncpu))"
-"$PREC" info --check "$mnt/grown" >"$tmp/info" 2>&1 || fail "info --check: $(cat "$tmp/info")"
-echo "fixed staging: $lost lost; grown: 0 lost, $all samples = $ncpu x $N"
+# exact NAME: the storms' calls, every one, in NAME's shards: every sample
+# but the shell's own (its start may call getppid), the shell being the
+# task the manifest's first id names; the count in $all
+exact() {
+	local sh_pid
+	"$H/mfdump" "$mnt/$1" >"$tmp/mf" || fail "$1: manifest unreadable"
+	sh_pid=$(awk '/^id 1 /{sub("tid=","",$5); print $5; exit}' "$tmp/mf")
+	[ -n "$sh_pid" ] || fail "$1: no per-task ids in the manifest"
+	"$H/shardcount" "$mnt/$1" "$sh_pid" >"$tmp/count" || { cat "$tmp/count"; fail "$1: a shard is corrupt"; }
+	all=$(awk '/^total/ { sub("samples=", "", $4); sub("pid_samples=", "", $5); print $4 - $5 }' "$tmp/count")
+	[ "$all" = $((N * ncpu)) ] || fail "$1: $all storm samples, want $((N * ncpu))"
+	"$PREC" info --check "$mnt/$1" >"$tmp/info" 2>&1 || fail "$1: info --check: $(cat "$tmp/info")"
+}
+exact grown
+allg=$all
+rm -rf "${mnt:?}/grown"
+
+# the same stall, the shards lz4-compressed and under a disk budget (its
+# segment files, its trimmer)
+run grownz --max-staging 64M -z --max-disk 4G
+[ "$(lost_of grownz)" = 0 ] || fail "grownz: $(lost_of grownz) records lost"
+exact grownz
+echo "fixed staging: $lost lost; grown: 0 lost, $allg samples = $ncpu x $N; -z --max-disk: 0 lost, $all samples"
