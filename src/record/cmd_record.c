@@ -295,20 +295,19 @@ static int setup_tasks(struct record *r)
  * directory the user owns now, prec aside; recorded as -p's. */
 static int user_pids(struct prec_record_opts *o)
 {
-	DIR *d = opendir("/proc");
-	struct dirent *e;
-	int err = 0;
+	pid_t *all;
+	int nr = prec_proc__pids(&all), err = 0;
 
-	if (!d)
-		return -errno;
-	while (!err && (e = readdir(d))) {
+	if (nr < 0)
+		return nr;
+	for (int i = 0; !err && i < nr; i++) {
 		struct stat st;
-		char *end;
-		long pid = strtol(e->d_name, &end, 10);
+		char path[32];
 		pid_t *n;
 
-		if (*end || pid <= 0 || pid == getpid() ||
-		    fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) || st.st_uid != o->uid)
+		snprintf(path, sizeof(path), "/proc/%d", (int)all[i]);
+		if (all[i] == getpid() || fstatat(AT_FDCWD, path, &st, AT_SYMLINK_NOFOLLOW) ||
+		    st.st_uid != o->uid)
 			continue;
 		n = realloc(o->pids, (size_t)(o->nr_pids + 1) * sizeof(*n));
 		if (!n) {
@@ -316,9 +315,9 @@ static int user_pids(struct prec_record_opts *o)
 			break;
 		}
 		o->pids = n;
-		n[o->nr_pids++] = (pid_t)pid;
+		n[o->nr_pids++] = all[i];
 	}
-	closedir(d);
+	free(all);
 	if (!err && !o->nr_pids) {
 		pr_err("option -u: user %u has no process to record", (unsigned)o->uid);
 		return -ESRCH;

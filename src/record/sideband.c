@@ -749,21 +749,15 @@ static int sb_process(struct sb *sb, const struct prec_proc_status *st)
 static int sb_all_tasks(struct sb *sb)
 {
 	struct prec_proc_status st;
-	struct dirent *de;
-	int err = 0;
-	DIR *d = opendir("/proc");
+	pid_t *pids;
+	int nr = prec_proc__pids(&pids), err = 0;
 
-	if (!d)
-		return -errno;
-	while (!err && (de = readdir(d))) {
-		char *end;
-		long pid = strtol(de->d_name, &end, 10);
-
-		if (*end || pid <= 0 || read_status(sb, (pid_t)pid, &st))
-			continue;
-		err = sb_process(sb, &st);
-	}
-	closedir(d);
+	if (nr < 0)
+		return nr;
+	for (int i = 0; !err && i < nr; i++)
+		if (!read_status(sb, pids[i], &st))
+			err = sb_process(sb, &st);
+	free(pids);
 	return err;
 }
 
@@ -958,47 +952,24 @@ static int cmp_pid(const void *a, const void *b)
  * those of pids (each id's Tgid). Returns how many or -errno. */
 static int tail_tgids(struct sb *sb, const pid_t *pids, int nr, pid_t **out)
 {
-	size_t n = 0, cap = pids ? (size_t)nr + 1 : 512, u = 0;
-	pid_t *v = malloc(cap * sizeof(*v)), *t;
-	struct dirent *de;
-	DIR *d = NULL;
+	size_t n = 0, u = 0;
+	pid_t *v;
 
+	/* /proc's entries are the processes' own ids: no status to read
+	 * (a tail needs no parent, and a kernel thread's empty maps cost no
+	 * more than its status would). */
+	if (!pids)
+		return prec_proc__pids(out);
 	*out = NULL;
+	v = malloc(((size_t)nr + 1) * sizeof(*v));
 	if (!v)
 		return -ENOMEM;
-	for (int i = 0; pids && i < nr; i++) {
+	for (int i = 0; i < nr; i++) {
 		struct prec_proc_status st;
 
 		if (!read_status(sb, pids[i], &st))
 			v[n++] = st.tgid;
 	}
-	/* /proc's entries are the processes' own ids: no status to read
-	 * (a tail needs no parent, and a kernel thread's empty maps cost no
-	 * more than its status would). */
-	if (!pids && !(d = opendir("/proc"))) {
-		free(v);
-		return -errno;
-	}
-	while (d && (de = readdir(d))) {
-		char *end;
-		long pid = strtol(de->d_name, &end, 10);
-
-		if (*end || pid <= 0)
-			continue;
-		if (n == cap) {
-			t = realloc(v, 2 * cap * sizeof(*v));
-			if (!t) {
-				closedir(d);
-				free(v);
-				return -ENOMEM;
-			}
-			v = t;
-			cap *= 2;
-		}
-		v[n++] = (pid_t)pid;
-	}
-	if (d)
-		closedir(d);
 	qsort(v, n, sizeof(*v), cmp_pid);
 	for (size_t i = 0; i < n; i++)
 		if (!u || v[i] != v[u - 1])

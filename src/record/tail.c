@@ -3,7 +3,6 @@
 // what time, and what it cost; the records themselves are sideband.c's.
 #include "record/tail.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -15,6 +14,7 @@
 #include "record/sideband.h"
 #include "util/clock.h"
 #include "util/log.h"
+#include "util/proc.h"
 
 struct prec_tail {
 	struct prec_sideband_tail *sb;
@@ -102,34 +102,26 @@ static int read_ppid(pid_t pid, pid_t *ppid)
 /* Every process in /proc with its parent: *out sorted by ppid. */
 static int scan_parents(struct pp **out)
 {
-	struct pp *v = NULL, *n;
-	size_t nr = 0, cap = 0;
-	struct dirent *de;
-	DIR *d = opendir("/proc");
+	struct pp *v;
+	pid_t *pids;
+	int all = prec_proc__pids(&pids);
+	size_t nr = 0;
 
 	*out = NULL;
-	if (!d)
-		return -errno;
-	while ((de = readdir(d))) {
-		char *end;
-		long pid = strtol(de->d_name, &end, 10);
+	if (all < 0)
+		return all;
+	v = malloc(((size_t)all + 1) * sizeof(*v));
+	if (!v) {
+		free(pids);
+		return -ENOMEM;
+	}
+	for (int i = 0; i < all; i++) {
 		pid_t ppid;
 
-		if (*end || pid <= 0 || read_ppid((pid_t)pid, &ppid))
-			continue; /* not a process, or gone meanwhile */
-		if (nr == cap) {
-			cap = cap ? 2 * cap : 512;
-			n = realloc(v, cap * sizeof(*v));
-			if (!n) {
-				free(v);
-				closedir(d);
-				return -ENOMEM;
-			}
-			v = n;
-		}
-		v[nr++] = (struct pp){ .pid = (pid_t)pid, .ppid = ppid };
+		if (!read_ppid(pids[i], &ppid)) /* else gone meanwhile */
+			v[nr++] = (struct pp){ .pid = pids[i], .ppid = ppid };
 	}
-	closedir(d);
+	free(pids);
 	if (nr)
 		qsort(v, nr, sizeof(*v), cmp_ppid);
 	*out = v;

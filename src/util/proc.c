@@ -3,6 +3,7 @@
 // markers reader and the recorder's watched tasks.
 #include "util/proc.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -50,4 +51,46 @@ pid_t prec_proc__tgid(pid_t tid)
 	close(fd);
 	text[len] = 0;
 	return prec_proc__parse_status(text, &st) ? -ESRCH : st.tgid;
+}
+
+static int cmp_pid(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+int prec_proc__pids(pid_t **out)
+{
+	DIR *d = opendir("/proc");
+	size_t n = 0, cap = 0;
+	pid_t *v = NULL, *t;
+	struct dirent *de;
+
+	*out = NULL;
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		char *end;
+		long pid = strtol(de->d_name, &end, 10);
+
+		if (*end || pid <= 0 || pid > INT32_MAX)
+			continue;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 512;
+			t = realloc(v, cap * sizeof(*v));
+			if (!t) {
+				closedir(d);
+				free(v);
+				return -ENOMEM;
+			}
+			v = t;
+		}
+		v[n++] = (pid_t)pid;
+	}
+	closedir(d);
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_pid);
+	*out = v;
+	return (int)n;
 }

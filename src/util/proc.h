@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* /proc/PID/status: the one parser of its fields prec reads (Tgid, PPid,
- * whether the task has a user address space) and the tgid reader. */
+/* /proc: the one list of its processes, the one parser of the fields of
+ * /proc/PID/status prec reads (Tgid, PPid, whether the task has a user
+ * address space) and the tgid reader. */
 #ifndef PREC_UTIL_PROC_H
 #define PREC_UTIL_PROC_H
 
@@ -24,5 +25,9 @@ int prec_proc__parse_status(const char *text, struct prec_proc_status *st);
  * -ESRCH (no such thread, or an unreadable file). Blocks on /proc only;
  * any thread. */
 pid_t prec_proc__tgid(pid_t tid);
+
+/* The processes /proc lists now (its numeric entries: thread-group ids),
+ * in a malloc'd array, ascending. Returns the count or -errno. */
+int prec_proc__pids(pid_t **out);
 
 #endif
