@@ -1094,7 +1094,7 @@ static int check_combination(struct prec_record_opts *o)
 		pr_err("option --user: needs a command to run");
 		return -EINVAL;
 	}
-	if (o->uid_set && (tasks || o->argv || o->all_cpus || o->cpus)) {
+	if (o->uid_set && (o->nr_pids || o->nr_tids || o->argv || o->all_cpus || o->cpus)) {
 		pr_err("option -u: the user's processes are the target; not with -p, -t, -a, -C or a command");
 		return -EINVAL;
 	}

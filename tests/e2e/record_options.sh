@@ -140,5 +140,20 @@ if [ "$(nproc)" -ge 2 ]; then
 	grep -q '^prec: debug: drainer cpu1: ' "$tmp/c1.err" || fail "-C 1 -v: no 'drainer cpu1:' line: $(grep drainer "$tmp/c1.err")"
 	! grep -q 'drainer cpu0' "$tmp/c1.err" || fail "-C 1 -v: a drainer named by its index: $(grep 'drainer cpu0' "$tmp/c1.err")"
 fi
+# -u USER: the user's processes at the start (each of /proc's owned by
+# the user), prec itself aside: two spinners of nobody's, nothing else.
+setpriv --reuid=65534 --regid=65534 --clear-groups sh -c 'while :; do :; done' &
+u1=$!
+setpriv --reuid=65534 --regid=65534 --clear-groups sh -c 'while :; do :; done' &
+u2=$!
+sleep 0.2
+timeout -s INT 1 "$PREC" record -q -u nobody -e cpu-clock -d "$tmp/u" || true
+kill $u1 $u2 2>/dev/null
+wait $u1 $u2 2>/dev/null
+"$PREC" merge "$tmp/u" -o "$tmp/u.data" 2>/dev/null || fail "-u: merge"
+perf script -i "$tmp/u.data" -F pid 2>/dev/null | sort | uniq -c >"$tmp/u.pids"
+pids=$(awk '{ print $2 }' "$tmp/u.pids" | tr '\n' ' ')
+[ "$pids" = "$(printf '%s\n' $u1 $u2 | sort | tr '\n' ' ')" ] ||
+	fail "-u nobody: samples of pids '$pids', want the two spinners' ($u1 $u2)"
 echo "page-faults -c $C: $((K / C)) samples of period $C over $K + $B faults; cpu-clock -c 1000000: $n samples"
-echo "PASS: -i follows no child; --switch-events: $out switch-outs for $P round trips; --max-size; --all-user/--all-kernel; -c N on page-faults; -C 1 names its drainer cpu1"
+echo "PASS: -i follows no child; --switch-events: $out switch-outs for $P round trips; --max-size; --all-user/--all-kernel; -c N on page-faults; -C 1 names its drainer cpu1; -u nobody records the user's two spinners"
