@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/uio.h>
 
+#include "record/chunk_pack.h"
 #include "store/store.h"
 
 int prec_capture__init(struct prec_capture *c, uint32_t size, uint64_t since)
@@ -110,11 +111,10 @@ int prec_capture__write(struct prec_capture *const *caps, int n,
 			const struct prec_time_layout *layout,
 			struct prec_shard_writer *w)
 {
-	struct prec_chunk_meta meta = { .type = PREC_CHUNK_DATA };
+	struct prec_chunk_pack pack;
 	uint8_t *out = NULL;
 	struct ref *r;
-	size_t len = 0, start = 0;
-	int64_t ticket, last = 0;
+	size_t len = 0;
 	int nr = sorted_refs(caps, n, layout, &r), err = 0;
 
 	if (nr <= 0)
@@ -127,32 +127,15 @@ int prec_capture__write(struct prec_capture *const *caps, int n,
 		return -ENOMEM;
 	}
 	len = 0;
-	for (int i = 0; i <= nr && !err; i++) {
-		/* The chunk so far goes out before the record that would make
-		 * it too long, and at the end. */
-		if (i == nr || len + r[i].size - start > PREC_CHUNK_MAX_PAYLOAD) {
-			struct iovec iov = { out + start, len - start };
-
-			meta.watermark = meta.first_time;
-			ticket = prec_shard_writer__append(w, &meta, &iov, 1);
-			if (ticket < 0)
-				err = (int)ticket;
-			else
-				last = ticket;
-			meta.records = 0;
-			start = len;
-		}
-		if (i == nr)
-			break;
+	for (int i = 0; i < nr; i++) {
 		memcpy(out + len, r[i].rec, r[i].size);
 		len += r[i].size;
-		if (!meta.records++)
-			meta.first_time = r[i].time;
-		meta.last_time = r[i].time;
 	}
-	/* Without copy mode the writer reads out until then. */
-	if (last > 0 && (ticket = prec_shard_writer__wait(w, last)) && !err)
-		err = (int)ticket;
+	prec_chunk_pack__init(&pack, w, out);
+	for (int i = 0; i < nr && !err; i++)
+		err = prec_chunk_pack__add(&pack, r[i].size, r[i].time);
+	if (!err)
+		err = prec_chunk_pack__finish(&pack);
 	free(out);
 	free(r);
 	return err ? err : nr;

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "record/chunk_pack.h"
 #include "record/internal.h"
 #include "record/ring.h"
 #include "store/store.h"
@@ -254,49 +255,36 @@ static int write_chunks(struct prec_snapshot *s, struct snap_ring *sr,
 			uint64_t n, uint64_t start, uint64_t bytes)
 {
 	const struct prec_time_layout *tl = &s->o.layout;
-	uint64_t i = n, w0 = start;
-	int64_t t = 0;
+	struct prec_chunk_pack pack;
+	uint64_t at = start;
+	int err = 0;
 
-	while (i > 0) {
-		struct prec_chunk_meta meta = { .type = PREC_CHUNK_DATA };
-		uint64_t len = 0;
-		struct iovec iov;
+	/* Later chunks (and later snapshots) hold newer records. */
+	prec_chunk_pack__init(&pack, sr->writer, s->copy + start);
+	for (uint64_t i = n; i > 0 && !err; i--) {
+		const uint8_t *rec = s->copy + s->offs[i - 1];
+		uint16_t sz = ((const struct perf_event_header *)rec)->size;
+		uint64_t tm;
 
-		while (i > 0) {
-			const uint8_t *rec = s->copy + s->offs[i - 1];
-			uint16_t sz = ((const struct perf_event_header *)rec)->size;
-			uint64_t tm;
-
-			if (sz < sizeof(struct perf_event_header) || start + len + sz > bytes)
-				return -EBADMSG;
-			if (len + sz > PREC_CHUNK_MAX_PAYLOAD)
-				break;
-			tm = prec_time_layout__time(tl, rec,
-						    prec_record__size(rec, sz, PREC_SAMPLE_ID_TRAILER));
-			if (tm && (!meta.first_time || tm < meta.first_time))
-				meta.first_time = tm;
-			if (tm > meta.last_time)
-				meta.last_time = tm;
-			note_lost(sr, rec, sz);
-			len += sz;
-			meta.records++;
-			i--;
-		}
-		/* Later chunks (and later snapshots) hold newer records. */
-		meta.watermark = meta.first_time;
-		if (meta.first_time && (!s->st.oldest || meta.first_time < s->st.oldest))
-			s->st.oldest = meta.first_time;
-		iov = (struct iovec){ s->copy + start, len };
-		t = prec_shard_writer__append(sr->writer, &meta, &iov, 1);
-		if (t < 0)
-			return (int)t;
-		s->st.chunks++;
-		start += len;
+		if (sz < sizeof(struct perf_event_header) || at + sz > bytes)
+			return -EBADMSG;
+		tm = prec_time_layout__time(tl, rec,
+					    prec_record__size(rec, sz, PREC_SAMPLE_ID_TRAILER));
+		if (tm && (!s->st.oldest || tm < s->st.oldest))
+			s->st.oldest = tm;
+		note_lost(sr, rec, sz);
+		at += sz;
+		err = prec_chunk_pack__add(&pack, sz, tm);
 	}
-	s->st.records += n;
-	s->st.bytes += bytes - w0;
 	/* s->copy is reused by the next ring: the bytes must be in the file. */
-	return t ? prec_shard_writer__wait(sr->writer, t) : 0;
+	if (!err)
+		err = prec_chunk_pack__finish(&pack);
+	s->st.chunks += pack.chunks;
+	if (err)
+		return err;
+	s->st.records += n;
+	s->st.bytes += bytes - start;
+	return 0;
 }
 
 /* The ring is paused and quiesced; resumed here whatever happens. */
