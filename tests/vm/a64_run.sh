@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# make vmtest ARCH=arm64: boots Debian's arm64 6.1 cloud kernel under
+# qemu-system-aarch64 with an emulated PMU, twice: one vCPU under -icount
+# (exact counts), then two vCPUs running free; runs tests/vm/a64_suite.sh
+# in each (prec beside perf), prints its lines; then the host's perf reads
+# the guest's merged files (--symfs: the guest's tree) with nothing on
+# stderr and reports what the guest's perf reported. Exits non-zero if a
+# check failed or a guest did not finish (its console is printed then).
+# Usage: tests/vm/a64_run.sh [MODES [CHECKS]]   (MODES: "icount smp" by
+# default; CHECKS: a64_suite.sh's; env: BUILD=build-arm64, where the arm64
+# prec, tests and tests/vm/pmusplit are)
+set -u
+BUILD=${BUILD:-build-arm64}
+. "$(dirname "$0")/a64_lib.sh"
+MODES=${1:-icount smp}
+CHECKS=${2:-all}
+# A boot's limit: a hung guest fails instead of hanging CI.
+LIMIT=${VM_TIMEOUT:-900}
+
+for f in prec tests/vm/pmusplit tests/unit/crc32c tests/helpers/mkshards; do
+	[ -x "$VM_BUILD/$f" ] || { vm_log "$VM_BUILD/$f missing (make vmtest ARCH=arm64 builds it)"; exit 1; }
+done
+a64_deps || exit 1
+a64_sysroot || exit 1
+a64_kernel || exit 1
+
+# host_read DIR ROOT: the host's perf reads every merged file of DIR (the
+# guest's export) with the guest's tree ROOT as --symfs and the guest's
+# kallsyms: nothing on stderr, and perf report and perf script print what
+# the guest's perf printed of the same file.
+host_read() {
+	local dir=$1 root=$2 f name bad=0 n=0
+	for f in "$dir"/*.data; do
+		[ -e "$f" ] || continue
+		name=${f##*/}
+		name=${name%.data}
+		n=$((n + 1))
+		perf report -i "$f" --symfs "$root" --kallsyms "$dir/kallsyms" --stdio -n \
+			--sort comm,dso,sym -q >"$dir/$name.host-report" 2>"$dir/$name.host-err"
+		perf script -i "$f" --symfs "$root" --kallsyms "$dir/kallsyms" \
+			-F comm,tid,time,ip,sym >"$dir/$name.host-script" 2>>"$dir/$name.host-err"
+		if [ -s "$dir/$name.host-err" ]; then
+			echo "FAIL host_read: host perf on $name: stderr not empty:"
+			sed 's/^/     | /' "$dir/$name.host-err" | head -10
+			bad=1
+		elif ! cmp -s "$dir/$name.report" "$dir/$name.host-report"; then
+			echo "FAIL host_read: host perf report of $name differs from the guest's:"
+			diff "$dir/$name.report" "$dir/$name.host-report" | head -10 | sed 's/^/     | /'
+			bad=1
+		elif ! cmp -s "$dir/$name.script" "$dir/$name.host-script"; then
+			echo "FAIL host_read: host perf script of $name differs from the guest's:"
+			diff "$dir/$name.script" "$dir/$name.host-script" | head -10 | sed 's/^/     | /'
+			bad=1
+		fi
+	done
+	[ $bad = 0 ] && echo "ok   host_read: the host's $(perf --version) read $n merged files as the guest's perf did, nothing on stderr"
+	[ $bad = 0 ] && [ $n -gt 0 ]
+}
+
+fail=0
+for mode in $MODES; do
+	root=$A64_CACHE/root-$mode
+	initrd=$A64_CACHE/suite-$mode.cpio
+	log=$A64_CACHE/suite-$mode.log
+	disk=$A64_CACHE/disk-$mode.img
+	t0=$(date +%s)
+	a64_initramfs "$root" "$initrd" "$VM_ROOT/tests/vm/a64_suite.sh" "$mode $CHECKS" || exit 1
+	vm_log "booting $(basename "$A64_KERNEL") ($mode) (limit ${LIMIT}s), console: $log"
+	t1=$(date +%s)
+	a64_boot "$mode" "$initrd" "$log" "$LIMIT" "$disk"
+	qrc=$?
+	t2=$(date +%s)
+	rm -f "$initrd"
+	tr -d '\r' <"$log" | sed -n 's/.*\(suite: \)/\1/; /^suite: /,/^VM-EXIT /p' | grep -v '^VM-EXIT '
+	rc=$(tr -d '\r' <"$log" | sed -n 's/^VM-EXIT \([0-9]*\).*/\1/p' | tail -1)
+	if [ "$qrc" != 0 ] || [ "$rc" != 0 ]; then
+		[ "$qrc" = 124 ] && vm_log "the guest did not finish in ${LIMIT}s"
+		vm_log "FAILED ($mode: guest suite exit ${rc:-none}); console log:"
+		tr -d '\r' <"$log" | sed 's/^/console| /' >&2
+		fail=1
+	fi
+	# The guest's export, read off its disk without mounting it.
+	rm -rf "$A64_CACHE/export-$mode"
+	if debugfs -R "rdump /export $A64_CACHE" "$disk" >/dev/null 2>&1 && [ -d "$A64_CACHE/export" ]; then
+		mv "$A64_CACHE/export" "$A64_CACHE/export-$mode"
+		host_read "$A64_CACHE/export-$mode" "$root" || fail=1
+	else
+		echo "FAIL host_read: no /export on the $mode guest's disk"
+		fail=1
+	fi
+	rm -f "$disk"
+	vm_log "$mode: initramfs $((t1 - t0)) s, guest $((t2 - t1)) s (qemu exit $qrc), host reads $(($(date +%s) - t2)) s"
+done
+exit $fail

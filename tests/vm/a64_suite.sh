@@ -1,0 +1,400 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# The arm64 guest suite (tests/vm/a64_run.sh boots it): prec beside perf on
+# qemu's emulated PMU (armv8_pmuv3), in the same boot, perf the judge: the
+# same command recorded by both, their attrs (perf evlist -v) and their
+# counts (perf report of each) compared. Prints "ok NAME: what", "FAIL
+# NAME: what", "FIG ..." lines (prec's and perf's figures side by side),
+# "lap" lines and "N passed, N failed". Leaves prec's merged files, what the
+# guest's perf reports of them, and /proc/kallsyms in /mnt/export for the
+# host's perf to read.
+# Usage: a64_suite.sh MODE [CHECKS]: MODE icount (one vCPU counting
+# instructions: exact counts) or smp (two vCPUs running free); CHECKS, a
+# comma list of the check functions below without c_ (default: all of
+# the mode's).
+STEP_LIMIT=${STEP_LIMIT:-300}
+. /guest_lib.sh
+MODE=${1:-icount}
+CHECKS=${2:-all}
+EXPORT=$OUT/export
+mkdir -p "$EXPORT"
+PMU=$(ls /sys/bus/event_source/devices | grep -m1 '^armv8_pmuv3')
+# The workload's size: N instructions, 3/4 in hot(), 1/4 in cold().
+N=200000000
+
+echo "suite: arm64 $MODE, $NCPU CPUs, kernel $(uname -r), PMU ${PMU:-none}" \
+	"($(ls /sys/bus/event_source/devices/$PMU/events 2>/dev/null | tr '\n' ' ')), booted in $(cut -d' ' -f1 /proc/uptime) s"
+
+# within A B PERMILLE: A is B within PERMILLE thousandths of B.
+within() {
+	local d=$(($1 - $2))
+	[ $d -lt 0 ] && d=$((-d))
+	[ $((d * 1000)) -le $(($3 * $2)) ]
+}
+
+# report FILE: perf report's samples per symbol of FILE into /tmp/report
+# (nothing on stderr, or the check fails); sets HOT, COLD (their samples),
+# SPLIT (hot's share of the two, in hundredths of a percent).
+report() {
+	step "perf report" perf report -i "$1" --stdio -n --sort sym -q >/tmp/report 2>/tmp/report.err
+	HOT=$(awk '$NF == "hot" { s += $2 } END { print s + 0 }' /tmp/report)
+	COLD=$(awk '$NF == "cold" { s += $2 } END { print s + 0 }' /tmp/report)
+	SPLIT=0
+	[ $((HOT + COLD)) -gt 0 ] && SPLIT=$((HOT * 10000 / (HOT + COLD)))
+	[ ! -s /tmp/report.err ]
+}
+pct() { printf '%d.%02d%%' $(($1 / 100)) $(($1 % 100)); }
+
+# attrs FILE: the fields of FILE's sampling events' attrs that say what is
+# counted and how it is sampled (perf evlist -v), one event a line, the
+# tracking dummy aside; bits prec sets for its own merge (IDENTIFIER, CPU,
+# TIME's clock, wakeups) are left out.
+attrs() {
+	perf evlist -v -i "$1" 2>/dev/null | grep -v '^dummy' | sed \
+		-e 's/{ sample_period, sample_freq }/period/' \
+		-e 's/{ wakeup_events, wakeup_watermark }/wakeup/' | awk '
+	{
+		sub(/^[^:]*: /, "")
+		n = split($0, kv, ", ")
+		out = ""
+		for (i = 1; i <= n; i++) {
+			split(kv[i], p, ": ")
+			k = p[1]; v = p[2]
+			if (k == "sample_type") {
+				m = split(v, bits, "|"); v = ""
+				for (j = 1; j <= m; j++)
+					if (bits[j] ~ /^(CALLCHAIN|REGS_USER|STACK_USER|READ|PERIOD|BRANCH_STACK|RAW)$/)
+						v = v (v == "" ? "" : "|") bits[j]
+			} else if (k == "read_format") {
+				v = (v ~ /GROUP/) ? "GROUP" : ""
+			} else if (k !~ /^(type|config[12]?|period|freq|exclude_(user|kernel|hv|idle|callchain_user|callchain_kernel)|precise_ip|sample_regs_user|sample_stack_user|sample_max_stack|inherit|exclude_guest)$/)
+				continue
+			if (v != "") out = out " " k "=" v
+		}
+		print substr(out, 2)
+	}'
+}
+
+# same_attrs NAME PREC-FILE PERF-FILE: check NAME, prec's attrs are perf's.
+same_attrs() {
+	attrs "$2" >/tmp/attrs.prec
+	attrs "$3" >/tmp/attrs.perf
+	if cmp -s /tmp/attrs.prec /tmp/attrs.perf; then
+		ok "$1" "attr as perf's: $(tr '\n' ';' </tmp/attrs.perf)"
+	else
+		ERR=/dev/null bad "$1" "attr differs from perf's: prec $(tr '\n' ';' </tmp/attrs.prec) perf $(tr '\n' ';' </tmp/attrs.perf)"
+	fi
+}
+
+# pair NAME OPTIONS... -- COMMAND: records COMMAND with prec (merged into
+# $OUT/NAME_prec.data) and with perf ($OUT/NAME_perf.data), prec's merge
+# read by perf script and perf report with nothing on stderr. Sets P_KEPT,
+# F_KEPT (samples) and leaves prec's file in $EXPORT with what the guest's
+# perf reports of it (NAME.report). Fails the check NAME_rec otherwise.
+pair() {
+	local name=$1
+	shift
+	begin "$name"
+	rec prec "${name}_prec" "$@" || { bad "${name}_rec" "prec record exit $RC$(hung)"; return 1; }
+	if ! script_clean "$OUT/${name}_prec.data" report; then
+		ERR=/tmp/script.err bad "${name}_rec" "perf script/report of prec's merge: stderr not empty$(hung)"
+		return 1
+	fi
+	stats "$OUT/${name}_prec.data"
+	P_KEPT=$KEPT P_LOST=$(sed -n 's/.* \([0-9]*\) lost, manifest.*/\1/p' "$ERR")
+	export_file "$name" "$OUT/${name}_prec.data"
+	P_ERR=$ERR
+	rec perf "${name}_perf" "$@" || { bad "${name}_rec" "perf record exit $RC$(hung)"; return 1; }
+	stats "$OUT/${name}_perf.data"
+	F_KEPT=$KEPT
+	# a failed comparison shows prec's stderr
+	ERR=$P_ERR
+	return 0
+}
+
+# export_file NAME FILE: FILE for the host's perf, with the guest's perf
+# report and script of it (the host's must read the same).
+export_file() {
+	cp "$2" "$EXPORT/$1.data"
+	perf report -i "$2" --stdio -n --sort comm,dso,sym -q >"$EXPORT/$1.report" 2>/dev/null
+	perf script -i "$2" -F comm,tid,time,ip,sym >"$EXPORT/$1.script" 2>/dev/null
+}
+
+# 1. -e cycles -c 100000 of N instructions: about N / 100000 samples, prec's
+# count perf's within 1%, hot():cold() 3:1 by both, prec's split perf's
+# within 0.5 points; -z as well (lz4 chunks merged back).
+c_cycles() {
+	local want=$((N / 100000)) p_split p_hot p_cold z_kept
+	pair cycles -e cycles -c 100000 -- pmusplit $N || return
+	report "$OUT/cycles_prec.data"
+	p_split=$SPLIT p_hot=$HOT p_cold=$COLD
+	report "$OUT/cycles_perf.data"
+	echo "FIG cycles samples prec=$P_KEPT perf=$F_KEPT want~$want lost prec=$P_LOST"
+	echo "FIG cycles hot/cold prec=$p_hot/$p_cold ($(pct $p_split)) perf=$HOT/$COLD ($(pct $SPLIT))"
+	[ "$P_LOST" = 0 ] && [ "$P_KEPT" -gt 0 ] && within "$P_KEPT" "$F_KEPT" 10
+	verdict cycles_count "-e cycles -c 100000: prec $P_KEPT samples, perf $F_KEPT (within 1%), lost $P_LOST"
+	[ "$p_hot" -gt 0 ] && within $((p_hot + p_cold)) $want 10
+	verdict cycles_known "-e cycles -c 100000: prec's hot+cold $((p_hot + p_cold)) samples of $N instructions (want $want within 1%)"
+	[ "$p_split" -ge 7400 ] && [ "$p_split" -le 7600 ] && [ "$SPLIT" -ge 7400 ] && [ "$SPLIT" -le 7600 ] &&
+		within "$p_split" "$SPLIT" 7
+	verdict cycles_split "hot:cold prec $(pct $p_split), perf $(pct $SPLIT) (75% within 1 point, prec perf's within 0.5%)"
+	same_attrs cycles_attr "$OUT/cycles_prec.data" "$OUT/cycles_perf.data"
+	begin cycles_z
+	if rec prec cycles_z -z -e cycles -c 100000 -- pmusplit $N && script_clean "$OUT/cycles_z.data"; then
+		stats "$OUT/cycles_z.data"
+		z_kept=$KEPT
+		report "$OUT/cycles_z.data"
+		echo "FIG cycles -z samples prec=$z_kept hot/cold=$HOT/$COLD ($(pct $SPLIT))"
+		[ "$z_kept" -gt 0 ] && within "$z_kept" "$F_KEPT" 10 && within "$SPLIT" "$p_split" 7
+		verdict cycles_z "-z: $z_kept samples (perf $F_KEPT within 1%), split $(pct $SPLIT) (prec's without -z $(pct $p_split) within 0.5%)"
+	else
+		bad cycles_z "record exit $RC or perf script stderr: $(cat /tmp/script.err)$(hung)"
+	fi
+	lap cycles
+}
+
+# group FILE: perf report --group's rows for hot and cold into /tmp/group
+# ("pct pct samples samples sym"); sets G_HEAD (the samples line).
+group() {
+	step "perf report --group" perf report -i "$1" --group --stdio -n --sort sym >/tmp/group.all 2>/tmp/group.err
+	G_HEAD=$(grep -m1 '^# Samples' /tmp/group.all)
+	awk '!/^#/ && NF == 6 && ($NF == "hot" || $NF == "cold") { print $1, $2, $3, $4, $6 }' /tmp/group.all >/tmp/group
+}
+
+# 2. {cycles,instructions}:S, leader sampling: as many samples per member
+# as perf, and perf report --group of prec's merge perf's own (each row's
+# samples within 1%, its shares within 0.5 points).
+c_group() {
+	local p_rows f_rows ok_rows=1 a b
+	pair group -e '{cycles,instructions}:S' -c 100000 -- pmusplit $N || return
+	group "$OUT/group_prec.data"
+	cp /tmp/group /tmp/group.prec
+	p_rows=$(tr '\n' ';' </tmp/group)
+	a=$G_HEAD
+	group "$OUT/group_perf.data"
+	f_rows=$(tr '\n' ';' </tmp/group)
+	b=$G_HEAD
+	echo "FIG group prec: $a | $p_rows"
+	echo "FIG group perf: $b | $f_rows"
+	# row by row: the same symbols in the same order, counts within 1%,
+	# shares (hundredths) within 50
+	paste -d' ' /tmp/group.prec /tmp/group >/tmp/group.both
+	[ "$(wc -l </tmp/group.prec)" = 2 ] && [ "$(wc -l </tmp/group)" = 2 ] || ok_rows=0
+	while read -r pa pb pc pd ps fa fb fc fd fs; do
+		[ "$ps" = "$fs" ] || ok_rows=0
+		within "$pc" "$fc" 10 && within "$pd" "$fd" 10 || ok_rows=0
+		for a in "$pa:$fa" "$pb:$fb"; do
+			a=$(echo "$a" | tr -d '%.')
+			within "${a%:*}" "${a#*:}" 7 || ok_rows=0
+		done
+	done </tmp/group.both
+	[ "$P_KEPT" -gt 0 ] && within "$P_KEPT" "$F_KEPT" 10
+	verdict group_samples "{cycles,instructions}:S: prec $P_KEPT samples, perf $F_KEPT (within 1%)"
+	check group_report "perf report --group: prec's rows are perf's (samples within 1%, shares within 0.5 points)" \
+		"$ok_rows" = 1 -a ! -s /tmp/group.err
+	same_attrs group_attr "$OUT/group_prec.data" "$OUT/group_perf.data"
+	lap group
+}
+
+# kmode FILE: K (samples with a kernel ip), U (user ip) of FILE.
+kmode() {
+	step "perf script -F ip" perf script -i "$1" -F ip >/tmp/ips 2>/dev/null
+	K=$(grep -c '^ *ffff' /tmp/ips)
+	U=$(grep -vc '^ *ffff' /tmp/ips)
+}
+
+# 3. :u and :k: the attr as perf's; :u samples all user, as many as perf's
+# within 1%; :k samples of the kernel, as perf's (the emulated PMU's
+# interrupt comes late: perf's :k has user ips too; prec's share of them
+# is perf's within 5 points).
+c_mods() {
+	local pk pu
+	pair user -e cycles:u -c 100000 -- pmusplit $N || return
+	kmode "$OUT/user_prec.data"
+	pk=$K pu=$U
+	kmode "$OUT/user_perf.data"
+	echo "FIG cycles:u samples prec=$P_KEPT (user $pu kernel $pk) perf=$F_KEPT (user $U kernel $K)"
+	[ "$pk" = 0 ] && [ "$P_KEPT" -gt 0 ] && within "$P_KEPT" "$F_KEPT" 10
+	verdict user_samples ":u: prec $P_KEPT samples ($pk kernel), perf $F_KEPT ($K kernel) (within 1%)"
+	same_attrs user_attr "$OUT/user_prec.data" "$OUT/user_perf.data"
+	pair kernel -e cycles:k -c 10000 -- pmusplit $((N / 4)) || return
+	kmode "$OUT/kernel_prec.data"
+	pk=$K pu=$U
+	kmode "$OUT/kernel_perf.data"
+	echo "FIG cycles:k samples prec=$P_KEPT (kernel $pk user $pu) perf=$F_KEPT (kernel $K user $U)"
+	[ "$pk" -gt 0 ] && [ "$F_KEPT" -gt 0 ] && [ $((pk * 100 / P_KEPT)) -ge $((K * 100 / F_KEPT - 5)) ]
+	verdict kernel_samples ":k: prec $pk kernel ips of $P_KEPT, perf $K of $F_KEPT (prec's share at least perf's - 5 points)"
+	same_attrs kernel_attr "$OUT/kernel_prec.data" "$OUT/kernel_perf.data"
+	lap mods
+}
+
+# 4. The PMU by name: raw event=0x11 (CPU_CYCLES), the sysfs aliases
+# (PMU/cpu_cycles/, the bare alias inst_retired as a :u group member):
+# the attr as perf's, the counts as perf's within 1%.
+c_pmu() {
+	local ev i=0
+	for ev in "$PMU/event=0x11/" "$PMU/cpu_cycles/" "cpu_cycles" "{cycles,inst_retired}:Su"; do
+		i=$((i + 1))
+		pair pmu$i -e "$ev" -c 100000 -- pmusplit $N || continue
+		echo "FIG $ev samples prec=$P_KEPT perf=$F_KEPT"
+		[ "$P_KEPT" -gt 0 ] && within "$P_KEPT" "$F_KEPT" 10
+		verdict pmu${i}_samples "-e $ev: prec $P_KEPT samples, perf $F_KEPT (within 1%)"
+		same_attrs pmu${i}_attr "$OUT/pmu${i}_prec.data" "$OUT/pmu${i}_perf.data"
+	done
+	lap pmu
+}
+
+# chains FILE: of FILE's samples in hot() or cold(), how many unwound
+# through work() and main() (CHAINED) of how many (LEAF).
+chains() {
+	step "perf script (callchains)" perf script -i "$1" -F ip,sym >/tmp/chains 2>/tmp/chains.err
+	set -- $(awk 'BEGIN { RS = "" } {
+		if ($3 != "hot" && $3 != "cold" && $2 != "hot" && $2 != "cold") next
+		leaf++
+		if ($0 ~ / work(\+0x[0-9a-f]+)?\n/ && $0 ~ / main(\+0x[0-9a-f]+)?\n/) chained++
+	} END { print leaf + 0, chained + 0 }' /tmp/chains)
+	LEAF=$1 CHAINED=$2
+}
+
+# 5. -g and --call-graph dwarf: the samples in hot() and cold() unwound
+# through work() and main(), by perf reading prec's file as many (within 2
+# points) as perf's own; the attr as perf's.
+c_callgraph() {
+	local mode pl pc
+	for mode in fp dwarf; do
+		if [ $mode = fp ]; then
+			pair cg_$mode -e cycles -c 100000 -g -- pmusplit $N || continue
+		else
+			pair cg_$mode -e cycles -c 1000000 --call-graph dwarf -- pmusplit $N || continue
+		fi
+		chains "$OUT/cg_${mode}_prec.data"
+		pl=$LEAF pc=$CHAINED
+		chains "$OUT/cg_${mode}_perf.data"
+		echo "FIG callgraph $mode unwound prec=$pc/$pl perf=$CHAINED/$LEAF"
+		check cg_$mode "$mode: prec $pc of $pl samples in hot/cold unwound through work and main, perf $CHAINED of $LEAF" \
+			"$pl" -gt 0 -a "$LEAF" -gt 0 -a $((pc * 100 / pl)) -ge 90 -a \
+			$((pc * 100 / pl)) -ge $((CHAINED * 100 / LEAF - 2)) -a ! -s /tmp/chains.err
+		same_attrs cg_${mode}_attr "$OUT/cg_${mode}_prec.data" "$OUT/cg_${mode}_perf.data"
+	done
+	lap callgraph
+}
+
+# 6. The default event: perf's (cycles, precise as the PMU takes, 4000 Hz).
+c_default() {
+	pair default -- pmusplit $((N / 4)) || return
+	echo "FIG default samples prec=$P_KEPT perf=$F_KEPT"
+	same_attrs default_attr "$OUT/default_prec.data" "$OUT/default_perf.data"
+	lap default
+}
+
+# 7. --overwrite: a snapshot on SIGUSR2 in the middle of the workload, then
+# the stop's: two flight shards' worth, hot():cold() 3:1 in what they
+# kept (within 2 points), perf reads the merge with nothing on stderr but
+# the lost chunks it may note.
+c_flight() {
+	local snaps other
+	begin flight
+	cat >/tmp/snap.sh <<-EOS
+	pmusplit $N &
+	p=\$!
+	sleep 0.1
+	kill -USR2 \$PPID
+	wait \$p
+	EOS
+	if rec prec flight --overwrite -m 64K -e cycles -c 100000 -- sh /tmp/snap.sh; then
+		script_clean "$OUT/flight.data"
+		other=$(grep -v -e '^Warning:$' -e 'and lost [0-9]* chunks!$' -e '^Check IO/CPU overload!$' \
+			-e '^$' /tmp/script.err | wc -l)
+		snaps=$(grep -c 'snapshot' "$ERR")
+		report "$OUT/flight.data"
+		export_file flight "$OUT/flight.data"
+		echo "FIG flight hot/cold=$HOT/$COLD ($(pct $SPLIT)) $(ls "$OUT/flight" | grep -c flight.shard) flight shards"
+		check flight "--overwrite -m 64K with a SIGUSR2: kept hot/cold $HOT/$COLD ($(pct $SPLIT)), perf script: $other other lines on stderr" \
+			"$HOT" -gt 0 -a "$COLD" -gt 0 -a "$SPLIT" -ge 7300 -a "$SPLIT" -le 7700 -a "$other" = 0 \
+			-a "$(ls "$OUT/flight" | grep -c flight.shard)" -ge 1
+	else
+		bad flight "record exit $RC$(hung)"
+	fi
+	lap flight
+}
+
+# 8. --max-disk: a recording many times the budget keeps its newest
+# window: the directory within the budget (+1 MiB, docs/format.md), the
+# merge from the window, hot():cold() 3:1 there, perf reads it clean.
+c_maxdisk() {
+	local kb
+	begin maxdisk
+	if rec prec maxdisk -m 64K --max-disk 4M -e cycles -c 2000 -g -- pmusplit $N && script_clean "$OUT/maxdisk.data"; then
+		kb=$(du -sk "$OUT/maxdisk" | cut -f1)
+		report "$OUT/maxdisk.data"
+		stats "$OUT/maxdisk.data"
+		export_file maxdisk "$OUT/maxdisk.data"
+		echo "FIG maxdisk kept=$KEPT dir_kb=$kb hot/cold=$HOT/$COLD ($(pct $SPLIT))"
+		check maxdisk "--max-disk 4M: directory $kb KiB, merge $(grep -c 'max-disk window' "$OUT/maxdisk.merge.err") window line, kept $KEPT, hot/cold $(pct $SPLIT)" \
+			"$kb" -le $((5 * 1024)) -a "$(grep -c 'max-disk window' "$OUT/maxdisk.merge.err")" = 1 \
+			-a "$SPLIT" -ge 7300 -a "$SPLIT" -le 7700
+	else
+		bad maxdisk "record exit $RC or perf script stderr: $(cat /tmp/script.err)$(hung)"
+	fi
+	lap maxdisk
+}
+
+# 9. The unit tests, built for arm64, in this kernel.
+c_unit() {
+	local t rc p=0 f=0 s=0 names=
+	begin unit
+	mkdir -p "$OUT/unit"
+	export PREC_BUILD=/opt/prec PREC=/usr/bin/prec TMPDIR=$OUT/unit
+	for t in /opt/prec/tests/unit/*; do
+		step "unit ${t##*/}" "$t" >"$OUT/unit/${t##*/}.log" 2>&1
+		rc=$?
+		case $rc in
+		0) p=$((p + 1)) ;;
+		77) s=$((s + 1)) ;;
+		*) f=$((f + 1)) names="$names ${t##*/}($rc)"
+		   tail -5 "$OUT/unit/${t##*/}.log" | sed 's/^/     | /' ;;
+		esac
+	done
+	ERR=/dev/null
+	check unit "unit tests (arm64): $p passed, $s skipped, $f failed$names" "$f" = 0 -a "$p" -gt 0
+	lap unit
+}
+
+# 10. Two vCPUs: -a with a workload pinned on each: samples of both
+# workloads from both CPUs, hot():cold() 3:1 in each tool's (within 2
+# points), nothing lost, prec's count perf's within 10% (free-running
+# vCPUs: the host's load moves the counts).
+c_all() {
+	local p_split
+	cat >/tmp/two.sh <<-EOS
+	taskset -c 0 pmusplit $N &
+	taskset -c 1 pmusplit $N &
+	wait
+	EOS
+	pair all -a -e cycles -c 1000000 -- sh /tmp/two.sh || return
+	report "$OUT/all_prec.data"
+	p_split=$SPLIT
+	set -- $(perf script -i "$OUT/all_prec.data" -F comm,cpu 2>/dev/null | awk '$1 == "pmusplit" { print $2 }' | sort -u)
+	report "$OUT/all_perf.data"
+	echo "FIG -a samples prec=$P_KEPT perf=$F_KEPT split prec $(pct $p_split) perf $(pct $SPLIT)"
+	[ "$#" = 2 ] && [ "$P_LOST" = 0 ] && [ "$p_split" -ge 7300 ] && [ "$p_split" -le 7700 ] &&
+		[ "$SPLIT" -ge 7300 ] && [ "$SPLIT" -le 7700 ] && within "$P_KEPT" "$F_KEPT" 100
+	verdict all "-a: prec $P_KEPT samples (perf $F_KEPT, within 10%), pmusplit on CPUs $*, split prec $(pct $p_split) perf $(pct $SPLIT), lost $P_LOST"
+	same_attrs all_attr "$OUT/all_prec.data" "$OUT/all_perf.data"
+	lap all
+}
+
+if [ "$MODE" = smp ]; then
+	# free-running vCPUs: the kernel would throttle a sampler whose
+	# interrupts the host makes slow
+	echo 0 >/proc/sys/kernel/perf_cpu_time_max_percent
+	[ "$CHECKS" = all ] && CHECKS=all,unit
+else
+	[ "$CHECKS" = all ] && CHECKS=cycles,group,mods,pmu,callgraph,default,flight,maxdisk
+fi
+for c in $(echo "$CHECKS" | tr , ' '); do
+	c_$c
+done
+cp /proc/kallsyms "$EXPORT/kallsyms"
+echo "$pass passed, $failed failed"
+[ "$failed" = 0 ]
