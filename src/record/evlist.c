@@ -34,9 +34,6 @@
 #include "util/cpu_list.h"
 #include "util/log.h"
 
-/* perf's x86_64 user register mask for DWARF unwinding: AX..R15 without
- * the segment registers DS, ES, FS, GS. */
-
 /* ---- the events ---- */
 
 static struct prec_evsel *new_evsel(struct prec_evlist *el, const char *name)
@@ -526,7 +523,7 @@ void prec_evlist__config(struct prec_evlist *el,
 		}
 		if (chain.mode == PREC_CG_DWARF) {
 			a->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
-			a->sample_regs_user = prec_sample_regs__default();
+			a->sample_regs_user = prec_sample_regs__user_default();
 			a->sample_stack_user = chain.stack;
 			a->exclude_callchain_user = 1;
 		}

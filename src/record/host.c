@@ -146,6 +146,36 @@ static void squeeze_spaces(char *s)
 	*w = '\0';
 }
 
+/* perf's arm64 CPUID: the MIDR_EL1 of the first CPU that shows one (online
+ * CPUs do), its variant [23:20] and revision [3:0] cleared, as
+ * "0x%016x". None (no CPUID feature, as perf) when no CPU shows it. */
+static int fill_midr(struct prec_manifest *m)
+{
+	char buf[4096], path[128], id[32];
+	unsigned int count;
+	int max;
+
+	if (slurp(CPU_SYSFS "/present", buf, sizeof(buf)) <= 0 ||
+	    parse_cpulist(buf, &max, &count))
+		return 0;
+	for (int cpu = 0; cpu <= max; cpu++) {
+		unsigned long long midr;
+		char *end;
+
+		snprintf(path, sizeof(path), CPU_SYSFS "/cpu%d/regs/identification/midr_el1", cpu);
+		if (slurp(path, buf, sizeof(buf)) <= 0)
+			continue;
+		errno = 0;
+		midr = strtoull(buf, &end, 16);
+		if (errno || end == buf || !midr)
+			continue;
+		midr &= ~(0xfull << 20 | 0xfull);
+		snprintf(id, sizeof(id), "0x%016llx", midr);
+		return prec_manifest__set_str(m, &m->cpu_id, id);
+	}
+	return 0;
+}
+
 static int fill_cpuinfo(struct prec_manifest *m, const char *arch)
 {
 	char *text = malloc(1 << 16);
@@ -162,6 +192,10 @@ static int fill_cpuinfo(struct prec_manifest *m, const char *arch)
 		err = prec_manifest__set_str(m, &m->cpu_desc, v);
 		if (err)
 			goto out_free;
+	}
+	if (!strcmp(arch, "aarch64")) {
+		err = fill_midr(m);
+		goto out_free;
 	}
 	if (strcmp(arch, "x86_64") && strcmp(arch, "i686") && strcmp(arch, "i386"))
 		goto out_free;

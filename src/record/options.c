@@ -660,9 +660,9 @@ static int opt_branch_any(struct prec_record_opts *o, const char *arg)
 	return 0;
 }
 
-static int regs_opt(const char *opt, const char *arg, uint64_t *mask)
+static int regs_opt(const char *opt, const char *arg, bool user, uint64_t *mask)
 {
-	int err = prec_sample_regs__parse(arg, mask, stdout);
+	int err = prec_sample_regs__parse(arg, user, mask, stdout);
 
 	if (err < 0)
 		return bad(opt, arg ? arg : "", "unknown register name (use '?' for the list)");
@@ -671,12 +671,12 @@ static int regs_opt(const char *opt, const char *arg, uint64_t *mask)
 
 static int opt_intr_regs(struct prec_record_opts *o, const char *arg)
 {
-	return regs_opt("-I", arg, &o->sample.regs_intr);
+	return regs_opt("-I", arg, false, &o->sample.regs_intr);
 }
 
 static int opt_user_regs(struct prec_record_opts *o, const char *arg)
 {
-	return regs_opt("--user-regs", arg, &o->sample.regs_user);
+	return regs_opt("--user-regs", arg, true, &o->sample.regs_user);
 }
 
 /* -s: per-thread counts, as perf: each exiting child's counts in a READ

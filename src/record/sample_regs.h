@@ -4,17 +4,25 @@
 #ifndef PREC_RECORD_SAMPLE_REGS_H
 #define PREC_RECORD_SAMPLE_REGS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
-/* The registers perf samples when none are named: every general one the
- * kernel can give (x86_64: not the segment selectors ds, es, fs, gs). */
+/* The registers perf samples at the interrupt (-I) when none are named:
+ * every general one the kernel can give (x86_64: not the segment selectors
+ * ds, es, fs, gs; arm64: x0..x29, lr, sp, pc). */
 uint64_t prec_sample_regs__default(void);
 
+/* The user registers perf samples for --user-regs without a list and for
+ * --call-graph dwarf: the same, plus on arm64 vg when the CPU has SVE and
+ * the kernel accepts it (found out once, by opening and closing a cycles
+ * event: as perf does). Any thread. */
+uint64_t prec_sample_regs__user_default(void);
+
 /* list: register names, comma-separated, case-insensitive (perf's), or
- * NULL/"" for the default. Returns 0 with *mask set, 1 when list is "?"
- * (the names were printed to f), -EINVAL for a name this machine lacks
- * (not printed: the caller names its option). */
-int prec_sample_regs__parse(const char *list, uint64_t *mask, FILE *f);
+ * NULL/"" for the default (user: the user registers'). Returns 0 with
+ * *mask set, 1 when list is "?" (the names were printed to f), -EINVAL for
+ * a name this machine lacks (not printed: the caller names its option). */
+int prec_sample_regs__parse(const char *list, bool user, uint64_t *mask, FILE *f);
 
 #endif

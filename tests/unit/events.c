@@ -123,8 +123,16 @@ static void test_perf_sample_options(void)
 	char *j[] = { "record", "-j", "any_call,u", "--", "true", NULL };
 	char *ju[] = { "record", "-j", "u", "--", "true", NULL };
 	char *bj[] = { "record", "-b", "-j", "any", "--", "true", NULL };
+#if defined(__aarch64__)
+	char *regs[] = { "record", "-I", "--user-regs=pc,sp", "-W", "-R", "-s", "--", "true", NULL };
+	char *bad_reg[] = { "record", "--user-regs=pc,nope", "--", "true", NULL };
+	/* vg is a user register only (perf's arch__intr_reg_mask) */
+	char *intr_vg[] = { "record", "--intr-regs=vg", "--", "true", NULL };
+	char *user_vg[] = { "record", "--user-regs=vg", "--", "true", NULL };
+#else
 	char *regs[] = { "record", "-I", "--user-regs=ip,sp", "-W", "-R", "-s", "--", "true", NULL };
 	char *bad_reg[] = { "record", "--user-regs=ip,nope", "--", "true", NULL };
+#endif
 	char *od[] = { "record", "-o", "x.data", "-d", "x", "--", "true", NULL };
 	char *nob[] = { "record", "--no-buildid", "--", "true", NULL };
 	char *synth[] = { "record", "--synth=task", "--", "true", NULL };
@@ -142,6 +150,15 @@ static void test_perf_sample_options(void)
 #if defined(__x86_64__)
 	CHECK_EQ(o.sample.regs_user, 0x180); /* sp 7, ip 8 */
 	CHECK_EQ(prec_sample_regs__default(), 0xff0fff);
+	CHECK_EQ(prec_sample_regs__user_default(), 0xff0fff);
+#elif defined(__aarch64__)
+	CHECK_EQ(o.sample.regs_user, 0x180000000ull); /* sp 31, pc 32 */
+	CHECK_EQ(prec_sample_regs__default(), 0x1ffffffffull); /* x0..x29 lr sp pc */
+	/* vg (46) where SVE and the kernel have it */
+	CHECK(prec_sample_regs__user_default() == 0x1ffffffffull ||
+	      prec_sample_regs__user_default() == 0x4001ffffffffull);
+	CHECK_EQ(parse(&o, intr_vg), -EINVAL);
+	CHECK_EQ(parse(&o, user_vg), prec_sample_regs__user_default() >> 46 ? 0 : -EINVAL);
 #endif
 	CHECK_EQ(parse(&o, bad_reg), -EINVAL);
 	CHECK_EQ(parse(&o, od), -EINVAL);
@@ -368,7 +385,10 @@ static void test_config(void)
 	CHECK_EQ(c->sample_type, base | PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN |
 		 PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER | PERF_SAMPLE_ADDR |
 		 PERF_SAMPLE_DATA_SRC);
+	CHECK_EQ(c->sample_regs_user, prec_sample_regs__user_default());
+#if defined(__x86_64__)
 	CHECK_EQ(c->sample_regs_user, 0xff0fffULL);
+#endif
 	CHECK_EQ(c->sample_stack_user, 8192);
 	CHECK(c->exclude_callchain_user);
 	CHECK(c->freq && c->sample_freq == 4000);

@@ -47,8 +47,26 @@ static void check_basics(const struct prec_manifest *m)
 	CHECK_EQ(m->total_mem_kb, strtoull(buf, NULL, 10));
 	sh("grep -m1 '^model name' /proc/cpuinfo | sed 's/^[^:]*: *//; s/[[:space:]]\\+/ /g; s/ $//'",
 	   buf, sizeof(buf));
-	CHECK(m->cpu_desc && !strcmp(m->cpu_desc, buf));
-	CHECK(!strstr(m->cpu_desc, "  "));
+	/* arm64 has no "model name": no CPUDESC, as perf */
+	if (buf[0]) {
+		CHECK(m->cpu_desc && !strcmp(m->cpu_desc, buf));
+		CHECK(!strstr(m->cpu_desc, "  "));
+	} else {
+		CHECK(!m->cpu_desc);
+	}
+	if (!strcmp(u.machine, "aarch64")) {
+		char want[32] = "", cmd[128];
+
+		/* the first CPU's MIDR_EL1 less variant and revision */
+		for (uint32_t i = 0; i < m->nr_cpus_avail && !want[0]; i++) {
+			snprintf(cmd, sizeof(cmd), "cat /sys/devices/system/cpu/cpu%u/"
+				 "regs/identification/midr_el1 2>/dev/null", i);
+			if (sh(cmd, buf, sizeof(buf))[0])
+				snprintf(want, sizeof(want), "0x%016llx",
+					 strtoull(buf, NULL, 16) & ~0xf0000full);
+		}
+		CHECK(!strcmp(m->cpu_id ? m->cpu_id : "", want));
+	}
 	if (!strcmp(u.machine, "x86_64")) {
 		sh("awk -F': ' '/^vendor_id/ {v=$2} /^cpu family/ {f=$2} /^model\t/ {m=$2}"
 		   " /^stepping/ {s=$2; print v \",\" f \",\" m \",\" s; exit}' /proc/cpuinfo",
@@ -86,7 +104,7 @@ static void check_against_perf(const struct prec_manifest *m, const char *dir)
 	snprintf(cmd, sizeof(cmd),
 		 "perf report --header-only -i %s/perf.data 2>/dev/null | sed -n 's/^# cpudesc : //p'",
 		 dir);
-	CHECK(!strcmp(sh(cmd, buf, sizeof(buf)), m->cpu_desc));
+	CHECK(!strcmp(sh(cmd, buf, sizeof(buf)), m->cpu_desc ? m->cpu_desc : ""));
 	if (m->cpu_id) {
 		snprintf(cmd, sizeof(cmd),
 			 "perf report --header-only -i %s/perf.data 2>/dev/null | sed -n 's/^# cpuid : //p'",
