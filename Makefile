@@ -253,10 +253,12 @@ VM_HELPERS := $(addprefix $(BUILD)/tests/helpers/,storm pingpong shardcount mfdu
 .PHONY: vmtest
 ifeq ($(ARCH),arm64)
 # The guest's workload: loops of exactly known instruction counts, frame
-# records in every function (-g), debug info (--call-graph dwarf).
+# records in every function (-g), an .eh_frame_hdr for perf's DWARF
+# unwinder (--call-graph dwarf; gcc links a static binary without one).
 $(BUILD)/tests/vm/pmusplit: tests/vm/pmusplit.c
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) -static -O1 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer $(WARN) -o $@ $<
+	$(Q)$(CC) -static -Wl,--eh-frame-hdr -O1 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer \
+		$(WARN) -o $@ $<
 vmtest: check-deps $(BIN) $(UNIT_BIN) $(HELP_BIN) $(BUILD)/tests/vm/pmusplit
 	$(Q)BUILD=$(BUILD) tests/vm/a64_run.sh "$(or $(VM_MODES),icount smp)" "$(or $(VM_CHECKS),all)"
 else

@@ -32,22 +32,25 @@ a64_deps() {
 			--no-install-recommends "${need[@]}" >/dev/null
 }
 
-# The arm64 library packages (lib*, zlib*) linux-perf needs, recursively (the Python
-# and Perl interpreters' own modules aside: perf loads their libraries
-# only).
-a64_perf_libs() {
+# The arm64 library packages (lib*, zlib*) the packages $@ need,
+# recursively (the Python and Perl interpreters' own modules aside: perf
+# loads their libraries only).
+a64_libs() {
 	apt-cache depends --recurse --no-recommends --no-suggests --no-conflicts \
-		--no-breaks --no-replaces --no-enhances linux-perf:arm64 2>/dev/null |
+		--no-breaks --no-replaces --no-enhances "$@" 2>/dev/null |
 		awk '/^(lib|zlib)[^ ]*:arm64$/ && !/-(stdlib|minimal):/ { print }' | sort -u
 }
 
 # Unpacks the guest's Debian packages into $A64_SYS, once: the kernel the
 # cloud metapackage names, busybox-static, coreutils (GNU date has
-# nanoseconds), linux-perf and its libraries, and the libraries a dynamic
-# build of prec would load.
+# nanoseconds), linux-perf, binutils' addr2line (perf report runs it for
+# inlined frames) and their libraries, and the libraries a dynamic build of
+# prec would load.
 a64_sysroot() {
 	local kdep libs deb tmp
-	[ -e "$A64_SYS/.complete" ] && return 0
+	# the stamp names the package set (2: with binutils): a cache made for
+	# another set is made again
+	[ "$(cat "$A64_SYS/.complete" 2>/dev/null)" = 2 ] && return 0
 	if ! apt-cache show linux-perf:arm64 >/dev/null 2>&1; then
 		[ "$(id -u)" = 0 ] || { vm_log "no arm64 package lists (as root: dpkg --add-architecture arm64)"; return 1; }
 		dpkg --add-architecture arm64
@@ -55,15 +58,16 @@ a64_sysroot() {
 	fi
 	kdep=$(apt-cache depends "$A64_KPKG:arm64" | awk '/Depends: linux-image-/ { print $2; exit }')
 	[ -n "$kdep" ] || { vm_log "no kernel package behind $A64_KPKG:arm64"; return 1; }
-	libs=$(a64_perf_libs)
+	libs=$(a64_libs linux-perf:arm64 binutils-aarch64-linux-gnu:arm64)
 	[ -n "$libs" ] || { vm_log "no library packages found for linux-perf:arm64"; return 1; }
 	tmp=$A64_CACHE/unpack
 	rm -rf "$tmp" "$A64_CACHE/deb"
 	mkdir -p "$tmp" "$A64_CACHE/deb"
-	vm_log "downloading $kdep, busybox-static, coreutils, linux-perf and $(echo "$libs" | wc -l) libraries (arm64)"
+	vm_log "downloading $kdep, busybox-static, coreutils, linux-perf, binutils and $(echo "$libs" | wc -l) libraries (arm64)"
 	# shellcheck disable=SC2086 # one word per package
 	if ! (cd "$A64_CACHE/deb" && apt-get download -q "$kdep" busybox-static:arm64 coreutils:arm64 \
-		linux-perf:arm64 liburing2:arm64 liblz4-1:arm64 $libs >../download.log 2>&1); then
+		linux-perf:arm64 binutils-aarch64-linux-gnu:arm64 liburing2:arm64 liblz4-1:arm64 \
+		$libs >../download.log 2>&1); then
 		vm_log "apt-get download failed:"
 		grep -v 'unsandboxed as root' "$A64_CACHE/download.log" >&2
 		return 1
@@ -73,7 +77,7 @@ a64_sysroot() {
 	done
 	rm -rf "$A64_SYS" "$A64_CACHE/deb"
 	mv "$tmp" "$A64_SYS"
-	touch "$A64_SYS/.complete"
+	echo 2 >"$A64_SYS/.complete"
 }
 
 # The path, in the sysroot, of the file $1 (a guest path) names: symbolic
@@ -126,10 +130,10 @@ a64_copy_needed() {
 }
 
 # Packs the guest tree $1 (kept: the host reads the guest's files with
-# it as --symfs) and its initramfs $2, with the guest job $3 run by init
-# with the words of $4.
+# it as --symfs) and its initramfs $2, with the guest job $3 (run by init
+# with the words of /job.args: a64_args adds that file).
 a64_initramfs() {
-	local root=$1 out=$2 job=$3 args=$4 f t strip
+	local root=$1 out=$2 job=$3 f t strip
 	strip=$(command -v aarch64-linux-gnu-strip || command -v strip)
 	rm -rf "$root"
 	mkdir -p "$root"/{bin,sbin,usr/bin,proc,sys,dev,tmp,mnt,etc,root,lib}
@@ -137,6 +141,13 @@ a64_initramfs() {
 	for f in sh mount mkdir; do ln -s busybox "$root/bin/$f"; done
 	a64_copy_elf "$root" "$(a64_resolve /usr/bin/perf)" /usr/bin/perf || return 1
 	a64_copy_elf "$root" "$(a64_resolve /bin/date)" /usr/bin/gdate || return 1
+	# the unit tests map and parse /bin/true as a real ELF file with a
+	# build-id (busybox's link would not do): coreutils'
+	a64_copy_elf "$root" "$(a64_resolve /bin/true)" /bin/true || return 1
+	# perf report runs addr2line; unit tests run readelf
+	for f in addr2line readelf; do
+		a64_copy_elf "$root" "$(a64_resolve /usr/bin/aarch64-linux-gnu-$f)" /usr/bin/$f || return 1
+	done
 	a64_copy_elf "$root" "$VM_BUILD/prec" /usr/bin/prec || return 1
 	a64_copy_elf "$root" "$VM_BUILD/tests/vm/pmusplit" /usr/bin/pmusplit || return 1
 	# The unit tests and helpers where the unit tests look for them
@@ -154,13 +165,22 @@ a64_initramfs() {
 	cp "$VM_ROOT/tests/vm/init" "$root/init"
 	cp "$job" "$root/job.sh"
 	cp "$VM_ROOT/tests/vm/guest_lib.sh" "$root/guest_lib.sh"
-	printf '%s\n' "$args" >"$root/job.args"
 	chmod +x "$root/init" "$root/job.sh"
 	echo "root:x:0:0:root:/root:/bin/sh" >"$root/etc/passwd"
 	echo "root:x:0:" >"$root/etc/group"
 	mknod -m 600 "$root/dev/console" c 5 1
 	mknod -m 666 "$root/dev/null" c 1 3
 	(cd "$root" && find . | cpio -o -H newc --quiet) >"$out"
+}
+
+# Writes the initramfs $3: $1's with /job.args holding the words $2 (the
+# kernel unpacks concatenated archives in turn).
+a64_args() {
+	local dir
+	dir=$(mktemp -d "$A64_CACHE/args.XXXXXX")
+	printf '%s\n' "$2" >"$dir/job.args"
+	cat "$1" - >"$3" < <(cd "$dir" && echo job.args | cpio -o -H newc --quiet)
+	rm -rf "$dir"
 }
 
 # The kernel image in the sysroot.

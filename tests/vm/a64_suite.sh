@@ -27,23 +27,39 @@ echo "suite: arm64 $MODE, $NCPU CPUs, kernel $(uname -r), PMU ${PMU:-none}" \
 
 # within A B PERMILLE: A is B within PERMILLE thousandths of B.
 within() {
-	local d=$(($1 - $2))
+	local d=$((${1:-0} - ${2:-0}))
 	[ $d -lt 0 ] && d=$((-d))
-	[ $((d * 1000)) -le $(($3 * $2)) ]
+	[ $((d * 1000)) -le $(($3 * ${2:-0})) ]
+}
+# near A B D: A and B at most D apart.
+near() {
+	local d=$((${1:-0} - ${2:-0}))
+	[ $d -ge "-$3" ] && [ $d -le "$3" ]
 }
 
-# report FILE: perf report's samples per symbol of FILE into /tmp/report
-# (nothing on stderr, or the check fails); sets HOT, COLD (their samples),
-# SPLIT (hot's share of the two, in hundredths of a percent).
+# report FILE: perf report's samples per symbol of FILE into /tmp/report,
+# nothing on stderr or it fails; sets KEPT (samples: of the leader, in a
+# group's rows), KS (of them with a kernel ip), HOT, COLD (in those
+# functions), SPLIT (hot's share of the two, in hundredths of a percent).
 report() {
-	step "perf report" perf report -i "$1" --stdio -n --sort sym -q >/tmp/report 2>/tmp/report.err
-	HOT=$(awk '$NF == "hot" { s += $2 } END { print s + 0 }' /tmp/report)
-	COLD=$(awk '$NF == "cold" { s += $2 } END { print s + 0 }' /tmp/report)
-	SPLIT=0
+	step "perf report" perf report -i "$1" --stdio --no-children -n --sort sym -q -g none \
+		>/tmp/report 2>/tmp/report.err
+	set -- $(awk '$1 ~ /%$/ {
+		# a row: a share per member, a count per member, [k] or [.], the name
+		for (i = 1; i <= NF && $i ~ /%$/; i++) ;
+		if ($i !~ /^[0-9]+$/) next
+		n += $i
+		if ($(NF - 1) == "[k]") k += $i
+		if ($NF == "hot") h += $i
+		if ($NF == "cold") c += $i
+	} END { print n + 0, k + 0, h + 0, c + 0 }' /tmp/report)
+	KEPT=$1 KS=$2 HOT=$3 COLD=$4 SPLIT=0
 	[ $((HOT + COLD)) -gt 0 ] && SPLIT=$((HOT * 10000 / (HOT + COLD)))
 	[ ! -s /tmp/report.err ]
 }
 pct() { printf '%d.%02d%%' $(($1 / 100)) $(($1 % 100)); }
+# split_ok SPLIT D: hot's share 75% within D hundredths.
+split_ok() { near "$1" 7500 "$2"; }
 
 # attrs FILE: the fields of FILE's sampling events' attrs that say what is
 # counted and how it is sampled (perf evlist -v), one event a line, the
@@ -87,68 +103,70 @@ same_attrs() {
 }
 
 # pair NAME OPTIONS... -- COMMAND: records COMMAND with prec (merged into
-# $OUT/NAME_prec.data) and with perf ($OUT/NAME_perf.data), prec's merge
-# read by perf script and perf report with nothing on stderr. Sets P_KEPT,
-# F_KEPT (samples) and leaves prec's file in $EXPORT with what the guest's
-# perf reports of it (NAME.report). Fails the check NAME_rec otherwise.
+# $OUT/NAME_prec.data) and with perf ($OUT/NAME_perf.data); prec's merge
+# read by perf script and perf report with nothing on stderr, or the check
+# NAME_rec fails. Sets report's figures of prec's file as P_KEPT, P_KS,
+# P_HOT, P_COLD, P_SPLIT and of perf's as F_..., and P_LOST (prec's count
+# of lost samples).
 pair() {
 	local name=$1
 	shift
 	begin "$name"
 	rec prec "${name}_prec" "$@" || { bad "${name}_rec" "prec record exit $RC$(hung)"; return 1; }
-	if ! script_clean "$OUT/${name}_prec.data" report; then
-		ERR=/tmp/script.err bad "${name}_rec" "perf script/report of prec's merge: stderr not empty$(hung)"
+	P_LOST=$(sed -n 's/.* \([0-9]*\) lost, manifest.*/\1/p' "$ERR")
+	P_ERR=$ERR
+	if ! script_clean "$OUT/${name}_prec.data" || ! report "$OUT/${name}_prec.data"; then
+		cat /tmp/script.err /tmp/report.err >/tmp/pair.err 2>/dev/null
+		ERR=/tmp/pair.err bad "${name}_rec" "perf script/report of prec's merge: stderr not empty$(hung)"
 		return 1
 	fi
-	stats "$OUT/${name}_prec.data"
-	P_KEPT=$KEPT P_LOST=$(sed -n 's/.* \([0-9]*\) lost, manifest.*/\1/p' "$ERR")
-	export_file "$name" "$OUT/${name}_prec.data"
-	P_ERR=$ERR
+	P_KEPT=$KEPT P_KS=$KS P_HOT=$HOT P_COLD=$COLD P_SPLIT=$SPLIT
 	rec perf "${name}_perf" "$@" || { bad "${name}_rec" "perf record exit $RC$(hung)"; return 1; }
-	stats "$OUT/${name}_perf.data"
-	F_KEPT=$KEPT
+	report "$OUT/${name}_perf.data"
+	F_KEPT=$KEPT F_KS=$KS F_HOT=$HOT F_COLD=$COLD F_SPLIT=$SPLIT
 	# a failed comparison shows prec's stderr
 	ERR=$P_ERR
 	return 0
 }
 
-# export_file NAME FILE: FILE for the host's perf, with the guest's perf
-# report and script of it (the host's must read the same).
+# export_file NAME FILE [PERF-FILE]: FILE for the host's perf, with the
+# guest's perf report and script of it (the host's must print the same;
+# callchains aside: the host's perf cannot unwind arm64 stacks), and
+# perf's own recording of the same (NAME.perf.data: what the host's perf
+# says of it is what it may say of prec's).
 export_file() {
 	cp "$2" "$EXPORT/$1.data"
-	perf report -i "$2" --stdio -n --sort comm,dso,sym -q >"$EXPORT/$1.report" 2>/dev/null
-	perf script -i "$2" -F comm,tid,time,ip,sym >"$EXPORT/$1.script" 2>/dev/null
+	perf report -i "$2" --stdio --no-children -g none -n --sort comm,dso,sym -q \
+		>"$EXPORT/$1.report" 2>/dev/null
+	perf script -i "$2" -G -F comm,tid,time,ip,sym,dso >"$EXPORT/$1.script" 2>/dev/null
+	[ -n "${3:-}" ] && cp "$3" "$EXPORT/$1.perf.data"
+	return 0
 }
 
 # 1. -e cycles -c 100000 of N instructions: about N / 100000 samples, prec's
 # count perf's within 1%, hot():cold() 3:1 by both, prec's split perf's
 # within 0.5 points; -z as well (lz4 chunks merged back).
 c_cycles() {
-	local want=$((N / 100000)) p_split p_hot p_cold z_kept
+	local want=$((N / 100000))
 	pair cycles -e cycles -c 100000 -- pmusplit $N || return
-	report "$OUT/cycles_prec.data"
-	p_split=$SPLIT p_hot=$HOT p_cold=$COLD
-	report "$OUT/cycles_perf.data"
+	export_file cycles "$OUT/cycles_prec.data" "$OUT/cycles_perf.data"
 	echo "FIG cycles samples prec=$P_KEPT perf=$F_KEPT want~$want lost prec=$P_LOST"
-	echo "FIG cycles hot/cold prec=$p_hot/$p_cold ($(pct $p_split)) perf=$HOT/$COLD ($(pct $SPLIT))"
+	echo "FIG cycles hot/cold prec=$P_HOT/$P_COLD ($(pct $P_SPLIT)) perf=$F_HOT/$F_COLD ($(pct $F_SPLIT))"
 	[ "$P_LOST" = 0 ] && [ "$P_KEPT" -gt 0 ] && within "$P_KEPT" "$F_KEPT" 10
 	verdict cycles_count "-e cycles -c 100000: prec $P_KEPT samples, perf $F_KEPT (within 1%), lost $P_LOST"
-	[ "$p_hot" -gt 0 ] && within $((p_hot + p_cold)) $want 10
-	verdict cycles_known "-e cycles -c 100000: prec's hot+cold $((p_hot + p_cold)) samples of $N instructions (want $want within 1%)"
-	[ "$p_split" -ge 7400 ] && [ "$p_split" -le 7600 ] && [ "$SPLIT" -ge 7400 ] && [ "$SPLIT" -le 7600 ] &&
-		within "$p_split" "$SPLIT" 7
-	verdict cycles_split "hot:cold prec $(pct $p_split), perf $(pct $SPLIT) (75% within 1 point, prec perf's within 0.5%)"
+	[ "$P_HOT" -gt 0 ] && within $((P_HOT + P_COLD)) $want 10
+	verdict cycles_known "-e cycles -c 100000: prec's hot+cold $((P_HOT + P_COLD)) samples of $N instructions (want $want within 1%)"
+	split_ok "$P_SPLIT" 100 && split_ok "$F_SPLIT" 100 && near "$P_SPLIT" "$F_SPLIT" 50
+	verdict cycles_split "hot:cold prec $(pct $P_SPLIT), perf $(pct $F_SPLIT) (75% within 1 point, prec perf's within 0.5)"
 	same_attrs cycles_attr "$OUT/cycles_prec.data" "$OUT/cycles_perf.data"
 	begin cycles_z
-	if rec prec cycles_z -z -e cycles -c 100000 -- pmusplit $N && script_clean "$OUT/cycles_z.data"; then
-		stats "$OUT/cycles_z.data"
-		z_kept=$KEPT
-		report "$OUT/cycles_z.data"
-		echo "FIG cycles -z samples prec=$z_kept hot/cold=$HOT/$COLD ($(pct $SPLIT))"
-		[ "$z_kept" -gt 0 ] && within "$z_kept" "$F_KEPT" 10 && within "$SPLIT" "$p_split" 7
-		verdict cycles_z "-z: $z_kept samples (perf $F_KEPT within 1%), split $(pct $SPLIT) (prec's without -z $(pct $p_split) within 0.5%)"
+	if rec prec cycles_z -z -e cycles -c 100000 -- pmusplit $N && script_clean "$OUT/cycles_z.data" &&
+		report "$OUT/cycles_z.data"; then
+		echo "FIG cycles -z samples prec=$KEPT hot/cold=$HOT/$COLD ($(pct $SPLIT))"
+		[ "$KEPT" -gt 0 ] && within "$KEPT" "$F_KEPT" 10 && near "$SPLIT" "$F_SPLIT" 50
+		verdict cycles_z "-z: $KEPT samples (perf's $F_KEPT within 1%), split $(pct $SPLIT) (perf's $(pct $F_SPLIT) within 0.5)"
 	else
-		bad cycles_z "record exit $RC or perf script stderr: $(cat /tmp/script.err)$(hung)"
+		bad cycles_z "record exit $RC or perf's stderr: $(cat /tmp/script.err /tmp/report.err)$(hung)"
 	fi
 	lap cycles
 }
@@ -167,6 +185,7 @@ group() {
 c_group() {
 	local p_rows f_rows ok_rows=1 a b
 	pair group -e '{cycles,instructions}:S' -c 100000 -- pmusplit $N || return
+	export_file group "$OUT/group_prec.data" "$OUT/group_perf.data"
 	group "$OUT/group_prec.data"
 	cp /tmp/group /tmp/group.prec
 	p_rows=$(tr '\n' ';' </tmp/group)
@@ -185,7 +204,7 @@ c_group() {
 		within "$pc" "$fc" 10 && within "$pd" "$fd" 10 || ok_rows=0
 		for a in "$pa:$fa" "$pb:$fb"; do
 			a=$(echo "$a" | tr -d '%.')
-			within "${a%:*}" "${a#*:}" 7 || ok_rows=0
+			near "${a%:*}" "${a#*:}" 50 || ok_rows=0
 		done
 	done </tmp/group.both
 	[ "$P_KEPT" -gt 0 ] && within "$P_KEPT" "$F_KEPT" 10
@@ -196,46 +215,33 @@ c_group() {
 	lap group
 }
 
-# kmode FILE: K (samples with a kernel ip), U (user ip) of FILE.
-kmode() {
-	step "perf script -F ip" perf script -i "$1" -F ip >/tmp/ips 2>/dev/null
-	K=$(grep -c '^ *ffff' /tmp/ips)
-	U=$(grep -vc '^ *ffff' /tmp/ips)
-}
-
 # 3. :u and :k: the attr as perf's; :u samples all user, as many as perf's
 # within 1%; :k samples of the kernel, as perf's (the emulated PMU's
-# interrupt comes late: perf's :k has user ips too; prec's share of them
-# is perf's within 5 points).
+# interrupt comes late: perf's :k has user ips too; prec's share of
+# kernel ones is perf's within 5 points).
 c_mods() {
-	local pk pu
-	pair user -e cycles:u -c 100000 -- pmusplit $N || return
-	kmode "$OUT/user_prec.data"
-	pk=$K pu=$U
-	kmode "$OUT/user_perf.data"
-	echo "FIG cycles:u samples prec=$P_KEPT (user $pu kernel $pk) perf=$F_KEPT (user $U kernel $K)"
-	[ "$pk" = 0 ] && [ "$P_KEPT" -gt 0 ] && within "$P_KEPT" "$F_KEPT" 10
-	verdict user_samples ":u: prec $P_KEPT samples ($pk kernel), perf $F_KEPT ($K kernel) (within 1%)"
+	pair user -e cycles:u -c 100000 -- pmusplit $((N / 4)) || return
+	echo "FIG cycles:u samples prec=$P_KEPT (kernel $P_KS) perf=$F_KEPT (kernel $F_KS)"
+	[ "$P_KS" = 0 ] && [ "$P_KEPT" -gt 0 ] && within "$P_KEPT" "$F_KEPT" 10
+	verdict user_samples ":u: prec $P_KEPT samples ($P_KS kernel), perf $F_KEPT ($F_KS kernel) (within 1%)"
 	same_attrs user_attr "$OUT/user_prec.data" "$OUT/user_perf.data"
 	pair kernel -e cycles:k -c 10000 -- pmusplit $((N / 4)) || return
-	kmode "$OUT/kernel_prec.data"
-	pk=$K pu=$U
-	kmode "$OUT/kernel_perf.data"
-	echo "FIG cycles:k samples prec=$P_KEPT (kernel $pk user $pu) perf=$F_KEPT (kernel $K user $U)"
-	[ "$pk" -gt 0 ] && [ "$F_KEPT" -gt 0 ] && [ $((pk * 100 / P_KEPT)) -ge $((K * 100 / F_KEPT - 5)) ]
-	verdict kernel_samples ":k: prec $pk kernel ips of $P_KEPT, perf $K of $F_KEPT (prec's share at least perf's - 5 points)"
+	export_file kernel "$OUT/kernel_prec.data" "$OUT/kernel_perf.data"
+	echo "FIG cycles:k samples prec=$P_KEPT (kernel $P_KS) perf=$F_KEPT (kernel $F_KS)"
+	[ "$P_KS" -gt 0 ] && [ "$F_KEPT" -gt 0 ] && near $((P_KS * 100 / P_KEPT)) $((F_KS * 100 / F_KEPT)) 5
+	verdict kernel_samples ":k: prec $P_KS kernel ips of $P_KEPT, perf $F_KS of $F_KEPT (shares within 5 points)"
 	same_attrs kernel_attr "$OUT/kernel_prec.data" "$OUT/kernel_perf.data"
 	lap mods
 }
 
-# 4. The PMU by name: raw event=0x11 (CPU_CYCLES), the sysfs aliases
-# (PMU/cpu_cycles/, the bare alias inst_retired as a :u group member):
-# the attr as perf's, the counts as perf's within 1%.
+# 4. The PMU by name: raw event=0x11 (CPU_CYCLES); its sysfs aliases,
+# PMU/cpu_cycles/ leading a :u group whose member is the bare alias
+# inst_retired: the attr as perf's, the counts as perf's within 1%.
 c_pmu() {
 	local ev i=0
-	for ev in "$PMU/event=0x11/" "$PMU/cpu_cycles/" "cpu_cycles" "{cycles,inst_retired}:Su"; do
+	for ev in "$PMU/event=0x11/" "{$PMU/cpu_cycles/,inst_retired}:Su"; do
 		i=$((i + 1))
-		pair pmu$i -e "$ev" -c 100000 -- pmusplit $N || continue
+		pair pmu$i -e "$ev" -c 100000 -- pmusplit $((N / 4)) || continue
 		echo "FIG $ev samples prec=$P_KEPT perf=$F_KEPT"
 		[ "$P_KEPT" -gt 0 ] && within "$P_KEPT" "$F_KEPT" 10
 		verdict pmu${i}_samples "-e $ev: prec $P_KEPT samples, perf $F_KEPT (within 1%)"
@@ -263,17 +269,18 @@ c_callgraph() {
 	local mode pl pc
 	for mode in fp dwarf; do
 		if [ $mode = fp ]; then
-			pair cg_$mode -e cycles -c 100000 -g -- pmusplit $N || continue
+			pair cg_$mode -e cycles -c 100000 -g -- pmusplit $((N / 4)) || continue
 		else
-			pair cg_$mode -e cycles -c 1000000 --call-graph dwarf -- pmusplit $N || continue
+			pair cg_$mode -e cycles -c 500000 --call-graph dwarf -- pmusplit $((N / 4)) || continue
+			export_file cg_dwarf "$OUT/cg_dwarf_prec.data" "$OUT/cg_dwarf_perf.data"
 		fi
 		chains "$OUT/cg_${mode}_prec.data"
 		pl=$LEAF pc=$CHAINED
 		chains "$OUT/cg_${mode}_perf.data"
 		echo "FIG callgraph $mode unwound prec=$pc/$pl perf=$CHAINED/$LEAF"
-		check cg_$mode "$mode: prec $pc of $pl samples in hot/cold unwound through work and main, perf $CHAINED of $LEAF" \
-			"$pl" -gt 0 -a "$LEAF" -gt 0 -a $((pc * 100 / pl)) -ge 90 -a \
-			$((pc * 100 / pl)) -ge $((CHAINED * 100 / LEAF - 2)) -a ! -s /tmp/chains.err
+		[ "$pl" -gt 0 ] && [ "$LEAF" -gt 0 ] && [ $((pc * 100 / pl)) -ge 90 ] &&
+			near $((pc * 100 / pl)) $((CHAINED * 100 / LEAF)) 2 && [ ! -s /tmp/chains.err ]
+		verdict cg_$mode "$mode: prec $pc of $pl samples in hot/cold unwound through work and main, perf $CHAINED of $LEAF"
 		same_attrs cg_${mode}_attr "$OUT/cg_${mode}_prec.data" "$OUT/cg_${mode}_perf.data"
 	done
 	lap callgraph
@@ -295,7 +302,7 @@ c_flight() {
 	local snaps other
 	begin flight
 	cat >/tmp/snap.sh <<-EOS
-	pmusplit $N &
+	pmusplit $((N / 2)) &
 	p=\$!
 	sleep 0.1
 	kill -USR2 \$PPID
@@ -303,98 +310,120 @@ c_flight() {
 	EOS
 	if rec prec flight --overwrite -m 64K -e cycles -c 100000 -- sh /tmp/snap.sh; then
 		script_clean "$OUT/flight.data"
-		other=$(grep -v -e '^Warning:$' -e 'and lost [0-9]* chunks!$' -e '^Check IO/CPU overload!$' \
-			-e '^$' /tmp/script.err | wc -l)
-		snaps=$(grep -c 'snapshot' "$ERR")
 		report "$OUT/flight.data"
+		other=$(cat /tmp/script.err /tmp/report.err | grep -v -e '^Warning:$' -e 'and lost [0-9]* chunks!$' \
+			-e '^Check IO/CPU overload!$' -e '^$' | wc -l)
+		snaps=$(ls "$OUT/flight" | grep -c flight.shard)
 		export_file flight "$OUT/flight.data"
-		echo "FIG flight hot/cold=$HOT/$COLD ($(pct $SPLIT)) $(ls "$OUT/flight" | grep -c flight.shard) flight shards"
-		check flight "--overwrite -m 64K with a SIGUSR2: kept hot/cold $HOT/$COLD ($(pct $SPLIT)), perf script: $other other lines on stderr" \
-			"$HOT" -gt 0 -a "$COLD" -gt 0 -a "$SPLIT" -ge 7300 -a "$SPLIT" -le 7700 -a "$other" = 0 \
-			-a "$(ls "$OUT/flight" | grep -c flight.shard)" -ge 1
+		echo "FIG flight hot/cold=$HOT/$COLD ($(pct $SPLIT)) $snaps flight shards"
+		[ "$HOT" -gt 0 ] && [ "$COLD" -gt 0 ] && split_ok "$SPLIT" 200 && [ "$other" = 0 ] && [ "$snaps" -ge 1 ]
+		verdict flight "--overwrite -m 64K with a SIGUSR2: $snaps flight shards, kept hot/cold $HOT/$COLD ($(pct $SPLIT)), perf: $other other lines on stderr"
 	else
 		bad flight "record exit $RC$(hung)"
 	fi
 	lap flight
 }
 
-# 8. --max-disk: a recording many times the budget keeps its newest
-# window: the directory within the budget (+1 MiB, docs/format.md), the
-# merge from the window, hot():cold() 3:1 there, perf reads it clean.
+# 8. --max-disk: a recording several times the budget (samples of 2 KiB
+# of user stack each; the least budget on 2 CPUs is 3 MiB) keeps its
+# newest window: the directory within the budget (+1 MiB, docs/format.md),
+# the merge from the window, the workload's functions named there (its
+# maps from the carry shard) at 3:1 within 5 points (a window of a few
+# rounds, in the smp boot's host-timed cycles), perf reads it clean.
+# Seconds long, so that the workload's maps are synthesized again (at most
+# once a second) before the window: the smp boot's free-running clock.
 c_maxdisk() {
-	local kb
+	local kb win
 	begin maxdisk
-	if rec prec maxdisk -m 64K --max-disk 4M -e cycles -c 2000 -g -- pmusplit $N && script_clean "$OUT/maxdisk.data"; then
+	if rec prec maxdisk -m 64K --max-disk 4M -e cycles -c 200000 --call-graph dwarf,2048 -- \
+		pmusplit $((N * 20)) && script_clean "$OUT/maxdisk.data" && report "$OUT/maxdisk.data"; then
 		kb=$(du -sk "$OUT/maxdisk" | cut -f1)
-		report "$OUT/maxdisk.data"
-		stats "$OUT/maxdisk.data"
+		win=$(grep -c 'max-disk window' "$OUT/maxdisk.merge.err")
 		export_file maxdisk "$OUT/maxdisk.data"
 		echo "FIG maxdisk kept=$KEPT dir_kb=$kb hot/cold=$HOT/$COLD ($(pct $SPLIT))"
-		check maxdisk "--max-disk 4M: directory $kb KiB, merge $(grep -c 'max-disk window' "$OUT/maxdisk.merge.err") window line, kept $KEPT, hot/cold $(pct $SPLIT)" \
-			"$kb" -le $((5 * 1024)) -a "$(grep -c 'max-disk window' "$OUT/maxdisk.merge.err")" = 1 \
-			-a "$SPLIT" -ge 7300 -a "$SPLIT" -le 7700
+		[ "$kb" -le $((5 * 1024)) ] && [ "$win" = 1 ] && split_ok "$SPLIT" 500
+		verdict maxdisk "--max-disk 4M: directory $kb KiB, $(sed -n 's/.* \([0-9.]* MB\) written.*/\1/p' "$ERR") written, merge: $win window line, kept $KEPT, hot/cold $HOT/$COLD ($(pct $SPLIT))"
 	else
-		bad maxdisk "record exit $RC or perf script stderr: $(cat /tmp/script.err)$(hung)"
+		bad maxdisk "record exit $RC or perf's stderr: $(cat /tmp/script.err /tmp/report.err)$(hung)"
 	fi
 	lap maxdisk
 }
 
-# 9. The unit tests, built for arm64, in this kernel.
+# 9. The unit tests, built for arm64, in this kernel: one lane of them
+# per CPU at once (a lane's tests one after another); a failed test's log
+# goes to the export. FIG lines name the slowest.
 c_unit() {
-	local t rc p=0 f=0 s=0 names=
+	local t lane p f s names
 	begin unit
 	mkdir -p "$OUT/unit"
 	export PREC_BUILD=/opt/prec PREC=/usr/bin/prec TMPDIR=$OUT/unit
-	for t in /opt/prec/tests/unit/*; do
-		step "unit ${t##*/}" "$t" >"$OUT/unit/${t##*/}.log" 2>&1
-		rc=$?
-		case $rc in
-		0) p=$((p + 1)) ;;
-		77) s=$((s + 1)) ;;
-		*) f=$((f + 1)) names="$names ${t##*/}($rc)"
-		   tail -5 "$OUT/unit/${t##*/}.log" | sed 's/^/     | /' ;;
-		esac
+	rm -f /tmp/unit.res
+	lane=0
+	while [ $lane -lt "$NCPU" ]; do
+		(
+			i=0
+			for t in /opt/prec/tests/unit/*; do
+				i=$((i + 1))
+				[ $((i % NCPU)) = $lane ] || continue
+				t0=$(now_ms)
+				step "unit ${t##*/}" "$t" >"$OUT/unit/${t##*/}.log" 2>&1
+				echo "${t##*/} $? $(($(now_ms) - t0))" >>/tmp/unit.res
+			done
+		) &
+		lane=$((lane + 1))
 	done
+	wait
+	p=$(awk '$2 == 0' /tmp/unit.res | wc -l)
+	s=$(awk '$2 == 77' /tmp/unit.res | wc -l)
+	f=$(awk '$2 != 0 && $2 != 77' /tmp/unit.res | wc -l)
+	names=$(awk '$2 != 0 && $2 != 77 { printf " %s(%s)", $1, $2 }' /tmp/unit.res)
+	for t in $(awk '$2 != 0 && $2 != 77 { print $1 }' /tmp/unit.res); do
+		cp "$OUT/unit/$t.log" "$EXPORT/unit-$t.log"
+		tail -5 "$OUT/unit/$t.log" | sed "s/^/     | $t: /"
+	done
+	echo "FIG unit slowest (ms): $(sort -k3 -n -r /tmp/unit.res | head -5 | awk '{ printf "%s %s ", $1, $3 }')"
 	ERR=/dev/null
 	check unit "unit tests (arm64): $p passed, $s skipped, $f failed$names" "$f" = 0 -a "$p" -gt 0
 	lap unit
 }
 
 # 10. Two vCPUs: -a with a workload pinned on each: samples of both
-# workloads from both CPUs, hot():cold() 3:1 in each tool's (within 2
-# points), nothing lost, prec's count perf's within 10% (free-running
-# vCPUs: the host's load moves the counts).
+# workloads from both CPUs, nothing lost, hot():cold() 3:1 in each tool's
+# within 5 points. Free-running vCPUs count cycles in the host's time, so
+# the host's load moves the counts and the split (a vCPU the host
+# preempts goes on counting): prec's and perf's counts are figures here,
+# the icount boot compares them.
 c_all() {
-	local p_split
 	cat >/tmp/two.sh <<-EOS
 	taskset -c 0 pmusplit $N &
 	taskset -c 1 pmusplit $N &
 	wait
 	EOS
-	pair all -a -e cycles -c 1000000 -- sh /tmp/two.sh || return
-	report "$OUT/all_prec.data"
-	p_split=$SPLIT
+	pair all -a -e cycles -c 250000 -- sh /tmp/two.sh || return
 	set -- $(perf script -i "$OUT/all_prec.data" -F comm,cpu 2>/dev/null | awk '$1 == "pmusplit" { print $2 }' | sort -u)
-	report "$OUT/all_perf.data"
-	echo "FIG -a samples prec=$P_KEPT perf=$F_KEPT split prec $(pct $p_split) perf $(pct $SPLIT)"
-	[ "$#" = 2 ] && [ "$P_LOST" = 0 ] && [ "$p_split" -ge 7300 ] && [ "$p_split" -le 7700 ] &&
-		[ "$SPLIT" -ge 7300 ] && [ "$SPLIT" -le 7700 ] && within "$P_KEPT" "$F_KEPT" 100
-	verdict all "-a: prec $P_KEPT samples (perf $F_KEPT, within 10%), pmusplit on CPUs $*, split prec $(pct $p_split) perf $(pct $SPLIT), lost $P_LOST"
+	export_file all "$OUT/all_prec.data" "$OUT/all_perf.data"
+	echo "FIG -a samples prec=$P_KEPT perf=$F_KEPT hot/cold prec=$P_HOT/$P_COLD ($(pct $P_SPLIT)) perf=$F_HOT/$F_COLD ($(pct $F_SPLIT))"
+	[ "$#" = 2 ] && [ "$P_LOST" = 0 ] && split_ok "$P_SPLIT" 500 && split_ok "$F_SPLIT" 500
+	verdict all "-a: the workloads' samples on CPUs $*, split prec $(pct $P_SPLIT) perf $(pct $F_SPLIT), lost $P_LOST"
 	same_attrs all_attr "$OUT/all_prec.data" "$OUT/all_perf.data"
 	lap all
 }
 
-if [ "$MODE" = smp ]; then
-	# free-running vCPUs: the kernel would throttle a sampler whose
-	# interrupts the host makes slow
-	echo 0 >/proc/sys/kernel/perf_cpu_time_max_percent
-	[ "$CHECKS" = all ] && CHECKS=all,unit
-else
-	[ "$CHECKS" = all ] && CHECKS=cycles,group,mods,pmu,callgraph,default,flight,maxdisk
+# The kernel lowers the sample rate it allows when an interrupt takes
+# long, and the emulator's do (slow for the host's load under smp, long in
+# instructions under icount): that would cut one recording's samples and
+# not the other's.
+echo 0 >/proc/sys/kernel/perf_cpu_time_max_percent
+if [ "$CHECKS" = all ]; then
+	CHECKS=cycles,group,mods,pmu,callgraph,default,flight
+	[ "$MODE" = smp ] && CHECKS=all,maxdisk,unit
 fi
 for c in $(echo "$CHECKS" | tr , ' '); do
 	c_$c
 done
-cp /proc/kallsyms "$EXPORT/kallsyms"
+cat /proc/kallsyms >"$EXPORT/kallsyms"
+# init powers off without unmounting what a process still holds: the
+# host reads the export off the disk
+sync
 echo "$pass passed, $failed failed"
 [ "$failed" = 0 ]
