@@ -246,7 +246,7 @@ clean:
 # The guest suite on Debian's 6.1 cloud kernel under qemu (tests/vm/run.sh):
 # make vmtest NCPU=8 (installs qemu, busybox-static, cpio, the kernel; needs root).
 # make vmtest ARCH=arm64: the arm64 guests with an emulated PMU, prec beside
-# perf (tests/vm/a64_run.sh, docs/arm64.md); VM_MODES="icount smp" and
+# perf (tests/vm/a64_run.sh, docs/many-cpus.md); VM_MODES="icount smp" and
 # VM_CHECKS=all choose the boots and the checks.
 NCPU ?= 8
 VM_HELPERS := $(addprefix $(BUILD)/tests/helpers/,storm pingpong shardcount mfdump xcpu)

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: MIT
+# shellcheck shell=bash
 # Host side of the arm64 guest harness, sourced by tests/vm/a64_run.sh:
 # Debian's arm64 cloud kernel, busybox-static, coreutils' date, linux-perf
 # and the libraries perf loads, all fetched with apt-get download and
@@ -6,6 +7,7 @@
 # the host); an initramfs of them with the arm64 build of prec, its unit
 # tests, helpers and the workload; qemu-system-aarch64 with an emulated
 # PMU. Everything downloaded is cached under $VM_CACHE/arm64.
+# shellcheck source=tests/vm/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 A64_CACHE=$VM_CACHE/arm64
@@ -153,7 +155,7 @@ a64_initramfs() {
 	# The unit tests and helpers where the unit tests look for them
 	# (PREC_BUILD=/opt/prec), the helpers on PATH as well.
 	for f in "$VM_BUILD"/tests/unit/* "$VM_BUILD"/tests/helpers/*; do
-		[ -x "$f" ] && [ -f "$f" ] || continue
+		if [ ! -f "$f" ] || [ ! -x "$f" ]; then continue; fi
 		case $f in *.o | *.d) continue ;; esac
 		t=/opt/prec/tests/${f#"$VM_BUILD"/tests/}
 		a64_copy_elf "$root" "$f" "$t" || return 1
@@ -162,14 +164,7 @@ a64_initramfs() {
 		"$strip" --strip-debug "$root$t" || return 1
 		case $f in */helpers/*) ln -sf "$t" "$root/usr/bin/${f##*/}" ;; esac
 	done
-	cp "$VM_ROOT/tests/vm/init" "$root/init"
-	cp "$job" "$root/job.sh"
-	cp "$VM_ROOT/tests/vm/guest_lib.sh" "$root/guest_lib.sh"
-	chmod +x "$root/init" "$root/job.sh"
-	echo "root:x:0:0:root:/root:/bin/sh" >"$root/etc/passwd"
-	echo "root:x:0:" >"$root/etc/group"
-	mknod -m 600 "$root/dev/console" c 5 1
-	mknod -m 666 "$root/dev/null" c 1 3
+	vm_guest_files "$root" "$job"
 	(cd "$root" && find . | cpio -o -H newc --quiet) >"$out"
 }
 
@@ -197,7 +192,7 @@ a64_kernel() {
 # (multi-threaded TCG; icount would make every vCPU follow one count).
 a64_boot() {
 	local mode=$1 initrd=$2 log=$3 limit=$4 disk=$5 cpu=(-smp 1 -icount shift=0 -accel tcg)
-	[ "$mode" = smp ] && cpu=(-smp 2 -accel tcg,thread=multi)
+	[ "$mode" = smp ] && cpu=(-smp 2 -accel "tcg,thread=multi")
 	rm -f "$disk"
 	truncate -s "${A64_DISK_SIZE:-2G}" "$disk"
 	mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$disk" || return 1

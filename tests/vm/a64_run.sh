@@ -12,6 +12,7 @@
 # prec, tests and tests/vm/pmusplit are)
 set -u
 BUILD=${BUILD:-build-arm64}
+# shellcheck source=tests/vm/a64_lib.sh
 . "$(dirname "$0")/a64_lib.sh"
 MODES=${1:-icount smp}
 CHECKS=${2:-all}
@@ -106,14 +107,7 @@ for mode in $MODES; do
 	qrc=$?
 	t2=$(date +%s)
 	rm -f "$initrd"
-	tr -d '\r' <"$log" | sed -n 's/.*\(suite: \)/\1/; /^suite: /,/^VM-EXIT /p' | grep -v '^VM-EXIT '
-	rc=$(tr -d '\r' <"$log" | sed -n 's/^VM-EXIT \([0-9]*\).*/\1/p' | tail -1)
-	if [ "$qrc" != 0 ] || [ "$rc" != 0 ]; then
-		[ "$qrc" = 124 ] && vm_log "the guest did not finish in ${LIMIT}s"
-		vm_log "FAILED ($mode: guest suite exit ${rc:-none}); console log:"
-		tr -d '\r' <"$log" | sed 's/^/console| /' >&2
-		fail=1
-	fi
+	vm_result "$log" "$qrc" "$LIMIT" || fail=1
 	# The guest's export, read off its disk without mounting it.
 	rm -rf "$A64_CACHE/export-$mode"
 	if debugfs -R "rdump /export $A64_CACHE" "$disk" >/dev/null 2>&1 && [ -d "$A64_CACHE/export" ]; then

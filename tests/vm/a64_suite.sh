@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
+# shellcheck shell=dash
 # The arm64 guest suite (tests/vm/a64_run.sh boots it): prec beside perf on
 # qemu's emulated PMU (armv8_pmuv3), in the same boot, perf the judge: the
 # same command recorded by both, their attrs (perf evlist -v) and their
@@ -13,17 +14,21 @@
 # comma list of the check functions below without c_ (default: all of
 # the mode's).
 STEP_LIMIT=${STEP_LIMIT:-300}
+# shellcheck source=tests/vm/guest_lib.sh
 . /guest_lib.sh
 MODE=${1:-icount}
 CHECKS=${2:-all}
 EXPORT=$OUT/export
 mkdir -p "$EXPORT"
-PMU=$(ls /sys/bus/event_source/devices | grep -m1 '^armv8_pmuv3')
+PMU=
+for d in /sys/bus/event_source/devices/armv8_pmuv3*; do
+	[ -e "$d" ] && PMU=${d##*/} && break
+done
 # The workload's size: N instructions, 3/4 in hot(), 1/4 in cold().
 N=200000000
 
 echo "suite: arm64 $MODE, $NCPU CPUs, kernel $(uname -r), PMU ${PMU:-none}" \
-	"($(ls /sys/bus/event_source/devices/$PMU/events 2>/dev/null | tr '\n' ' ')), booted in $(cut -d' ' -f1 /proc/uptime) s"
+	"($(ls "/sys/bus/event_source/devices/$PMU/events" 2>/dev/null | tr '\n' ' ')), booted in $(cut -d' ' -f1 /proc/uptime) s"
 
 # within A B PERMILLE: A is B within PERMILLE thousandths of B.
 within() {
@@ -44,6 +49,7 @@ near() {
 report() {
 	step "perf report" perf report -i "$1" --stdio --no-children -n --sort sym -q -g none \
 		>/tmp/report 2>/tmp/report.err
+	# shellcheck disable=SC2046 # four numbers
 	set -- $(awk '$1 ~ /%$/ {
 		# a row: a share per member, a count per member, [k] or [.], the name
 		for (i = 1; i <= NF && $i ~ /%$/; i++) ;
@@ -148,23 +154,23 @@ export_file() {
 # within 0.5 points; -z as well (lz4 chunks merged back).
 c_cycles() {
 	local want=$((N / 100000))
-	pair cycles -e cycles -c 100000 -- pmusplit $N || return
+	pair cycles -e cycles -c 100000 -- pmusplit "$N" || return
 	export_file cycles "$OUT/cycles_prec.data" "$OUT/cycles_perf.data"
 	echo "FIG cycles samples prec=$P_KEPT perf=$F_KEPT want~$want lost prec=$P_LOST"
-	echo "FIG cycles hot/cold prec=$P_HOT/$P_COLD ($(pct $P_SPLIT)) perf=$F_HOT/$F_COLD ($(pct $F_SPLIT))"
+	echo "FIG cycles hot/cold prec=$P_HOT/$P_COLD ($(pct "$P_SPLIT")) perf=$F_HOT/$F_COLD ($(pct "$F_SPLIT"))"
 	[ "$P_LOST" = 0 ] && [ "$P_KEPT" -gt 0 ] && within "$P_KEPT" "$F_KEPT" 10
 	verdict cycles_count "-e cycles -c 100000: prec $P_KEPT samples, perf $F_KEPT (within 1%), lost $P_LOST"
-	[ "$P_HOT" -gt 0 ] && within $((P_HOT + P_COLD)) $want 10
+	[ "$P_HOT" -gt 0 ] && within $((P_HOT + P_COLD)) "$want" 10
 	verdict cycles_known "-e cycles -c 100000: prec's hot+cold $((P_HOT + P_COLD)) samples of $N instructions (want $want within 1%)"
 	split_ok "$P_SPLIT" 100 && split_ok "$F_SPLIT" 100 && near "$P_SPLIT" "$F_SPLIT" 50
-	verdict cycles_split "hot:cold prec $(pct $P_SPLIT), perf $(pct $F_SPLIT) (75% within 1 point, prec perf's within 0.5)"
+	verdict cycles_split "hot:cold prec $(pct "$P_SPLIT"), perf $(pct "$F_SPLIT") (75% within 1 point, prec perf's within 0.5)"
 	same_attrs cycles_attr "$OUT/cycles_prec.data" "$OUT/cycles_perf.data"
 	begin cycles_z
-	if rec prec cycles_z -z -e cycles -c 100000 -- pmusplit $N && script_clean "$OUT/cycles_z.data" &&
+	if rec prec cycles_z -z -e cycles -c 100000 -- pmusplit "$N" && script_clean "$OUT/cycles_z.data" &&
 		report "$OUT/cycles_z.data"; then
-		echo "FIG cycles -z samples prec=$KEPT hot/cold=$HOT/$COLD ($(pct $SPLIT))"
+		echo "FIG cycles -z samples prec=$KEPT hot/cold=$HOT/$COLD ($(pct "$SPLIT"))"
 		[ "$KEPT" -gt 0 ] && within "$KEPT" "$F_KEPT" 10 && near "$SPLIT" "$F_SPLIT" 50
-		verdict cycles_z "-z: $KEPT samples (perf's $F_KEPT within 1%), split $(pct $SPLIT) (perf's $(pct $F_SPLIT) within 0.5)"
+		verdict cycles_z "-z: $KEPT samples (perf's $F_KEPT within 1%), split $(pct "$SPLIT") (perf's $(pct "$F_SPLIT") within 0.5)"
 	else
 		bad cycles_z "record exit $RC or perf's stderr: $(cat /tmp/script.err /tmp/report.err)$(hung)"
 	fi
@@ -184,7 +190,7 @@ group() {
 # samples within 1%, its shares within 0.5 points).
 c_group() {
 	local p_rows f_rows ok_rows=1 a b
-	pair group -e '{cycles,instructions}:S' -c 100000 -- pmusplit $N || return
+	pair group -e '{cycles,instructions}:S' -c 100000 -- pmusplit "$N" || return
 	export_file group "$OUT/group_prec.data" "$OUT/group_perf.data"
 	group "$OUT/group_prec.data"
 	cp /tmp/group /tmp/group.prec
@@ -220,12 +226,12 @@ c_group() {
 # interrupt comes late: perf's :k has user ips too; prec's share of
 # kernel ones is perf's within 5 points).
 c_mods() {
-	pair user -e cycles:u -c 100000 -- pmusplit $((N / 4)) || return
+	pair user -e cycles:u -c 100000 -- pmusplit "$((N / 4))" || return
 	echo "FIG cycles:u samples prec=$P_KEPT (kernel $P_KS) perf=$F_KEPT (kernel $F_KS)"
 	[ "$P_KS" = 0 ] && [ "$P_KEPT" -gt 0 ] && within "$P_KEPT" "$F_KEPT" 10
 	verdict user_samples ":u: prec $P_KEPT samples ($P_KS kernel), perf $F_KEPT ($F_KS kernel) (within 1%)"
 	same_attrs user_attr "$OUT/user_prec.data" "$OUT/user_perf.data"
-	pair kernel -e cycles:k -c 10000 -- pmusplit $((N / 4)) || return
+	pair kernel -e cycles:k -c 10000 -- pmusplit "$((N / 4))" || return
 	export_file kernel "$OUT/kernel_prec.data" "$OUT/kernel_perf.data"
 	echo "FIG cycles:k samples prec=$P_KEPT (kernel $P_KS) perf=$F_KEPT (kernel $F_KS)"
 	[ "$P_KS" -gt 0 ] && [ "$F_KEPT" -gt 0 ] && near $((P_KS * 100 / P_KEPT)) $((F_KS * 100 / F_KEPT)) 5
@@ -241,7 +247,7 @@ c_pmu() {
 	local ev i=0
 	for ev in "$PMU/event=0x11/" "{$PMU/cpu_cycles/,inst_retired}:Su"; do
 		i=$((i + 1))
-		pair pmu$i -e "$ev" -c 100000 -- pmusplit $((N / 4)) || continue
+		pair pmu$i -e "$ev" -c 100000 -- pmusplit "$((N / 4))" || continue
 		echo "FIG $ev samples prec=$P_KEPT perf=$F_KEPT"
 		[ "$P_KEPT" -gt 0 ] && within "$P_KEPT" "$F_KEPT" 10
 		verdict pmu${i}_samples "-e $ev: prec $P_KEPT samples, perf $F_KEPT (within 1%)"
@@ -254,6 +260,7 @@ c_pmu() {
 # through work() and main() (CHAINED) of how many (LEAF).
 chains() {
 	step "perf script (callchains)" perf script -i "$1" -F ip,sym >/tmp/chains 2>/tmp/chains.err
+	# shellcheck disable=SC2046 # two numbers
 	set -- $(awk 'BEGIN { RS = "" } {
 		if ($3 != "hot" && $3 != "cold" && $2 != "hot" && $2 != "cold") next
 		leaf++
@@ -269,9 +276,9 @@ c_callgraph() {
 	local mode pl pc
 	for mode in fp dwarf; do
 		if [ $mode = fp ]; then
-			pair cg_$mode -e cycles -c 100000 -g -- pmusplit $((N / 4)) || continue
+			pair cg_$mode -e cycles -c 100000 -g -- pmusplit "$((N / 4))" || continue
 		else
-			pair cg_$mode -e cycles -c 500000 --call-graph dwarf -- pmusplit $((N / 4)) || continue
+			pair cg_$mode -e cycles -c 500000 --call-graph dwarf -- pmusplit "$((N / 4))" || continue
 			export_file cg_dwarf "$OUT/cg_dwarf_prec.data" "$OUT/cg_dwarf_perf.data"
 		fi
 		chains "$OUT/cg_${mode}_prec.data"
@@ -288,16 +295,16 @@ c_callgraph() {
 
 # 6. The default event: perf's (cycles, precise as the PMU takes, 4000 Hz).
 c_default() {
-	pair default -- pmusplit $((N / 4)) || return
+	pair default -- pmusplit "$((N / 4))" || return
 	echo "FIG default samples prec=$P_KEPT perf=$F_KEPT"
 	same_attrs default_attr "$OUT/default_prec.data" "$OUT/default_perf.data"
 	lap default
 }
 
 # 7. --overwrite: a snapshot on SIGUSR2 in the middle of the workload, then
-# the stop's: two flight shards' worth, hot():cold() 3:1 in what they
-# kept (within 2 points), perf reads the merge with nothing on stderr but
-# the lost chunks it may note.
+# the stop's: two chunks in the flight shard (prec info --check, clean),
+# hot():cold() 3:1 in what they kept (within 2 points), perf reads the
+# merge with nothing on stderr but the lost chunks it may note.
 c_flight() {
 	local snaps other
 	begin flight
@@ -311,13 +318,15 @@ c_flight() {
 	if rec prec flight --overwrite -m 64K -e cycles -c 100000 -- sh /tmp/snap.sh; then
 		script_clean "$OUT/flight.data"
 		report "$OUT/flight.data"
-		other=$(cat /tmp/script.err /tmp/report.err | grep -v -e '^Warning:$' -e 'and lost [0-9]* chunks!$' \
-			-e '^Check IO/CPU overload!$' -e '^$' | wc -l)
-		snaps=$(ls "$OUT/flight" | grep -c flight.shard)
+		other=$(cat /tmp/script.err /tmp/report.err | grep -c -v -e '^Warning:$' -e 'and lost [0-9]* chunks!$' \
+			-e '^Check IO/CPU overload!$' -e '^$')
+		# a chunk per snapshot in the flight shard: SIGUSR2's and the stop's
+		snaps=$(step "prec info --check" prec info --check "$OUT/flight" 2>&1 |
+			awk '$1 == "cpu000.flight.shard" { print $3 }')
 		export_file flight "$OUT/flight.data"
-		echo "FIG flight hot/cold=$HOT/$COLD ($(pct $SPLIT)) $snaps flight shards"
-		[ "$HOT" -gt 0 ] && [ "$COLD" -gt 0 ] && split_ok "$SPLIT" 200 && [ "$other" = 0 ] && [ "$snaps" -ge 1 ]
-		verdict flight "--overwrite -m 64K with a SIGUSR2: $snaps flight shards, kept hot/cold $HOT/$COLD ($(pct $SPLIT)), perf: $other other lines on stderr"
+		echo "FIG flight hot/cold=$HOT/$COLD ($(pct "$SPLIT")) ${snaps:-no} snapshots"
+		[ "$HOT" -gt 0 ] && [ "$COLD" -gt 0 ] && split_ok "$SPLIT" 200 && [ "$other" = 0 ] && [ "${snaps:-0}" -ge 2 ]
+		verdict flight "--overwrite -m 64K with a SIGUSR2: ${snaps:-no} snapshots (2 wanted), kept hot/cold $HOT/$COLD ($(pct "$SPLIT")), perf: $other other lines on stderr"
 	else
 		bad flight "record exit $RC$(hung)"
 	fi
@@ -336,13 +345,13 @@ c_maxdisk() {
 	local kb win
 	begin maxdisk
 	if rec prec maxdisk -m 64K --max-disk 4M -e cycles -c 200000 --call-graph dwarf,2048 -- \
-		pmusplit $((N * 20)) && script_clean "$OUT/maxdisk.data" && report "$OUT/maxdisk.data"; then
+		pmusplit "$((N * 20))" && script_clean "$OUT/maxdisk.data" && report "$OUT/maxdisk.data"; then
 		kb=$(du -sk "$OUT/maxdisk" | cut -f1)
 		win=$(grep -c 'max-disk window' "$OUT/maxdisk.merge.err")
 		export_file maxdisk "$OUT/maxdisk.data"
-		echo "FIG maxdisk kept=$KEPT dir_kb=$kb hot/cold=$HOT/$COLD ($(pct $SPLIT))"
+		echo "FIG maxdisk kept=$KEPT dir_kb=$kb hot/cold=$HOT/$COLD ($(pct "$SPLIT"))"
 		[ "$kb" -le $((5 * 1024)) ] && [ "$win" = 1 ] && split_ok "$SPLIT" 500
-		verdict maxdisk "--max-disk 4M: directory $kb KiB, $(sed -n 's/.* \([0-9.]* MB\) written.*/\1/p' "$ERR") written, merge: $win window line, kept $KEPT, hot/cold $HOT/$COLD ($(pct $SPLIT))"
+		verdict maxdisk "--max-disk 4M: directory $kb KiB, $(sed -n 's/.* \([0-9.]* MB\) written.*/\1/p' "$ERR") written, merge: $win window line, kept $KEPT, hot/cold $HOT/$COLD ($(pct "$SPLIT"))"
 	else
 		bad maxdisk "record exit $RC or perf's stderr: $(cat /tmp/script.err /tmp/report.err)$(hung)"
 	fi
@@ -373,10 +382,11 @@ c_unit() {
 		lane=$((lane + 1))
 	done
 	wait
-	p=$(awk '$2 == 0' /tmp/unit.res | wc -l)
-	s=$(awk '$2 == 77' /tmp/unit.res | wc -l)
-	f=$(awk '$2 != 0 && $2 != 77' /tmp/unit.res | wc -l)
+	p=$(awk '$2 == 0 { n++ } END { print n + 0 }' /tmp/unit.res)
+	s=$(awk '$2 == 77 { n++ } END { print n + 0 }' /tmp/unit.res)
+	f=$(awk '$2 != 0 && $2 != 77 { n++ } END { print n + 0 }' /tmp/unit.res)
 	names=$(awk '$2 != 0 && $2 != 77 { printf " %s(%s)", $1, $2 }' /tmp/unit.res)
+	# shellcheck disable=SC2013 # names, a word each
 	for t in $(awk '$2 != 0 && $2 != 77 { print $1 }' /tmp/unit.res); do
 		cp "$OUT/unit/$t.log" "$EXPORT/unit-$t.log"
 		tail -5 "$OUT/unit/$t.log" | sed "s/^/     | $t: /"
@@ -395,16 +405,17 @@ c_unit() {
 # the icount boot compares them.
 c_all() {
 	cat >/tmp/two.sh <<-EOS
-	taskset -c 0 pmusplit $N &
-	taskset -c 1 pmusplit $N &
+	taskset -c 0 pmusplit "$N" &
+	taskset -c 1 pmusplit "$N" &
 	wait
 	EOS
 	pair all -a -e cycles -c 250000 -- sh /tmp/two.sh || return
+	# shellcheck disable=SC2046 # the CPUs, a word each
 	set -- $(perf script -i "$OUT/all_prec.data" -F comm,cpu 2>/dev/null | awk '$1 == "pmusplit" { print $2 }' | sort -u)
 	export_file all "$OUT/all_prec.data" "$OUT/all_perf.data"
-	echo "FIG -a samples prec=$P_KEPT perf=$F_KEPT hot/cold prec=$P_HOT/$P_COLD ($(pct $P_SPLIT)) perf=$F_HOT/$F_COLD ($(pct $F_SPLIT))"
+	echo "FIG -a samples prec=$P_KEPT perf=$F_KEPT hot/cold prec=$P_HOT/$P_COLD ($(pct "$P_SPLIT")) perf=$F_HOT/$F_COLD ($(pct "$F_SPLIT"))"
 	[ "$#" = 2 ] && [ "$P_LOST" = 0 ] && split_ok "$P_SPLIT" 500 && split_ok "$F_SPLIT" 500
-	verdict all "-a: the workloads' samples on CPUs $*, split prec $(pct $P_SPLIT) perf $(pct $F_SPLIT), lost $P_LOST"
+	verdict all "-a: the workloads' samples on CPUs $*, split prec $(pct "$P_SPLIT") perf $(pct "$F_SPLIT"), lost $P_LOST"
 	same_attrs all_attr "$OUT/all_prec.data" "$OUT/all_perf.data"
 	lap all
 }
@@ -419,7 +430,7 @@ if [ "$CHECKS" = all ]; then
 	[ "$MODE" = smp ] && CHECKS=all,maxdisk,unit
 fi
 for c in $(echo "$CHECKS" | tr , ' '); do
-	c_$c
+	"c_$c"
 done
 cat /proc/kallsyms >"$EXPORT/kallsyms"
 # init powers off without unmounting what a process still holds: the
