@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: MIT
-# prec: one non-recursive Makefile. Objects under build/ (or build-<sanitizers>/).
+# prec: one non-recursive Makefile. Objects under build/ (or build-<sanitizers>/,
+# build-arm64/ for ARCH=arm64).
 # Every src/*/*.c except src/main.c goes into libprec.a; tests and fuzzers link it.
 
 PREFIX   ?= /usr/local
@@ -20,15 +21,16 @@ endif
 # host's own dynamic build in build/, whatever the host.
 HOST_ARCH := $(shell uname -m)
 ARCH ?=
+PREC_ARCH :=
 ifneq ($(filter arm64 aarch64,$(ARCH)),)
-ARCH := arm64
+PREC_ARCH := arm64
 ARCH_SUFFIX := -arm64
 STATIC := -static
 ifeq ($(filter arm64 aarch64,$(HOST_ARCH)),)
 CROSS_COMPILE ?= aarch64-linux-gnu-
 PKG_CONFIG := PKG_CONFIG_LIBDIR=/usr/lib/aarch64-linux-gnu/pkgconfig:/usr/share/pkgconfig pkg-config
 endif
-else ifneq ($(filter-out $(HOST_ARCH) $(if $(filter x86_64,$(HOST_ARCH)),amd64),$(ARCH)),)
+else ifneq ($(filter-out $(HOST_ARCH) $(if $(filter x86_64,$(HOST_ARCH)),amd64 x86),$(ARCH)),)
 $(error ARCH=$(ARCH): prec builds for the host ($(HOST_ARCH)) or for ARCH=arm64)
 endif
 CROSS_COMPILE ?=
@@ -95,11 +97,11 @@ all: check-deps $(BIN) $(if $(filter build,$(BUILD)),prec)
 
 check-deps:
 ifneq ($(PKG_OK),yes)
-	@echo "prec: missing build dependency: pkg-config cannot find one of: $(PKGS)$(if $(ARCH), for $(ARCH)) (run 'make deps$(if $(ARCH), ARCH=$(ARCH))')" >&2; exit 1
+	@echo "prec: missing build dependency: pkg-config cannot find one of: $(PKGS)$(if $(PREC_ARCH), for $(PREC_ARCH)) (run 'make deps$(if $(PREC_ARCH), ARCH=$(PREC_ARCH))')" >&2; exit 1
 endif
 
 deps:
-	$(Q)scripts/deps.sh $(ARCH)
+	$(Q)scripts/deps.sh $(PREC_ARCH)
 
 prec: $(BIN)
 	$(Q)ln -sf $(BIN) prec
@@ -171,6 +173,17 @@ $(BUILD)/tests/fuzz/%-replay: $(BUILD)/tests/fuzz/%.o $(BUILD)/tests/fuzz/replay
 
 unit: check-deps $(BIN) $(UNIT_BIN) $(HELP_BIN) $(REPLAY_BIN)
 
+# The unit tests and the fuzz corpora's replays of this build, run here: a
+# cross build's under qemu-user (which has no io_uring or perf_event_open:
+# the tests that need them skip; the arm64 guest suite runs them all).
+ifneq ($(CROSS_COMPILE),)
+TEST_EXEC ?= qemu-aarch64-static
+endif
+TEST_EXEC ?=
+.PHONY: unit-run
+unit-run: unit
+	$(Q)BUILD=$(BUILD) PREC=$(CURDIR)/$(BIN) TEST_EXEC="$(TEST_EXEC)" tests/run.sh unit/ e2e/fuzz_replay
+
 # libFuzzer builds: make fuzz CC=clang  (then build-fuzz/fuzz/<target> corpus/)
 fuzz:
 	$(Q)$(MAKE) --no-print-directory BUILD=build-fuzz SANITIZE=address,undefined \
@@ -184,6 +197,9 @@ $(BUILD)/fuzz/%: $(BUILD)/tests/fuzz/%.o $(LIB)
 
 # The README's test command: deps, build, every test.
 test: deps
+ifneq ($(CROSS_COMPILE),)
+	@echo "prec: make test ARCH=$(PREC_ARCH): this host cannot run a cross build's e2e tests; make ARCH=$(PREC_ARCH) unit-run (unit tests under qemu-user) or make vmtest ARCH=$(PREC_ARCH)" >&2; exit 1
+endif
 	$(Q)$(MAKE) --no-print-directory unit $(if $(filter build,$(BUILD)),prec)
 	$(Q)BUILD=$(BUILD) PREC=$(CURDIR)/$(BIN) tests/run.sh $(TESTS)
 

@@ -4,7 +4,9 @@
 # line per test (name, result, seconds), then "N passed, N failed".
 # Exit codes of a test: 0 pass, 77 skip, anything else fail.
 # Usage: tests/run.sh [name-filter...]; env BUILD (build dir), PREC (binary),
-# TEST_TIMEOUT (seconds per test, default 300), TEST_SEED (passed to tests).
+# TEST_TIMEOUT (seconds per test, default 300), TEST_SEED (passed to tests),
+# TEST_EXEC (a command the unit programs and fuzz replayers run under, such
+# as qemu-aarch64-static for a cross build: make ARCH=arm64 unit-run).
 set -u
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
@@ -12,6 +14,8 @@ export PREC=${PREC:-$PWD/$BUILD/prec}
 export PREC_BUILD=$PWD/$BUILD
 export PREC_TOP=$PWD
 TEST_TIMEOUT=${TEST_TIMEOUT:-300}
+export TEST_EXEC=${TEST_EXEC:-}
+read -ra test_exec <<<"$TEST_EXEC"
 logdir=$BUILD/test-logs
 mkdir -p "$logdir"
 
@@ -43,7 +47,7 @@ for t in "${selected[@]}"; do
 	if [[ "$t" == *.sh ]]; then
 		timeout -k 10 "$TEST_TIMEOUT" bash "$t" >"$log" 2>&1
 	else
-		timeout -k 10 "$TEST_TIMEOUT" "$t" >"$log" 2>&1
+		timeout -k 10 "$TEST_TIMEOUT" "${test_exec[@]}" "$t" >"$log" 2>&1
 	fi
 	rc=$?
 	secs=$(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN { printf "%.2f", e - s }')

@@ -9,6 +9,7 @@
 #include "read/owner.h"
 #include "read/read.h"
 #include "read/zstd_out.h"
+#include "util/bytes.h"
 #include "util/cli.h"
 #include "util/log.h"
 
@@ -181,7 +182,7 @@ static int write_one(struct prec_perfdata *pd, const struct prec_merge_rec *r,
 						     (uint32_t)r->cpu, (uint32_t)r->cpu);
 	}
 	t->bytes += r->rec_len;
-	if (((const struct perf_event_header *)r->rec)->type == PERF_RECORD_SAMPLE) {
+	if (prec_ld32(r->rec) == PERF_RECORD_SAMPLE) { /* its type, maybe unaligned */
 		t->samples++;
 		prec_perfdata__saw_time(&t->first, &t->last, r->time);
 	}

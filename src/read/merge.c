@@ -13,6 +13,7 @@
 #include "read/cursor.h"
 #include "read/internal.h"
 #include "read/slice.h"
+#include "util/bytes.h"
 #include "util/log.h"
 
 /* Memory for all the shards' reorder windows and read buffers together, so
@@ -248,7 +249,7 @@ static bool keep(const struct prec_merge *mg, const struct prec_merge_rec *r, ui
 		return true;
 	if (!r->rec)
 		return false; /* AUX data */
-	type = ((const struct perf_event_header *)r->rec)->type;
+	type = prec_ld32(r->rec); /* a record may sit unaligned */
 	return type != PERF_RECORD_SAMPLE && type != PERF_RECORD_LOST &&
 	       type != PERF_RECORD_LOST_SAMPLES && type != PERF_RECORD_AUX;
 }

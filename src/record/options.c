@@ -870,9 +870,12 @@ static void usage(FILE *f)
 
 static void defaults(struct prec_record_opts *o)
 {
+	long ps = sysconf(_SC_PAGESIZE);
+
 	memset(o, 0, sizeof(*o));
 	o->dir = "prec.data";
-	o->mmap_pages = PREC_RECORD_DEFAULT_PAGES;
+	o->mmap_pages = ps > 0 && (size_t)ps < PREC_RECORD_DEFAULT_RING ?
+			PREC_RECORD_DEFAULT_RING / (size_t)ps : 1;
 	o->clockid = CLOCK_MONOTONIC;
 	o->round_ms = 100;
 	o->affinity = PREC_AFFINITY_AUTO;

@@ -21,9 +21,11 @@ enum prec_affinity {
 				 * only when it is alone in its package) */
 };
 
-/* Default per-CPU ring: 256 data pages (1 MiB). perf uses 512 KiB; prec
- * drains on a round timer too, and twice the slack costs little as root. */
-#define PREC_RECORD_DEFAULT_PAGES 256
+/* Default per-CPU ring: 1 MiB of data pages (256 of 4 KiB; 16 on an arm64
+ * kernel with 64 KiB pages, whose many CPUs would otherwise lock 16 times
+ * as much). perf uses 512 KiB; prec drains on a round timer too, and twice
+ * the slack costs little as root. */
+#define PREC_RECORD_DEFAULT_RING (1u << 20)
 #define PREC_RECORD_DEFAULT_FREQ 4000
 #define PREC_RECORD_DEFAULT_STACK 8192
 /* -k perf, or an AUX event's default: the kernel's perf clock, i.e. no

@@ -7,6 +7,8 @@ set -u
 # shellcheck source=tests/lib/e2e.sh
 . "$(dirname "$0")/../lib/e2e.sh"
 corpus=$PREC_TOP/tests/fuzz/corpus
+# a cross build's replayers run under an emulator (tests/run.sh)
+read -ra test_exec <<<"${TEST_EXEC:-}"
 failed=0 ran=0
 for src in "$PREC_TOP"/tests/fuzz/fuzz_*.c; do
 	name=$(basename "$src" .c)
@@ -19,7 +21,7 @@ for src in "$PREC_TOP"/tests/fuzz/fuzz_*.c; do
 	fi
 	# The replayer runs in a scratch cwd: a target must not leave files.
 	scratch=$(mktemp -d /tmp/prec-fuzz-replay.XXXXXX)
-	out=$(cd "$scratch" && timeout -k 5 120 "$bin" "$corpus/$name" 2>&1)
+	out=$(cd "$scratch" && timeout -k 5 120 "${test_exec[@]}" "$bin" "$corpus/$name" 2>&1)
 	rc=$?
 	left=$(ls -A "$scratch")
 	rm -rf "$scratch"

@@ -3,11 +3,13 @@
 #include "test.h"
 
 #include <endian.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -111,4 +113,17 @@ int test_run_captured(int (*cmd)(int, char **), int argc, char **argv, bool both
 	out[n] = '\0';
 	fclose(f);
 	return rc;
+}
+
+bool test_syscall_missing(long nr)
+{
+	return syscall(nr, 0, 0, 0, 0, 0) < 0 && errno == ENOSYS;
+}
+
+void test_need_syscall(long nr, const char *name)
+{
+	if (!test_syscall_missing(nr))
+		return;
+	printf("%s: %s (an emulator?): skipping\n", name, strerror(ENOSYS));
+	exit(TEST_SKIP);
 }

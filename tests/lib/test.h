@@ -52,6 +52,15 @@ static inline void test_print_int(long long v, int is_unsigned)
 		}                                                                \
 	} while (0)
 
+/* True when the system call nr does not exist here (ENOSYS): an emulator
+ * such as qemu-user (make ARCH=arm64 unit-run) has no io_uring_setup or
+ * perf_event_open. Asked with null arguments, which a kernel that has the
+ * call refuses with another errno. */
+bool test_syscall_missing(long nr);
+/* Exit TEST_SKIP, saying why, when test_syscall_missing(nr): for a test
+ * that needs the call throughout. */
+void test_need_syscall(long nr, const char *name);
+
 /* Seed from TEST_SEED or the clock; printed so a failure can be replayed. */
 uint64_t test_seed(void);
 /* xorshift64*; state must be non-zero. */

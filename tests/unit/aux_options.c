@@ -32,7 +32,7 @@ static void test_options(void)
 
 	CHECK_EQ(prec_record_opts__parse(&o, 4, a1), 0);
 	CHECK_EQ(o.aux_bytes, 4u << 20);
-	CHECK_EQ(o.mmap_pages, PREC_RECORD_DEFAULT_PAGES);
+	CHECK_EQ(o.mmap_pages * (size_t)sysconf(_SC_PAGESIZE), PREC_RECORD_DEFAULT_RING);
 	prec_record_opts__exit(&o);
 	CHECK_EQ(prec_record_opts__parse(&o, 4, a2), 0);
 	CHECK_EQ(o.aux_bytes, 8u << 20);

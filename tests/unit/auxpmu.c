@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // AUX PMUs without an AUX PMU: a fake sysfs tree (intel_pt, arm_spe_0,
 // cs_etm with the format, caps and per-CPU ETM register files real kernels
-// publish) in a temp dir. Checks the PMU kinds, perf's default configs, the
+// publish, behind links as in sysfs) in a temp dir. Checks the PMU kinds, perf's default configs, the
 // AUX event made the ring owner with its AUX size and switch tracking (pure
 // evlist logic, no perf_event_open), the refusals, and the AUXTRACE_INFO
 // words for intel_pt (TSC conversion from a control page, filter string),
@@ -26,13 +26,21 @@
 
 static char *root;
 
+/* root/PMU/FILE. As in /sys/bus/event_source/devices, root/PMU is a link
+ * to the PMU's device directory (here root/devices/PMU). */
 static void put(const char *pmu, const char *file, const char *text)
 {
-	char path[512];
+	char path[512], dev[256];
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/%s", root, pmu);
+	snprintf(path, sizeof(path), "%s/devices", root);
 	mkdir(path, 0700);
+	snprintf(dev, sizeof(dev), "devices/%s", pmu);
+	snprintf(path, sizeof(path), "%s/%s", root, dev);
+	if (!mkdir(path, 0700)) {
+		snprintf(path, sizeof(path), "%s/%s", root, pmu);
+		CHECK(symlink(dev, path) == 0);
+	}
 	snprintf(path, sizeof(path), "%s/%s/format", root, pmu);
 	mkdir(path, 0700);
 	snprintf(path, sizeof(path), "%s/%s/caps", root, pmu);
@@ -55,17 +63,21 @@ static void put(const char *pmu, const char *file, const char *text)
 #define PT_DEFAULT (PT_TSC | PT_MTC | (3ull << PT_MTC_PERIOD_SHIFT) | \
 		    (3ull << PT_PSB_SHIFT) | 1ull | PT_BRANCH)
 
-/* root/cs_etm/cpuN/FILE, with the directories on the way. */
+/* root/cs_etm/cpuN/FILE, with the directories on the way. As the driver
+ * links them, cpuN is a link to the CPU's ETM device (root/devices/etmN). */
 static void put_reg(int cpu, const char *file, const char *text)
 {
 	static const char *const sub[] = { "", "/mgmt", "/trcidr" };
-	char path[512];
+	char path[512], etm[64];
 
 	put("cs_etm", "type", "10"); /* makes root/cs_etm */
 	for (int i = 0; i < 3; i++) {
-		snprintf(path, sizeof(path), "%s/cs_etm/cpu%d%s", root, cpu, sub[i]);
+		snprintf(path, sizeof(path), "%s/devices/etm%d%s", root, cpu, sub[i]);
 		mkdir(path, 0700);
 	}
+	snprintf(etm, sizeof(etm), "../etm%d", cpu);
+	snprintf(path, sizeof(path), "%s/cs_etm/cpu%d", root, cpu);
+	CHECK(symlink(etm, path) == 0 || errno == EEXIST);
 	snprintf(path, sizeof(path), "cpu%d/%s", cpu, file);
 	put("cs_etm", path, text);
 }

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -756,6 +757,8 @@ static void test_cs_etm(void)
 
 int main(void)
 {
+	test_need_syscall(SYS_io_uring_setup, "io_uring_setup");
+
 	struct prec_shard_writer_opts wo = { .cpu = 0 };
 	struct prec_shard_writer *w;
 	void *mem;

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #define LIMIT (4u * 1024u * 1024u)
@@ -284,6 +285,8 @@ static void manifest_section(void)
 
 int main(void)
 {
+	test_need_syscall(SYS_io_uring_setup, "io_uring_setup");
+
 	struct prec_disk_budget *b;
 
 	for (size_t i = 0; i < sizeof(payload); i++)

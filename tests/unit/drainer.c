@@ -1109,6 +1109,8 @@ static int test_real_perf(void)
 
 int main(void)
 {
+	test_need_syscall(SYS_io_uring_setup, "io_uring_setup");
+
 	int rc;
 
 	rng = test_seed();

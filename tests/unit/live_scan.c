@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "../lib/shard_gen.h"
@@ -107,6 +108,8 @@ static void cut(int dfd, off_t size)
 
 int main(void)
 {
+	test_need_syscall(SYS_io_uring_setup, "io_uring_setup");
+
 	char *dir = test_tmpdir("live_scan");
 	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	struct prec_time_layout tl;

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #define MAXP PREC_CHUNK_MAX_PAYLOAD
@@ -469,6 +470,8 @@ static void mutations(int k, uint64_t *rng, int rounds)
 
 int main(void)
 {
+	test_need_syscall(SYS_io_uring_setup, "io_uring_setup");
+
 	uint64_t rng = test_seed();
 	char *dir = test_tmpdir("lz4-codec");
 	int dirfd = open(dir, O_DIRECTORY | O_RDONLY);

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "../lib/shard_gen.h"
@@ -588,6 +589,8 @@ static void test_idle_then_burst(const char *tmp)
 
 int main(int argc, char **argv)
 {
+	test_need_syscall(SYS_io_uring_setup, "io_uring_setup");
+
 	char *tmp = test_tmpdir("merge"), dir[PATH_MAX];
 
 	(void)argc;

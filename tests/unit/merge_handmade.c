@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "../lib/shard_gen.h"
@@ -203,6 +204,8 @@ static void test_old_chunks(const char *tmp)
 }
 int main(void)
 {
+	test_need_syscall(SYS_io_uring_setup, "io_uring_setup");
+
 	char *tmp = test_tmpdir("merge_handmade");
 
 	test_aux(tmp);

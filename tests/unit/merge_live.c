@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "../lib/shard_gen.h"
@@ -68,6 +69,8 @@ static void expect(const struct out *o, unsigned int from, const uint64_t *ms, u
 
 int main(void)
 {
+	test_need_syscall(SYS_io_uring_setup, "io_uring_setup");
+
 	char *tmp = test_tmpdir("merge_live");
 	int dirfd = open(tmp, O_RDONLY | O_DIRECTORY);
 	struct prec_manifest *m = prec_manifest__new();

@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "lib/test.h"
@@ -141,6 +142,8 @@ static void cut_short(const char *dir, bool async, uint64_t seed)
 
 int main(void)
 {
+	test_need_syscall(SYS_io_uring_setup, "io_uring_setup");
+
 	uint64_t seed = test_seed();
 	char *dir = test_tmpdir("out_writer");
 

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #define NCHUNK 8
@@ -438,6 +439,8 @@ static void versions(void)
 
 int main(void)
 {
+	test_need_syscall(SYS_io_uring_setup, "io_uring_setup");
+
 	uint64_t rng = test_seed();
 	char *dir = test_tmpdir("shard-corrupt");
 	int dirfd = open(dir, O_DIRECTORY | O_RDONLY);

@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #define MAX_CHUNKS 4096
@@ -122,6 +123,8 @@ static void unmount_at_exit(void)
 
 int main(void)
 {
+	test_need_syscall(SYS_io_uring_setup, "io_uring_setup");
+
 	uint64_t rng = test_seed();
 	char *dir = test_tmpdir("shard-enospc");
 

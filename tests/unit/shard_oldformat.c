@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "../lib/shard_gen.h"
@@ -185,6 +186,8 @@ static void one(const char *dir, enum bad bad, uint32_t at, const char *reason)
 
 int main(void)
 {
+	test_need_syscall(SYS_io_uring_setup, "io_uring_setup");
+
 	char *tmp = test_tmpdir("shard_oldformat");
 
 	one(tmp, GOOD, 0, NULL);

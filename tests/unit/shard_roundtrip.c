@@ -15,6 +15,7 @@
 #include <sys/eventfd.h>
 #include <sys/stat.h>
 #include <stdbool.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -479,6 +480,8 @@ static bool probe_dio(int dirfd)
 
 int main(void)
 {
+	test_need_syscall(SYS_io_uring_setup, "io_uring_setup");
+
 	uint64_t rng = test_seed();
 	char *dir = test_tmpdir("shard-rt");
 	int dirfd = open(dir, O_DIRECTORY | O_RDONLY);

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #define CHUNKS 12
@@ -279,6 +280,8 @@ static void reader(int dirfd)
 
 int main(void)
 {
+	test_need_syscall(SYS_io_uring_setup, "io_uring_setup");
+
 	char *dir = test_tmpdir("segments");
 	int dirfd = open(dir, O_DIRECTORY | O_RDONLY);
 

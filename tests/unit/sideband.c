@@ -424,6 +424,8 @@ static void check_bound(const char *dir, struct prec_manifest *m, const struct s
 
 int main(void)
 {
+	test_need_syscall(SYS_io_uring_setup, "io_uring_setup");
+
 	char *dir = test_tmpdir("sideband");
 	struct prec_manifest *m = prec_manifest__new();
 	pid_t self = getpid();

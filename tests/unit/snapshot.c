@@ -9,6 +9,7 @@
 #include <linux/perf_event.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -291,6 +292,8 @@ static void test_take(void)
 
 int main(void)
 {
+	test_need_syscall(SYS_io_uring_setup, "io_uring_setup");
+
 	rng = test_seed();
 	tmp = test_tmpdir("snapshot");
 	dfd = open(tmp, O_RDONLY | O_DIRECTORY);

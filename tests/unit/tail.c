@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -304,6 +305,8 @@ static bool has_buildid(const struct prec_manifest *m, const char *path)
 
 int main(void)
 {
+	test_need_syscall(SYS_io_uring_setup, "io_uring_setup");
+
 	char *dir = test_tmpdir("tail");
 	struct prec_manifest *m = prec_manifest__new();
 	struct prec_shard_writer_opts wo = { .cpu = PREC_TAIL_CPU };

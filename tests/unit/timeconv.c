@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -306,6 +307,8 @@ static void test_manifest_bytes(void)
 
 int main(void)
 {
+	test_need_syscall(SYS_io_uring_setup, "io_uring_setup");
+
 	struct perf_event_mmap_page pc;
 
 	tmp = test_tmpdir("timeconv");
