@@ -267,7 +267,7 @@ clean:
 NCPU ?= 8
 VM_HELPERS := $(addprefix $(BUILD)/tests/helpers/,storm pingpong shardcount mfdump xcpu)
 .PHONY: vmtest
-ifeq ($(ARCH),arm64)
+ifeq ($(PREC_ARCH),arm64)
 # The guest's workload: loops of exactly known instruction counts, frame
 # records in every function (-g), an .eh_frame_hdr for perf's DWARF
 # unwinder (--call-graph dwarf; gcc links a static binary without one).
