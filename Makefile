@@ -271,8 +271,23 @@ clean:
 
 # The guest suite on Debian's 6.1 cloud kernel under qemu (tests/vm/run.sh):
 # make vmtest NCPU=8 (installs qemu, busybox-static, cpio, the kernel; needs root).
+# make vmtest ARCH=arm64: the arm64 guests with an emulated PMU, prec beside
+# perf (tests/vm/a64_run.sh, docs/many-cpus.md); VM_MODES="icount smp" and
+# VM_CHECKS=all choose the boots and the checks.
 NCPU ?= 8
 VM_HELPERS := $(addprefix $(BUILD)/tests/helpers/,storm pingpong shardcount mfdump xcpu)
 .PHONY: vmtest
+ifeq ($(PREC_ARCH),arm64)
+# The guest's workload: loops of exactly known instruction counts, frame
+# records in every function (-g), an .eh_frame_hdr for perf's DWARF
+# unwinder (--call-graph dwarf; gcc links a static binary without one).
+$(BUILD)/tests/vm/pmusplit: tests/vm/pmusplit.c
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) -static -Wl,--eh-frame-hdr -O1 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer \
+		$(WARN) -o $@ $<
+vmtest: check-deps $(BIN) $(UNIT_BIN) $(HELP_BIN) $(BUILD)/tests/vm/pmusplit
+	$(Q)BUILD=$(BUILD) tests/vm/a64_run.sh "$(or $(VM_MODES),icount smp)" "$(or $(VM_CHECKS),all)"
+else
 vmtest: check-deps $(BIN) $(VM_HELPERS)
 	$(Q)BUILD=$(BUILD) tests/vm/run.sh $(NCPU)
+endif

@@ -290,6 +290,16 @@ static int put_groups(struct prec_bytebuf *b, const struct prec_manifest *m, int
 	return 0;
 }
 
+/* Whether the recording host had a die level: perf writes it only where
+ * the kernel has one (x86_64 and s390x, die_cpus_list in sysfs), and perf
+ * report prints "Die ID" for every CPU of a file whose topology has it
+ * (arm64's would read "Die ID -1" where perf's own files say nothing). */
+static bool has_dies(const struct prec_manifest *m)
+{
+	return m->arch && (!strncmp(m->arch, "x86_64", 6) || !strncmp(m->arch, "s390x", 5)) &&
+	       m->nr_cpus_avail && m->cpus[0].die_id >= 0;
+}
+
 static int build_cpu_topology(struct prec_bytebuf *b, const struct prec_manifest *m)
 {
 	uint32_t n = m->nr_cpus_avail;
@@ -310,6 +320,8 @@ static int build_cpu_topology(struct prec_bytebuf *b, const struct prec_manifest
 		prec_bytebuf__put_u32(b, (uint32_t)m->cpus[i].core_id);
 		prec_bytebuf__put_u32(b, (uint32_t)m->cpus[i].socket_id);
 	}
+	if (!has_dies(m))
+		return 0;
 	err = put_groups(b, m, 2);
 	for (uint32_t i = 0; i < n && !err; i++)
 		prec_bytebuf__put_u32(b, (uint32_t)m->cpus[i].die_id);

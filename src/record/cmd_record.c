@@ -83,9 +83,14 @@ struct record {
 };
 
 /* As perf: without -e, cycles:P where the CPU has a PMU that counts
- * them (probed in user space, as a user may), else cpu-clock, said once. */
+ * them (probed in user space, as a user may), else cpu-clock, said once.
+ * perf's default is a new cycles event, not the parse of "cycles:P": it
+ * keeps exclude_guest, as any event without modifiers, where the :P
+ * modifier would clear it. */
 static int add_default_event(struct record *r)
 {
+	int err;
+
 	struct perf_event_attr a = { .type = PERF_TYPE_HARDWARE, .size = sizeof(a),
 				     .config = PERF_COUNT_HW_CPU_CYCLES, .disabled = 1,
 				     .exclude_kernel = 1, .exclude_hv = 1 };
@@ -93,7 +98,10 @@ static int add_default_event(struct record *r)
 
 	if (fd >= 0) {
 		close((int)fd);
-		return prec_evlist__add(&r->el, "cycles:P", NULL, NULL);
+		err = prec_evlist__add(&r->el, "cycles:P", NULL, NULL);
+		if (!err)
+			r->el.evsel[r->el.nr - 1].attr.exclude_guest = 1;
+		return err;
 	}
 	/* said once the events are open: not before an error's one line */
 	r->no_cycles = errno;

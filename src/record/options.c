@@ -1226,6 +1226,10 @@ int prec_record_opts__parse(struct prec_record_opts *o, int argc, char **argv)
 		o->argv = argv + optind;
 		o->argc = argc - optind;
 	}
+	/* As perf's record: fp callchains sample the leaf's caller register
+	 * too, on every event (perf's arch__add_leaf_frame_record_opts). */
+	if (o->callgraph == PREC_CG_FP)
+		o->sample.regs_user |= prec_sample_regs__fp_leaf();
 	if (o->nr_replaced && !o->quiet) {
 		char list[256];
 		size_t n = 0;

@@ -102,6 +102,15 @@ uint64_t prec_sample_regs__user_default(void)
 }
 #endif
 
+uint64_t prec_sample_regs__fp_leaf(void)
+{
+#if defined(__aarch64__)
+	return 1ull << 30; /* lr */
+#else
+	return 0;
+#endif
+}
+
 /* name's bit in *mask, when it is one of the registers in avail. */
 static int lookup(const char *name, size_t len, uint64_t avail, uint64_t *mask)
 {

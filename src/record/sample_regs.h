@@ -19,6 +19,12 @@ uint64_t prec_sample_regs__default(void);
  * event: as perf does). Any thread. */
 uint64_t prec_sample_regs__user_default(void);
 
+/* The user registers perf adds to every event's samples for frame-pointer
+ * callchains (-g, --call-graph fp): arm64's lr, which holds a leaf
+ * function's caller while no frame record does (perf report mends the
+ * chain with it); 0 on x86_64. */
+uint64_t prec_sample_regs__fp_leaf(void);
+
 /* list: register names, comma-separated, case-insensitive (perf's), or
  * NULL/"" for the default (user: the user registers'). Returns 0 with
  * *mask set, 1 when list is "?" (the names were printed to f), -EINVAL for

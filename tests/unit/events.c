@@ -138,6 +138,14 @@ static void test_perf_sample_options(void)
 	char *nob[] = { "record", "--no-buildid", "--", "true", NULL };
 	char *synth[] = { "record", "--synth=task", "--", "true", NULL };
 	char *lbr[] = { "record", "--call-graph", "lbr", "--", "true", NULL };
+	char *g[] = { "record", "-g", "--", "true", NULL };
+	char *g_sp[] = { "record", "--call-graph=fp", "--user-regs=sp", "--", "true", NULL };
+	char *dwarf[] = { "record", "--call-graph=dwarf", "--", "true", NULL };
+#if defined(__aarch64__)
+	uint64_t sp = 1ull << 31;
+#else
+	uint64_t sp = 1ull << 7;
+#endif
 
 	CHECK_EQ(parse(&o, j), 0);
 	CHECK_EQ(o.sample.branch_type, PERF_SAMPLE_BRANCH_ANY_CALL | PERF_SAMPLE_BRANCH_USER);
@@ -160,6 +168,19 @@ static void test_perf_sample_options(void)
 	      prec_sample_regs__user_default() == 0x4001ffffffffull);
 	CHECK_EQ(parse(&o, intr_vg), -EINVAL);
 	CHECK_EQ(parse(&o, user_vg), prec_sample_regs__user_default() >> 46 ? 0 : -EINVAL);
+#endif
+	/* -g samples arm64's lr as well (perf's leaf frame fix-up), with
+	 * --user-regs or not; dwarf has its own registers */
+	CHECK_EQ(parse(&o, g), 0);
+	CHECK_EQ(o.sample.regs_user, prec_sample_regs__fp_leaf());
+	CHECK_EQ(parse(&o, g_sp), 0);
+	CHECK_EQ(o.sample.regs_user, sp | prec_sample_regs__fp_leaf());
+	CHECK_EQ(parse(&o, dwarf), 0);
+	CHECK_EQ(o.sample.regs_user, 0);
+#if defined(__aarch64__)
+	CHECK_EQ(prec_sample_regs__fp_leaf(), 1ull << 30);
+#else
+	CHECK_EQ(prec_sample_regs__fp_leaf(), 0);
 #endif
 	CHECK_EQ(parse(&o, bad_reg), -EINVAL);
 	CHECK_EQ(parse(&o, od), -EINVAL);

@@ -429,7 +429,11 @@ static void check_header_only(const struct prec_manifest *m, int file_mode)
 		CHECK(strstr(out, "# event : name = raw_syscalls:sys_enter, "));
 	CHECK(strstr(out, "# sibling sockets : 0-1\n"));
 	CHECK(strstr(out, "# sibling threads : 1\n"));
-	CHECK(strstr(out, "# CPU 1: Core ID 1, Die ID 0, Socket ID 0\n"));
+	/* a die level where perf writes one: x86_64, s390x (test_dies) */
+	if (!strcmp(m->arch, "x86_64") || !strcmp(m->arch, "s390x"))
+		CHECK(strstr(out, "# CPU 1: Core ID 1, Die ID 0, Socket ID 0\n"));
+	else
+		CHECK(strstr(out, "# CPU 1: Core ID 1, Socket ID 0\n"));
 	CHECK(strstr(out, "# clockid: monotonic (1)\n"));
 	CHECK(strstr(out, "= 1700000000.000000 (TOD) = 1.000000000 (monotonic)\n"));
 	if (file_mode) {
@@ -633,6 +637,33 @@ static void test_file(struct prec_manifest *m)
 	CHECK_EQ(sh("perf buildid-list -i %s/file.data >%s/bid.out 2>%s/bid.err"), 0);
 	check_buildids("bid.out");
 	printf("file mode: perf script, report --header-only, buildid-list ok\n");
+}
+
+/* The topology's die level as perf writes it, whatever this host is: an
+ * x86_64 recording's dies, none for an aarch64 one (perf's own arm64 files
+ * have none; with one, perf report prints "Die ID -1" for every CPU). */
+static void test_dies(struct prec_manifest *m)
+{
+	char *arch = m->arch, *out;
+
+	m->arch = "aarch64";
+	m->cpus[0].die_id = m->cpus[1].die_id = -1;
+	write_out(m, "arm.data", PREC_PERFDATA_FILE);
+	CHECK_EQ(sh("perf report --header-only -I -i %s/arm.data >%s/hdr.out 2>%s/hdr.err"), 0);
+	out = tmp_file("hdr.out");
+	CHECK(out && strstr(out, "# CPU 1: Core ID 1, Socket ID 0\n"));
+	CHECK(out && !strstr(out, "Die ID") && !strstr(out, "sibling dies"));
+	free(out);
+	m->arch = "x86_64";
+	m->cpus[0].die_id = m->cpus[1].die_id = 0;
+	write_out(m, "x86.data", PREC_PERFDATA_FILE);
+	CHECK_EQ(sh("perf report --header-only -I -i %s/x86.data >%s/hdr.out 2>%s/hdr.err"), 0);
+	out = tmp_file("hdr.out");
+	CHECK(out && strstr(out, "# CPU 1: Core ID 1, Die ID 0, Socket ID 0\n"));
+	CHECK(out && strstr(out, "# sibling dies    : 0-1\n"));
+	free(out);
+	m->arch = arch;
+	printf("topology: a die level for x86_64, none for aarch64\n");
 }
 
 /* Pipe mode into a real pipe read by `perf script -i -`. */
@@ -987,6 +1018,7 @@ int main(void)
 	CHECK(tmp);
 	m = make_manifest();
 	test_file(m);
+	test_dies(m);
 	test_pipe(m);
 	test_pipe_file(m);
 	test_aux(m);

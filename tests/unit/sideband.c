@@ -64,6 +64,12 @@ static void check_kernel_mmap(const uint8_t *r)
 {
 	const struct perf_event_header *h = (const void *)r;
 	uint64_t text = ksym("_text"), etext = ksym("_etext");
+	/* arm64's kallsyms has no _text: the map starts at _stext (perf's
+	 * second reference symbol) and is named after it */
+	const char *name = text ? "[kernel.kallsyms]_text" : "[kernel.kallsyms]_stext";
+
+	if (!text)
+		text = ksym("_stext");
 
 	CHECK_EQ(h->type, PERF_RECORD_MMAP);
 	CHECK_EQ(h->misc, PERF_RECORD_MISC_KERNEL);
@@ -73,7 +79,7 @@ static void check_kernel_mmap(const uint8_t *r)
 	CHECK_EQ(u64at(r + 16), text);
 	CHECK_EQ(u64at(r + 24), etext - text);
 	CHECK_EQ(u64at(r + 32), text);
-	CHECK(!strcmp((const char *)r + 40, "[kernel.kallsyms]_text"));
+	CHECK(!strcmp((const char *)r + 40, name));
 }
 
 static void look(struct seen *s, const uint8_t *r, const char *exe,

@@ -214,5 +214,25 @@ script_clean() {
 	[ ! -s /tmp/script.err ]
 }
 
+# A check's verdict: "ok NAME: WHAT" or "FAIL NAME: WHAT" (with the
+# recorder's stderr, $ERR); pass and failed count them.
+pass=0
+failed=0
+ok() { echo "ok   $1: $2"; pass=$((pass + 1)); }
+bad() {
+	echo "FAIL $1: $2"
+	failed=$((failed + 1))
+	[ -s "$ERR" ] && sed 's/^/     | /' "$ERR" | head -40
+}
+check() { # NAME WHAT TEST-ARGS...
+	local name=$1 what=$2
+	shift 2
+	if [ "$@" ]; then ok "$name" "$what"; else bad "$name" "$what"; fi
+}
+# verdict NAME WHAT: the verdict of the command just run (its status).
+verdict() {
+	if [ $? = 0 ]; then ok "$1" "$2"; else bad "$1" "$2"; fi
+}
+
 # lap NAME: the guest's uptime at the end of a part of the suite.
 lap() { echo "lap $1 $(cut -d' ' -f1 /proc/uptime) s"; }

@@ -112,17 +112,39 @@ vm_initramfs() {
 	for h in storm pingpong shardcount mfdump xcpu; do
 		vm_copy_bin "$root" "$VM_BUILD/tests/helpers/$h" "/usr/bin/$h"
 	done
+	vm_guest_files "$root" "$job"
+	printf '%s\n' "$args" >"$root/job.args"
+	(cd "$root" && find . | cpio -o -H newc --quiet) >"$out"
+	rm -rf "$root"
+}
+
+# What every guest tree $1 has beside its binaries: init, the job $2 (as
+# /job.sh), guest_lib.sh, root's passwd and group entries, the console
+# and null devices.
+vm_guest_files() {
+	local root=$1 job=$2
 	cp "$VM_ROOT/tests/vm/init" "$root/init"
 	cp "$job" "$root/job.sh"
 	cp "$VM_ROOT/tests/vm/guest_lib.sh" "$root/guest_lib.sh"
-	printf '%s\n' "$args" >"$root/job.args"
 	chmod +x "$root/init" "$root/job.sh"
 	echo "root:x:0:0:root:/root:/bin/sh" >"$root/etc/passwd"
 	echo "root:x:0:" >"$root/etc/group"
 	mknod -m 600 "$root/dev/console" c 5 1
 	mknod -m 666 "$root/dev/null" c 1 3
-	(cd "$root" && find . | cpio -o -H newc --quiet) >"$out"
-	rm -rf "$root"
+}
+
+# Prints the suite's lines from the console log $1 of a boot whose qemu
+# exited with $2 (124: after the limit of $3 s); returns 1, with the whole
+# console on stderr, if qemu or the guest's job failed.
+vm_result() {
+	local log=$1 qrc=$2 limit=$3 rc
+	tr -d '\r' <"$log" | sed -n 's/.*\(suite: \)/\1/; /^suite: /,/^VM-EXIT /p' | grep -v '^VM-EXIT '
+	rc=$(tr -d '\r' <"$log" | sed -n 's/^VM-EXIT \([0-9]*\).*/\1/p' | tail -1)
+	[ "$qrc" = 0 ] && [ "$rc" = 0 ] && return 0
+	[ "$qrc" = 124 ] && vm_log "the guest did not finish in ${limit}s"
+	vm_log "FAILED (guest suite exit ${rc:-none}); console log:"
+	tr -d '\r' <"$log" | sed 's/^/console| /' >&2
+	return 1
 }
 
 # Boots the guest with $1 vCPUs on initramfs $2, a fresh ext4 disk, and

@@ -28,11 +28,4 @@ vm_boot "$NCPU" "$initrd" "$log" "$LIMIT"
 qrc=$?
 rm -f "$initrd"
 vm_log "guest done in $(( $(date +%s) - t0 )) s (qemu exit $qrc)"
-tr -d '\r' <"$log" | sed -n 's/.*\(suite: \)/\1/; /^suite: /,/^VM-EXIT /p' | grep -v '^VM-EXIT '
-rc=$(tr -d '\r' <"$log" | sed -n 's/^VM-EXIT \([0-9]*\).*/\1/p' | tail -1)
-if [ "$qrc" != 0 ] || [ "$rc" != 0 ]; then
-	[ "$qrc" = 124 ] && vm_log "the guest did not finish in ${LIMIT}s"
-	vm_log "FAILED (guest suite exit ${rc:-none}); console log:"
-	tr -d '\r' <"$log" | sed 's/^/console| /' >&2
-	exit 1
-fi
+vm_result "$log" "$qrc" "$LIMIT" || exit 1

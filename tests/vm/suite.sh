@@ -14,19 +14,6 @@
 N=${1:-10000}
 CHECKS=${2:-all}
 ROUNDS=${3:-1}
-pass=0
-failed=0
-ok() { echo "ok   $1: $2"; pass=$((pass + 1)); }
-bad() {
-	echo "FAIL $1: $2"
-	failed=$((failed + 1))
-	[ -s "$ERR" ] && sed 's/^/     | /' "$ERR" | head -40
-}
-check() { # NAME WHAT TEST-ARGS...
-	local name=$1 what=$2
-	shift 2
-	if [ "$@" ]; then ok "$name" "$what"; else bad "$name" "$what"; fi
-}
 prec_lost() { sed -n 's/.* \([0-9]*\) lost, manifest.*/\1/p' "$ERR"; }
 comm_count() { awk -v c="$1" '$1 == c' /tmp/script | wc -l; }
 fig() { # PART TOOL: the last recording's figures
