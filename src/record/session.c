@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The recording session: the output directory (and -f's rename-aside), one
+// The recording session: in its output directory (out_dir.c), one
 // shard writer per CPU plus the side band (and, for a flight recording, per
 // CPU one for the snapshots and one for the tail synthesis), the manifest
 // written at start (state recording) and at close (complete, with totals
@@ -7,10 +7,8 @@
 
 #include "record/session.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +28,7 @@
 #include "record/perm.h"
 #include "record/host.h"
 #include "record/max_disk.h"
+#include "record/out_dir.h"
 #include "record/options.h"
 #include "record/perfclock.h"
 #include "record/ring.h"
@@ -40,15 +39,11 @@
 #include "record/vdso.h"
 #include "store/store.h"
 #include "util/clock.h"
-#include "util/dirtree.h"
 #include "util/file.h"
 #include "util/log.h"
-#include "util/path.h"
 
 /* The final manifest's room, kept from the start (see reserve_size()). */
 #define PREC_MANIFEST_RESERVE_NAME "manifest.reserve"
-/* -f's random names for the old output tried before giving up */
-#define ASIDE_TRIES 16
 #define PREC_MANIFEST_RESERVE_EXTRA (256u * 1024u)
 
 /* Now on the events' clock: the perf clock through the first ring's TSC
@@ -60,264 +55,27 @@ static uint64_t event_now(int clockid, const struct prec_evlist *el)
 	return el->rings && el->nr_cpus ? prec_perfclock__now(el->rings[0].page) : 0;
 }
 
-static bool same_file(const struct stat *a, const struct stat *b)
-{
-	return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
-}
-
-/* 1 if the directory open at fd holds nothing, 0 if it holds something,
- * or -errno. fd stays open (and its offset at the start: it is only ever
- * used as a base for *at calls). */
-static int dir_empty(int fd)
-{
-	int dup_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0), n = 0;
-	struct dirent *e;
-	DIR *d;
-
-	if (dup_fd < 0)
-		return -errno;
-	d = fdopendir(dup_fd);
-	if (!d) {
-		n = -errno;
-		close(dup_fd);
-		return n;
-	}
-	/* The dup shares the offset an earlier look left at the end. */
-	rewinddir(d);
-	while (!n && (e = readdir(d)))
-		n = strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
-	rewinddir(d);
-	closedir(d);
-	return !n;
-}
-
-/* The refusal of an output some other user owns, with or without -f: in a
- * directory others may write to, whatever we do with it by name is theirs
- * to redirect (and its contents theirs to swap while we remove them). */
-static int refuse_owner(const struct prec_session *s, uid_t uid)
-{
-	struct passwd pw, *p = NULL;
-	char buf[1024];
-
-	if (getpwuid_r(uid, &pw, buf, sizeof(buf), &p))
-		p = NULL;
-	pr_err("%s: exists and belongs to another user, %s (uid %u); not replacing it",
-	       s->dir, p ? p->pw_name : "unknown", (unsigned int)uid);
-	return -EEXIST;
-}
-
-/* Keep dir (trailing slashes cut) in s->dir, its last component in
- * s->name, and open its parent: every later step (the checks, -f's
- * rename, mkdir, the clean-up) is relative to that descriptor, so a
- * swap of a directory above cannot move them elsewhere midway. The parent
- * itself is the user's choice and is followed like any path. */
-static int open_parent(struct prec_session *s, const char *dir)
-{
-	size_t len = strlen(dir);
-	const char *why = NULL, *bad = NULL;
-	char *slash, *parent;
-	int err = 0;
-
-	while (len > 1 && dir[len - 1] == '/')
-		len--;
-	s->dir = strndup(dir, len);
-	if (!s->dir)
-		return -ENOMEM;
-	slash = strrchr(s->dir, '/');
-	s->name = slash && slash[1] ? slash + 1 : s->dir;
-	if (!slash)
-		parent = strdup(".");
-	else
-		parent = strndup(s->dir, slash == s->dir ? 1 : (size_t)(slash - s->dir));
-	if (!parent)
-		return -ENOMEM;
-	s->parentfd = prec_path__open_dir(parent, &why, &bad);
-	if (s->parentfd < 0) {
-		err = s->parentfd;
-		if (err == -EPERM && bad)
-			pr_err("%s: opening its parent directory %s: %s: %s, not followed",
-			       s->dir, parent, bad, why);
-		else
-			pr_err("%s: opening its parent directory %s: %s", s->dir, parent,
-			       strerror(-err));
-	}
-	free(parent);
-	return err;
-}
-
-/* An existing directory of ours, *st, is used if it is empty: opened
- * without following a link and checked to be the one looked at, closed
- * to others (0700, so no one can plant files in it any more) and looked
- * at again. Returns 0 with s->dirfd set, -ENOTEMPTY, or -errno (one line
- * printed). */
-static int use_empty(struct prec_session *s, const struct stat *st)
-{
-	struct stat now;
-	int fd, err;
-
-	fd = openat(s->parentfd, s->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0) {
-		err = -errno;
-		pr_err("%s: open: %s", s->dir, strerror(-err));
-		return err;
-	}
-	err = fstat(fd, &now) ? -errno : 0;
-	if (!err && (!same_file(&now, st) || now.st_uid != geteuid())) {
-		pr_err("%s: replaced while prec looked at it; not using it", s->dir);
-		err = -EAGAIN;
-	}
-	if (!err)
-		err = dir_empty(fd);
-	if (err == 1)
-		err = fchmod(fd, 0700) ? -errno : dir_empty(fd);
-	if (err == 1) {
-		s->dirfd = fd;
-		return 0;
-	}
-	close(fd);
-	if (err == 0)
-		return -ENOTEMPTY;
-	if (err != -EAGAIN)
-		pr_err("%s: %s", s->dir, strerror(-err));
-	return err;
-}
-
-static int rename_noreplace(int dfd, const char *from, const char *to)
-{
-	struct stat st;
-
-	if (!renameat2(dfd, from, dfd, to, RENAME_NOREPLACE))
-		return 0;
-	if (errno != EINVAL)
-		return -errno;
-	/* A file system without RENAME_NOREPLACE: look first. */
-	if (!fstatat(dfd, to, &st, AT_SYMLINK_NOFOLLOW))
-		return -EEXIST;
-	return renameat(dfd, from, dfd, to) ? -errno : 0;
-}
-
-/* --force: the old output, *st, is kept under another name until the new
- * manifest is on disk, and put back if the new one cannot be made. The
- * aside name, DIR.old.XXXXXXXX, is random: one another user could guess
- * (DIR.old.PID) they could make first, and -f would fail. It is never
- * reused from someone else (RENAME_NOREPLACE), and only *st is ever
- * removed under it (old_dev, old_ino). */
-static int move_aside(struct prec_session *s, const struct stat *st)
-{
-	int err = -EEXIST;
-
-	if (asprintf(&s->old_dir, "%s.old.XXXXXXXX", s->dir) < 0) {
-		s->old_dir = NULL;
-		return -ENOMEM;
-	}
-	/* old_dir is dir plus a suffix: its last component starts where
-	 * dir's does. */
-	s->old_name = s->old_dir + (s->name - s->dir);
-	for (int i = 0; i < ASIDE_TRIES && err == -EEXIST; i++) {
-		err = prec_file__random_name(s->old_dir + strlen(s->old_dir) - 8, 8);
-		if (!err)
-			err = rename_noreplace(s->parentfd, s->name, s->old_name);
-	}
-	if (err) {
-		pr_err("%s: moving it aside to %s: %s", s->dir, s->old_dir, strerror(-err));
-		free(s->old_dir);
-		s->old_dir = NULL;
-		s->old_name = NULL;
-		return err;
-	}
-	s->old_dev = st->st_dev;
-	s->old_ino = st->st_ino;
-	return 0;
-}
-
-/* Put -f's old output back under its name. A symlink found there instead
- * (a user who may write to the parent swapped our new directory away) is
- * unlinked, never followed; anything else stays, and so does the old
- * output under its aside name (one warning). */
-static void restore_old(struct prec_session *s)
-{
-	struct stat st;
-	int err;
-
-	if (!s->old_dir)
-		return;
-	if (!fstatat(s->parentfd, s->name, &st, AT_SYMLINK_NOFOLLOW) && S_ISLNK(st.st_mode))
-		unlinkat(s->parentfd, s->name, 0);
-	err = rename_noreplace(s->parentfd, s->old_name, s->name);
-	if (err) {
-		pr_warn("%s: restoring it from %s: %s", s->dir, s->old_dir, strerror(-err));
-		return;
-	}
-	free(s->old_dir);
-	s->old_dir = NULL;
-	s->old_name = NULL;
-}
-
-static int make_dir(struct prec_session *s)
-{
-	struct stat st;
-	int err;
-
-	if (mkdirat(s->parentfd, s->name, 0700)) {
-		err = -errno;
-		pr_err("%s: mkdir: %s", s->dir, strerror(-err));
-		return err;
-	}
-	/* NOFOLLOW: a symlink swapped in since mkdir is refused (ELOOP). */
-	s->dirfd = openat(s->parentfd, s->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (s->dirfd < 0) {
-		err = -errno;
-		pr_err("%s: open: %s", s->dir, strerror(-err));
-		return err;
-	}
-	/* Someone else's directory swapped in between mkdir and open. */
-	err = fstat(s->dirfd, &st) ? -errno : 0;
-	if (!err && st.st_uid != geteuid())
-		err = refuse_owner(s, st.st_uid);
-	/* 0700 whatever the umask. */
-	if (!err && fchmod(s->dirfd, 0700))
-		err = -errno;
-	if (err) {
-		if (err != -EEXIST)
-			pr_err("%s: %s", s->dir, strerror(-err));
-		close(s->dirfd);
-		s->dirfd = -1;
-	}
-	return err;
-}
-
 int prec_session__create_dir(struct prec_session *s, const char *dir,
 			     bool force)
 {
-	struct stat st;
 	int err;
 
 	memset(s, 0, sizeof(*s));
-	s->dirfd = s->parentfd = s->topfd = -1;
-	err = open_parent(s, dir);
+	s->dirfd = -1;
+	err = prec_out_dir__create(&s->out, dir, force);
 	if (err)
 		return err;
-	if (fstatat(s->parentfd, s->name, &st, AT_SYMLINK_NOFOLLOW)) {
-		err = -errno;
-		if (err == -ENOENT)
-			return make_dir(s);
-		pr_err("%s: %s", s->dir, strerror(-err));
-		return err;
+	/* The recording is the whole directory (with --switch-output, an
+	 * epoch in it: begin()); its own descriptor, closed with it. */
+	s->dirfd = fcntl(s->out.fd, F_DUPFD_CLOEXEC, 0);
+	err = s->dirfd < 0 ? -errno : 0;
+	s->dir = err ? NULL : strdup(s->out.path);
+	if (!err && !s->dir)
+		err = -ENOMEM;
+	if (err) {
+		pr_err("%s: %s", s->out.path, strerror(-err));
+		prec_out_dir__discard(&s->out);
 	}
-	if (st.st_uid != geteuid())
-		return refuse_owner(s, st.st_uid);
-	err = S_ISDIR(st.st_mode) ? use_empty(s, &st) : -ENOTEMPTY;
-	if (err != -ENOTEMPTY)
-		return err;
-	if (!force) {
-		pr_err("%s: exists (use -f to replace it)", s->dir);
-		return -EEXIST;
-	}
-	err = move_aside(s, &st);
-	if (!err)
-		err = make_dir(s);
-	if (err)
-		restore_old(s);
 	return err;
 }
 
@@ -613,11 +371,11 @@ static int open_epoch_dir(struct prec_session *s)
 	int fd = prec_epochs__make(s->epochs, name, sizeof(name)), err;
 
 	if (fd < 0) {
-		pr_err("%s/%s: making the epoch: %s", s->top_dir, name, strerror(-fd));
+		pr_err("%s/%s: making the epoch: %s", s->out.path, name, strerror(-fd));
 		return fd;
 	}
 	s->dirfd = fd;
-	if (asprintf(&s->dir, "%s/%s", s->top_dir, name) < 0) {
+	if (asprintf(&s->dir, "%s/%s", s->out.path, name) < 0) {
 		s->dir = NULL;
 		return -ENOMEM;
 	}
@@ -636,7 +394,7 @@ static int open_epoch_dir(struct prec_session *s)
 static int begin_epochs(struct prec_session *s, const struct prec_record_opts *o,
 			const struct prec_evlist *el, int argc, char **argv)
 {
-	int err = prec_epochs__new(&s->epochs, s->dirfd, o->switch_max_files);
+	int err = prec_epochs__new(&s->epochs, s->out.fd, o->switch_max_files);
 
 	if (err)
 		return err;
@@ -646,9 +404,9 @@ static int begin_epochs(struct prec_session *s, const struct prec_record_opts *o
 	s->o = o;
 	s->argc = argc;
 	s->argv = argv;
-	s->topfd = s->dirfd;
-	s->top_dir = s->dir;
+	close(s->dirfd);
 	s->dirfd = -1;
+	free(s->dir);
 	s->dir = NULL;
 	return open_epoch_dir(s);
 }
@@ -1215,31 +973,6 @@ static void report_stop(struct prec_session *s, int err)
 	       (double)s->bytes / 1e6, s->dir);
 }
 
-/* Why a tree was not removed whole. -ESTALE: its name holds something
- * else by now (left alone); -EAGAIN: another user renamed or swapped part
- * of it during the walk (what they swapped in was not followed). */
-static const char *removal_error(int err)
-{
-	if (err == -ESTALE)
-		return "replaced by someone else, left alone";
-	return err == -EAGAIN ? "changed by someone else while being removed" : strerror(-err);
-}
-
-static void remove_old_dir(struct prec_session *s)
-{
-	int err;
-
-	if (!s->old_dir)
-		return;
-	err = prec_dirtree__remove(s->parentfd, s->old_name, s->old_dev, s->old_ino);
-	if (err)
-		pr_warn("%s: removing the replaced recording: %s", s->old_dir,
-			removal_error(err));
-	free(s->old_dir);
-	s->old_dir = NULL;
-	s->old_name = NULL;
-}
-
 static int close_epoch(struct prec_session *s, struct prec_evlist *el, int err);
 
 int prec_session__finish(struct prec_session *s, struct prec_evlist *el)
@@ -1339,7 +1072,7 @@ static int close_epoch(struct prec_session *s, struct prec_evlist *el, int err)
 		pr_err("%s/manifest: writing it: %s", s->dir, strerror(-e));
 		err = err ? err : e;
 	} else {
-		remove_old_dir(s);
+		prec_out_dir__commit(&s->out);
 	}
 	s->manifest_ns = prec_now_ns(CLOCK_MONOTONIC) - s->t_stop_ns;
 	lap(s, "manifest written");
@@ -1547,7 +1280,7 @@ int prec_session__cut(struct prec_session *s, struct prec_evlist *el)
 		prec_capture__exit(&cut[c].capture);
 	}
 	free(cut);
-	prec_epochs__prune(s->epochs, s->top_dir);
+	prec_epochs__prune(s->epochs, s->out.path);
 	return err;
 }
 
@@ -1561,29 +1294,11 @@ void prec_session__discard(struct prec_session *s)
 	close_flight(s);
 	prec_shard_writer__close(s->tail_writer);
 	s->tail_writer = NULL;
-	/* --switch-output: the whole directory goes, its epoch with it. */
-	if (s->topfd >= 0) {
-		if (s->dirfd >= 0)
-			close(s->dirfd);
-		s->dirfd = s->topfd;
-		s->topfd = -1;
-		free(s->dir);
-		s->dir = s->top_dir;
-		s->top_dir = NULL;
-	}
-	if (s->dirfd >= 0) {
-		struct stat st;
-		int err = fstat(s->dirfd, &st) ? -errno : 0;
-
+	/* With --switch-output its epoch goes with it. */
+	if (s->dirfd >= 0)
 		close(s->dirfd);
-		s->dirfd = -1;
-		if (!err)
-			err = prec_dirtree__remove(s->parentfd, s->name, st.st_dev, st.st_ino);
-		if (err)
-			pr_warn("%s: removing the unfinished recording: %s", s->dir,
-				removal_error(err));
-	}
-	restore_old(s);
+	s->dirfd = -1;
+	prec_out_dir__discard(&s->out);
 }
 
 void prec_session__exit(struct prec_session *s)
@@ -1605,15 +1320,10 @@ void prec_session__exit(struct prec_session *s)
 	prec_manifest__delete(s->m);
 	if (s->dirfd >= 0)
 		close(s->dirfd);
-	if (s->parentfd >= 0)
-		close(s->parentfd);
-	if (s->topfd >= 0)
-		close(s->topfd);
 	prec_epochs__delete(s->epochs);
 	free(s->epoch_base);
-	free(s->top_dir);
 	free(s->dir);
-	free(s->old_dir);
+	prec_out_dir__exit(&s->out);
 	memset(s, 0, sizeof(*s));
-	s->dirfd = s->parentfd = s->topfd = -1;
+	s->dirfd = -1;
 }

@@ -11,6 +11,7 @@
 #include "record/drainer.h"
 #include "record/drainer_pool.h"
 #include "record/options.h"
+#include "record/out_dir.h"
 #include "record/sideband.h"
 
 struct prec_buildid_queue;
@@ -22,11 +23,8 @@ struct prec_shard_writer;
 struct prec_snapshot;
 
 struct prec_session {
-	char *dir, *old_dir;   /* old_dir: the -f victim renamed aside */
-	const char *name, *old_name; /* their last components (point into them) */
-	int parentfd;          /* dir's parent: name, old_name are relative to it */
-	dev_t old_dev;         /* old_dir as checked: removed only if still it */
-	ino_t old_ino;
+	struct prec_out_dir out; /* the output directory (-f's old one) */
+	char *dir;             /* the recording's: out's, or an epoch in it */
 	int dirfd;
 	uint8_t session_id[16];
 	struct prec_manifest *m;
@@ -65,8 +63,6 @@ struct prec_session {
 	/* --switch-output: dir (dirfd) holds epochs (epochs.h); dir, dirfd,
 	 * session_id, m, writers and reserve_bytes are the current one's */
 	struct prec_epochs *epochs; /* NULL without --switch-output */
-	int topfd;             /* the recording's directory, or -1 */
-	char *top_dir;         /* its name (name points into it) */
 	const struct prec_record_opts *o; /* for each epoch's manifest */
 	int argc;
 	char **argv;
@@ -82,12 +78,8 @@ struct prec_session {
 	struct prec_max_disk *max_disk;
 };
 
-/* Create dir (0700), or use an existing empty directory of ours (made
- * 0700), or refuse anything else there (-EEXIST, one line printed) unless
- * force (then rename it aside, to be removed after the final manifest).
- * Whatever exists there and belongs to another user is refused, force or
- * not. Every step is relative to dir's parent opened once, never through
- * a symlink at dir. Touches nothing on refusal. */
+/* The output directory made (out_dir.h: -f's old one is removed after
+ * the final manifest), and the recording's descriptor on it. */
 int prec_session__create_dir(struct prec_session *s, const char *dir,
 			     bool force);
 /* Shard writers, manifest filled and written (state RECORDING). */
