@@ -396,7 +396,7 @@ static int cut(void *arg)
 	int err = prec_session__cut(&r->s, &r->el);
 
 	now = prec_now_ns(CLOCK_MONOTONIC);
-	pr_debug("%s: epoch started; the cut took %.1f ms", r->s.dir, (double)(now - t0) / 1e6);
+	pr_debug("%s: epoch started; the cut took %.1f ms", r->s.rec.dir, (double)(now - t0) / 1e6);
 	prec_switch_trigger__reset(&r->sw, prec_session__drained(&r->s), now);
 	if (err)
 		r->cut_err = err;
@@ -554,7 +554,7 @@ static int wait_for_stop(struct record *r)
 		if (r->nr_watches && !targets_alive(r, pfd + 3))
 			break;
 		if (r->s.max_disk)
-			prec_max_disk__tick(r->s.max_disk, r->s.dirfd, r->s.m, r->s.m->start_time);
+			prec_max_disk__tick(r->s.max_disk, r->s.rec.dirfd, r->s.rec.m, r->s.rec.m->start_time);
 		prec_status_line__tick(r->status);
 		r->bid_ms = prec_session__read_buildids(&r->s);
 	}
@@ -610,7 +610,7 @@ static int begin_session(struct record *r, int argc, char **argv)
 	}
 	r->started = true;
 	start_lap(r, "directory, writers, start manifest");
-	err = prec_file_output__start(&r->fo, &r->o, r->s.dirfd);
+	err = prec_file_output__start(&r->fo, &r->o, r->s.rec.dirfd);
 	if (err) {
 		prec_session__discard(&r->s);
 		r->started = false;
@@ -746,7 +746,7 @@ static int check_max_disk(const struct record *r)
 	free(online);
 	if (!r->o.max_disk || n <= 0)
 		return 0;
-	min = prec_max_disk__minimum(n, prec_session__staging(&r->o));
+	min = prec_max_disk__minimum(n, prec_recording__staging(&r->o));
 	if (r->o.max_disk >= min)
 		return 0;
 	pr_err("option --max-disk '%s': below the minimum of %lluK for %d CPUs (their staging in flight and two segments each)",
@@ -875,7 +875,7 @@ int prec_cmd_record(int argc, char **argv)
 
 	memset(&r, 0, sizeof(r));
 	r.sfd = -1;
-	r.s.dirfd = -1;
+	r.s.rec.dirfd = -1;
 	rc = prec_record_opts__parse(&r.o, argc, argv);
 	if (rc) {
 		prec_record_opts__exit(&r.o);

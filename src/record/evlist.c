@@ -26,12 +26,14 @@
 #include "record/event_parse.h"
 #include "record/internal.h"
 #include "record/options.h"
+#include "record/perfclock.h"
 #include "record/perm.h"
 #include "record/pmu_sysfs.h"
 #include "record/ring.h"
 #include "record/tracefs.h"
 #include "store/store.h"
 #include "util/buildid.h"
+#include "util/clock.h"
 #include "util/cpu_list.h"
 #include "util/log.h"
 
@@ -419,6 +421,13 @@ int prec_evlist__channels(struct prec_evlist *el, const struct prec_record_opts 
 	if (!drained)
 		el->drain_pages = sideband_pages(ps > 0 ? (size_t)ps : 4096);
 	return n;
+}
+
+uint64_t prec_evlist__now(const struct prec_evlist *el, int clockid)
+{
+	if (clockid != PREC_CLOCK_PERF)
+		return prec_now_ns(clockid);
+	return el->rings && el->nr_cpus ? prec_perfclock__now(el->rings[0].page) : 0;
 }
 
 uint64_t prec_evlist__sample_base(const struct prec_evlist *el)

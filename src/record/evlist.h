@@ -163,6 +163,9 @@ int prec_evlist__user_only(struct prec_evlist *el);
 bool prec_evlist__exclude_kernel(const struct prec_evlist *el);
 /* Common base sample_type of every attr (PREC_SAMPLE_BASE). */
 uint64_t prec_evlist__sample_base(const struct prec_evlist *el);
+/* Now on the events' clock: with the perf clock, through the first ring's
+ * TSC conversion (0 when its page offers none). */
+uint64_t prec_evlist__now(const struct prec_evlist *el, int clockid);
 void prec_evlist__exit(struct prec_evlist *el);
 /* ---- the AUX event ---- */
 

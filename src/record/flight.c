@@ -82,7 +82,7 @@ static int take_snapshot(void *arg)
 static int start_tail(struct prec_flight *f, struct prec_session *s,
 		      const struct prec_record_opts *o, const struct prec_evlist *el)
 {
-	struct prec_tail_opts to = { .writer = s->tail_writer, .m = s->m,
+	struct prec_tail_opts to = { .writer = s->tail_writer, .m = s->rec.m,
 		.data_maps = o->callgraph == PREC_CG_DWARF || o->data,
 		.descendants = el->nr && el->evsel[0].attr.inherit };
 	int err;
@@ -109,7 +109,7 @@ static int start_snapshots(struct prec_flight *f, struct prec_session *s,
 {
 	struct prec_snapshot_opts so = {
 		.rings = el->flight_rings, .writers = s->flight_writers,
-		.cpus = el->cpus, .nr = el->nr_cpus, .layout = s->m->time_layout,
+		.cpus = el->cpus, .nr = el->nr_cpus, .layout = s->rec.m->time_layout,
 	};
 	int err = prec_snapshot__new(&f->snap, &so);
 
@@ -153,14 +153,14 @@ int prec_flight__start(struct prec_flight *f, struct prec_session *s,
 		err = start_tail(f, s, o, el);
 		if (err)
 			return err;
-		f->tail_at = s->m->start_time;
+		f->tail_at = s->rec.m->start_time;
 	}
 	if (!f->mk)
 		return 0;
 	err = marker_ids(el, &f->marker_ids);
 	if (err)
 		return err;
-	mo.writer = s->writers[s->nr_cpus];
+	mo.writer = s->rec.writers[s->nr_cpus];
 	mo.clockid = o->clockid;
 	mo.round_ns = o->round_ms * 1000000ull;
 	mo.ids = f->marker_ids;

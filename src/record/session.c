@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -25,251 +24,47 @@
 #include "record/drainer.h"
 #include "record/epochs.h"
 #include "record/evlist.h"
-#include "record/perm.h"
-#include "record/host.h"
 #include "record/max_disk.h"
 #include "record/out_dir.h"
 #include "record/options.h"
 #include "record/perfclock.h"
+#include "record/recording.h"
 #include "record/ring.h"
 #include "record/sideband.h"
 #include "record/snapshot.h"
 #include "record/tail.h"
-#include "record/tracefs.h"
 #include "record/vdso.h"
 #include "store/store.h"
 #include "util/clock.h"
 #include "util/file.h"
 #include "util/log.h"
 
-/* The final manifest's room, kept from the start (see reserve_size()). */
-#define PREC_MANIFEST_RESERVE_NAME "manifest.reserve"
-#define PREC_MANIFEST_RESERVE_EXTRA (256u * 1024u)
-
-/* Now on the events' clock: the perf clock through the first ring's TSC
- * conversion, 0 when its page offers none. */
-static uint64_t event_now(int clockid, const struct prec_evlist *el)
-{
-	if (clockid != PREC_CLOCK_PERF)
-		return prec_now_ns(clockid);
-	return el->rings && el->nr_cpus ? prec_perfclock__now(el->rings[0].page) : 0;
-}
-
 int prec_session__create_dir(struct prec_session *s, const char *dir,
 			     bool force)
 {
-	int err;
-
 	memset(s, 0, sizeof(*s));
-	s->dirfd = -1;
-	err = prec_out_dir__create(&s->out, dir, force);
-	if (err)
-		return err;
-	/* The recording is the whole directory (with --switch-output, an
-	 * epoch in it: begin()); its own descriptor, closed with it. */
-	s->dirfd = fcntl(s->out.fd, F_DUPFD_CLOEXEC, 0);
-	err = s->dirfd < 0 ? -errno : 0;
-	s->dir = err ? NULL : strdup(s->out.path);
-	if (!err && !s->dir)
-		err = -ENOMEM;
-	if (err) {
-		pr_err("%s: %s", s->out.path, strerror(-err));
-		prec_out_dir__discard(&s->out);
-	}
-	return err;
+	s->rec.dirfd = -1;
+	return prec_out_dir__create(&s->out, dir, force);
 }
 
-static int add_events(struct prec_manifest *m, struct prec_evlist *el)
+/* What the session makes once for all its recordings: the drainers'
+ * pool, their writers' waits, --max-disk's budget. */
+static int session_parts(struct prec_session *s, const struct prec_record_opts *o,
+			 const struct prec_evlist *el)
 {
-	for (int e = 0; e < el->nr; e++) {
-		struct prec_evsel *ev = &el->evsel[e];
-		uint8_t attr[128] = { 0 };
-		int idx, err = 0;
-
-		memcpy(attr, &ev->attr, sizeof(attr));
-		idx = prec_manifest__add_event(m, attr, ev->name);
-		if (idx < 0)
-			return idx;
-		ev->midx = idx;
-		/* the leader comes first in the list: its index is known */
-		if (ev->leader >= 0)
-			m->events[idx].leader1 = (uint32_t)el->evsel[ev->leader].midx + 1;
-		for (int c = 0; c < el->nr_cpus && !err; c++)
-			for (int t = 0; t < el->nr_tasks && !err; t++) {
-				size_t i = ((size_t)e * (size_t)el->nr_cpus + (size_t)c) *
-					   (size_t)el->nr_tasks + (size_t)t;
-
-				err = prec_manifest__add_event_id(m, (uint32_t)idx,
-					el->ids[i], el->cpus[c], el->tasks[t]);
-			}
-		if (err)
-			return err;
-		if (ev->tp_system) {
-			err = prec_tracefs__add_formats(m, ev->tp_system, ev->tp_name,
-							ev->attr.config);
-			if (err) {
-				pr_err("event '%s': reading its format from tracefs: %s",
-				       ev->name, strerror(-err));
-				return err;
-			}
-		}
-	}
-	return 0;
-}
-
-static int fill_manifest(struct prec_session *s, const struct prec_record_opts *o,
-			 struct prec_evlist *el, int argc, char **argv)
-{
-	struct prec_manifest *m = s->m;
-	struct timespec res;
-	char **args = calloc((size_t)argc + 2, sizeof(*args));
 	int err;
 
-	if (!args)
-		return -ENOMEM;
-	args[0] = "prec";
-	memcpy(args + 1, argv, (size_t)argc * sizeof(*argv));
-	err = prec_manifest__set_argv(m, argc + 1, args);
-	free(args);
-	if (err)
-		return err;
-	m->state = PREC_STATE_RECORDING;
-	memcpy(m->session_id, s->session_id, sizeof(m->session_id));
-	err = prec_host__fill(m);
-	if (err)
-		return err;
-	m->clockid = o->clockid;
-	if (o->clockid != PREC_CLOCK_PERF && !clock_getres((clockid_t)o->clockid, &res))
-		m->clock_res_ns = (uint64_t)res.tv_sec * 1000000000ull + (uint64_t)res.tv_nsec;
-	/* One instant on both clocks, read back to back. */
-	m->ref_wall_ns = prec_now_ns(CLOCK_REALTIME);
-	m->ref_clock_ns = event_now(o->clockid, el);
-	m->sample_type = prec_evlist__sample_base(el);
-	err = prec_time_layout__init(&m->time_layout, m->sample_type);
-	if (!err)
-		err = add_events(m, el);
-	/* perf's TIME_CONV: the first ring's words, kept only if they convert
-	 * (a page without cap_user_time_zero leaves it unset). */
-	if (el->rings && el->nr_cpus)
-		prec_perfclock__read(el->rings[0].page, &m->time_conv);
-	/* The rings are mapped by now: intel_pt's words need a control page. */
-	if (!err)
-		err = prec_evlist__aux_info(el, m);
-	return err;
-}
-
-/* Copy mode's staging: twice the ring, so a drainer can take a full ring
- * while the previous one is still being written; four times with O_DIRECT,
- * whose writes wait for a batch (and one in flight may take half); 1..8 MiB
- * per CPU. */
-static size_t staging_for(const struct prec_record_opts *o)
-{
-	size_t want = o->mmap_pages * (size_t)sysconf(_SC_PAGESIZE) * (o->direct_io ? 4 : 2);
-
-	if (want < 1024 * 1024)
-		return 1024 * 1024;
-	return want > 8 * 1024 * 1024 ? 8 * 1024 * 1024 : want;
-}
-
-/* How far each O_DIRECT staging may grow behind writes that stall:
- * --max-staging, else 256 MiB, all CPUs' together at most a 16th of the
- * memory, and under --max-disk a quarter of a CPU's share of the budget:
- * held data the budget counts as written. Never below the staging. */
-static size_t staging_max_for(const struct prec_record_opts *o, int nr_cpus)
-{
-	uint64_t max = 256ull << 20, mem = (uint64_t)sysconf(_SC_PHYS_PAGES) *
-					   (uint64_t)sysconf(_SC_PAGESIZE);
-
-	if (o->max_staging_set) {
-		max = o->max_staging;
-	} else if (nr_cpus > 0) {
-		if (mem / 16 / (uint64_t)nr_cpus < max)
-			max = mem / 16 / (uint64_t)nr_cpus;
-		if (o->max_disk && o->max_disk / 4 / (uint64_t)nr_cpus < max)
-			max = o->max_disk / 4 / (uint64_t)nr_cpus;
-	}
-	if (max < staging_for(o))
-		return 0;
-	return max > SIZE_MAX ? SIZE_MAX : (size_t)max;
-}
-
-size_t prec_session__staging(const struct prec_record_opts *o)
-{
-	return staging_for(o);
-}
-
-static void writer_opts(const struct prec_session *s, const struct prec_record_opts *o,
-			int nr_cpus, struct prec_shard_writer_opts *wo)
-{
-	/* -z: every shard, the side band too, gets lz4 chunks; the writer
-	 * compresses into its own staging, so it is copy mode. */
-	*wo = (struct prec_shard_writer_opts){ .copy = o->copy || o->compress,
-		.direct = o->direct_io,
-		.codec = o->compress ? PREC_CODEC_LZ4 : PREC_CODEC_NONE,
-		.lz4_level = o->compress_level > 12 ? 12 : o->compress_level, /* -o FILE: zstd to 22 */
-		.staging_bytes = staging_for(o),
-		.staging_max = staging_max_for(o, nr_cpus) };
-	memcpy(wo->session_id, s->session_id, sizeof(wo->session_id));
-}
-
-/* The writers of the recording (with --switch-output, of an epoch: the
- * drainers' arrays are made once) and their manifest entries. */
-static int open_writers(struct prec_session *s, const struct prec_record_opts *o,
-			struct prec_evlist *el)
-{
-	struct prec_shard_writer_opts wo;
-	struct prec_manifest_shard sh = { 0 };
-	char name[32];
-	int err;
-
-	writer_opts(s, o, el->nr_cpus, &wo);
 	if (o->max_disk) {
 		err = prec_max_disk__new(&s->max_disk, o->max_disk, el->nr_cpus,
 					 o->callgraph == PREC_CG_DWARF || o->data);
 		if (err)
 			return err;
 	}
-
-	s->nr_cpus = el->nr_cpus;
-	s->cpus = el->cpus;
-	s->writers = calloc((size_t)el->nr_cpus + 1, sizeof(*s->writers));
-	if (!s->pool) {
-		err = prec_drainer_pool__new(&s->pool, el->nr_cpus);
-		if (err)
-			return err;
-	}
-	if (!s->writer_wait)
-		s->writer_wait = calloc((size_t)el->nr_cpus, sizeof(*s->writer_wait));
-	if (!s->writers || !s->writer_wait)
-		return -ENOMEM;
-	for (int c = 0; c <= el->nr_cpus; c++) {
-		bool sb = c == el->nr_cpus;
-
-		wo.cpu = sb ? PREC_SIDEBAND_CPU : el->cpus[c];
-		/* The side band is kept whole: the budget counts it (max_disk.c). */
-		wo.budget = s->max_disk && !sb ? prec_max_disk__budget(s->max_disk) : NULL;
-		if (sb)
-			snprintf(name, sizeof(name), "%s", PREC_SHARD_SIDEBAND_NAME);
-		else
-			snprintf(name, sizeof(name), "cpu%03d.shard", el->cpus[c]);
-		err = prec_shard_writer__open(&s->writers[c], s->dirfd, name, &wo);
-		if (err) {
-			pr_err("%s/%s: creating the shard: %s%s", s->dir, name, strerror(-err),
-			       err == -ENOMEM && !prec_perm__ipc_lock() ?
-			       " (its io_uring counts as locked memory beside the rings: raise 'ulimit -l', or a smaller -m)" : "");
-			return err;
-		}
-		sh.name = name;
-		sh.cpu = wo.cpu;
-		err = prec_manifest__add_shard(s->m, &sh);
-		if (err)
-			return err;
-	}
-	s->direct_io = prec_shard_writer__direct(s->writers[0]);
-	pr_debug("shards: %s writes, %zu KiB staging each",
-		 s->direct_io ? "O_DIRECT" :
-		 wo.copy ? "page-cache" : "zero-copy page-cache", wo.staging_bytes / 1024);
-	return 0;
+	err = prec_drainer_pool__new(&s->pool, el->nr_cpus);
+	if (err)
+		return err;
+	s->writer_wait = calloc((size_t)el->nr_cpus, sizeof(*s->writer_wait));
+	return s->writer_wait ? 0 : -ENOMEM;
 }
 
 /* A shard's writer totals into its manifest entry and the session's
@@ -301,7 +96,7 @@ static int open_flight_writers(struct prec_session *s, const struct prec_record_
 
 	if (!el->overwrite)
 		return 0;
-	writer_opts(s, o, el->nr_cpus, &wo);
+	prec_recording__writer_opts(&s->rec, o, &wo);
 	s->flight_writers = calloc((size_t)el->nr_cpus, sizeof(*s->flight_writers));
 	s->flight_shard = calloc((size_t)el->nr_cpus, sizeof(*s->flight_shard));
 	if (!s->flight_writers || !s->flight_shard)
@@ -309,15 +104,15 @@ static int open_flight_writers(struct prec_session *s, const struct prec_record_
 	for (int c = 0; c < el->nr_cpus; c++) {
 		wo.cpu = el->cpus[c];
 		snprintf(name, sizeof(name), "cpu%03d.flight.shard", el->cpus[c]);
-		err = prec_shard_writer__open(&s->flight_writers[c], s->dirfd, name, &wo);
+		err = prec_shard_writer__open(&s->flight_writers[c], s->rec.dirfd, name, &wo);
 		if (err) {
-			pr_err("%s/%s: creating the shard: %s", s->dir, name, strerror(-err));
+			pr_err("%s/%s: creating the shard: %s", s->rec.dir, name, strerror(-err));
 			return err;
 		}
 		sh.name = name;
 		sh.cpu = wo.cpu;
-		s->flight_shard[c] = s->m->nr_shards;
-		err = prec_manifest__add_shard(s->m, &sh);
+		s->flight_shard[c] = s->rec.m->nr_shards;
+		err = prec_manifest__add_shard(s->rec.m, &sh);
 		if (err)
 			return err;
 	}
@@ -334,16 +129,16 @@ static int open_tail(struct prec_session *s, const struct prec_record_opts *o)
 					  .cpu = PREC_TAIL_CPU };
 	int err;
 
-	writer_opts(s, o, s->nr_cpus, &wo);
+	prec_recording__writer_opts(&s->rec, o, &wo);
 	wo.cpu = PREC_TAIL_CPU;
-	err = prec_shard_writer__open(&s->tail_writer, s->dirfd, PREC_TAIL_SHARD_NAME, &wo);
+	err = prec_shard_writer__open(&s->tail_writer, s->rec.dirfd, PREC_TAIL_SHARD_NAME, &wo);
 	if (err) {
-		pr_err("%s/%s: creating the shard: %s", s->dir, PREC_TAIL_SHARD_NAME,
+		pr_err("%s/%s: creating the shard: %s", s->rec.dir, PREC_TAIL_SHARD_NAME,
 		       strerror(-err));
 		return err;
 	}
-	s->tail_shard = (int)s->m->nr_shards;
-	return prec_manifest__add_shard(s->m, &sh);
+	s->tail_shard = (int)s->rec.m->nr_shards;
+	return prec_manifest__add_shard(s->rec.m, &sh);
 }
 
 /* Flush, count into the manifest and the session's totals, close. */
@@ -356,164 +151,92 @@ static int close_tail(struct prec_session *s)
 	if (!s->tail_writer)
 		return 0;
 	err = prec_shard_writer__flush(s->tail_writer);
-	sh = &s->m->shards[s->tail_shard];
+	sh = &s->rec.m->shards[s->tail_shard];
 	count_writer(s, sh, s->tail_writer, &ws);
 	e = prec_shard_writer__close(s->tail_writer);
 	s->tail_writer = NULL;
 	return err ? err : e;
 }
 
-/* The next epoch's directory under the recording's, as s->dirfd and
- * s->dir. */
-static int open_epoch_dir(struct prec_session *s)
+/* The next epoch's directory under the output's: its descriptor and
+ * path, for prec_recording__open(). Returns 0 or -errno after one line. */
+static int make_epoch_dir(struct prec_session *s, int *fd, char **path)
 {
 	char name[32];
-	int fd = prec_epochs__make(s->epochs, name, sizeof(name)), err;
 
-	if (fd < 0) {
-		pr_err("%s/%s: making the epoch: %s", s->out.path, name, strerror(-fd));
-		return fd;
+	*path = NULL;
+	*fd = prec_epochs__make(s->epochs, name, sizeof(name));
+	if (*fd < 0) {
+		pr_err("%s/%s: making the epoch: %s", s->out.path, name, strerror(-*fd));
+		return *fd;
 	}
-	s->dirfd = fd;
-	if (asprintf(&s->dir, "%s/%s", s->out.path, name) < 0) {
-		s->dir = NULL;
+	if (asprintf(path, "%s/%s", s->out.path, name) < 0) {
+		*path = NULL;
 		return -ENOMEM;
 	}
-	/* Held until the epoch's descriptor is closed, after its final
-	 * manifest: merge --follow of an epoch waits for it as for any
-	 * recording (the first epoch's is taken again by begin(): a no-op). */
-	err = prec_writer_lock__take(fd);
-	if (err)
-		pr_debug("%s: flock: %s (merge --follow cannot tell if we die)", s->dir,
-			 strerror(-err));
 	return 0;
 }
 
-/* --switch-output: the directory made holds epochs; the first is opened
- * and the session writes into it as into any recording. */
-static int begin_epochs(struct prec_session *s, const struct prec_record_opts *o,
-			const struct prec_evlist *el, int argc, char **argv)
+/* The recording's directory: the output's own, or with --switch-output
+ * its first epoch (the output directory then holds the epochs, each
+ * locked as a recording, and is not one itself). */
+static int recording_dir(struct prec_session *s, const struct prec_record_opts *o,
+			 const struct prec_evlist *el, int *fd, char **path)
 {
-	int err = prec_epochs__new(&s->epochs, s->out.fd, o->switch_max_files);
+	int err;
 
+	if (!o->switch_output) {
+		*fd = fcntl(s->out.fd, F_DUPFD_CLOEXEC, 0);
+		*path = strdup(s->out.path);
+		if (*fd >= 0 && *path)
+			return 0;
+		err = *fd < 0 ? -errno : -ENOMEM;
+		pr_err("%s: %s", s->out.path, strerror(-err));
+		return err;
+	}
+	err = prec_epochs__new(&s->epochs, s->out.fd, o->switch_max_files);
 	if (err)
 		return err;
 	s->epoch_base = calloc((size_t)el->nr_cpus, sizeof(*s->epoch_base));
 	if (!s->epoch_base)
 		return -ENOMEM;
-	s->o = o;
-	s->argc = argc;
-	s->argv = argv;
-	close(s->dirfd);
-	s->dirfd = -1;
-	free(s->dir);
-	s->dir = NULL;
-	return open_epoch_dir(s);
+	return make_epoch_dir(s, fd, path);
 }
 
 int prec_session__begin(struct prec_session *s,
 			const struct prec_record_opts *o,
 			struct prec_evlist *el, int argc, char **argv)
 {
-	int err;
+	struct prec_recording_opts ro = { .o = o, .el = el, .argc = argc, .argv = argv };
+	char *path;
+	int err, fd;
 
-	/* --switch-output: the directory holds epochs, the recordings, each
-	 * locked as one (open_epoch_dir()); the directory itself is not. */
-	if (o->switch_output) {
-		err = begin_epochs(s, o, el, argc, argv);
-		if (err)
-			return err;
-	}
-	/* First: a reader following the recording (merge --follow) that finds
-	 * no manifest yet waits while the lock is held, and one that finds
-	 * the manifest unfinished and no lock held knows we are gone. */
-	err = prec_writer_lock__take(s->dirfd);
-	if (err)
-		pr_debug("%s: flock: %s (merge --follow cannot tell if we die)", s->dir,
-			 strerror(-err));
-	if (getrandom(s->session_id, sizeof(s->session_id), 0) != sizeof(s->session_id))
-		return -errno ? -errno : -EIO;
-	s->m = prec_manifest__new();
-	if (!s->m)
-		return -ENOMEM;
-	err = fill_manifest(s, o, el, argc, argv);
-	if (err) {
-		pr_err("%s/manifest: filling it: %s", s->dir, strerror(-err));
-		return err;
-	}
-	err = open_writers(s, o, el);
+	s->o = o;
+	s->argc = argc;
+	s->argv = argv;
+	s->nr_cpus = el->nr_cpus;
+	s->cpus = el->cpus;
+	err = session_parts(s, o, el);
 	if (!err)
-		err = open_flight_writers(s, o, el);
+		err = recording_dir(s, o, el, &fd, &path);
+	if (err)
+		return err;
+	ro.budget = s->max_disk ? prec_max_disk__budget(s->max_disk) : NULL;
+	err = prec_recording__open(&s->rec, fd, path, &ro);
+	if (err)
+		return err;
+	s->direct_io = prec_shard_writer__direct(s->rec.writers[0]);
+	err = open_flight_writers(s, o, el);
 	if (!err && (el->overwrite || o->tail_synthesize))
 		err = open_tail(s, o);
 	if (err)
 		return err;
 	if (s->max_disk)
-		prec_max_disk__start(s->max_disk, s->m);
-	s->m->start_time = event_now(o->clockid, el);
-	err = prec_manifest__write(s->m, s->dirfd);
-	if (err) {
-		pr_err("%s/manifest: writing it: %s", s->dir, strerror(-err));
-		return err;
-	}
+		prec_max_disk__start(s->max_disk, s->rec.m);
+	s->rec.m->start_time = prec_evlist__now(el, o->clockid);
 	/* -f's old directory stays aside until the final manifest is on
 	 * disk: a crash before then leaves the user both recordings. */
-	return 0;
-}
-
-/* Room the final manifest may need: what it holds now (events, side-band
- * build-ids) twice over, plus room for ~2,000 build-ids of programs
- * started during the recording. Its temp file and the start manifest
- * coexist for a moment, hence twice. */
-static uint64_t reserve_size(const struct prec_manifest *m)
-{
-	void *buf;
-	size_t len = 0;
-
-	if (prec_manifest__encode(m, &buf, &len))
-		len = 64 * 1024;
-	else
-		free(buf);
-	return 2 * (uint64_t)len + PREC_MANIFEST_RESERVE_EXTRA;
-}
-
-/* Allocate manifest.reserve now, so a disk that fills up during the
- * recording still has room for the final manifest (the file is removed
- * just before that is written). */
-static int reserve_manifest_room(struct prec_session *s)
-{
-	uint64_t len = reserve_size(s->m);
-	int fd, err;
-
-	fd = openat(s->dirfd, PREC_MANIFEST_RESERVE_NAME,
-		    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0) {
-		err = -errno;
-		goto report;
-	}
-	/* posix_fallocate writes zeros where fallocate is unsupported. */
-	err = -posix_fallocate(fd, 0, (off_t)len);
-	close(fd);
-	if (!err) {
-		s->reserve_bytes = len;
-		return 0;
-	}
-	unlinkat(s->dirfd, PREC_MANIFEST_RESERVE_NAME, 0);
-report:
-	pr_err("%s/%s: reserving %llu KiB for the final manifest: %s", s->dir,
-	       PREC_MANIFEST_RESERVE_NAME, (unsigned long long)(len >> 10),
-	       strerror(-err));
-	return err;
-}
-
-static void release_reserve(struct prec_session *s)
-{
-	if (!s->reserve_bytes)
-		return;
-	if (unlinkat(s->dirfd, PREC_MANIFEST_RESERVE_NAME, 0) && errno != ENOENT)
-		pr_warn("%s/%s: removing it: %s", s->dir, PREC_MANIFEST_RESERVE_NAME,
-			strerror(errno));
-	s->reserve_bytes = 0;
+	return prec_recording__write_manifest(&s->rec);
 }
 
 /* -r and --affinity as given, or their defaults resolved: SCHED_FIFO on
@@ -555,8 +278,8 @@ static int start_drainers(struct prec_session *s, const struct prec_record_opts 
 		struct prec_drainer_opts d = {
 			.cpu = el->cpus[c],
 			.ring = &el->rings[c],
-			.writer = s->writers[c],
-			.layout = s->m->time_layout,
+			.writer = s->rec.writers[c],
+			.layout = s->rec.m->time_layout,
 			.clockid = o->clockid,
 			/* perf's choice for TIME_CONV: the first ring's page */
 			.clock_page = el->rings[0].page,
@@ -722,25 +445,25 @@ int prec_session__start(struct prec_session *s,
 					    el->nr && el->evsel[0].attr.inherit);
 	if (err)
 		return err;
-	err = prec_sideband__synthesize(s->writers[s->nr_cpus], s->m, &sbo);
+	err = prec_sideband__synthesize(s->rec.writers[s->nr_cpus], s->rec.m, &sbo);
 	start_lap(s, "side band read");
 	if (err >= 0 && !o->markers)
-		err = close_sideband(s->writers[s->nr_cpus]);
+		err = close_sideband(s->rec.writers[s->nr_cpus]);
 	if (err < 0) {
-		pr_err("%s/%s: synthesizing the side band: %s", s->dir,
+		pr_err("%s/%s: synthesizing the side band: %s", s->rec.dir,
 		       PREC_SHARD_SIDEBAND_NAME, strerror(-err));
 		return err;
 	}
 	/* Nothing more goes to the side band: get its fsync out of the way
 	 * now rather than at stop. */
-	err = prec_shard_writer__flush(s->writers[s->nr_cpus]);
+	err = prec_shard_writer__flush(s->rec.writers[s->nr_cpus]);
 	if (err) {
-		pr_err("%s/%s: %s", s->dir, PREC_SHARD_SIDEBAND_NAME, strerror(-err));
+		pr_err("%s/%s: %s", s->rec.dir, PREC_SHARD_SIDEBAND_NAME, strerror(-err));
 		return err;
 	}
 	start_lap(s, "side band fsynced");
 	/* After the side band: its build-ids are in the manifest now. */
-	return reserve_manifest_room(s);
+	return prec_recording__reserve(&s->rec);
 }
 
 /* ms from the stop to a drainer's CLOCK_MONOTONIC time t (0: never). */
@@ -767,11 +490,11 @@ static void epoch_lost(struct prec_session *s, int c, const struct prec_drainer_
 
 static void shard_totals(struct prec_session *s, struct prec_evlist *el, int c)
 {
-	struct prec_manifest_shard *sh = &s->m->shards[c];
+	struct prec_manifest_shard *sh = &s->rec.m->shards[c];
 	struct prec_shard_writer_stats ws;
 	struct prec_drainer_stats ds;
 
-	count_writer(s, sh, s->writers[c], &ws);
+	count_writer(s, sh, s->rec.writers[c], &ws);
 	if (c < s->nr_cpus)
 		s->writer_wait[c] = (struct prec_writer_wait){ ws.wait_ns_max, ws.staging_grown };
 	if (c < s->nr_cpus && prec_drainer_pool__at(s->pool, c)) {
@@ -804,7 +527,7 @@ static void shard_totals(struct prec_session *s, struct prec_evlist *el, int c)
  * records its snapshots wrote. */
 static void flight_totals(struct prec_session *s, int c)
 {
-	struct prec_manifest_shard *sh = &s->m->shards[s->flight_shard[c]];
+	struct prec_manifest_shard *sh = &s->rec.m->shards[s->flight_shard[c]];
 	struct prec_shard_writer_stats ws;
 
 	count_writer(s, sh, s->flight_writers[c], &ws);
@@ -870,8 +593,8 @@ static void add_buildids(struct prec_session *s)
 {
 	struct prec_seen_maps seen = seen_maps(s);
 
-	prec_buildid_collect__maps(s->m, &seen, s->bid_reader);
-	prec_buildid_collect__vdso(s->m, &seen, s->dirfd, s->dir);
+	prec_buildid_collect__maps(s->rec.m, &seen, s->bid_reader);
+	prec_buildid_collect__vdso(s->rec.m, &seen, s->rec.dirfd, s->rec.dir);
 	/* At a cut, the dropped pairs of the epoch it ends (handed over
 	 * with its maps). */
 	for (int c = 0; s->pool && c < s->nr_cpus; c++) {
@@ -885,8 +608,8 @@ static void add_buildids(struct prec_session *s)
 		if (ds.unflagged)
 			pr_debug("cpu%d: %llu MMAP2 records with another session's build-id flag",
 				 s->cpus[c], (unsigned long long)ds.unflagged);
-		n = s->m->buildids_dropped + ds.maps_dropped;
-		s->m->buildids_dropped = n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
+		n = s->rec.m->buildids_dropped + ds.maps_dropped;
+		s->rec.m->buildids_dropped = n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
 	}
 }
 
@@ -970,7 +693,7 @@ static void report_stop(struct prec_session *s, int err)
 	pr_err("%s%s: stopped at %s (%.3f s in), %.1f MB recorded (%s holds everything before it)",
 	       who, stop_reason(err), when,
 	       at > s->t_enable_ns ? (double)(at - s->t_enable_ns) / 1e9 : 0.0,
-	       (double)s->bytes / 1e6, s->dir);
+	       (double)s->bytes / 1e6, s->rec.dir);
 }
 
 static int close_epoch(struct prec_session *s, struct prec_evlist *el, int err);
@@ -993,7 +716,7 @@ int prec_session__finish(struct prec_session *s, struct prec_evlist *el)
 	if (s->buildid_cache) {
 		struct prec_seen_maps seen = seen_maps(s);
 
-		prec_buildid_collect__fill_cache(s->m, &seen);
+		prec_buildid_collect__fill_cache(s->rec.m, &seen);
 		lap(s, "build-id cache");
 	}
 	/* The summary's totals: every epoch's. */
@@ -1007,21 +730,16 @@ int prec_session__finish(struct prec_session *s, struct prec_evlist *el)
  * recorder's). err: the first error so far, returned unless 0. */
 static int close_writers(struct prec_session *s, int err)
 {
-	int e;
+	int e = prec_recording__close_writers(&s->rec);
 
-	for (int c = 0; s->writers && c <= s->nr_cpus; c++) {
-		e = prec_shard_writer__close(s->writers[c]);
-		s->writers[c] = NULL;
-		if (e && !err)
-			err = e;
-	}
+	err = err ? err : e;
 	e = close_flight(s);
 	err = err ? err : e;
 	lap(s, "writers closed");
 	return err;
 }
 
-/* The recording (with --switch-output, the epoch) in s->dirfd closed: its
+/* The recording (with --switch-output, the epoch) in s->rec.dirfd closed: its
  * shards flushed and counted (the session's totals, its own), build-ids,
  * writers closed, the final manifest. err: the first error so far,
  * returned unless 0. */
@@ -1035,9 +753,9 @@ static int close_epoch(struct prec_session *s, struct prec_evlist *el, int err)
 	 * cut, the drainers' too. Every shard is durable after this: closing
 	 * the writers only frees them, and waits until after the manifest. */
 	for (int c = 0; c <= s->nr_cpus; c++) {
-		if (!s->writers[c])
+		if (!s->rec.writers[c])
 			continue;
-		e = prec_shard_writer__flush(s->writers[c]);
+		e = prec_shard_writer__flush(s->rec.writers[c]);
 		err = err ? err : e;
 	}
 	/* Appends are over: no drop may change a shard after its totals. */
@@ -1045,7 +763,7 @@ static int close_epoch(struct prec_session *s, struct prec_evlist *el, int err)
 		prec_disk_budget__stop(prec_max_disk__budget(s->max_disk));
 	s->records = s->bytes = s->lost = 0;
 	for (int c = 0; c <= s->nr_cpus; c++)
-		if (s->writers[c])
+		if (s->rec.writers[c])
 			shard_totals(s, el, c);
 	e = finish_flight(s);
 	err = err ? err : e;
@@ -1053,7 +771,7 @@ static int close_epoch(struct prec_session *s, struct prec_evlist *el, int err)
 	err = err ? err : e;
 	add_buildids(s);
 	if (s->no_buildid)
-		prec_manifest__clear_buildids(s->m);
+		prec_manifest__clear_buildids(s->rec.m);
 	lap(s, "totals and build-ids");
 	/* --max-disk's finish wants the writers out of its budget. */
 	if (s->max_disk)
@@ -1061,15 +779,15 @@ static int close_epoch(struct prec_session *s, struct prec_evlist *el, int err)
 	if (err)
 		report_stop(s, err);
 	if (s->max_disk) {
-		e = prec_max_disk__finish(s->max_disk, s->dirfd, s->m, s->m->start_time);
+		e = prec_max_disk__finish(s->max_disk, s->rec.dirfd, s->rec.m, s->rec.m->start_time);
 		err = err ? err : e;
 	}
-	s->m->stop_time = event_now(s->m->clockid, el);
-	s->m->state = PREC_STATE_COMPLETE;
-	release_reserve(s);
-	e = prec_manifest__write(s->m, s->dirfd);
+	s->rec.m->stop_time = prec_evlist__now(el, s->rec.m->clockid);
+	s->rec.m->state = PREC_STATE_COMPLETE;
+	prec_recording__release(&s->rec);
+	e = prec_manifest__write(s->rec.m, s->rec.dirfd);
 	if (e) {
-		pr_err("%s/manifest: writing it: %s", s->dir, strerror(-e));
+		pr_err("%s/manifest: writing it: %s", s->rec.dir, strerror(-e));
 		err = err ? err : e;
 	} else {
 		prec_out_dir__commit(&s->out);
@@ -1083,82 +801,46 @@ static int close_epoch(struct prec_session *s, struct prec_evlist *el, int err)
 
 /* ---- --switch-output: the cut from one epoch to the next ---- */
 
-/* An epoch's own part of the session, kept aside while another is
- * current. */
-struct epoch_state {
-	int dirfd;
-	char *dir;
-	uint8_t session_id[16];
-	struct prec_manifest *m;
-	struct prec_shard_writer **writers;
-	uint64_t reserve_bytes;
-};
-
-static void swap_epoch(struct prec_session *s, struct epoch_state *e)
+/* The next epoch opened as a recording of its own (its own session id),
+ * its start manifest written. An epoch that could not start is closed
+ * and removed (next is then for nothing). */
+static int open_epoch(struct prec_session *s, struct prec_evlist *el,
+		      struct prec_recording *next)
 {
-	struct epoch_state t = { .dirfd = s->dirfd, .dir = s->dir, .m = s->m,
-				 .writers = s->writers, .reserve_bytes = s->reserve_bytes };
+	struct prec_recording_opts ro = { .o = s->o, .el = el, .argc = s->argc,
+		.argv = s->argv,
+		.budget = s->max_disk ? prec_max_disk__budget(s->max_disk) : NULL };
+	char *path;
+	int err, fd;
 
-	memcpy(t.session_id, s->session_id, sizeof(t.session_id));
-	s->dirfd = e->dirfd;
-	s->dir = e->dir;
-	memcpy(s->session_id, e->session_id, sizeof(s->session_id));
-	s->m = e->m;
-	s->writers = e->writers;
-	s->reserve_bytes = e->reserve_bytes;
-	*e = t;
-}
-
-/* The next epoch made current in s: its directory, manifest (a session id
- * of its own: it is a recording of its own), writers, start manifest. */
-static int open_epoch(struct prec_session *s, struct prec_evlist *el)
-{
-	int err = open_epoch_dir(s);
-
-	if (err)
-		return err;
-	if (getrandom(s->session_id, sizeof(s->session_id), 0) != sizeof(s->session_id))
-		return -EIO;
-	s->m = prec_manifest__new();
-	if (!s->m)
-		return -ENOMEM;
-	err = fill_manifest(s, s->o, el, s->argc, s->argv);
+	memset(next, 0, sizeof(*next));
+	next->dirfd = -1;
+	err = make_epoch_dir(s, &fd, &path);
 	if (err) {
-		pr_err("%s/manifest: filling it: %s", s->dir, strerror(-err));
+		free(path);
+		if (fd >= 0) { /* made: removed again */
+			close(fd);
+			prec_epochs__drop_newest(s->epochs);
+		}
 		return err;
 	}
-	err = open_writers(s, s->o, el);
-	if (err)
-		return err;
-	s->m->start_time = event_now(s->o->clockid, el);
-	err = prec_manifest__write(s->m, s->dirfd);
-	if (err)
-		pr_err("%s/manifest: writing it: %s", s->dir, strerror(-err));
+	err = prec_recording__open(next, fd, path, &ro);
+	if (!err) {
+		next->m->start_time = prec_evlist__now(el, s->o->clockid);
+		err = prec_recording__write_manifest(next);
+	}
+	if (err) {
+		prec_recording__exit(next);
+		prec_epochs__drop_newest(s->epochs);
+	}
 	return err;
-}
-
-/* An epoch that could not start, current in s: closed and removed. */
-static void drop_epoch(struct prec_session *s)
-{
-	for (int c = 0; s->writers && c <= s->nr_cpus; c++)
-		prec_shard_writer__close(s->writers[c]);
-	free(s->writers);
-	s->writers = NULL;
-	prec_manifest__delete(s->m);
-	s->m = NULL;
-	free(s->dir);
-	s->dir = NULL;
-	if (s->dirfd < 0)
-		return; /* not made: prec_epochs__make() left nothing */
-	close(s->dirfd);
-	s->dirfd = -1;
-	prec_epochs__drop_newest(s->epochs);
 }
 
 /* The tasks and maps alive now into the new epoch's side band; the
  * command's (or -p's) children forked since the start too, as the events
  * follow them. Returns records written or -errno. */
-static int epoch_tasks(struct prec_session *s, const struct prec_evlist *el)
+static int epoch_tasks(struct prec_session *s, const struct prec_evlist *el,
+		       struct prec_recording *next)
 {
 	struct prec_sideband_opts sbo = s->sbo;
 	pid_t *pids = NULL;
@@ -1170,7 +852,7 @@ static int epoch_tasks(struct prec_session *s, const struct prec_evlist *el)
 		sbo.nr_pids = err;
 	}
 	if (err >= 0)
-		err = prec_sideband__synthesize(s->writers[s->nr_cpus], s->m, &sbo);
+		err = prec_sideband__synthesize(next->writers[s->nr_cpus], next->m, &sbo);
 	free(pids);
 	return err;
 }
@@ -1179,9 +861,10 @@ static int epoch_tasks(struct prec_session *s, const struct prec_evlist *el)
  * records the drainers drained into the old epoch from that read on, in
  * time order after the synthesized ones (time 0), and the marker that
  * closes it. Returns 0 or -errno (said). */
-static int epoch_sideband(struct prec_session *s, struct prec_drainer_cut *cut)
+static int epoch_sideband(struct prec_session *s, struct prec_recording *next,
+			  struct prec_drainer_cut *cut)
 {
-	struct prec_shard_writer *w = s->writers[s->nr_cpus];
+	struct prec_shard_writer *w = next->writers[s->nr_cpus];
 	struct prec_capture **caps = calloc((size_t)s->nr_cpus, sizeof(*caps));
 	uint64_t dropped = 0;
 	int err = caps ? 0 : -ENOMEM;
@@ -1191,25 +874,25 @@ static int epoch_sideband(struct prec_session *s, struct prec_drainer_cut *cut)
 		dropped += caps[c]->dropped;
 	}
 	if (!err)
-		err = prec_capture__write(caps, s->nr_cpus, &s->m->time_layout, w);
+		err = prec_capture__write(caps, s->nr_cpus, &next->m->time_layout, w);
 	free(caps);
 	if (err >= 0)
-		pr_debug("%s/%s: %d task records of the cut replayed", s->dir,
+		pr_debug("%s/%s: %d task records of the cut replayed", next->dir,
 			 PREC_SHARD_SIDEBAND_NAME, err);
 	if (dropped)
 		pr_warn("%s/%s: %llu task records of the cut did not fit its capture (%u KiB per CPU): the tasks they name may show as :PID in this epoch",
-			s->dir, PREC_SHARD_SIDEBAND_NAME, (unsigned long long)dropped,
+			next->dir, PREC_SHARD_SIDEBAND_NAME, (unsigned long long)dropped,
 			PREC_CAPTURE_BYTES / 1024);
 	if (err >= 0)
 		err = close_sideband(w);
 	if (err >= 0)
 		err = prec_shard_writer__flush(w);
 	if (err < 0) {
-		pr_err("%s/%s: synthesizing the side band: %s", s->dir,
+		pr_err("%s/%s: synthesizing the side band: %s", next->dir,
 		       PREC_SHARD_SIDEBAND_NAME, strerror(-err));
 		return err;
 	}
-	return reserve_manifest_room(s);
+	return prec_recording__reserve(next);
 }
 
 /* Why every sample of the new epoch has its task named there: each
@@ -1224,25 +907,22 @@ static int epoch_sideband(struct prec_session *s, struct prec_drainer_cut *cut)
  * make perf forget what the read said. */
 int prec_session__cut(struct prec_session *s, struct prec_evlist *el)
 {
-	struct epoch_state old = { .dirfd = -1 };
 	struct prec_drainer_cut *cut = calloc((size_t)s->nr_cpus, sizeof(*cut));
+	struct prec_recording next;
 	uint64_t since;
 	int err, e;
 
 	if (!cut)
 		return -ENOMEM;
-	swap_epoch(s, &old);
-	err = open_epoch(s, el);
+	err = open_epoch(s, el, &next);
 	if (err) {
-		drop_epoch(s);
-		swap_epoch(s, &old);
 		free(cut);
 		return err;
 	}
 	/* 0 under a perf clock it cannot read: every task record is taken */
-	since = event_now(s->o->clockid, el);
+	since = prec_evlist__now(el, s->o->clockid);
 	for (int c = 0; c < s->nr_cpus; c++) {
-		cut[c].writer = s->writers[c];
+		cut[c].writer = next.writers[c];
 		/* a drainer that has exited moves nothing: no loss twice */
 		cut[c].lost = s->epoch_base[c][0];
 		cut[c].lost_samples = s->epoch_base[c][1];
@@ -1250,19 +930,19 @@ int prec_session__cut(struct prec_session *s, struct prec_evlist *el)
 		prec_capture__init(&cut[c].capture, PREC_CAPTURE_BYTES, since);
 	}
 	prec_drainer_pool__capture(s->pool, cut);
-	e = epoch_tasks(s, el);
+	e = epoch_tasks(s, el, &next);
 	err = prec_drainer_pool__cut(s->pool, cut);
 	if (err)
-		pr_err("%s: a drainer stopped before it moved to this epoch", s->dir);
+		pr_err("%s: a drainer stopped before it moved to this epoch", next.dir);
 	if (e < 0) {
-		pr_err("%s/%s: synthesizing the side band: %s", s->dir,
+		pr_err("%s/%s: synthesizing the side band: %s", next.dir,
 		       PREC_SHARD_SIDEBAND_NAME, strerror(-e));
 		err = err ? err : e;
 	}
-	e = epoch_sideband(s, cut);
+	e = epoch_sideband(s, &next, cut);
 	err = err ? err : e;
-	/* The old epoch, whose writers are all this thread's now. */
-	swap_epoch(s, &old);
+	/* The old epoch, whose writers are all this thread's now, closed;
+	 * the next one is the session's from here on. */
 	s->cuts = cut;
 	e = close_epoch(s, el, 0);
 	s->cuts = NULL;
@@ -1270,11 +950,8 @@ int prec_session__cut(struct prec_session *s, struct prec_evlist *el)
 	s->prior_records += s->records;
 	s->prior_bytes += s->bytes;
 	s->prior_lost += s->lost;
-	swap_epoch(s, &old);
-	free(old.writers);
-	prec_manifest__delete(old.m);
-	close(old.dirfd);
-	free(old.dir);
+	prec_recording__exit(&s->rec);
+	s->rec = next;
 	for (int c = 0; c < s->nr_cpus; c++) {
 		prec_drainer__free_maps(cut[c].maps, cut[c].nr_maps);
 		prec_capture__exit(&cut[c].capture);
@@ -1287,17 +964,12 @@ int prec_session__cut(struct prec_session *s, struct prec_evlist *el)
 void prec_session__discard(struct prec_session *s)
 {
 	stop_drainers(s);
-	for (int c = 0; s->writers && c <= s->nr_cpus; c++) {
-		prec_shard_writer__close(s->writers[c]);
-		s->writers[c] = NULL;
-	}
+	prec_recording__close_writers(&s->rec);
 	close_flight(s);
 	prec_shard_writer__close(s->tail_writer);
 	s->tail_writer = NULL;
 	/* With --switch-output its epoch goes with it. */
-	if (s->dirfd >= 0)
-		close(s->dirfd);
-	s->dirfd = -1;
+	prec_recording__exit(&s->rec);
 	prec_out_dir__discard(&s->out);
 }
 
@@ -1306,8 +978,7 @@ void prec_session__exit(struct prec_session *s)
 	if (!s)
 		return;
 	prec_drainer_pool__delete(s->pool); /* joined first */
-	for (int c = 0; s->writers && c <= s->nr_cpus; c++)
-		prec_shard_writer__close(s->writers[c]);
+	prec_recording__close_writers(&s->rec);
 	close_flight(s);
 	free(s->flight_writers);
 	free(s->flight_shard);
@@ -1316,14 +987,10 @@ void prec_session__exit(struct prec_session *s)
 	free(s->bid_queues);
 	prec_buildid_reader__delete(s->bid_reader);
 	free(s->writer_wait);
-	free(s->writers);
-	prec_manifest__delete(s->m);
-	if (s->dirfd >= 0)
-		close(s->dirfd);
+	prec_recording__exit(&s->rec);
 	prec_epochs__delete(s->epochs);
 	free(s->epoch_base);
-	free(s->dir);
 	prec_out_dir__exit(&s->out);
 	memset(s, 0, sizeof(*s));
-	s->dirfd = -1;
+	s->rec.dirfd = -1;
 }

@@ -12,6 +12,7 @@
 #include "record/drainer_pool.h"
 #include "record/options.h"
 #include "record/out_dir.h"
+#include "record/recording.h"
 #include "record/sideband.h"
 
 struct prec_buildid_queue;
@@ -24,13 +25,11 @@ struct prec_snapshot;
 
 struct prec_session {
 	struct prec_out_dir out; /* the output directory (-f's old one) */
-	char *dir;             /* the recording's: out's, or an epoch in it */
-	int dirfd;
-	uint8_t session_id[16];
-	struct prec_manifest *m;
+	/* the recording written now: out's directory, or with
+	 * --switch-output the current epoch in it */
+	struct prec_recording rec;
 	int nr_cpus;
 	const int *cpus;
-	struct prec_shard_writer **writers; /* per CPU, then sideband last */
 	struct prec_drainer_pool *pool;    /* the drainers, one per CPU */
 	/* A flight recording's: per CPU, the shard the snapshots write
 	 * (cpuNNN.flight.shard), and its index in m->shards */
@@ -53,15 +52,13 @@ struct prec_session {
 	size_t pages;          /* ring data pages, for the lost-records advice */
 	int fail_cpu, fail_err; /* first drainer failure: its CPU, -errno */
 	uint64_t fail_ns;      /* when the session learnt of it (MONOTONIC) */
-	uint64_t reserve_bytes; /* manifest.reserve size, 0 if none */
 	int rt_prio;           /* the drainers' SCHED_FIFO priority, 0 = none */
 	enum prec_affinity affinity; /* where they run (never AUTO) */
 	bool drainers_disable; /* the drainers disable their CPUs' events at
 				* the stop (no flight recording): the
 				* caller of finish() does not; and
 				* enable them at the start: enable()) */
-	/* --switch-output: dir (dirfd) holds epochs (epochs.h); dir, dirfd,
-	 * session_id, m, writers and reserve_bytes are the current one's */
+	/* --switch-output: out holds epochs (epochs.h), rec the current one */
 	struct prec_epochs *epochs; /* NULL without --switch-output */
 	const struct prec_record_opts *o; /* for each epoch's manifest */
 	int argc;
@@ -118,8 +115,6 @@ int prec_session__finish(struct prec_session *s, struct prec_evlist *el);
 /* The pool's notify fd is readable: note which drainer failed (fail_*). Returns
  * 1 when the recording must stop now, 0 for a spurious wake. Main thread. */
 int prec_session__drain_failed(struct prec_session *s);
-/* The staging each shard writer of o gets (--max-disk's minimum). */
-size_t prec_session__staging(const struct prec_record_opts *o);
 /* Record bytes drained so far by every drainer (--max-size). */
 uint64_t prec_session__drained(const struct prec_session *s);
 /* Remove what begin() and start() created when the recording never

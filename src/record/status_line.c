@@ -95,8 +95,8 @@ static uint64_t disk_used(const struct prec_session *s)
 	uint64_t sum = 0;
 	struct stat st;
 
-	for (uint32_t i = 0; s->m && i < s->m->nr_shards; i++)
-		if (!fstatat(s->dirfd, s->m->shards[i].name, &st, AT_SYMLINK_NOFOLLOW))
+	for (uint32_t i = 0; s->rec.m && i < s->rec.m->nr_shards; i++)
+		if (!fstatat(s->rec.dirfd, s->rec.m->shards[i].name, &st, AT_SYMLINK_NOFOLLOW))
 			sum += (uint64_t)st.st_blocks * 512u;
 	return sum;
 }

@@ -13,7 +13,7 @@
  * thing to change. */
 static void warn_cpu(const struct prec_session *s, int c)
 {
-	const struct prec_manifest_shard *sh = &s->m->shards[c];
+	const struct prec_manifest_shard *sh = &s->rec.m->shards[c];
 	uint64_t n = prec_manifest_shard__lost(sh);
 
 	if (!n)
@@ -42,21 +42,21 @@ void prec_summary__print(const struct prec_session *s)
 
 	if (s->t_stop_ns <= s->t_enable_ns)
 		secs = 0;
-	for (uint32_t c = 0; c < s->m->nr_shards; c++) {
-		raw += s->m->shards[c].raw_bytes;
-		stored += s->m->shards[c].bytes;
+	for (uint32_t c = 0; c < s->rec.m->nr_shards; c++) {
+		raw += s->rec.m->shards[c].raw_bytes;
+		stored += s->rec.m->shards[c].bytes;
 	}
 	if (raw > stored && stored)
 		snprintf(lz4, sizeof(lz4), " (lz4: %.3f MB raw, %.1fx)",
 			 (double)raw / 1e6, (double)raw / (double)stored);
 	fprintf(stderr, "[ prec record: %u shards, %llu records, %.3f MB written%s (%.1f MB/s), %llu lost, manifest in %.1f ms ]\n",
-		s->m->nr_shards, (unsigned long long)s->records, mb, lz4,
+		s->rec.m->nr_shards, (unsigned long long)s->records, mb, lz4,
 		secs > 0 ? mb / secs : 0.0, (unsigned long long)s->lost,
 		(double)s->manifest_ns / 1e6);
 	if (s->epochs)
 		fprintf(stderr, "[ prec record: %u epoch%s, the last in %s ]\n",
 			prec_epochs__count(s->epochs),
-			prec_epochs__count(s->epochs) == 1 ? "" : "s", s->dir);
+			prec_epochs__count(s->epochs) == 1 ? "" : "s", s->rec.dir);
 	/* After a drainer failure its ring overflowed by design: the ring
 	 * size advice would mislead. */
 	if (!s->lost || s->fail_err)
@@ -64,7 +64,7 @@ void prec_summary__print(const struct prec_session *s)
 	for (int c = 0; c < s->nr_cpus; c++)
 		warn_cpu(s, c);
 	for (int c = 0; s->flight_shard && c < s->nr_cpus; c++) {
-		const struct prec_manifest_shard *sh = &s->m->shards[s->flight_shard[c]];
+		const struct prec_manifest_shard *sh = &s->rec.m->shards[s->flight_shard[c]];
 
 		if (prec_manifest_shard__lost(sh))
 			pr_warn("cpu%d: %llu records LOST in the flight ring: the kernel drops what comes while the ring is paused for a snapshot",
@@ -73,7 +73,7 @@ void prec_summary__print(const struct prec_session *s)
 	/* A flight ring loses records by design (pauses), not for want of
 	 * ring room: the advice is for the drained rings. */
 	for (int c = 0; c < s->nr_cpus; c++)
-		drained_lost += prec_manifest_shard__lost(&s->m->shards[c]);
+		drained_lost += prec_manifest_shard__lost(&s->rec.m->shards[c]);
 	if (!drained_lost)
 		return;
 	/* -m sizes a flight recording's drained rings only when they hold

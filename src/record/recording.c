@@ -1,0 +1,325 @@
+// SPDX-License-Identifier: MIT
+// One recording: its directory (the output's, or an epoch's), its session
+// id, the manifest filled at the start and completed at the close, a
+// shard writer per CPU and the side band's, and manifest.reserve, the
+// final manifest's room kept from the start.
+
+#include "record/recording.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "record/evlist.h"
+#include "record/host.h"
+#include "record/options.h"
+#include "record/perfclock.h"
+#include "record/perm.h"
+#include "record/ring.h"
+#include "record/tracefs.h"
+#include "store/store.h"
+#include "util/clock.h"
+#include "util/log.h"
+
+/* The final manifest's room, kept from the start (see reserve_size()). */
+#define PREC_MANIFEST_RESERVE_NAME "manifest.reserve"
+#define PREC_MANIFEST_RESERVE_EXTRA (256u * 1024u)
+
+static int add_events(struct prec_manifest *m, struct prec_evlist *el)
+{
+	for (int e = 0; e < el->nr; e++) {
+		struct prec_evsel *ev = &el->evsel[e];
+		uint8_t attr[128] = { 0 };
+		int idx, err = 0;
+
+		memcpy(attr, &ev->attr, sizeof(attr));
+		idx = prec_manifest__add_event(m, attr, ev->name);
+		if (idx < 0)
+			return idx;
+		ev->midx = idx;
+		/* the leader comes first in the list: its index is known */
+		if (ev->leader >= 0)
+			m->events[idx].leader1 = (uint32_t)el->evsel[ev->leader].midx + 1;
+		for (int c = 0; c < el->nr_cpus && !err; c++)
+			for (int t = 0; t < el->nr_tasks && !err; t++) {
+				size_t i = ((size_t)e * (size_t)el->nr_cpus + (size_t)c) *
+					   (size_t)el->nr_tasks + (size_t)t;
+
+				err = prec_manifest__add_event_id(m, (uint32_t)idx,
+					el->ids[i], el->cpus[c], el->tasks[t]);
+			}
+		if (err)
+			return err;
+		if (ev->tp_system) {
+			err = prec_tracefs__add_formats(m, ev->tp_system, ev->tp_name,
+							ev->attr.config);
+			if (err) {
+				pr_err("event '%s': reading its format from tracefs: %s",
+				       ev->name, strerror(-err));
+				return err;
+			}
+		}
+	}
+	return 0;
+}
+
+static int fill_manifest(struct prec_recording *r, const struct prec_record_opts *o,
+			 struct prec_evlist *el, int argc, char **argv)
+{
+	struct prec_manifest *m = r->m;
+	struct timespec res;
+	char **args = calloc((size_t)argc + 2, sizeof(*args));
+	int err;
+
+	if (!args)
+		return -ENOMEM;
+	args[0] = "prec";
+	memcpy(args + 1, argv, (size_t)argc * sizeof(*argv));
+	err = prec_manifest__set_argv(m, argc + 1, args);
+	free(args);
+	if (err)
+		return err;
+	m->state = PREC_STATE_RECORDING;
+	memcpy(m->session_id, r->session_id, sizeof(m->session_id));
+	err = prec_host__fill(m);
+	if (err)
+		return err;
+	m->clockid = o->clockid;
+	if (o->clockid != PREC_CLOCK_PERF && !clock_getres((clockid_t)o->clockid, &res))
+		m->clock_res_ns = (uint64_t)res.tv_sec * 1000000000ull + (uint64_t)res.tv_nsec;
+	/* One instant on both clocks, read back to back. */
+	m->ref_wall_ns = prec_now_ns(CLOCK_REALTIME);
+	m->ref_clock_ns = prec_evlist__now(el, o->clockid);
+	m->sample_type = prec_evlist__sample_base(el);
+	err = prec_time_layout__init(&m->time_layout, m->sample_type);
+	if (!err)
+		err = add_events(m, el);
+	/* perf's TIME_CONV: the first ring's words, kept only if they convert
+	 * (a page without cap_user_time_zero leaves it unset). */
+	if (el->rings && el->nr_cpus)
+		prec_perfclock__read(el->rings[0].page, &m->time_conv);
+	/* The rings are mapped by now: intel_pt's words need a control page. */
+	if (!err)
+		err = prec_evlist__aux_info(el, m);
+	return err;
+}
+
+/* Copy mode's staging: twice the ring, so a drainer can take a full ring
+ * while the previous one is still being written; four times with O_DIRECT,
+ * whose writes wait for a batch (and one in flight may take half); 1..8 MiB
+ * per CPU. */
+static size_t staging_for(const struct prec_record_opts *o)
+{
+	size_t want = o->mmap_pages * (size_t)sysconf(_SC_PAGESIZE) * (o->direct_io ? 4 : 2);
+
+	if (want < 1024 * 1024)
+		return 1024 * 1024;
+	return want > 8 * 1024 * 1024 ? 8 * 1024 * 1024 : want;
+}
+
+/* How far each O_DIRECT staging may grow behind writes that stall:
+ * --max-staging, else 256 MiB, all CPUs' together at most a 16th of the
+ * memory, and under --max-disk a quarter of a CPU's share of the budget:
+ * held data the budget counts as written. Never below the staging. */
+static size_t staging_max_for(const struct prec_record_opts *o, int nr_cpus)
+{
+	uint64_t max = 256ull << 20, mem = (uint64_t)sysconf(_SC_PHYS_PAGES) *
+					   (uint64_t)sysconf(_SC_PAGESIZE);
+
+	if (o->max_staging_set) {
+		max = o->max_staging;
+	} else if (nr_cpus > 0) {
+		if (mem / 16 / (uint64_t)nr_cpus < max)
+			max = mem / 16 / (uint64_t)nr_cpus;
+		if (o->max_disk && o->max_disk / 4 / (uint64_t)nr_cpus < max)
+			max = o->max_disk / 4 / (uint64_t)nr_cpus;
+	}
+	if (max < staging_for(o))
+		return 0;
+	return max > SIZE_MAX ? SIZE_MAX : (size_t)max;
+}
+
+size_t prec_recording__staging(const struct prec_record_opts *o)
+{
+	return staging_for(o);
+}
+
+void prec_recording__writer_opts(const struct prec_recording *r,
+				 const struct prec_record_opts *o,
+				 struct prec_shard_writer_opts *wo)
+{
+	/* -z: every shard, the side band too, gets lz4 chunks; the writer
+	 * compresses into its own staging, so it is copy mode. */
+	*wo = (struct prec_shard_writer_opts){ .copy = o->copy || o->compress,
+		.direct = o->direct_io,
+		.codec = o->compress ? PREC_CODEC_LZ4 : PREC_CODEC_NONE,
+		.lz4_level = o->compress_level > 12 ? 12 : o->compress_level, /* -o FILE: zstd to 22 */
+		.staging_bytes = staging_for(o),
+		.staging_max = staging_max_for(o, r->nr_cpus) };
+	memcpy(wo->session_id, r->session_id, sizeof(wo->session_id));
+}
+
+/* A shard writer per CPU and the side band's, and their manifest entries. */
+static int open_writers(struct prec_recording *r, const struct prec_record_opts *o,
+			const struct prec_evlist *el, struct prec_disk_budget *budget)
+{
+	struct prec_shard_writer_opts wo;
+	struct prec_manifest_shard sh = { 0 };
+	char name[32];
+	int err;
+
+	prec_recording__writer_opts(r, o, &wo);
+	r->writers = calloc((size_t)r->nr_cpus + 1, sizeof(*r->writers));
+	if (!r->writers)
+		return -ENOMEM;
+	for (int c = 0; c <= r->nr_cpus; c++) {
+		bool sb = c == r->nr_cpus;
+
+		wo.cpu = sb ? PREC_SIDEBAND_CPU : el->cpus[c];
+		/* The side band is kept whole: the budget counts it (max_disk.c). */
+		wo.budget = sb ? NULL : budget;
+		if (sb)
+			snprintf(name, sizeof(name), "%s", PREC_SHARD_SIDEBAND_NAME);
+		else
+			snprintf(name, sizeof(name), "cpu%03d.shard", el->cpus[c]);
+		err = prec_shard_writer__open(&r->writers[c], r->dirfd, name, &wo);
+		if (err) {
+			pr_err("%s/%s: creating the shard: %s%s", r->dir, name, strerror(-err),
+			       err == -ENOMEM && !prec_perm__ipc_lock() ?
+			       " (its io_uring counts as locked memory beside the rings: raise 'ulimit -l', or a smaller -m)" : "");
+			return err;
+		}
+		sh.name = name;
+		sh.cpu = wo.cpu;
+		err = prec_manifest__add_shard(r->m, &sh);
+		if (err)
+			return err;
+	}
+	pr_debug("shards: %s writes, %zu KiB staging each",
+		 prec_shard_writer__direct(r->writers[0]) ? "O_DIRECT" :
+		 wo.copy ? "page-cache" : "zero-copy page-cache", wo.staging_bytes / 1024);
+	return 0;
+}
+
+int prec_recording__open(struct prec_recording *r, int dirfd, char *dir,
+			 const struct prec_recording_opts *ro)
+{
+	int err;
+
+	memset(r, 0, sizeof(*r));
+	r->dirfd = dirfd;
+	r->dir = dir;
+	r->nr_cpus = ro->el->nr_cpus;
+	/* First: a reader following the recording (merge --follow) that finds
+	 * no manifest yet waits while the lock is held, and one that finds
+	 * the manifest unfinished and no lock held knows we are gone. Held
+	 * until the descriptor is closed, after the final manifest. */
+	err = prec_writer_lock__take(dirfd);
+	if (err)
+		pr_debug("%s: flock: %s (merge --follow cannot tell if we die)", dir,
+			 strerror(-err));
+	if (getrandom(r->session_id, sizeof(r->session_id), 0) != sizeof(r->session_id))
+		return -errno ? -errno : -EIO;
+	r->m = prec_manifest__new();
+	if (!r->m)
+		return -ENOMEM;
+	err = fill_manifest(r, ro->o, ro->el, ro->argc, ro->argv);
+	if (err) {
+		pr_err("%s/manifest: filling it: %s", r->dir, strerror(-err));
+		return err;
+	}
+	return open_writers(r, ro->o, ro->el, ro->budget);
+}
+
+int prec_recording__write_manifest(struct prec_recording *r)
+{
+	int err = prec_manifest__write(r->m, r->dirfd);
+
+	if (err)
+		pr_err("%s/manifest: writing it: %s", r->dir, strerror(-err));
+	return err;
+}
+
+/* Room the final manifest may need: what it holds now (events, side-band
+ * build-ids) twice over, plus room for ~2,000 build-ids of programs
+ * started during the recording. Its temp file and the start manifest
+ * coexist for a moment, hence twice. */
+static uint64_t reserve_size(const struct prec_manifest *m)
+{
+	void *buf;
+	size_t len = 0;
+
+	if (prec_manifest__encode(m, &buf, &len))
+		len = 64 * 1024;
+	else
+		free(buf);
+	return 2 * (uint64_t)len + PREC_MANIFEST_RESERVE_EXTRA;
+}
+
+/* Allocate manifest.reserve now, so a disk that fills up during the
+ * recording still has room for the final manifest (the file is removed
+ * just before that is written). */
+int prec_recording__reserve(struct prec_recording *r)
+{
+	uint64_t len = reserve_size(r->m);
+	int fd, err;
+
+	fd = openat(r->dirfd, PREC_MANIFEST_RESERVE_NAME,
+		    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		err = -errno;
+		goto report;
+	}
+	/* posix_fallocate writes zeros where fallocate is unsupported. */
+	err = -posix_fallocate(fd, 0, (off_t)len);
+	close(fd);
+	if (!err) {
+		r->reserve_bytes = len;
+		return 0;
+	}
+	unlinkat(r->dirfd, PREC_MANIFEST_RESERVE_NAME, 0);
+report:
+	pr_err("%s/%s: reserving %llu KiB for the final manifest: %s", r->dir,
+	       PREC_MANIFEST_RESERVE_NAME, (unsigned long long)(len >> 10),
+	       strerror(-err));
+	return err;
+}
+
+void prec_recording__release(struct prec_recording *r)
+{
+	if (!r->reserve_bytes)
+		return;
+	if (unlinkat(r->dirfd, PREC_MANIFEST_RESERVE_NAME, 0) && errno != ENOENT)
+		pr_warn("%s/%s: removing it: %s", r->dir, PREC_MANIFEST_RESERVE_NAME,
+			strerror(errno));
+	r->reserve_bytes = 0;
+}
+
+int prec_recording__close_writers(struct prec_recording *r)
+{
+	int err = 0, e;
+
+	for (int c = 0; r->writers && c <= r->nr_cpus; c++) {
+		e = prec_shard_writer__close(r->writers[c]);
+		r->writers[c] = NULL;
+		err = err ? err : e;
+	}
+	return err;
+}
+
+void prec_recording__exit(struct prec_recording *r)
+{
+	prec_recording__close_writers(r);
+	free(r->writers);
+	prec_manifest__delete(r->m);
+	if (r->dirfd >= 0)
+		close(r->dirfd);
+	free(r->dir);
+	memset(r, 0, sizeof(*r));
+	r->dirfd = -1;
+}

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: MIT */
+/* One recording (recording.c): a directory with its session id, manifest,
+ * shard writers and the manifest's reserved room. A plain recording is
+ * the output directory; with --switch-output each epoch is one, and a
+ * cut closes one recording and opens the next. */
+#ifndef PREC_RECORD_RECORDING_H
+#define PREC_RECORD_RECORDING_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct prec_disk_budget;
+struct prec_evlist;
+struct prec_manifest;
+struct prec_record_opts;
+struct prec_shard_writer;
+struct prec_shard_writer_opts;
+
+struct prec_recording {
+	int dirfd;             /* its directory (owned) */
+	char *dir;             /* its path, for messages (owned) */
+	uint8_t session_id[16];
+	struct prec_manifest *m;
+	int nr_cpus;
+	struct prec_shard_writer **writers; /* per CPU, then the side band */
+	uint64_t reserve_bytes; /* manifest.reserve's size, 0 if none */
+};
+
+/* What a recording is opened with: the options, the events (opened, their
+ * rings mapped), the command line for the manifest, and the CPU shards'
+ * --max-disk budget or NULL. */
+struct prec_recording_opts {
+	const struct prec_record_opts *o;
+	struct prec_evlist *el;
+	int argc;
+	char **argv;
+	struct prec_disk_budget *budget;
+};
+
+/* Take dirfd and dir (both owned from here on, even on failure), lock the
+ * directory for readers following it, draw a session id, fill the start
+ * manifest (state RECORDING, no start time yet) and open a shard writer
+ * per CPU plus the side band's, each listed in the manifest. Returns 0 or
+ * -errno after one line; r is then for exit() only. */
+int prec_recording__open(struct prec_recording *r, int dirfd, char *dir,
+			 const struct prec_recording_opts *ro);
+/* The options every shard of r is written with (-z, O_DIRECT, staging). */
+void prec_recording__writer_opts(const struct prec_recording *r,
+				 const struct prec_record_opts *o,
+				 struct prec_shard_writer_opts *wo);
+/* The staging each shard writer of o gets (--max-disk's minimum). */
+size_t prec_recording__staging(const struct prec_record_opts *o);
+/* The manifest written as it is now. Returns 0 or -errno after one line. */
+int prec_recording__write_manifest(struct prec_recording *r);
+/* Allocate manifest.reserve, room for the final manifest on a disk that
+ * fills up meanwhile. Returns 0 or -errno after one line. */
+int prec_recording__reserve(struct prec_recording *r);
+/* The reserve removed, just before the final manifest is written. */
+void prec_recording__release(struct prec_recording *r);
+/* Every writer closed (after a flush, only frees); the first error. */
+int prec_recording__close_writers(struct prec_recording *r);
+/* Writers closed, manifest and descriptor freed; r zeroed (dirfd -1). */
+void prec_recording__exit(struct prec_recording *r);
+
+#endif
