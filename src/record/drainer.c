@@ -5,12 +5,10 @@
 
 #include "record/drainer.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <linux/futex.h>
 #include <linux/perf_event.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,14 +18,13 @@
 #include <unistd.h>
 
 #include "record/drain_walk.h"
+#include "record/drainer_place.h"
 #include "record/evlist.h"
 #include "record/options.h"
 #include "record/perfclock.h"
 #include "record/ring.h"
 #include "store/store.h"
 #include "util/clock.h"
-#include "util/cpu_list.h"
-#include "util/file.h"
 #include "util/latch.h"
 #include "util/log.h"
 
@@ -332,109 +329,6 @@ static int append_marker(struct prec_drainer *d)
 	return 0;
 }
 
-/* Add the CPUs of sysfs list text ("0-3,8") to set. Returns how many
- * (0 for text that is no CPU list, or no memory). */
-static int add_cpu_list(cpu_set_t *set, const char *text)
-{
-	int *cpus, n = prec_cpu_list__parse(text, &cpus), added = 0;
-
-	for (int i = 0; i < n; i++) {
-		if (cpus[i] < CPU_SETSIZE) {
-			CPU_SET(cpus[i], set);
-			added++;
-		}
-	}
-	free(cpus);
-	return added;
-}
-
-/* The CPUs sharing pin_cpu's package (socket): near its ring's memory and
- * caches, without taking the very CPU whose workload fills the ring. */
-static void package_cpus(int cpu, cpu_set_t *set)
-{
-	char path[96], *text = NULL;
-	size_t cap = 0;
-
-	snprintf(path, sizeof(path),
-		 "/sys/devices/system/cpu/cpu%d/topology/package_cpus_list", cpu);
-	if (prec_file__read_text(path, &text, &cap, 4096) <= 0 || !add_cpu_list(set, text))
-		CPU_SET(cpu, set);
-	free(text);
-}
-
-/* The CPUs of cpu's NUMA node, as perf's --affinity node takes them: the
- * node is the cpuN/nodeM link, its CPUs nodeM's cpulist. A kernel without
- * NUMA in sysfs has one node: every online CPU. */
-static void node_cpus(int cpu, cpu_set_t *set)
-{
-	char path[96], *text = NULL;
-	struct dirent *e;
-	size_t cap = 0;
-	long node = -1;
-	DIR *d;
-
-	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d", cpu);
-	d = opendir(path);
-	while (d && node < 0 && (e = readdir(d))) {
-		char *end;
-
-		if (!strncmp(e->d_name, "node", 4) && e->d_name[4]) {
-			node = strtol(e->d_name + 4, &end, 10);
-			if (*end)
-				node = -1;
-		}
-	}
-	if (d)
-		closedir(d);
-	if (node >= 0)
-		snprintf(path, sizeof(path), "/sys/devices/system/node/node%ld/cpulist", node);
-	else
-		snprintf(path, sizeof(path), "/sys/devices/system/cpu/online");
-	if (prec_file__read_text(path, &text, &cap, 4096) <= 0 || !add_cpu_list(set, text))
-		CPU_SET(cpu, set);
-	free(text);
-}
-
-/* The CPUs a drainer runs on (see enum prec_affinity). A SCHED_FIFO
- * drainer is best on its ring's CPU: the ring's wake-up is local, with no
- * IPI to an idle (in a VM, halted) CPU, and it runs at once. Under the fair
- * scheduler it would wait out the slice of the workload that fills its ring
- * there while the ring overflows: "others". bench/record_ring.sh
- * compares the two. */
-static void drainer_cpus(const struct prec_drainer *d, cpu_set_t *set)
-{
-	CPU_ZERO(set);
-	if (d->o.affinity == PREC_AFFINITY_CPU) {
-		CPU_SET(d->o.pin_cpu, set);
-		return;
-	}
-	if (d->o.affinity == PREC_AFFINITY_NODE) {
-		node_cpus(d->o.pin_cpu, set);
-		return;
-	}
-	package_cpus(d->o.pin_cpu, set);
-	if (d->o.affinity == PREC_AFFINITY_OTHERS && CPU_COUNT(set) > 1)
-		CPU_CLR(d->o.pin_cpu, set);
-}
-
-/* The thread and the io_uring workers that carry out its writes (io-wq,
- * per submitting thread) get the same CPUs, for the same reason. */
-static void thread_setup(struct prec_drainer *d)
-{
-	cpu_set_t set;
-	int err;
-
-	if (d->o.pin_cpu < 0 || d->o.pin_cpu >= CPU_SETSIZE)
-		return;
-	drainer_cpus(d, &set);
-	err = pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
-	if (!err)
-		err = -prec_shard_writer__worker_cpus(d->o.writer, &set);
-	if (err)
-		pr_warn("drainer cpu%d: CPU affinity near CPU %d: %s\n", d->o.cpu,
-			d->o.pin_cpu, strerror(err));
-}
-
 /* ask_enable(): this CPU's events, from this CPU. */
 static void enable_own(struct prec_drainer *d)
 {
@@ -588,34 +482,6 @@ static void drain_loop(struct prec_drainer *d)
 	} while (!stopping);
 }
 
-/* The io_uring workers (io-wq) that carry out this thread's writes are
- * forked from it on demand, for as long as it submits, and a fork copies
- * the scheduling policy: SCHED_FIFO drainers would hand every worker
- * their priority, and a worker doing a buffered write that blocks, or
- * that a workload keeps busy, would then hold the CPU at -r's level.
- * SCHED_RESET_ON_FORK gives each fork the fair scheduler instead. Set
- * before the thread's first submission (which makes its io-wq). Making
- * the ring, or a first worker, before the priority is raised would not
- * do: a worker is forked whenever the ones there are busy or blocked. */
-static void fifo_no_inherit(struct prec_drainer *d)
-{
-	struct sched_param sp = { .sched_priority = d->o.rt_prio };
-	int err;
-
-	if (d->o.rt_prio <= 0)
-		return;
-	if (!sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &sp))
-		return;
-	err = errno;
-	/* Not expected (the thread already runs SCHED_FIFO at this), but
-	 * no worker may inherit it: the fair scheduler for this drainer. */
-	pr_warn("drainer cpu%d: SCHED_FIFO %d with SCHED_RESET_ON_FORK: %s; the drainer runs under the fair scheduler",
-		d->o.cpu, d->o.rt_prio, strerror(err));
-	sp.sched_priority = 0;
-	sched_setscheduler(0, SCHED_OTHER, &sp);
-}
-
-
 static void *drain_thread(void *arg)
 {
 	struct prec_drainer *d = arg;
@@ -625,8 +491,8 @@ static void *drain_thread(void *arg)
 	 * fan-out: the drainers below this one wait for it to start them). */
 	if (d->o.started)
 		d->o.started(d->o.started_ctx);
-	fifo_no_inherit(d);
-	thread_setup(d);
+	prec_drainer_place__setup(d->o.cpu, d->o.rt_prio, d->o.affinity, d->o.pin_cpu,
+				  d->o.writer);
 	/* Where it stays: its staging pinned from here, near its CPU, each
 	 * drainer its own at once. */
 	prec_shard_writer__adopt(d->o.writer);
@@ -651,41 +517,6 @@ static void *drain_thread(void *arg)
 	return NULL;
 }
 
-static void *no_op(void *arg)
-{
-	return arg;
-}
-
-/* A thread running fn(arg), SCHED_FIFO at prio when prio > 0, on the CPUs
- * of cpus when not NULL. -errno. */
-static int create_thread(pthread_t *t, int prio, const cpu_set_t *cpus,
-			 void *(*fn)(void *), void *arg)
-{
-	struct sched_param sp = { .sched_priority = prio };
-	pthread_attr_t attr;
-	int err = pthread_attr_init(&attr);
-
-	if (err)
-		return -err;
-	/* Set before the thread first runs: a SCHED_FIFO drainer started
-	 * where its creator runs would take that CPU from the main thread,
-	 * still starting the others, until it moved itself to its own. */
-	if (cpus && (err = pthread_attr_setaffinity_np(&attr, sizeof(*cpus), cpus))) {
-		pthread_attr_destroy(&attr);
-		return -err;
-	}
-	if (prio > 0 &&
-	    ((err = pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED)) ||
-	     (err = pthread_attr_setschedpolicy(&attr, SCHED_FIFO)) ||
-	     (err = pthread_attr_setschedparam(&attr, &sp)))) {
-		pthread_attr_destroy(&attr);
-		return -err;
-	}
-	err = pthread_create(t, &attr, fn, arg);
-	pthread_attr_destroy(&attr);
-	return -err;
-}
-
 bool prec_drainer__pinned(const struct prec_drainer *d)
 {
 	return d->o.pin_cpu >= 0 && d->o.pin_cpu < CPU_SETSIZE;
@@ -701,16 +532,16 @@ int prec_drainer__spawn(struct prec_drainer *d, const cpu_set_t *anywhere)
 	int err;
 
 	if (pin)
-		drainer_cpus(d, &set);
+		prec_drainer_place__cpus(d->o.affinity, d->o.pin_cpu, &set);
 	/* -r: a drainer woken by a filling ring runs at once; under the fair
 	 * scheduler it can wait milliseconds behind the task that fills the
 	 * ring, or the io-wq workers its own writes keep busy. */
-	err = create_thread(&d->thread, d->o.rt_prio, pin ? &set : anywhere,
+	err = prec_drainer_place__create(&d->thread, d->o.rt_prio, pin ? &set : anywhere,
 			    drain_thread, d);
 	/* A CPU set the kernel refuses (a CPU gone offline): where
-	 * thread_setup() would have warned and run it anywhere. */
+	 * prec_drainer_place__setup() would have warned and run it anywhere. */
 	if (err == -EINVAL && pin)
-		err = create_thread(&d->thread, d->o.rt_prio, anywhere, drain_thread, d);
+		err = prec_drainer_place__create(&d->thread, d->o.rt_prio, anywhere, drain_thread, d);
 	d->start_err = err;
 	if (err)
 		return err;
@@ -733,35 +564,6 @@ int prec_drainer__start(struct prec_drainer *d)
 int prec_drainer__start_error(const struct prec_drainer *d)
 {
 	return d->start_err;
-}
-
-void prec_drainer__warn_fifo(int prio)
-{
-	char text[32];
-
-	if (prio <= 0)
-		return;
-	/* Threaded interrupt handlers run SCHED_FIFO 50. */
-	if (prio > 50)
-		pr_warn("drainers: SCHED_FIFO %d (-r): above 50 a drainer can starve its CPU's other work, interrupt threads included",
-			prio);
-	if (prec_file__read_line("/proc/sys/kernel/sched_rt_runtime_us", text,
-				 sizeof(text)) > 0 && !strcmp(text, "-1"))
-		pr_warn("drainers: SCHED_FIFO %d: real-time throttling is off (kernel.sched_rt_runtime_us -1): nothing bounds the time a busy drainer takes from its CPU",
-			prio);
-}
-
-bool prec_drainer__fifo_allowed(int prio)
-{
-	pthread_t t;
-
-	/* What the drainers will do, on a thread that exits at once: the
-	 * kernel's verdict takes in CAP_SYS_NICE, RLIMIT_RTPRIO and a cgroup
-	 * with no real-time budget alike. */
-	if (prio <= 0 || create_thread(&t, prio, NULL, no_op, NULL))
-		return false;
-	pthread_join(t, NULL);
-	return true;
 }
 
 void prec_drainer__stop(struct prec_drainer *d)

@@ -78,12 +78,6 @@ struct prec_seen_map {
 
 int prec_drainer__new(struct prec_drainer **out,
 		      const struct prec_drainer_opts *opts);
-/* Whether a thread of this process may run SCHED_FIFO at prio (tried). */
-bool prec_drainer__fifo_allowed(int prio);
-/* Warn, one line each, when drainers at SCHED_FIFO prio (0 = none: no
- * warning) can take their CPUs from other work: prio above 50, or the
- * kernel's real-time throttling turned off. Call once per recording. */
-void prec_drainer__warn_fifo(int prio);
 /* Start the thread. */
 int prec_drainer__start(struct prec_drainer *d);
 /* Start the thread where it is placed (opts.pin_cpu, affinity);

@@ -22,6 +22,7 @@
 #include "util/buildid.h"
 #include "record/capture.h"
 #include "record/drainer.h"
+#include "record/drainer_place.h"
 #include "record/epochs.h"
 #include "record/evlist.h"
 #include "record/max_disk.h"
@@ -245,15 +246,9 @@ int prec_session__begin(struct prec_session *s,
  * CPUs where it does not. */
 static void drain_sched(struct prec_session *s, const struct prec_record_opts *o)
 {
-	s->rt_prio = o->rt_prio;
 	s->buildid_cache = !o->no_buildid_cache && !o->no_buildid;
 	s->no_buildid = o->no_buildid;
-	if (s->rt_prio < 0)
-		s->rt_prio = prec_drainer__fifo_allowed(PREC_DRAIN_AUTO_PRIO) ?
-			     PREC_DRAIN_AUTO_PRIO : 0;
-	s->affinity = o->affinity;
-	if (s->affinity == PREC_AFFINITY_AUTO)
-		s->affinity = s->rt_prio ? PREC_AFFINITY_CPU : PREC_AFFINITY_OTHERS;
+	prec_drainer_place__resolve(o, &s->rt_prio, &s->affinity);
 	pr_debug("drainers: -r %d (0: fair scheduler), --affinity %s", s->rt_prio,
 		 prec_affinity__name(s->affinity));
 }
@@ -329,7 +324,7 @@ static int start_drainers(struct prec_session *s, const struct prec_record_opts 
 		pr_err("drainers: starting: %s\n", strerror(-first));
 		return first;
 	}
-	prec_drainer__warn_fifo(drained ? s->rt_prio : 0);
+	prec_drainer_place__warn_fifo(drained ? s->rt_prio : 0);
 	return 0;
 }
 
