@@ -6,7 +6,9 @@
 # Usage: tests/run.sh [name-filter...]; env BUILD (build dir), PREC (binary),
 # TEST_TIMEOUT (seconds per test, default 300), TEST_SEED (passed to tests),
 # TEST_EXEC (a command the unit programs and fuzz replayers run under, such
-# as qemu-aarch64-static for a cross build: make ARCH=arm64 unit-run).
+# as qemu-aarch64-static for a cross build: make ARCH=arm64 unit-run),
+# SKIPS_STRICT (1: a skip not in tests/skips.allowed fails; the default
+# as root with perf on PATH and no TEST_EXEC, i.e. in CI).
 set -u
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
@@ -25,6 +27,18 @@ mkdir -p "$logdir"
 if [ "$(id -u)" = 0 ] && [ -d /sys/kernel/tracing ] && [ ! -d /sys/kernel/tracing/events ]; then
 	mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null || true
 fi
+
+# A skip hides a regression as well as a missing machine feature: where
+# every test can run (CI: root, perf present), a skip fails unless
+# tests/skips.allowed names the test and the start of its reason.
+if [ -z "${SKIPS_STRICT:-}" ]; then
+	SKIPS_STRICT=0
+	[ "$(id -u)" = 0 ] && command -v perf >/dev/null && [ -z "$TEST_EXEC" ] && SKIPS_STRICT=1
+fi
+skip_allowed() { # NAME REASON
+	grep -v '^#' tests/skips.allowed |
+		awk -F'\t' -v n="$1" -v r="$2" '$1 == n && $2 != "" && index(r, $2) == 1 { f = 1 } END { exit !f }'
+}
 
 tests=()
 for t in "$BUILD"/tests/unit/*; do
@@ -53,7 +67,14 @@ for t in "${selected[@]}"; do
 	secs=$(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN { printf "%.2f", e - s }')
 	case $rc in
 	0) res=PASS; pass=$((pass + 1));;
-	77) res=SKIP; skip=$((skip + 1));;
+	77) res=SKIP
+	    reason=$(tail -n 1 "$log" | sed -n 's/^skip: //p')
+	    if [ "$SKIPS_STRICT" = 1 ] && ! skip_allowed "$name" "$reason"; then
+		res="FAIL (skip)"; fail=$((fail + 1)); failed+=("$name")
+		echo "skipped where every test must run (root, perf): '$reason' is not in tests/skips.allowed" >>"$log"
+	    else
+		skip=$((skip + 1))
+	    fi;;
 	124|137) res="FAIL (timeout)"; fail=$((fail + 1)); failed+=("$name");;
 	*) res="FAIL (exit $rc)"; fail=$((fail + 1)); failed+=("$name");;
 	esac
