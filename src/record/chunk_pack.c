@@ -51,6 +51,15 @@ int prec_chunk_pack__add(struct prec_chunk_pack *p, uint16_t size, uint64_t time
 	return 0;
 }
 
+int prec_chunk_pack__cut(struct prec_chunk_pack *p, const uint8_t *base)
+{
+	int err = flush(p);
+
+	if (!err)
+		p->base = base;
+	return err;
+}
+
 int prec_chunk_pack__finish(struct prec_chunk_pack *p)
 {
 	int err = flush(p);

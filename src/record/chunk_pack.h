@@ -3,7 +3,8 @@
  * buffer, appended to a shard as DATA chunks of at most
  * PREC_CHUNK_MAX_PAYLOAD bytes (chunk_pack.c): each chunk's watermark its
  * first time, which holds for every later chunk of the shard. The one rule
- * the side band's captures and the flight recorder's snapshots share. */
+ * the side band (its synthesis and its captures) and the flight recorder's
+ * snapshots share. */
 #ifndef PREC_RECORD_CHUNK_PACK_H
 #define PREC_RECORD_CHUNK_PACK_H
 
@@ -27,6 +28,9 @@ void prec_chunk_pack__init(struct prec_chunk_pack *p, struct prec_shard_writer *
  * none): the chunk so far goes out first when the record would make it
  * too long. Returns 0 or the writer's -errno. */
 int prec_chunk_pack__add(struct prec_chunk_pack *p, uint16_t size, uint64_t time);
+/* The chunk so far out now (its ticket in p->last); the next record is
+ * at base, e.g. the start of another buffer. Returns 0 or -errno. */
+int prec_chunk_pack__cut(struct prec_chunk_pack *p, const uint8_t *base);
 /* The last chunk out, then a wait until the writer has read every byte
  * (without copy mode it reads the caller's buffer until then). Returns 0
  * or -errno. */

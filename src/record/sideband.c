@@ -22,6 +22,7 @@
 #include "util/buildid.h"
 #include "util/clock.h"
 #include "record/cgroup.h"
+#include "record/chunk_pack.h"
 #include "record/internal.h"
 #include "record/vdso.h"
 #include "store/store.h"
@@ -46,9 +47,9 @@ struct sb {
 	struct prec_shard_writer *w;
 	struct prec_manifest *m;
 	uint8_t *buf[SB_NBUF];
-	int64_t ticket[SB_NBUF];
-	int cur;
-	uint32_t len, records;
+	int64_t ticket[SB_NBUF]; /* each buffer's last chunk */
+	int cur;               /* the buffer being packed */
+	struct prec_chunk_pack pack;
 	int total;
 	uint8_t rec[SB_REC_MAX];
 	char *text;            /* reusable /proc file buffer */
@@ -66,7 +67,6 @@ struct sb {
 	uint64_t map_timeouts; /* processes whose maps it cut */
 	bool vdso;             /* a [vdso] map was written: its build-id added */
 	uint64_t time;         /* put in every record's trailer (0: start) */
-	uint64_t chunk_first, chunk_last; /* times of the chunk being packed */
 	uint16_t time_back;    /* where: prec_time_layout.trailer_time_back */
 	/* a bounded synthesis (0: none): records past bound bytes, or a
 	 * process's past its share of it, are left out and counted */
@@ -79,29 +79,17 @@ struct sb {
 static void put32(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); }
 static void put64(uint8_t *p, uint64_t v) { memcpy(p, &v, 8); }
 
-static int sb_flush(struct sb *sb)
+/* The chunk in the current buffer out, and the next buffer taken once
+ * the writer is done with it: without copy mode it reads a buffer until
+ * that buffer's chunk is written. */
+static int sb_next_buf(struct sb *sb)
 {
-	/* Records go out in time order (all 0 at start): the chunk's first
-	 * time is a watermark for every later chunk of the shard. */
-	struct prec_chunk_meta meta = { .type = PREC_CHUNK_DATA,
-		.first_time = sb->chunk_first, .last_time = sb->chunk_last,
-		.watermark = sb->chunk_first };
-	struct iovec iov;
-	int64_t t;
+	int err = prec_chunk_pack__cut(&sb->pack, sb->buf[(sb->cur + 1) % SB_NBUF]);
 
-	if (!sb->len)
-		return 0;
-	meta.records = sb->records;
-	iov.iov_base = sb->buf[sb->cur];
-	iov.iov_len = sb->len;
-	t = prec_shard_writer__append(sb->w, &meta, &iov, 1);
-	if (t < 0)
-		return (int)t;
-	sb->ticket[sb->cur] = t;
+	if (err)
+		return err;
+	sb->ticket[sb->cur] = sb->pack.last;
 	sb->cur = (sb->cur + 1) % SB_NBUF;
-	sb->len = 0;
-	sb->records = 0;
-	/* The writer may still read the next buffer (non-copy mode). */
 	if (sb->ticket[sb->cur] > 0)
 		return prec_shard_writer__wait(sb->w, sb->ticket[sb->cur]);
 	return 0;
@@ -119,21 +107,17 @@ static int sb_emit(struct sb *sb, uint32_t size)
 	}
 	sb->bytes += size;
 	sb->proc_bytes += size;
-	if (sb->len + size > PREC_CHUNK_MAX_PAYLOAD) {
-		err = sb_flush(sb);
+	/* Records go out in time order (all 0 at the start). */
+	if (sb->pack.len + size > PREC_CHUNK_MAX_PAYLOAD) {
+		err = sb_next_buf(sb);
 		if (err)
 			return err;
 	}
 	if (sb->time)
 		put64(sb->rec + size - sb->time_back, sb->time);
-	if (!sb->len)
-		sb->chunk_first = sb->time;
-	sb->chunk_last = sb->time;
-	memcpy(sb->buf[sb->cur] + sb->len, sb->rec, size);
-	sb->len += size;
-	sb->records++;
+	memcpy(sb->buf[sb->cur] + sb->pack.len, sb->rec, size);
 	sb->total++;
-	return 0;
+	return prec_chunk_pack__add(&sb->pack, (uint16_t)size, sb->time);
 }
 
 static size_t align8(size_t v)
@@ -819,6 +803,7 @@ static int sb_init(struct sb *sb, struct prec_shard_writer *w,
 		if (!sb->buf[i])
 			return -ENOMEM;
 	}
+	prec_chunk_pack__init(&sb->pack, w, sb->buf[0]);
 	sb->map_timeout_ns = -1;
 	sb->text_cap = 64 * 1024;
 	sb->text = malloc(sb->text_cap);
@@ -830,19 +815,18 @@ static int sb_init(struct sb *sb, struct prec_shard_writer *w,
  * the file or the writer's staging). Returns err, else the first error. */
 static int sb_finish(struct sb *sb, int err)
 {
-	int64_t last;
-
 	if (!err)
 		err = sb_file_buildids(sb);
 	if (!err)
-		err = sb_flush(sb);
-	last = sb->ticket[(sb->cur + SB_NBUF - 1) % SB_NBUF];
-	if (last > 0) {
-		int werr = prec_shard_writer__wait(sb->w, last);
-
-		if (!err)
-			err = werr;
-	}
+		err = prec_chunk_pack__finish(&sb->pack);
+	/* Every chunk is written: a next synthesis (a tail's) may pack into
+	 * the current buffer from its start. */
+	if (!err)
+		return prec_chunk_pack__cut(&sb->pack, sb->buf[sb->cur]);
+	/* Still every chunk appended waited for: the writer may be reading
+	 * the buffers the caller is about to free. */
+	if (sb->pack.last > 0)
+		prec_shard_writer__wait(sb->w, sb->pack.last);
 	return err;
 }
 
