@@ -168,7 +168,7 @@ static int setup_events(struct record *r)
 	if (!err)
 		err = prec_evlist__aux_setup(&r->el, &r->o);
 	if (!err)
-		err = prec_evlist__aux_clock(&r->el, &r->o);
+		err = prec_record_opts__resolve(&r->o, &r->el);
 	if (!err)
 		err = prec_evlist__channels(&r->el, &r->o);
 	return err < 0 ? err : 0;
@@ -692,19 +692,6 @@ static int stop(struct record *r, int rc)
 	return r->have_wl ? prec_workload__exit_code(&r->wl) : 0;
 }
 
-/* As perf: without -m, a user's rings are the size the kernel lets a user
- * lock (perm.h), not prec's larger default that needs RLIMIT_MEMLOCK. */
-static void fit_rings(struct record *r)
-{
-	int *online = NULL, n = r->o.cpus ? r->o.nr_cpus : prec_cpu_list__online(&online);
-	size_t pages = prec_perm__ring_pages(r->o.mmap_pages, n);
-
-	free(online);
-	if (pages != r->o.mmap_pages)
-		pr_debug("rings: %zu pages per CPU, what a user may lock (-m sets it)", pages);
-	r->o.mmap_pages = pages;
-}
-
 /* CPU-wide events as a user the kernel refuses them to: one line naming
  * the setting and the capability, before a command is forked. */
 static int check_perm(const struct record *r)
@@ -746,7 +733,7 @@ static int check_max_disk(const struct record *r)
 	free(online);
 	if (!r->o.max_disk || n <= 0)
 		return 0;
-	min = prec_max_disk__minimum(n, prec_recording__staging(&r->o));
+	min = prec_max_disk__minimum(n, r->o.staging_bytes);
 	if (r->o.max_disk >= min)
 		return 0;
 	pr_err("option --max-disk '%s': below the minimum of %lluK for %d CPUs (their staging in flight and two segments each)",
@@ -759,8 +746,6 @@ static int record(struct record *r, int argc, char **argv)
 	int err, rc;
 
 	r->t_begin_ns = prec_now_ns(CLOCK_MONOTONIC);
-	if (!r->o.mmap_set)
-		fit_rings(r);
 	err = setup_events(r);
 	if (err)
 		return err == -EINVAL ? 2 : 1;

@@ -914,7 +914,7 @@ int prec_evlist__aux_setup(struct prec_evlist *el,
 }
 
 int prec_evlist__aux_clock(const struct prec_evlist *el,
-			   struct prec_record_opts *o)
+			   const struct prec_record_opts *o)
 {
 	const struct prec_evsel *ev;
 
@@ -938,13 +938,12 @@ int prec_evlist__aux_clock(const struct prec_evlist *el,
 			ev->name);
 		return 0;
 	}
-	o->clockid = PREC_CLOCK_PERF;
 	if (o->markers) {
 		pr_err("option --markers: event '%s' records on the perf clock, which markers cannot follow (prec reads no perf clock for their watermarks)",
 		       ev->name);
 		return -EINVAL;
 	}
-	return 0;
+	return 1;
 }
 
 void prec_evlist__open_order(const struct prec_evlist *el, int *order)

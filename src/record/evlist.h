@@ -179,14 +179,13 @@ void prec_evlist__exit(struct prec_evlist *el);
  * an option its ETM cannot do): a bad command line. */
 int prec_evlist__aux_setup(struct prec_evlist *el,
 			   const struct prec_record_opts *o);
-/* After aux_setup: an AUX event whose trace is decoded on the perf clock
- * (intel_pt, arm_spe, cs_etm) makes the recording use it, unless -k says
- * otherwise: refused for intel_pt and cs_etm (as perf), warned about for
- * arm_spe.
- * Returns 0 or -EINVAL after one line (also for --markers on the perf
- * clock). */
+/* After aux_setup: does an AUX event whose trace is decoded on the perf
+ * clock (intel_pt, arm_spe, cs_etm) want the recording on it? Not when -k
+ * says otherwise: refused for intel_pt and cs_etm (as perf), warned about
+ * for arm_spe. Returns 1 (the perf clock), 0, or -EINVAL after one line
+ * (also for --markers on the perf clock). */
 int prec_evlist__aux_clock(const struct prec_evlist *el,
-			   struct prec_record_opts *o);
+			   const struct prec_record_opts *o);
 /* The order events are opened in on each CPU: the ring owner (the AUX
  * event, else event 0) first, the others in list order. order has el->nr
  * entries. */

@@ -29,28 +29,18 @@ static char *str_cat(const char *a, const char *b)
 	return asprintf(&s, "%s%s", a, b) < 0 ? NULL : s;
 }
 
-int prec_file_output__init(struct prec_file_output *fo, struct prec_record_opts *o)
+/* The shards of -o - or -o DEVICE: in a directory of their own under
+ * $TMPDIR (else /var/tmp), removed after the merge. */
+static int shards_in_tmp(struct prec_file_output *fo, struct prec_record_opts *o)
 {
-	const char *base;
+	const char *base = getenv("TMPDIR");
 
-	*fo = (struct prec_file_output){ .stream_fd = -1, .follower = -1, .copier = -1 };
-	if (!o->output)
-		return 0;
-	if (strcmp(o->output, "-")) {
-		fo->file = o->output;
-		fo->dir = str_cat(o->output, PREC_FILE_OUTPUT_DIR_SUFFIX);
-		if (!fo->dir)
-			return -ENOMEM;
-		o->dir = fo->dir;
-		return 0;
-	}
-	base = getenv("TMPDIR");
-	fo->stream = true;
 	fo->tmpdir = str_cat(base && *base == '/' ? base : "/var/tmp", "/prec-stream.XXXXXX");
 	if (!fo->tmpdir || !mkdtemp(fo->tmpdir)) {
 		int err = fo->tmpdir ? -errno : -ENOMEM;
 
-		pr_err("option -o -: a directory for the shards in %s: %s",
+		pr_err("option -o %s: a directory for the shards in %s: %s",
+		       fo->stream ? "-" : fo->file,
 		       base && *base == '/' ? base : "/var/tmp", strerror(-err));
 		free(fo->tmpdir);
 		fo->tmpdir = NULL;
@@ -60,11 +50,39 @@ int prec_file_output__init(struct prec_file_output *fo, struct prec_record_opts 
 	if (!fo->dir)
 		return -ENOMEM;
 	o->dir = fo->dir;
+	return 0;
+}
+
+int prec_file_output__init(struct prec_file_output *fo, struct prec_record_opts *o)
+{
+	struct stat st;
+	int err;
+
+	*fo = (struct prec_file_output){ .stream_fd = -1, .follower = -1, .copier = -1 };
+	if (!o->output)
+		return 0;
+	if (strcmp(o->output, "-")) {
+		fo->file = o->output;
+		/* A device or FIFO (-o /dev/null): written into as perf does,
+		 * never replaced, and nothing made beside it (in /dev). */
+		fo->device = !stat(o->output, &st) && !S_ISREG(st.st_mode) &&
+			     !S_ISDIR(st.st_mode);
+		if (fo->device)
+			return shards_in_tmp(fo, o);
+		fo->dir = str_cat(o->output, PREC_FILE_OUTPUT_DIR_SUFFIX);
+		if (!fo->dir)
+			return -ENOMEM;
+		o->dir = fo->dir;
+		return 0;
+	}
+	fo->stream = true;
+	err = shards_in_tmp(fo, o);
+	if (err)
+		return err;
 	/* The stream keeps stdout; the command and prec write to stderr. */
 	fo->stream_fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
 	if (fo->stream_fd < 0 || dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
-		int err = -errno;
-
+		err = -errno;
 		pr_err("option -o -: keeping stdout for the stream: %s", strerror(-err));
 		return err;
 	}
@@ -196,8 +214,9 @@ static char *out_name(const char *file, bool timestamp)
 	return str_cat(file, stamp);
 }
 
-/* As perf: FILE already there becomes FILE.old (the one before is
- * replaced), in FILE's directory opened as util/path.h opens one. */
+/* As perf: FILE already there and not empty becomes FILE.old (the one
+ * before is replaced), in FILE's directory opened as util/path.h opens
+ * one; an empty one is replaced. (A device or FIFO never gets here.) */
 static int move_old(const char *file)
 {
 	char *slash = strrchr(file, '/'), *dir, *old;
@@ -215,7 +234,9 @@ static int move_old(const char *file)
 		       why ? why : strerror(-dfd), bad ? ": " : "", bad ? bad : "");
 		return dfd;
 	}
-	if (fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+	/* Its size as perf reads it (through a symlink, which is what is
+	 * renamed); the rename moves the name, whatever it is by then. */
+	if (fstatat(dfd, base, &st, 0) == 0 && st.st_size) {
 		old = str_cat(base, ".old");
 		if (!old)
 			err = -ENOMEM;
@@ -224,6 +245,11 @@ static int move_old(const char *file)
 		if (err)
 			pr_err("option -o '%s': moving it to %s.old: %s", file, file, strerror(-err));
 		free(old);
+	} else if (!fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) && S_ISREG(st.st_mode) &&
+		   !st.st_size && unlinkat(dfd, base, 0)) {
+		/* perf writes over an empty one: prec merge makes it anew */
+		err = -errno;
+		pr_err("option -o '%s': replacing the empty file: %s", file, strerror(-err));
 	}
 	close(dfd);
 	return err;
@@ -241,7 +267,7 @@ static int merge_into_file(struct prec_file_output *fo, const struct prec_record
 		snprintf(level, sizeof(level), "-z%d", o->compress_level ? o->compress_level : 1);
 		argv[5] = level;
 	}
-	rc = o->timestamp_filename ? 0 : move_old(name);
+	rc = o->timestamp_filename || fo->device ? 0 : move_old(name);
 	if (!rc) {
 		pid_t pid = spawn_self(argv, -1, false);
 
@@ -261,8 +287,8 @@ static void remove_dir(struct prec_file_output *fo)
 	char *parent;
 	int dfd, err;
 
-	/* -o -: the directory made for it, rec inside */
-	const char *top = fo->stream ? fo->tmpdir : fo->dir;
+	/* -o - and -o DEVICE: the directory made for them, rec inside */
+	const char *top = fo->tmpdir ? fo->tmpdir : fo->dir;
 
 	slash = strrchr(top, '/');
 	base = slash ? slash + 1 : top;
@@ -273,7 +299,7 @@ static void remove_dir(struct prec_file_output *fo)
 	free(parent);
 	if (dfd < 0)
 		return;
-	if (fo->stream) {
+	if (fo->tmpdir) {
 		struct stat st;
 
 		err = fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) ? -errno :
@@ -314,7 +340,7 @@ int prec_file_output__finish(struct prec_file_output *fo, const struct prec_reco
 		remove_dir(fo);
 	else if (!rc && o->keep_shards)
 		pr_info("the recording is kept in %s (--keep-shards)", fo->dir);
-	if (fo->stream && !fo->made && fo->tmpdir)
+	if (!fo->made && fo->tmpdir)
 		rmdir(fo->tmpdir);
 	return rc ? 1 : 0;
 }

@@ -15,8 +15,10 @@
 struct prec_file_output {
 	const char *file;       /* -o FILE, NULL for "-" or without -o */
 	bool stream;            /* -o - */
+	bool device;            /* -o FILE, FILE a device or FIFO */
 	char *dir;              /* the recording's directory (FILE.prec) */
-	char *tmpdir;           /* -o -: the directory dir is in, made here */
+	char *tmpdir;           /* -o - and device: the directory dir is in,
+				 * made here */
 	int stream_fd;          /* -o -: the stream (stdout as prec got it) */
 	pid_t follower;         /* -o -: `prec merge --follow` */
 	pid_t copier;           /* -o - into a regular file: its pipe's copier */
@@ -26,7 +28,8 @@ struct prec_file_output {
 };
 
 /* Resolve -o into o->dir: FILE.prec for a file, a new directory under
- * $TMPDIR (else /var/tmp) for "-", whose stdout is kept for the stream and
+ * $TMPDIR (else /var/tmp) for a device or FIFO (never replaced: written
+ * into, as perf does with /dev/null) and for "-", whose stdout is kept for the stream and
  * replaced by stderr (a command's output must not enter the stream).
  * Returns 0 (nothing to do without -o) or -errno after one line. Main
  * thread, before the command is forked. */
@@ -38,7 +41,7 @@ int prec_file_output__start(struct prec_file_output *fo, const struct prec_recor
 			    int dirfd);
 
 /* The recording ended (recorded: its final manifest is written). -o FILE:
- * an existing FILE becomes FILE.old (as perf), the directory is merged
+ * an existing FILE that is not empty becomes FILE.old (as perf), the directory is merged
  * into FILE (or FILE.<time> with --timestamp-filename) by `prec merge`,
  * and removed once the merge succeeded unless --keep-shards. -o -: waits
  * for the stream's end, then removes the directory likewise. Returns 0 or

@@ -445,6 +445,7 @@ static int opt_realtime(struct prec_record_opts *o, const char *arg)
 	if (parse_u64(arg, &v) < 0 || v > 99)
 		return bad("-r", arg, "expected a SCHED_FIFO priority, 1..99, or 0 for none");
 	o->rt_prio = (int)v;
+	o->rt_prio_set = true;
 	return 0;
 }
 

@@ -109,6 +109,7 @@ struct prec_record_opts {
 	/* -r: drainers SCHED_FIFO at this; 0 = the fair scheduler; -1 (the
 	 * default) = PREC_DRAIN_AUTO_PRIO where the kernel allows it */
 	int rt_prio;
+	bool rt_prio_set;       /* -r given */
 	int verbose;            /* -v count: 1 debug lines, 2 also each attr as perf -vv */
 	bool quiet;
 	/* flight recorder, control, markers, AUX (flight-recorder.md) */
@@ -125,6 +126,9 @@ struct prec_record_opts {
 	 * stall (0: never); unset: the session's default */
 	uint64_t max_staging;
 	bool max_staging_set;
+	/* Resolved (options_resolve.c), 0 before: each shard writer's
+	 * staging, and how far an O_DIRECT one may grow (0: never) */
+	size_t staging_bytes, staging_max;
 	bool overwrite;         /* --overwrite: backward rings, snapshots */
 	const char *control;    /* --control fifo:CTL[,ACK] or fd:CTL[,ACK] */
 	/* --switch-output: epochs cut on SIGUSR2 and 'switch' (any mode),
@@ -182,6 +186,13 @@ struct prec_record_opts {
 /* Parse `prec record` argv (argv[0] = "record"). Returns 0, 1 when help
  * was printed (exit 0), or -EINVAL after printing one line (exit 2). */
 int prec_record_opts__parse(struct prec_record_opts *o, int argc, char **argv);
+/* Every default that depends on the machine or the events decided, once
+ * the events are parsed (options_resolve.c): the ring size a user may
+ * lock, the clock an AUX trace needs, -r and --affinity, -B's build-id
+ * cache, the shard writers' staging. The options are read-only after it.
+ * Returns 0 or -errno after one line. */
+struct prec_evlist;
+int prec_record_opts__resolve(struct prec_record_opts *o, const struct prec_evlist *el);
 void prec_record_opts__exit(struct prec_record_opts *o);
 /* --affinity's name for a */
 const char *prec_affinity__name(enum prec_affinity a);

@@ -109,46 +109,6 @@ static int fill_manifest(struct prec_recording *r, const struct prec_record_opts
 	return err;
 }
 
-/* Copy mode's staging: twice the ring, so a drainer can take a full ring
- * while the previous one is still being written; four times with O_DIRECT,
- * whose writes wait for a batch (and one in flight may take half); 1..8 MiB
- * per CPU. */
-static size_t staging_for(const struct prec_record_opts *o)
-{
-	size_t want = o->mmap_pages * (size_t)sysconf(_SC_PAGESIZE) * (o->direct_io ? 4 : 2);
-
-	if (want < 1024 * 1024)
-		return 1024 * 1024;
-	return want > 8 * 1024 * 1024 ? 8 * 1024 * 1024 : want;
-}
-
-/* How far each O_DIRECT staging may grow behind writes that stall:
- * --max-staging, else 256 MiB, all CPUs' together at most a 16th of the
- * memory, and under --max-disk a quarter of a CPU's share of the budget:
- * held data the budget counts as written. Never below the staging. */
-static size_t staging_max_for(const struct prec_record_opts *o, int nr_cpus)
-{
-	uint64_t max = 256ull << 20, mem = (uint64_t)sysconf(_SC_PHYS_PAGES) *
-					   (uint64_t)sysconf(_SC_PAGESIZE);
-
-	if (o->max_staging_set) {
-		max = o->max_staging;
-	} else if (nr_cpus > 0) {
-		if (mem / 16 / (uint64_t)nr_cpus < max)
-			max = mem / 16 / (uint64_t)nr_cpus;
-		if (o->max_disk && o->max_disk / 4 / (uint64_t)nr_cpus < max)
-			max = o->max_disk / 4 / (uint64_t)nr_cpus;
-	}
-	if (max < staging_for(o))
-		return 0;
-	return max > SIZE_MAX ? SIZE_MAX : (size_t)max;
-}
-
-size_t prec_recording__staging(const struct prec_record_opts *o)
-{
-	return staging_for(o);
-}
-
 void prec_recording__writer_opts(const struct prec_recording *r,
 				 const struct prec_record_opts *o,
 				 struct prec_shard_writer_opts *wo)
@@ -159,8 +119,8 @@ void prec_recording__writer_opts(const struct prec_recording *r,
 		.direct = o->direct_io,
 		.codec = o->compress ? PREC_CODEC_LZ4 : PREC_CODEC_NONE,
 		.lz4_level = o->compress_level > 12 ? 12 : o->compress_level, /* -o FILE: zstd to 22 */
-		.staging_bytes = staging_for(o),
-		.staging_max = staging_max_for(o, r->nr_cpus) };
+		.staging_bytes = o->staging_bytes,
+		.staging_max = o->staging_max };
 	memcpy(wo->session_id, r->session_id, sizeof(wo->session_id));
 }
 

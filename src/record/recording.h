@@ -44,12 +44,11 @@ struct prec_recording_opts {
  * -errno after one line; r is then for exit() only. */
 int prec_recording__open(struct prec_recording *r, int dirfd, char *dir,
 			 const struct prec_recording_opts *ro);
-/* The options every shard of r is written with (-z, O_DIRECT, staging). */
+/* The options every shard of r is written with (-z, O_DIRECT, staging;
+ * o resolved). */
 void prec_recording__writer_opts(const struct prec_recording *r,
 				 const struct prec_record_opts *o,
 				 struct prec_shard_writer_opts *wo);
-/* The staging each shard writer of o gets (--max-disk's minimum). */
-size_t prec_recording__staging(const struct prec_record_opts *o);
 /* The manifest written as it is now. Returns 0 or -errno after one line. */
 int prec_recording__write_manifest(struct prec_recording *r);
 /* Allocate manifest.reserve, room for the final manifest on a disk that

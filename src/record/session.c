@@ -240,19 +240,6 @@ int prec_session__begin(struct prec_session *s,
 	return prec_recording__write_manifest(&s->rec);
 }
 
-/* -r and --affinity as given, or their defaults resolved: SCHED_FIFO on
- * the ring's own CPU where the kernel allows it (bench/record_ring.sh
- * compares it with the fair scheduler), the fair scheduler on the other
- * CPUs where it does not. */
-static void drain_sched(struct prec_session *s, const struct prec_record_opts *o)
-{
-	s->buildid_cache = !o->no_buildid_cache && !o->no_buildid;
-	s->no_buildid = o->no_buildid;
-	prec_drainer_place__resolve(o, &s->rt_prio, &s->affinity);
-	pr_debug("drainers: -r %d (0: fair scheduler), --affinity %s", s->rt_prio,
-		 prec_affinity__name(s->affinity));
-}
-
 /* One drainer thread per CPU's drained ring (the flight rings are read by
  * snapshots). */
 static int start_drainers(struct prec_session *s, const struct prec_record_opts *o,
@@ -261,7 +248,12 @@ static int start_drainers(struct prec_session *s, const struct prec_record_opts 
 	bool drained = false;
 	int err, first;
 
-	drain_sched(s, o);
+	s->rt_prio = o->rt_prio;
+	s->affinity = o->affinity;
+	s->buildid_cache = !o->no_buildid_cache;
+	s->no_buildid = o->no_buildid;
+	pr_debug("drainers: -r %d (0: fair scheduler), --affinity %s", s->rt_prio,
+		 prec_affinity__name(s->affinity));
 	/* Its drops keep the drainers from making them: as prompt as they. */
 	if (s->max_disk && s->rt_prio)
 		prec_disk_budget__fifo(prec_max_disk__budget(s->max_disk), s->rt_prio);
@@ -304,7 +296,7 @@ static int start_drainers(struct prec_session *s, const struct prec_record_opts 
 		err = prec_drainer__start_error(prec_drainer_pool__at(s->pool, c));
 		if (!err)
 			continue;
-		if (err == -EPERM && s->rt_prio && o->rt_prio > 0) {
+		if (err == -EPERM && s->rt_prio && o->rt_prio_set) {
 			pr_err("option -r %d: SCHED_FIFO refused for the drainer threads: %s\n",
 			       s->rt_prio, strerror(-err));
 			return err;

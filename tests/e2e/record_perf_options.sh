@@ -5,7 +5,8 @@
 #   changes perf's: the fields an option changes (perf evlist -v of a
 #   recording with it against one without, prec's and perf's each against
 #   its own) hold the same values in prec's merged file as in perf's.
-# - -o FILE: FILE is a perf.data (FILE.old as perf, FILE.prec gone unless
+# - -o FILE: FILE is a perf.data (FILE.old as perf, a device or FIFO
+#   written into and kept, FILE.prec gone unless
 #   --keep-shards, --timestamp-filename), without -d or -o perf.data in the
 #   working directory; -o - streams pipe format with the command's stdout
 #   kept out of it; perf's writer options are taken with one note.
@@ -79,6 +80,22 @@ echo old >x.data
 [ ! -e x.data.prec ] || fail "x.data.prec left after the merge"
 perf report -i x.data --stdio >/dev/null 2>rep.err || fail_rc rep.err "perf report -i x.data"
 [ ! -s rep.err ] || fail "perf report stderr: $(head -3 rep.err)"
+# perf's rule: only a file that is not empty is moved aside; a device or
+# FIFO is written into (perf record -o /dev/null), never replaced, and no
+# shards are left beside it (in /dev)
+: >empty.data
+"$PREC" record -q -o empty.data -e cpu-clock -- true || fail "prec record -o empty.data"
+[ ! -e empty.data.old ] && [ -s empty.data ] || fail "-o over an empty file: $(ls -l empty.data*)"
+mknod -m 666 nulldev c 1 3 || fail "mknod"
+"$PREC" record -q -o nulldev -e cpu-clock -- true 2>null.err || fail_rc null.err "prec record -o a null device"
+[ -c nulldev ] || fail "-o a null device replaced it: $(ls -l nulldev)"
+[ -z "$(ls -d nulldev?* 2>/dev/null)" ] || fail "-o a device left: $(ls -d nulldev?*)"
+mkfifo fifo
+perf report -i - --stdio <fifo >fifo.rep 2>fifo.err &
+"$PREC" record -q -o fifo -e cpu-clock -- true 2>fifo.rec.err || fail_rc fifo.rec.err "prec record -o a FIFO"
+wait $! || fail_rc fifo.err "perf report from the FIFO"
+[ -p fifo ] || fail "-o a FIFO replaced it"
+[ ! -s fifo.err ] && grep -q 'cpu-clock' fifo.rep || fail "perf report from the FIFO: $(cat fifo.err fifo.rep | head -5)"
 "$PREC" record -q -o k.data --keep-shards -e cpu-clock -- true || fail "prec record --keep-shards"
 [ -f k.data ] && [ -f k.data.prec/manifest ] || fail "--keep-shards: $(ls)"
 mkdir ts && (cd ts && "$PREC" record -q -o t.data --timestamp-filename -e cpu-clock -- true) ||
