@@ -2,7 +2,8 @@
 // Side band synthesis: the kernel and module MMAPs and, per existing task,
 // FORK/COMM/MMAP2 records as perf would synthesize them from /proc, packed
 // whole into DATA chunks of the side-band shard; plus their build-ids. The
-// tail synthesizer (prec_sideband_tail) reuses the task scan at snapshots.
+// synthesis again (prec_sideband_again: tails, the carry) reuses the task
+// scan.
 
 #include "record/sideband.h"
 
@@ -62,7 +63,7 @@ struct sb {
 	bool data_maps;        /* prec_sideband_opts.data_maps */
 	bool before_exec;      /* prec_sideband_opts.before_exec */
 	bool no_maps;          /* prec_sideband_opts.no_maps */
-	bool no_fork;          /* tail: COMM and MMAP2 only */
+	bool no_fork;          /* again: COMM and MMAP2 only */
 	int64_t map_timeout_ns; /* prec_sideband_opts.map_timeout_ms; -1: none */
 	uint64_t map_timeouts; /* processes whose maps it cut */
 	bool vdso;             /* a [vdso] map was written: its build-id added */
@@ -883,17 +884,17 @@ int prec_sideband__synthesize(struct prec_shard_writer *w,
 	return err;
 }
 
-/* ---- tail synthesis: the tasks as they are at a snapshot ---- */
+/* ---- the synthesis again: the tasks as they are at a later time ---- */
 
-struct prec_sideband_tail {
+struct prec_sideband_again {
 	struct sb sb;           /* kept: its seen set spares re-reading files */
 };
 
-int prec_sideband_tail__new(struct prec_sideband_tail **out,
-			    struct prec_shard_writer *w, struct prec_manifest *m,
-			    bool data_maps)
+int prec_sideband_again__new(struct prec_sideband_again **out,
+			     struct prec_shard_writer *w, struct prec_manifest *m,
+			     bool data_maps)
 {
-	struct prec_sideband_tail *t = malloc(sizeof(*t));
+	struct prec_sideband_again *t = malloc(sizeof(*t));
 	int err;
 
 	*out = NULL;
@@ -918,7 +919,7 @@ int prec_sideband_tail__new(struct prec_sideband_tail **out,
 		err = err < 0 ? err : 0;
 	}
 	if (err) {
-		prec_sideband_tail__delete(t);
+		prec_sideband_again__delete(t);
 		return err;
 	}
 	*out = t;
@@ -934,7 +935,7 @@ static int cmp_pid(const void *a, const void *b)
 
 /* The processes a tail names, sorted: every one in /proc (pids NULL), or
  * those of pids (each id's Tgid). Returns how many or -errno. */
-static int tail_tgids(struct sb *sb, const pid_t *pids, int nr, pid_t **out)
+static int again_tgids(struct sb *sb, const pid_t *pids, int nr, pid_t **out)
 {
 	size_t n = 0, u = 0;
 	pid_t *v;
@@ -962,8 +963,8 @@ static int tail_tgids(struct sb *sb, const pid_t *pids, int nr, pid_t **out)
 	return (int)u;
 }
 
-int prec_sideband_tail__write(struct prec_sideband_tail *t, const pid_t *pids,
-			      int nr, uint64_t time)
+int prec_sideband_again__write(struct prec_sideband_again *t, const pid_t *pids,
+			       int nr, uint64_t time)
 {
 	struct sb *sb = &t->sb;
 	pid_t *tg = NULL;
@@ -971,7 +972,7 @@ int prec_sideband_tail__write(struct prec_sideband_tail *t, const pid_t *pids,
 
 	if (!time)
 		return -EINVAL;
-	ntg = tail_tgids(sb, pids, nr, &tg);
+	ntg = again_tgids(sb, pids, nr, &tg);
 	if (ntg < 0)
 		return ntg;
 	sb->total = 0;
@@ -987,22 +988,22 @@ int prec_sideband_tail__write(struct prec_sideband_tail *t, const pid_t *pids,
 	return err ? err : sb->total;
 }
 
-void prec_sideband_tail__bound(struct prec_sideband_tail *t, uint64_t bytes)
+void prec_sideband_again__bound(struct prec_sideband_again *t, uint64_t bytes)
 {
 	t->sb.bound = bytes;
 }
 
-void prec_sideband_tail__map_timeout(struct prec_sideband_tail *t, uint32_t ms)
+void prec_sideband_again__map_timeout(struct prec_sideband_again *t, uint32_t ms)
 {
 	t->sb.map_timeout_ns = (int64_t)ms * 1000000;
 }
 
-uint64_t prec_sideband_tail__left_out(const struct prec_sideband_tail *t)
+uint64_t prec_sideband_again__left_out(const struct prec_sideband_again *t)
 {
 	return t->sb.left_out;
 }
 
-void prec_sideband_tail__delete(struct prec_sideband_tail *t)
+void prec_sideband_again__delete(struct prec_sideband_again *t)
 {
 	if (!t)
 		return;
