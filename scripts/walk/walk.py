@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+# walk.py BINARY TRACE FUNC [STEPS [-v]]: the walk of the main thread from the
+# first call of FUNC (until it returns, or STEPS calls): the files it
+# enters, in order, and how often it comes back to one it had left.
+# Prints: calls, files, re-entries (a step into a file already left
+# during the walk), the entries of each file, and the sequence of files.
+import struct, subprocess, sys, collections
+
+binary, trace, func = sys.argv[1], sys.argv[2], sys.argv[3]
+steps = int(sys.argv[4]) if len(sys.argv) > 4 else 0
+
+# function address -> (name, file), from the symbol table and line info
+syms = {}
+load = 0
+nm = subprocess.run(["nm", "-l", "--defined-only", binary], capture_output=True, text=True).stdout
+for line in nm.splitlines():
+    parts = line.split(None, 3)
+    if len(parts) < 3 or parts[1] not in "tT":
+        continue
+    where = parts[3].split("\t")[-1] if len(parts) > 3 else ""
+    f = where.rsplit(":", 1)[0]
+    f = f[f.find("src/"):] if "src/" in f else f
+    syms[int(parts[0], 16)] = (parts[2].split("\t")[0], f)
+words = open(trace, "rb").read()
+ev = struct.unpack("<%dQ" % (len(words) // 8), words[: len(words) // 8 * 8])
+# a PIE binary runs at a load address: find it from FUNC's entry
+target = [a for a, (n, _) in syms.items() if n == func]
+if not target:
+    sys.exit("walk.py: %s not in %s" % (func, binary))
+target = target[0]
+start = None
+for i, v in enumerate(ev):
+    if not v >> 63 and (v - target) % 4096 == 0:
+        cand = v - target
+        if all((x & ~(1 << 63)) - cand in syms for x in ev[i:i + 50]):
+            load, start = cand, i
+            break
+if start is None:
+    sys.exit("walk.py: no call of %s in the trace" % func)
+stack, names, seq, calls, left = [], [], [], 0, set()
+pairs = set()                   # distinct calls from one file into another
+entries = collections.Counter()
+cur = None
+for v in ev[start:]:
+    ret = v >> 63
+    name, f = syms.get((v & ~(1 << 63)) - load, ("?", "?"))
+    if ret:
+        if stack:
+            stack.pop()
+            names.pop()
+        if not stack:
+            break
+    else:
+        # an inline function of a header, ours or libc's, is where it is used
+        if not (f.startswith("src/") and f.endswith(".c")) and stack:
+            f = stack[-1]
+        if stack and f != stack[-1]:
+            pairs.add((names[-1], stack[-1], name, f))
+        stack.append(f)
+        names.append(name)
+        calls += 1
+        if steps and calls > steps:
+            break
+    top = stack[-1] if stack else None
+    if top and top != cur:
+        if cur:
+            left.add(cur)
+        entries[top] += 1
+        seq.append(top)
+        cur = top
+reentries = sum(1 for i, f in enumerate(seq) if f in seq[:i])
+print("walk of %s: %d calls, %d files, %d steps into a file, %d of them back into one left before"
+      % (func, calls, len(entries), len(seq), reentries))
+# what a reader follows: each distinct call into another file once,
+# however often a loop makes it
+into = collections.Counter(p[3] for p in pairs)
+print("  distinct calls into another file: %d (a reader follows each once)" % len(pairs))
+print("  steps  distinct-calls-in  file")
+for f, c in entries.most_common():
+    print("  %5d  %5d  %s" % (c, into[f], f))
+if "-v" in sys.argv[5:]:
+    print("sequence: " + " > ".join(seq))
