@@ -29,6 +29,7 @@
 #include "record/evlist.h"
 #include "record/perm.h"
 #include "record/host.h"
+#include "record/kcore.h"
 #include "record/max_disk.h"
 #include "record/options.h"
 #include "record/perfclock.h"
@@ -688,6 +689,9 @@ int prec_session__begin(struct prec_session *s,
 		err = open_flight_writers(s, o, el);
 	if (!err && (el->overwrite || o->tail_synthesize))
 		err = open_tail(s, o);
+	/* perf copies it once the events are open, before they run. */
+	if (!err && o->kcore)
+		err = prec_kcore__copy(s->dirfd, s->dir, &s->m->kcore);
 	if (err)
 		return err;
 	if (s->max_disk)
