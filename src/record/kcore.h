@@ -7,7 +7,7 @@
 
 #include "store/store.h"
 
-#define PREC_KCORE_DIR_NAME "kcore_dir"
+#define PREC_KCORE_DIR_NAME PREC_MANIFEST_KCORE_DIR
 
 /* Whether /proc/kcore opens for reading, perf's test before it records
  * (it needs CAP_SYS_RAWIO, and a kernel built with CONFIG_PROC_KCORE).

@@ -144,6 +144,7 @@ struct prec_manifest {
 	 * PT_LOAD segments and size; segments 0: none (the KCORE section,
 	 * minor 4) */
 	struct prec_manifest_kcore {
+#define PREC_MANIFEST_KCORE_DIR "kcore_dir" /* in the recording's directory */
 		uint32_t segments;
 		uint64_t bytes;
 	} kcore;

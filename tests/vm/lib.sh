@@ -107,6 +107,8 @@ vm_initramfs() {
 		[ -d "$h" ] && mkdir -p "$root$h" && cp -r "$h/." "$root$h/"
 	done
 	vm_copy_bin "$root" "$(command -v strace)" /usr/bin/strace
+	# readelf: the kcore check compares kcore_dir/kcore's program headers.
+	command -v readelf >/dev/null && vm_copy_bin "$root" "$(command -v readelf)" /usr/bin/readelf
 	# A clock with nanoseconds: busybox date has none.
 	vm_copy_bin "$root" /bin/date /usr/bin/gdate
 	for h in storm pingpong shardcount mfdump xcpu; do
