@@ -65,7 +65,7 @@ int prec_kcore_dir__copy(int from, int to, const char **what)
 {
 	int kfrom, kto, err = 0;
 
-	*what = PREC_KCORE_DIR;
+	*what = NULL;
 	kfrom = openat(from, PREC_KCORE_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (kfrom < 0)
 		return -errno;

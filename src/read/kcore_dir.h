@@ -13,7 +13,7 @@
 /* Copy from/kcore_dir's kallsyms, modules and kcore into to/kcore_dir
  * (made 0700, files 0400 as perf makes them), all by descriptor: each
  * source a regular file not reached through a symlink. *what names the
- * file that failed. Returns 0 or -errno (nothing said). Blocks on the
+ * file that failed (NULL: the directory). Returns 0 or -errno (nothing said). Blocks on the
  * copy; any thread. */
 int prec_kcore_dir__copy(int from, int to, const char **what);
 

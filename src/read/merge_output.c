@@ -599,8 +599,8 @@ static int finish_layout(struct prec_merge_output *o)
 		o->tmp = NULL;
 		err = prec_kcore_dir__copy(o->layout_from, dfd, &what);
 		if (err)
-			pr_err("%s %s: copying the recording's %s/%s: %s", who, o->name,
-			       PREC_KCORE_DIR, what, strerror(-err));
+			pr_err("%s %s: copying the recording's %s%s%s: %s", who, o->name,
+			       PREC_KCORE_DIR, what ? "/" : "", what ? what : "", strerror(-err));
 	}
 	if (!err) {
 		err = put_dir_in_place(o, tmpdir);
