@@ -31,6 +31,13 @@ no_temp() {
 	[ -z "$left" ] || fail "$1: left behind: $left"
 }
 
+# the manifest says it is there
+got=$("$PREC" info rec | grep '^kcore: ')
+[ "$got" = "kcore:       kcore_dir/kcore, 1 code segments, 8192 bytes (with kallsyms, modules)" ] ||
+	fail "prec info: kcore line: '$got'"
+"$PREC" info --json rec | grep -q '"kcore": {"segments": 1, "bytes": 8192}' ||
+	fail "prec info --json: no kcore object"
+
 "$PREC" merge rec -o out.data 2>err || fail_rc err "prec merge -o out.data"
 [ "$(tree out.data)" = "$want" ] || fail "out.data: want $want, got $(tree out.data)"
 [ "$(stat -c %a out.data)" = 700 ] || fail "out.data: mode $(stat -c %a out.data)"
