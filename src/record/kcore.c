@@ -395,12 +395,33 @@ static int say(const char *dir, const char *what, int err)
 	return err;
 }
 
+/* /proc/<path> read whole into *buf and written to kfd/name. Returns its
+ * length or -errno after one line. */
+static ssize_t copy_text(int kfd, const char *dir, const char *path, const char *name,
+			 char **buf, size_t *cap)
+{
+	ssize_t len = prec_file__read_text(path, buf, cap, TEXT_MAX);
+	int err;
+
+	if (len < 0) {
+		pr_err("%s/%s: reading %s: %s", dir, PREC_KCORE_DIR_NAME, path, strerror((int)-len));
+		return len;
+	}
+	err = write_copy(kfd, name, *buf, (size_t)len);
+	if (err) {
+		pr_err("%s/%s/%s: %s", dir, PREC_KCORE_DIR_NAME, name, strerror(-err));
+		return err;
+	}
+	return len;
+}
+
 int prec_kcore__copy(int dirfd, const char *dir, struct prec_manifest_kcore *facts)
 {
 	struct plan *p = calloc(1, sizeof(*p));
 	char *ks = NULL, *mods = NULL, *again = NULL;
 	size_t kcap = 0, mcap = 0, acap = 0;
 	ssize_t klen, mlen, alen;
+
 	uint64_t bytes = 0;
 	int kfd = -1, kcfd = -1, err;
 
@@ -417,20 +438,12 @@ int prec_kcore__copy(int dirfd, const char *dir, struct prec_manifest_kcore *fac
 		unlinkat(dirfd, PREC_KCORE_DIR_NAME, AT_REMOVEDIR);
 		goto out;
 	}
-	klen = prec_file__read_text(PROC_KALLSYMS, &ks, &kcap, TEXT_MAX);
-	err = klen < 0 ? say(dir, "reading " PROC_KALLSYMS, (int)klen) :
-	      write_copy(kfd, "kallsyms", ks, (size_t)klen);
-	if (err && klen >= 0)
-		say(dir, "writing kallsyms", err);
-	if (err)
+	klen = copy_text(kfd, dir, PROC_KALLSYMS, "kallsyms", &ks, &kcap);
+	mlen = klen < 0 ? klen : copy_text(kfd, dir, PROC_MODULES, "modules", &mods, &mcap);
+	if (mlen < 0) {
+		err = (int)mlen;
 		goto fail;
-	mlen = prec_file__read_text(PROC_MODULES, &mods, &mcap, TEXT_MAX);
-	err = mlen < 0 ? say(dir, "reading " PROC_MODULES, (int)mlen) :
-	      write_copy(kfd, "modules", mods, (size_t)mlen);
-	if (err && mlen >= 0)
-		say(dir, "writing modules", err);
-	if (err)
-		goto fail;
+	}
 	err = parse_kallsyms(p, ks);
 	if (!err) {
 		parse_modules(p, mods);
@@ -438,7 +451,7 @@ int prec_kcore__copy(int dirfd, const char *dir, struct prec_manifest_kcore *fac
 	}
 	if (err) {
 		pr_err("%s/%s: %s has no kernel text (_stext, function symbols: hidden by kernel.kptr_restrict?)%s",
-		       dir, PROC_KALLSYMS, PROC_KALLSYMS, p->first_mod ? " or no module symbols" : "");
+		       dir, PREC_KCORE_DIR_NAME, PROC_KALLSYMS, p->first_mod ? " or no module symbols" : "");
 		goto fail;
 	}
 	kcfd = open(PROC_KCORE, O_RDONLY | O_CLOEXEC);

@@ -266,6 +266,11 @@ done
 # the kernel's text is patched at run time (static keys): a FIG, not a check
 cmp -s "$OUT/kc_prec.data/kcore_dir/kcore" "$OUT/kc_perf.data/kcore_dir/kcore" &&
 	echo "FIG kcore identical" || echo "FIG kcore differs: $(cmp -l "$OUT/kc_prec.data/kcore_dir/kcore" "$OUT/kc_perf.data/kcore_dir/kcore" | wc -l) bytes"
+# what the copy costs: prec record -- true with and without --kcore (FIG)
+t0=$(now_ms); prec record -q -d "$OUT/kc_t0" -e cpu-clock -- true 2>/dev/null; t1=$(now_ms)
+prec record -q --kcore -d "$OUT/kc_t1" -e cpu-clock -- true 2>/dev/null; t2=$(now_ms)
+echo "FIG kcore_cost without_ms=$((t1 - t0)) with_ms=$((t2 - t1)) kcore_bytes=$(stat -c %s "$OUT/kc_t1/kcore_dir/kcore")"
+rm -rf "$OUT/kc_t0" "$OUT/kc_t1"
 begin kcore_o
 rm -rf "$OUT/kc_o.data" "$OUT/kc_o.data.prec"
 ERR=/tmp/kc_o.err
