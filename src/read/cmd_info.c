@@ -237,6 +237,9 @@ static void print_max_disk(const struct prec_manifest *m, uint64_t w)
 static void print_rest(const struct prec_manifest *m, uint64_t window)
 {
 	print_max_disk(m, window);
+	if (m->kcore.segments)
+		printf("kcore:       kcore_dir/kcore, %u code segments, %llu bytes (with kallsyms, modules)\n",
+		       m->kcore.segments, (unsigned long long)m->kcore.bytes);
 	printf("build-ids:   %u\n", m->nr_buildids);
 	/* Files whose path named another file (or none, or hung) when
 	 * their build-id was read: their samples resolve without one. */

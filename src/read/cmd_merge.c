@@ -416,11 +416,18 @@ int prec_cmd_merge(int argc, char **argv)
 		rc = 2;
 		goto out;
 	}
-	err = prec_merge_output__open(&out, a.out, a.force);
+	err = m->kcore.segments ? prec_merge_output__open_layout(&out, a.out, a.force, dirfd) :
+	      prec_merge_output__open(&out, a.out, a.force);
 	if (err) {
 		rc = err == -EINVAL ? 2 : 1;
 		goto out;
 	}
+	/* perf's layout is a directory, which a stream cannot be (perf
+	 * record --kcore -o - fails): perf finds the kcore beside the
+	 * kallsyms it is given. */
+	if (m->kcore.segments && out.layout_from < 0)
+		pr_info("note: %s: perf.data alone (perf's kcore_dir layout needs -o FILE); perf report/script --kallsyms %s/%s/kallsyms reads the kernel's code from the recording",
+			out.name ? out.name : "stdout", a.dir, PREC_MANIFEST_KCORE_DIR);
 	/* perf's file format is whole only once its header is rewritten at
 	 * the end: what is followed goes out in the pipe format, which perf
 	 * reads as it comes (perf record -o - writes it too). */

@@ -7,6 +7,8 @@
 // its last component never followed, a special file checked on the inode
 // that is then opened.
 #include "read/internal.h"
+#include "read/kcore_dir.h"
+#include "util/dirtree.h"
 #include "util/file.h"
 #include "util/log.h"
 #include "util/path.h"
@@ -70,6 +72,8 @@ static void arm_signals(int dirfd, const char *tmp)
  * this output too (open_as). One output per process, as the signal
  * handler's copy of the temp name. */
 static const char *who = "merge", *what_kind = "perf.data";
+/* open_layout(): a directory at the name is replaced with -f too. */
+static bool dir_layout;
 
 static int fail(const char *name, const char *what, int err)
 {
@@ -314,6 +318,10 @@ static int open_named(struct prec_merge_output *o, const char *name)
 		err = -EEXIST;
 		break;
 	case S_IFDIR:
+		if (dir_layout) {
+			err = o->force ? open_temp(o, name) : refuse_existing(name);
+			break;
+		}
 		err = fail(name, "cannot open output", -EISDIR);
 		break;
 	case S_IFBLK:
@@ -471,7 +479,8 @@ int prec_merge_output__open(struct prec_merge_output *o, const char *name,
 	struct stat st;
 	int fl, err;
 
-	*o = (struct prec_merge_output){ .fd = STDOUT_FILENO, .dirfd = -1, .force = force };
+	*o = (struct prec_merge_output){ .fd = STDOUT_FILENO, .dirfd = -1, .force = force,
+					 .layout_from = -1 };
 	if (name && strcmp(name, "-")) {
 		o->name = name;
 		o->fd = -1;
@@ -516,6 +525,98 @@ static int put_in_place(const struct prec_merge_output *o)
 	return 0;
 }
 
+int prec_merge_output__open_layout(struct prec_merge_output *o, const char *name,
+				   bool force, int recfd)
+{
+	int err;
+
+	dir_layout = true;
+	err = prec_merge_output__open(o, name, force);
+	dir_layout = false;
+	if (!err && o->tmp)
+		o->layout_from = recfd;
+	return err;
+}
+
+/* The directory tmpdir into place as the name: without -f never over
+ * anything; with -f exchanged with what is there, which is then removed
+ * (a file, a symlink itself, or a directory tree walked by descriptor). */
+static int put_dir_in_place(const struct prec_merge_output *o, const char *tmpdir)
+{
+	struct stat st;
+	int err;
+
+	if (renameat2(o->dirfd, tmpdir, o->dirfd, o->base, RENAME_NOREPLACE) == 0)
+		return 0;
+	err = -errno;
+	if (err == -EINVAL && fstatat(o->dirfd, o->base, &st, AT_SYMLINK_NOFOLLOW) && errno == ENOENT)
+		return renameat(o->dirfd, tmpdir, o->dirfd, o->base) < 0 ? -errno : 0;
+	if ((err != -EEXIST && err != -EINVAL) || !o->force)
+		return err == -EINVAL ? -EEXIST : err;
+	if (fstatat(o->dirfd, o->base, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return -errno;
+	if (renameat2(o->dirfd, tmpdir, o->dirfd, o->base, RENAME_EXCHANGE) < 0)
+		return -errno;
+	/* the old output now under tmpdir */
+	err = prec_dirtree__remove(o->dirfd, tmpdir, st.st_dev, st.st_ino);
+	if (err)
+		pr_warn("%s %s: the output it replaced is left as %s: %s", who, o->name, tmpdir,
+			strerror(-err));
+	return 0;
+}
+
+/* perf's directory layout from the whole temp file: NAME.prec-XXXXXX.d
+ * with the file as data and the recording's kcore_dir, then into place. */
+static int finish_layout(struct prec_merge_output *o)
+{
+	const char *what = NULL;
+	struct stat st;
+	char *tmpdir;
+	int dfd = -1, err;
+
+	if (asprintf(&tmpdir, "%s.d", o->tmp) < 0)
+		return fail(o->name, "cannot create output", -ENOMEM);
+	if (mkdirat(o->dirfd, tmpdir, 0700) < 0) {
+		err = fail(o->name, "cannot create output", -errno);
+		free(tmpdir);
+		return err;
+	}
+	dfd = openat(o->dirfd, tmpdir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	err = dfd < 0 || fstat(dfd, &st) ? -errno : 0;
+	if (err && dfd >= 0)
+		close(dfd);
+	if (err) {
+		unlinkat(o->dirfd, tmpdir, AT_REMOVEDIR);
+		free(tmpdir);
+		return fail(o->name, "cannot create output", err);
+	}
+	err = renameat(o->dirfd, o->tmp, dfd, PREC_PERF_DIR_DATA) < 0 ? -errno : 0;
+	if (err) {
+		fail(o->name, "cannot create output", err);
+	} else {
+		sig_armed = 0;
+		free(o->tmp);
+		o->tmp = NULL;
+		err = prec_kcore_dir__copy(o->layout_from, dfd, &what);
+		if (err)
+			pr_err("%s %s: copying the recording's %s%s%s: %s", who, o->name,
+			       PREC_KCORE_DIR, what ? "/" : "", what ? what : "", strerror(-err));
+	}
+	if (!err) {
+		err = put_dir_in_place(o, tmpdir);
+		if (err == -EEXIST)
+			refuse_existing(o->name);
+		else if (err)
+			pr_err("%s %s: cannot rename %s into place: %s", who, o->name, tmpdir,
+			       strerror(-err));
+	}
+	close(dfd);
+	if (err)
+		prec_dirtree__remove(o->dirfd, tmpdir, st.st_dev, st.st_ino);
+	free(tmpdir);
+	return err;
+}
+
 int prec_merge_output__finish(struct prec_merge_output *o, bool keep)
 {
 	int err = 0;
@@ -523,7 +624,9 @@ int prec_merge_output__finish(struct prec_merge_output *o, bool keep)
 	if (o->fd != STDOUT_FILENO && o->fd >= 0 && close(o->fd) < 0 && keep)
 		err = fail(o->name, "close", -errno);
 	o->fd = -1;
-	if (o->tmp && keep && !err) {
+	if (o->tmp && keep && !err && o->layout_from >= 0) {
+		err = finish_layout(o);
+	} else if (o->tmp && keep && !err) {
 		err = put_in_place(o);
 		if (err == -EEXIST)
 			refuse_existing(o->name);

@@ -17,6 +17,10 @@ struct prec_merge_output {
 	char *base;                   /* the output's name in dirfd */
 	char *tmp;                    /* the temp file's name in dirfd, or NULL */
 	bool force;
+	/* perf's directory layout (a --kcore recording): the recording's
+	 * dirfd, whose kcore_dir goes to NAME/kcore_dir beside NAME/data;
+	 * -1: NAME is the perf.data itself */
+	int layout_from;
 };
 
 /* Open where the merge goes; name NULL or "-": stdout. Never a terminal.
@@ -32,6 +36,14 @@ struct prec_merge_output {
  * -EEXIST (exists, no -f), -EPERM (refused), -EINVAL (terminal) or -errno. */
 int prec_merge_output__open(struct prec_merge_output *o, const char *name,
 			    bool force);
+/* The same for a --kcore recording (its directory recfd): a regular
+ * file's name becomes perf's directory layout at finish (NAME/data and
+ * NAME/kcore_dir/, made as NAME.prec-XXXXXX.d and renamed into place;
+ * with -f replacing a file, symlink or directory there, as perf's own
+ * output replaces it). Any other target (stdout, a pipe) gets the
+ * perf.data alone. Same returns. */
+int prec_merge_output__open_layout(struct prec_merge_output *o, const char *name,
+				   bool force, int recfd);
 /* The same for another command's output: messages say cmd ("archive")
  * and kind_of_data ("a tar") where merge's say "merge" and "perf.data";
  * check_target and finish say cmd from then on. Same returns. */

@@ -25,6 +25,7 @@
 #include "record/control_channel.h"
 #include "record/evlist.h"
 #include "record/file_output.h"
+#include "record/kcore.h"
 #include "record/controls.h"
 #include "record/options.h"
 #include "record/perm.h"
@@ -752,6 +753,8 @@ static int record(struct record *r, int argc, char **argv)
 	if (r->o.uid_set && user_pids(&r->o))
 		return 1;
 	if (check_max_disk(r))
+		return 2;
+	if (r->o.kcore && prec_kcore__check())
 		return 2;
 	err = check_perm(r);
 	if (err)

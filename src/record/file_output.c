@@ -214,9 +214,27 @@ static char *out_name(const char *file, bool timestamp)
 	return str_cat(file, stamp);
 }
 
+/* A directory to rename over FILE.old, or FILE.old a directory: the old
+ * one removed (its tree by descriptor), then the rename again. */
+static int replace_old(int dfd, const char *base, const char *old)
+{
+	struct stat st;
+	int err = -errno;
+
+	if (err != -ENOTEMPTY && err != -EEXIST && err != -EISDIR && err != -ENOTDIR)
+		return err;
+	if (fstatat(dfd, old, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return err;
+	err = prec_dirtree__remove(dfd, old, st.st_dev, st.st_ino);
+	if (!err && renameat(dfd, base, dfd, old) < 0)
+		err = -errno;
+	return err;
+}
+
 /* As perf: FILE already there and not empty becomes FILE.old (the one
- * before is replaced), in FILE's directory opened as util/path.h opens
- * one; an empty one is replaced. (A device or FIFO never gets here.) */
+ * before is replaced, a directory too: perf's layout of a --kcore
+ * recording), in FILE's directory opened as util/path.h opens one; an
+ * empty one is replaced. (A device or FIFO never gets here.) */
 static int move_old(const char *file)
 {
 	char *slash = strrchr(file, '/'), *dir, *old;
@@ -241,7 +259,7 @@ static int move_old(const char *file)
 		if (!old)
 			err = -ENOMEM;
 		else if (renameat(dfd, base, dfd, old) < 0)
-			err = -errno;
+			err = replace_old(dfd, base, old);
 		if (err)
 			pr_err("option -o '%s': moving it to %s.old: %s", file, file, strerror(-err));
 		free(old);

@@ -174,12 +174,6 @@ static int opt_refused(struct prec_record_opts *o, const char *arg, const char *
 	return -EINVAL;
 }
 
-static int opt_kcore(struct prec_record_opts *o, const char *arg)
-{
-	return opt_refused(o, arg, "--kcore",
-			   "prec does not copy the kernel's text out of /proc/kcore (prec merge names the kernel from kallsyms)");
-}
-
 static int opt_off_cpu(struct prec_record_opts *o, const char *arg)
 {
 	return opt_refused(o, arg, "--off-cpu",
@@ -965,7 +959,7 @@ static const struct opt table[] = {
 	 * reason where no AUX event is given */
 	{ "snapshot", 'S', "[=OPTS]", NULL, "perf's AUX area snapshot mode: refused (no AUX snapshot in prec; see --overwrite)", FLAG(aux_snapshot) },
 	{ "aux-sample", 0, "[=OPTS]", NULL, "perf's AUX area sampling: refused", FLAG(aux_sample) },
-	{ "kcore", 0, NULL, opt_kcore, "perf's copy of /proc/kcore: refused", 0 },
+	{ "kcore", 0, NULL, NULL, "as perf: copy the kernel's and modules' code from /proc/kcore, with kallsyms and modules, into kcore_dir (root)", FLAG(kcore) },
 	{ "off-cpu", 0, NULL, opt_off_cpu, "perf's BPF off-cpu profile: refused", 0 },
 	{ "switch-max-files", 0, "N", opt_switch_max_files, "with --switch-output: keep the newest N epochs (older ones removed)", 0 },
 	{ "delay", 'D', "MS|RANGES", opt_delay, "enable the sampling events MS ms after the start (the side band does not wait); -1: wait for 'enable'; START-END,... (as perf): enabled in each range of ms after the start only", 0 },
@@ -1157,6 +1151,13 @@ static int check_combination(struct prec_record_opts *o)
 		pr_err("options --tail-synthesize and %s: not supported together",
 		       o->max_disk ? "--max-disk" : o->switch_event ? "--switch-output-event" :
 		       "--switch-output");
+		return -EINVAL;
+	}
+	/* perf's pipe format has no directory to carry kcore_dir in (perf
+	 * fails on it too), and each epoch would need a copy of its own. */
+	if (o->kcore && (o->switch_output || (o->output && !strcmp(o->output, "-")))) {
+		pr_err("option --kcore: not with %s: kcore_dir needs a directory (-o FILE or -d DIR)",
+		       o->switch_output ? "--switch-output" : "-o - (the pipe format)");
 		return -EINVAL;
 	}
 	if (o->switch_max_files && !o->switch_output) {

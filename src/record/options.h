@@ -162,6 +162,7 @@ struct prec_record_opts {
 	bool buildid_mmap;      /* --buildid-mmap: the kernel's build-ids in
 				 * MMAP2 (attr.build_id), as perf's option */
 	bool no_buildid;        /* -B: no build-id table at all */
+	bool kcore;             /* --kcore: kcore_dir in the recording (kcore.c) */
 	bool all_cgroups;       /* --all-cgroups: PERF_SAMPLE_CGROUP, CGROUP records */
 	struct prec_cgroup_spec *cgroups; /* -G, in command-line order */
 	int nr_cgroups;

@@ -25,6 +25,7 @@
 #include "record/drainer_place.h"
 #include "record/epochs.h"
 #include "record/evlist.h"
+#include "record/kcore.h"
 #include "record/max_disk.h"
 #include "record/out_dir.h"
 #include "record/options.h"
@@ -230,6 +231,9 @@ int prec_session__begin(struct prec_session *s,
 	err = open_flight_writers(s, o, el);
 	if (!err && (el->overwrite || o->tail_synthesize))
 		err = open_tail(s, o);
+	/* perf copies it once the events are open, before they run. */
+	if (!err && o->kcore)
+		err = prec_kcore__copy(s->rec.dirfd, s->rec.dir, &s->rec.m->kcore);
 	if (err)
 		return err;
 	if (s->max_disk)

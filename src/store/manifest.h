@@ -140,6 +140,14 @@ struct prec_manifest {
 		uint64_t segments, chunks, records, bytes;
 		uint64_t first_time, last_time;
 	} max_disk;
+	/* --kcore: the recording's kcore_dir (record/kcore.c), its kcore's
+	 * PT_LOAD segments and size; segments 0: none (the KCORE section,
+	 * minor 4) */
+	struct prec_manifest_kcore {
+#define PREC_MANIFEST_KCORE_DIR "kcore_dir" /* in the recording's directory */
+		uint32_t segments;
+		uint64_t bytes;
+	} kcore;
 };
 
 /* A shard's loss: its LOST records, or its LOST_SAMPLES where the kernel

@@ -351,6 +351,20 @@ static void enc_buildid_drops(struct obuf *b, const struct prec_manifest *m)
 	end_section(b, at);
 }
 
+/* Only for a --kcore recording: others read as before. */
+static void enc_kcore(struct obuf *b, const struct prec_manifest *m)
+{
+	size_t at;
+
+	if (!m->kcore.segments)
+		return;
+	at = begin_section(b, PREC_MANI_SEC_KCORE);
+	put32(b, m->kcore.segments);
+	put32(b, 0);
+	put64(b, m->kcore.bytes);
+	end_section(b, at);
+}
+
 static bool arrays_consistent(const struct prec_manifest *m)
 {
 	if ((m->nr_events && !m->events) || (m->nr_tracepoints && !m->tracepoints) ||
@@ -391,6 +405,7 @@ int prec_manifest__encode(const struct prec_manifest *m, void **buf,
 	enc_max_disk(&b, m);
 	enc_buildid_drops(&b, m);
 	enc_groups(&b, m);
+	enc_kcore(&b, m);
 	if (b.err) {
 		free(b.p);
 		return b.err;

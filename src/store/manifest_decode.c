@@ -410,6 +410,18 @@ static void dec_buildid_drops(struct ibuf *c, struct prec_manifest *m)
 	/* Bytes after the known fields are a later minor's: ignored. */
 }
 
+static void dec_kcore(struct ibuf *c, struct prec_manifest *m)
+{
+	if (c->len < PREC_MANI_KCORE_SIZE) {
+		fail(c, -EBADMSG, "kcore section too short");
+		return;
+	}
+	m->kcore.segments = get32(c);
+	get32(c);
+	m->kcore.bytes = get64(c);
+	/* Bytes after the known fields are a later minor's: ignored. */
+}
+
 /* After EVENTS: a leader is an event at or before its member, and
  * leads itself. */
 static void dec_groups(struct ibuf *c, struct prec_manifest *m)
@@ -464,6 +476,7 @@ static const struct {
 	{ PREC_MANI_SEC_MAX_DISK, false, true, dec_max_disk },
 	{ PREC_MANI_SEC_BUILDID_DROPS, false, true, dec_buildid_drops },
 	{ PREC_MANI_SEC_GROUPS, false, false, dec_groups },
+	{ PREC_MANI_SEC_KCORE, false, true, dec_kcore },
 };
 
 static int scan_sections(const uint8_t *p, size_t off, size_t total,

@@ -338,6 +338,9 @@ int prec_manifest__print_json(const struct prec_manifest *m, FILE *f)
 	fputs("]}", f);
 	put_time_conv(f, &m->time_conv);
 	put_max_disk(f, &m->max_disk);
+	if (m->kcore.segments)
+		fprintf(f, ",\n  \"kcore\": {\"segments\": %" PRIu32 ", \"bytes\": %" PRIu64 "}",
+			m->kcore.segments, m->kcore.bytes);
 	fputs("\n}\n", f);
 	if (fflush(f) == EOF || ferror(f))
 		return -EIO;

@@ -4,7 +4,8 @@
 // watermarks, a sideband.shard of time-0 COMM records), seeded, any size;
 // --chunk-bytes over 64 KiB writes the chunks of format 1.0's first writers;
 // --buildid and --map write a build-id table (a hostile one, for prec
-// archive), --map with the side band's MMAP2 records that every sample hits.
+// archive), --map with the side band's MMAP2 records that every sample hits;
+// --kcore: the manifest's KCORE section (the caller makes kcore_dir).
 #include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -35,6 +36,7 @@ struct cfg {
 	unsigned int sideband;
 	uint32_t comm_every;  /* 0, or every Kth CPU shard record is a COMM */
 	bool lz4;
+	bool kcore;           /* --kcore: the KCORE section, 1 segment */
 	const char *text;     /* --text: the manifest's free-text strings */
 	uint64_t sample_type;
 	/* --buildid / --map HEX:PATH, in order; the first nr_maps are mapped */
@@ -412,6 +414,8 @@ static int fill_manifest(const struct cfg *c, struct prec_manifest *m)
 		r = prec_manifest__set_str(m, &m->version, "mkshards");
 	if (!r && c->text)
 		r = set_text(m, c->text);
+	if (c->kcore)
+		m->kcore = (struct prec_manifest_kcore){ .segments = 1, .bytes = 8192 };
 	ev = r ? r : prec_manifest__add_event(m, a128, c->text ? c->text : "cpu-clock");
 	if (ev < 0)
 		return ev;
@@ -449,7 +453,7 @@ static void usage(void)
 		"usage: mkshards OUTDIR --shards N (--records-per-shard M | --total-bytes SIZE)\n"
 		"       [--seed S] [--max-skew NS] [--record-size A-B] [--rate R]\n"
 		"       [--chunk-bytes B] [--sideband K] [--comm-every K] [--lz4] [--text S]\n"
-		"       [--start-jitter NS] [--map HEX:PATH]... [--buildid HEX:PATH]...\n"
+		"       [--start-jitter NS] [--map HEX:PATH]... [--buildid HEX:PATH]... [--kcore]\n"
 		"  --map HEX:PATH: PATH of build-id HEX in the table, mapped by every task\n"
 		"    (MMAP2 in the side band) where the samples hit it\n"
 		"  --buildid HEX:PATH: in the table only, never mapped\n"
@@ -500,6 +504,7 @@ static int parse(struct cfg *c, int argc, char **argv)
 		{ "text", required_argument, NULL, 'x' },
 		{ "map", required_argument, NULL, 'M' },
 		{ "buildid", required_argument, NULL, 'B' },
+		{ "kcore", no_argument, NULL, 'K' },
 		{ 0 }
 	};
 	int o;
@@ -521,6 +526,7 @@ static int parse(struct cfg *c, int argc, char **argv)
 		case 'b': c->sideband = (unsigned int)strtoul(optarg, NULL, 0); break;
 		case 'e': c->comm_every = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'l': c->lz4 = true; break;
+		case 'K': c->kcore = true; break;
 		case 'x': c->text = optarg; break;
 		case 'M': case 'B':
 			if (add_bid(c, optarg, o == 'M') < 0)

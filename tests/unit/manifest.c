@@ -327,6 +327,39 @@ static void test_sections(const struct prec_manifest *m, const uint8_t *buf, siz
 	free(p);
 }
 
+/* KCORE (minor 4): only with a kcore_dir, 16 bytes, round trip; a short
+ * one is corrupt. */
+static void test_kcore(struct prec_manifest *m)
+{
+	struct prec_manifest_kcore was = m->kcore;
+	struct prec_manifest *d;
+	const char *why;
+	uint8_t *buf, *p;
+	size_t len, at, n;
+
+	m->kcore = (struct prec_manifest_kcore){ 0 };
+	encode(m, &buf, &len);
+	CHECK_EQ(find_section(buf, len, 15), 0);
+	free(buf);
+	m->kcore = (struct prec_manifest_kcore){ .segments = 2, .bytes = 14692352 };
+	encode(m, &buf, &len);
+	at = find_section(buf, len, 15);
+	CHECK(at && get_le(buf + at - 8, 8) == 16 && get_le(buf + at, 4) == 2 &&
+	      get_le(buf + at + 8, 8) == 14692352);
+	CHECK_EQ(prec_manifest__decode(&d, buf, len, &why), 0);
+	CHECK(d->kcore.segments == 2 && d->kcore.bytes == 14692352);
+	prec_manifest__delete(d);
+	/* 8 bytes of payload: cut the section's second half */
+	put_le32(buf + at - 8, 8);
+	put_le32(buf + at - 4, 0);
+	p = resplice(buf, len, at + 8, 8, NULL, 0, &n);
+	CHECK_EQ(decode_err(p, n, &why), -EBADMSG);
+	CHECK(!strcmp(why, "kcore section too short"));
+	free(p);
+	free(buf);
+	m->kcore = was;
+}
+
 /* m, altered, encodes; decode must refuse it with this reason. */
 static void expect_bad(const struct prec_manifest *m, const char *want)
 {
@@ -491,6 +524,7 @@ int main(void)
 	test_lying_counts(bbuf, blen);
 	test_sections(small, sbuf, slen);
 	test_consistency(small);
+	test_kcore(small);
 	test_layout_bytes(sbuf, slen);
 	test_fuzz(sbuf, slen, 20000);
 	free(bbuf);

@@ -2,8 +2,8 @@
 // perf record's options that e2e/record_* check against perf, parsed:
 // -D ranges, --switch-output-event (joined, implying signal mode),
 // --exclude-perf after its -e, --proc-map-timeout, --affinity node,
-// --tail-synthesize's refusals, and the refused -S, --aux-sample, --kcore,
-// --off-cpu.
+// --tail-synthesize's refusals, --kcore and its refusals (-o -,
+// --switch-output), and the refused -S, --aux-sample, --off-cpu.
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -72,6 +72,8 @@ static void test_misc(void)
 	char *tail_md[] = { "record", "-d", "x", "--tail-synthesize", "--max-disk", "1G", "true", NULL };
 	char *snap[] = { "record", "-Se", "--aux-sample=4096", "true", NULL };
 	char *kcore[] = { "record", "--kcore", "true", NULL };
+	char *kcore_pipe[] = { "record", "--kcore", "-o", "-", "true", NULL };
+	char *kcore_sw[] = { "record", "--kcore", "-d", "x", "--switch-output", "true", NULL };
 	char *offcpu[] = { "record", "--off-cpu", "true", NULL };
 
 	CHECK_EQ(prec_record_opts__parse(&o, ARGC(ex), ex), 0);
@@ -97,7 +99,12 @@ static void test_misc(void)
 	CHECK_EQ(prec_record_opts__parse(&o, ARGC(snap), snap), 0);
 	CHECK(o.aux_snapshot && o.aux_sample);
 	prec_record_opts__exit(&o);
-	CHECK_EQ(prec_record_opts__parse(&o, ARGC(kcore), kcore), -EINVAL);
+	CHECK_EQ(prec_record_opts__parse(&o, ARGC(kcore), kcore), 0);
+	CHECK(o.kcore && o.output && !strcmp(o.output, "perf.data"));
+	prec_record_opts__exit(&o);
+	CHECK_EQ(prec_record_opts__parse(&o, ARGC(kcore_pipe), kcore_pipe), -EINVAL);
+	prec_record_opts__exit(&o);
+	CHECK_EQ(prec_record_opts__parse(&o, ARGC(kcore_sw), kcore_sw), -EINVAL);
 	prec_record_opts__exit(&o);
 	CHECK_EQ(prec_record_opts__parse(&o, ARGC(offcpu), offcpu), -EINVAL);
 	prec_record_opts__exit(&o);

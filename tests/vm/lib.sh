@@ -107,6 +107,12 @@ vm_initramfs() {
 		[ -d "$h" ] && mkdir -p "$root$h" && cp -r "$h/." "$root$h/"
 	done
 	vm_copy_bin "$root" "$(command -v strace)" /usr/bin/strace
+	# readelf: the kcore check compares kcore_dir/kcore's program headers.
+	command -v readelf >/dev/null && vm_copy_bin "$root" "$(command -v readelf)" /usr/bin/readelf
+	# A module without dependencies, loaded by the kcore check: kcore's
+	# modules segment then exists.
+	h=$(ls "$VM_CACHE"/k/lib/modules/*/kernel/drivers/net/dummy.ko 2>/dev/null | head -1)
+	[ -n "$h" ] && mkdir -p "$root/lib/modules" && cp "$h" "$root/lib/modules/dummy.ko"
 	# A clock with nanoseconds: busybox date has none.
 	vm_copy_bin "$root" /bin/date /usr/bin/gdate
 	for h in storm pingpong shardcount mfdump xcpu; do

@@ -216,7 +216,83 @@ fi
 lap kernel
 }
 
-# 10. prec against perf: record -a -- sleep 1, prec then perf (figures).
+# 10. --kcore, prec and perf in the same boot (a module loaded, so both
+# of perf's segments exist): the same layout (perf.data/data and
+# kcore_dir/{kallsyms,kcore,modules}, prec's also in its recording), the
+# same program headers in kcore_dir/kcore, and perf report reading the
+# kernel's code from each file's own kcore_dir/kcore ("Using ... for
+# kernel data", perf -v), its kernel samples resolved to symbols. Then
+# prec record --kcore -o FILE (perf's layout straight from record), and
+# the pipe format: perf fails (255), prec refuses in one line (exit 2).
+KC_LOAD="sh -c 'i=0; while [ \$i -lt 4 ]; do cat /proc/kallsyms >/dev/null; i=\$((i+1)); done'"
+kc_tree() { (cd "$1" && find . | sort | tr '\n' ' '); }
+kc_phdrs() { readelf -lW "$1/kcore_dir/kcore" 2>&1 | awk '$1 == "LOAD" { print $2, $3, $5, $7 }' | tr '\n' ';'; }
+# kc_resolved FILE: "KERNEL UNKNOWN" samples of the kernel (perf script)
+kc_resolved() {
+	perf script -i "$1" -F ip,sym,dso 2>/dev/null |
+		awk '/\[kernel\.kallsyms\]/ { k++; if ($2 == "[unknown]") u++ } END { print k + 0, u + 0 }'
+}
+c_kcore() {
+local tool want got pw
+[ -e /lib/modules/dummy.ko ] && ! grep -q '^dummy ' /proc/modules && insmod /lib/modules/dummy.ko
+for tool in prec perf; do
+	begin kcore_$tool
+	eval "rec $tool kc_$tool --kcore -a -e cpu-clock -F 499 -- $KC_LOAD" ||
+		{ bad kcore_$tool "record --kcore exit $RC$(hung)"; continue; }
+	step "perf report -v" perf report -v -i "$OUT/kc_$tool.data" --stdio >/tmp/kc_report 2>&1
+	got=$(grep -c "^Using $OUT/kc_$tool.data/kcore_dir/kcore for kernel data" /tmp/kc_report)
+	set -- $(kc_resolved "$OUT/kc_$tool.data")
+	ERR=/tmp/kc_report
+	check kcore_$tool "perf report reads $tool's kcore_dir/kcore ($got), $1 kernel samples, $2 unresolved" \
+		"$got" = 1 -a "$1" -gt 0 -a "$2" -lt $(($1 / 20 + 1))
+done
+begin kcore_layout
+want=". ./data ./kcore_dir ./kcore_dir/kallsyms ./kcore_dir/kcore ./kcore_dir/modules "
+got=$(kc_tree "$OUT/kc_prec.data")
+pw=$(kc_tree "$OUT/kc_perf.data")
+ERR=/dev/null
+check kcore_layout "prec's merged file: $got; perf's: $pw" "$got" = "$want" -a "$pw" = "$want"
+got=$(kc_tree "$OUT/kc_prec/kcore_dir")
+check kcore_recording "prec's recording has kcore_dir: $got; prec info: $(prec info "$OUT/kc_prec" | grep '^kcore:')" \
+	"$got" = ". ./kallsyms ./kcore ./modules " -a "$(prec info "$OUT/kc_prec" | grep -c '^kcore: ')" = 1
+got=$(kc_phdrs "$OUT/kc_prec.data")
+pw=$(kc_phdrs "$OUT/kc_perf.data")
+check kcore_phdrs "kcore's LOAD headers (offset vaddr filesz flags), prec: $got perf: $pw" \
+	-n "$got" -a "$got" = "$pw" -a "$(echo "$got" | tr ';' '\n' | grep -c .)" = "$(grep -c '^dummy ' /proc/modules | awk '{ print $1 + 1 }')"
+for f in kallsyms modules; do
+	cmp -s "$OUT/kc_prec.data/kcore_dir/$f" "$OUT/kc_perf.data/kcore_dir/$f"
+	verdict kcore_$f "kcore_dir/$f: prec's and perf's the same bytes"
+done
+# the kernel's text is patched at run time (static keys): a FIG, not a check
+cmp -s "$OUT/kc_prec.data/kcore_dir/kcore" "$OUT/kc_perf.data/kcore_dir/kcore" &&
+	echo "FIG kcore identical" || echo "FIG kcore differs: $(cmp -l "$OUT/kc_prec.data/kcore_dir/kcore" "$OUT/kc_perf.data/kcore_dir/kcore" | wc -l) bytes"
+# what the copy costs: prec record -- true with and without --kcore (FIG)
+t0=$(now_ms); prec record -q -d "$OUT/kc_t0" -e cpu-clock -- true 2>/dev/null; t1=$(now_ms)
+prec record -q --kcore -d "$OUT/kc_t1" -e cpu-clock -- true 2>/dev/null; t2=$(now_ms)
+echo "FIG kcore_cost without_ms=$((t1 - t0)) with_ms=$((t2 - t1)) kcore_bytes=$(stat -c %s "$OUT/kc_t1/kcore_dir/kcore")"
+rm -rf "$OUT/kc_t0" "$OUT/kc_t1"
+begin kcore_o
+rm -rf "$OUT/kc_o.data" "$OUT/kc_o.data.prec"
+ERR=/tmp/kc_o.err
+step "prec record --kcore -o" prec record -q --kcore -o "$OUT/kc_o.data" -a -e cpu-clock -F 499 -- sleep 0.3 2>$ERR
+RC=$?
+step "perf report -v" perf report -v -i "$OUT/kc_o.data" --stdio >/tmp/kc_report 2>&1
+got=$(kc_tree "$OUT/kc_o.data")
+check kcore_o "prec record --kcore -o FILE: exit $RC, $got, perf reads its kcore: $(grep -c "^Using $OUT/kc_o.data/kcore_dir/kcore for kernel data" /tmp/kc_report)" \
+	"$RC" = 0 -a "$got" = "$want" -a ! -e "$OUT/kc_o.data.prec" -a \
+	"$(grep -c "^Using $OUT/kc_o.data/kcore_dir/kcore for kernel data" /tmp/kc_report)" = 1
+begin kcore_pipe
+perf record --kcore -o - -e cpu-clock -- true >/tmp/kc_pipe 2>/tmp/kc_perf.err
+pw=$?
+prec record --kcore -o - -e cpu-clock -- true >/tmp/kc_pipe 2>/tmp/kc_prec.err
+got=$?
+ERR=/tmp/kc_prec.err
+check kcore_pipe "--kcore -o -: perf exit $pw ($(head -1 /tmp/kc_perf.err)), prec exit $got ($(head -1 /tmp/kc_prec.err))" \
+	"$pw" != 0 -a "$got" = 2 -a "$(wc -l </tmp/kc_prec.err)" = 1 -a ! -s /tmp/kc_pipe
+lap kcore
+}
+
+# 11. prec against perf: record -a -- sleep 1, prec then perf (figures).
 c_sleep() {
 local tool
 for tool in prec perf; do
@@ -229,7 +305,7 @@ done
 lap sleep
 }
 
-[ "$CHECKS" = all ] && CHECKS=big,def,z,clock,sched,switch,flight,info,kernel,sleep
+[ "$CHECKS" = all ] && CHECKS=big,def,z,clock,sched,switch,flight,kcore,info,kernel,sleep
 round=0
 while [ $round -lt "$ROUNDS" ]; do
 	for c in $(echo "$CHECKS" | tr , ' '); do
