@@ -152,7 +152,7 @@ int prec_drainer_pool__cut(struct prec_drainer_pool *p, struct prec_drainer_cut 
 	return prec_latch__wait(&p->latch);
 }
 
-int prec_drainer_pool__stop(struct prec_drainer_pool *p)
+int prec_drainer_pool__stop(struct prec_drainer_pool *p, struct prec_drainer_handover *h)
 {
 	int err = 0;
 
@@ -162,7 +162,26 @@ int prec_drainer_pool__stop(struct prec_drainer_pool *p)
 	prec_latch__wait(&p->latch);
 	for (int i = 0; i < p->n && !err; i++)
 		err = p->d[i] ? prec_drainer__error(p->d[i]) : 0;
+	for (int i = 0; h && i < p->n; i++) {
+		h[i] = (struct prec_drainer_handover){ .present = p->d[i] != NULL };
+		if (!p->d[i])
+			continue;
+		prec_drainer__stats(p->d[i], &h[i].st);
+		h[i].maps = prec_drainer__maps(p->d[i], &h[i].nr_maps);
+		h[i].disabled = prec_drainer__disabled(p->d[i]);
+	}
 	return err;
+}
+
+void prec_drainer_pool__cut_handover(const struct prec_drainer_pool *p,
+				     const struct prec_drainer_cut *cut,
+				     struct prec_drainer_handover *h)
+{
+	for (int i = 0; i < p->n; i++)
+		h[i] = (struct prec_drainer_handover){ .present = p->d[i] != NULL,
+			.st = { .lost = cut[i].lost, .lost_samples = cut[i].lost_samples,
+				.maps_dropped = cut[i].maps_dropped },
+			.maps = cut[i].maps, .nr_maps = (int)cut[i].nr_maps };
 }
 
 int prec_drainer_pool__join(struct prec_drainer_pool *p)

@@ -66,7 +66,8 @@ static int session_parts(struct prec_session *s, const struct prec_record_opts *
 	if (err)
 		return err;
 	s->writer_wait = calloc((size_t)el->nr_cpus, sizeof(*s->writer_wait));
-	return s->writer_wait ? 0 : -ENOMEM;
+	s->hand = calloc((size_t)el->nr_cpus, sizeof(*s->hand));
+	return s->writer_wait && s->hand ? 0 : -ENOMEM;
 }
 
 /* A shard's writer totals into its manifest entry and the session's
@@ -483,31 +484,26 @@ static void shard_totals(struct prec_session *s, struct prec_evlist *el, int c)
 {
 	struct prec_manifest_shard *sh = &s->rec.m->shards[c];
 	struct prec_shard_writer_stats ws;
-	struct prec_drainer_stats ds;
 
 	count_writer(s, sh, s->rec.writers[c], &ws);
 	if (c < s->nr_cpus)
 		s->writer_wait[c] = (struct prec_writer_wait){ ws.wait_ns_max, ws.staging_grown };
-	if (c < s->nr_cpus && prec_drainer_pool__at(s->pool, c)) {
+	if (c < s->nr_cpus && s->hand[c].present) {
+		const struct prec_drainer_stats *ds = &s->hand[c].st;
 		uint64_t evlost = prec_evlist__lost(el, c);
 
-		/* At a cut the drainer runs on: what it handed over. */
-		if (s->cuts)
-			ds = (struct prec_drainer_stats){ .lost = s->cuts[c].lost,
-				.lost_samples = s->cuts[c].lost_samples };
-		else
-			prec_drainer__stats(prec_drainer_pool__at(s->pool, c), &ds);
-		sh->lost = ds.lost;
-		sh->lost_samples = ds.lost_samples + evlost;
+		sh->lost = ds->lost;
+		sh->lost_samples = ds->lost_samples + evlost;
 		if (s->epoch_base)
-			epoch_lost(s, c, &ds, evlost, sh);
-		pr_debug("drainer cpu%d: %llu wake-ups, %llu chunks, %llu records, %llu bytes; stop seen at +%.1f ms, drained +%.1f, fsynced +%.1f\n",
-			 s->cpus[c], (unsigned long long)ds.wakeups,
-			 (unsigned long long)ds.chunks,
-			 (unsigned long long)ds.records,
-			 (unsigned long long)ds.bytes,
-			 since_stop_ms(s, ds.stop_seen_ns), since_stop_ms(s, ds.drained_ns),
-			 since_stop_ms(s, ds.flushed_ns));
+			epoch_lost(s, c, ds, evlost, sh);
+		if (s->t_stop_ns) /* the stop's handover has the drainer's stats */
+			pr_debug("drainer cpu%d: %llu wake-ups, %llu chunks, %llu records, %llu bytes; stop seen at +%.1f ms, drained +%.1f, fsynced +%.1f\n",
+				 s->cpus[c], (unsigned long long)ds->wakeups,
+				 (unsigned long long)ds->chunks,
+				 (unsigned long long)ds->records,
+				 (unsigned long long)ds->bytes,
+				 since_stop_ms(s, ds->stop_seen_ns), since_stop_ms(s, ds->drained_ns),
+				 since_stop_ms(s, ds->flushed_ns));
 	}
 	/* A ring overflow shows both as a LOST record and in the events'
 	 * PERF_FORMAT_LOST count: the larger of the two, not the sum. */
@@ -557,19 +553,14 @@ static int close_flight(struct prec_session *s)
 	return err;
 }
 
-/* The maps CPU index c's drainer saw in the epoch being closed: at a cut,
- * those it handed over as it moved on; NULL when it has no drainer. */
+/* The maps CPU index c's drainer saw in the recording being closed (its
+ * handover); NULL when it has no drainer. */
 static const struct prec_seen_map *maps_of(void *ctx, int c, int *nr)
 {
 	const struct prec_session *s = ctx;
 
-	*nr = 0;
-	if (!prec_drainer_pool__at(s->pool, c))
-		return NULL;
-	if (!s->cuts)
-		return prec_drainer__maps(prec_drainer_pool__at(s->pool, c), nr);
-	*nr = (int)s->cuts[c].nr_maps;
-	return s->cuts[c].maps;
+	*nr = s->hand[c].nr_maps;
+	return s->hand[c].present ? s->hand[c].maps : NULL;
 }
 
 static struct prec_seen_maps seen_maps(struct prec_session *s)
@@ -586,20 +577,16 @@ static void add_buildids(struct prec_session *s)
 
 	prec_buildid_collect__maps(s->rec.m, &seen, s->bid_reader);
 	prec_buildid_collect__vdso(s->rec.m, &seen, s->rec.dirfd, s->rec.dir);
-	/* At a cut, the dropped pairs of the epoch it ends (handed over
-	 * with its maps). */
-	for (int c = 0; s->pool && c < s->nr_cpus; c++) {
-		struct prec_drainer_stats ds = { 0 };
+	/* The pairs the drainers' tables dropped (at a cut: in the epoch
+	 * it ends). */
+	for (int c = 0; s->hand && c < s->nr_cpus; c++) {
+		const struct prec_drainer_stats *ds = &s->hand[c].st;
 		uint64_t n;
 
-		if (s->cuts)
-			ds.maps_dropped = s->cuts[c].maps_dropped;
-		else if (prec_drainer_pool__at(s->pool, c))
-			prec_drainer__stats(prec_drainer_pool__at(s->pool, c), &ds);
-		if (ds.unflagged)
+		if (ds->unflagged)
 			pr_debug("cpu%d: %llu MMAP2 records with another session's build-id flag",
-				 s->cpus[c], (unsigned long long)ds.unflagged);
-		n = s->rec.m->buildids_dropped + ds.maps_dropped;
+				 s->cpus[c], (unsigned long long)ds->unflagged);
+		n = s->rec.m->buildids_dropped + ds->maps_dropped;
 		s->rec.m->buildids_dropped = n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
 	}
 }
@@ -693,12 +680,12 @@ int prec_session__finish(struct prec_session *s, struct prec_evlist *el)
 {
 	/* Every shard flushed; the threads' exits are waited for after
 	 * the manifest. */
-	int err = s->pool ? prec_drainer_pool__stop(s->pool) : 0;
+	int err = s->pool ? prec_drainer_pool__stop(s->pool, s->hand) : 0;
 
 	/* A drainer that stopped early on an error left its CPU's events
 	 * enabled: disabled here. */
 	for (int c = 0; s->drainers_disable && c < s->nr_cpus; c++)
-		if (!prec_drainer__disabled(prec_drainer_pool__at(s->pool, c)))
+		if (!s->hand[c].disabled)
 			prec_evlist__disable_cpu(el, c);
 	lap(s, "drainers done (rings empty, shards fsynced)");
 	err = close_epoch(s, el, err);
@@ -932,11 +919,11 @@ int prec_session__cut(struct prec_session *s, struct prec_evlist *el)
 	}
 	e = epoch_sideband(s, &next, cut);
 	err = err ? err : e;
-	/* The old epoch, whose writers are all this thread's now, closed;
-	 * the next one is the session's from here on. */
-	s->cuts = cut;
+	/* The old epoch, whose writers are all this thread's now, closed
+	 * with what the drainers handed over; the next one is the
+	 * session's from here on. */
+	prec_drainer_pool__cut_handover(s->pool, cut, s->hand);
 	e = close_epoch(s, el, 0);
-	s->cuts = NULL;
 	err = err ? err : e;
 	s->prior_records += s->records;
 	s->prior_bytes += s->bytes;
@@ -978,6 +965,7 @@ void prec_session__exit(struct prec_session *s)
 	free(s->bid_queues);
 	prec_buildid_reader__delete(s->bid_reader);
 	free(s->writer_wait);
+	free(s->hand);
 	prec_recording__exit(&s->rec);
 	prec_epochs__delete(s->epochs);
 	free(s->epoch_base);

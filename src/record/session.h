@@ -66,7 +66,9 @@ struct prec_session {
 	struct prec_sideband_opts sbo;  /* each epoch's side band */
 	uint64_t (*epoch_base)[3]; /* per CPU at the epoch's start: LOST,
 				    * LOST_SAMPLES, PERF_FORMAT_LOST totals */
-	struct prec_drainer_cut *cuts; /* while a cut epoch is closed */
+	/* per CPU, what its drainer handed over of the recording being
+	 * closed (at the stop, or at a cut) */
+	struct prec_drainer_handover *hand;
 	uint64_t prior_records, prior_bytes, prior_lost; /* the closed epochs' */
 	/* --overwrite: tail.shard, written after each snapshot (tail.c) */
 	struct prec_shard_writer *tail_writer;

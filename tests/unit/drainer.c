@@ -810,7 +810,7 @@ static void test_start_all(void)
 	CHECK_EQ(prec_drainer__start(d[0]), -EBUSY);
 	/* stop() returns once every shard is flushed: the stats' flush
 	 * time is set by then, before any join. */
-	CHECK_EQ(prec_drainer_pool__stop(pool), 0);
+	CHECK_EQ(prec_drainer_pool__stop(pool, NULL), 0);
 	for (int i = 0; i < N; i++) {
 		struct prec_drainer_stats st;
 
