@@ -5,6 +5,20 @@
 // recording's owner (hostile): opened without following a symlink, taken
 // only as a regular file on a real file system that the owner may read and
 // that still holds the recorded build-id; the tar kept under a bound.
+//
+// Unless --all, the records are read once (dso_hits.c) to keep the files
+// samples hit, as perf archive does. Entries in perf's build-id cache
+// layout: PATH/ID/elf, [vdso]/ID/vdso from the recording's vdso.so,
+// [kernel.kallsyms]/ID/kallsyms from /proc/kallsyms when the running kernel
+// is the recorded one and an event other than the tracking dummy counts
+// kernel space, each with the .build-id/xx/rest link perf resolves an id by.
+// Paths are walked by util/plain_path.c, as the recording's owner when root
+// archives another user's (util/fs_creds.c). Each file is opened, checked
+// and read by a child (archive_fetch.c) under a 5 s stall deadline: a file
+// system that stops answering costs one file, never the archive, and a file
+// that changes under the copy gets no link. kallsyms, whose size is known
+// only once read, is the one entry held in memory. The output is
+// merge_output.c's: a temporary renamed into place once whole.
 #include "read/archive_fetch.h"
 #include "read/dso_hits.h"
 #include "read/internal.h"

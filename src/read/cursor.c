@@ -2,6 +2,14 @@
 // One shard's records in timestamp order: walks the chunks of a shard reader
 // and fixes the small inversions of a shared ring with a bounded reorder
 // window that releases a record once the chunk watermarks prove it is safe.
+//
+// Whole chunks are read by pread into two 64 KiB buffers used in turn; lz4
+// payloads are decoded into one scratch buffer shared by all cursors. A
+// record is released once its time is at or below the latest watermark minus
+// PREC_WATERMARK_SLACK_NS, or minus RING_ORDER_SLACK_NS (a record later in a
+// CPU's ring is at most that much older than one before it). A full window
+// releases early and counts it. A corrupt chunk ends its shard with one
+// message; the merge goes on.
 #include "read/cursor.h"
 
 #include <endian.h>

@@ -2,6 +2,18 @@
 // prec merge --follow: waits while the shards prove nothing more can be
 // handed out, watches the manifest for the final one and the recorder's
 // lock for a recorder that died, and ends the merge's live mode.
+//
+// A cursor at the end of its shard's whole chunks (or before a chunk being
+// written) does not end: it stands in the tree at its bound, the time every
+// record it will still give is at or after. A record that beats every bound
+// goes out, so the output is record for record the one a merge after the end
+// gives; when a bound wins the merge says so (-EAGAIN), the writer sends two
+// FINISHED_ROUNDs (perf delivers at one only what it had queued by the one
+// before) and flushes, and the merge sleeps less than a round before the
+// winner's shard is read again. The final manifest ends the live mode;
+// without one and without the recorder's lock the recorder died, and the
+// shards are read as a crash's, up to their torn ends. Always the pipe
+// format, always the tree (no slices).
 #include "read/follow.h"
 #include "util/clock.h"
 #include "util/log.h"

@@ -4,6 +4,23 @@
 // many shards, time slices staged and sorted in the cache (slice.c); time
 // and CPU filters on samples, a corrupt shard's rest skipped, inversions
 // counted.
+//
+// The tree gives equal times in shard order. From
+// PREC_MERGE_SLICE_MIN_SHARDS (64) shards, without AUX data, the merge works
+// in slices: the cut is the earliest record waiting plus delta; each cursor
+// in index order gives every record up to the cut into slice.c's staging
+// while the next cursor's bytes are prefetched; the entries are radix-sorted
+// by (time, cursor) and handed out up to k_min, the smallest (time, cursor)
+// left in any cursor. delta is halved or doubled toward SLICE_TARGET a
+// slice. A full slice keeps the records past k_min for the next; if it can
+// hand out none it drains them against the tree, DRAIN_RECORDS at a time.
+// The output is the tree's order, ties included, except for a cursor whose
+// records go back in time (a forced release, a broken watermark promise),
+// placed by time within its slice. Memory is a budget: all windows share
+// MERGE_BUDGET, each two to eight chunks' worth, touched only as far as
+// used; from 16 shards the readers' buffers come from one block.c mapping in
+// huge pages, the windows from one of 4 KiB pages (bench/merge.sh,
+// bench/read_patterns.sh, bench/cache_knee).
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <stdlib.h>

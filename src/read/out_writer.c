@@ -3,6 +3,11 @@
 // the other is written by an io_uring worker on another CPU, so the merge
 // does not stop for the page-cache copy of every flush; or plain write()
 // calls in the merge's own thread where that cannot be had.
+//
+// A file's writes go to an io_uring worker (IOSQE_ASYNC, explicit offsets);
+// a pipe keeps write() in the merge's thread (the reader sets the pace, and
+// its going away must come back as EPIPE; merge_output.c grows the pipe to
+// the flush size).
 #include "read/internal.h"
 #include "util/file.h"
 

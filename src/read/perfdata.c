@@ -3,6 +3,16 @@
 // sections) or pipe format (header records, then data), as the kernel's
 // tools/perf/Documentation/perf.data-file-format.txt sets them out;
 // buffered, with no allocation per record.
+//
+// Both formats list the attrs in the manifest's order with the tracking
+// dummy last, as perf does (perf script sets a pipe's call-graph printing up
+// from the first attr of each type); the pipe names each event in an
+// EVENT_UPDATE too. Everything in the headers comes from the manifest (attrs
+// and ids, names, host and topology, the tracing blob, TIME_CONV,
+// AUXTRACE_INFO, the BUILD_ID feature); no file is read again. Records go
+// through a 1 MiB buffer; a FINISHED_ROUND follows every 8192 records or 100
+// ms of record time (the stream is sorted, so any cut is safe). An AUX chunk
+// becomes a PERF_RECORD_AUXTRACE at its place in time.
 #include "read/internal.h"
 #include "read/zstd_out.h"
 #include "util/file.h"

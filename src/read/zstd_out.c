@@ -1,6 +1,16 @@
 // SPDX-License-Identifier: MIT
 // The zstd compressor of `prec merge -z`: a batch of the record stream, one
 // zstd stream for the whole data section, PERF_RECORD_COMPRESSED records out.
+//
+// Records are copied into a batch small enough that its compressed form
+// always fits one PERF_RECORD_COMPRESSED, compressed (one stream, flushed at
+// each record and never ended) straight into the output buffer, as perf
+// record -z writes them; perf 6.1 decompresses each record on its own into a
+// buffer of the COMPRESSED feature's mmap_len, so a record must decompress
+// to at least one byte and no more than that. FINISHED_ROUND and AUXTRACE
+// stay outside the stream, as perf keeps them (an AUXTRACE's file offset is
+// indexed): the batch is flushed before each. The batch and the context are
+// made once; nothing is allocated per record.
 #include "read/zstd_out.h"
 
 #include <endian.h>

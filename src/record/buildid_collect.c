@@ -1,5 +1,17 @@
 // SPDX-License-Identifier: MIT
 // A recording's build-ids at its close, and perf's build-id cache.
+//
+// Each (path, file) the drainers saw takes the id buildid_reader.c read
+// for its file; the files never read (a full queue, a reader turned off)
+// are read now, once per file, by workers under a 5 s deadline. The
+// synthesized maps' ids were read with the side band; the kernel's and
+// modules' come from /sys/kernel/notes and /sys/module/*/notes. The vDSO
+// has no file: when a [vdso] map was seen, its id comes from the
+// recorder's own vDSO (the same kernel's image, vdso.c), kept as vdso.so.
+// The table is a hash and bounded as the manifest's (docs/security.md,
+// "The build-id table is bounded"; bench/buildid_stop.sh). No pass over
+// the data: the drainers saw every MMAP2, so the manifest is on disk soon
+// after the stop whatever the trace size.
 #include "record/buildid_collect.h"
 
 #include <errno.h>

@@ -2,6 +2,31 @@
 // The end of a recording's build-id cache fill: the table's files, the
 // kernel's kallsyms and the vDSO checked and put in perf's cache by a
 // worker thread the stop waits for only so long.
+//
+// Filled as perf record fills ~/.debug, once the final manifest is written
+// and the drainers joined, so that `perf report` of the merged file
+// resolves a binary deleted or rebuilt since, and the vDSO, which perf
+// looks up by build-id only there. What goes in: every file of the table
+// whose path still names the mapped file (the device and inode the
+// drainers saw, when they saw one) holding the recorded id, as PATH/ID/elf;
+// the running kernel's /proc/kallsyms as [kernel.kallsyms]/ID/kallsyms when
+// it is the recorded kernel and shows its addresses; the vDSO as
+// [vdso]/ID/vdso; each with its .build-id/XX/REST link. perf 6.1 caches
+// the files samples hit (a pass over its data at the end) or, with
+// --buildid-all, every mapped file; prec's table is always the
+// --buildid-all one (no pass over the data), so its cache is a superset.
+// An entry is a hard link of the checked descriptor when the file lies on
+// the cache's file system and has no set-id bit, as perf links; else a
+// copy (copy_file_range) under a temporary name, renamed into place,
+// dropped if the file's size, mtime or ctime moved meanwhile. An entry
+// already there is not looked at again. The stop waits 5 s at most (then
+// the worker stops at its next file; the rest is counted in one warning);
+// files over FILE_MAX are left out. The base is perf's (--buildid-dir,
+// buildid.dir of ~/.perfconfig then /etc/perfconfig owned by the user or
+// root, else $HOME/.debug: util/buildid_cache.c). -N, -B and
+// --switch-output skip it, as perf's. A binary gone by the stop keeps its
+// id in the table but has no cache entry, as with perf. Cost:
+// bench/buildid_cache.sh.
 #include "record/buildid_fill.h"
 #include "record/vdso.h"
 #include "util/buildid.h"

@@ -1,6 +1,22 @@
 // SPDX-License-Identifier: MIT
 // Build-ids of the files the drainers saw mapped without one, read while
 // recording and kept by file (device, inode) for the stop.
+//
+// The drain walk pushes each map new to its table, with its pid and
+// address range, onto the drainer's queue (buildid_queue.c; a full queue
+// drops the note, counted, and the stop reads that file instead). The main
+// thread empties every queue each 100 ms: each file not read yet is read
+// once, by descriptor, only while its path (or /proc/PID/root + path in
+// another mount namespace, or else the mapping's /proc/PID/map_files/
+// START-END) names the same device and inode, by workers under
+// READ_DEADLINE_MS. So a binary deleted before the recording ends (a
+// build's temporary program) still has its id: read while its path was
+// there, or through the mapping while it runs. A file that does not answer
+// in time turns these reads off for the rest of the recording. The id is
+// kept, not the file: a descriptor per file until the stop would pin up to
+// 65,536 files and their disk space (a build's deleted temporaries), and a
+// copy of each when mapped would put the copies on the recording's path.
+// tests/e2e/record_buildid_deleted.sh.
 #include "record/buildid_reader.h"
 
 #include <errno.h>

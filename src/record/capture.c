@@ -2,6 +2,20 @@
 // A cut's capture: the task records one drainer copies while a
 // --switch-output cut is under way, and their replay, merged by time, into
 // the new epoch's side band (why: session.c, prec_session__cut).
+//
+// The cut, step by step: the next epoch's directory, writers and start
+// manifest first; then each drainer is asked to capture (a flag it reads
+// after each pass's data_head) and the new side band is read from /proc;
+// then each drainer drains once more into its old shard and moves to its new
+// writer after that pass, so the cut falls between two chunks of each CPU
+// with no pause of the ring and no record read twice. At that point it hands
+// over its loss counts and its maps table (moved, not copied) and the task
+// records (COMM, MMAP, MMAP2, FORK) stamped since the capture began, copied
+// into the buffer the session gave it (no allocation in the drain loop; a
+// full buffer counts what it drops). They are written, merged by time, after
+// the synthesized records (time 0). The old epoch's writers, no longer any
+// drainer's, are flushed, counted and closed by the main thread, which
+// writes its final manifest; epochs.c prunes past --switch-max-files.
 #include "record/capture.h"
 
 #include <errno.h>

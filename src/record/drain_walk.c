@@ -2,6 +2,9 @@
 // The drainer's header walk: counts records and reads the few record types
 // the recording needs to know about (LOST, LOST_SAMPLES, AUX, MMAP2) without
 // copying records, plus the deduplicated table of MMAP2 (path, build-id).
+// The table is hashed and bounded as the manifest's build-id table
+// (docs/security.md), so a workload that maps endless distinct paths costs
+// neither the recorder's memory nor the rest of the recording.
 #include "record/drain_walk.h"
 
 #include <errno.h>

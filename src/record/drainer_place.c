@@ -3,6 +3,18 @@
 // (sysfs's package and node lists), SCHED_FIFO (-r) set on the thread
 // before it first runs and kept from the io_uring workers it forks, and
 // the defaults of both, tried on a thread that exits at once.
+//
+// Why SCHED_FIFO priority 1 on the ring's own CPU by default: records are
+// lost when the drainer is not running as its ring fills, and a wake-up
+// crossing to an idle CPU waits for that CPU; on the ring's CPU at real-time
+// priority the wake-up is local and the drainer runs ahead of the task
+// filling the ring, which pays for the drain in its own time. Priority 1
+// runs behind every other real-time task, a pass's work is bounded, real-
+// time throttling is the backstop (docs/security.md, "Real-time priority").
+// Under the fair scheduler (no right to SCHED_FIFO, or -r 0) the package
+// less the ring's CPU: on the ring's CPU a drainer waits behind the workload
+// that fills its ring; beside it, in the same package, it stays near the
+// ring's memory. bench/record_ring.sh.
 
 #include "record/drainer_place.h"
 

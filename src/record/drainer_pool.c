@@ -1,6 +1,16 @@
 // SPDX-License-Identifier: MIT
 // The drainers of a recording as one object: the fan-out start and the
 // requests to all of them over one latch (util/latch.h).
+//
+// Each enable is made by each drainer for its own CPU, from that CPU (an
+// enable ioctl of a CPU-bound event waits for that CPU to carry it out), and
+// the main thread sleeps on the latch until all have: the side band is read,
+// and the command started, only once every CPU's events are on. A stop
+// (workload exit, SIGINT/SIGTERM/SIGHUP, -p targets gone, --control stop,
+// --max-size) wakes each drainer through its eventfd; each disables its own
+// CPU's events on that CPU, all CPUs at once, drains to empty, waits for its
+// writes and fsyncs. A flight recording's events are enabled and disabled by
+// the main thread instead, first at the stop, for the last snapshot.
 #include "record/drainer_pool.h"
 
 #include <errno.h>

@@ -607,7 +607,7 @@ static void config_tracking(struct perf_event_attr *a, const struct prec_record_
 	/* Only when asked, as perf: the kernel ORs the build-id flag into
 	 * an MMAP2 header it then reuses for every other event the mmap is
 	 * reported to, whose record carries maj/min/ino under that flag
-	 * (docs/design.md, "Build-ids"). The files give the ids instead. */
+	 * (docs/events.md, "build_id"). The files give the ids instead. */
 	a->build_id = o->buildid_mmap;
 	/* As perf for dwarf: its unwinder reads the binaries' non-code
 	 * segments (.eh_frame_hdr...) through the maps it knows, and without

@@ -3,6 +3,20 @@
 // as always, and `prec merge` (this binary, in a child: the record layer
 // never calls the read layer) turns it into the perf.data perf's users
 // expect, at the end or while it runs.
+//
+// -o FILE records into the directory FILE.prec exactly as -d would; at the
+// end, once the final manifest is on disk, an existing FILE that is not
+// empty moves to FILE.old (as perf; a device or FIFO such as /dev/null is
+// written into, its shards kept under $TMPDIR, never beside it in /dev), and
+// `prec merge FILE.prec -o FILE` (-zN for perf's -z) runs as a child; only
+// after it exits 0 is FILE.prec removed (by descriptor, checked to be the
+// directory this run made), else it stays and the retry command is named. -o
+// - starts `prec merge --follow` on a directory under $TMPDIR as soon as the
+// start manifest exists, the child's stdout being the stream (through a pipe
+// and a copier child when stdout is a regular file, which --follow refuses)
+// while prec's and the command's stdout go to stderr. The merge runs with
+// none of the recorder's threads or memory, and a crash before it leaves a
+// directory `prec merge` takes by hand.
 #include "record/file_output.h"
 
 #include <errno.h>

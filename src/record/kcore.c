@@ -2,6 +2,30 @@
 // perf record's --kcore: the recording's kcore_dir (kallsyms, modules and
 // the code segments of /proc/kcore as an ELF of their own), as perf 6.1's
 // record writes it, so that perf report/script read kernel code from it.
+//
+// perf report and perf script read the kernel's code from
+// perf.data/kcore_dir/kcore when the perf.data is perf's directory layout
+// (perf.data/data plus kcore_dir/, found through kcore_dir/kallsyms), and
+// perf then checks the copy against the recording (kallsyms' _text at the
+// kernel map's address, the modules at theirs). So this writes what perf 6.1
+// writes: kallsyms and modules copied whole, and kcore an ELF of the code
+// segments of /proc/kcore read with libelf (the kernel's _stext to _etext,
+// the modules' lowest address to one page past their last symbol, each cut
+// to the kcore segment it starts in), packed from the first page after the
+// headers, all 0400 in a 0700 directory, by descriptor from the recording's.
+// It is copied after the events are open and before they run, as perf's, in
+// the recording directory (the manifest's KCORE section says it is there);
+// /proc/kallsyms is read again after the copy and a difference (a module
+// came or went) fails the recording, as perf's check does. The merge, not
+// the recorder, makes the layout (read/kcore_dir.c, merge_output.c): a merge
+// into a named file builds FILE.prec-XXXXXX.d with the merged file as data
+// and a copy of kcore_dir, and renames it into place whole; the data file
+// has no DIR_FORMAT feature, as perf's has none without --threads. A stream
+// (-o -, a merge to a pipe) has no directory: prec record --kcore -o - is
+// refused (perf fails on it too, "Failed to copy kcore"), and a merge to
+// stdout notes that perf report --kallsyms DIR/kcore_dir/kallsyms reads the
+// kcore beside that file. The guest suite compares prec's and perf's copies
+// in one boot (tests/vm/suite.sh, c_kcore).
 #include "record/kcore.h"
 
 #include <ctype.h>

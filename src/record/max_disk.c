@@ -2,6 +2,14 @@
 // The disk flight recorder (--max-disk): the CPU shards' budget (the store's
 // disk_budget.c drops their oldest segments), the side band's files counted
 // in it, and the carry shard re-synthesized from /proc as older chunks go.
+//
+// The carry is taken again from /proc rather than rebuilt from the drained
+// records: the recorder keeps no model of tasks and maps, and the tail
+// synthesis already writes what perf needs. It names the tasks the recording
+// targets (the command's descendants found through /proc's parents, as the
+// tail's), and it and the start's side band have bounded shares of the
+// budget, a process a sixteenth of each: what a workload maps cannot spend
+// the window the budget promises (docs/security.md).
 #include "record/max_disk.h"
 #include "record/sideband.h"
 #include "record/tail.h"

@@ -2,6 +2,12 @@
 // What the kernel lets this process open: kernel.perf_event_paranoid and
 // CAP_PERFMON / CAP_SYS_ADMIN, read as the kernel's perf_allow_*() read
 // them, and the one line naming both when a recording needs more.
+//
+// Read before anything is opened, where perf retries an open refused with
+// EACCES without the kernel: so every event of a recording, the tracking
+// dummy included, has the same exclude bits from the first fd on, a CPU-wide
+// recording is refused before a command is forked, and the rings are sized
+// to what the user may lock before any is mapped.
 #include "record/perm.h"
 
 #include <errno.h>

@@ -1,6 +1,11 @@
 // SPDX-License-Identifier: MIT
 // --switch-output-event: side-band events opened system-wide on every CPU
 // as perf opens its side-band evlist; each occurrence is a cut.
+//
+// No thread of its own (perf's side-band thread only signals its main
+// thread): each event has a one-page ring that wakes at every record, polled
+// by the main loop, which empties the rings and cuts once for whatever they
+// held.
 
 #include "record/switch_event.h"
 

@@ -3,6 +3,10 @@
 // through the page cache (one write in flight per batch, short writes
 // resumed), payloads taken in place (zero copy) or from a staging ring
 // (copy mode); writeback started every few MiB.
+//
+// Writeback is started every 8 MiB (sync_file_range) so little is dirty at
+// the stop; --no-direct-io suits a disk busy with other writes, where the
+// page cache absorbs more than staging (bench/record.sh, scenario stormio).
 #include "store/buffered_write.h"
 
 #include <errno.h>

@@ -32,7 +32,11 @@
 // ring overflows. Instead staging doubles, up to st_max: the bytes not yet
 // written are copied to their places in the bigger mirror, the write in
 // flight keeps the old buffer until it completes, and the new one is
-// registered in its place then. Once the stall is absorbed (little left to
+// registered in its place then (IORING_REGISTER_BUFFERS_UPDATE, which does
+// not wait for the ring to go idle as unregistering would); the chunk
+// queue's slots double with it. st_max is options_resolve.c's; past it the
+// drainer waits for completions, and the loss warning names that wait when
+// records were lost meanwhile. Once the stall is absorbed (little left to
 // write, no growth for SHRINK_HOLD_NS), staging goes back to its first
 // size the same way, at a sleep: the copy into it then sweeps a buffer
 // that stays in the cache, not one as big as the worst stall needed. Each

@@ -3,6 +3,22 @@
 // counted per chunk, and the dropping of their oldest segments (the shard
 // header moved past them, then their segment file unlinked, or for a shard
 // written in one file their range punched out) when the total passes it.
+//
+// Why segment files: a hole punched in the file an O_DIRECT append goes to
+// holds that append behind the file system's freeing of the extents, long
+// enough to overflow a busy ring; so an O_DIRECT CPU shard is written in
+// segment files, and a drop unlinks a file no one writes. The shard keeps
+// one offset space, one writer, one io_uring and one staging mirror: a
+// rotation only changes the descriptor the next write goes to. The trimmer
+// thread opens the next file ahead, so the drainer never opens one, and
+// closes the old file before the budget may drop it, so the unlink frees the
+// blocks in the trimmer. A buffered shard stays one file with holes punched.
+// The budget is one count shared by the CPU shards and the oldest data of
+// any shard goes first, so an idle CPU keeps its little and a busy one gets
+// the rest, which keeps the window where every CPU has data as long as it
+// can be. Dropping is done by the trimmer from a little below the budget,
+// and by the writer whose append passed it when the trimmer was late, under
+// one lock taken once per segment and released for the syscalls.
 #include "store/budget_member.h"
 #include "util/log.h"
 

@@ -5,6 +5,11 @@
 // and on a write error the file is cut back to its last whole chunk. With
 // --max-disk and O_DIRECT, the shard goes on in segment files as the
 // budget hands them over.
+//
+// One writing thread at a time (a drainer for its CPU shard; the main thread
+// for flight and tail shards and the side band's synthesis, then the markers
+// thread for the side band), so no lock, and its watermarks are one thread's
+// promise.
 #include "store/buffered_write.h"
 #include "store/direct_write.h"
 #include "store/budget_member.h"

@@ -400,7 +400,7 @@ static void test_config(void)
 	CHECK_EQ(d->size, 128);
 	CHECK_EQ(d->sample_type, base);
 	/* no build_id unless --buildid-mmap: the kernel leaks the flag into
-	 * other sessions' records (docs/design.md) */
+	 * other sessions' records (docs/events.md) */
 	CHECK(d->mmap && d->mmap2 && d->comm && d->comm_exec && d->task && !d->build_id);
 	CHECK(!c->mmap && !c->comm && !c->build_id);
 	/* ADDR and DATA_SRC with dwarf, as perf 6.1's record */
