@@ -140,6 +140,13 @@ struct prec_manifest {
 		uint64_t segments, chunks, records, bytes;
 		uint64_t first_time, last_time;
 	} max_disk;
+	/* --off-cpu (the OFFCPU section): the sched_switch source event's
+	 * index + 1 (0: no --off-cpu), the offcpu-time event's index, and
+	 * where prev_state sits in the source's raw data */
+	struct prec_manifest_offcpu {
+		uint32_t switch1, event;
+		uint16_t state_off, state_size;
+	} offcpu;
 };
 
 /* A shard's loss: its LOST records, or its LOST_SAMPLES where the kernel
