@@ -33,15 +33,15 @@ static int check(const struct prec_record_opts *o)
 
 	if (o->nr_cgroups)
 		return refuse("not with -G (perf filters its off-cpu samples by cgroup; prec's sched_switch source counts every task of the target)", NULL);
+	if (!prec_perm__allows(PREC_PERM_TRACEPOINT)) {
+		prec_perm__deny(PREC_PERM_TRACEPOINT, "option --off-cpu (sched:sched_switch's prev_state)");
+		return -EINVAL;
+	}
 	err = prec_tracefs__event_id("sched", "sched_switch", &id);
 	if (err == -ENODEV)
 		return refuse("no tracefs mounted (the sched:sched_switch tracepoint is its source)", NULL);
 	if (err)
 		return refuse("tracepoint sched:sched_switch", strerror(-err));
-	if (!prec_perm__allows(PREC_PERM_TRACEPOINT)) {
-		prec_perm__deny(PREC_PERM_TRACEPOINT, "option --off-cpu (sched:sched_switch's raw prev_state)");
-		return -EINVAL;
-	}
 	return 0;
 }
 
