@@ -5,8 +5,8 @@
 # - -S/--snapshot and --aux-sample without an AUX area event: perf 6.1
 #   refuses them too, and prec's line gives perf's reason ("no AUX area
 #   tracing to snapshot", "no AUX area event to sample").
-# - --kcore, --off-cpu: prec's reason (no copy of /proc/kcore; perf's
-#   offcpu-time event is its BPF program).
+# - --kcore: prec's reason (no copy of /proc/kcore). --off-cpu is taken
+#   (tests/e2e/offcpu.sh has its refusals).
 set -u
 # shellcheck source=tests/lib/e2e.sh
 . "$(dirname "$0")/../lib/e2e.sh"
@@ -41,4 +41,3 @@ perf_refuses --aux-sample "no AUX area event to sample"
 refused --aux-sample "--aux-sample" "no AUX area event to sample"
 refused --aux-sample=8192 "--aux-sample" "no AUX area event to sample"
 refused --kcore "--kcore"
-refused --off-cpu "--off-cpu"
