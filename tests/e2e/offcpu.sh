@@ -122,12 +122,14 @@ refused() {
 	"$@" >out 2>err
 	local rc=$?
 	[ $rc = 2 ] || fail "$*: exit $rc, want 2 ($(cat err))"
-	[ "$(wc -l <err)" = 1 ] && grep -q -- '--off-cpu' err && grep -qi -- "$words" err ||
+	if [ "$(wc -l <err)" != 1 ] || ! grep -q -- '--off-cpu' err || ! grep -qi -- "$words" err; then
 		fail "$*: want one line naming --off-cpu and '$words', got: $(cat err)"
+	fi
 	[ ! -e refused ] || fail "$*: left a directory"
 	echo "refused: $(cat err)"
 }
-mkdir -m 755 nob && cd nob || fail "cd nob"
+mkdir -m 755 nob || fail "mkdir nob"
+cd nob || fail "cd nob"
 refused "paranoid" nobody "$PREC" record --off-cpu -d refused -- true
 cd .. || fail "cd .."
 refused "no tracefs" unshare -m sh -c "mount -t tmpfs none /sys/kernel && exec \"\$0\" \"\$@\"" \
