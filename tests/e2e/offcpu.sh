@@ -18,6 +18,7 @@
 # evsel__config and OFFCPU_SAMPLE_TYPES mask), but exclude_guest, which
 # perf's off_cpu_config leaves 0 (its attr never went through the event
 # parser); the other events as without --off-cpu; no sched_switch shown.
+# perf's own record_offcpu.sh passes with perf record played by prec.
 # Errors: one line naming --off-cpu, exit 2: as an unprivileged user,
 # without tracefs, with -G.
 set -u
@@ -113,6 +114,20 @@ wait "$w"
 w=
 samples pid
 check pid "-p" "$(awk '/ offsleep_sleeper( |$)/ { print $1; exit }' pid.off)" "$(cat pid.slept)"
+
+# perf's own test (its installed record_offcpu.sh: --off-cpu -e dummy on
+# sleep 1, then on perf bench sched messaging's 400 processes, read by perf
+# report), perf record played by prec. With Debian's perf it skips (no BPF).
+s=/usr/lib/perf-core/tests/shell/record_offcpu.sh
+if [ -f "$s" ]; then
+	PATH=$PREC_TOP/tests/lib/perf-as-prec:$PATH sh "$s" >perf_test.log 2>&1 ||
+		fail "perf's record_offcpu.sh with prec record: $(tail -5 perf_test.log)"
+	[ "$(grep -c 'off-cpu test \[Success\]' perf_test.log)" = 2 ] ||
+		fail "perf's record_offcpu.sh: $(cat perf_test.log)"
+	echo "perf's record_offcpu.sh with prec record: both its tests pass"
+else
+	echo "no $s (linux-perf's tests): perf's own test not run"
+fi
 
 # refused ARGS WORDS: prec record ARGS exits 2 with one line naming
 # --off-cpu and WORDS, and leaves no directory.
