@@ -11,7 +11,8 @@
 #   measured (each interval runs from the task's switch out to its switch
 #   back in, both inside the helper's clock_gettime pair); none passes
 #   through offsleep_spinner;
-# - the workload's total is the event count perf report shows.
+# - the workload's total is the event count perf report shows, from the
+#   file and from the pipe format.
 # The attrs (perf evlist -v): offcpu-time as perf 6.1 makes it, compared
 # field by field with perf's own rendering of the same event (a bpf-output
 # named offcpu-time with freq=1 and a call graph goes through the same
@@ -75,6 +76,12 @@ total=$(awk '{ s += $2 } END { printf "%d", s }' wl.off)
 grep -q "^# Samples: .* of event 'offcpu-time'" wl.report || fail "workload: perf report shows no offcpu-time"
 want=$(awk '/of event .offcpu-time./ { f = 1 } f && /^# Event count/ { print $NF; exit }' wl.report)
 [ "$want" = "$total" ] || fail "workload: perf report counts $want ns, the samples $total"
+# The same in perf's pipe format.
+"$PREC" merge wl -o - 2>/dev/null | perf report -i - --stdio >pipe.report 2>pipe.err ||
+	fail_rc pipe.err "perf report of the pipe"
+[ ! -s pipe.err ] || fail "pipe: perf report said: $(cat pipe.err)"
+got=$(awk '/of event .offcpu-time./ { f = 1 } f && /^# Event count/ { print $NF; exit }' pipe.report)
+[ "$got" = "$total" ] || fail "pipe: perf report counts '$got' ns, the file $total"
 
 # The attrs: offcpu-time as perf's, the others as without --off-cpu.
 perf evlist -i wl.data >wl.names 2>&1
