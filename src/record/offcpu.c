@@ -95,14 +95,17 @@ static void config_switch(struct perf_event_attr *a, uint64_t base)
 
 /* offcpu-time as perf 6.1 makes it: off_cpu_config's attr (software
  * BPF_OUTPUT, freq 1 at 1 Hz, CALLCHAIN, no event_attr_init so
- * exclude_guest 0), then evsel__config's PERIOD for freq, CPU for a
- * bpf-output, and its mask OFFCPU_SAMPLE_TYPES (IDENTIFIER IP TID TIME ID
- * CPU PERIOD CALLCHAIN CGROUP), which drops RAW. */
-static void config_event(struct perf_event_attr *a, uint64_t base)
+ * exclude_guest 0), then evsel__config: its period a weak default that
+ * -F or -c replace (the value goes into sample_freq, freq stays 1), PERIOD
+ * for freq, CPU for a bpf-output, and its mask OFFCPU_SAMPLE_TYPES
+ * (IDENTIFIER IP TID TIME ID CPU PERIOD CALLCHAIN CGROUP), which drops RAW
+ * and what -W, -I, -b or --data add. */
+static void config_event(struct perf_event_attr *a, uint64_t base,
+			 const struct prec_record_opts *o)
 {
 	a->sample_type = base | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_PERIOD;
 	a->freq = 1;
-	a->sample_freq = 1;
+	a->sample_freq = o->freq ? o->freq : o->period ? o->period : 1;
 	a->sample_max_stack = 0;
 	a->exclude_guest = 0;
 	a->exclude_callchain_kernel = 0;
@@ -110,7 +113,8 @@ static void config_event(struct perf_event_attr *a, uint64_t base)
 }
 
 /* The options' sample fields (-W, -I, -b, --data ...) are dropped: perf's
- * mask drops them from offcpu-time, and the source needs none. */
+ * mask drops them from offcpu-time, and the source needs none. The
+ * source's period stays 1 whatever -F or -c say: every switch counts. */
 void prec_offcpu__config(struct prec_evlist *el, const struct prec_record_opts *o)
 {
 	uint64_t base = prec_evlist__sample_base(el);
@@ -127,7 +131,7 @@ void prec_offcpu__config(struct prec_evlist *el, const struct prec_record_opts *
 		if (el->evsel[i].offcpu == PREC_OFFCPU_SWITCH)
 			config_switch(a, base);
 		else
-			config_event(a, base);
+			config_event(a, base, o);
 		/* as the other events' samples: their cgroup with --all-cgroups */
 		if (o->all_cgroups)
 			a->sample_type |= PERF_SAMPLE_CGROUP;

@@ -96,6 +96,16 @@ grep '^offcpu-time:' wl.evlist | awk -v evlist=1 -f "$PREC_TOP/tests/lib/attr_bl
 [ -s want.attr ] || fail "perf's offcpu-time attr not read"
 diff want.attr got.attr >attr.diff || fail "offcpu-time's attr differs from perf's: $(cat attr.diff)"
 grep -q 'exclude_guest' <(grep '^offcpu-time:' wl.evlist) && fail "offcpu-time has exclude_guest"
+# -F as perf's evsel__config takes it: a weak default's replacement.
+"$PREC" record -q --off-cpu -F 99 -e cpu-clock -o f99.data -- true 2>f99.err || fail_rc f99.err "record --off-cpu -F 99"
+perf evlist -v -i f99.data 2>&1 | grep '^offcpu-time:' >f99.evlist
+perf record -q -F 99 -o perf99.data -e cpu-clock -e 'bpf-output/name=offcpu-time,call-graph=fp/' \
+	-- true 2>perf.err || fail_rc perf.err "perf record -F 99 (offcpu-time's attr)"
+perf evlist -v -i perf99.data 2>&1 | grep '^offcpu-time:' | sed 's/, exclude_guest: 1//' |
+	awk -v evlist=1 -f "$PREC_TOP/tests/lib/attr_blocks.awk" >want99.attr
+awk -v evlist=1 -f "$PREC_TOP/tests/lib/attr_blocks.awk" f99.evlist >got99.attr
+grep -q 'sample_freq } 99' want99.attr || fail "perf's -F 99 offcpu-time: $(cat want99.attr)"
+diff want99.attr got99.attr >attr99.diff || fail "-F 99: offcpu-time's attr differs from perf's: $(cat attr99.diff)"
 "$PREC" record -q -e cpu-clock -d plain -- "$H/offsleep" 1 1 1 >/dev/null 2>plain.err ||
 	fail_rc plain.err "record without --off-cpu"
 "$PREC" merge plain -o plain.data 2>/dev/null || fail "merge plain"
