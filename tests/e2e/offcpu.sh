@@ -18,7 +18,8 @@
 # named offcpu-time with freq=1 and a call graph goes through the same
 # evsel__config and OFFCPU_SAMPLE_TYPES mask), but exclude_guest, which
 # perf's off_cpu_config leaves 0 (its attr never went through the event
-# parser); the other events as without --off-cpu; no sched_switch shown.
+# parser), for the workload, -F 99, -a and -p; the other events as without
+# --off-cpu; no sched_switch shown.
 # perf's own record_offcpu.sh passes with perf record played by prec.
 # Errors: one line naming --off-cpu, exit 2: as an unprivileged user,
 # without tracefs, with -G.
@@ -88,24 +89,30 @@ perf evlist -i wl.data >wl.names 2>&1
 [ "$(tr '\n' ' ' <wl.names)" = "cpu-clock offcpu-time dummy " ] ||
 	fail "events of the merged file: $(tr '\n' ' ' <wl.names)"
 perf evlist -v -i wl.data >wl.evlist 2>&1 || fail "perf evlist"
-perf record -q -o perf.data -e cpu-clock -e 'bpf-output/name=offcpu-time,freq=1,call-graph=fp/' \
-	-- true 2>perf.err || fail_rc perf.err "perf record (offcpu-time's attr)"
-perf evlist -v -i perf.data >perf.evlist 2>&1 || fail "perf evlist"
-grep '^offcpu-time:' perf.evlist | sed 's/, exclude_guest: 1//' | awk -v evlist=1 -f "$PREC_TOP/tests/lib/attr_blocks.awk" >want.attr
-grep '^offcpu-time:' wl.evlist | awk -v evlist=1 -f "$PREC_TOP/tests/lib/attr_blocks.awk" >got.attr
-[ -s want.attr ] || fail "perf's offcpu-time attr not read"
-diff want.attr got.attr >attr.diff || fail "offcpu-time's attr differs from perf's: $(cat attr.diff)"
-grep -q 'exclude_guest' <(grep '^offcpu-time:' wl.evlist) && fail "offcpu-time has exclude_guest"
-# -F as perf's evsel__config takes it: a weak default's replacement.
+# same_attr WHAT DATA TERMS PERF-RECORD-ARGS...: DATA's offcpu-time as
+# perf's rendering of bpf-output/name=offcpu-time,TERMS/ recorded after -e
+# cpu-clock with those arguments, field by field but for prec's design
+# (tests/lib/attr_blocks.awk) and perf's parser's exclude_guest.
+same_attr() {
+	local what=$1 data=$2 terms=$3
+	shift 3
+	perf record -q -o perf.data -e cpu-clock -e "bpf-output/name=offcpu-time,$terms/" "$@" \
+		2>perf.err || fail_rc perf.err "perf record $* (offcpu-time's attr)"
+	perf evlist -v -i perf.data 2>&1 | grep '^offcpu-time:' | sed 's/, exclude_guest: 1//' |
+		awk -v evlist=1 -f "$PREC_TOP/tests/lib/attr_blocks.awk" >want.attr
+	perf evlist -v -i "$data" 2>&1 | grep '^offcpu-time:' >got.evlist
+	awk -v evlist=1 -f "$PREC_TOP/tests/lib/attr_blocks.awk" got.evlist >got.attr
+	[ -s want.attr ] || fail "$what: perf's offcpu-time attr not read"
+	diff want.attr got.attr >attr.diff || fail "$what: offcpu-time's attr differs from perf's: $(cat attr.diff)"
+	! grep -q 'exclude_guest' got.evlist || fail "$what: offcpu-time has exclude_guest"
+}
+same_attr "workload" wl.data freq=1,call-graph=fp -- true
+# -F as perf's evsel__config takes it: a weak default's replacement (the
+# freq term would replace -F in perf's rendering: without it, perf's -F
+# sets freq and the frequency as its off_cpu_config path ends up).
 "$PREC" record -q --off-cpu -F 99 -e cpu-clock -o f99.data -- true 2>f99.err || fail_rc f99.err "record --off-cpu -F 99"
-perf evlist -v -i f99.data 2>&1 | grep '^offcpu-time:' >f99.evlist
-perf record -q -F 99 -o perf99.data -e cpu-clock -e 'bpf-output/name=offcpu-time,call-graph=fp/' \
-	-- true 2>perf.err || fail_rc perf.err "perf record -F 99 (offcpu-time's attr)"
-perf evlist -v -i perf99.data 2>&1 | grep '^offcpu-time:' | sed 's/, exclude_guest: 1//' |
-	awk -v evlist=1 -f "$PREC_TOP/tests/lib/attr_blocks.awk" >want99.attr
-awk -v evlist=1 -f "$PREC_TOP/tests/lib/attr_blocks.awk" f99.evlist >got99.attr
-grep -q 'sample_freq } 99' want99.attr || fail "perf's -F 99 offcpu-time: $(cat want99.attr)"
-diff want99.attr got99.attr >attr99.diff || fail "-F 99: offcpu-time's attr differs from perf's: $(cat attr99.diff)"
+same_attr "-F 99" f99.data call-graph=fp -F 99 -- true
+grep -q 'sample_freq } 99' got.attr || fail "-F 99: offcpu-time $(cat got.attr)"
 "$PREC" record -q -e cpu-clock -d plain -- "$H/offsleep" 1 1 1 >/dev/null 2>plain.err ||
 	fail_rc plain.err "record without --off-cpu"
 "$PREC" merge plain -o plain.data 2>/dev/null || fail "merge plain"
@@ -121,6 +128,7 @@ samples all
 pid=$(awk '/ offsleep_sleeper( |$)/ { print $1; exit }' all.off)
 [ -n "$pid" ] || fail "-a: no sample through offsleep_sleeper"
 check all "-a" "$pid" "$(cat all.slept)"
+same_attr "-a" all.data freq=1,call-graph=fp -a -- true
 
 # -p: the helper already running, waiting 700 ms before its sleeps.
 "$H/offsleep" 20 50 100 700 >pid.slept &
@@ -131,6 +139,8 @@ wait "$w"
 w=
 samples pid
 check pid "-p" "$(awk '/ offsleep_sleeper( |$)/ { print $1; exit }' pid.off)" "$(cat pid.slept)"
+sleep 0.3 &
+same_attr "-p" pid.data freq=1,call-graph=fp -p $!
 
 # perf's own test (its installed record_offcpu.sh: --off-cpu -e dummy on
 # sleep 1, then on perf bench sched messaging's 400 processes, read by perf
