@@ -77,9 +77,13 @@ static bool is_source(const struct prec_offcpu *oc, uint64_t id)
 	return false;
 }
 
+/* Fibonacci hashing, its high bits folded down: tids that differ in high
+ * bits only still spread over a small table. */
 static uint32_t hash(uint32_t key)
 {
-	return key * 2654435761u;
+	uint32_t h = key * 2654435761u;
+
+	return h ^ (h >> 16);
 }
 
 /* The slot of tid, or the free one where it goes; the table is never full. */
