@@ -139,7 +139,8 @@ wait "$w"
 w=
 samples pid
 check pid "-p" "$(awk '/ offsleep_sleeper( |$)/ { print $1; exit }' pid.off)" "$(cat pid.slept)"
-sleep 0.3 &
+# perf records until its target ends: one that outlives a slow start
+sleep 2 &
 same_attr "-p" pid.data freq=1,call-graph=fp -p $!
 
 # perf's own test (its installed record_offcpu.sh: --off-cpu -e dummy on
