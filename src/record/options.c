@@ -17,7 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "record/control.h"
+#include "record/control_channel.h"
 #include "record/sample_regs.h"
 #include "util/cli.h"
 #include "util/cpu_list.h"

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: MIT
 // The recorder's flight controls: the -D delay, the --control commands,
 // the --markers reader, and with --overwrite the snapshots and their tails.
-#include "record/flight.h"
+#include "record/controls.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "record/control.h"
+#include "record/control_channel.h"
 #include "record/evlist.h"
 #include "record/markers.h"
 #include "record/options.h"
@@ -23,7 +23,7 @@ static uint64_t mono_ns(void)
 	return prec_now_ns(CLOCK_MONOTONIC);
 }
 
-int prec_flight__init(struct prec_flight *f, const struct prec_record_opts *o)
+int prec_controls__init(struct prec_controls *f, const struct prec_record_opts *o)
 {
 	int err;
 
@@ -69,7 +69,7 @@ static int marker_ids(const struct prec_evlist *el, uint64_t **ids)
  * resumed: it costs the snapshot's caller time, never the rings. */
 static int take_snapshot(void *arg)
 {
-	struct prec_flight *f = arg;
+	struct prec_controls *f = arg;
 	struct prec_snapshot_stats st;
 	int err = prec_snapshot__take(f->snap), n;
 
@@ -79,7 +79,7 @@ static int take_snapshot(void *arg)
 }
 
 /* The tasks a tail names: those the events follow. */
-static int start_tail(struct prec_flight *f, struct prec_session *s,
+static int start_tail(struct prec_controls *f, struct prec_session *s,
 		      const struct prec_record_opts *o, const struct prec_evlist *el)
 {
 	struct prec_tail_opts to = { .writer = s->tail_writer, .m = s->m,
@@ -103,7 +103,7 @@ static int start_tail(struct prec_flight *f, struct prec_session *s,
 	return err;
 }
 
-static int start_snapshots(struct prec_flight *f, struct prec_session *s,
+static int start_snapshots(struct prec_controls *f, struct prec_session *s,
 			   const struct prec_record_opts *o,
 			   const struct prec_evlist *el)
 {
@@ -128,7 +128,7 @@ static int start_snapshots(struct prec_flight *f, struct prec_session *s,
 	return 0;
 }
 
-int prec_flight__start(struct prec_flight *f, struct prec_session *s,
+int prec_controls__start(struct prec_controls *f, struct prec_session *s,
 		       const struct prec_record_opts *o,
 		       const struct prec_evlist *el)
 {
@@ -172,13 +172,13 @@ int prec_flight__start(struct prec_flight *f, struct prec_session *s,
 	return err;
 }
 
-bool prec_flight__starts_enabled(const struct prec_flight *f)
+bool prec_controls__starts_enabled(const struct prec_controls *f)
 {
 	return f->delay_ms == 0;
 }
 
 /* The next -D time due (the delay's, or a range's edge), 0: none. */
-static uint64_t next_due(const struct prec_flight *f)
+static uint64_t next_due(const struct prec_controls *f)
 {
 	if (f->enable_at_ns)
 		return f->enable_at_ns;
@@ -187,7 +187,7 @@ static uint64_t next_due(const struct prec_flight *f)
 	return 0;
 }
 
-int prec_flight__timeout_ms(const struct prec_flight *f)
+int prec_controls__timeout_ms(const struct prec_controls *f)
 {
 	uint64_t now, due = next_due(f);
 
@@ -202,7 +202,7 @@ int prec_flight__timeout_ms(const struct prec_flight *f)
 /* -D ranges: each edge passed, in order; the sampling events enabled at
  * a range's start and disabled at its end (the tracking event stays on,
  * as perf's dummy does), each said as perf says it. */
-static void range_edges(struct prec_flight *f, struct prec_evlist *el)
+static void range_edges(struct prec_controls *f, struct prec_evlist *el)
 {
 	uint64_t due;
 
@@ -219,7 +219,7 @@ static void range_edges(struct prec_flight *f, struct prec_evlist *el)
 	}
 }
 
-static int run_command(struct prec_flight *f, struct prec_evlist *el, int cmd)
+static int run_command(struct prec_controls *f, struct prec_evlist *el, int cmd)
 {
 	int err = 0;
 
@@ -251,7 +251,7 @@ static int run_command(struct prec_flight *f, struct prec_evlist *el, int cmd)
 	return err;
 }
 
-int prec_flight__tick(struct prec_flight *f, struct prec_evlist *el)
+int prec_controls__tick(struct prec_controls *f, struct prec_evlist *el)
 {
 	int cmd, err;
 
@@ -276,7 +276,7 @@ int prec_flight__tick(struct prec_flight *f, struct prec_evlist *el)
 	return 0;
 }
 
-int prec_flight__stop(struct prec_flight *f)
+int prec_controls__stop(struct prec_controls *f)
 {
 	int n;
 
@@ -301,7 +301,7 @@ int prec_flight__stop(struct prec_flight *f)
 	return n < 0 ? n : 0;
 }
 
-void prec_flight__exit(struct prec_flight *f)
+void prec_controls__exit(struct prec_controls *f)
 {
 	if (!f)
 		return;
