@@ -156,6 +156,8 @@ $(BUILD)/tests/%.o: CFLAGS += -Itests
 $(BUILD)/tests/helpers/callchain.o: CFLAGS += -fno-omit-frame-pointer
 # tests/e2e/flight_sideband.sh's workload, unwound with -g as well
 $(BUILD)/tests/helpers/chain.o: CFLAGS += -fno-omit-frame-pointer
+# tests/e2e/offcpu.sh's workload: the off-CPU chains are frame pointers
+$(BUILD)/tests/helpers/offsleep.o: CFLAGS += -fno-omit-frame-pointer
 $(BUILD)/bench/%.o: CFLAGS += -Itests
 
 $(BUILD)/tests/unit/%: $(BUILD)/tests/unit/%.o $(TLIB_OBJ) $(LIB)

@@ -19,7 +19,7 @@ _prec_opts_record="-d --dir -o --output --keep-shards --timestamp-filename
 	-T --timestamp --sample-cpu --sample-identifier --timestamp-boundary --buildid-all
 	-a --all-cpus -C --cpu -G --cgroup
 	--all-cgroups --data -p --pid -u --uid -t --tid
-	-i --no-inherit --switch-events --namespaces --synth --dry-run
+	-i --no-inherit --off-cpu --switch-events --namespaces --synth --dry-run
 	--aio --threads --mmap-flush --num-thread-synthesize --per-thread --vmlinux
 	--debuginfod --clang-path --clang-opt -B --no-buildid
 	-N --no-buildid-cache --buildid-mmap --no-bpf-event --all-user --all-kernel
@@ -27,7 +27,7 @@ _prec_opts_record="-d --dir -o --output --keep-shards --timestamp-filename
 	--no-copy --no-direct-io --max-staging -r --realtime --affinity --compress
 	-z --compression-level --user --aux-size --markers --overwrite --control
 	--switch-output --switch-output-event --tail-synthesize --proc-map-timeout
-	-S --snapshot --aux-sample --kcore --off-cpu --switch-max-files
+	-S --snapshot --aux-sample --kcore --switch-max-files
 	-D --delay -v --verbose -q --quiet -h --help"
 _prec_opts_merge="-o --output --time -C --cpu --salvage -f --force -z
 	--compression-level --follow -h --help"

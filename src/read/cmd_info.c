@@ -263,6 +263,10 @@ static void print_rest(const struct prec_manifest *m, uint64_t window)
 	for (uint32_t i = 0; i < m->nr_tracepoints; i++)
 		printf("  %s:%s id %llu\n", str(m->tracepoints[i].system),
 		       str(m->tracepoints[i].name), (unsigned long long)m->tracepoints[i].id);
+	if (m->offcpu.switch1)
+		printf("off-cpu:     %s becomes %s at the merge (prev_state at raw +%u, %u bytes)\n",
+		       str(m->events[m->offcpu.switch1 - 1].name), str(m->events[m->offcpu.event].name),
+		       m->offcpu.state_off, m->offcpu.state_size);
 }
 
 /* A recording whose manifest is not final has no totals in it yet: take

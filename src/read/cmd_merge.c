@@ -6,6 +6,7 @@
 #include "read/filter_args.h"
 #include "read/follow.h"
 #include "read/internal.h"
+#include "read/offcpu.h"
 #include "read/owner.h"
 #include "read/read.h"
 #include "read/zstd_out.h"
@@ -171,22 +172,32 @@ static int read_manifest(const char *dir, int *dirfd, struct prec_manifest **m,
 	return 0;
 }
 
+/* oc: an --off-cpu recording's conversion, else NULL. */
 static int write_one(struct prec_perfdata *pd, const struct prec_merge_rec *r,
-		     struct merge_totals *t)
+		     struct merge_totals *t, struct prec_offcpu *oc)
 {
-	if (!r->rec) {
+	const void *rec = r->rec;
+	uint32_t len = r->rec_len;
+
+	if (rec && oc) {
+		int n = prec_offcpu__filter(oc, r->rec, r->rec_len, r->time, &rec, &len);
+
+		if (n <= 0)
+			return n;
+	}
+	if (!rec) {
 		t->aux++;
 		t->bytes += r->aux_len;
 		/* idx: prec maps one AUX area per CPU, so the CPU is the map. */
 		return prec_perfdata__write_auxtrace(pd, r->aux, r->aux_len, r->aux_offset,
 						     (uint32_t)r->cpu, (uint32_t)r->cpu);
 	}
-	t->bytes += r->rec_len;
-	if (prec_ld32(r->rec) == PERF_RECORD_SAMPLE) { /* its type, maybe unaligned */
+	t->bytes += len;
+	if (prec_ld32(rec) == PERF_RECORD_SAMPLE) { /* its type, maybe unaligned */
 		t->samples++;
 		prec_perfdata__saw_time(&t->first, &t->last, r->time);
 	}
-	return prec_perfdata__write_record(pd, r->rec, r->rec_len);
+	return prec_perfdata__write_record(pd, rec, len);
 }
 
 /* --follow: what went out before a wait reaches the reader now, and perf
@@ -206,7 +217,7 @@ static int catch_up(struct prec_perfdata *pd)
  * -errno (of a write, or of the merge when t->read_failed). f: following
  * a live recording, whose merge says -EAGAIN where it must wait. */
 static int pump(struct prec_merge *mg, struct prec_perfdata *pd,
-		struct merge_totals *t, struct prec_follow *f)
+		struct merge_totals *t, struct prec_follow *f, struct prec_offcpu *oc)
 {
 	struct prec_merge_rec r;
 	uint64_t round_time = 0, caught_up = UINT64_MAX;
@@ -231,7 +242,7 @@ static int pump(struct prec_merge *mg, struct prec_perfdata *pd,
 		}
 		if (n <= 0)
 			break;
-		err = write_one(pd, &r, t);
+		err = write_one(pd, &r, t, oc);
 		if (err)
 			return err;
 		t->records++;
@@ -346,26 +357,34 @@ static int merge_to(const struct merge_args *a, int dirfd,
 	struct prec_follow *f = NULL;
 	struct merge_totals t = { 0 };
 	struct prec_perfdata *pd = NULL;
-	struct prec_manifest shown = *m; /* shallow: only its times differ */
+	/* shallow: its times differ, and --off-cpu's source is not shown */
+	struct prec_manifest shown = *m;
+	struct prec_offcpu *oc = NULL;
 	struct prec_merge *mg;
 	int err, cerr;
 
 	prec_merge__say_window(o.window_start);
 	if (mode == PREC_PERFDATA_PIPE)
 		pipe_times(a, m, &shown, live, o.window_start);
+	if (prec_offcpu__new(&oc, m, &shown) < 0) {
+		pr_err("merge %s: %s", a->dir, strerror(ENOMEM));
+		return -ENOMEM;
+	}
 	if (live && prec_follow__new(&f, a->dir, dirfd, fd) < 0) {
 		pr_err("merge %s: %s", a->dir, strerror(ENOMEM));
+		prec_offcpu__delete(oc);
 		return -ENOMEM;
 	}
 	err = prec_merge__open(&mg, dirfd, m, &o);
 	if (err < 0) {
 		pr_err("merge %s: cannot open shards: %s", a->dir, strerror(-err));
 		prec_follow__delete(f);
+		prec_offcpu__delete(oc);
 		return err;
 	}
 	err = prec_perfdata__open_zstd(&pd, fd, &shown, mode, a->zlevel);
 	if (!err)
-		err = pump(mg, pd, &t, f);
+		err = pump(mg, pd, &t, f, oc);
 	cerr = pd ? prec_perfdata__close(pd, t.first, t.last) : 0;
 	if (err == -EPIPE || (!err && cerr == -EPIPE))
 		err = -EPIPE; /* the reader stopped reading: no news to it */
@@ -387,6 +406,7 @@ static int merge_to(const struct merge_args *a, int dirfd,
 	if ((!err || err == -EBADMSG) && !cerr)
 		report(a, mg, &t, mode);
 	prec_merge__close(mg);
+	prec_offcpu__delete(oc);
 	return err ? err : cerr;
 }
 

@@ -27,6 +27,7 @@
 #include "record/file_output.h"
 #include "record/kcore.h"
 #include "record/controls.h"
+#include "record/offcpu.h"
 #include "record/options.h"
 #include "record/perm.h"
 #include "record/session.h"
@@ -164,6 +165,8 @@ static int setup_events(struct record *r)
 		if (!err)
 			r->el.evsel[r->el.nr - 1].sampling = false;
 	}
+	if (!err)
+		err = prec_offcpu__add(&r->el, &r->o);
 	if (!err)
 		err = check_aux_modes(r);
 	if (!err)
@@ -775,6 +778,7 @@ static int record(struct record *r, int argc, char **argv)
 	prec_evlist__config(&r->el, &r->o, r->have_wl,
 			    !r->o.no_inherit && (r->have_wl || r->o.nr_pids || r->o.all_cpus ||
 						 !r->o.nr_tids));
+	prec_offcpu__config(&r->el, &r->o);
 	err = user_only(r);
 	if (err)
 		return 1;

@@ -73,6 +73,8 @@ struct prec_evsel {
 	 * opened with the leader's fd as group_fd; -1: in no group. */
 	int leader;
 	int nr_members;        /* a leader's group size (itself included) */
+	/* --off-cpu's two events (enum prec_offcpu_role, record/offcpu.h) */
+	uint8_t offcpu;
 };
 
 struct prec_evlist {

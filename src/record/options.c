@@ -163,23 +163,6 @@ static int opt_proc_map_timeout(struct prec_record_opts *o, const char *arg)
 	return 0;
 }
 
-/* perf's options prec cannot honour: refused, each with its reason,
- * rather than taken and ignored. */
-static int opt_refused(struct prec_record_opts *o, const char *arg, const char *name,
-		       const char *why)
-{
-	(void)o;
-	(void)arg;
-	pr_err("option %s: not supported: %s", name, why);
-	return -EINVAL;
-}
-
-static int opt_off_cpu(struct prec_record_opts *o, const char *arg)
-{
-	return opt_refused(o, arg, "--off-cpu",
-			   "perf's offcpu-time event comes from its BPF program, which prec does not have");
-}
-
 /* -G as perf takes it: names for the events given before it (checked
  * against them once the events are parsed, record/cgroup.c). */
 static int opt_cgroup(struct prec_record_opts *o, const char *arg)
@@ -913,6 +896,7 @@ static const struct opt table[] = {
 	{ "uid", 'u', "USER", opt_uid, "the user's processes at the start (as perf 6.1)", 0 },
 	{ "tid", 't', "TID,...", opt_tid, "existing threads", 0 },
 	{ "no-inherit", 'i', NULL, NULL, "child tasks (of the command or of -p's processes) are not recorded", FLAG(no_inherit) },
+	{ "off-cpu", 0, NULL, NULL, "perf's offcpu-time event: each sleep (S or D) of the target's tasks as a sample, its period the ns off the CPU, its user call chain where it slept (from sched:sched_switch, no BPF; needs root or CAP_PERFMON)", FLAG(off_cpu) },
 	{ "switch-events", 0, NULL, NULL, "record context switches (PERF_RECORD_SWITCH, as perf)", FLAG(switch_events) },
 	{ "namespaces", 0, NULL, NULL, "record namespace changes (PERF_RECORD_NAMESPACES, as perf)", FLAG(namespaces) },
 	{ "synth", 0, "no|all|task|mmap|cgroup", opt_synth, "what the /proc read at the start gives of existing tasks (default all)", 0 },
@@ -960,7 +944,6 @@ static const struct opt table[] = {
 	{ "snapshot", 'S', "[=OPTS]", NULL, "perf's AUX area snapshot mode: refused (no AUX snapshot in prec; see --overwrite)", FLAG(aux_snapshot) },
 	{ "aux-sample", 0, "[=OPTS]", NULL, "perf's AUX area sampling: refused", FLAG(aux_sample) },
 	{ "kcore", 0, NULL, NULL, "as perf: copy the kernel's and modules' code from /proc/kcore, with kallsyms and modules, into kcore_dir (root)", FLAG(kcore) },
-	{ "off-cpu", 0, NULL, opt_off_cpu, "perf's BPF off-cpu profile: refused", 0 },
 	{ "switch-max-files", 0, "N", opt_switch_max_files, "with --switch-output: keep the newest N epochs (older ones removed)", 0 },
 	{ "delay", 'D', "MS|RANGES", opt_delay, "enable the sampling events MS ms after the start (the side band does not wait); -1: wait for 'enable'; START-END,... (as perf): enabled in each range of ms after the start only", 0 },
 	{ "verbose", 'v', NULL, opt_verbose, "more messages; -vv also prints each event's perf_event_attr before opening it, as perf record -vv", 0 },

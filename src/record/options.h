@@ -116,6 +116,7 @@ struct prec_record_opts {
 	bool markers;           /* --markers: trace_marker writes as ftrace:print */
 	bool no_inherit;        /* -i: the command's children are not followed */
 	bool switch_events;     /* --switch-events: PERF_RECORD_SWITCH records */
+	bool off_cpu;           /* --off-cpu: perf's offcpu-time (record/offcpu.h) */
 	bool no_bpf_event;      /* --no-bpf-event: no KSYMBOL/BPF_EVENT records */
 	bool all_user, all_kernel; /* --all-user/--all-kernel: :u/:k on every event */
 	bool group;             /* --group: every -e event in one group, as perf */

@@ -17,6 +17,7 @@
 
 #include "record/evlist.h"
 #include "record/host.h"
+#include "record/offcpu.h"
 #include "record/options.h"
 #include "record/perfclock.h"
 #include "record/perm.h"
@@ -99,6 +100,8 @@ static int fill_manifest(struct prec_recording *r, const struct prec_record_opts
 	err = prec_time_layout__init(&m->time_layout, m->sample_type);
 	if (!err)
 		err = add_events(m, el);
+	if (!err)
+		err = prec_offcpu__manifest(el, m);
 	/* perf's TIME_CONV: the first ring's words, kept only if they convert
 	 * (a page without cap_user_time_zero leaves it unset). */
 	if (el->rings && el->nr_cpus)

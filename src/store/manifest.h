@@ -148,6 +148,13 @@ struct prec_manifest {
 		uint32_t segments;
 		uint64_t bytes;
 	} kcore;
+	/* --off-cpu (the OFFCPU section): the sched_switch source event's
+	 * index + 1 (0: no --off-cpu), the offcpu-time event's index, and
+	 * where prev_state sits in the source's raw data */
+	struct prec_manifest_offcpu {
+		uint32_t switch1, event;
+		uint16_t state_off, state_size;
+	} offcpu;
 };
 
 /* A shard's loss: its LOST records, or its LOST_SAMPLES where the kernel

@@ -362,6 +362,19 @@ static void enc_kcore(struct obuf *b, const struct prec_manifest *m)
 	put32(b, m->kcore.segments);
 	put32(b, 0);
 	put64(b, m->kcore.bytes);
+/* Only for an --off-cpu recording: others read as before. */
+static void enc_offcpu(struct obuf *b, const struct prec_manifest *m)
+{
+	const struct prec_manifest_offcpu *o = &m->offcpu;
+	size_t at;
+
+	if (!o->switch1)
+		return;
+	at = begin_section(b, PREC_MANI_SEC_OFFCPU);
+	put32(b, o->switch1 - 1);
+	put32(b, o->event);
+	put32(b, (uint32_t)o->state_off | (uint32_t)o->state_size << 16);
+	put32(b, 0);
 	end_section(b, at);
 }
 
@@ -406,6 +419,7 @@ int prec_manifest__encode(const struct prec_manifest *m, void **buf,
 	enc_buildid_drops(&b, m);
 	enc_groups(&b, m);
 	enc_kcore(&b, m);
+	enc_offcpu(&b, m);
 	if (b.err) {
 		free(b.p);
 		return b.err;

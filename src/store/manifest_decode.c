@@ -7,6 +7,7 @@
 #include "util/bytes.h"
 
 #include <errno.h>
+#include <linux/perf_event.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -443,6 +444,43 @@ static void dec_groups(struct ibuf *c, struct prec_manifest *m)
 	}
 }
 
+/* After EVENTS: two distinct events; the sample layouts the merge's
+ * off-CPU conversion reads (read/offcpu.c) and nothing else, so it never
+ * meets a field it cannot place. */
+static void dec_offcpu(struct ibuf *c, struct prec_manifest *m)
+{
+	const uint64_t base = m->sample_type, cgroup = PERF_SAMPLE_CGROUP;
+	struct prec_manifest_offcpu *o = &m->offcpu;
+	uint32_t sw, ev, w;
+	uint64_t st_sw, st_ev;
+
+	if (c->len < PREC_MANI_OFFCPU_SIZE) {
+		fail(c, -EBADMSG, "offcpu section too short");
+		return;
+	}
+	sw = get32(c);
+	ev = get32(c);
+	w = get32(c);
+	get32(c);
+	if (sw >= m->nr_events || ev >= m->nr_events || sw == ev) {
+		fail(c, -EBADMSG, "offcpu: bad event index");
+		return;
+	}
+	st_sw = prec_ld64(m->events[sw].attr + 24) & ~cgroup;
+	st_ev = prec_ld64(m->events[ev].attr + 24) & ~cgroup;
+	o->state_off = (uint16_t)w;
+	o->state_size = (uint16_t)(w >> 16);
+	if (st_sw != (base | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW) ||
+	    st_ev != (base | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_PERIOD) ||
+	    (o->state_size != 4 && o->state_size != 8) || o->state_off > UINT16_MAX - 8) {
+		fail(c, -EBADMSG, "offcpu: events' sample_type or prev_state field not as recorded");
+		return;
+	}
+	o->switch1 = sw + 1;
+	o->event = ev;
+	/* Bytes after the known fields are a later minor's: ignored. */
+}
+
 /* ------------------------------------------------------------------------ */
 /* Framing: header and section table.                                       */
 
@@ -477,6 +515,7 @@ static const struct {
 	{ PREC_MANI_SEC_BUILDID_DROPS, false, true, dec_buildid_drops },
 	{ PREC_MANI_SEC_GROUPS, false, false, dec_groups },
 	{ PREC_MANI_SEC_KCORE, false, true, dec_kcore },
+	{ PREC_MANI_SEC_OFFCPU, false, true, dec_offcpu },
 };
 
 static int scan_sections(const uint8_t *p, size_t off, size_t total,

@@ -18,10 +18,11 @@
 #define PREC_MANI_MAX_DISK_SIZE 64u
 #define PREC_MANI_BUILDID_DROPS_SIZE 8u
 #define PREC_MANI_KCORE_SIZE 16u
+#define PREC_MANI_OFFCPU_SIZE 16u
 /* The manifest's own minor (shards keep PREC_FORMAT_MINOR): 1 added the
  * TIME_CONV section, 2 the MAX_DISK one, 3 BUILDID_DROPS and GROUPS, 4
- * KCORE. */
-#define PREC_MANI_MINOR 4
+ * KCORE, 5 OFFCPU. */
+#define PREC_MANI_MINOR 5
 
 enum prec_mani_sec {
 	PREC_MANI_SEC_SESSION = 1,
@@ -39,6 +40,7 @@ enum prec_mani_sec {
 	PREC_MANI_SEC_BUILDID_DROPS = 13, /* minor 3 */
 	PREC_MANI_SEC_GROUPS = 14,    /* minor 3 */
 	PREC_MANI_SEC_KCORE = 15,     /* minor 4 */
+	PREC_MANI_SEC_OFFCPU = 16,    /* minor 5 */
 	PREC_MANI_SEC_MAX
 };
 

@@ -213,6 +213,11 @@ static void put_events(FILE *f, const struct prec_manifest *m)
 		key_str(f, "name", e->name);
 		if (e->leader1)
 			fprintf(f, ", \"group_leader\": %" PRIu32, e->leader1 - 1);
+		/* --off-cpu: the merge's source, and what it becomes */
+		if (m->offcpu.switch1 == i + 1)
+			fputs(", \"offcpu\": \"source\"", f);
+		else if (m->offcpu.switch1 && m->offcpu.event == i)
+			fputs(", \"offcpu\": \"offcpu-time\"", f);
 		fputs(",\n     \"attr\": ", f);
 		put_attr(f, e->attr);
 		fputs(",\n     \"ids\": [", f);

@@ -58,6 +58,7 @@ record -d @OUT@ --max-size 99999999999999999999G -- true
 record -d @OUT@ --max-size 17179869185G -- true
 record -d @OUT@ --round-ms -5 -- true
 record -d @OUT@ --round-ms abc -- true
+record -d @OUT@ --off-cpu -a -e cpu-clock -G / -- true
 record -d @OUT@ --round-ms 0 -- true
 record -d @OUT@ -k sundial -- true
 record -d @OUT@ -k perf --markers -- true

@@ -5,8 +5,8 @@
 # - -S/--snapshot and --aux-sample without an AUX area event: perf 6.1
 #   refuses them too, and prec's line gives perf's reason ("no AUX area
 #   tracing to snapshot", "no AUX area event to sample").
-# - --off-cpu: prec's reason (perf's offcpu-time event is its BPF
-#   program). (--kcore is prec's too: record_kcore.sh.)
+# - --kcore and --off-cpu are taken: record_kcore.sh and offcpu.sh have
+#   their refusals.
 set -u
 # shellcheck source=tests/lib/e2e.sh
 . "$(dirname "$0")/../lib/e2e.sh"
@@ -40,4 +40,3 @@ refused --snapshot=e "-S/--snapshot" "no AUX area tracing to snapshot"
 perf_refuses --aux-sample "no AUX area event to sample"
 refused --aux-sample "--aux-sample" "no AUX area event to sample"
 refused --aux-sample=8192 "--aux-sample" "no AUX area event to sample"
-refused --off-cpu "--off-cpu"
