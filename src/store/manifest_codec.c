@@ -362,6 +362,9 @@ static void enc_kcore(struct obuf *b, const struct prec_manifest *m)
 	put32(b, m->kcore.segments);
 	put32(b, 0);
 	put64(b, m->kcore.bytes);
+	end_section(b, at);
+}
+
 /* Only for an --off-cpu recording: others read as before. */
 static void enc_offcpu(struct obuf *b, const struct prec_manifest *m)
 {
