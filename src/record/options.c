@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "record/aux_mode.h"
 #include "record/control.h"
 #include "record/sample_regs.h"
 #include "util/cli.h"
@@ -791,6 +792,23 @@ static int regs_opt(const char *opt, const char *arg, bool user, uint64_t *mask)
 	return err ? 2 : 0; /* '?': the list was the answer */
 }
 
+/* -S and --aux-sample: perf's grammar (aux_mode.c). */
+static int opt_snapshot(struct prec_record_opts *o, const char *arg)
+{
+	o->aux_snapshot = true;
+	if (prec_aux_mode__parse_snapshot(arg, &o->aux_snapshot_on_exit, &o->aux_snapshot_size))
+		return bad("-S/--snapshot", arg, "expected [e][SIZE]: e for a snapshot at the exit too, SIZE in bytes (4096, 0x100000)");
+	return 0;
+}
+
+static int opt_aux_sample(struct prec_record_opts *o, const char *arg)
+{
+	o->aux_sample = true;
+	if (prec_aux_mode__parse_sample(arg, &o->aux_sample_size))
+		return bad("--aux-sample", arg, "expected a size in bytes (4096, 0x2000)");
+	return 0;
+}
+
 static int opt_intr_regs(struct prec_record_opts *o, const char *arg)
 {
 	return regs_opt("-I", arg, false, &o->sample.regs_intr);
@@ -960,10 +978,8 @@ static const struct opt table[] = {
 	{ "switch-output-event", 0, "EVENT", opt_switch_event, "cut as SIGUSR2 does whenever EVENT occurs on any CPU (perf's grammar; implies --switch-output=signal, as perf)", 0 },
 	{ "tail-synthesize", 0, NULL, NULL, "name the tasks of /proc (COMM, MMAP2) at the end of the recording rather than at its start, as perf (with --overwrite: at each snapshot only)", FLAG(tail_synthesize) },
 	{ "proc-map-timeout", 0, "MS", opt_proc_map_timeout, "at most MS ms reading one /proc/PID/maps (default 500): the last map read is marked truncated, as perf", 0 },
-	/* refused once the events are known (cmd_record.c), with perf's
-	 * reason where no AUX event is given */
-	{ "snapshot", 'S', "[=OPTS]", NULL, "perf's AUX area snapshot mode: refused (no AUX snapshot in prec; see --overwrite)", FLAG(aux_snapshot) },
-	{ "aux-sample", 0, "[=OPTS]", NULL, "perf's AUX area sampling: refused", FLAG(aux_sample) },
+	{ "snapshot", 'S', "[=[e]SIZE]", opt_snapshot, "AUX area snapshot mode (perf's): the AUX area is overwritten, its newest SIZE bytes (default: all) written on SIGUSR2 or 'snapshot'; e: and at the exit", 0 },
+	{ "aux-sample", 0, "[=SIZE]", opt_aux_sample, "AUX area sampling (perf's): the members of a group led by the AUX event, e.g. '{intel_pt//,cpu-clock}', carry its newest SIZE bytes (default 4096, at most 61440)", 0 },
 	{ "kcore", 0, NULL, opt_kcore, "perf's copy of /proc/kcore: refused", 0 },
 	{ "off-cpu", 0, NULL, opt_off_cpu, "perf's BPF off-cpu profile: refused", 0 },
 	{ "switch-max-files", 0, "N", opt_switch_max_files, "with --switch-output: keep the newest N epochs (older ones removed)", 0 },
