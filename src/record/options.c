@@ -970,7 +970,7 @@ static const struct opt table[] = {
 	{ "compress", 0, NULL, NULL, "lz4-compress each chunk (implies --copy); with -o FILE, FILE is zstd-compressed too (as perf -z)", FLAG(compress) },
 	{ "compression-level", 'z', "[=N]", opt_zlevel, "shards: 0 = lz4 fast (default), 1..12 = lz4 HC; with -o FILE: zstd 1..22 of FILE (default 1), as perf; implies -z", 0 },
 	{ "user", 0, "USER", opt_user, "run the command as USER (prec keeps its own privileges)", 0 },
-	{ "aux-size", 0, "PAGES|SIZE", opt_aux_size, "AUX area per CPU for intel_pt//, arm_spe//, cs_etm// (>= 8K; default 4M as root, else 128K)", 0 },
+	{ "aux-size", 0, "PAGES|SIZE", opt_aux_size, "AUX area per CPU for intel_pt//, arm_spe//, cs_etm// (>= 8K, 4K with -S/--aux-sample; default 4M as root, else 128K)", 0 },
 	{ "markers", 0, NULL, NULL, "record trace_marker writes (prec mark) as ftrace:print", FLAG(markers) },
 	{ "overwrite", 0, NULL, NULL, "flight recorder: sampling events keep the last ring's worth, written on a snapshot (side band drained)", FLAG(overwrite) },
 	{ "control", 0, "fifo:CTL[,ACK]|fd:CTL[,ACK]", opt_control, "commands: enable, disable, snapshot, switch, stop, ping (each acked)", 0 },
