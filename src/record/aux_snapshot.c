@@ -146,6 +146,11 @@ static int write_copy(struct prec_aux_snapshot *s, int i, uint64_t offset,
 		/* Later chunks of the flight shard are later snapshots. */
 		meta.first_time = meta.last_time = meta.watermark = t;
 		meta.aux_offset = offset + done;
+		/* one snapshot, one AUXTRACE: the merge joins the pieces */
+		if (done)
+			meta.flags = PREC_AUX_CHUNK_CONT;
+		else if (n < len)
+			meta.flags = PREC_AUX_CHUNK_RUN;
 		iov = (struct iovec){ s->copy + done, n };
 		ticket = prec_shard_writer__append(s->o.writers[i], &meta, &iov, 1);
 		if (ticket < 0)

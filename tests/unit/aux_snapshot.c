@@ -4,10 +4,10 @@
 // the newest SIZE bytes ending at aux_head, for a head within the area as
 // intel_pt's and for one that runs on), snapshots of two simulated rings
 // (a wrapped 256 KiB area, one that never wrapped) into flight shards,
-// byte for byte, in AUX chunks of consecutive offsets; the AUX event's fds
+// byte for byte, in AUX chunks of consecutive offsets (RUN, CONT); the AUX event's fds
 // disabled after an exit snapshot and enabled after the others (real
-// software events stand in for it); the merge's AUXTRACE records (offset,
-// size, idx, cpu) and index, the intel_pt AUXTRACE_INFO snapshot word, and
+// software events stand in for it); the merge's AUXTRACE records, one per
+// snapshot whatever its chunks (offset, size, idx, cpu), and index, the intel_pt AUXTRACE_INFO snapshot word, and
 // perf's own reading of both (perf script -D, perf report without a
 // warning); a SAMPLE carrying PERF_SAMPLE_AUX merged and parsed by perf;
 // the option grammar of -S and --aux-sample.
@@ -274,6 +274,9 @@ static void check_shard(int c)
 		CHECK(pos + ch.len <= want_len[c]);
 		CHECK(!memcmp(ch.payload, want[c] + pos, ch.len));
 		CHECK(nr_chunks[c] < 16);
+		/* a snapshot of several pieces: RUN, then CONTs */
+		CHECK_EQ(ch.hdr.flags, !pos ? (ch.len < want_len[c] ? PREC_AUX_CHUNK_RUN : 0) :
+				       PREC_AUX_CHUNK_CONT);
 		chunk_len[c][nr_chunks[c]++] = ch.len;
 		pos += ch.len;
 	}
@@ -407,11 +410,15 @@ static void check_merged(const uint8_t *f, size_t len)
 			CHECK(cpu < 2);
 			CHECK_EQ((uint32_t)prec_ld64(p + 32), cpu);      /* idx */
 			CHECK_EQ((uint32_t)(prec_ld64(p + 32) >> 32), 0xffffffffu); /* tid */
-			CHECK(seen[cpu] < nr_chunks[cpu]);
-			real = chunk_len[cpu][seen[cpu]++];
+			/* one AUXTRACE per snapshot, however many chunks */
+			CHECK_EQ(seen[cpu], 0);
+			seen[cpu]++;
+			real = want_len[cpu];
 			CHECK_EQ(size, (real + 7) & ~7ull);
-			CHECK_EQ(aoff, want_off[cpu] + pos[cpu]);
-			CHECK(!memcmp(p + 48, want[cpu] + pos[cpu], real));
+			CHECK_EQ(aoff, want_off[cpu]);
+			CHECK(!memcmp(p + 48, want[cpu], real));
+			for (uint64_t i = real; i < size; i++)
+				CHECK_EQ(p[48 + i], 0);
 			pos[cpu] += real;
 			CHECK(nat < 32);
 			at[nat++] = off;
@@ -422,7 +429,7 @@ static void check_merged(const uint8_t *f, size_t len)
 	CHECK_EQ(off, end);
 	CHECK_EQ(info, 1);
 	for (int c = 0; c < 2; c++) {
-		CHECK_EQ(seen[c], nr_chunks[c]);
+		CHECK_EQ(seen[c], !!want_len[c]);
 		CHECK_EQ(pos[c], want_len[c]);
 	}
 	CHECK(f[72 + FEAT_AUXTRACE / 8] & (1u << (FEAT_AUXTRACE % 8)));
@@ -482,9 +489,9 @@ static void test_merge_snapshots(void)
 	}
 	/* perf -D's AUXTRACE line of each CPU's first record */
 	snprintf(l0, sizeof(l0), "size: %#llx  offset: %#llx  ref: 0  idx: 0  tid: -1  cpu: 0",
-		 (unsigned long long)chunk_len[0][0], (unsigned long long)want_off[0]);
+		 (unsigned long long)((want_len[0] + 7) & ~7ull), (unsigned long long)want_off[0]);
 	snprintf(l1, sizeof(l1), "size: %#llx  offset: 0  ref: 0  idx: 1  tid: -1  cpu: 1",
-		 (unsigned long long)((chunk_len[1][0] + 7) & ~7u));
+		 (unsigned long long)((want_len[1] + 7) & ~7ull));
 	snprintf(cmd, sizeof(cmd), "perf script -D -i %s 2>&1", out);
 	perf_says(cmd, need, 4);
 	/* and reads it without a word, its AUX data queued (not decoded:
@@ -656,7 +663,7 @@ int main(void)
 	make_pt_words(true);
 	write_manifest(sid, true, 0);
 	test_merge_snapshots();
-	/* a snapshot of 200 KiB: four chunks, merged as four AUXTRACE */
+	/* a snapshot of 200 KiB: four chunks, merged as one AUXTRACE */
 	unlinkat(dirfd_tmp, "cpu000.flight.shard", 0);
 	snapshot_big(sid);
 	check_shard(0);
