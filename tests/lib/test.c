@@ -127,3 +127,15 @@ void test_need_syscall(long nr, const char *name)
 	printf("%s: %s (an emulator?): skipping\n", name, strerror(ENOSYS));
 	exit(TEST_SKIP);
 }
+
+void test_put(const char *dir, const char *file, const char *text)
+{
+	char path[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	f = fopen(path, "w");
+	CHECK(f);
+	fprintf(f, "%s\n", text);
+	CHECK_EQ(fclose(f), 0);
+}

@@ -71,6 +71,9 @@ void test_rmdir(const char *path);
 /* A whole file in a malloc'd buffer with a NUL after its *len bytes;
  * any failure fails the test. */
 uint8_t *test_load(const char *path, size_t *len);
+/* dir/file holds text and a newline (a fake sysfs attribute); any failure
+ * fails the test. */
+void test_put(const char *dir, const char *file, const char *text);
 
 /* Run a prec command (prec_cmd_info and the like) in this process with
  * stdout, and stderr too when both is set, going to out[] (NUL-terminated,

@@ -22,18 +22,6 @@
 
 static char *root;
 
-static void put(const char *dir, const char *file, const char *text)
-{
-	char path[600];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, file);
-	f = fopen(path, "w");
-	CHECK(f);
-	fprintf(f, "%s\n", text);
-	fclose(f);
-}
-
 /* intel_pt as a Skylake's sysfs describes it. */
 static void make_sysfs(void)
 {
@@ -52,15 +40,15 @@ static void make_sysfs(void)
 	root = test_tmpdir("auxmode");
 	snprintf(dir, sizeof(dir), "%s/intel_pt", root);
 	CHECK_EQ(mkdir(dir, 0700), 0);
-	put(dir, "type", "9");
+	test_put(dir, "type", "9");
 	snprintf(dir, sizeof(dir), "%s/intel_pt/format", root);
 	CHECK_EQ(mkdir(dir, 0700), 0);
 	for (size_t i = 0; i < sizeof(fmt) / sizeof(fmt[0]); i++)
-		put(dir, fmt[i][0], fmt[i][1]);
+		test_put(dir, fmt[i][0], fmt[i][1]);
 	snprintf(dir, sizeof(dir), "%s/intel_pt/caps", root);
 	CHECK_EQ(mkdir(dir, 0700), 0);
 	for (size_t i = 0; i < sizeof(caps) / sizeof(caps[0]); i++)
-		put(dir, caps[i][0], caps[i][1]);
+		test_put(dir, caps[i][0], caps[i][1]);
 }
 
 #define PSB_MASK (0xfull << 24)

@@ -290,18 +290,6 @@ static void check_shard(int c)
 static uint64_t *pt_words;
 static uint32_t pt_nr;
 
-static void put(const char *dir, const char *file, const char *text)
-{
-	char path[600];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, file);
-	f = fopen(path, "w");
-	CHECK(f);
-	fprintf(f, "%s\n", text);
-	fclose(f);
-}
-
 /* intel_pt's words as prec record writes them with -S (fake sysfs). */
 static void make_pt_words(bool snapshot)
 {
@@ -313,10 +301,10 @@ static void make_pt_words(bool snapshot)
 
 	snprintf(dir, sizeof(dir), "%s/intel_pt", root);
 	CHECK_EQ(mkdir(dir, 0700), 0);
-	put(dir, "type", "8");
+	test_put(dir, "type", "8");
 	snprintf(dir, sizeof(dir), "%s/intel_pt/format", root);
 	CHECK_EQ(mkdir(dir, 0700), 0);
-	put(dir, "tsc", "config:10");
+	test_put(dir, "tsc", "config:10");
 	free(pt_words);
 	CHECK_EQ(prec_auxpmu__info(&s, &type, &pt_words, &pt_nr), 0);
 	CHECK_EQ(type, PREC_AUXTRACE_INTEL_PT);
