@@ -165,10 +165,23 @@ static uint64_t psb_bytes(const struct prec_evlist *el, const struct prec_evsel 
 	return 1ull << (v + 11);
 }
 
+/* What perf 6.1's intel_pt recording sets on the event (seen in perf
+ * -vv on a GenuineIntel CPU, tests/vm/auxattr.sh): exclude_guest clear
+ * (a :u included; prec keeps a G/H modifier's), and while the area is
+ * drained an aux_watermark of a quarter of it. */
+static void intel_pt_attrs(const struct prec_evlist *el, struct prec_evsel *ev,
+			   uint64_t bytes)
+{
+	if (!ev->exclude_GH)
+		ev->attr.exclude_guest = 0;
+	if (!el->aux_overwrite)
+		ev->attr.aux_watermark = (uint32_t)(bytes / 4 > UINT32_MAX ? UINT32_MAX : bytes / 4);
+}
+
 int64_t prec_aux_mode__bytes(struct prec_evlist *el, int e,
 			     const struct prec_record_opts *o, size_t dflt)
 {
-	const struct prec_evsel *ev = &el->evsel[e];
+	struct prec_evsel *ev = &el->evsel[e];
 	long ps = sysconf(_SC_PAGESIZE);
 	uint64_t page = ps > 0 ? (uint64_t)ps : 4096;
 	uint64_t bytes = o->aux_bytes, snap = o->aux_snapshot_size, min = PREC_AUX_MIN_BYTES;
@@ -206,5 +219,7 @@ int64_t prec_aux_mode__bytes(struct prec_evlist *el, int e,
 		       (unsigned long long)bytes, ev->name, (unsigned long long)min / 1024);
 		return -EINVAL;
 	}
+	if (ev->aux == PREC_AUX_INTEL_PT)
+		intel_pt_attrs(el, ev, bytes);
 	return (int64_t)bytes;
 }

@@ -40,8 +40,10 @@ int prec_aux_mode__check(struct prec_evlist *el, const struct prec_record_opts *
  * snapshot size rounded up to a power of two of pages or dflt, and the
  * snapshot size the area's when not given (el->aux_snapshot_size); with
  * --aux-sample on intel_pt, the largest sample rounded so. Sets
- * el->aux_overwrite, el->aux_snapshot. Returns the bytes, or -EINVAL
- * after one line (a snapshot bigger than the area, an area under 4 KiB). */
+ * el->aux_overwrite, el->aux_snapshot, and on intel_pt what perf's
+ * recording sets (exclude_guest 0; aux_watermark a quarter of a drained
+ * area). Returns the bytes, or -EINVAL after one line (a snapshot bigger
+ * than the area, an area under 4 KiB). */
 int64_t prec_aux_mode__bytes(struct prec_evlist *el, int ev,
 			     const struct prec_record_opts *o, size_t dflt);
 

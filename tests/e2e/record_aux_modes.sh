@@ -7,9 +7,9 @@
 #   without an AUX event perf refuses alike (its line is checked too);
 # - --help lists both with their OPTS;
 # - with a fake intel_pt (tests/lib/fake_pmus.sh, a private mount
-#   namespace), prec -vv --dry-run's attrs: -S changes none of intel_pt's
-#   (perf 6.1's snapshot mode sets no attr; its full-trace aux_watermark is
-#   set in neither, docs/flight-recorder.md); --aux-sample gives the group's
+#   namespace), prec -vv --dry-run's attrs: drained, intel_pt has perf's
+#   aux_watermark (a quarter of the area) and no exclude_guest; -S changes
+#   nothing else (perf 6.1's snapshot mode sets no attr); --aux-sample gives the group's
 #   member aux_sample_size 4096 (or OPTS) and PERF_SAMPLE_AUX, and the
 #   leader psb_period 0, all else equal. perf itself is asked the same: on
 #   an Intel CPU it prints its attrs and the member's aux_sample_size and
@@ -78,8 +78,13 @@ field() { awk -v n="$2" -v f="$3" '$1 == n { k = $0; sub(/^[0-9]+ /, "", k)
 attrs plain -e intel_pt//
 attrs snap -S -e intel_pt//
 attrs snap2 -Se0x10000 -e intel_pt//
-cmp -s plain snap || fail "-S changed intel_pt's attr: $(diff plain snap)"
-cmp -s plain snap2 || fail "-Se0x10000 changed intel_pt's attr: $(diff plain snap2)"
+# drained, a quarter of the AUX area (4 MiB as root) wakes the reader
+[ "$(field plain 2 aux_watermark)" = 1048576 ] ||
+	fail "intel_pt//: aux_watermark '$(field plain 2 aux_watermark)', want 1048576 (perf's)"
+[ -z "$(field plain 2 exclude_guest)" ] || fail "intel_pt//: exclude_guest set (perf's intel_pt clears it)"
+grep -v '^2 aux_watermark ' plain >plain.ow
+cmp -s plain.ow snap || fail "-S changed intel_pt's attr: $(diff plain.ow snap)"
+cmp -s plain.ow snap2 || fail "-Se0x10000 changed intel_pt's attr: $(diff plain.ow snap2)"
 
 attrs group -e '{intel_pt//,cpu-clock}'
 attrs sampled --aux-sample -e '{intel_pt//,cpu-clock}'
@@ -97,7 +102,8 @@ cfg=$(field group 2 config) cfgs=$(field sampled 2 config)
 [ "$((cfgs))" = "$((cfg & ~(0xf << 24)))" ] && [ "$((cfg & (0xf << 24)))" != 0 ] ||
 	fail "--aux-sample: intel_pt config $cfgs, want $cfg without psb_period (perf's sample mode)"
 # all else equal
-grep -v ' aux_sample_size \| sample_type \|^2 config ' group >g.rest
+[ -z "$(field sampled 2 aux_watermark)" ] || fail "--aux-sample: intel_pt has an aux_watermark"
+grep -v ' aux_sample_size \| sample_type \|^2 config \|^2 aux_watermark ' group >g.rest
 grep -v ' aux_sample_size \| sample_type \|^2 config ' sampled >s.rest
 cmp -s g.rest s.rest || fail "--aux-sample changed more: $(diff g.rest s.rest)"
 # refused with the fake PMU too, as perf refuses: ARGS|WORDS of the line
