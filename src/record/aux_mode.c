@@ -132,6 +132,11 @@ int prec_aux_mode__check(struct prec_evlist *el, const struct prec_record_opts *
 		pr_err("option -S/--snapshot: snapshot mode and --aux-sample cannot be used together (as perf)");
 		return -EINVAL;
 	}
+	/* as --overwrite: both keep the newest data in a bounded room */
+	if (o->aux_snapshot && o->max_disk) {
+		pr_err("option -S/--snapshot: not with --max-disk (give one of them)");
+		return -EINVAL;
+	}
 	if (!o->aux_sample)
 		return 0;
 	if (el->evsel[e].aux == PREC_AUX_INTEL_PT)

@@ -357,7 +357,7 @@ static int setup_signals(struct record *r)
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGHUP);
 	sigaddset(&set, SIGCHLD);
-	if (r->el.overwrite || r->o.switch_output)
+	if (r->el.overwrite || r->el.aux_snapshot || r->o.switch_output)
 		sigaddset(&set, SIGUSR2); /* snapshot, or the next epoch */
 	/* Blocked before any thread exists, so drainers inherit the mask and
 	 * every stop signal reaches the signalfd. */
