@@ -129,8 +129,9 @@ static void copy_out(struct prec_aux_snapshot *s, const struct prec_ring *r,
 	}
 }
 
-/* s->copy as AUX chunks stamped t, then a wait: the buffer is the next
- * ring's. */
+/* s->copy as AUX chunks stamped t, then a flush: the buffer is the next
+ * ring's, and a snapshot asked for is on disk when the next is taken (a
+ * copying writer would hold it in its staging until a batch fills). */
 static int write_copy(struct prec_aux_snapshot *s, int i, uint64_t offset,
 		      uint64_t len, uint64_t t)
 {
@@ -159,7 +160,7 @@ static int write_copy(struct prec_aux_snapshot *s, int i, uint64_t offset,
 		done += n;
 	}
 	s->st.bytes += len;
-	return ticket > 0 ? prec_shard_writer__wait(s->o.writers[i], ticket) : 0;
+	return ticket > 0 ? prec_shard_writer__flush(s->o.writers[i]) : 0;
 }
 
 static int snap_one(struct prec_aux_snapshot *s, int i, bool on_exit)

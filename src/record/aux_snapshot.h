@@ -41,7 +41,8 @@ int prec_aux_snapshot__new(struct prec_aux_snapshot **out,
  * copy its newest bytes (prec_aux_snapshot__range), enable it again unless
  * on_exit (perf leaves it disabled at the exit), then write the copy as AUX
  * chunks (at most PREC_CHUNK_MAX_PAYLOAD each, consecutive aux_offset) and
- * wait until they are in the file. Main thread; not async-signal-safe.
+ * flush the shard (written and fsynced). Main thread; blocks on the disk;
+ * not async-signal-safe.
  * Returns 0 or the first -errno (the other rings are still taken). */
 int prec_aux_snapshot__take(struct prec_aux_snapshot *s, bool on_exit);
 void prec_aux_snapshot__stats(const struct prec_aux_snapshot *s,

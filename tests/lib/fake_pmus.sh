@@ -36,10 +36,13 @@ fake_pmus() {
 }
 
 # in_fake_pmus DIR CMD...: CMD in a private mount namespace where DIR is
-# /sys/bus/event_source/devices (root only).
+# /sys/bus/event_source/devices (root only). For CMD's own pid in the
+# background ($!), run `unshare -m sh -c "$FAKE_PMUS_SH" DIR CMD... &`:
+# unshare and sh exec CMD in turn.
+# shellcheck disable=SC2016 # expanded by the inner sh
+FAKE_PMUS_SH='mount --bind "$0" /sys/bus/event_source/devices && exec "$@"'
 in_fake_pmus() {
 	local root=$1
 	shift
-	# shellcheck disable=SC2016 # expanded by the inner sh
-	unshare -m sh -c 'mount --bind "$0" /sys/bus/event_source/devices && exec "$@"' "$root" "$@"
+	unshare -m sh -c "$FAKE_PMUS_SH" "$root" "$@"
 }
