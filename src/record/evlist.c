@@ -412,7 +412,7 @@ int prec_evlist__channels(struct prec_evlist *el, const struct prec_record_opts 
 	if (!n)
 		return 0;
 	if (el->aux_bytes) {
-		pr_err("event '%s': an AUX area event cannot be in a flight recording (an event with overwrite): AUX snapshots are not implemented",
+		pr_err("event '%s': an AUX area event cannot be in a flight recording (an event with overwrite): -S is the flight recorder of an AUX area",
 		       el->evsel[el->aux_owner].name);
 		return -EINVAL;
 	}
