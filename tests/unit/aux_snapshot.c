@@ -376,9 +376,8 @@ static void write_manifest(const uint8_t sid[16], bool flight, uint64_t aux_samp
 static void check_merged(const uint8_t *f, size_t len)
 {
 	uint64_t off = prec_ld64(f + 40), end = off + prec_ld64(f + 48), at[32], nat = 0;
-	uint64_t pos[2] = { 0, 0 }, table = end, sec;
+	uint64_t pos[2] = { 0, 0 }, sec;
 	uint32_t seen[2] = { 0, 0 }, info = 0;
-	int idx = 0;
 
 	CHECK(end <= len);
 	while (off < end) {
@@ -420,10 +419,7 @@ static void check_merged(const uint8_t *f, size_t len)
 		CHECK_EQ(seen[c], !!want_len[c]);
 		CHECK_EQ(pos[c], want_len[c]);
 	}
-	CHECK(f[72 + FEAT_AUXTRACE / 8] & (1u << (FEAT_AUXTRACE % 8)));
-	for (int b = 0; b < FEAT_AUXTRACE; b++)
-		idx += !!(f[72 + b / 8] & (1u << (b % 8)));
-	sec = prec_ld64(f + table + 16 * (uint64_t)idx);
+	sec = test_perfdata_feature(f, len, FEAT_AUXTRACE);
 	CHECK_EQ(prec_ld64(f + sec), nat);
 	for (uint64_t i = 0; i < nat; i++)
 		CHECK_EQ(prec_ld64(f + sec + 8 + 16 * i), at[i]);

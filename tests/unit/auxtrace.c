@@ -396,15 +396,8 @@ static void walk_data(const uint8_t *f, size_t len, struct walk *w)
 /* The AUXTRACE feature: {offset, 48} per record, exactly at the headers. */
 static void check_index(const uint8_t *f, size_t len, const struct walk *w)
 {
-	uint64_t table = prec_ld64(f + 40) + prec_ld64(f + 48), sec, n;
-	int idx = 0;
+	uint64_t sec = test_perfdata_feature(f, len, FEAT_AUXTRACE), n;
 
-	CHECK(f[72 + FEAT_AUXTRACE / 8] & (1u << (FEAT_AUXTRACE % 8)));
-	for (int b = 0; b < FEAT_AUXTRACE; b++)
-		idx += !!(f[72 + b / 8] & (1u << (b % 8)));
-	CHECK(table + 16 * (uint64_t)(idx + 1) <= len);
-	sec = prec_ld64(f + table + 16 * (uint64_t)idx);
-	CHECK(sec + 8 <= len);
 	n = prec_ld64(f + sec);
 	CHECK_EQ(n, w->nr);
 	for (uint64_t i = 0; i < n; i++) {
