@@ -23,10 +23,10 @@
 #include "record/attr_text.h"
 #include "record/aux_mode.h"
 #include "record/cgroup.h"
-#include "record/control.h"
+#include "record/control_channel.h"
 #include "record/evlist.h"
 #include "record/file_output.h"
-#include "record/flight.h"
+#include "record/controls.h"
 #include "record/options.h"
 #include "record/perm.h"
 #include "record/session.h"
@@ -73,7 +73,7 @@ struct record {
 	bool watch_by_poll;     /* some watch has no pidfd */
 	int signo;              /* the signal that stopped us, 0 if none */
 	bool max_size_hit;      /* --max-size stopped us */
-	struct prec_flight fl;  /* -D, --control, --markers, snapshots */
+	struct prec_controls fl;  /* -D, --control, --markers, snapshots */
 	struct prec_status_line *status; /* on a terminal, while waiting */
 	int bid_ms;             /* the session's build-id reads: next in ms */
 	struct prec_switch_trigger sw;  /* --switch-output=SIZE|TIME */
@@ -410,7 +410,7 @@ static int on_signal(struct record *r)
 #define MAX_SIZE_POLL_MS 20
 static int poll_ms(const struct record *r)
 {
-	int t = prec_flight__timeout_ms(&r->fl);
+	int t = prec_controls__timeout_ms(&r->fl);
 	int st = prec_status_line__timeout_ms(r->status);
 	int sw = r->o.switch_output ?
 		 prec_switch_trigger__timeout_ms(&r->sw, prec_now_ns(CLOCK_MONOTONIC)) : -1;
@@ -526,7 +526,7 @@ static int wait_for_stop(struct record *r)
 			break;
 		if ((pfd[1].revents & POLLIN) && prec_session__drain_failed(&r->s))
 			break;
-		if (prec_flight__tick(&r->fl, &r->el))
+		if (prec_controls__tick(&r->fl, &r->el))
 			break;
 		if (switch_due(r))
 			break;
@@ -609,7 +609,7 @@ static int begin_session(struct record *r, int argc, char **argv)
 	err = prec_session__start(&r->s, &r->o, &r->el, pids, nr,
 				  !(r->have_wl && !r->o.all_cpus));
 	if (!err)
-		err = prec_flight__start(&r->fl, &r->s, &r->o, &r->el);
+		err = prec_controls__start(&r->fl, &r->s, &r->o, &r->el);
 	if (err) {
 		/* No sample was recorded yet (at most side band: the sampling
 		 * events are still disabled): leave nothing behind, and -f's
@@ -630,7 +630,7 @@ static int go(struct record *r)
 		return 1;
 	r->s.t_enable_ns = prec_now_ns(CLOCK_MONOTONIC);
 	/* Workload-only mode enables on exec; everything else now. */
-	if (!(r->have_wl && !r->o.all_cpus) && prec_flight__starts_enabled(&r->fl))
+	if (!(r->have_wl && !r->o.all_cpus) && prec_controls__starts_enabled(&r->fl))
 		err = prec_session__enable(&r->s, &r->el);
 	if (err)
 		return err;
@@ -656,7 +656,7 @@ static int stop(struct record *r, int rc)
 		pr_debug("close: events disabled at +%.1f ms",
 			 (double)(prec_now_ns(CLOCK_MONOTONIC) - r->s.t_stop_ns) / 1e6);
 	}
-	prec_flight__stop(&r->fl);
+	prec_controls__stop(&r->fl);
 	err = prec_session__finish(&r->s, &r->el);
 	if (r->have_wl && !r->wl.exited) {
 		prec_workload__abort(&r->wl);
@@ -787,7 +787,7 @@ static int record(struct record *r, int argc, char **argv)
 		if (!r->el.evsel[i].tracking)
 			r->el.evsel[i].attr.enable_on_exec = 0;
 	debug_events(&r->el, r->o.verbose);
-	if (prec_flight__init(&r->fl, &r->o))
+	if (prec_controls__init(&r->fl, &r->o))
 		return 1;
 	if (r->o.switch_output) {
 		r->fl.cut = cut;
@@ -873,7 +873,7 @@ int prec_cmd_record(int argc, char **argv)
 	rc = prec_file_output__init(&r.fo, &r.o) ? 1 : record(&r, argc, argv);
 	if (r.have_wl)
 		prec_workload__abort(&r.wl);
-	prec_flight__exit(&r.fl); /* its threads write into the session */
+	prec_controls__exit(&r.fl); /* its threads write into the session */
 	prec_switch_event__close(r.swe);
 	if (r.have_session)
 		prec_session__exit(&r.s);

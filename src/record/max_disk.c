@@ -229,7 +229,7 @@ static uint64_t next_synth(const struct prec_max_disk *md, int dirfd)
 static int64_t synthesize(struct prec_max_disk *md, struct prec_shard_writer *w,
 			  struct prec_manifest *m, uint64_t bytes, uint64_t time)
 {
-	struct prec_sideband_tail *t = NULL;
+	struct prec_sideband_again *t = NULL;
 	pid_t *pids = NULL;
 	int64_t left;
 	int n = 0, err;
@@ -242,13 +242,13 @@ static int64_t synthesize(struct prec_max_disk *md, struct prec_shard_writer *w,
 		if (n < 0)
 			return n;
 	}
-	err = prec_sideband_tail__new(&t, w, m, md->data_maps);
+	err = prec_sideband_again__new(&t, w, m, md->data_maps);
 	if (!err) {
-		prec_sideband_tail__bound(t, bytes);
-		err = prec_sideband_tail__write(t, pids, n, time);
+		prec_sideband_again__bound(t, bytes);
+		err = prec_sideband_again__write(t, pids, n, time);
 	}
-	left = err < 0 ? err : (int64_t)prec_sideband_tail__left_out(t);
-	prec_sideband_tail__delete(t);
+	left = err < 0 ? err : (int64_t)prec_sideband_again__left_out(t);
+	prec_sideband_again__delete(t);
 	free(pids);
 	return left;
 }

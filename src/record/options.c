@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "record/aux_mode.h"
-#include "record/control.h"
+#include "record/control_channel.h"
 #include "record/sample_regs.h"
 #include "util/cli.h"
 #include "util/cpu_list.h"

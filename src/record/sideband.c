@@ -2,7 +2,7 @@
 // Side band synthesis: the kernel and module MMAPs and, per existing task,
 // FORK/COMM/MMAP2 records as perf would synthesize them from /proc, packed
 // whole into DATA chunks of the side-band shard; plus their build-ids. The
-// tail synthesizer (prec_sideband_tail) reuses the task scan at snapshots.
+// tail synthesizer (prec_sideband_again) reuses the task scan at snapshots.
 
 #include "record/sideband.h"
 
@@ -901,15 +901,15 @@ int prec_sideband__synthesize(struct prec_shard_writer *w,
 
 /* ---- tail synthesis: the tasks as they are at a snapshot ---- */
 
-struct prec_sideband_tail {
+struct prec_sideband_again {
 	struct sb sb;           /* kept: its seen set spares re-reading files */
 };
 
-int prec_sideband_tail__new(struct prec_sideband_tail **out,
+int prec_sideband_again__new(struct prec_sideband_again **out,
 			    struct prec_shard_writer *w, struct prec_manifest *m,
 			    bool data_maps)
 {
-	struct prec_sideband_tail *t = malloc(sizeof(*t));
+	struct prec_sideband_again *t = malloc(sizeof(*t));
 	int err;
 
 	*out = NULL;
@@ -934,7 +934,7 @@ int prec_sideband_tail__new(struct prec_sideband_tail **out,
 		err = err < 0 ? err : 0;
 	}
 	if (err) {
-		prec_sideband_tail__delete(t);
+		prec_sideband_again__delete(t);
 		return err;
 	}
 	*out = t;
@@ -978,7 +978,7 @@ static int tail_tgids(struct sb *sb, const pid_t *pids, int nr, pid_t **out)
 	return (int)u;
 }
 
-int prec_sideband_tail__write(struct prec_sideband_tail *t, const pid_t *pids,
+int prec_sideband_again__write(struct prec_sideband_again *t, const pid_t *pids,
 			      int nr, uint64_t time)
 {
 	struct sb *sb = &t->sb;
@@ -1003,22 +1003,22 @@ int prec_sideband_tail__write(struct prec_sideband_tail *t, const pid_t *pids,
 	return err ? err : sb->total;
 }
 
-void prec_sideband_tail__bound(struct prec_sideband_tail *t, uint64_t bytes)
+void prec_sideband_again__bound(struct prec_sideband_again *t, uint64_t bytes)
 {
 	t->sb.bound = bytes;
 }
 
-void prec_sideband_tail__map_timeout(struct prec_sideband_tail *t, uint32_t ms)
+void prec_sideband_again__map_timeout(struct prec_sideband_again *t, uint32_t ms)
 {
 	t->sb.map_timeout_ns = (int64_t)ms * 1000000;
 }
 
-uint64_t prec_sideband_tail__left_out(const struct prec_sideband_tail *t)
+uint64_t prec_sideband_again__left_out(const struct prec_sideband_again *t)
 {
 	return t->sb.left_out;
 }
 
-void prec_sideband_tail__delete(struct prec_sideband_tail *t)
+void prec_sideband_again__delete(struct prec_sideband_again *t)
 {
 	if (!t)
 		return;

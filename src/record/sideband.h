@@ -55,12 +55,12 @@ int prec_sideband__synthesize(struct prec_shard_writer *w,
 /* Tail synthesis (prec_tail, tail.c): the same scan of /proc at each
  * flight-recorder snapshot, into w (the tail shard). Keeps its buffers and
  * the set of mapped files already looked at between calls. */
-struct prec_sideband_tail;
+struct prec_sideband_again;
 
 /* data_maps as prec_sideband_opts. m gives the time layout and the
  * build-ids known so far (their paths are not read again). Returns 0,
  * -EINVAL (a layout whose trailer time is not in the trailer) or -ENOMEM. */
-int prec_sideband_tail__new(struct prec_sideband_tail **out,
+int prec_sideband_again__new(struct prec_sideband_again **out,
 			    struct prec_shard_writer *w, struct prec_manifest *m,
 			    bool data_maps);
 /* Write, for every process in /proc (pids NULL) or for the processes of
@@ -72,19 +72,19 @@ int prec_sideband_tail__new(struct prec_sideband_tail **out,
  * for. Waits until the chunks are in the file. Main thread; blocks on
  * /proc, and on the build-id reads up to prec_buildid__resolve()'s
  * deadline. Returns the records written or -errno. */
-int prec_sideband_tail__write(struct prec_sideband_tail *t, const pid_t *pids,
+int prec_sideband_again__write(struct prec_sideband_again *t, const pid_t *pids,
 			      int nr, uint64_t time);
 /* Each write from now on puts at most bytes of records in w (0: no
  * bound), and of them at most a sixteenth for one process (its threads'
  * COMMs and its maps): a process with a huge /proc/PID/maps cannot crowd
  * the others out. Records past either are left out, counted by left_out()
  * (the process's later maps, or the later processes, in pid order). */
-void prec_sideband_tail__bound(struct prec_sideband_tail *t, uint64_t bytes);
+void prec_sideband_again__bound(struct prec_sideband_again *t, uint64_t bytes);
 /* Each write from now on spends at most ms on one /proc/PID/maps, as
  * prec_sideband_opts.map_timeout_ms (without a call: no bound). */
-void prec_sideband_tail__map_timeout(struct prec_sideband_tail *t, uint32_t ms);
+void prec_sideband_again__map_timeout(struct prec_sideband_again *t, uint32_t ms);
 /* Records left out by the bound since the tail was made. */
-uint64_t prec_sideband_tail__left_out(const struct prec_sideband_tail *t);
-void prec_sideband_tail__delete(struct prec_sideband_tail *t);
+uint64_t prec_sideband_again__left_out(const struct prec_sideband_again *t);
+void prec_sideband_again__delete(struct prec_sideband_again *t);
 
 #endif

@@ -17,7 +17,7 @@
 #include "util/proc.h"
 
 struct prec_tail {
-	struct prec_sideband_tail *sb;
+	struct prec_sideband_again *sb;
 	pid_t *roots;          /* NULL: every task */
 	int nr_roots;
 	bool descendants;
@@ -43,7 +43,7 @@ int prec_tail__new(struct prec_tail **out, const struct prec_tail_opts *o)
 		memcpy(t->roots, o->roots, (size_t)o->nr_roots * sizeof(*t->roots));
 		t->nr_roots = o->nr_roots;
 	}
-	err = prec_sideband_tail__new(&t->sb, o->writer, o->m, o->data_maps);
+	err = prec_sideband_again__new(&t->sb, o->writer, o->m, o->data_maps);
 	if (err) {
 		prec_tail__delete(t);
 		return err;
@@ -222,7 +222,7 @@ int prec_tail__write(struct prec_tail *t, uint64_t oldest)
 			return nr_pids;
 		}
 	}
-	n = prec_sideband_tail__write(t->sb, t->roots ? pids : NULL, nr_pids, time);
+	n = prec_sideband_again__write(t->sb, t->roots ? pids : NULL, nr_pids, time);
 	/* The next tail starts here at the earliest. */
 	t->last = time;
 	free(pids);
@@ -251,7 +251,7 @@ void prec_tail__delete(struct prec_tail *t)
 {
 	if (!t)
 		return;
-	prec_sideband_tail__delete(t->sb);
+	prec_sideband_again__delete(t->sb);
 	free(t->roots);
 	free(t);
 }

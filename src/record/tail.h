@@ -39,7 +39,7 @@ struct prec_tail_stats {
 };
 
 /* Copies o (and the roots). Returns 0, -EINVAL (see
- * prec_sideband_tail__new) or -ENOMEM. */
+ * prec_sideband_again__new) or -ENOMEM. */
 int prec_tail__new(struct prec_tail **out, const struct prec_tail_opts *o);
 /* After a snapshot whose oldest record has time oldest (0: it wrote
  * none, and then nothing is done): the selected processes as they are

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // `prec record --control`: the command channel (fifo:CTL[,ACK] or
 // fd:CTL[,ACK], as perf record's), its line parser and acks.
-#include "record/control.h"
+#include "record/control_channel.h"
 
 #include <ctype.h>
 #include <errno.h>

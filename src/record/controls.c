@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The recorder's flight controls: the -D delay, the --control commands,
 // the --markers reader, and with --overwrite the snapshots and their tails.
-#include "record/flight.h"
+#include "record/controls.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -9,7 +9,7 @@
 #include <time.h>
 
 #include "record/aux_snapshot.h"
-#include "record/control.h"
+#include "record/control_channel.h"
 #include "record/evlist.h"
 #include "record/markers.h"
 #include "record/options.h"
@@ -25,7 +25,7 @@ static uint64_t mono_ns(void)
 	return prec_now_ns(CLOCK_MONOTONIC);
 }
 
-int prec_flight__init(struct prec_flight *f, const struct prec_record_opts *o)
+int prec_controls__init(struct prec_controls *f, const struct prec_record_opts *o)
 {
 	int err;
 
@@ -71,7 +71,7 @@ static int marker_ids(const struct prec_evlist *el, uint64_t **ids)
  * resumed: it costs the snapshot's caller time, never the rings. */
 static int take_snapshot(void *arg)
 {
-	struct prec_flight *f = arg;
+	struct prec_controls *f = arg;
 	struct prec_snapshot_stats st;
 	int err = prec_snapshot__take(f->snap), n;
 
@@ -81,7 +81,7 @@ static int take_snapshot(void *arg)
 }
 
 /* The tasks a tail names: those the events follow. */
-static int start_tail(struct prec_flight *f, struct prec_session *s,
+static int start_tail(struct prec_controls *f, struct prec_session *s,
 		      const struct prec_record_opts *o, const struct prec_evlist *el)
 {
 	struct prec_tail_opts to = { .writer = s->tail_writer, .m = s->m,
@@ -105,7 +105,7 @@ static int start_tail(struct prec_flight *f, struct prec_session *s,
 	return err;
 }
 
-static int start_snapshots(struct prec_flight *f, struct prec_session *s,
+static int start_snapshots(struct prec_controls *f, struct prec_session *s,
 			   const struct prec_record_opts *o,
 			   const struct prec_evlist *el)
 {
@@ -132,13 +132,13 @@ static int start_snapshots(struct prec_flight *f, struct prec_session *s,
 
 static int take_aux_snapshot(void *arg)
 {
-	struct prec_flight *f = arg;
+	struct prec_controls *f = arg;
 
 	return prec_aux_snapshot__take(f->aux_snap, false);
 }
 
 /* -S: the AUX event's read-only areas, copied into the flight shards. */
-static int start_aux_snapshots(struct prec_flight *f, struct prec_session *s,
+static int start_aux_snapshots(struct prec_controls *f, struct prec_session *s,
 			       const struct prec_record_opts *o,
 			       const struct prec_evlist *el)
 {
@@ -162,7 +162,7 @@ static int start_aux_snapshots(struct prec_flight *f, struct prec_session *s,
 	return 0;
 }
 
-int prec_flight__start(struct prec_flight *f, struct prec_session *s,
+int prec_controls__start(struct prec_controls *f, struct prec_session *s,
 		       const struct prec_record_opts *o,
 		       const struct prec_evlist *el)
 {
@@ -211,13 +211,13 @@ int prec_flight__start(struct prec_flight *f, struct prec_session *s,
 	return err;
 }
 
-bool prec_flight__starts_enabled(const struct prec_flight *f)
+bool prec_controls__starts_enabled(const struct prec_controls *f)
 {
 	return f->delay_ms == 0;
 }
 
 /* The next -D time due (the delay's, or a range's edge), 0: none. */
-static uint64_t next_due(const struct prec_flight *f)
+static uint64_t next_due(const struct prec_controls *f)
 {
 	if (f->enable_at_ns)
 		return f->enable_at_ns;
@@ -226,7 +226,7 @@ static uint64_t next_due(const struct prec_flight *f)
 	return 0;
 }
 
-int prec_flight__timeout_ms(const struct prec_flight *f)
+int prec_controls__timeout_ms(const struct prec_controls *f)
 {
 	uint64_t now, due = next_due(f);
 
@@ -241,7 +241,7 @@ int prec_flight__timeout_ms(const struct prec_flight *f)
 /* -D ranges: each edge passed, in order; the sampling events enabled at
  * a range's start and disabled at its end (the tracking event stays on,
  * as perf's dummy does), each said as perf says it. */
-static void range_edges(struct prec_flight *f, struct prec_evlist *el)
+static void range_edges(struct prec_controls *f, struct prec_evlist *el)
 {
 	uint64_t due;
 
@@ -258,7 +258,7 @@ static void range_edges(struct prec_flight *f, struct prec_evlist *el)
 	}
 }
 
-static int run_command(struct prec_flight *f, struct prec_evlist *el, int cmd)
+static int run_command(struct prec_controls *f, struct prec_evlist *el, int cmd)
 {
 	int err = 0;
 
@@ -290,7 +290,7 @@ static int run_command(struct prec_flight *f, struct prec_evlist *el, int cmd)
 	return err;
 }
 
-int prec_flight__tick(struct prec_flight *f, struct prec_evlist *el)
+int prec_controls__tick(struct prec_controls *f, struct prec_evlist *el)
 {
 	int cmd, err;
 
@@ -315,7 +315,7 @@ int prec_flight__tick(struct prec_flight *f, struct prec_evlist *el)
 	return 0;
 }
 
-int prec_flight__stop(struct prec_flight *f)
+int prec_controls__stop(struct prec_controls *f)
 {
 	int n;
 
@@ -347,7 +347,7 @@ int prec_flight__stop(struct prec_flight *f)
 	return n < 0 ? n : 0;
 }
 
-void prec_flight__exit(struct prec_flight *f)
+void prec_controls__exit(struct prec_controls *f)
 {
 	if (!f)
 		return;

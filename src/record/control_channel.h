@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* The --control command channel (control.c). */
-#ifndef PREC_RECORD_CONTROL_H
-#define PREC_RECORD_CONTROL_H
+/* The --control command channel (control_channel.c). */
+#ifndef PREC_RECORD_CONTROL_CHANNEL_H
+#define PREC_RECORD_CONTROL_CHANNEL_H
 
 enum prec_control_cmd {
 	PREC_CTL_ENABLE = 1, PREC_CTL_DISABLE, PREC_CTL_SNAPSHOT, PREC_CTL_STOP,

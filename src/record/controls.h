@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* The recorder's flight controls (flight.c): the -D delay, the --control
+/* The recorder's flight controls (controls.c): the -D delay, the --control
  * commands, the --markers reader, the flight-recorder snapshots. */
-#ifndef PREC_RECORD_FLIGHT_H
-#define PREC_RECORD_FLIGHT_H
+#ifndef PREC_RECORD_CONTROLS_H
+#define PREC_RECORD_CONTROLS_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -18,7 +18,7 @@ struct prec_tail;
 
 /* -D, --control, --markers, and the snapshot trigger --overwrite
  * installs; the recording owns one (cmd_record.c). */
-struct prec_flight {
+struct prec_controls {
 	struct prec_control *ctl;
 	struct prec_markers *mk;
 	uint64_t *marker_ids;
@@ -45,21 +45,21 @@ struct prec_flight {
 
 /* Open the control channel and the markers' ftrace instance. Returns 0 or
  * -errno after one line. */
-int prec_flight__init(struct prec_flight *f, const struct prec_record_opts *o);
+int prec_controls__init(struct prec_controls *f, const struct prec_record_opts *o);
 /* After prec_session__start: arm -D, start the markers reader. */
-int prec_flight__start(struct prec_flight *f, struct prec_session *s,
+int prec_controls__start(struct prec_controls *f, struct prec_session *s,
 		       const struct prec_record_opts *o,
 		       const struct prec_evlist *el);
 /* false with -D: the events stay disabled at go(). */
-bool prec_flight__starts_enabled(const struct prec_flight *f);
+bool prec_controls__starts_enabled(const struct prec_controls *f);
 /* poll() timeout until the -D enable, -1 if none. */
-int prec_flight__timeout_ms(const struct prec_flight *f);
+int prec_controls__timeout_ms(const struct prec_controls *f);
 /* After a wake-up: due -D enable, pending control commands (each acked).
  * Returns 1 when 'stop' was received or a 'switch' failed. */
-int prec_flight__tick(struct prec_flight *f, struct prec_evlist *el);
+int prec_controls__tick(struct prec_controls *f, struct prec_evlist *el);
 /* Before prec_session__finish (events disabled): the final snapshot of a
  * flight recording, the last markers read. */
-int prec_flight__stop(struct prec_flight *f);
-void prec_flight__exit(struct prec_flight *f);
+int prec_controls__stop(struct prec_controls *f);
+void prec_controls__exit(struct prec_controls *f);
 
 #endif
