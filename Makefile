@@ -188,7 +188,14 @@ $(BUILD)/bench/%: $(BUILD)/bench/%.o $(LIB)
 $(BUILD)/tests/fuzz/%-replay: $(BUILD)/tests/fuzz/%.o $(BUILD)/tests/fuzz/replay_main.o $(LIB)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-unit: check-deps $(BIN) $(UNIT_BIN) $(HELP_BIN) $(REPLAY_BIN)
+# LD_PRELOAD stand-ins the e2e tests load into prec (a host build only: a
+# static prec loads none); no sanitizer, which would want to come first.
+PRELOAD_SO := $(if $(STATIC),,$(patsubst tests/preload/%.c,$(BUILD)/tests/preload/%.so,$(wildcard tests/preload/*.c)))
+$(BUILD)/tests/preload/%.so: tests/preload/%.c
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) -std=gnu11 $(WARN) -D_GNU_SOURCE -O2 -g -fPIC -shared -pthread -o $@ $< -ldl
+
+unit: check-deps $(BIN) $(UNIT_BIN) $(HELP_BIN) $(REPLAY_BIN) $(PRELOAD_SO)
 
 # The unit tests and the fuzz corpora's replays of this build, run here: a
 # cross build's under qemu-user (which has no io_uring or perf_event_open:

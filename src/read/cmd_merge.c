@@ -8,6 +8,7 @@
 #include "read/internal.h"
 #include "read/offcpu.h"
 #include "read/owner.h"
+#include "read/bytebuf.h"
 #include "read/read.h"
 #include "read/zstd_out.h"
 #include "util/bytes.h"
@@ -172,26 +173,81 @@ static int read_manifest(const char *dir, int *dirfd, struct prec_manifest **m,
 	return 0;
 }
 
+/* An AUX snapshot (-S) bigger than a chunk comes as pieces (a RUN, then
+ * CONTs: store/shard_format.h), next to each other in the merged order
+ * (same time, same cursor). perf writes one AUXTRACE per snapshot, and its
+ * intel_pt decoder takes two as overlapping snapshots, dropping what
+ * precedes the second's first PSB: the pieces are joined here, at most one
+ * snapshot's bytes held (a buffer reused, grown amortized). */
+struct aux_join {
+	struct prec_bytebuf b;
+	uint64_t offset;
+	int32_t cpu;
+	bool open;
+};
+
+static int aux_out(struct prec_perfdata *pd, struct merge_totals *t, const void *p,
+		   size_t len, uint64_t offset, int32_t cpu)
+{
+	t->aux++;
+	/* idx: prec maps one AUX area per CPU, so the CPU is the map. */
+	return prec_perfdata__write_auxtrace(pd, p, (uint32_t)len, offset,
+					     (uint32_t)cpu, (uint32_t)cpu);
+}
+
+/* The joined snapshot out, however many of its pieces came. */
+static int join_flush(struct prec_perfdata *pd, struct merge_totals *t, struct aux_join *j)
+{
+	if (!j->open)
+		return 0;
+	j->open = false;
+	if (j->b.err)
+		return j->b.err;
+	return aux_out(pd, t, j->b.p, j->b.len, j->offset, j->cpu);
+}
+
+/* Returns 0 or -errno. */
+static int aux_piece(struct prec_perfdata *pd, const struct prec_merge_rec *r,
+		     struct merge_totals *t, struct aux_join *j)
+{
+	int err;
+
+	t->bytes += r->aux_len;
+	if ((r->aux_flags & PREC_AUX_CHUNK_CONT) && j->open && r->cpu == j->cpu &&
+	    r->aux_offset == j->offset + j->b.len && j->b.len + r->aux_len <= UINT32_MAX) {
+		prec_bytebuf__put(&j->b, r->aux, r->aux_len);
+		return j->b.err;
+	}
+	err = join_flush(pd, t, j);
+	if (err || !(r->aux_flags & PREC_AUX_CHUNK_RUN))
+		return err ? err : aux_out(pd, t, r->aux, r->aux_len, r->aux_offset, r->cpu);
+	j->open = true;
+	j->b.len = 0;
+	j->offset = r->aux_offset;
+	j->cpu = r->cpu;
+	prec_bytebuf__put(&j->b, r->aux, r->aux_len);
+	return j->b.err;
+}
+
 /* oc: an --off-cpu recording's conversion, else NULL. */
 static int write_one(struct prec_perfdata *pd, const struct prec_merge_rec *r,
-		     struct merge_totals *t, struct prec_offcpu *oc)
+		     struct merge_totals *t, struct aux_join *j, struct prec_offcpu *oc)
 {
 	const void *rec = r->rec;
 	uint32_t len = r->rec_len;
+	int err;
 
-	if (rec && oc) {
+	if (!rec)
+		return aux_piece(pd, r, t, j);
+	if (oc) {
 		int n = prec_offcpu__filter(oc, r->rec, r->rec_len, r->time, &rec, &len);
 
 		if (n <= 0)
 			return n;
 	}
-	if (!rec) {
-		t->aux++;
-		t->bytes += r->aux_len;
-		/* idx: prec maps one AUX area per CPU, so the CPU is the map. */
-		return prec_perfdata__write_auxtrace(pd, r->aux, r->aux_len, r->aux_offset,
-						     (uint32_t)r->cpu, (uint32_t)r->cpu);
-	}
+	err = join_flush(pd, t, j);
+	if (err)
+		return err;
 	t->bytes += len;
 	if (prec_ld32(rec) == PERF_RECORD_SAMPLE) { /* its type, maybe unaligned */
 		t->samples++;
@@ -220,6 +276,7 @@ static int pump(struct prec_merge *mg, struct prec_perfdata *pd,
 		struct merge_totals *t, struct prec_follow *f, struct prec_offcpu *oc)
 {
 	struct prec_merge_rec r;
+	struct aux_join j = { 0 };
 	uint64_t round_time = 0, caught_up = UINT64_MAX;
 	uint32_t in_round = 0;
 	int n, err = 0;
@@ -228,7 +285,9 @@ static int pump(struct prec_merge *mg, struct prec_perfdata *pd,
 		n = prec_merge__next(mg, &r);
 		if (n == -EAGAIN && f) {
 			if (caught_up != t->records) {
-				err = catch_up(pd);
+				err = join_flush(pd, t, &j);
+				if (!err)
+					err = catch_up(pd);
 				if (err)
 					return err;
 				caught_up = t->records;
@@ -242,24 +301,31 @@ static int pump(struct prec_merge *mg, struct prec_perfdata *pd,
 		}
 		if (n <= 0)
 			break;
-		err = write_one(pd, &r, t, oc);
+		err = write_one(pd, &r, t, &j, oc);
 		if (err)
-			return err;
+			break;
 		t->records++;
 		in_round++;
 		if (r.time && !round_time)
 			round_time = r.time;
-		if (in_round >= ROUND_RECORDS || (r.time && r.time - round_time >= ROUND_NS)) {
+		/* not inside a snapshot being joined */
+		if (!j.open && (in_round >= ROUND_RECORDS ||
+				(r.time && r.time - round_time >= ROUND_NS))) {
 			err = prec_perfdata__finish_round(pd);
 			if (err)
-				return err;
+				break;
 			in_round = 0;
 			round_time = r.time;
 		}
 	}
+	if (!err)
+		err = join_flush(pd, t, &j);
+	free(j.b.p);
+	if (err)
+		return err;
 	/* Nothing merged still gets a non-empty data section: perf reads a
 	 * zero data size as an unterminated recording. */
-	if ((in_round || !t->records) && !err)
+	if (in_round || !t->records)
 		err = prec_perfdata__finish_round(pd);
 	t->read_failed = n < 0 && n != -EPIPE;
 	return n < 0 ? n : err;

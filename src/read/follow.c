@@ -80,11 +80,21 @@ static int finished(struct prec_follow *f, bool now)
 	return err;
 }
 
+/* A flight recording: its tail shard (--overwrite), or a CPU's second
+ * shard, the one its snapshots write (--overwrite, -S's AUX copies). */
 static bool flight(const struct prec_manifest *m)
 {
-	for (uint32_t i = 0; i < m->nr_shards; i++)
+	static const char suffix[] = ".flight.shard";
+
+	for (uint32_t i = 0; i < m->nr_shards; i++) {
+		const char *n = m->shards[i].name;
+		size_t len = n ? strlen(n) : 0;
+
 		if (m->shards[i].cpu < PREC_SIDEBAND_CPU)
 			return true;
+		if (len >= sizeof(suffix) - 1 && !strcmp(n + len - (sizeof(suffix) - 1), suffix))
+			return true;
+	}
 	return false;
 }
 
@@ -117,7 +127,7 @@ int prec_follow__check(const char *dir, int dirfd, struct prec_manifest **m,
 		return -ESRCH;
 	}
 	if (flight(*m)) {
-		pr_err("merge --follow %s: a flight recording (--overwrite) writes its snapshots only when taken: merge it once it ends",
+		pr_err("merge --follow %s: a flight recording (--overwrite, -S) writes its snapshots only when taken: merge it once it ends",
 		       dir);
 		return -EOPNOTSUPP;
 	}

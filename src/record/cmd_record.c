@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "record/attr_text.h"
+#include "record/aux_mode.h"
 #include "record/cgroup.h"
 #include "record/control_channel.h"
 #include "record/evlist.h"
@@ -110,26 +111,6 @@ static int add_default_event(struct record *r)
 	return prec_evlist__add(&r->el, "cpu-clock", NULL, NULL);
 }
 
-/* -S and --aux-sample: perf's modes of an AUX area event. Without one,
- * perf's own refusal; with one, prec's (its AUX areas are drained, never
- * overwritten or sampled). Returns 0 or -EINVAL after one line. */
-static int check_aux_modes(const struct record *r)
-{
-	bool aux = false;
-
-	if (!r->o.aux_snapshot && !r->o.aux_sample)
-		return 0;
-	for (int i = 0; i < r->el.nr; i++)
-		aux |= r->el.evsel[i].aux != PREC_AUX_NONE;
-	if (r->o.aux_snapshot)
-		pr_err(aux ? "option -S/--snapshot: not supported: prec drains AUX areas whole, it has no AUX snapshot mode (--overwrite is its flight recorder of samples)" :
-		       "option -S/--snapshot: no AUX area tracing to snapshot (give an intel_pt//, arm_spe// or cs_etm// event)");
-	else
-		pr_err(aux ? "option --aux-sample: not supported: samples carrying AUX data (aux_sample_size) need the AUX event as a group leader, which prec does not set up" :
-		       "option --aux-sample: no AUX area event to sample (give an intel_pt//, arm_spe// or cs_etm// event)");
-	return -EINVAL;
-}
-
 static int setup_events(struct record *r)
 {
 	int err = prec_evlist__add_tracking(&r->el);
@@ -168,7 +149,7 @@ static int setup_events(struct record *r)
 	if (!err)
 		err = prec_offcpu__add(&r->el, &r->o);
 	if (!err)
-		err = check_aux_modes(r);
+		err = prec_aux_mode__check(&r->el, &r->o);
 	if (!err)
 		err = prec_evlist__aux_setup(&r->el, &r->o);
 	if (!err)
@@ -380,7 +361,7 @@ static int setup_signals(struct record *r)
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGHUP);
 	sigaddset(&set, SIGCHLD);
-	if (r->el.overwrite || r->o.switch_output)
+	if (r->el.overwrite || r->el.aux_snapshot || r->o.switch_output)
 		sigaddset(&set, SIGUSR2); /* snapshot, or the next epoch */
 	/* Blocked before any thread exists, so drainers inherit the mask and
 	 * every stop signal reaches the signalfd. */
@@ -765,6 +746,10 @@ static int record(struct record *r, int argc, char **argv)
 	/* An overwrite term on an event makes a flight recording as well. */
 	if (r->o.switch_output && r->el.overwrite) {
 		pr_err("option --switch-output: an event with overwrite makes a flight recording, whose snapshots take SIGUSR2");
+		return 2;
+	}
+	if (r->o.switch_output && r->o.aux_snapshot) {
+		pr_err("option --switch-output: -S takes SIGUSR2 for its AUX area snapshots");
 		return 2;
 	}
 	err = setup_signals(r);

@@ -9,10 +9,12 @@
 #include <string.h>
 #include <time.h>
 
+#include "record/aux_snapshot.h"
 #include "record/control_channel.h"
 #include "record/evlist.h"
 #include "record/markers.h"
 #include "record/options.h"
+#include "record/ring.h"
 #include "record/session.h"
 #include "record/snapshot.h"
 #include "record/tail.h"
@@ -129,6 +131,38 @@ static int start_snapshots(struct prec_controls *f, struct prec_session *s,
 	return 0;
 }
 
+static int take_aux_snapshot(void *arg)
+{
+	struct prec_controls *f = arg;
+
+	return prec_aux_snapshot__take(f->aux_snap, false);
+}
+
+/* -S: the AUX event's read-only areas, copied into the flight shards. */
+static int start_aux_snapshots(struct prec_controls *f, struct prec_session *s,
+			       const struct prec_record_opts *o,
+			       const struct prec_evlist *el)
+{
+	size_t per_event = (size_t)el->nr_cpus * (size_t)el->nr_tasks;
+	struct prec_aux_snapshot_opts ao = {
+		.rings = el->rings, .writers = s->flight_writers,
+		.cpus = el->cpus, .nr = el->nr_cpus,
+		.fds = el->fds + (size_t)el->aux_owner * per_event,
+		.fds_per_ring = el->nr_tasks, .size = el->aux_snapshot_size,
+		.clock_page = el->rings[0].page,
+	};
+	int err = prec_aux_snapshot__new(&f->aux_snap, &ao);
+
+	if (err) {
+		pr_err("aux snapshot: %s", strerror(-err));
+		return err;
+	}
+	f->aux_on_exit = o->aux_snapshot_on_exit;
+	f->snapshot = take_aux_snapshot;
+	f->snapshot_arg = f;
+	return 0;
+}
+
 int prec_controls__start(struct prec_controls *f, struct prec_session *s,
 		       const struct prec_record_opts *o,
 		       const struct prec_evlist *el)
@@ -145,6 +179,11 @@ int prec_controls__start(struct prec_controls *f, struct prec_session *s,
 		f->next_edge = 1;
 	else if (f->nr_edges)
 		pr_info("Events disabled");
+	if (el->aux_snapshot) {
+		err = start_aux_snapshots(f, s, o, el);
+		if (err)
+			return err;
+	}
 	if (el->overwrite) {
 		err = start_snapshots(f, s, o, el);
 		if (err)
@@ -287,6 +326,13 @@ int prec_controls__stop(struct prec_controls *f)
 		if (n)
 			return n;
 	}
+	/* perf's -Se: the AUX event left disabled after its last copy */
+	if (f->aux_snap && f->aux_on_exit) {
+		n = prec_aux_snapshot__take(f->aux_snap, true);
+		f->snapshot = NULL;
+		if (n)
+			return n;
+	}
 	/* --tail-synthesize without snapshots: the tasks as they are at the
 	 * end, stamped before every recorded event (as perf's, written at
 	 * the end with time 0, name them for all of its samples). */
@@ -324,6 +370,15 @@ void prec_controls__exit(struct prec_controls *f)
 			 (unsigned long long)ts.skipped, (unsigned long long)ts.clamped,
 			 (double)ts.ns_total / 1e6, (double)ts.ns_max / 1e6);
 	}
+	if (f->aux_snap) {
+		struct prec_aux_snapshot_stats as;
+
+		prec_aux_snapshot__stats(f->aux_snap, &as);
+		pr_debug("aux snapshots: %llu (%llu bytes, %llu chunks); an AUX event off %.3f ms at most",
+			 (unsigned long long)as.snapshots, (unsigned long long)as.bytes,
+			 (unsigned long long)as.chunks, (double)as.disable_ns_max / 1e6);
+	}
+	prec_aux_snapshot__delete(f->aux_snap);
 	prec_tail__delete(f->tail);
 	prec_snapshot__delete(f->snap);
 	prec_control__close(f->ctl);

@@ -14,6 +14,7 @@ struct prec_markers;
 struct prec_record_opts;
 struct prec_session;
 struct prec_snapshot;
+struct prec_aux_snapshot;
 struct prec_tail;
 
 /* -D, --control, --markers, and the snapshot trigger --overwrite
@@ -23,6 +24,8 @@ struct prec_controls {
 	struct prec_markers *mk;
 	uint64_t *marker_ids;
 	struct prec_snapshot *snap; /* --overwrite */
+	struct prec_aux_snapshot *aux_snap; /* -S (aux_snapshot.c) */
+	bool aux_on_exit;           /* -Se: one more at the stop */
 	struct prec_tail *tail;     /* --overwrite: after each snapshot;
 				     * --tail-synthesize alone: at the stop */
 	uint64_t tail_at;           /* the latter's oldest time (the start's) */
@@ -33,7 +36,7 @@ struct prec_controls {
 	const uint64_t *edges;
 	int nr_edges, next_edge;
 	uint64_t base_ns;
-	int (*snapshot)(void *arg); /* NULL unless --overwrite */
+	int (*snapshot)(void *arg); /* NULL unless --overwrite or -S */
 	void *snapshot_arg;
 	/* --switch-output: 'switch' cuts an epoch (the recorder's); its
 	 * error stops the recording */

@@ -252,6 +252,9 @@ int prec_drainer__drain(struct prec_drainer *d)
 	uint64_t wm, prev_wm, head, tail, aux_head = 0, aux_tail = 0;
 	int64_t ticket = 0;
 	int n, na = 0, err;
+	/* A read-only AUX area (-S, --aux-sample) is the kernel's to
+	 * overwrite: snapshots copy it (aux_snapshot.c), never the drainer. */
+	bool aux = d->o.ring->aux && !d->o.ring->aux_overwrite;
 
 	if (__atomic_load_n(&d->err, __ATOMIC_RELAXED))
 		return d->err;
@@ -262,7 +265,7 @@ int prec_drainer__drain(struct prec_drainer *d)
 	/* aux_head before data_head: the kernel writes the PERF_RECORD_AUX
 	 * naming new AUX bytes before it publishes aux_head, so this pass's
 	 * data holds it. */
-	if (d->o.ring->aux) {
+	if (aux) {
 		aux_head = __atomic_load_n(&pg->aux_head, __ATOMIC_ACQUIRE);
 		aux_tail = __atomic_load_n(&pg->aux_tail, __ATOMIC_RELAXED);
 		if (aux_head - aux_tail > d->o.ring->aux_size)
@@ -277,7 +280,7 @@ int prec_drainer__drain(struct prec_drainer *d)
 	 * behind the pass's DATA could follow the PERF_RECORD_AUX naming its
 	 * bytes. Their flags come from a header scan ahead of the walk (every
 	 * pass: a record may name bytes of an earlier pass). */
-	if (d->o.ring->aux)
+	if (aux)
 		prec_drain_walk__aux_flags(&d->walk, tail, head);
 	if (aux_head != aux_tail) {
 		na = drain_aux(d, aux_tail, aux_head, prev_wm, &ticket);

@@ -21,6 +21,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "record/aux_mode.h"
 #include "record/auxpmu.h"
 #include "record/cs_etm.h"
 #include "record/event_parse.h"
@@ -413,7 +414,7 @@ int prec_evlist__channels(struct prec_evlist *el, const struct prec_record_opts 
 	if (!n)
 		return 0;
 	if (el->aux_bytes) {
-		pr_err("event '%s': an AUX area event cannot be in a flight recording (an event with overwrite): AUX snapshots are not implemented",
+		pr_err("event '%s': an AUX area event cannot be in a flight recording (an event with overwrite): -S is the flight recorder of an AUX area",
 		       el->evsel[el->aux_owner].name);
 		return -EINVAL;
 	}
@@ -710,6 +711,9 @@ void prec_evlist__config(struct prec_evlist *el,
 			a->sample_type |= PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC;
 		if (ev->sampling && o->all_cgroups)
 			a->sample_type |= PERF_SAMPLE_CGROUP;
+		/* --aux-sample (aux_mode.c): the group's AUX bytes */
+		if (a->aux_sample_size)
+			a->sample_type |= PERF_SAMPLE_AUX;
 		a->read_format = PERF_FORMAT_ID | PERF_FORMAT_LOST;
 		if (!ev->tracking)
 			config_sample_opts(ev, o);
@@ -879,6 +883,7 @@ int prec_evlist__aux_setup(struct prec_evlist *el,
 {
 	int owner = find_owner(el);
 	const struct prec_evsel *ev;
+	int64_t bytes64;
 	size_t bytes;
 
 	if (owner < 0)
@@ -891,16 +896,14 @@ int prec_evlist__aux_setup(struct prec_evlist *el,
 		return -EINVAL;
 	}
 	if (o->overwrite) {
-		pr_err("event '%s': --overwrite cannot be combined with an AUX area event (AUX snapshots are not implemented)",
+		pr_err("event '%s': --overwrite cannot be combined with an AUX area event (-S is the flight recorder of an AUX area)",
 		       ev->name);
 		return -EINVAL;
 	}
-	bytes = o->aux_bytes ? o->aux_bytes : prec_auxpmu__default_bytes(privileged());
-	if (bytes < PREC_AUX_MIN_BYTES) {
-		pr_err("option --aux-size / -m ,AUX: %zu bytes: the AUX area of '%s' must be at least %u KiB",
-		       bytes, ev->name, PREC_AUX_MIN_BYTES / 1024);
-		return -EINVAL;
-	}
+	bytes64 = prec_aux_mode__bytes(el, owner, o, prec_auxpmu__default_bytes(privileged()));
+	if (bytes64 < 0)
+		return (int)bytes64;
+	bytes = (size_t)bytes64;
 	if (ev->aux == PREC_AUX_CS_ETM) {
 		int err = cs_etm_check(el, ev, o);
 
@@ -1003,6 +1006,7 @@ int prec_evlist__aux_info(const struct prec_evlist *el, struct prec_manifest *m)
 	src.pmu = ev->pmu;
 	src.pmu_type = ev->attr.type;
 	src.have_sched_switch = el->have_sched_switch;
+	src.snapshot = el->aux_snapshot;
 	/* Every ring's control page holds the same TSC conversion. */
 	if (el->rings && el->nr_cpus && el->rings[0].page)
 		src.pc = el->rings[0].page;
@@ -1229,7 +1233,9 @@ static int attach(struct prec_evlist *el, const struct prec_evsel *ev, int c,
 	if (want)
 		pages = want;
 	if (*owner < 0) {
-		err = prec_ring__map(ring, fd, pages, aux, ev->overwrite);
+		err = prec_ring__map(ring, fd, pages, aux,
+				     (ev->overwrite ? PREC_RING_OVERWRITE : 0) |
+				     (el->aux_overwrite ? PREC_RING_AUX_OVERWRITE : 0));
 		if (err < 0) {
 			pr_err("event '%s' on cpu %d: mmap of %zu pages%s: %s%s", ev->name,
 			       el->cpus[c], pages, aux ? " and its AUX area" : "",

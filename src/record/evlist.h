@@ -107,6 +107,11 @@ struct prec_evlist {
 	size_t aux_bytes;      /* AUX area per CPU, 0 = no AUX event */
 	int aux_owner;         /* the AUX event's index (when aux_bytes) */
 	uint32_t have_sched_switch; /* perf's AUXTRACE_INFO value */
+	/* -S, --aux-sample (aux_mode.c): the AUX areas are mapped read-only,
+	 * the kernel's overwrite mode; with -S, snapshots copy the newest
+	 * aux_snapshot_size bytes of each (aux_snapshot.c) */
+	bool aux_overwrite, aux_snapshot;
+	uint64_t aux_snapshot_size;
 };
 
 /* Append the events of one -e argument (comma separated; commas inside

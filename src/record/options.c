@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "record/aux_mode.h"
 #include "record/control_channel.h"
 #include "record/sample_regs.h"
 #include "util/cli.h"
@@ -769,6 +770,23 @@ static int regs_opt(const char *opt, const char *arg, bool user, uint64_t *mask)
 	return err ? 2 : 0; /* '?': the list was the answer */
 }
 
+/* -S and --aux-sample: perf's grammar (aux_mode.c). */
+static int opt_snapshot(struct prec_record_opts *o, const char *arg)
+{
+	o->aux_snapshot = true;
+	if (prec_aux_mode__parse_snapshot(arg, &o->aux_snapshot_on_exit, &o->aux_snapshot_size))
+		return bad("-S/--snapshot", arg, "expected [e][SIZE]: e for a snapshot at the exit too, SIZE in bytes (4096, 0x100000)");
+	return 0;
+}
+
+static int opt_aux_sample(struct prec_record_opts *o, const char *arg)
+{
+	o->aux_sample = true;
+	if (prec_aux_mode__parse_sample(arg, &o->aux_sample_size))
+		return bad("--aux-sample", arg, "expected a size in bytes (4096, 0x2000)");
+	return 0;
+}
+
 static int opt_intr_regs(struct prec_record_opts *o, const char *arg)
 {
 	return regs_opt("-I", arg, false, &o->sample.regs_intr);
@@ -931,7 +949,7 @@ static const struct opt table[] = {
 	{ "compress", 0, NULL, NULL, "lz4-compress each chunk (implies --copy); with -o FILE, FILE is zstd-compressed too (as perf -z)", FLAG(compress) },
 	{ "compression-level", 'z', "[=N]", opt_zlevel, "shards: 0 = lz4 fast (default), 1..12 = lz4 HC; with -o FILE: zstd 1..22 of FILE (default 1), as perf; implies -z", 0 },
 	{ "user", 0, "USER", opt_user, "run the command as USER (prec keeps its own privileges)", 0 },
-	{ "aux-size", 0, "PAGES|SIZE", opt_aux_size, "AUX area per CPU for intel_pt//, arm_spe//, cs_etm// (>= 8K; default 4M as root, else 128K)", 0 },
+	{ "aux-size", 0, "PAGES|SIZE", opt_aux_size, "AUX area per CPU for intel_pt//, arm_spe//, cs_etm// (>= 8K, 4K with -S/--aux-sample; default 4M as root, else 128K)", 0 },
 	{ "markers", 0, NULL, NULL, "record trace_marker writes (prec mark) as ftrace:print", FLAG(markers) },
 	{ "overwrite", 0, NULL, NULL, "flight recorder: sampling events keep the last ring's worth, written on a snapshot (side band drained)", FLAG(overwrite) },
 	{ "control", 0, "fifo:CTL[,ACK]|fd:CTL[,ACK]", opt_control, "commands: enable, disable, snapshot, switch, stop, ping (each acked)", 0 },
@@ -939,10 +957,8 @@ static const struct opt table[] = {
 	{ "switch-output-event", 0, "EVENT", opt_switch_event, "cut as SIGUSR2 does whenever EVENT occurs on any CPU (perf's grammar; implies --switch-output=signal, as perf)", 0 },
 	{ "tail-synthesize", 0, NULL, NULL, "name the tasks of /proc (COMM, MMAP2) at the end of the recording rather than at its start, as perf (with --overwrite: at each snapshot only)", FLAG(tail_synthesize) },
 	{ "proc-map-timeout", 0, "MS", opt_proc_map_timeout, "at most MS ms reading one /proc/PID/maps (default 500): the last map read is marked truncated, as perf", 0 },
-	/* refused once the events are known (cmd_record.c), with perf's
-	 * reason where no AUX event is given */
-	{ "snapshot", 'S', "[=OPTS]", NULL, "perf's AUX area snapshot mode: refused (no AUX snapshot in prec; see --overwrite)", FLAG(aux_snapshot) },
-	{ "aux-sample", 0, "[=OPTS]", NULL, "perf's AUX area sampling: refused", FLAG(aux_sample) },
+	{ "snapshot", 'S', "[=[e]SIZE]", opt_snapshot, "AUX area snapshot mode (perf's): the AUX area is overwritten, its newest SIZE bytes (default: all) written on SIGUSR2 or 'snapshot'; e: and at the exit", 0 },
+	{ "aux-sample", 0, "[=SIZE]", opt_aux_sample, "AUX area sampling (perf's): the members of a group led by the AUX event, e.g. '{intel_pt//,cpu-clock}', carry its newest SIZE bytes (default 4096, at most 61440)", 0 },
 	{ "kcore", 0, NULL, NULL, "as perf: copy the kernel's and modules' code from /proc/kcore, with kallsyms and modules, into kcore_dir (root)", FLAG(kcore) },
 	{ "switch-max-files", 0, "N", opt_switch_max_files, "with --switch-output: keep the newest N epochs (older ones removed)", 0 },
 	{ "delay", 'D', "MS|RANGES", opt_delay, "enable the sampling events MS ms after the start (the side band does not wait); -1: wait for 'enable'; START-END,... (as perf): enabled in each range of ms after the start only", 0 },

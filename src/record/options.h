@@ -142,9 +142,13 @@ struct prec_record_opts {
 	 * each occurrence a cut as SIGUSR2's (record/switch_event.h) */
 	char *switch_event;
 	bool tail_synthesize;   /* --tail-synthesize: /proc's tasks at the end */
-	/* -S, --aux-sample: perf's AUX snapshot and sampling modes, refused
-	 * once the events are known (cmd_record.c) */
-	bool aux_snapshot, aux_sample;
+	/* -S[=[e]SIZE]: perf's AUX area snapshot mode (aux_mode.c): with e
+	 * a snapshot at the exit too; SIZE 0 = the AUX area's */
+	bool aux_snapshot, aux_snapshot_on_exit;
+	uint64_t aux_snapshot_size;
+	/* --aux-sample[=SIZE]: perf's AUX area sampling; 0 = 4 KiB */
+	bool aux_sample;
+	uint32_t aux_sample_size;
 	uint32_t proc_map_timeout_ms; /* --proc-map-timeout: per /proc/PID/maps */
 	int64_t delay_ms;       /* -D: wait before enabling; -1 = until 'enable' */
 	/* -D A-B,C-D (perf's ranges): the sampling events enabled from A to

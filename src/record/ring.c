@@ -44,8 +44,9 @@ static int map_aux(struct prec_ring *r, size_t aux_bytes, int prot,
 }
 
 int prec_ring__map(struct prec_ring *r, int fd, size_t data_pages,
-		   size_t aux_bytes, bool overwrite)
+		   size_t aux_bytes, unsigned int mode)
 {
+	bool overwrite = mode & PREC_RING_OVERWRITE;
 	long ps = sysconf(_SC_PAGESIZE);
 	size_t page_size = ps > 0 ? (size_t)ps : SIM_PAGE;
 	/* Read-only selects the kernel's overwrite mode (it ignores data_tail). */
@@ -57,8 +58,7 @@ int prec_ring__map(struct prec_ring *r, int fd, size_t data_pages,
 
 	memset(r, 0, sizeof(*r));
 	r->fd = -1;
-	/* A read-only control page cannot take aux_offset/aux_size, and AUX
-	 * snapshots (a read-only AUX area) are not implemented. */
+	/* A read-only control page cannot take aux_offset/aux_size. */
 	if (!is_pow2(data_pages) || (overwrite && aux_bytes))
 		return -EINVAL;
 	len = (1 + data_pages) * page_size;
@@ -82,7 +82,10 @@ int prec_ring__map(struct prec_ring *r, int fd, size_t data_pages,
 	}
 	if (!aux_bytes)
 		return 0;
-	err = map_aux(r, aux_bytes, prot, page_size);
+	/* Read-only: the kernel's overwrite mode of the AUX area, which
+	 * then ignores aux_tail. */
+	r->aux_overwrite = mode & PREC_RING_AUX_OVERWRITE;
+	err = map_aux(r, aux_bytes, r->aux_overwrite ? PROT_READ : prot, page_size);
 	if (err < 0) {
 		prec_ring__unmap(r);
 		return err;

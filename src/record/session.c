@@ -97,7 +97,7 @@ static int open_flight_writers(struct prec_session *s, const struct prec_record_
 	char name[40];
 	int err;
 
-	if (!el->overwrite)
+	if (!el->overwrite && !el->aux_snapshot) /* -S: its AUX copies */
 		return 0;
 	prec_recording__writer_opts(&s->rec, o, &wo);
 	s->flight_writers = calloc((size_t)el->nr_cpus, sizeof(*s->flight_writers));

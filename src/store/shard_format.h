@@ -20,6 +20,14 @@
  * times the shard count is most of its memory (16 MiB at 256 shards). */
 #define PREC_CHUNK_MAX_PAYLOAD (64u * 1024u)
 
+/* An AUX chunk's flags beyond the kernel's PERF_AUX_FLAG_* (low 16 bits):
+ * an AUX area snapshot (-S) bigger than PREC_CHUNK_MAX_PAYLOAD is written
+ * as pieces of consecutive aux_offset, the first flagged RUN, the others
+ * CONT; the merge joins them into one AUXTRACE, as perf writes one per
+ * snapshot. Readers that ignore the bits write one per piece. */
+#define PREC_AUX_CHUNK_RUN (1u << 30)
+#define PREC_AUX_CHUNK_CONT (1u << 31)
+
 /* Largest raw payload a reader accepts: format 1.0 writers emitted chunks
  * of up to 256 KiB, and those files must stay readable. Readers size their
  * buffers to the chunks they meet, so new files never cost this much. */

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # Wrong command lines for every subcommand: each must print exactly one line
 # on stderr starting with "prec", exit 2, and create no file or directory;
-# a bad -m / --affinity / --aux-size value is quoted whole in that line.
+# a bad -m / --affinity / --aux-size value is quoted whole in that line,
+# and -S's and --aux-sample's OPTS.
 # Every case runs (one line of result each) before the verdict.
 set -u
 # shellcheck source=tests/lib/e2e.sh
@@ -47,6 +48,11 @@ record -d @OUT@ --aux-size 0 -- true
 record -d @OUT@ --aux-size -4M -- true
 record -d @OUT@ --aux-size 4Q -- true
 record -d @OUT@ --aux-size 99999999999G -- true
+record -d @OUT@ -Sx -- true
+record -d @OUT@ --snapshot=4k -- true
+record -d @OUT@ -S -e cpu-clock -- true
+record -d @OUT@ --aux-sample=big -- true
+record -d @OUT@ --aux-sample -e cpu-clock -- true
 record -d @OUT@ -C 9999 -- true
 record -d @OUT@ -C z -- true
 record -d @OUT@ -C 1-0 -- true
@@ -140,7 +146,14 @@ while IFS= read -r line; do
 	[ "$nl" = 1 ] || why+=" $nl stderr lines, want 1;"
 	[[ "$first" == prec* ]] || why+=" stderr does not start with 'prec';"
 	# A bad value is named whole in the message ("-m 3,4M", not "3").
-	for ((i = 0; i + 1 < ${#args[@]}; i++)); do
+	for ((i = 0; i < ${#args[@]}; i++)); do
+		case ${args[i]} in
+		-S?* | --snapshot=* | --aux-sample=*)
+			opts=${args[i]#-S}
+			opts=${opts#*=}
+			[[ "$first" == *"'$opts'"* ]] || why+=" does not name '$opts';" ;;
+		esac
+		((i + 1 < ${#args[@]})) || continue
 		case ${args[i]} in
 		-m | --affinity | --aux-size)
 			[[ "$first" == *"'${args[i + 1]}'"* ]] || why+=" does not name '${args[i + 1]}';" ;;

@@ -4,7 +4,8 @@
 # silently: one line naming the option, exit 2, nothing left behind.
 # - -S/--snapshot and --aux-sample without an AUX area event: perf 6.1
 #   refuses them too, and prec's line gives perf's reason ("no AUX area
-#   tracing to snapshot", "no AUX area event to sample").
+#   tracing to snapshot", "no AUX area event to sample"); with one they
+#   are perf's AUX modes (tests/e2e/record_aux_modes.sh).
 # - --kcore and --off-cpu are taken: record_kcore.sh and offcpu.sh have
 #   their refusals.
 set -u

@@ -127,3 +127,35 @@ void test_need_syscall(long nr, const char *name)
 	printf("%s: %s (an emulator?): skipping\n", name, strerror(ENOSYS));
 	exit(TEST_SKIP);
 }
+
+void test_put(const char *dir, const char *file, const char *text)
+{
+	char path[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	f = fopen(path, "w");
+	CHECK(f);
+	fprintf(f, "%s\n", text);
+	CHECK_EQ(fclose(f), 0);
+}
+
+uint64_t test_perfdata_feature(const uint8_t *f, size_t len, int feat)
+{
+	uint64_t table, sec;
+	int idx = 0;
+
+	CHECK(len >= 104);
+	/* the table follows the data section: one {offset, size} per bit set
+	 * in the header's bitmap (at 72), in bit order */
+	memcpy(&table, f + 40, 8);
+	memcpy(&sec, f + 48, 8);
+	table += sec;
+	CHECK(f[72 + feat / 8] & (1u << (feat % 8)));
+	for (int b = 0; b < feat; b++)
+		idx += !!(f[72 + b / 8] & (1u << (b % 8)));
+	CHECK(table + 16 * (uint64_t)(idx + 1) <= len);
+	memcpy(&sec, f + table + 16 * (uint64_t)idx, 8);
+	CHECK(sec + 8 <= len);
+	return sec;
+}

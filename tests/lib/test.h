@@ -71,6 +71,13 @@ void test_rmdir(const char *path);
 /* A whole file in a malloc'd buffer with a NUL after its *len bytes;
  * any failure fails the test. */
 uint8_t *test_load(const char *path, size_t *len);
+/* dir/file holds text and a newline (a fake sysfs attribute); any failure
+ * fails the test. */
+void test_put(const char *dir, const char *file, const char *text);
+/* The file offset of feature section feat (perf's HEADER_* bit) of the
+ * file-mode perf.data f[0, len), with at least 8 bytes there; a missing
+ * bit or a table past the end fails the test. */
+uint64_t test_perfdata_feature(const uint8_t *f, size_t len, int feat);
 
 /* Run a prec command (prec_cmd_info and the like) in this process with
  * stdout, and stderr too when both is set, going to out[] (NUL-terminated,

@@ -253,18 +253,6 @@ static void check_shard(void)
 static uint64_t *pt_words;
 static uint32_t pt_nr;
 
-static void put(const char *dir, const char *file, const char *text)
-{
-	char path[600];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, file);
-	f = fopen(path, "w");
-	CHECK(f);
-	fprintf(f, "%s\n", text);
-	fclose(f);
-}
-
 static void make_pt_words(void)
 {
 	char *root = test_tmpdir("auxtrace-sysfs"), dir[600];
@@ -279,15 +267,15 @@ static void make_pt_words(void)
 	pc.cap_user_time_zero = 1;
 	snprintf(dir, sizeof(dir), "%s/intel_pt", root);
 	CHECK_EQ(mkdir(dir, 0700), 0);
-	put(dir, "type", "8");
-	put(dir, "max_nonturbo_ratio", "24");
+	test_put(dir, "type", "8");
+	test_put(dir, "max_nonturbo_ratio", "24");
 	snprintf(dir, sizeof(dir), "%s/intel_pt/format", root);
 	CHECK_EQ(mkdir(dir, 0700), 0);
-	put(dir, "tsc", "config:10");
-	put(dir, "mtc", "config:9");
-	put(dir, "mtc_period", "config:14-17");
-	put(dir, "cyc", "config:1");
-	put(dir, "noretcomp", "config:11");
+	test_put(dir, "tsc", "config:10");
+	test_put(dir, "mtc", "config:9");
+	test_put(dir, "mtc_period", "config:14-17");
+	test_put(dir, "cyc", "config:1");
+	test_put(dir, "noretcomp", "config:11");
 	CHECK_EQ(prec_auxpmu__info(&s, &type, &pt_words, &pt_nr), 0);
 	CHECK_EQ(type, PREC_AUXTRACE_INTEL_PT);
 	CHECK_EQ(pt_nr, 17 + 3); /* 23 filter bytes + NUL in 3 words */
@@ -408,15 +396,8 @@ static void walk_data(const uint8_t *f, size_t len, struct walk *w)
 /* The AUXTRACE feature: {offset, 48} per record, exactly at the headers. */
 static void check_index(const uint8_t *f, size_t len, const struct walk *w)
 {
-	uint64_t table = prec_ld64(f + 40) + prec_ld64(f + 48), sec, n;
-	int idx = 0;
+	uint64_t sec = test_perfdata_feature(f, len, FEAT_AUXTRACE), n;
 
-	CHECK(f[72 + FEAT_AUXTRACE / 8] & (1u << (FEAT_AUXTRACE % 8)));
-	for (int b = 0; b < FEAT_AUXTRACE; b++)
-		idx += !!(f[72 + b / 8] & (1u << (b % 8)));
-	CHECK(table + 16 * (uint64_t)(idx + 1) <= len);
-	sec = prec_ld64(f + table + 16 * (uint64_t)idx);
-	CHECK(sec + 8 <= len);
 	n = prec_ld64(f + sec);
 	CHECK_EQ(n, w->nr);
 	for (uint64_t i = 0; i < n; i++) {
@@ -552,7 +533,7 @@ static void make_cs_words(uint64_t **w, uint32_t *nr)
 	for (size_t i = 0; i < sizeof(regs) / sizeof(regs[0]); i++)
 		for (int c = 0; c < 2; c++) {
 			snprintf(path, sizeof(path), "%s/cs_etm/cpu%d", root, c);
-			put(path, regs[i][0], regs[i][1 + c]);
+			test_put(path, regs[i][0], regs[i][1 + c]);
 		}
 	CHECK_EQ(prec_auxpmu__info(&s, &type, w, nr), 0);
 	CHECK_EQ(type, PREC_AUXTRACE_CS_ETM);

@@ -163,7 +163,7 @@ vm_boot() {
 	truncate -s "$VM_DISK_SIZE" "$disk"
 	mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$disk" || return 1
 	timeout -k 10 "$limit" nice -n "$VM_NICE" qemu-system-x86_64 \
-		-accel tcg,thread=multi -cpu max -smp "$ncpu" -m "$VM_MEM" \
+		-accel tcg,thread=multi -cpu "${VM_CPU:-max}" -smp "$ncpu" -m "$VM_MEM" \
 		-kernel "$VM_KERNEL" -initrd "$initrd" \
 		-append "console=ttyS0 quiet panic=-1 no_timer_check${VM_APPEND:+ $VM_APPEND}" \
 		-drive "file=$disk,if=none,id=d0,format=raw" -device nvme,drive=d0,serial=prec \
