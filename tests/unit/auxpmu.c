@@ -277,7 +277,8 @@ static void clock_case(const char *ev, bool set, int clockid, bool markers,
 	struct prec_evlist el;
 
 	CHECK_EQ(setup(&el, ev, &o), 0);
-	CHECK_EQ(prec_evlist__aux_clock(&el, &o), want_err);
+	/* the options resolved: the clock the AUX event wants, decided */
+	CHECK_EQ(prec_record_opts__resolve(&o, &el), want_err);
 	if (!want_err) {
 		CHECK_EQ(o.clockid, want_clock);
 		prec_evlist__config(&el, &o, false, false);
@@ -589,7 +590,8 @@ static void test_cs_etm_evlist(void)
 	CHECK_EQ(el.aux_owner, 2);
 	CHECK(el.evsel[0].attr.context_switch);
 	CHECK_EQ(el.have_sched_switch, 3);
-	CHECK_EQ(prec_evlist__aux_clock(&el, &o), 0);
+	CHECK_EQ(prec_evlist__aux_clock(&el, &o), 1);
+	CHECK_EQ(prec_record_opts__resolve(&o, &el), 0);
 	CHECK_EQ(o.clockid, PREC_CLOCK_PERF);
 	el.cpus = cpus;
 	el.nr_cpus = 2;
