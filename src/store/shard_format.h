@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 #define PREC_FORMAT_MAJOR 1
-#define PREC_FORMAT_MINOR 2
+#define PREC_FORMAT_MINOR 3
 
 #define PREC_SHARD_MAGIC 0x4452485343455250ULL /* "PRECSHRD" little-endian */
 #define PREC_CHUNK_MAGIC 0x4b484350u           /* "PCHK" */
