@@ -420,6 +420,9 @@ static void dec_kcore(struct ibuf *c, struct prec_manifest *m)
 	m->kcore.segments = get32(c);
 	get32(c);
 	m->kcore.bytes = get64(c);
+	/* written only with a kcore_dir, whose kcore has a segment at least */
+	if (!m->kcore.segments)
+		fail(c, -EBADMSG, "kcore section without segments");
 	/* Bytes after the known fields are a later minor's: ignored. */
 }
 
