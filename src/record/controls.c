@@ -85,7 +85,7 @@ static int take_snapshot(void *arg)
 static int start_tail(struct prec_controls *f, struct prec_session *s,
 		      const struct prec_record_opts *o, const struct prec_evlist *el)
 {
-	struct prec_tail_opts to = { .writer = s->tail_writer, .m = s->rec.m,
+	struct prec_tail_opts to = { .writer = prec_session__flight_shards(s)->tail, .m = s->rec.m,
 		.data_maps = o->callgraph == PREC_CG_DWARF || o->data,
 		.descendants = el->nr && el->evsel[0].attr.inherit };
 	int err;
@@ -111,7 +111,7 @@ static int start_snapshots(struct prec_controls *f, struct prec_session *s,
 			   const struct prec_evlist *el)
 {
 	struct prec_snapshot_opts so = {
-		.rings = el->flight_rings, .writers = s->flight_writers,
+		.rings = el->flight_rings, .writers = prec_session__flight_shards(s)->cpu,
 		.cpus = el->cpus, .nr = el->nr_cpus, .layout = s->rec.m->time_layout,
 	};
 	int err = prec_snapshot__new(&f->snap, &so);
@@ -120,14 +120,15 @@ static int start_snapshots(struct prec_controls *f, struct prec_session *s,
 		pr_err("snapshot: %s", strerror(-err));
 		return err;
 	}
-	if (s->tail_writer) {
+	if (prec_session__flight_shards(s)->tail) {
 		err = start_tail(f, s, o, el);
 		if (err)
 			return err;
 	}
 	f->snapshot = take_snapshot;
 	f->snapshot_arg = f;
-	s->snap = f->snap; /* its lost counts go into the shard totals */
+	/* its lost counts go into the shard totals */
+	prec_flight_shards__attach(prec_session__flight_shards(s), f->snap);
 	return 0;
 }
 
@@ -145,7 +146,7 @@ static int start_aux_snapshots(struct prec_controls *f, struct prec_session *s,
 {
 	size_t per_event = (size_t)el->nr_cpus * (size_t)el->nr_tasks;
 	struct prec_aux_snapshot_opts ao = {
-		.rings = el->rings, .writers = s->flight_writers,
+		.rings = el->rings, .writers = prec_session__flight_shards(s)->cpu,
 		.cpus = el->cpus, .nr = el->nr_cpus,
 		.fds = el->fds + (size_t)el->aux_owner * per_event,
 		.fds_per_ring = el->nr_tasks, .size = el->aux_snapshot_size,
@@ -188,7 +189,7 @@ int prec_controls__start(struct prec_controls *f, struct prec_session *s,
 		err = start_snapshots(f, s, o, el);
 		if (err)
 			return err;
-	} else if (s->tail_writer) {
+	} else if (prec_session__flight_shards(s)->tail) {
 		/* --tail-synthesize: one tail, at the stop */
 		err = start_tail(f, s, o, el);
 		if (err)

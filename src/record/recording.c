@@ -199,6 +199,18 @@ int prec_recording__open(struct prec_recording *r, int dirfd, char *dir,
 	return open_writers(r, ro->o, ro->el, ro->budget);
 }
 
+void prec_recording__count_shard(struct prec_manifest_shard *sh, struct prec_shard_writer *w,
+				 struct prec_shard_writer_stats *ws)
+{
+	prec_shard_writer__stats(w, ws);
+	sh->chunks = ws->chunks;
+	sh->records = ws->records;
+	sh->bytes = ws->payload_bytes;
+	sh->raw_bytes = ws->raw_bytes;
+	sh->first_time = ws->first_time;
+	sh->last_time = ws->last_time;
+}
+
 int prec_recording__write_manifest(struct prec_recording *r)
 {
 	int err = prec_manifest__write(r->m, r->dirfd);

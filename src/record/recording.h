@@ -49,6 +49,12 @@ int prec_recording__open(struct prec_recording *r, int dirfd, char *dir,
 void prec_recording__writer_opts(const struct prec_recording *r,
 				 const struct prec_record_opts *o,
 				 struct prec_shard_writer_opts *wo);
+/* A shard's writer totals into its manifest entry sh; ws is filled for
+ * the caller's own figures. */
+struct prec_manifest_shard;
+struct prec_shard_writer_stats;
+void prec_recording__count_shard(struct prec_manifest_shard *sh, struct prec_shard_writer *w,
+				 struct prec_shard_writer_stats *ws);
 /* The manifest written as it is now. Returns 0 or -errno after one line. */
 int prec_recording__write_manifest(struct prec_recording *r);
 /* Allocate manifest.reserve, room for the final manifest on a disk that

@@ -25,6 +25,7 @@
 #include "record/drainer_place.h"
 #include "record/epochs.h"
 #include "record/evlist.h"
+#include "record/flight_shards.h"
 #include "record/kcore.h"
 #include "record/max_disk.h"
 #include "record/out_dir.h"
@@ -75,90 +76,9 @@ static int session_parts(struct prec_session *s, const struct prec_record_opts *
 static void count_writer(struct prec_session *s, struct prec_manifest_shard *sh,
 			 struct prec_shard_writer *w, struct prec_shard_writer_stats *ws)
 {
-	prec_shard_writer__stats(w, ws);
-	sh->chunks = ws->chunks;
-	sh->records = ws->records;
-	sh->bytes = ws->payload_bytes;
-	sh->raw_bytes = ws->raw_bytes;
-	sh->first_time = ws->first_time;
-	sh->last_time = ws->last_time;
+	prec_recording__count_shard(sh, w, ws);
 	s->records += sh->records;
 	s->bytes += ws->file_bytes;
-}
-
-/* A flight recording's snapshots write shards of their own, apart from
- * the drainers' (a shard has one writing thread), listed in the manifest
- * under the same CPU. */
-static int open_flight_writers(struct prec_session *s, const struct prec_record_opts *o,
-			       const struct prec_evlist *el)
-{
-	struct prec_shard_writer_opts wo;
-	struct prec_manifest_shard sh = { 0 };
-	char name[40];
-	int err;
-
-	if (!el->overwrite && !el->aux_snapshot) /* -S: its AUX copies */
-		return 0;
-	prec_recording__writer_opts(&s->rec, o, &wo);
-	s->flight_writers = calloc((size_t)el->nr_cpus, sizeof(*s->flight_writers));
-	s->flight_shard = calloc((size_t)el->nr_cpus, sizeof(*s->flight_shard));
-	if (!s->flight_writers || !s->flight_shard)
-		return -ENOMEM;
-	for (int c = 0; c < el->nr_cpus; c++) {
-		wo.cpu = el->cpus[c];
-		snprintf(name, sizeof(name), "cpu%03d.flight.shard", el->cpus[c]);
-		err = prec_shard_writer__open(&s->flight_writers[c], s->rec.dirfd, name, &wo);
-		if (err) {
-			pr_err("%s/%s: creating the shard: %s", s->rec.dir, name, strerror(-err));
-			return err;
-		}
-		sh.name = name;
-		sh.cpu = wo.cpu;
-		s->flight_shard[c] = s->rec.m->nr_shards;
-		err = prec_manifest__add_shard(s->rec.m, &sh);
-		if (err)
-			return err;
-	}
-	return 0;
-}
-
-/* A flight recording (or --tail-synthesize): the tail synthesis's shard
- * (tail.c), listed in the start manifest like the others, written only by
- * snapshots (or the stop) on the main thread. */
-static int open_tail(struct prec_session *s, const struct prec_record_opts *o)
-{
-	struct prec_shard_writer_opts wo;
-	struct prec_manifest_shard sh = { .name = PREC_TAIL_SHARD_NAME,
-					  .cpu = PREC_TAIL_CPU };
-	int err;
-
-	prec_recording__writer_opts(&s->rec, o, &wo);
-	wo.cpu = PREC_TAIL_CPU;
-	err = prec_shard_writer__open(&s->tail_writer, s->rec.dirfd, PREC_TAIL_SHARD_NAME, &wo);
-	if (err) {
-		pr_err("%s/%s: creating the shard: %s", s->rec.dir, PREC_TAIL_SHARD_NAME,
-		       strerror(-err));
-		return err;
-	}
-	s->tail_shard = (int)s->rec.m->nr_shards;
-	return prec_manifest__add_shard(s->rec.m, &sh);
-}
-
-/* Flush, count into the manifest and the session's totals, close. */
-static int close_tail(struct prec_session *s)
-{
-	struct prec_manifest_shard *sh;
-	struct prec_shard_writer_stats ws;
-	int err, e;
-
-	if (!s->tail_writer)
-		return 0;
-	err = prec_shard_writer__flush(s->tail_writer);
-	sh = &s->rec.m->shards[s->tail_shard];
-	count_writer(s, sh, s->tail_writer, &ws);
-	e = prec_shard_writer__close(s->tail_writer);
-	s->tail_writer = NULL;
-	return err ? err : e;
 }
 
 /* The next epoch's directory under the output's: its descriptor and
@@ -229,9 +149,10 @@ int prec_session__begin(struct prec_session *s,
 	if (err)
 		return err;
 	s->direct_io = prec_shard_writer__direct(s->rec.writers[0]);
-	err = open_flight_writers(s, o, el);
-	if (!err && (el->overwrite || o->tail_synthesize))
-		err = open_tail(s, o);
+	/* -S's AUX copies and --overwrite's snapshots; the tails */
+	err = prec_flight_shards__open(&s->flight, &s->rec, o, el->cpus, el->nr_cpus,
+				       el->overwrite || el->aux_snapshot,
+				       el->overwrite || o->tail_synthesize);
 	/* perf copies it once the events are open, before they run. */
 	if (!err && o->kcore)
 		err = prec_kcore__copy(s->rec.dirfd, s->rec.dir, &s->rec.m->kcore);
@@ -510,49 +431,6 @@ static void shard_totals(struct prec_session *s, struct prec_evlist *el, int c)
 	s->lost += prec_manifest_shard__lost(sh);
 }
 
-/* CPU index c's flight shard, flushed: the writer's totals and the LOST
- * records its snapshots wrote. */
-static void flight_totals(struct prec_session *s, int c)
-{
-	struct prec_manifest_shard *sh = &s->rec.m->shards[s->flight_shard[c]];
-	struct prec_shard_writer_stats ws;
-
-	count_writer(s, sh, s->flight_writers[c], &ws);
-	/* Not PERF_FORMAT_LOST: it also counts the drops of a pause whose
-	 * LOST record the ring overwrote before the next snapshot, i.e.
-	 * records of a stretch the flight recorder keeps no more of than of
-	 * any overwritten one. */
-	if (s->snap)
-		prec_snapshot__lost(s->snap, c, &sh->lost, &sh->lost_samples);
-	s->lost += prec_manifest_shard__lost(sh);
-}
-
-/* Flush the flight shards (snapshots wait only until their chunks are
- * copied) and count them. Returns the first error. */
-static int finish_flight(struct prec_session *s)
-{
-	int err = 0, e;
-
-	for (int c = 0; s->flight_writers && c < s->nr_cpus; c++) {
-		e = prec_shard_writer__flush(s->flight_writers[c]);
-		err = err ? err : e;
-		flight_totals(s, c);
-	}
-	return err;
-}
-
-static int close_flight(struct prec_session *s)
-{
-	int err = 0, e;
-
-	for (int c = 0; s->flight_writers && c < s->nr_cpus; c++) {
-		e = prec_shard_writer__close(s->flight_writers[c]);
-		s->flight_writers[c] = NULL;
-		err = err ? err : e;
-	}
-	return err;
-}
-
 /* The maps CPU index c's drainer saw in the recording being closed (its
  * handover); NULL when it has no drainer. */
 static const struct prec_seen_map *maps_of(void *ctx, int c, int *nr)
@@ -602,6 +480,11 @@ static void lap(const struct prec_session *s, const char *what)
 		return; /* an epoch closed at a cut, not the stop */
 	pr_debug("close: %s at +%.1f ms", what,
 		 (double)(prec_now_ns(CLOCK_MONOTONIC) - s->t_stop_ns) / 1e6);
+}
+
+struct prec_flight_shards *prec_session__flight_shards(struct prec_session *s)
+{
+	return &s->flight;
 }
 
 uint64_t prec_session__drained(const struct prec_session *s)
@@ -711,7 +594,7 @@ static int close_writers(struct prec_session *s, int err)
 	int e = prec_recording__close_writers(&s->rec);
 
 	err = err ? err : e;
-	e = close_flight(s);
+	e = prec_flight_shards__close(&s->flight);
 	err = err ? err : e;
 	lap(s, "writers closed");
 	return err;
@@ -743,9 +626,7 @@ static int close_epoch(struct prec_session *s, struct prec_evlist *el, int err)
 	for (int c = 0; c <= s->nr_cpus; c++)
 		if (s->rec.writers[c])
 			shard_totals(s, el, c);
-	e = finish_flight(s);
-	err = err ? err : e;
-	e = close_tail(s);
+	e = prec_flight_shards__finish(&s->flight, s->rec.m, &s->records, &s->bytes, &s->lost);
 	err = err ? err : e;
 	add_buildids(s);
 	if (s->no_buildid)
@@ -943,9 +824,7 @@ void prec_session__discard(struct prec_session *s)
 {
 	stop_drainers(s);
 	prec_recording__close_writers(&s->rec);
-	close_flight(s);
-	prec_shard_writer__close(s->tail_writer);
-	s->tail_writer = NULL;
+	prec_flight_shards__close(&s->flight);
 	/* With --switch-output its epoch goes with it. */
 	prec_recording__exit(&s->rec);
 	prec_out_dir__discard(&s->out);
@@ -957,10 +836,7 @@ void prec_session__exit(struct prec_session *s)
 		return;
 	prec_drainer_pool__delete(s->pool); /* joined first */
 	prec_recording__close_writers(&s->rec);
-	close_flight(s);
-	free(s->flight_writers);
-	free(s->flight_shard);
-	prec_shard_writer__close(s->tail_writer);
+	prec_flight_shards__exit(&s->flight);
 	prec_max_disk__delete(s->max_disk); /* after its shards' writers */
 	free(s->bid_queues);
 	prec_buildid_reader__delete(s->bid_reader);

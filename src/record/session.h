@@ -10,6 +10,7 @@
 
 #include "record/drainer.h"
 #include "record/drainer_pool.h"
+#include "record/flight_shards.h"
 #include "record/options.h"
 #include "record/out_dir.h"
 #include "record/recording.h"
@@ -21,7 +22,6 @@ struct prec_epochs;
 struct prec_evlist;
 struct prec_manifest;
 struct prec_shard_writer;
-struct prec_snapshot;
 
 struct prec_session {
 	struct prec_out_dir out; /* the output directory (-f's old one) */
@@ -31,11 +31,8 @@ struct prec_session {
 	int nr_cpus;
 	const int *cpus;
 	struct prec_drainer_pool *pool;    /* the drainers, one per CPU */
-	/* A flight recording's: per CPU, the shard the snapshots write
-	 * (cpuNNN.flight.shard), and its index in m->shards */
-	struct prec_shard_writer **flight_writers;
-	uint32_t *flight_shard;
-	const struct prec_snapshot *snap;   /* writes the flight shards */
+	/* the flight recorder's shards (snapshots, -S, tails) */
+	struct prec_flight_shards flight;
 	/* per CPU: the longest wait for staging room, and what the O_DIRECT
 	 * staging grew to (0: never) */
 	struct prec_writer_wait { uint64_t ns, staging; } *writer_wait;
@@ -70,9 +67,6 @@ struct prec_session {
 	 * closed (at the stop, or at a cut) */
 	struct prec_drainer_handover *hand;
 	uint64_t prior_records, prior_bytes, prior_lost; /* the closed epochs' */
-	/* --overwrite: tail.shard, written after each snapshot (tail.c) */
-	struct prec_shard_writer *tail_writer;
-	int tail_shard;        /* its index in m->shards */
 	/* --max-disk: the CPU shards' budget and the carry (max_disk.c) */
 	struct prec_max_disk *max_disk;
 };
@@ -114,6 +108,9 @@ int prec_session__read_buildids(struct prec_session *s);
 /* Stop drainers, collect totals and build-ids, write the final manifest.
  * Events must already be disabled. Returns 0 or -errno. */
 int prec_session__finish(struct prec_session *s, struct prec_evlist *el);
+/* The flight recorder's shards, for the snapshots and tails that write
+ * them (controls.c). */
+struct prec_flight_shards *prec_session__flight_shards(struct prec_session *s);
 /* The pool's notify fd is readable: note which drainer failed (fail_*). Returns
  * 1 when the recording must stop now, 0 for a spurious wake. Main thread. */
 int prec_session__drain_failed(struct prec_session *s);

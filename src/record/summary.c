@@ -63,8 +63,8 @@ void prec_summary__print(const struct prec_session *s)
 		return;
 	for (int c = 0; c < s->nr_cpus; c++)
 		warn_cpu(s, c);
-	for (int c = 0; s->flight_shard && c < s->nr_cpus; c++) {
-		const struct prec_manifest_shard *sh = &s->rec.m->shards[s->flight_shard[c]];
+	for (int c = 0; s->flight.cpu_shard && c < s->nr_cpus; c++) {
+		const struct prec_manifest_shard *sh = &s->rec.m->shards[s->flight.cpu_shard[c]];
 
 		if (prec_manifest_shard__lost(sh))
 			pr_warn("cpu%d: %llu records LOST in the flight ring: the kernel drops what comes while the ring is paused for a snapshot",
@@ -78,7 +78,7 @@ void prec_summary__print(const struct prec_session *s)
 		return;
 	/* -m sizes a flight recording's drained rings only when they hold
 	 * drained events besides the side band. */
-	if (s->snap) {
+	if (s->flight.snap) {
 		pr_warn("%llu drained records lost in all: the drained rings (%zu pages) filled faster than their drainers ran%s",
 			(unsigned long long)drained_lost, s->pages,
 			s->rt_prio ? "" : "; SCHED_FIFO drainers (-r 1) run sooner");
