@@ -247,7 +247,14 @@ grep -q '^prec: --max-disk window: from [0-9]*\.[0-9]* s$' "$tmp/k9.merge.err" |
 	fail "merge (killed) does not start at the window"
 perf script -i "$tmp/k9.data" -F pid,comm >"$tmp/k9.script" 2>"$tmp/k9.script.err" ||
 	fail_rc "$tmp/k9.script.err" "perf script (killed)"
-[ ! -s "$tmp/k9.script.err" ] || fail "perf script (killed) stderr: $(head -5 "$tmp/k9.script.err")"
+# perf's one warning of LOST records is the ring's loss, recorded as it
+# happened (on a loaded machine a storm can outrun a drainer): allowed
+# only when the recording holds LOST records; any other line fails.
+lost_recs=$("$PREC" dump "$tmp/k9" 2>/dev/null | awk '$4 == "LOST"' | wc -l)
+grep -v -e '^Warning:$' -e '^Processed [0-9]* events and lost [0-9]* chunks!$' \
+	-e '^Check IO/CPU overload!$' -e '^$' "$tmp/k9.script.err" >"$tmp/k9.script.other"
+[ ! -s "$tmp/k9.script.other" ] && { [ "$lost_recs" -gt 0 ] || [ ! -s "$tmp/k9.script.err" ]; } ||
+	fail "perf script (killed) stderr ($lost_recs LOST records): $(head -5 "$tmp/k9.script.err")"
 perf report -i "$tmp/k9.data" --stdio --pid "$k9spins" --sort comm,dso,sym \
 	>"$tmp/k9.report" 2>"$tmp/k9.report.err" || fail_rc "$tmp/k9.report.err" "perf report (killed)"
 top=$(grep -v '^#' "$tmp/k9.report" | awk 'NF { print $2, $3, $5; exit }')
