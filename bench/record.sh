@@ -32,7 +32,9 @@
 # cache (prec's default before 2026-11-24).
 # prec-ovw is prec record --overwrite (nothing drained until the end).
 # Usage: bench/record.sh   (env: PREC, BUILD, REPEAT, STORM_N, PAGES, SCENARIOS,
-# RECORDERS), e.g. SCENARIOS=build RECORDERS="prec prec-ovw perf" bench/record.sh
+# RECORDERS, PREC_BEFORE), e.g. SCENARIOS=build RECORDERS="prec prec-ovw perf" bench/record.sh;
+# RECORDERS="prec-before prec perf" PREC_BEFORE=OLD/build/prec: an older
+# build interleaved with this one, run for run (before and after a change)
 set -u
 cd "$(dirname "$0")/.." || exit 1
 . bench/lib.sh
@@ -56,6 +58,7 @@ run() {
 	none) t0=$(now); workload "$sc"; t1=$(now); workload_end
 	      echo "0 0 $(echo "$t1 - $t0" | bc) 0 0 0"; return ;;
 	prec) cmd=("$PREC" record -d "$out" -m "$PAGES" -a) ;;
+	prec-before) cmd=("$PREC_BEFORE" record -d "$out" -m "$PAGES" -a) ;;
 	prec-fair) cmd=("$PREC" record -r 0 -d "$out" -m "$PAGES" -a) ;;
 	prec-buf) cmd=("$PREC" record --no-direct-io -d "$out" -m "$PAGES" -a) ;;
 	prec-ovw) cmd=("$PREC" record --overwrite -d "$out" -m "$PAGES" -a) ;;
