@@ -174,15 +174,11 @@ static int start_drainers(struct prec_session *s, const struct prec_record_opts 
 	bool drained = false;
 	int err, first;
 
-	s->rt_prio = o->rt_prio;
-	s->affinity = o->affinity;
-	s->buildid_cache = !o->no_buildid_cache;
-	s->no_buildid = o->no_buildid;
-	pr_debug("drainers: -r %d (0: fair scheduler), --affinity %s", s->rt_prio,
-		 prec_affinity__name(s->affinity));
+	pr_debug("drainers: -r %d (0: fair scheduler), --affinity %s", o->rt_prio,
+		 prec_affinity__name(o->affinity));
 	/* Its drops keep the drainers from making them: as prompt as they. */
-	if (s->max_disk && s->rt_prio)
-		prec_disk_budget__fifo(prec_max_disk__budget(s->max_disk), s->rt_prio);
+	if (s->max_disk && o->rt_prio)
+		prec_disk_budget__fifo(prec_max_disk__budget(s->max_disk), o->rt_prio);
 	/* Each drainer disables its CPU's events as it stops, but in a
 	 * flight recording, whose last snapshot wants them all disabled
 	 * first (the main thread does it then). */
@@ -201,9 +197,9 @@ static int start_drainers(struct prec_session *s, const struct prec_record_opts 
 			 * bytes when append() returns: no wait for the file. */
 			.copy = o->copy || o->compress,
 			.build_id = o->buildid_mmap,
-			.pin_cpu = s->affinity != PREC_AFFINITY_NONE ? el->cpus[c] : -1,
-			.affinity = s->affinity,
-			.rt_prio = s->rt_prio,
+			.pin_cpu = o->affinity != PREC_AFFINITY_NONE ? el->cpus[c] : -1,
+			.affinity = o->affinity,
+			.rt_prio = o->rt_prio,
 			/* A flight recording's snapshot at the stop wants
 			 * every event disabled first: the session's. */
 			.el = el->overwrite ? NULL : el,
@@ -222,17 +218,17 @@ static int start_drainers(struct prec_session *s, const struct prec_record_opts 
 		err = prec_drainer__start_error(prec_drainer_pool__at(s->pool, c));
 		if (!err)
 			continue;
-		if (err == -EPERM && s->rt_prio && o->rt_prio_set) {
+		if (err == -EPERM && o->rt_prio && o->rt_prio_set) {
 			pr_err("option -r %d: SCHED_FIFO refused for the drainer threads: %s\n",
-			       s->rt_prio, strerror(-err));
+			       o->rt_prio, strerror(-err));
 			return err;
 		}
 		/* The default's probe said yes, the drainer was refused all
 		 * the same (a limit changed in between): name no option the
 		 * user did not give. */
-		if (err == -EPERM && s->rt_prio) {
+		if (err == -EPERM && o->rt_prio) {
 			pr_err("drainer cpu%d: SCHED_FIFO %d (the default where allowed) refused: %s; -r 0 runs drainers without it\n",
-			       el->cpus[c], s->rt_prio, strerror(-err));
+			       el->cpus[c], o->rt_prio, strerror(-err));
 			return err;
 		}
 		pr_err("drainer cpu%d: starting: %s\n", el->cpus[c], strerror(-err));
@@ -242,7 +238,7 @@ static int start_drainers(struct prec_session *s, const struct prec_record_opts 
 		pr_err("drainers: starting: %s\n", strerror(-first));
 		return first;
 	}
-	prec_drainer_place__warn_fifo(drained ? s->rt_prio : 0);
+	prec_drainer_place__warn_fifo(drained ? o->rt_prio : 0);
 	return 0;
 }
 
@@ -574,7 +570,7 @@ int prec_session__finish(struct prec_session *s, struct prec_evlist *el)
 	err = close_epoch(s, el, err);
 	stop_drainers(s);
 	lap(s, "drainers joined");
-	if (s->buildid_cache) {
+	if (!s->o->no_buildid_cache) {
 		struct prec_seen_maps seen = seen_maps(s);
 
 		prec_buildid_collect__fill_cache(s->rec.m, &seen);
@@ -629,7 +625,7 @@ static int close_epoch(struct prec_session *s, struct prec_evlist *el, int err)
 	e = prec_flight_shards__finish(&s->flight, s->rec.m, &s->records, &s->bytes, &s->lost);
 	err = err ? err : e;
 	add_buildids(s);
-	if (s->no_buildid)
+	if (s->o->no_buildid)
 		prec_manifest__clear_buildids(s->rec.m);
 	lap(s, "totals and build-ids");
 	/* --max-disk's finish wants the writers out of its budget. */

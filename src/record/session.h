@@ -37,8 +37,6 @@ struct prec_session {
 	 * staging grew to (0: never) */
 	struct prec_writer_wait { uint64_t ns, staging; } *writer_wait;
 	bool direct_io;        /* the shards are written with O_DIRECT */
-	bool buildid_cache;    /* the stop fills perf's build-id cache (not -N, -B) */
-	bool no_buildid;       /* -B: the final manifest has no build-id table */
 	/* the drainers' queues of maps without a build-id (per CPU, NULL
 	 * where no drainer) and their reader (buildid_reader.h) */
 	struct prec_buildid_queue **bid_queues;
@@ -49,15 +47,13 @@ struct prec_session {
 	size_t pages;          /* ring data pages, for the lost-records advice */
 	int fail_cpu, fail_err; /* first drainer failure: its CPU, -errno */
 	uint64_t fail_ns;      /* when the session learnt of it (MONOTONIC) */
-	int rt_prio;           /* the drainers' SCHED_FIFO priority, 0 = none */
-	enum prec_affinity affinity; /* where they run (never AUTO) */
 	bool drainers_disable; /* the drainers disable their CPUs' events at
 				* the stop (no flight recording): the
 				* caller of finish() does not; and
 				* enable them at the start: enable()) */
 	/* --switch-output: out holds epochs (epochs.h), rec the current one */
 	struct prec_epochs *epochs; /* NULL without --switch-output */
-	const struct prec_record_opts *o; /* for each epoch's manifest */
+	const struct prec_record_opts *o; /* resolved (options_resolve.c) */
 	int argc;
 	char **argv;
 	struct prec_sideband_opts sbo;  /* each epoch's side band */

@@ -81,10 +81,10 @@ void prec_summary__print(const struct prec_session *s)
 	if (s->flight.snap) {
 		pr_warn("%llu drained records lost in all: the drained rings (%zu pages) filled faster than their drainers ran%s",
 			(unsigned long long)drained_lost, s->pages,
-			s->rt_prio ? "" : "; SCHED_FIFO drainers (-r 1) run sooner");
+			s->o->rt_prio ? "" : "; SCHED_FIFO drainers (-r 1) run sooner");
 		return;
 	}
 	pr_warn("%llu records lost in all: use a bigger ring (-m %zu or more)%s, fewer events, or a lower -F",
 		(unsigned long long)s->lost, s->pages * 4,
-		s->rt_prio ? "" : ", SCHED_FIFO drainers (-r 1)");
+		s->o->rt_prio ? "" : ", SCHED_FIFO drainers (-r 1)");
 }
