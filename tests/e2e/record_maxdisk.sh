@@ -25,6 +25,7 @@ set -u
 . "$(dirname "$0")/../lib/e2e.sh"
 need_root
 need_cmd perf
+need_cmd taskset
 need_tracepoint raw_syscalls/sys_enter
 e2e_tmpdir maxdisk
 N=${STORM_N:-800000}
@@ -82,13 +83,17 @@ type_counts() {
 }
 
 # The workload: a spinning thread first, then a storm on each CPU, then the
-# spinner alone for a second more, all within the recording.
+# spinner alone for a second more, all within the recording. Each storm is
+# pinned to its CPU: left to the scheduler, both storms could share one CPU
+# beside the spinner, and the other CPU's shard, a few segments long, would
+# rightly keep its oldest (the budget drops where the next segment starts
+# earliest).
 cat >"$tmp/work.sh" <<EOF
 "$H/spinthread" 600000 0 >"$tmp/spin.tid" &
 echo \$! >"$tmp/spin.pid"
 sleep 0.5
 storms=
-for c in \$(seq 1 $(nproc)); do "$H/storm" $N & storms="\$storms \$!"; done
+for c in \$(seq 0 $(($(nproc) - 1))); do taskset -c \$c "$H/storm" $N & storms="\$storms \$!"; done
 wait \$storms
 sleep 1.5
 kill \$(cat "$tmp/spin.pid")
