@@ -1,14 +1,13 @@
 // SPDX-License-Identifier: MIT
-// O_DIRECT shard writes: copy mode's staging laid out as a mirror of the
-// file, written a block-aligned range at a time past the page cache, which
+// O_DIRECT shard writes: copy mode's staging, extents of the file, written
+// a block-aligned range at a time past the page cache, which
 // spares the copy into page cache pages and their writeback (see
 // bench/record.sh for what it saves).
 //
 // The rules O_DIRECT sets, and how they are kept:
-// - file offset, length and memory of every write aligned to blk: staging
-//   is blk-aligned and holds file byte X at staging[X % st_size], with
-//   st_size a multiple of blk, so any block-aligned file range is one or two
-//   aligned pieces of staging;
+// - file offset, length and memory of every write aligned to blk: each
+//   extent (below) is blk-aligned and starts at a block boundary of the
+//   file, so a block-aligned file range within it is one aligned piece;
 // - the partial last block is written, when it must be (at flush, or when
 //   data has waited too long), from its own zero-padded copy, and
 //   rewritten whole later; so that a rewrite never races the write before
@@ -24,24 +23,32 @@
 //   are all written does the next write go to the new file, from the
 //   block holding that offset (readers go on in a segment file once it
 //   holds data: the file before it is whole by then).
-// Staging is registered with the io_uring where the memlock limit allows,
-// and batches are then fixed-buffer writes of one piece each.
+//
+// Staging is a set of extents, fixed-size mappings of their own, each
+// holding a block-aligned run of the file: extent e holds file byte X at
+// e.mem[X - e.base]. Chunks never straddle two extents: a chunk that would
+// not fit in the last one starts the next at the block holding the chunk's
+// offset, that block's first bytes copied over (less than a block), so an
+// extent's bytes end where the next one's start, on a block boundary, and
+// every write is one piece of one extent (plus the padded partial block).
+// Extents fully written go back on a stack and the last one freed is the
+// next one filled: while the disk keeps up, the copy into staging sweeps
+// two or three extents that stay in the cache, however many a stall made.
 //
 // A write that stalls (the disk's latency, now and then, far above its
 // usual) leaves staging full, and then the drainer would wait while its
-// ring overflows. Instead staging doubles, up to st_max: the bytes not yet
-// written are copied to their places in the bigger mirror, the write in
-// flight keeps the old buffer until it completes, and the new one is
-// registered in its place then (IORING_REGISTER_BUFFERS_UPDATE, which does
-// not wait for the ring to go idle as unregistering would); the chunk
-// queue's slots double with it. st_max is options_resolve.c's; past it the
-// drainer waits for completions, and the loss warning names that wait when
-// records were lost meanwhile. Once the stall is absorbed (little left to
-// write, no growth for SHRINK_HOLD_NS), staging goes back to its first
-// size the same way, at a sleep: the copy into it then sweeps a buffer
-// that stays in the cache, not one as big as the worst stall needed. Each
-// staging is its own mapping, so the memory a stall took goes back to the
-// system when it is dropped (malloc would keep the freed blocks).
+// ring overflows. Instead staging takes one more extent, up to st_max: a
+// mapping and nothing copied, so the drainer is back at its ring in the
+// time a mapping and its pinning take, however much a stall has made it
+// hold already (a staging that doubled would copy all it held, and the
+// ring would overflow behind the copy). Past st_max the drainer waits for
+// completions, and the loss warning names that wait when records were
+// lost meanwhile. Once no stall took an extent for SHRINK_HOLD_NS, the
+// extents on the stack beyond the first ones are unmapped, the least
+// recently used first: the memory a stall took goes back to the system
+// (malloc would keep the freed blocks). Each extent is registered in its
+// own slot of the io_uring's fixed-buffer table, where the memlock limit
+// allows, and its writes are then fixed-buffer writes.
 #include "store/direct_write.h"
 #include "util/clock.h"
 #include "util/log.h"
@@ -59,14 +66,21 @@
 #define MAX_BLK (64u * 1024u)
 /* No write for this long: write everything at the next sleep. */
 #define MAX_AGE_NS (100ull * 1000 * 1000)
-/* Grown staging goes back to its first size once no stall grew it for
- * this long and what is left to write fits a quarter of the first size. */
+/* Extents a stall took are unmapped once none was taken for this long. */
 #define SHRINK_HOLD_NS (1000ull * 1000 * 1000)
+/* The kernel's most fixed-buffer slots (IORING_MAX_REG_BUFFERS). */
+#define MAX_EXTENTS 16384u
 
 /* Start the next write unless one is in flight: whole blocks not yet
  * written when they make a batch (KICK_BATCH), or everything with the
  * partial last block zero-padded (KICK_ALL); cap bytes at most. */
 enum kick { KICK_BATCH, KICK_ALL };
+
+struct extent {
+	unsigned char *mem; /* ext_len bytes, blk-aligned; NULL: not mapped */
+	uint64_t base;      /* file offset of mem[0], a block boundary */
+	bool fixed;         /* registered in the ring's slot of its index */
+};
 
 struct direct_write {
 	int fd;
@@ -74,33 +88,31 @@ struct direct_write {
 	struct prec_uring *ring;
 	struct prec_chunk_queue *q;
 	struct prec_chunk_framer *framer;
-	/* staging[X % st_size] is file byte X, with room past st_size to
-	 * build a chunk whole before its wrapped end is moved to the front */
-	unsigned char *staging;
-	size_t st_size, st_max, st_base; /* now, the most, the first */
-	size_t slack;        /* bytes mapped past st_size */
-	uint64_t grown_at;   /* CLOCK_MONOTONIC_COARSE ns of the last growth */
-	/* resize(): the buffer the write in flight reads, kept until it is
-	 * done (old_len bytes mapped); and the staging the ring has
-	 * registered, if not the one now */
-	unsigned char *old;
-	size_t old_len;
-	bool old_fixed;
-	unsigned char *tail; /* one block: the partial block, padded */
-	size_t blk;          /* file offset and memory alignment of every write */
-	size_t min, cap;     /* batch sizes of whole blocks */
-	bool fixed;          /* staging is the ring's registered buffer 0 */
-	bool busy;           /* one write in flight at a time: never two on a block */
+	struct extent *ext;   /* n_max of them, by slot */
+	/* the extents in use, in file order: a circle of n_max from order_h;
+	 * the first holds down(done), the last q->pos */
+	unsigned int *order;
+	unsigned int order_h, order_n;
+	unsigned int *spare;  /* mapped, not in use: the last freed on top */
+	unsigned int spare_n;
+	unsigned int n_max, n_base, n_mapped;
+	size_t ext_len;
+	bool slots;           /* the ring has n_max fixed-buffer slots */
+	uint64_t grown_at;    /* CLOCK_MONOTONIC_COARSE ns of the last growth */
+	unsigned char *tail;  /* one block: the partial block, padded */
+	size_t blk;           /* file offset and memory alignment of every write */
+	size_t min, cap;      /* batch sizes of whole blocks */
+	bool busy;            /* one write in flight at a time: never two on a block */
 	unsigned int inflight;
-	uint64_t kicked_at;  /* CLOCK_MONOTONIC_COARSE ns of the last write */
-	uint64_t done;       /* file bytes up to here are written */
-	uint64_t eof;        /* the file's size: may pass pos by padding */
+	uint64_t kicked_at;   /* CLOCK_MONOTONIC_COARSE ns of the last write */
+	uint64_t done;        /* file bytes up to here are written */
+	uint64_t eof;         /* the file's size: may pass pos by padding */
 	/* rotate(): the next files, and the offsets they start at, in order */
 	struct { int fd; uint64_t at; } rq[PREC_ROTATE_MAX];
 	unsigned int rq_n;
 	/* the write in flight */
-	struct iovec iov[3];
-	enum kick op_how;    /* to go on after a short write */
+	struct iovec iov[2];
+	enum kick op_how;     /* to go on after a short write */
 	uint64_t op_off, op_len, op_data;
 };
 
@@ -120,10 +132,10 @@ static size_t chunk_max(void)
 	return PREC_CHUNK_HDR_SIZE + (size_t)LZ4_COMPRESSBOUND(PREC_CHUNK_MAX_PAYLOAD);
 }
 
-/* A staging of its own: len bytes (a multiple of align, a power of two
- * up to MAX_BLK) aligned to align. Returns NULL when the system has no
- * memory for it. */
-static unsigned char *map_staging(size_t len, size_t align)
+/* A mapping of its own: len bytes (a multiple of align, a power of two up
+ * to MAX_BLK) aligned to align. Returns NULL when the system has no memory
+ * for it. */
+static unsigned char *map_aligned(size_t len, size_t align)
 {
 	size_t pad = align > MIN_BLK ? align : 0;
 	unsigned char *p = mmap(NULL, len + pad, PROT_READ | PROT_WRITE,
@@ -143,12 +155,6 @@ static unsigned char *map_staging(size_t len, size_t align)
 	return (unsigned char *)at;
 }
 
-static void unmap_staging(unsigned char *p, size_t len)
-{
-	if (p)
-		munmap(p, len);
-}
-
 /* blk: the file system's block (st_blksize), which every device's logical
  * block divides; at least a page. A file system that wants more alignment
  * still works: its EINVAL turns the writer back to buffered writes. */
@@ -163,21 +169,106 @@ static size_t block_size(int fd)
 	return b;
 }
 
-/* Staging pinned once for the ring's fixed-buffer writes, which a direct
- * write otherwise pins page by page each time. Needs RLIMIT_MEMLOCK room
- * without CAP_IPC_LOCK: where that is refused, writes take the staging
- * unpinned. Done by the writing thread (adopt): pinning faults every page
- * in, so the pages come from the memory near that thread's CPU, and the
- * drainers each pin their own at once rather than the main thread one
- * writer after another. */
-static bool register_staging(struct direct_write *d)
+/* The i-th extent in use, 0 the first in the file. */
+static struct extent *nth(const struct direct_write *d, unsigned int i)
 {
-	int ret = prec_uring__register_buffer(d->ring, d->staging, d->st_size);
+	return &d->ext[d->order[(d->order_h + i) % d->n_max]];
+}
 
+static struct extent *last(const struct direct_write *d)
+{
+	return nth(d, d->order_n - 1);
+}
+
+/* Where the i-th extent's bytes end: the next one's base (UINT64_MAX for
+ * the last, whose bytes end at q->pos). */
+static uint64_t end_of(const struct direct_write *d, unsigned int i)
+{
+	return i + 1 < d->order_n ? nth(d, i + 1)->base : UINT64_MAX;
+}
+
+/* The extent holding file byte x (x in [down(done), q->pos]). */
+static struct extent *holding(const struct direct_write *d, uint64_t x)
+{
+	unsigned int i = 0;
+
+	while (x >= end_of(d, i))
+		i++;
+	return nth(d, i);
+}
+
+/* Pinned once for the ring's fixed-buffer writes, which a direct write
+ * otherwise pins page by page each time. Needs RLIMIT_MEMLOCK room
+ * without CAP_IPC_LOCK: where that is refused, writes take the extent
+ * unpinned. */
+static void register_extent(struct direct_write *d, unsigned int slot)
+{
+	int ret;
+
+	if (!d->slots)
+		return;
+	ret = prec_uring__set_slot(d->ring, slot, d->ext[slot].mem, d->ext_len);
+	d->ext[slot].fixed = ret == 0;
 	if (ret < 0)
-		prec_log(PREC_LOG_DEBUG, "shard cpu%d: staging not registered (%s)",
+		prec_log(PREC_LOG_DEBUG, "shard cpu%d: staging extent not registered (%s)",
 			 (int)d->cpu, strerror(-ret));
-	return ret == 0;
+}
+
+/* Map an extent into the first free slot and put it on the spare stack.
+ * Returns 0 or -ENOMEM. */
+static int map_extent(struct direct_write *d)
+{
+	unsigned int slot = 0;
+
+	while (slot < d->n_max && d->ext[slot].mem)
+		slot++;
+	if (slot == d->n_max)
+		return -ENOMEM;
+	d->ext[slot].mem = map_aligned(d->ext_len, d->blk);
+	if (!d->ext[slot].mem)
+		return -ENOMEM;
+	register_extent(d, slot);
+	d->spare[d->spare_n++] = slot;
+	d->n_mapped++;
+	return 0;
+}
+
+static void unmap_extent(struct direct_write *d, unsigned int slot)
+{
+	struct extent *e = &d->ext[slot];
+
+	if (e->fixed)
+		prec_uring__set_slot(d->ring, slot, NULL, 0);
+	munmap(e->mem, d->ext_len);
+	e->mem = NULL;
+	e->fixed = false;
+	d->n_mapped--;
+}
+
+/* The next extent in use, from the spare stack's top (the one freed
+ * last, still in the cache), starting at the block that holds q->pos:
+ * that block's bytes before q->pos are copied over from the last one. */
+static void start_extent(struct direct_write *d)
+{
+	unsigned int slot = d->spare[--d->spare_n];
+	struct extent *e = &d->ext[slot], *prev = last(d);
+	uint64_t pos = d->q->pos;
+
+	e->base = down(d, pos);
+	memcpy(e->mem, prev->mem + (e->base - prev->base), (size_t)(pos - e->base));
+	d->order[(d->order_h + d->order_n++) % d->n_max] = slot;
+}
+
+/* First extents whose bytes are all written go back on the spare stack
+ * (never the last: appends go on in it). Not while a write is in flight:
+ * it reads the first. */
+static void recycle(struct direct_write *d)
+{
+	while (!d->busy && d->order_n > 1 && down(d, d->done) >= end_of(d, 0)) {
+		d->spare[d->spare_n++] = d->order[d->order_h];
+		d->order_h = (d->order_h + 1) % d->n_max;
+		d->order_n--;
+	}
 }
 
 static void add_piece(struct direct_write *d, int *n, void *base, size_t len)
@@ -187,7 +278,7 @@ static void add_piece(struct direct_write *d, int *n, void *base, size_t len)
 	(*n)++;
 }
 
-static void submit_op(struct direct_write *d, int niov)
+static void submit_op(struct direct_write *d, int niov, const struct extent *e)
 {
 	struct io_uring_sqe *sqe = prec_uring__sqe(d->ring);
 
@@ -195,10 +286,11 @@ static void submit_op(struct direct_write *d, int niov)
 		prec_chunk_queue__fail(d->q, -EBUSY, d->op_off);
 		return;
 	}
-	/* One piece of registered staging: no page pinning per write. */
-	if (d->fixed && niov == 1 && d->iov[0].iov_base != d->tail)
+	/* One piece of a registered extent: no page pinning per write. */
+	if (e && e->fixed && niov == 1)
 		io_uring_prep_write_fixed(sqe, d->fd, d->iov[0].iov_base,
-					  (unsigned int)d->iov[0].iov_len, d->op_off, 0);
+					  (unsigned int)d->iov[0].iov_len, d->op_off,
+					  (int)(e - d->ext));
 	else
 		io_uring_prep_writev(sqe, d->fd, d->iov, (unsigned int)niov, d->op_off);
 	io_uring_sqe_set_data64(sqe, prec_uring__ud(PREC_UR_DIO, 0));
@@ -224,46 +316,51 @@ static uint64_t write_end(struct direct_write *d)
 
 static void kick(struct direct_write *d, enum kick how)
 {
-	uint64_t pos, from, whole, to;
-	size_t at, first;
+	uint64_t pos, from, whole, to, first_end;
+	struct extent *first, *e = NULL;
+	bool final = false;
 	int niov = 0;
 
 	if (d->q->err || d->busy)
 		return;
+	recycle(d);
 	pos = write_end(d);
 	/* the old file's last bytes all go at once, its partial block too */
 	if (d->rq_n)
 		how = KICK_ALL;
-	from = down(d, d->done);
-	whole = down(d, pos);
-	at = (size_t)(from % d->st_size);
 	if (d->done == pos)
 		return;
-	if (how == KICK_BATCH && whole - from < d->min)
+	from = down(d, d->done);
+	whole = down(d, pos);
+	first = nth(d, 0);
+	first_end = end_of(d, 0);
+	/* A write stops at its extent's end; the first extent's last bytes
+	 * go whatever the batch, as nothing more comes to them. */
+	if (whole >= first_end) {
+		whole = first_end;
+		final = true;
+	}
+	if (how == KICK_BATCH && !final && whole - from < d->min)
 		return;
-	if (whole - from > d->cap)
+	if (whole - from > d->cap) {
 		whole = from + d->cap;
-	/* Registered staging is written one piece at a time: a batch stops
-	 * at its end and the next starts at its front. */
-	if (d->fixed && whole - from > d->st_size - at)
-		whole = from + (d->st_size - at);
+		final = false;
+	}
 	to = how == KICK_ALL && whole == down(d, pos) ? up(d, pos) : whole;
 	if (to <= from)
 		return;
 	if (whole > from) {
-		first = (size_t)(whole - from) < d->st_size - at ?
-			(size_t)(whole - from) : d->st_size - at;
-		add_piece(d, &niov, d->staging + at, first);
-		if (first < whole - from)
-			add_piece(d, &niov, d->staging, (size_t)(whole - from) - first);
+		add_piece(d, &niov, first->mem + (from - first->base), (size_t)(whole - from));
+		e = first;
 	}
 	if (to > whole) {
 		/* Its own copy: appends go on into staging past pos while the
 		 * write runs, and the disk must get zeros there, not half a
 		 * chunk. */
 		size_t part = (size_t)(pos - whole);
+		const struct extent *h = holding(d, whole);
 
-		memcpy(d->tail, d->staging + whole % d->st_size, part);
+		memcpy(d->tail, h->mem + (whole - h->base), part);
 		memset(d->tail + part, 0, d->blk - part);
 		add_piece(d, &niov, d->tail, d->blk);
 	}
@@ -271,7 +368,7 @@ static void kick(struct direct_write *d, enum kick how)
 	d->op_len = to - from;
 	d->op_data = to > whole ? pos : whole;
 	d->op_how = how;
-	submit_op(d, niov);
+	submit_op(d, niov, niov == 1 ? e : NULL);
 }
 
 /* Chunks that end inside the written range are in the file. */
@@ -299,24 +396,6 @@ static bool fall_back(struct direct_write *d)
 	return true;
 }
 
-/* The write that read the old staging is done: free it, and have the
- * ring's registered buffer be the new staging (the old one's pages are
- * unpinned then). Where that fails, writes stay unfixed. */
-static void release_old(struct direct_write *d)
-{
-	if (d->old_fixed) {
-		int ret = prec_uring__replace_buffer(d->ring, d->staging, d->st_size);
-
-		d->fixed = ret == 0;
-		if (ret < 0)
-			prec_log(PREC_LOG_DEBUG, "shard cpu%d: grown staging not registered (%s)",
-				 (int)d->cpu, strerror(-ret));
-	}
-	unmap_staging(d->old, d->old_len);
-	d->old = NULL;
-	d->old_fixed = false;
-}
-
 /* PREC_UR_DIO completion: the write in flight. */
 static void dio_done(void *ctx, uint64_t val, int res, unsigned int flags)
 {
@@ -327,8 +406,6 @@ static void dio_done(void *ctx, uint64_t val, int res, unsigned int flags)
 	(void)flags;
 	d->busy = false;
 	d->inflight--;
-	if (d->old)
-		release_old(d);
 	if (d->q->err)
 		return;
 	if (res == -EAGAIN || res == -EINTR || (res == -EINVAL && fall_back(d))) {
@@ -349,113 +426,57 @@ static bool dw_fits(const void *io, size_t len)
 {
 	const struct direct_write *d = io;
 
-	return d->q->pos + len <= down(d, d->done) + d->st_size;
+	return d->q->pos - last(d)->base + len <= d->ext_len || d->spare_n > 0;
 }
 
-/* Frame one chunk into staging at its file offset (room checked). */
+/* Frame one chunk into the last extent at its file offset, or into the
+ * next one when it would not fit (room checked). */
 static int dw_append(void *io, const struct prec_chunk_meta *meta,
 		     const struct iovec *span, int nspan, uint32_t raw,
 		     uint32_t *stored)
 {
 	struct direct_write *d = io;
-	size_t at = (size_t)(d->q->pos % d->st_size), len;
 	size_t cap = prec_chunk_framer__cap(d->framer, raw);
-	int ret = prec_chunk_framer__frame(d->framer, meta, (uint32_t)d->q->append_n,
-					   span, nspan, raw, d->staging + at, cap, stored);
+	struct extent *e;
 
-	if (ret)
-		return ret;
-	/* Built whole, maybe running into the slack past the end: its file
-	 * place for those bytes is the front of staging (free: room was
-	 * checked). */
-	len = PREC_CHUNK_HDR_SIZE + *stored;
-	if (at + len > d->st_size)
-		memcpy(d->staging, d->staging + d->st_size, at + len - d->st_size);
-	return 0;
+	if (d->q->pos - last(d)->base + cap > d->ext_len)
+		start_extent(d);
+	e = last(d);
+	return prec_chunk_framer__frame(d->framer, meta, (uint32_t)d->q->append_n, span, nspan,
+					raw, e->mem + (d->q->pos - e->base), cap, stored);
 }
 
-/* Copy file bytes [from, to) from staging src of src_size to dst of
- * dst_size, each at its own place in the mirror. */
-static void copy_mirror(unsigned char *dst, size_t dst_size,
-			const unsigned char *src, size_t src_size,
-			uint64_t from, uint64_t to)
-{
-	while (from < to) {
-		size_t s = (size_t)(from % src_size), t = (size_t)(from % dst_size);
-		size_t n = (size_t)(to - from);
-
-		if (n > src_size - s)
-			n = src_size - s;
-		if (n > dst_size - t)
-			n = dst_size - t;
-		memcpy(dst + t, src + s, n);
-		from += n;
-	}
-}
-
-/* Staging of size bytes in place of the one now: the bytes from the
- * first block not yet written on move to their places in the new mirror;
- * a short write goes on from there. The write in flight reads the buffer
- * it was given: that one stays until it completes (one write at a time,
- * so at most one is kept; with one kept already, the write reads that
- * one, not this). Without a write in flight the ring's registered buffer
- * is the new staging at once. Returns 0 or -ENOMEM (nothing changed). */
-static int resize(struct direct_write *d, size_t size)
-{
-	unsigned char *n = map_staging(size + d->slack, d->blk);
-
-	if (!n)
-		return -ENOMEM;
-	copy_mirror(n, size, d->staging, d->st_size, down(d, d->done), d->q->pos);
-	if (d->busy && !d->old) {
-		d->old = d->staging;
-		d->old_len = d->st_size + d->slack;
-		d->old_fixed = d->fixed;
-	} else {
-		unmap_staging(d->staging, d->st_size + d->slack);
-	}
-	d->staging = n;
-	d->st_size = size;
-	if (d->busy) {
-		d->fixed = false; /* until release_old() */
-	} else if (d->fixed) {
-		int ret = prec_uring__replace_buffer(d->ring, d->staging, d->st_size);
-
-		d->fixed = ret == 0;
-	}
-	return 0;
-}
-
-/* Staging full behind a write in flight: twice the size, up to st_max. */
+/* Staging full behind a write in flight: one more extent, up to st_max. */
 static bool dw_grow(void *io, size_t len, size_t *bytes)
 {
 	struct direct_write *d = io;
-	size_t size = d->st_size * 2 < d->st_max ? d->st_size * 2 : d->st_max;
 
 	*bytes = 0;
 	/* A write must be in flight: otherwise the wait starts one, and it
 	 * may be all the room needs. */
 	if (!d->busy)
 		kick(d, KICK_ALL);
-	size = size / d->blk * d->blk;
-	if (d->q->err || !d->busy || size <= d->st_size || resize(d, size))
+	if (d->q->err || !d->busy || d->n_mapped >= d->n_max || map_extent(d))
 		return dw_fits(d, len);
 	d->grown_at = prec_now_ns(CLOCK_MONOTONIC_COARSE);
-	*bytes = size;
+	*bytes = d->n_mapped * d->ext_len;
 	return dw_fits(d, len);
 }
 
-/* At a sleep: grown staging back to its first size once the stall that
- * grew it is over (see SHRINK_HOLD_NS). */
+/* At a sleep: the extents a stall took, once none was taken for
+ * SHRINK_HOLD_NS, unmapped from the spare stack's bottom (used least
+ * recently). */
 static void shrink(struct direct_write *d, uint64_t now)
 {
-	if (d->st_size == d->st_base || d->old || d->q->err ||
-	    now - d->grown_at < SHRINK_HOLD_NS ||
-	    d->q->pos - down(d, d->done) > d->st_base / 4)
+	if (d->n_mapped <= d->n_base || now - d->grown_at < SHRINK_HOLD_NS)
 		return;
-	if (resize(d, d->st_base) == 0)
+	while (d->n_mapped > d->n_base && d->spare_n) {
+		unmap_extent(d, d->spare[0]);
+		memmove(d->spare, d->spare + 1, --d->spare_n * sizeof(d->spare[0]));
+	}
+	if (d->n_mapped == d->n_base)
 		prec_log(PREC_LOG_DEBUG, "shard cpu%d: staging back to %zu KiB",
-			 (int)d->cpu, d->st_base >> 10);
+			 (int)d->cpu, d->n_base * d->ext_len >> 10);
 }
 
 /* At a sleep: write everything, partial block and all, when no write
@@ -512,8 +533,12 @@ static void dw_delete(void *io)
 
 	if (!d)
 		return;
-	unmap_staging(d->staging, d->st_size + d->slack);
-	unmap_staging(d->old, d->old_len);
+	for (unsigned int i = 0; d->ext && i < d->n_max; i++)
+		if (d->ext[i].mem)
+			munmap(d->ext[i].mem, d->ext_len);
+	free(d->ext);
+	free(d->order);
+	free(d->spare);
 	free(d->tail);
 	free(d);
 }
@@ -530,12 +555,27 @@ static void dw_rotate(void *io, int fd, uint64_t at)
 	kick(d, KICK_ALL);
 }
 
+/* Done by the writing thread: pinning faults every page in, so the pages
+ * come from the memory near that thread's CPU, and the drainers each pin
+ * their own at once rather than the main thread one writer after
+ * another. */
 static void dw_adopt(void *io)
 {
 	struct direct_write *d = io;
+	int ret;
 
-	if (!d->fixed)
-		d->fixed = register_staging(d);
+	if (d->slots)
+		return;
+	ret = prec_uring__register_slots(d->ring, d->n_max);
+	d->slots = ret == 0;
+	if (ret < 0) {
+		prec_log(PREC_LOG_DEBUG, "shard cpu%d: no fixed-buffer slots (%s)",
+			 (int)d->cpu, strerror(-ret));
+		return;
+	}
+	for (unsigned int i = 0; i < d->n_max; i++)
+		if (d->ext[i].mem)
+			register_extent(d, i);
 }
 
 static const struct prec_write_ops direct_ops = {
@@ -550,26 +590,46 @@ static const struct prec_write_ops direct_ops = {
 	.grow = dw_grow,
 };
 
+/* The extents' size and how many: staging_bytes in two extents at least
+ * (one written while the next fills), each holding the largest chunk
+ * behind a partial block; up to staging_max in all. */
+static int size_extents(struct direct_write *d, const struct prec_write_setup *s)
+{
+	size_t size = s->staging_bytes, least = chunk_max() + 2 * d->blk;
+	size_t max = s->staging_max;
+
+	d->ext_len = (size / 2 + d->blk - 1) / d->blk * d->blk;
+	if (d->ext_len < least)
+		d->ext_len = (least + d->blk - 1) / d->blk * d->blk;
+	d->n_base = (unsigned int)(size / d->ext_len);
+	if (d->n_base < 2)
+		d->n_base = 2;
+	d->n_max = max / d->ext_len > MAX_EXTENTS ? MAX_EXTENTS : (unsigned int)(max / d->ext_len);
+	if (d->n_max < d->n_base)
+		d->n_max = d->n_base;
+	d->ext = calloc(d->n_max, sizeof(*d->ext));
+	d->order = calloc(d->n_max, sizeof(*d->order));
+	d->spare = calloc(d->n_max, sizeof(*d->spare));
+	if (!d->ext || !d->order || !d->spare)
+		return -ENOMEM;
+	for (unsigned int i = 0; i < d->n_base; i++)
+		if (map_extent(d))
+			return -ENOMEM;
+	return 0;
+}
+
 int prec_direct_write__new(struct prec_write_path *out,
 			   const struct prec_write_setup *s,
 			   const void *hdr, size_t len)
 {
-	size_t blk = block_size(s->fd), size, slack, batch = s->batch_max;
+	size_t batch = s->batch_max;
 	struct direct_write *d = calloc(1, sizeof(*d));
 	int fl = fcntl(s->fd, F_GETFL);
 
 	if (!d)
 		return -ENOMEM;
-	/* Twice the largest chunk and two blocks at least, so that a full
-	 * staging always has a whole block to write. */
-	size = s->staging_bytes > 2 * chunk_max() + 2 * blk ?
-	       s->staging_bytes : 2 * chunk_max() + 2 * blk;
-	size = (size + blk - 1) / blk * blk;
-	slack = (chunk_max() + blk - 1) / blk * blk;
-	d->slack = slack;
-	d->st_size = d->st_base = size;
-	d->staging = map_staging(size + slack, blk);
-	if (!d->staging || posix_memalign((void **)&d->tail, blk, blk)) {
+	d->blk = block_size(s->fd);
+	if (size_extents(d, s) || posix_memalign((void **)&d->tail, d->blk, d->blk)) {
 		dw_delete(d);
 		return -ENOMEM;
 	}
@@ -585,19 +645,17 @@ int prec_direct_write__new(struct prec_write_path *out,
 	d->q = s->q;
 	d->framer = s->framer;
 	/* The header is in the file (a buffered write: the shard is whole
-	 * from the start) and goes in staging too, as the first block's
-	 * start. */
-	memcpy(d->staging, hdr, len);
-	d->st_max = s->staging_max > size ? s->staging_max : size;
-	d->blk = blk;
+	 * from the start) and goes in the first extent too, as the first
+	 * block's start. */
+	d->order[d->order_n++] = d->spare[--d->spare_n];
+	memcpy(nth(d, 0)->mem, hdr, len);
 	/* Fewer, bigger writes: each costs a request and, in a VM, an exit
-	 * to the host. But one of at most half of staging, so a full ring's
-	 * worth fits beside the write in flight. */
-	d->cap = size / 2 / blk * blk;
+	 * to the host. But one of at most an extent, so a full ring's worth
+	 * fits beside the write in flight. */
+	d->cap = d->ext_len / d->blk * d->blk;
 	if (d->cap > 2 * batch)
-		d->cap = (2 * batch + blk - 1) / blk * blk;
-	d->min = batch < size / 4 ? batch : size / 4;
-	d->fixed = false; /* until the writing thread adopts it */
+		d->cap = (2 * batch + d->blk - 1) / d->blk * d->blk;
+	d->min = batch < d->ext_len / 2 ? batch : d->ext_len / 2;
 	d->done = 0;
 	d->eof = s->q->pos;
 	d->kicked_at = prec_now_ns(CLOCK_MONOTONIC_COARSE);

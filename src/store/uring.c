@@ -97,17 +97,15 @@ int prec_uring__wait(struct prec_uring *u)
 	return io_uring_submit_and_wait(&u->ring, 1);
 }
 
-int prec_uring__register_buffer(struct prec_uring *u, void *base, size_t len)
+int prec_uring__register_slots(struct prec_uring *u, unsigned int n)
 {
-	struct iovec v = { .iov_base = base, .iov_len = len };
-
-	return io_uring_register_buffers(&u->ring, &v, 1);
+	return io_uring_register_buffers_sparse(&u->ring, n);
 }
 
-int prec_uring__replace_buffer(struct prec_uring *u, void *base, size_t len)
+int prec_uring__set_slot(struct prec_uring *u, unsigned int slot, void *base, size_t len)
 {
-	struct iovec v = { .iov_base = base, .iov_len = len };
-	int ret = io_uring_register_buffers_update_tag(&u->ring, 0, &v, NULL, 1);
+	struct iovec v = { .iov_base = base, .iov_len = base ? len : 0 };
+	int ret = io_uring_register_buffers_update_tag(&u->ring, slot, &v, NULL, 1);
 
 	return ret == 1 ? 0 : ret < 0 ? ret : -EIO;
 }

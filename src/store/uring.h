@@ -79,12 +79,14 @@ int prec_uring__reap(struct prec_uring *u, bool wait);
  * Returns >= 0 or -errno (-EINTR on a signal). */
 int prec_uring__wait(struct prec_uring *u);
 
-/* Register one fixed buffer (index 0) for write_fixed. Returns 0 or -errno. */
-int prec_uring__register_buffer(struct prec_uring *u, void *base, size_t len);
-/* Have fixed buffer 0 be [base, base + len) from now on: the old one's
- * pages are unpinned once no write in flight reads them. No wait for the
- * ring to go idle, as unregistering would. Returns 0 or -errno. */
-int prec_uring__replace_buffer(struct prec_uring *u, void *base, size_t len);
+/* A table of n fixed-buffer slots, all empty (IORING_RSRC_REGISTER_SPARSE,
+ * Linux 5.19). Returns 0 or -errno. */
+int prec_uring__register_slots(struct prec_uring *u, unsigned int n);
+/* Have slot be [base, base + len) from now on, or empty with base NULL:
+ * the old buffer's pages are unpinned once no write in flight reads them,
+ * with no wait for the ring to go idle, as unregistering would. Pinning
+ * faults the new buffer's pages in. Returns 0 or -errno. */
+int prec_uring__set_slot(struct prec_uring *u, unsigned int slot, void *base, size_t len);
 
 /* Run the io_uring workers of the calling thread on cpus
  * (IORING_REGISTER_IOWQ_AFF). Returns 0 or -errno. */
