@@ -45,7 +45,7 @@ struct prec_shard_writer {
 	struct prec_write_path path;
 	struct prec_drain_wait wait;
 	uint64_t wait_ns_max; /* longest an append() waited for room */
-	size_t staging_grown; /* grow_room()'s last size, 0 before */
+	size_t staging_grown; /* the most grow_room() took the staging to, 0 before */
 	/* --max-disk: the budget's view of this shard, and a buffered
 	 * descriptor of the file for its header rewrites and punches */
 	struct prec_budget_member *bm;
@@ -319,7 +319,8 @@ static bool grow_room(struct prec_shard_writer *w, size_t len)
 	if (bytes) {
 		prec_log(PREC_LOG_DEBUG, "shard cpu%d: staging grown to %zu KiB behind a stalled write",
 			 (int)w->cpu, bytes / 1024);
-		w->staging_grown = bytes;
+		if (bytes > w->staging_grown)
+			w->staging_grown = bytes;
 	}
 	return room;
 }

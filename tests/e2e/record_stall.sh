@@ -69,6 +69,15 @@ lost=$(lost_of fixed)
 grep -q 'waited up to' "$tmp/fixed.err" || fail "fixed: the loss is not put on the disk's wait"
 rm -rf "${mnt:?}/fixed"
 
+# A bound the stall outlasts: the staging grows to it, then the drainers
+# wait and records are lost, the warning saying both
+FREEZE=1.5 run bound --max-staging 16M
+lostb=$(lost_of bound)
+[ "${lostb:-0}" -gt 0 ] || fail "bound: nothing lost past a 16 MiB staging in a 1.5 s stall"
+grep -q 'waited up to .* its staging grown to 16 MiB (a bigger --max-staging holds longer stalls)' "$tmp/bound.err" ||
+	fail "bound: the warning does not name the wait and the bound: $(grep LOST "$tmp/bound.err")"
+rm -rf "${mnt:?}/bound"
+
 # 2 s after the storms: the grown staging goes back to its first size
 # once the stall is absorbed (direct_write.c, SHRINK_HOLD_NS: 1 s)
 FREEZE=1.5 AFTER=2 run grown --max-staging 128M
@@ -104,4 +113,4 @@ rm -rf "${mnt:?}/grownz"
 FREEZE=3 run long
 [ "$(lost_of long)" = 0 ] || fail "long: $(lost_of long) records lost"
 exact long
-echo "fixed staging: $lost lost; 1.5 s: 0 lost, $allg samples = $ncpu x $N; -z --max-disk: 0 lost, $allz samples; 3 s: 0 lost, $all samples"
+echo "fixed staging: $lost lost; past 16 MiB: $lostb lost; 1.5 s: 0 lost, $allg samples = $ncpu x $N; -z --max-disk: 0 lost, $allz samples; 3 s: 0 lost, $all samples"
