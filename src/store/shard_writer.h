@@ -28,9 +28,10 @@ struct prec_shard_writer_opts {
 	 * stay untouched until the chunk's ticket is done. */
 	bool copy;
 	size_t staging_bytes;
-	/* O_DIRECT: the staging doubles, up to this, whenever a write that
-	 * stalls leaves it full, so the drainer goes on draining the ring
-	 * (the page cache does that for buffered writes); 0 = never grows */
+	/* O_DIRECT: the staging takes one more extent, up to this, whenever
+	 * a write that stalls leaves it full, so the drainer goes on draining
+	 * the ring (the page cache does that for buffered writes); 0 = never
+	 * grows */
 	size_t staging_max;
 	/* Copy mode: write past the page cache (O_DIRECT) where the file
 	 * system takes it, buffered where not; no copy into page cache pages
