@@ -456,6 +456,9 @@ static bool dw_grow(void *io, size_t len, size_t *bytes)
 	 * may be all the room needs. */
 	if (!d->busy)
 		kick(d, KICK_ALL);
+	/* the kick may have freed extents already written */
+	if (dw_fits(d, len))
+		return true;
 	if (d->q->err || !d->busy || d->n_mapped >= d->n_max || map_extent(d))
 		return dw_fits(d, len);
 	d->grown_at = prec_now_ns(CLOCK_MONOTONIC_COARSE);
