@@ -12,6 +12,7 @@
 #include "record/aux_snapshot.h"
 #include "record/control_channel.h"
 #include "record/evlist.h"
+#include "record/evlist_open.h"
 #include "record/markers.h"
 #include "record/options.h"
 #include "record/flight_shards.h"

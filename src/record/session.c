@@ -28,6 +28,8 @@
 #include "record/drainer_pool.h"
 #include "record/epochs.h"
 #include "record/evlist.h"
+#include "record/evlist_open.h"
+#include "record/evlist_config.h"
 #include "record/flight_shards.h"
 #include "record/kcore.h"
 #include "record/max_disk.h"
