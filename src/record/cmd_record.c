@@ -26,9 +26,9 @@
 #include "record/control_channel.h"
 #include "record/drainer_pool.h"
 #include "record/evlist.h"
-#include "record/evlist_open.h"
-#include "record/evlist_config.h"
 #include "record/evlist_aux.h"
+#include "record/evlist_config.h"
+#include "record/evlist_open.h"
 #include "record/file_output.h"
 #include "record/kcore.h"
 #include "record/controls.h"
@@ -512,7 +512,8 @@ static int wait_for_stop(struct record *r)
 	prec_status_line__set_budget(r->status, r->o.max_disk);
 	pfd[0] = (struct pollfd){ .fd = r->sfd, .events = POLLIN };
 	/* A drainer's error (disk full...) stops everything at once. */
-	pfd[1] = (struct pollfd){ .fd = prec_drainer_pool__notify_fd(prec_session__pool(r->s)), .events = POLLIN };
+	pfd[1] = (struct pollfd){ .fd = prec_drainer_pool__notify_fd(prec_session__pool(r->s)),
+				  .events = POLLIN };
 	pfd[2] = (struct pollfd){ .fd = prec_control__fd(r->fl.ctl), .events = POLLIN };
 	for (int i = 0; i < r->nr_watches; i++)
 		pfd[3 + i] = (struct pollfd){ .fd = r->watches[i].fd, .events = POLLIN };

@@ -17,8 +17,8 @@
 #include <unistd.h>
 
 #include "record/evlist.h"
-#include "record/evlist_config.h"
 #include "record/evlist_aux.h"
+#include "record/evlist_config.h"
 #include "record/host.h"
 #include "record/offcpu.h"
 #include "record/options.h"

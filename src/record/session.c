@@ -28,8 +28,8 @@
 #include "record/drainer_pool.h"
 #include "record/epochs.h"
 #include "record/evlist.h"
-#include "record/evlist_open.h"
 #include "record/evlist_config.h"
+#include "record/evlist_open.h"
 #include "record/flight_shards.h"
 #include "record/kcore.h"
 #include "record/max_disk.h"
@@ -63,10 +63,13 @@ struct prec_session {
 	 * where no drainer) and their reader (buildid_reader.h) */
 	struct prec_buildid_queue **bid_queues;
 	struct prec_buildid_reader *bid_reader;
-	uint64_t t_enable_ns, t_stop_ns, manifest_ns; /* CLOCK_MONOTONIC */
+	/* CLOCK_MONOTONIC: enable()'s, disable()'s; the final manifest's
+	 * time from the stop */
+	uint64_t t_enable_ns, t_stop_ns, manifest_ns;
 	uint64_t t_begin_ns;   /* record's start, for -v's start laps */
 	uint64_t records, bytes, lost;
-	size_t pages;          /* ring data pages, for the lost-records advice */
+	size_t pages;          /* drained rings' data pages (-m, or the side
+				* band's own size), for the lost-records advice */
 	int fail_cpu, fail_err; /* first drainer failure: its CPU, -errno */
 	uint64_t fail_ns;      /* when the session learnt of it (MONOTONIC) */
 	bool drainers_disable; /* the drainers disable their CPUs' events at
@@ -198,7 +201,7 @@ int prec_session__begin(struct prec_session *s,
 	s->argv = argv;
 	s->nr_cpus = el->nr_cpus;
 	s->cpus = el->cpus;
-	s->pages = el->drain_pages; /* -m, or the side band's own size */
+	s->pages = el->drain_pages;
 	err = session_parts(s, o, el);
 	if (!err)
 		err = recording_dir(s, o, el, &fd, &path);

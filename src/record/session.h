@@ -112,8 +112,9 @@ void prec_session__disk_tick(struct prec_session *s);
 /* What the summary prints, into *r (pointers valid until delete()): final
  * after finish(); before it, the CPUs and the enable time are. */
 void prec_session__report(const struct prec_session *s, struct prec_session_report *r);
-/* The pool's notify fd is readable: note which drainer failed (fail_*). Returns
- * 1 when the recording must stop now, 0 for a spurious wake. Main thread. */
+/* The pool's notify fd is readable: note which drainer failed, and when,
+ * for the stop's line. Returns 1 when the recording must stop now, 0 for
+ * a spurious wake. Main thread. */
 int prec_session__drain_failed(struct prec_session *s);
 /* Record bytes drained so far by every drainer (--max-size). */
 uint64_t prec_session__drained(const struct prec_session *s);
