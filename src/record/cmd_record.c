@@ -24,13 +24,18 @@
 #include "record/aux_mode.h"
 #include "record/cgroup.h"
 #include "record/control_channel.h"
+#include "record/drainer_pool.h"
 #include "record/evlist.h"
+#include "record/evlist_aux.h"
+#include "record/evlist_config.h"
+#include "record/evlist_open.h"
 #include "record/file_output.h"
 #include "record/kcore.h"
 #include "record/controls.h"
 #include "record/offcpu.h"
 #include "record/options.h"
 #include "record/perm.h"
+#include "record/recording.h"
 #include "record/session.h"
 #include "record/summary.h"
 #include "record/max_disk.h"
@@ -62,8 +67,7 @@ struct record {
 	struct prec_evlist el;
 	struct prec_workload wl;
 	bool have_wl;
-	struct prec_session s;
-	bool have_session;
+	struct prec_session *s;
 	bool started;           /* the start manifest is written */
 	int *cpus, nr_cpus;
 	pid_t *tasks;
@@ -378,11 +382,12 @@ static int cut(void *arg)
 {
 	struct record *r = arg;
 	uint64_t t0 = prec_now_ns(CLOCK_MONOTONIC), now;
-	int err = prec_session__cut(&r->s, &r->el);
+	int err = prec_session__cut(r->s, &r->el);
 
 	now = prec_now_ns(CLOCK_MONOTONIC);
-	pr_debug("%s: epoch started; the cut took %.1f ms", r->s.rec.dir, (double)(now - t0) / 1e6);
-	prec_switch_trigger__reset(&r->sw, prec_session__drained(&r->s), now);
+	pr_debug("%s: epoch started; the cut took %.1f ms", prec_session__recording(r->s)->dir,
+		 (double)(now - t0) / 1e6);
+	prec_switch_trigger__reset(&r->sw, prec_session__drained(r->s), now);
 	if (err)
 		r->cut_err = err;
 	return err;
@@ -418,6 +423,7 @@ static int poll_ms(const struct record *r)
 	int st = prec_status_line__timeout_ms(r->status);
 	int sw = r->o.switch_output ?
 		 prec_switch_trigger__timeout_ms(&r->sw, prec_now_ns(CLOCK_MONOTONIC)) : -1;
+	int md = prec_session__disk_timeout_ms(r->s);
 
 	if (r->watch_by_poll && (t < 0 || t > WATCH_POLL_MS))
 		t = WATCH_POLL_MS;
@@ -427,12 +433,8 @@ static int poll_ms(const struct record *r)
 		t = sw;
 	if (st >= 0 && (t < 0 || t > st))
 		t = st;
-	if (r->s.max_disk) {
-		int md = prec_max_disk__timeout_ms(r->s.max_disk);
-
-		if (t < 0 || t > md)
-			t = md;
-	}
+	if (md >= 0 && (t < 0 || t > md))
+		t = md;
 	if (!r->o.max_size)
 		return t;
 	return t < 0 || t > MAX_SIZE_POLL_MS ? MAX_SIZE_POLL_MS : t;
@@ -465,7 +467,7 @@ static bool max_size_reached(struct record *r)
 
 	if (!r->o.max_size)
 		return false;
-	got = prec_session__drained(&r->s);
+	got = prec_session__drained(r->s);
 	if (got < r->o.max_size)
 		return false;
 	r->max_size_hit = true;
@@ -478,7 +480,7 @@ static bool max_size_reached(struct record *r)
 static int switch_due(struct record *r)
 {
 	if (!r->o.switch_output ||
-	    !prec_switch_trigger__due(&r->sw, prec_session__drained(&r->s),
+	    !prec_switch_trigger__due(&r->sw, prec_session__drained(r->s),
 				      prec_now_ns(CLOCK_MONOTONIC)))
 		return 0;
 	return cut(r) != 0;
@@ -503,21 +505,22 @@ static int wait_for_stop(struct record *r)
 	int nsw = prec_switch_event__nr_fds(r->swe), n = 3 + r->nr_watches + nsw;
 	struct pollfd *pfd = calloc((size_t)n, sizeof(*pfd));
 
-	if (!pfd || prec_status_line__new(&r->status, STDERR_FILENO, &r->s, r->o.quiet)) {
+	if (!pfd || prec_status_line__new(&r->status, STDERR_FILENO, r->s, r->o.quiet)) {
 		free(pfd);
 		return -ENOMEM;
 	}
 	prec_status_line__set_budget(r->status, r->o.max_disk);
 	pfd[0] = (struct pollfd){ .fd = r->sfd, .events = POLLIN };
 	/* A drainer's error (disk full...) stops everything at once. */
-	pfd[1] = (struct pollfd){ .fd = prec_drainer_pool__notify_fd(r->s.pool), .events = POLLIN };
+	pfd[1] = (struct pollfd){ .fd = prec_drainer_pool__notify_fd(prec_session__pool(r->s)),
+				  .events = POLLIN };
 	pfd[2] = (struct pollfd){ .fd = prec_control__fd(r->fl.ctl), .events = POLLIN };
 	for (int i = 0; i < r->nr_watches; i++)
 		pfd[3 + i] = (struct pollfd){ .fd = r->watches[i].fd, .events = POLLIN };
 	prec_switch_event__fill(r->swe, pfd + 3 + r->nr_watches);
 	prec_switch_trigger__init(&r->sw, r->o.switch_bytes, r->o.switch_ms,
-				  prec_session__drained(&r->s), prec_now_ns(CLOCK_MONOTONIC));
-	r->bid_ms = prec_session__read_buildids(&r->s);
+				  prec_session__drained(r->s), prec_now_ns(CLOCK_MONOTONIC));
+	r->bid_ms = prec_session__read_buildids(r->s);
 	/* The workload may be gone already (SIGCHLD pending). */
 	while (!(r->have_wl && prec_workload__reap(&r->wl, false) == 1)) {
 		/* -1 (not polled) once the control channel's writer is gone */
@@ -528,7 +531,7 @@ static int wait_for_stop(struct record *r)
 			break;
 		if ((pfd[0].revents & POLLIN) && on_signal(r))
 			break;
-		if ((pfd[1].revents & POLLIN) && prec_session__drain_failed(&r->s))
+		if ((pfd[1].revents & POLLIN) && prec_session__drain_failed(r->s))
 			break;
 		if (prec_controls__tick(&r->fl, &r->el))
 			break;
@@ -538,10 +541,9 @@ static int wait_for_stop(struct record *r)
 			break;
 		if (r->nr_watches && !targets_alive(r, pfd + 3))
 			break;
-		if (r->s.max_disk)
-			prec_max_disk__tick(r->s.max_disk, r->s.rec.dirfd, r->s.rec.m, r->s.rec.m->start_time);
+		prec_session__disk_tick(r->s);
 		prec_status_line__tick(r->status);
-		r->bid_ms = prec_session__read_buildids(&r->s);
+		r->bid_ms = prec_session__read_buildids(r->s);
 	}
 	/* the screen clean for the summary and the stop's messages */
 	prec_status_line__delete(r->status);
@@ -582,22 +584,19 @@ static int begin_session(struct record *r, int argc, char **argv)
 	const pid_t *pids = NULL;
 	int nr = 0, err;
 
-	err = prec_session__create_dir(&r->s, r->o.dir, r->o.force);
-	r->have_session = true; /* exit() frees even a refused session */
+	err = prec_session__new(&r->s, r->o.dir, r->o.force, r->t_begin_ns);
 	if (err)
 		return err;
-	r->s.t_begin_ns = r->t_begin_ns;
-	r->s.pages = r->el.drain_pages; /* -m, or the side band's own size */
-	err = prec_session__begin(&r->s, &r->o, &r->el, argc, argv);
+	err = prec_session__begin(r->s, &r->o, &r->el, argc, argv);
 	if (err) {
-		prec_session__discard(&r->s);
+		prec_session__discard(r->s);
 		return err;
 	}
 	r->started = true;
 	start_lap(r, "directory, writers, start manifest");
-	err = prec_file_output__start(&r->fo, &r->o, r->s.rec.dirfd);
+	err = prec_file_output__start(&r->fo, &r->o, prec_session__recording(r->s)->dirfd);
 	if (err) {
-		prec_session__discard(&r->s);
+		prec_session__discard(r->s);
 		r->started = false;
 		return err;
 	}
@@ -610,15 +609,15 @@ static int begin_session(struct record *r, int argc, char **argv)
 	}
 	/* A workload alone (enable_on_exec) has nothing to track before its
 	 * exec; everything else does, -D's wait included. */
-	err = prec_session__start(&r->s, &r->o, &r->el, pids, nr,
+	err = prec_session__start(r->s, &r->o, &r->el, pids, nr,
 				  !(r->have_wl && !r->o.all_cpus));
 	if (!err)
-		err = prec_controls__start(&r->fl, &r->s, &r->o, &r->el);
+		err = prec_controls__start(&r->fl, r->s, &r->o, &r->el);
 	if (err) {
 		/* No sample was recorded yet (at most side band: the sampling
 		 * events are still disabled): leave nothing behind, and -f's
 		 * old directory where it was. */
-		prec_session__discard(&r->s);
+		prec_session__discard(r->s);
 		r->started = false;
 	}
 	return err;
@@ -632,10 +631,9 @@ static int go(struct record *r)
 	err = exclude_self(r);
 	if (err)
 		return 1;
-	r->s.t_enable_ns = prec_now_ns(CLOCK_MONOTONIC);
 	/* Workload-only mode enables on exec; everything else now. */
-	if (!(r->have_wl && !r->o.all_cpus) && prec_controls__starts_enabled(&r->fl))
-		err = prec_session__enable(&r->s, &r->el);
+	err = prec_session__enable(r->s, &r->el, !(r->have_wl && !r->o.all_cpus) &&
+				   prec_controls__starts_enabled(&r->fl));
 	if (err)
 		return err;
 	start_lap(r, "events enabled");
@@ -653,20 +651,18 @@ static int stop(struct record *r, int rc)
 {
 	int err;
 
-	r->s.t_stop_ns = prec_now_ns(CLOCK_MONOTONIC);
-	/* Else each drainer disables its own CPU's as it stops. */
-	if (!r->s.drainers_disable) {
-		prec_evlist__disable(&r->el);
-		pr_debug("close: events disabled at +%.1f ms",
-			 (double)(prec_now_ns(CLOCK_MONOTONIC) - r->s.t_stop_ns) / 1e6);
-	}
+	prec_session__disable(r->s, &r->el);
 	prec_controls__stop(&r->fl);
-	err = prec_session__finish(&r->s, &r->el);
+	err = prec_session__finish(r->s, &r->el);
 	if (r->have_wl && !r->wl.exited) {
 		prec_workload__abort(&r->wl);
 	}
-	if (!r->o.quiet)
-		prec_summary__print(&r->s);
+	if (!r->o.quiet) {
+		struct prec_session_report rep;
+
+		prec_session__report(r->s, &rep);
+		prec_summary__print(&rep);
+	}
 	if (rc)
 		return rc;
 	if (err || r->cut_err)
@@ -852,7 +848,6 @@ int prec_cmd_record(int argc, char **argv)
 
 	memset(&r, 0, sizeof(r));
 	r.sfd = -1;
-	r.s.rec.dirfd = -1;
 	rc = prec_record_opts__parse(&r.o, argc, argv);
 	if (rc) {
 		prec_record_opts__exit(&r.o);
@@ -867,8 +862,7 @@ int prec_cmd_record(int argc, char **argv)
 		prec_workload__abort(&r.wl);
 	prec_controls__exit(&r.fl); /* its threads write into the session */
 	prec_switch_event__close(r.swe);
-	if (r.have_session)
-		prec_session__exit(&r.s);
+	prec_session__delete(r.s);
 	release_events_later(&r);
 	prec_file_output__exit(&r.fo);
 	prec_evlist__exit(&r.el);

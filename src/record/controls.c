@@ -12,8 +12,11 @@
 #include "record/aux_snapshot.h"
 #include "record/control_channel.h"
 #include "record/evlist.h"
+#include "record/evlist_open.h"
 #include "record/markers.h"
 #include "record/options.h"
+#include "record/flight_shards.h"
+#include "record/recording.h"
 #include "record/ring.h"
 #include "record/session.h"
 #include "record/snapshot.h"
@@ -85,7 +88,8 @@ static int take_snapshot(void *arg)
 static int start_tail(struct prec_controls *f, struct prec_session *s,
 		      const struct prec_record_opts *o, const struct prec_evlist *el)
 {
-	struct prec_tail_opts to = { .writer = prec_session__flight_shards(s)->tail, .m = s->rec.m,
+	struct prec_tail_opts to = { .writer = prec_session__flight_shards(s)->tail,
+		.m = prec_session__recording(s)->m,
 		.data_maps = o->callgraph == PREC_CG_DWARF || o->data,
 		.descendants = el->nr && el->evsel[0].attr.inherit };
 	int err;
@@ -112,7 +116,7 @@ static int start_snapshots(struct prec_controls *f, struct prec_session *s,
 {
 	struct prec_snapshot_opts so = {
 		.rings = el->flight_rings, .writers = prec_session__flight_shards(s)->cpu,
-		.cpus = el->cpus, .nr = el->nr_cpus, .layout = s->rec.m->time_layout,
+		.cpus = el->cpus, .nr = el->nr_cpus, .layout = prec_session__recording(s)->m->time_layout,
 	};
 	int err = prec_snapshot__new(&f->snap, &so);
 
@@ -194,14 +198,14 @@ int prec_controls__start(struct prec_controls *f, struct prec_session *s,
 		err = start_tail(f, s, o, el);
 		if (err)
 			return err;
-		f->tail_at = s->rec.m->start_time;
+		f->tail_at = prec_session__recording(s)->m->start_time;
 	}
 	if (!f->mk)
 		return 0;
 	err = marker_ids(el, &f->marker_ids);
 	if (err)
 		return err;
-	mo.writer = s->rec.writers[s->nr_cpus];
+	mo.writer = prec_session__recording(s)->writers[el->nr_cpus]; /* the side band's */
 	mo.clockid = o->clockid;
 	mo.round_ns = o->round_ms * 1000000ull;
 	mo.ids = f->marker_ids;

@@ -20,6 +20,7 @@
 #include "record/drain_walk.h"
 #include "record/drainer_place.h"
 #include "record/evlist.h"
+#include "record/evlist_open.h"
 #include "record/options.h"
 #include "record/perfclock.h"
 #include "record/ring.h"

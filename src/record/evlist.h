@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* The event list (evsel + evlist): the events parsed from -e, their
- * attrs, the fds and rings they are opened into, the AUX event's parts. */
+/* The event list (evlist.c): the events parsed from -e (evsel), their
+ * channels, and the fields the other files of the list fill: their attrs
+ * (evlist_config.h), the AUX event's (evlist_aux.h), the fds and rings
+ * they are opened into (evlist_open.h). */
 #ifndef PREC_RECORD_EVLIST_H
 #define PREC_RECORD_EVLIST_H
 
@@ -12,7 +14,6 @@
 
 #include "record/auxpmu.h"
 
-struct prec_manifest;
 struct prec_record_opts;
 struct prec_ring;
 
@@ -80,7 +81,7 @@ struct prec_evsel {
 struct prec_evlist {
 	struct prec_evsel *evsel;
 	int nr;
-	/* what is opened (evlist.c): fds[(e * nr_cpus + c) * nr_tasks + t] */
+	/* what is opened (evlist_open.c): fds[(e * nr_cpus + c) * nr_tasks + t] */
 	int *cpus, nr_cpus;
 	pid_t *tasks;          /* {-1} for per-CPU events */
 	int nr_tasks;
@@ -144,95 +145,11 @@ void prec_evlist__group_all(struct prec_evlist *el);
  * must be a tracepoint, whose filter is the only place perf's exclusion
  * can go. Returns 0, or -EINVAL after one line naming the event. */
 int prec_evlist__mark_exclude_self(struct prec_evlist *el, int spec);
-/* After prec_evlist__open and before the events are enabled: the filter
- * of every exclude_self event becomes its own (if any) and'ed with
- * "common_pid != T" for each of tids[0..nr) (ranges of consecutive ids
- * as one term), set with PERF_EVENT_IOC_SET_FILTER on each of its fds.
- * Returns 0, or -E2BIG (past the kernel's page-sized filter) or the
- * ioctl's -errno, after one line. Main thread. */
-int prec_evlist__exclude_tids(struct prec_evlist *el, const pid_t *tids, int nr);
 /* Put the tracking dummy first. Returns 0 or -ENOMEM. */
 int prec_evlist__add_tracking(struct prec_evlist *el);
-/* Fill the common attr bits from the options (sample_type, freq/period,
- * callchains, clock, watermark, inherit, enable_on_exec, write_backward
- * as prec_evlist__channels chose). */
-void prec_evlist__config(struct prec_evlist *el,
-			 const struct prec_record_opts *o, bool workload,
-			 bool inherit);
-/* After prec_evlist__config, for a user the kernel refuses kernel samples
- * (perm.h): every event that counts user space gets exclude_kernel and
- * exclude_hv, as perf's fallback sets them, and a sampling event's name
- * its ":u" as perf renames it. Returns how many sampling events changed
- * (the tracking dummy, changed too, is not counted: its side band does not
- * care), or -ENOMEM. */
-int prec_evlist__user_only(struct prec_evlist *el);
-/* True when every event excludes the kernel (perf's evlist__exclude_kernel). */
-bool prec_evlist__exclude_kernel(const struct prec_evlist *el);
-/* Common base sample_type of every attr (PREC_SAMPLE_BASE). */
-uint64_t prec_evlist__sample_base(const struct prec_evlist *el);
 /* Now on the events' clock: with the perf clock, through the first ring's
  * TSC conversion (0 when its page offers none). */
 uint64_t prec_evlist__now(const struct prec_evlist *el, int clockid);
 void prec_evlist__exit(struct prec_evlist *el);
-/* ---- the AUX event ---- */
-
-/* After the events are parsed, before prec_evlist__config: with an AUX PMU
- * event, make it the owner of every CPU's ring, size its AUX area
- * (o->aux_bytes, else perf's default; power of two pages, >= 8 KiB) and
- * let the tracking event record context switches for the decoder. Returns
- * 0, or -EINVAL after one line (two AUX events, --overwrite, a PMU whose
- * AUXTRACE_INFO prec does not write, a bad size; cs_etm: a CPU of o->cpus,
- * else of the online ones, without an ETM, a register that does not read,
- * an option its ETM cannot do): a bad command line. */
-int prec_evlist__aux_setup(struct prec_evlist *el,
-			   const struct prec_record_opts *o);
-/* After aux_setup: does an AUX event whose trace is decoded on the perf
- * clock (intel_pt, arm_spe, cs_etm) want the recording on it? Not when -k
- * says otherwise: refused for intel_pt and cs_etm (as perf), warned about
- * for arm_spe. Returns 1 (the perf clock), 0, or -EINVAL after one line
- * (also for --markers on the perf clock). */
-int prec_evlist__aux_clock(const struct prec_evlist *el,
-			   const struct prec_record_opts *o);
-/* The order events are opened in on each CPU: the ring owner (the AUX
- * event, else event 0) first, the others in list order. order has el->nr
- * entries. */
-void prec_evlist__open_order(const struct prec_evlist *el, int *order);
-/* After opening: m's auxtrace type and words for the AUX event, from
- * sysfs under el->pmu_root and the first ring's control page. No AUX
- * event: nothing. Returns 0 or -errno after one line. */
-int prec_evlist__aux_info(const struct prec_evlist *el,
-			  struct prec_manifest *m);
-/* ---- opening ---- */
-
-/* Open every event on every CPU/task, map one ring per CPU and channel
- * (the first fd of the channel on the CPU; pages where the channels set
- * no size), redirect the others with SET_OUTPUT, read ids, set filters.
- * A :W group whose member the kernel refuses in the group (EINVAL,
- * EBADF) is broken up and everything opened again, its events on their
- * own, as perf's weak groups. Returns 0 or -errno after printing one
- * line. */
-int prec_evlist__open(struct prec_evlist *el, const int *cpus, int nr_cpus,
-		      const pid_t *tasks, int nr_tasks, size_t pages);
-int prec_evlist__enable(struct prec_evlist *el);
-/* CPU index c's events alone (tracking: its tracking events alone, as
- * enable_tracking()), in enable()'s order; any thread may call it (from
- * the thread running on that CPU the ioctls are local). 0 or -errno of
- * the first that failed, nothing printed. */
-int prec_evlist__enable_cpu(struct prec_evlist *el, int c, bool tracking);
-/* Only the tracking events (comm, mmap, task records): 0 or -errno. */
-int prec_evlist__enable_tracking(struct prec_evlist *el);
-void prec_evlist__disable(struct prec_evlist *el);
-/* Disable every event but the tracking one (-D ranges: the side band
- * goes on between them). */
-void prec_evlist__disable_sampling(struct prec_evlist *el);
-/* CPU index c's events alone, the ring owner last. Called from the thread
- * running on that CPU, the ioctls are local: no cross-CPU call to wait
- * for. Any thread may call it. */
-void prec_evlist__disable_cpu(struct prec_evlist *el, int c);
-/* Sum of PERF_FORMAT_LOST over the drained events' fds of CPU index c
- * (an overwrite event's count is no drain loss: flight-recorder.md). */
-uint64_t prec_evlist__lost(const struct prec_evlist *el, int c);
-/* Unmap rings and close fds (keeps the parsed events). */
-void prec_evlist__close(struct prec_evlist *el);
 
 #endif

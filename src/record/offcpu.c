@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "record/evlist.h"
+#include "record/evlist_config.h"
 #include "record/options.h"
 #include "record/perm.h"
 #include "record/tracefs.h"

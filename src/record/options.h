@@ -63,7 +63,7 @@ struct prec_cgroup_spec {
 };
 
 /* What a sample carries beyond prec's own fields, each as perf record's
- * option of the same name sets it (evlist.c applies them). */
+ * option of the same name sets it (evlist_config.c applies them). */
 struct prec_sample_opts {
 	uint64_t branch_type;   /* -b/-j/--call-graph lbr: branch_sample_type */
 	uint64_t regs_intr;     /* -I: sample_regs_intr (0: none) */

@@ -10,6 +10,7 @@
 
 #include "record/drainer_place.h"
 #include "record/evlist.h"
+#include "record/evlist_aux.h"
 #include "record/perm.h"
 #include "util/cpu_list.h"
 #include "util/log.h"

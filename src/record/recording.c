@@ -12,10 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "record/evlist.h"
+#include "record/evlist_aux.h"
+#include "record/evlist_config.h"
 #include "record/host.h"
 #include "record/offcpu.h"
 #include "record/options.h"
@@ -297,4 +300,15 @@ void prec_recording__exit(struct prec_recording *r)
 	free(r->dir);
 	memset(r, 0, sizeof(*r));
 	r->dirfd = -1;
+}
+
+uint64_t prec_recording__disk_used(const struct prec_recording *r)
+{
+	uint64_t sum = 0;
+	struct stat st;
+
+	for (uint32_t i = 0; r->m && i < r->m->nr_shards; i++)
+		if (!fstatat(r->dirfd, r->m->shards[i].name, &st, AT_SYMLINK_NOFOLLOW))
+			sum += (uint64_t)st.st_blocks * 512u;
+	return sum;
 }

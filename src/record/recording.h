@@ -64,6 +64,9 @@ int prec_recording__reserve(struct prec_recording *r);
 void prec_recording__release(struct prec_recording *r);
 /* Every writer closed (after a flush, only frees); the first error. */
 int prec_recording__close_writers(struct prec_recording *r);
+/* Blocks r's shard files take now (a disk budget counts those): one
+ * fstatat per shard, by name under its directory, never followed. */
+uint64_t prec_recording__disk_used(const struct prec_recording *r);
 /* Writers closed, manifest and descriptor freed; r zeroed (dirfd -1). */
 void prec_recording__exit(struct prec_recording *r);
 

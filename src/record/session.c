@@ -3,7 +3,9 @@
 // shard writer per CPU plus the side band (and, for a flight recording, per
 // CPU one for the snapshots and one for the tail synthesis), the manifest
 // written at start (state recording) and at close (complete, with totals
-// and build-ids), the drainers, and the summary line.
+// and build-ids), the drainers, and the figures the summary prints. Its
+// struct is this file's alone: other files get verbs, a few accessors, and
+// the report by value.
 
 #include "record/session.h"
 
@@ -23,8 +25,11 @@
 #include "record/capture.h"
 #include "record/drainer.h"
 #include "record/drainer_place.h"
+#include "record/drainer_pool.h"
 #include "record/epochs.h"
 #include "record/evlist.h"
+#include "record/evlist_config.h"
+#include "record/evlist_open.h"
 #include "record/flight_shards.h"
 #include "record/kcore.h"
 #include "record/max_disk.h"
@@ -42,12 +47,69 @@
 #include "util/file.h"
 #include "util/log.h"
 
-int prec_session__create_dir(struct prec_session *s, const char *dir,
-			     bool force)
+struct prec_session {
+	struct prec_out_dir out; /* the output directory (-f's old one) */
+	/* the recording written now: out's directory, or with
+	 * --switch-output the current epoch in it */
+	struct prec_recording rec;
+	int nr_cpus;
+	const int *cpus;
+	struct prec_drainer_pool *pool;    /* the drainers, one per CPU */
+	/* the flight recorder's shards (snapshots, -S, tails) */
+	struct prec_flight_shards flight;
+	struct prec_writer_wait *writer_wait; /* per CPU */
+	bool direct_io;        /* the shards are written with O_DIRECT */
+	/* the drainers' queues of maps without a build-id (per CPU, NULL
+	 * where no drainer) and their reader (buildid_reader.h) */
+	struct prec_buildid_queue **bid_queues;
+	struct prec_buildid_reader *bid_reader;
+	/* CLOCK_MONOTONIC: enable()'s, disable()'s; the final manifest's
+	 * time from the stop */
+	uint64_t t_enable_ns, t_stop_ns, manifest_ns;
+	uint64_t t_begin_ns;   /* record's start, for -v's start laps */
+	uint64_t records, bytes, lost;
+	size_t pages;          /* drained rings' data pages (-m, or the side
+				* band's own size), for the lost-records advice */
+	int fail_cpu, fail_err; /* first drainer failure: its CPU, -errno */
+	uint64_t fail_ns;      /* when the session learnt of it (MONOTONIC) */
+	bool drainers_disable; /* the drainers disable their CPUs' events at
+				* the stop (no flight recording): disable()
+				* does not; and enable them at the start:
+				* enable()) */
+	/* --switch-output: out holds epochs (epochs.h), rec the current one */
+	struct prec_epochs *epochs; /* NULL without --switch-output */
+	const struct prec_record_opts *o; /* resolved (options_resolve.c) */
+	int argc;
+	char **argv;
+	struct prec_sideband_opts sbo;  /* each epoch's side band */
+	uint64_t (*epoch_base)[3]; /* per CPU at the epoch's start: LOST,
+				    * LOST_SAMPLES, PERF_FORMAT_LOST totals */
+	/* per CPU, what its drainer handed over of the recording being
+	 * closed (at the stop, or at a cut) */
+	struct prec_drainer_handover *hand;
+	uint64_t prior_records, prior_bytes, prior_lost; /* the closed epochs' */
+	/* --max-disk: the CPU shards' budget and the carry (max_disk.c) */
+	struct prec_max_disk *max_disk;
+};
+
+int prec_session__new(struct prec_session **out, const char *dir, bool force,
+		      uint64_t t_begin_ns)
 {
-	memset(s, 0, sizeof(*s));
+	struct prec_session *s = calloc(1, sizeof(*s));
+	int err;
+
+	*out = NULL;
+	if (!s)
+		return -ENOMEM;
 	s->rec.dirfd = -1;
-	return prec_out_dir__create(&s->out, dir, force);
+	s->t_begin_ns = t_begin_ns;
+	err = prec_out_dir__create(&s->out, dir, force);
+	if (err) {
+		prec_session__delete(s);
+		return err;
+	}
+	*out = s;
+	return 0;
 }
 
 /* What the session makes once for all its recordings: the drainers'
@@ -139,6 +201,7 @@ int prec_session__begin(struct prec_session *s,
 	s->argv = argv;
 	s->nr_cpus = el->nr_cpus;
 	s->cpus = el->cpus;
+	s->pages = el->drain_pages;
 	err = session_parts(s, o, el);
 	if (!err)
 		err = recording_dir(s, o, el, &fd, &path);
@@ -262,9 +325,11 @@ static int enable_events(struct prec_session *s, struct prec_evlist *el,
 	return err;
 }
 
-int prec_session__enable(struct prec_session *s, struct prec_evlist *el)
+int prec_session__enable(struct prec_session *s, struct prec_evlist *el,
+			 bool events)
 {
-	return enable_events(s, el, false);
+	s->t_enable_ns = prec_now_ns(CLOCK_MONOTONIC);
+	return events ? enable_events(s, el, false) : 0;
 }
 
 /* -v: the start's laps inside start(), from record's start as the
@@ -478,9 +543,59 @@ static void lap(const struct prec_session *s, const char *what)
 		 (double)(prec_now_ns(CLOCK_MONOTONIC) - s->t_stop_ns) / 1e6);
 }
 
+void prec_session__disable(struct prec_session *s, struct prec_evlist *el)
+{
+	s->t_stop_ns = prec_now_ns(CLOCK_MONOTONIC);
+	/* Else each drainer disables its own CPU's as it stops. */
+	if (!s->drainers_disable) {
+		prec_evlist__disable(el);
+		lap(s, "events disabled");
+	}
+}
+
+const struct prec_recording *prec_session__recording(const struct prec_session *s)
+{
+	return &s->rec;
+}
+
 struct prec_flight_shards *prec_session__flight_shards(struct prec_session *s)
 {
 	return &s->flight;
+}
+
+struct prec_drainer_pool *prec_session__pool(const struct prec_session *s)
+{
+	return s->pool;
+}
+
+int prec_session__disk_timeout_ms(const struct prec_session *s)
+{
+	return s->max_disk ? prec_max_disk__timeout_ms(s->max_disk) : -1;
+}
+
+void prec_session__disk_tick(struct prec_session *s)
+{
+	if (s->max_disk)
+		prec_max_disk__tick(s->max_disk, s->rec.dirfd, s->rec.m, s->rec.m->start_time);
+}
+
+void prec_session__report(const struct prec_session *s, struct prec_session_report *r)
+{
+	*r = (struct prec_session_report){
+		.m = s->rec.m, .dir = s->rec.dir,
+		.records = s->records, .bytes = s->bytes, .lost = s->lost,
+		.enable_ns = s->t_enable_ns, .stop_ns = s->t_stop_ns,
+		.manifest_ns = s->manifest_ns,
+		.switch_output = s->epochs != NULL,
+		.epochs = s->epochs ? prec_epochs__count(s->epochs) : 0,
+		.drain_failed = s->fail_err != 0,
+		.nr_cpus = s->nr_cpus, .cpus = s->cpus,
+		.writer_wait = s->writer_wait, .pages = s->pages,
+		.direct_io = s->direct_io,
+		.flight_cpu_shard = s->flight.cpu_shard,
+		.flight_snapshots = s->flight.snap != NULL,
+		.rt_prio = s->o ? s->o->rt_prio : 0,
+	};
 }
 
 uint64_t prec_session__drained(const struct prec_session *s)
@@ -826,7 +941,7 @@ void prec_session__discard(struct prec_session *s)
 	prec_out_dir__discard(&s->out);
 }
 
-void prec_session__exit(struct prec_session *s)
+void prec_session__delete(struct prec_session *s)
 {
 	if (!s)
 		return;
@@ -842,6 +957,5 @@ void prec_session__exit(struct prec_session *s)
 	prec_epochs__delete(s->epochs);
 	free(s->epoch_base);
 	prec_out_dir__exit(&s->out);
-	memset(s, 0, sizeof(*s));
-	s->rec.dirfd = -1;
+	free(s);
 }

@@ -8,70 +8,55 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "record/drainer.h"
-#include "record/drainer_pool.h"
-#include "record/flight_shards.h"
-#include "record/options.h"
-#include "record/out_dir.h"
-#include "record/recording.h"
-#include "record/sideband.h"
-
-struct prec_buildid_queue;
-struct prec_buildid_reader;
-struct prec_epochs;
+struct prec_drainer_pool;
 struct prec_evlist;
+struct prec_flight_shards;
 struct prec_manifest;
-struct prec_shard_writer;
+struct prec_record_opts;
+struct prec_recording;
 
-struct prec_session {
-	struct prec_out_dir out; /* the output directory (-f's old one) */
-	/* the recording written now: out's directory, or with
-	 * --switch-output the current epoch in it */
-	struct prec_recording rec;
-	int nr_cpus;
-	const int *cpus;
-	struct prec_drainer_pool *pool;    /* the drainers, one per CPU */
-	/* the flight recorder's shards (snapshots, -S, tails) */
-	struct prec_flight_shards flight;
-	/* per CPU: the longest wait for staging room, and what the O_DIRECT
-	 * staging grew to (0: never) */
-	struct prec_writer_wait { uint64_t ns, staging; } *writer_wait;
-	bool direct_io;        /* the shards are written with O_DIRECT */
-	/* the drainers' queues of maps without a build-id (per CPU, NULL
-	 * where no drainer) and their reader (buildid_reader.h) */
-	struct prec_buildid_queue **bid_queues;
-	struct prec_buildid_reader *bid_reader;
-	uint64_t t_enable_ns, t_stop_ns, manifest_ns; /* CLOCK_MONOTONIC */
-	uint64_t t_begin_ns;   /* record's start, for -v's start laps */
-	uint64_t records, bytes, lost;
-	size_t pages;          /* ring data pages, for the lost-records advice */
-	int fail_cpu, fail_err; /* first drainer failure: its CPU, -errno */
-	uint64_t fail_ns;      /* when the session learnt of it (MONOTONIC) */
-	bool drainers_disable; /* the drainers disable their CPUs' events at
-				* the stop (no flight recording): the
-				* caller of finish() does not; and
-				* enable them at the start: enable()) */
-	/* --switch-output: out holds epochs (epochs.h), rec the current one */
-	struct prec_epochs *epochs; /* NULL without --switch-output */
-	const struct prec_record_opts *o; /* resolved (options_resolve.c) */
-	int argc;
-	char **argv;
-	struct prec_sideband_opts sbo;  /* each epoch's side band */
-	uint64_t (*epoch_base)[3]; /* per CPU at the epoch's start: LOST,
-				    * LOST_SAMPLES, PERF_FORMAT_LOST totals */
-	/* per CPU, what its drainer handed over of the recording being
-	 * closed (at the stop, or at a cut) */
-	struct prec_drainer_handover *hand;
-	uint64_t prior_records, prior_bytes, prior_lost; /* the closed epochs' */
-	/* --max-disk: the CPU shards' budget and the carry (max_disk.c) */
-	struct prec_max_disk *max_disk;
+/* Opaque: the session's parts are its own (session.c); the few things
+ * other files need are below, by verb or by value. */
+struct prec_session;
+
+/* Per CPU: the longest wait for staging room, and what the O_DIRECT
+ * staging grew to (0: never). */
+struct prec_writer_wait {
+	uint64_t ns, staging;
 };
 
-/* The output directory made (out_dir.h: -f's old one is removed after
- * the final manifest), and the recording's descriptor on it. */
-int prec_session__create_dir(struct prec_session *s, const char *dir,
-			     bool force);
-/* Shard writers, manifest filled and written (state RECORDING). */
+/* What the summary at the stop prints (summary.c), as of finish(): the
+ * last recording's final manifest and the totals of every epoch. */
+struct prec_session_report {
+	const struct prec_manifest *m; /* the last recording's */
+	const char *dir;               /* its directory */
+	uint64_t records, bytes, lost; /* every epoch's */
+	/* CLOCK_MONOTONIC: the events enabled, the stop; the final manifest
+	 * written, from the stop */
+	uint64_t enable_ns, stop_ns, manifest_ns;
+	bool switch_output;            /* epochs counts the epochs */
+	uint32_t epochs;
+	bool drain_failed;             /* a drainer's error stopped it */
+	int nr_cpus;
+	const int *cpus;
+	const struct prec_writer_wait *writer_wait; /* per CPU */
+	size_t pages;                  /* the drained rings' data pages */
+	bool direct_io;                /* the shards are written with O_DIRECT */
+	/* the flight recorder's CPU shards' indexes in m (NULL: none), and
+	 * whether snapshots wrote them (not -S's AUX copies) */
+	const uint32_t *flight_cpu_shard;
+	bool flight_snapshots;
+	int rt_prio;                   /* the drainers' SCHED_FIFO priority */
+};
+
+/* A session in a new output directory dir (out_dir.h: with force, -f's
+ * old one is put aside, and removed after the final manifest).
+ * t_begin_ns: record's start (CLOCK_MONOTONIC), what -v's start laps
+ * count from. Returns 0, or -errno after one line (*out NULL). */
+int prec_session__new(struct prec_session **out, const char *dir, bool force,
+		      uint64_t t_begin_ns);
+/* Shard writers, manifest filled and written (state RECORDING). el's
+ * drained rings' size goes into the summary's advice. */
 int prec_session__begin(struct prec_session *s,
 			const struct prec_record_opts *o,
 			struct prec_evlist *el, int argc, char **argv);
@@ -83,11 +68,18 @@ int prec_session__start(struct prec_session *s,
 			const struct prec_record_opts *o,
 			struct prec_evlist *el, const pid_t *pids, int nr_pids,
 			bool track_first);
-/* Enable every event on every CPU (after start()): each drainer its own
- * CPU's, all at once, when they disable them at the stop; else the calling
- * thread, one after another. Returns once all are enabled: 0, or -errno
- * after one line. */
-int prec_session__enable(struct prec_session *s, struct prec_evlist *el);
+/* The recording's time starts now (the summary's rate and the status
+ * line count from it). With events (else they wait for an exec or -D),
+ * every event on every CPU is enabled too (after start()): each drainer
+ * its own CPU's, all at once, when they disable them at the stop; else
+ * the calling thread, one after another. Returns once all are enabled:
+ * 0, or -errno after one line. */
+int prec_session__enable(struct prec_session *s, struct prec_evlist *el,
+			 bool events);
+/* The stop begins now (the close's -v laps count from it): the events
+ * disabled, unless each drainer disables its own CPU's as it stops.
+ * Before finish(). Main thread. */
+void prec_session__disable(struct prec_session *s, struct prec_evlist *el);
 /* --switch-output: cut the recording into a new epoch: its directory,
  * writers and start manifest, the drainers moved over between passes (no
  * record lost or in both), its side band; then the old epoch closed as a
@@ -104,17 +96,32 @@ int prec_session__read_buildids(struct prec_session *s);
 /* Stop drainers, collect totals and build-ids, write the final manifest.
  * Events must already be disabled. Returns 0 or -errno. */
 int prec_session__finish(struct prec_session *s, struct prec_evlist *el);
+/* The recording written now (with --switch-output the current epoch,
+ * replaced at each cut): its directory, manifest and writers. */
+const struct prec_recording *prec_session__recording(const struct prec_session *s);
 /* The flight recorder's shards, for the snapshots and tails that write
  * them (controls.c). */
 struct prec_flight_shards *prec_session__flight_shards(struct prec_session *s);
-/* The pool's notify fd is readable: note which drainer failed (fail_*). Returns
- * 1 when the recording must stop now, 0 for a spurious wake. Main thread. */
+/* The drainers (after begin()): their progress and their error fd. */
+struct prec_drainer_pool *prec_session__pool(const struct prec_session *s);
+/* --max-disk: ms until tick() is due, or -1 without --max-disk. */
+int prec_session__disk_timeout_ms(const struct prec_session *s);
+/* --max-disk: the carry and the drops when due; nothing without it. Main
+ * thread, while recording. */
+void prec_session__disk_tick(struct prec_session *s);
+/* What the summary prints, into *r (pointers valid until delete()): final
+ * after finish(); before it, the CPUs and the enable time are. */
+void prec_session__report(const struct prec_session *s, struct prec_session_report *r);
+/* The pool's notify fd is readable: note which drainer failed, and when,
+ * for the stop's line. Returns 1 when the recording must stop now, 0 for
+ * a spurious wake. Main thread. */
 int prec_session__drain_failed(struct prec_session *s);
 /* Record bytes drained so far by every drainer (--max-size). */
 uint64_t prec_session__drained(const struct prec_session *s);
 /* Remove what begin() and start() created when the recording never
  * started (drainers are stopped first); -f's old directory is put back. */
 void prec_session__discard(struct prec_session *s);
-void prec_session__exit(struct prec_session *s);
+/* Free everything (drainers joined first); NULL is fine. */
+void prec_session__delete(struct prec_session *s);
 
 #endif

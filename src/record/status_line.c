@@ -4,19 +4,18 @@
 // \r ESC[K before anything else is printed (log.c erases it before a
 // message).
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "record/drainer.h"
+#include "record/drainer_pool.h"
+#include "record/recording.h"
 #include "record/session.h"
 #include "record/status_line.h"
-#include "store/store.h"
 #include "util/clock.h"
 #include "util/log.h"
 
@@ -26,6 +25,8 @@
 struct prec_status_line {
 	int fd;
 	const struct prec_session *s;
+	int nr_cpus;
+	const int *cpus;        /* the session's */
 	uint64_t t0, last_ns;   /* CLOCK_MONOTONIC: start, last draw (0: none) */
 	uint64_t last_bytes;    /* drained at the last draw */
 	uint64_t *cpu_bytes;    /* per drainer, at the last draw */
@@ -36,6 +37,7 @@ struct prec_status_line {
 int prec_status_line__new(struct prec_status_line **out, int fd,
 			  const struct prec_session *s, bool quiet)
 {
+	struct prec_session_report rep;
 	struct prec_status_line *sl;
 
 	*out = NULL;
@@ -44,14 +46,17 @@ int prec_status_line__new(struct prec_status_line **out, int fd,
 	sl = calloc(1, sizeof(*sl));
 	if (!sl)
 		return -ENOMEM;
-	sl->cpu_bytes = calloc((size_t)s->nr_cpus + 1, sizeof(*sl->cpu_bytes));
+	prec_session__report(s, &rep);
+	sl->cpu_bytes = calloc((size_t)rep.nr_cpus + 1, sizeof(*sl->cpu_bytes));
 	if (!sl->cpu_bytes) {
 		free(sl);
 		return -ENOMEM;
 	}
 	sl->fd = fd;
 	sl->s = s;
-	sl->t0 = s->t_enable_ns ? s->t_enable_ns : prec_now_ns(CLOCK_MONOTONIC);
+	sl->nr_cpus = rep.nr_cpus;
+	sl->cpus = rep.cpus;
+	sl->t0 = rep.enable_ns ? rep.enable_ns : prec_now_ns(CLOCK_MONOTONIC);
 	sl->last_ns = sl->t0;
 	*out = sl;
 	return 0;
@@ -88,36 +93,23 @@ static const char *human(char *buf, size_t len, double v)
 	return buf;
 }
 
-/* Blocks the shard files take (a disk budget counts those): one fstatat
- * per shard, by name under the recording's directory, never followed. */
-static uint64_t disk_used(const struct prec_session *s)
-{
-	uint64_t sum = 0;
-	struct stat st;
-
-	for (uint32_t i = 0; s->rec.m && i < s->rec.m->nr_shards; i++)
-		if (!fstatat(s->rec.dirfd, s->rec.m->shards[i].name, &st, AT_SYMLINK_NOFOLLOW))
-			sum += (uint64_t)st.st_blocks * 512u;
-	return sum;
-}
-
 /* What to say about the CPUs: the one that drained most since the last
  * draw, and its share of what all drained. Updates the per-CPU figures. */
 static void busiest(struct prec_status_line *sl, char *buf, size_t len)
 {
-	const struct prec_session *s = sl->s;
+	const struct prec_drainer_pool *pool = prec_session__pool(sl->s);
 	uint64_t best = 0, all = 0;
 	int who = -1;
 
-	for (int c = 0; s->pool && c < s->nr_cpus; c++) {
-		uint64_t b = prec_drainer_pool__at(s->pool, c) ? prec_drainer__bytes(prec_drainer_pool__at(s->pool, c)) : 0;
+	for (int c = 0; pool && c < sl->nr_cpus; c++) {
+		uint64_t b = prec_drainer_pool__at(pool, c) ? prec_drainer__bytes(prec_drainer_pool__at(pool, c)) : 0;
 		uint64_t d = b - sl->cpu_bytes[c];
 
 		sl->cpu_bytes[c] = b;
 		all += d;
 		if (d > best) {
 			best = d;
-			who = s->cpus[c];
+			who = sl->cpus[c];
 		}
 	}
 	if (who < 0)
@@ -151,7 +143,7 @@ static void put(int fd, const char *p, size_t n)
 
 void prec_status_line__tick(struct prec_status_line *sl)
 {
-	const struct prec_session *s;
+	const struct prec_drainer_pool *pool;
 	uint64_t now, bytes = 0, records = 0, lost = 0;
 	char line[LINE_MAX_BYTES + 8], b1[24], b2[24], b3[24], b4[24], disk[56], who[48];
 	char lostbuf[48];
@@ -160,15 +152,15 @@ void prec_status_line__tick(struct prec_status_line *sl)
 
 	if (!sl || prec_status_line__timeout_ms(sl) > 0)
 		return;
-	s = sl->s;
+	pool = prec_session__pool(sl->s);
 	now = prec_now_ns(CLOCK_MONOTONIC);
-	for (int c = 0; s->pool && c < s->nr_cpus; c++) {
+	for (int c = 0; pool && c < sl->nr_cpus; c++) {
 		uint64_t r, l;
 
-		if (!prec_drainer_pool__at(s->pool, c))
+		if (!prec_drainer_pool__at(pool, c))
 			continue;
-		bytes += prec_drainer__bytes(prec_drainer_pool__at(s->pool, c));
-		prec_drainer__progress(prec_drainer_pool__at(s->pool, c), &r, &l);
+		bytes += prec_drainer__bytes(prec_drainer_pool__at(pool, c));
+		prec_drainer__progress(prec_drainer_pool__at(pool, c), &r, &l);
 		records += r;
 		lost += l;
 	}
@@ -180,7 +172,8 @@ void prec_status_line__tick(struct prec_status_line *sl)
 		snprintf(lostbuf, sizeof(lostbuf), "LOST %llu!", (unsigned long long)lost);
 	else
 		snprintf(lostbuf, sizeof(lostbuf), "0 lost");
-	human(b3, sizeof(b3), (double)disk_used(s));
+	human(b3, sizeof(b3),
+	      (double)prec_recording__disk_used(prec_session__recording(sl->s)));
 	if (sl->budget)
 		snprintf(disk, sizeof(disk), "%s of %s", b3,
 			 human(b4, sizeof(b4), (double)sl->budget));

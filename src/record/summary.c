@@ -5,66 +5,65 @@
 
 #include <stdio.h>
 
-#include "record/epochs.h"
+#include "store/store.h"
 #include "util/log.h"
 
 /* One line per CPU that lost records. A drainer held by the disk (waiting
  * for staging room) could not drain: that, not the ring size, is then the
  * thing to change. */
-static void warn_cpu(const struct prec_session *s, int c)
+static void warn_cpu(const struct prec_session_report *r, int c)
 {
-	const struct prec_manifest_shard *sh = &s->rec.m->shards[c];
+	const struct prec_manifest_shard *sh = &r->m->shards[c];
 	uint64_t n = prec_manifest_shard__lost(sh);
 
 	if (!n)
 		return;
-	if (s->writer_wait[c].ns >= 1000000 && s->writer_wait[c].staging)
+	if (r->writer_wait[c].ns >= 1000000 && r->writer_wait[c].staging)
 		pr_warn("cpu%d: %llu records LOST: the ring (%zu pages) filled while its drainer waited up to %.0f ms for the disk, its staging grown to %llu MiB (a bigger --max-staging holds longer stalls)",
-			sh->cpu, (unsigned long long)n, s->pages,
-			(double)s->writer_wait[c].ns / 1e6,
-			(unsigned long long)(s->writer_wait[c].staging >> 20));
-	else if (s->writer_wait[c].ns >= 1000000)
+			sh->cpu, (unsigned long long)n, r->pages,
+			(double)r->writer_wait[c].ns / 1e6,
+			(unsigned long long)(r->writer_wait[c].staging >> 20));
+	else if (r->writer_wait[c].ns >= 1000000)
 		pr_warn("cpu%d: %llu records LOST: the ring (%zu pages) filled while its drainer waited up to %.0f ms for the disk%s",
-			sh->cpu, (unsigned long long)n, s->pages,
-			(double)s->writer_wait[c].ns / 1e6,
-			s->direct_io ? " (--max-staging lets the staging, --no-direct-io the page cache absorb that)" : "");
+			sh->cpu, (unsigned long long)n, r->pages,
+			(double)r->writer_wait[c].ns / 1e6,
+			r->direct_io ? " (--max-staging lets the staging, --no-direct-io the page cache absorb that)" : "");
 	else
 		pr_warn("cpu%d: %llu records LOST: the ring (%zu pages) filled faster than it was drained",
-			sh->cpu, (unsigned long long)n, s->pages);
+			sh->cpu, (unsigned long long)n, r->pages);
 }
 
-void prec_summary__print(const struct prec_session *s)
+void prec_summary__print(const struct prec_session_report *r)
 {
-	double secs = (double)(s->t_stop_ns - s->t_enable_ns) / 1e9;
-	double mb = (double)s->bytes / 1e6;
+	double secs = (double)(r->stop_ns - r->enable_ns) / 1e9;
+	double mb = (double)r->bytes / 1e6;
 	char lz4[64] = "";
 	uint64_t raw = 0, stored = 0, drained_lost = 0;
 
-	if (s->t_stop_ns <= s->t_enable_ns)
+	if (r->stop_ns <= r->enable_ns)
 		secs = 0;
-	for (uint32_t c = 0; c < s->rec.m->nr_shards; c++) {
-		raw += s->rec.m->shards[c].raw_bytes;
-		stored += s->rec.m->shards[c].bytes;
+	for (uint32_t c = 0; c < r->m->nr_shards; c++) {
+		raw += r->m->shards[c].raw_bytes;
+		stored += r->m->shards[c].bytes;
 	}
 	if (raw > stored && stored)
 		snprintf(lz4, sizeof(lz4), " (lz4: %.3f MB raw, %.1fx)",
 			 (double)raw / 1e6, (double)raw / (double)stored);
 	fprintf(stderr, "[ prec record: %u shards, %llu records, %.3f MB written%s (%.1f MB/s), %llu lost, manifest in %.1f ms ]\n",
-		s->rec.m->nr_shards, (unsigned long long)s->records, mb, lz4,
-		secs > 0 ? mb / secs : 0.0, (unsigned long long)s->lost,
-		(double)s->manifest_ns / 1e6);
-	if (s->epochs)
+		r->m->nr_shards, (unsigned long long)r->records, mb, lz4,
+		secs > 0 ? mb / secs : 0.0, (unsigned long long)r->lost,
+		(double)r->manifest_ns / 1e6);
+	if (r->switch_output)
 		fprintf(stderr, "[ prec record: %u epoch%s, the last in %s ]\n",
-			prec_epochs__count(s->epochs),
-			prec_epochs__count(s->epochs) == 1 ? "" : "s", s->rec.dir);
+			r->epochs, r->epochs == 1 ? "" : "s", r->dir);
 	/* After a drainer failure its ring overflowed by design: the ring
 	 * size advice would mislead. */
-	if (!s->lost || s->fail_err)
+	if (!r->lost || r->drain_failed)
 		return;
-	for (int c = 0; c < s->nr_cpus; c++)
-		warn_cpu(s, c);
-	for (int c = 0; s->flight.cpu_shard && c < s->nr_cpus; c++) {
-		const struct prec_manifest_shard *sh = &s->rec.m->shards[s->flight.cpu_shard[c]];
+	for (int c = 0; c < r->nr_cpus; c++)
+		warn_cpu(r, c);
+	for (int c = 0; r->flight_cpu_shard && c < r->nr_cpus; c++) {
+		const struct prec_manifest_shard *sh = &r->m->shards[r->flight_cpu_shard[c]];
 
 		if (prec_manifest_shard__lost(sh))
 			pr_warn("cpu%d: %llu records LOST in the flight ring: the kernel drops what comes while the ring is paused for a snapshot",
@@ -72,19 +71,19 @@ void prec_summary__print(const struct prec_session *s)
 	}
 	/* A flight ring loses records by design (pauses), not for want of
 	 * ring room: the advice is for the drained rings. */
-	for (int c = 0; c < s->nr_cpus; c++)
-		drained_lost += prec_manifest_shard__lost(&s->rec.m->shards[c]);
+	for (int c = 0; c < r->nr_cpus; c++)
+		drained_lost += prec_manifest_shard__lost(&r->m->shards[c]);
 	if (!drained_lost)
 		return;
 	/* -m sizes a flight recording's drained rings only when they hold
 	 * drained events besides the side band. */
-	if (s->flight.snap) {
+	if (r->flight_snapshots) {
 		pr_warn("%llu drained records lost in all: the drained rings (%zu pages) filled faster than their drainers ran%s",
-			(unsigned long long)drained_lost, s->pages,
-			s->o->rt_prio ? "" : "; SCHED_FIFO drainers (-r 1) run sooner");
+			(unsigned long long)drained_lost, r->pages,
+			r->rt_prio ? "" : "; SCHED_FIFO drainers (-r 1) run sooner");
 		return;
 	}
 	pr_warn("%llu records lost in all: use a bigger ring (-m %zu or more)%s, fewer events, or a lower -F",
-		(unsigned long long)s->lost, s->pages * 4,
-		s->o->rt_prio ? "" : ", SCHED_FIFO drainers (-r 1)");
+		(unsigned long long)r->lost, r->pages * 4,
+		r->rt_prio ? "" : ", SCHED_FIFO drainers (-r 1)");
 }

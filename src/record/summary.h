@@ -8,6 +8,6 @@
 /* The totals line (and the epochs line) on stderr; for a recording that
  * lost records, one line per CPU that did, with why when the drainer's
  * wait for the disk says so, and what to change. */
-void prec_summary__print(const struct prec_session *s);
+void prec_summary__print(const struct prec_session_report *r);
 
 #endif

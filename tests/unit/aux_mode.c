@@ -17,6 +17,8 @@
 
 #include "record/aux_mode.h"
 #include "record/evlist.h"
+#include "record/evlist_aux.h"
+#include "record/evlist_config.h"
 #include "record/options.h"
 #include "../lib/test.h"
 

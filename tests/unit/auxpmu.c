@@ -18,6 +18,8 @@
 #include "record/auxpmu.h"
 #include "record/cs_etm.h"
 #include "record/evlist.h"
+#include "record/evlist_aux.h"
+#include "record/evlist_config.h"
 #include "record/options.h"
 #include "record/pmu_sysfs.h"
 #include "record/ring.h"

@@ -17,6 +17,8 @@
 #include <unistd.h>
 
 #include "record/evlist.h"
+#include "record/evlist_config.h"
+#include "record/evlist_open.h"
 #include "record/internal.h"
 #include "record/options.h"
 #include "record/sample_regs.h"

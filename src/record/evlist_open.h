@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: MIT */
+/* The events' descriptors (evlist_open.c): opened per CPU and task, the
+ * rings they write, their ids and filters, enable/disable, their lost
+ * counts, the close. */
+#ifndef PREC_RECORD_EVLIST_OPEN_H
+#define PREC_RECORD_EVLIST_OPEN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct prec_evlist;
+
+/* Open every event on every CPU/task, map one ring per CPU and channel
+ * (the first fd of the channel on the CPU; pages where the channels set
+ * no size), redirect the others with SET_OUTPUT, read ids, set filters.
+ * A :W group whose member the kernel refuses in the group (EINVAL,
+ * EBADF) is broken up and everything opened again, its events on their
+ * own, as perf's weak groups. Returns 0 or -errno after printing one
+ * line. */
+int prec_evlist__open(struct prec_evlist *el, const int *cpus, int nr_cpus,
+		      const pid_t *tasks, int nr_tasks, size_t pages);
+int prec_evlist__enable(struct prec_evlist *el);
+/* CPU index c's events alone (tracking: its tracking events alone, as
+ * enable_tracking()), in enable()'s order; any thread may call it (from
+ * the thread running on that CPU the ioctls are local). 0 or -errno of
+ * the first that failed, nothing printed. */
+int prec_evlist__enable_cpu(struct prec_evlist *el, int c, bool tracking);
+/* Only the tracking events (comm, mmap, task records): 0 or -errno. */
+int prec_evlist__enable_tracking(struct prec_evlist *el);
+void prec_evlist__disable(struct prec_evlist *el);
+/* Disable every event but the tracking one (-D ranges: the side band
+ * goes on between them). */
+void prec_evlist__disable_sampling(struct prec_evlist *el);
+/* CPU index c's events alone, the ring owner last. Called from the thread
+ * running on that CPU, the ioctls are local: no cross-CPU call to wait
+ * for. Any thread may call it. */
+void prec_evlist__disable_cpu(struct prec_evlist *el, int c);
+/* Sum of PERF_FORMAT_LOST over the drained events' fds of CPU index c
+ * (an overwrite event's count is no drain loss: flight-recorder.md). */
+uint64_t prec_evlist__lost(const struct prec_evlist *el, int c);
+/* Unmap rings and close fds (keeps the parsed events). */
+void prec_evlist__close(struct prec_evlist *el);
+
+/* After prec_evlist__open and before the events are enabled: the filter
+ * of every exclude_self event becomes its own (if any) and'ed with
+ * "common_pid != T" for each of tids[0..nr) (ranges of consecutive ids
+ * as one term), set with PERF_EVENT_IOC_SET_FILTER on each of its fds.
+ * Returns 0, or -E2BIG (past the kernel's page-sized filter) or the
+ * ioctl's -errno, after one line. Main thread. */
+int prec_evlist__exclude_tids(struct prec_evlist *el, const pid_t *tids, int nr);
+
+#endif
