@@ -55,8 +55,11 @@ static const struct prec_seen_map *next_seen(const struct prec_seen_maps *s, str
 	while (p->i >= p->nr) {
 		if (p->c >= s->nr)
 			return NULL;
-		p->i = p->nr = 0;
-		p->maps = s->of(s->ctx, p->c, &p->nr);
+		const struct prec_drainer_handover *h = s->hand ? &s->hand[p->c] : NULL;
+
+		p->i = 0;
+		p->maps = h && h->present ? h->maps : NULL;
+		p->nr = p->maps ? h->nr_maps : 0;
 		p->c++;
 	}
 	return &p->maps[p->i++];

@@ -9,14 +9,14 @@
 
 #include "record/buildid_reader.h"
 #include "record/drainer.h"
+#include "record/drainer_pool.h"
 #include "store/store.h"
 
-/* The maps each CPU index's drainer saw in the epoch being closed. */
+/* The maps each CPU index's drainer saw in the epoch being closed: what
+ * the drainers handed over, hand[0..nr) (NULL: none). */
 struct prec_seen_maps {
 	int nr;
-	/* CPU index c's maps, *nr of them (NULL and 0: none) */
-	const struct prec_seen_map *(*of)(void *ctx, int c, int *nr);
-	void *ctx;
+	const struct prec_drainer_handover *hand;
 };
 
 /* Every seen map's build-id into m: the kernel's (MMAP2 with one), the

@@ -278,6 +278,19 @@ void prec_recording__release(struct prec_recording *r)
 	r->reserve_bytes = 0;
 }
 
+int prec_recording__flush_writers(struct prec_recording *r)
+{
+	int err = 0, e;
+
+	for (int c = 0; r->writers && c <= r->nr_cpus; c++) {
+		if (!r->writers[c])
+			continue;
+		e = prec_shard_writer__flush(r->writers[c]);
+		err = err ? err : e;
+	}
+	return err;
+}
+
 int prec_recording__close_writers(struct prec_recording *r)
 {
 	int err = 0, e;

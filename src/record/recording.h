@@ -62,6 +62,8 @@ int prec_recording__write_manifest(struct prec_recording *r);
 int prec_recording__reserve(struct prec_recording *r);
 /* The reserve removed, just before the final manifest is written. */
 void prec_recording__release(struct prec_recording *r);
+/* Every writer flushed: its chunks written and fsynced; the first error. */
+int prec_recording__flush_writers(struct prec_recording *r);
 /* Every writer closed (after a flush, only frees); the first error. */
 int prec_recording__close_writers(struct prec_recording *r);
 /* Blocks r's shard files take now (a disk budget counts those): one

@@ -492,19 +492,9 @@ static void shard_totals(struct prec_session *s, struct prec_evlist *el, int c)
 	s->lost += prec_manifest_shard__lost(sh);
 }
 
-/* The maps CPU index c's drainer saw in the recording being closed (its
- * handover); NULL when it has no drainer. */
-static const struct prec_seen_map *maps_of(void *ctx, int c, int *nr)
-{
-	const struct prec_session *s = ctx;
-
-	*nr = s->hand[c].nr_maps;
-	return s->hand[c].present ? s->hand[c].maps : NULL;
-}
-
 static struct prec_seen_maps seen_maps(struct prec_session *s)
 {
-	return (struct prec_seen_maps){ .nr = s->nr_cpus, .of = maps_of, .ctx = s };
+	return (struct prec_seen_maps){ .nr = s->nr_cpus, .hand = s->hand };
 }
 
 /* The maps' build-ids and the vDSO's into the manifest, and the pairs the
@@ -724,12 +714,8 @@ static int close_epoch(struct prec_session *s, struct prec_evlist *el, int err)
 	 * flushed here, so that the writers' totals count every chunk; at a
 	 * cut, the drainers' too. Every shard is durable after this: closing
 	 * the writers only frees them, and waits until after the manifest. */
-	for (int c = 0; c <= s->nr_cpus; c++) {
-		if (!s->rec.writers[c])
-			continue;
-		e = prec_shard_writer__flush(s->rec.writers[c]);
-		err = err ? err : e;
-	}
+	e = prec_recording__flush_writers(&s->rec);
+	err = err ? err : e;
 	/* Appends are over: no drop may change a shard after its totals. */
 	if (s->max_disk)
 		prec_disk_budget__stop(prec_max_disk__budget(s->max_disk));
