@@ -4,9 +4,11 @@
 // SECS seconds while bench/staging_growth.sh freezes the file system under
 // it. Every append is timed; the ones that took the staging further are
 // the growth's cost, paid on the drainer's thread while its ring fills (a
-// 1 MiB ring holds about 18 ms of a 55 MB/s storm). Prints one line: the
+// 1 MiB ring holds about 18 ms of a 55 MB/s storm). After each append the
+// drainer's sleep is called without a timeout, timed too: it is where the
+// staging shrinks back once the stall is over. Prints one line: the
 // longest append, the longest and the sum of those that grew the staging,
-// how far it grew, and the appends held past 1 ms.
+// how far it grew, the longest sleep call, and the calls held past 1 ms.
 // Usage: staging_growth -d DIR [-r MB/s (60)] [-t SECS (6)] [-m MAX MiB (256)]
 #include "bench.h"
 #include "store/store.h"
@@ -28,7 +30,7 @@ static void pace(double t0, uint64_t bytes, double rate)
 int main(int argc, char **argv)
 {
 	const char *dir = NULL;
-	double rate = 60e6, secs = 6, t0, grow_max = 0, grow_sum = 0, worst = 0;
+	double rate = 60e6, secs = 6, t0, grow_max = 0, grow_sum = 0, worst = 0, sleep_max = 0;
 	size_t max_mib = 256, chunk = PREC_CHUNK_MAX_PAYLOAD;
 	uint64_t bytes = 0, grown = 0, held = 0, pos = 0, appends = 0;
 	struct prec_chunk_meta m = { .type = PREC_CHUNK_DATA, .records = 1 };
@@ -96,6 +98,17 @@ int main(int argc, char **argv)
 		if (b > worst)
 			worst = b;
 		held += b > 1e-3;
+		/* the drainer's sleep: where the staging shrinks back */
+		a = bench_now();
+		ret = prec_shard_writer__sleep(w, NULL, 0, 0);
+		b = bench_now() - a;
+		if (ret < 0) {
+			fprintf(stderr, "staging_growth: sleep: %s\n", strerror(-ret));
+			return 1;
+		}
+		if (b > sleep_max)
+			sleep_max = b;
+		held += b > 1e-3;
 		appends++;
 		bytes += chunk;
 		pos = (pos + chunk) % (SRC_BYTES - chunk);
@@ -103,9 +116,9 @@ int main(int argc, char **argv)
 	ret = prec_shard_writer__close(w);
 	unlinkat(dirfd, "growth.shard", 0);
 	printf("%.1f MB in %llu appends: longest %.2f ms; growth to %llu MiB: longest %.2f ms, "
-	       "%.1f ms in all; %llu appends held over 1 ms\n",
+	       "%.1f ms in all; longest sleep call %.2f ms; %llu calls held over 1 ms\n",
 	       (double)bytes / 1e6, (unsigned long long)appends, worst * 1e3,
 	       (unsigned long long)(grown >> 20), grow_max * 1e3, grow_sum * 1e3,
-	       (unsigned long long)held);
+	       sleep_max * 1e3, (unsigned long long)held);
 	return ret ? 1 : 0;
 }

@@ -5,7 +5,9 @@
 # that is frozen (fsfreeze) FREEZE seconds from 0.5 s on, so the staging
 # grows behind the frozen write up to MAX MiB. Each line: the longest
 # append, and the longest and total time of the appends that grew the
-# staging (the drainer is away from its ring meanwhile). With BEFORE=TREE
+# staging (the drainer is away from its ring meanwhile), and the longest
+# call of the drainer's sleep (where the staging shrinks back after the
+# stall). The program runs SCHED_FIFO, as drainers do. With BEFORE=TREE
 # (another checkout, built), the same program built against TREE's
 # libprec.a runs too, the two taking turns, ROUNDS rounds. Builds nothing
 # of this tree: run `make bench` first. Needs root (mount, fsfreeze).
@@ -38,11 +40,15 @@ if [ -n "${BEFORE:-}" ]; then
 		-o "$tmp/before" || exit 1
 	bins=(before "$tmp/before" after "$bin")
 fi
+# SCHED_FIFO 1, as prec's drainers run by default (drainer_place.c):
+# what holds them is the writer's work, not the scheduler's choices
+rt=
+chrt -f 1 true 2>/dev/null && rt="chrt -f 1"
 secs=$(awk -v f="$FREEZE" 'BEGIN { print f + 2.5 }')
 echo "staging growth: ${RATE} MB/s into O_DIRECT shards, frozen ${FREEZE} s at 0.5 s, staging 4 MiB up to ${MAX} MiB, $(uname -r)"
 for r in $(seq "$ROUNDS"); do
 	for ((i = 0; i < ${#bins[@]}; i += 2)); do
-		"${bins[i + 1]}" -d "$mnt" -r "$RATE" -t "$secs" -m "$MAX" >"$tmp/out" 2>&1 &
+		$rt "${bins[i + 1]}" -d "$mnt" -r "$RATE" -t "$secs" -m "$MAX" >"$tmp/out" 2>&1 &
 		p=$!
 		sleep 0.5
 		fsfreeze -f "$mnt"
