@@ -302,6 +302,17 @@ static bool room_for(const struct prec_shard_writer *w, size_t len)
 	return !prec_chunk_queue__full(&w->q) && w->path.ops->fits(w->path.io, len);
 }
 
+/* where: "behind" (an append found no room) or "ahead of" (at a sleep) */
+static void grown(struct prec_shard_writer *w, size_t bytes, const char *where)
+{
+	if (!bytes)
+		return;
+	prec_log(PREC_LOG_DEBUG, "shard cpu%d: staging grown to %zu KiB %s a stalled write",
+		 (int)w->cpu, bytes / 1024, where);
+	if (bytes > w->staging_grown)
+		w->staging_grown = bytes;
+}
+
 /* A path that can grow makes room so, the queue's slots with it, rather
  * than have the drainer wait on a write that stalls. */
 static bool grow_room(struct prec_shard_writer *w, size_t len)
@@ -316,12 +327,7 @@ static bool grow_room(struct prec_shard_writer *w, size_t len)
 	if (w->path.ops->fits(w->path.io, len))
 		return true;
 	room = w->path.ops->grow(w->path.io, len, &bytes);
-	if (bytes) {
-		prec_log(PREC_LOG_DEBUG, "shard cpu%d: staging grown to %zu KiB behind a stalled write",
-			 (int)w->cpu, bytes / 1024);
-		if (bytes > w->staging_grown)
-			w->staging_grown = bytes;
-	}
+	grown(w, bytes, "behind");
 	return room;
 }
 
@@ -423,6 +429,8 @@ int prec_shard_writer__sleep(struct prec_shard_writer *w, const int *fds,
 		return w->q.err;
 	}
 	w->path.ops->push(w->path.io, PREC_PUSH_IDLE);
+	if (w->path.ops->grow_ahead)
+		grown(w, w->path.ops->grow_ahead(w->path.io), "ahead of");
 	ret = prec_drain_wait__arm(&w->wait, fds, nfds);
 	if (ret)
 		return ret;

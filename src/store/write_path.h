@@ -65,6 +65,12 @@ struct prec_write_ops {
 	 * drainer wait for a write that stalls. True when len fits now;
 	 * *bytes is the staging's new size if it grew, else 0. NULL: the path cannot grow. */
 	bool (*grow)(void *io, size_t len, size_t *bytes);
+	/* At the drainer's sleep, its ring just emptied: when a write has
+	 * stalled with no staging to spare, grow by one step now rather than
+	 * in the middle of the next drain pass, where the ring is filling.
+	 * Returns the staging's new size if it grew, else 0. NULL: the path
+	 * cannot grow. */
+	size_t (*grow_ahead)(void *io);
 };
 
 struct prec_write_path {

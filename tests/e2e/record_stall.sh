@@ -79,10 +79,13 @@ grep -q 'waited up to .* its staging grown to 16 MiB (a bigger --max-staging hol
 rm -rf "${mnt:?}/bound"
 
 # 2 s after the storms: the grown staging goes back to its first size
-# once the stall is absorbed (direct_write.c, SHRINK_HOLD_NS: 1 s)
+# once the stall is absorbed (direct_write.c, SHRINK_HOLD_NS: 1 s); it
+# grew at the drainers' sleeps, ahead of the drain passes (AHEAD_NS)
 FREEZE=1.5 AFTER=2 run grown --max-staging 128M
 [ "$(lost_of grown)" = 0 ] || fail "grown: $(lost_of grown) records lost"
 grep -q 'staging grown to' "$tmp/grown.err" || fail "grown: the staging did not grow"
+grep -q 'staging grown to .* ahead of a stalled write' "$tmp/grown.err" ||
+	fail "grown: the staging never grew ahead, at a drainer's sleep"
 grep -q 'staging back to' "$tmp/grown.err" || fail "grown: the staging stayed grown after the stall"
 # exact NAME: the storms' calls, every one, in NAME's shards: every sample
 # but the shell's own (its start may call getppid), the shell being the
