@@ -1,14 +1,20 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-# walk.py BINARY TRACE FUNC [STEPS [-v]]: the walk of the main thread from the
+# walk.py BINARY TRACE FUNC [STEPS [-v] [--layer DIR]]: the walk of the main thread from the
 # first call of FUNC (until it returns, or STEPS calls): the files it
 # enters, in order, and how often it comes back to one it had left.
 # Prints: calls, files, re-entries (a step into a file already left
-# during the walk), the entries of each file, and the sequence of files.
+# during the walk), the same with each call or return counted once (what
+# a reader follows: a loop's calls are read once, not once a turn), the
+# entries of each file, and the sequence of files. --layer src/record/:
+# the walk through that folder's files only, a call into another layer
+# staying in its caller (what a reader of the recorder follows: the store's
+# and util's objects are read through their headers).
 import struct, subprocess, sys, collections
 
 binary, trace, func = sys.argv[1], sys.argv[2], sys.argv[3]
 steps = int(sys.argv[4]) if len(sys.argv) > 4 else 0
+layer = sys.argv[sys.argv.index("--layer") + 1] if "--layer" in sys.argv else None
 
 # function address -> (name, file), from the symbol table and line info
 syms = {}
@@ -39,6 +45,9 @@ for i, v in enumerate(ev):
 if start is None:
     sys.exit("walk.py: no call of %s in the trace" % func)
 stack, names, seq, calls, left = [], [], [], 0, set()
+# each step into a file keyed by the call (or return) that makes it: a
+# reader follows a call once, however often a loop makes it
+step_keys, steps_once, back_once, seen_files = set(), 0, 0, set()
 pairs = set()                   # distinct calls from one file into another
 entries = collections.Counter()
 cur = None
@@ -46,15 +55,21 @@ for v in ev[start:]:
     ret = v >> 63
     name, f = syms.get((v & ~(1 << 63)) - load, ("?", "?"))
     if ret:
+        key = ("ret", names[-1] if names else "?", names[-2] if len(names) > 1 else "?")
         if stack:
             stack.pop()
             names.pop()
         if not stack:
             break
     else:
-        # an inline function of a header, ours or libc's, is where it is used
+        # an inline function of a header, ours or libc's, is where it is used;
+        # with --layer DIR, so is a call out of DIR (another layer's object,
+        # read as the contract in its header)
         if not (f.startswith("src/") and f.endswith(".c")) and stack:
             f = stack[-1]
+        if layer and not f.startswith(layer) and stack:
+            f = stack[-1]
+        key = ("call", names[-1] if names else "?", name)
         if stack and f != stack[-1]:
             pairs.add((names[-1], stack[-1], name, f))
         stack.append(f)
@@ -68,12 +83,19 @@ for v in ev[start:]:
             left.add(cur)
         entries[top] += 1
         seq.append(top)
+        if key not in step_keys:
+            step_keys.add(key)
+            steps_once += 1
+            back_once += top in seen_files
+        seen_files.add(top)
         cur = top
 reentries = sum(1 for i, f in enumerate(seq) if f in seq[:i])
 print("walk of %s: %d calls, %d files, %d steps into a file, %d of them back into one left before"
       % (func, calls, len(entries), len(seq), reentries))
 # what a reader follows: each distinct call into another file once,
 # however often a loop makes it
+print("  each call or return followed once: %d steps into a file, %d of them back into one left before"
+      % (steps_once, back_once))
 into = collections.Counter(p[3] for p in pairs)
 print("  distinct calls into another file: %d (a reader follows each once)" % len(pairs))
 print("  steps  distinct-calls-in  file")
