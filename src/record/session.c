@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
-// The recording session: in its output directory (out_dir.c), one
-// shard writer per CPU plus the side band (and, for a flight recording, per
-// CPU one for the snapshots and one for the tail synthesis), the manifest
-// written at start (state recording) and at close (complete, with totals
-// and build-ids), the drainers, and the figures the summary prints. Its
-// struct is this file's alone: other files get verbs, a few accessors, and
-// the report by value.
+// The recording session: the start, the --switch-output cuts and the stop
+// over its parts: the output directory (out_dir.c), the recording written
+// now (recording.c: manifest and shard writers; a cut opens the next one
+// and closes the old), the flight recorder's shards, the drainers, the
+// first drainer failure and its stop line (stop_fault.c), and the figures
+// the summary prints. Its struct is this file's alone: other files get
+// verbs, a few accessors, and the report by value.
 
 #include "record/session.h"
 
@@ -40,6 +40,7 @@
 #include "record/ring.h"
 #include "record/sideband.h"
 #include "record/snapshot.h"
+#include "record/stop_fault.h"
 #include "record/tail.h"
 #include "record/vdso.h"
 #include "store/store.h"
@@ -71,8 +72,7 @@ struct prec_session {
 	uint64_t records, bytes, lost;
 	size_t pages;          /* drained rings' data pages (-m, or the side
 				* band's own size), for the lost-records advice */
-	int fail_cpu, fail_err; /* first drainer failure: its CPU, -errno */
-	uint64_t fail_ns;      /* when the session learnt of it (MONOTONIC) */
+	struct prec_stop_fault fault; /* the first drainer failure */
 	bool drainers_disable; /* the drainers disable their CPUs' events at
 				* the stop (no flight recording): disable()
 				* does not; and enable them at the start:
@@ -128,6 +128,7 @@ static int session_parts(struct prec_session *s, const struct prec_record_opts *
 	err = prec_drainer_pool__new(&s->pool, el->nr_cpus);
 	if (err)
 		return err;
+	prec_stop_fault__init(&s->fault, s->pool, s->cpus, s->nr_cpus);
 	s->writer_wait = calloc((size_t)el->nr_cpus, sizeof(*s->writer_wait));
 	s->hand = calloc((size_t)el->nr_cpus, sizeof(*s->hand));
 	return s->writer_wait && s->hand ? 0 : -ENOMEM;
@@ -590,7 +591,7 @@ void prec_session__report(const struct prec_session *s, struct prec_session_repo
 		.manifest_ns = s->manifest_ns,
 		.switch_output = s->epochs != NULL,
 		.epochs = s->epochs ? prec_epochs__count(s->epochs) : 0,
-		.drain_failed = s->fail_err != 0,
+		.drain_failed = prec_stop_fault__failed(&s->fault),
 		.nr_cpus = s->nr_cpus, .cpus = s->cpus,
 		.writer_wait = s->writer_wait, .pages = s->pages,
 		.direct_io = s->direct_io,
@@ -607,67 +608,7 @@ uint64_t prec_session__drained(const struct prec_session *s)
 
 int prec_session__drain_failed(struct prec_session *s)
 {
-	uint64_t n;
-
-	int efd = prec_drainer_pool__notify_fd(s->pool);
-
-	if (efd < 0 || read(efd, &n, sizeof(n)) != sizeof(n))
-		return 0;
-	for (int c = 0; c < s->nr_cpus && !s->fail_err; c++) {
-		int e = prec_drainer_pool__at(s->pool, c) ? prec_drainer__error(prec_drainer_pool__at(s->pool, c)) : 0;
-
-		if (e) {
-			s->fail_cpu = s->cpus[c];
-			s->fail_err = e;
-			s->fail_ns = prec_now_ns(CLOCK_MONOTONIC);
-		}
-	}
-	return s->fail_err != 0;
-}
-
-static const char *stop_reason(int err)
-{
-	if (err == -ENOSPC)
-		return "no space left on device";
-	if (err == -EDQUOT)
-		return "disk quota exceeded";
-	return strerror(-err);
-}
-
-/* The one line saying why the recording stopped before it was asked to:
- * which shard, what, when (wall clock and time into the recording), how
- * much is safe on disk. */
-static void report_stop(struct prec_session *s, int err)
-{
-	uint64_t mono = prec_now_ns(CLOCK_MONOTONIC), at = s->fail_ns, wall_ns;
-	time_t wall;
-	struct tm tm;
-	char when[32] = "?";
-	size_t n;
-	char who[32] = "";
-
-	for (int c = 0; c < s->nr_cpus && !s->fail_err; c++)
-		if (prec_drainer_pool__at(s->pool, c) && prec_drainer__error(prec_drainer_pool__at(s->pool, c))) {
-			s->fail_cpu = s->cpus[c];
-			s->fail_err = prec_drainer__error(prec_drainer_pool__at(s->pool, c));
-		}
-	if (s->fail_err) {
-		err = s->fail_err;
-		snprintf(who, sizeof(who), "shard cpu%d: ", s->fail_cpu);
-	}
-	if (!at || at > mono)
-		at = s->t_stop_ns ? s->t_stop_ns : mono;
-	wall_ns = prec_now_ns(CLOCK_REALTIME) - (mono - at);
-	wall = (time_t)(wall_ns / 1000000000ull);
-	if (localtime_r(&wall, &tm)) {
-		n = strftime(when, sizeof(when), "%H:%M:%S", &tm);
-		snprintf(when + n, sizeof(when) - n, ".%03u",
-			 (unsigned int)(wall_ns / 1000000ull % 1000));
-	}
-	pr_err("%s%s: stopped at %s (%.3f s in), %.1f MB recorded (%s holds everything before it)",
-	       who, stop_reason(err), when,
-	       at > s->t_enable_ns ? (double)(at - s->t_enable_ns) / 1e9 : 0.0,
-	       (double)s->bytes / 1e6, prec_recording__dir(s->rec));
+	return prec_stop_fault__note(&s->fault);
 }
 
 static int close_epoch(struct prec_session *s, struct prec_evlist *el, int err);
@@ -746,7 +687,8 @@ static int close_epoch(struct prec_session *s, struct prec_evlist *el, int err)
 	if (s->max_disk)
 		err = close_writers(s, err);
 	if (err)
-		report_stop(s, err);
+		prec_stop_fault__report(&s->fault, err, s->t_enable_ns, s->t_stop_ns, s->bytes,
+					prec_recording__dir(s->rec));
 	if (s->max_disk) {
 		e = prec_max_disk__finish(s->max_disk, prec_recording__dirfd(s->rec), m,
 					  m->start_time);
