@@ -385,7 +385,8 @@ static int cut(void *arg)
 	int err = prec_session__cut(r->s, &r->el);
 
 	now = prec_now_ns(CLOCK_MONOTONIC);
-	pr_debug("%s: epoch started; the cut took %.1f ms", prec_session__recording(r->s)->dir,
+	pr_debug("%s: epoch started; the cut took %.1f ms",
+		 prec_recording__dir(prec_session__recording(r->s)),
 		 (double)(now - t0) / 1e6);
 	prec_switch_trigger__reset(&r->sw, prec_session__drained(r->s), now);
 	if (err)
@@ -594,7 +595,8 @@ static int begin_session(struct record *r, int argc, char **argv)
 	}
 	r->started = true;
 	start_lap(r, "directory, writers, start manifest");
-	err = prec_file_output__start(&r->fo, &r->o, prec_session__recording(r->s)->dirfd);
+	err = prec_file_output__start(&r->fo, &r->o,
+				     prec_recording__dirfd(prec_session__recording(r->s)));
 	if (err) {
 		prec_session__discard(r->s);
 		r->started = false;

@@ -89,7 +89,7 @@ static int start_tail(struct prec_controls *f, struct prec_session *s,
 		      const struct prec_record_opts *o, const struct prec_evlist *el)
 {
 	struct prec_tail_opts to = { .writer = prec_session__flight_shards(s)->tail,
-		.m = prec_session__recording(s)->m,
+		.m = prec_recording__manifest(prec_session__recording(s)),
 		.data_maps = o->callgraph == PREC_CG_DWARF || o->data,
 		.descendants = el->nr && el->evsel[0].attr.inherit };
 	int err;
@@ -116,7 +116,8 @@ static int start_snapshots(struct prec_controls *f, struct prec_session *s,
 {
 	struct prec_snapshot_opts so = {
 		.rings = el->flight_rings, .writers = prec_session__flight_shards(s)->cpu,
-		.cpus = el->cpus, .nr = el->nr_cpus, .layout = prec_session__recording(s)->m->time_layout,
+		.cpus = el->cpus, .nr = el->nr_cpus,
+		.layout = prec_recording__manifest(prec_session__recording(s))->time_layout,
 	};
 	int err = prec_snapshot__new(&f->snap, &so);
 
@@ -198,14 +199,15 @@ int prec_controls__start(struct prec_controls *f, struct prec_session *s,
 		err = start_tail(f, s, o, el);
 		if (err)
 			return err;
-		f->tail_at = prec_session__recording(s)->m->start_time;
+		f->tail_at = prec_recording__manifest(prec_session__recording(s))->start_time;
 	}
 	if (!f->mk)
 		return 0;
 	err = marker_ids(el, &f->marker_ids);
 	if (err)
 		return err;
-	mo.writer = prec_session__recording(s)->writers[el->nr_cpus]; /* the side band's */
+	/* the side band's */
+	mo.writer = prec_recording__writer(prec_session__recording(s), el->nr_cpus);
 	mo.clockid = o->clockid;
 	mo.round_ns = o->round_ms * 1000000ull;
 	mo.ids = f->marker_ids;

@@ -19,20 +19,22 @@
 static int open_one(struct prec_recording *r, struct prec_shard_writer_opts *wo,
 		    const char *name, int cpu, struct prec_shard_writer **w, uint32_t *idx)
 {
+	struct prec_manifest *m = prec_recording__manifest(r);
 	struct prec_manifest_shard sh = { .cpu = cpu };
 	char entry[40];
 	int err;
 
 	wo->cpu = cpu;
-	err = prec_shard_writer__open(w, r->dirfd, name, wo);
+	err = prec_shard_writer__open(w, prec_recording__dirfd(r), name, wo);
 	if (err) {
-		pr_err("%s/%s: creating the shard: %s", r->dir, name, strerror(-err));
+		pr_err("%s/%s: creating the shard: %s", prec_recording__dir(r), name,
+		       strerror(-err));
 		return err;
 	}
-	*idx = r->m->nr_shards;
+	*idx = m->nr_shards;
 	snprintf(entry, sizeof(entry), "%s", name); /* the manifest copies it */
 	sh.name = entry;
-	return prec_manifest__add_shard(r->m, &sh);
+	return prec_manifest__add_shard(m, &sh);
 }
 
 int prec_flight_shards__open(struct prec_flight_shards *fs, struct prec_recording *r,

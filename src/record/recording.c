@@ -2,7 +2,9 @@
 // One recording: its directory (the output's, or an epoch's), its session
 // id, the manifest filled at the start and completed at the close, a
 // shard writer per CPU and the side band's, and manifest.reserve, the
-// final manifest's room kept from the start.
+// final manifest's room kept from the start. Its struct is this file's
+// alone: the session and the flight shards read it through accessors, and
+// a cut replaces the session's recording with the next one whole.
 
 #include "record/recording.h"
 
@@ -33,6 +35,16 @@
 /* The final manifest's room, kept from the start (see reserve_size()). */
 #define PREC_MANIFEST_RESERVE_NAME "manifest.reserve"
 #define PREC_MANIFEST_RESERVE_EXTRA (256u * 1024u)
+
+struct prec_recording {
+	int dirfd;             /* its directory (owned) */
+	char *dir;             /* its path, for messages (owned) */
+	uint8_t session_id[16];
+	struct prec_manifest *m;
+	int nr_cpus;
+	struct prec_shard_writer **writers; /* per CPU, then the side band */
+	uint64_t reserve_bytes; /* manifest.reserve's size, 0 if none */
+};
 
 static int add_events(struct prec_manifest *m, struct prec_evlist *el)
 {
@@ -172,12 +184,19 @@ static int open_writers(struct prec_recording *r, const struct prec_record_opts 
 	return 0;
 }
 
-int prec_recording__open(struct prec_recording *r, int dirfd, char *dir,
+int prec_recording__open(struct prec_recording **out, int dirfd, char *dir,
 			 const struct prec_recording_opts *ro)
 {
+	struct prec_recording *r = calloc(1, sizeof(*r));
 	int err;
 
-	memset(r, 0, sizeof(*r));
+	*out = NULL;
+	if (!r) {
+		if (dirfd >= 0)
+			close(dirfd);
+		free(dir);
+		return -ENOMEM;
+	}
 	r->dirfd = dirfd;
 	r->dir = dir;
 	r->nr_cpus = ro->el->nr_cpus;
@@ -189,17 +208,48 @@ int prec_recording__open(struct prec_recording *r, int dirfd, char *dir,
 	if (err)
 		pr_debug("%s: flock: %s (merge --follow cannot tell if we die)", dir,
 			 strerror(-err));
-	if (getrandom(r->session_id, sizeof(r->session_id), 0) != sizeof(r->session_id))
-		return -errno ? -errno : -EIO;
+	if (getrandom(r->session_id, sizeof(r->session_id), 0) != sizeof(r->session_id)) {
+		err = -errno ? -errno : -EIO;
+		goto delete;
+	}
 	r->m = prec_manifest__new();
-	if (!r->m)
-		return -ENOMEM;
+	if (!r->m) {
+		err = -ENOMEM;
+		goto delete;
+	}
 	err = fill_manifest(r, ro->o, ro->el, ro->argc, ro->argv);
 	if (err) {
 		pr_err("%s/manifest: filling it: %s", r->dir, strerror(-err));
-		return err;
+		goto delete;
 	}
-	return open_writers(r, ro->o, ro->el, ro->budget);
+	err = open_writers(r, ro->o, ro->el, ro->budget);
+	if (err)
+		goto delete;
+	*out = r;
+	return 0;
+delete:
+	prec_recording__delete(r);
+	return err;
+}
+
+int prec_recording__dirfd(const struct prec_recording *r)
+{
+	return r->dirfd;
+}
+
+const char *prec_recording__dir(const struct prec_recording *r)
+{
+	return r->dir;
+}
+
+struct prec_manifest *prec_recording__manifest(const struct prec_recording *r)
+{
+	return r->m;
+}
+
+struct prec_shard_writer *prec_recording__writer(const struct prec_recording *r, int i)
+{
+	return r->writers[i];
 }
 
 void prec_recording__count_shard(struct prec_manifest_shard *sh, struct prec_shard_writer *w,
@@ -303,16 +353,17 @@ int prec_recording__close_writers(struct prec_recording *r)
 	return err;
 }
 
-void prec_recording__exit(struct prec_recording *r)
+void prec_recording__delete(struct prec_recording *r)
 {
+	if (!r)
+		return;
 	prec_recording__close_writers(r);
 	free(r->writers);
 	prec_manifest__delete(r->m);
 	if (r->dirfd >= 0)
 		close(r->dirfd);
 	free(r->dir);
-	memset(r, 0, sizeof(*r));
-	r->dirfd = -1;
+	free(r);
 }
 
 uint64_t prec_recording__disk_used(const struct prec_recording *r)
@@ -320,7 +371,7 @@ uint64_t prec_recording__disk_used(const struct prec_recording *r)
 	uint64_t sum = 0;
 	struct stat st;
 
-	for (uint32_t i = 0; r->m && i < r->m->nr_shards; i++)
+	for (uint32_t i = 0; r && r->m && i < r->m->nr_shards; i++)
 		if (!fstatat(r->dirfd, r->m->shards[i].name, &st, AT_SYMLINK_NOFOLLOW))
 			sum += (uint64_t)st.st_blocks * 512u;
 	return sum;

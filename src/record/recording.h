@@ -16,15 +16,9 @@ struct prec_record_opts;
 struct prec_shard_writer;
 struct prec_shard_writer_opts;
 
-struct prec_recording {
-	int dirfd;             /* its directory (owned) */
-	char *dir;             /* its path, for messages (owned) */
-	uint8_t session_id[16];
-	struct prec_manifest *m;
-	int nr_cpus;
-	struct prec_shard_writer **writers; /* per CPU, then the side band */
-	uint64_t reserve_bytes; /* manifest.reserve's size, 0 if none */
-};
+/* Opaque (recording.c): the directory, session id, manifest, writers and
+ * reserve are its own; readers get them through the accessors below. */
+struct prec_recording;
 
 /* What a recording is opened with: the options, the events (opened, their
  * rings mapped), the command line for the manifest, and the CPU shards'
@@ -37,13 +31,22 @@ struct prec_recording_opts {
 	struct prec_disk_budget *budget;
 };
 
-/* Take dirfd and dir (both owned from here on, even on failure), lock the
- * directory for readers following it, draw a session id, fill the start
- * manifest (state RECORDING, no start time yet) and open a shard writer
- * per CPU plus the side band's, each listed in the manifest. Returns 0 or
- * -errno after one line; r is then for exit() only. */
-int prec_recording__open(struct prec_recording *r, int dirfd, char *dir,
+/* A new recording in dirfd and dir (both owned from here on, even on
+ * failure): lock the directory for readers following it, draw a session
+ * id, fill the start manifest (state RECORDING, no start time yet) and
+ * open a shard writer per CPU plus the side band's, each listed in the
+ * manifest. Returns 0 with *out set, or -errno after one line (*out NULL,
+ * what was opened closed again). */
+int prec_recording__open(struct prec_recording **out, int dirfd, char *dir,
 			 const struct prec_recording_opts *ro);
+/* Its directory's descriptor (owned by r), and its path for messages. */
+int prec_recording__dirfd(const struct prec_recording *r);
+const char *prec_recording__dir(const struct prec_recording *r);
+/* Its manifest: the start one, completed by the close. */
+struct prec_manifest *prec_recording__manifest(const struct prec_recording *r);
+/* The writer of CPU index i (0 <= i < the events' nr_cpus), or at
+ * i == nr_cpus the side band's; NULL once closed. */
+struct prec_shard_writer *prec_recording__writer(const struct prec_recording *r, int i);
 /* The options every shard of r is written with (-z, O_DIRECT, staging;
  * o resolved). */
 void prec_recording__writer_opts(const struct prec_recording *r,
@@ -67,9 +70,10 @@ int prec_recording__flush_writers(struct prec_recording *r);
 /* Every writer closed (after a flush, only frees); the first error. */
 int prec_recording__close_writers(struct prec_recording *r);
 /* Blocks r's shard files take now (a disk budget counts those): one
- * fstatat per shard, by name under its directory, never followed. */
+ * fstatat per shard, by name under its directory, never followed; 0 for
+ * NULL (no recording yet). */
 uint64_t prec_recording__disk_used(const struct prec_recording *r);
-/* Writers closed, manifest and descriptor freed; r zeroed (dirfd -1). */
-void prec_recording__exit(struct prec_recording *r);
+/* Writers closed, manifest and descriptor freed, then r; NULL is fine. */
+void prec_recording__delete(struct prec_recording *r);
 
 #endif

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
-// The recording session: in its output directory (out_dir.c), one
-// shard writer per CPU plus the side band (and, for a flight recording, per
-// CPU one for the snapshots and one for the tail synthesis), the manifest
-// written at start (state recording) and at close (complete, with totals
-// and build-ids), the drainers, and the figures the summary prints. Its
-// struct is this file's alone: other files get verbs, a few accessors, and
-// the report by value.
+// The recording session: the start, the --switch-output cuts and the stop
+// over its parts: the output directory (out_dir.c), the recording written
+// now (recording.c: manifest and shard writers; a cut opens the next one
+// and closes the old), the flight recorder's shards, the drainers, the
+// first drainer failure and its stop line (stop_fault.c), and the figures
+// the summary prints. Its struct is this file's alone: other files get
+// verbs, a few accessors, and the report by value.
 
 #include "record/session.h"
 
@@ -40,6 +40,7 @@
 #include "record/ring.h"
 #include "record/sideband.h"
 #include "record/snapshot.h"
+#include "record/stop_fault.h"
 #include "record/tail.h"
 #include "record/vdso.h"
 #include "store/store.h"
@@ -50,8 +51,9 @@
 struct prec_session {
 	struct prec_out_dir out; /* the output directory (-f's old one) */
 	/* the recording written now: out's directory, or with
-	 * --switch-output the current epoch in it */
-	struct prec_recording rec;
+	 * --switch-output the current epoch in it (a cut opens the next,
+	 * closes this one, and points here at the next) */
+	struct prec_recording *rec;
 	int nr_cpus;
 	const int *cpus;
 	struct prec_drainer_pool *pool;    /* the drainers, one per CPU */
@@ -70,8 +72,7 @@ struct prec_session {
 	uint64_t records, bytes, lost;
 	size_t pages;          /* drained rings' data pages (-m, or the side
 				* band's own size), for the lost-records advice */
-	int fail_cpu, fail_err; /* first drainer failure: its CPU, -errno */
-	uint64_t fail_ns;      /* when the session learnt of it (MONOTONIC) */
+	struct prec_stop_fault fault; /* the first drainer failure */
 	bool drainers_disable; /* the drainers disable their CPUs' events at
 				* the stop (no flight recording): disable()
 				* does not; and enable them at the start:
@@ -101,7 +102,6 @@ int prec_session__new(struct prec_session **out, const char *dir, bool force,
 	*out = NULL;
 	if (!s)
 		return -ENOMEM;
-	s->rec.dirfd = -1;
 	s->t_begin_ns = t_begin_ns;
 	err = prec_out_dir__create(&s->out, dir, force);
 	if (err) {
@@ -128,6 +128,7 @@ static int session_parts(struct prec_session *s, const struct prec_record_opts *
 	err = prec_drainer_pool__new(&s->pool, el->nr_cpus);
 	if (err)
 		return err;
+	prec_stop_fault__init(&s->fault, s->pool, s->cpus, s->nr_cpus);
 	s->writer_wait = calloc((size_t)el->nr_cpus, sizeof(*s->writer_wait));
 	s->hand = calloc((size_t)el->nr_cpus, sizeof(*s->hand));
 	return s->writer_wait && s->hand ? 0 : -ENOMEM;
@@ -193,6 +194,7 @@ int prec_session__begin(struct prec_session *s,
 			struct prec_evlist *el, int argc, char **argv)
 {
 	struct prec_recording_opts ro = { .o = o, .el = el, .argc = argc, .argv = argv };
+	struct prec_manifest *m;
 	char *path;
 	int err, fd;
 
@@ -211,22 +213,24 @@ int prec_session__begin(struct prec_session *s,
 	err = prec_recording__open(&s->rec, fd, path, &ro);
 	if (err)
 		return err;
-	s->direct_io = prec_shard_writer__direct(s->rec.writers[0]);
+	m = prec_recording__manifest(s->rec);
+	s->direct_io = prec_shard_writer__direct(prec_recording__writer(s->rec, 0));
 	/* -S's AUX copies and --overwrite's snapshots; the tails */
-	err = prec_flight_shards__open(&s->flight, &s->rec, o, el->cpus, el->nr_cpus,
+	err = prec_flight_shards__open(&s->flight, s->rec, o, el->cpus, el->nr_cpus,
 				       el->overwrite || el->aux_snapshot,
 				       el->overwrite || o->tail_synthesize);
 	/* perf copies it once the events are open, before they run. */
 	if (!err && o->kcore)
-		err = prec_kcore__copy(s->rec.dirfd, s->rec.dir, &s->rec.m->kcore);
+		err = prec_kcore__copy(prec_recording__dirfd(s->rec), prec_recording__dir(s->rec),
+				       &m->kcore);
 	if (err)
 		return err;
 	if (s->max_disk)
-		prec_max_disk__start(s->max_disk, s->rec.m);
-	s->rec.m->start_time = prec_evlist__now(el, o->clockid);
+		prec_max_disk__start(s->max_disk, m);
+	m->start_time = prec_evlist__now(el, o->clockid);
 	/* -f's old directory stays aside until the final manifest is on
 	 * disk: a crash before then leaves the user both recordings. */
-	return prec_recording__write_manifest(&s->rec);
+	return prec_recording__write_manifest(s->rec);
 }
 
 /* One drainer thread per CPU's drained ring (the flight rings are read by
@@ -250,8 +254,8 @@ static int start_drainers(struct prec_session *s, const struct prec_record_opts 
 		struct prec_drainer_opts d = {
 			.cpu = el->cpus[c],
 			.ring = &el->rings[c],
-			.writer = s->rec.writers[c],
-			.layout = s->rec.m->time_layout,
+			.writer = prec_recording__writer(s->rec, c),
+			.layout = prec_recording__manifest(s->rec)->time_layout,
 			.clockid = o->clockid,
 			/* perf's choice for TIME_CONV: the first ring's page */
 			.clock_page = el->rings[0].page,
@@ -419,25 +423,27 @@ int prec_session__start(struct prec_session *s,
 					    el->nr && el->evsel[0].attr.inherit);
 	if (err)
 		return err;
-	err = prec_sideband__synthesize(s->rec.writers[s->nr_cpus], s->rec.m, &sbo);
+	err = prec_sideband__synthesize(prec_recording__writer(s->rec, s->nr_cpus),
+					prec_recording__manifest(s->rec), &sbo);
 	start_lap(s, "side band read");
 	if (err >= 0 && !o->markers)
-		err = close_sideband(s->rec.writers[s->nr_cpus]);
+		err = close_sideband(prec_recording__writer(s->rec, s->nr_cpus));
 	if (err < 0) {
-		pr_err("%s/%s: synthesizing the side band: %s", s->rec.dir,
+		pr_err("%s/%s: synthesizing the side band: %s", prec_recording__dir(s->rec),
 		       PREC_SHARD_SIDEBAND_NAME, strerror(-err));
 		return err;
 	}
 	/* Nothing more goes to the side band: get its fsync out of the way
 	 * now rather than at stop. */
-	err = prec_shard_writer__flush(s->rec.writers[s->nr_cpus]);
+	err = prec_shard_writer__flush(prec_recording__writer(s->rec, s->nr_cpus));
 	if (err) {
-		pr_err("%s/%s: %s", s->rec.dir, PREC_SHARD_SIDEBAND_NAME, strerror(-err));
+		pr_err("%s/%s: %s", prec_recording__dir(s->rec), PREC_SHARD_SIDEBAND_NAME,
+		       strerror(-err));
 		return err;
 	}
 	start_lap(s, "side band fsynced");
 	/* After the side band: its build-ids are in the manifest now. */
-	return prec_recording__reserve(&s->rec);
+	return prec_recording__reserve(s->rec);
 }
 
 /* ms from the stop to a drainer's CLOCK_MONOTONIC time t (0: never). */
@@ -464,10 +470,10 @@ static void epoch_lost(struct prec_session *s, int c, const struct prec_drainer_
 
 static void shard_totals(struct prec_session *s, struct prec_evlist *el, int c)
 {
-	struct prec_manifest_shard *sh = &s->rec.m->shards[c];
+	struct prec_manifest_shard *sh = &prec_recording__manifest(s->rec)->shards[c];
 	struct prec_shard_writer_stats ws;
 
-	count_writer(s, sh, s->rec.writers[c], &ws);
+	count_writer(s, sh, prec_recording__writer(s->rec, c), &ws);
 	if (c < s->nr_cpus)
 		s->writer_wait[c] = (struct prec_writer_wait){ ws.wait_ns_max, ws.staging_grown };
 	if (c < s->nr_cpus && s->hand[c].present) {
@@ -502,10 +508,12 @@ static struct prec_seen_maps seen_maps(struct prec_session *s)
  * dropped. */
 static void add_buildids(struct prec_session *s)
 {
+	struct prec_manifest *m = prec_recording__manifest(s->rec);
 	struct prec_seen_maps seen = seen_maps(s);
 
-	prec_buildid_collect__maps(s->rec.m, &seen, s->bid_reader);
-	prec_buildid_collect__vdso(s->rec.m, &seen, s->rec.dirfd, s->rec.dir);
+	prec_buildid_collect__maps(m, &seen, s->bid_reader);
+	prec_buildid_collect__vdso(m, &seen, prec_recording__dirfd(s->rec),
+				   prec_recording__dir(s->rec));
 	/* The pairs the drainers' tables dropped (at a cut: in the epoch
 	 * it ends). */
 	for (int c = 0; s->hand && c < s->nr_cpus; c++) {
@@ -515,8 +523,8 @@ static void add_buildids(struct prec_session *s)
 		if (ds->unflagged)
 			pr_debug("cpu%d: %llu MMAP2 records with another session's build-id flag",
 				 s->cpus[c], (unsigned long long)ds->unflagged);
-		n = s->rec.m->buildids_dropped + ds->maps_dropped;
-		s->rec.m->buildids_dropped = n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
+		n = m->buildids_dropped + ds->maps_dropped;
+		m->buildids_dropped = n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
 	}
 }
 
@@ -545,7 +553,7 @@ void prec_session__disable(struct prec_session *s, struct prec_evlist *el)
 
 const struct prec_recording *prec_session__recording(const struct prec_session *s)
 {
-	return &s->rec;
+	return s->rec;
 }
 
 struct prec_flight_shards *prec_session__flight_shards(struct prec_session *s)
@@ -565,20 +573,25 @@ int prec_session__disk_timeout_ms(const struct prec_session *s)
 
 void prec_session__disk_tick(struct prec_session *s)
 {
-	if (s->max_disk)
-		prec_max_disk__tick(s->max_disk, s->rec.dirfd, s->rec.m, s->rec.m->start_time);
+	struct prec_manifest *m;
+
+	if (!s->max_disk)
+		return;
+	m = prec_recording__manifest(s->rec);
+	prec_max_disk__tick(s->max_disk, prec_recording__dirfd(s->rec), m, m->start_time);
 }
 
 void prec_session__report(const struct prec_session *s, struct prec_session_report *r)
 {
 	*r = (struct prec_session_report){
-		.m = s->rec.m, .dir = s->rec.dir,
+		.m = s->rec ? prec_recording__manifest(s->rec) : NULL,
+		.dir = s->rec ? prec_recording__dir(s->rec) : NULL,
 		.records = s->records, .bytes = s->bytes, .lost = s->lost,
 		.enable_ns = s->t_enable_ns, .stop_ns = s->t_stop_ns,
 		.manifest_ns = s->manifest_ns,
 		.switch_output = s->epochs != NULL,
 		.epochs = s->epochs ? prec_epochs__count(s->epochs) : 0,
-		.drain_failed = s->fail_err != 0,
+		.drain_failed = prec_stop_fault__failed(&s->fault),
 		.nr_cpus = s->nr_cpus, .cpus = s->cpus,
 		.writer_wait = s->writer_wait, .pages = s->pages,
 		.direct_io = s->direct_io,
@@ -595,67 +608,7 @@ uint64_t prec_session__drained(const struct prec_session *s)
 
 int prec_session__drain_failed(struct prec_session *s)
 {
-	uint64_t n;
-
-	int efd = prec_drainer_pool__notify_fd(s->pool);
-
-	if (efd < 0 || read(efd, &n, sizeof(n)) != sizeof(n))
-		return 0;
-	for (int c = 0; c < s->nr_cpus && !s->fail_err; c++) {
-		int e = prec_drainer_pool__at(s->pool, c) ? prec_drainer__error(prec_drainer_pool__at(s->pool, c)) : 0;
-
-		if (e) {
-			s->fail_cpu = s->cpus[c];
-			s->fail_err = e;
-			s->fail_ns = prec_now_ns(CLOCK_MONOTONIC);
-		}
-	}
-	return s->fail_err != 0;
-}
-
-static const char *stop_reason(int err)
-{
-	if (err == -ENOSPC)
-		return "no space left on device";
-	if (err == -EDQUOT)
-		return "disk quota exceeded";
-	return strerror(-err);
-}
-
-/* The one line saying why the recording stopped before it was asked to:
- * which shard, what, when (wall clock and time into the recording), how
- * much is safe on disk. */
-static void report_stop(struct prec_session *s, int err)
-{
-	uint64_t mono = prec_now_ns(CLOCK_MONOTONIC), at = s->fail_ns, wall_ns;
-	time_t wall;
-	struct tm tm;
-	char when[32] = "?";
-	size_t n;
-	char who[32] = "";
-
-	for (int c = 0; c < s->nr_cpus && !s->fail_err; c++)
-		if (prec_drainer_pool__at(s->pool, c) && prec_drainer__error(prec_drainer_pool__at(s->pool, c))) {
-			s->fail_cpu = s->cpus[c];
-			s->fail_err = prec_drainer__error(prec_drainer_pool__at(s->pool, c));
-		}
-	if (s->fail_err) {
-		err = s->fail_err;
-		snprintf(who, sizeof(who), "shard cpu%d: ", s->fail_cpu);
-	}
-	if (!at || at > mono)
-		at = s->t_stop_ns ? s->t_stop_ns : mono;
-	wall_ns = prec_now_ns(CLOCK_REALTIME) - (mono - at);
-	wall = (time_t)(wall_ns / 1000000000ull);
-	if (localtime_r(&wall, &tm)) {
-		n = strftime(when, sizeof(when), "%H:%M:%S", &tm);
-		snprintf(when + n, sizeof(when) - n, ".%03u",
-			 (unsigned int)(wall_ns / 1000000ull % 1000));
-	}
-	pr_err("%s%s: stopped at %s (%.3f s in), %.1f MB recorded (%s holds everything before it)",
-	       who, stop_reason(err), when,
-	       at > s->t_enable_ns ? (double)(at - s->t_enable_ns) / 1e9 : 0.0,
-	       (double)s->bytes / 1e6, s->rec.dir);
+	return prec_stop_fault__note(&s->fault);
 }
 
 static int close_epoch(struct prec_session *s, struct prec_evlist *el, int err);
@@ -678,7 +631,7 @@ int prec_session__finish(struct prec_session *s, struct prec_evlist *el)
 	if (!s->o->no_buildid_cache) {
 		struct prec_seen_maps seen = seen_maps(s);
 
-		prec_buildid_collect__fill_cache(s->rec.m, &seen);
+		prec_buildid_collect__fill_cache(prec_recording__manifest(s->rec), &seen);
 		lap(s, "build-id cache");
 	}
 	/* The summary's totals: every epoch's. */
@@ -692,7 +645,7 @@ int prec_session__finish(struct prec_session *s, struct prec_evlist *el)
  * recorder's). err: the first error so far, returned unless 0. */
 static int close_writers(struct prec_session *s, int err)
 {
-	int e = prec_recording__close_writers(&s->rec);
+	int e = prec_recording__close_writers(s->rec);
 
 	err = err ? err : e;
 	e = prec_flight_shards__close(&s->flight);
@@ -701,12 +654,13 @@ static int close_writers(struct prec_session *s, int err)
 	return err;
 }
 
-/* The recording (with --switch-output, the epoch) in s->rec.dirfd closed: its
+/* The recording (with --switch-output, the epoch) s->rec closed: its
  * shards flushed and counted (the session's totals, its own), build-ids,
  * writers closed, the final manifest. err: the first error so far,
  * returned unless 0. */
 static int close_epoch(struct prec_session *s, struct prec_evlist *el, int err)
 {
+	struct prec_manifest *m = prec_recording__manifest(s->rec);
 	int e;
 
 	/* A drainer flushes its shard as it stops (its flush here finds
@@ -714,40 +668,40 @@ static int close_epoch(struct prec_session *s, struct prec_evlist *el, int err)
 	 * flushed here, so that the writers' totals count every chunk; at a
 	 * cut, the drainers' too. Every shard is durable after this: closing
 	 * the writers only frees them, and waits until after the manifest. */
-	e = prec_recording__flush_writers(&s->rec);
+	e = prec_recording__flush_writers(s->rec);
 	err = err ? err : e;
 	/* Appends are over: no drop may change a shard after its totals. */
 	if (s->max_disk)
 		prec_disk_budget__stop(prec_max_disk__budget(s->max_disk));
 	s->records = s->bytes = s->lost = 0;
 	for (int c = 0; c <= s->nr_cpus; c++)
-		if (s->rec.writers[c])
+		if (prec_recording__writer(s->rec, c))
 			shard_totals(s, el, c);
-	e = prec_flight_shards__finish(&s->flight, s->rec.m, &s->records, &s->bytes, &s->lost);
+	e = prec_flight_shards__finish(&s->flight, m, &s->records, &s->bytes, &s->lost);
 	err = err ? err : e;
 	add_buildids(s);
 	if (s->o->no_buildid)
-		prec_manifest__clear_buildids(s->rec.m);
+		prec_manifest__clear_buildids(m);
 	lap(s, "totals and build-ids");
 	/* --max-disk's finish wants the writers out of its budget. */
 	if (s->max_disk)
 		err = close_writers(s, err);
 	if (err)
-		report_stop(s, err);
+		prec_stop_fault__report(&s->fault, err, s->t_enable_ns, s->t_stop_ns, s->bytes,
+					prec_recording__dir(s->rec));
 	if (s->max_disk) {
-		e = prec_max_disk__finish(s->max_disk, s->rec.dirfd, s->rec.m, s->rec.m->start_time);
+		e = prec_max_disk__finish(s->max_disk, prec_recording__dirfd(s->rec), m,
+					  m->start_time);
 		err = err ? err : e;
 	}
-	s->rec.m->stop_time = prec_evlist__now(el, s->rec.m->clockid);
-	s->rec.m->state = PREC_STATE_COMPLETE;
-	prec_recording__release(&s->rec);
-	e = prec_manifest__write(s->rec.m, s->rec.dirfd);
-	if (e) {
-		pr_err("%s/manifest: writing it: %s", s->rec.dir, strerror(-e));
+	m->stop_time = prec_evlist__now(el, m->clockid);
+	m->state = PREC_STATE_COMPLETE;
+	prec_recording__release(s->rec);
+	e = prec_recording__write_manifest(s->rec);
+	if (e)
 		err = err ? err : e;
-	} else {
+	else
 		prec_out_dir__commit(&s->out);
-	}
 	s->manifest_ns = prec_now_ns(CLOCK_MONOTONIC) - s->t_stop_ns;
 	lap(s, "manifest written");
 	/* Flushed above: an error here is one the manifest already counts
@@ -758,10 +712,10 @@ static int close_epoch(struct prec_session *s, struct prec_evlist *el, int err)
 /* ---- --switch-output: the cut from one epoch to the next ---- */
 
 /* The next epoch opened as a recording of its own (its own session id),
- * its start manifest written. An epoch that could not start is closed
- * and removed (next is then for nothing). */
+ * its start manifest written, into *next. An epoch that could not start
+ * is closed and removed (*next NULL). */
 static int open_epoch(struct prec_session *s, struct prec_evlist *el,
-		      struct prec_recording *next)
+		      struct prec_recording **next)
 {
 	struct prec_recording_opts ro = { .o = s->o, .el = el, .argc = s->argc,
 		.argv = s->argv,
@@ -769,8 +723,7 @@ static int open_epoch(struct prec_session *s, struct prec_evlist *el,
 	char *path;
 	int err, fd;
 
-	memset(next, 0, sizeof(*next));
-	next->dirfd = -1;
+	*next = NULL;
 	err = make_epoch_dir(s, &fd, &path);
 	if (err) {
 		free(path);
@@ -782,11 +735,12 @@ static int open_epoch(struct prec_session *s, struct prec_evlist *el,
 	}
 	err = prec_recording__open(next, fd, path, &ro);
 	if (!err) {
-		next->m->start_time = prec_evlist__now(el, s->o->clockid);
-		err = prec_recording__write_manifest(next);
+		prec_recording__manifest(*next)->start_time = prec_evlist__now(el, s->o->clockid);
+		err = prec_recording__write_manifest(*next);
 	}
 	if (err) {
-		prec_recording__exit(next);
+		prec_recording__delete(*next);
+		*next = NULL;
 		prec_epochs__drop_newest(s->epochs);
 	}
 	return err;
@@ -808,7 +762,8 @@ static int epoch_tasks(struct prec_session *s, const struct prec_evlist *el,
 		sbo.nr_pids = err;
 	}
 	if (err >= 0)
-		err = prec_sideband__synthesize(next->writers[s->nr_cpus], next->m, &sbo);
+		err = prec_sideband__synthesize(prec_recording__writer(next, s->nr_cpus),
+						prec_recording__manifest(next), &sbo);
 	free(pids);
 	return err;
 }
@@ -820,7 +775,8 @@ static int epoch_tasks(struct prec_session *s, const struct prec_evlist *el,
 static int epoch_sideband(struct prec_session *s, struct prec_recording *next,
 			  struct prec_drainer_cut *cut)
 {
-	struct prec_shard_writer *w = next->writers[s->nr_cpus];
+	struct prec_shard_writer *w = prec_recording__writer(next, s->nr_cpus);
+	const char *dir = prec_recording__dir(next);
 	struct prec_capture **caps = calloc((size_t)s->nr_cpus, sizeof(*caps));
 	uint64_t dropped = 0;
 	int err = caps ? 0 : -ENOMEM;
@@ -830,21 +786,22 @@ static int epoch_sideband(struct prec_session *s, struct prec_recording *next,
 		dropped += caps[c]->dropped;
 	}
 	if (!err)
-		err = prec_capture__write(caps, s->nr_cpus, &next->m->time_layout, w);
+		err = prec_capture__write(caps, s->nr_cpus,
+					  &prec_recording__manifest(next)->time_layout, w);
 	free(caps);
 	if (err >= 0)
-		pr_debug("%s/%s: %d task records of the cut replayed", next->dir,
+		pr_debug("%s/%s: %d task records of the cut replayed", dir,
 			 PREC_SHARD_SIDEBAND_NAME, err);
 	if (dropped)
 		pr_warn("%s/%s: %llu task records of the cut did not fit its capture (%u KiB per CPU): the tasks they name may show as :PID in this epoch",
-			next->dir, PREC_SHARD_SIDEBAND_NAME, (unsigned long long)dropped,
+			dir, PREC_SHARD_SIDEBAND_NAME, (unsigned long long)dropped,
 			PREC_CAPTURE_BYTES / 1024);
 	if (err >= 0)
 		err = close_sideband(w);
 	if (err >= 0)
 		err = prec_shard_writer__flush(w);
 	if (err < 0) {
-		pr_err("%s/%s: synthesizing the side band: %s", next->dir,
+		pr_err("%s/%s: synthesizing the side band: %s", dir,
 		       PREC_SHARD_SIDEBAND_NAME, strerror(-err));
 		return err;
 	}
@@ -864,7 +821,7 @@ static int epoch_sideband(struct prec_session *s, struct prec_recording *next,
 int prec_session__cut(struct prec_session *s, struct prec_evlist *el)
 {
 	struct prec_drainer_cut *cut = calloc((size_t)s->nr_cpus, sizeof(*cut));
-	struct prec_recording next;
+	struct prec_recording *next;
 	uint64_t since;
 	int err, e;
 
@@ -878,7 +835,7 @@ int prec_session__cut(struct prec_session *s, struct prec_evlist *el)
 	/* 0 under a perf clock it cannot read: every task record is taken */
 	since = prec_evlist__now(el, s->o->clockid);
 	for (int c = 0; c < s->nr_cpus; c++) {
-		cut[c].writer = next.writers[c];
+		cut[c].writer = prec_recording__writer(next, c);
 		/* a drainer that has exited moves nothing: no loss twice */
 		cut[c].lost = s->epoch_base[c][0];
 		cut[c].lost_samples = s->epoch_base[c][1];
@@ -886,16 +843,17 @@ int prec_session__cut(struct prec_session *s, struct prec_evlist *el)
 		prec_capture__init(&cut[c].capture, PREC_CAPTURE_BYTES, since);
 	}
 	prec_drainer_pool__capture(s->pool, cut);
-	e = epoch_tasks(s, el, &next);
+	e = epoch_tasks(s, el, next);
 	err = prec_drainer_pool__cut(s->pool, cut);
 	if (err)
-		pr_err("%s: a drainer stopped before it moved to this epoch", next.dir);
+		pr_err("%s: a drainer stopped before it moved to this epoch",
+		       prec_recording__dir(next));
 	if (e < 0) {
-		pr_err("%s/%s: synthesizing the side band: %s", next.dir,
+		pr_err("%s/%s: synthesizing the side band: %s", prec_recording__dir(next),
 		       PREC_SHARD_SIDEBAND_NAME, strerror(-e));
 		err = err ? err : e;
 	}
-	e = epoch_sideband(s, &next, cut);
+	e = epoch_sideband(s, next, cut);
 	err = err ? err : e;
 	/* The old epoch, whose writers are all this thread's now, closed
 	 * with what the drainers handed over; the next one is the
@@ -906,7 +864,7 @@ int prec_session__cut(struct prec_session *s, struct prec_evlist *el)
 	s->prior_records += s->records;
 	s->prior_bytes += s->bytes;
 	s->prior_lost += s->lost;
-	prec_recording__exit(&s->rec);
+	prec_recording__delete(s->rec);
 	s->rec = next;
 	for (int c = 0; c < s->nr_cpus; c++) {
 		prec_drainer__free_maps(cut[c].maps, cut[c].nr_maps);
@@ -920,10 +878,12 @@ int prec_session__cut(struct prec_session *s, struct prec_evlist *el)
 void prec_session__discard(struct prec_session *s)
 {
 	stop_drainers(s);
-	prec_recording__close_writers(&s->rec);
+	if (s->rec)
+		prec_recording__close_writers(s->rec);
 	prec_flight_shards__close(&s->flight);
 	/* With --switch-output its epoch goes with it. */
-	prec_recording__exit(&s->rec);
+	prec_recording__delete(s->rec);
+	s->rec = NULL;
 	prec_out_dir__discard(&s->out);
 }
 
@@ -932,14 +892,15 @@ void prec_session__delete(struct prec_session *s)
 	if (!s)
 		return;
 	prec_drainer_pool__delete(s->pool); /* joined first */
-	prec_recording__close_writers(&s->rec);
+	if (s->rec)
+		prec_recording__close_writers(s->rec);
 	prec_flight_shards__exit(&s->flight);
 	prec_max_disk__delete(s->max_disk); /* after its shards' writers */
 	free(s->bid_queues);
 	prec_buildid_reader__delete(s->bid_reader);
 	free(s->writer_wait);
 	free(s->hand);
-	prec_recording__exit(&s->rec);
+	prec_recording__delete(s->rec);
 	prec_epochs__delete(s->epochs);
 	free(s->epoch_base);
 	prec_out_dir__exit(&s->out);
