@@ -63,10 +63,10 @@ int prec_aux_mode__parse_sample(const char *arg, uint32_t *size)
 	return 0;
 }
 
-static int aux_event(const struct prec_evlist *el)
+static int aux_event(const struct prec_evsel *evsel, int nr)
 {
-	for (int e = 0; e < el->nr; e++)
-		if (el->evsel[e].aux != PREC_AUX_NONE)
+	for (int e = 0; e < nr; e++)
+		if (evsel[e].aux != PREC_AUX_NONE)
 			return e;
 	return -1;
 }
@@ -75,20 +75,20 @@ static int aux_event(const struct prec_evlist *el)
  * that a 4 KiB sample holds one) unless the user chose one. prec keeps no
  * record of the terms written: a psb_period equal to perf's default is
  * taken as not chosen. */
-static void intel_pt_sample_psb(struct prec_evlist *el, struct prec_evsel *ev)
+static void intel_pt_sample_psb(const char *pmu_root, struct prec_evsel *ev)
 {
-	uint64_t mask = prec_pmu_sysfs__format_mask(el->pmu_root, ev->pmu, "psb_period");
+	uint64_t mask = prec_pmu_sysfs__format_mask(pmu_root, ev->pmu, "psb_period");
 	struct perf_event_attr dflt = { 0 };
 	uint64_t period;
 
-	prec_auxpmu__default_config(&dflt, el->pmu_root, ev->pmu, &period);
+	prec_auxpmu__default_config(&dflt, pmu_root, ev->pmu, &period);
 	if (mask && (ev->attr.config & mask) == (dflt.config & mask))
 		ev->attr.config &= ~mask;
 }
 
 /* --aux-sample: the size on every member of a group the AUX event leads,
  * perf's checks on the result. */
-static int set_samples(struct prec_evlist *el, const struct prec_record_opts *o)
+static int set_samples(struct prec_evsel *evsel, int nr, const struct prec_record_opts *o)
 {
 	uint32_t sz = o->aux_sample_size ? o->aux_sample_size : PREC_AUX_SAMPLE_DEFAULT;
 	int members = 0;
@@ -98,11 +98,11 @@ static int set_samples(struct prec_evlist *el, const struct prec_record_opts *o)
 		       sz, PREC_AUX_SAMPLE_MAX);
 		return -EINVAL;
 	}
-	for (int e = 0; e < el->nr; e++) {
-		struct prec_evsel *ev = &el->evsel[e];
+	for (int e = 0; e < nr; e++) {
+		struct prec_evsel *ev = &evsel[e];
 
 		if (ev->leader < 0 || ev->leader == e ||
-		    el->evsel[ev->leader].aux == PREC_AUX_NONE)
+		    evsel[ev->leader].aux == PREC_AUX_NONE)
 			continue;
 		ev->attr.aux_sample_size = sz;
 		members++;
@@ -114,13 +114,14 @@ static int set_samples(struct prec_evlist *el, const struct prec_record_opts *o)
 	return 0;
 }
 
-int prec_aux_mode__check(struct prec_evlist *el, const struct prec_record_opts *o)
+int prec_aux_mode__check(struct prec_evsel *evsel, int nr, const char *pmu_root,
+			 const struct prec_record_opts *o)
 {
 	int e;
 
 	if (!o->aux_snapshot && !o->aux_sample)
 		return 0;
-	e = aux_event(el);
+	e = aux_event(evsel, nr);
 	if (e < 0) {
 		/* perf's refusals, with what would do */
 		pr_err(o->aux_snapshot ?
@@ -139,9 +140,9 @@ int prec_aux_mode__check(struct prec_evlist *el, const struct prec_record_opts *
 	}
 	if (!o->aux_sample)
 		return 0;
-	if (el->evsel[e].aux == PREC_AUX_INTEL_PT)
-		intel_pt_sample_psb(el, &el->evsel[e]);
-	return set_samples(el, o);
+	if (evsel[e].aux == PREC_AUX_INTEL_PT)
+		intel_pt_sample_psb(pmu_root, &evsel[e]);
+	return set_samples(evsel, nr, o);
 }
 
 /* bytes up to a power of two of pages */
@@ -155,13 +156,13 @@ static uint64_t pow2_pages(uint64_t bytes, uint64_t ps)
 }
 
 /* intel_pt's PSB period in bytes as perf reckons it for its warning. */
-static uint64_t psb_bytes(const struct prec_evlist *el, const struct prec_evsel *ev)
+static uint64_t psb_bytes(const char *pmu_root, const struct prec_evsel *ev)
 {
-	uint64_t mask = prec_pmu_sysfs__format_mask(el->pmu_root, ev->pmu, "psb_period");
+	uint64_t mask = prec_pmu_sysfs__format_mask(pmu_root, ev->pmu, "psb_period");
 	uint64_t v = 0;
 	char text[16];
 
-	if (prec_pmu_sysfs__read_attr(el->pmu_root, ev->pmu, "caps/topa_multiple_entries",
+	if (prec_pmu_sysfs__read_attr(pmu_root, ev->pmu, "caps/topa_multiple_entries",
 				      text, sizeof(text)) <= 0 || atoi(text) == 0)
 		return 256; /* early hardware, with extra PSBs */
 	for (int b = 0, i = 0; b < 64; b++)
@@ -174,26 +175,25 @@ static uint64_t psb_bytes(const struct prec_evlist *el, const struct prec_evsel 
  * -vv on a GenuineIntel CPU, tests/vm/auxattr.sh): exclude_guest clear
  * (a :u included; prec keeps a G/H modifier's), and while the area is
  * drained an aux_watermark of a quarter of it. */
-static void intel_pt_attrs(const struct prec_evlist *el, struct prec_evsel *ev,
-			   uint64_t bytes)
+static void intel_pt_attrs(bool aux_overwrite, struct prec_evsel *ev, uint64_t bytes)
 {
 	if (!ev->exclude_GH)
 		ev->attr.exclude_guest = 0;
-	if (!el->aux_overwrite)
+	if (!aux_overwrite)
 		ev->attr.aux_watermark = (uint32_t)(bytes / 4 > UINT32_MAX ? UINT32_MAX : bytes / 4);
 }
 
-int64_t prec_aux_mode__bytes(struct prec_evlist *el, int e,
-			     const struct prec_record_opts *o, size_t dflt)
+int64_t prec_aux_mode__bytes(struct prec_evsel *evsel, int nr, int e,
+			     const char *pmu_root, const struct prec_record_opts *o,
+			     size_t dflt, uint64_t *snapshot_size)
 {
-	struct prec_evsel *ev = &el->evsel[e];
+	struct prec_evsel *ev = &evsel[e];
 	long ps = sysconf(_SC_PAGESIZE);
 	uint64_t page = ps > 0 ? (uint64_t)ps : 4096;
 	uint64_t bytes = o->aux_bytes, snap = o->aux_snapshot_size, min = PREC_AUX_MIN_BYTES;
+	bool aux_overwrite = o->aux_snapshot || o->aux_sample;
 
-	el->aux_overwrite = o->aux_snapshot || o->aux_sample;
-	el->aux_snapshot = o->aux_snapshot;
-	if (el->aux_overwrite)
+	if (aux_overwrite)
 		min = PREC_AUX_MIN_BYTES_OVERWRITE;
 	if (o->aux_snapshot) {
 		if (!bytes)
@@ -205,16 +205,16 @@ int64_t prec_aux_mode__bytes(struct prec_evlist *el, int e,
 			       (unsigned long long)snap, (unsigned long long)bytes);
 			return -EINVAL;
 		}
-		el->aux_snapshot_size = snap;
-		if (ev->aux == PREC_AUX_INTEL_PT && snap <= psb_bytes(el, ev) + 256)
+		*snapshot_size = snap;
+		if (ev->aux == PREC_AUX_INTEL_PT && snap <= psb_bytes(pmu_root, ev) + 256)
 			pr_warn("event '%s': snapshot size %llu may be too small for the PSB period (%llu)",
 				ev->name, (unsigned long long)snap,
-				(unsigned long long)psb_bytes(el, ev));
+				(unsigned long long)psb_bytes(pmu_root, ev));
 	} else if (o->aux_sample && ev->aux == PREC_AUX_INTEL_PT && !bytes) {
 		/* intel_pt's sample mode: an area as big as the largest sample */
-		for (int i = 0; i < el->nr; i++)
-			if (el->evsel[i].attr.aux_sample_size > bytes)
-				bytes = el->evsel[i].attr.aux_sample_size;
+		for (int i = 0; i < nr; i++)
+			if (evsel[i].attr.aux_sample_size > bytes)
+				bytes = evsel[i].attr.aux_sample_size;
 		bytes = pow2_pages(bytes, page);
 	}
 	if (!bytes)
@@ -225,6 +225,6 @@ int64_t prec_aux_mode__bytes(struct prec_evlist *el, int e,
 		return -EINVAL;
 	}
 	if (ev->aux == PREC_AUX_INTEL_PT)
-		intel_pt_attrs(el, ev, bytes);
+		intel_pt_attrs(aux_overwrite, ev, bytes);
 	return (int64_t)bytes;
 }

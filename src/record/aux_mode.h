@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct prec_evlist;
+struct prec_evsel;
 struct prec_record_opts;
 
 /* perf's cap on aux_sample_size: a sample is at most 64 KiB, the AUX
@@ -28,23 +28,29 @@ int prec_aux_mode__parse_snapshot(const char *arg, bool *on_exit, uint64_t *size
  * 0 = the PMU's default). Returns 0 or -EINVAL. Pure. */
 int prec_aux_mode__parse_sample(const char *arg, uint32_t *size);
 
-/* Once the events are parsed, before prec_evlist__aux_setup: without an
- * AUX event, perf's refusal; with --aux-sample, every member of a group
- * led by the AUX event gets aux_sample_size and PERF_SAMPLE_AUX (perf's
- * checks: the leader is the AUX event, at most 60 KiB, some member).
- * Returns 0 or -EINVAL after one line. Main thread, at setup. */
-int prec_aux_mode__check(struct prec_evlist *el, const struct prec_record_opts *o);
+/* The event list's AUX setup calls these two (evlist_aux.c) on its events
+ * evsel[0..nr), parsed under pmu_root. */
 
-/* The AUX area per CPU of the AUX event ev of el in o's mode, perf 6.1's
+/* Once the events are parsed, first in prec_evlist__aux_setup: with -S or
+ * --aux-sample and no AUX event, perf's refusal; with --aux-sample, every
+ * member of a group led by the AUX event gets aux_sample_size and
+ * PERF_SAMPLE_AUX (perf's checks: the leader is the AUX event, at most
+ * 60 KiB, some member). Returns 0 or -EINVAL after one line. Main thread,
+ * at setup. */
+int prec_aux_mode__check(struct prec_evsel *evsel, int nr, const char *pmu_root,
+			 const struct prec_record_opts *o);
+
+/* The AUX area per CPU of the AUX event evsel[ev] in o's mode, perf 6.1's
  * rule (dflt: the full-trace default): with -S, --aux-size or the
  * snapshot size rounded up to a power of two of pages or dflt, and the
- * snapshot size the area's when not given (el->aux_snapshot_size); with
- * --aux-sample on intel_pt, the largest sample rounded so. Sets
- * el->aux_overwrite, el->aux_snapshot, and on intel_pt what perf's
- * recording sets (exclude_guest 0; aux_watermark a quarter of a drained
- * area). Returns the bytes, or -EINVAL after one line (a snapshot bigger
- * than the area, an area under 4 KiB). */
-int64_t prec_aux_mode__bytes(struct prec_evlist *el, int ev,
-			     const struct prec_record_opts *o, size_t dflt);
+ * snapshot size the area's when not given (*snapshot_size, set with -S
+ * only); with --aux-sample on intel_pt, the largest sample rounded so.
+ * Sets on intel_pt what perf's recording sets (exclude_guest 0;
+ * aux_watermark a quarter of an area drained, neither -S nor
+ * --aux-sample). Returns the bytes, or -EINVAL after one line (a
+ * snapshot bigger than the area, an area under 4 KiB). */
+int64_t prec_aux_mode__bytes(struct prec_evsel *evsel, int nr, int ev,
+			     const char *pmu_root, const struct prec_record_opts *o,
+			     size_t dflt, uint64_t *snapshot_size);
 
 #endif

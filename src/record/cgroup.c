@@ -189,8 +189,8 @@ static int open_beneath(int mnt, const char *name, const char **why)
  * of them), or NULL. */
 static struct prec_evsel *nth_event(struct prec_evlist *el, int after_specs, int index)
 {
-	for (int i = 0; i < el->nr; i++) {
-		struct prec_evsel *ev = &el->evsel[i];
+	for (int i = 0; i < prec_evlist__nr_events(el); i++) {
+		struct prec_evsel *ev = prec_evlist__event_edit(el, i);
 
 		if (ev->spec < 0 || ev->spec >= after_specs)
 			continue;

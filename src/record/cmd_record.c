@@ -21,7 +21,6 @@
 #include <unistd.h>
 
 #include "record/attr_text.h"
-#include "record/aux_mode.h"
 #include "record/cgroup.h"
 #include "record/control_channel.h"
 #include "record/drainer_pool.h"
@@ -64,7 +63,7 @@ struct watch {
 
 struct record {
 	struct prec_record_opts o;
-	struct prec_evlist el;
+	struct prec_evlist *el;
 	struct prec_workload wl;
 	bool have_wl;
 	struct prec_session *s;
@@ -105,22 +104,22 @@ static int add_default_event(struct record *r)
 
 	if (fd >= 0) {
 		close((int)fd);
-		err = prec_evlist__add(&r->el, "cycles:P", NULL, NULL);
+		err = prec_evlist__add(r->el, "cycles:P", NULL, NULL);
 		if (!err)
-			r->el.evsel[r->el.nr - 1].attr.exclude_guest = 1;
+			prec_evlist__event_edit(r->el, prec_evlist__nr_events(r->el) - 1)->attr.exclude_guest = 1;
 		return err;
 	}
 	/* said once the events are open: not before an error's one line */
 	r->no_cycles = errno;
-	return prec_evlist__add(&r->el, "cpu-clock", NULL, NULL);
+	return prec_evlist__add(r->el, "cpu-clock", NULL, NULL);
 }
 
 static int setup_events(struct record *r)
 {
-	int err = prec_evlist__add_tracking(&r->el);
+	int err = prec_evlist__add_tracking(r->el);
 
 	for (int i = 0; !err && i < r->o.nr_specs; i++) {
-		int first = r->el.nr;
+		int first = prec_evlist__nr_events(r->el);
 
 		if (r->o.specs[i].pfm && r->o.specs[i].filter) {
 			/* as perf: a filter follows a tracepoint's -e */
@@ -128,38 +127,35 @@ static int setup_events(struct record *r)
 			       r->o.specs[i].filter);
 			err = -EINVAL;
 		} else if (r->o.specs[i].pfm)
-			err = prec_evlist__add_pfm(&r->el, r->o.specs[i].text);
+			err = prec_evlist__add_pfm(r->el, r->o.specs[i].text);
 		else
-			err = prec_evlist__add(&r->el, r->o.specs[i].text,
+			err = prec_evlist__add(r->el, r->o.specs[i].text,
 					       r->o.specs[i].filter, NULL);
-		for (int j = first; j < r->el.nr; j++)
-			r->el.evsel[j].spec = i; /* what -G counts */
+		prec_evlist__mark_spec(r->el, first, i); /* what -G counts */
 		if (!err && r->o.specs[i].exclude_self)
-			err = prec_evlist__mark_exclude_self(&r->el, i);
+			err = prec_evlist__mark_exclude_self(r->el, i);
 	}
 	if (!err && r->o.group)
-		prec_evlist__group_all(&r->el);
+		prec_evlist__group_all(r->el);
 	if (!err)
-		err = prec_cgroup__assign(&r->el, &r->o);
-	if (!err && r->el.nr == 1)
+		err = prec_cgroup__assign(r->el, &r->o);
+	if (!err && prec_evlist__nr_events(r->el) == 1)
 		err = add_default_event(r);
 	/* The carrier of the markers: its samples come from the ftrace
 	 * instance (the kernel never feeds ftrace:print to perf). */
 	if (!err && r->o.markers) {
-		err = prec_evlist__add(&r->el, "ftrace:print", NULL, NULL);
+		err = prec_evlist__add(r->el, "ftrace:print", NULL, NULL);
 		if (!err)
-			r->el.evsel[r->el.nr - 1].sampling = false;
+			prec_evlist__event_edit(r->el, prec_evlist__nr_events(r->el) - 1)->sampling = false;
 	}
 	if (!err)
-		err = prec_offcpu__add(&r->el, &r->o);
+		err = prec_offcpu__add(r->el, &r->o);
 	if (!err)
-		err = prec_aux_mode__check(&r->el, &r->o);
+		err = prec_evlist__aux_setup(r->el, &r->o);
 	if (!err)
-		err = prec_evlist__aux_setup(&r->el, &r->o);
+		err = prec_record_opts__resolve(&r->o, r->el);
 	if (!err)
-		err = prec_record_opts__resolve(&r->o, &r->el);
-	if (!err)
-		err = prec_evlist__channels(&r->el, &r->o);
+		err = prec_evlist__channels(r->el, &r->o);
 	return err < 0 ? err : 0;
 }
 
@@ -220,13 +216,13 @@ static int exclude_self(struct record *r)
 	int n = 0, err = 0;
 	bool any = false;
 
-	for (int i = 0; i < r->el.nr; i++)
-		any |= r->el.evsel[i].exclude_self;
+	for (int i = 0; i < prec_evlist__nr_events(r->el); i++)
+		any |= prec_evlist__event(r->el, i)->exclude_self;
 	if (!any)
 		return 0;
 	err = list_threads(0, &tids, &n);
 	if (!err)
-		err = prec_evlist__exclude_tids(&r->el, tids, n);
+		err = prec_evlist__exclude_tids(r->el, tids, n);
 	else
 		pr_err("option --exclude-perf: /proc/self/task: %s", strerror(-err));
 	free(tids);
@@ -365,7 +361,8 @@ static int setup_signals(struct record *r)
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGHUP);
 	sigaddset(&set, SIGCHLD);
-	if (r->el.overwrite || r->el.aux_snapshot || r->o.switch_output)
+	if (prec_evlist__overwrite(r->el) || prec_evlist__aux_snapshot(r->el) ||
+	    r->o.switch_output)
 		sigaddset(&set, SIGUSR2); /* snapshot, or the next epoch */
 	/* Blocked before any thread exists, so drainers inherit the mask and
 	 * every stop signal reaches the signalfd. */
@@ -382,7 +379,7 @@ static int cut(void *arg)
 {
 	struct record *r = arg;
 	uint64_t t0 = prec_now_ns(CLOCK_MONOTONIC), now;
-	int err = prec_session__cut(r->s, &r->el);
+	int err = prec_session__cut(r->s, r->el);
 
 	now = prec_now_ns(CLOCK_MONOTONIC);
 	pr_debug("%s: epoch started; the cut took %.1f ms",
@@ -534,7 +531,7 @@ static int wait_for_stop(struct record *r)
 			break;
 		if ((pfd[1].revents & POLLIN) && prec_session__drain_failed(r->s))
 			break;
-		if (prec_controls__tick(&r->fl, &r->el))
+		if (prec_controls__tick(&r->fl, r->el))
 			break;
 		if (switch_due(r))
 			break;
@@ -558,16 +555,19 @@ static int wait_for_stop(struct record *r)
  * shown too, as perf shows it before its open fails. */
 static void debug_events(const struct prec_evlist *el, int verbose)
 {
-	for (int i = 0; verbose >= 2 && i < el->nr; i++)
-		prec_attr__fprintf(stderr, &el->evsel[i].attr);
-	for (int i = 0; i < el->nr; i++) {
-		const struct perf_event_attr *a = &el->evsel[i].attr;
+	int nr = prec_evlist__nr_events(el);
+
+	for (int i = 0; verbose >= 2 && i < nr; i++)
+		prec_attr__fprintf(stderr, &prec_evlist__event(el, i)->attr);
+	for (int i = 0; i < nr; i++) {
+		const struct prec_evsel *ev = prec_evlist__event(el, i);
+		const struct perf_event_attr *a = &ev->attr;
 
 		pr_debug("event %d '%s': type %u config %#llx sample_type %#llx %s %llu read_format %#llx leader %d%s",
-			 i, el->evsel[i].name, a->type, (unsigned long long)a->config,
+			 i, ev->name, a->type, (unsigned long long)a->config,
 			 (unsigned long long)a->sample_type, a->freq ? "freq" : "period",
 			 (unsigned long long)a->sample_period,
-			 (unsigned long long)a->read_format, el->evsel[i].leader,
+			 (unsigned long long)a->read_format, ev->leader,
 			 a->write_backward ? " write_backward (flight ring)" : "");
 	}
 }
@@ -588,7 +588,7 @@ static int begin_session(struct record *r, int argc, char **argv)
 	err = prec_session__new(&r->s, r->o.dir, r->o.force, r->t_begin_ns);
 	if (err)
 		return err;
-	err = prec_session__begin(r->s, &r->o, &r->el, argc, argv);
+	err = prec_session__begin(r->s, &r->o, r->el, argc, argv);
 	if (err) {
 		prec_session__discard(r->s);
 		return err;
@@ -611,10 +611,10 @@ static int begin_session(struct record *r, int argc, char **argv)
 	}
 	/* A workload alone (enable_on_exec) has nothing to track before its
 	 * exec; everything else does, -D's wait included. */
-	err = prec_session__start(r->s, &r->o, &r->el, pids, nr,
+	err = prec_session__start(r->s, &r->o, r->el, pids, nr,
 				  !(r->have_wl && !r->o.all_cpus));
 	if (!err)
-		err = prec_controls__start(&r->fl, r->s, &r->o, &r->el);
+		err = prec_controls__start(&r->fl, r->s, &r->o, r->el);
 	if (err) {
 		/* No sample was recorded yet (at most side band: the sampling
 		 * events are still disabled): leave nothing behind, and -f's
@@ -634,7 +634,7 @@ static int go(struct record *r)
 	if (err)
 		return 1;
 	/* Workload-only mode enables on exec; everything else now. */
-	err = prec_session__enable(r->s, &r->el, !(r->have_wl && !r->o.all_cpus) &&
+	err = prec_session__enable(r->s, r->el, !(r->have_wl && !r->o.all_cpus) &&
 				   prec_controls__starts_enabled(&r->fl));
 	if (err)
 		return err;
@@ -653,9 +653,9 @@ static int stop(struct record *r, int rc)
 {
 	int err;
 
-	prec_session__disable(r->s, &r->el);
+	prec_session__disable(r->s, r->el);
 	prec_controls__stop(&r->fl);
-	err = prec_session__finish(r->s, &r->el);
+	err = prec_session__finish(r->s, r->el);
 	if (r->have_wl && !r->wl.exited) {
 		prec_workload__abort(&r->wl);
 	}
@@ -695,7 +695,7 @@ static int user_only(struct record *r)
 
 	if (prec_perm__allows(PREC_PERM_KERNEL))
 		return 0;
-	n = prec_evlist__user_only(&r->el);
+	n = prec_evlist__user_only(r->el);
 	if (n < 0) {
 		pr_err("events: %s", strerror(-n));
 		return n;
@@ -742,7 +742,7 @@ static int record(struct record *r, int argc, char **argv)
 	if (err)
 		return 1;
 	/* An overwrite term on an event makes a flight recording as well. */
-	if (r->o.switch_output && r->el.overwrite) {
+	if (r->o.switch_output && prec_evlist__overwrite(r->el)) {
 		pr_err("option --switch-output: an event with overwrite makes a flight recording, whose snapshots take SIGUSR2");
 		return 2;
 	}
@@ -758,25 +758,24 @@ static int record(struct record *r, int argc, char **argv)
 	/* As perf: a command's and -p's processes are followed into their
 	 * children (unless -i), -t's threads are not; perf sets inherit on
 	 * -a's CPU-wide events too, where the kernel has no task to follow. */
-	prec_evlist__config(&r->el, &r->o, r->have_wl,
+	prec_evlist__config(r->el, &r->o, r->have_wl,
 			    !r->o.no_inherit && (r->have_wl || r->o.nr_pids || r->o.all_cpus ||
 						 !r->o.nr_tids));
-	prec_offcpu__config(&r->el, &r->o);
+	prec_offcpu__config(r->el, &r->o);
 	err = user_only(r);
 	if (err)
 		return 1;
 	if (r->o.dry_run) {
-		debug_events(&r->el, r->o.verbose);
+		debug_events(r->el, r->o.verbose);
 		return 0;
 	}
 	/* -D: the sampling events wait for the timer or 'enable', not for
 	 * exec. The tracking event does not wait (as perf): the command's
 	 * exec COMM and MMAPs come during the wait, and without them its
 	 * samples would carry the forked child's name, "prec", and no DSO. */
-	for (int i = 0; r->o.delay_ms && i < r->el.nr; i++)
-		if (!r->el.evsel[i].tracking)
-			r->el.evsel[i].attr.enable_on_exec = 0;
-	debug_events(&r->el, r->o.verbose);
+	if (r->o.delay_ms)
+		prec_evlist__delay_enable(r->el);
+	debug_events(r->el, r->o.verbose);
 	if (prec_controls__init(&r->fl, &r->o))
 		return 1;
 	if (r->o.switch_output) {
@@ -784,8 +783,8 @@ static int record(struct record *r, int argc, char **argv)
 		r->fl.cut_arg = r;
 	}
 	start_lap(r, "events parsed, targets set up");
-	r->el.show_opens = r->o.verbose >= 2;
-	err = prec_evlist__open(&r->el, r->cpus, r->nr_cpus, r->tasks, r->nr_tasks,
+	prec_evlist__show_opens(r->el, r->o.verbose >= 2);
+	err = prec_evlist__open(r->el, r->cpus, r->nr_cpus, r->tasks, r->nr_tasks,
 				r->o.mmap_pages);
 	if (err)
 		return 1;
@@ -825,8 +824,8 @@ static void release_events_later(const struct record *r)
 	pid_t pid;
 	char c;
 
-	for (int i = 0; i < r->el.nr; i++)
-		tracepoints |= r->el.evsel[i].attr.type == PERF_TYPE_TRACEPOINT;
+	for (int i = 0; r->el && i < prec_evlist__nr_events(r->el); i++)
+		tracepoints |= prec_evlist__event(r->el, i)->attr.type == PERF_TYPE_TRACEPOINT;
 	if (!tracepoints || pipe2(p, O_CLOEXEC))
 		return;
 	pid = fork();
@@ -859,7 +858,12 @@ int prec_cmd_record(int argc, char **argv)
 		prec_log_level = PREC_LOG_DEBUG;
 	else if (r.o.quiet)
 		prec_log_level = PREC_LOG_ERR;
-	rc = prec_file_output__init(&r.fo, &r.o) ? 1 : record(&r, argc, argv);
+	if (prec_evlist__new(&r.el)) {
+		pr_err("record: the event list: %s", strerror(ENOMEM));
+		rc = 1;
+	} else {
+		rc = prec_file_output__init(&r.fo, &r.o) ? 1 : record(&r, argc, argv);
+	}
 	if (r.have_wl)
 		prec_workload__abort(&r.wl);
 	prec_controls__exit(&r.fl); /* its threads write into the session */
@@ -867,7 +871,7 @@ int prec_cmd_record(int argc, char **argv)
 	prec_session__delete(r.s);
 	release_events_later(&r);
 	prec_file_output__exit(&r.fo);
-	prec_evlist__exit(&r.el);
+	prec_evlist__delete(r.el);
 	for (int i = 0; i < r.nr_watches; i++)
 		if (r.watches[i].fd >= 0)
 			close(r.watches[i].fd);

@@ -12,6 +12,7 @@
 #include "record/aux_snapshot.h"
 #include "record/control_channel.h"
 #include "record/evlist.h"
+#include "record/evlist_aux.h"
 #include "record/evlist_open.h"
 #include "record/markers.h"
 #include "record/options.h"
@@ -53,19 +54,21 @@ int prec_controls__init(struct prec_controls *f, const struct prec_record_opts *
 /* The ftrace:print ids, one per CPU index (first task), for the markers. */
 static int marker_ids(const struct prec_evlist *el, uint64_t **ids)
 {
-	int e = -1;
+	int e = -1, nr_cpus = prec_evlist__nr_cpus(el);
 
-	for (int i = 0; i < el->nr; i++)
-		if (el->evsel[i].tp_system && !strcmp(el->evsel[i].name, "ftrace:print"))
+	for (int i = 0; i < prec_evlist__nr_events(el); i++) {
+		const struct prec_evsel *ev = prec_evlist__event(el, i);
+
+		if (ev->tp_system && !strcmp(ev->name, "ftrace:print"))
 			e = i;
+	}
 	if (e < 0)
 		return -ENOENT;
-	*ids = calloc((size_t)el->nr_cpus, sizeof(**ids));
+	*ids = calloc((size_t)nr_cpus, sizeof(**ids));
 	if (!*ids)
 		return -ENOMEM;
-	for (int c = 0; c < el->nr_cpus; c++)
-		(*ids)[c] = el->ids[((size_t)e * (size_t)el->nr_cpus + (size_t)c) *
-				    (size_t)el->nr_tasks];
+	for (int c = 0; c < nr_cpus; c++)
+		(*ids)[c] = prec_evlist__id(el, e, c, 0);
 	return 0;
 }
 
@@ -91,7 +94,7 @@ static int start_tail(struct prec_controls *f, struct prec_session *s,
 	struct prec_tail_opts to = { .writer = prec_session__flight_shards(s)->tail,
 		.m = prec_recording__manifest(prec_session__recording(s)),
 		.data_maps = o->callgraph == PREC_CG_DWARF || o->data,
-		.descendants = el->nr && el->evsel[0].attr.inherit };
+		.descendants = prec_evlist__inherits(el) };
 	int err;
 
 	if (o->nr_pids) {
@@ -100,9 +103,9 @@ static int start_tail(struct prec_controls *f, struct prec_session *s,
 	} else if (o->nr_tids) {
 		to.roots = o->tids;
 		to.nr_roots = o->nr_tids;
-	} else if (el->nr_tasks > 0 && el->tasks[0] > 0) {
-		to.roots = el->tasks; /* the workload */
-		to.nr_roots = el->nr_tasks;
+	} else if (prec_evlist__nr_tasks(el) > 0 && prec_evlist__tasks(el)[0] > 0) {
+		to.roots = prec_evlist__tasks(el); /* the workload */
+		to.nr_roots = prec_evlist__nr_tasks(el);
 	}
 	err = prec_tail__new(&f->tail, &to);
 	if (err)
@@ -115,8 +118,9 @@ static int start_snapshots(struct prec_controls *f, struct prec_session *s,
 			   const struct prec_evlist *el)
 {
 	struct prec_snapshot_opts so = {
-		.rings = el->flight_rings, .writers = prec_session__flight_shards(s)->cpu,
-		.cpus = el->cpus, .nr = el->nr_cpus,
+		.rings = prec_evlist__flight_rings(el),
+		.writers = prec_session__flight_shards(s)->cpu,
+		.cpus = prec_evlist__cpus(el), .nr = prec_evlist__nr_cpus(el),
 		.layout = prec_recording__manifest(prec_session__recording(s))->time_layout,
 	};
 	int err = prec_snapshot__new(&f->snap, &so);
@@ -149,13 +153,13 @@ static int start_aux_snapshots(struct prec_controls *f, struct prec_session *s,
 			       const struct prec_record_opts *o,
 			       const struct prec_evlist *el)
 {
-	size_t per_event = (size_t)el->nr_cpus * (size_t)el->nr_tasks;
 	struct prec_aux_snapshot_opts ao = {
-		.rings = el->rings, .writers = prec_session__flight_shards(s)->cpu,
-		.cpus = el->cpus, .nr = el->nr_cpus,
-		.fds = el->fds + (size_t)el->aux_owner * per_event,
-		.fds_per_ring = el->nr_tasks, .size = el->aux_snapshot_size,
-		.clock_page = el->rings[0].page,
+		.rings = prec_evlist__rings(el), .writers = prec_session__flight_shards(s)->cpu,
+		.cpus = prec_evlist__cpus(el), .nr = prec_evlist__nr_cpus(el),
+		.fds = prec_evlist__aux_fds(el),
+		.fds_per_ring = prec_evlist__nr_tasks(el),
+		.size = prec_evlist__aux_snapshot_size(el),
+		.clock_page = prec_evlist__clock_page(el),
 	};
 	int err = prec_aux_snapshot__new(&f->aux_snap, &ao);
 
@@ -185,12 +189,12 @@ int prec_controls__start(struct prec_controls *f, struct prec_session *s,
 		f->next_edge = 1;
 	else if (f->nr_edges)
 		pr_info("Events disabled");
-	if (el->aux_snapshot) {
+	if (prec_evlist__aux_snapshot(el)) {
 		err = start_aux_snapshots(f, s, o, el);
 		if (err)
 			return err;
 	}
-	if (el->overwrite) {
+	if (prec_evlist__overwrite(el)) {
 		err = start_snapshots(f, s, o, el);
 		if (err)
 			return err;
@@ -207,12 +211,12 @@ int prec_controls__start(struct prec_controls *f, struct prec_session *s,
 	if (err)
 		return err;
 	/* the side band's */
-	mo.writer = prec_recording__writer(prec_session__recording(s), el->nr_cpus);
+	mo.writer = prec_recording__writer(prec_session__recording(s), prec_evlist__nr_cpus(el));
 	mo.clockid = o->clockid;
 	mo.round_ns = o->round_ms * 1000000ull;
 	mo.ids = f->marker_ids;
-	mo.cpus = el->cpus;
-	mo.nr_cpus = el->nr_cpus;
+	mo.cpus = prec_evlist__cpus(el);
+	mo.nr_cpus = prec_evlist__nr_cpus(el);
 	err = prec_markers__start(f->mk, &mo);
 	if (err)
 		pr_err("markers: starting the reader: %s", strerror(-err));

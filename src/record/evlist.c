@@ -4,7 +4,8 @@
 // dummy, and the channel each event writes to (drained, or a flight
 // ring). What their attrs become is evlist_config.c's, the AUX event's
 // part evlist_aux.c's, the descriptors opened for them evlist_open.c's:
-// this file is the list those three work on, and its end (exit()).
+// this file is the list those three work on, its accessors for the
+// other files (the struct is evlist_internal.h's), its life (new, delete).
 #include "record/evlist.h"
 
 #include <errno.h>
@@ -13,6 +14,7 @@
 #include <unistd.h>
 
 #include "record/event_parse.h"
+#include "record/evlist_internal.h"
 #include "record/evlist_open.h"
 #include "record/options.h"
 #include "record/perfclock.h"
@@ -331,6 +333,65 @@ uint64_t prec_evlist__now(const struct prec_evlist *el, int clockid)
 	return el->rings && el->nr_cpus ? prec_perfclock__now(el->rings[0].page) : 0;
 }
 
+int prec_evlist__nr_events(const struct prec_evlist *el)
+{
+	return el->nr;
+}
+
+const struct prec_evsel *prec_evlist__event(const struct prec_evlist *el, int i)
+{
+	return &el->evsel[i];
+}
+
+struct prec_evsel *prec_evlist__event_edit(struct prec_evlist *el, int i)
+{
+	return &el->evsel[i];
+}
+
+void prec_evlist__mark_spec(struct prec_evlist *el, int first, int spec)
+{
+	for (int j = first; j < el->nr; j++)
+		el->evsel[j].spec = spec;
+}
+
+void prec_evlist__set_manifest_index(struct prec_evlist *el, int e, int midx)
+{
+	el->evsel[e].midx = midx;
+}
+
+bool prec_evlist__inherits(const struct prec_evlist *el)
+{
+	return el->nr && el->evsel[0].attr.inherit;
+}
+
+bool prec_evlist__overwrite(const struct prec_evlist *el)
+{
+	return el->overwrite;
+}
+
+size_t prec_evlist__drain_pages(const struct prec_evlist *el)
+{
+	return el->drain_pages;
+}
+
+const char *prec_evlist__pmu_root(const struct prec_evlist *el)
+{
+	return el->pmu_root;
+}
+
+void prec_evlist__show_opens(struct prec_evlist *el, bool on)
+{
+	el->show_opens = on;
+}
+
+/* ---- the list's life ---- */
+
+int prec_evlist__new(struct prec_evlist **out)
+{
+	*out = calloc(1, sizeof(**out));
+	return *out ? 0 : -ENOMEM;
+}
+
 void prec_evlist__exit(struct prec_evlist *el)
 {
 	if (!el)
@@ -347,4 +408,10 @@ void prec_evlist__exit(struct prec_evlist *el)
 	}
 	free(el->evsel);
 	memset(el, 0, sizeof(*el));
+}
+
+void prec_evlist__delete(struct prec_evlist *el)
+{
+	prec_evlist__exit(el);
+	free(el);
 }

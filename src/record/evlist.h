@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* The event list (evlist.c): the events parsed from -e (evsel), their
- * channels, and the fields the other files of the list fill: their attrs
- * (evlist_config.h), the AUX event's (evlist_aux.h), the fds and rings
- * they are opened into (evlist_open.h). */
+/* The event list (evlist.c): the events parsed from -e (evsel, a public
+ * struct), their channels, and the list's accessors; the list itself is
+ * opaque, its struct private to the list's four files (evlist_internal.h):
+ * the attrs (evlist_config.h), the AUX event (evlist_aux.h), the fds and
+ * rings the events are opened into (evlist_open.h). */
 #ifndef PREC_RECORD_EVLIST_H
 #define PREC_RECORD_EVLIST_H
 
@@ -15,7 +16,6 @@
 #include "record/auxpmu.h"
 
 struct prec_record_opts;
-struct prec_ring;
 
 _Static_assert(sizeof(struct perf_event_attr) >= PERF_ATTR_SIZE_VER7,
 	       "perf_event_attr from the system headers is at least VER7");
@@ -78,42 +78,14 @@ struct prec_evsel {
 	uint8_t offcpu;
 };
 
-struct prec_evlist {
-	struct prec_evsel *evsel;
-	int nr;
-	/* what is opened (evlist_open.c): fds[(e * nr_cpus + c) * nr_tasks + t] */
-	int *cpus, nr_cpus;
-	pid_t *tasks;          /* {-1} for per-CPU events */
-	int nr_tasks;
-	int *fds;
-	uint64_t *ids;         /* same index as fds */
-	/* Two channels, each a ring per CPU owned by the first fd opened
-	 * into it (the kernel refuses SET_OUTPUT between events of
-	 * different write_backward): rings, drained, always (the tracking
-	 * event's); flight_rings, write_backward and mapped read-only, only
-	 * when some event has overwrite. */
-	struct prec_ring *rings;
-	int *ring_fd;          /* fd owning each ring */
-	struct prec_ring *flight_rings; /* NULL unless overwrite */
-	int *flight_ring_fd;
-	bool overwrite;        /* some event has overwrite: a flight recording */
-	size_t drain_pages;    /* data pages of rings[] (0: open's pages) */
-	size_t flight_pages;   /* ... of flight_rings[] (0: open's pages) */
-	bool raised_nofile;
-	/* -vv: every perf_event_open call on stderr, in perf -vv's line and
-	 * then the event's index (set before prec_evlist__open) */
-	bool show_opens;
-	const char *pmu_root;  /* sysfs PMU root the events were parsed with */
-	/* AUX: the AUX event owns every CPU's ring */
-	size_t aux_bytes;      /* AUX area per CPU, 0 = no AUX event */
-	int aux_owner;         /* the AUX event's index (when aux_bytes) */
-	uint32_t have_sched_switch; /* perf's AUXTRACE_INFO value */
-	/* -S, --aux-sample (aux_mode.c): the AUX areas are mapped read-only,
-	 * the kernel's overwrite mode; with -S, snapshots copy the newest
-	 * aux_snapshot_size bytes of each (aux_snapshot.c) */
-	bool aux_overwrite, aux_snapshot;
-	uint64_t aux_snapshot_size;
-};
+/* The list itself is opaque (its struct is evlist_internal.h's, for the
+ * four evlist files): the others hold a pointer from prec_evlist__new. */
+struct prec_evlist;
+
+/* An empty list (no event, nothing opened). Returns 0 or -ENOMEM. */
+int prec_evlist__new(struct prec_evlist **out);
+/* Close what is open, free the events and the list. NULL: nothing. */
+void prec_evlist__delete(struct prec_evlist *el);
 
 /* Append the events of one -e argument (comma separated; commas inside
  * pmu/.../ belong to the PMU terms; {a,b}[:mods] is a group, its
@@ -150,6 +122,36 @@ int prec_evlist__add_tracking(struct prec_evlist *el);
 /* Now on the events' clock: with the perf clock, through the first ring's
  * TSC conversion (0 when its page offers none). */
 uint64_t prec_evlist__now(const struct prec_evlist *el, int clockid);
-void prec_evlist__exit(struct prec_evlist *el);
+
+/* The number of events, the tracking dummy included once added. */
+int prec_evlist__nr_events(const struct prec_evlist *el);
+/* Event i (0 <= i < nr_events), in list order: the tracking dummy first
+ * once added. The pointer is valid until the next add. */
+const struct prec_evsel *prec_evlist__event(const struct prec_evlist *el, int i);
+/* Event i to change, for the setup between parsing and open (a default
+ * event's exclude_guest, --off-cpu's names and attrs, -G's cgroups,
+ * --aux-sample's sizes): what the parse does not decide. Never after
+ * prec_evlist__open, whose fds were opened from the attrs. */
+struct prec_evsel *prec_evlist__event_edit(struct prec_evlist *el, int i);
+/* Events [first, nr_events) came from -e argument spec (evsel.spec: what
+ * -G and --exclude-perf count). */
+void prec_evlist__mark_spec(struct prec_evlist *el, int first, int spec);
+/* Event e is the manifest's event midx (evsel.midx), set as each
+ * recording's manifest lists the events. */
+void prec_evlist__set_manifest_index(struct prec_evlist *el, int e, int midx);
+/* Do the events follow the children of their tasks (the first event's
+ * inherit, as every event's)? False on an empty list. */
+bool prec_evlist__inherits(const struct prec_evlist *el);
+/* After prec_evlist__channels: some event writes backward into the
+ * flight channel (a flight recording). */
+bool prec_evlist__overwrite(const struct prec_evlist *el);
+/* After prec_evlist__channels: the data pages of each drained ring (0:
+ * the pages given to prec_evlist__open). */
+size_t prec_evlist__drain_pages(const struct prec_evlist *el);
+/* The sysfs PMU root the events were parsed with (the last add's). */
+const char *prec_evlist__pmu_root(const struct prec_evlist *el);
+/* -vv: print every perf_event_open call on stderr, in perf -vv's line and
+ * then the event's index. Before prec_evlist__open. */
+void prec_evlist__show_opens(struct prec_evlist *el, bool on);
 
 #endif

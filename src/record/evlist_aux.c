@@ -16,7 +16,7 @@
 #include "record/aux_mode.h"
 #include "record/auxpmu.h"
 #include "record/cs_etm.h"
-#include "record/evlist.h"
+#include "record/evlist_internal.h"
 #include "record/options.h"
 #include "record/pmu_sysfs.h"
 #include "record/ring.h"
@@ -101,11 +101,14 @@ static int cs_etm_check(const struct prec_evlist *el, const struct prec_evsel *e
 int prec_evlist__aux_setup(struct prec_evlist *el,
 			   const struct prec_record_opts *o)
 {
-	int owner = find_owner(el);
+	int owner, err = prec_aux_mode__check(el->evsel, el->nr, el->pmu_root, o);
 	const struct prec_evsel *ev;
 	int64_t bytes64;
 	size_t bytes;
 
+	if (err)
+		return err;
+	owner = find_owner(el);
 	if (owner < 0)
 		return owner == -1 ? 0 : owner;
 	ev = &el->evsel[owner];
@@ -120,13 +123,16 @@ int prec_evlist__aux_setup(struct prec_evlist *el,
 		       ev->name);
 		return -EINVAL;
 	}
-	bytes64 = prec_aux_mode__bytes(el, owner, o, prec_auxpmu__default_bytes(privileged()));
+	el->aux_overwrite = o->aux_snapshot || o->aux_sample;
+	el->aux_snapshot = o->aux_snapshot;
+	bytes64 = prec_aux_mode__bytes(el->evsel, el->nr, owner, el->pmu_root, o,
+				       prec_auxpmu__default_bytes(privileged()),
+				       &el->aux_snapshot_size);
 	if (bytes64 < 0)
 		return (int)bytes64;
 	bytes = (size_t)bytes64;
 	if (ev->aux == PREC_AUX_CS_ETM) {
-		int err = cs_etm_check(el, ev, o);
-
+		err = cs_etm_check(el, ev, o);
 		if (err)
 			return err;
 	}
@@ -242,4 +248,29 @@ int prec_evlist__aux_info(const struct prec_evlist *el, struct prec_manifest *m)
 	}
 	set_info(m, type, priv, nr);
 	return 0;
+}
+
+size_t prec_evlist__aux_bytes(const struct prec_evlist *el)
+{
+	return el->aux_bytes;
+}
+
+bool prec_evlist__aux_overwrite(const struct prec_evlist *el)
+{
+	return el->aux_overwrite;
+}
+
+bool prec_evlist__aux_snapshot(const struct prec_evlist *el)
+{
+	return el->aux_snapshot;
+}
+
+uint64_t prec_evlist__aux_snapshot_size(const struct prec_evlist *el)
+{
+	return el->aux_snapshot_size;
+}
+
+const int *prec_evlist__aux_fds(const struct prec_evlist *el)
+{
+	return el->fds + (size_t)el->aux_owner * (size_t)el->nr_cpus * (size_t)el->nr_tasks;
 }

@@ -4,11 +4,16 @@
 #ifndef PREC_RECORD_EVLIST_AUX_H
 #define PREC_RECORD_EVLIST_AUX_H
 
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
 struct prec_evlist;
 struct prec_manifest;
 struct prec_record_opts;
 
-/* After the events are parsed, before prec_evlist__config: with an AUX PMU
+/* After the events are parsed, before prec_evlist__config: first -S's and
+ * --aux-sample's checks and attrs (prec_aux_mode__check); with an AUX PMU
  * event, make it the owner of every CPU's ring, size its AUX area
  * (o->aux_bytes, else perf's default; power of two pages, >= 8 KiB) and
  * let the tracking event record context switches for the decoder. Returns
@@ -34,5 +39,17 @@ void prec_evlist__open_order(const struct prec_evlist *el, int *order);
  * event: nothing. Returns 0 or -errno after one line. */
 int prec_evlist__aux_info(const struct prec_evlist *el,
 			  struct prec_manifest *m);
+/* After aux_setup: the AUX area per CPU; 0: no AUX event. */
+size_t prec_evlist__aux_bytes(const struct prec_evlist *el);
+/* After aux_setup: the AUX areas are mapped read-only, the kernel's
+ * overwrite mode (-S or --aux-sample): no drainer reads them. */
+bool prec_evlist__aux_overwrite(const struct prec_evlist *el);
+/* -S: the AUX areas are snapshot (mapped read-only, the newest
+ * aux_snapshot_size bytes of each copied on a signal, aux_snapshot.c). */
+bool prec_evlist__aux_snapshot(const struct prec_evlist *el);
+uint64_t prec_evlist__aux_snapshot_size(const struct prec_evlist *el);
+/* After opening, with an AUX event: its fds, nr_tasks per CPU index in
+ * CPU order (the first of each owns the CPU's ring and AUX area). */
+const int *prec_evlist__aux_fds(const struct prec_evlist *el);
 
 #endif

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "record/evlist.h"
+#include "record/evlist_internal.h"
 #include "record/internal.h"
 #include "record/options.h"
 #include "record/sample_regs.h"
@@ -389,4 +389,11 @@ bool prec_evlist__exclude_kernel(const struct prec_evlist *el)
 		if (!el->evsel[i].attr.exclude_kernel)
 			return false;
 	return true;
+}
+
+void prec_evlist__delay_enable(struct prec_evlist *el)
+{
+	for (int i = 0; i < el->nr; i++)
+		if (!el->evsel[i].tracking)
+			el->evsel[i].attr.enable_on_exec = 0;
 }

@@ -27,5 +27,8 @@ int prec_evlist__user_only(struct prec_evlist *el);
 bool prec_evlist__exclude_kernel(const struct prec_evlist *el);
 /* Common base sample_type of every attr (PREC_SAMPLE_BASE). */
 uint64_t prec_evlist__sample_base(const struct prec_evlist *el);
+/* -D, after prec_evlist__config: every event but the tracking one waits
+ * for prec's enable, not for the workload's exec (enable_on_exec off). */
+void prec_evlist__delay_enable(struct prec_evlist *el);
 
 #endif

@@ -16,7 +16,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "record/evlist.h"
+#include "record/evlist_internal.h"
 #include "record/evlist_aux.h"
 #include "record/options.h"
 #include "record/perm.h"
@@ -630,4 +630,45 @@ void prec_evlist__close(struct prec_evlist *el)
 	el->rings = NULL;
 	el->ring_fd = NULL;
 	el->nr_cpus = el->nr_tasks = 0;
+}
+
+int prec_evlist__nr_cpus(const struct prec_evlist *el)
+{
+	return el->nr_cpus;
+}
+
+const int *prec_evlist__cpus(const struct prec_evlist *el)
+{
+	return el->cpus;
+}
+
+int prec_evlist__nr_tasks(const struct prec_evlist *el)
+{
+	return el->nr_tasks;
+}
+
+const pid_t *prec_evlist__tasks(const struct prec_evlist *el)
+{
+	return el->tasks;
+}
+
+struct prec_ring *prec_evlist__rings(const struct prec_evlist *el)
+{
+	return el->rings;
+}
+
+struct prec_ring *prec_evlist__flight_rings(const struct prec_evlist *el)
+{
+	return el->flight_rings;
+}
+
+const struct perf_event_mmap_page *prec_evlist__clock_page(const struct prec_evlist *el)
+{
+	return el->rings && el->nr_cpus ? el->rings[0].page : NULL;
+}
+
+uint64_t prec_evlist__id(const struct prec_evlist *el, int e, int c, int t)
+{
+	return el->ids[((size_t)e * (size_t)el->nr_cpus + (size_t)c) * (size_t)el->nr_tasks +
+		       (size_t)t];
 }

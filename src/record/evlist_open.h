@@ -10,7 +10,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+struct perf_event_mmap_page;
 struct prec_evlist;
+struct prec_ring;
 
 /* Open every event on every CPU/task, map one ring per CPU and channel
  * (the first fd of the channel on the CPU; pages where the channels set
@@ -42,6 +44,24 @@ void prec_evlist__disable_cpu(struct prec_evlist *el, int c);
 uint64_t prec_evlist__lost(const struct prec_evlist *el, int c);
 /* Unmap rings and close fds (keeps the parsed events). */
 void prec_evlist__close(struct prec_evlist *el);
+
+/* What is open, after prec_evlist__open (until prec_evlist__close): the
+ * CPUs by index (ascending, as given to open) and the tasks per CPU
+ * ({-1} for per-CPU events). */
+int prec_evlist__nr_cpus(const struct prec_evlist *el);
+const int *prec_evlist__cpus(const struct prec_evlist *el);
+int prec_evlist__nr_tasks(const struct prec_evlist *el);
+const pid_t *prec_evlist__tasks(const struct prec_evlist *el);
+/* The drained channel's rings, one per CPU index (the drainers'). */
+struct prec_ring *prec_evlist__rings(const struct prec_evlist *el);
+/* The flight channel's rings (write_backward, read by snapshots), one per
+ * CPU index; NULL unless some event has overwrite. */
+struct prec_ring *prec_evlist__flight_rings(const struct prec_evlist *el);
+/* The first drained ring's control page, whose TSC conversion every
+ * ring shares (the perf clock's); NULL before open. */
+const struct perf_event_mmap_page *prec_evlist__clock_page(const struct prec_evlist *el);
+/* The kernel's id of event e on CPU index c and task index t. */
+uint64_t prec_evlist__id(const struct prec_evlist *el, int e, int c, int t);
 
 /* After prec_evlist__open and before the events are enabled: the filter
  * of every exclude_self event becomes its own (if any) and'ed with

@@ -59,13 +59,13 @@ int prec_offcpu__add(struct prec_evlist *el, const struct prec_record_opts *o)
 		err = prec_evlist__add(el, "sched:sched_switch", NULL, NULL);
 	if (err)
 		return err;
-	ev = &el->evsel[el->nr - 1];
+	ev = prec_evlist__event_edit(el, prec_evlist__nr_events(el) - 1);
 	ev->offcpu = PREC_OFFCPU_SWITCH;
 	ev->sampling = false;
 	err = prec_evlist__add(el, "bpf-output", NULL, NULL);
 	if (err)
 		return err;
-	ev = &el->evsel[el->nr - 1];
+	ev = prec_evlist__event_edit(el, prec_evlist__nr_events(el) - 1);
 	name = strdup(OFFCPU_NAME);
 	if (!name)
 		return -ENOMEM;
@@ -120,16 +120,17 @@ void prec_offcpu__config(struct prec_evlist *el, const struct prec_record_opts *
 {
 	uint64_t base = prec_evlist__sample_base(el);
 
-	for (int i = 0; o->off_cpu && i < el->nr; i++) {
-		struct perf_event_attr *a = &el->evsel[i].attr;
+	for (int i = 0; o->off_cpu && i < prec_evlist__nr_events(el); i++) {
+		struct prec_evsel *ev = prec_evlist__event_edit(el, i);
+		struct perf_event_attr *a = &ev->attr;
 
-		if (!el->evsel[i].offcpu)
+		if (!ev->offcpu)
 			continue;
 		a->branch_sample_type = 0;
 		a->sample_regs_intr = 0;
 		a->sample_regs_user = 0;
 		a->sample_stack_user = 0;
-		if (el->evsel[i].offcpu == PREC_OFFCPU_SWITCH)
+		if (ev->offcpu == PREC_OFFCPU_SWITCH)
 			config_switch(a, base);
 		else
 			config_event(a, base, o);
@@ -158,11 +159,13 @@ int prec_offcpu__manifest(const struct prec_evlist *el, struct prec_manifest *m)
 	const struct prec_evsel *sw = NULL, *ev = NULL;
 	const char *format = NULL;
 
-	for (int i = 0; i < el->nr; i++) {
-		if (el->evsel[i].offcpu == PREC_OFFCPU_SWITCH)
-			sw = &el->evsel[i];
-		else if (el->evsel[i].offcpu == PREC_OFFCPU_EVENT)
-			ev = &el->evsel[i];
+	for (int i = 0; i < prec_evlist__nr_events(el); i++) {
+		const struct prec_evsel *e = prec_evlist__event(el, i);
+
+		if (e->offcpu == PREC_OFFCPU_SWITCH)
+			sw = e;
+		else if (e->offcpu == PREC_OFFCPU_EVENT)
+			ev = e;
 	}
 	if (!sw || !ev)
 		return 0;

@@ -21,6 +21,7 @@
 #include "record/evlist.h"
 #include "record/evlist_aux.h"
 #include "record/evlist_config.h"
+#include "record/evlist_open.h"
 #include "record/host.h"
 #include "record/offcpu.h"
 #include "record/options.h"
@@ -48,8 +49,12 @@ struct prec_recording {
 
 static int add_events(struct prec_manifest *m, struct prec_evlist *el)
 {
-	for (int e = 0; e < el->nr; e++) {
-		struct prec_evsel *ev = &el->evsel[e];
+	int nr_cpus = prec_evlist__nr_cpus(el), nr_tasks = prec_evlist__nr_tasks(el);
+	const int *cpus = prec_evlist__cpus(el);
+	const pid_t *tasks = prec_evlist__tasks(el);
+
+	for (int e = 0; e < prec_evlist__nr_events(el); e++) {
+		const struct prec_evsel *ev = prec_evlist__event(el, e);
 		uint8_t attr[128] = { 0 };
 		int idx, err = 0;
 
@@ -57,18 +62,15 @@ static int add_events(struct prec_manifest *m, struct prec_evlist *el)
 		idx = prec_manifest__add_event(m, attr, ev->name);
 		if (idx < 0)
 			return idx;
-		ev->midx = idx;
+		prec_evlist__set_manifest_index(el, e, idx);
 		/* the leader comes first in the list: its index is known */
 		if (ev->leader >= 0)
-			m->events[idx].leader1 = (uint32_t)el->evsel[ev->leader].midx + 1;
-		for (int c = 0; c < el->nr_cpus && !err; c++)
-			for (int t = 0; t < el->nr_tasks && !err; t++) {
-				size_t i = ((size_t)e * (size_t)el->nr_cpus + (size_t)c) *
-					   (size_t)el->nr_tasks + (size_t)t;
-
+			m->events[idx].leader1 =
+				(uint32_t)prec_evlist__event(el, ev->leader)->midx + 1;
+		for (int c = 0; c < nr_cpus && !err; c++)
+			for (int t = 0; t < nr_tasks && !err; t++)
 				err = prec_manifest__add_event_id(m, (uint32_t)idx,
-					el->ids[i], el->cpus[c], el->tasks[t]);
-			}
+					prec_evlist__id(el, e, c, t), cpus[c], tasks[t]);
 		if (err)
 			return err;
 		if (ev->tp_system) {
@@ -119,8 +121,8 @@ static int fill_manifest(struct prec_recording *r, const struct prec_record_opts
 		err = prec_offcpu__manifest(el, m);
 	/* perf's TIME_CONV: the first ring's words, kept only if they convert
 	 * (a page without cap_user_time_zero leaves it unset). */
-	if (el->rings && el->nr_cpus)
-		prec_perfclock__read(el->rings[0].page, &m->time_conv);
+	if (prec_evlist__clock_page(el))
+		prec_perfclock__read(prec_evlist__clock_page(el), &m->time_conv);
 	/* The rings are mapped by now: intel_pt's words need a control page. */
 	if (!err)
 		err = prec_evlist__aux_info(el, m);
@@ -158,13 +160,13 @@ static int open_writers(struct prec_recording *r, const struct prec_record_opts 
 	for (int c = 0; c <= r->nr_cpus; c++) {
 		bool sb = c == r->nr_cpus;
 
-		wo.cpu = sb ? PREC_SIDEBAND_CPU : el->cpus[c];
+		wo.cpu = sb ? PREC_SIDEBAND_CPU : prec_evlist__cpus(el)[c];
 		/* The side band is kept whole: the budget counts it (max_disk.c). */
 		wo.budget = sb ? NULL : budget;
 		if (sb)
 			snprintf(name, sizeof(name), "%s", PREC_SHARD_SIDEBAND_NAME);
 		else
-			snprintf(name, sizeof(name), "cpu%03d.shard", el->cpus[c]);
+			snprintf(name, sizeof(name), "cpu%03d.shard", prec_evlist__cpus(el)[c]);
 		err = prec_shard_writer__open(&r->writers[c], r->dirfd, name, &wo);
 		if (err) {
 			pr_err("%s/%s: creating the shard: %s%s", r->dir, name, strerror(-err),
@@ -199,7 +201,7 @@ int prec_recording__open(struct prec_recording **out, int dirfd, char *dir,
 	}
 	r->dirfd = dirfd;
 	r->dir = dir;
-	r->nr_cpus = ro->el->nr_cpus;
+	r->nr_cpus = prec_evlist__nr_cpus(ro->el);
 	/* First: a reader following the recording (merge --follow) that finds
 	 * no manifest yet waits while the lock is held, and one that finds
 	 * the manifest unfinished and no lock held knows we are gone. Held

@@ -28,6 +28,7 @@
 #include "record/drainer_pool.h"
 #include "record/epochs.h"
 #include "record/evlist.h"
+#include "record/evlist_aux.h"
 #include "record/evlist_config.h"
 #include "record/evlist_open.h"
 #include "record/flight_shards.h"
@@ -120,17 +121,17 @@ static int session_parts(struct prec_session *s, const struct prec_record_opts *
 	int err;
 
 	if (o->max_disk) {
-		err = prec_max_disk__new(&s->max_disk, o->max_disk, el->nr_cpus,
+		err = prec_max_disk__new(&s->max_disk, o->max_disk, prec_evlist__nr_cpus(el),
 					 o->callgraph == PREC_CG_DWARF || o->data);
 		if (err)
 			return err;
 	}
-	err = prec_drainer_pool__new(&s->pool, el->nr_cpus);
+	err = prec_drainer_pool__new(&s->pool, prec_evlist__nr_cpus(el));
 	if (err)
 		return err;
 	prec_stop_fault__init(&s->fault, s->pool, s->cpus, s->nr_cpus);
-	s->writer_wait = calloc((size_t)el->nr_cpus, sizeof(*s->writer_wait));
-	s->hand = calloc((size_t)el->nr_cpus, sizeof(*s->hand));
+	s->writer_wait = calloc((size_t)prec_evlist__nr_cpus(el), sizeof(*s->writer_wait));
+	s->hand = calloc((size_t)prec_evlist__nr_cpus(el), sizeof(*s->hand));
 	return s->writer_wait && s->hand ? 0 : -ENOMEM;
 }
 
@@ -183,7 +184,7 @@ static int recording_dir(struct prec_session *s, const struct prec_record_opts *
 	err = prec_epochs__new(&s->epochs, s->out.fd, o->switch_max_files);
 	if (err)
 		return err;
-	s->epoch_base = calloc((size_t)el->nr_cpus, sizeof(*s->epoch_base));
+	s->epoch_base = calloc((size_t)prec_evlist__nr_cpus(el), sizeof(*s->epoch_base));
 	if (!s->epoch_base)
 		return -ENOMEM;
 	return make_epoch_dir(s, fd, path);
@@ -201,9 +202,9 @@ int prec_session__begin(struct prec_session *s,
 	s->o = o;
 	s->argc = argc;
 	s->argv = argv;
-	s->nr_cpus = el->nr_cpus;
-	s->cpus = el->cpus;
-	s->pages = el->drain_pages;
+	s->nr_cpus = prec_evlist__nr_cpus(el);
+	s->cpus = prec_evlist__cpus(el);
+	s->pages = prec_evlist__drain_pages(el);
 	err = session_parts(s, o, el);
 	if (!err)
 		err = recording_dir(s, o, el, &fd, &path);
@@ -216,9 +217,10 @@ int prec_session__begin(struct prec_session *s,
 	m = prec_recording__manifest(s->rec);
 	s->direct_io = prec_shard_writer__direct(prec_recording__writer(s->rec, 0));
 	/* -S's AUX copies and --overwrite's snapshots; the tails */
-	err = prec_flight_shards__open(&s->flight, s->rec, o, el->cpus, el->nr_cpus,
-				       el->overwrite || el->aux_snapshot,
-				       el->overwrite || o->tail_synthesize);
+	err = prec_flight_shards__open(&s->flight, s->rec, o, prec_evlist__cpus(el),
+				       prec_evlist__nr_cpus(el),
+				       prec_evlist__overwrite(el) || prec_evlist__aux_snapshot(el),
+				       prec_evlist__overwrite(el) || o->tail_synthesize);
 	/* perf copies it once the events are open, before they run. */
 	if (!err && o->kcore)
 		err = prec_kcore__copy(prec_recording__dirfd(s->rec), prec_recording__dir(s->rec),
@@ -249,34 +251,35 @@ static int start_drainers(struct prec_session *s, const struct prec_record_opts 
 	/* Each drainer disables its CPU's events as it stops, but in a
 	 * flight recording, whose last snapshot wants them all disabled
 	 * first (the main thread does it then). */
-	s->drainers_disable = !el->overwrite;
+	s->drainers_disable = !prec_evlist__overwrite(el);
 	for (int c = 0; c < s->nr_cpus; c++) {
 		struct prec_drainer_opts d = {
-			.cpu = el->cpus[c],
-			.ring = &el->rings[c],
+			.cpu = prec_evlist__cpus(el)[c],
+			.ring = &prec_evlist__rings(el)[c],
 			.writer = prec_recording__writer(s->rec, c),
 			.layout = prec_recording__manifest(s->rec)->time_layout,
 			.clockid = o->clockid,
 			/* perf's choice for TIME_CONV: the first ring's page */
-			.clock_page = el->rings[0].page,
+			.clock_page = prec_evlist__clock_page(el),
 			.round_ns = o->round_ms * 1000000ull,
 			/* A compressing writer has copied (compressed) the
 			 * bytes when append() returns: no wait for the file. */
 			.copy = o->copy || o->compress,
 			.build_id = o->buildid_mmap,
-			.pin_cpu = o->affinity != PREC_AFFINITY_NONE ? el->cpus[c] : -1,
+			.pin_cpu = o->affinity != PREC_AFFINITY_NONE ? prec_evlist__cpus(el)[c] : -1,
 			.affinity = o->affinity,
 			.rt_prio = o->rt_prio,
 			/* A flight recording's snapshot at the stop wants
 			 * every event disabled first: the session's. */
-			.el = el->overwrite ? NULL : el,
+			.el = prec_evlist__overwrite(el) ? NULL : el,
 			.el_cpu = c,
 		};
 
 		drained = true;
 		err = prec_drainer_pool__add(s->pool, c, &d);
 		if (err) {
-			pr_err("drainer cpu%d: starting: %s\n", el->cpus[c], strerror(-err));
+			pr_err("drainer cpu%d: starting: %s\n", prec_evlist__cpus(el)[c],
+			       strerror(-err));
 			return err;
 		}
 	}
@@ -295,10 +298,10 @@ static int start_drainers(struct prec_session *s, const struct prec_record_opts 
 		 * user did not give. */
 		if (err == -EPERM && o->rt_prio) {
 			pr_err("drainer cpu%d: SCHED_FIFO %d (the default where allowed) refused: %s; -r 0 runs drainers without it\n",
-			       el->cpus[c], o->rt_prio, strerror(-err));
+			       prec_evlist__cpus(el)[c], o->rt_prio, strerror(-err));
 			return err;
 		}
-		pr_err("drainer cpu%d: starting: %s\n", el->cpus[c], strerror(-err));
+		pr_err("drainer cpu%d: starting: %s\n", prec_evlist__cpus(el)[c], strerror(-err));
 		return err;
 	}
 	if (first) {
@@ -420,7 +423,7 @@ int prec_session__start(struct prec_session *s,
 	 * what they fork (the events inherit), every task only with -a/-C. */
 	if (s->max_disk)
 		err = prec_max_disk__target(s->max_disk, pids, nr_pids,
-					    el->nr && el->evsel[0].attr.inherit);
+					    prec_evlist__inherits(el));
 	if (err)
 		return err;
 	err = prec_sideband__synthesize(prec_recording__writer(s->rec, s->nr_cpus),
@@ -756,7 +759,7 @@ static int epoch_tasks(struct prec_session *s, const struct prec_evlist *el,
 	pid_t *pids = NULL;
 	int err = 0;
 
-	if (sbo.pids && el->nr && el->evsel[0].attr.inherit) {
+	if (sbo.pids && prec_evlist__inherits(el)) {
 		err = prec_tail__select(sbo.pids, sbo.nr_pids, true, &pids);
 		sbo.pids = pids;
 		sbo.nr_pids = err;

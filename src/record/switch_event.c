@@ -22,7 +22,7 @@
 #include "util/log.h"
 
 struct prec_switch_event {
-	struct prec_evlist el;  /* the parsed events (never opened as a list) */
+	struct prec_evlist *el; /* the parsed events (never opened as a list) */
 	int *fds;
 	struct prec_ring *rings; /* one per fd */
 	int nr;
@@ -83,18 +83,20 @@ int prec_switch_event__open(struct prec_switch_event **out, const char *spec,
 	*out = NULL;
 	if (!se)
 		return -ENOMEM;
-	err = prec_evlist__add(&se->el, spec, NULL, NULL);
-	if (!err && se->el.nr) {
-		size_t n = (size_t)se->el.nr * (size_t)nr_cpus;
+	err = prec_evlist__new(&se->el);
+	if (!err)
+		err = prec_evlist__add(se->el, spec, NULL, NULL);
+	if (!err && prec_evlist__nr_events(se->el)) {
+		size_t n = (size_t)prec_evlist__nr_events(se->el) * (size_t)nr_cpus;
 
 		se->fds = calloc(n, sizeof(*se->fds));
 		se->rings = calloc(n, sizeof(*se->rings));
 		if (!se->fds || !se->rings)
 			err = -ENOMEM;
 	}
-	for (int e = 0; !err && e < se->el.nr; e++)
+	for (int e = 0; !err && e < prec_evlist__nr_events(se->el); e++)
 		for (int c = 0; !err && c < nr_cpus; c++)
-			err = open_one(se, &se->el.evsel[e], cpus[c]);
+			err = open_one(se, prec_evlist__event(se->el, e), cpus[c]);
 	if (err) {
 		prec_switch_event__close(se);
 		return err;
@@ -140,6 +142,6 @@ void prec_switch_event__close(struct prec_switch_event *se)
 	}
 	free(se->fds);
 	free(se->rings);
-	prec_evlist__exit(&se->el);
+	prec_evlist__delete(se->el);
 	free(se);
 }

@@ -57,19 +57,19 @@ static void make_sysfs(void)
 
 /* The events of text under o (argv of prec record), through perf's
  * checks and the AUX setup. Returns the first -errno. */
-static int setup(struct prec_evlist *el, struct prec_record_opts *o,
+static int setup(struct prec_evlist **elp, struct prec_record_opts *o,
 		 char **argv, int argc, const char *text)
 {
+	struct prec_evlist *el;
 	int err;
 
-	memset(el, 0, sizeof(*el));
+	CHECK_EQ(prec_evlist__new(elp), 0);
+	el = *elp;
 	CHECK_EQ(prec_record_opts__parse(o, argc, argv), 0);
 	CHECK_EQ(prec_evlist__add_tracking(el), 0);
 	err = prec_evlist__add(el, text, NULL, root);
 	if (!err)
-		err = prec_aux_mode__check(el, o);
-	if (!err)
-		err = prec_evlist__aux_setup(el, o);
+		err = prec_evlist__aux_setup(el, o); /* -S's and --aux-sample's checks first */
 	if (!err)
 		prec_evlist__config(el, o, true, true);
 	return err;
@@ -77,71 +77,71 @@ static int setup(struct prec_evlist *el, struct prec_record_opts *o,
 
 static void done(struct prec_evlist *el, struct prec_record_opts *o)
 {
-	prec_evlist__exit(el);
+	prec_evlist__delete(el);
 	prec_record_opts__exit(o);
 }
 
 static void test_sample(void)
 {
 	struct prec_record_opts o;
-	struct prec_evlist el;
+	struct prec_evlist *el;
 	char *a1[] = { "record", "--aux-sample", "true", NULL };
 	char *a2[] = { "record", "--aux-sample=8192", "true", NULL };
 	char *a3[] = { "record", "--aux-sample=61441", "true", NULL };
 	long ps = sysconf(_SC_PAGESIZE);
 
 	CHECK_EQ(setup(&el, &o, a1, 3, "{intel_pt//,cpu-clock,page-faults}"), 0);
-	CHECK_EQ(el.nr, 4);
+	CHECK_EQ(prec_evlist__nr_events(el), 4);
 	/* the leader: no AUX field, psb_period 0 (perf's default 3 dropped) */
-	CHECK_EQ(el.evsel[1].attr.aux_sample_size, 0);
-	CHECK(!(el.evsel[1].attr.sample_type & PERF_SAMPLE_AUX));
-	CHECK_EQ(el.evsel[1].attr.config & PSB_MASK, 0);
-	CHECK(el.evsel[1].attr.config & (1ull << 10)); /* tsc kept */
+	CHECK_EQ(prec_evlist__event(el, 1)->attr.aux_sample_size, 0);
+	CHECK(!(prec_evlist__event(el, 1)->attr.sample_type & PERF_SAMPLE_AUX));
+	CHECK_EQ(prec_evlist__event(el, 1)->attr.config & PSB_MASK, 0);
+	CHECK(prec_evlist__event(el, 1)->attr.config & (1ull << 10)); /* tsc kept */
 	for (int e = 2; e < 4; e++) {
-		CHECK_EQ(el.evsel[e].attr.aux_sample_size, PREC_AUX_SAMPLE_DEFAULT);
-		CHECK(el.evsel[e].attr.sample_type & PERF_SAMPLE_AUX);
-		CHECK_EQ(el.evsel[e].leader, 1);
+		CHECK_EQ(prec_evlist__event(el, e)->attr.aux_sample_size, PREC_AUX_SAMPLE_DEFAULT);
+		CHECK(prec_evlist__event(el, e)->attr.sample_type & PERF_SAMPLE_AUX);
+		CHECK_EQ(prec_evlist__event(el, e)->leader, 1);
 	}
-	CHECK(!(el.evsel[0].attr.sample_type & PERF_SAMPLE_AUX)); /* tracking */
+	CHECK(!(prec_evlist__event(el, 0)->attr.sample_type & PERF_SAMPLE_AUX)); /* tracking */
 	/* intel_pt's sample mode: an AUX area of the largest sample, read-only */
-	CHECK_EQ(el.aux_bytes, (size_t)(PREC_AUX_SAMPLE_DEFAULT > ps ? PREC_AUX_SAMPLE_DEFAULT : ps));
-	CHECK(el.aux_overwrite && !el.aux_snapshot);
-	done(&el, &o);
+	CHECK_EQ(prec_evlist__aux_bytes(el), (size_t)(PREC_AUX_SAMPLE_DEFAULT > ps ? PREC_AUX_SAMPLE_DEFAULT : ps));
+	CHECK(prec_evlist__aux_overwrite(el) && !prec_evlist__aux_snapshot(el));
+	done(el, &o);
 
 	/* a chosen psb_period stays; 8 KiB samples, 8 KiB area */
 	CHECK_EQ(setup(&el, &o, a2, 3, "{intel_pt/psb_period=5/,cpu-clock}"), 0);
-	CHECK_EQ(el.evsel[1].attr.config & PSB_MASK, 5ull << 24);
-	CHECK_EQ(el.evsel[2].attr.aux_sample_size, 8192);
-	CHECK_EQ(el.aux_bytes % (size_t)ps, 0);
-	CHECK(el.aux_bytes >= 8192 && el.aux_bytes <= 8192 + (size_t)ps);
-	done(&el, &o);
+	CHECK_EQ(prec_evlist__event(el, 1)->attr.config & PSB_MASK, 5ull << 24);
+	CHECK_EQ(prec_evlist__event(el, 2)->attr.aux_sample_size, 8192);
+	CHECK_EQ(prec_evlist__aux_bytes(el) % (size_t)ps, 0);
+	CHECK(prec_evlist__aux_bytes(el) >= 8192 && prec_evlist__aux_bytes(el) <= 8192 + (size_t)ps);
+	done(el, &o);
 
 	/* perf's refusals */
 	CHECK_EQ(setup(&el, &o, a1, 3, "intel_pt//,cpu-clock"), -EINVAL);
-	done(&el, &o);
+	done(el, &o);
 	CHECK_EQ(setup(&el, &o, a1, 3, "{cpu-clock,intel_pt//}"), -EINVAL);
-	done(&el, &o);
+	done(el, &o);
 	CHECK_EQ(setup(&el, &o, a1, 3, "cpu-clock"), -EINVAL);
-	done(&el, &o);
+	done(el, &o);
 	CHECK_EQ(setup(&el, &o, a3, 3, "{intel_pt//,cpu-clock}"), -EINVAL);
-	done(&el, &o);
+	done(el, &o);
 	/* without --aux-sample: nothing of it */
 	{
 		char *a0[] = { "record", "true", NULL };
 
 		CHECK_EQ(setup(&el, &o, a0, 2, "{intel_pt//,cpu-clock}"), 0);
-		CHECK_EQ(el.evsel[2].attr.aux_sample_size, 0);
-		CHECK(!(el.evsel[2].attr.sample_type & PERF_SAMPLE_AUX));
-		CHECK(el.evsel[1].attr.config & PSB_MASK);
-		CHECK(!el.aux_overwrite);
-		done(&el, &o);
+		CHECK_EQ(prec_evlist__event(el, 2)->attr.aux_sample_size, 0);
+		CHECK(!(prec_evlist__event(el, 2)->attr.sample_type & PERF_SAMPLE_AUX));
+		CHECK(prec_evlist__event(el, 1)->attr.config & PSB_MASK);
+		CHECK(!prec_evlist__aux_overwrite(el));
+		done(el, &o);
 	}
 }
 
 static void test_snapshot(void)
 {
 	struct prec_record_opts o;
-	struct prec_evlist el;
+	struct prec_evlist *el;
 	char *a1[] = { "record", "-S", "--aux-size", "1M", "true", NULL };
 	char *a2[] = { "record", "-S0x3000", "true", NULL };
 	char *a3[] = { "record", "-Se2097152", "--aux-size", "1M", "true", NULL };
@@ -151,32 +151,32 @@ static void test_snapshot(void)
 
 	/* the area given: the snapshot is all of it */
 	CHECK_EQ(setup(&el, &o, a1, 5, "intel_pt//"), 0);
-	CHECK_EQ(el.aux_bytes, 1u << 20);
-	CHECK_EQ(el.aux_snapshot_size, 1u << 20);
-	CHECK(el.aux_overwrite && el.aux_snapshot);
+	CHECK_EQ(prec_evlist__aux_bytes(el), 1u << 20);
+	CHECK_EQ(prec_evlist__aux_snapshot_size(el), 1u << 20);
+	CHECK(prec_evlist__aux_overwrite(el) && prec_evlist__aux_snapshot(el));
 	CHECK(!o.aux_snapshot_on_exit);
 	/* no attr of the AUX event changes: psb_period kept */
-	CHECK(el.evsel[1].attr.config & PSB_MASK);
-	CHECK(!(el.evsel[1].attr.sample_type & PERF_SAMPLE_AUX));
-	done(&el, &o);
+	CHECK(prec_evlist__event(el, 1)->attr.config & PSB_MASK);
+	CHECK(!(prec_evlist__event(el, 1)->attr.sample_type & PERF_SAMPLE_AUX));
+	done(el, &o);
 	/* the size given: the area is it, up to a power of two of pages */
 	CHECK_EQ(setup(&el, &o, a2, 2, "intel_pt//"), 0);
-	CHECK_EQ(el.aux_snapshot_size, 0x3000);
-	CHECK_EQ(el.aux_bytes, (size_t)(ps >= 0x4000 ? ps : 0x4000));
-	done(&el, &o);
+	CHECK_EQ(prec_evlist__aux_snapshot_size(el), 0x3000);
+	CHECK_EQ(prec_evlist__aux_bytes(el), (size_t)(ps >= 0x4000 ? ps : 0x4000));
+	done(el, &o);
 	/* a snapshot bigger than the area */
 	CHECK_EQ(setup(&el, &o, a3, 5, "intel_pt//"), -EINVAL);
-	done(&el, &o);
+	done(el, &o);
 	CHECK_EQ(setup(&el, &o, a4, 3, "{intel_pt//,cpu-clock}"), -EINVAL);
-	done(&el, &o);
+	done(el, &o);
 	CHECK_EQ(setup(&el, &o, a5, 2, "cpu-clock"), -EINVAL);
-	done(&el, &o);
+	done(el, &o);
 	/* neither size: perf's full-trace area (4 MiB as root, else 128 KiB) */
 	CHECK_EQ(setup(&el, &o, a5, 2, "intel_pt//"), 0);
-	CHECK(el.aux_bytes == (4u << 20) || el.aux_bytes == (128u << 10));
-	CHECK_EQ(el.aux_snapshot_size, el.aux_bytes);
+	CHECK(prec_evlist__aux_bytes(el) == (4u << 20) || prec_evlist__aux_bytes(el) == (128u << 10));
+	CHECK_EQ(prec_evlist__aux_snapshot_size(el), prec_evlist__aux_bytes(el));
 	CHECK(o.aux_snapshot_on_exit);
-	done(&el, &o);
+	done(el, &o);
 }
 
 int main(void)

@@ -18,6 +18,11 @@
 #include "record/auxpmu.h"
 #include "record/cs_etm.h"
 #include "record/evlist.h"
+/* The list's private struct (evlist_internal.h, the four evlist files'):
+ * auxpmu.c tests evlist_aux.c from inside: it fakes the opened
+ * state (a ring in memory, the CPUs) that AUXTRACE_INFO reads, and reads
+ * the AUX owner and have_sched_switch, as the four files do. */
+#include "record/evlist_internal.h"
 #include "record/evlist_aux.h"
 #include "record/evlist_config.h"
 #include "record/options.h"

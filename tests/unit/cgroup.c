@@ -63,24 +63,26 @@ static ino_t fd_ino(int fd)
 }
 
 /* Parse argv, build the events as cmd_record does, assign the cgroups. */
-static int assign(struct prec_record_opts *o, struct prec_evlist *el, char **argv)
+static int assign(struct prec_record_opts *o, struct prec_evlist **elp, char **argv)
 {
+	struct prec_evlist *el;
 	int argc = 0, err;
 
 	while (argv[argc])
 		argc++;
-	prec_evlist__exit(el);
+	prec_evlist__delete(*elp);
+	CHECK_EQ(prec_evlist__new(elp), 0);
+	el = *elp;
 	prec_record_opts__exit(o);
 	err = prec_record_opts__parse(o, argc, argv);
 	if (err)
 		return err;
 	CHECK_EQ(prec_evlist__add_tracking(el), 0);
 	for (int i = 0; i < o->nr_specs; i++) {
-		int first = el->nr;
+		int first = prec_evlist__nr_events(el);
 
 		CHECK_EQ(prec_evlist__add(el, o->specs[i].text, NULL, NULL), 0);
-		for (int j = first; j < el->nr; j++)
-			el->evsel[j].spec = i;
+		prec_evlist__mark_spec(el, first, i);
 	}
 	return prec_cgroup__assign(el, o);
 }
@@ -90,7 +92,7 @@ static int assign(struct prec_record_opts *o, struct prec_evlist *el, char **arg
 static void test_assign(void)
 {
 	struct prec_record_opts o = { 0 };
-	struct prec_evlist el = { 0 };
+	struct prec_evlist *el = NULL;
 	ino_t cg = ino_of(path), root = ino_of(mnt);
 	char sub[80], file[96], dots[160], dot[80], pair[160], lead[80];
 
@@ -104,24 +106,24 @@ static void test_assign(void)
 
 	/* One name after two events: both (perf: -e e1 -e e2 -G foo). */
 	CHECK_EQ(assign(&o, &el, ARGV("-e", "cpu-clock", "-e", "task-clock", "-G", name)), 0);
-	CHECK_EQ(el.nr, 3);
-	CHECK(el.evsel[0].tracking && el.evsel[0].cgroup_fd < 0);
-	CHECK_EQ(fd_ino(el.evsel[1].cgroup_fd), cg);
-	CHECK_EQ(fd_ino(el.evsel[2].cgroup_fd), cg);
-	CHECK(el.evsel[1].cgroup_fd != el.evsel[2].cgroup_fd);
+	CHECK_EQ(prec_evlist__nr_events(el), 3);
+	CHECK(prec_evlist__event(el, 0)->tracking && prec_evlist__event(el, 0)->cgroup_fd < 0);
+	CHECK_EQ(fd_ino(prec_evlist__event(el, 1)->cgroup_fd), cg);
+	CHECK_EQ(fd_ino(prec_evlist__event(el, 2)->cgroup_fd), cg);
+	CHECK(prec_evlist__event(el, 1)->cgroup_fd != prec_evlist__event(el, 2)->cgroup_fd);
 	/* An empty first name: the first event everywhere; events from one
 	 * -e list count one each. */
 	CHECK_EQ(assign(&o, &el, ARGV("-e", "cpu-clock,task-clock", "-G", sub)), 0);
-	CHECK(el.evsel[1].cgroup_fd < 0);
-	CHECK_EQ(fd_ino(el.evsel[2].cgroup_fd), cg);
+	CHECK(prec_evlist__event(el, 1)->cgroup_fd < 0);
+	CHECK_EQ(fd_ino(prec_evlist__event(el, 2)->cgroup_fd), cg);
 	/* Events after the -G are in no cgroup. */
 	CHECK_EQ(assign(&o, &el, ARGV("-e", "cpu-clock", "-G", lead, "-e", "task-clock")), 0);
-	CHECK_EQ(fd_ino(el.evsel[1].cgroup_fd), cg);
-	CHECK(el.evsel[2].cgroup_fd < 0);
+	CHECK_EQ(fd_ino(prec_evlist__event(el, 1)->cgroup_fd), cg);
+	CHECK(prec_evlist__event(el, 2)->cgroup_fd < 0);
 	/* A second -G takes the next event; "/" is the root cgroup. */
 	CHECK_EQ(assign(&o, &el, ARGV("-e", "cpu-clock", "-G", name, "-e", "task-clock", "-G", "/")), 0);
-	CHECK_EQ(fd_ino(el.evsel[1].cgroup_fd), cg);
-	CHECK_EQ(fd_ino(el.evsel[2].cgroup_fd), root);
+	CHECK_EQ(fd_ino(prec_evlist__event(el, 1)->cgroup_fd), cg);
+	CHECK_EQ(fd_ino(prec_evlist__event(el, 2)->cgroup_fd), root);
 
 	/* Refused: bad command lines (exit 2). */
 	CHECK_EQ(assign(&o, &el, ARGV("-e", "cpu-clock", "-G", pair)), -EINVAL);
@@ -136,7 +138,7 @@ static void test_assign(void)
 	/* -C is per CPU too. */
 	CHECK_EQ(assign(&o, &el, ((char *[]){ "record", "-C", "0", "-e", "cpu-clock", "-G", name, "true", NULL })),
 		 0);
-	prec_evlist__exit(&el);
+	prec_evlist__delete(el);
 	prec_record_opts__exit(&o);
 }
 
