@@ -458,7 +458,17 @@ static int dw_append(void *io, const struct prec_chunk_meta *meta,
 					raw, e->mem + (d->q->pos - e->base), cap, stored);
 }
 
-/* Staging full behind a write in flight: one more extent, up to st_max. */
+/* One more extent behind a write in flight, up to st_max. Returns the
+ * staging's new size, or 0 when it could not grow. */
+static size_t grow_one(struct direct_write *d)
+{
+	if (d->q->err || !d->busy || d->n_mapped >= d->n_max || map_extent(d))
+		return 0;
+	d->grown_at = prec_now_ns(CLOCK_MONOTONIC_COARSE);
+	return d->n_mapped * d->ext_len;
+}
+
+/* Staging full behind a write in flight: one more extent. */
 static bool dw_grow(void *io, size_t len, size_t *bytes)
 {
 	struct direct_write *d = io;
@@ -471,10 +481,7 @@ static bool dw_grow(void *io, size_t len, size_t *bytes)
 	/* the kick may have freed extents already written */
 	if (dw_fits(d, len))
 		return true;
-	if (d->q->err || !d->busy || d->n_mapped >= d->n_max || map_extent(d))
-		return dw_fits(d, len);
-	d->grown_at = prec_now_ns(CLOCK_MONOTONIC_COARSE);
-	*bytes = d->n_mapped * d->ext_len;
+	*bytes = grow_one(d);
 	return dw_fits(d, len);
 }
 
@@ -484,13 +491,10 @@ static bool dw_grow(void *io, size_t len, size_t *bytes)
 static size_t dw_grow_ahead(void *io)
 {
 	struct direct_write *d = io;
-	uint64_t now = prec_now_ns(CLOCK_MONOTONIC_COARSE);
 
-	if (d->q->err || !d->busy || d->spare_n || d->n_mapped >= d->n_max ||
-	    now - d->kicked_at < AHEAD_NS || map_extent(d))
+	if (d->spare_n || prec_now_ns(CLOCK_MONOTONIC_COARSE) - d->kicked_at < AHEAD_NS)
 		return 0;
-	d->grown_at = now;
-	return d->n_mapped * d->ext_len;
+	return grow_one(d);
 }
 
 /* At a sleep: the extents a stall took, once none was taken for
