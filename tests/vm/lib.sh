@@ -12,6 +12,13 @@ VM_DISK_SIZE=${VM_DISK_SIZE:-4G}
 # qemu's niceness: 10 leaves the host's other work room; on a shared host
 # whose other work starves the guest, VM_NICE=0.
 VM_NICE=${VM_NICE:-10}
+# TCG's threads: "single" runs every vCPU on one host thread. Under
+# "multi" (a host thread per vCPU) this Debian 12 qemu (7.2) hangs the
+# 6.1 guest when a tracepoint is switched on or off while CPUs schedule:
+# the patching CPU waits in text_poke_bp_batch for an IPI that another
+# vCPU never answers (soft lockup; tests/vm/tptoggle.sh shows it with
+# tracefs alone, no prec or perf, within a few dozen switches).
+VM_TCG_THREAD=${VM_TCG_THREAD:-single}
 VM_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 VM_BUILD=${BUILD:-build}
 case $VM_BUILD in /*) ;; *) VM_BUILD=$VM_ROOT/$VM_BUILD ;; esac
@@ -163,7 +170,7 @@ vm_boot() {
 	truncate -s "$VM_DISK_SIZE" "$disk"
 	mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$disk" || return 1
 	timeout -k 10 "$limit" nice -n "$VM_NICE" qemu-system-x86_64 \
-		-accel tcg,thread=multi -cpu "${VM_CPU:-max}" -smp "$ncpu" -m "$VM_MEM" \
+		-accel tcg,thread=$VM_TCG_THREAD -cpu "${VM_CPU:-max}" -smp "$ncpu" -m "$VM_MEM" \
 		-kernel "$VM_KERNEL" -initrd "$initrd" \
 		-append "console=ttyS0 quiet panic=-1 no_timer_check${VM_APPEND:+ $VM_APPEND}" \
 		-drive "file=$disk,if=none,id=d0,format=raw" -device nvme,drive=d0,serial=prec \

@@ -5,7 +5,8 @@
 # prints its results; exits non-zero if a guest check failed or the guest
 # did not finish (the console log is printed then).
 # Usage: tests/vm/run.sh [NCPU] [STORM_N]   (env: BUILD=build, where prec
-# is; VM_JOB=tests/vm/diag.sh, another guest job, whose argument is STORM_N)
+# is; VM_JOB=tests/vm/diag.sh, another guest job, whose argument is STORM_N;
+# VM_LOG=NAME: the console log VM_CACHE/NAME.log, for boots side by side)
 set -u
 . "$(dirname "$0")/lib.sh"
 NCPU=${1:-${NCPU:-8}}
@@ -20,7 +21,7 @@ vm_deps || exit 1
 vm_kernel || exit 1
 mkdir -p "$VM_CACHE"
 initrd=$VM_CACHE/suite-$$.cpio
-log=$VM_CACHE/suite-$NCPU.log
+log=$VM_CACHE/${VM_LOG:-suite-$NCPU}.log
 vm_initramfs "$initrd" "${VM_JOB:-$VM_ROOT/tests/vm/suite.sh}" "$STORM_N" || exit 1
 vm_log "booting $(basename "$VM_KERNEL") with $NCPU vCPUs (limit ${LIMIT}s), console: $log"
 t0=$(date +%s)
