@@ -180,6 +180,11 @@ void prec_buildid_reader__read(struct prec_buildid_reader *r,
 
 			f->ret = r->reqs[i].ret;
 			memcpy(f->id, r->reqs[i].id, sizeof(f->id));
+			/* The stop's read says the same of the files it reads:
+			 * -v names every mapped file without an id once, however
+			 * soon the recording ends. */
+			if (f->ret <= 0 && f->ret != -ETIMEDOUT)
+				pr_debug("build-id %s: %s", r->paths[i], strerror(-f->ret));
 			free(r->paths[i]);
 			if (f->ret == -ETIMEDOUT)
 				r->off = true;

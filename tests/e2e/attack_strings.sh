@@ -38,11 +38,16 @@ c1=$(printf '%s/c1\302\2332J\302\2350;t\342\200\256fdp.so' "$1")
 cp /bin/true "$c1" && "$c1" || exit 14
 printf '\033[2J\007\rPWN' >/proc/self/comm || exit 12
 if command -v python3 >/dev/null; then
-	f="$d/notelf"
-	head -c 8192 /dev/zero | tr '\0' A >"$f"
-	python3 -c 'import mmap, sys
-f = open(sys.argv[1], "rb")
-mmap.mmap(f.fileno(), 0, prot=mmap.PROT_READ | mmap.PROT_EXEC)' "$f" || exit 13
+	# notelf is mapped for 0.5 s: read while recording (every 100 ms);
+	# notelf2 just before the exit: read then or at the stop.
+	for f in "$d/notelf" "$d/notelf2"; do
+		head -c 8192 /dev/zero | tr '\0' A >"$f"
+	done
+	python3 -c 'import mmap, sys, time
+for p, hold in ((sys.argv[1], 0.5), (sys.argv[2], 0)):
+	f = open(p, "rb")
+	mmap.mmap(f.fileno(), 0, prot=mmap.PROT_READ | mmap.PROT_EXEC)
+	time.sleep(hold)' "$d/notelf" "$d/notelf2" || exit 13
 fi
 /bin/true
 EOF
@@ -70,8 +75,11 @@ fi
 # prec record's own messages: the mapped file's name, escaped.
 [ -z "$(controls "$tmp/rec.err")" ] || fail "prec record -v printed a control byte: $(controls "$tmp/rec.err")"
 if command -v python3 >/dev/null; then
-	grep -qF "build-id $tmp/w/"'\x1b[2J\x07\rx/notelf' "$tmp/rec.err" ||
-		fail "prec record -v: no escaped build-id message for the mapped file"
+	# one line for each, however soon each was read
+	for n in notelf notelf2; do
+		grep -qF "build-id $tmp/w/"'\x1b[2J\x07\rx/'"$n:" "$tmp/rec.err" ||
+			fail "prec record -v: no escaped build-id message for the mapped file $n"
+	done
 fi
 
 "$PREC" dump "$tmp/rec" >"$tmp/dump" 2>"$tmp/dump.err" || fail_rc "$tmp/dump.err" "dump"
