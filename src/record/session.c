@@ -3,8 +3,8 @@
 // over its parts: the output directory (out_dir.c), the recording written
 // now (recording.c: manifest and shard writers; a cut opens the next one
 // and closes the old), the flight recorder's shards, the drainers, the
-// first drainer failure and its stop line (stop_fault.c), and the figures
-// the summary prints. Its struct is this file's alone: other files get
+// first drainer failure and its stop line (stop_fault.c), and its totals
+// (recording_totals.c). Its struct is this file's alone: other files get
 // verbs, a few accessors, and the report by value.
 
 #include "record/session.h"
@@ -38,6 +38,7 @@
 #include "record/options.h"
 #include "record/perfclock.h"
 #include "record/recording.h"
+#include "record/recording_totals.h"
 #include "record/ring.h"
 #include "record/sideband.h"
 #include "record/snapshot.h"
@@ -60,7 +61,6 @@ struct prec_session {
 	struct prec_drainer_pool *pool;    /* the drainers, one per CPU */
 	/* the flight recorder's shards (snapshots, -S, tails) */
 	struct prec_flight_shards flight;
-	struct prec_writer_wait *writer_wait; /* per CPU */
 	bool direct_io;        /* the shards are written with O_DIRECT */
 	/* the drainers' queues of maps without a build-id (per CPU, NULL
 	 * where no drainer) and their reader (buildid_reader.h) */
@@ -70,7 +70,8 @@ struct prec_session {
 	 * time from the stop */
 	uint64_t t_enable_ns, t_stop_ns, manifest_ns;
 	uint64_t t_begin_ns;   /* record's start, for -v's start laps */
-	uint64_t records, bytes, lost;
+	/* the closing recording's shard totals, the closed epochs' sums */
+	struct prec_recording_totals tot;
 	size_t pages;          /* drained rings' data pages (-m, or the side
 				* band's own size), for the lost-records advice */
 	struct prec_stop_fault fault; /* the first drainer failure */
@@ -84,12 +85,9 @@ struct prec_session {
 	int argc;
 	char **argv;
 	struct prec_sideband_opts sbo;  /* each epoch's side band */
-	uint64_t (*epoch_base)[3]; /* per CPU at the epoch's start: LOST,
-				    * LOST_SAMPLES, PERF_FORMAT_LOST totals */
 	/* per CPU, what its drainer handed over of the recording being
 	 * closed (at the stop, or at a cut) */
 	struct prec_drainer_handover *hand;
-	uint64_t prior_records, prior_bytes, prior_lost; /* the closed epochs' */
 	/* --max-disk: the CPU shards' budget and the carry (max_disk.c) */
 	struct prec_max_disk *max_disk;
 };
@@ -114,7 +112,7 @@ int prec_session__new(struct prec_session **out, const char *dir, bool force,
 }
 
 /* What the session makes once for all its recordings: the drainers'
- * pool, their writers' waits, --max-disk's budget. */
+ * pool, their totals, --max-disk's budget. */
 static int session_parts(struct prec_session *s, const struct prec_record_opts *o,
 			 const struct prec_evlist *el)
 {
@@ -130,19 +128,9 @@ static int session_parts(struct prec_session *s, const struct prec_record_opts *
 	if (err)
 		return err;
 	prec_stop_fault__init(&s->fault, s->pool, s->cpus, s->nr_cpus);
-	s->writer_wait = calloc((size_t)prec_evlist__nr_cpus(el), sizeof(*s->writer_wait));
+	err = prec_recording_totals__init(&s->tot, s->cpus, s->nr_cpus, o->switch_output);
 	s->hand = calloc((size_t)prec_evlist__nr_cpus(el), sizeof(*s->hand));
-	return s->writer_wait && s->hand ? 0 : -ENOMEM;
-}
-
-/* A shard's writer totals into its manifest entry and the session's
- * records and bytes; ws is filled for the caller's own figures. */
-static void count_writer(struct prec_session *s, struct prec_manifest_shard *sh,
-			 struct prec_shard_writer *w, struct prec_shard_writer_stats *ws)
-{
-	prec_recording__count_shard(sh, w, ws);
-	s->records += sh->records;
-	s->bytes += ws->file_bytes;
+	return !err && s->hand ? 0 : -ENOMEM;
 }
 
 /* The next epoch's directory under the output's: its descriptor and
@@ -168,7 +156,7 @@ static int make_epoch_dir(struct prec_session *s, int *fd, char **path)
  * its first epoch (the output directory then holds the epochs, each
  * locked as a recording, and is not one itself). */
 static int recording_dir(struct prec_session *s, const struct prec_record_opts *o,
-			 const struct prec_evlist *el, int *fd, char **path)
+			 int *fd, char **path)
 {
 	int err;
 
@@ -184,9 +172,6 @@ static int recording_dir(struct prec_session *s, const struct prec_record_opts *
 	err = prec_epochs__new(&s->epochs, s->out.fd, o->switch_max_files);
 	if (err)
 		return err;
-	s->epoch_base = calloc((size_t)prec_evlist__nr_cpus(el), sizeof(*s->epoch_base));
-	if (!s->epoch_base)
-		return -ENOMEM;
 	return make_epoch_dir(s, fd, path);
 }
 
@@ -207,7 +192,7 @@ int prec_session__begin(struct prec_session *s,
 	s->pages = prec_evlist__drain_pages(el);
 	err = session_parts(s, o, el);
 	if (!err)
-		err = recording_dir(s, o, el, &fd, &path);
+		err = recording_dir(s, o, &fd, &path);
 	if (err)
 		return err;
 	ro.budget = s->max_disk ? prec_max_disk__budget(s->max_disk) : NULL;
@@ -449,58 +434,6 @@ int prec_session__start(struct prec_session *s,
 	return prec_recording__reserve(s->rec);
 }
 
-/* ms from the stop to a drainer's CLOCK_MONOTONIC time t (0: never). */
-static double since_stop_ms(const struct prec_session *s, uint64_t t)
-{
-	return t > s->t_stop_ns ? (double)(t - s->t_stop_ns) / 1e6 : 0.0;
-}
-
-/* --switch-output: CPU index c's losses since its epoch began, from the
- * drainer's totals (at a cut, those it had as it moved over) and the
- * events' PERF_FORMAT_LOST count read now. */
-static void epoch_lost(struct prec_session *s, int c, const struct prec_drainer_stats *ds,
-		       uint64_t evlost, struct prec_manifest_shard *sh)
-{
-	uint64_t *b = s->epoch_base[c];
-	uint64_t lost = ds->lost, ls = ds->lost_samples;
-
-	sh->lost = lost - b[0];
-	sh->lost_samples = ls - b[1] + (evlost >= b[2] ? evlost - b[2] : 0);
-	b[0] = lost;
-	b[1] = ls;
-	b[2] = evlost;
-}
-
-static void shard_totals(struct prec_session *s, struct prec_evlist *el, int c)
-{
-	struct prec_manifest_shard *sh = &prec_recording__manifest(s->rec)->shards[c];
-	struct prec_shard_writer_stats ws;
-
-	count_writer(s, sh, prec_recording__writer(s->rec, c), &ws);
-	if (c < s->nr_cpus)
-		s->writer_wait[c] = (struct prec_writer_wait){ ws.wait_ns_max, ws.staging_grown };
-	if (c < s->nr_cpus && s->hand[c].present) {
-		const struct prec_drainer_stats *ds = &s->hand[c].st;
-		uint64_t evlost = prec_evlist__lost(el, c);
-
-		sh->lost = ds->lost;
-		sh->lost_samples = ds->lost_samples + evlost;
-		if (s->epoch_base)
-			epoch_lost(s, c, ds, evlost, sh);
-		if (s->t_stop_ns) /* the stop's handover has the drainer's stats */
-			pr_debug("drainer cpu%d: %llu wake-ups, %llu chunks, %llu records, %llu bytes; stop seen at +%.1f ms, drained +%.1f, fsynced +%.1f\n",
-				 s->cpus[c], (unsigned long long)ds->wakeups,
-				 (unsigned long long)ds->chunks,
-				 (unsigned long long)ds->records,
-				 (unsigned long long)ds->bytes,
-				 since_stop_ms(s, ds->stop_seen_ns), since_stop_ms(s, ds->drained_ns),
-				 since_stop_ms(s, ds->flushed_ns));
-	}
-	/* A ring overflow shows both as a LOST record and in the events'
-	 * PERF_FORMAT_LOST count: the larger of the two, not the sum. */
-	s->lost += prec_manifest_shard__lost(sh);
-}
-
 static struct prec_seen_maps seen_maps(struct prec_session *s)
 {
 	return (struct prec_seen_maps){ .nr = s->nr_cpus, .hand = s->hand };
@@ -589,19 +522,19 @@ void prec_session__report(const struct prec_session *s, struct prec_session_repo
 	*r = (struct prec_session_report){
 		.m = s->rec ? prec_recording__manifest(s->rec) : NULL,
 		.dir = s->rec ? prec_recording__dir(s->rec) : NULL,
-		.records = s->records, .bytes = s->bytes, .lost = s->lost,
 		.enable_ns = s->t_enable_ns, .stop_ns = s->t_stop_ns,
 		.manifest_ns = s->manifest_ns,
 		.switch_output = s->epochs != NULL,
 		.epochs = s->epochs ? prec_epochs__count(s->epochs) : 0,
 		.drain_failed = prec_stop_fault__failed(&s->fault),
 		.nr_cpus = s->nr_cpus, .cpus = s->cpus,
-		.writer_wait = s->writer_wait, .pages = s->pages,
+		.writer_wait = prec_recording_totals__writer_wait(&s->tot), .pages = s->pages,
 		.direct_io = s->direct_io,
 		.flight_cpu_shard = s->flight.cpu_shard,
 		.flight_snapshots = s->flight.snap != NULL,
 		.rt_prio = s->o ? s->o->rt_prio : 0,
 	};
+	prec_recording_totals__figures(&s->tot, &r->records, &r->bytes, &r->lost);
 }
 
 uint64_t prec_session__drained(const struct prec_session *s)
@@ -638,9 +571,7 @@ int prec_session__finish(struct prec_session *s, struct prec_evlist *el)
 		lap(s, "build-id cache");
 	}
 	/* The summary's totals: every epoch's. */
-	s->records += s->prior_records;
-	s->bytes += s->prior_bytes;
-	s->lost += s->prior_lost;
+	prec_recording_totals__sum(&s->tot);
 	return err;
 }
 
@@ -664,6 +595,7 @@ static int close_writers(struct prec_session *s, int err)
 static int close_epoch(struct prec_session *s, struct prec_evlist *el, int err)
 {
 	struct prec_manifest *m = prec_recording__manifest(s->rec);
+	uint64_t records = 0, bytes = 0, lost = 0;
 	int e;
 
 	/* A drainer flushes its shard as it stops (its flush here finds
@@ -676,11 +608,9 @@ static int close_epoch(struct prec_session *s, struct prec_evlist *el, int err)
 	/* Appends are over: no drop may change a shard after its totals. */
 	if (s->max_disk)
 		prec_disk_budget__stop(prec_max_disk__budget(s->max_disk));
-	s->records = s->bytes = s->lost = 0;
-	for (int c = 0; c <= s->nr_cpus; c++)
-		if (prec_recording__writer(s->rec, c))
-			shard_totals(s, el, c);
-	e = prec_flight_shards__finish(&s->flight, m, &s->records, &s->bytes, &s->lost);
+	prec_recording_totals__count(&s->tot, s->rec, el, s->hand, s->t_stop_ns);
+	e = prec_flight_shards__finish(&s->flight, m, &records, &bytes, &lost);
+	prec_recording_totals__add(&s->tot, records, bytes, lost);
 	err = err ? err : e;
 	add_buildids(s);
 	if (s->o->no_buildid)
@@ -690,7 +620,8 @@ static int close_epoch(struct prec_session *s, struct prec_evlist *el, int err)
 	if (s->max_disk)
 		err = close_writers(s, err);
 	if (err)
-		prec_stop_fault__report(&s->fault, err, s->t_enable_ns, s->t_stop_ns, s->bytes,
+		prec_stop_fault__report(&s->fault, err, s->t_enable_ns, s->t_stop_ns,
+					prec_recording_totals__bytes(&s->tot),
 					prec_recording__dir(s->rec));
 	if (s->max_disk) {
 		e = prec_max_disk__finish(s->max_disk, prec_recording__dirfd(s->rec), m,
@@ -839,12 +770,10 @@ int prec_session__cut(struct prec_session *s, struct prec_evlist *el)
 	since = prec_evlist__now(el, s->o->clockid);
 	for (int c = 0; c < s->nr_cpus; c++) {
 		cut[c].writer = prec_recording__writer(next, c);
-		/* a drainer that has exited moves nothing: no loss twice */
-		cut[c].lost = s->epoch_base[c][0];
-		cut[c].lost_samples = s->epoch_base[c][1];
 		/* no room: every record dropped, and said */
 		prec_capture__init(&cut[c].capture, PREC_CAPTURE_BYTES, since);
 	}
+	prec_recording_totals__cut_base(&s->tot, cut);
 	prec_drainer_pool__capture(s->pool, cut);
 	e = epoch_tasks(s, el, next);
 	err = prec_drainer_pool__cut(s->pool, cut);
@@ -864,9 +793,7 @@ int prec_session__cut(struct prec_session *s, struct prec_evlist *el)
 	prec_drainer_pool__cut_handover(s->pool, cut, s->hand);
 	e = close_epoch(s, el, 0);
 	err = err ? err : e;
-	s->prior_records += s->records;
-	s->prior_bytes += s->bytes;
-	s->prior_lost += s->lost;
+	prec_recording_totals__carry(&s->tot);
 	prec_recording__delete(s->rec);
 	s->rec = next;
 	for (int c = 0; c < s->nr_cpus; c++) {
@@ -901,11 +828,10 @@ void prec_session__delete(struct prec_session *s)
 	prec_max_disk__delete(s->max_disk); /* after its shards' writers */
 	free(s->bid_queues);
 	prec_buildid_reader__delete(s->bid_reader);
-	free(s->writer_wait);
+	prec_recording_totals__exit(&s->tot);
 	free(s->hand);
 	prec_recording__delete(s->rec);
 	prec_epochs__delete(s->epochs);
-	free(s->epoch_base);
 	prec_out_dir__exit(&s->out);
 	free(s);
 }
