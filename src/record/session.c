@@ -2,10 +2,10 @@
 // The recording session: the start, the --switch-output cuts and the stop
 // over its parts: the output directory (out_dir.c), the recording written
 // now (recording.c: manifest and shard writers; a cut opens the next one
-// and closes the old), the flight recorder's shards, the drainers, the
-// first drainer failure and its stop line (stop_fault.c), and its totals
-// (recording_totals.c). Its struct is this file's alone: other files get
-// verbs, a few accessors, and the report by value.
+// with epoch_maker.c and closes the old), its totals (recording_totals.c),
+// the flight recorder's shards, the drainers, and the first drainer
+// failure and its stop line (stop_fault.c). Its struct is this file's
+// alone: other files get verbs, a few accessors, and the report by value.
 
 #include "record/session.h"
 
@@ -26,7 +26,7 @@
 #include "record/drainer.h"
 #include "record/drainer_place.h"
 #include "record/drainer_pool.h"
-#include "record/epochs.h"
+#include "record/epoch_maker.h"
 #include "record/evlist.h"
 #include "record/evlist_aux.h"
 #include "record/evlist_config.h"
@@ -43,7 +43,6 @@
 #include "record/sideband.h"
 #include "record/snapshot.h"
 #include "record/stop_fault.h"
-#include "record/tail.h"
 #include "record/vdso.h"
 #include "store/store.h"
 #include "util/clock.h"
@@ -79,12 +78,10 @@ struct prec_session {
 				* the stop (no flight recording): disable()
 				* does not; and enable them at the start:
 				* enable()) */
-	/* --switch-output: out holds epochs (epochs.h), rec the current one */
-	struct prec_epochs *epochs; /* NULL without --switch-output */
+	/* --switch-output: out holds epochs, rec the current one; NULL
+	 * without */
+	struct prec_epoch_maker *maker;
 	const struct prec_record_opts *o; /* resolved (options_resolve.c) */
-	int argc;
-	char **argv;
-	struct prec_sideband_opts sbo;  /* each epoch's side band */
 	/* per CPU, what its drainer handed over of the recording being
 	 * closed (at the stop, or at a cut) */
 	struct prec_drainer_handover *hand;
@@ -133,31 +130,15 @@ static int session_parts(struct prec_session *s, const struct prec_record_opts *
 	return !err && s->hand ? 0 : -ENOMEM;
 }
 
-/* The next epoch's directory under the output's: its descriptor and
- * path, for prec_recording__open(). Returns 0 or -errno after one line. */
-static int make_epoch_dir(struct prec_session *s, int *fd, char **path)
-{
-	char name[32];
-
-	*path = NULL;
-	*fd = prec_epochs__make(s->epochs, name, sizeof(name));
-	if (*fd < 0) {
-		pr_err("%s/%s: making the epoch: %s", s->out.path, name, strerror(-*fd));
-		return *fd;
-	}
-	if (asprintf(path, "%s/%s", s->out.path, name) < 0) {
-		*path = NULL;
-		return -ENOMEM;
-	}
-	return 0;
-}
-
 /* The recording's directory: the output's own, or with --switch-output
  * its first epoch (the output directory then holds the epochs, each
  * locked as a recording, and is not one itself). */
 static int recording_dir(struct prec_session *s, const struct prec_record_opts *o,
-			 int *fd, char **path)
+			 int argc, char **argv, int *fd, char **path)
 {
+	struct prec_epoch_maker_opts mo = { .out_fd = s->out.fd, .out_path = s->out.path,
+		.o = o, .argc = argc, .argv = argv, .nr_cpus = s->nr_cpus,
+		.budget = s->max_disk ? prec_max_disk__budget(s->max_disk) : NULL };
 	int err;
 
 	if (!o->switch_output) {
@@ -169,10 +150,10 @@ static int recording_dir(struct prec_session *s, const struct prec_record_opts *
 		pr_err("%s: %s", s->out.path, strerror(-err));
 		return err;
 	}
-	err = prec_epochs__new(&s->epochs, s->out.fd, o->switch_max_files);
-	if (err)
-		return err;
-	return make_epoch_dir(s, fd, path);
+	err = prec_epoch_maker__new(&s->maker, &mo);
+	if (!err)
+		err = prec_epoch_maker__make_dir(s->maker, fd, path);
+	return err;
 }
 
 int prec_session__begin(struct prec_session *s,
@@ -185,14 +166,12 @@ int prec_session__begin(struct prec_session *s,
 	int err, fd;
 
 	s->o = o;
-	s->argc = argc;
-	s->argv = argv;
 	s->nr_cpus = prec_evlist__nr_cpus(el);
 	s->cpus = prec_evlist__cpus(el);
 	s->pages = prec_evlist__drain_pages(el);
 	err = session_parts(s, o, el);
 	if (!err)
-		err = recording_dir(s, o, &fd, &path);
+		err = recording_dir(s, o, argc, argv, &fd, &path);
 	if (err)
 		return err;
 	ro.budget = s->max_disk ? prec_max_disk__budget(s->max_disk) : NULL;
@@ -332,18 +311,6 @@ static void start_lap(const struct prec_session *s, const char *what)
 		 (double)(prec_now_ns(CLOCK_MONOTONIC) - s->t_begin_ns) / 1e6);
 }
 
-/* Without --markers nothing is added to the side band after its synthesis:
- * a MARKER with the highest watermark says so, so that a reader following
- * the recording (merge --follow) need not wait on it (docs/format.md). */
-static int close_sideband(struct prec_shard_writer *w)
-{
-	struct prec_chunk_meta meta = { .type = PREC_CHUNK_MARKER,
-					.watermark = PREC_WATERMARK_CLOSED };
-	int64_t t = prec_shard_writer__append(w, &meta, NULL, 0);
-
-	return t < 0 ? (int)t : 0;
-}
-
 /* The queue of each drainer, and their reader. */
 static int open_buildid_reader(struct prec_session *s)
 {
@@ -402,8 +369,8 @@ int prec_session__start(struct prec_session *s,
 	}
 	if (err)
 		return err;
-	s->sbo = sbo;
-	s->sbo.before_exec = false; /* a later epoch's: the command runs */
+	if (s->maker)
+		prec_epoch_maker__sideband_opts(s->maker, &sbo);
 	/* The carry names what the start does: the command, -p or -t and
 	 * what they fork (the events inherit), every task only with -a/-C. */
 	if (s->max_disk)
@@ -415,7 +382,7 @@ int prec_session__start(struct prec_session *s,
 					prec_recording__manifest(s->rec), &sbo);
 	start_lap(s, "side band read");
 	if (err >= 0 && !o->markers)
-		err = close_sideband(prec_recording__writer(s->rec, s->nr_cpus));
+		err = prec_recording__close_sideband(s->rec);
 	if (err < 0) {
 		pr_err("%s/%s: synthesizing the side band: %s", prec_recording__dir(s->rec),
 		       PREC_SHARD_SIDEBAND_NAME, strerror(-err));
@@ -524,8 +491,8 @@ void prec_session__report(const struct prec_session *s, struct prec_session_repo
 		.dir = s->rec ? prec_recording__dir(s->rec) : NULL,
 		.enable_ns = s->t_enable_ns, .stop_ns = s->t_stop_ns,
 		.manifest_ns = s->manifest_ns,
-		.switch_output = s->epochs != NULL,
-		.epochs = s->epochs ? prec_epochs__count(s->epochs) : 0,
+		.switch_output = s->maker != NULL,
+		.epochs = s->maker ? prec_epoch_maker__count(s->maker) : 0,
 		.drain_failed = prec_stop_fault__failed(&s->fault),
 		.nr_cpus = s->nr_cpus, .cpus = s->cpus,
 		.writer_wait = prec_recording_totals__writer_wait(&s->tot), .pages = s->pages,
@@ -645,103 +612,6 @@ static int close_epoch(struct prec_session *s, struct prec_evlist *el, int err)
 
 /* ---- --switch-output: the cut from one epoch to the next ---- */
 
-/* The next epoch opened as a recording of its own (its own session id),
- * its start manifest written, into *next. An epoch that could not start
- * is closed and removed (*next NULL). */
-static int open_epoch(struct prec_session *s, struct prec_evlist *el,
-		      struct prec_recording **next)
-{
-	struct prec_recording_opts ro = { .o = s->o, .el = el, .argc = s->argc,
-		.argv = s->argv,
-		.budget = s->max_disk ? prec_max_disk__budget(s->max_disk) : NULL };
-	char *path;
-	int err, fd;
-
-	*next = NULL;
-	err = make_epoch_dir(s, &fd, &path);
-	if (err) {
-		free(path);
-		if (fd >= 0) { /* made: removed again */
-			close(fd);
-			prec_epochs__drop_newest(s->epochs);
-		}
-		return err;
-	}
-	err = prec_recording__open(next, fd, path, &ro);
-	if (!err) {
-		prec_recording__manifest(*next)->start_time = prec_evlist__now(el, s->o->clockid);
-		err = prec_recording__write_manifest(*next);
-	}
-	if (err) {
-		prec_recording__delete(*next);
-		*next = NULL;
-		prec_epochs__drop_newest(s->epochs);
-	}
-	return err;
-}
-
-/* The tasks and maps alive now into the new epoch's side band; the
- * command's (or -p's) children forked since the start too, as the events
- * follow them. Returns records written or -errno. */
-static int epoch_tasks(struct prec_session *s, const struct prec_evlist *el,
-		       struct prec_recording *next)
-{
-	struct prec_sideband_opts sbo = s->sbo;
-	pid_t *pids = NULL;
-	int err = 0;
-
-	if (sbo.pids && prec_evlist__inherits(el)) {
-		err = prec_tail__select(sbo.pids, sbo.nr_pids, true, &pids);
-		sbo.pids = pids;
-		sbo.nr_pids = err;
-	}
-	if (err >= 0)
-		err = prec_sideband__synthesize(prec_recording__writer(next, s->nr_cpus),
-						prec_recording__manifest(next), &sbo);
-	free(pids);
-	return err;
-}
-
-/* The new epoch's side band after the /proc read (epoch_tasks()): the task
- * records the drainers drained into the old epoch from that read on, in
- * time order after the synthesized ones (time 0), and the marker that
- * closes it. Returns 0 or -errno (said). */
-static int epoch_sideband(struct prec_session *s, struct prec_recording *next,
-			  struct prec_drainer_cut *cut)
-{
-	struct prec_shard_writer *w = prec_recording__writer(next, s->nr_cpus);
-	const char *dir = prec_recording__dir(next);
-	struct prec_capture **caps = calloc((size_t)s->nr_cpus, sizeof(*caps));
-	uint64_t dropped = 0;
-	int err = caps ? 0 : -ENOMEM;
-
-	for (int c = 0; caps && c < s->nr_cpus; c++) {
-		caps[c] = &cut[c].capture;
-		dropped += caps[c]->dropped;
-	}
-	if (!err)
-		err = prec_capture__write(caps, s->nr_cpus,
-					  &prec_recording__manifest(next)->time_layout, w);
-	free(caps);
-	if (err >= 0)
-		pr_debug("%s/%s: %d task records of the cut replayed", dir,
-			 PREC_SHARD_SIDEBAND_NAME, err);
-	if (dropped)
-		pr_warn("%s/%s: %llu task records of the cut did not fit its capture (%u KiB per CPU): the tasks they name may show as :PID in this epoch",
-			dir, PREC_SHARD_SIDEBAND_NAME, (unsigned long long)dropped,
-			PREC_CAPTURE_BYTES / 1024);
-	if (err >= 0)
-		err = close_sideband(w);
-	if (err >= 0)
-		err = prec_shard_writer__flush(w);
-	if (err < 0) {
-		pr_err("%s/%s: synthesizing the side band: %s", dir,
-		       PREC_SHARD_SIDEBAND_NAME, strerror(-err));
-		return err;
-	}
-	return prec_recording__reserve(next);
-}
-
 /* Why every sample of the new epoch has its task named there: each
  * drainer drains once more into the old epoch from a data_head read after
  * the /proc read, so a sample in the new epoch was published after that
@@ -761,7 +631,7 @@ int prec_session__cut(struct prec_session *s, struct prec_evlist *el)
 
 	if (!cut)
 		return -ENOMEM;
-	err = open_epoch(s, el, &next);
+	err = prec_epoch_maker__open_next(s->maker, el, &next);
 	if (err) {
 		free(cut);
 		return err;
@@ -775,7 +645,7 @@ int prec_session__cut(struct prec_session *s, struct prec_evlist *el)
 	}
 	prec_recording_totals__cut_base(&s->tot, cut);
 	prec_drainer_pool__capture(s->pool, cut);
-	e = epoch_tasks(s, el, next);
+	e = prec_epoch_maker__tasks(s->maker, el, next);
 	err = prec_drainer_pool__cut(s->pool, cut);
 	if (err)
 		pr_err("%s: a drainer stopped before it moved to this epoch",
@@ -785,7 +655,7 @@ int prec_session__cut(struct prec_session *s, struct prec_evlist *el)
 		       PREC_SHARD_SIDEBAND_NAME, strerror(-e));
 		err = err ? err : e;
 	}
-	e = epoch_sideband(s, next, cut);
+	e = prec_epoch_maker__sideband(s->maker, next, cut);
 	err = err ? err : e;
 	/* The old epoch, whose writers are all this thread's now, closed
 	 * with what the drainers handed over; the next one is the
@@ -801,7 +671,7 @@ int prec_session__cut(struct prec_session *s, struct prec_evlist *el)
 		prec_capture__exit(&cut[c].capture);
 	}
 	free(cut);
-	prec_epochs__prune(s->epochs, s->out.path);
+	prec_epoch_maker__prune(s->maker);
 	return err;
 }
 
@@ -831,7 +701,7 @@ void prec_session__delete(struct prec_session *s)
 	prec_recording_totals__exit(&s->tot);
 	free(s->hand);
 	prec_recording__delete(s->rec);
-	prec_epochs__delete(s->epochs);
+	prec_epoch_maker__delete(s->maker);
 	prec_out_dir__exit(&s->out);
 	free(s);
 }
