@@ -59,6 +59,9 @@ int prec_epoch_maker__make_dir(struct prec_epoch_maker *mk, int *fd, char **path
 	}
 	if (asprintf(path, "%s/%s", mk->mo.out_path, name) < 0) {
 		*path = NULL;
+		close(*fd); /* made: removed again */
+		*fd = -1;
+		prec_epochs__drop_newest(mk->epochs);
 		return -ENOMEM;
 	}
 	return 0;
@@ -81,14 +84,8 @@ int prec_epoch_maker__open_next(struct prec_epoch_maker *mk, struct prec_evlist 
 
 	*next = NULL;
 	err = prec_epoch_maker__make_dir(mk, &fd, &path);
-	if (err) {
-		free(path);
-		if (fd >= 0) { /* made: removed again */
-			close(fd);
-			prec_epochs__drop_newest(mk->epochs);
-		}
+	if (err)
 		return err;
-	}
 	err = prec_recording__open(next, fd, path, &ro);
 	if (!err) {
 		prec_recording__manifest(*next)->start_time = prec_evlist__now(el, mk->mo.o->clockid);

@@ -33,8 +33,9 @@ struct prec_epoch_maker;
 int prec_epoch_maker__new(struct prec_epoch_maker **out,
 			  const struct prec_epoch_maker_opts *mo);
 /* The next epoch's directory made and opened: its descriptor and path
- * (both the caller's, for prec_recording__open()). Returns 0 or -errno
- * after one line. Main thread. */
+ * (both the caller's, for prec_recording__open()). Returns 0, or -errno
+ * after one line when it could not be made (-ENOMEM without one), and
+ * then nothing of it is left (*fd -1, *path NULL). Main thread. */
 int prec_epoch_maker__make_dir(struct prec_epoch_maker *mk, int *fd, char **path);
 /* The side band options each later epoch synthesizes its tasks with (the
  * start's, copied; pids borrowed): the command runs by then. */

@@ -143,11 +143,15 @@ static int recording_dir(struct prec_session *s, const struct prec_record_opts *
 
 	if (!o->switch_output) {
 		*fd = fcntl(s->out.fd, F_DUPFD_CLOEXEC, 0);
+		err = *fd < 0 ? -errno : 0;
 		*path = strdup(s->out.path);
-		if (*fd >= 0 && *path)
+		if (!err && *path)
 			return 0;
-		err = *fd < 0 ? -errno : -ENOMEM;
+		err = err ? err : -ENOMEM;
 		pr_err("%s: %s", s->out.path, strerror(-err));
+		if (*fd >= 0)
+			close(*fd);
+		free(*path);
 		return err;
 	}
 	err = prec_epoch_maker__new(&s->maker, &mo);
