@@ -11,17 +11,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "record/buildid_collect.h"
 #include "record/buildid_reader.h"
-#include "util/buildid.h"
 #include "record/capture.h"
 #include "record/drainer.h"
 #include "record/drainer_place.h"
@@ -36,17 +32,13 @@
 #include "record/max_disk.h"
 #include "record/out_dir.h"
 #include "record/options.h"
-#include "record/perfclock.h"
 #include "record/recording.h"
 #include "record/recording_totals.h"
 #include "record/ring.h"
 #include "record/sideband.h"
-#include "record/snapshot.h"
 #include "record/stop_fault.h"
-#include "record/vdso.h"
 #include "store/store.h"
 #include "util/clock.h"
-#include "util/file.h"
 #include "util/log.h"
 
 struct prec_session {
