@@ -294,6 +294,15 @@ static uint64_t reserve_size(const struct prec_manifest *m)
 /* Allocate manifest.reserve now, so a disk that fills up during the
  * recording still has room for the final manifest (the file is removed
  * just before that is written). */
+int prec_recording__close_sideband(struct prec_recording *r)
+{
+	struct prec_chunk_meta meta = { .type = PREC_CHUNK_MARKER,
+					.watermark = PREC_WATERMARK_CLOSED };
+	int64_t t = prec_shard_writer__append(r->writers[r->nr_cpus], &meta, NULL, 0);
+
+	return t < 0 ? (int)t : 0;
+}
+
 int prec_recording__reserve(struct prec_recording *r)
 {
 	uint64_t len = reserve_size(r->m);

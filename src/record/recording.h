@@ -60,6 +60,11 @@ void prec_recording__count_shard(struct prec_manifest_shard *sh, struct prec_sha
 				 struct prec_shard_writer_stats *ws);
 /* The manifest written as it is now. Returns 0 or -errno after one line. */
 int prec_recording__write_manifest(struct prec_recording *r);
+/* Its side band closed: nothing is added to it after this (without
+ * --markers, after its synthesis), and a MARKER with the highest watermark
+ * says so, so that a reader following the recording (merge --follow)
+ * need not wait on it (docs/format.md). Returns 0 or -errno (not said). */
+int prec_recording__close_sideband(struct prec_recording *r);
 /* Allocate manifest.reserve, room for the final manifest on a disk that
  * fills up meanwhile. Returns 0 or -errno after one line. */
 int prec_recording__reserve(struct prec_recording *r);

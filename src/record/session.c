@@ -2,31 +2,27 @@
 // The recording session: the start, the --switch-output cuts and the stop
 // over its parts: the output directory (out_dir.c), the recording written
 // now (recording.c: manifest and shard writers; a cut opens the next one
-// and closes the old), the flight recorder's shards, the drainers, the
-// first drainer failure and its stop line (stop_fault.c), and the figures
-// the summary prints. Its struct is this file's alone: other files get
-// verbs, a few accessors, and the report by value.
+// with epoch_maker.c and closes the old), its totals (recording_totals.c),
+// the flight recorder's shards, the drainers, and the first drainer
+// failure and its stop line (stop_fault.c). Its struct is this file's
+// alone: other files get verbs, a few accessors, and the report by value.
 
 #include "record/session.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "record/buildid_collect.h"
 #include "record/buildid_reader.h"
-#include "util/buildid.h"
 #include "record/capture.h"
 #include "record/drainer.h"
 #include "record/drainer_place.h"
 #include "record/drainer_pool.h"
-#include "record/epochs.h"
+#include "record/epoch_maker.h"
 #include "record/evlist.h"
 #include "record/evlist_aux.h"
 #include "record/evlist_config.h"
@@ -36,17 +32,13 @@
 #include "record/max_disk.h"
 #include "record/out_dir.h"
 #include "record/options.h"
-#include "record/perfclock.h"
 #include "record/recording.h"
+#include "record/recording_totals.h"
 #include "record/ring.h"
 #include "record/sideband.h"
-#include "record/snapshot.h"
 #include "record/stop_fault.h"
-#include "record/tail.h"
-#include "record/vdso.h"
 #include "store/store.h"
 #include "util/clock.h"
-#include "util/file.h"
 #include "util/log.h"
 
 struct prec_session {
@@ -60,7 +52,6 @@ struct prec_session {
 	struct prec_drainer_pool *pool;    /* the drainers, one per CPU */
 	/* the flight recorder's shards (snapshots, -S, tails) */
 	struct prec_flight_shards flight;
-	struct prec_writer_wait *writer_wait; /* per CPU */
 	bool direct_io;        /* the shards are written with O_DIRECT */
 	/* the drainers' queues of maps without a build-id (per CPU, NULL
 	 * where no drainer) and their reader (buildid_reader.h) */
@@ -70,7 +61,8 @@ struct prec_session {
 	 * time from the stop */
 	uint64_t t_enable_ns, t_stop_ns, manifest_ns;
 	uint64_t t_begin_ns;   /* record's start, for -v's start laps */
-	uint64_t records, bytes, lost;
+	/* the closing recording's shard totals, the closed epochs' sums */
+	struct prec_recording_totals tot;
 	size_t pages;          /* drained rings' data pages (-m, or the side
 				* band's own size), for the lost-records advice */
 	struct prec_stop_fault fault; /* the first drainer failure */
@@ -78,18 +70,13 @@ struct prec_session {
 				* the stop (no flight recording): disable()
 				* does not; and enable them at the start:
 				* enable()) */
-	/* --switch-output: out holds epochs (epochs.h), rec the current one */
-	struct prec_epochs *epochs; /* NULL without --switch-output */
+	/* --switch-output: out holds epochs, rec the current one; NULL
+	 * without */
+	struct prec_epoch_maker *maker;
 	const struct prec_record_opts *o; /* resolved (options_resolve.c) */
-	int argc;
-	char **argv;
-	struct prec_sideband_opts sbo;  /* each epoch's side band */
-	uint64_t (*epoch_base)[3]; /* per CPU at the epoch's start: LOST,
-				    * LOST_SAMPLES, PERF_FORMAT_LOST totals */
 	/* per CPU, what its drainer handed over of the recording being
 	 * closed (at the stop, or at a cut) */
 	struct prec_drainer_handover *hand;
-	uint64_t prior_records, prior_bytes, prior_lost; /* the closed epochs' */
 	/* --max-disk: the CPU shards' budget and the carry (max_disk.c) */
 	struct prec_max_disk *max_disk;
 };
@@ -114,7 +101,7 @@ int prec_session__new(struct prec_session **out, const char *dir, bool force,
 }
 
 /* What the session makes once for all its recordings: the drainers'
- * pool, their writers' waits, --max-disk's budget. */
+ * pool, their totals, --max-disk's budget. */
 static int session_parts(struct prec_session *s, const struct prec_record_opts *o,
 			 const struct prec_evlist *el)
 {
@@ -130,64 +117,39 @@ static int session_parts(struct prec_session *s, const struct prec_record_opts *
 	if (err)
 		return err;
 	prec_stop_fault__init(&s->fault, s->pool, s->cpus, s->nr_cpus);
-	s->writer_wait = calloc((size_t)prec_evlist__nr_cpus(el), sizeof(*s->writer_wait));
+	err = prec_recording_totals__init(&s->tot, s->cpus, s->nr_cpus, o->switch_output);
 	s->hand = calloc((size_t)prec_evlist__nr_cpus(el), sizeof(*s->hand));
-	return s->writer_wait && s->hand ? 0 : -ENOMEM;
-}
-
-/* A shard's writer totals into its manifest entry and the session's
- * records and bytes; ws is filled for the caller's own figures. */
-static void count_writer(struct prec_session *s, struct prec_manifest_shard *sh,
-			 struct prec_shard_writer *w, struct prec_shard_writer_stats *ws)
-{
-	prec_recording__count_shard(sh, w, ws);
-	s->records += sh->records;
-	s->bytes += ws->file_bytes;
-}
-
-/* The next epoch's directory under the output's: its descriptor and
- * path, for prec_recording__open(). Returns 0 or -errno after one line. */
-static int make_epoch_dir(struct prec_session *s, int *fd, char **path)
-{
-	char name[32];
-
-	*path = NULL;
-	*fd = prec_epochs__make(s->epochs, name, sizeof(name));
-	if (*fd < 0) {
-		pr_err("%s/%s: making the epoch: %s", s->out.path, name, strerror(-*fd));
-		return *fd;
-	}
-	if (asprintf(path, "%s/%s", s->out.path, name) < 0) {
-		*path = NULL;
-		return -ENOMEM;
-	}
-	return 0;
+	return !err && s->hand ? 0 : -ENOMEM;
 }
 
 /* The recording's directory: the output's own, or with --switch-output
  * its first epoch (the output directory then holds the epochs, each
  * locked as a recording, and is not one itself). */
 static int recording_dir(struct prec_session *s, const struct prec_record_opts *o,
-			 const struct prec_evlist *el, int *fd, char **path)
+			 int argc, char **argv, int *fd, char **path)
 {
+	struct prec_epoch_maker_opts mo = { .out_fd = s->out.fd, .out_path = s->out.path,
+		.o = o, .argc = argc, .argv = argv, .nr_cpus = s->nr_cpus,
+		.budget = s->max_disk ? prec_max_disk__budget(s->max_disk) : NULL };
 	int err;
 
 	if (!o->switch_output) {
 		*fd = fcntl(s->out.fd, F_DUPFD_CLOEXEC, 0);
+		err = *fd < 0 ? -errno : 0;
 		*path = strdup(s->out.path);
-		if (*fd >= 0 && *path)
+		if (!err && *path)
 			return 0;
-		err = *fd < 0 ? -errno : -ENOMEM;
+		err = err ? err : -ENOMEM;
 		pr_err("%s: %s", s->out.path, strerror(-err));
+		if (*fd >= 0)
+			close(*fd);
+		free(*path);
 		return err;
 	}
-	err = prec_epochs__new(&s->epochs, s->out.fd, o->switch_max_files);
-	if (err)
-		return err;
-	s->epoch_base = calloc((size_t)prec_evlist__nr_cpus(el), sizeof(*s->epoch_base));
-	if (!s->epoch_base)
-		return -ENOMEM;
-	return make_epoch_dir(s, fd, path);
+	err = prec_epoch_maker__new(&s->maker, &mo);
+	if (!err)
+		err = prec_epoch_maker__make_dir(s->maker, fd, path);
+	return err;
 }
 
 int prec_session__begin(struct prec_session *s,
@@ -200,14 +162,12 @@ int prec_session__begin(struct prec_session *s,
 	int err, fd;
 
 	s->o = o;
-	s->argc = argc;
-	s->argv = argv;
 	s->nr_cpus = prec_evlist__nr_cpus(el);
 	s->cpus = prec_evlist__cpus(el);
 	s->pages = prec_evlist__drain_pages(el);
 	err = session_parts(s, o, el);
 	if (!err)
-		err = recording_dir(s, o, el, &fd, &path);
+		err = recording_dir(s, o, argc, argv, &fd, &path);
 	if (err)
 		return err;
 	ro.budget = s->max_disk ? prec_max_disk__budget(s->max_disk) : NULL;
@@ -347,18 +307,6 @@ static void start_lap(const struct prec_session *s, const char *what)
 		 (double)(prec_now_ns(CLOCK_MONOTONIC) - s->t_begin_ns) / 1e6);
 }
 
-/* Without --markers nothing is added to the side band after its synthesis:
- * a MARKER with the highest watermark says so, so that a reader following
- * the recording (merge --follow) need not wait on it (docs/format.md). */
-static int close_sideband(struct prec_shard_writer *w)
-{
-	struct prec_chunk_meta meta = { .type = PREC_CHUNK_MARKER,
-					.watermark = PREC_WATERMARK_CLOSED };
-	int64_t t = prec_shard_writer__append(w, &meta, NULL, 0);
-
-	return t < 0 ? (int)t : 0;
-}
-
 /* The queue of each drainer, and their reader. */
 static int open_buildid_reader(struct prec_session *s)
 {
@@ -417,8 +365,8 @@ int prec_session__start(struct prec_session *s,
 	}
 	if (err)
 		return err;
-	s->sbo = sbo;
-	s->sbo.before_exec = false; /* a later epoch's: the command runs */
+	if (s->maker)
+		prec_epoch_maker__sideband_opts(s->maker, &sbo);
 	/* The carry names what the start does: the command, -p or -t and
 	 * what they fork (the events inherit), every task only with -a/-C. */
 	if (s->max_disk)
@@ -430,7 +378,7 @@ int prec_session__start(struct prec_session *s,
 					prec_recording__manifest(s->rec), &sbo);
 	start_lap(s, "side band read");
 	if (err >= 0 && !o->markers)
-		err = close_sideband(prec_recording__writer(s->rec, s->nr_cpus));
+		err = prec_recording__close_sideband(s->rec);
 	if (err < 0) {
 		pr_err("%s/%s: synthesizing the side band: %s", prec_recording__dir(s->rec),
 		       PREC_SHARD_SIDEBAND_NAME, strerror(-err));
@@ -447,58 +395,6 @@ int prec_session__start(struct prec_session *s,
 	start_lap(s, "side band fsynced");
 	/* After the side band: its build-ids are in the manifest now. */
 	return prec_recording__reserve(s->rec);
-}
-
-/* ms from the stop to a drainer's CLOCK_MONOTONIC time t (0: never). */
-static double since_stop_ms(const struct prec_session *s, uint64_t t)
-{
-	return t > s->t_stop_ns ? (double)(t - s->t_stop_ns) / 1e6 : 0.0;
-}
-
-/* --switch-output: CPU index c's losses since its epoch began, from the
- * drainer's totals (at a cut, those it had as it moved over) and the
- * events' PERF_FORMAT_LOST count read now. */
-static void epoch_lost(struct prec_session *s, int c, const struct prec_drainer_stats *ds,
-		       uint64_t evlost, struct prec_manifest_shard *sh)
-{
-	uint64_t *b = s->epoch_base[c];
-	uint64_t lost = ds->lost, ls = ds->lost_samples;
-
-	sh->lost = lost - b[0];
-	sh->lost_samples = ls - b[1] + (evlost >= b[2] ? evlost - b[2] : 0);
-	b[0] = lost;
-	b[1] = ls;
-	b[2] = evlost;
-}
-
-static void shard_totals(struct prec_session *s, struct prec_evlist *el, int c)
-{
-	struct prec_manifest_shard *sh = &prec_recording__manifest(s->rec)->shards[c];
-	struct prec_shard_writer_stats ws;
-
-	count_writer(s, sh, prec_recording__writer(s->rec, c), &ws);
-	if (c < s->nr_cpus)
-		s->writer_wait[c] = (struct prec_writer_wait){ ws.wait_ns_max, ws.staging_grown };
-	if (c < s->nr_cpus && s->hand[c].present) {
-		const struct prec_drainer_stats *ds = &s->hand[c].st;
-		uint64_t evlost = prec_evlist__lost(el, c);
-
-		sh->lost = ds->lost;
-		sh->lost_samples = ds->lost_samples + evlost;
-		if (s->epoch_base)
-			epoch_lost(s, c, ds, evlost, sh);
-		if (s->t_stop_ns) /* the stop's handover has the drainer's stats */
-			pr_debug("drainer cpu%d: %llu wake-ups, %llu chunks, %llu records, %llu bytes; stop seen at +%.1f ms, drained +%.1f, fsynced +%.1f\n",
-				 s->cpus[c], (unsigned long long)ds->wakeups,
-				 (unsigned long long)ds->chunks,
-				 (unsigned long long)ds->records,
-				 (unsigned long long)ds->bytes,
-				 since_stop_ms(s, ds->stop_seen_ns), since_stop_ms(s, ds->drained_ns),
-				 since_stop_ms(s, ds->flushed_ns));
-	}
-	/* A ring overflow shows both as a LOST record and in the events'
-	 * PERF_FORMAT_LOST count: the larger of the two, not the sum. */
-	s->lost += prec_manifest_shard__lost(sh);
 }
 
 static struct prec_seen_maps seen_maps(struct prec_session *s)
@@ -589,19 +485,19 @@ void prec_session__report(const struct prec_session *s, struct prec_session_repo
 	*r = (struct prec_session_report){
 		.m = s->rec ? prec_recording__manifest(s->rec) : NULL,
 		.dir = s->rec ? prec_recording__dir(s->rec) : NULL,
-		.records = s->records, .bytes = s->bytes, .lost = s->lost,
 		.enable_ns = s->t_enable_ns, .stop_ns = s->t_stop_ns,
 		.manifest_ns = s->manifest_ns,
-		.switch_output = s->epochs != NULL,
-		.epochs = s->epochs ? prec_epochs__count(s->epochs) : 0,
+		.switch_output = s->maker != NULL,
+		.epochs = s->maker ? prec_epoch_maker__count(s->maker) : 0,
 		.drain_failed = prec_stop_fault__failed(&s->fault),
 		.nr_cpus = s->nr_cpus, .cpus = s->cpus,
-		.writer_wait = s->writer_wait, .pages = s->pages,
+		.writer_wait = prec_recording_totals__writer_wait(&s->tot), .pages = s->pages,
 		.direct_io = s->direct_io,
 		.flight_cpu_shard = s->flight.cpu_shard,
 		.flight_snapshots = s->flight.snap != NULL,
 		.rt_prio = s->o ? s->o->rt_prio : 0,
 	};
+	prec_recording_totals__figures(&s->tot, &r->records, &r->bytes, &r->lost);
 }
 
 uint64_t prec_session__drained(const struct prec_session *s)
@@ -638,9 +534,7 @@ int prec_session__finish(struct prec_session *s, struct prec_evlist *el)
 		lap(s, "build-id cache");
 	}
 	/* The summary's totals: every epoch's. */
-	s->records += s->prior_records;
-	s->bytes += s->prior_bytes;
-	s->lost += s->prior_lost;
+	prec_recording_totals__sum(&s->tot);
 	return err;
 }
 
@@ -664,6 +558,7 @@ static int close_writers(struct prec_session *s, int err)
 static int close_epoch(struct prec_session *s, struct prec_evlist *el, int err)
 {
 	struct prec_manifest *m = prec_recording__manifest(s->rec);
+	uint64_t records = 0, bytes = 0, lost = 0;
 	int e;
 
 	/* A drainer flushes its shard as it stops (its flush here finds
@@ -676,11 +571,9 @@ static int close_epoch(struct prec_session *s, struct prec_evlist *el, int err)
 	/* Appends are over: no drop may change a shard after its totals. */
 	if (s->max_disk)
 		prec_disk_budget__stop(prec_max_disk__budget(s->max_disk));
-	s->records = s->bytes = s->lost = 0;
-	for (int c = 0; c <= s->nr_cpus; c++)
-		if (prec_recording__writer(s->rec, c))
-			shard_totals(s, el, c);
-	e = prec_flight_shards__finish(&s->flight, m, &s->records, &s->bytes, &s->lost);
+	prec_recording_totals__count(&s->tot, s->rec, el, s->hand, s->t_stop_ns);
+	e = prec_flight_shards__finish(&s->flight, m, &records, &bytes, &lost);
+	prec_recording_totals__add(&s->tot, records, bytes, lost);
 	err = err ? err : e;
 	add_buildids(s);
 	if (s->o->no_buildid)
@@ -690,7 +583,8 @@ static int close_epoch(struct prec_session *s, struct prec_evlist *el, int err)
 	if (s->max_disk)
 		err = close_writers(s, err);
 	if (err)
-		prec_stop_fault__report(&s->fault, err, s->t_enable_ns, s->t_stop_ns, s->bytes,
+		prec_stop_fault__report(&s->fault, err, s->t_enable_ns, s->t_stop_ns,
+					prec_recording_totals__bytes(&s->tot),
 					prec_recording__dir(s->rec));
 	if (s->max_disk) {
 		e = prec_max_disk__finish(s->max_disk, prec_recording__dirfd(s->rec), m,
@@ -714,103 +608,6 @@ static int close_epoch(struct prec_session *s, struct prec_evlist *el, int err)
 
 /* ---- --switch-output: the cut from one epoch to the next ---- */
 
-/* The next epoch opened as a recording of its own (its own session id),
- * its start manifest written, into *next. An epoch that could not start
- * is closed and removed (*next NULL). */
-static int open_epoch(struct prec_session *s, struct prec_evlist *el,
-		      struct prec_recording **next)
-{
-	struct prec_recording_opts ro = { .o = s->o, .el = el, .argc = s->argc,
-		.argv = s->argv,
-		.budget = s->max_disk ? prec_max_disk__budget(s->max_disk) : NULL };
-	char *path;
-	int err, fd;
-
-	*next = NULL;
-	err = make_epoch_dir(s, &fd, &path);
-	if (err) {
-		free(path);
-		if (fd >= 0) { /* made: removed again */
-			close(fd);
-			prec_epochs__drop_newest(s->epochs);
-		}
-		return err;
-	}
-	err = prec_recording__open(next, fd, path, &ro);
-	if (!err) {
-		prec_recording__manifest(*next)->start_time = prec_evlist__now(el, s->o->clockid);
-		err = prec_recording__write_manifest(*next);
-	}
-	if (err) {
-		prec_recording__delete(*next);
-		*next = NULL;
-		prec_epochs__drop_newest(s->epochs);
-	}
-	return err;
-}
-
-/* The tasks and maps alive now into the new epoch's side band; the
- * command's (or -p's) children forked since the start too, as the events
- * follow them. Returns records written or -errno. */
-static int epoch_tasks(struct prec_session *s, const struct prec_evlist *el,
-		       struct prec_recording *next)
-{
-	struct prec_sideband_opts sbo = s->sbo;
-	pid_t *pids = NULL;
-	int err = 0;
-
-	if (sbo.pids && prec_evlist__inherits(el)) {
-		err = prec_tail__select(sbo.pids, sbo.nr_pids, true, &pids);
-		sbo.pids = pids;
-		sbo.nr_pids = err;
-	}
-	if (err >= 0)
-		err = prec_sideband__synthesize(prec_recording__writer(next, s->nr_cpus),
-						prec_recording__manifest(next), &sbo);
-	free(pids);
-	return err;
-}
-
-/* The new epoch's side band after the /proc read (epoch_tasks()): the task
- * records the drainers drained into the old epoch from that read on, in
- * time order after the synthesized ones (time 0), and the marker that
- * closes it. Returns 0 or -errno (said). */
-static int epoch_sideband(struct prec_session *s, struct prec_recording *next,
-			  struct prec_drainer_cut *cut)
-{
-	struct prec_shard_writer *w = prec_recording__writer(next, s->nr_cpus);
-	const char *dir = prec_recording__dir(next);
-	struct prec_capture **caps = calloc((size_t)s->nr_cpus, sizeof(*caps));
-	uint64_t dropped = 0;
-	int err = caps ? 0 : -ENOMEM;
-
-	for (int c = 0; caps && c < s->nr_cpus; c++) {
-		caps[c] = &cut[c].capture;
-		dropped += caps[c]->dropped;
-	}
-	if (!err)
-		err = prec_capture__write(caps, s->nr_cpus,
-					  &prec_recording__manifest(next)->time_layout, w);
-	free(caps);
-	if (err >= 0)
-		pr_debug("%s/%s: %d task records of the cut replayed", dir,
-			 PREC_SHARD_SIDEBAND_NAME, err);
-	if (dropped)
-		pr_warn("%s/%s: %llu task records of the cut did not fit its capture (%u KiB per CPU): the tasks they name may show as :PID in this epoch",
-			dir, PREC_SHARD_SIDEBAND_NAME, (unsigned long long)dropped,
-			PREC_CAPTURE_BYTES / 1024);
-	if (err >= 0)
-		err = close_sideband(w);
-	if (err >= 0)
-		err = prec_shard_writer__flush(w);
-	if (err < 0) {
-		pr_err("%s/%s: synthesizing the side band: %s", dir,
-		       PREC_SHARD_SIDEBAND_NAME, strerror(-err));
-		return err;
-	}
-	return prec_recording__reserve(next);
-}
-
 /* Why every sample of the new epoch has its task named there: each
  * drainer drains once more into the old epoch from a data_head read after
  * the /proc read, so a sample in the new epoch was published after that
@@ -830,7 +627,7 @@ int prec_session__cut(struct prec_session *s, struct prec_evlist *el)
 
 	if (!cut)
 		return -ENOMEM;
-	err = open_epoch(s, el, &next);
+	err = prec_epoch_maker__open_next(s->maker, el, &next);
 	if (err) {
 		free(cut);
 		return err;
@@ -839,14 +636,12 @@ int prec_session__cut(struct prec_session *s, struct prec_evlist *el)
 	since = prec_evlist__now(el, s->o->clockid);
 	for (int c = 0; c < s->nr_cpus; c++) {
 		cut[c].writer = prec_recording__writer(next, c);
-		/* a drainer that has exited moves nothing: no loss twice */
-		cut[c].lost = s->epoch_base[c][0];
-		cut[c].lost_samples = s->epoch_base[c][1];
 		/* no room: every record dropped, and said */
 		prec_capture__init(&cut[c].capture, PREC_CAPTURE_BYTES, since);
 	}
+	prec_recording_totals__cut_base(&s->tot, cut);
 	prec_drainer_pool__capture(s->pool, cut);
-	e = epoch_tasks(s, el, next);
+	e = prec_epoch_maker__tasks(s->maker, el, next);
 	err = prec_drainer_pool__cut(s->pool, cut);
 	if (err)
 		pr_err("%s: a drainer stopped before it moved to this epoch",
@@ -856,7 +651,7 @@ int prec_session__cut(struct prec_session *s, struct prec_evlist *el)
 		       PREC_SHARD_SIDEBAND_NAME, strerror(-e));
 		err = err ? err : e;
 	}
-	e = epoch_sideband(s, next, cut);
+	e = prec_epoch_maker__sideband(s->maker, next, cut);
 	err = err ? err : e;
 	/* The old epoch, whose writers are all this thread's now, closed
 	 * with what the drainers handed over; the next one is the
@@ -864,9 +659,7 @@ int prec_session__cut(struct prec_session *s, struct prec_evlist *el)
 	prec_drainer_pool__cut_handover(s->pool, cut, s->hand);
 	e = close_epoch(s, el, 0);
 	err = err ? err : e;
-	s->prior_records += s->records;
-	s->prior_bytes += s->bytes;
-	s->prior_lost += s->lost;
+	prec_recording_totals__carry(&s->tot);
 	prec_recording__delete(s->rec);
 	s->rec = next;
 	for (int c = 0; c < s->nr_cpus; c++) {
@@ -874,7 +667,7 @@ int prec_session__cut(struct prec_session *s, struct prec_evlist *el)
 		prec_capture__exit(&cut[c].capture);
 	}
 	free(cut);
-	prec_epochs__prune(s->epochs, s->out.path);
+	prec_epoch_maker__prune(s->maker);
 	return err;
 }
 
@@ -901,11 +694,10 @@ void prec_session__delete(struct prec_session *s)
 	prec_max_disk__delete(s->max_disk); /* after its shards' writers */
 	free(s->bid_queues);
 	prec_buildid_reader__delete(s->bid_reader);
-	free(s->writer_wait);
+	prec_recording_totals__exit(&s->tot);
 	free(s->hand);
 	prec_recording__delete(s->rec);
-	prec_epochs__delete(s->epochs);
-	free(s->epoch_base);
+	prec_epoch_maker__delete(s->maker);
 	prec_out_dir__exit(&s->out);
 	free(s);
 }

@@ -14,16 +14,11 @@ struct prec_flight_shards;
 struct prec_manifest;
 struct prec_record_opts;
 struct prec_recording;
+struct prec_writer_wait; /* recording_totals.h */
 
 /* Opaque: the session's parts are its own (session.c); the few things
  * other files need are below, by verb or by value. */
 struct prec_session;
-
-/* Per CPU: the longest wait for staging room, and what the O_DIRECT
- * staging grew to (0: never). */
-struct prec_writer_wait {
-	uint64_t ns, staging;
-};
 
 /* What the summary at the stop prints (summary.c), as of finish(): the
  * last recording's final manifest and the totals of every epoch. */

@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 
+#include "record/recording_totals.h"
 #include "store/store.h"
 #include "util/log.h"
 
