@@ -291,9 +291,8 @@ static uint64_t reserve_size(const struct prec_manifest *m)
 	return 2 * (uint64_t)len + PREC_MANIFEST_RESERVE_EXTRA;
 }
 
-/* Allocate manifest.reserve now, so a disk that fills up during the
- * recording still has room for the final manifest (the file is removed
- * just before that is written). */
+/* The closing MARKER: its watermark above every time tells a reader
+ * following the recording that the side band holds nothing more. */
 int prec_recording__close_sideband(struct prec_recording *r)
 {
 	struct prec_chunk_meta meta = { .type = PREC_CHUNK_MARKER,
@@ -303,6 +302,9 @@ int prec_recording__close_sideband(struct prec_recording *r)
 	return t < 0 ? (int)t : 0;
 }
 
+/* Allocate manifest.reserve now, so a disk that fills up during the
+ * recording still has room for the final manifest (the file is removed
+ * just before that is written). */
 int prec_recording__reserve(struct prec_recording *r)
 {
 	uint64_t len = reserve_size(r->m);
