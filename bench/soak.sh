@@ -17,11 +17,15 @@
 # two windows), which should be within 10%. SOAK_STALL=S freezes the
 # recording's file system for S seconds at SOAK_STALL_AT (20 s), so the
 # O_DIRECT staging grows early: the recording then goes in an ext4 loop
-# file made in PARENT (fsfreeze of PARENT itself could freeze the shell).
+# file made in PARENT (fsfreeze of PARENT itself could freeze the shell),
+# its loop device opened with direct I/O (SOAK_LOOP_DIO=on; off leaves the
+# backing file in the host's page cache: the "disk" is then memory until
+# the cache has filled the RAM, about 200 s at this rate on 24 GiB, and the
+# recorder's cost per MB changes there, which is the rig's, not prec's).
 # Figures go in bench/results/soak.md with this command.
 # Usage: bench/soak.sh [PARENT]   (the recording goes in PARENT, default
 # /var/tmp; env: SOAK_S, SOAK_EVERY, SOAK_DISK, SOAK_OPTS, SOAK_INFO,
-# SOAK_WINDOW, SOAK_STALL, SOAK_STALL_AT, BUILD)
+# SOAK_WINDOW, SOAK_STALL, SOAK_STALL_AT, SOAK_LOOP_DIO, BUILD)
 set -u
 cd "$(dirname "$0")/.." || exit 1
 . bench/lib.sh
@@ -34,10 +38,12 @@ SOAK_INFO=${SOAK_INFO:-1}
 SOAK_WINDOW=${SOAK_WINDOW:-300}
 SOAK_STALL=${SOAK_STALL:-0}
 SOAK_STALL_AT=${SOAK_STALL_AT:-20}
+SOAK_LOOP_DIO=${SOAK_LOOP_DIO:-on}
 budget=()
 [ "$SOAK_DISK" != 0 ] && budget=(--max-disk "$SOAK_DISK")
 tmp=$(mktemp -d "$parent/prec-soak.XXXXXX") || exit 1
 mnt=
+loopdev=
 cleanup() {
 	touch "$tmp/stop"
 	# shellcheck disable=SC2046
@@ -47,6 +53,7 @@ cleanup() {
 		fsfreeze -u "$mnt" 2>/dev/null
 		umount "$mnt"
 	fi
+	[ -n "$loopdev" ] && losetup -d "$loopdev"
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -54,7 +61,8 @@ recdir=$tmp
 if [ "$SOAK_STALL" != 0 ]; then
 	bench_require "$(command -v fsfreeze)" "$(command -v mkfs.ext4)"
 	truncate -s 64G "$tmp/fs.img" && mkfs.ext4 -q -F "$tmp/fs.img" || exit 1
-	mkdir "$tmp/mnt" && mount -o loop "$tmp/fs.img" "$tmp/mnt" || exit 1
+	loopdev=$(losetup --find --show --direct-io="$SOAK_LOOP_DIO" "$tmp/fs.img") || exit 1
+	mkdir "$tmp/mnt" && mount "$loopdev" "$tmp/mnt" || exit 1
 	mnt=$tmp/mnt
 	recdir=$mnt
 fi
@@ -74,7 +82,7 @@ EOF
 "$PREC" record -d "$recdir/rec" -a "${budget[@]}" ${SOAK_OPTS:-} \
 	-e raw_syscalls:sys_enter --filter 'id == 110' -- sh "$tmp/storm.sh" 2>"$tmp/err" &
 rec=$!
-echo "soak: $ncpu CPUs, $SOAK_S s storm, ${budget[*]:-no --max-disk}${SOAK_OPTS:+ $SOAK_OPTS}, $(uname -r), $parent ($(df -T "$parent" | awk 'NR == 2 { print $2 }'))${mnt:+, in an ext4 loop file frozen $SOAK_STALL s at $SOAK_STALL_AT s}"
+echo "soak: $ncpu CPUs, $SOAK_S s storm, ${budget[*]:-no --max-disk}${SOAK_OPTS:+ $SOAK_OPTS}, $(uname -r), $parent ($(df -T "$parent" | awk 'NR == 2 { print $2 }'))${mnt:+, in an ext4 loop file (direct-io $SOAK_LOOP_DIO) frozen $SOAK_STALL s at $SOAK_STALL_AT s}"
 printf '%6s %8s %4s %7s %6s %10s %12s %8s %8s %9s\n' t_s rss_mb fds threads cpu_% disk_mb records lost mb_w cpu_ms/MB
 ticks() { awk '{ print $14 + $15 }' "/proc/$rec/stat" 2>/dev/null || echo 0; }
 wbytes() { awk '$1 == "write_bytes:" { print $2 }' "/proc/$rec/io" 2>/dev/null || echo 0; }
