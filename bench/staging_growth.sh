@@ -44,7 +44,9 @@ fi
 # what holds them is the writer's work, not the scheduler's choices
 rt=
 chrt -f 1 true 2>/dev/null && rt="chrt -f 1"
-secs=$(awk -v f="$FREEZE" 'BEGIN { print f + 2.5 }')
+# on past the thaw until the staging has shrunk back (direct_write.c,
+# SHRINK_HOLD_NS: 5 s of an extent unused)
+secs=$(awk -v f="$FREEZE" 'BEGIN { print f + 6.5 }')
 echo "staging growth: ${RATE} MB/s into O_DIRECT shards, frozen ${FREEZE} s at 0.5 s, staging 4 MiB up to ${MAX} MiB, $(uname -r)"
 for r in $(seq "$ROUNDS"); do
 	for ((i = 0; i < ${#bins[@]}; i += 2)); do

@@ -47,11 +47,14 @@
 // 0.3-1 ms, at worst 4-13 ms seen, and a storm fills a quarter ring (the
 // wakeup mark) in 4 ms. Past st_max the drainer waits for
 // completions, and the loss warning names that wait when records were
-// lost meanwhile. Once no stall took an extent for SHRINK_HOLD_NS, the
-// extents on the stack beyond the first ones are unmapped, the least
-// recently used first, for at most SHRINK_BUDGET_NS at each sleep of the
-// drainer: the memory a stall took goes back to the system (malloc would
-// keep the freed blocks), and no sleep holds the drainer much longer than
+// lost meanwhile. Extents beyond the first ones that sat on the stack,
+// unused, for SHRINK_HOLD_NS are unmapped, the longest unused first (the
+// stack's bottom), for at most SHRINK_BUDGET_NS at each sleep of the
+// drainer. So the memory a long stall took goes back to the system
+// (malloc would keep the freed blocks), while the extents a busy disk's
+// short stalls take in turn stay mapped (unmapping them a second after
+// the last growth mapped, pinned and unmapped extents several times a
+// second at 130 MB/s); and no sleep holds the drainer much longer than
 // a growth does (all 90 extents of a 3 s stall at once held it 8.6 ms,
 // half a storm's ring). Each extent is registered in its
 // own slot of the io_uring's fixed-buffer table, where the memlock limit
@@ -76,8 +79,10 @@
 /* A write in flight this long is a stall: the staging grows ahead at the
  * drainer's sleeps (a healthy disk writes an extent in a few ms). */
 #define AHEAD_NS (20ull * 1000 * 1000)
-/* Extents a stall took are unmapped once none was taken for this long. */
-#define SHRINK_HOLD_NS (1000ull * 1000 * 1000)
+/* An extent unused on the spare stack this long is unmapped: longer than
+ * the few seconds between a busy disk's short stalls (every 3-4 s in
+ * bench/soak.sh), whose extents so stay mapped. */
+#define SHRINK_HOLD_NS (5000ull * 1000 * 1000)
 /* ... about ten of them per sleep (an unpinning and a munmap take ~0.1 ms) */
 #define SHRINK_BUDGET_NS (1000ull * 1000)
 /* The kernel's most fixed-buffer slots (IORING_MAX_REG_BUFFERS). */
@@ -92,6 +97,7 @@ struct extent {
 	unsigned char *mem; /* ext_len bytes, blk-aligned; NULL: not mapped */
 	uint64_t base;      /* file offset of mem[0], a block boundary */
 	bool fixed;         /* registered in the ring's slot of its index */
+	uint64_t spare_at;  /* CLOCK_MONOTONIC_COARSE ns it went on the spare stack */
 };
 
 struct direct_write {
@@ -110,7 +116,6 @@ struct direct_write {
 	unsigned int n_max, n_base, n_mapped;
 	size_t ext_len;
 	bool slots;           /* the ring has n_max fixed-buffer slots */
-	uint64_t grown_at;    /* CLOCK_MONOTONIC_COARSE ns of the last growth */
 	unsigned char *tail;  /* one block: the partial block, padded */
 	size_t blk;           /* file offset and memory alignment of every write */
 	size_t min, cap;      /* batch sizes of whole blocks */
@@ -240,6 +245,7 @@ static int map_extent(struct direct_write *d)
 	if (!d->ext[slot].mem)
 		return -ENOMEM;
 	register_extent(d, slot);
+	d->ext[slot].spare_at = prec_now_ns(CLOCK_MONOTONIC_COARSE);
 	d->spare[d->spare_n++] = slot;
 	d->n_mapped++;
 	return 0;
@@ -277,6 +283,7 @@ static void start_extent(struct direct_write *d)
 static void recycle(struct direct_write *d)
 {
 	while (!d->busy && d->order_n > 1 && down(d, d->done) >= end_of(d, 0)) {
+		d->ext[d->order[d->order_h]].spare_at = prec_now_ns(CLOCK_MONOTONIC_COARSE);
 		d->spare[d->spare_n++] = d->order[d->order_h];
 		d->order_h = (d->order_h + 1) % d->n_max;
 		d->order_n--;
@@ -464,7 +471,6 @@ static size_t grow_one(struct direct_write *d)
 {
 	if (d->q->err || !d->busy || d->n_mapped >= d->n_max || map_extent(d))
 		return 0;
-	d->grown_at = prec_now_ns(CLOCK_MONOTONIC_COARSE);
 	return d->n_mapped * d->ext_len;
 }
 
@@ -497,18 +503,20 @@ static size_t dw_grow_ahead(void *io)
 	return grow_one(d);
 }
 
-/* At a sleep: the extents a stall took, once none was taken for
- * SHRINK_HOLD_NS, unmapped from the spare stack's bottom (used least
- * recently) for SHRINK_BUDGET_NS at most; the next sleeps go on. */
+/* At a sleep: the extents beyond the first ones that sat unused on the
+ * spare stack for SHRINK_HOLD_NS, unmapped from its bottom (pushed there
+ * first, so unused longest) for SHRINK_BUDGET_NS at most; the next sleeps
+ * go on. */
 static void shrink(struct direct_write *d, uint64_t now)
 {
 	uint64_t start;
 	unsigned int n = 0;
 
-	if (d->n_mapped <= d->n_base || !d->spare_n || now - d->grown_at < SHRINK_HOLD_NS)
+	if (d->n_mapped <= d->n_base || !d->spare_n)
 		return;
 	start = prec_now_ns(CLOCK_MONOTONIC);
 	while (d->n_mapped > d->n_base && n < d->spare_n &&
+	       now - d->ext[d->spare[n]].spare_at >= SHRINK_HOLD_NS &&
 	       prec_now_ns(CLOCK_MONOTONIC) - start < SHRINK_BUDGET_NS)
 		unmap_extent(d, d->spare[n++]);
 	d->spare_n -= n;

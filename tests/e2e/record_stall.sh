@@ -78,10 +78,10 @@ grep -q 'waited up to .* its staging grown to 16 MiB (a bigger --max-staging hol
 	fail "bound: the warning does not name the wait and the bound: $(grep LOST "$tmp/bound.err")"
 rm -rf "${mnt:?}/bound"
 
-# 2 s after the storms: the grown staging goes back to its first size
-# once the stall is absorbed (direct_write.c, SHRINK_HOLD_NS: 1 s); it
+# 6 s after the storms: the grown staging goes back to its first size
+# once the stall is absorbed (direct_write.c, SHRINK_HOLD_NS: 5 s); it
 # grew at the drainers' sleeps, ahead of the drain passes (AHEAD_NS)
-FREEZE=1.5 AFTER=2 run grown --max-staging 128M
+FREEZE=1.5 AFTER=6 run grown --max-staging 128M
 [ "$(lost_of grown)" = 0 ] || fail "grown: $(lost_of grown) records lost"
 grep -q 'staging grown to' "$tmp/grown.err" || fail "grown: the staging did not grow"
 grep -q 'staging grown to .* ahead of a stalled write' "$tmp/grown.err" ||
