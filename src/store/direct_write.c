@@ -52,9 +52,8 @@
 // stack's bottom), for at most SHRINK_BUDGET_NS at each sleep of the
 // drainer. So the memory a long stall took goes back to the system
 // (malloc would keep the freed blocks), while the extents a busy disk's
-// short stalls take in turn stay mapped (unmapping them a second after
-// the last growth mapped, pinned and unmapped extents several times a
-// second at 130 MB/s); and no sleep holds the drainer much longer than
+// short stalls take in turn stay mapped, not mapped, pinned and unmapped
+// again every few seconds; and no sleep holds the drainer much longer than
 // a growth does (all 90 extents of a 3 s stall at once held it 8.6 ms,
 // half a storm's ring). Each extent is registered in its
 // own slot of the io_uring's fixed-buffer table, where the memlock limit
