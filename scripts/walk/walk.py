@@ -5,8 +5,10 @@
 # enters, in order, and how often it comes back to one it had left.
 # Prints: calls, files, re-entries (a step into a file already left
 # during the walk), the same with each call or return counted once (what
-# a reader follows: a loop's calls are read once, not once a turn), the
-# entries of each file, and the sequence of files. --layer src/record/:
+# a reader follows: a loop's calls are read once, not once a turn), both
+# again counting only the steps calls make (a return is the reader going
+# back to the line she left), the entries of each file, and the sequence
+# of files. --layer src/record/:
 # the walk through that folder's files only, a call into another layer
 # staying in its caller (what a reader of the recorder follows: the store's
 # and util's objects are read through their headers).
@@ -48,6 +50,10 @@ stack, names, seq, calls, left = [], [], [], 0, set()
 # each step into a file keyed by the call (or return) that makes it: a
 # reader follows a call once, however often a loop makes it
 step_keys, steps_once, back_once, seen_files = set(), 0, 0, set()
+# the same, counting only the steps a call makes: a return takes the
+# reader back to the line she left, which a sequencer's file is, not to
+# a file she must find her way into again
+call_steps = call_back = call_steps_once = call_back_once = 0
 pairs = set()                   # distinct calls from one file into another
 entries = collections.Counter()
 cur = None
@@ -83,10 +89,15 @@ for v in ev[start:]:
             left.add(cur)
         entries[top] += 1
         seq.append(top)
+        is_call = key[0] == "call"
+        call_steps += is_call
+        call_back += is_call and top in seen_files
         if key not in step_keys:
             step_keys.add(key)
             steps_once += 1
             back_once += top in seen_files
+            call_steps_once += is_call
+            call_back_once += is_call and top in seen_files
         seen_files.add(top)
         cur = top
 reentries = sum(1 for i, f in enumerate(seq) if f in seq[:i])
@@ -96,6 +107,10 @@ print("walk of %s: %d calls, %d files, %d steps into a file, %d of them back int
 # however often a loop makes it
 print("  each call or return followed once: %d steps into a file, %d of them back into one left before"
       % (steps_once, back_once))
+print("  by a call only (a return is no step): %d steps into a file, %d of them back into one left before"
+      % (call_steps, call_back))
+print("  by a call only, each call followed once: %d steps into a file, %d of them back into one left before"
+      % (call_steps_once, call_back_once))
 into = collections.Counter(p[3] for p in pairs)
 print("  distinct calls into another file: %d (a reader follows each once)" % len(pairs))
 print("  steps  distinct-calls-in  file")

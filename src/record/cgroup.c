@@ -185,19 +185,19 @@ static int open_beneath(int mnt, const char *name, const char **why)
 	return fd;
 }
 
-/* The index'th event of the -e arguments given before the -G (after_specs
- * of them), or NULL. */
-static struct prec_evsel *nth_event(struct prec_evlist *el, int after_specs, int index)
+/* The index in the list of the index'th event of the -e arguments given
+ * before the -G (after_specs of them), or -1. */
+static int nth_event(const struct prec_evlist *el, int after_specs, int index)
 {
 	for (int i = 0; i < prec_evlist__nr_events(el); i++) {
-		struct prec_evsel *ev = prec_evlist__event_edit(el, i);
+		int spec = prec_evlist__event(el, i)->spec;
 
-		if (ev->spec < 0 || ev->spec >= after_specs)
+		if (spec < 0 || spec >= after_specs)
 			continue;
 		if (!index--)
-			return ev;
+			return i;
 	}
-	return NULL;
+	return -1;
 }
 
 static int cgroup_error(const struct prec_cgroup_spec *g, const char *mnt,
@@ -215,11 +215,11 @@ static int cgroup_error(const struct prec_cgroup_spec *g, const char *mnt,
 static int assign_one(struct prec_evlist *el, const struct prec_cgroup_spec *g,
 		      int mnt, const char *mpath, const char *name, int index)
 {
-	struct prec_evsel *ev = nth_event(el, g->after_specs, index);
+	int ev = nth_event(el, g->after_specs, index);
 	const char *why = NULL;
 	int fd;
 
-	if (!ev) {
+	if (ev < 0) {
 		pr_err("option -G '%s': cgroup '%s' has no event: each cgroup goes to an event given before it, in order (as perf)",
 		       g->names, name);
 		return -EINVAL;
@@ -227,9 +227,7 @@ static int assign_one(struct prec_evlist *el, const struct prec_cgroup_spec *g,
 	fd = open_beneath(mnt, name, &why);
 	if (fd < 0)
 		return cgroup_error(g, mpath, name, why, fd);
-	if (ev->cgroup_fd >= 0)
-		close(ev->cgroup_fd);
-	ev->cgroup_fd = fd;
+	prec_evlist__set_cgroup(el, ev, fd);
 	return 0;
 }
 
@@ -237,15 +235,15 @@ static int assign_one(struct prec_evlist *el, const struct prec_cgroup_spec *g,
  * given before it. */
 static int share_first(struct prec_evlist *el, const struct prec_cgroup_spec *g)
 {
-	struct prec_evsel *first = nth_event(el, g->after_specs, 0), *ev;
+	int first = nth_event(el, g->after_specs, 0), ev;
+	int fd = first < 0 ? -1 : prec_evlist__event(el, first)->cgroup_fd;
 
-	for (int i = 1; first && first->cgroup_fd >= 0 &&
-			(ev = nth_event(el, g->after_specs, i)); i++) {
-		if (ev->cgroup_fd >= 0)
-			close(ev->cgroup_fd);
-		ev->cgroup_fd = fcntl(first->cgroup_fd, F_DUPFD_CLOEXEC, 0);
-		if (ev->cgroup_fd < 0)
+	for (int i = 1; fd >= 0 && (ev = nth_event(el, g->after_specs, i)) >= 0; i++) {
+		int dup = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+
+		if (dup < 0)
 			return -errno;
+		prec_evlist__set_cgroup(el, ev, dup);
 	}
 	return 0;
 }

@@ -95,8 +95,6 @@ struct record {
  * modifier would clear it. */
 static int add_default_event(struct record *r)
 {
-	int err;
-
 	struct perf_event_attr a = { .type = PERF_TYPE_HARDWARE, .size = sizeof(a),
 				     .config = PERF_COUNT_HW_CPU_CYCLES, .disabled = 1,
 				     .exclude_kernel = 1, .exclude_hv = 1 };
@@ -104,10 +102,8 @@ static int add_default_event(struct record *r)
 
 	if (fd >= 0) {
 		close((int)fd);
-		err = prec_evlist__add(r->el, "cycles:P", NULL, NULL);
-		if (!err)
-			prec_evlist__event_edit(r->el, prec_evlist__nr_events(r->el) - 1)->attr.exclude_guest = 1;
-		return err;
+		return prec_evlist__add_own(r->el, "cycles:P",
+					    &(struct prec_own_event){ .exclude_guest = true });
 	}
 	/* said once the events are open: not before an error's one line */
 	r->no_cycles = errno;
@@ -143,11 +139,9 @@ static int setup_events(struct record *r)
 		err = add_default_event(r);
 	/* The carrier of the markers: its samples come from the ftrace
 	 * instance (the kernel never feeds ftrace:print to perf). */
-	if (!err && r->o.markers) {
-		err = prec_evlist__add(r->el, "ftrace:print", NULL, NULL);
-		if (!err)
-			prec_evlist__event_edit(r->el, prec_evlist__nr_events(r->el) - 1)->sampling = false;
-	}
+	if (!err && r->o.markers)
+		err = prec_evlist__add_own(r->el, "ftrace:print",
+					   &(struct prec_own_event){ .no_sampling = true });
 	if (!err)
 		err = prec_offcpu__add(r->el, &r->o);
 	if (!err)

@@ -343,9 +343,45 @@ const struct prec_evsel *prec_evlist__event(const struct prec_evlist *el, int i)
 	return &el->evsel[i];
 }
 
-struct prec_evsel *prec_evlist__event_edit(struct prec_evlist *el, int i)
+int prec_evlist__add_own(struct prec_evlist *el, const char *text,
+			 const struct prec_own_event *how)
 {
-	return &el->evsel[i];
+	int first = el->nr, err = prec_evlist__add(el, text, NULL, NULL);
+	struct prec_evsel *ev;
+
+	if (err)
+		return err;
+	if (el->nr != first + 1) {
+		pr_err("event '%s': prec adds one event here, not %d", text, el->nr - first);
+		return -EINVAL;
+	}
+	ev = &el->evsel[first];
+	if (how->name) {
+		char *name = strdup(how->name);
+
+		if (!name)
+			return -ENOMEM;
+		free(ev->name);
+		ev->name = name;
+	}
+	if (how->no_sampling)
+		ev->sampling = false;
+	if (how->exclude_guest)
+		ev->attr.exclude_guest = 1;
+	ev->offcpu = how->offcpu;
+	return 0;
+}
+
+void prec_evlist__set_cgroup(struct prec_evlist *el, int i, int fd)
+{
+	if (el->evsel[i].cgroup_fd >= 0)
+		close(el->evsel[i].cgroup_fd);
+	el->evsel[i].cgroup_fd = fd;
+}
+
+struct perf_event_attr *prec_evlist__attr_edit(struct prec_evlist *el, int i)
+{
+	return &el->evsel[i].attr;
 }
 
 void prec_evlist__mark_spec(struct prec_evlist *el, int first, int spec)

@@ -128,11 +128,27 @@ int prec_evlist__nr_events(const struct prec_evlist *el);
 /* Event i (0 <= i < nr_events), in list order: the tracking dummy first
  * once added. The pointer is valid until the next add. */
 const struct prec_evsel *prec_evlist__event(const struct prec_evlist *el, int i);
-/* Event i to change, for the setup between parsing and open (a default
- * event's exclude_guest, --off-cpu's names and attrs, -G's cgroups,
- * --aux-sample's sizes): what the parse does not decide. Never after
- * prec_evlist__open, whose fds were opened from the attrs. */
-struct prec_evsel *prec_evlist__event_edit(struct prec_evlist *el, int i);
+/* What sets an event that prec adds itself apart from the same text
+ * given to -e. */
+struct prec_own_event {
+	const char *name;   /* its name (the manifest's, perf's); NULL: the text */
+	bool no_sampling;   /* no -F/-c, PERIOD or callchain (evsel.sampling) */
+	bool exclude_guest; /* set whatever its modifiers say (perf's default
+			     * cycles:P, whose :P would clear it) */
+	uint8_t offcpu;     /* its --off-cpu role (evsel.offcpu) */
+};
+/* Append one event of prec's own choosing (the default event, the
+ * markers' carrier, --off-cpu's two): text must name exactly one. Returns
+ * 0, or -errno after one line (as prec_evlist__add). */
+int prec_evlist__add_own(struct prec_evlist *el, const char *text,
+			 const struct prec_own_event *how);
+/* -G: event i is opened in the cgroup whose directory fd is (taken over;
+ * the one it had is closed). */
+void prec_evlist__set_cgroup(struct prec_evlist *el, int i, int fd);
+/* Event i's attr to configure, after prec_evlist__config and before
+ * prec_evlist__open (--off-cpu's events, whose attrs perf makes apart
+ * from the other events'). */
+struct perf_event_attr *prec_evlist__attr_edit(struct prec_evlist *el, int i);
 /* Events [first, nr_events) came from -e argument spec (evsel.spec: what
  * -G and --exclude-perf count). */
 void prec_evlist__mark_spec(struct prec_evlist *el, int first, int spec);

@@ -48,32 +48,21 @@ static int check(const struct prec_record_opts *o)
 
 int prec_offcpu__add(struct prec_evlist *el, const struct prec_record_opts *o)
 {
-	struct prec_evsel *ev;
-	char *name;
 	int err;
 
 	if (!o->off_cpu)
 		return 0;
 	err = check(o);
 	if (!err)
-		err = prec_evlist__add(el, "sched:sched_switch", NULL, NULL);
-	if (err)
-		return err;
-	ev = prec_evlist__event_edit(el, prec_evlist__nr_events(el) - 1);
-	ev->offcpu = PREC_OFFCPU_SWITCH;
-	ev->sampling = false;
-	err = prec_evlist__add(el, "bpf-output", NULL, NULL);
-	if (err)
-		return err;
-	ev = prec_evlist__event_edit(el, prec_evlist__nr_events(el) - 1);
-	name = strdup(OFFCPU_NAME);
-	if (!name)
-		return -ENOMEM;
-	free(ev->name);
-	ev->name = name;
-	ev->offcpu = PREC_OFFCPU_EVENT;
-	ev->sampling = false;
-	return 0;
+		err = prec_evlist__add_own(el, "sched:sched_switch",
+					   &(struct prec_own_event){ .no_sampling = true,
+								     .offcpu = PREC_OFFCPU_SWITCH });
+	if (!err)
+		err = prec_evlist__add_own(el, "bpf-output",
+					   &(struct prec_own_event){ .name = OFFCPU_NAME,
+								     .no_sampling = true,
+								     .offcpu = PREC_OFFCPU_EVENT });
+	return err;
 }
 
 /* The source: every switch of the target's tasks out of a CPU with the
@@ -121,16 +110,17 @@ void prec_offcpu__config(struct prec_evlist *el, const struct prec_record_opts *
 	uint64_t base = prec_evlist__sample_base(el);
 
 	for (int i = 0; o->off_cpu && i < prec_evlist__nr_events(el); i++) {
-		struct prec_evsel *ev = prec_evlist__event_edit(el, i);
-		struct perf_event_attr *a = &ev->attr;
+		uint8_t role = prec_evlist__event(el, i)->offcpu;
+		struct perf_event_attr *a;
 
-		if (!ev->offcpu)
+		if (!role)
 			continue;
+		a = prec_evlist__attr_edit(el, i);
 		a->branch_sample_type = 0;
 		a->sample_regs_intr = 0;
 		a->sample_regs_user = 0;
 		a->sample_stack_user = 0;
-		if (ev->offcpu == PREC_OFFCPU_SWITCH)
+		if (role == PREC_OFFCPU_SWITCH)
 			config_switch(a, base);
 		else
 			config_event(a, base, o);
