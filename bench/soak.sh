@@ -14,7 +14,12 @@
 # (its /proc io write_bytes: the drainers' and their io_uring workers') and
 # the recorder's CPU ms per MB written; the end compares the first and the
 # last SOAK_WINDOW seconds (300; a third of the run if it is shorter than
-# two windows), which should be within 10%. SOAK_STALL=S freezes the
+# two windows), which should be within 10%. Each row also times
+# bench/canary (a fixed copy and multiply, in its own CPU ms): this VM's
+# host reports no steal time, so a slower host shows only as the same
+# work costing more, the recorder's and the canary's alike; the end
+# compares the canary's first and last window too (run `make bench`).
+# SOAK_STALL=S freezes the
 # recording's file system for S seconds at SOAK_STALL_AT (20 s), so the
 # O_DIRECT staging grows early: the recording then goes in an ext4 loop
 # file made in PARENT (fsfreeze of PARENT itself could freeze the shell),
@@ -29,7 +34,8 @@
 set -u
 cd "$(dirname "$0")/.." || exit 1
 . bench/lib.sh
-bench_require "$PREC" "$H/storm"
+canary=$PWD/$BUILD/bench/canary
+bench_require "$PREC" "$H/storm" "$canary"
 parent=${1:-/var/tmp}
 SOAK_S=${SOAK_S:-600}
 SOAK_EVERY=${SOAK_EVERY:-30}
@@ -83,7 +89,7 @@ EOF
 	-e raw_syscalls:sys_enter --filter 'id == 110' -- sh "$tmp/storm.sh" 2>"$tmp/err" &
 rec=$!
 echo "soak: $ncpu CPUs, $SOAK_S s storm, ${budget[*]:-no --max-disk}${SOAK_OPTS:+ $SOAK_OPTS}, $(uname -r), $parent ($(df -T "$parent" | awk 'NR == 2 { print $2 }'))${mnt:+, in an ext4 loop file (direct-io $SOAK_LOOP_DIO) frozen $SOAK_STALL s at $SOAK_STALL_AT s}"
-printf '%6s %8s %4s %7s %6s %10s %12s %8s %8s %9s\n' t_s rss_mb fds threads cpu_% disk_mb records lost mb_w cpu_ms/MB
+printf '%6s %8s %4s %7s %6s %10s %12s %8s %8s %9s %9s\n' t_s rss_mb fds threads cpu_% disk_mb records lost mb_w cpu_ms/MB canary_ms
 ticks() { awk '{ print $14 + $15 }' "/proc/$rec/stat" 2>/dev/null || echo 0; }
 wbytes() { awk '$1 == "write_bytes:" { print $2 }' "/proc/$rec/io" 2>/dev/null || echo 0; }
 if [ -n "$mnt" ]; then
@@ -108,27 +114,33 @@ while kill -0 "$rec" 2>/dev/null; do
 	[ "$SOAK_INFO" = 1 ] && read -r recs lost < <("$PREC" info "$recdir/rec" 2>/dev/null | awk '$1 == "total" { print $3, $7 }')
 	mbw=$(awk -v b=$((w - lastw)) 'BEGIN { printf "%.1f", b / 1e6 }')
 	cpums=$(awk -v d=$((now - last)) -v hz="$hz" 'BEGIN { printf "%.0f", 1000 * d / hz }')
-	echo "$t $cpums $mbw" >>"$tmp/rows"
-	printf '%6d %8s %4s %7s %6.1f %10s %12s %8s %8s %9s\n' "$t" "$rss" "$fds" "$thr" \
+	can=$("$canary")
+	echo "$t $cpums $mbw $can" >>"$tmp/rows"
+	printf '%6d %8s %4s %7s %6.1f %10s %12s %8s %8s %9s %9s\n' "$t" "$rss" "$fds" "$thr" \
 		"$(awk -v d=$((now - last)) -v hz="$hz" -v s="$SOAK_EVERY" 'BEGIN { print 100 * d / hz / s }')" \
 		"$disk" "${recs:--}" "${lost:--}" "$mbw" \
-		"$(awk -v c="$cpums" -v m="$mbw" 'BEGIN { if (m > 0) printf "%.2f", c / m; else print "-" }')"
+		"$(awk -v c="$cpums" -v m="$mbw" 'BEGIN { if (m > 0) printf "%.2f", c / m; else print "-" }')" \
+		"$can"
 	last=$now
 	lastw=$w
 done
 wait "$rec"
 echo "prec record exit $?: $(grep 'prec record:' "$tmp/err")"
-# the first and the last window's CPU per MB, the stall's rows included
+# the first and the last window's CPU per MB, the stall's rows included,
+# and the canary's mean in each
 awk -v win="$SOAK_WINDOW" -v s="$SOAK_S" '
-	{ t[NR] = $1; c[NR] = $2; m[NR] = $3 }
+	{ t[NR] = $1; c[NR] = $2; m[NR] = $3; k[NR] = $4 }
 	END {
 		if (s < 2 * win) win = int(s / 3)
 		for (i = 1; i <= NR; i++) {
-			if (t[i] <= win) { fc += c[i]; fm += m[i] }
-			if (t[i] > s - win && t[i] <= s) { lc += c[i]; lm += m[i] }
+			if (t[i] <= win) { fc += c[i]; fm += m[i]; fk += k[i]; fn++ }
+			if (t[i] > s - win && t[i] <= s) { lc += c[i]; lm += m[i]; lk += k[i]; ln++ }
 		}
 		if (fm > 0 && lm > 0)
 			printf "cpu ms/MB: first %d s %.2f, last %d s %.2f: %+.1f%%\n", win, fc / fm, win, lc / lm,
 				100 * (lc / lm - fc / fm) / (fc / fm)
+		if (fn > 0 && ln > 0 && fk > 0)
+			printf "canary ms: first %d s %.1f, last %d s %.1f: %+.1f%%\n", win, fk / fn, win, lk / ln,
+				100 * (lk / ln - fk / fn) / (fk / fn)
 	}' "$tmp/rows"
 grep -v 'prec record:' "$tmp/err" | head -5

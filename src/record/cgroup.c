@@ -215,11 +215,11 @@ static int cgroup_error(const struct prec_cgroup_spec *g, const char *mnt,
 static int assign_one(struct prec_evlist *el, const struct prec_cgroup_spec *g,
 		      int mnt, const char *mpath, const char *name, int index)
 {
-	int ev = nth_event(el, g->after_specs, index);
+	int e = nth_event(el, g->after_specs, index);
 	const char *why = NULL;
 	int fd;
 
-	if (ev < 0) {
+	if (e < 0) {
 		pr_err("option -G '%s': cgroup '%s' has no event: each cgroup goes to an event given before it, in order (as perf)",
 		       g->names, name);
 		return -EINVAL;
@@ -227,7 +227,7 @@ static int assign_one(struct prec_evlist *el, const struct prec_cgroup_spec *g,
 	fd = open_beneath(mnt, name, &why);
 	if (fd < 0)
 		return cgroup_error(g, mpath, name, why, fd);
-	prec_evlist__set_cgroup(el, ev, fd);
+	prec_evlist__set_cgroup(el, e, fd);
 	return 0;
 }
 
@@ -235,15 +235,15 @@ static int assign_one(struct prec_evlist *el, const struct prec_cgroup_spec *g,
  * given before it. */
 static int share_first(struct prec_evlist *el, const struct prec_cgroup_spec *g)
 {
-	int first = nth_event(el, g->after_specs, 0), ev;
+	int first = nth_event(el, g->after_specs, 0), e;
 	int fd = first < 0 ? -1 : prec_evlist__event(el, first)->cgroup_fd;
 
-	for (int i = 1; fd >= 0 && (ev = nth_event(el, g->after_specs, i)) >= 0; i++) {
+	for (int i = 1; fd >= 0 && (e = nth_event(el, g->after_specs, i)) >= 0; i++) {
 		int dup = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 
 		if (dup < 0)
 			return -errno;
-		prec_evlist__set_cgroup(el, ev, dup);
+		prec_evlist__set_cgroup(el, e, dup);
 	}
 	return 0;
 }
