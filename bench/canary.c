@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: MIT
-// The machine's own speed, for benchmarks that run for minutes on a shared
-// VM: one fixed piece of work timed in this process's CPU time. The work
-// is what a drainer does most, copying (a 4 MiB buffer into another, 64
-// times), and a chain of dependent multiplies. This VM's host reports no
-// steal time (the steal column of /proc/stat stays 0), so a slower host
-// shows up as more CPU time for the same work, the recorder's and this
-// program's alike: a bench/soak.sh row where both cost more is the
-// machine, not the recorder.
+// The machine's own speed, for benchmarks that run for minutes: one fixed
+// piece of work timed in this process's CPU time. The work is what a
+// drainer does most, copying (a 4 MiB buffer into another, 64 times), and
+// a chain of dependent multiplies. Where the host does not report steal
+// time (its column of /proc/stat stays 0), a slower host shows only as the
+// same work taking more CPU time, the recorder's and this program's alike.
+// It shares caches and memory with what it runs beside, so it rises with a
+// busier machine too, the recorder included: a recorder's cost per MB that
+// rises while the canary stays is the recorder's; one that rises with it
+// is not shown to be.
 // Usage: canary   (prints the median CPU milliseconds of three passes)
 #include <stdint.h>
 #include <stdio.h>
@@ -26,7 +28,10 @@ static double cpu_ms(void)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts)) {
+		perror("canary: clock_gettime");
+		exit(1);
+	}
 	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
@@ -43,6 +48,9 @@ static double pass(unsigned char *a, unsigned char *b, uint64_t *x)
 	}
 	for (uint32_t i = 0; i < CHAIN; i++)
 		*x = *x * 6364136223846793005ull + 1442695040888963407ull;
+	/* the work is done before the clock is read again: no compiler may
+	 * move it past the call */
+	__asm__ volatile("" : "+r"(*x) : : "memory");
 	return cpu_ms() - t0;
 }
 

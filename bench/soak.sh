@@ -15,10 +15,12 @@
 # the recorder's CPU ms per MB written; the end compares the first and the
 # last SOAK_WINDOW seconds (300; a third of the run if it is shorter than
 # two windows), which should be within 10%. Each row also times
-# bench/canary (a fixed copy and multiply, in its own CPU ms): this VM's
-# host reports no steal time, so a slower host shows only as the same
-# work costing more, the recorder's and the canary's alike; the end
-# compares the canary's first and last window too (run `make bench`).
+# bench/canary (a fixed copy and multiply, in its own CPU ms): where the
+# host reports no steal time, a slower host shows only as the same work
+# costing more, the recorder's and the canary's alike; the end compares
+# the canary's first and last window too (run `make bench`). cpu_% is
+# the share of the time since the last row (rows are SOAK_EVERY seconds
+# apart plus what prec info and the canary take).
 # SOAK_STALL=S freezes the
 # recording's file system for S seconds at SOAK_STALL_AT (20 s), so the
 # O_DIRECT staging grows early: the recording then goes in an ext4 loop
@@ -35,7 +37,8 @@ set -u
 cd "$(dirname "$0")/.." || exit 1
 . bench/lib.sh
 canary=$PWD/$BUILD/bench/canary
-bench_require "$PREC" "$H/storm" "$canary"
+bench_require "$PREC" "$H/storm"
+[ -x "$canary" ] || { echo "soak: missing $canary (make BUILD=$BUILD bench)" >&2; exit 1; }
 parent=${1:-/var/tmp}
 SOAK_S=${SOAK_S:-600}
 SOAK_EVERY=${SOAK_EVERY:-30}
@@ -96,6 +99,7 @@ if [ -n "$mnt" ]; then
 	(sleep "$SOAK_STALL_AT"; fsfreeze -f "$mnt" && sleep "$SOAK_STALL"; fsfreeze -u "$mnt") &
 fi
 t0=$(date +%s)
+lastt=$(date +%s%N)
 last=$(ticks)
 lastw=$(wbytes)
 : >"$tmp/rows"
@@ -105,6 +109,7 @@ while kill -0 "$rec" 2>/dev/null; do
 	[ "$t" -ge "$SOAK_S" ] && touch "$tmp/stop"
 	kill -0 "$rec" 2>/dev/null || break
 	now=$(ticks)
+	nowt=$(date +%s%N)
 	w=$(wbytes)
 	rss=$(awk '/^VmRSS:/ { printf "%.1f", $2 / 1024 }' "/proc/$rec/status")
 	thr=$(awk '/^Threads:/ { print $2 }' "/proc/$rec/status")
@@ -117,11 +122,12 @@ while kill -0 "$rec" 2>/dev/null; do
 	can=$("$canary")
 	echo "$t $cpums $mbw $can" >>"$tmp/rows"
 	printf '%6d %8s %4s %7s %6.1f %10s %12s %8s %8s %9s %9s\n' "$t" "$rss" "$fds" "$thr" \
-		"$(awk -v d=$((now - last)) -v hz="$hz" -v s="$SOAK_EVERY" 'BEGIN { print 100 * d / hz / s }')" \
+		"$(awk -v d=$((now - last)) -v hz="$hz" -v s=$((nowt - lastt)) 'BEGIN { print 100 * d / hz / (s / 1e9) }')" \
 		"$disk" "${recs:--}" "${lost:--}" "$mbw" \
 		"$(awk -v c="$cpums" -v m="$mbw" 'BEGIN { if (m > 0) printf "%.2f", c / m; else print "-" }')" \
 		"$can"
 	last=$now
+	lastt=$nowt
 	lastw=$w
 done
 wait "$rec"
@@ -129,12 +135,16 @@ echo "prec record exit $?: $(grep 'prec record:' "$tmp/err")"
 # the first and the last window's CPU per MB, the stall's rows included,
 # and the canary's mean in each
 awk -v win="$SOAK_WINDOW" -v s="$SOAK_S" '
-	{ t[NR] = $1; c[NR] = $2; m[NR] = $3; k[NR] = $4 }
+	{ t[NR] = $1; c[NR] = $2; m[NR] = $3; k[NR] = NF > 3 ? $4 : -1 }
 	END {
 		if (s < 2 * win) win = int(s / 3)
 		for (i = 1; i <= NR; i++) {
-			if (t[i] <= win) { fc += c[i]; fm += m[i]; fk += k[i]; fn++ }
-			if (t[i] > s - win && t[i] <= s) { lc += c[i]; lm += m[i]; lk += k[i]; ln++ }
+			if (t[i] <= win) { fc += c[i]; fm += m[i] }
+			if (t[i] > s - win && t[i] <= s) { lc += c[i]; lm += m[i] }
+			if (k[i] < 0)
+				continue
+			if (t[i] <= win) { fk += k[i]; fn++ }
+			if (t[i] > s - win && t[i] <= s) { lk += k[i]; ln++ }
 		}
 		if (fm > 0 && lm > 0)
 			printf "cpu ms/MB: first %d s %.2f, last %d s %.2f: %+.1f%%\n", win, fc / fm, win, lc / lm,

@@ -139,11 +139,11 @@ struct prec_own_event {
 };
 /* Append one event of prec's own choosing (the default event, the
  * markers' carrier, --off-cpu's two): text must name exactly one. Returns
- * 0, or -errno after one line (as prec_evlist__add). */
+ * 0, -ENOMEM, or another -errno after one line (as prec_evlist__add). */
 int prec_evlist__add_own(struct prec_evlist *el, const char *text,
 			 const struct prec_own_event *how);
-/* -G: event i is opened in the cgroup whose directory fd is (taken over;
- * the one it had is closed). */
+/* -G, before prec_evlist__open: event i is opened in the cgroup whose
+ * directory is open as fd (taken over; the one it had is closed). */
 void prec_evlist__set_cgroup(struct prec_evlist *el, int i, int fd);
 /* Event i's attr to configure, after prec_evlist__config and before
  * prec_evlist__open (--off-cpu's events, whose attrs perf makes apart
