@@ -14,11 +14,12 @@
 # (its /proc io write_bytes: the drainers' and their io_uring workers') and
 # the recorder's CPU ms per MB written; the end compares the first and the
 # last SOAK_WINDOW seconds (300; a third of the run if it is shorter than
-# two windows), which should be within 10%. Each row also times
-# bench/canary (a fixed copy and multiply, in its own CPU ms): where the
-# host reports no steal time, a slower host shows only as the same work
-# costing more, the recorder's and the canary's alike; the end compares
-# the canary's first and last window too (run `make bench`). cpu_% is
+# two windows), which should be within 10%. bench/canary (a fixed copy
+# and multiply, in its own CPU ms) runs one pass a second throughout
+# (about 1.6% of a CPU), and each row has its mean since the last row:
+# where the host reports no steal time, a slower host shows only as the
+# same work costing more, the recorder's and the canary's alike; the end
+# compares the canary's first and last window too (run `make bench`). cpu_% is
 # the share of the time since the last row (rows are SOAK_EVERY seconds
 # apart plus what prec info and the canary take).
 # SOAK_STALL=S freezes the
@@ -98,6 +99,10 @@ wbytes() { awk '$1 == "write_bytes:" { print $2 }' "/proc/$rec/io" 2>/dev/null |
 if [ -n "$mnt" ]; then
 	(sleep "$SOAK_STALL_AT"; fsfreeze -f "$mnt" && sleep "$SOAK_STALL"; fsfreeze -u "$mnt") &
 fi
+# the canary: one pass a second, each pass's CPU ms appended
+: >"$tmp/canary"
+(while [ ! -e "$tmp/stop" ]; do "$canary" 1 >>"$tmp/canary"; sleep 1; done) &
+canary_lines=0
 t0=$(date +%s)
 lastt=$(date +%s%N)
 last=$(ticks)
@@ -119,7 +124,9 @@ while kill -0 "$rec" 2>/dev/null; do
 	[ "$SOAK_INFO" = 1 ] && read -r recs lost < <("$PREC" info "$recdir/rec" 2>/dev/null | awk '$1 == "total" { print $3, $7 }')
 	mbw=$(awk -v b=$((w - lastw)) 'BEGIN { printf "%.1f", b / 1e6 }')
 	cpums=$(awk -v d=$((now - last)) -v hz="$hz" 'BEGIN { printf "%.0f", 1000 * d / hz }')
-	can=$("$canary")
+	n=$(wc -l <"$tmp/canary")
+	can=$(awk -v from="$canary_lines" 'NR > from { s += $1; n++ } END { if (n) printf "%.2f", s / n }' "$tmp/canary")
+	canary_lines=$n
 	echo "$t $cpums $mbw $can" >>"$tmp/rows"
 	printf '%6d %8s %4s %7s %6.1f %10s %12s %8s %8s %9s %9s\n' "$t" "$rss" "$fds" "$thr" \
 		"$(awk -v d=$((now - last)) -v hz="$hz" -v s=$((nowt - lastt)) 'BEGIN { print 100 * d / hz / (s / 1e9) }')" \
