@@ -15,13 +15,13 @@
 # the recorder's CPU ms per MB written; the end compares the first and the
 # last SOAK_WINDOW seconds (300; a third of the run if it is shorter than
 # two windows), which should be within 10%. bench/canary (a fixed copy
-# and multiply, in its own CPU ms) runs one pass a second throughout
-# (about 1.6% of a CPU), and each row has its mean since the last row:
+# and lz4 compression, in its own CPU ms) runs one pass a second
+# throughout (about 1% of a CPU), and each row has its mean since the last row:
 # where the host reports no steal time, a slower host shows only as the
 # same work costing more, the recorder's and the canary's alike; the end
 # compares the canary's first and last window too (run `make bench`). cpu_% is
 # the share of the time since the last row (rows are SOAK_EVERY seconds
-# apart plus what prec info and the canary take).
+# apart plus what prec info takes).
 # SOAK_STALL=S freezes the
 # recording's file system for S seconds at SOAK_STALL_AT (20 s), so the
 # O_DIRECT staging grows early: the recording then goes in an ext4 loop
