@@ -30,10 +30,17 @@
 # backing file in the host's page cache: the "disk" is then memory until
 # the cache has filled the RAM, about 200 s at this rate on 24 GiB, and the
 # recorder's cost per MB changes there, which is the rig's, not prec's).
+# SOAK_TWIN=S runs a fresh twin: a second recorder with the same options on
+# the same storm, for S seconds (after 10 s to settle) early (from
+# SOAK_STALL_AT + SOAK_STALL + 30 s) and again at the end, each compared
+# with the long-running recorder's ms/MB over the same seconds. Both see
+# the same machine, so a recorder dearer with its age shows as its ratio to
+# the fresh one rising from the first twin to the last, whatever the
+# host's speed did (the ratio is what to read, not either figure alone).
 # Figures go in bench/results/soak.md with this command.
 # Usage: bench/soak.sh [PARENT]   (the recording goes in PARENT, default
 # /var/tmp; env: SOAK_S, SOAK_EVERY, SOAK_DISK, SOAK_OPTS, SOAK_INFO,
-# SOAK_WINDOW, SOAK_STALL, SOAK_STALL_AT, SOAK_LOOP_DIO, BUILD)
+# SOAK_WINDOW, SOAK_STALL, SOAK_STALL_AT, SOAK_LOOP_DIO, SOAK_TWIN, BUILD)
 set -u
 cd "$(dirname "$0")/.." || exit 1
 . bench/lib.sh
@@ -49,6 +56,7 @@ SOAK_WINDOW=${SOAK_WINDOW:-300}
 SOAK_STALL=${SOAK_STALL:-0}
 SOAK_STALL_AT=${SOAK_STALL_AT:-20}
 SOAK_LOOP_DIO=${SOAK_LOOP_DIO:-on}
+SOAK_TWIN=${SOAK_TWIN:-0}
 budget=()
 [ "$SOAK_DISK" != 0 ] && budget=(--max-disk "$SOAK_DISK")
 tmp=$(mktemp -d "$parent/prec-soak.XXXXXX") || exit 1
@@ -94,8 +102,29 @@ EOF
 rec=$!
 echo "soak: $ncpu CPUs, $SOAK_S s storm, ${budget[*]:-no --max-disk}${SOAK_OPTS:+ $SOAK_OPTS}, $(uname -r), $parent ($(df -T "$parent" | awk 'NR == 2 { print $2 }'))${mnt:+, in an ext4 loop file (direct-io $SOAK_LOOP_DIO) frozen $SOAK_STALL s at $SOAK_STALL_AT s}"
 printf '%6s %8s %4s %7s %6s %10s %12s %8s %8s %9s %9s\n' t_s rss_mb fds threads cpu_% disk_mb records lost mb_w cpu_ms/MB canary_ms
-ticks() { awk '{ print $14 + $15 }' "/proc/$rec/stat" 2>/dev/null || echo 0; }
-wbytes() { awk '$1 == "write_bytes:" { print $2 }' "/proc/$rec/io" 2>/dev/null || echo 0; }
+ticks() { awk '{ print $14 + $15 }' "/proc/${1:-$rec}/stat" 2>/dev/null || echo 0; }
+wbytes() { awk '$1 == "write_bytes:" { print $2 }' "/proc/${1:-$rec}/io" 2>/dev/null || echo 0; }
+# twin N: the fresh twin's SOAK_TWIN seconds, its ms/MB and the long-running
+# recorder's over the same seconds, one line into $tmp/twins
+twin() {
+	local n=$1 tp t0 r0 w0 tw0 tt0 t1 r1 w1 tw1 tt1
+	"$PREC" record -q -d "$recdir/twin$n" -a "${budget[@]}" ${SOAK_OPTS:-} \
+		-e raw_syscalls:sys_enter --filter 'id == 110' -- sleep $((SOAK_TWIN + 12)) \
+		2>"$tmp/twin$n.err" &
+	tp=$!
+	sleep 10
+	t0=$(($(date +%s) - t0_soak)) r0=$(ticks) w0=$(wbytes) tt0=$(ticks "$tp") tw0=$(wbytes "$tp")
+	sleep "$SOAK_TWIN"
+	r1=$(ticks) w1=$(wbytes) tt1=$(ticks "$tp") tw1=$(wbytes "$tp")
+	wait "$tp"
+	awk -v n="$n" -v t="$t0" -v s="$SOAK_TWIN" -v hz="$hz" -v rc=$((r1 - r0)) -v rw=$((w1 - w0)) \
+		-v tc=$((tt1 - tt0)) -v tw=$((tw1 - tw0)) 'BEGIN {
+		rm = 1000 * rc / hz / (rw / 1e6); tm = 1000 * tc / hz / (tw / 1e6)
+		printf "twin %d at %d s for %d s: long-running %.2f ms/MB (%.0f MB), fresh %.2f ms/MB (%.0f MB): ratio %.3f\n",
+			n, t, s, rm, rw / 1e6, tm, tw / 1e6, rm / tm }' >>"$tmp/twins"
+	grep -v 'prec record:' "$tmp/twin$n.err" | head -3 >>"$tmp/twins"
+	rm -rf "$recdir/twin$n"
+}
 if [ -n "$mnt" ]; then
 	(sleep "$SOAK_STALL_AT"; fsfreeze -f "$mnt" && sleep "$SOAK_STALL"; fsfreeze -u "$mnt") &
 fi
@@ -104,6 +133,13 @@ fi
 (while [ ! -e "$tmp/stop" ]; do "$canary" 1 >>"$tmp/canary"; sleep 1; done) &
 canary_lines=0
 t0=$(date +%s)
+t0_soak=$t0
+: >"$tmp/twins"
+if [ "$SOAK_TWIN" != 0 ]; then
+	(sleep $((SOAK_STALL_AT + SOAK_STALL + 30)); twin 1
+	 sleep $((t0 + SOAK_S - SOAK_TWIN - 30 - $(date +%s))) 2>/dev/null; twin 2) &
+	twins=$!
+fi
 lastt=$(date +%s%N)
 last=$(ticks)
 lastw=$(wbytes)
@@ -160,4 +196,6 @@ awk -v win="$SOAK_WINDOW" -v s="$SOAK_S" '
 			printf "canary ms: first %d s %.1f, last %d s %.1f: %+.1f%%\n", win, fk / fn, win, lk / ln,
 				100 * (lk / ln - fk / fn) / (fk / fn)
 	}' "$tmp/rows"
+[ "$SOAK_TWIN" != 0 ] && wait "$twins"
+cat "$tmp/twins"
 grep -v 'prec record:' "$tmp/err" | head -5
