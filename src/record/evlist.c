@@ -390,11 +390,6 @@ void prec_evlist__mark_spec(struct prec_evlist *el, int first, int spec)
 		el->evsel[j].spec = spec;
 }
 
-void prec_evlist__set_manifest_index(struct prec_evlist *el, int e, int midx)
-{
-	el->evsel[e].midx = midx;
-}
-
 bool prec_evlist__inherits(const struct prec_evlist *el)
 {
 	return el->nr && el->evsel[0].attr.inherit;

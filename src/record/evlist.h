@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* The event list (evlist.c): the events parsed from -e (evsel, a public
  * struct), their channels, and the list's accessors; the list itself is
- * opaque, its struct private to the list's four files (evlist_internal.h):
+ * opaque, its struct private to the list's five files (evlist_internal.h):
  * the attrs (evlist_config.h), the AUX event (evlist_aux.h), the fds and
- * rings the events are opened into (evlist_open.h). */
+ * rings the events are opened into (evlist_open.h), the list as a
+ * manifest holds it (evlist_manifest.h). */
 #ifndef PREC_RECORD_EVLIST_H
 #define PREC_RECORD_EVLIST_H
 
@@ -79,7 +80,7 @@ struct prec_evsel {
 };
 
 /* The list itself is opaque (its struct is evlist_internal.h's, for the
- * four evlist files): the others hold a pointer from prec_evlist__new. */
+ * five evlist files): the others hold a pointer from prec_evlist__new. */
 struct prec_evlist;
 
 /* An empty list (no event, nothing opened). Returns 0 or -ENOMEM. */
@@ -152,9 +153,6 @@ struct perf_event_attr *prec_evlist__attr_edit(struct prec_evlist *el, int i);
 /* Events [first, nr_events) came from -e argument spec (evsel.spec: what
  * -G and --exclude-perf count). */
 void prec_evlist__mark_spec(struct prec_evlist *el, int first, int spec);
-/* Event e is the manifest's event midx (evsel.midx), set as each
- * recording's manifest lists the events. */
-void prec_evlist__set_manifest_index(struct prec_evlist *el, int e, int midx);
 /* Do the events follow the children of their tasks (the first event's
  * inherit, as every event's)? False on an empty list. */
 bool prec_evlist__inherits(const struct prec_evlist *el);

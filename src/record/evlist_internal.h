@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* The event list's struct, private to its four files: evlist.c,
- * evlist_config.c, evlist_aux.c and evlist_open.c include this header and
- * no other file does (the others use the verbs of evlist.h,
- * evlist_open.h, evlist_aux.h and evlist_config.h). */
+/* The event list's struct, private to its five files: evlist.c,
+ * evlist_config.c, evlist_aux.c, evlist_open.c and evlist_manifest.c
+ * include this header and no other file does (the others use the verbs of
+ * evlist.h, evlist_open.h, evlist_aux.h, evlist_config.h and
+ * evlist_manifest.h). */
 #ifndef PREC_RECORD_EVLIST_INTERNAL_H
 #define PREC_RECORD_EVLIST_INTERNAL_H
 

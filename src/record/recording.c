@@ -19,16 +19,13 @@
 #include <unistd.h>
 
 #include "record/evlist.h"
-#include "record/evlist_aux.h"
 #include "record/evlist_config.h"
+#include "record/evlist_manifest.h"
 #include "record/evlist_open.h"
 #include "record/host.h"
 #include "record/offcpu.h"
 #include "record/options.h"
-#include "record/perfclock.h"
 #include "record/perm.h"
-#include "record/ring.h"
-#include "record/tracefs.h"
 #include "store/store.h"
 #include "util/clock.h"
 #include "util/log.h"
@@ -46,45 +43,6 @@ struct prec_recording {
 	struct prec_shard_writer **writers; /* per CPU, then the side band */
 	uint64_t reserve_bytes; /* manifest.reserve's size, 0 if none */
 };
-
-static int add_events(struct prec_manifest *m, struct prec_evlist *el)
-{
-	int nr_cpus = prec_evlist__nr_cpus(el), nr_tasks = prec_evlist__nr_tasks(el);
-	const int *cpus = prec_evlist__cpus(el);
-	const pid_t *tasks = prec_evlist__tasks(el);
-
-	for (int e = 0; e < prec_evlist__nr_events(el); e++) {
-		const struct prec_evsel *ev = prec_evlist__event(el, e);
-		uint8_t attr[128] = { 0 };
-		int idx, err = 0;
-
-		memcpy(attr, &ev->attr, sizeof(attr));
-		idx = prec_manifest__add_event(m, attr, ev->name);
-		if (idx < 0)
-			return idx;
-		prec_evlist__set_manifest_index(el, e, idx);
-		/* the leader comes first in the list: its index is known */
-		if (ev->leader >= 0)
-			m->events[idx].leader1 =
-				(uint32_t)prec_evlist__event(el, ev->leader)->midx + 1;
-		for (int c = 0; c < nr_cpus && !err; c++)
-			for (int t = 0; t < nr_tasks && !err; t++)
-				err = prec_manifest__add_event_id(m, (uint32_t)idx,
-					prec_evlist__id(el, e, c, t), cpus[c], tasks[t]);
-		if (err)
-			return err;
-		if (ev->tp_system) {
-			err = prec_tracefs__add_formats(m, ev->tp_system, ev->tp_name,
-							ev->attr.config);
-			if (err) {
-				pr_err("event '%s': reading its format from tracefs: %s",
-				       ev->name, strerror(-err));
-				return err;
-			}
-		}
-	}
-	return 0;
-}
 
 static int fill_manifest(struct prec_recording *r, const struct prec_record_opts *o,
 			 struct prec_evlist *el, int argc, char **argv)
@@ -116,16 +74,10 @@ static int fill_manifest(struct prec_recording *r, const struct prec_record_opts
 	m->sample_type = prec_evlist__sample_base(el);
 	err = prec_time_layout__init(&m->time_layout, m->sample_type);
 	if (!err)
-		err = add_events(m, el);
+		err = prec_evlist__describe(el, m);
+	/* after the events: the off-CPU section names them by index */
 	if (!err)
 		err = prec_offcpu__manifest(el, m);
-	/* perf's TIME_CONV: the first ring's words, kept only if they convert
-	 * (a page without cap_user_time_zero leaves it unset). */
-	if (prec_evlist__clock_page(el))
-		prec_perfclock__read(prec_evlist__clock_page(el), &m->time_conv);
-	/* The rings are mapped by now: intel_pt's words need a control page. */
-	if (!err)
-		err = prec_evlist__aux_info(el, m);
 	return err;
 }
 

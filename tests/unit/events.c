@@ -17,10 +17,10 @@
 #include <unistd.h>
 
 #include "record/evlist.h"
-/* The list's private struct (evlist_internal.h, the four evlist files'):
+/* The list's private struct (evlist_internal.h, the five evlist files'):
  * events.c tests the list's own files (the fds, ids and rings open lays out,
  * the channels' pages, the AUX owner's ring): it holds the struct and
- * reads its fields, as the four files do. */
+ * reads its fields, as the five files do. */
 #include "record/evlist_internal.h"
 #include "record/evlist_config.h"
 #include "record/evlist_open.h"

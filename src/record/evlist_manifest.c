@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: MIT
+// The event list as a recording's manifest holds it: what perf.data's
+// attrs, ids and tracing data are merged from. One of the list's files
+// (evlist_internal.h): each recording's manifest, the first and every
+// epoch's, is described from the open list in one call.
+#include "record/evlist_manifest.h"
+
+#include <string.h>
+
+#include "record/evlist_aux.h"
+#include "record/evlist_internal.h"
+#include "record/perfclock.h"
+#include "record/ring.h"
+#include "record/tracefs.h"
+#include "store/store.h"
+#include "util/log.h"
+
+/* Event e's ids, one per CPU and task, in evlist_open.c's layout. */
+static int add_ids(const struct prec_evlist *el, struct prec_manifest *m, int e, int idx)
+{
+	const uint64_t *ids = el->ids + (size_t)e * (size_t)el->nr_cpus * (size_t)el->nr_tasks;
+	int err = 0;
+
+	for (int c = 0; c < el->nr_cpus && !err; c++)
+		for (int t = 0; t < el->nr_tasks && !err; t++)
+			err = prec_manifest__add_event_id(m, (uint32_t)idx,
+				ids[(size_t)c * (size_t)el->nr_tasks + (size_t)t],
+				el->cpus[c], el->tasks[t]);
+	return err;
+}
+
+static int add_event(struct prec_evlist *el, struct prec_manifest *m, int e)
+{
+	struct prec_evsel *ev = &el->evsel[e];
+	uint8_t attr[128] = { 0 };
+	int idx, err;
+
+	memcpy(attr, &ev->attr, sizeof(attr));
+	idx = prec_manifest__add_event(m, attr, ev->name);
+	if (idx < 0)
+		return idx;
+	ev->midx = idx;
+	/* the leader comes first in the list: its index is known */
+	if (ev->leader >= 0)
+		m->events[idx].leader1 = (uint32_t)el->evsel[ev->leader].midx + 1;
+	err = add_ids(el, m, e, idx);
+	if (err || !ev->tp_system)
+		return err;
+	err = prec_tracefs__add_formats(m, ev->tp_system, ev->tp_name, ev->attr.config);
+	if (err)
+		pr_err("event '%s': reading its format from tracefs: %s", ev->name,
+		       strerror(-err));
+	return err;
+}
+
+int prec_evlist__describe(struct prec_evlist *el, struct prec_manifest *m)
+{
+	int err = 0;
+
+	for (int e = 0; e < el->nr && !err; e++)
+		err = add_event(el, m, e);
+	if (err)
+		return err;
+	/* perf's TIME_CONV: the first ring's words, kept only if they convert
+	 * (a page without cap_user_time_zero leaves it unset). */
+	if (el->rings && el->nr_cpus)
+		prec_perfclock__read(el->rings[0].page, &m->time_conv);
+	/* The rings are mapped by now: intel_pt's words need a control page. */
+	return prec_evlist__aux_info(el, m);
+}
