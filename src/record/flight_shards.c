@@ -76,7 +76,7 @@ static void count(struct prec_manifest_shard *sh, struct prec_shard_writer *w,
 {
 	struct prec_shard_writer_stats ws;
 
-	prec_recording__count_shard(sh, w, &ws);
+	prec_shard_writer__count(w, sh, &ws);
 	*records += sh->records;
 	*bytes += ws.file_bytes;
 }

@@ -206,16 +206,9 @@ struct prec_shard_writer *prec_recording__writer(const struct prec_recording *r,
 	return r->writers[i];
 }
 
-void prec_recording__count_shard(struct prec_manifest_shard *sh, struct prec_shard_writer *w,
-				 struct prec_shard_writer_stats *ws)
+struct prec_shard_writer *const *prec_recording__writers(const struct prec_recording *r)
 {
-	prec_shard_writer__stats(w, ws);
-	sh->chunks = ws->chunks;
-	sh->records = ws->records;
-	sh->bytes = ws->payload_bytes;
-	sh->raw_bytes = ws->raw_bytes;
-	sh->first_time = ws->first_time;
-	sh->last_time = ws->last_time;
+	return r->writers;
 }
 
 int prec_recording__write_manifest(struct prec_recording *r)

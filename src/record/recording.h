@@ -47,17 +47,14 @@ struct prec_manifest *prec_recording__manifest(const struct prec_recording *r);
 /* The writer of CPU index i (0 <= i < the events' nr_cpus), or at
  * i == nr_cpus the side band's; NULL once closed. */
 struct prec_shard_writer *prec_recording__writer(const struct prec_recording *r, int i);
+/* Every writer, as writer(r, i) for i in [0, nr_cpus]: what the close
+ * counts with the manifest's shards, in the same order. */
+struct prec_shard_writer *const *prec_recording__writers(const struct prec_recording *r);
 /* The options every shard of r is written with (-z, O_DIRECT, staging;
  * o resolved). */
 void prec_recording__writer_opts(const struct prec_recording *r,
 				 const struct prec_record_opts *o,
 				 struct prec_shard_writer_opts *wo);
-/* A shard's writer totals into its manifest entry sh; ws is filled for
- * the caller's own figures. */
-struct prec_manifest_shard;
-struct prec_shard_writer_stats;
-void prec_recording__count_shard(struct prec_manifest_shard *sh, struct prec_shard_writer *w,
-				 struct prec_shard_writer_stats *ws);
 /* The manifest written as it is now. Returns 0 or -errno after one line. */
 int prec_recording__write_manifest(struct prec_recording *r);
 /* Its side band closed: nothing is added to it after this (without

@@ -11,7 +11,6 @@
 #include "record/drainer.h"
 #include "record/drainer_pool.h"
 #include "record/evlist_open.h"
-#include "record/recording.h"
 #include "store/store.h"
 #include "util/log.h"
 
@@ -30,7 +29,7 @@ int prec_recording_totals__init(struct prec_recording_totals *t, const int *cpus
 static void count_writer(struct prec_recording_totals *t, struct prec_manifest_shard *sh,
 			 struct prec_shard_writer *w, struct prec_shard_writer_stats *ws)
 {
-	prec_recording__count_shard(sh, w, ws);
+	prec_shard_writer__count(w, sh, ws);
 	t->records += sh->records;
 	t->bytes += ws->file_bytes;
 }
@@ -71,14 +70,13 @@ static void drainer_debug(const struct prec_recording_totals *t, int c,
 		 since_stop_ms(stop_ns, ds->flushed_ns));
 }
 
-static void shard_totals(struct prec_recording_totals *t, const struct prec_recording *rec,
-			 const struct prec_evlist *el, const struct prec_drainer_handover *hand,
-			 int c, uint64_t stop_ns)
+static void shard_totals(struct prec_recording_totals *t, struct prec_manifest_shard *sh,
+			 struct prec_shard_writer *w, const struct prec_evlist *el,
+			 const struct prec_drainer_handover *hand, int c, uint64_t stop_ns)
 {
-	struct prec_manifest_shard *sh = &prec_recording__manifest(rec)->shards[c];
 	struct prec_shard_writer_stats ws;
 
-	count_writer(t, sh, prec_recording__writer(rec, c), &ws);
+	count_writer(t, sh, w, &ws);
 	if (c < t->nr_cpus)
 		t->writer_wait[c] = (struct prec_writer_wait){ ws.wait_ns_max, ws.staging_grown };
 	if (c < t->nr_cpus && hand[c].present) {
@@ -97,14 +95,15 @@ static void shard_totals(struct prec_recording_totals *t, const struct prec_reco
 	t->lost += prec_manifest_shard__lost(sh);
 }
 
-void prec_recording_totals__count(struct prec_recording_totals *t,
-				  const struct prec_recording *rec, const struct prec_evlist *el,
+void prec_recording_totals__count(struct prec_recording_totals *t, struct prec_manifest *m,
+				  struct prec_shard_writer *const *writers,
+				  const struct prec_evlist *el,
 				  const struct prec_drainer_handover *hand, uint64_t stop_ns)
 {
 	t->records = t->bytes = t->lost = 0;
 	for (int c = 0; c <= t->nr_cpus; c++)
-		if (prec_recording__writer(rec, c))
-			shard_totals(t, rec, el, hand, c, stop_ns);
+		if (writers[c])
+			shard_totals(t, &m->shards[c], writers[c], el, hand, c, stop_ns);
 }
 
 void prec_recording_totals__add(struct prec_recording_totals *t, uint64_t records,

@@ -12,7 +12,8 @@
 struct prec_drainer_cut;
 struct prec_drainer_handover;
 struct prec_evlist;
-struct prec_recording;
+struct prec_manifest;
+struct prec_shard_writer;
 
 /* Per CPU: the longest wait for staging room, and what the O_DIRECT
  * staging grew to (0: never). */
@@ -39,15 +40,18 @@ struct prec_recording_totals {
  * -ENOMEM; t is then for exit() only. */
 int prec_recording_totals__init(struct prec_recording_totals *t, const int *cpus, int nr,
 				bool epochs);
-/* rec's shards counted, each into its manifest entry and the totals
- * (those of the recording counted before are dropped): the writers'
+/* A recording's shards counted (m its manifest, writers its writers, CPU
+ * indexes then the side band, NULL for none), each into its manifest
+ * entry and the totals (those of the recording counted before are
+ * dropped): the writers'
  * figures, and the losses from what each drainer handed over (hand, per
  * CPU) and el's PERF_FORMAT_LOST counts, with --switch-output since the
  * epoch's start. stop_ns: the stop's time (CLOCK_MONOTONIC), when rec is
  * closed by the stop (-v prints each drainer's figures then), else 0.
  * The writers must be flushed. Main thread. */
-void prec_recording_totals__count(struct prec_recording_totals *t,
-				  const struct prec_recording *rec, const struct prec_evlist *el,
+void prec_recording_totals__count(struct prec_recording_totals *t, struct prec_manifest *m,
+				  struct prec_shard_writer *const *writers,
+				  const struct prec_evlist *el,
 				  const struct prec_drainer_handover *hand, uint64_t stop_ns);
 /* Shards count() does not know of (the flight recorder's) added. */
 void prec_recording_totals__add(struct prec_recording_totals *t, uint64_t records,

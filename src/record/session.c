@@ -571,7 +571,8 @@ static int close_epoch(struct prec_session *s, struct prec_evlist *el, int err)
 	/* Appends are over: no drop may change a shard after its totals. */
 	if (s->max_disk)
 		prec_disk_budget__stop(prec_max_disk__budget(s->max_disk));
-	prec_recording_totals__count(&s->tot, s->rec, el, s->hand, s->t_stop_ns);
+	prec_recording_totals__count(&s->tot, m, prec_recording__writers(s->rec), el, s->hand,
+				     s->t_stop_ns);
 	e = prec_flight_shards__finish(&s->flight, m, &records, &bytes, &lost);
 	prec_recording_totals__add(&s->tot, records, bytes, lost);
 	err = err ? err : e;

@@ -14,6 +14,7 @@
 #include "store/direct_write.h"
 #include "store/budget_member.h"
 #include "store/drain_wait.h"
+#include "store/manifest.h"
 #include "util/clock.h"
 #include "util/log.h"
 
@@ -505,6 +506,18 @@ void prec_shard_writer__stats(const struct prec_shard_writer *w,
 	st->staging_grown = w->staging_grown;
 	if (w->bm)
 		prec_disk_budget__kept(w->bm, st);
+}
+
+void prec_shard_writer__count(const struct prec_shard_writer *w, struct prec_manifest_shard *sh,
+			      struct prec_shard_writer_stats *st)
+{
+	prec_shard_writer__stats(w, st);
+	sh->chunks = st->chunks;
+	sh->records = st->records;
+	sh->bytes = st->payload_bytes;
+	sh->raw_bytes = st->raw_bytes;
+	sh->first_time = st->first_time;
+	sh->last_time = st->last_time;
 }
 
 int prec_shard_writer__error(const struct prec_shard_writer *w)

@@ -108,6 +108,12 @@ bool prec_shard_writer__direct(const struct prec_shard_writer *w);
 /* Totals of the chunks that are done (with a budget: of those kept). */
 void prec_shard_writer__stats(const struct prec_shard_writer *w,
 			      struct prec_shard_writer_stats *st);
+/* The same totals (into st), and those the manifest keeps of the shard
+ * (chunks, records, bytes, raw bytes, first and last time) into its
+ * entry sh: a closing recording's count of each of its shards. */
+struct prec_manifest_shard;
+void prec_shard_writer__count(const struct prec_shard_writer *w, struct prec_manifest_shard *sh,
+			      struct prec_shard_writer_stats *st);
 
 /* First error seen, 0 if none. */
 int prec_shard_writer__error(const struct prec_shard_writer *w);
