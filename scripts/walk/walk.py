@@ -11,15 +11,20 @@
 # of files. --layer src/record/:
 # the walk through that folder's files only, a call into another layer
 # staying in its caller (what a reader of the recorder follows: the store's
-# and util's objects are read through their headers).
-import struct, subprocess, sys, collections
+# and util's objects are read through their headers). --getters: a getter
+# (a function whose body is one return statement) is where it is used, as
+# an inline function is: a reader reads a getter's name as she reads a
+# field, without opening its file.
+import re, struct, subprocess, sys, collections
 
 binary, trace, func = sys.argv[1], sys.argv[2], sys.argv[3]
 steps = int(sys.argv[4]) if len(sys.argv) > 4 else 0
 layer = sys.argv[sys.argv.index("--layer") + 1] if "--layer" in sys.argv else None
+getters_inline = "--getters" in sys.argv
 
 # function address -> (name, file), from the symbol table and line info
 syms = {}
+getters = set()
 load = 0
 nm = subprocess.run(["nm", "-l", "--defined-only", binary], capture_output=True, text=True).stdout
 for line in nm.splitlines():
@@ -30,6 +35,16 @@ for line in nm.splitlines():
     f = where.rsplit(":", 1)[0]
     f = f[f.find("src/"):] if "src/" in f else f
     syms[int(parts[0], 16)] = (parts[2].split("\t")[0], f)
+    if getters_inline and ":" in where:
+        path, line = where.rsplit(":", 1)
+        try:
+            src = open(path).read().splitlines()[int(line) - 1:int(line) + 40]
+        except (OSError, ValueError):
+            src = []
+        text = "\n".join(src)
+        body = text[text.find("{") + 1:text.find("\n}")] if "{" in text and "\n}" in text else ""
+        if re.fullmatch(r"\s*return [^;]*;\s*", body):
+            getters.add(parts[2].split("\t")[0])
 words = open(trace, "rb").read()
 ev = struct.unpack("<%dQ" % (len(words) // 8), words[: len(words) // 8 * 8])
 # a PIE binary runs at a load address: find it from FUNC's entry
@@ -74,6 +89,8 @@ for v in ev[start:]:
         if not (f.startswith("src/") and f.endswith(".c")) and stack:
             f = stack[-1]
         if layer and not f.startswith(layer) and stack:
+            f = stack[-1]
+        if name in getters and stack:
             f = stack[-1]
         key = ("call", names[-1] if names else "?", name)
         if stack and f != stack[-1]:

@@ -5,7 +5,9 @@
 # whole) and the stop (cmd_record.c's stop(), its first 400 calls). Builds
 # TREE (default: this checkout) with -finstrument-functions and
 # scripts/walk/tracer.c into TREE/build-walk, records twice, and prints
-# walk.py's counts for each, through every file and within src/record. Needs root (perf events) and nm.
+# walk.py's counts for each, through every file, within src/record, and
+# within src/record with a getter read where it is used (walk.py
+# --getters). Needs root (perf events) and nm.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 tree=$(cd "${1:-$here/../..}" && pwd)
@@ -24,7 +26,11 @@ PREC_WALK_OUT=$tmp/cut.trace "$bin" record -q -d cut --switch-output -e cpu-cloc
 python3 "$here/walk.py" "$bin" cut.trace prec_session__cut
 echo "within src/record (another layer's calls stay in their caller):"
 python3 "$here/walk.py" "$bin" cut.trace prec_session__cut 0 --layer src/record/
+echo "within src/record, a getter read where it is used:"
+python3 "$here/walk.py" "$bin" cut.trace prec_session__cut 0 --layer src/record/ --getters
 PREC_WALK_OUT=$tmp/stop.trace "$bin" record -q -d stop -e cpu-clock -- sleep 0.2 >/dev/null 2>&1
 python3 "$here/walk.py" "$bin" stop.trace stop 400
 echo "within src/record (another layer's calls stay in their caller):"
 python3 "$here/walk.py" "$bin" stop.trace stop 400 --layer src/record/
+echo "within src/record, a getter read where it is used:"
+python3 "$here/walk.py" "$bin" stop.trace stop 400 --layer src/record/ --getters
