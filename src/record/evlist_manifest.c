@@ -9,23 +9,23 @@
 
 #include "record/evlist_aux.h"
 #include "record/evlist_internal.h"
+#include "record/evlist_open.h"
 #include "record/perfclock.h"
 #include "record/ring.h"
 #include "record/tracefs.h"
 #include "store/store.h"
 #include "util/log.h"
 
-/* Event e's ids, one per CPU and task, in evlist_open.c's layout. */
+/* Event e's ids, one per CPU and task, as manifest event idx's. */
 static int add_ids(const struct prec_evlist *el, struct prec_manifest *m, int e, int idx)
 {
-	const uint64_t *ids = el->ids + (size_t)e * (size_t)el->nr_cpus * (size_t)el->nr_tasks;
 	int err = 0;
 
 	for (int c = 0; c < el->nr_cpus && !err; c++)
 		for (int t = 0; t < el->nr_tasks && !err; t++)
 			err = prec_manifest__add_event_id(m, (uint32_t)idx,
-				ids[(size_t)c * (size_t)el->nr_tasks + (size_t)t],
-				el->cpus[c], el->tasks[t]);
+							  prec_evlist__id(el, e, c, t),
+							  el->cpus[c], el->tasks[t]);
 	return err;
 }
 

@@ -60,8 +60,7 @@ struct prec_ring *prec_evlist__flight_rings(const struct prec_evlist *el);
 /* The first drained ring's control page, whose TSC conversion every
  * ring shares (the perf clock's); NULL before open. */
 const struct perf_event_mmap_page *prec_evlist__clock_page(const struct prec_evlist *el);
-/* The kernel's id of event e on CPU index c and task index t (the
- * manifest's are evlist_manifest.c's, from the struct). */
+/* The kernel's id of event e on CPU index c and task index t. */
 uint64_t prec_evlist__id(const struct prec_evlist *el, int e, int c, int t);
 
 /* After prec_evlist__open and before the events are enabled: the filter
