@@ -107,17 +107,17 @@ wbytes() { awk '$1 == "write_bytes:" { print $2 }' "/proc/${1:-$rec}/io" 2>/dev/
 # twin N: the fresh twin's SOAK_TWIN seconds, its ms/MB and the long-running
 # recorder's over the same seconds, one line into $tmp/twins
 twin() {
-	local n=$1 tp t0 r0 w0 tw0 tt0 t1 r1 w1 tw1 tt1
+	local n=$1 tp at r0 w0 tw0 tt0 r1 w1 tw1 tt1
 	"$PREC" record -q -d "$recdir/twin$n" -a "${budget[@]}" ${SOAK_OPTS:-} \
 		-e raw_syscalls:sys_enter --filter 'id == 110' -- sleep $((SOAK_TWIN + 12)) \
 		2>"$tmp/twin$n.err" &
 	tp=$!
 	sleep 10
-	t0=$(($(date +%s) - t0_soak)) r0=$(ticks) w0=$(wbytes) tt0=$(ticks "$tp") tw0=$(wbytes "$tp")
+	at=$(($(date +%s) - t0)) r0=$(ticks) w0=$(wbytes) tt0=$(ticks "$tp") tw0=$(wbytes "$tp")
 	sleep "$SOAK_TWIN"
 	r1=$(ticks) w1=$(wbytes) tt1=$(ticks "$tp") tw1=$(wbytes "$tp")
 	wait "$tp"
-	awk -v n="$n" -v t="$t0" -v s="$SOAK_TWIN" -v hz="$hz" -v rc=$((r1 - r0)) -v rw=$((w1 - w0)) \
+	awk -v n="$n" -v t="$at" -v s="$SOAK_TWIN" -v hz="$hz" -v rc=$((r1 - r0)) -v rw=$((w1 - w0)) \
 		-v tc=$((tt1 - tt0)) -v tw=$((tw1 - tw0)) 'BEGIN {
 		rm = 1000 * rc / hz / (rw / 1e6); tm = 1000 * tc / hz / (tw / 1e6)
 		printf "twin %d at %d s for %d s: long-running %.2f ms/MB (%.0f MB), fresh %.2f ms/MB (%.0f MB): ratio %.3f\n",
@@ -133,7 +133,6 @@ fi
 (while [ ! -e "$tmp/stop" ]; do "$canary" 1 >>"$tmp/canary"; sleep 1; done) &
 canary_lines=0
 t0=$(date +%s)
-t0_soak=$t0
 : >"$tmp/twins"
 if [ "$SOAK_TWIN" != 0 ]; then
 	(sleep $((SOAK_STALL_AT + SOAK_STALL + 30)); twin 1

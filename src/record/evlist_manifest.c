@@ -11,7 +11,6 @@
 #include "record/evlist_internal.h"
 #include "record/evlist_open.h"
 #include "record/perfclock.h"
-#include "record/ring.h"
 #include "record/tracefs.h"
 #include "store/store.h"
 #include "util/log.h"
@@ -63,8 +62,8 @@ int prec_evlist__describe(struct prec_evlist *el, struct prec_manifest *m)
 		return err;
 	/* perf's TIME_CONV: the first ring's words, kept only if they convert
 	 * (a page without cap_user_time_zero leaves it unset). */
-	if (el->rings && el->nr_cpus)
-		prec_perfclock__read(el->rings[0].page, &m->time_conv);
+	if (prec_evlist__clock_page(el))
+		prec_perfclock__read(prec_evlist__clock_page(el), &m->time_conv);
 	/* The rings are mapped by now: intel_pt's words need a control page. */
 	return prec_evlist__aux_info(el, m);
 }
