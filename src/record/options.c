@@ -943,7 +943,7 @@ static const struct opt table[] = {
 	{ "copy", 0, NULL, NULL, "drainers copy ring data out, then write it (default)", FLAG(copy) },
 	{ "no-copy", 0, NULL, opt_nocopy, "drainers write straight from the ring (less CPU, holds the ring until written)", 0 },
 	{ "no-direct-io", 0, NULL, opt_nodirect, "copy mode writes through the page cache, not O_DIRECT (more CPU per byte)", 0 },
-	{ "max-staging", 0, "SIZE", opt_max_staging, "O_DIRECT staging per CPU may grow to SIZE while the disk stalls (default 256M, all CPUs' at most 1/16 of memory; 0: never)", 0 },
+	{ "max-staging", 0, "SIZE", opt_max_staging, "O_DIRECT staging per CPU may grow to SIZE while the disk stalls (default a CPU's share of 1/16 of memory, at most 1G; 0: never)", 0 },
 	{ "realtime", 'r', "PRIO", opt_realtime, "drainer threads run SCHED_FIFO at PRIO (as perf record -r); default 1 where allowed, 0 = fair scheduler", 0 },
 	{ "affinity", 0, "auto|cpu|node|others|package|none", opt_affinity, "drainer CPUs: auto (default: the ring's CPU for SCHED_FIFO drainers, else others), the ring's CPU, its NUMA node (as perf), its package less that CPU, the whole package, or anywhere", 0 },
 	{ "compress", 0, NULL, NULL, "lz4-compress each chunk (implies --copy); with -o FILE, FILE is zstd-compressed too (as perf -z)", FLAG(compress) },

@@ -29,12 +29,14 @@ static size_t staging_for(const struct prec_record_opts *o)
 }
 
 /* How far each O_DIRECT staging may grow behind writes that stall:
- * --max-staging, else 256 MiB, all CPUs' together at most a 16th of the
- * memory, and under --max-disk a quarter of a CPU's share of the budget:
- * held data the budget counts as written. Never below the staging. */
+ * --max-staging, else a CPU's share of a 16th of the memory, at most
+ * 1 GiB (a storm of 200 MB/s a CPU fills 256 MiB in 1.3 s, and disks
+ * stall for seconds; the extents go back a second after the stall), and
+ * under --max-disk a quarter of a CPU's share of the budget: held data
+ * the budget counts as written. Never below the staging. */
 static size_t staging_max_for(const struct prec_record_opts *o, int nr_cpus)
 {
-	uint64_t max = 256ull << 20, mem = (uint64_t)sysconf(_SC_PHYS_PAGES) *
+	uint64_t max = 1ull << 30, mem = (uint64_t)sysconf(_SC_PHYS_PAGES) *
 					   (uint64_t)sysconf(_SC_PAGESIZE);
 
 	if (o->max_staging_set) {

@@ -234,15 +234,28 @@ static void register_extent(struct direct_write *d, unsigned int slot)
  * Returns 0 or -ENOMEM. */
 static int map_extent(struct direct_write *d)
 {
+	volatile unsigned char *p;
 	unsigned int slot = 0;
 
 	while (slot < d->n_max && d->ext[slot].mem)
 		slot++;
 	if (slot == d->n_max)
 		return -ENOMEM;
-	d->ext[slot].mem = map_aligned(d->ext_len, d->blk);
-	if (!d->ext[slot].mem)
+	p = map_aligned(d->ext_len, d->blk);
+	if (!p)
 		return -ENOMEM;
+	/* A growth's pages are written before they are pinned, one store
+	 * each: a pinning that must fault them in holds the process's
+	 * mmap_lock while it zeroes them all (3-5 ms seen), and another
+	 * drainer's mmap of its own growth waits in D state meanwhile, its
+	 * ring filling. A store's fault takes the VMA's own lock (mmap_lock
+	 * for that one page before 6.4), and the pinning then finds every
+	 * page present. The first extents are pinned by dw_adopt, which
+	 * faults them in on the drainer's thread, near its CPU. */
+	if (d->slots)
+		for (size_t at = 0; at < d->ext_len; at += MIN_BLK)
+			p[at] = 0;
+	d->ext[slot].mem = (unsigned char *)p;
 	register_extent(d, slot);
 	d->ext[slot].spare_at = prec_now_ns(CLOCK_MONOTONIC_COARSE);
 	d->spare[d->spare_n++] = slot;

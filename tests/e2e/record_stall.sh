@@ -68,19 +68,25 @@ lost=$(lost_of fixed)
 [ "$lost" -gt 0 ] || fail "fixed: nothing lost: the freeze did not stall the writes (a faster machine needs a longer STALL_FREEZE_S)"
 grep -q 'waited up to' "$tmp/fixed.err" || fail "fixed: the loss is not put on the disk's wait"
 # A bound that holds a CPU's whole storm (its records at the fixed run's
-# bytes per record written, a quarter more), so that any freeze the storm
-# fits in is held whatever the machine's speed: how much of the storm a
-# stall leaves in the staging is its rate times the stall, and the rate
-# differs between machines of this kind (200 MB/s a CPU on one, where
-# 128 MiB held 0.6 s and the default 256 MiB 1.3 s).
+# bytes per record written, a quarter more), for the 3 s stall: how much
+# of the storm a stall leaves in the staging is its rate times the stall,
+# and the rate differs between machines of this kind (200 MB/s a CPU on
+# one, where a 3 s stall takes 600 MB).
 hold=$(sed -n 's/^\[ prec record: [0-9]* shards, \([0-9]*\) records, \([0-9.]*\) MB written.*/\1 \2/p' \
 	"$tmp/fixed.err" | awk -v n="$N" '$1 > 0 { printf "%dM", n * $2 * 1e6 / $1 * 1.25 / 1048576 + 1 }')
 [ -n "$hold" ] || fail "fixed: no records written"
-# The runs that must lose nothing have 8 MiB rings: at 200 MB/s a CPU the
-# default 1 MiB holds 5 ms, and a drainer held up that long by anything
-# loses records whatever the staging does (2 runs in 8 did so, the ring
-# "filled faster than it was drained"); the stall is what these runs test.
-ring=(-m 2048)
+# The 1.5 s stalls run on the defaults: the default bound, a CPU's share
+# of a 16th of the memory (at most 1 GiB), holds them where the machine
+# has that much memory (24 GiB and 2 CPUs: 768 MiB a CPU); on a smaller
+# one, the whole storm's bound, said.
+mem_mb=$(awk '/^MemTotal:/ { print int($2 / 1024) }' /proc/meminfo)
+def_mb=$((mem_mb / 16 / $(nproc)))
+[ "$def_mb" -gt 1024 ] && def_mb=1024
+deflt=()
+if [ "$def_mb" -lt "${hold%M}" ]; then
+	echo "default staging bound ${def_mb} MiB < a whole storm's $hold: the 1.5 s runs get --max-staging $hold"
+	deflt=(--max-staging "$hold")
+fi
 rm -rf "${mnt:?}/fixed"
 
 # A bound the stall outlasts: the staging grows to it, then the drainers
@@ -95,7 +101,7 @@ rm -rf "${mnt:?}/bound"
 # 6 s after the storms: the grown staging goes back to its first size
 # once the stall is absorbed (direct_write.c, SHRINK_HOLD_NS: 5 s); it
 # grew at the drainers' sleeps, ahead of the drain passes (AHEAD_NS)
-FREEZE=1.5 AFTER=6 run grown "${ring[@]}" --max-staging "$hold"
+FREEZE=1.5 AFTER=6 run grown "${deflt[@]}"
 [ "$(lost_of grown)" = 0 ] || fail "grown: $(lost_of grown) records lost"
 grep -q 'staging grown to' "$tmp/grown.err" || fail "grown: the staging did not grow"
 grep -q 'staging grown to .* ahead of a stalled write' "$tmp/grown.err" ||
@@ -120,14 +126,14 @@ rm -rf "${mnt:?}/grown"
 
 # the same stall, the shards lz4-compressed and under a disk budget (its
 # segment files, its trimmer)
-FREEZE=1.5 run grownz "${ring[@]}" --max-staging "$hold" -z --max-disk 4G
+FREEZE=1.5 run grownz "${deflt[@]}" -z --max-disk 4G
 [ "$(lost_of grownz)" = 0 ] || fail "grownz: $(lost_of grownz) records lost"
 exact grownz
 allz=$all
 rm -rf "${mnt:?}/grownz"
 
 # 3 s, the staging far bigger than the cache
-FREEZE=3 run long "${ring[@]}" --max-staging "$hold"
+FREEZE=3 run long --max-staging "$hold"
 [ "$(lost_of long)" = 0 ] || fail "long: $(lost_of long) records lost"
 exact long
 echo "fixed staging: $lost lost; past 16 MiB: $lostb lost; staging bound $hold; 1.5 s: 0 lost, $allg samples = $ncpu x $N; -z --max-disk: 0 lost, $allz samples; 3 s: 0 lost, $all samples"
