@@ -71,6 +71,7 @@ step_keys, steps_once, back_once, seen_files = set(), 0, 0, set()
 call_steps = call_back = call_steps_once = call_back_once = 0
 pairs = set()                   # distinct calls from one file into another
 entries = collections.Counter()
+call_entries = collections.Counter()  # the steps into each file a call makes
 cur = None
 for v in ev[start:]:
     ret = v >> 63
@@ -107,6 +108,7 @@ for v in ev[start:]:
         entries[top] += 1
         seq.append(top)
         is_call = key[0] == "call"
+        call_entries[top] += is_call
         call_steps += is_call
         call_back += is_call and top in seen_files
         if key not in step_keys:
@@ -130,8 +132,8 @@ print("  by a call only, each call followed once: %d steps into a file, %d of th
       % (call_steps_once, call_back_once))
 into = collections.Counter(p[3] for p in pairs)
 print("  distinct calls into another file: %d (a reader follows each once)" % len(pairs))
-print("  steps  distinct-calls-in  file")
+print("  steps  by-a-call  distinct-calls-in  file")
 for f, c in entries.most_common():
-    print("  %5d  %5d  %s" % (c, into[f], f))
+    print("  %5d  %9d  %17d  %s" % (c, call_entries[f], into[f], f))
 if "-v" in sys.argv[5:]:
     print("sequence: " + " > ".join(seq))
