@@ -175,8 +175,8 @@ out_free:
 	free(reqs);
 }
 
-void prec_buildid_collect__maps(struct prec_manifest *m, const struct prec_seen_maps *s,
-				 struct prec_buildid_reader *early)
+static void collect_maps(struct prec_manifest *m, const struct prec_seen_maps *s,
+			 struct prec_buildid_reader *early)
 {
 	struct seen_pos pos = { 0 };
 	const struct prec_seen_map *sm;
@@ -201,20 +201,24 @@ static bool saw_vdso(const struct prec_seen_maps *s)
 /* When a [vdso] was mapped (an exec's MMAP2 in the rings, or the side
  * band's, which added the id already), the vDSO's build-id, and its image
  * as vdso.so for `prec archive` (perf's cache gets it at the stop). */
-void prec_buildid_collect__vdso(struct prec_manifest *m, const struct prec_seen_maps *s,
-				 int dirfd, const char *dir)
+static void collect_vdso(struct prec_manifest *m, const struct prec_seen_maps *s,
+			 int dirfd, const char *dir)
 {
-	int err = 0;
+	bool have = have_buildid(m, PREC_VDSO_MAP);
+	int err;
 
-	if (!have_buildid(m, PREC_VDSO_MAP)) {
-		if (!saw_vdso(s))
-			return;
-		err = prec_vdso__add_buildid(m);
-	}
-	if (!err && have_buildid(m, PREC_VDSO_MAP))
-		err = prec_vdso__save(dirfd);
+	if (!have && !saw_vdso(s))
+		return;
+	err = prec_vdso__save(dirfd, have ? NULL : m);
 	if (err)
 		pr_warn("%s/%s: %s", dir, PREC_VDSO_NAME, strerror(-err));
+}
+
+void prec_buildid_collect__manifest(struct prec_manifest *m, const struct prec_seen_maps *s,
+				    struct prec_buildid_reader *early, int dirfd, const char *dir)
+{
+	collect_maps(m, s, early);
+	collect_vdso(m, s, dirfd, dir);
 }
 
 /* perf's build-id cache gets this long at the stop, whatever the files

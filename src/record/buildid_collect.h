@@ -24,14 +24,11 @@ struct prec_seen_maps {
  * (device, inode) through its first path, only where that path still
  * names the mapped file, within prec_buildid__resolve()'s deadline. A
  * file that could not be read as the one mapped is counted in
- * m->buildids_unread. */
-void prec_buildid_collect__maps(struct prec_manifest *m, const struct prec_seen_maps *seen,
-				struct prec_buildid_reader *early);
-/* When a [vdso] was mapped (or m has its id already), its build-id into
- * m and its image as dirfd/vdso.so for `prec archive`; a failure is
- * warned about (dir names dirfd). */
-void prec_buildid_collect__vdso(struct prec_manifest *m, const struct prec_seen_maps *seen,
-				int dirfd, const char *dir);
+ * m->buildids_unread. Then, when a [vdso] was mapped (or m has its id
+ * already), its build-id into m and its image as dirfd/vdso.so for `prec
+ * archive`; a failure there is warned about (dir names dirfd). */
+void prec_buildid_collect__manifest(struct prec_manifest *m, const struct prec_seen_maps *seen,
+				    struct prec_buildid_reader *early, int dirfd, const char *dir);
 /* perf's build-id cache filled as `perf record` fills it, from m's final
  * table, each file checked against the device and inode it was mapped
  * as: after the manifest (a crash here loses nothing), within a bound. */

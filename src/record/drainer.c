@@ -604,9 +604,11 @@ int prec_drainer__join(struct prec_drainer *d)
 	return d->err;
 }
 
-bool prec_drainer__disabled(const struct prec_drainer *d)
+void prec_drainer__handover(const struct prec_drainer *d, struct prec_drainer_handover *h)
 {
-	return d && d->disabled;
+	*h = (struct prec_drainer_handover){ .present = true, .disabled = d->disabled,
+		.maps = d->walk.maps, .nr_maps = (int)d->walk.nr_maps };
+	prec_drainer__stats(d, &h->st);
 }
 
 void prec_drainer__set_notify(struct prec_drainer *d, int fd)

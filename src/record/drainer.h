@@ -127,8 +127,6 @@ void prec_drainer__ask_cut(struct prec_drainer *d, struct prec_drainer_cut *cut,
 			   struct prec_latch *l);
 void prec_drainer__ask_done(struct prec_drainer *d, struct prec_latch *l);
 void prec_drainer__free_maps(struct prec_seen_map *maps, uint32_t nr);
-/* After join(): whether the thread disabled its CPU's events (opts.el). */
-bool prec_drainer__disabled(const struct prec_drainer *d);
 /* Ask the thread to drain to empty and exit (async-signal-safe), then wait
  * for it. Returns the thread's first error or 0. */
 void prec_drainer__stop(struct prec_drainer *d);
@@ -153,6 +151,22 @@ struct prec_buildid_queue *prec_drainer__buildid_queue(struct prec_drainer *d);
 /* Maps seen (deduplicated by path+id); valid until delete(). */
 const struct prec_seen_map *prec_drainer__maps(const struct prec_drainer *d,
 					       int *nr);
+/* What each drainer hands over of the recording it leaves, read once so
+ * that the closer reads an array, not every drainer again: at the stop
+ * its stats (all of them, for -v's line), the maps it saw (the drainer's:
+ * valid until the pool is deleted) and whether it disabled its CPU's
+ * events; at a cut the loss counts, maps and dropped pairs its move
+ * handed over in the prec_drainer_cut (the cut's). */
+struct prec_drainer_handover {
+	bool present;           /* a drainer was made for this ring */
+	bool disabled;
+	struct prec_drainer_stats st;
+	const struct prec_seen_map *maps;
+	int nr_maps;
+};
+
+/* After ask_done's answer: its handover at the stop, present. */
+void prec_drainer__handover(const struct prec_drainer *d, struct prec_drainer_handover *h);
 void prec_drainer__delete(struct prec_drainer *d);
 
 #endif

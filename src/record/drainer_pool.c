@@ -173,12 +173,9 @@ int prec_drainer_pool__stop(struct prec_drainer_pool *p, struct prec_drainer_han
 	for (int i = 0; i < p->n && !err; i++)
 		err = p->d[i] ? prec_drainer__error(p->d[i]) : 0;
 	for (int i = 0; h && i < p->n; i++) {
-		h[i] = (struct prec_drainer_handover){ .present = p->d[i] != NULL };
-		if (!p->d[i])
-			continue;
-		prec_drainer__stats(p->d[i], &h[i].st);
-		h[i].maps = prec_drainer__maps(p->d[i], &h[i].nr_maps);
-		h[i].disabled = prec_drainer__disabled(p->d[i]);
+		h[i] = (struct prec_drainer_handover){ .present = false };
+		if (p->d[i])
+			prec_drainer__handover(p->d[i], &h[i]);
 	}
 	return err;
 }

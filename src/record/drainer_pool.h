@@ -45,20 +45,6 @@ void prec_drainer_pool__capture(struct prec_drainer_pool *p, struct prec_drainer
  * -ENOENT when a thread had exited (cut[i].writer then stays the new one:
  * the caller's). */
 int prec_drainer_pool__cut(struct prec_drainer_pool *p, struct prec_drainer_cut *cut);
-/* What each drainer hands over of the recording it leaves, read once so
- * that the closer reads an array, not every drainer again: at the stop
- * its stats (all of them, for -v's line), the maps it saw (the drainer's:
- * valid until the pool is deleted) and whether it disabled its CPU's
- * events; at a cut the loss counts, maps and dropped pairs its move
- * handed over in the prec_drainer_cut (the cut's). */
-struct prec_drainer_handover {
-	bool present;           /* a drainer was made for this ring */
-	bool disabled;
-	struct prec_drainer_stats st;
-	const struct prec_seen_map *maps;
-	int nr_maps;
-};
-
 /* Stop every drainer and sleep until each started one has drained and
  * flushed its shard, its stats, maps and error final; their threads may
  * still be exiting: join() them later. Each one's handover in h[0..size)

@@ -276,14 +276,16 @@ report:
 	return err;
 }
 
-void prec_recording__release(struct prec_recording *r)
+int prec_recording__complete(struct prec_recording *r, uint64_t stop_time)
 {
-	if (!r->reserve_bytes)
-		return;
-	if (unlinkat(r->dirfd, PREC_MANIFEST_RESERVE_NAME, 0) && errno != ENOENT)
+	r->m->stop_time = stop_time;
+	r->m->state = PREC_STATE_COMPLETE;
+	if (r->reserve_bytes &&
+	    unlinkat(r->dirfd, PREC_MANIFEST_RESERVE_NAME, 0) && errno != ENOENT)
 		pr_warn("%s/%s: removing it: %s", r->dir, PREC_MANIFEST_RESERVE_NAME,
 			strerror(errno));
 	r->reserve_bytes = 0;
+	return prec_recording__write_manifest(r);
 }
 
 int prec_recording__flush_writers(struct prec_recording *r)

@@ -65,8 +65,10 @@ int prec_recording__close_sideband(struct prec_recording *r);
 /* Allocate manifest.reserve, room for the final manifest on a disk that
  * fills up meanwhile. Returns 0 or -errno after one line. */
 int prec_recording__reserve(struct prec_recording *r);
-/* The reserve removed, just before the final manifest is written. */
-void prec_recording__release(struct prec_recording *r);
+/* Complete at stop_time (the recording's clock): the reserve removed,
+ * then the final manifest written in its place. Returns 0 or -errno after
+ * one line. */
+int prec_recording__complete(struct prec_recording *r, uint64_t stop_time);
 /* Every writer flushed: its chunks written and fsynced; the first error. */
 int prec_recording__flush_writers(struct prec_recording *r);
 /* Every writer closed (after a flush, only frees); the first error. */

@@ -410,9 +410,8 @@ static void add_buildids(struct prec_session *s)
 	struct prec_manifest *m = prec_recording__manifest(s->rec);
 	struct prec_seen_maps seen = seen_maps(s);
 
-	prec_buildid_collect__maps(m, &seen, s->bid_reader);
-	prec_buildid_collect__vdso(m, &seen, prec_recording__dirfd(s->rec),
-				   prec_recording__dir(s->rec));
+	prec_buildid_collect__manifest(m, &seen, s->bid_reader, prec_recording__dirfd(s->rec),
+				       prec_recording__dir(s->rec));
 	/* The pairs the drainers' tables dropped (at a cut: in the epoch
 	 * it ends). */
 	for (int c = 0; s->hand && c < s->nr_cpus; c++) {
@@ -592,10 +591,7 @@ static int close_epoch(struct prec_session *s, struct prec_evlist *el, int err)
 					  m->start_time);
 		err = err ? err : e;
 	}
-	m->stop_time = prec_evlist__now(el, m->clockid);
-	m->state = PREC_STATE_COMPLETE;
-	prec_recording__release(s->rec);
-	e = prec_recording__write_manifest(s->rec);
+	e = prec_recording__complete(s->rec, prec_evlist__now(el, m->clockid));
 	if (e)
 		err = err ? err : e;
 	else

@@ -72,10 +72,19 @@ int prec_vdso__find(struct prec_vdso *v)
 	return 0;
 }
 
-int prec_vdso__add_buildid(struct prec_manifest *m)
+/* v's build-id into m, once. */
+static int add_id(struct prec_manifest *m, const struct prec_vdso *v)
 {
 	struct prec_manifest_buildid b = { .cpumode = PERF_RECORD_MISC_USER, .pid = -1,
 					   .path = (char *)PREC_VDSO_MAP };
+
+	memcpy(b.id, v->id, v->id_size);
+	b.size = v->id_size;
+	return prec_manifest__add_buildid(m, &b);
+}
+
+int prec_vdso__add_buildid(struct prec_manifest *m)
+{
 	struct prec_vdso v;
 	int ret = prec_vdso__find(&v);
 
@@ -83,16 +92,20 @@ int prec_vdso__add_buildid(struct prec_manifest *m)
 		pr_debug("vdso: %s", strerror(-ret));
 		return ret == -ENOMEM ? ret : 0;
 	}
-	memcpy(b.id, v.id, v.id_size);
-	b.size = v.id_size;
-	return prec_manifest__add_buildid(m, &b);
+	return add_id(m, &v);
 }
 
-int prec_vdso__save(int dirfd)
+int prec_vdso__save(int dirfd, struct prec_manifest *add_to)
 {
 	struct prec_vdso v;
 	int fd, ret = prec_vdso__find(&v);
 
+	if (ret && add_to) {
+		pr_debug("vdso: %s", strerror(-ret));
+		return ret == -ENOMEM ? ret : 0;
+	}
+	if (!ret && add_to)
+		ret = add_id(add_to, &v);
 	if (ret)
 		return ret;
 	fd = openat(dirfd, PREC_VDSO_NAME, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,

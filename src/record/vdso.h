@@ -33,7 +33,10 @@ int prec_vdso__add_buildid(struct prec_manifest *m);
 
 /* Write the vDSO's image as PREC_VDSO_NAME in the recording directory
  * dirfd (O_EXCL, O_NOFOLLOW, mode 0600 as the shards), for `prec archive`
- * to carry with the binaries. Returns 0 or -errno (-EEXIST: there is one). */
-int prec_vdso__save(int dirfd);
+ * to carry with the binaries, and its build-id to add_to as
+ * prec_vdso__add_buildid() does (NULL: m has it already), from one read
+ * of the vDSO. Returns 0 or -errno (-EEXIST: there is one; with add_to,
+ * 0 when there is no vDSO with a build-id to keep). */
+int prec_vdso__save(int dirfd, struct prec_manifest *add_to);
 
 #endif

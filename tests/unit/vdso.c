@@ -65,14 +65,34 @@ static void check_found_in(const uint8_t *img, size_t len, const uint8_t *id, in
 	CHECK(found);
 }
 
+static bool unlink_vdso(const char *dir)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, PREC_VDSO_NAME);
+	return unlink(path) == 0;
+}
+
 static void check_saved(const struct prec_vdso *v, const char *dir)
 {
 	char path[512], want[128], got[64];
 	struct stat st;
 	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	struct prec_manifest *m = prec_manifest__new();
 
-	CHECK(dfd >= 0);
-	CHECK_EQ(prec_vdso__save(dfd), 0);
+	CHECK(dfd >= 0 && m);
+	/* The image, and the id added to a manifest that lacks it (the
+	 * stop's one read of the vDSO), once however often it is saved. */
+	CHECK_EQ(prec_vdso__save(dfd, m), 0);
+	CHECK_EQ(m->nr_buildids, 1);
+	CHECK(!strcmp(m->buildids[0].path, PREC_VDSO_MAP));
+	CHECK_EQ(m->buildids[0].size, v->id_size);
+	CHECK(!memcmp(m->buildids[0].id, v->id, v->id_size));
+	CHECK_EQ(m->buildids[0].pid, -1);
+	CHECK(unlink_vdso(dir));
+	CHECK_EQ(prec_vdso__save(dfd, m), 0);
+	CHECK_EQ(m->nr_buildids, 1);
+	prec_manifest__delete(m);
 	snprintf(path, sizeof(path), "%s/%s", dir, PREC_VDSO_NAME);
 	CHECK(stat(path, &st) == 0);
 	CHECK(S_ISREG(st.st_mode));
@@ -82,10 +102,10 @@ static void check_saved(const struct prec_vdso *v, const char *dir)
 	hex(v->id, v->id_size, got);
 	CHECK(!strcmp(got, want));
 	/* Never over what is there, nor through a symlink planted there. */
-	CHECK_EQ(prec_vdso__save(dfd), -EEXIST);
+	CHECK_EQ(prec_vdso__save(dfd, NULL), -EEXIST);
 	CHECK(unlink(path) == 0);
 	CHECK(symlink("/nonexistent-prec-target", path) == 0);
-	CHECK_EQ(prec_vdso__save(dfd), -EEXIST);
+	CHECK_EQ(prec_vdso__save(dfd, NULL), -EEXIST);
 	CHECK(access("/nonexistent-prec-target", F_OK) != 0);
 	CHECK(unlink(path) == 0);
 	close(dfd);
