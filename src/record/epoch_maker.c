@@ -153,19 +153,14 @@ static int replay_capture(struct prec_epoch_maker *mk, struct prec_recording *ne
 int prec_epoch_maker__sideband(struct prec_epoch_maker *mk, struct prec_recording *next,
 			       struct prec_drainer_cut *cut)
 {
-	struct prec_shard_writer *w = prec_recording__writer(next, mk->mo.nr_cpus);
 	int err = replay_capture(mk, next, cut);
 
-	if (err >= 0)
-		err = prec_recording__close_sideband(next);
-	if (err >= 0)
-		err = prec_shard_writer__flush(w);
 	if (err < 0) {
 		pr_err("%s/%s: synthesizing the side band: %s", prec_recording__dir(next),
 		       PREC_SHARD_SIDEBAND_NAME, strerror(-err));
 		return err;
 	}
-	return prec_recording__reserve(next);
+	return prec_recording__sideband_done(next, true);
 }
 
 void prec_epoch_maker__prune(struct prec_epoch_maker *mk)

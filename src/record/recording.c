@@ -238,7 +238,7 @@ static uint64_t reserve_size(const struct prec_manifest *m)
 
 /* The closing MARKER: its watermark above every time tells a reader
  * following the recording that the side band holds nothing more. */
-int prec_recording__close_sideband(struct prec_recording *r)
+static int close_sideband(struct prec_recording *r)
 {
 	struct prec_chunk_meta meta = { .type = PREC_CHUNK_MARKER,
 					.watermark = PREC_WATERMARK_CLOSED };
@@ -250,7 +250,7 @@ int prec_recording__close_sideband(struct prec_recording *r)
 /* Allocate manifest.reserve now, so a disk that fills up during the
  * recording still has room for the final manifest (the file is removed
  * just before that is written). */
-int prec_recording__reserve(struct prec_recording *r)
+static int reserve(struct prec_recording *r)
 {
 	uint64_t len = reserve_size(r->m);
 	int fd, err;
@@ -274,6 +274,19 @@ report:
 	       PREC_MANIFEST_RESERVE_NAME, (unsigned long long)(len >> 10),
 	       strerror(-err));
 	return err;
+}
+
+int prec_recording__sideband_done(struct prec_recording *r, bool close)
+{
+	int err = close ? close_sideband(r) : 0;
+
+	if (!err)
+		err = prec_shard_writer__flush(r->writers[r->nr_cpus]);
+	if (err) {
+		pr_err("%s/%s: %s", r->dir, PREC_SHARD_SIDEBAND_NAME, strerror(-err));
+		return err;
+	}
+	return reserve(r);
 }
 
 int prec_recording__complete(struct prec_recording *r, uint64_t stop_time)

@@ -6,6 +6,7 @@
 #ifndef PREC_RECORD_RECORDING_H
 #define PREC_RECORD_RECORDING_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -57,14 +58,14 @@ void prec_recording__writer_opts(const struct prec_recording *r,
 				 struct prec_shard_writer_opts *wo);
 /* The manifest written as it is now. Returns 0 or -errno after one line. */
 int prec_recording__write_manifest(struct prec_recording *r);
-/* Its side band closed: nothing is added to it after this (without
- * --markers, after its synthesis), and a MARKER with the highest watermark
- * says so, so that a reader following the recording (merge --follow)
- * need not wait on it (docs/format.md). Returns 0 or -errno (not said). */
-int prec_recording__close_sideband(struct prec_recording *r);
-/* Allocate manifest.reserve, room for the final manifest on a disk that
- * fills up meanwhile. Returns 0 or -errno after one line. */
-int prec_recording__reserve(struct prec_recording *r);
+/* Its side band's synthesis over: closed when close (nothing is added to
+ * it after this; without --markers), a MARKER with the highest watermark
+ * saying so, so that a reader following the recording (merge --follow)
+ * need not wait on it (docs/format.md); its fsync done now rather than at
+ * the stop; then manifest.reserve allocated, room for the final manifest
+ * (whose side-band build-ids are in it now) on a disk that fills up
+ * meanwhile. Returns 0 or -errno after one line. */
+int prec_recording__sideband_done(struct prec_recording *r, bool close);
 /* Complete at stop_time (the recording's clock): the reserve removed,
  * then the final manifest written in its place. Returns 0 or -errno after
  * one line. */

@@ -377,24 +377,15 @@ int prec_session__start(struct prec_session *s,
 	err = prec_sideband__synthesize(prec_recording__writer(s->rec, s->nr_cpus),
 					prec_recording__manifest(s->rec), &sbo);
 	start_lap(s, "side band read");
-	if (err >= 0 && !o->markers)
-		err = prec_recording__close_sideband(s->rec);
 	if (err < 0) {
 		pr_err("%s/%s: synthesizing the side band: %s", prec_recording__dir(s->rec),
 		       PREC_SHARD_SIDEBAND_NAME, strerror(-err));
 		return err;
 	}
-	/* Nothing more goes to the side band: get its fsync out of the way
-	 * now rather than at stop. */
-	err = prec_shard_writer__flush(prec_recording__writer(s->rec, s->nr_cpus));
-	if (err) {
-		pr_err("%s/%s: %s", prec_recording__dir(s->rec), PREC_SHARD_SIDEBAND_NAME,
-		       strerror(-err));
-		return err;
-	}
-	start_lap(s, "side band fsynced");
-	/* After the side band: its build-ids are in the manifest now. */
-	return prec_recording__reserve(s->rec);
+	/* --markers go on adding to it */
+	err = prec_recording__sideband_done(s->rec, !o->markers);
+	start_lap(s, "side band fsynced, manifest room reserved");
+	return err;
 }
 
 static struct prec_seen_maps seen_maps(struct prec_session *s)
