@@ -31,7 +31,7 @@ static size_t staging_for(const struct prec_record_opts *o)
 /* How far each O_DIRECT staging may grow behind writes that stall:
  * --max-staging, else a CPU's share of a 16th of the memory, at most
  * 1 GiB (a storm of 200 MB/s a CPU fills 256 MiB in 1.3 s, and disks
- * stall for seconds; the extents go back a second after the stall), and
+ * stall for seconds; an extent unused for 5 s goes back), and
  * under --max-disk a quarter of a CPU's share of the budget: held data
  * the budget counts as written. Never below the staging. */
 static size_t staging_max_for(const struct prec_record_opts *o, int nr_cpus)

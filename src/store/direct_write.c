@@ -246,7 +246,7 @@ static int map_extent(struct direct_write *d)
 		return -ENOMEM;
 	/* A growth's pages are written before they are pinned, one store
 	 * each: a pinning that must fault them in holds the process's
-	 * mmap_lock while it zeroes them all (3-5 ms seen), and another
+	 * mmap_lock while it zeroes them all (3-11 ms seen), and another
 	 * drainer's mmap of its own growth waits in D state meanwhile, its
 	 * ring filling. A store's fault takes the VMA's own lock (mmap_lock
 	 * for that one page before 6.4), and the pinning then finds every
