@@ -9,9 +9,10 @@
 # fills the default 1 MiB ring in 5 ms, and the storm has the CPU while
 # its drainer sleeps. Waits in fsync and truncate come at the stop, the
 # events already disabled. PREC=BINARY runs another build's recorder
-# through the same test (the test's helpers stay this tree's).
+# through the same test (the test's helpers stay this tree's). STACKS=1
+# prints each wait's kernel stack after the table (10 frames).
 # Needs root and bpftrace (apt-get install bpftrace).
-# Usage: bench/drainer_waits.sh [CMD...]   (env: RUNS, PREC)
+# Usage: bench/drainer_waits.sh [CMD...]   (env: RUNS, PREC, STACKS)
 set -u
 cd "$(dirname "$0")/.." || exit 1
 command -v bpftrace >/dev/null || { echo "drainer_waits: needs bpftrace" >&2; exit 2; }
@@ -25,7 +26,7 @@ tracepoint:sched:sched_switch
 	if (!strncmp(args->prev_comm, "prec-drain", 10)) {
 		@off[args->prev_pid] = nsecs;
 		@state[args->prev_pid] = args->prev_state;
-		@stack[args->prev_pid] = kstack(6);
+		@stack[args->prev_pid] = kstack(10);
 	}
 	if (!strncmp(args->next_comm, "prec-drain", 10)) {
 		$t = @off[args->next_pid];
@@ -65,3 +66,5 @@ awk '/^wait / { us = $2; f = "?"
 		n[f]++; if (us >= 5000) n5[f]++; if (us > mx[f]) mx[f] = us }
 	END { for (f in n) printf "  %6d %6d %8.1f  %s\n", n[f], n5[f], mx[f] / 1000, f }' "$tmp/out" |
 	sort -k1,1 -rn
+[ "${STACKS:-0}" = 1 ] && sed -n "/^wait /,\$p" "$tmp/out"
+exit 0
