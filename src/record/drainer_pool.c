@@ -172,11 +172,11 @@ int prec_drainer_pool__stop(struct prec_drainer_pool *p, struct prec_drainer_han
 	prec_latch__wait(&p->latch);
 	for (int i = 0; i < p->n && !err; i++)
 		err = p->d[i] ? prec_drainer__error(p->d[i]) : 0;
-	for (int i = 0; h && i < p->n; i++) {
-		h[i] = (struct prec_drainer_handover){ .present = false };
+	for (int i = 0; h && i < p->n; i++)
 		if (p->d[i])
 			prec_drainer__handover(p->d[i], &h[i]);
-	}
+		else
+			h[i] = (struct prec_drainer_handover){ .present = false };
 	return err;
 }
 

@@ -72,12 +72,17 @@ int prec_vdso__find(struct prec_vdso *v)
 	return 0;
 }
 
-/* v's build-id into m, once. */
-static int add_id(struct prec_manifest *m, const struct prec_vdso *v)
+/* v's build-id into m, once, where prec_vdso__find() found it (found 0);
+ * no vDSO or no build-id is nothing to add (0). */
+static int add_found(struct prec_manifest *m, const struct prec_vdso *v, int found)
 {
 	struct prec_manifest_buildid b = { .cpumode = PERF_RECORD_MISC_USER, .pid = -1,
 					   .path = (char *)PREC_VDSO_MAP };
 
+	if (found) {
+		pr_debug("vdso: %s", strerror(-found));
+		return found == -ENOMEM ? found : 0;
+	}
 	memcpy(b.id, v->id, v->id_size);
 	b.size = v->id_size;
 	return prec_manifest__add_buildid(m, &b);
@@ -86,13 +91,8 @@ static int add_id(struct prec_manifest *m, const struct prec_vdso *v)
 int prec_vdso__add_buildid(struct prec_manifest *m)
 {
 	struct prec_vdso v;
-	int ret = prec_vdso__find(&v);
 
-	if (ret) {
-		pr_debug("vdso: %s", strerror(-ret));
-		return ret == -ENOMEM ? ret : 0;
-	}
-	return add_id(m, &v);
+	return add_found(m, &v, prec_vdso__find(&v));
 }
 
 int prec_vdso__save(int dirfd, struct prec_manifest *add_to)
@@ -100,12 +100,12 @@ int prec_vdso__save(int dirfd, struct prec_manifest *add_to)
 	struct prec_vdso v;
 	int fd, ret = prec_vdso__find(&v);
 
-	if (ret && add_to) {
-		pr_debug("vdso: %s", strerror(-ret));
-		return ret == -ENOMEM ? ret : 0;
+	if (add_to) {
+		int err = add_found(add_to, &v, ret);
+
+		if (ret || err)
+			return err;
 	}
-	if (!ret && add_to)
-		ret = add_id(add_to, &v);
 	if (ret)
 		return ret;
 	fd = openat(dirfd, PREC_VDSO_NAME, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
