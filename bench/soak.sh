@@ -30,9 +30,9 @@
 # backing file in the host's page cache: the "disk" is then memory until
 # the cache has filled the RAM, about 200 s at this rate on 24 GiB, and the
 # recorder's cost per MB changes there, which is the rig's, not prec's).
-# Under --max-disk the staging holds at most a quarter of a CPU's share of
-# the budget, so a freeze longer than that holds loses, and says so: a 3 s
-# freeze at this machine's 117 MB/s a CPU needs SOAK_DISK=4G.
+# Under --max-disk the staging holds at most half of a CPU's share of the
+# budget, so a freeze longer than that holds loses, and says so (the
+# default 2G holds 512 MiB a CPU with 2 CPUs: 4 s at 117 MB/s a CPU).
 # SOAK_TWIN=S runs a fresh twin: a second recorder with the same options on
 # the same storm, for S seconds (after 10 s to settle) early (from
 # SOAK_STALL_AT + SOAK_STALL + 30 s) and again at the end, each compared

@@ -32,8 +32,10 @@ static size_t staging_for(const struct prec_record_opts *o)
  * --max-staging, else a CPU's share of a 16th of the memory, at most
  * 1 GiB (a storm of 200 MB/s a CPU fills 256 MiB in 1.3 s, and disks
  * stall for seconds; an extent unused for 5 s goes back), and
- * under --max-disk a quarter of a CPU's share of the budget: held data
- * the budget counts as written. Never below the staging. */
+ * under --max-disk half of a CPU's share of the budget: the budget counts
+ * staged data as written and drops the oldest on disk to make room for
+ * it, so a stall costs at most half the window the budget keeps. Never
+ * below the staging. */
 static size_t staging_max_for(const struct prec_record_opts *o, int nr_cpus)
 {
 	uint64_t max = 1ull << 30, mem = (uint64_t)sysconf(_SC_PHYS_PAGES) *
@@ -44,8 +46,8 @@ static size_t staging_max_for(const struct prec_record_opts *o, int nr_cpus)
 	} else if (nr_cpus > 0) {
 		if (mem / 16 / (uint64_t)nr_cpus < max)
 			max = mem / 16 / (uint64_t)nr_cpus;
-		if (o->max_disk && o->max_disk / 4 / (uint64_t)nr_cpus < max)
-			max = o->max_disk / 4 / (uint64_t)nr_cpus;
+		if (o->max_disk && o->max_disk / 2 / (uint64_t)nr_cpus < max)
+			max = o->max_disk / 2 / (uint64_t)nr_cpus;
 	}
 	if (max < staging_for(o))
 		return 0;

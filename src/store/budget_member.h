@@ -33,14 +33,21 @@ int prec_disk_budget__join(struct prec_disk_budget *b, struct prec_budget_member
  * offset pos: -1 to go on in the file it writes, or the descriptor of the
  * next segment file (opened O_DIRECT where the file system takes it; the
  * writer's to close) that the chunk at pos and those after it go to. Never
- * blocks on the disk: the file was opened ahead by the trimmer thread. */
+ * blocks on the disk: the file was opened ahead by the trimmer thread, or
+ * when the trimmer is late, opened here only while the writes keep up
+ * (a stalled file system would stall the openat). */
 int prec_disk_budget__rotate(struct prec_budget_member *m, uint64_t pos);
 /* No more chunks, and none of this shard is dropped from now on. NULL ok. */
 void prec_disk_budget__leave(struct prec_budget_member *m);
-/* The writer's thread, per chunk appended: counted; past the limit, the
- * oldest segments of any member are dropped before it returns (a lock, a
- * header pwrite and an fallocate per segment). */
+/* The writer's thread, per chunk appended: counted, and the trimmer
+ * thread kicked past its soft limit; when what is on disk (the count less
+ * what is still in staging, up to each member's durable) passes the limit,
+ * the oldest segments of any member are dropped before it returns (a lock,
+ * a header pwrite and an fallocate or unlink per segment). */
 void prec_disk_budget__append(struct prec_budget_member *m, const struct prec_budget_chunk *c);
+/* The writer's thread, its writes done up to durable (at its flush): the
+ * same drops as an append's if that puts the disk past the limit. */
+void prec_disk_budget__written(struct prec_budget_member *m, uint64_t durable);
 /* The writer's thread, at its flush, after its own fsync: the shard's
  * own file (the header rewrites go through hdr_fd) and, with segment
  * files, the kept files before the one it writes and the directory that

@@ -17,8 +17,11 @@
 // any shard goes first, so an idle CPU keeps its little and a busy one gets
 // the rest, which keeps the window where every CPU has data as long as it
 // can be. Dropping is done by the trimmer from a little below the budget,
-// and by the writer whose append passed it when the trimmer was late, under
-// one lock taken once per segment and released for the syscalls.
+// and by the writer whose append finds what is on disk past it when the
+// trimmer was late, under one lock taken once per segment and released for
+// the syscalls. The count includes what waits in staging; the writer's
+// test leaves it out, so that a stalled file system never stalls a
+// drainer in a drop (the staging holds the stall instead).
 #include "store/budget_member.h"
 #include "util/log.h"
 
@@ -68,9 +71,12 @@ struct prec_budget_member {
 	bool want_file;       /* under b->lock: next_fd was taken */
 	bool opening;         /* under b->lock: the trimmer opens next_n + 1 */
 	bool no_files;        /* under b->lock: opening one failed */
-	/* the writer's own: the segment chunks go into now */
+	/* the writer's own: the segment chunks go into now, the end of its
+	 * last chunk, and the bytes before it not yet durable (in staging, not
+	 * on disk) */
 	struct seg cur;
 	bool cur_open, first_seen;
+	uint64_t end, staged;
 	/* under b->lock: closed segments, oldest first, in a growing ring */
 	struct seg *segs;
 	uint32_t cap, head, n;
@@ -90,6 +96,7 @@ struct prec_disk_budget {
 	uint32_t busy_n;         /* members with a drop in flight */
 	bool want_file;          /* a member wants its next segment file */
 	_Atomic uint64_t used;   /* chunks appended and kept */
+	_Atomic uint64_t staged; /* of used, not yet written (members' staged) */
 	_Atomic uint64_t fixed;  /* side band and other files */
 	_Atomic uint64_t latest; /* the latest chunk time appended */
 	pthread_mutex_t lock;
@@ -181,6 +188,7 @@ void prec_disk_budget__stats(struct prec_disk_budget *b, struct prec_disk_budget
 	st->segment = b->segment;
 	st->used = atomic_load_explicit(&b->used, memory_order_relaxed) +
 		   atomic_load_explicit(&b->fixed, memory_order_relaxed);
+	st->staged = atomic_load_explicit(&b->staged, memory_order_relaxed);
 }
 
 int prec_disk_budget__fifo(struct prec_disk_budget *b, int prio)
@@ -327,6 +335,7 @@ void prec_disk_budget__leave(struct prec_budget_member *m)
 		}
 	}
 	pthread_mutex_unlock(&b->lock);
+	atomic_fetch_sub_explicit(&b->staged, m->staged, memory_order_relaxed);
 	release(m);
 }
 
@@ -481,6 +490,15 @@ static uint64_t used(struct prec_disk_budget *b)
 {
 	return atomic_load_explicit(&b->used, memory_order_relaxed) +
 	       atomic_load_explicit(&b->fixed, memory_order_relaxed);
+}
+
+/* used less what waits in staging (another member's append may have
+ * counted its staged bytes before its used ones) */
+static uint64_t on_disk(struct prec_disk_budget *b)
+{
+	uint64_t u = used(b), st = atomic_load_explicit(&b->staged, memory_order_relaxed);
+
+	return st < u ? u - st : 0;
 }
 
 /* Drop the oldest droppable segment, lock held (dropped while the
@@ -666,7 +684,12 @@ int prec_disk_budget__rotate(struct prec_budget_member *m, uint64_t pos)
 	/* The trimmer publishes next_n before next_fd, and opens no other
 	 * until asked below: next_n is the file taken. */
 	fd = atomic_exchange_explicit(&m->next_fd, -1, memory_order_acquire);
-	if (fd < 0 && pos - m->cur.off >= 2 * b->segment)
+	/* Not while a segment's worth waits in staging: the file system is
+	 * stalled (frozen, say), and an openat would stall the drainer with
+	 * it. The segment grows meanwhile; the trimmer opens the next file
+	 * once the file system answers again. */
+	if (fd < 0 && pos - m->cur.off >= 2 * b->segment &&
+	    pos - atomic_load_explicit(&m->durable, memory_order_relaxed) < b->segment)
 		fd = open_late(m);
 	if (fd < 0)
 		return -1;
@@ -678,6 +701,49 @@ int prec_disk_budget__rotate(struct prec_budget_member *m, uint64_t pos)
 	pthread_cond_signal(&b->kick);
 	pthread_mutex_unlock(&b->lock);
 	return fd;
+}
+
+/* The writer's thread: m durable up to durable, so what of its chunks
+ * is in staging is the rest up to its last chunk's end. One add either
+ * way: the unsigned difference wraps to the change. */
+static void set_staged(struct prec_budget_member *m, uint64_t durable)
+{
+	uint64_t st = durable < m->end ? m->end - durable : 0;
+
+	atomic_store_explicit(&m->durable, durable, memory_order_release);
+	atomic_fetch_add_explicit(&m->b->staged, st - m->staged, memory_order_relaxed);
+	m->staged = st;
+}
+
+/* The writer's thread, past the limit: drop the oldest in the writer
+ * itself (the trimmer was late). Only what is on disk counts here: during
+ * a stall the staged bytes pass the limit with nothing written, and a
+ * drop then (a header pwrite, an unlink) would wait for the stalled file
+ * system in the drainer while its ring overflows. The trimmer counts
+ * them, and drops ahead of their writes. */
+static void backstop(struct prec_disk_budget *b)
+{
+	struct timespec t0, t1;
+	uint64_t ns;
+
+	if (used(b) <= b->limit || on_disk(b) <= b->limit)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	trim(b, b->limit + atomic_load_explicit(&b->staged, memory_order_relaxed), true);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	ns = (uint64_t)(t1.tv_sec - t0.tv_sec) * 1000000000ull + (uint64_t)t1.tv_nsec -
+	     (uint64_t)t0.tv_nsec;
+	pthread_mutex_lock(&b->lock);
+	b->st.backstops++;
+	if (ns > b->st.backstop_ns_max)
+		b->st.backstop_ns_max = ns;
+	pthread_mutex_unlock(&b->lock);
+}
+
+void prec_disk_budget__written(struct prec_budget_member *m, uint64_t durable)
+{
+	set_staged(m, durable);
+	backstop(m->b);
 }
 
 /* Does the chunk c end m's current segment (at its start)? With segment
@@ -695,7 +761,6 @@ void prec_disk_budget__append(struct prec_budget_member *m, const struct prec_bu
 {
 	struct prec_disk_budget *b = m->b;
 
-	atomic_store_explicit(&m->durable, c->durable, memory_order_release);
 	if (seg_ends(m, c)) {
 		bool pushed;
 
@@ -727,28 +792,16 @@ void prec_disk_budget__append(struct prec_budget_member *m, const struct prec_bu
 		m->cur_open = true;
 	}
 	seg_add(&m->cur, c);
+	m->end = c->end;
 	atomic_fetch_add_explicit(&b->used, c->end - c->off, memory_order_relaxed);
+	set_staged(m, c->durable);
 	if (used(b) > b->soft &&
 	    !atomic_exchange_explicit(&b->kicked, true, memory_order_relaxed)) {
 		pthread_mutex_lock(&b->lock);
 		pthread_cond_signal(&b->kick);
 		pthread_mutex_unlock(&b->lock);
 	}
-	if (used(b) > b->limit) {
-		struct timespec t0, t1;
-		uint64_t ns;
-
-		clock_gettime(CLOCK_MONOTONIC, &t0);
-		trim(b, b->limit, true);
-		clock_gettime(CLOCK_MONOTONIC, &t1);
-		ns = (uint64_t)(t1.tv_sec - t0.tv_sec) * 1000000000ull + (uint64_t)t1.tv_nsec -
-		     (uint64_t)t0.tv_nsec;
-		pthread_mutex_lock(&b->lock);
-		b->st.backstops++;
-		if (ns > b->st.backstop_ns_max)
-			b->st.backstop_ns_max = ns;
-		pthread_mutex_unlock(&b->lock);
-	}
+	backstop(b);
 }
 
 int prec_disk_budget__sync(struct prec_budget_member *m)

@@ -19,6 +19,8 @@ struct prec_disk_budget;
 struct prec_disk_budget_stats {
 	uint64_t limit, segment;     /* as made */
 	uint64_t used;               /* counted now: chunks kept + fixed */
+	uint64_t staged;             /* of used, in staging at the writers' last
+				      * appends (not on disk yet) */
 	uint64_t segments, chunks, records, bytes; /* dropped (bytes: on disk) */
 	uint64_t first_time, last_time; /* of the records dropped, 0 if none */
 	uint64_t stuck;              /* appends over the limit with nothing droppable */

@@ -479,7 +479,12 @@ int prec_shard_writer__flush(struct prec_shard_writer *w)
 		return err;
 	}
 	if (w->bm) {
-		int err = prec_disk_budget__sync(w->bm);
+		int err;
+
+		/* what staging held is on disk now: the budget's drops, if
+		 * that passes it, before its header and directory are synced */
+		prec_disk_budget__written(w->bm, w->q.durable);
+		err = prec_disk_budget__sync(w->bm);
 
 		if (err) {
 			prec_chunk_queue__fail(&w->q, err, w->q.durable);

@@ -3,11 +3,15 @@
 // -D ranges, --switch-output-event (joined, implying signal mode),
 // --exclude-perf after its -e, --proc-map-timeout, --affinity node,
 // --tail-synthesize's refusals, --kcore and its refusals (-o -,
-// --switch-output), --off-cpu taken, and the refused -S, --aux-sample.
+// --switch-output), --off-cpu taken, and the refused -S, --aux-sample;
+// the O_DIRECT staging's default bound, resolved (alone, under --max-disk,
+// and --max-staging's own).
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "record/evlist_internal.h"
 #include "record/options.h"
 #include "../lib/test.h"
 
@@ -112,11 +116,40 @@ static void test_misc(void)
 	prec_record_opts__exit(&o);
 }
 
+/* --max-staging's default: a CPU's share of a 16th of the memory, at
+ * most 1 GiB, and under --max-disk at most half a CPU's share of the
+ * budget; a --max-staging given is taken as it is. */
+static void test_staging_bound(void)
+{
+	uint64_t mem = (uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGESIZE);
+	uint64_t share = mem / 16 / 2 < (1ull << 30) ? mem / 16 / 2 : 1ull << 30;
+	char *plain[] = { "record", "-C", "0,1", "true", NULL };
+	char *disk[] = { "record", "-C", "0,1", "--max-disk", "64M", "true", NULL };
+	char *both[] = { "record", "-C", "0,1", "--max-disk", "64M", "--max-staging", "100M",
+			 "true", NULL };
+	struct prec_evlist el = { 0 };
+	struct prec_record_opts o;
+
+	CHECK_EQ(prec_record_opts__parse(&o, ARGC(plain), plain), 0);
+	CHECK_EQ(prec_record_opts__resolve(&o, &el), 0);
+	CHECK_EQ(o.staging_max, share);
+	prec_record_opts__exit(&o);
+	CHECK_EQ(prec_record_opts__parse(&o, ARGC(disk), disk), 0);
+	CHECK_EQ(prec_record_opts__resolve(&o, &el), 0);
+	CHECK_EQ(o.staging_max, share < (16u << 20) ? share : 16u << 20);
+	prec_record_opts__exit(&o);
+	CHECK_EQ(prec_record_opts__parse(&o, ARGC(both), both), 0);
+	CHECK_EQ(prec_record_opts__resolve(&o, &el), 0);
+	CHECK_EQ(o.staging_max, 100u << 20);
+	prec_record_opts__exit(&o);
+}
+
 int main(void)
 {
 	test_delay_ranges();
 	test_switch_event();
 	test_misc();
-	printf("perf_record_options: -D ranges, --switch-output-event, --exclude-perf, --proc-map-timeout, --affinity node, refusals\n");
+	test_staging_bound();
+	printf("perf_record_options: -D ranges, --switch-output-event, --exclude-perf, --proc-map-timeout, --affinity node, refusals, staging bound\n");
 	return 0;
 }
