@@ -726,7 +726,7 @@ static void backstop(struct prec_disk_budget *b)
 	struct timespec t0, t1;
 	uint64_t ns;
 
-	if (used(b) <= b->limit || on_disk(b) <= b->limit)
+	if (on_disk(b) <= b->limit)
 		return;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	trim(b, b->limit + atomic_load_explicit(&b->staged, memory_order_relaxed), true);
