@@ -214,11 +214,28 @@ static void collect_vdso(struct prec_manifest *m, const struct prec_seen_maps *s
 		pr_warn("%s/%s: %s", dir, PREC_VDSO_NAME, strerror(-err));
 }
 
+/* The pairs the drainers' own tables had no room for (at a cut: in the
+ * epoch it ends) counted with those the manifest dropped. */
+static void count_dropped(struct prec_manifest *m, const struct prec_seen_maps *s)
+{
+	for (int c = 0; s->hand && c < s->nr; c++) {
+		const struct prec_drainer_stats *ds = &s->hand[c].st;
+		uint64_t n;
+
+		if (ds->unflagged)
+			pr_debug("cpu%d: %llu MMAP2 records with another session's build-id flag",
+				 s->cpus[c], (unsigned long long)ds->unflagged);
+		n = m->buildids_dropped + ds->maps_dropped;
+		m->buildids_dropped = n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
+	}
+}
+
 void prec_buildid_collect__manifest(struct prec_manifest *m, const struct prec_seen_maps *s,
 				    struct prec_buildid_reader *early, int dirfd, const char *dir)
 {
 	collect_maps(m, s, early);
 	collect_vdso(m, s, dirfd, dir);
+	count_dropped(m, s);
 }
 
 /* perf's build-id cache gets this long at the stop, whatever the files

@@ -13,9 +13,11 @@
 #include "store/store.h"
 
 /* The maps each CPU index's drainer saw in the epoch being closed: what
- * the drainers handed over, hand[0..nr) (NULL: none). */
+ * the drainers handed over, hand[0..nr) (NULL: none); cpus[i]: index i's
+ * CPU number, for messages. */
 struct prec_seen_maps {
 	int nr;
+	const int *cpus;
 	const struct prec_drainer_handover *hand;
 };
 
@@ -26,7 +28,9 @@ struct prec_seen_maps {
  * file that could not be read as the one mapped is counted in
  * m->buildids_unread. Then, when a [vdso] was mapped (or m has its id
  * already), its build-id into m and its image as dirfd/vdso.so for `prec
- * archive`; a failure there is warned about (dir names dirfd). */
+ * archive`; a failure there is warned about (dir names dirfd). Last, the
+ * pairs the drainers' own tables had no room for counted with those m
+ * dropped, in m->buildids_dropped. */
 void prec_buildid_collect__manifest(struct prec_manifest *m, const struct prec_seen_maps *seen,
 				    struct prec_buildid_reader *early, int dirfd, const char *dir);
 /* perf's build-id cache filled as `perf record` fills it, from m's final

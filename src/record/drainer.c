@@ -358,6 +358,7 @@ static void cut_own(struct prec_drainer *d)
 	old = d->o.writer;
 	d->o.writer = c->writer;
 	c->writer = old;
+	c->moved = true;
 	c->lost = d->walk.lost;
 	c->lost_samples = d->walk.lost_samples;
 	prec_drain_walk__take_maps(&d->walk, &c->maps, &c->nr_maps);

@@ -98,9 +98,11 @@ int prec_drainer__drain(struct prec_drainer *d);
  * it). The drainer's totals at the cut, and the maps its old epoch saw
  * (the caller's, freed with prec_drainer__free_maps). capture: the
  * caller's buffer (prec_capture__init), filled by the drainer from
- * set_capture() until its move. */
+ * set_capture() until its move. moved: set by the move (a drainer that
+ * had exited moves nothing). */
 struct prec_drainer_cut {
 	struct prec_shard_writer *writer;
+	bool moved;
 	uint64_t lost, lost_samples;
 	struct prec_seen_map *maps;
 	uint32_t nr_maps;
@@ -156,7 +158,7 @@ const struct prec_seen_map *prec_drainer__maps(const struct prec_drainer *d,
  * its stats (all of them, for -v's line), the maps it saw (the drainer's:
  * valid until the pool is deleted) and whether it disabled its CPU's
  * events; at a cut the loss counts, maps and dropped pairs its move
- * handed over in the prec_drainer_cut (the cut's). */
+ * handed over in the prec_drainer_cut (the pool's, until its cut_end()). */
 struct prec_drainer_handover {
 	bool present;           /* a drainer was made for this ring */
 	bool disabled;

@@ -19,6 +19,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include "record/capture.h"
 #include "util/latch.h"
 
 /* What a drainer's thread runs first: start its children in the
@@ -36,6 +37,8 @@ struct prec_drainer_pool {
 	int efd;                 /* the drainers' first errors */
 	cpu_set_t anywhere;      /* the caller's CPUs, for a refused CPU set */
 	bool fanning;            /* start() fans out */
+	struct prec_drainer_cut *cut; /* each drainer's side of a cut under way */
+	struct prec_capture **caps;   /* &cut[i].capture, for the side band */
 };
 
 int prec_drainer_pool__new(struct prec_drainer_pool **out, int n)
@@ -49,7 +52,11 @@ int prec_drainer_pool__new(struct prec_drainer_pool **out, int n)
 	p->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	p->d = calloc((size_t)n, sizeof(*p->d));
 	p->fan = calloc((size_t)n, sizeof(*p->fan));
-	if (p->efd < 0 || !p->d || !p->fan) {
+	/* A few hundred bytes: made here so that a cut cannot fail half
+	 * way for want of them. */
+	p->cut = calloc((size_t)n, sizeof(*p->cut));
+	p->caps = calloc((size_t)n, sizeof(*p->caps));
+	if (p->efd < 0 || !p->d || !p->fan || !p->cut || !p->caps) {
 		int err = p->efd < 0 ? -errno : -ENOMEM;
 
 		prec_drainer_pool__delete(p);
@@ -148,18 +155,49 @@ int prec_drainer_pool__enable(struct prec_drainer_pool *p, bool tracking)
 	return prec_latch__wait(&p->latch);
 }
 
-void prec_drainer_pool__capture(struct prec_drainer_pool *p, struct prec_drainer_cut *cut)
+void prec_drainer_pool__cut_begin(struct prec_drainer_pool *p,
+				  struct prec_shard_writer *const *writers, uint64_t since)
 {
-	for (int i = 0; i < p->n; i++)
-		prec_drainer__set_capture(p->d[i], &cut[i]);
+	for (int i = 0; i < p->n; i++) {
+		p->cut[i] = (struct prec_drainer_cut){ .writer = writers[i] };
+		/* no room: every record dropped, and said at the replay */
+		prec_capture__init(&p->cut[i].capture, PREC_CAPTURE_BYTES, since);
+		p->caps[i] = &p->cut[i].capture;
+		prec_drainer__set_capture(p->d[i], &p->cut[i]);
+	}
 }
 
-int prec_drainer_pool__cut(struct prec_drainer_pool *p, struct prec_drainer_cut *cut)
+int prec_drainer_pool__cut_move(struct prec_drainer_pool *p, struct prec_drainer_handover *h)
 {
+	int err;
+
 	prec_latch__begin(&p->latch, p->n);
 	for (int i = 0; i < p->n; i++)
-		prec_drainer__ask_cut(p->d[i], &cut[i], &p->latch);
-	return prec_latch__wait(&p->latch);
+		prec_drainer__ask_cut(p->d[i], &p->cut[i], &p->latch);
+	err = prec_latch__wait(&p->latch);
+	for (int i = 0; i < p->n; i++) {
+		const struct prec_drainer_cut *c = &p->cut[i];
+
+		h[i] = (struct prec_drainer_handover){ .present = c->moved,
+			.st = { .lost = c->lost, .lost_samples = c->lost_samples,
+				.maps_dropped = c->maps_dropped },
+			.maps = c->maps, .nr_maps = (int)c->nr_maps };
+	}
+	return err;
+}
+
+struct prec_capture *const *prec_drainer_pool__captures(const struct prec_drainer_pool *p)
+{
+	return p->caps;
+}
+
+void prec_drainer_pool__cut_end(struct prec_drainer_pool *p)
+{
+	for (int i = 0; p->cut && i < p->n; i++) {
+		prec_drainer__free_maps(p->cut[i].maps, p->cut[i].nr_maps);
+		prec_capture__exit(&p->cut[i].capture);
+		p->cut[i] = (struct prec_drainer_cut){ 0 };
+	}
 }
 
 int prec_drainer_pool__stop(struct prec_drainer_pool *p, struct prec_drainer_handover *h)
@@ -178,17 +216,6 @@ int prec_drainer_pool__stop(struct prec_drainer_pool *p, struct prec_drainer_han
 		else
 			h[i] = (struct prec_drainer_handover){ .present = false };
 	return err;
-}
-
-void prec_drainer_pool__cut_handover(const struct prec_drainer_pool *p,
-				     const struct prec_drainer_cut *cut,
-				     struct prec_drainer_handover *h)
-{
-	for (int i = 0; i < p->n; i++)
-		h[i] = (struct prec_drainer_handover){ .present = p->d[i] != NULL,
-			.st = { .lost = cut[i].lost, .lost_samples = cut[i].lost_samples,
-				.maps_dropped = cut[i].maps_dropped },
-			.maps = cut[i].maps, .nr_maps = (int)cut[i].nr_maps };
 }
 
 int prec_drainer_pool__join(struct prec_drainer_pool *p)
@@ -243,7 +270,10 @@ void prec_drainer_pool__delete(struct prec_drainer_pool *p)
 	}
 	if (p->efd >= 0)
 		close(p->efd);
+	prec_drainer_pool__cut_end(p);
 	free(p->d);
 	free(p->fan);
+	free(p->cut);
+	free(p->caps);
 	free(p);
 }

@@ -30,30 +30,37 @@ int prec_drainer_pool__start(struct prec_drainer_pool *p);
  * has exited. Returns the first ioctl's -errno or 0; -ENOENT when a thread
  * had exited before it could (its CPU's events are then not enabled). */
 int prec_drainer_pool__enable(struct prec_drainer_pool *p, bool tracking);
-/* The start of a cut: each started drainer copies the task records of
- * every pass whose data_head it reads from now on into cut[i].capture,
- * until its move (cut() with the same cut), which must follow. No record
- * published after this returns escapes: the flag is read after
- * data_head. Does not wait. */
-void prec_drainer_pool__capture(struct prec_drainer_pool *p, struct prec_drainer_cut *cut);
-/* Has each started drainer drain once more into its old shard, from a
- * data_head read after this call, and then move to cut[i].writer, so that
- * every chunk before is in the old shard and every one after in the new,
- * the ring never paused; sleeps until all have. Every record published
- * before the call is in the old shard. The capture stops at the move, and
- * the MMAP2s captured count as maps of the new epoch too. Returns 0, or
- * -ENOENT when a thread had exited (cut[i].writer then stays the new one:
- * the caller's). */
-int prec_drainer_pool__cut(struct prec_drainer_pool *p, struct prec_drainer_cut *cut);
+/* --switch-output's cut, its drainers' side, in three steps between
+ * which the session reads /proc and writes the side band (session.c says
+ * why in that order); the pool holds the cut's state, one entry per
+ * drainer, from cut_begin() to cut_end():
+ * - cut_begin: each started drainer copies the task records stamped at or
+ *   after since (0: all) of every pass whose data_head it reads from now
+ *   on into its capture, until its move, which cut_move() must ask. No
+ *   record published after this returns escapes: the flag is read after
+ *   data_head. Does not wait.
+ * - cut_move: each started drainer drains once more into its old shard,
+ *   from a data_head read after this call, then moves to writers[i], so
+ *   that every chunk before is in the old shard and every one after in
+ *   the new, the ring never paused; sleeps until all have. The capture
+ *   stops at the move, and the MMAP2s captured count as maps of the new
+ *   epoch too. h[i]: what drainer i handed over of the old epoch (its
+ *   losses, maps and dropped pairs; not present when it had exited before
+ *   it could move: it hands over at the stop). Returns 0, or -ENOENT when
+ *   a thread had exited (writers[i] then stays the caller's).
+ * - captures: each drainer's capture, for the new epoch's side band.
+ * - cut_end: the handed-over maps and the captures freed (after the old
+ *   epoch is closed: h points into them). */
+void prec_drainer_pool__cut_begin(struct prec_drainer_pool *p,
+				  struct prec_shard_writer *const *writers, uint64_t since);
+int prec_drainer_pool__cut_move(struct prec_drainer_pool *p, struct prec_drainer_handover *h);
+struct prec_capture *const *prec_drainer_pool__captures(const struct prec_drainer_pool *p);
+void prec_drainer_pool__cut_end(struct prec_drainer_pool *p);
 /* Stop every drainer and sleep until each started one has drained and
  * flushed its shard, its stats, maps and error final; their threads may
  * still be exiting: join() them later. Each one's handover in h[0..size)
  * (NULL: none). Returns the first drainer's error or 0. */
 int prec_drainer_pool__stop(struct prec_drainer_pool *p, struct prec_drainer_handover *h);
-/* After cut(): what each drainer handed over in cut[], as h[0..size). */
-void prec_drainer_pool__cut_handover(const struct prec_drainer_pool *p,
-				     const struct prec_drainer_cut *cut,
-				     struct prec_drainer_handover *h);
 /* Ask every drainer to stop (async-signal-safe) and wait for the threads'
  * exits. Returns the first drainer's error or 0. */
 int prec_drainer_pool__join(struct prec_drainer_pool *p);

@@ -12,7 +12,6 @@
 #include <unistd.h>
 
 #include "record/capture.h"
-#include "record/drainer.h"
 #include "record/epochs.h"
 #include "record/evlist.h"
 #include "record/options.h"
@@ -87,10 +86,8 @@ int prec_epoch_maker__open_next(struct prec_epoch_maker *mk, struct prec_evlist 
 	if (err)
 		return err;
 	err = prec_recording__open(next, fd, path, &ro);
-	if (!err) {
-		prec_recording__manifest(*next)->start_time = prec_evlist__now(el, mk->mo.o->clockid);
-		err = prec_recording__write_manifest(*next);
-	}
+	if (!err)
+		err = prec_recording__start(*next, prec_evlist__now(el, mk->mo.o->clockid));
 	if (err) {
 		prec_recording__delete(*next);
 		*next = NULL;
@@ -118,25 +115,21 @@ int prec_epoch_maker__tasks(struct prec_epoch_maker *mk, const struct prec_evlis
 	return err;
 }
 
-/* The cut's captured task records (per CPU) replayed into w, in time order
- * after the synthesized ones (time 0). Returns records written or -errno. */
+/* The cut's captured task records (caps, per CPU) replayed into next's
+ * side band, in time order after the synthesized ones (time 0). Returns
+ * records written or -errno. */
 static int replay_capture(struct prec_epoch_maker *mk, struct prec_recording *next,
-			  struct prec_drainer_cut *cut)
+			  struct prec_capture *const *caps)
 {
 	int nr = mk->mo.nr_cpus;
-	struct prec_shard_writer *w = prec_recording__writer(next, nr);
 	const char *dir = prec_recording__dir(next);
-	struct prec_capture **caps = calloc((size_t)nr, sizeof(*caps));
 	uint64_t dropped = 0;
-	int err = caps ? 0 : -ENOMEM;
+	int err;
 
-	for (int c = 0; caps && c < nr; c++) {
-		caps[c] = &cut[c].capture;
+	for (int c = 0; c < nr; c++)
 		dropped += caps[c]->dropped;
-	}
-	if (!err)
-		err = prec_capture__write(caps, nr, &prec_recording__manifest(next)->time_layout, w);
-	free(caps);
+	err = prec_capture__write(caps, nr, &prec_recording__manifest(next)->time_layout,
+				  prec_recording__writer(next, nr));
 	if (err >= 0)
 		pr_debug("%s/%s: %d task records of the cut replayed", dir,
 			 PREC_SHARD_SIDEBAND_NAME, err);
@@ -151,9 +144,9 @@ static int replay_capture(struct prec_epoch_maker *mk, struct prec_recording *ne
  * epoch from the /proc read (prec_epoch_maker__tasks()) on: why that is
  * all the new epoch needs is said at prec_session__cut(). */
 int prec_epoch_maker__sideband(struct prec_epoch_maker *mk, struct prec_recording *next,
-			       struct prec_drainer_cut *cut)
+			       struct prec_capture *const *caps)
 {
-	int err = replay_capture(mk, next, cut);
+	int err = replay_capture(mk, next, caps);
 
 	if (err < 0) {
 		pr_err("%s/%s: synthesizing the side band: %s", prec_recording__dir(next),

@@ -8,8 +8,8 @@
 
 #include <stdint.h>
 
+struct prec_capture;
 struct prec_disk_budget;
-struct prec_drainer_cut;
 struct prec_evlist;
 struct prec_record_opts;
 struct prec_recording;
@@ -52,12 +52,12 @@ int prec_epoch_maker__open_next(struct prec_epoch_maker *mk, struct prec_evlist 
  * Returns records written or -errno (not said). Main thread. */
 int prec_epoch_maker__tasks(struct prec_epoch_maker *mk, const struct prec_evlist *el,
 			    struct prec_recording *next);
-/* After the drainers moved: the task records they captured (cut, per CPU)
+/* After the drainers moved: the task records they captured (caps, per CPU)
  * replayed into next's side band after its synthesized ones, the marker
  * that closes it, its fsync, and next's manifest reserve. Returns 0 or
  * -errno after one line. Main thread. */
 int prec_epoch_maker__sideband(struct prec_epoch_maker *mk, struct prec_recording *next,
-			       struct prec_drainer_cut *cut);
+			       struct prec_capture *const *caps);
 /* The oldest epochs beyond --switch-max-files removed (one warning per
  * failure). May block on the file system. */
 void prec_epoch_maker__prune(struct prec_epoch_maker *mk);

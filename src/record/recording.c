@@ -211,13 +211,20 @@ struct prec_shard_writer *const *prec_recording__writers(const struct prec_recor
 	return r->writers;
 }
 
-int prec_recording__write_manifest(struct prec_recording *r)
+/* The manifest written as it is now. Returns 0 or -errno after one line. */
+static int write_manifest(struct prec_recording *r)
 {
 	int err = prec_manifest__write(r->m, r->dirfd);
 
 	if (err)
 		pr_err("%s/manifest: writing it: %s", r->dir, strerror(-err));
 	return err;
+}
+
+int prec_recording__start(struct prec_recording *r, uint64_t start_time)
+{
+	r->m->start_time = start_time;
+	return write_manifest(r);
 }
 
 /* Room the final manifest may need: what it holds now (events, side-band
@@ -298,7 +305,7 @@ int prec_recording__complete(struct prec_recording *r, uint64_t stop_time)
 		pr_warn("%s/%s: removing it: %s", r->dir, PREC_MANIFEST_RESERVE_NAME,
 			strerror(errno));
 	r->reserve_bytes = 0;
-	return prec_recording__write_manifest(r);
+	return write_manifest(r);
 }
 
 int prec_recording__flush_writers(struct prec_recording *r)

@@ -56,8 +56,10 @@ struct prec_shard_writer *const *prec_recording__writers(const struct prec_recor
 void prec_recording__writer_opts(const struct prec_recording *r,
 				 const struct prec_record_opts *o,
 				 struct prec_shard_writer_opts *wo);
-/* The manifest written as it is now. Returns 0 or -errno after one line. */
-int prec_recording__write_manifest(struct prec_recording *r);
+/* Started at start_time (the recording's clock): the start manifest
+ * written, which a reader (merge --follow, info) waits for. Returns 0 or
+ * -errno after one line. */
+int prec_recording__start(struct prec_recording *r, uint64_t start_time);
 /* Its side band's synthesis over: closed when close (nothing is added to
  * it after this; without --markers), a MARKER with the highest watermark
  * saying so, so that a reader following the recording (merge --follow)

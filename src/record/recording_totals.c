@@ -119,15 +119,6 @@ uint64_t prec_recording_totals__bytes(const struct prec_recording_totals *t)
 	return t->bytes;
 }
 
-void prec_recording_totals__cut_base(const struct prec_recording_totals *t,
-				     struct prec_drainer_cut *cut)
-{
-	for (int c = 0; c < t->nr_cpus; c++) {
-		cut[c].lost = t->epoch_base[c][0];
-		cut[c].lost_samples = t->epoch_base[c][1];
-	}
-}
-
 void prec_recording_totals__carry(struct prec_recording_totals *t)
 {
 	t->prior_records += t->records;

@@ -9,7 +9,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-struct prec_drainer_cut;
 struct prec_drainer_handover;
 struct prec_evlist;
 struct prec_manifest;
@@ -58,11 +57,6 @@ void prec_recording_totals__add(struct prec_recording_totals *t, uint64_t record
 				uint64_t bytes, uint64_t lost);
 /* Bytes of the recording counted last. */
 uint64_t prec_recording_totals__bytes(const struct prec_recording_totals *t);
-/* --switch-output, at a cut: each CPU's losses at the new epoch's start
- * into cut[] (a drainer that has exited then moves nothing: no loss is
- * counted twice). */
-void prec_recording_totals__cut_base(const struct prec_recording_totals *t,
-				     struct prec_drainer_cut *cut);
 /* At a cut, after the old epoch's count(): its totals carried. */
 void prec_recording_totals__carry(struct prec_recording_totals *t);
 /* At the stop, after the last count(): the carried epochs' totals added,

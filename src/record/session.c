@@ -18,7 +18,6 @@
 
 #include "record/buildid_collect.h"
 #include "record/buildid_reader.h"
-#include "record/capture.h"
 #include "record/drainer.h"
 #include "record/drainer_place.h"
 #include "record/drainer_pool.h"
@@ -189,10 +188,9 @@ int prec_session__begin(struct prec_session *s,
 		return err;
 	if (s->max_disk)
 		prec_max_disk__start(s->max_disk, m);
-	m->start_time = prec_evlist__now(el, o->clockid);
 	/* -f's old directory stays aside until the final manifest is on
 	 * disk: a crash before then leaves the user both recordings. */
-	return prec_recording__write_manifest(s->rec);
+	return prec_recording__start(s->rec, prec_evlist__now(el, o->clockid));
 }
 
 /* One drainer thread per CPU's drained ring (the flight rings are read by
@@ -390,31 +388,16 @@ int prec_session__start(struct prec_session *s,
 
 static struct prec_seen_maps seen_maps(struct prec_session *s)
 {
-	return (struct prec_seen_maps){ .nr = s->nr_cpus, .hand = s->hand };
+	return (struct prec_seen_maps){ .nr = s->nr_cpus, .cpus = s->cpus, .hand = s->hand };
 }
 
-/* The maps' build-ids and the vDSO's into the manifest, and the pairs the
- * drainers' own tables had no room for counted with those the manifest
- * dropped. */
+/* The maps' build-ids, the vDSO's and the dropped pairs into the manifest. */
 static void add_buildids(struct prec_session *s)
 {
-	struct prec_manifest *m = prec_recording__manifest(s->rec);
 	struct prec_seen_maps seen = seen_maps(s);
 
-	prec_buildid_collect__manifest(m, &seen, s->bid_reader, prec_recording__dirfd(s->rec),
-				       prec_recording__dir(s->rec));
-	/* The pairs the drainers' tables dropped (at a cut: in the epoch
-	 * it ends). */
-	for (int c = 0; s->hand && c < s->nr_cpus; c++) {
-		const struct prec_drainer_stats *ds = &s->hand[c].st;
-		uint64_t n;
-
-		if (ds->unflagged)
-			pr_debug("cpu%d: %llu MMAP2 records with another session's build-id flag",
-				 s->cpus[c], (unsigned long long)ds->unflagged);
-		n = m->buildids_dropped + ds->maps_dropped;
-		m->buildids_dropped = n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
-	}
+	prec_buildid_collect__manifest(prec_recording__manifest(s->rec), &seen, s->bid_reader,
+				       prec_recording__dirfd(s->rec), prec_recording__dir(s->rec));
 }
 
 static int stop_drainers(struct prec_session *s)
@@ -608,29 +591,18 @@ static int close_epoch(struct prec_session *s, struct prec_evlist *el, int err)
  * make perf forget what the read said. */
 int prec_session__cut(struct prec_session *s, struct prec_evlist *el)
 {
-	struct prec_drainer_cut *cut = calloc((size_t)s->nr_cpus, sizeof(*cut));
 	struct prec_recording *next;
-	uint64_t since;
 	int err, e;
 
-	if (!cut)
-		return -ENOMEM;
 	err = prec_epoch_maker__open_next(s->maker, el, &next);
-	if (err) {
-		free(cut);
+	if (err)
 		return err;
-	}
 	/* 0 under a perf clock it cannot read: every task record is taken */
-	since = prec_evlist__now(el, s->o->clockid);
-	for (int c = 0; c < s->nr_cpus; c++) {
-		cut[c].writer = prec_recording__writer(next, c);
-		/* no room: every record dropped, and said */
-		prec_capture__init(&cut[c].capture, PREC_CAPTURE_BYTES, since);
-	}
-	prec_recording_totals__cut_base(&s->tot, cut);
-	prec_drainer_pool__capture(s->pool, cut);
+	prec_drainer_pool__cut_begin(s->pool, prec_recording__writers(next),
+				     prec_evlist__now(el, s->o->clockid));
 	e = prec_epoch_maker__tasks(s->maker, el, next);
-	err = prec_drainer_pool__cut(s->pool, cut);
+	/* What the drainers hand over of the old epoch, which closes with it. */
+	err = prec_drainer_pool__cut_move(s->pool, s->hand);
 	if (err)
 		pr_err("%s: a drainer stopped before it moved to this epoch",
 		       prec_recording__dir(next));
@@ -639,22 +611,16 @@ int prec_session__cut(struct prec_session *s, struct prec_evlist *el)
 		       PREC_SHARD_SIDEBAND_NAME, strerror(-e));
 		err = err ? err : e;
 	}
-	e = prec_epoch_maker__sideband(s->maker, next, cut);
+	e = prec_epoch_maker__sideband(s->maker, next, prec_drainer_pool__captures(s->pool));
 	err = err ? err : e;
-	/* The old epoch, whose writers are all this thread's now, closed
-	 * with what the drainers handed over; the next one is the
-	 * session's from here on. */
-	prec_drainer_pool__cut_handover(s->pool, cut, s->hand);
+	/* The old epoch, whose writers are all this thread's now, closed;
+	 * the next one is the session's from here on. */
 	e = close_epoch(s, el, 0);
 	err = err ? err : e;
 	prec_recording_totals__carry(&s->tot);
 	prec_recording__delete(s->rec);
 	s->rec = next;
-	for (int c = 0; c < s->nr_cpus; c++) {
-		prec_drainer__free_maps(cut[c].maps, cut[c].nr_maps);
-		prec_capture__exit(&cut[c].capture);
-	}
-	free(cut);
+	prec_drainer_pool__cut_end(s->pool);
 	prec_epoch_maker__prune(s->maker);
 	return err;
 }
