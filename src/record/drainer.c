@@ -39,7 +39,7 @@ struct prec_drainer {
 	int stop_req;         /* also set by stop(), read with atomics */
 	struct prec_request enable_req; /* prec_drainer_pool__enable() asks */
 	bool en_tracking;     /* what it asked: the tracking events alone */
-	struct prec_request cut_req;    /* prec_drainer_pool__cut() asks */
+	struct prec_request cut_req;    /* prec_drainer_pool__cut_move() asks */
 	struct prec_drainer_cut *cut; /* the cut's, once asked */
 	int capture_req;      /* atomic: set_capture() asks, the move ends it */
 	int err;              /* first error; the thread stops on it (atomic:
