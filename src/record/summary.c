@@ -10,8 +10,9 @@
 #include "util/log.h"
 
 /* One line per CPU that lost records. A drainer held by the disk (waiting
- * for staging room) could not drain: that, not the ring size, is then the
- * thing to change. */
+ * for staging room, or for --max-disk's drops made in its own thread when
+ * the trimmer fell behind) could not drain: that, not the ring size, is
+ * then the thing to change. */
 static void warn_cpu(const struct prec_session_report *r, int c)
 {
 	const struct prec_manifest_shard *sh = &r->m->shards[c];

@@ -43,8 +43,9 @@ void prec_disk_budget__leave(struct prec_budget_member *m);
  * thread kicked past its soft limit; when what is on disk (the count less
  * what is still in staging, up to each member's durable) passes the limit,
  * the oldest segments of any member are dropped before it returns (a lock,
- * a header pwrite and an fallocate or unlink per segment). */
-void prec_disk_budget__append(struct prec_budget_member *m, const struct prec_budget_chunk *c);
+ * a header pwrite and an fallocate or unlink per segment). Returns the ns
+ * those drops held the writer, 0 when there were none. */
+uint64_t prec_disk_budget__append(struct prec_budget_member *m, const struct prec_budget_chunk *c);
 /* The writer's thread, its writes done up to durable (at its flush): the
  * same drops as an append's if that puts the disk past the limit. */
 void prec_disk_budget__written(struct prec_budget_member *m, uint64_t durable);

@@ -720,14 +720,15 @@ static void set_staged(struct prec_budget_member *m, uint64_t durable)
  * a stall the staged bytes pass the limit with nothing written, and a
  * drop then (a header pwrite, an unlink) would wait for the stalled file
  * system in the drainer while its ring overflows. The trimmer counts
- * them, and drops ahead of their writes. */
-static void backstop(struct prec_disk_budget *b)
+ * them, and drops ahead of their writes. Returns how long the drops held
+ * the writer, 0 when there were none. */
+static uint64_t backstop(struct prec_disk_budget *b)
 {
 	struct timespec t0, t1;
 	uint64_t ns;
 
 	if (on_disk(b) <= b->limit)
-		return;
+		return 0;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	trim(b, b->limit + atomic_load_explicit(&b->staged, memory_order_relaxed), true);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
@@ -738,6 +739,7 @@ static void backstop(struct prec_disk_budget *b)
 	if (ns > b->st.backstop_ns_max)
 		b->st.backstop_ns_max = ns;
 	pthread_mutex_unlock(&b->lock);
+	return ns;
 }
 
 void prec_disk_budget__written(struct prec_budget_member *m, uint64_t durable)
@@ -757,7 +759,7 @@ static bool seg_ends(const struct prec_budget_member *m, const struct prec_budge
 	return c->off - m->cur.off >= m->b->segment;
 }
 
-void prec_disk_budget__append(struct prec_budget_member *m, const struct prec_budget_chunk *c)
+uint64_t prec_disk_budget__append(struct prec_budget_member *m, const struct prec_budget_chunk *c)
 {
 	struct prec_disk_budget *b = m->b;
 
@@ -801,7 +803,7 @@ void prec_disk_budget__append(struct prec_budget_member *m, const struct prec_bu
 		pthread_cond_signal(&b->kick);
 		pthread_mutex_unlock(&b->lock);
 	}
-	backstop(b);
+	return backstop(b);
 }
 
 int prec_disk_budget__sync(struct prec_budget_member *m)

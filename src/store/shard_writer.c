@@ -45,7 +45,8 @@ struct prec_shard_writer {
 	struct prec_chunk_queue q;
 	struct prec_write_path path;
 	struct prec_drain_wait wait;
-	uint64_t wait_ns_max; /* longest an append() waited for room */
+	uint64_t wait_ns_max; /* longest an append() waited for room, or for
+			       * the budget's drops */
 	size_t staging_grown; /* the most grow_room() took the staging to, 0 before */
 	/* --max-disk: the budget's view of this shard, and a buffered
 	 * descriptor of the file for its header rewrites and punches */
@@ -203,10 +204,13 @@ static void rotate(struct prec_shard_writer *w)
 	w->path.ops->rotate(w->path.io, fd, w->q.pos);
 }
 
-/* The chunk just queued, to the budget. */
+/* The chunk just queued, to the budget. The drops it may make in this
+ * thread hold the drainer as a wait for room does: counted as one, so
+ * that a loss behind them is blamed on the disk. */
 static void budget_note(struct prec_shard_writer *w, const struct prec_chunk_meta *meta,
 			uint32_t stored, uint32_t raw)
 {
+	uint64_t held;
 	struct prec_budget_chunk c = {
 		.off = w->q.pos - PREC_CHUNK_HDR_SIZE - stored, .end = w->q.pos,
 		.seq = (uint32_t)(w->q.append_n - 1),
@@ -219,7 +223,9 @@ static void budget_note(struct prec_shard_writer *w, const struct prec_chunk_met
 	 * budget may drop (up to durable) is in closed files */
 	close_old(w);
 	c.durable = w->q.durable;
-	prec_disk_budget__append(w->bm, &c);
+	held = prec_disk_budget__append(w->bm, &c);
+	if (held > w->wait_ns_max)
+		w->wait_ns_max = held;
 }
 
 static void destroy(struct prec_shard_writer *w)

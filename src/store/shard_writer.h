@@ -57,7 +57,8 @@ struct prec_chunk_meta {
 struct prec_shard_writer_stats {
 	uint64_t chunks, records, payload_bytes, file_bytes, raw_bytes;
 	uint64_t first_time, last_time;
-	uint64_t wait_ns_max; /* longest an append() waited for room */
+	uint64_t wait_ns_max; /* longest an append() waited for room, or for
+			       * --max-disk's drops in its own thread */
 	uint64_t staging_grown; /* O_DIRECT staging grown to this; 0: never */
 };
 

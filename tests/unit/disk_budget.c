@@ -262,19 +262,21 @@ static void bad_first_chunk(void)
 	prec_shard_reader__close(r);
 }
 
-/* m's next chunk of CHUNK bytes at *pos, whole on disk up to durable */
+/* m's next chunk of CHUNK bytes at *pos, whole on disk up to durable;
+ * returns the ns the append's own drops held it */
 #define CHUNK (64u * 1024u)
-static void append_at(struct prec_budget_member *m, uint64_t *pos, uint64_t durable,
-		      uint32_t *seq)
+static uint64_t append_at(struct prec_budget_member *m, uint64_t *pos, uint64_t durable,
+			  uint32_t *seq)
 {
-	uint64_t t = 1000ull * (*seq + 1);
+	uint64_t t = 1000ull * (*seq + 1), held;
 	struct prec_budget_chunk c = { .off = *pos, .end = *pos + CHUNK,
 		.durable = durable < *pos + CHUNK ? durable : *pos + CHUNK, .seq = (*seq)++,
 		.records = 1, .payload = CHUNK - 64, .raw = CHUNK - 64,
 		.first_time = t, .last_time = t, .time = t };
 
-	prec_disk_budget__append(m, &c);
+	held = prec_disk_budget__append(m, &c);
 	*pos += CHUNK;
+	return held;
 }
 
 /* A stall: the writes wait (durable held) while the appends go on into
@@ -305,14 +307,16 @@ static void staged_not_on_disk(void)
 	/* the stall: half the limit again, none of it written */
 	held = pos;
 	while (pos - held < LIMIT / 2)
-		append_at(m, &pos, held, &seq);
+		CHECK_EQ(append_at(m, &pos, held, &seq), 0);
 	prec_disk_budget__stats(b, &st);
 	CHECK(st.used > LIMIT);
 	CHECK_EQ(st.segments, 0);
 	CHECK_EQ(st.backstops, 0);
 	CHECK_EQ(st.stuck, 0);
-	/* the writes done: the next append drops the oldest to the limit */
-	append_at(m, &pos, pos + CHUNK, &seq);
+	/* the writes done: the next append drops the oldest to the limit,
+	 * and says how long that held it (the writer's wait, which the loss
+	 * warning reads) */
+	CHECK(append_at(m, &pos, pos + CHUNK, &seq) > 0);
 	prec_disk_budget__stats(b, &st);
 	CHECK(st.segments > 0);
 	CHECK_EQ(st.backstops, 1);
