@@ -430,7 +430,7 @@ static bool iomem_text_len(uint64_t *len)
 static int sb_kernel(struct sb *sb, bool quiet)
 {
 	const char *sym = "_text";
-	uint64_t start, len;
+	uint64_t start, len = 0;
 	bool fast;
 	uint8_t id[20];
 	struct ksyms k;

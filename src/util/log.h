@@ -19,9 +19,13 @@ void prec_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 
  * Any thread. */
 void prec_log__status_line(bool on);
 
-#define pr_err(...)   prec_log(PREC_LOG_ERR, __VA_ARGS__)
-#define pr_warn(...)  prec_log(PREC_LOG_WARN, __VA_ARGS__)
-#define pr_info(...)  prec_log(PREC_LOG_INFO, __VA_ARGS__)
-#define pr_debug(...) prec_log(PREC_LOG_DEBUG, __VA_ARGS__)
+/* The level is tested where the message is: a message dropped (most are
+ * debug ones) costs a load and a branch, its arguments never evaluated. */
+#define prec_log_at(level, ...) \
+	((level) <= prec_log_level ? prec_log((level), __VA_ARGS__) : (void)0)
+#define pr_err(...)   prec_log_at(PREC_LOG_ERR, __VA_ARGS__)
+#define pr_warn(...)  prec_log_at(PREC_LOG_WARN, __VA_ARGS__)
+#define pr_info(...)  prec_log_at(PREC_LOG_INFO, __VA_ARGS__)
+#define pr_debug(...) prec_log_at(PREC_LOG_DEBUG, __VA_ARGS__)
 
 #endif

@@ -20,6 +20,7 @@ set -u
 . "$(dirname "$0")/../lib/e2e.sh"
 need_root
 need_cmd perf
+need_cmd taskset
 need_tracepoint raw_syscalls/sys_enter
 e2e_tmpdir attack-carry
 N=${STORM_N:-500000}
@@ -60,13 +61,15 @@ grep -q '^prec: warning: sideband.shard: [0-9]* records .* left out' "$tmp/s.err
 # 2. The carry.
 
 # The workload: waits for nobody's process to have its maps, then a storm
-# on every CPU, then a second more for the carry after the last drop.
+# on every CPU (pinned: left to the scheduler, both could run one after the
+# other on one CPU, and the older one's data be dropped), then a second
+# more for the carry after the last drop.
 cat >"$tmp/work.sh" <<EOF
 : >"$tmp/started"
 i=0
 while [ ! -e "$tmp/pub2/ready" ] && [ \$i -lt 200 ]; do sleep 0.05; i=\$((i + 1)); done
 storms=
-for c in \$(seq 1 $(nproc)); do "$H/storm" $N & storms="\$storms \$!"; done
+for c in \$(seq 0 $(($(nproc) - 1))); do taskset -c \$c "$H/storm" $N & storms="\$storms \$!"; done
 wait \$storms
 sleep 1.5
 EOF

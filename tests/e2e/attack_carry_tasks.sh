@@ -14,6 +14,7 @@ set -u
 . "$(dirname "$0")/../lib/e2e.sh"
 need_root
 need_cmd perf
+need_cmd taskset
 need_tracepoint raw_syscalls/sys_enter
 e2e_tmpdir attack-carry-tasks
 N=${STORM_N:-300000}
@@ -31,14 +32,18 @@ other=$!
 pid1=$(cat /proc/1/comm)
 
 # record ARGS...: the storm on each CPU, then a second and a half for the
-# carry after the last drop, under the budget, into $tmp/r$nr.
+# carry after the last drop, under the budget, into $tmp/r$nr. Each storm
+# is pinned to its CPU: left to the scheduler, both could run on one CPU,
+# or one after the other, and the other CPU's storm data, the oldest, be
+# dropped; the merge's window starts where every CPU has data (the sleep's
+# only, then), and no storm sample would be in it.
 nr=0
 record() {
 	nr=$((nr + 1))
 	# shellcheck disable=SC2016 # the workload's own $1 $2
 	"$PREC" record -q -d "$tmp/r$nr" "$@" --max-disk 12M -e cpu-clock \
 		-e raw_syscalls:sys_enter --filter 'id == 110' -- \
-		sh -c 'for c in $(seq 1 $(nproc)); do "$1" "$2" & done; wait; sleep 1.5' sh "$H/storm" "$N" \
+		sh -c 'for c in $(seq 0 $(($(nproc) - 1))); do taskset -c $c "$1" "$2" & done; wait; sleep 1.5' sh "$H/storm" "$N" \
 		2>"$tmp/err$nr" || fail_rc "$tmp/err$nr" "record $*"
 	[ -e "$tmp/r$nr/carry.shard" ] || fail "record $*: no carry written (nothing dropped?): $(ls "$tmp/r$nr")"
 	"$PREC" dump "$tmp/r$nr" >"$tmp/dump$nr" 2>"$tmp/dump$nr.err" || fail_rc "$tmp/dump$nr.err" "dump"
@@ -50,7 +55,7 @@ record() {
 record
 [ -s "$tmp/carry1" ] || fail "the carry holds no COMM"
 awk '{ print $2 }' "$tmp/carry1" | grep -qx storm || fail "the carry does not name the storms"
-awk '$2 !~ /^(sh|storm|sleep|seq|nproc)$/' "$tmp/carry1" >"$tmp/strangers"
+awk '$2 !~ /^(sh|storm|sleep|seq|nproc|taskset)$/' "$tmp/carry1" >"$tmp/strangers"
 [ -s "$tmp/strangers" ] && fail "the carry of one command names $(wc -l <"$tmp/strangers") other tasks (pid comm): $(grep -e othersecret -e '^1 ' "$tmp/strangers" | tr '\n' ' ')$(head -6 "$tmp/strangers" | tr '\n' ' ')..."
 awk -v p="$other" '$1 == p' "$tmp/carry1" | grep -q . && fail "the carry names nobody's process $other"
 grep -rqa othersecret "$tmp/r1" && fail "the recording holds nobody's comm or path: $(grep -rla othersecret "$tmp/r1")"
