@@ -558,24 +558,32 @@ void prec_evlist__disable_cpu(struct prec_evlist *el, int c)
 		}
 }
 
-/* PERF_FORMAT_LOST of one fd: value, id, lost; with GROUP the leader
- * reads nr then value, id, lost of every member (members are counted
- * there, not again on their own fds). */
+/* PERF_FORMAT_LOST of one fd, from a read laid out as read_format says
+ * (the kernel's order): value, then time enabled and time running when
+ * asked, id when asked, lost; with GROUP, nr and the two times once, then
+ * value, id when asked and lost for each of nr events, leader first
+ * (members are counted there, not again on their own fds). */
 static uint64_t fd_lost(const struct prec_evsel *ev, int fd)
 {
-	uint64_t v[1 + 3 * 64], sum = 0;
+	uint64_t rf = ev->attr.read_format, sum = 0;
+	size_t times = !!(rf & PERF_FORMAT_TOTAL_TIME_ENABLED) +
+		       !!(rf & PERF_FORMAT_TOTAL_TIME_RUNNING);
+	size_t entry = 2 + !!(rf & PERF_FORMAT_ID); /* value [id] lost */
+	uint64_t v[3 + 3 * 256]; /* a group of up to 256 events */
 	ssize_t n;
 
-	if (!(ev->attr.read_format & PERF_FORMAT_GROUP)) {
-		n = read(fd, v, 3 * sizeof(*v));
-		return n == 3 * (ssize_t)sizeof(*v) ? v[2] : 0;
+	if (!(rf & PERF_FORMAT_GROUP)) {
+		size_t words = times + entry;
+
+		n = read(fd, v, words * sizeof(*v));
+		return n == (ssize_t)(words * sizeof(*v)) ? v[words - 1] : 0;
 	}
 	if (ev->leader >= 0 && ev->nr_members == 0)
 		return 0;
 	n = read(fd, v, sizeof(v));
 	for (uint64_t k = 0; n >= (ssize_t)sizeof(*v) && k < v[0] &&
-	     (ssize_t)((4 + 3 * k) * sizeof(*v)) <= n; k++)
-		sum += v[3 + 3 * k];
+	     (ssize_t)((1 + times + (k + 1) * entry) * sizeof(*v)) <= n; k++)
+		sum += v[1 + times + k * entry + entry - 1];
 	return sum;
 }
 
