@@ -923,7 +923,7 @@ static const struct opt table[] = {
 	{ "threads", 0, "[=SPEC]", opt_replaced, "perf's writer threads; prec has one drainer per CPU (taken, noted)", 0 },
 	{ "mmap-flush", 0, "N", opt_replaced, "perf's writer; prec drains by rounds and watermarks (taken, noted)", 0 },
 	{ "num-thread-synthesize", 0, "N", opt_replaced, "perf's synthesis threads (taken, noted)", 0 },
-	{ "per-thread", 0, NULL, opt_replaced, "perf's per-thread rings; prec drains per CPU (taken, noted)", 0 },
+	{ "per-thread", 0, NULL, NULL, "as perf: child tasks are not recorded (perf's per-thread rings cannot follow them, its events have no inherit); prec's rings stay per CPU", FLAG(no_inherit) },
 	{ "vmlinux", 0, "PATH", opt_replaced, "perf's kernel image for kcore; prec merge's [kernel.kallsyms] map serves (taken, noted)", 0 },
 	{ "debuginfod", 0, "[=URLS]", opt_replaced, "perf's debuginfod cache fill (taken, noted)", 0 },
 	{ "clang-path", 0, "PATH", opt_replaced, "perf's BPF scriptlets (taken, noted)", 0 },

@@ -134,6 +134,21 @@ perf evlist -v -i f.data 2>/dev/null | grep -q "sample_freq }: $max," || fail "-
 "$PREC" record -o w.data --aio --mmap-flush 4 --threads -e cpu-clock -- true 2>w.err || fail_rc w.err "perf's writer options"
 [ "$(grep -c 'note: --aio, --mmap-flush, --threads' w.err)" = 1 ] || fail "no note: $(cat w.err)"
 
+# --per-thread: as perf's, the events do not follow the command's children
+# (perf's per-thread rings cannot: inherit 0), so only the shell's own
+# openat calls are sampled, not those of the ls it runs
+if [ -d /sys/kernel/tracing/events/syscalls/sys_enter_openat ]; then
+	for r in prec perf; do
+		cmd=perf
+		[ $r = prec ] && cmd=$PREC
+		"$cmd" record -q -o pt.$r.data --per-thread -e syscalls:sys_enter_openat -- \
+			sh -c 'ls / >/dev/null' 2>pt.err || fail_rc pt.err "$r record --per-thread"
+		perf script -i pt.$r.data -F comm 2>/dev/null | sort | uniq -c >pt.$r
+	done
+	[ -s pt.perf ] || fail "--per-thread: perf's own recording has no samples"
+	cmp -s pt.prec pt.perf || fail "--per-thread: samples by comm, prec's: $(cat pt.prec); perf's: $(cat pt.perf)"
+fi
+
 # perf's own tests, perf record played by prec
 PATH=$PREC_TOP/tests/lib/perf-as-prec:$PATH
 export PATH
