@@ -19,6 +19,7 @@
 // directory `prec merge` takes by hand.
 #include "record/file_output.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -67,6 +68,8 @@ static int shards_in_tmp(struct prec_file_output *fo, struct prec_record_opts *o
 	return 0;
 }
 
+static int check_old(const char *file);
+
 int prec_file_output__init(struct prec_file_output *fo, struct prec_record_opts *o)
 {
 	struct stat st;
@@ -83,6 +86,11 @@ int prec_file_output__init(struct prec_file_output *fo, struct prec_record_opts 
 			     !S_ISDIR(st.st_mode);
 		if (fo->device)
 			return shards_in_tmp(fo, o);
+		if (!o->timestamp_filename) {
+			err = check_old(o->output);
+			if (err)
+				return err;
+		}
 		fo->dir = str_cat(o->output, PREC_FILE_OUTPUT_DIR_SUFFIX);
 		if (!fo->dir)
 			return -ENOMEM;
@@ -228,10 +236,71 @@ static char *out_name(const char *file, bool timestamp)
 	return str_cat(file, stamp);
 }
 
-/* A directory to rename over FILE.old, or FILE.old a directory: the old
- * one removed (its tree by descriptor), then the rename again. */
+/* Whether name (in dfd) is a directory of files alone (no directory,
+ * link or other); the first other entry into stranger as name/ENTRY. */
+static bool perf_data_dir_files(int dfd, const char *name, char *stranger, size_t len)
+{
+	int fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	DIR *d = fd < 0 ? NULL : fdopendir(fd);
+	struct dirent *de;
+	struct stat st;
+	bool ok = d != NULL;
+
+	while (ok && (de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode)) {
+			snprintf(stranger, len, "%s/%s", name, de->d_name);
+			ok = false;
+		}
+	}
+	if (d)
+		closedir(d);
+	else if (fd >= 0)
+		close(fd);
+	return ok;
+}
+
+/* Whether name (in dfd) is a directory only perf's own files are in, as
+ * perf decides before it removes a FILE.old: data and data.N (its
+ * directory layout), and kcore_dir holding files alone (--kcore). The
+ * first other entry is copied into stranger (its name, or kcore_dir/NAME).
+ * A directory of anything else is the user's: neither perf nor prec
+ * removes it. */
+static bool perf_data_dir(int dfd, const char *name, char *stranger, size_t len)
+{
+	int fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	DIR *d = fd < 0 ? NULL : fdopendir(fd);
+	struct dirent *de;
+	bool ok = d != NULL;
+
+	snprintf(stranger, len, "%s", d ? "" : strerror(errno));
+	while (ok && (de = readdir(d))) {
+		const char *n = de->d_name;
+
+		if (!strcmp(n, ".") || !strcmp(n, "..") || !strcmp(n, "data") ||
+		    !strncmp(n, "data.", 5))
+			continue;
+		if (!strcmp(n, "kcore_dir") &&
+		    perf_data_dir_files(dirfd(d), n, stranger, len))
+			continue;
+		if (!stranger[0])
+			snprintf(stranger, len, "%s", n);
+		ok = false;
+	}
+	if (d)
+		closedir(d);
+	else if (fd >= 0)
+		close(fd);
+	return ok;
+}
+
+/* FILE.old in the way of the rename: a file the rename replaces, a
+ * directory removed (its tree by descriptor) when perf's own, then the
+ * rename again. */
 static int replace_old(int dfd, const char *base, const char *old)
 {
+	char stranger[2 * NAME_MAX + 2];
 	struct stat st;
 	int err = -errno;
 
@@ -239,33 +308,77 @@ static int replace_old(int dfd, const char *base, const char *old)
 		return err;
 	if (fstatat(dfd, old, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return err;
+	if (S_ISDIR(st.st_mode) && !perf_data_dir(dfd, old, stranger, sizeof(stranger))) {
+		pr_err("option -o: %s is a directory of other files than perf's data (%s): not removed, as perf; move it away",
+		       old, stranger);
+		return -ENOTEMPTY;
+	}
 	err = prec_dirtree__remove(dfd, old, st.st_dev, st.st_ino);
 	if (!err && renameat(dfd, base, dfd, old) < 0)
 		err = -errno;
 	return err;
 }
 
-/* As perf: FILE already there and not empty becomes FILE.old (the one
- * before is replaced, a directory too: perf's layout of a --kcore
- * recording), in FILE's directory opened as util/path.h opens one; an
- * empty one is replaced. (A device or FIFO never gets here.) */
-static int move_old(const char *file)
+/* FILE's directory opened as util/path.h opens one; *base: FILE's name in
+ * it. Returns the descriptor or -errno after one line. */
+static int open_parent(const char *file, const char **base)
 {
-	char *slash = strrchr(file, '/'), *dir, *old;
-	const char *base = slash ? slash + 1 : file, *why = NULL, *bad = NULL;
-	struct stat st;
-	int dfd, err = 0;
+	const char *slash = strrchr(file, '/'), *why = NULL, *bad = NULL;
+	char *dir;
+	int dfd;
 
+	*base = slash ? slash + 1 : file;
 	dir = slash ? strndup(file, (size_t)(slash - file) + (slash == file)) : strdup(".");
 	if (!dir)
 		return -ENOMEM;
 	dfd = prec_path__open_dir(dir, &why, &bad);
 	free(dir);
-	if (dfd < 0) {
+	if (dfd < 0)
 		pr_err("option -o '%s': its directory: %s%s%s", file,
 		       why ? why : strerror(-dfd), bad ? ": " : "", bad ? bad : "");
+	return dfd;
+}
+
+/* Before recording, as perf checks: when FILE is there and not empty and
+ * FILE.old is a directory of other files than perf's, the move at the end
+ * could not be made: refused now, not after the recording. */
+static int check_old(const char *file)
+{
+	char stranger[2 * NAME_MAX + 2], *old;
+	const char *base;
+	struct stat st;
+	int dfd = open_parent(file, &base), err = 0;
+
+	if (dfd < 0)
 		return dfd;
+	old = str_cat(base, ".old");
+	if (!old)
+		err = -ENOMEM;
+	else if (!fstatat(dfd, base, &st, 0) && st.st_size &&
+		 !fstatat(dfd, old, &st, AT_SYMLINK_NOFOLLOW) && S_ISDIR(st.st_mode) &&
+		 !perf_data_dir(dfd, old, stranger, sizeof(stranger))) {
+		pr_err("option -o '%s': %s.old is a directory of other files than perf's data (%s): it would not be removed to make room, as perf's; move it away",
+		       file, file, stranger);
+		err = -ENOTEMPTY;
 	}
+	free(old);
+	close(dfd);
+	return err;
+}
+
+/* As perf: FILE already there and not empty becomes FILE.old (the one
+ * before is replaced: a file, or a directory of perf's own, the layout of
+ * a --kcore recording), in FILE's directory opened as util/path.h opens
+ * one; an empty one is replaced. (A device or FIFO never gets here.) */
+static int move_old(const char *file)
+{
+	const char *base;
+	struct stat st;
+	char *old;
+	int dfd = open_parent(file, &base), err = 0;
+
+	if (dfd < 0)
+		return dfd;
 	/* Its size as perf reads it (through a symlink, which is what is
 	 * renamed); the rename moves the name, whatever it is by then. */
 	if (fstatat(dfd, base, &st, 0) == 0 && st.st_size) {

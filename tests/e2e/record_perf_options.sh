@@ -81,6 +81,27 @@ echo old >x.data
 [ ! -e x.data.prec ] || fail "x.data.prec left after the merge"
 perf report -i x.data --stdio >/dev/null 2>rep.err || fail_rc rep.err "perf report -i x.data"
 [ ! -s rep.err ] || fail "perf report stderr: $(head -3 rep.err)"
+# FILE.old a directory: perf's own (data, data.N, kcore_dir of files) is
+# replaced; any other, a prec recording for one, is the user's: refused
+# before recording, in one line, by prec as by perf, and left whole
+for r in perf prec; do
+	cmd=perf
+	[ $r = prec ] && cmd=$PREC
+	mkdir -p "$r" && echo old >"$r/o.data" && mkdir "$r/o.data.old" "$r/o.data.old/kcore_dir" &&
+		echo d >"$r/o.data.old/data" && echo d >"$r/o.data.old/data.1" &&
+		echo k >"$r/o.data.old/kcore_dir/kcore" || fail "make $r/o.data.old"
+	"$cmd" record -q -o "$r/o.data" -e cpu-clock -- true 2>"$r.err" ||
+		fail_rc "$r.err" "$r record -o over a perf data directory FILE.old"
+	[ "$(cat "$r/o.data.old")" = old ] || fail "$r: o.data.old is not the old o.data: $(ls -l "$r")"
+	"$PREC" record -q -d "$r/p.data.old" -e cpu-clock -- true || fail "prec record -d $r/p.data.old"
+	echo old >"$r/p.data"
+	(cd "$r/p.data.old" && sha256sum ./*) >"$tmp/$r.sum"
+	"$cmd" record -q -o "$r/p.data" -e cpu-clock -- true 2>"$r.err" &&
+		fail "$r record -o: a recording directory as FILE.old was removed: $(ls -l "$r")"
+	(cd "$r/p.data.old" && sha256sum -c --quiet "$tmp/$r.sum") || fail "$r: the recording in p.data.old changed"
+	[ "$(cat "$r/p.data")" = old ] || fail "$r: p.data changed though refused"
+done
+[ "$(grep -c . prec.err)" = 1 ] && grep -q "p.data.old" prec.err || fail "prec's refusal: $(cat prec.err)"
 # perf's rule: only a file that is not empty is moved aside; a device or
 # FIFO is written into (perf record -o /dev/null), never replaced, and no
 # shards are left beside it (in /dev)
