@@ -115,6 +115,8 @@ struct prec_cursor {
 	struct prec_shard_reader *rd;
 	char *name;
 	bool trim_said;      /* told that --max-disk trimmed ahead of us */
+	uint64_t chunks;     /* read so far (a chunk in parts once) */
+	uint64_t want_chunks; /* prec_cursor_opts.chunks */
 	int dirfd;
 	struct prec_time_layout tl;
 };
@@ -323,6 +325,20 @@ static int read_failed(struct prec_cursor *c, int r)
 	return 0;
 }
 
+/* At the end of a finished shard: fewer chunks than its manifest counts
+ * is damage the chunks alone do not show (the file cut at a chunk's end,
+ * its first kept segment file gone). Returns 0 or -EBADMSG after one
+ * line. */
+static int short_end(struct prec_cursor *c)
+{
+	if (!c->want_chunks || c->chunks >= c->want_chunks)
+		return 0;
+	pr_err("shard %s: ends after %llu chunks, the manifest counts %llu: the rest is missing (cut, or a segment file gone)",
+	       c->name, (unsigned long long)c->chunks, (unsigned long long)c->want_chunks);
+	c->err = -EBADMSG;
+	return -EBADMSG;
+}
+
 /* Every record of a DATA chunk must be whole, and one perf can read,
  * before any is handed out: a bad one can come only from damage the
  * checksum missed or from a writer that is not prec. */
@@ -407,10 +423,12 @@ static int next_chunk(struct prec_cursor *c)
 	if (r == 0) {
 		c->eof = true;
 		c->bound = UINT64_MAX;
-		return 0;
+		return short_end(c);
 	}
 	if (r < 0)
 		return read_failed(c, r);
+	if (!ch.part_off)
+		c->chunks++;
 	use_buffer(c, ch.payload);
 	if (!ch.more && !ch.part_off && ch.len > PREC_CHUNK_MAX_PAYLOAD)
 		one_buffer(c);
@@ -703,6 +721,7 @@ int prec_cursor__open(struct prec_cursor **out, int dirfd, const char *name,
 	c->trailer = o->trailer;
 	c->aux_ok = o->aux_ok;
 	c->live = o->live;
+	c->want_chunks = o->finished && !o->live ? o->chunks : 0;
 	c->tl = *o->tl;
 	c->name = strdup(name);
 	c->win_bytes = o->win_bytes & ~7u;

@@ -44,6 +44,11 @@ struct prec_cursor_opts {
 	/* The manifest says the recording finished: every shard was closed
 	 * whole, so a torn last chunk is corruption, not a crash's tail. */
 	bool finished;
+	/* With finished and not live: the chunks the manifest counts in the
+	 * shard (those kept, under --max-disk). A shard that ends short of
+	 * them lost some (cut at a chunk boundary, a segment file gone): an
+	 * error at its end, as a corrupt chunk is. 0: not checked. */
+	uint64_t chunks;
 	/* sample_id trailer bytes of a non-SAMPLE record (fixing up the
 	 * KSYMBOLs a kernel bug makes too long: prec_record__size()) */
 	uint32_t trailer;

@@ -651,6 +651,7 @@ static int open_shard(struct prec_merge *mg, int dirfd, const struct prec_manife
 
 	co->cpu = s->cpu;
 	co->shard = i;
+	co->chunks = s->chunks;
 	co->mem = (char *)mg->cur_mem + (size_t)mg->ncur * prec_cursor__size();
 	co->bufs = prec_block__piece(&mg->bufs, i);
 	co->win_mem = prec_block__piece(&mg->wins, i);
