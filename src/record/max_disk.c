@@ -52,7 +52,7 @@ struct synth {
 
 struct prec_max_disk {
 	struct prec_disk_budget *b;
-	bool data_maps;
+	bool data_maps, namespaces; /* the carry's synthesis names them */
 	pid_t *roots;          /* the tasks the recording targets; NULL: all */
 	int nr_roots;
 	bool descendants;
@@ -72,7 +72,8 @@ uint64_t prec_max_disk__minimum(int nr_cpus, size_t staging)
 	return (uint64_t)nr_cpus * ((uint64_t)staging + 2 * PREC_DISK_SEGMENT_MIN);
 }
 
-int prec_max_disk__new(struct prec_max_disk **out, uint64_t limit, int nr_cpus, bool data_maps)
+int prec_max_disk__new(struct prec_max_disk **out, uint64_t limit, int nr_cpus,
+		       bool data_maps, bool namespaces)
 {
 	struct prec_max_disk *md;
 	int err;
@@ -89,6 +90,7 @@ int prec_max_disk__new(struct prec_max_disk **out, uint64_t limit, int nr_cpus, 
 		return err;
 	}
 	md->data_maps = data_maps;
+	md->namespaces = namespaces;
 	md->bound = limit / CARRY_SHARE;
 	*out = md;
 	return 0;
@@ -253,6 +255,8 @@ static int64_t synthesize(struct prec_max_disk *md, struct prec_shard_writer *w,
 	err = prec_sideband_again__new(&t, w, m, md->data_maps);
 	if (!err) {
 		prec_sideband_again__bound(t, bytes);
+		if (md->namespaces)
+			prec_sideband_again__namespaces(t);
 		err = prec_sideband_again__write(t, pids, n, time);
 	}
 	left = err < 0 ? err : (int64_t)prec_sideband_again__left_out(t);

@@ -23,10 +23,11 @@ struct prec_max_disk;
  * segments, so that one is always whole on disk to drop. */
 uint64_t prec_max_disk__minimum(int nr_cpus, size_t staging);
 
-/* limit bytes over nr_cpus CPU shards; data_maps as the side band's.
+/* limit bytes over nr_cpus CPU shards; data_maps and namespaces as the
+ * side band's (prec_sideband_opts), for the carry's synthesis.
  * Returns 0, -EINVAL or -ENOMEM. */
 int prec_max_disk__new(struct prec_max_disk **out, uint64_t limit, int nr_cpus,
-		       bool data_maps);
+		       bool data_maps, bool namespaces);
 /* Into the start manifest: the limit and the segment size, nothing
  * dropped yet. A merge of a recording that dies then knows to look for
  * the carry and for the window (read/crash_window.c). */

@@ -108,7 +108,8 @@ static int session_parts(struct prec_session *s, const struct prec_record_opts *
 
 	if (o->max_disk) {
 		err = prec_max_disk__new(&s->max_disk, o->max_disk, prec_evlist__nr_cpus(el),
-					 o->callgraph == PREC_CG_DWARF || o->data);
+					 o->callgraph == PREC_CG_DWARF || o->data,
+					 o->namespaces);
 		if (err)
 			return err;
 	}
@@ -339,6 +340,7 @@ int prec_session__start(struct prec_session *s,
 					  .data_maps = o->callgraph == PREC_CG_DWARF || o->data,
 					  .bpf = !o->no_bpf_event,
 					  .cgroups = o->all_cgroups,
+					  .namespaces = o->namespaces,
 					  /* track_first: tracking starts now, not at an exec */
 					  .before_exec = pids && !track_first,
 					  .user_only = prec_evlist__exclude_kernel(el),

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 // Side band synthesis: the kernel and module MMAPs and, per existing task,
-// FORK/COMM/MMAP2 records as perf would synthesize them from /proc, packed
-// whole into DATA chunks of the side-band shard; plus their build-ids. The
-// synthesis again (prec_sideband_again: tails, the carry) reuses the task
-// scan.
+// FORK/COMM/MMAP2 (and NAMESPACES) records as perf would synthesize them
+// from /proc, packed whole into DATA chunks of the side-band shard; plus
+// their build-ids. The synthesis again (prec_sideband_again: tails, the
+// carry) reuses the task scan.
 
 #include "record/sideband.h"
 
@@ -30,6 +30,7 @@
 #include "util/file.h"
 #include "util/log.h"
 #include "util/proc.h"
+#include "util/proc_ns.h"
 
 #define SB_NBUF 4              /* chunk buffers in flight (non-copy writers) */
 #define SB_REC_MAX 8192        /* largest record we build, trailer included */
@@ -64,6 +65,11 @@ struct sb {
 	bool before_exec;      /* prec_sideband_opts.before_exec */
 	bool no_maps;          /* prec_sideband_opts.no_maps */
 	bool no_fork;          /* again: COMM and MMAP2 only */
+	bool namespaces;       /* prec_sideband_opts.namespaces */
+	/* perf's order when it scans every task (-a): a thread's NAMESPACES
+	 * before its COMM; the tasks of its thread map (the command, -p, -t)
+	 * have theirs after the COMM */
+	bool ns_before_comm;
 	int64_t map_timeout_ns; /* prec_sideband_opts.map_timeout_ms; -1: none */
 	uint64_t map_timeouts; /* processes whose maps it cut */
 	bool vdso;             /* a [vdso] map was written: its build-id added */
@@ -190,6 +196,24 @@ static int emit_comm(struct sb *sb, uint32_t pid, uint32_t tid, const char *comm
 	put32(b + 4, tid);
 	put_name(b + 8, comm);
 	return sb_emit(sb, (uint32_t)(8 + 8 + nl + PREC_SAMPLE_ID_TRAILER));
+}
+
+/* The namespaces of one thread, as the kernel's NAMESPACES record lays
+ * them out (PERF_RECORD_NAMESPACES in linux/perf_event.h). */
+static int emit_namespaces(struct sb *sb, uint32_t pid, uint32_t tid,
+			   const struct prec_proc_ns *ns)
+{
+	uint8_t *b = rec_begin(sb, PERF_RECORD_NAMESPACES, 0,
+			       16 + PREC_PROC_NS_NR * 16);
+
+	put32(b, pid);
+	put32(b + 4, tid);
+	put64(b + 8, PREC_PROC_NS_NR);
+	for (int i = 0; i < PREC_PROC_NS_NR; i++) {
+		put64(b + 16 + 16 * i, ns[i].dev);
+		put64(b + 24 + 16 * i, ns[i].ino);
+	}
+	return sb_emit(sb, 8 + 16 + PREC_PROC_NS_NR * 16 + PREC_SAMPLE_ID_TRAILER);
 }
 
 /* One line of /proc/PID/maps, parsed. */
@@ -680,10 +704,32 @@ static int read_status(struct sb *sb, pid_t id, struct prec_proc_status *st)
 	return prec_proc__parse_status(sb->text, st);
 }
 
-/* FORK then COMM for one thread, the order perf synthesizes them in. The
+/* The NAMESPACES record of thread tid, read through its directory under
+ * the process's task directory (taskdir): an id reused since the listing
+ * is at worst another task's namespaces, never a file outside /proc. A
+ * thread gone meanwhile has them 0, as perf's stat() leaves them. */
+static int sb_namespaces(struct sb *sb, int32_t tgid, int taskdir, int32_t tid)
+{
+	struct prec_proc_ns ns[PREC_PROC_NS_NR] = { { 0, 0 } };
+	char name[16];
+	int fd;
+
+	snprintf(name, sizeof(name), "%d", (int)tid);
+	fd = openat(taskdir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd >= 0) {
+		prec_proc_ns__read(fd, ns);
+		close(fd);
+	}
+	return emit_namespaces(sb, (uint32_t)tgid, (uint32_t)tid, ns);
+}
+
+/* FORK then COMM for one thread, and its NAMESPACES (--namespaces) where
+ * perf puts it (ns_before_comm): the order perf synthesizes them in. The
  * main thread's parent is the process's parent; other threads are taken
- * as spawned by the main thread. */
-static int sb_thread(struct sb *sb, const struct prec_proc_status *st, int32_t tid)
+ * as spawned by the main thread. taskdir: the process's /proc/PID/task,
+ * open. */
+static int sb_thread(struct sb *sb, const struct prec_proc_status *st, int taskdir,
+		     int32_t tid)
 {
 	char path[96];
 	uint32_t parent = tid == st->tgid ? (uint32_t)st->ppid : (uint32_t)st->tgid;
@@ -698,8 +744,12 @@ static int sb_thread(struct sb *sb, const struct prec_proc_status *st, int32_t t
 		sb->text[n - 1] = '\0';
 	err = sb->no_fork ? 0 :
 	      emit_fork(sb, (uint32_t)st->tgid, parent, (uint32_t)tid, parent);
+	if (!err && sb->namespaces && sb->ns_before_comm)
+		err = sb_namespaces(sb, st->tgid, taskdir, tid);
 	if (!err)
 		err = emit_comm(sb, (uint32_t)st->tgid, (uint32_t)tid, sb->text);
+	if (!err && sb->namespaces && !sb->ns_before_comm)
+		err = sb_namespaces(sb, st->tgid, taskdir, tid);
 	return err;
 }
 
@@ -722,7 +772,7 @@ static int sb_process(struct sb *sb, const struct prec_proc_status *st)
 
 		if (*end || tid <= 0)
 			continue;
-		err = sb_thread(sb, st, (int32_t)tid);
+		err = sb_thread(sb, st, dirfd(d), (int32_t)tid);
 	}
 	closedir(d);
 	if (!err && !st->kthread && !sb->before_exec && !sb->no_maps)
@@ -843,6 +893,8 @@ int prec_sideband__synthesize(struct prec_shard_writer *w,
 	err = sb_init(sb, w, m);
 	sb->data_maps = opts && opts->data_maps;
 	sb->before_exec = opts && opts->before_exec;
+	sb->namespaces = opts && opts->namespaces;
+	sb->ns_before_comm = opts && opts->all_tasks;
 	sb->bound = opts ? opts->max_bytes : 0;
 	if (opts && opts->map_timeout)
 		sb->map_timeout_ns = (int64_t)opts->map_timeout_ms * 1000000;
@@ -980,6 +1032,7 @@ int prec_sideband_again__write(struct prec_sideband_again *t, const pid_t *pids,
 	sb->nr_reqs = 0;
 	/* Every process at time: records go out in time order. */
 	sb->time = time;
+	sb->ns_before_comm = !pids;
 	for (int i = 0; i < ntg && !err; i++)
 		err = sb_process(sb, &(struct prec_proc_status){ .tgid = tg[i] });
 	free(tg);
@@ -991,6 +1044,11 @@ int prec_sideband_again__write(struct prec_sideband_again *t, const pid_t *pids,
 void prec_sideband_again__bound(struct prec_sideband_again *t, uint64_t bytes)
 {
 	t->sb.bound = bytes;
+}
+
+void prec_sideband_again__namespaces(struct prec_sideband_again *t)
+{
+	t->sb.namespaces = true;
 }
 
 void prec_sideband_again__map_timeout(struct prec_sideband_again *t, uint32_t ms)

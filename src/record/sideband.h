@@ -20,9 +20,13 @@ struct prec_sideband_opts {
 	bool data_maps;
 	bool bpf;              /* the BPF programs loaded now (bpf_synth.c) */
 	bool cgroups;          /* every cgroup's CGROUP record (cgroup.c) */
+	/* --namespaces: each thread's NAMESPACES record, as perf synthesizes
+	 * it then (the kernel's records name only the tasks made later) */
+	bool namespaces;
 	/* pids are prec's fork of the command, not exec'd yet: their maps are
 	 * prec's own and gone at the exec, where the tracking event starts;
-	 * only FORK and COMM (perf synthesizes a COMM alone) */
+	 * only FORK and COMM, and NAMESPACES (perf synthesizes a COMM alone,
+	 * and its NAMESPACES) */
 	bool before_exec;
 	/* every event excludes the kernel: its hidden addresses (kptr_restrict,
 	 * a user's view of kallsyms) cost nothing, and are not warned about */
@@ -44,10 +48,12 @@ struct prec_sideband_opts {
 
 /* Write into w the synthesized records of the system as it is now: kernel
  * MMAP "[kernel.kallsyms]_text" (misc KERNEL, pid -1), module MMAPs, and for
- * each selected process FORK, COMM and one MMAP2 per executable mapping
- * (no MMAP2 with before_exec), each followed by PREC_SAMPLE_ID_TRAILER zero bytes (time 0). Adds to m
- * the build-ids of the kernel, the modules and every mapped ELF file it
- * could read. Returns the number of records written or -errno. */
+ * each selected process, per thread FORK and COMM (and NAMESPACES, with
+ * namespaces: before the COMM with all_tasks, after it otherwise, as
+ * perf), then one MMAP2 per executable mapping (no MMAP2 with
+ * before_exec), each followed by PREC_SAMPLE_ID_TRAILER zero bytes (time
+ * 0). Adds to m the build-ids of the kernel, the modules and every mapped
+ * ELF file it could read. Returns the number of records written or -errno. */
 int prec_sideband__synthesize(struct prec_shard_writer *w,
 			      struct prec_manifest *m,
 			      const struct prec_sideband_opts *opts);
@@ -67,7 +73,8 @@ int prec_sideband_again__new(struct prec_sideband_again **out,
 			     bool data_maps);
 /* Write, for every process in /proc (pids NULL) or for the processes of
  * pids[0..nr) (each id stands for its process, gone ones are skipped), a
- * COMM per thread and an MMAP2 per executable mapping as
+ * COMM per thread (and its NAMESPACES, see _namespaces()) and an MMAP2 per
+ * executable mapping as
  * prec_sideband__synthesize does, but no FORK, and with time (> 0) in
  * every record's sample_id trailer, in DATA chunks whose watermark is
  * their first time. Adds the build-ids of files mapped that m has no id
@@ -82,6 +89,10 @@ int prec_sideband_again__write(struct prec_sideband_again *t, const pid_t *pids,
  * the others out. Records past either are left out, counted by left_out()
  * (the process's later maps, or the later processes, in pid order). */
 void prec_sideband_again__bound(struct prec_sideband_again *t, uint64_t bytes);
+/* Each write from now on names each thread's namespaces too, a NAMESPACES
+ * record beside its COMM as prec_sideband_opts.namespaces (before it for
+ * every process, pids NULL; after it for pids). */
+void prec_sideband_again__namespaces(struct prec_sideband_again *t);
 /* Each write from now on spends at most ms on one /proc/PID/maps, as
  * prec_sideband_opts.map_timeout_ms (without a call: no bound). */
 void prec_sideband_again__map_timeout(struct prec_sideband_again *t, uint32_t ms);

@@ -44,6 +44,8 @@ int prec_tail__new(struct prec_tail **out, const struct prec_tail_opts *o)
 		t->nr_roots = o->nr_roots;
 	}
 	err = prec_sideband_again__new(&t->sb, o->writer, o->m, o->data_maps);
+	if (!err && o->namespaces)
+		prec_sideband_again__namespaces(t->sb);
 	if (err) {
 		prec_tail__delete(t);
 		return err;

@@ -28,6 +28,7 @@ struct prec_tail_opts {
 	bool descendants;      /* and the roots' descendants at each tail
 				* (the events inherit) */
 	bool data_maps;        /* as prec_sideband_opts.data_maps */
+	bool namespaces;       /* as prec_sideband_opts.namespaces */
 };
 
 struct prec_tail_stats {

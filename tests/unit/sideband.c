@@ -2,6 +2,9 @@
 // Side band synthesis into a real shard, read back with the shard reader:
 // the kernel MMAP, FORK/COMM/MMAP2 of this process (and a named thread),
 // record framing and chunk counts, build-ids, all-tasks mode finding pid 1;
+// --namespaces: each thread's NAMESPACES (the 7 kinds' dev and inode as
+// stat() of /proc/TID/ns/* gives them), after its COMM for a process
+// named by pid and before it in all-tasks mode, as perf orders them;
 // bounded (--max-disk), this process's 3000 maps cut to its sixteenth of
 // the bound while a child forked after it (a later pid) keeps its COMM.
 #include "../lib/test.h"
@@ -37,6 +40,9 @@ struct seen {
 	bool mmap2_exe, pid1_comm, pid1_fork, anon, child_comm;
 	int extra_maps;
 	uint64_t bytes, self_bytes; /* of the records; of this process's */
+	int ns_self;           /* NAMESPACES of this process's threads */
+	int ns_after_comm, ns_before_comm; /* of them: right after the COMM */
+	uint32_t last_type, last_tid; /* the record before this one */
 };
 
 static pid_t g_thread_tid, g_child;
@@ -80,6 +86,32 @@ static void check_kernel_mmap(const uint8_t *r)
 	CHECK_EQ(u64at(r + 24), etext - text);
 	CHECK_EQ(u64at(r + 32), text);
 	CHECK(!strcmp((const char *)r + 40, name));
+}
+
+/* The kernel's order of the kinds (NET_NS_INDEX ...), as /proc names them. */
+static const char *const ns_kinds[] = {
+	"net", "uts", "ipc", "pid", "user", "mnt", "cgroup",
+};
+
+static void check_namespaces(struct seen *s, const uint8_t *r, uint32_t tid)
+{
+	const struct perf_event_header *h = (const void *)r;
+
+	CHECK_EQ(h->size, 8 + 16 + 7 * 16 + PREC_SAMPLE_ID_TRAILER);
+	CHECK_EQ(h->misc, 0);
+	CHECK_EQ(u64at(r + 16), 7);
+	for (int i = 0; i < 7; i++) {
+		char path[96];
+		struct stat st;
+
+		snprintf(path, sizeof(path), "/proc/self/task/%u/ns/%s", tid, ns_kinds[i]);
+		CHECK(stat(path, &st) == 0);
+		CHECK_EQ(u64at(r + 24 + 16 * i), (uint64_t)st.st_dev);
+		CHECK_EQ(u64at(r + 32 + 16 * i), (uint64_t)st.st_ino);
+	}
+	s->ns_self++;
+	if (s->last_type == PERF_RECORD_COMM && s->last_tid == tid)
+		s->ns_after_comm++;
 }
 
 static void look(struct seen *s, const uint8_t *r, const char *exe,
@@ -143,6 +175,13 @@ static void look(struct seen *s, const uint8_t *r, const char *exe,
 		s->pid1_comm = true;
 	if (h->type == PERF_RECORD_FORK && pid == 1 && u32at(r + 16) == 1)
 		s->pid1_fork = true;
+	if (h->type == PERF_RECORD_NAMESPACES && pid == me)
+		check_namespaces(s, r, tid);
+	if (h->type == PERF_RECORD_COMM && pid == me &&
+	    s->last_type == PERF_RECORD_NAMESPACES && s->last_tid == tid)
+		s->ns_before_comm++;
+	s->last_type = h->type;
+	s->last_tid = h->type == PERF_RECORD_FORK ? u32at(r + 16) : tid;
 }
 
 /* Walk every chunk record by record: framing, trailers, counts. */
@@ -429,7 +468,8 @@ int main(void)
 	char *dir = test_tmpdir("sideband");
 	struct prec_manifest *m = prec_manifest__new();
 	pid_t self = getpid();
-	struct prec_sideband_opts o = { .pids = &self, .nr_pids = 1 };
+	struct prec_sideband_opts o = { .pids = &self, .nr_pids = 1,
+					.namespaces = true };
 	pthread_t th;
 	struct seen s;
 	double ms;
@@ -453,9 +493,12 @@ int main(void)
 	CHECK_EQ(s.extra_maps, NR_EXTRA_MAPS);
 	CHECK(s.anon);
 	CHECK(!s.pid1_comm);
+	/* the process's two threads, perf's -p order: COMM, NAMESPACES */
+	CHECK_EQ(s.ns_self, 2);
+	CHECK_EQ(s.ns_after_comm, 2);
 	check_buildids(m);
 
-	o = (struct prec_sideband_opts){ .all_tasks = true };
+	o = (struct prec_sideband_opts){ .all_tasks = true, .namespaces = true };
 	n = run(dir, "all.shard", m, &o, &ms);
 	read_back(dir, "all.shard", &s);
 	printf("all tasks: %lld records, %d chunks, %u build-ids in %.2f ms\n",
@@ -463,6 +506,10 @@ int main(void)
 	CHECK_EQ(s.records, n);
 	CHECK(s.pid1_comm && s.pid1_fork);
 	CHECK(s.comm_self && s.mmap2_exe && s.comm_thread);
+	/* perf's -a order: FORK, NAMESPACES, COMM */
+	CHECK_EQ(s.ns_self, 2);
+	CHECK_EQ(s.ns_before_comm, 2);
+	CHECK_EQ(s.ns_after_comm, 0);
 	check_bound(dir, m, &s);
 
 	prec_manifest__delete(m);
