@@ -218,9 +218,9 @@ static void config_tracking(struct perf_event_attr *a, const struct prec_record_
  * disabled with its leader (its own disabled and enable_on_exec 0); with
  * :S each event's samples read the whole group (read_format GROUP, no
  * inherit: the kernel refuses inherited group reads) and a member led by
- * a :S leader takes no samples of its own, its sample_type the leader's,
- * unless its period= or freq= term says otherwise (perf's attr case
- * test-record-group2). */
+ * a :S leader takes no samples of its own, its sample_type the leader's
+ * (its period= or freq= term giving it a period, not a sample_type of its
+ * own, as perf 6.1 does it). */
 static void config_group(struct prec_evlist *el, struct prec_evsel *ev)
 {
 	struct perf_event_attr *a = &ev->attr;
@@ -242,15 +242,14 @@ static void config_group(struct prec_evlist *el, struct prec_evsel *ev)
 		a->sample_freq = 0;
 		a->write_backward = 0;
 		a->sample_type = l->attr.sample_type;
-		/* As perf: but for the member's own period= or freq= (its
-		 * config terms come after this) */
+		/* As perf: but for the member's own period= or freq=, which
+		 * set its period and not its sample_type (perf sets the
+		 * leader's after the terms) */
 		if (ev->term_period) {
 			a->sample_period = ev->term_period;
-			a->sample_type &= ~(uint64_t)PERF_SAMPLE_PERIOD;
 		} else if (ev->terms.freq) {
 			a->freq = 1;
 			a->sample_freq = ev->terms.freq;
-			a->sample_type |= PERF_SAMPLE_PERIOD;
 		}
 	}
 }
