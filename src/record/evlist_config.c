@@ -89,7 +89,7 @@ struct chain {
 static struct chain event_chain(const struct prec_evsel *ev, const struct prec_record_opts *o)
 {
 	const struct prec_evterms *t = &ev->terms;
-	struct chain c = { o->callgraph, o->stack_size, 0 };
+	struct chain c = { o->callgraph, o->stack_size, o->max_stack };
 
 	if (!ev->sampling)
 		return (struct chain){ PREC_CG_NONE, 0, 0 };

@@ -231,13 +231,41 @@ static int opt_g(struct prec_record_opts *o, const char *arg)
 	return 0;
 }
 
+/* kernel.perf_event_max_stack: the frames a callchain may hold (127 when
+ * it cannot be read, the kernel's default). */
+static uint64_t kernel_max_stack(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_max_stack", "r");
+	unsigned long long v = 0;
+
+	if (f) {
+		if (fscanf(f, "%llu", &v) != 1)
+			v = 0;
+		fclose(f);
+	}
+	return v ? v : 127;
+}
+
 static int opt_callgraph(struct prec_record_opts *o, const char *arg)
 {
 	uint64_t size = PREC_RECORD_DEFAULT_STACK;
 	const char *comma = strchr(arg, ',');
 
+	o->max_stack = 0;
 	if (!strcmp(arg, "fp")) {
 		o->callgraph = PREC_CG_FP;
+		return 0;
+	}
+	/* As perf: fp,N keeps N frames when N is below the kernel's
+	 * maximum; a larger N changes nothing. */
+	if (!strncmp(arg, "fp,", 3)) {
+		uint64_t n;
+
+		if (parse_u64(arg + 3, &n) < 0)
+			return bad("--call-graph", arg, "expected fp,FRAMES (a number)");
+		o->callgraph = PREC_CG_FP;
+		if (n < kernel_max_stack())
+			o->max_stack = (uint16_t)n;
 		return 0;
 	}
 	/* perf's: the PMU's call stack of user-space calls, kept in its
@@ -247,7 +275,7 @@ static int opt_callgraph(struct prec_record_opts *o, const char *arg)
 		return 0;
 	}
 	if (strncmp(arg, "dwarf", 5) || (arg[5] && arg[5] != ','))
-		return bad("--call-graph", arg, "expected fp, dwarf[,size] or lbr");
+		return bad("--call-graph", arg, "expected fp[,frames], dwarf[,size] or lbr");
 	if (comma && (parse_u64(comma + 1, &size) < 0 || !size || size > 65528))
 		return bad("--call-graph", arg, "dwarf stack size must be 1..65528 bytes");
 	o->callgraph = PREC_CG_DWARF;
@@ -882,7 +910,7 @@ static const struct opt table[] = {
 	{ "count", 'c', "N", opt_count, "sample period instead of a frequency", 0 },
 	{ "period", 'P', NULL, NULL, "record each sample's period (always so with -F); with -c a software event is sampled at every hit, as perf", FLAG(sample_period) },
 	{ NULL, 'g', NULL, opt_g, "frame-pointer call chains", 0 },
-	{ "call-graph", 0, "fp|dwarf[,size]|lbr", opt_callgraph, "call chains (dwarf: user regs + stack, default 8192 bytes; lbr: the PMU's call stack)", 0 },
+	{ "call-graph", 0, "fp[,frames]|dwarf[,size]|lbr", opt_callgraph, "call chains (fp,N: at most N frames when below kernel.perf_event_max_stack; dwarf: user regs + stack, default 8192 bytes; lbr: the PMU's call stack)", 0 },
 	{ "kernel-callchains", 0, NULL, NULL, "call chains of the kernel only (as perf)", FLAG(sample.kernel_callchains) },
 	{ "user-callchains", 0, NULL, NULL, "call chains of user space only (as perf)", FLAG(sample.user_callchains) },
 	{ "branch-any", 'b', NULL, opt_branch_any, "sample any taken branches (branch stack, as perf)", 0 },

@@ -89,6 +89,7 @@ struct prec_record_opts {
 	bool sample_period;     /* -P: PERIOD in every sample, as perf -P */
 	enum prec_callgraph callgraph;
 	uint32_t stack_size;
+	uint16_t max_stack;     /* --call-graph fp,N: N frames; 0: the kernel's */
 	bool all_cpus;
 	int *cpus;              /* -C list, sorted, unique; NULL = all online */
 	int nr_cpus;
