@@ -437,13 +437,19 @@ static int term_value(const char *full, char *term, char **eq, uint64_t *v)
  * the term's end). Returns 0 or -errno after one line. */
 static int name_term(struct prec_evsel *ev, const char *full, const char *v)
 {
+	size_t len = strlen(v);
 	char *n;
 
-	if (!*v) {
+	/* As perf's lexer: a name may be quoted, the quotes not its own */
+	if (len >= 2 && (v[0] == '"' || v[0] == '\'') && v[len - 1] == v[0]) {
+		v++;
+		len -= 2;
+	}
+	if (!len) {
 		pr_err("event '%s': term 'name' wants a name (name=NAME)", full);
 		return -EINVAL;
 	}
-	n = strdup(v);
+	n = strndup(v, len);
 	if (!n)
 		return -ENOMEM;
 	free(ev->name);
@@ -517,7 +523,9 @@ static int event_term(struct prec_evsel *ev, const char *full, char *term)
 		ev->terms.time = v != 0;
 		return 1;
 	}
-	if (!v || v > (strcmp(term, "max-stack") ? UINT32_MAX : UINT16_MAX)) {
+	/* max-stack=0: no limit, as perf takes it */
+	if ((!v && strcmp(term, "max-stack")) ||
+	    v > (strcmp(term, "max-stack") ? UINT32_MAX : UINT16_MAX)) {
 		pr_err("event '%s': term '%s=%s': out of range", full, term, eq + 1);
 		return -EINVAL;
 	}
@@ -753,6 +761,40 @@ bad:
 	return -EINVAL;
 }
 
+/* perf's terms a named event takes beside event_term()'s: config=,
+ * config1=, config2= set the attr's field, as perf sets them over the
+ * name's; metric-id=, nr= and percore are perf stat's and perf script's,
+ * taken with no effect on a recording, as perf record takes them. Returns
+ * 1 when term is one of them, 0 when not, -EINVAL after one line. */
+static int named_term(struct prec_evsel *ev, const char *full, char *term)
+{
+	char *eq;
+	uint64_t v;
+	__u64 *field;
+	int err;
+
+	if (!strcmp(term, "percore"))
+		return 1;
+	if (!strncmp(term, "metric-id=", 10))
+		return 1;
+	eq = strchr(term, '=');
+	if (!eq)
+		return 0;
+	*eq = 0;
+	field = config_field(&ev->attr, term);
+	if (!field && strcmp(term, "nr") && strcmp(term, "percore")) {
+		*eq = '=';
+		return 0;
+	}
+	*eq = '=';
+	err = term_value(full, term, &eq, &v);
+	if (err)
+		return err;
+	if (field)
+		*field = v;
+	return 1;
+}
+
 /* name/term,.../ or system:name/term,.../: a named event or a tracepoint
  * with perf's event terms (event_term), as perf takes
  * cpu-clock/period=1000/ or sched:sched_switch/no-overwrite/. */
@@ -772,8 +814,10 @@ static int add_termed(struct prec_evsel *ev, const char *full, char *item)
 	for (char *t = strtok_r(slash + 1, ",", &save); t && !err;
 	     t = strtok_r(NULL, ",", &save)) {
 		err = event_term(ev, full, t);
+		if (!err)
+			err = named_term(ev, full, t);
 		if (!err) {
-			pr_err("event '%s': unknown term '%s' (a named event or tracepoint takes perf's name=, period=, freq=, time=, call-graph=, stack-size=, max-stack=, inherit, no-inherit, overwrite, no-overwrite)",
+			pr_err("event '%s': unknown term '%s' (a named event or tracepoint takes perf's name=, period=, freq=, time=, call-graph=, stack-size=, max-stack=, inherit, no-inherit, overwrite, no-overwrite, config=, config1=, config2=, metric-id=, nr=, percore)",
 			       full, t);
 			err = -EINVAL;
 		}

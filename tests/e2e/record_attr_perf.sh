@@ -31,7 +31,9 @@ terms="-e cpu-clock/period=100000/ -e cpu-clock/freq=100/ -e cpu-clock/no-inheri
 -e cpu-clock/max-stack=5/ -e cpu-clock/stack-size=4096/
 -e cpu-clock/call-graph=dwarf,stack-size=1000/ -e cpu-clock/period=100000/u
 -e mem:0x1000 -e mem:0x1000:x -e mem:0x1000/8:w -e mem:0x1000/2:rw:u
--e sched:sched_switch:u -e sched:sched_switch:k -e sched:sched_switch/call-graph=fp/"
+-e sched:sched_switch:u -e sched:sched_switch:k -e sched:sched_switch/call-graph=fp/
+-e cpu-clock/metric-id=x/ -e cpu-clock/percore/ -e cpu-clock/nr=1/ -e cpu-clock/config1=1/
+-e page-faults/config=0/ -e cpu-clock/max-stack=0/"
 cases=(
 	"cpu-clock|$sw" "sched:sched_switch|$terms"
 	cycles cpu-cycles instructions:u cache-references cache-misses branches

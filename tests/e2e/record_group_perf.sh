@@ -23,7 +23,7 @@ tp_id=$(cat /sys/kernel/tracing/events/sched/sched_switch/id) || fail "no sched_
 # Events this machine opens: perf evlist -v of prec's merged file against
 # perf's own recording of the same string, names included.
 opened=(cpu-clock:u page-faults sched:sched_switch sched:sched_switch:u task-clock:k
-	bpf-output cpu-clock/period=100000/ cpu-clock/name=foo/ cpu-clock:S
+	bpf-output cpu-clock/period=100000/ cpu-clock/name=foo/ 'cpu-clock/name="foo"/' cpu-clock:S
 	'cpu-clock,page-faults' '{cpu-clock,page-faults}' '{cpu-clock,page-faults}:S')
 bad=0
 for ev in "${opened[@]}"; do
