@@ -230,11 +230,6 @@ static int glob_system(struct tp_list *l, const char *root, const char *sys,
 	return err;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 int prec_tracefs__glob(const char *sys_pat, const char *name_pat, char ***out)
 {
 	const char *root = prec_tracefs__root();
@@ -259,8 +254,8 @@ int prec_tracefs__glob(const char *sys_pat, const char *name_pat, char ***out)
 		prec_tracefs__free_list(l.v, l.n);
 		return err;
 	}
-	if (l.n)
-		qsort(l.v, (size_t)l.n, sizeof(*l.v), cmp_str);
+	/* In the directories' own order, as perf lists the events a glob
+	 * names (its evlist, and so each event's index in the file) */
 	*out = l.v;
 	return l.n;
 }

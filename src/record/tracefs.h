@@ -15,9 +15,10 @@ const char *prec_tracefs__root(void);
  * tracepoint), -ENODEV (no tracefs) or -errno. */
 int prec_tracefs__event_id(const char *system, const char *name, uint64_t *id);
 /* The tracepoints whose system and name match the glob patterns (fnmatch:
- * *, ?, [...]), as "system:name" strings, sorted: *out (malloc'd, each
- * string too; prec_tracefs__free_list() frees them). Returns how many (0:
- * none matches), -ENODEV (no tracefs) or -errno. */
+ * *, ?, [...]), as "system:name" strings in the directories' order (as
+ * perf lists them): *out (malloc'd, each string too;
+ * prec_tracefs__free_list() frees them). Returns how many (0: none
+ * matches), -ENODEV (no tracefs) or -errno. */
 int prec_tracefs__glob(const char *sys_pat, const char *name_pat, char ***out);
 void prec_tracefs__free_list(char **list, int n);
 /* The tracepoint whose tracefs id is id, as malloc'd *system and *name

@@ -24,7 +24,8 @@ tp_id=$(cat /sys/kernel/tracing/events/sched/sched_switch/id) || fail "no sched_
 # perf's own recording of the same string, names included.
 opened=(cpu-clock:u page-faults sched:sched_switch sched:sched_switch:u task-clock:k
 	bpf-output cpu-clock/period=100000/ cpu-clock/name=foo/ 'cpu-clock/name="foo"/' cpu-clock:S
-	'cpu-clock,page-faults' '{cpu-clock,page-faults}' '{cpu-clock,page-faults}:S')
+	'cpu-clock,page-faults' '{cpu-clock,page-faults}' '{cpu-clock,page-faults}:S'
+	'sched:sched_process_*' 'sched*:sched_wak*')
 bad=0
 for ev in "${opened[@]}"; do
 	perf record -B -N -q -o "$tmp/pe.data" -e "$ev" -- "$H/faults" 100 >/dev/null 2>"$tmp/pe.err" ||
