@@ -11,6 +11,7 @@
 #include <endian.h>
 #include <errno.h>
 #include <linux/perf_event.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -75,21 +76,27 @@ static void put_attr(struct prec_bytebuf *b, const uint8_t attr[128])
 	prec_bytebuf__put(b, a, sizeof(a));
 }
 
-static bool is_dummy(const struct prec_manifest_event *e)
+/* prec's own tracking dummy (the side band's: mmap or comm set), which
+ * goes last as perf's own dummy does; a dummy the user asked for keeps its
+ * place, as in perf's. */
+static bool is_tracking(const struct prec_manifest_event *e)
 {
+	/* the attr's flag bits after read_format: mmap is bit 8, comm 9 */
+	uint64_t flags = prec_ld64(e->attr + offsetof(struct perf_event_attr, read_format) + 8);
+
 	return prec_ld32(e->attr) == PERF_TYPE_SOFTWARE &&
-	       prec_ld64(e->attr + 8) == PERF_COUNT_SW_DUMMY;
+	       prec_ld64(e->attr + 8) == PERF_COUNT_SW_DUMMY && (flags & (3ull << 8));
 }
 
 uint32_t prec_perfdata__event_at(const struct prec_manifest *m, uint32_t pos)
 {
 	uint32_t seen = 0;
 
-	/* Two passes, the others then the dummies, each in manifest order;
-	 * a handful of events, so no table is kept. */
-	for (int dummies = 0; dummies < 2; dummies++)
+	/* Two passes, the others then the tracking dummies, each in
+	 * manifest order; a handful of events, so no table is kept. */
+	for (int tracking = 0; tracking < 2; tracking++)
 		for (uint32_t i = 0; i < m->nr_events; i++)
-			if (is_dummy(&m->events[i]) == dummies && seen++ == pos)
+			if (is_tracking(&m->events[i]) == tracking && seen++ == pos)
 				return i;
 	return pos;
 }
@@ -105,7 +112,7 @@ static uint32_t position_of(const struct prec_manifest *m, uint32_t idx)
 
 /* Members of the group event l leads, or 0 when it leads none perf can
  * show: perf takes a group as its leader's position and the members right
- * after it, which the dummies' moving to the end would break. */
+ * after it, which the tracking dummies' moving to the end would break. */
 static uint32_t group_size(const struct prec_manifest *m, uint32_t l)
 {
 	uint32_t n = 0;
@@ -115,7 +122,7 @@ static uint32_t group_size(const struct prec_manifest *m, uint32_t l)
 	for (uint32_t i = l; i < m->nr_events; i++) {
 		if (m->events[i].leader1 != l + 1)
 			continue;
-		if (is_dummy(&m->events[i]) ||
+		if (is_tracking(&m->events[i]) ||
 		    position_of(m, i) != position_of(m, l) + n)
 			return 0;
 		n++;

@@ -701,8 +701,10 @@ static int add_named(struct prec_evsel *ev, const char *full, const char *item,
 
 	if (lookup(item, &ev->attr.type, &config)) {
 		ev->attr.config = config;
-		ev->sampling = ev->attr.config != PERF_COUNT_SW_DUMMY ||
-			       ev->attr.type != PERF_TYPE_SOFTWARE;
+		/* A dummy asked for is an event as any, as perf configures
+		 * it (its frequency, sample_type): it takes no samples, by
+		 * what it is, not by its attr. */
+		ev->sampling = true;
 		/* As perf: bpf-output samples what a BPF program writes,
 		 * each write one sample. */
 		if (ev->attr.type == PERF_TYPE_SOFTWARE &&

@@ -52,7 +52,7 @@ cases=(
 	'{cpu-clock,page-faults}|-e {cpu-clock,page-faults}:S -e {cpu-clock:u,page-faults}:k -e {cpu-clock,sched:sched_switch}:S -e {cpu-clock,page-faults}:D -e task-clock,{cpu-clock,page-faults}:S'
 	'{cycles,instructions}' '{cycles,cache-misses}:S' '{cpu-clock,page-faults}:S|-a'
 	'{page-faults,cpu-clock/period=1000/}:S' '{page-faults,cpu-clock/freq=100/}:S|-c 5000'
-	'cpu-clock,page-faults|--group'
+	'cpu-clock,page-faults|--group' 'dummy|-e page-faults' 'dummy:u'
 )
 [ -e /sys/bus/event_source/devices/msr/events/tsc ] && cases+=(tsc msr/tsc/ msr/event=0x1/)
 tp_id=$(cat /sys/kernel/tracing/events/sched/sched_switch/id) || fail "no sched_switch id"

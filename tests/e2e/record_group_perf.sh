@@ -113,3 +113,13 @@ for how in file pipe; do
 		fail "perf report --group ($how): no line with both members' columns"
 done
 echo "{cpu-clock,page-faults}:S: $leaders leader samples, each with its page-faults read ($faults in all); perf shows one group of two"
+
+# A dummy the user asks for keeps its place in the merged file, as in
+# perf's; prec's own tracking dummy goes last (as perf's system-wide one).
+"$PREC" record -q -o "$tmp/d.data" -e dummy -e page-faults -- "$H/faults" 10 >/dev/null 2>"$tmp/d.err" ||
+	fail_rc "$tmp/d.err" "prec record -e dummy -e page-faults"
+perf record -q -o "$tmp/dp.data" -e dummy -e page-faults -- "$H/faults" 10 >/dev/null 2>"$tmp/dp.err" ||
+	fail_rc "$tmp/dp.err" "perf record -e dummy -e page-faults"
+[ "$(perf evlist -i "$tmp/d.data" | head -2 | tr '\n' ' ')" = "$(perf evlist -i "$tmp/dp.data" | tr '\n' ' ')" ] ||
+	fail "-e dummy -e page-faults: prec's file lists $(perf evlist -i "$tmp/d.data" | tr '\n' ' '), perf's $(perf evlist -i "$tmp/dp.data" | tr '\n' ' ')"
+echo "-e dummy -e page-faults: listed as perf lists them, prec's tracking dummy after"
