@@ -101,10 +101,13 @@ static struct chain event_chain(const struct prec_evsel *ev, const struct prec_r
 	return c;
 }
 
-/* Whether some event records DWARF callchains: the tracking event then
- * maps data too, for the unwinder. */
+/* Whether some event records DWARF callchains (or --call-graph dwarf
+ * asked every event for data addresses, as perf's mmap_data goes with
+ * them): the tracking event then maps data too, for the unwinder. */
 static bool some_dwarf(const struct prec_evlist *el, const struct prec_record_opts *o)
 {
+	if (o->callgraph == PREC_CG_DWARF)
+		return true;
 	for (int i = 0; i < el->nr; i++)
 		if (event_chain(&el->evsel[i], o).mode == PREC_CG_DWARF)
 			return true;
@@ -285,9 +288,19 @@ void prec_evlist__config(struct prec_evlist *el,
 			a->sample_regs_user = prec_sample_regs__user_default();
 			a->sample_stack_user = chain.stack;
 			a->exclude_callchain_user = 1;
+		} else if (o->callgraph == PREC_CG_DWARF && ev->sampling) {
+			/* As perf: an event's own call-graph=, stack-size= or
+			 * max-stack= over --call-graph dwarf resets the dwarf
+			 * sample bits only; the registers, the stack size and
+			 * exclude_callchain_user stay as the global set them */
+			a->sample_regs_user = prec_sample_regs__user_default();
+			a->sample_stack_user = o->stack_size;
+			a->exclude_callchain_user = 1;
 		}
-		/* As perf: a dwarf callchain samples the data address too. */
-		if (chain.mode == PREC_CG_DWARF)
+		/* As perf: a dwarf callchain samples the data address too;
+		 * --call-graph dwarf makes every event sample it (perf's
+		 * sample_address), whatever its own terms. */
+		if (chain.mode == PREC_CG_DWARF || (o->callgraph == PREC_CG_DWARF && ev->sampling))
 			a->sample_type |= PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC;
 		config_period(ev, o);
 		if (wants_period(ev, o))

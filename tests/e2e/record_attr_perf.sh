@@ -45,6 +45,9 @@ cases=(
 	r1a8 r0:u
 	'sched:sched_switch|-c 5'
 	'cpu-clock/stack-size=4096/|-g' 'cpu-clock/call-graph=no/|-g'
+	'page-faults/call-graph=fp/|--call-graph dwarf,512' 'page-faults/max-stack=3/|--call-graph dwarf'
+	'page-faults/call-graph=no/|--call-graph dwarf' 'page-faults/stack-size=1024/|--call-graph dwarf'
+	'page-faults/call-graph=dwarf/|-g'
 	'cpu-clock|-F 99' 'cpu-clock|-c 1000' 'cpu-clock|--all-user'
 	'cpu-clock|--all-kernel' 'cpu-clock|-g' 'cpu-clock|--call-graph dwarf,4096'
 	'cpu-clock|--call-graph fp,5' 'cpu-clock|--call-graph fp,200'
