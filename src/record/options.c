@@ -595,8 +595,11 @@ static int parse_duration_ms(const char *arg, uint64_t *ms)
 	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
 		if (arg[n - 1] != units[i].c)
 			continue;
-		if (parse_u64(num, &v) < 0 || !v || v > UINT64_MAX / units[i].ms)
+		if (parse_u64(num, &v) < 0 || !v)
 			return -EINVAL;
+		/* kept in ns (switch_trigger.c): 584 years at most */
+		if (v > UINT64_MAX / 1000000 / units[i].ms)
+			return -ERANGE;
 		*ms = v * units[i].ms;
 		return 0;
 	}
@@ -608,13 +611,17 @@ static int parse_duration_ms(const char *arg, uint64_t *ms)
 static int opt_switch_output(struct prec_record_opts *o, const char *arg)
 {
 	uint64_t num, mult;
+	int err;
 
 	o->switch_output = true;
 	o->switch_ms = o->switch_bytes = 0; /* the last one given counts */
 	if (!arg || !strcmp(arg, "signal"))
 		return 0;
-	if (!parse_duration_ms(arg, &o->switch_ms))
+	err = parse_duration_ms(arg, &o->switch_ms);
+	if (!err)
 		return 0;
+	if (err == -ERANGE)
+		return bad("--switch-output", arg, "a time too long (at most 584 years)");
 	if (!prec_size__split(arg, PREC_SIZE_BYTES, &num, &mult) && mult &&
 	    !prec_size__bytes(arg, PREC_SIZE_BYTES, 1, &o->switch_bytes))
 		return 0;

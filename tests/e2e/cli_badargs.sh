@@ -37,6 +37,8 @@ record -d @OUT@ -c abc -- true
 record -d @OUT@ -c 0 -- true
 record -d @OUT@ -m 3 -- true
 record -d @OUT@ -m abc -- true
+record -d @OUT@ --switch-output=18446744074s -- true
+record -d @OUT@ --switch-output=5x -- true
 record -d @OUT@ -m 4Q -- true
 record -d @OUT@ -m 128,3x -- true
 record -d @OUT@ -m 128, -- true
