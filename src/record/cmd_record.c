@@ -312,6 +312,15 @@ static int user_pids(struct prec_record_opts *o)
 	return err;
 }
 
+/* Whether the command is what is recorded: not with -a or -C (CPU-wide
+ * events), nor with -p or -t, where as in perf the command only times
+ * the recording (it runs unrecorded, and the recording stops when it
+ * exits or the targets are gone). */
+static bool command_is_target(const struct record *r)
+{
+	return r->have_wl && !r->o.all_cpus && !r->o.nr_pids && !r->o.nr_tids;
+}
+
 /* CPUs, tasks, and the workload forked (held before exec). */
 static int setup_targets(struct record *r)
 {
@@ -341,7 +350,7 @@ static int setup_targets(struct record *r)
 	}
 	if (r->o.all_cpus)
 		return add_task(r, -1);
-	if (r->have_wl)
+	if (command_is_target(r))
 		return add_task(r, r->wl.pid);
 	return setup_tasks(r);
 }
@@ -596,7 +605,7 @@ static int begin_session(struct record *r, int argc, char **argv)
 		r->started = false;
 		return err;
 	}
-	if (r->have_wl && !r->o.all_cpus) {
+	if (command_is_target(r)) {
 		pids = &r->wl.pid;
 		nr = 1;
 	} else if (!r->o.all_cpus) {
@@ -605,8 +614,7 @@ static int begin_session(struct record *r, int argc, char **argv)
 	}
 	/* A workload alone (enable_on_exec) has nothing to track before its
 	 * exec; everything else does, -D's wait included. */
-	err = prec_session__start(r->s, &r->o, r->el, pids, nr,
-				  !(r->have_wl && !r->o.all_cpus));
+	err = prec_session__start(r->s, &r->o, r->el, pids, nr, !command_is_target(r));
 	if (!err)
 		err = prec_controls__start(&r->fl, r->s, &r->o, r->el);
 	if (err) {
@@ -628,7 +636,7 @@ static int go(struct record *r)
 	if (err)
 		return 1;
 	/* Workload-only mode enables on exec; everything else now. */
-	err = prec_session__enable(r->s, r->el, !(r->have_wl && !r->o.all_cpus) &&
+	err = prec_session__enable(r->s, r->el, !command_is_target(r) &&
 				   prec_controls__starts_enabled(&r->fl));
 	if (err)
 		return err;
@@ -752,9 +760,9 @@ static int record(struct record *r, int argc, char **argv)
 	/* As perf: a command's and -p's processes are followed into their
 	 * children (unless -i), -t's threads are not; perf sets inherit on
 	 * -a's CPU-wide events too, where the kernel has no task to follow. */
-	prec_evlist__config(r->el, &r->o, r->have_wl,
-			    !r->o.no_inherit && (r->have_wl || r->o.nr_pids || r->o.all_cpus ||
-						 !r->o.nr_tids));
+	prec_evlist__config(r->el, &r->o, command_is_target(r),
+			    !r->o.no_inherit && (command_is_target(r) || r->o.nr_pids ||
+						 r->o.all_cpus || !r->o.nr_tids));
 	prec_offcpu__config(r->el, &r->o);
 	err = user_only(r);
 	if (err)

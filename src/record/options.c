@@ -1127,10 +1127,6 @@ static int check_combination(struct prec_record_opts *o)
 		pr_err("option -u: the user's processes are the target; not with -p, -t, -a, -C or a command");
 		return -EINVAL;
 	}
-	if (tasks && o->argv) {
-		pr_err("options -p/-t: cannot be combined with a command");
-		return -EINVAL;
-	}
 	if (o->output && o->dir_set) {
 		pr_err("options -o and -d: -o FILE writes a perf.data (its shards in FILE.prec), -d DIR keeps the recording; give one");
 		return -EINVAL;

@@ -51,7 +51,7 @@ cases=(
 	'cpu-clock|-F 99' 'cpu-clock|-c 1000' 'cpu-clock|--all-user'
 	'cpu-clock|--all-kernel' 'cpu-clock|-g' 'cpu-clock|--call-graph dwarf,4096'
 	'cpu-clock|--call-graph fp,5' 'cpu-clock|--call-graph fp,200'
-	'cpu-clock|-P' 'cpu-clock|-i' 'cpu-clock|--per-thread -T' 'cpu-clock|-a'
+	'cpu-clock|-P' 'cpu-clock|-i' 'cpu-clock|--per-thread -T' 'cpu-clock|-a' 'cpu-clock|-p 1'
 	'{cpu-clock,page-faults}|-e {cpu-clock,page-faults}:S -e {cpu-clock:u,page-faults}:k -e {cpu-clock,sched:sched_switch}:S -e {cpu-clock,page-faults}:D -e task-clock,{cpu-clock,page-faults}:S'
 	'{cycles,instructions}' '{cycles,cache-misses}:S' '{cpu-clock,page-faults}:S|-a'
 	'{page-faults,cpu-clock/period=1000/}:S' '{page-faults,cpu-clock/freq=100/}:S|-c 5000'

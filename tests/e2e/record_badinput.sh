@@ -54,7 +54,6 @@ expect 2 "must follow the -e tracepoint" --filter 'id == 1' -- true
 expect 2 "is not a tracepoint" -e cpu-clock --filter 'id == 1' -- true
 expect 2 "'cpu-clock' of the -e before it is not a tracepoint" \
 	-e raw_syscalls:sys_enter,cpu-clock --filter 'id == 1' -- true
-expect 2 "cannot be combined with a command" -p 1 -- true
 expect 1 "filter 'nosuchfield == 1'" -e raw_syscalls:sys_enter --filter 'nosuchfield == 1' -- true
 expect 1 "pid 999999: no such process" -p 999999
 expect 127 "command 'prec-no-such-cmd': No such file or directory" -- prec-no-such-cmd arg

@@ -155,6 +155,28 @@ perf evlist -v -i f.data 2>/dev/null | grep -q "sample_freq }: $max," || fail "-
 "$PREC" record -o w.data --aio --mmap-flush 4 --threads -e cpu-clock -- true 2>w.err || fail_rc w.err "perf's writer options"
 [ "$(grep -c 'note: --aio, --mmap-flush, --threads' w.err)" = 1 ] || fail "no note: $(cat w.err)"
 
+# -p with a command, as perf's: the command times the recording and is
+# not recorded; the recording ends with it (its exit status prec's), or
+# when the target is gone first (the command ended: 143)
+sh -c 'while :; do :; done' &
+spin=$!
+for r in prec perf; do
+	cmd=perf
+	[ $r = prec ] && cmd=$PREC
+	"$cmd" record -q -o pc.$r.data -e cpu-clock -p $spin -- sh -c 'sleep 0.3; exit 3' 2>pc.err
+	rc=$?
+	[ $rc = 3 ] || { kill $spin; fail "$r record -p PID -- CMD: exit status $rc, not the command's 3: $(cat pc.err)"; }
+	perf script -i pc.$r.data -F pid 2>/dev/null | sort -u >pc.$r
+done
+kill $spin
+[ "$(cat pc.prec)" = "$(cat pc.perf)" ] && [ "$(tr -d ' ' <pc.prec)" = "$spin" ] ||
+	fail "-p PID -- CMD: sampled pids, prec's: $(cat pc.prec); perf's: $(cat pc.perf); the target $spin"
+sleep 0.3 &
+short=$!
+"$PREC" record -q -o pg.data -e cpu-clock -p $short -- sleep 30 2>pg.err
+rc=$?
+[ $rc = 143 ] || fail "-p PID -- sleep 30, the target gone first: exit status $rc, not 143 (perf's): $(cat pg.err)"
+
 # --per-thread: as perf's, the events do not follow the command's children
 # (perf's per-thread rings cannot: inherit 0), so only the shell's own
 # openat calls are sampled, not those of the ls it runs
