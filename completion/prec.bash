@@ -9,7 +9,8 @@
 
 _prec_commands="record merge info dump mark archive version help"
 
-# Every option of each subcommand, as its --help prints them.
+# Every option of each subcommand, as its --help prints them (not record's
+# --no-NAME negations, which its --help gives as one rule).
 _prec_opts_record="-d --dir -o --output --keep-shards --timestamp-filename
 	-e --event --pfm-events --filter --exclude-perf --group -F --freq -c --count
 	-P --period -g --call-graph --kernel-callchains --user-callchains

@@ -854,7 +854,8 @@ int prec_cmd_record(int argc, char **argv)
 	rc = prec_record_opts__parse(&r.o, argc, argv);
 	if (rc) {
 		prec_record_opts__exit(&r.o);
-		return rc == 1 ? 0 : 2;
+		/* perf's parse-options exits 129 after its lists */
+		return rc == PREC_RECORD_OPTS_HELP ? 0 : rc == PREC_RECORD_OPTS_LISTED ? 129 : 2;
 	}
 	if (r.o.verbose)
 		prec_log_level = PREC_LOG_DEBUG;

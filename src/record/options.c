@@ -34,6 +34,12 @@ struct opt {
 	opt_fn fn;             /* NULL: the option sets the bool at flag */
 	const char *help;
 	size_t flag;           /* FLAG(field) of struct prec_record_opts */
+	/* perf's negation, --no-NAME (and --NAME or --no-no-NAME of an
+	 * option named no-NAME): puts back what the option set. NULL: a flag
+	 * option's bool is cleared, perf's writer options and what prec
+	 * always does take it as nothing to undo, and any other option is
+	 * refused one (perf refuses those, or crashes on them) */
+	opt_fn unset;
 };
 #define FLAG(field) offsetof(struct prec_record_opts, field)
 
@@ -218,8 +224,9 @@ static int opt_count(struct prec_record_opts *o, const char *arg)
 {
 	uint64_t v;
 
-	if (parse_u64(arg, &v) < 0 || !v)
-		return bad("-c", arg, "expected a sample period (> 0)");
+	/* 0 as perf: no period given, so the default frequency */
+	if (parse_u64(arg, &v) < 0)
+		return bad("-c", arg, "expected a sample period (0: the default frequency)");
 	o->period = v;
 	return 0;
 }
@@ -350,12 +357,28 @@ static int opt_tid(struct prec_record_opts *o, const char *arg)
 	return parse_pids("-t", arg, &o->tids, &o->nr_tids);
 }
 
+/* -m's PAGES or SIZE in bytes, as perf takes them: a size is whole pages,
+ * and a number of pages that is not a power of two (which the kernel
+ * wants) is rounded up to one; *rounded then says so. */
+static int ring_bytes(const char *arg, uint64_t *bytes, bool *rounded)
+{
+	uint64_t ps = (uint64_t)sysconf(_SC_PAGESIZE), asked;
+	int err = prec_size__bytes(arg, 0, ps, &asked);
+
+	if (!err)
+		err = prec_size__parse(arg, (size_t)ps, bytes);
+	if (!err)
+		*rounded = *bytes > (asked + ps - 1) / ps * ps;
+	return err;
+}
+
 /* The ring part of -m; errors show the whole option argument, shown. */
 static int parse_ring_size(struct prec_record_opts *o, const char *arg,
 			   const char *shown)
 {
 	long ps = sysconf(_SC_PAGESIZE);
 	uint64_t v, mult, bytes, pages;
+	bool rounded;
 	int err = prec_size__split(arg, 0, &v, &mult);
 
 	if (err == -EOVERFLOW)
@@ -363,17 +386,15 @@ static int parse_ring_size(struct prec_record_opts *o, const char *arg,
 	if (err == -EOPNOTSUPP)
 		return bad("-m", shown, "unknown size suffix (use K, M or G)");
 	if (err)
-		return bad("-m", shown, "expected pages (a power of two) or a size such as 512K, 4M");
-	if (!mult && (v & (v - 1)))
-		return bad("-m", shown, "the number of pages must be a power of two");
-	/* It refuses what would overflow (-ERANGE) and rounds a size up to
-	 * the power of two the kernel requires. */
-	err = prec_size__parse(arg, (size_t)ps, &bytes);
+		return bad("-m", shown, "expected pages or a size such as 512K, 4M");
+	/* It refuses what would overflow (-ERANGE). */
+	err = ring_bytes(arg, &bytes, &rounded);
 	pages = err ? 0 : bytes / (uint64_t)ps;
 	if (err || pages > (1ull << 22))
 		return bad("-m", shown, "ring too large");
 	o->mmap_pages = (size_t)pages;
 	o->mmap_set = true;
+	o->mmap_rounded = rounded;
 	return 0;
 }
 
@@ -497,12 +518,14 @@ static int opt_mmap_aux(struct prec_record_opts *o, const char *arg)
 	const char *comma = strchr(arg, ',');
 	char data[64];
 	uint64_t aux;
+	bool rounded;
 
 	if (!comma)
 		return parse_ring_size(o, arg, arg);
-	if (prec_size__parse(comma + 1, (size_t)sysconf(_SC_PAGESIZE), &aux) < 0)
-		return bad("-m", arg, "AUX area after the comma: pages (power of two) or a size such as 4M");
+	if (ring_bytes(comma + 1, &aux, &rounded) < 0)
+		return bad("-m", arg, "AUX area after the comma: pages or a size such as 4M");
 	o->aux_bytes = (size_t)aux;
+	o->aux_rounded = rounded;
 	if (comma == arg)
 		return 0;
 	if ((size_t)(comma - arg) >= sizeof(data))
@@ -517,8 +540,9 @@ static int opt_aux_size(struct prec_record_opts *o, const char *arg)
 	uint64_t aux;
 
 	if (prec_size__parse(arg, (size_t)sysconf(_SC_PAGESIZE), &aux) < 0)
-		return bad("--aux-size", arg, "expected pages (power of two) or a size such as 4M");
+		return bad("--aux-size", arg, "expected pages or a size such as 4M");
 	o->aux_bytes = (size_t)aux;
+	o->aux_rounded = false; /* prec's own option rounds without a word */
 	return 0;
 }
 
@@ -798,11 +822,12 @@ static int opt_branch_any(struct prec_record_opts *o, const char *arg)
 
 static int regs_opt(const char *opt, const char *arg, bool user, uint64_t *mask)
 {
-	int err = prec_sample_regs__parse(arg, user, mask, stdout);
+	/* perf's '?': the list on stderr, and perf's exit status for it */
+	int err = prec_sample_regs__parse(arg, user, mask, stderr);
 
 	if (err < 0)
 		return bad(opt, arg ? arg : "", "unknown register name (use '?' for the list)");
-	return err ? 2 : 0; /* '?': the list was the answer */
+	return err ? PREC_RECORD_OPTS_LISTED : 0;
 }
 
 /* -S and --aux-sample: perf's grammar (aux_mode.c). */
@@ -830,16 +855,6 @@ static int opt_intr_regs(struct prec_record_opts *o, const char *arg)
 static int opt_user_regs(struct prec_record_opts *o, const char *arg)
 {
 	return regs_opt("--user-regs", arg, true, &o->sample.regs_user);
-}
-
-/* -s: per-thread counts, as perf: each exiting child's counts in a READ
- * record (inherit_stat), with the times a READ carries. */
-static int opt_stat(struct prec_record_opts *o, const char *arg)
-{
-	(void)arg;
-	o->sample.inherit_stat = true;
-	o->sample.running_time = true;
-	return 0;
 }
 
 /* -u: as perf 6.1, the user's processes that exist at the start (and the
@@ -900,134 +915,7 @@ static int opt_help(struct prec_record_opts *o, const char *arg)
 {
 	(void)o;
 	(void)arg;
-	return 1;
-}
-
-static const struct opt table[] = {
-	{ "dir", 'd', "DIR", opt_dir, "keep the recording in DIR (prec merge, info, dump, follow read it); without -d or -o, -o perf.data", 0 },
-	{ "output", 'o', "FILE", opt_output, "as perf: a perf.data FILE, merged from shards recorded beside it (FILE.prec) when the recording ends; - streams perf's pipe format to stdout while recording", 0 },
-	{ "keep-shards", 0, NULL, NULL, "with -o: keep FILE.prec, the recording FILE was merged from", FLAG(keep_shards) },
-	{ "timestamp-filename", 0, NULL, NULL, "with -o: FILE gets the time of the end appended (FILE.YYYYMMDDhhmmssmmm), as perf", FLAG(timestamp_filename) },
-	{ "event", 'e', "LIST", opt_event, "events in perf's grammar: names (cpu-clock, cycles, L1-dcache-load-misses ...), rNNN, mem:ADDR[/LEN][:rwx], sys:tracepoint (or sys:glob*), pmu/t=v/, pmu/alias/, {a,b} groups; perf's modifiers :u :k :h :G :H :I :p :P :S :D :e :W; terms on any: name/period=N,freq=N,call-graph=fp,overwrite,.../ (docs/events.md)", 0 },
-	{ "pfm-events", 0, "EVENTS", opt_pfm_events, "events by libpfm4's names (PMU::EVENT:UMASK:MOD=V, as perf), comma separated, {a,b} a group (docs/events.md)", 0 },
-	{ "filter", 0, "FILTER", opt_filter, "tracepoint filter for every event of the preceding -e", 0 },
-	{ "exclude-perf", 0, NULL, opt_exclude_perf, "the tracepoints of the preceding -e do not count prec's own threads (a filter on common_pid, as perf's on its own)", 0 },
-	{ "group", 0, NULL, NULL, "put every event of the -e options in one group, led by the first (as perf; {a,b} groups some)", FLAG(group) },
-	{ "freq", 'F', "HZ", opt_freq, "sampling frequency (default 4000; 'max'); tracepoints without -F/-c: every hit", 0 },
-	{ "count", 'c', "N", opt_count, "sample period instead of a frequency", 0 },
-	{ "period", 'P', NULL, NULL, "record each sample's period (always so with -F); with -c a software event is sampled at every hit, as perf", FLAG(sample_period) },
-	{ NULL, 'g', NULL, opt_g, "frame-pointer call chains", 0 },
-	{ "call-graph", 0, "fp[,frames]|dwarf[,size]|lbr", opt_callgraph, "call chains (fp,N: at most N frames when below kernel.perf_event_max_stack; dwarf: user regs + stack, default 8192 bytes; lbr: the PMU's call stack)", 0 },
-	{ "kernel-callchains", 0, NULL, NULL, "call chains of the kernel only (as perf)", FLAG(sample.kernel_callchains) },
-	{ "user-callchains", 0, NULL, NULL, "call chains of user space only (as perf)", FLAG(sample.user_callchains) },
-	{ "branch-any", 'b', NULL, opt_branch_any, "sample any taken branches (branch stack, as perf)", 0 },
-	{ "branch-filter", 'j', "MODES", opt_branch_filter, "branch stack filter: any, any_call, any_ret, ind_call, ind_jmp, call, cond, abort_tx, in_tx, no_tx, save_type, stack, hw_index, priv, u, k, hv", 0 },
-	{ "intr-regs", 'I', "[=REGS]", opt_intr_regs, "sample these machine registers at the interrupt (default all; '?' lists them)", 0 },
-	{ "user-regs", 0, "[=REGS]", opt_user_regs, "sample these user-space registers (default all; '?' lists them)", 0 },
-	{ "weight", 'W', NULL, NULL, "samples carry a weight (WEIGHT_STRUCT, as perf; on events that give one)", FLAG(sample.weight) },
-	{ "transaction", 0, NULL, NULL, "samples carry transaction flags", FLAG(sample.transaction) },
-	{ "phys-data", 0, NULL, NULL, "samples carry the physical data address", FLAG(sample.phys_data) },
-	{ "data-page-size", 0, NULL, NULL, "samples carry the data address's page size", FLAG(sample.data_page_size) },
-	{ "code-page-size", 0, NULL, NULL, "samples carry the code address's page size", FLAG(sample.code_page_size) },
-	{ "raw-samples", 'R', NULL, NULL, "samples carry raw data (and the CPU), as perf -R", FLAG(sample.raw) },
-	{ "no-samples", 'n', NULL, NULL, "count, do not sample (the side band is recorded)", FLAG(sample.no_samples) },
-	{ "no-buffering", 0, NULL, NULL, "a wakeup per record rather than per quarter ring", FLAG(sample.no_buffering) },
-	{ "running-time", 0, NULL, NULL, "counts read carry their enabled and running times", FLAG(sample.running_time) },
-	{ "stat", 's', NULL, opt_stat, "per-thread counts: each exiting child's in a READ record", 0 },
-	{ "strict-freq", 0, NULL, NULL, "fail when -F exceeds the kernel's maximum rate instead of lowering it", FLAG(strict_freq) },
-	{ "timestamp", 'T', NULL, opt_always, "samples carry their time (always so in prec)", 0 },
-	{ "sample-cpu", 0, NULL, opt_always, "samples carry their CPU (always so in prec)", 0 },
-	{ "sample-identifier", 0, NULL, opt_always, "samples carry their id first (always so in prec)", 0 },
-	{ "timestamp-boundary", 0, NULL, opt_always, "the first and last sample times in the header (always so in prec merge)", 0 },
-	{ "buildid-all", 0, NULL, opt_always, "build-ids of every mapped file (always so in prec)", 0 },
-	{ "all-cpus", 'a', NULL, NULL, "every CPU (default without a command or -p/-t)", FLAG(all_cpus) },
-	{ "cpu", 'C', "LIST", opt_cpu, "only these CPUs, e.g. 0-3,6", 0 },
-	{ "cgroup", 'G', "NAME,...", opt_cgroup, "the events before it count only in these cgroups (paths below the cgroup mount), one per event as perf; needs -a or -C", 0 },
-	{ "all-cgroups", 0, NULL, NULL, "samples carry their cgroup; CGROUP records name every cgroup (perf report --sort cgroup)", FLAG(all_cgroups) },
-	{ "data", 0, NULL, NULL, "samples carry their data address (PERF_SAMPLE_ADDR: perf's -d, perf script -F addr)", FLAG(data) },
-	{ "pid", 'p', "PID,...", opt_pid, "existing processes (all their threads)", 0 },
-	{ "uid", 'u', "USER", opt_uid, "the user's processes at the start (as perf 6.1)", 0 },
-	{ "tid", 't', "TID,...", opt_tid, "existing threads", 0 },
-	{ "no-inherit", 'i', NULL, NULL, "child tasks (of the command or of -p's processes) are not recorded", FLAG(no_inherit) },
-	{ "off-cpu", 0, NULL, NULL, "perf's offcpu-time event: each sleep (S or D) of the target's tasks as a sample, its period the ns off the CPU, its user call chain where it slept (from sched:sched_switch, no BPF; needs root or CAP_PERFMON)", FLAG(off_cpu) },
-	{ "switch-events", 0, NULL, NULL, "record context switches (PERF_RECORD_SWITCH, as perf)", FLAG(switch_events) },
-	{ "namespaces", 0, NULL, NULL, "record namespace changes (PERF_RECORD_NAMESPACES, as perf)", FLAG(namespaces) },
-	{ "synth", 0, "no|all|task|mmap|cgroup", opt_synth, "what the /proc read at the start gives of existing tasks (default all)", 0 },
-	{ "dry-run", 0, NULL, NULL, "parse the options, build the events' attrs (-vv prints them), exit", FLAG(dry_run) },
-	{ "aio", 0, "[=N]", opt_replaced, "perf's writer; prec's drainers write with io_uring (taken, noted)", 0 },
-	{ "threads", 0, "[=SPEC]", opt_replaced, "perf's writer threads; prec has one drainer per CPU (taken, noted)", 0 },
-	{ "mmap-flush", 0, "N", opt_replaced, "perf's writer; prec drains by rounds and watermarks (taken, noted)", 0 },
-	{ "num-thread-synthesize", 0, "N", opt_replaced, "perf's synthesis threads (taken, noted)", 0 },
-	{ "per-thread", 0, NULL, NULL, "as perf: child tasks are not recorded (perf's per-thread rings cannot follow them, its events have no inherit); prec's rings stay per CPU", FLAG(no_inherit) },
-	{ "vmlinux", 0, "PATH", opt_replaced, "perf's kernel image for kcore; prec merge's [kernel.kallsyms] map serves (taken, noted)", 0 },
-	{ "debuginfod", 0, "[=URLS]", opt_replaced, "perf's debuginfod cache fill (taken, noted)", 0 },
-	{ "clang-path", 0, "PATH", opt_replaced, "perf's BPF scriptlets (taken, noted)", 0 },
-	{ "clang-opt", 0, "OPTS", opt_replaced, "perf's BPF scriptlets (taken, noted)", 0 },
-	{ "no-buildid", 'B', NULL, NULL, "no build-id table in the recording (nor in the perf.data merged from it), as perf -B", FLAG(no_buildid) },
-	{ "no-buildid-cache", 'N', NULL, NULL, "do not fill perf's build-id cache (~/.debug) at the end, as perf -N", FLAG(no_buildid_cache) },
-	{ "buildid-mmap", 0, NULL, NULL, "the kernel's build-ids in MMAP2 records (attr.build_id, as perf); off by default: kernels 5.12 to at least 6.18 then put a bogus build-id flag on other sessions' MMAP2s, which crashes a perf record beside prec", FLAG(buildid_mmap) },
-	{ "no-bpf-event", 0, NULL, NULL, "no BPF program load/unload records (KSYMBOL, BPF_EVENT), as perf", FLAG(no_bpf_event) },
-	{ "all-user", 0, NULL, NULL, "every event counts in user space only (as :u on each)", FLAG(all_user) },
-	{ "all-kernel", 0, NULL, NULL, "every event counts in the kernel only (as :k on each)", FLAG(all_kernel) },
-	{ "max-size", 0, "SIZE", opt_max_size, "stop once this much is recorded, e.g. 500M (as perf; stops the command)", 0 },
-	{ "max-disk", 0, "SIZE", opt_max_disk, "disk flight recorder: hold at most SIZE on disk, the oldest chunks dropped first (merge starts where every CPU has data)", 0 },
-	{ "mmap-pages", 'm', "PAGES|SIZE", opt_mmap_aux, "per-CPU ring[,AUX area]: pages (power of two) or 512K, 4M (default 1M)", 0 },
-	{ "clockid", 'k', "CLOCK", opt_clock, "monotonic (default), monotonic_raw, realtime, boottime, tai, N, or perf (perf's own; intel_pt's)", 0 },
-	{ "round-ms", 0, "MS", opt_round, "longest round before an idle CPU writes a marker (default 100)", 0 },
-	{ "force", 'f', NULL, NULL, "replace an existing directory", FLAG(force) },
-	{ "copy", 0, NULL, NULL, "drainers copy ring data out, then write it (default)", FLAG(copy) },
-	{ "no-copy", 0, NULL, opt_nocopy, "drainers write straight from the ring (less CPU, holds the ring until written)", 0 },
-	{ "no-direct-io", 0, NULL, opt_nodirect, "copy mode writes through the page cache, not O_DIRECT (more CPU per byte)", 0 },
-	{ "max-staging", 0, "SIZE", opt_max_staging, "O_DIRECT staging per CPU may grow to SIZE while the disk stalls (default a CPU's share of 1/16 of memory, at most 1G; 0: never)", 0 },
-	{ "realtime", 'r', "PRIO", opt_realtime, "drainer threads run SCHED_FIFO at PRIO (as perf record -r); default 1 where allowed, 0 = fair scheduler", 0 },
-	{ "affinity", 0, "auto|cpu|node|others|package|none", opt_affinity, "drainer CPUs: auto (default: the ring's CPU for SCHED_FIFO drainers, else others), the ring's CPU, its NUMA node (as perf), its package less that CPU, the whole package, or anywhere", 0 },
-	{ "compress", 0, NULL, NULL, "lz4-compress each chunk (implies --copy); with -o FILE, FILE is zstd-compressed too (as perf -z)", FLAG(compress) },
-	{ "compression-level", 'z', "[=N]", opt_zlevel, "shards: 0 = lz4 fast (default), 1..12 = lz4 HC; with -o FILE: zstd 1..22 of FILE (default 1), as perf; implies -z", 0 },
-	{ "user", 0, "USER", opt_user, "run the command as USER (prec keeps its own privileges)", 0 },
-	{ "aux-size", 0, "PAGES|SIZE", opt_aux_size, "AUX area per CPU for intel_pt//, arm_spe//, cs_etm// (>= 8K, 4K with -S/--aux-sample; default 4M as root, else 128K)", 0 },
-	{ "markers", 0, NULL, NULL, "record trace_marker writes (prec mark) as ftrace:print", FLAG(markers) },
-	{ "overwrite", 0, NULL, NULL, "flight recorder: sampling events keep the last ring's worth, written on a snapshot (side band drained)", FLAG(overwrite) },
-	{ "control", 0, "fifo:CTL[,ACK]|fd:CTL[,ACK]", opt_control, "commands: enable, disable, snapshot, switch, stop, ping (each acked)", 0 },
-	{ "switch-output", 0, "[=signal|SIZE|TIME]", opt_switch_output, "cut the recording into epochs DIR/epoch.NNNNNN, each a recording of its own: on SIGUSR2 or 'switch' (default), every SIZE drained (100M) or every TIME (30s, 5m, 1h, 1d)", 0 },
-	{ "switch-output-event", 0, "EVENT", opt_switch_event, "cut as SIGUSR2 does whenever EVENT occurs on any CPU (perf's grammar; implies --switch-output=signal, as perf)", 0 },
-	{ "tail-synthesize", 0, NULL, NULL, "name the tasks of /proc (COMM, MMAP2) at the end of the recording rather than at its start, as perf (with --overwrite: at each snapshot only)", FLAG(tail_synthesize) },
-	{ "proc-map-timeout", 0, "MS", opt_proc_map_timeout, "at most MS ms reading one /proc/PID/maps (default 500): the last map read is marked truncated, as perf", 0 },
-	{ "snapshot", 'S', "[=[e]SIZE]", opt_snapshot, "AUX area snapshot mode (perf's): the AUX area is overwritten, its newest SIZE bytes (default: all) written on SIGUSR2 or 'snapshot'; e: and at the exit", 0 },
-	{ "aux-sample", 0, "[=SIZE]", opt_aux_sample, "AUX area sampling (perf's): the members of a group led by the AUX event, e.g. '{intel_pt//,cpu-clock}', carry its newest SIZE bytes (default 4096, at most 61440)", 0 },
-	{ "kcore", 0, NULL, NULL, "as perf: copy the kernel's and modules' code from /proc/kcore, with kallsyms and modules, into kcore_dir (root)", FLAG(kcore) },
-	{ "switch-max-files", 0, "N", opt_switch_max_files, "with --switch-output: keep the newest N epochs (older ones removed)", 0 },
-	{ "delay", 'D', "MS|RANGES", opt_delay, "enable the sampling events MS ms after the start (the side band does not wait); -1: wait for 'enable'; START-END,... (as perf): enabled in each range of ms after the start only", 0 },
-	{ "verbose", 'v', NULL, opt_verbose, "more messages; -vv also prints each event's perf_event_attr before opening it, as perf record -vv", 0 },
-	{ "quiet", 'q', NULL, opt_quiet, "errors only (no status line, no summary)", 0 },
-	{ "help", 'h', NULL, opt_help, "this text", 0 },
-};
-#define NR_OPTS (sizeof(table) / sizeof(table[0]))
-
-/* An argument named "[=...]" is optional (--opt or --opt=ARG). */
-static bool optional(const struct opt *op)
-{
-	return op->argname && op->argname[0] == '[';
-}
-
-static void usage(FILE *f)
-{
-	fprintf(f, "usage: prec record [-d DIR] [options] [-- command args...]\n\n");
-	for (size_t i = 0; i < NR_OPTS; i++) {
-		char left[64];
-		int n = 0;
-
-		if (table[i].shrt)
-			n = snprintf(left, sizeof(left), "-%c%s", table[i].shrt,
-				     table[i].lng ? ", " : "");
-		else
-			n = snprintf(left, sizeof(left), "    ");
-		if (table[i].lng)
-			n += snprintf(left + n, sizeof(left) - (size_t)n, "--%s", table[i].lng);
-		if (table[i].argname)
-			snprintf(left + n, sizeof(left) - (size_t)n,
-				 optional(&table[i]) ? "%s" : " %s", table[i].argname);
-		fprintf(f, "  %-32s %s\n", left, table[i].help);
-	}
+	return PREC_RECORD_OPTS_HELP;
 }
 
 static void defaults(struct prec_record_opts *o)
@@ -1049,30 +937,511 @@ static void defaults(struct prec_record_opts *o)
 	o->proc_map_timeout_ms = PREC_RECORD_DEFAULT_PROC_MAP_TIMEOUT_MS;
 }
 
-static void build_getopt(char *shorts, struct option *longs)
-{
-	int ns = 0, nl = 0;
+/* The negations (struct opt's unset): each puts back the default of
+ * defaults() or, for an integer perf negates to 0, perf's 0. */
 
+static int unset_dir(struct prec_record_opts *o, const char *arg)
+{
+	struct prec_record_opts def;
+
+	(void)arg;
+	defaults(&def);
+	o->dir = def.dir;
+	o->dir_set = false;
+	return 0;
+}
+
+static int unset_output(struct prec_record_opts *o, const char *arg)
+{
+	(void)arg;
+	o->output = NULL;
+	return 0;
+}
+
+/* As --exclude-perf: of the -e before it (perf 6.1 takes the negation
+ * as the option itself). */
+static int unset_exclude_perf(struct prec_record_opts *o, const char *arg)
+{
+	(void)arg;
+	if (!o->nr_specs) {
+		pr_err("option --no-exclude-perf: must follow the -e tracepoint it applies to");
+		return -EINVAL;
+	}
+	o->specs[o->nr_specs - 1].exclude_self = false;
+	return 0;
+}
+
+static int unset_count(struct prec_record_opts *o, const char *arg)
+{
+	(void)arg;
+	o->period = 0;
+	return 0;
+}
+
+/* perf's --no-period drops PERIOD from every sample; prec's keep it where
+ * the period varies (a frequency, a tracepoint's hits): said once. */
+static int unset_period(struct prec_record_opts *o, const char *arg)
+{
+	(void)arg;
+	o->sample_period = false;
+	o->kept_period = true;
+	return 0;
+}
+
+/* perf's --no-timestamp drops TIME; prec's merge orders by it: said once. */
+static int unset_timestamp(struct prec_record_opts *o, const char *arg)
+{
+	(void)arg;
+	o->kept_time = true;
+	return 0;
+}
+
+static int unset_callgraph(struct prec_record_opts *o, const char *arg)
+{
+	struct prec_record_opts def;
+
+	(void)arg;
+	defaults(&def);
+	o->callgraph = def.callgraph;
+	o->stack_size = def.stack_size;
+	o->max_stack = def.max_stack;
+	return 0;
+}
+
+/* -b and -j are one setting, as in perf */
+static int unset_branch(struct prec_record_opts *o, const char *arg)
+{
+	(void)arg;
+	o->sample.branch_type = 0;
+	return 0;
+}
+
+static int unset_intr_regs(struct prec_record_opts *o, const char *arg)
+{
+	(void)arg;
+	o->sample.regs_intr = 0;
+	return 0;
+}
+
+/* What -g and --call-graph add is added once the parse ends. */
+static int unset_user_regs(struct prec_record_opts *o, const char *arg)
+{
+	(void)arg;
+	o->sample.regs_user = 0;
+	return 0;
+}
+
+static int unset_cpu(struct prec_record_opts *o, const char *arg)
+{
+	(void)arg;
+	free(o->cpus);
+	o->cpus = NULL;
+	o->nr_cpus = 0;
+	return 0;
+}
+
+static int unset_pid(struct prec_record_opts *o, const char *arg)
+{
+	(void)arg;
+	free(o->pids);
+	o->pids = NULL;
+	o->nr_pids = 0;
+	return 0;
+}
+
+static int unset_tid(struct prec_record_opts *o, const char *arg)
+{
+	(void)arg;
+	free(o->tids);
+	o->tids = NULL;
+	o->nr_tids = 0;
+	return 0;
+}
+
+static int unset_uid(struct prec_record_opts *o, const char *arg)
+{
+	(void)arg;
+	o->uid = 0;
+	o->uid_set = false;
+	return 0;
+}
+
+static int unset_max_size(struct prec_record_opts *o, const char *arg)
+{
+	(void)arg;
+	o->max_size = 0;
+	return 0;
+}
+
+static int unset_max_disk(struct prec_record_opts *o, const char *arg)
+{
+	(void)arg;
+	o->max_disk = 0;
+	o->max_disk_arg = NULL;
+	return 0;
+}
+
+static int unset_clock(struct prec_record_opts *o, const char *arg)
+{
+	struct prec_record_opts def;
+
+	(void)arg;
+	defaults(&def);
+	o->clockid = def.clockid;
+	o->clock_set = false;
+	return 0;
+}
+
+static int unset_round(struct prec_record_opts *o, const char *arg)
+{
+	struct prec_record_opts def;
+
+	(void)arg;
+	defaults(&def);
+	o->round_ms = def.round_ms;
+	return 0;
+}
+
+static int unset_nocopy(struct prec_record_opts *o, const char *arg)
+{
+	(void)arg;
+	o->copy = true;
+	return 0;
+}
+
+static int unset_nodirect(struct prec_record_opts *o, const char *arg)
+{
+	(void)arg;
+	o->direct_io = true;
+	return 0;
+}
+
+static int unset_max_staging(struct prec_record_opts *o, const char *arg)
+{
+	(void)arg;
+	o->max_staging = 0;
+	o->max_staging_set = false;
+	return 0;
+}
+
+/* perf's --no-realtime is priority 0, which both read as no SCHED_FIFO. */
+static int unset_realtime(struct prec_record_opts *o, const char *arg)
+{
+	(void)arg;
+	o->rt_prio = 0;
+	o->rt_prio_set = true;
+	return 0;
+}
+
+static int unset_affinity(struct prec_record_opts *o, const char *arg)
+{
+	struct prec_record_opts def;
+
+	(void)arg;
+	defaults(&def);
+	o->affinity = def.affinity;
+	return 0;
+}
+
+/* --compress and -z are one setting. */
+static int unset_compress(struct prec_record_opts *o, const char *arg)
+{
+	(void)arg;
+	o->compress = false;
+	o->compress_level = 0;
+	o->compress_level_arg = NULL;
+	return 0;
+}
+
+static int unset_user(struct prec_record_opts *o, const char *arg)
+{
+	(void)arg;
+	o->user = NULL;
+	o->user_uid = 0;
+	o->user_gid = 0;
+	return 0;
+}
+
+static int unset_aux_size(struct prec_record_opts *o, const char *arg)
+{
+	(void)arg;
+	o->aux_bytes = 0;
+	o->aux_rounded = false;
+	return 0;
+}
+
+/* perf's --no-proc-map-timeout is 0 ms, not its default. */
+static int unset_proc_map_timeout(struct prec_record_opts *o, const char *arg)
+{
+	(void)arg;
+	o->proc_map_timeout_ms = 0;
+	return 0;
+}
+
+static int unset_snapshot(struct prec_record_opts *o, const char *arg)
+{
+	(void)arg;
+	o->aux_snapshot = o->aux_snapshot_on_exit = false;
+	o->aux_snapshot_size = 0;
+	return 0;
+}
+
+static int unset_aux_sample(struct prec_record_opts *o, const char *arg)
+{
+	(void)arg;
+	o->aux_sample = false;
+	o->aux_sample_size = 0;
+	return 0;
+}
+
+static int unset_switch_max_files(struct prec_record_opts *o, const char *arg)
+{
+	(void)arg;
+	o->switch_max_files = 0;
+	return 0;
+}
+
+static int unset_delay(struct prec_record_opts *o, const char *arg)
+{
+	(void)arg;
+	o->delay_ms = 0;
+	free(o->delay_edges);
+	o->delay_edges = NULL;
+	o->nr_delay_edges = 0;
+	return 0;
+}
+
+static int unset_verbose(struct prec_record_opts *o, const char *arg)
+{
+	(void)arg;
+	o->verbose = 0;
+	return 0;
+}
+
+static int unset_quiet(struct prec_record_opts *o, const char *arg)
+{
+	(void)arg;
+	o->quiet = false;
+	return 0;
+}
+
+static const struct opt table[] = {
+	{ "dir", 'd', "DIR", opt_dir, "keep the recording in DIR (prec merge, info, dump, follow read it); without -d or -o, -o perf.data", 0, unset_dir },
+	{ "output", 'o', "FILE", opt_output, "as perf: a perf.data FILE, merged from shards recorded beside it (FILE.prec) when the recording ends; - streams perf's pipe format to stdout while recording", 0, unset_output },
+	{ "keep-shards", 0, NULL, NULL, "with -o: keep FILE.prec, the recording FILE was merged from", FLAG(keep_shards), NULL },
+	{ "timestamp-filename", 0, NULL, NULL, "with -o: FILE gets the time of the end appended (FILE.YYYYMMDDhhmmssmmm), as perf", FLAG(timestamp_filename), NULL },
+	{ "event", 'e', "LIST", opt_event, "events in perf's grammar: names (cpu-clock, cycles, L1-dcache-load-misses ...), rNNN, mem:ADDR[/LEN][:rwx], sys:tracepoint (or sys:glob*), pmu/t=v/, pmu/alias/, {a,b} groups; perf's modifiers :u :k :h :G :H :I :p :P :S :D :e :W; terms on any: name/period=N,freq=N,call-graph=fp,overwrite,.../ (docs/events.md)", 0, NULL },
+	{ "pfm-events", 0, "EVENTS", opt_pfm_events, "events by libpfm4's names (PMU::EVENT:UMASK:MOD=V, as perf), comma separated, {a,b} a group (docs/events.md)", 0, NULL },
+	{ "filter", 0, "FILTER", opt_filter, "tracepoint filter for every event of the preceding -e", 0, NULL },
+	{ "exclude-perf", 0, NULL, opt_exclude_perf, "the tracepoints of the preceding -e do not count prec's own threads (a filter on common_pid, as perf's on its own)", 0, unset_exclude_perf },
+	{ "group", 0, NULL, NULL, "put every event of the -e options in one group, led by the first (as perf; {a,b} groups some)", FLAG(group), NULL },
+	{ "freq", 'F', "HZ", opt_freq, "sampling frequency (default 4000; 'max'); tracepoints without -F/-c: every hit", 0, NULL },
+	{ "count", 'c', "N", opt_count, "sample period instead of a frequency (0: none, as perf)", 0, unset_count },
+	{ "period", 'P', NULL, NULL, "record each sample's period (always so with -F); with -c a software event is sampled at every hit, as perf", FLAG(sample_period), unset_period },
+	{ NULL, 'g', NULL, opt_g, "frame-pointer call chains", 0, NULL },
+	{ "call-graph", 0, "fp[,frames]|dwarf[,size]|lbr", opt_callgraph, "call chains (fp,N: at most N frames when below kernel.perf_event_max_stack; dwarf: user regs + stack, default 8192 bytes; lbr: the PMU's call stack)", 0, unset_callgraph },
+	{ "kernel-callchains", 0, NULL, NULL, "call chains of the kernel only (as perf)", FLAG(sample.kernel_callchains), NULL },
+	{ "user-callchains", 0, NULL, NULL, "call chains of user space only (as perf)", FLAG(sample.user_callchains), NULL },
+	{ "branch-any", 'b', NULL, opt_branch_any, "sample any taken branches (branch stack, as perf)", 0, unset_branch },
+	{ "branch-filter", 'j', "MODES", opt_branch_filter, "branch stack filter: any, any_call, any_ret, ind_call, ind_jmp, call, cond, abort_tx, in_tx, no_tx, save_type, stack, hw_index, priv, u, k, hv", 0, unset_branch },
+	{ "intr-regs", 'I', "[=REGS]", opt_intr_regs, "sample these machine registers at the interrupt (default all; '?' lists them)", 0, unset_intr_regs },
+	{ "user-regs", 0, "[=REGS]", opt_user_regs, "sample these user-space registers (default all; '?' lists them)", 0, unset_user_regs },
+	{ "weight", 'W', NULL, NULL, "samples carry a weight (WEIGHT_STRUCT, as perf; on events that give one)", FLAG(sample.weight), NULL },
+	{ "transaction", 0, NULL, NULL, "samples carry transaction flags", FLAG(sample.transaction), NULL },
+	{ "phys-data", 0, NULL, NULL, "samples carry the physical data address", FLAG(sample.phys_data), NULL },
+	{ "data-page-size", 0, NULL, NULL, "samples carry the data address's page size", FLAG(sample.data_page_size), NULL },
+	{ "code-page-size", 0, NULL, NULL, "samples carry the code address's page size", FLAG(sample.code_page_size), NULL },
+	{ "raw-samples", 'R', NULL, NULL, "samples carry raw data (and the CPU), as perf -R", FLAG(sample.raw), NULL },
+	{ "no-samples", 'n', NULL, NULL, "count, do not sample (the side band is recorded)", FLAG(sample.no_samples), NULL },
+	{ "no-buffering", 0, NULL, NULL, "a wakeup per record rather than per quarter ring", FLAG(sample.no_buffering), NULL },
+	{ "running-time", 0, NULL, NULL, "counts read carry their enabled and running times", FLAG(sample.running_time), NULL },
+	{ "stat", 's', NULL, NULL, "per-thread counts: each exiting child's in a READ record", FLAG(sample.inherit_stat), NULL },
+	{ "strict-freq", 0, NULL, NULL, "fail when -F exceeds the kernel's maximum rate instead of lowering it", FLAG(strict_freq), NULL },
+	{ "timestamp", 'T', NULL, opt_always, "samples carry their time (always so in prec)", 0, unset_timestamp },
+	{ "sample-cpu", 0, NULL, opt_always, "samples carry their CPU (always so in prec)", 0, NULL },
+	{ "sample-identifier", 0, NULL, opt_always, "samples carry their id first (always so in prec)", 0, NULL },
+	{ "timestamp-boundary", 0, NULL, opt_always, "the first and last sample times in the header (always so in prec merge)", 0, NULL },
+	{ "buildid-all", 0, NULL, opt_always, "build-ids of every mapped file (always so in prec)", 0, NULL },
+	{ "all-cpus", 'a', NULL, NULL, "every CPU (default without a command or -p/-t)", FLAG(all_cpus), NULL },
+	{ "cpu", 'C', "LIST", opt_cpu, "only these CPUs, e.g. 0-3,6", 0, unset_cpu },
+	{ "cgroup", 'G', "NAME,...", opt_cgroup, "the events before it count only in these cgroups (paths below the cgroup mount), one per event as perf; needs -a or -C", 0, NULL },
+	{ "all-cgroups", 0, NULL, NULL, "samples carry their cgroup; CGROUP records name every cgroup (perf report --sort cgroup)", FLAG(all_cgroups), NULL },
+	{ "data", 0, NULL, NULL, "samples carry their data address (PERF_SAMPLE_ADDR: perf's -d, perf script -F addr)", FLAG(data), NULL },
+	{ "pid", 'p', "PID,...", opt_pid, "existing processes (all their threads)", 0, unset_pid },
+	{ "uid", 'u', "USER", opt_uid, "the user's processes at the start (as perf 6.1)", 0, unset_uid },
+	{ "tid", 't', "TID,...", opt_tid, "existing threads", 0, unset_tid },
+	{ "no-inherit", 'i', NULL, NULL, "child tasks (of the command or of -p's processes) are not recorded", FLAG(no_inherit), NULL },
+	{ "off-cpu", 0, NULL, NULL, "perf's offcpu-time event: each sleep (S or D) of the target's tasks as a sample, its period the ns off the CPU, its user call chain where it slept (from sched:sched_switch, no BPF; needs root or CAP_PERFMON)", FLAG(off_cpu), NULL },
+	{ "switch-events", 0, NULL, NULL, "record context switches (PERF_RECORD_SWITCH, as perf)", FLAG(switch_events), NULL },
+	{ "namespaces", 0, NULL, NULL, "record namespace changes (PERF_RECORD_NAMESPACES, as perf)", FLAG(namespaces), NULL },
+	{ "synth", 0, "no|all|task|mmap|cgroup", opt_synth, "what the /proc read at the start gives of existing tasks (default all)", 0, NULL },
+	{ "dry-run", 0, NULL, NULL, "parse the options, build the events' attrs (-vv prints them), exit", FLAG(dry_run), NULL },
+	{ "aio", 0, "[=N]", opt_replaced, "perf's writer; prec's drainers write with io_uring (taken, noted)", 0, NULL },
+	{ "threads", 0, "[=SPEC]", opt_replaced, "perf's writer threads; prec has one drainer per CPU (taken, noted)", 0, NULL },
+	{ "mmap-flush", 0, "N", opt_replaced, "perf's writer; prec drains by rounds and watermarks (taken, noted)", 0, NULL },
+	{ "num-thread-synthesize", 0, "N", opt_replaced, "perf's synthesis threads (taken, noted)", 0, NULL },
+	{ "per-thread", 0, NULL, NULL, "as perf: child tasks are not recorded (perf's per-thread rings cannot follow them, its events have no inherit); prec's rings stay per CPU", FLAG(no_inherit), NULL },
+	{ "vmlinux", 0, "PATH", opt_replaced, "perf's kernel image for kcore; prec merge's [kernel.kallsyms] map serves (taken, noted)", 0, NULL },
+	{ "debuginfod", 0, "[=URLS]", opt_replaced, "perf's debuginfod cache fill (taken, noted)", 0, NULL },
+	{ "clang-path", 0, "PATH", opt_replaced, "perf's BPF scriptlets (taken, noted)", 0, NULL },
+	{ "clang-opt", 0, "OPTS", opt_replaced, "perf's BPF scriptlets (taken, noted)", 0, NULL },
+	{ "no-buildid", 'B', NULL, NULL, "no build-id table in the recording (nor in the perf.data merged from it), as perf -B", FLAG(no_buildid), NULL },
+	{ "no-buildid-cache", 'N', NULL, NULL, "do not fill perf's build-id cache (~/.debug) at the end, as perf -N", FLAG(no_buildid_cache), NULL },
+	{ "buildid-mmap", 0, NULL, NULL, "the kernel's build-ids in MMAP2 records (attr.build_id, as perf); off by default: kernels 5.12 to at least 6.18 then put a bogus build-id flag on other sessions' MMAP2s, which crashes a perf record beside prec", FLAG(buildid_mmap), NULL },
+	{ "no-bpf-event", 0, NULL, NULL, "no BPF program load/unload records (KSYMBOL, BPF_EVENT), as perf", FLAG(no_bpf_event), NULL },
+	{ "all-user", 0, NULL, NULL, "every event counts in user space only (as :u on each)", FLAG(all_user), NULL },
+	{ "all-kernel", 0, NULL, NULL, "every event counts in the kernel only (as :k on each)", FLAG(all_kernel), NULL },
+	{ "max-size", 0, "SIZE", opt_max_size, "stop once this much is recorded, e.g. 500M (as perf; stops the command)", 0, unset_max_size },
+	{ "max-disk", 0, "SIZE", opt_max_disk, "disk flight recorder: hold at most SIZE on disk, the oldest chunks dropped first (merge starts where every CPU has data)", 0, unset_max_disk },
+	{ "mmap-pages", 'm', "PAGES|SIZE", opt_mmap_aux, "per-CPU ring[,AUX area]: pages (rounded up to a power of two, as perf) or 512K, 4M (default 1M)", 0, NULL },
+	{ "clockid", 'k', "CLOCK", opt_clock, "monotonic (default), monotonic_raw, realtime, boottime, tai, N, or perf (perf's own; intel_pt's)", 0, unset_clock },
+	{ "round-ms", 0, "MS", opt_round, "longest round before an idle CPU writes a marker (default 100)", 0, unset_round },
+	{ "force", 'f', NULL, NULL, "replace an existing directory", FLAG(force), NULL },
+	{ "copy", 0, NULL, NULL, "drainers copy ring data out, then write it (default)", FLAG(copy), NULL },
+	{ "no-copy", 0, NULL, opt_nocopy, "drainers write straight from the ring (less CPU, holds the ring until written)", 0, unset_nocopy },
+	{ "no-direct-io", 0, NULL, opt_nodirect, "copy mode writes through the page cache, not O_DIRECT (more CPU per byte)", 0, unset_nodirect },
+	{ "max-staging", 0, "SIZE", opt_max_staging, "O_DIRECT staging per CPU may grow to SIZE while the disk stalls (default a CPU's share of 1/16 of memory, at most 1G; 0: never)", 0, unset_max_staging },
+	{ "realtime", 'r', "PRIO", opt_realtime, "drainer threads run SCHED_FIFO at PRIO (as perf record -r); default 1 where allowed, 0 = fair scheduler", 0, unset_realtime },
+	{ "affinity", 0, "auto|cpu|node|others|package|none", opt_affinity, "drainer CPUs: auto (default: the ring's CPU for SCHED_FIFO drainers, else others), the ring's CPU, its NUMA node (as perf), its package less that CPU, the whole package, or anywhere", 0, unset_affinity },
+	{ "compress", 0, NULL, NULL, "lz4-compress each chunk (implies --copy); with -o FILE, FILE is zstd-compressed too (as perf -z)", FLAG(compress), unset_compress },
+	{ "compression-level", 'z', "[=N]", opt_zlevel, "shards: 0 = lz4 fast (default), 1..12 = lz4 HC; with -o FILE: zstd 1..22 of FILE (default 1), as perf; implies -z", 0, unset_compress },
+	{ "user", 0, "USER", opt_user, "run the command as USER (prec keeps its own privileges)", 0, unset_user },
+	{ "aux-size", 0, "PAGES|SIZE", opt_aux_size, "AUX area per CPU for intel_pt//, arm_spe//, cs_etm// (>= 8K, 4K with -S/--aux-sample; default 4M as root, else 128K)", 0, unset_aux_size },
+	{ "markers", 0, NULL, NULL, "record trace_marker writes (prec mark) as ftrace:print", FLAG(markers), NULL },
+	{ "overwrite", 0, NULL, NULL, "flight recorder: sampling events keep the last ring's worth, written on a snapshot (side band drained)", FLAG(overwrite), NULL },
+	{ "control", 0, "fifo:CTL[,ACK]|fd:CTL[,ACK]", opt_control, "commands: enable, disable, snapshot, switch, stop, ping (each acked)", 0, NULL },
+	{ "switch-output", 0, "[=signal|SIZE|TIME]", opt_switch_output, "cut the recording into epochs DIR/epoch.NNNNNN, each a recording of its own: on SIGUSR2 or 'switch' (default), every SIZE drained (100M) or every TIME (30s, 5m, 1h, 1d)", 0, NULL },
+	{ "switch-output-event", 0, "EVENT", opt_switch_event, "cut as SIGUSR2 does whenever EVENT occurs on any CPU (perf's grammar; implies --switch-output=signal, as perf)", 0, NULL },
+	{ "tail-synthesize", 0, NULL, NULL, "name the tasks of /proc (COMM, MMAP2) at the end of the recording rather than at its start, as perf (with --overwrite: at each snapshot only)", FLAG(tail_synthesize), NULL },
+	{ "proc-map-timeout", 0, "MS", opt_proc_map_timeout, "at most MS ms reading one /proc/PID/maps (default 500): the last map read is marked truncated, as perf", 0, unset_proc_map_timeout },
+	{ "snapshot", 'S', "[=[e]SIZE]", opt_snapshot, "AUX area snapshot mode (perf's): the AUX area is overwritten, its newest SIZE bytes (default: all) written on SIGUSR2 or 'snapshot'; e: and at the exit", 0, unset_snapshot },
+	{ "aux-sample", 0, "[=SIZE]", opt_aux_sample, "AUX area sampling (perf's): the members of a group led by the AUX event, e.g. '{intel_pt//,cpu-clock}', carry its newest SIZE bytes (default 4096, at most 61440)", 0, unset_aux_sample },
+	{ "kcore", 0, NULL, NULL, "as perf: copy the kernel's and modules' code from /proc/kcore, with kallsyms and modules, into kcore_dir (root)", FLAG(kcore), NULL },
+	{ "switch-max-files", 0, "N", opt_switch_max_files, "with --switch-output: keep the newest N epochs (older ones removed)", 0, unset_switch_max_files },
+	{ "delay", 'D', "MS|RANGES", opt_delay, "enable the sampling events MS ms after the start (the side band does not wait); -1: wait for 'enable'; START-END,... (as perf): enabled in each range of ms after the start only", 0, unset_delay },
+	{ "verbose", 'v', NULL, opt_verbose, "more messages; -vv also prints each event's perf_event_attr before opening it, as perf record -vv", 0, unset_verbose },
+	{ "quiet", 'q', NULL, opt_quiet, "errors only (no status line, no summary)", 0, unset_quiet },
+	{ "help", 'h', NULL, opt_help, "this text", 0, NULL },
+};
+#define NR_OPTS (sizeof(table) / sizeof(table[0]))
+
+/* An argument named "[=...]" is optional (--opt or --opt=ARG). */
+static bool optional(const struct opt *op)
+{
+	return op->argname && op->argname[0] == '[';
+}
+
+/* What --no-NAME does to the option op (struct opt's unset). */
+enum negation { NEG_RESET, NEG_NOTHING, NEG_REFUSED };
+
+static enum negation negation_of(const struct opt *op)
+{
+	if (op->unset || !op->fn)
+		return NEG_RESET;
+	/* perf's writer settings back to perf's default, or what prec
+	 * does whatever is asked: nothing to undo */
+	if (op->fn == opt_replaced || op->fn == opt_always)
+		return NEG_NOTHING;
+	return NEG_REFUSED;
+}
+
+static void usage(FILE *f)
+{
+	const char *sep = "";
+
+	fprintf(f, "usage: prec record [-d DIR] [options] [-- command args...]\n\n");
+	for (size_t i = 0; i < NR_OPTS; i++) {
+		char left[64];
+		int n = 0;
+
+		if (table[i].shrt)
+			n = snprintf(left, sizeof(left), "-%c%s", table[i].shrt,
+				     table[i].lng ? ", " : "");
+		else
+			n = snprintf(left, sizeof(left), "    ");
+		if (table[i].lng)
+			n += snprintf(left + n, sizeof(left) - (size_t)n, "--%s", table[i].lng);
+		if (table[i].argname)
+			snprintf(left + n, sizeof(left) - (size_t)n,
+				 optional(&table[i]) ? "%s" : " %s", table[i].argname);
+		fprintf(f, "  %-32s %s\n", left, table[i].help);
+	}
+	fprintf(f, "\nAs in perf, --no-NAME undoes the long option --NAME (and for one named\n"
+		   "no-NAME, --NAME or --no-no-NAME do); prec-record(1) says to what. Not for:");
+	for (size_t i = 0; i < NR_OPTS; i++) {
+		if (table[i].lng && negation_of(&table[i]) == NEG_REFUSED) {
+			fprintf(f, "%s --%s", sep, table[i].lng);
+			sep = ",";
+		}
+	}
+	fprintf(f, ".\n");
+}
+
+/* getopt_long's value for the negation of table[i] */
+#define NEGATION(i) (256 + (int)NR_OPTS + (int)(i))
+
+/* getopt_long's arguments: each option of the table, then the
+ * negations of its long ones (their names kept in negated). */
+struct getopt_args {
+	char shorts[3 * NR_OPTS + 2];
+	struct option longs[3 * NR_OPTS + 1];
+	char negated[2 * NR_OPTS][40];
+	int nr_longs, nr_negated;
+};
+
+/* A negation named prefix+name, unless an option of the table has that
+ * name (--copy and --no-copy are options of their own, which say the
+ * same). */
+static void add_negation(struct getopt_args *g, const char *prefix,
+			 const char *name, int val)
+{
+	char *buf = g->negated[g->nr_negated];
+	size_t room = sizeof(g->negated[0]);
+
+	if ((size_t)snprintf(buf, room, "%s%s", prefix, name) >= room)
+		return; /* none is that long: unit/perf_record_options negates each */
+	for (int i = 0; i < g->nr_longs; i++)
+		if (!strcmp(g->longs[i].name, buf))
+			return;
+	g->nr_negated++;
+	g->longs[g->nr_longs++] = (struct option){ buf, no_argument, NULL, val };
+}
+
+static void build_getopt(struct getopt_args *g)
+{
+	int ns = 0;
+
+	g->nr_longs = g->nr_negated = 0;
 	/* '+': stop at the first non-option, the command (as perf does). */
-	shorts[ns++] = '+';
+	g->shorts[ns++] = '+';
 	for (size_t i = 0; i < NR_OPTS; i++) {
 		int val = table[i].shrt ? table[i].shrt : 256 + (int)i;
 
 		if (table[i].shrt) {
-			shorts[ns++] = (char)table[i].shrt;
+			g->shorts[ns++] = (char)table[i].shrt;
 			if (table[i].argname)
-				shorts[ns++] = ':';
+				g->shorts[ns++] = ':';
 			if (optional(&table[i]))
-				shorts[ns++] = ':';
+				g->shorts[ns++] = ':';
 		}
 		if (table[i].lng)
-			longs[nl++] = (struct option){ table[i].lng,
+			g->longs[g->nr_longs++] = (struct option){ table[i].lng,
 				optional(&table[i]) ? optional_argument :
 				table[i].argname ? required_argument : no_argument,
 				NULL, val };
 	}
-	shorts[ns] = 0;
-	longs[nl] = (struct option){ 0 };
+	/* As perf's parse-options: --no-NAME; and for no-NAME also NAME
+	 * (--buildid) besides --no-no-NAME. Refused ones too, so that their
+	 * line names them. */
+	for (size_t i = 0; i < NR_OPTS; i++) {
+		if (!table[i].lng)
+			continue;
+		add_negation(g, "no-", table[i].lng, NEGATION(i));
+		if (!strncmp(table[i].lng, "no-", 3))
+			add_negation(g, "", table[i].lng + 3, NEGATION(i));
+	}
+	g->shorts[ns] = 0;
+	g->longs[g->nr_longs] = (struct option){ 0 };
 }
 
 static const struct opt *lookup(int val)
@@ -1083,6 +1452,95 @@ static const struct opt *lookup(int val)
 		if (table[i].shrt && table[i].shrt == val)
 			return &table[i];
 	return NULL;
+}
+
+/* Whether typed is --NAME=VALUE of an option that takes no value (a
+ * negation, a flag), then said as perf says it. */
+static bool valued_flag(const struct getopt_args *g, const char *typed)
+{
+	const char *eq = strchr(typed, '=');
+
+	if (strncmp(typed, "--", 2) || !eq)
+		return false;
+	for (int i = 0; i < g->nr_longs; i++) {
+		const char *name = g->longs[i].name;
+
+		if (g->longs[i].has_arg == no_argument && strlen(name) == (size_t)(eq - typed - 2) &&
+		    !strncmp(name, typed + 2, strlen(name))) {
+			pr_err("record: option '%s': --%s takes no value", typed, name);
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The negation of op, typed as given. */
+static int negate(struct prec_record_opts *o, const struct opt *op, const char *typed)
+{
+	switch (negation_of(op)) {
+	case NEG_RESET:
+		if (op->unset)
+			return op->unset(o, NULL);
+		*(bool *)((char *)o + op->flag) = false;
+		return 0;
+	case NEG_NOTHING:
+		return 0;
+	case NEG_REFUSED:
+		break;
+	}
+	pr_err("record: option '%s': --%s cannot be negated (see 'prec record --help')",
+	       typed, op->lng);
+	return -EINVAL;
+}
+
+/* perf's size label: the unit goes up while more than one of the next
+ * is left (so 1 MiB is "1024K"). */
+static void size_label(uint64_t bytes, char *buf, size_t len)
+{
+	static const char units[] = "BKMG";
+	int u = 0;
+
+	while (bytes / 1024 > 1 && u < 3) {
+		bytes /= 1024;
+		u++;
+	}
+	snprintf(buf, len, "%llu%c", (unsigned long long)bytes, units[u]);
+}
+
+/* What the options took otherwise than asked, said once (not with -q). */
+static void notes(const struct prec_record_opts *o)
+{
+	uint64_t ps = (uint64_t)sysconf(_SC_PAGESIZE);
+	uint64_t rounded[2] = { o->mmap_rounded ? o->mmap_pages * ps : 0,
+				o->aux_rounded ? o->aux_bytes : 0 };
+
+	if (o->quiet)
+		return;
+	/* perf's words, for the ring and then the AUX area */
+	for (int i = 0; i < 2; i++) {
+		char label[32];
+
+		if (!rounded[i])
+			continue;
+		size_label(rounded[i], label, sizeof(label));
+		pr_info("rounding mmap pages size to %s (%llu pages)", label,
+			(unsigned long long)(rounded[i] / ps));
+	}
+	if (o->kept_time)
+		pr_info("note: --no-timestamp: prec's samples carry their time still (its merge orders the CPUs by it)");
+	if (o->kept_period)
+		pr_info("note: --no-period: prec's samples at a frequency, and tracepoints', carry their period still");
+	if (o->nr_replaced) {
+		char list[256];
+		size_t n = 0;
+
+		list[0] = 0;
+		for (int i = 0; i < o->nr_replaced && n < sizeof(list); i++)
+			n += (size_t)snprintf(list + n, sizeof(list) - n, "%s--%s", i ? ", " : "",
+					      o->replaced[i]);
+		pr_info("note: %s: perf's own writer and synthesis settings, taken as given; prec's per-CPU drainer threads do that work",
+			list);
+	}
 }
 
 static int check_combination(struct prec_record_opts *o)
@@ -1225,20 +1683,27 @@ static int check_combination(struct prec_record_opts *o)
 
 int prec_record_opts__parse(struct prec_record_opts *o, int argc, char **argv)
 {
-	char shorts[3 * NR_OPTS + 2];
-	struct option longs[NR_OPTS + 1];
+	struct getopt_args g;
 	int c, err;
 
 	defaults(o);
-	build_getopt(shorts, longs);
+	build_getopt(&g);
 	optind = 0; /* full reset: parse may run more than once (tests) */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
-		const struct opt *op = lookup(c);
+	while ((c = getopt_long(argc, argv, g.shorts, g.longs, NULL)) != -1) {
+		bool negated = c >= NEGATION(0) && c < NEGATION(NR_OPTS);
+		const struct opt *op = negated ? &table[c - NEGATION(0)] : lookup(c);
 
 		if (c == '?' || c == ':' || !op) {
-			prec_cli__bad_option("record", argv);
+			if (!valued_flag(&g, argv[optind - 1]))
+				prec_cli__bad_option("record", argv);
 			return -EINVAL;
+		}
+		if (negated) {
+			err = negate(o, op, argv[optind - 1]);
+			if (err)
+				return err;
+			continue;
 		}
 		if (!op->fn) {
 			*(bool *)((char *)o + op->flag) = true;
@@ -1247,11 +1712,9 @@ int prec_record_opts__parse(struct prec_record_opts *o, int argc, char **argv)
 		if (op->fn == opt_replaced && o->nr_replaced < (int)(sizeof(o->replaced) / sizeof(o->replaced[0])))
 			o->replaced[o->nr_replaced++] = op->lng;
 		err = op->fn(o, optarg);
-		if (err == 1)
+		if (err == PREC_RECORD_OPTS_HELP)
 			usage(stdout);
-		if (err == 1 || err == 2)
-			return 1;
-		if (err < 0)
+		if (err)
 			return err;
 	}
 	if (optind < argc) {
@@ -1262,18 +1725,15 @@ int prec_record_opts__parse(struct prec_record_opts *o, int argc, char **argv)
 	 * too, on every event (perf's arch__add_leaf_frame_record_opts). */
 	if (o->callgraph == PREC_CG_FP)
 		o->sample.regs_user |= prec_sample_regs__fp_leaf();
-	if (o->nr_replaced && !o->quiet) {
-		char list[256];
-		size_t n = 0;
-
-		list[0] = 0;
-		for (int i = 0; i < o->nr_replaced && n < sizeof(list); i++)
-			n += (size_t)snprintf(list + n, sizeof(list) - n, "%s--%s", i ? ", " : "",
-					      o->replaced[i]);
-		pr_info("note: %s: perf's own writer and synthesis settings, taken as given; prec's per-CPU drainer threads do that work",
-			list);
-	}
-	return check_combination(o);
+	/* As perf's -s: the READ records of each child carry its times,
+	 * after any --no-running-time */
+	if (o->sample.inherit_stat)
+		o->sample.running_time = true;
+	/* notes on a command line that is taken only: a refusal is one line */
+	err = check_combination(o);
+	if (!err)
+		notes(o);
+	return err;
 }
 
 void prec_record_opts__exit(struct prec_record_opts *o)

@@ -188,10 +188,20 @@ struct prec_record_opts {
 	/* perf's writer options taken and said once (opt_replaced) */
 	const char *replaced[8];
 	int nr_replaced;
+	/* said once too, unless -q: -m's ring or AUX area rounded up to a
+	 * power of two of pages (as perf says it), and perf's --no-timestamp
+	 * and --no-period, taken without what they drop */
+	bool mmap_rounded, aux_rounded;
+	bool kept_time, kept_period;
 };
 
-/* Parse `prec record` argv (argv[0] = "record"). Returns 0, 1 when help
- * was printed (exit 0), or -EINVAL after printing one line (exit 2). */
+/* prec_record_opts__parse()'s answers that end the command */
+#define PREC_RECORD_OPTS_HELP 1    /* --help printed: exit 0 */
+#define PREC_RECORD_OPTS_LISTED 2  /* -I? or --user-regs=? listed the
+				    * registers on stderr: exit 129, perf's */
+/* Parse `prec record` argv (argv[0] = "record"), perf's negations
+ * (--no-NAME) included. Returns 0, PREC_RECORD_OPTS_HELP or _LISTED, or
+ * -EINVAL after printing one line (exit 2). */
 int prec_record_opts__parse(struct prec_record_opts *o, int argc, char **argv);
 /* Every default that depends on the machine or the events decided, once
  * the events are parsed (options_resolve.c): the ring size a user may

@@ -22,12 +22,14 @@ struct reg {
 	unsigned bit;
 };
 
+/* Spelled as perf's list (-I?) spells them: x86's in capitals, arm64's
+ * not; taken in any case. */
 #if defined(__x86_64__)
 static const struct reg regs[] = {
-	{ "ax", 0 }, { "bx", 1 }, { "cx", 2 }, { "dx", 3 }, { "si", 4 }, { "di", 5 },
-	{ "bp", 6 }, { "sp", 7 }, { "ip", 8 }, { "flags", 9 }, { "cs", 10 }, { "ss", 11 },
-	{ "r8", 16 }, { "r9", 17 }, { "r10", 18 }, { "r11", 19 }, { "r12", 20 },
-	{ "r13", 21 }, { "r14", 22 }, { "r15", 23 },
+	{ "AX", 0 }, { "BX", 1 }, { "CX", 2 }, { "DX", 3 }, { "SI", 4 }, { "DI", 5 },
+	{ "BP", 6 }, { "SP", 7 }, { "IP", 8 }, { "FLAGS", 9 }, { "CS", 10 }, { "SS", 11 },
+	{ "R8", 16 }, { "R9", 17 }, { "R10", 18 }, { "R11", 19 }, { "R12", 20 },
+	{ "R13", 21 }, { "R14", 22 }, { "R15", 23 },
 };
 /* bits 0..23 less ds, es, fs, gs (12..15), which the kernel reads as 0 */
 #define DEFAULT_MASK 0xff0fffull
@@ -132,17 +134,18 @@ int prec_sample_regs__parse(const char *list, bool user, uint64_t *mask, FILE *f
 		*mask = avail;
 		return avail ? 0 : -EINVAL;
 	}
-	if (!strcmp(list, "?")) {
-		fprintf(f, "available registers:");
-		for (size_t i = 0; i < NR_REGS; i++)
-			if (avail >> regs[i].bit & 1)
-				fprintf(f, " %s", regs[i].name);
-		fprintf(f, "\n");
-		return 1;
-	}
 	for (const char *p = list; *p;) {
 		size_t len = strcspn(p, ",");
 
+		/* perf's list, byte for byte: each name and a blank */
+		if (len == 1 && *p == '?') {
+			fprintf(f, "available registers: ");
+			for (size_t i = 0; i < NR_REGS; i++)
+				if (avail >> regs[i].bit & 1)
+					fprintf(f, "%s ", regs[i].name);
+			fprintf(f, "\n");
+			return 1;
+		}
 		if (!len || lookup(p, len, avail, &m))
 			return -EINVAL;
 		p += len;

@@ -27,8 +27,9 @@ uint64_t prec_sample_regs__fp_leaf(void);
 
 /* list: register names, comma-separated, case-insensitive (perf's), or
  * NULL/"" for the default (user: the user registers'). Returns 0 with
- * *mask set, 1 when list is "?" (the names were printed to f), -EINVAL for
- * a name this machine lacks (not printed: the caller names its option). */
+ * *mask set, 1 when the list reaches a "?" item (the names were printed
+ * to f as perf prints them), -EINVAL for a name this machine lacks (not
+ * printed: the caller names its option). */
 int prec_sample_regs__parse(const char *list, bool user, uint64_t *mask, FILE *f);
 
 #endif

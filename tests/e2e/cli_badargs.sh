@@ -3,7 +3,8 @@
 # Wrong command lines for every subcommand: each must print exactly one line
 # on stderr starting with "prec", exit 2, and create no file or directory;
 # a bad -m / --affinity / --aux-size value is quoted whole in that line,
-# and -S's and --aux-sample's OPTS.
+# and -S's and --aux-sample's OPTS; a negation perf refuses (or crashes
+# on) is named in it.
 # Every case runs (one line of result each) before the verdict.
 set -u
 # shellcheck source=tests/lib/e2e.sh
@@ -34,8 +35,11 @@ record -d @OUT@ -F -5 -- true
 record -d @OUT@ -F 99999999999999999999 -- true
 record -d @OUT@ -F
 record -d @OUT@ -c abc -- true
-record -d @OUT@ -c 0 -- true
-record -d @OUT@ -m 3 -- true
+record -d @OUT@ -c -1 -- true
+record -d @OUT@ --no-count=5 -- true
+record -d @OUT@ --no-event -- true
+record -d @OUT@ --no-freq -- true
+record -d @OUT@ --no-exclude-perf -- true
 record -d @OUT@ -m abc -- true
 record -d @OUT@ --switch-output=18446744074s -- true
 record -d @OUT@ --switch-output=5x -- true
@@ -43,7 +47,7 @@ record -d @OUT@ -m 4Q -- true
 record -d @OUT@ -m 128,3x -- true
 record -d @OUT@ -m 128, -- true
 record -d @OUT@ -m ,0 -- true
-record -d @OUT@ -m 3,4M -- true
+record -d @OUT@ -m 3,4Q -- true
 record -d @OUT@ -m 17179869185G -- true
 record -d @OUT@ -m 99999999999999999999 -- true
 record -d @OUT@ --aux-size 0 -- true
@@ -149,6 +153,10 @@ while IFS= read -r line; do
 	[[ "$first" == prec* ]] || why+=" stderr does not start with 'prec';"
 	# A bad value is named whole in the message ("-m 3,4M", not "3").
 	for ((i = 0; i < ${#args[@]}; i++)); do
+		case ${args[i]} in
+		--no-*)
+			[[ "$first" == *"${args[i]}"* ]] || why+=" does not name ${args[i]};" ;;
+		esac
 		case ${args[i]} in
 		-S?* | --snapshot=* | --aux-sample=*)
 			opts=${args[i]#-S}

@@ -41,7 +41,7 @@ if [ ! -e /sys/bus/event_source/devices/cpu ]; then
 fi
 expect 2 "option -C '0-x'" -C 0-x -- true
 expect 2 "CPU 4095 is not online" -C 4095 -- true
-expect 2 "option -m '3'" -m 3 -- true
+expect 2 "option -m '3x'" -m 3x -- true
 expect 2 "option -F '0'" -F 0 -- true
 expect 2 "option -k 'sundial'" -k sundial -- true
 # perf_event_set_clock: a tracepoint takes only the NMI-safe clocks

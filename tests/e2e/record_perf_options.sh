@@ -10,6 +10,13 @@
 #   --keep-shards, --timestamp-filename), without -d or -o perf.data in the
 #   working directory; -o - streams pipe format with the command's stdout
 #   kept out of it; perf's writer options are taken with one note.
+# - perf's negations: of every long option perf lists, --no-NAME (and
+#   --NAME, --no-no-NAME of one named no-NAME) is taken by prec where perf
+#   takes it, refused in one line naming it where perf refuses it or
+#   crashes; an option and its negation leave the attr as perf's do, -c 0
+#   too (in the attr check above).
+# - -m PAGES not a power of two: rounded up, said in perf's words; -I? and
+#   --user-regs=?: perf's list line, byte for byte, on stderr, exit 129.
 # - perf's own shell tests pipe_test.sh and buildid.sh (the build-id cache
 #   prec record fills) pass with `perf record` played by prec
 #   (tests/lib/perf-as-prec); record+zstd_comp_decomp.sh's steps pass, its
@@ -39,8 +46,9 @@ with() {
 	local tool=$1 out=$2
 	shift 2
 	if [ "$tool" = perf ]; then
-		# -B: perf beside a recording prec leaves its build-id pass alone
-		perf record -q -B -o "$out" -e cpu-clock "$@" -- true >/dev/null 2>&1
+		# -B: perf beside a recording prec leaves its build-id pass alone;
+		# --no-bpf-event: perf's BPF side-band thread holds its exit 1 s
+		perf record -q -B --no-bpf-event -o "$out" -e cpu-clock "$@" -- true >/dev/null 2>&1
 	else
 		"$PREC" record -q -o "$out" -e cpu-clock "$@" -- true >/dev/null 2>&1
 	fi || fail "$tool record $* exited $?"
@@ -54,7 +62,15 @@ attr_fields base.prec >base.prec.f
 checked=0
 for opts in "-R" "-W" "-I" "--user-regs=ip,sp" "--phys-data" "--data-page-size" \
 	"--code-page-size" "-n" "-s" "--running-time" "--no-buffering" \
-	"-g --kernel-callchains" "-g --user-callchains" "-T --sample-cpu --sample-identifier"; do
+	"-g --kernel-callchains" "-g --user-callchains" "-T --sample-cpu --sample-identifier" \
+	"-R --no-raw-samples" "-W --no-weight" "-s --no-stat" "--running-time --no-running-time" \
+	"-n --samples" "-n --no-no-samples" "--no-buffering --buffering" "-g --no-call-graph" \
+	"--no-call-graph" "--data --no-data" "--phys-data --no-phys-data" \
+	"--data-page-size --no-data-page-size" "-c 1000 --no-count" "-c 0" "-c 1000 -P --no-period" \
+	"-i --inherit" "-i --no-no-inherit" "--switch-events --no-switch-events" \
+	"--namespaces --no-namespaces" "--all-user --no-all-user" "--all-kernel --no-all-kernel" \
+	"--all-cgroups --no-all-cgroups" "-k mono --no-clockid" \
+	"--buildid-mmap --no-buildid-mmap" "--no-sample-cpu --no-sample-identifier --no-timestamp-boundary"; do
 	# shellcheck disable=SC2086 # the options are words
 	with perf o.perf $opts
 	# shellcheck disable=SC2086
@@ -73,6 +89,53 @@ for opts in "-R" "-W" "-I" "--user-regs=ip,sp" "--phys-data" "--data-page-size" 
 	checked=$((checked + 1))
 done
 echo "attrs: $checked option sets change prec's attr as they change perf's"
+
+# perf's negations: what perf takes, prec takes; what perf refuses (or
+# crashes on: 139), prec refuses in one line naming it, exit 2
+forms=0
+for o in $(perf record --list-opts 2>/dev/null); do
+	n=${o#--}
+	names="--no-$n"
+	case $n in no-*) names="$names --${n#no-} --no-$n" ;; esac
+	for f in $names; do
+		# perf parses (and crashes on a negation) before its --dry-run
+		# exits; the shell that waits says a crash: its stderr dropped too
+		prc=$({ perf record --dry-run "$f" -o neg.perf -e cpu-clock -- true >/dev/null 2>&1; echo $?; } 2>/dev/null)
+		"$PREC" record --dry-run "$f" -o neg.prec -e cpu-clock -- true >/dev/null 2>neg.err
+		crc=$?
+		if [ "$prc" = 0 ]; then
+			[ $crc = 0 ] || fail "$f: perf takes it, prec exits $crc: $(cat neg.err)"
+		else
+			[ $crc = 2 ] && [ "$(wc -l <neg.err)" = 1 ] && grep -q -- "$f" neg.err ||
+				fail "$f: perf refuses it (exit $prc), prec exits $crc: $(cat neg.err)"
+		fi
+		forms=$((forms + 1))
+	done
+done
+[ $forms -gt 80 ] || fail "perf record --list-opts gave $forms negations to try"
+echo "negations: $forms, prec takes those perf takes"
+# taken, said: what perf drops, prec's merge keeps
+"$PREC" record --no-timestamp --no-period -o nt.data -e cpu-clock -- true 2>nt.err || fail_rc nt.err "--no-timestamp --no-period"
+grep -q 'note: --no-timestamp:' nt.err && grep -q 'note: --no-period:' nt.err || fail "--no-timestamp --no-period: no note: $(cat nt.err)"
+
+# -m: pages rounded up to a power of two, in perf's words
+for m in 3 5,3 12K 2049K 1000 4; do
+	perf record --dry-run -m $m -o m.perf -e cpu-clock -- true >/dev/null 2>m.perf.err || fail_rc m.perf.err "perf record -m $m"
+	"$PREC" record --dry-run -m $m -o m.prec -e cpu-clock -- true >/dev/null 2>m.prec.err || fail_rc m.prec.err "prec record -m $m"
+	grep '^rounding' m.perf.err >m.perf.said
+	sed -n 's/^prec: rounding/rounding/p' m.prec.err >m.prec.said
+	cmp -s m.perf.said m.prec.said || fail "-m $m: perf says '$(cat m.perf.said)', prec '$(cat m.prec.said)'"
+done
+# the register lists: perf's line on stderr, exit 129, nothing on stdout
+for r in '--user-regs=?' '-I?' '--intr-regs=ip,?'; do
+	perf record "$r" >/dev/null 2>r.perf
+	prc=$?
+	"$PREC" record "$r" >r.out 2>r.prec
+	crc=$?
+	[ $prc = 129 ] && [ $crc = 129 ] || fail "$r: perf exits $prc, prec $crc"
+	head -n 1 r.perf | cmp -s - r.prec || fail "$r: perf says '$(head -n 1 r.perf)', prec '$(cat r.prec)'"
+	[ ! -s r.out ] || fail "$r: prec wrote to stdout: $(cat r.out)"
+done
 
 # -o FILE as perf's
 echo old >x.data

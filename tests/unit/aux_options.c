@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The AUX area options of prec record: -m PAGES,AUX and --aux-size take
-// pages (a power of two) or a size, and a bad value is refused with the
-// option named (moved out of unit/auxtrace, which simulates the AUX ring).
+// pages or a size, rounded up to a power of two of pages (-m's as perf's,
+// ring and AUX area), and a bad value is refused with the option named (moved out of unit/auxtrace, which simulates the AUX ring).
 #include <errno.h>
 #include <stdio.h>
 #include <unistd.h>
@@ -20,10 +20,11 @@ static void test_options(void)
 	char *a6[] = { "record", "-m", "128,4M", "true", NULL };
 	char *a7[] = { "record", "-m", "64,1024", "true", NULL };
 	char *a8[] = { "record", "--aux-size", "8M", "true", NULL };
+	char *a9[] = { "record", "-m", "3,4M", "true", NULL };
 	char *bad[][5] = {
 		{ "record", "-m", "128,3x", "true", NULL },
 		{ "record", "-m", "128,", "true", NULL },
-		{ "record", "-m", "3,4M", "true", NULL },
+		{ "record", "-m", "3,4Q", "true", NULL },
 		{ "record", "--aux-size", "0", "true", NULL },
 		{ "record", "--aux-size", "-4M", "true", NULL },
 		{ "record", "--aux-size", "99999999999G", "true", NULL },
@@ -56,6 +57,10 @@ static void test_options(void)
 	prec_record_opts__exit(&o);
 	CHECK_EQ(prec_record_opts__parse(&o, 4, a8), 0);
 	CHECK_EQ(o.aux_bytes, 8u << 20);
+	prec_record_opts__exit(&o);
+	CHECK_EQ(prec_record_opts__parse(&o, 4, a9), 0);
+	CHECK_EQ(o.mmap_pages, 4);
+	CHECK_EQ(o.aux_bytes, 4u << 20);
 	prec_record_opts__exit(&o);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		CHECK_EQ(prec_record_opts__parse(&o, 4, bad[i]), -EINVAL);

@@ -205,7 +205,6 @@ static void test_options_bad(void)
 {
 	struct prec_record_opts o = { 0 };
 
-	CHECK_EQ(parse(&o, ARGV("-m", "3")), -EINVAL);
 	CHECK_EQ(parse(&o, ARGV("-m", "4X")), -EINVAL);
 	CHECK_EQ(parse(&o, ARGV("-c", "10", "-F", "10")), -EINVAL);
 	CHECK_EQ(parse(&o, ARGV("-p", "1", "--", "true")), -EINVAL);

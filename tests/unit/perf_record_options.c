@@ -5,10 +5,14 @@
 // --tail-synthesize's refusals, --kcore and its refusals (-o -,
 // --switch-output), --off-cpu taken, and the refused -S, --aux-sample;
 // the O_DIRECT staging's default bound, resolved (alone, under --max-disk,
-// and --max-staging's own).
+// and --max-staging's own); perf's negations (--no-NAME, --NAME and
+// --no-no-NAME of a no-NAME option) and those perf refuses or crashes on;
+// -c 0; -m rounded up to a power of two of pages, said as perf says it;
+// -I? and --user-regs=? as perf's list on stderr.
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "record/evlist_internal.h"
@@ -144,12 +148,261 @@ static void test_staging_bound(void)
 	prec_record_opts__exit(&o);
 }
 
+/* parse "record WORDS... true" (at most 15 words) into o; its return */
+static int parse_words(struct prec_record_opts *o, const char *words)
+{
+	static char buf[512];
+	char *argv[20] = { "record" };
+	int argc = 1;
+
+	snprintf(buf, sizeof(buf), "%s", words);
+	for (char *w = strtok(buf, " "); w && argc < 18; w = strtok(NULL, " "))
+		argv[argc++] = w;
+	argv[argc++] = "true";
+	argv[argc] = NULL;
+	return prec_record_opts__parse(o, argc, argv);
+}
+
+/* What the options below set is as in def, the defaults. */
+static bool as_defaults(const struct prec_record_opts *o, const struct prec_record_opts *def)
+{
+	return !memcmp(&o->sample, &def->sample, sizeof(o->sample)) &&
+	       o->period == def->period && !o->sample_period && o->callgraph == def->callgraph &&
+	       o->stack_size == def->stack_size && !o->nr_cpus && !o->nr_pids && !o->nr_tids &&
+	       !o->uid_set && !o->delay_ms && !o->nr_delay_edges && !o->delay_edges &&
+	       o->clockid == def->clockid && !o->clock_set && !o->max_size && !o->max_disk &&
+	       o->affinity == def->affinity && !o->compress && !o->aux_snapshot &&
+	       !o->aux_sample && !o->verbose && !o->quiet && o->round_ms == def->round_ms &&
+	       o->copy == def->copy && o->direct_io == def->direct_io && !o->max_staging_set &&
+	       !o->aux_bytes && !o->markers && !o->force && o->output &&
+	       !strcmp(o->output, def->output) && !o->no_inherit && !o->no_buildid &&
+	       !o->no_buildid_cache && !o->no_bpf_event && !o->strict_freq && !o->group &&
+	       !o->all_cgroups && !o->switch_events && !o->namespaces && !o->off_cpu &&
+	       !o->all_user && !o->all_kernel && !o->buildid_mmap && !o->kcore &&
+	       !o->overwrite && !o->tail_synthesize && !o->dry_run &&
+	       !o->timestamp_filename && !o->data;
+}
+
+/* Each negation puts back what its option set: the options as given, then
+ * negated, end as the defaults do (perf 6.1 accepts every one of these). */
+static void test_negations(void)
+{
+	static const char *const undone[] = {
+		"-R --no-raw-samples", "-W --no-weight", "--transaction --no-transaction",
+		"--phys-data --no-phys-data", "--data-page-size --no-data-page-size",
+		"--code-page-size --no-code-page-size", "-n --samples", "-n --no-no-samples",
+		"--no-buffering --buffering", "--no-buffering --no-no-buffering",
+		"--running-time --no-running-time", "-s --no-stat", "--data --no-data",
+		"-i --inherit", "-i --no-no-inherit", "-B --buildid", "-B --no-no-buildid",
+		"-N --buildid-cache", "--no-bpf-event --bpf-event", "--strict-freq --no-strict-freq",
+		"--group --no-group", "-a --no-all-cpus", "--all-cgroups --no-all-cgroups",
+		"--switch-events --no-switch-events", "--namespaces --no-namespaces",
+		"--off-cpu --no-off-cpu", "--all-user --no-all-user", "--all-kernel --no-all-kernel",
+		"--buildid-mmap --no-buildid-mmap", "--kcore --no-kcore", "--overwrite --no-overwrite",
+		"--tail-synthesize --no-tail-synthesize", "--dry-run --no-dry-run",
+		"--timestamp-filename --no-timestamp-filename",
+		"-c 1000 --no-count", "-g --no-call-graph", "--call-graph dwarf,4096 --no-call-graph",
+		"--no-call-graph", "-b --no-branch-any", "-j any,u --no-branch-filter",
+		"-I --no-intr-regs", "--user-regs=ip,sp --no-user-regs", "-C 0 --no-cpu",
+		"-p 1 --no-pid", "-t 1 --no-tid", "-u 0 --no-uid", "-D 10-20,30-40 --no-delay",
+		"-D 5 --no-delay", "-k raw --no-clockid", "--max-size 1M --no-max-size",
+		"--affinity cpu --no-affinity", "-z3 --no-compression-level", "--compress --no-compress",
+		"-S --no-snapshot", "--aux-sample=8192 --no-aux-sample", "-v --no-verbose",
+		"-q --no-quiet", "--round-ms 7 --no-round-ms", "--no-copy --copy",
+		"--no-copy --no-no-copy", "--no-direct-io --direct-io", "--max-staging 8M --no-max-staging",
+		"--aux-size 4M --no-aux-size", "--markers --no-markers", "-f --no-force",
+		"--max-disk 1G --no-max-disk", "-o x.data --no-output",
+		"-T --no-sample-cpu --no-sample-identifier --no-timestamp-boundary --no-buildid-all",
+		"--aio --no-aio --threads --no-threads --no-mmap-flush --no-per-thread",
+		"--no-vmlinux --no-debuginfod --no-clang-path --no-clang-opt --no-num-thread-synthesize",
+	};
+	struct prec_record_opts def, o;
+
+	CHECK_EQ(parse_words(&def, ""), 0);
+	for (size_t i = 0; i < sizeof(undone) / sizeof(undone[0]); i++) {
+		int rc = parse_words(&o, undone[i]);
+
+		if (rc || !as_defaults(&o, &def))
+			fprintf(stderr, "%s: %s\n", undone[i], rc ? "refused" : "not undone");
+		CHECK(!rc && as_defaults(&o, &def));
+		prec_record_opts__exit(&o);
+	}
+	prec_record_opts__exit(&def);
+}
+
+/* The negations that are not a return to the defaults, and the refused. */
+static void test_negations_special(void)
+{
+	static const char *const refused[] = {
+		/* perf 6.1 refuses these (--freq, --mmap-pages) or crashes */
+		"--no-event", "--no-filter", "--no-freq", "--no-mmap-pages", "--no-cgroup",
+		"--no-synth", "--no-control", "--no-switch-output", "--no-switch-output-event",
+		"--no-pfm-events", "--no-help",
+		/* as perf: a negation takes no value; --exclude-perf's needs an -e */
+		"--no-count=5", "--no-timestamp=1", "--no-exclude-perf",
+		"-e cpu-clock --no-event",
+	};
+	struct prec_record_opts o;
+
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		int rc = parse_words(&o, refused[i]);
+
+		if (rc != -EINVAL)
+			fprintf(stderr, "%s: taken\n", refused[i]);
+		CHECK_EQ(rc, -EINVAL);
+		prec_record_opts__exit(&o);
+	}
+	/* the -e before it only */
+	CHECK_EQ(parse_words(&o, "-e sched:sched_switch --exclude-perf -e sched:sched_wakeup "
+				 "--exclude-perf --no-exclude-perf"), 0);
+	CHECK(o.nr_specs == 2 && o.specs[0].exclude_self && !o.specs[1].exclude_self);
+	prec_record_opts__exit(&o);
+	/* perf's integer negation, 0: no SCHED_FIFO, and no time for maps */
+	CHECK_EQ(parse_words(&o, "--no-realtime"), 0);
+	CHECK(o.rt_prio == 0 && o.rt_prio_set);
+	prec_record_opts__exit(&o);
+	CHECK_EQ(parse_words(&o, "--no-proc-map-timeout"), 0);
+	CHECK_EQ(o.proc_map_timeout_ms, 0);
+	prec_record_opts__exit(&o);
+	/* -s's times stay with --running-time given too */
+	CHECK_EQ(parse_words(&o, "--running-time -s --no-stat"), 0);
+	CHECK(o.sample.running_time && !o.sample.inherit_stat);
+	prec_record_opts__exit(&o);
+	CHECK_EQ(parse_words(&o, "-s --no-running-time"), 0);
+	CHECK(o.sample.running_time && o.sample.inherit_stat);
+	prec_record_opts__exit(&o);
+	/* taken, said: what they drop in perf prec keeps */
+	CHECK_EQ(parse_words(&o, "-q --no-timestamp -P --no-period"), 0);
+	CHECK(o.kept_time && o.kept_period && !o.sample_period);
+	prec_record_opts__exit(&o);
+	CHECK_EQ(parse_words(&o, "-d x --no-dir"), 0);
+	CHECK(!o.dir_set && !strcmp(o.dir, "prec.data") && !strcmp(o.output, "perf.data"));
+	prec_record_opts__exit(&o);
+	CHECK_EQ(parse_words(&o, "--user root --no-user"), 0);
+	CHECK(!o.user);
+	prec_record_opts__exit(&o);
+	CHECK_EQ(parse_words(&o, "--switch-output -d x --switch-max-files 3 --no-switch-max-files"), 0);
+	CHECK_EQ(o.switch_max_files, 0);
+	prec_record_opts__exit(&o);
+	/* unambiguous abbreviations, as perf's */
+	CHECK_EQ(parse_words(&o, "-R --no-raw"), 0);
+	CHECK(!o.sample.raw);
+	prec_record_opts__exit(&o);
+}
+
+/* -c 0, as perf: no period, the default frequency */
+static void test_count_zero(void)
+{
+	struct prec_record_opts o;
+
+	CHECK_EQ(parse_words(&o, "-c 0"), 0);
+	CHECK(!o.period && !o.freq);
+	prec_record_opts__exit(&o);
+	CHECK_EQ(parse_words(&o, "-F 100 -c 0"), 0);
+	CHECK(!o.period && o.freq == 100);
+	prec_record_opts__exit(&o);
+	CHECK_EQ(parse_words(&o, "-c 1000 -c 0"), 0);
+	CHECK_EQ(o.period, 0);
+	prec_record_opts__exit(&o);
+	CHECK_EQ(parse_words(&o, "-c -1"), -EINVAL);
+	prec_record_opts__exit(&o);
+}
+
+/* -m as perf: pages that are not a power of two rounded up to one, a size
+ * to whole pages first; perf's note for each rounded. */
+static void test_mmap_rounding(void)
+{
+	static const struct {
+		const char *arg;
+		uint64_t pages, aux_pages;
+		bool rounded, aux_rounded;
+	} cases[] = {
+		{ "-m 3", 4, 0, true, false }, { "-m 5", 8, 0, true, false },
+		{ "-m 4", 4, 0, false, false }, { "-m 1000", 1024, 0, true, false },
+		{ "-m 5,3", 8, 4, true, true }, { "-m 4,3", 4, 4, false, true },
+		{ "-m 3,4M", 4, 1024, true, false }, { "-m ,3", 0, 4, false, true },
+	};
+	uint64_t ps = (uint64_t)sysconf(_SC_PAGESIZE);
+	struct prec_record_opts o, def;
+
+	CHECK_EQ(parse_words(&def, ""), 0);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		CHECK_EQ(parse_words(&o, cases[i].arg), 0);
+		CHECK_EQ(o.mmap_pages, cases[i].pages ? cases[i].pages : def.mmap_pages);
+		CHECK_EQ(o.aux_bytes, cases[i].aux_pages * ps);
+		CHECK(o.mmap_rounded == cases[i].rounded && o.aux_rounded == cases[i].aux_rounded);
+		prec_record_opts__exit(&o);
+	}
+	/* sizes: whole pages, then a power of two of them */
+	CHECK_EQ(parse_words(&o, "-m 12K"), 0);
+	CHECK(o.mmap_pages * ps == (ps > 4096 ? ps : 16384) && o.mmap_rounded == (ps == 4096));
+	prec_record_opts__exit(&o);
+	CHECK_EQ(parse_words(&o, "-m 1K"), 0);
+	CHECK(o.mmap_pages == 1 && !o.mmap_rounded);
+	prec_record_opts__exit(&o);
+	CHECK_EQ(parse_words(&o, "-m 2049K"), 0);
+	CHECK(o.mmap_pages * ps == 4u << 20 && o.mmap_rounded == (ps < 2049 * 1024u));
+	prec_record_opts__exit(&o);
+	prec_record_opts__exit(&def);
+}
+
+/* The bytes parse_words(words) writes to stderr, in buf; its return. */
+static int parse_stderr(const char *words, char *buf, size_t len)
+{
+	struct prec_record_opts o;
+	FILE *tmp = tmpfile();
+	int saved = dup(2), rc;
+	size_t n;
+
+	CHECK(tmp && saved >= 0);
+	fflush(stderr);
+	CHECK(dup2(fileno(tmp), 2) == 2);
+	rc = parse_words(&o, words);
+	fflush(stderr);
+	CHECK(dup2(saved, 2) == 2);
+	close(saved);
+	prec_record_opts__exit(&o);
+	rewind(tmp);
+	n = fread(buf, 1, len - 1, tmp);
+	buf[n] = 0;
+	fclose(tmp);
+	return rc;
+}
+
+/* '?' anywhere in -I's or --user-regs' list: perf's list on stderr, in
+ * perf's spelling, and perf's exit status (cmd_record.c maps it to 129). */
+static void test_regs_list(void)
+{
+	char out[512], first[512];
+
+	CHECK_EQ(parse_stderr("--user-regs=?", first, sizeof(first)), PREC_RECORD_OPTS_LISTED);
+	CHECK(!strncmp(first, "available registers: ", 21));
+	CHECK(strlen(first) > 22 && !strcmp(first + strlen(first) - 2, " \n"));
+#if defined(__x86_64__)
+	CHECK(!strcmp(first, "available registers: AX BX CX DX SI DI BP SP IP FLAGS CS SS "
+			     "R8 R9 R10 R11 R12 R13 R14 R15 \n"));
+#endif
+	CHECK_EQ(parse_stderr("-I?", out, sizeof(out)), PREC_RECORD_OPTS_LISTED);
+	CHECK(!strncmp(out, "available registers: ", 21));
+	CHECK_EQ(parse_stderr("--intr-regs=?", out, sizeof(out)), PREC_RECORD_OPTS_LISTED);
+	CHECK_EQ(parse_stderr("--user-regs=ip,?", out, sizeof(out)), PREC_RECORD_OPTS_LISTED);
+	CHECK(!strcmp(out, first));
+	/* as perf: a bad name before it is the answer */
+	CHECK_EQ(parse_stderr("--user-regs=bogus,?", out, sizeof(out)), -EINVAL);
+	CHECK(!strstr(out, "available registers"));
+}
+
 int main(void)
 {
 	test_delay_ranges();
 	test_switch_event();
 	test_misc();
 	test_staging_bound();
-	printf("perf_record_options: -D ranges, --switch-output-event, --exclude-perf, --proc-map-timeout, --affinity node, refusals, staging bound\n");
+	test_negations();
+	test_negations_special();
+	test_count_zero();
+	test_mmap_rounding();
+	test_regs_list();
+	printf("perf_record_options: -D ranges, --switch-output-event, --exclude-perf, --proc-map-timeout, --affinity node, refusals, staging bound, negations, -c 0, -m rounding, register lists\n");
 	return 0;
 }
