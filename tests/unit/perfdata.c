@@ -981,23 +981,28 @@ static void test_unflag(struct prec_manifest *m)
 
 static void test_event_order(void)
 {
-	static const struct { uint32_t type; uint64_t config; } ev[] = {
-		{ PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY },
-		{ PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK },
-		{ PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY },
-		{ PERF_TYPE_TRACEPOINT, PERF_COUNT_SW_DUMMY },
-		{ PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES },
+	/* prec's tracking dummies (the side band's bits: mmap, or comm) go
+	 * last; a dummy the user asked for keeps its place, as in perf's */
+	static const struct { uint32_t type; uint64_t config, flags; } ev[] = {
+		{ PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY, 1ull << 8 },
+		{ PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, 0 },
+		{ PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY, 0 },
+		{ PERF_TYPE_TRACEPOINT, PERF_COUNT_SW_DUMMY, 1ull << 8 },
+		{ PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, 0 },
+		{ PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY, 1ull << 9 },
 	};
-	static const uint32_t want[] = { 1, 3, 4, 0, 2 };
-	struct prec_manifest_event events[5];
-	struct prec_manifest m = { .events = events, .nr_events = 5 };
+	static const uint32_t want[] = { 1, 2, 3, 4, 0, 5 };
+	struct prec_manifest_event events[6];
+	struct prec_manifest m = { .events = events, .nr_events = 6 };
 
 	memset(events, 0, sizeof(events));
-	for (int i = 0; i < 5; i++) {
+	for (int i = 0; i < 6; i++) {
 		memcpy(events[i].attr, &ev[i].type, 4);
 		memcpy(events[i].attr + 8, &ev[i].config, 8);
+		memcpy(events[i].attr + offsetof(struct perf_event_attr, read_format) + 8,
+		       &ev[i].flags, 8);
 	}
-	for (uint32_t i = 0; i < 5; i++)
+	for (uint32_t i = 0; i < 6; i++)
 		CHECK_EQ(prec_perfdata__event_at(&m, i), want[i]);
 	m.nr_events = 1;
 	CHECK_EQ(prec_perfdata__event_at(&m, 0), 0);
