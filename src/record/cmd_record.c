@@ -107,7 +107,10 @@ static int add_default_event(struct record *r)
 	}
 	/* said once the events are open: not before an error's one line */
 	r->no_cycles = errno;
-	return prec_evlist__add(r->el, "cpu-clock", NULL, NULL);
+	/* As perf's fallback: cycles:P's attr (precise_ip at its most, guest
+	 * samples kept) on cpu-clock, named so */
+	return prec_evlist__add_own(r->el, "cpu-clock:ppp",
+				    &(struct prec_own_event){ .include_guest = true });
 }
 
 static int setup_events(struct record *r)

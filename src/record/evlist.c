@@ -368,6 +368,8 @@ int prec_evlist__add_own(struct prec_evlist *el, const char *text,
 		ev->sampling = false;
 	if (how->exclude_guest)
 		ev->attr.exclude_guest = 1;
+	if (how->include_guest)
+		ev->attr.exclude_guest = 0;
 	ev->offcpu = how->offcpu;
 	return 0;
 }

@@ -136,6 +136,10 @@ struct prec_own_event {
 	bool no_sampling;   /* no -F/-c, PERIOD or callchain (evsel.sampling) */
 	bool exclude_guest; /* set whatever its modifiers say (perf's default
 			     * cycles:P, whose :P would clear it) */
+	bool include_guest; /* exclude_guest cleared whatever its modifiers
+			     * say (perf's fallback from cycles:P to cpu-clock,
+			     * which keeps the attr cycles:P had: precise_ip 3
+			     * and guest samples) */
 	uint8_t offcpu;     /* its --off-cpu role (evsel.offcpu) */
 };
 /* Append one event of prec's own choosing (the default event, the

@@ -123,3 +123,16 @@ perf record -q -o "$tmp/dp.data" -e dummy -e page-faults -- "$H/faults" 10 >/dev
 [ "$(perf evlist -i "$tmp/d.data" | head -2 | tr '\n' ' ')" = "$(perf evlist -i "$tmp/dp.data" | tr '\n' ' ')" ] ||
 	fail "-e dummy -e page-faults: prec's file lists $(perf evlist -i "$tmp/d.data" | tr '\n' ' '), perf's $(perf evlist -i "$tmp/dp.data" | tr '\n' ' ')"
 echo "-e dummy -e page-faults: listed as perf lists them, prec's tracking dummy after"
+
+# No -e: perf's default event, cycles:P, or where the machine has no
+# cycles perf's fallback to cpu-clock with cycles:P's attr (cpu-clock:ppp,
+# precise_ip 3, guest samples kept): the same event in prec's file.
+perf record -B -N -q -o "$tmp/de.data" -- "$H/faults" 10 >/dev/null 2>"$tmp/de.err" ||
+	fail_rc "$tmp/de.err" "perf record with no -e"
+"$PREC" record -q -o "$tmp/dp.data" -- "$H/faults" 10 >/dev/null 2>"$tmp/dpr.err" ||
+	fail_rc "$tmp/dpr.err" "prec record with no -e"
+perf evlist -v -i "$tmp/de.data" | awk -v evlist=1 -f "$AWK" >"$tmp/de.a"
+perf evlist -v -i "$tmp/dp.data" | awk -v evlist=1 -f "$AWK" >"$tmp/dp.a"
+diff -u "$tmp/de.a" "$tmp/dp.a" >"$tmp/de.diff" ||
+	fail "no -e: the default event differs from perf's (- perf, + prec): $(cat "$tmp/de.diff")"
+echo "no -e: $(perf evlist -i "$tmp/dp.data" | head -1), as perf's"
