@@ -66,10 +66,11 @@ struct sb {
 	bool no_maps;          /* prec_sideband_opts.no_maps */
 	bool no_fork;          /* again: COMM and MMAP2 only */
 	bool namespaces;       /* prec_sideband_opts.namespaces */
-	/* perf's order when it scans every task (-a): a thread's NAMESPACES
-	 * before its COMM; the tasks of its thread map (the command, -p, -t)
-	 * have theirs after the COMM */
-	bool ns_before_comm;
+	/* perf's scan of every task (-a): a thread's FORK, NAMESPACES and
+	 * COMM, in that order; the tasks of its thread map (the command, -p,
+	 * -t) get no FORK (their parents are not recorded: the command's is
+	 * prec), and their NAMESPACES after the COMM */
+	bool every_task;
 	int64_t map_timeout_ns; /* prec_sideband_opts.map_timeout_ms; -1: none */
 	uint64_t map_timeouts; /* processes whose maps it cut */
 	bool vdso;             /* a [vdso] map was written: its build-id added */
@@ -723,8 +724,8 @@ static int sb_namespaces(struct sb *sb, int32_t tgid, int taskdir, int32_t tid)
 	return emit_namespaces(sb, (uint32_t)tgid, (uint32_t)tid, ns);
 }
 
-/* FORK then COMM for one thread, and its NAMESPACES (--namespaces) where
- * perf puts it (ns_before_comm): the order perf synthesizes them in. The
+/* FORK (every_task only) then COMM for one thread, and its NAMESPACES
+ * (--namespaces) where perf puts it: the order perf synthesizes them in. The
  * main thread's parent is the process's parent; other threads are taken
  * as spawned by the main thread. taskdir: the process's /proc/PID/task,
  * open. */
@@ -742,13 +743,13 @@ static int sb_thread(struct sb *sb, const struct prec_proc_status *st, int taskd
 		return 0; /* thread exited meanwhile */
 	if (n > 0 && sb->text[n - 1] == '\n')
 		sb->text[n - 1] = '\0';
-	err = sb->no_fork ? 0 :
+	err = sb->no_fork || !sb->every_task ? 0 :
 	      emit_fork(sb, (uint32_t)st->tgid, parent, (uint32_t)tid, parent);
-	if (!err && sb->namespaces && sb->ns_before_comm)
+	if (!err && sb->namespaces && sb->every_task)
 		err = sb_namespaces(sb, st->tgid, taskdir, tid);
 	if (!err)
 		err = emit_comm(sb, (uint32_t)st->tgid, (uint32_t)tid, sb->text);
-	if (!err && sb->namespaces && !sb->ns_before_comm)
+	if (!err && sb->namespaces && !sb->every_task)
 		err = sb_namespaces(sb, st->tgid, taskdir, tid);
 	return err;
 }
@@ -894,7 +895,7 @@ int prec_sideband__synthesize(struct prec_shard_writer *w,
 	sb->data_maps = opts && opts->data_maps;
 	sb->before_exec = opts && opts->before_exec;
 	sb->namespaces = opts && opts->namespaces;
-	sb->ns_before_comm = opts && opts->all_tasks;
+	sb->every_task = opts && opts->all_tasks;
 	sb->bound = opts ? opts->max_bytes : 0;
 	if (opts && opts->map_timeout)
 		sb->map_timeout_ns = (int64_t)opts->map_timeout_ms * 1000000;
@@ -1032,7 +1033,7 @@ int prec_sideband_again__write(struct prec_sideband_again *t, const pid_t *pids,
 	sb->nr_reqs = 0;
 	/* Every process at time: records go out in time order. */
 	sb->time = time;
-	sb->ns_before_comm = !pids;
+	sb->every_task = !pids;
 	for (int i = 0; i < ntg && !err; i++)
 		err = sb_process(sb, &(struct prec_proc_status){ .tgid = tg[i] });
 	free(tg);

@@ -48,9 +48,10 @@ struct prec_sideband_opts {
 
 /* Write into w the synthesized records of the system as it is now: kernel
  * MMAP "[kernel.kallsyms]_text" (misc KERNEL, pid -1), module MMAPs, and for
- * each selected process, per thread FORK and COMM (and NAMESPACES, with
- * namespaces: before the COMM with all_tasks, after it otherwise, as
- * perf), then one MMAP2 per executable mapping (no MMAP2 with
+ * each selected process, per thread FORK (with all_tasks only, as perf)
+ * and COMM (and NAMESPACES, with namespaces: before the COMM with
+ * all_tasks, after it otherwise, as perf), then one MMAP2 per executable
+ * mapping (no MMAP2 with
  * before_exec), each followed by PREC_SAMPLE_ID_TRAILER zero bytes (time
  * 0). Adds to m the build-ids of the kernel, the modules and every mapped
  * ELF file it could read. Returns the number of records written or -errno. */

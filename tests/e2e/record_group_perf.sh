@@ -136,3 +136,14 @@ perf evlist -v -i "$tmp/dp.data" | awk -v evlist=1 -f "$AWK" >"$tmp/dp.a"
 diff -u "$tmp/de.a" "$tmp/dp.a" >"$tmp/de.diff" ||
 	fail "no -e: the default event differs from perf's (- perf, + prec): $(cat "$tmp/de.diff")"
 echo "no -e: $(perf evlist -i "$tmp/dp.data" | head -1), as perf's"
+
+# The command's task has no parent in the file, as in perf's (perf
+# synthesizes FORK only for -a's scan of every task): perf report --tasks
+# shows it as a root, not under prec's own pid.
+for f in de dp; do
+	perf report --tasks -i "$tmp/$f.data" 2>/dev/null | awk '$4 ~ /faults$/ { print $3; exit }' >"$tmp/$f.ppid"
+done
+[ "$(cat "$tmp/de.ppid")" = -1 ] || fail "perf's own file: the command's ppid is '$(cat "$tmp/de.ppid")'"
+[ "$(cat "$tmp/dp.ppid")" = -1 ] ||
+	fail "prec's file: the command's ppid is '$(cat "$tmp/dp.ppid")', not -1 as in perf's: $(perf report --tasks -i "$tmp/dp.data" 2>/dev/null | tail -4)"
+echo "perf report --tasks: the command a root, as in perf's file"
