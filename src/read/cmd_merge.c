@@ -52,7 +52,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: prec merge DIR [-o FILE] [--time START,END] [--cpu LIST] [--salvage] [-f]\n"
-		"                  [-z | --compression-level N] [--follow]\n"
+		"                  [-z | --compression-level N] [--follow] [-q]\n"
 		"  -o, --output FILE     write FILE instead of stdout ('-' = stdout)\n"
 		"      --time START,END  keep samples with START <= time <= END (seconds, either may be empty)\n"
 		"  -C, --cpu LIST        keep samples of these CPUs only (e.g. 0-3,7); side band of all\n"
@@ -64,6 +64,7 @@ static void usage(FILE *f)
 		"                        the same at zstd level N (1 fastest .. 22 smallest); also -zN\n"
 		"      --follow          merge while the recording runs, as its shards' watermarks\n"
 		"                        allow, until it ends (pipe format: stdout, a pipe or a FIFO)\n"
+		"  -q, --quiet           no summary line (warnings and errors still)\n"
 		"  -h, --help            this text\n");
 }
 
@@ -101,15 +102,20 @@ static int parse_args(int argc, char **argv, struct merge_args *a)
 		{ "help", no_argument, NULL, 'h' },
 		{ "compression-level", required_argument, NULL, 'z' },
 		{ "follow", no_argument, NULL, 'F' },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
 
 	optind = 0; /* 0, not 1: a full reset of getopt's state */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "o:C:fhz::", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:C:fhqz::", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o': a->out = optarg; break;
+		case 'q':
+			if (prec_log_level > PREC_LOG_WARN)
+				prec_log_level = PREC_LOG_WARN;
+			break;
 		case 's': a->salvage = true; break;
 		case 'f': a->force = true; break;
 		case 'F': a->follow = true; break;

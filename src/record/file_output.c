@@ -180,9 +180,9 @@ static int wait_child(pid_t pid)
 int prec_file_output__start(struct prec_file_output *fo, const struct prec_record_opts *o,
 			    int dirfd)
 {
-	char *argv[] = { "prec", "merge", "--follow", fo->dir, "-z", NULL };
+	char *argv[] = { "prec", "merge", "--follow", fo->dir, NULL, NULL, NULL };
 	struct stat st;
-	int out, p[2];
+	int out, p[2], n = 4;
 
 	if (!fo->dir)
 		return 0;
@@ -193,8 +193,10 @@ int prec_file_output__start(struct prec_file_output *fo, const struct prec_recor
 	fo->made = true;
 	if (!fo->stream)
 		return 0;
-	if (!o->compress)
-		argv[4] = NULL;
+	if (o->compress)
+		argv[n++] = "-z";
+	if (o->quiet) /* no summary from the merge either */
+		argv[n++] = "-q";
 	out = fo->stream_fd;
 	/* perf record -o - > FILE writes the pipe format into FILE; merge
 	 * --follow refuses a regular file, so it gets a pipe, copied on. */
@@ -403,15 +405,18 @@ static int move_old(const char *file)
 static int merge_into_file(struct prec_file_output *fo, const struct prec_record_opts *o)
 {
 	char level[16], *name = out_name(fo->file, o->timestamp_filename);
-	char *argv[] = { "prec", "merge", fo->dir, "-o", name, NULL, NULL };
-	int rc;
+	char *argv[] = { "prec", "merge", fo->dir, "-o", name, NULL, NULL, NULL };
+	int rc, n = 5;
 
 	if (!name)
 		return -ENOMEM;
 	if (o->compress) {
 		snprintf(level, sizeof(level), "-z%d", o->compress_level ? o->compress_level : 1);
-		argv[5] = level;
+		argv[n++] = level;
 	}
+	/* -q: no summary from the merge either */
+	if (o->quiet)
+		argv[n++] = "-q";
 	rc = o->timestamp_filename || fo->device ? 0 : move_old(name);
 	if (!rc) {
 		pid_t pid = spawn_self(argv, -1, false);

@@ -139,7 +139,11 @@ done
 
 # -o FILE as perf's
 echo old >x.data
-"$PREC" record -q -o x.data -e cpu-clock -- true || fail "prec record -o x.data"
+"$PREC" record -q -o x.data -e cpu-clock -- true 2>x.err || fail_rc x.err "prec record -o x.data"
+# -q: nothing on stderr, the merge's summary neither
+[ ! -s x.err ] || fail "prec record -q -o x.data said: $(cat x.err)"
+"$PREC" record -q -o - -e cpu-clock -- true 2>xs.err >xs.data || fail_rc xs.err "prec record -q -o -"
+[ ! -s xs.err ] || fail "prec record -q -o - said: $(cat xs.err)"
 [ "$(cat x.data.old)" = old ] || fail "x.data was not moved to x.data.old"
 [ ! -e x.data.prec ] || fail "x.data.prec left after the merge"
 perf report -i x.data --stdio >/dev/null 2>rep.err || fail_rc rep.err "perf report -i x.data"
