@@ -7,6 +7,7 @@
 #include "read/bytebuf.h"
 #include "read/zstd_out.h"
 #include "util/bytes.h"
+#include "util/cpu_list.h"
 
 #include <endian.h>
 #include <errno.h>
@@ -29,9 +30,11 @@ enum {
 	FEAT_CMDLINE = 11,
 	FEAT_EVENT_DESC = 12,
 	FEAT_CPU_TOPOLOGY = 13,
+	FEAT_NUMA_TOPOLOGY = 14,
 	FEAT_GROUP_DESC = 17,
 	FEAT_AUXTRACE = 18,
 	FEAT_SAMPLE_TIME = 21,
+	FEAT_MEM_TOPOLOGY = 22,
 	FEAT_CLOCKID = 23,
 	FEAT_COMPRESSED = 27,
 	FEAT_CLOCK_DATA = 29,
@@ -335,6 +338,58 @@ static int build_cpu_topology(struct prec_bytebuf *b, const struct prec_manifest
 	return err;
 }
 
+/* perf's MEM_TOPOLOGY: version 1, the block size, then per node with
+ * memory blocks its id, the bitmap's size in bits (the highest block + 1),
+ * that again (perf's bitmap writer puts it first too) and the bitmap's u64
+ * words. perf c2c looks its memory nodes up there. A node list that does
+ * not parse leaves the feature out (-ENOENT). */
+static int build_mem_topology(struct prec_bytebuf *b, const struct prec_manifest *m)
+{
+	int **blocks = calloc(m->nr_numa_nodes, sizeof(*blocks));
+	int *nr = calloc(m->nr_numa_nodes, sizeof(*nr));
+	uint64_t with = 0;
+	int err = blocks && nr ? 0 : -ENOMEM;
+
+	for (uint32_t i = 0; !err && i < m->nr_numa_nodes; i++) {
+		if (!m->numa_nodes[i].mem_blocks)
+			continue;
+		nr[i] = prec_cpu_list__parse(m->numa_nodes[i].mem_blocks, &blocks[i]);
+		if (nr[i] < 0)
+			err = nr[i] == -ENOMEM ? -ENOMEM : -ENOENT;
+		with += nr[i] > 0;
+	}
+	if (!err && !with)
+		err = -ENOENT;
+	if (!err) {
+		prec_bytebuf__put_u64(b, 1);
+		prec_bytebuf__put_u64(b, m->mem_block_bytes);
+		prec_bytebuf__put_u64(b, with);
+	}
+	for (uint32_t i = 0; !err && i < m->nr_numa_nodes; i++) {
+		/* sorted: the last is the highest */
+		uint64_t bits = nr[i] > 0 ? (uint64_t)blocks[i][nr[i] - 1] + 1 : 0;
+		int k = 0;
+
+		if (!bits)
+			continue;
+		prec_bytebuf__put_u64(b, m->numa_nodes[i].node);
+		prec_bytebuf__put_u64(b, bits);
+		prec_bytebuf__put_u64(b, bits);
+		for (uint64_t w = 0; w < (bits + 63) / 64; w++) {
+			uint64_t word = 0;
+
+			for (; k < nr[i] && (uint64_t)blocks[i][k] / 64 == w; k++)
+				word |= 1ull << (blocks[i][k] % 64);
+			prec_bytebuf__put_u64(b, word);
+		}
+	}
+	for (uint32_t i = 0; blocks && i < m->nr_numa_nodes; i++)
+		free(blocks[i]);
+	free(blocks);
+	free(nr);
+	return err;
+}
+
 static const char *feat_string(int feat, const struct prec_manifest *m)
 {
 	switch (feat) {
@@ -361,6 +416,8 @@ static int has_feature(int feat, const struct prec_feat_ctx *c)
 	case FEAT_CMDLINE: return m->argc > 0 && m->argv;
 	case FEAT_EVENT_DESC: return m->nr_events > 0;
 	case FEAT_CPU_TOPOLOGY: return m->cpus && m->nr_cpus_avail > 0;
+	case FEAT_NUMA_TOPOLOGY: return m->nr_numa_nodes > 0 && m->numa_nodes;
+	case FEAT_MEM_TOPOLOGY: return m->nr_numa_nodes > 0 && m->numa_nodes && m->mem_block_bytes;
 	case FEAT_GROUP_DESC: return has_groups(m);
 	case FEAT_AUXTRACE: return c->nr_aux > 0;
 	case FEAT_SAMPLE_TIME: return c->first_time || c->last_time;
@@ -391,6 +448,16 @@ static int build_simple(int feat, const struct prec_feat_ctx *c, struct prec_byt
 		return 0;
 	case FEAT_CPU_TOPOLOGY:
 		return build_cpu_topology(b, m);
+	case FEAT_NUMA_TOPOLOGY:
+		/* perf c2c report sets its nodes up from it */
+		prec_bytebuf__put_u32(b, m->nr_numa_nodes);
+		for (uint32_t i = 0; i < m->nr_numa_nodes; i++) {
+			prec_bytebuf__put_u32(b, m->numa_nodes[i].node);
+			prec_bytebuf__put_u64(b, m->numa_nodes[i].mem_total_kb);
+			prec_bytebuf__put_u64(b, m->numa_nodes[i].mem_free_kb);
+			put_str(b, m->numa_nodes[i].cpus ? m->numa_nodes[i].cpus : "");
+		}
+		return 0;
 	case FEAT_GROUP_DESC:
 		build_group_desc(b, m);
 		return 0;
@@ -401,6 +468,8 @@ static int build_simple(int feat, const struct prec_feat_ctx *c, struct prec_byt
 			prec_bytebuf__put_u64(b, 48); /* sizeof the AUXTRACE header record */
 		}
 		return 0;
+	case FEAT_MEM_TOPOLOGY:
+		return build_mem_topology(b, m);
 	case FEAT_SAMPLE_TIME:
 		prec_bytebuf__put_u64(b, c->first_time);
 		prec_bytebuf__put_u64(b, c->last_time);

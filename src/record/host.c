@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: MIT
-// Host facts for the manifest: uname, /proc/cpuinfo, /proc/meminfo and the
-// CPU lists and topology under /sys/devices/system/cpu.
+// Host facts for the manifest: uname, /proc/cpuinfo, /proc/meminfo, the
+// CPU lists and topology under /sys/devices/system/cpu, and the NUMA nodes
+// under /sys/devices/system/node.
 
 #include "record/host.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,10 +17,12 @@
 
 #include "store/store.h"
 #include "util/cli.h"
+#include "util/cpu_list.h"
 #include "util/log.h"
 
 #define PREC_HOST_VERSION "prec " PREC_VERSION
 #define CPU_SYSFS "/sys/devices/system/cpu"
+#define NODE_SYSFS "/sys/devices/system/node"
 
 /* Read a small file whole into buf (NUL-terminated). sysfs/procfs files
  * report size 0, so read until EOF. Returns bytes read or -errno. */
@@ -260,6 +265,135 @@ static int fill_cpus(struct prec_manifest *m)
 	return 0;
 }
 
+/* The value of "Node N <key>:" in a node's meminfo, in kB (0: absent). */
+static uint64_t node_mem_kb(const char *text, const char *key)
+{
+	const char *p = strstr(text, key);
+
+	return p ? strtoull(p + strlen(key), NULL, 10) : 0;
+}
+
+/* Node n's memory blocks (its sysfs memoryN entries) as a list such as
+ * "0-23,32-199" in *out (NULL when it has none: no memory hotplug).
+ * Returns 0 or -ENOMEM. */
+static int mem_blocks(int n, char **out)
+{
+	char path[64], *list = NULL;
+	size_t len = 0, cap = 0;
+	struct dirent *de;
+	uint8_t *set = NULL;
+	unsigned int max = 0, b;
+	bool any = false;
+	DIR *d;
+
+	*out = NULL;
+	snprintf(path, sizeof(path), NODE_SYSFS "/node%d", n);
+	d = opendir(path);
+	if (!d)
+		return 0;
+	while ((de = readdir(d)))
+		if (sscanf(de->d_name, "memory%u", &b) == 1 && b < (1u << 24)) {
+			max = any && max > b ? max : b;
+			any = true;
+		}
+	if (any)
+		set = calloc(max / 8 + 1, 1);
+	rewinddir(d);
+	while (set && (de = readdir(d)))
+		if (sscanf(de->d_name, "memory%u", &b) == 1 && b <= max)
+			set[b / 8] |= (uint8_t)(1u << (b % 8));
+	closedir(d);
+	if (!any)
+		return 0;
+	if (!set)
+		return -ENOMEM;
+	for (unsigned int i = 0; i <= max; i++) {
+		unsigned int j = i;
+		char run[32];
+		int w;
+
+		if (!(set[i / 8] & (1u << (i % 8))))
+			continue;
+		while (j + 1 <= max && (set[(j + 1) / 8] & (1u << ((j + 1) % 8))))
+			j++;
+		w = j > i ? snprintf(run, sizeof(run), "%s%u-%u", len ? "," : "", i, j) :
+			    snprintf(run, sizeof(run), "%s%u", len ? "," : "", i);
+		if (len + (size_t)w + 1 > cap) {
+			char *grown = realloc(list, cap = 2 * cap + (size_t)w + 64);
+
+			if (!grown) {
+				free(list);
+				free(set);
+				return -ENOMEM;
+			}
+			list = grown;
+		}
+		memcpy(list + len, run, (size_t)w + 1);
+		len += (size_t)w;
+		i = j;
+	}
+	free(set);
+	*out = list;
+	return 0;
+}
+
+/* The online NUMA nodes, as perf's NUMA_TOPOLOGY has them (perf c2c
+ * needs them): memory total and free, and the node's CPU list. None
+ * without sysfs's node directory (a kernel without NUMA). */
+static int fill_numa(struct prec_manifest *m)
+{
+	char buf[4096], path[96];
+	int *nodes = NULL, n;
+
+	for (uint32_t i = 0; m->numa_nodes && i < m->nr_numa_nodes; i++) {
+		free(m->numa_nodes[i].cpus);
+		free(m->numa_nodes[i].mem_blocks);
+	}
+	free(m->numa_nodes);
+	m->numa_nodes = NULL;
+	m->nr_numa_nodes = 0;
+	/* hexadecimal, as sysfs writes it */
+	if (slurp("/sys/devices/system/memory/block_size_bytes", buf, sizeof(buf)) > 0)
+		m->mem_block_bytes = strtoull(buf, NULL, 16);
+	if (slurp(NODE_SYSFS "/online", buf, sizeof(buf)) <= 0)
+		return 0;
+	n = prec_cpu_list__parse(buf, &nodes);
+	if (n <= 0)
+		return n == -ENOMEM ? -ENOMEM : 0;
+	m->numa_nodes = calloc((size_t)n, sizeof(*m->numa_nodes));
+	if (!m->numa_nodes) {
+		free(nodes);
+		return -ENOMEM;
+	}
+	for (int i = 0; i < n; i++) {
+		struct prec_manifest_numa_node *nn = &m->numa_nodes[m->nr_numa_nodes];
+		size_t len;
+
+		snprintf(path, sizeof(path), NODE_SYSFS "/node%d/cpulist", nodes[i]);
+		if (slurp(path, buf, sizeof(buf)) < 0)
+			continue;
+		len = strcspn(buf, "\n");
+		nn->cpus = strndup(buf, len);
+		if (!nn->cpus) {
+			free(nodes);
+			return -ENOMEM;
+		}
+		nn->node = (uint32_t)nodes[i];
+		if (mem_blocks(nodes[i], &nn->mem_blocks)) {
+			free(nodes);
+			return -ENOMEM;
+		}
+		snprintf(path, sizeof(path), NODE_SYSFS "/node%d/meminfo", nodes[i]);
+		if (slurp(path, buf, sizeof(buf)) > 0) {
+			nn->mem_total_kb = node_mem_kb(buf, "MemTotal:");
+			nn->mem_free_kb = node_mem_kb(buf, "MemFree:");
+		}
+		m->nr_numa_nodes++;
+	}
+	free(nodes);
+	return 0;
+}
+
 int prec_host__fill(struct prec_manifest *m)
 {
 	struct utsname u;
@@ -283,5 +417,6 @@ int prec_host__fill(struct prec_manifest *m)
 	if (err)
 		return err;
 	fill_meminfo(m);
-	return fill_cpus(m);
+	err = fill_cpus(m);
+	return err ? err : fill_numa(m);
 }

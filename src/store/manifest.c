@@ -95,6 +95,11 @@ void prec_manifest__delete(struct prec_manifest *m)
 	free(m->cpu_id);
 	free(m->version);
 	free(m->cpus);
+	for (uint32_t i = 0; m->numa_nodes && i < m->nr_numa_nodes; i++) {
+		free(m->numa_nodes[i].cpus);
+		free(m->numa_nodes[i].mem_blocks);
+	}
+	free(m->numa_nodes);
 	for (uint32_t i = 0; m->argv && i < m->argc; i++)
 		free(m->argv[i]);
 	free(m->argv);

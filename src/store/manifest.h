@@ -70,6 +70,16 @@ struct prec_manifest_cpu {
 	int32_t core_id, socket_id, die_id;
 };
 
+/* A NUMA node as perf's NUMA_TOPOLOGY and MEM_TOPOLOGY features have it:
+ * memory in kB at the start, its CPUs as a list ("0-3,8"), and the
+ * indices of its memory blocks (sysfs's memoryN) as a list, or NULL */
+struct prec_manifest_numa_node {
+	uint32_t node;
+	uint64_t mem_total_kb, mem_free_kb;
+	char *cpus;
+	char *mem_blocks;
+};
+
 /* A manifest holds metadata only; anything bigger is not one of ours, and
  * reading it whole would let a hostile file exhaust memory: readers refuse
  * it (-EFBIG) and the writer never writes one. */
@@ -95,6 +105,9 @@ struct prec_manifest {
 	uint32_t nr_cpus_avail, nr_cpus_online;
 	uint64_t total_mem_kb;
 	struct prec_manifest_cpu *cpus;   /* nr_cpus_avail entries, or NULL */
+	uint32_t nr_numa_nodes;           /* the NUMA section (minor 6) */
+	struct prec_manifest_numa_node *numa_nodes;
+	uint64_t mem_block_bytes;         /* a memory block's size, 0: unknown */
 	/* the recording */
 	uint32_t argc;
 	char **argv;                      /* prec's own command line */

@@ -170,6 +170,26 @@ static void enc_cpus(struct obuf *b, const struct prec_manifest *m)
 	end_section(b, at);
 }
 
+static void enc_numa(struct obuf *b, const struct prec_manifest *m)
+{
+	size_t at;
+
+	if (!m->nr_numa_nodes)
+		return;
+	at = begin_section(b, PREC_MANI_SEC_NUMA);
+	put64(b, m->nr_numa_nodes);
+	put64(b, m->mem_block_bytes);
+	for (uint32_t i = 0; i < m->nr_numa_nodes; i++) {
+		put32(b, m->numa_nodes[i].node);
+		put32(b, 0);
+		put64(b, m->numa_nodes[i].mem_total_kb);
+		put64(b, m->numa_nodes[i].mem_free_kb);
+		put_str(b, m->numa_nodes[i].cpus);
+		put_str(b, m->numa_nodes[i].mem_blocks);
+	}
+	end_section(b, at);
+}
+
 static void enc_argv(struct obuf *b, const struct prec_manifest *m)
 {
 	size_t at = begin_section(b, PREC_MANI_SEC_ARGV);
@@ -384,7 +404,8 @@ static void enc_offcpu(struct obuf *b, const struct prec_manifest *m)
 static bool arrays_consistent(const struct prec_manifest *m)
 {
 	if ((m->nr_events && !m->events) || (m->nr_tracepoints && !m->tracepoints) ||
-	    (m->nr_shards && !m->shards) || (m->nr_buildids && !m->buildids))
+	    (m->nr_shards && !m->shards) || (m->nr_buildids && !m->buildids) ||
+	    (m->nr_numa_nodes && !m->numa_nodes))
 		return false;
 	for (uint32_t i = 0; i < m->nr_events; i++) {
 		const struct prec_manifest_event *e = &m->events[i];
@@ -423,6 +444,7 @@ int prec_manifest__encode(const struct prec_manifest *m, void **buf,
 	enc_groups(&b, m);
 	enc_kcore(&b, m);
 	enc_offcpu(&b, m);
+	enc_numa(&b, m);
 	if (b.err) {
 		free(b.p);
 		return b.err;

@@ -208,6 +208,31 @@ static void dec_cpus(struct ibuf *c, struct prec_manifest *m)
 	skip_pad(c, start);
 }
 
+static void dec_numa(struct ibuf *c, struct prec_manifest *m)
+{
+	uint32_t n = get_count(c, PREC_MANI_MIN_NUMA_NODE);
+
+	if (c->err || !n)
+		return;
+	m->mem_block_bytes = get64(c);
+	m->numa_nodes = alloc_array(c, n, sizeof(*m->numa_nodes));
+	if (!m->numa_nodes)
+		return;
+	m->nr_numa_nodes = n;
+	for (uint32_t i = 0; i < n && !c->err; i++) {
+		struct prec_manifest_numa_node *nn = &m->numa_nodes[i];
+
+		nn->node = get32(c);
+		get32(c);
+		nn->mem_total_kb = get64(c);
+		nn->mem_free_kb = get64(c);
+		nn->cpus = get_str(c);
+		nn->mem_blocks = get_str(c);
+		if (!c->err && !nn->cpus)
+			fail(c, -EBADMSG, "numa: a node without its CPU list");
+	}
+}
+
 static void dec_argv(struct ibuf *c, struct prec_manifest *m)
 {
 	uint32_t n = get_count(c, PREC_MANI_MIN_STR);
@@ -519,6 +544,7 @@ static const struct {
 	{ PREC_MANI_SEC_GROUPS, false, false, dec_groups },
 	{ PREC_MANI_SEC_KCORE, false, true, dec_kcore },
 	{ PREC_MANI_SEC_OFFCPU, false, true, dec_offcpu },
+	{ PREC_MANI_SEC_NUMA, false, false, dec_numa },
 };
 
 static int scan_sections(const uint8_t *p, size_t off, size_t total,

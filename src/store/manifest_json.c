@@ -147,14 +147,27 @@ static void put_host(FILE *f, const struct prec_manifest *m)
 		", \"total_mem_kb\": %" PRIu64 ",\n    \"cpus\": ",
 		m->nr_cpus_avail, m->nr_cpus_online, m->total_mem_kb);
 	if (!m->cpus) {
-		fputs("null},\n", f);
-		return;
+		fputs("null", f);
+	} else {
+		fputc('[', f);
+		for (uint32_t i = 0; i < m->nr_cpus_avail; i++)
+			fprintf(f, "%s{\"cpu\": %" PRIu32 ", \"core_id\": %d, \"socket_id\": %d, \"die_id\": %d}",
+				i ? ",\n      " : "\n      ", i, m->cpus[i].core_id,
+				m->cpus[i].socket_id, m->cpus[i].die_id);
+		fputc(']', f);
 	}
-	fputc('[', f);
-	for (uint32_t i = 0; i < m->nr_cpus_avail; i++)
-		fprintf(f, "%s{\"cpu\": %" PRIu32 ", \"core_id\": %d, \"socket_id\": %d, \"die_id\": %d}",
-			i ? ",\n      " : "\n      ", i, m->cpus[i].core_id,
-			m->cpus[i].socket_id, m->cpus[i].die_id);
+	fputs(",\n    \"numa_nodes\": [", f);
+	for (uint32_t i = 0; m->numa_nodes && i < m->nr_numa_nodes; i++) {
+		const struct prec_manifest_numa_node *n = &m->numa_nodes[i];
+
+		fprintf(f, "%s{\"node\": %" PRIu32 ", \"mem_total_kb\": %" PRIu64
+			", \"mem_free_kb\": %" PRIu64 ", ",
+			i ? ",\n      " : "\n      ", n->node, n->mem_total_kb, n->mem_free_kb);
+		key_str(f, "cpus", n->cpus);
+		fputs(", ", f);
+		key_str(f, "mem_blocks", n->mem_blocks);
+		fputc('}', f);
+	}
 	fputs("]},\n", f);
 }
 

@@ -73,6 +73,22 @@ static void fill_host(struct prec_manifest *m)
 		m->cpus[i].socket_id = (int32_t)rnd(4) - 1;
 		m->cpus[i].die_id = (int32_t)test_rand(&rng);
 	}
+	/* NUMA nodes (minor 6): none to three; a CPU list always (decode
+	 * refuses a node without one), memory blocks at times */
+	m->nr_numa_nodes = (uint32_t)rnd(4);
+	m->mem_block_bytes = m->nr_numa_nodes ? test_rand(&rng) : 0;
+	m->numa_nodes = m->nr_numa_nodes ? calloc(m->nr_numa_nodes, sizeof(*m->numa_nodes)) : NULL;
+	CHECK(!m->nr_numa_nodes || m->numa_nodes);
+	for (uint32_t i = 0; i < m->nr_numa_nodes; i++) {
+		struct prec_manifest_numa_node *n = &m->numa_nodes[i];
+
+		n->node = (uint32_t)rnd(1024);
+		n->mem_total_kb = test_rand(&rng);
+		n->mem_free_kb = test_rand(&rng);
+		while (!(n->cpus = rnd_str(40)))
+			;
+		n->mem_blocks = rnd_str(60);
+	}
 }
 
 static void fill_recording(struct prec_manifest *m, uint32_t nargs)
@@ -259,6 +275,16 @@ static void check_host_eq(const struct prec_manifest *a, const struct prec_manif
 	CHECK((a->cpus == NULL) == (b->cpus == NULL));
 	if (a->cpus)
 		CHECK(!memcmp(a->cpus, b->cpus, a->nr_cpus_avail * sizeof(*a->cpus)));
+	CHECK_EQ(a->nr_numa_nodes, b->nr_numa_nodes);
+	CHECK(!a->nr_numa_nodes || a->mem_block_bytes == b->mem_block_bytes);
+	for (uint32_t i = 0; i < a->nr_numa_nodes; i++) {
+		const struct prec_manifest_numa_node *x = &a->numa_nodes[i], *y = &b->numa_nodes[i];
+
+		CHECK(x->node == y->node && x->mem_total_kb == y->mem_total_kb &&
+		      x->mem_free_kb == y->mem_free_kb);
+		check_str(x->cpus, y->cpus);
+		check_str(x->mem_blocks, y->mem_blocks);
+	}
 	CHECK_EQ(a->argc, b->argc);
 	for (uint32_t i = 0; i < a->argc; i++)
 		check_str(a->argv[i], b->argv[i]);
