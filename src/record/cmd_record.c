@@ -77,7 +77,6 @@ struct record {
 	int nr_watches;
 	bool watch_by_poll;     /* some watch has no pidfd */
 	int signo;              /* the signal that stopped us, 0 if none */
-	bool max_size_hit;      /* --max-size stopped us */
 	struct prec_controls fl;  /* -D, --control, --markers, snapshots */
 	struct prec_status_line *status; /* on a terminal, while waiting */
 	int bid_ms;             /* the session's build-id reads: next in ms */
@@ -474,7 +473,6 @@ static bool max_size_reached(struct record *r)
 	got = prec_session__drained(r->s);
 	if (got < r->o.max_size)
 		return false;
-	r->max_size_hit = true;
 	pr_info("record: --max-size reached (%.1f MB recorded): stopping",
 		(double)got / 1e6);
 	return true;
@@ -674,9 +672,8 @@ static int stop(struct record *r, int rc)
 		return rc;
 	if (err || r->cut_err)
 		return 1;
-	/* We stopped the command ourselves: its SIGTERM is not its status. */
-	if (r->max_size_hit)
-		return 0;
+	/* As perf: after --max-size too, the command's status (143 after
+	 * the SIGTERM that stopped it). */
 	return r->have_wl ? prec_workload__exit_code(&r->wl) : 0;
 }
 
