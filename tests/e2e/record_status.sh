@@ -19,8 +19,10 @@ cr=$(printf '\r')
 
 # on_tty FILE CMD: run the shell command CMD on a 200-column pty, its
 # output (every byte the terminal got) in FILE.
-on_tty() {
-	script -qfec "stty cols 200; $2" /dev/null >"$1" </dev/null || fail "script: $2: exit $?"
+on_tty() { # OUT CMD [STATUS]: CMD's status must be STATUS (default 0)
+	script -qfec "stty cols 200; $2" /dev/null >"$1" </dev/null
+	local rc=$?
+	[ "$rc" = "${3:-0}" ] || fail "script: $2: exit $rc"
 }
 storms="sh -c '$H/storm $N; sleep 1.2; $H/storm $N; sleep 1.2; $H/storm $N; sleep 1.2'"
 rec="$PREC record -m 16M -e raw_syscalls:sys_enter --filter 'id == 110'"
@@ -49,7 +51,8 @@ grep -aq ', 0 lost, ' "$tmp/tty" || fail "summary: records lost"
 
 # A message while the line is drawn (--max-size's) gets a line of its own:
 # the status is erased in the message's own write.
-on_tty "$tmp/max" "$rec --max-size 20M -d $tmp/m -- sh -c '$H/storm $N; sleep 1.5; $H/storm $((N * 10))'"
+# (the command stopped by --max-size's SIGTERM: its 143, as perf's)
+on_tty "$tmp/max" "$rec --max-size 20M -d $tmp/m -- sh -c '$H/storm $N; sleep 1.5; $H/storm $((N * 10))'" 143
 tr '\r' '\n' <"$tmp/max" | grep -aq '^prec record [0-9]* s: ' || fail "--max-size: no status line before the limit"
 piece=$(tr '\r' '\n' <"$tmp/max" | grep -a 'max-size reached')
 case "$piece" in
