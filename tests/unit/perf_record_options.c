@@ -203,7 +203,7 @@ static void test_negations(void)
 		"--timestamp-filename --no-timestamp-filename",
 		"-c 1000 --no-count", "-g --no-call-graph", "--call-graph dwarf,4096 --no-call-graph",
 		"--no-call-graph", "-b --no-branch-any", "-j any,u --no-branch-filter",
-		"-I --no-intr-regs", "--user-regs=ip,sp --no-user-regs", "-C 0 --no-cpu",
+		"-I --no-intr-regs", "--user-regs=sp --no-user-regs", "-C 0 --no-cpu",
 		"-p 1 --no-pid", "-t 1 --no-tid", "-u 0 --no-uid", "-D 10-20,30-40 --no-delay",
 		"-D 5 --no-delay", "-k raw --no-clockid", "--max-size 1M --no-max-size",
 		"--affinity cpu --no-affinity", "-z3 --no-compression-level", "--compress --no-compress",
