@@ -385,7 +385,7 @@ static void test_regs_list(void)
 	CHECK_EQ(parse_stderr("-I?", out, sizeof(out)), PREC_RECORD_OPTS_LISTED);
 	CHECK(!strncmp(out, "available registers: ", 21));
 	CHECK_EQ(parse_stderr("--intr-regs=?", out, sizeof(out)), PREC_RECORD_OPTS_LISTED);
-	CHECK_EQ(parse_stderr("--user-regs=ip,?", out, sizeof(out)), PREC_RECORD_OPTS_LISTED);
+	CHECK_EQ(parse_stderr("--user-regs=sp,?", out, sizeof(out)), PREC_RECORD_OPTS_LISTED);
 	CHECK(!strcmp(out, first));
 	/* as perf: a bad name before it is the answer */
 	CHECK_EQ(parse_stderr("--user-regs=bogus,?", out, sizeof(out)), -EINVAL);
