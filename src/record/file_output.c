@@ -238,12 +238,27 @@ static char *out_name(const char *file, bool timestamp)
 	return str_cat(file, stamp);
 }
 
+/* name in dfd as a directory stream, never through a link; NULL with
+ * errno when it is none. */
+static DIR *open_dir(int dfd, const char *name)
+{
+	int fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	DIR *d = fd < 0 ? NULL : fdopendir(fd);
+
+	if (!d && fd >= 0) {
+		int err = errno;
+
+		close(fd);
+		errno = err;
+	}
+	return d;
+}
+
 /* Whether name (in dfd) is a directory of files alone (no directory,
  * link or other); the first other entry into stranger as name/ENTRY. */
 static bool perf_data_dir_files(int dfd, const char *name, char *stranger, size_t len)
 {
-	int fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	DIR *d = fd < 0 ? NULL : fdopendir(fd);
+	DIR *d = open_dir(dfd, name);
 	struct dirent *de;
 	struct stat st;
 	bool ok = d != NULL;
@@ -258,8 +273,6 @@ static bool perf_data_dir_files(int dfd, const char *name, char *stranger, size_
 	}
 	if (d)
 		closedir(d);
-	else if (fd >= 0)
-		close(fd);
 	return ok;
 }
 
@@ -271,8 +284,7 @@ static bool perf_data_dir_files(int dfd, const char *name, char *stranger, size_
  * removes it. */
 static bool perf_data_dir(int dfd, const char *name, char *stranger, size_t len)
 {
-	int fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	DIR *d = fd < 0 ? NULL : fdopendir(fd);
+	DIR *d = open_dir(dfd, name);
 	struct dirent *de;
 	bool ok = d != NULL;
 
@@ -292,8 +304,6 @@ static bool perf_data_dir(int dfd, const char *name, char *stranger, size_t len)
 	}
 	if (d)
 		closedir(d);
-	else if (fd >= 0)
-		close(fd);
 	return ok;
 }
 
