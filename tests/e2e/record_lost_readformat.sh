@@ -14,6 +14,7 @@ set -u
 need_root
 need_cmd perf
 need_tracepoint syscalls/sys_enter_openat
+need_cmd taskset
 e2e_tmpdir lostfmt
 
 group='{syscalls:sys_enter_openat,syscalls:sys_exit_openat}:S'
@@ -22,9 +23,13 @@ n=0
 for opt in --running-time -s; do
 	for ev in "$group" "$single"; do
 		n=$((n + 1))
-		"$PREC" record -o "$tmp/q$n.data" "$opt" -e "$ev" -- ls / >/dev/null 2>"$tmp/q$n.err" ||
+		# the command on one CPU from its fork on: a group's member
+		# samples are the changes its leader's reads see on the
+		# leader's CPU, and a migration between an enter and its exit
+		# would hide one
+		taskset -c 0 "$PREC" record -o "$tmp/q$n.data" "$opt" -e "$ev" -- ls / >/dev/null 2>"$tmp/q$n.err" ||
 			fail_rc "$tmp/q$n.err" "prec record $opt -e $ev"
-		perf record -q -o "$tmp/p$n.data" "$opt" -e "$ev" -- ls / >/dev/null 2>"$tmp/p$n.err" ||
+		taskset -c 0 perf record -q -o "$tmp/p$n.data" "$opt" -e "$ev" -- ls / >/dev/null 2>"$tmp/p$n.err" ||
 			fail_rc "$tmp/p$n.err" "perf record $opt -e $ev"
 		grep -q 'LOST' "$tmp/q$n.err" && fail "$opt -e $ev: $(grep LOST "$tmp/q$n.err" | head -1)"
 		grep -q ', 0 lost,' "$tmp/q$n.err" || fail "$opt -e $ev: the summary does not say 0 lost: $(cat "$tmp/q$n.err")"
