@@ -9,7 +9,6 @@
 #include <stdlib.h>
 
 #include "record/drainer.h"
-#include "record/drainer_pool.h"
 #include "record/evlist_open.h"
 #include "store/store.h"
 #include "util/log.h"
