@@ -10,7 +10,8 @@
 // writer after that pass, so the cut falls between two chunks of each CPU
 // with no pause of the ring and no record read twice. At that point it hands
 // over its loss counts and its maps table (moved, not copied) and the task
-// records (COMM, MMAP, MMAP2, FORK) stamped since the capture began, copied
+// records (COMM, MMAP, MMAP2, FORK, NAMESPACES, CGROUP, KSYMBOL, BPF_EVENT)
+// stamped since the capture began, copied
 // into the buffer the session gave it (no allocation in the drain loop; a
 // full buffer counts what it drops). They are written, merged by time, after
 // the synthesized records (time 0). The old epoch's writers, no longer any
@@ -46,12 +47,26 @@ void prec_capture__exit(struct prec_capture *c)
 	memset(c, 0, sizeof(*c));
 }
 
-/* The records that tell perf who a pid is and what it has mapped; EXIT is
- * not needed: a later FORK of the pid replaces the task in perf. */
+/* The records that tell perf who a pid is, what it has mapped, and what
+ * the cut's scan names too (a task's namespaces, a cgroup's path, a BPF
+ * program's symbol): made in the cut's window, they are drained into the
+ * old epoch, and the new one would not know them. EXIT is not needed: a
+ * later FORK of the pid replaces the task in perf. */
 static bool wanted(uint32_t type)
 {
-	return type == PERF_RECORD_COMM || type == PERF_RECORD_MMAP ||
-	       type == PERF_RECORD_MMAP2 || type == PERF_RECORD_FORK;
+	switch (type) {
+	case PERF_RECORD_COMM:
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_MMAP2:
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_NAMESPACES:
+	case PERF_RECORD_CGROUP:
+	case PERF_RECORD_KSYMBOL:
+	case PERF_RECORD_BPF_EVENT:
+		return true;
+	default:
+		return false;
+	}
 }
 
 void prec_capture__add(struct prec_capture *c, const void *rec, uint16_t size,

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* A cut's capture (capture.c): the task records (COMM, MMAP, MMAP2, FORK) a
+/* A cut's capture (capture.c): the task records (COMM, MMAP, MMAP2, FORK,
+ * and NAMESPACES, CGROUP, KSYMBOL, BPF_EVENT, which the cut's scan names too) a
  * drainer drains into the old epoch while --switch-output cuts, copied, and
  * written again, in time order, into the new epoch's side band. */
 #ifndef PREC_RECORD_CAPTURE_H

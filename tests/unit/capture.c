@@ -41,7 +41,15 @@ static void test_filter(void)
 	uint8_t rec[128];
 	uint16_t n;
 
-	CHECK_EQ(prec_capture__init(&c, 200, 1000), 0);
+	/* the wanted types, in kernel order: 8 x 56 bytes, 7 fit in 400 */
+	static const uint32_t task[] = {
+		PERF_RECORD_MMAP, PERF_RECORD_COMM, PERF_RECORD_FORK, PERF_RECORD_MMAP2,
+		PERF_RECORD_NAMESPACES, PERF_RECORD_KSYMBOL, PERF_RECORD_BPF_EVENT,
+		PERF_RECORD_CGROUP,
+	};
+	unsigned int k = 0;
+
+	CHECK_EQ(prec_capture__init(&c, 400, 1000), 0);
 	n = make(rec, PERF_RECORD_COMM, 16, 1, 999); /* before its time */
 	prec_capture__add(&c, rec, n, 999);
 	n = make(rec, PERF_RECORD_LOST, 16, 2, 2000); /* not a task record */
@@ -49,23 +57,21 @@ static void test_filter(void)
 	n = make(rec, PERF_RECORD_EXIT, 24, 3, 2000);
 	prec_capture__add(&c, rec, n, 2000);
 	CHECK_EQ(c.len, 0);
-	for (uint32_t type = PERF_RECORD_MMAP; type <= PERF_RECORD_MMAP2; type++) {
-		if (type != PERF_RECORD_MMAP && type != PERF_RECORD_COMM &&
-		    type != PERF_RECORD_FORK && type != PERF_RECORD_MMAP2)
-			continue;
+	/* every type the kernel numbers up to TEXT_POKE: the task's taken */
+	for (uint32_t type = PERF_RECORD_MMAP; type <= PERF_RECORD_TEXT_POKE; type++) {
 		n = make(rec, type, 16, (uint8_t)type, 1000);
 		prec_capture__add(&c, rec, n, 1000);
 	}
-	/* 4 x 56 bytes do not fit in 200: the fourth is dropped, counted. */
-	CHECK_EQ(c.records, 3);
-	CHECK_EQ(c.len, 3 * 56);
+	/* 8 x 56 bytes do not fit in 400: the last is dropped, counted. */
+	CHECK_EQ(c.records, 7);
+	CHECK_EQ(c.len, 7 * 56);
 	CHECK_EQ(c.dropped, 1);
-	CHECK_EQ(c.buf[8], PERF_RECORD_MMAP);
-	CHECK_EQ(c.buf[56 + 8], PERF_RECORD_COMM);
-	CHECK_EQ(c.buf[112 + 8], PERF_RECORD_FORK);
+	for (uint32_t off = 0; off < c.len; off += 56, k++)
+		CHECK_EQ(c.buf[off + 8], task[k]);
 	prec_capture__exit(&c);
 	/* No room at all (a failed init) drops, never writes. */
 	memset(&c, 0, sizeof(c));
+	n = make(rec, PERF_RECORD_MMAP2, 16, 1, 1000);
 	prec_capture__add(&c, rec, n, 1000);
 	CHECK_EQ(c.dropped, 1);
 	CHECK_EQ(c.len, 0);
