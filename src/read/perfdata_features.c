@@ -31,13 +31,16 @@ enum {
 	FEAT_EVENT_DESC = 12,
 	FEAT_CPU_TOPOLOGY = 13,
 	FEAT_NUMA_TOPOLOGY = 14,
+	FEAT_PMU_MAPPINGS = 16,
 	FEAT_GROUP_DESC = 17,
 	FEAT_AUXTRACE = 18,
 	FEAT_SAMPLE_TIME = 21,
 	FEAT_MEM_TOPOLOGY = 22,
 	FEAT_CLOCKID = 23,
 	FEAT_COMPRESSED = 27,
+	FEAT_CPU_PMU_CAPS = 28,
 	FEAT_CLOCK_DATA = 29,
+	FEAT_PMU_CAPS = 31,
 };
 
 /* perf pads every header string to this (NAME_ALIGN); CPU_TOPOLOGY's size
@@ -390,6 +393,51 @@ static int build_mem_topology(struct prec_bytebuf *b, const struct prec_manifest
 	return err;
 }
 
+/* perf's name for the core PMU, whose caps go in CPU_PMU_CAPS */
+static const struct prec_manifest_pmu *cpu_pmu(const struct prec_manifest *m)
+{
+	for (uint32_t i = 0; m->pmus && i < m->nr_pmus; i++)
+		if (!strcmp(m->pmus[i].name, "cpu"))
+			return &m->pmus[i];
+	return NULL;
+}
+
+static void put_caps(struct prec_bytebuf *b, const struct prec_manifest_pmu *p)
+{
+	prec_bytebuf__put_u32(b, p->nr_caps);
+	for (uint32_t k = 0; k < p->nr_caps; k++) {
+		put_str(b, p->caps[k].name);
+		put_str(b, p->caps[k].value);
+	}
+}
+
+/* A hybrid machine's core PMUs (cpu_core, cpu_atom): perf 6.1 writes
+ * their caps first in PMU_CAPS, for older perfs' sake. */
+static bool is_hybrid(const struct prec_manifest_pmu *p)
+{
+	return !strncmp(p->name, "cpu_", 4);
+}
+
+/* perf's PMU_CAPS: the PMUs with caps but the core one (CPU_PMU_CAPS has
+ * it), hybrid ones first, each its caps and then its name. */
+static void build_pmu_caps(struct prec_bytebuf *b, const struct prec_manifest *m)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < m->nr_pmus; i++)
+		n += m->pmus[i].nr_caps && strcmp(m->pmus[i].name, "cpu");
+	prec_bytebuf__put_u32(b, n);
+	for (int hybrid = 1; hybrid >= 0; hybrid--)
+		for (uint32_t i = 0; i < m->nr_pmus; i++) {
+			const struct prec_manifest_pmu *p = &m->pmus[i];
+
+			if (!p->nr_caps || !strcmp(p->name, "cpu") || is_hybrid(p) != hybrid)
+				continue;
+			put_caps(b, p);
+			put_str(b, p->name);
+		}
+}
+
 static const char *feat_string(int feat, const struct prec_manifest *m)
 {
 	switch (feat) {
@@ -418,6 +466,8 @@ static int has_feature(int feat, const struct prec_feat_ctx *c)
 	case FEAT_CPU_TOPOLOGY: return m->cpus && m->nr_cpus_avail > 0;
 	case FEAT_NUMA_TOPOLOGY: return m->nr_numa_nodes > 0 && m->numa_nodes;
 	case FEAT_MEM_TOPOLOGY: return m->nr_numa_nodes > 0 && m->numa_nodes && m->mem_block_bytes;
+	case FEAT_PMU_MAPPINGS: case FEAT_PMU_CAPS: return m->nr_pmus > 0 && m->pmus;
+	case FEAT_CPU_PMU_CAPS: return cpu_pmu(m) != NULL;
 	case FEAT_GROUP_DESC: return has_groups(m);
 	case FEAT_AUXTRACE: return c->nr_aux > 0;
 	case FEAT_SAMPLE_TIME: return c->first_time || c->last_time;
@@ -458,6 +508,13 @@ static int build_simple(int feat, const struct prec_feat_ctx *c, struct prec_byt
 			put_str(b, m->numa_nodes[i].cpus ? m->numa_nodes[i].cpus : "");
 		}
 		return 0;
+	case FEAT_PMU_MAPPINGS:
+		prec_bytebuf__put_u32(b, m->nr_pmus);
+		for (uint32_t i = 0; i < m->nr_pmus; i++) {
+			prec_bytebuf__put_u32(b, m->pmus[i].type);
+			put_str(b, m->pmus[i].name);
+		}
+		return 0;
 	case FEAT_GROUP_DESC:
 		build_group_desc(b, m);
 		return 0;
@@ -489,6 +546,12 @@ static int build_simple(int feat, const struct prec_feat_ctx *c, struct prec_byt
 		prec_bytebuf__put_u32(b, (uint32_t)c->comp_level);
 		prec_bytebuf__put_u32(b, c->comp_ratio);
 		prec_bytebuf__put_u32(b, PREC_ZSTD_MMAP_LEN);
+		return 0;
+	case FEAT_CPU_PMU_CAPS:
+		put_caps(b, cpu_pmu(m));
+		return 0;
+	case FEAT_PMU_CAPS:
+		build_pmu_caps(b, m);
 		return 0;
 	default:
 		put_str(b, feat_string(feat, m));

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Host facts for the manifest: uname, /proc/cpuinfo, /proc/meminfo, the
-// CPU lists and topology under /sys/devices/system/cpu, and the NUMA nodes
-// under /sys/devices/system/node.
+// CPU lists and topology under /sys/devices/system/cpu, the NUMA nodes
+// under /sys/devices/system/node and the PMUs under /sys/bus/event_source.
 
 #include "record/host.h"
 
@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,13 +24,14 @@
 #define PREC_HOST_VERSION "prec " PREC_VERSION
 #define CPU_SYSFS "/sys/devices/system/cpu"
 #define NODE_SYSFS "/sys/devices/system/node"
+#define PMU_SYSFS "/sys/bus/event_source/devices"
 
-/* Read a small file whole into buf (NUL-terminated). sysfs/procfs files
- * report size 0, so read until EOF. Returns bytes read or -errno. */
-static ssize_t slurp(const char *path, char *buf, size_t size)
+/* Read fd's small file whole into buf (NUL-terminated) and close it.
+ * sysfs/procfs files report size 0, so read until EOF. Returns bytes read
+ * or -errno. */
+static ssize_t slurp_fd(int fd, char *buf, size_t size)
 {
 	size_t len = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0)
 		return -errno;
@@ -51,6 +53,17 @@ static ssize_t slurp(const char *path, char *buf, size_t size)
 	buf[len] = '\0';
 	close(fd);
 	return (ssize_t)len;
+}
+
+static ssize_t slurp(const char *path, char *buf, size_t size)
+{
+	return slurp_fd(open(path, O_RDONLY | O_CLOEXEC), buf, size);
+}
+
+/* name in dirfd, never through a link */
+static ssize_t slurp_at(int dirfd, const char *name, char *buf, size_t size)
+{
+	return slurp_fd(openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW), buf, size);
 }
 
 static int read_int(const char *path, int32_t *out)
@@ -394,6 +407,134 @@ static int fill_numa(struct prec_manifest *m)
 	return 0;
 }
 
+static bool dot_entry(const char *name)
+{
+	return name[0] == '.' && (!name[1] || (name[1] == '.' && !name[2]));
+}
+
+/* A PMU's caps as perf reads them: each file of its caps directory in the
+ * directory's order, its first line's first 127 bytes less the last (the
+ * newline perf takes it to end with); an empty file is no cap. Those past
+ * PREC_MANIFEST_PMU_CAPS_MAX are counted in *left. Returns 0 or -ENOMEM. */
+static int pmu_caps(int pmufd, struct prec_manifest_pmu *p, unsigned int *left)
+{
+	int cfd = openat(pmufd, "caps", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	struct dirent *de;
+	int err = 0;
+	DIR *d;
+
+	if (cfd < 0)
+		return 0;
+	d = fdopendir(cfd);
+	if (!d) {
+		close(cfd);
+		return 0;
+	}
+	while (!err && (de = readdir(d))) {
+		char v[PREC_MANIFEST_PMU_CAP_VALUE_MAX + 1];
+		struct prec_manifest_pmu_cap *c;
+		size_t len;
+
+		if (dot_entry(de->d_name) || slurp_at(dirfd(d), de->d_name, v, sizeof(v)) <= 0)
+			continue;
+		if (p->nr_caps == PREC_MANIFEST_PMU_CAPS_MAX) {
+			++*left;
+			continue;
+		}
+		if (!p->caps)
+			p->caps = calloc(PREC_MANIFEST_PMU_CAPS_MAX, sizeof(*p->caps));
+		if (!p->caps) {
+			err = -ENOMEM;
+			break;
+		}
+		len = strcspn(v, "\n");
+		len += v[len] == '\n';
+		c = &p->caps[p->nr_caps];
+		c->name = strdup(de->d_name);
+		c->value = strndup(v, len ? len - 1 : 0);
+		if (!c->name || !c->value) {
+			free(c->name);
+			free(c->value);
+			c->name = c->value = NULL;
+			err = -ENOMEM;
+			break;
+		}
+		p->nr_caps++;
+	}
+	closedir(d);
+	return err;
+}
+
+/* The PMUs perf's PMU_MAPPINGS and PMU_CAPS features list, in the order
+ * perf finds them (its sysfs directory's): the attr type of each, which
+ * the kernel numbers at boot for all but the fixed ones, and its caps.
+ * PMUs without a readable type are none of perf's. Bounded: a machine of
+ * thousands of uncore PMUs keeps the first PREC_MANIFEST_PMUS_MAX, and
+ * says so. */
+static int fill_pmus(struct prec_manifest *m)
+{
+	unsigned int left = 0, caps_left = 0;
+	int dfd, err = 0;
+	struct dirent *de;
+	DIR *d;
+
+	for (uint32_t i = 0; m->pmus && i < m->nr_pmus; i++)
+		prec_manifest_pmu__exit(&m->pmus[i]);
+	free(m->pmus);
+	m->pmus = NULL;
+	m->nr_pmus = 0;
+	dfd = open(PMU_SYSFS, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return 0;
+	d = fdopendir(dfd);
+	if (!d) {
+		close(dfd);
+		return 0;
+	}
+	while (!err && (de = readdir(d))) {
+		struct prec_manifest_pmu *p;
+		char buf[64], *end;
+		unsigned long type;
+		int pfd;
+
+		if (dot_entry(de->d_name))
+			continue;
+		if (m->nr_pmus == PREC_MANIFEST_PMUS_MAX) {
+			left++;
+			continue;
+		}
+		/* the entries are the kernel's links to the PMUs' devices */
+		pfd = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (pfd < 0)
+			continue;
+		if (slurp_at(pfd, "type", buf, sizeof(buf)) <= 0 ||
+		    (type = strtoul(buf, &end, 10), end == buf) || type > UINT32_MAX) {
+			close(pfd);
+			continue;
+		}
+		if (!m->pmus)
+			m->pmus = calloc(PREC_MANIFEST_PMUS_MAX, sizeof(*m->pmus));
+		if (!m->pmus) {
+			close(pfd);
+			err = -ENOMEM;
+			break;
+		}
+		p = &m->pmus[m->nr_pmus++];
+		p->type = (uint32_t)type;
+		p->name = strdup(de->d_name);
+		err = p->name ? pmu_caps(pfd, p, &caps_left) : -ENOMEM;
+		close(pfd);
+	}
+	closedir(d);
+	if (left)
+		pr_warn("host: %u PMUs past the first %u left out of the recording's PMU list",
+			left, PREC_MANIFEST_PMUS_MAX);
+	if (caps_left)
+		pr_warn("host: %u PMU caps past %u a PMU left out of the recording's PMU list",
+			caps_left, PREC_MANIFEST_PMU_CAPS_MAX);
+	return err;
+}
+
 int prec_host__fill(struct prec_manifest *m)
 {
 	struct utsname u;
@@ -418,5 +559,7 @@ int prec_host__fill(struct prec_manifest *m)
 		return err;
 	fill_meminfo(m);
 	err = fill_cpus(m);
-	return err ? err : fill_numa(m);
+	if (!err)
+		err = fill_numa(m);
+	return err ? err : fill_pmus(m);
 }

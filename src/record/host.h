@@ -6,7 +6,8 @@
 struct prec_manifest;
 
 /* Fill hostname, os_release, arch, cpu_desc, cpu_id, version, nr_cpus_*,
- * total_mem_kb and the per-CPU topology of m from uname, /proc and /sys.
+ * total_mem_kb, the per-CPU topology, the NUMA nodes and the PMUs of m
+ * from uname, /proc and /sys (a PMU list cut at its bound is said once).
  * Missing facts are left NULL/0; returns 0 or -ENOMEM. */
 int prec_host__fill(struct prec_manifest *m);
 

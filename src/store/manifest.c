@@ -84,6 +84,19 @@ void prec_manifest__clear_buildids(struct prec_manifest *m)
 	free_index(m);
 }
 
+void prec_manifest_pmu__exit(struct prec_manifest_pmu *p)
+{
+	if (!p)
+		return;
+	for (uint32_t i = 0; p->caps && i < p->nr_caps; i++) {
+		free(p->caps[i].name);
+		free(p->caps[i].value);
+	}
+	free(p->caps);
+	free(p->name);
+	memset(p, 0, sizeof(*p));
+}
+
 void prec_manifest__delete(struct prec_manifest *m)
 {
 	if (!m)
@@ -100,6 +113,9 @@ void prec_manifest__delete(struct prec_manifest *m)
 		free(m->numa_nodes[i].mem_blocks);
 	}
 	free(m->numa_nodes);
+	for (uint32_t i = 0; m->pmus && i < m->nr_pmus; i++)
+		prec_manifest_pmu__exit(&m->pmus[i]);
+	free(m->pmus);
 	for (uint32_t i = 0; m->argv && i < m->argc; i++)
 		free(m->argv[i]);
 	free(m->argv);

@@ -80,6 +80,21 @@ struct prec_manifest_numa_node {
 	char *mem_blocks;
 };
 
+/* A PMU as perf's PMU_MAPPINGS, CPU_PMU_CAPS and PMU_CAPS features have it:
+ * the attr type its events are opened with (numbered at boot for all but
+ * the fixed ones, so only the recording machine knows it), its name, and
+ * its sysfs caps in directory order, each a file's name and first line */
+struct prec_manifest_pmu_cap {
+	char *name, *value;
+};
+
+struct prec_manifest_pmu {
+	uint32_t type;
+	char *name;
+	uint32_t nr_caps;
+	struct prec_manifest_pmu_cap *caps;
+};
+
 /* A manifest holds metadata only; anything bigger is not one of ours, and
  * reading it whole would let a hostile file exhaust memory: readers refuse
  * it (-EFBIG) and the writer never writes one. */
@@ -94,6 +109,14 @@ struct prec_manifest_numa_node {
 #define PREC_MANIFEST_BUILDID_BYTES_MAX (32u << 20)
 #define PREC_MANIFEST_BUILDIDS_OTHER 8192u
 #define PREC_MANIFEST_BUILDID_PATH_MAX 4096u
+/* The PMUS section's bounds: sysfs is the kernel's, but a machine with
+ * thousands of uncore PMUs must not make every manifest huge. PMUs past
+ * the first PREC_MANIFEST_PMUS_MAX, caps past PREC_MANIFEST_PMU_CAPS_MAX
+ * of a PMU are left out (the recorder says so); a cap's value is at most
+ * PREC_MANIFEST_PMU_CAP_VALUE_MAX bytes, as perf reads it. */
+#define PREC_MANIFEST_PMUS_MAX 1024u
+#define PREC_MANIFEST_PMU_CAPS_MAX 64u
+#define PREC_MANIFEST_PMU_CAP_VALUE_MAX 127u
 
 struct prec_manifest_buildid_index;
 
@@ -108,6 +131,8 @@ struct prec_manifest {
 	uint32_t nr_numa_nodes;           /* the NUMA section (minor 6) */
 	struct prec_manifest_numa_node *numa_nodes;
 	uint64_t mem_block_bytes;         /* a memory block's size, 0: unknown */
+	uint32_t nr_pmus;                 /* the PMUS section (minor 7), in */
+	struct prec_manifest_pmu *pmus;   /* sysfs's directory order */
 	/* the recording */
 	uint32_t argc;
 	char **argv;                      /* prec's own command line */
@@ -181,6 +206,8 @@ static inline uint64_t prec_manifest_shard__lost(const struct prec_manifest_shar
  * delete(). The add_* helpers copy their arguments and return 0 or -ENOMEM. */
 struct prec_manifest *prec_manifest__new(void);
 void prec_manifest__delete(struct prec_manifest *m);
+/* Free a PMU's name and caps (p may be NULL or half filled) and zero it. */
+void prec_manifest_pmu__exit(struct prec_manifest_pmu *p);
 
 /* Replace *field (one of m's char * members) with a copy of s (NULL ok). */
 int prec_manifest__set_str(struct prec_manifest *m, char **field, const char *s);

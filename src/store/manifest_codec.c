@@ -190,6 +190,28 @@ static void enc_numa(struct obuf *b, const struct prec_manifest *m)
 	end_section(b, at);
 }
 
+static void enc_pmus(struct obuf *b, const struct prec_manifest *m)
+{
+	size_t at;
+
+	if (!m->nr_pmus)
+		return;
+	at = begin_section(b, PREC_MANI_SEC_PMUS);
+	put64(b, m->nr_pmus);
+	for (uint32_t i = 0; i < m->nr_pmus; i++) {
+		const struct prec_manifest_pmu *p = &m->pmus[i];
+
+		put32(b, p->type);
+		put32(b, p->nr_caps);
+		put_str(b, p->name);
+		for (uint32_t k = 0; k < p->nr_caps; k++) {
+			put_str(b, p->caps[k].name);
+			put_str(b, p->caps[k].value);
+		}
+	}
+	end_section(b, at);
+}
+
 static void enc_argv(struct obuf *b, const struct prec_manifest *m)
 {
 	size_t at = begin_section(b, PREC_MANI_SEC_ARGV);
@@ -405,8 +427,11 @@ static bool arrays_consistent(const struct prec_manifest *m)
 {
 	if ((m->nr_events && !m->events) || (m->nr_tracepoints && !m->tracepoints) ||
 	    (m->nr_shards && !m->shards) || (m->nr_buildids && !m->buildids) ||
-	    (m->nr_numa_nodes && !m->numa_nodes))
+	    (m->nr_numa_nodes && !m->numa_nodes) || (m->nr_pmus && !m->pmus))
 		return false;
+	for (uint32_t i = 0; i < m->nr_pmus; i++)
+		if (m->pmus[i].nr_caps && !m->pmus[i].caps)
+			return false;
 	for (uint32_t i = 0; i < m->nr_events; i++) {
 		const struct prec_manifest_event *e = &m->events[i];
 
@@ -445,6 +470,7 @@ int prec_manifest__encode(const struct prec_manifest *m, void **buf,
 	enc_kcore(&b, m);
 	enc_offcpu(&b, m);
 	enc_numa(&b, m);
+	enc_pmus(&b, m);
 	if (b.err) {
 		free(b.p);
 		return b.err;

@@ -233,6 +233,42 @@ static void dec_numa(struct ibuf *c, struct prec_manifest *m)
 	}
 }
 
+static void dec_pmus(struct ibuf *c, struct prec_manifest *m)
+{
+	uint32_t n = get_count(c, PREC_MANI_MIN_PMU);
+
+	if (c->err || !n)
+		return;
+	m->pmus = alloc_array(c, n, sizeof(*m->pmus));
+	if (!m->pmus)
+		return;
+	m->nr_pmus = n;
+	for (uint32_t i = 0; i < n && !c->err; i++) {
+		struct prec_manifest_pmu *p = &m->pmus[i];
+		uint32_t nc;
+
+		p->type = get32(c);
+		nc = get32(c);
+		p->name = get_str(c);
+		if (!c->err && !p->name)
+			fail(c, -EBADMSG, "pmus: a PMU without its name");
+		if (c->err || !count_fits(c, nc, PREC_MANI_MIN_PMU_CAP))
+			return;
+		if (!nc)
+			continue;
+		p->caps = alloc_array(c, nc, sizeof(*p->caps));
+		if (!p->caps)
+			return;
+		p->nr_caps = nc;
+		for (uint32_t k = 0; k < nc && !c->err; k++) {
+			p->caps[k].name = get_str(c);
+			p->caps[k].value = get_str(c);
+			if (!c->err && (!p->caps[k].name || !p->caps[k].value))
+				fail(c, -EBADMSG, "pmus: a cap without its name or value");
+		}
+	}
+}
+
 static void dec_argv(struct ibuf *c, struct prec_manifest *m)
 {
 	uint32_t n = get_count(c, PREC_MANI_MIN_STR);
@@ -545,6 +581,7 @@ static const struct {
 	{ PREC_MANI_SEC_KCORE, false, true, dec_kcore },
 	{ PREC_MANI_SEC_OFFCPU, false, true, dec_offcpu },
 	{ PREC_MANI_SEC_NUMA, false, false, dec_numa },
+	{ PREC_MANI_SEC_PMUS, false, false, dec_pmus },
 };
 
 static int scan_sections(const uint8_t *p, size_t off, size_t total,

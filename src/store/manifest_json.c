@@ -168,6 +168,22 @@ static void put_host(FILE *f, const struct prec_manifest *m)
 		key_str(f, "mem_blocks", n->mem_blocks);
 		fputc('}', f);
 	}
+	fputs("],\n    \"pmus\": [", f);
+	for (uint32_t i = 0; m->pmus && i < m->nr_pmus; i++) {
+		const struct prec_manifest_pmu *p = &m->pmus[i];
+
+		fprintf(f, "%s{\"type\": %" PRIu32 ", ", i ? ",\n      " : "\n      ", p->type);
+		key_str(f, "name", p->name);
+		fputs(", \"caps\": [", f);
+		for (uint32_t k = 0; p->caps && k < p->nr_caps; k++) {
+			fputs(k ? ", [" : "[", f);
+			put_json_str(f, p->caps[k].name);
+			fputs(", ", f);
+			put_json_str(f, p->caps[k].value);
+			fputc(']', f);
+		}
+		fputs("]}", f);
+	}
 	fputs("]},\n", f);
 }
 

@@ -89,6 +89,27 @@ static void fill_host(struct prec_manifest *m)
 			;
 		n->mem_blocks = rnd_str(60);
 	}
+	/* PMUs (minor 7): none to four, a name always (decode refuses a PMU
+	 * without one), none to three caps each, a name and value always */
+	m->nr_pmus = (uint32_t)rnd(5);
+	m->pmus = m->nr_pmus ? calloc(m->nr_pmus, sizeof(*m->pmus)) : NULL;
+	CHECK(!m->nr_pmus || m->pmus);
+	for (uint32_t i = 0; i < m->nr_pmus; i++) {
+		struct prec_manifest_pmu *p = &m->pmus[i];
+
+		p->type = (uint32_t)test_rand(&rng);
+		while (!(p->name = rnd_str(20)))
+			;
+		p->nr_caps = (uint32_t)rnd(4);
+		p->caps = p->nr_caps ? calloc(p->nr_caps, sizeof(*p->caps)) : NULL;
+		CHECK(!p->nr_caps || p->caps);
+		for (uint32_t k = 0; k < p->nr_caps; k++) {
+			while (!(p->caps[k].name = rnd_str(20)))
+				;
+			while (!(p->caps[k].value = rnd_str(PREC_MANIFEST_PMU_CAP_VALUE_MAX)))
+				;
+		}
+	}
 }
 
 static void fill_recording(struct prec_manifest *m, uint32_t nargs)
@@ -284,6 +305,18 @@ static void check_host_eq(const struct prec_manifest *a, const struct prec_manif
 		      x->mem_free_kb == y->mem_free_kb);
 		check_str(x->cpus, y->cpus);
 		check_str(x->mem_blocks, y->mem_blocks);
+	}
+	CHECK_EQ(a->nr_pmus, b->nr_pmus);
+	for (uint32_t i = 0; i < a->nr_pmus; i++) {
+		const struct prec_manifest_pmu *x = &a->pmus[i], *y = &b->pmus[i];
+
+		CHECK_EQ(x->type, y->type);
+		check_str(x->name, y->name);
+		CHECK_EQ(x->nr_caps, y->nr_caps);
+		for (uint32_t k = 0; k < x->nr_caps; k++) {
+			check_str(x->caps[k].name, y->caps[k].name);
+			check_str(x->caps[k].value, y->caps[k].value);
+		}
 	}
 	CHECK_EQ(a->argc, b->argc);
 	for (uint32_t i = 0; i < a->argc; i++)

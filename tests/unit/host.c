@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // prec_host__fill against uname, nproc, /proc/meminfo and, when perf is
-// installed, perf's own header of a tiny recording (cpudesc, cpuid, topology).
+// installed, perf's own header of a tiny recording (cpudesc, cpuid, topology);
+// the PMUs against their sysfs directory.
 #include "../lib/test.h"
 
 #include <stdbool.h>
@@ -89,6 +90,33 @@ static void check_basics(const struct prec_manifest *m)
 	}
 }
 
+/* The PMUs in their directory's order (ls -U), each with its type, and
+ * each cap as its file's first line. */
+static void check_pmus(const struct prec_manifest *m)
+{
+	static char buf[1 << 16];
+	char cmd[512];
+	size_t at = 0;
+
+	sh("ls -U /sys/bus/event_source/devices 2>/dev/null | while read -r p; do"
+	   " [ -r /sys/bus/event_source/devices/$p/type ] && printf '%s=%s ' $p"
+	   " $(cat /sys/bus/event_source/devices/$p/type); done", buf, sizeof(buf));
+	for (uint32_t i = 0; i < m->nr_pmus; i++) {
+		char one[300];
+		int n = snprintf(one, sizeof(one), "%s=%u ", m->pmus[i].name, m->pmus[i].type);
+
+		CHECK(!strncmp(buf + at, one, (size_t)n));
+		at += (size_t)n;
+		for (uint32_t k = 0; k < m->pmus[i].nr_caps; k++) {
+			snprintf(cmd, sizeof(cmd), "head -c 127 /sys/bus/event_source/devices/%s/caps/%s | head -1",
+				 m->pmus[i].name, m->pmus[i].caps[k].name);
+			CHECK(!strcmp(sh(cmd, one, sizeof(one)), m->pmus[i].caps[k].value));
+		}
+	}
+	CHECK_EQ(at, strlen(buf));
+	CHECK(buf[0]);
+}
+
 /* perf's own view of the same host: the strongest oracle we have. */
 static void check_against_perf(const struct prec_manifest *m, const char *dir)
 {
@@ -148,9 +176,11 @@ int main(void)
 	CHECK(m && dir);
 	CHECK_EQ(prec_host__fill(m), 0);
 	check_basics(m);
+	check_pmus(m);
 	/* A second fill replaces, never leaks or duplicates. */
 	CHECK_EQ(prec_host__fill(m), 0);
 	check_basics(m);
+	check_pmus(m);
 	if (sh("command -v perf >/dev/null && echo yes", buf, sizeof(buf))[0])
 		check_against_perf(m, dir);
 	prec_manifest__delete(m);

@@ -361,6 +361,64 @@ static void test_kcore(struct prec_manifest *m)
 }
 
 /* m, altered, encodes; decode must refuse it with this reason. */
+static void expect_bad(const struct prec_manifest *m, const char *want);
+
+/* PMUS (minor 7): the section's bytes as docs/manifest-format.md has
+ * them, round trip; a manifest without it (an older prec's) reads with no
+ * PMUs; a PMU without its name, a cap without its value, a cap count past
+ * the section are corrupt. m is left as it came. */
+static void test_pmus(struct prec_manifest *m)
+{
+	struct prec_manifest_pmu_cap caps[2] = { { (char *)"max_precise", (char *)"3" },
+						 { (char *)"pmu_name", (char *)"zen4" } };
+	struct prec_manifest_pmu pmus[2] = { { 4, (char *)"cpu", 2, caps },
+					     { 9, (char *)"msr", 0, NULL } };
+	struct prec_manifest_pmu *was = m->pmus;
+	uint32_t nr = m->nr_pmus;
+	struct prec_manifest *d;
+	const char *why;
+	uint8_t *buf, *p;
+	size_t len, at, n;
+
+	m->pmus = pmus;
+	m->nr_pmus = 2;
+	encode(m, &buf, &len);
+	at = find_section(buf, len, PREC_MANI_SEC_PMUS);
+	/* count, reserved; type 4, 2 caps, "cpu" (length, bytes, padding) */
+	CHECK(at && get_le(buf + at, 4) == 2 && get_le(buf + at + 4, 4) == 0);
+	CHECK(get_le(buf + at + 8, 4) == 4 && get_le(buf + at + 12, 4) == 2);
+	CHECK(get_le(buf + at + 16, 4) == 3 && !memcmp(buf + at + 20, "cpu", 3));
+	/* then "max_precise" at +24, "3" at +48, "zen4" ... */
+	CHECK(get_le(buf + at + 24, 4) == 11 && !memcmp(buf + at + 28, "max_precise", 11));
+	CHECK(get_le(buf + at + 40, 4) == 1 && buf[at + 44] == '3');
+	CHECK_EQ(prec_manifest__decode(&d, buf, len, &why), 0);
+	CHECK(d->nr_pmus == 2 && d->pmus[0].type == 4 && !strcmp(d->pmus[0].name, "cpu"));
+	CHECK(d->pmus[0].nr_caps == 2 && !strcmp(d->pmus[0].caps[1].name, "pmu_name") &&
+	      !strcmp(d->pmus[0].caps[1].value, "zen4"));
+	CHECK(d->pmus[1].type == 9 && !strcmp(d->pmus[1].name, "msr") && !d->pmus[1].nr_caps);
+	prec_manifest__delete(d);
+	/* an older manifest: no PMUS section */
+	p = resplice(buf, len, at - 16, 16 + ((get_le(buf + at - 8, 8) + 7) & ~7ull), NULL, 0, &n);
+	CHECK_EQ(prec_manifest__decode(&d, p, n, &why), 0);
+	CHECK(d->nr_pmus == 0 && d->pmus == NULL);
+	prec_manifest__delete(d);
+	free(p);
+	/* the first PMU's cap count lies */
+	put_le32(buf + at + 12, 0x7fffffff);
+	fix_crc(buf, len);
+	CHECK_EQ(decode_err(buf, len, &why), -EBADMSG);
+	CHECK(!strcmp(why, "count larger than its section"));
+	free(buf);
+	pmus[1].name = NULL;
+	expect_bad(m, "pmus: a PMU without its name");
+	pmus[1].name = (char *)"msr";
+	caps[1].value = NULL;
+	expect_bad(m, "pmus: a cap without its name or value");
+	m->pmus = was;
+	m->nr_pmus = nr;
+}
+
+/* m, altered, encodes; decode must refuse it with this reason. */
 static void expect_bad(const struct prec_manifest *m, const char *want)
 {
 	const char *why = NULL;
@@ -525,6 +583,7 @@ int main(void)
 	test_sections(small, sbuf, slen);
 	test_consistency(small);
 	test_kcore(small);
+	test_pmus(small);
 	test_layout_bytes(sbuf, slen);
 	test_fuzz(sbuf, slen, 20000);
 	free(bbuf);

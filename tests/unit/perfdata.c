@@ -666,6 +666,53 @@ static void test_dies(struct prec_manifest *m)
 	printf("topology: a die level for x86_64, none for aarch64\n");
 }
 
+/* The PMUs' features as perf reads them, file and pipe: the mappings,
+ * the core PMU's caps (CPU_PMU_CAPS), the others' with caps (PMU_CAPS, a
+ * hybrid one first); then a core PMU without caps. */
+static void test_pmus(struct prec_manifest *m)
+{
+	struct prec_manifest_pmu_cap cpu[2] = { { "max_precise", "3" }, { "pmu_name", "zen4" } };
+	struct prec_manifest_pmu_cap ibs[1] = { { "zen4_ibs_extensions", "1" } };
+	struct prec_manifest_pmu_cap core[1] = { { "branches", "32" } };
+	struct prec_manifest_pmu pmus[5] = {
+		{ 1, "software", 0, NULL }, { 4, "cpu", 2, cpu }, { 11, "ibs_op", 1, ibs },
+		{ 9, "msr", 0, NULL }, { 8, "cpu_core", 1, core },
+	};
+	static const char *want[] = {
+		"# pmu mappings: software = 1, cpu = 4, ibs_op = 11, msr = 9, cpu_core = 8\n",
+		"# cpu pmu capabilities: max_precise=3, pmu_name=zen4\n",
+		"# cpu_core pmu capabilities: branches=32\n# ibs_op pmu capabilities: zen4_ibs_extensions=1\n",
+	};
+	char *out;
+
+	m->pmus = pmus;
+	m->nr_pmus = 5;
+	write_out(m, "pmus.data", PREC_PERFDATA_FILE);
+	CHECK_EQ(sh("perf report --header-only -I -i %s/pmus.data >%s/hdr.out 2>%s/hdr.err"), 0);
+	out = tmp_file("hdr.out");
+	for (int i = 0; i < 3; i++) {
+		if (!out || !strstr(out, want[i]))
+			fprintf(stderr, "want %s in:\n%s\n", want[i], out ? out : "(none)");
+		CHECK(out && strstr(out, want[i]));
+	}
+	free(out);
+	write_out(m, "pmus-pipe.data", PREC_PERFDATA_PIPE);
+	CHECK_EQ(sh("perf report --header-only -I -i - <%s/pmus-pipe.data >%s/hdr.out 2>%s/hdr.err"), 0);
+	out = tmp_file("hdr.out");
+	for (int i = 0; i < 3; i++)
+		CHECK(out && strstr(out, want[i]));
+	free(out);
+	pmus[1].nr_caps = 0;
+	write_out(m, "pmus.data", PREC_PERFDATA_FILE);
+	CHECK_EQ(sh("perf report --header-only -I -i %s/pmus.data >%s/hdr.out 2>%s/hdr.err"), 0);
+	out = tmp_file("hdr.out");
+	CHECK(out && strstr(out, "# cpu pmu capabilities: not available\n"));
+	free(out);
+	m->pmus = NULL;
+	m->nr_pmus = 0;
+	printf("pmus: mappings, cpu and other PMUs' caps, file and pipe\n");
+}
+
 /* Pipe mode into a real pipe read by `perf script -i -`. */
 static void test_pipe(struct prec_manifest *m)
 {
@@ -1024,6 +1071,7 @@ int main(void)
 	m = make_manifest();
 	test_file(m);
 	test_dies(m);
+	test_pmus(m);
 	test_pipe(m);
 	test_pipe_file(m);
 	test_aux(m);

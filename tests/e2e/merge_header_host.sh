@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# The host facts perf's header carries beside the topology, in prec's
+# perf.data as in perf's own for the same command: perf report
+# --header-only -I prints the same PMU mappings (each PMU's attr type,
+# numbered at boot) and PMU capabilities, and lists the same of those
+# features as missing, for prec's file and pipe as for perf's, with no word
+# on stderr.
+set -u
+# shellcheck source=tests/lib/e2e.sh
+. "$(dirname "$0")/../lib/e2e.sh"
+need_root
+need_cmd perf
+need_tracepoint sched/sched_switch
+e2e_tmpdir header_host
+
+# feats FILE-OR-DASH ERR: the lines of the features compared, and which of
+# them the header lists as missing (a file's header only: a pipe has no
+# such line)
+feats() {
+	perf report --header-only -I -i "$1" 2>"$2" | awk '
+		/^# pmu mappings:/ || /^# .*pmu capabilities:/ { print; next }
+		/^# missing features:/ {
+			for (i = 4; i <= NF; i++)
+				if ($i ~ /^(PMU_MAPPINGS|CPU_PMU_CAPS|PMU_CAPS)$/) print "missing " $i
+		}'
+}
+
+# same NAME ARGS...: perf and prec record ARGS, their headers compared
+same() {
+	local n=$1 f
+	shift
+	perf record -q -o "$tmp/$n.p.data" "$@" >/dev/null 2>"$tmp/$n.p.err" ||
+		fail_rc "$tmp/$n.p.err" "perf record $*"
+	perf record -q -o - "$@" 2>"$tmp/$n.pp.err" >"$tmp/$n.pp.data" ||
+		fail_rc "$tmp/$n.pp.err" "perf record -o - $*"
+	"$PREC" record -q -d "$tmp/$n.q" "$@" >/dev/null 2>"$tmp/$n.q.err" ||
+		fail_rc "$tmp/$n.q.err" "prec record $*"
+	"$PREC" merge -q "$tmp/$n.q" -o "$tmp/$n.q.data" 2>"$tmp/$n.m.err" ||
+		fail_rc "$tmp/$n.m.err" "prec merge"
+	feats "$tmp/$n.p.data" "$tmp/$n.p.rerr" >"$tmp/$n.p.feats"
+	feats - "$tmp/$n.pp.rerr" <"$tmp/$n.pp.data" >"$tmp/$n.pp.feats"
+	feats "$tmp/$n.q.data" "$tmp/$n.q.rerr" >"$tmp/$n.q.feats"
+	"$PREC" merge -q "$tmp/$n.q" | feats - "$tmp/$n.qp.rerr" >"$tmp/$n.qp.feats"
+	for f in p pp q qp; do
+		[ ! -s "$tmp/$n.$f.rerr" ] || fail "$n: perf report on $f said: $(head -3 "$tmp/$n.$f.rerr")"
+	done
+	grep -q '^# pmu mappings: .*software = 1' "$tmp/$n.p.feats" ||
+		fail "$n: perf's own header has no PMU mappings: $(cat "$tmp/$n.p.feats")"
+	diff -u "$tmp/$n.p.feats" "$tmp/$n.q.feats" >"$tmp/d" ||
+		fail "$n: the header differs from perf's (- perf, + prec): $(cat "$tmp/d")"
+	diff -u "$tmp/$n.pp.feats" "$tmp/$n.qp.feats" >"$tmp/d" ||
+		fail "$n: the pipe's header differs from perf's pipe (- perf, + prec): $(cat "$tmp/d")"
+}
+
+same task -e cpu-clock -- sleep 0.1
+same cpus -a -e sched:sched_switch -- sleep 0.1
+echo "PASS: $(grep -c . "$tmp/task.q.feats") and $(grep -c . "$tmp/cpus.q.feats") lines as perf's, file and pipe"
