@@ -72,9 +72,9 @@ _Static_assert(sizeof(struct time_conv_rec) == 56, "TIME_CONV record");
 
 /* Features in bit order; file mode writes every one that applies. */
 static const int file_feats[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13,
-				  14, 16, 17, 18, 21, 22, 23, 27, 28, 29, 31 };
+				  14, 16, 17, 18, 20, 21, 22, 23, 27, 28, 29, 31 };
 /* Pipe mode: the ones perf itself synthesizes as HEADER_FEATUREs (tracing
- * data and build-ids travel as their own records). */
+ * data and build-ids travel as their own records; CACHE is never sent). */
 static const int pipe_feats[] = { 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13,
 				  14, 16, 17, 21, 22, 23, 27, 28, 29, 31 };
 #define NR_FILE_FEATS (sizeof(file_feats) / sizeof(file_feats[0]))

@@ -34,6 +34,7 @@ enum {
 	FEAT_PMU_MAPPINGS = 16,
 	FEAT_GROUP_DESC = 17,
 	FEAT_AUXTRACE = 18,
+	FEAT_CACHE = 20,
 	FEAT_SAMPLE_TIME = 21,
 	FEAT_MEM_TOPOLOGY = 22,
 	FEAT_CLOCKID = 23,
@@ -468,6 +469,7 @@ static int has_feature(int feat, const struct prec_feat_ctx *c)
 	case FEAT_MEM_TOPOLOGY: return m->nr_numa_nodes > 0 && m->numa_nodes && m->mem_block_bytes;
 	case FEAT_PMU_MAPPINGS: case FEAT_PMU_CAPS: return m->nr_pmus > 0 && m->pmus;
 	case FEAT_CPU_PMU_CAPS: return cpu_pmu(m) != NULL;
+	case FEAT_CACHE: return m->nr_caches > 0 && m->caches;
 	case FEAT_GROUP_DESC: return has_groups(m);
 	case FEAT_AUXTRACE: return c->nr_aux > 0;
 	case FEAT_SAMPLE_TIME: return c->first_time || c->last_time;
@@ -523,6 +525,22 @@ static int build_simple(int feat, const struct prec_feat_ctx *c, struct prec_byt
 		for (uint64_t i = 0; i < c->nr_aux; i++) {
 			prec_bytebuf__put_u64(b, c->aux_index[i]);
 			prec_bytebuf__put_u64(b, 48); /* sizeof the AUXTRACE header record */
+		}
+		return 0;
+	case FEAT_CACHE:
+		/* version 1; the caches in the manifest's order, perf's */
+		prec_bytebuf__put_u32(b, 1);
+		prec_bytebuf__put_u32(b, m->nr_caches);
+		for (uint32_t i = 0; i < m->nr_caches; i++) {
+			const struct prec_manifest_cache *k = &m->caches[i];
+
+			prec_bytebuf__put_u32(b, k->level);
+			prec_bytebuf__put_u32(b, k->line_size);
+			prec_bytebuf__put_u32(b, k->sets);
+			prec_bytebuf__put_u32(b, k->ways);
+			put_str(b, k->type);
+			put_str(b, k->size);
+			put_str(b, k->map);
 		}
 		return 0;
 	case FEAT_MEM_TOPOLOGY:

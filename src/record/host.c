@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Host facts for the manifest: uname, /proc/cpuinfo, /proc/meminfo, the
-// CPU lists and topology under /sys/devices/system/cpu, the NUMA nodes
+// CPU lists, topology and caches under /sys/devices/system/cpu, the NUMA nodes
 // under /sys/devices/system/node and the PMUs under /sys/bus/event_source.
 
 #include "record/host.h"
@@ -535,6 +535,159 @@ static int fill_pmus(struct prec_manifest *m)
 	return err;
 }
 
+/* A copy of s without the blanks at its ends (perf's strim), or NULL. */
+static char *trimmed(const char *s)
+{
+	size_t n;
+
+	while (*s == ' ' || *s == '\t' || *s == '\n')
+		s++;
+	n = strlen(s);
+	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\n'))
+		n--;
+	return strndup(s, n);
+}
+
+/* cpu's cache/index<idx> as perf reads it into c: 1 when there is none
+ * (the CPU's caches end there), 0, -ENOENT when a file is missing or
+ * empty (perf then writes no CACHE feature at all), or -ENOMEM. */
+static int read_cache(int sysfd, int cpu, int idx, struct prec_manifest_cache *c)
+{
+	static const char *const nums[] = { "level", "coherency_line_size",
+					     "number_of_sets", "ways_of_associativity" };
+	static const char *const strs[] = { "type", "size", "shared_cpu_list" };
+	uint32_t *num[] = { &c->level, &c->line_size, &c->sets, &c->ways };
+	char **str[] = { &c->type, &c->size, &c->map };
+	char path[64], buf[PREC_MANIFEST_CACHE_STR_MAX];
+	int fd, err = 0;
+
+	snprintf(path, sizeof(path), "cpu%d/cache/index%d", cpu, idx);
+	fd = openat(sysfd, path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return 1;
+	for (int i = 0; !err && i < 4; i++) {
+		if (slurp_at(fd, nums[i], buf, 64) <= 0)
+			err = -ENOENT;
+		else
+			*num[i] = (uint32_t)atoi(buf); /* as perf: what does not parse is 0 */
+	}
+	for (int i = 0; !err && i < 3; i++) {
+		if (slurp_at(fd, strs[i], buf, sizeof(buf)) < 0)
+			err = -ENOENT;
+		else if (!(*str[i] = trimmed(buf)))
+			err = -ENOMEM;
+	}
+	close(fd);
+	return err;
+}
+
+static bool same_cache(const struct prec_manifest_cache *a, const struct prec_manifest_cache *b)
+{
+	return a->level == b->level && a->line_size == b->line_size && a->sets == b->sets &&
+	       a->ways == b->ways && !strcmp(a->type, b->type) && !strcmp(a->size, b->size) &&
+	       !strcmp(a->map, b->map);
+}
+
+/* By level, keeping the order found within one (perf sorts with glibc's
+ * qsort, a merge sort, so stable). Returns 0 or -ENOMEM. */
+static int sort_by_level(struct prec_manifest_cache *c, uint32_t n)
+{
+	struct prec_manifest_cache *out = malloc((size_t)n * sizeof(*out));
+	uint64_t level = 0;
+	uint32_t k = 0;
+
+	if (!out)
+		return -ENOMEM;
+	while (k < n) {
+		uint64_t next = UINT64_MAX;
+
+		for (uint32_t i = 0; i < n; i++)
+			if (c[i].level >= level && c[i].level < next)
+				next = c[i].level;
+		for (uint32_t i = 0; i < n; i++)
+			if (c[i].level == next)
+				out[k++] = c[i];
+		level = next + 1;
+	}
+	memcpy(c, out, (size_t)n * sizeof(*out));
+	free(out);
+	return 0;
+}
+
+static void clear_caches(struct prec_manifest *m)
+{
+	for (uint32_t i = 0; m->caches && i < m->nr_caches; i++)
+		prec_manifest_cache__exit(&m->caches[i]);
+	free(m->caches);
+	m->caches = NULL;
+	m->nr_caches = 0;
+}
+
+/* The CPUs' caches as perf's CACHE feature lists them: CPU by CPU, index0
+ * up to the first missing index (at most 4, perf's MAX_CACHE_LVL), each
+ * cache once however many CPUs share it, then by level. A file missing
+ * leaves none, as perf writes none then. Bounded (entries and bytes): a
+ * hostile sysfs keeps the first, and the recorder says so. */
+static int fill_caches(struct prec_manifest *m)
+{
+	uint32_t cap = 0, left = 0;
+	size_t bytes = 0;
+	int sysfd, err = 0;
+
+	clear_caches(m);
+	sysfd = open(CPU_SYSFS, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (sysfd < 0)
+		return 0;
+	for (uint32_t cpu = 0; !err && cpu < m->nr_cpus_avail; cpu++)
+		for (int idx = 0; !err && idx < 4; idx++) {
+			struct prec_manifest_cache c = { 0 };
+			uint32_t i = 0;
+			size_t len;
+			int r = read_cache(sysfd, (int)cpu, idx, &c);
+
+			if (r == 1)
+				break;
+			err = r;
+			while (!err && i < m->nr_caches && !same_cache(&c, &m->caches[i]))
+				i++;
+			len = err ? 0 : strlen(c.type) + strlen(c.size) + strlen(c.map);
+			/* a shared cache is listed once */
+			if (err || i < m->nr_caches) {
+				prec_manifest_cache__exit(&c);
+				continue;
+			}
+			if (m->nr_caches == PREC_MANIFEST_CACHES_MAX ||
+			    bytes + len > PREC_MANIFEST_CACHE_BYTES_MAX) {
+				prec_manifest_cache__exit(&c);
+				left++;
+				continue;
+			}
+			if (m->nr_caches == cap) {
+				struct prec_manifest_cache *grown;
+
+				cap = cap ? 2 * cap : 16;
+				grown = realloc(m->caches, cap * sizeof(*grown));
+				if (!grown) {
+					prec_manifest_cache__exit(&c);
+					err = -ENOMEM;
+					break;
+				}
+				m->caches = grown;
+			}
+			m->caches[m->nr_caches++] = c;
+			bytes += len;
+		}
+	close(sysfd);
+	if (!err && m->nr_caches)
+		err = sort_by_level(m->caches, m->nr_caches);
+	if (err)
+		clear_caches(m);
+	if (left && !err)
+		pr_warn("host: %u CPU caches past the first %u (or %u bytes) left out of the recording's cache list",
+			left, PREC_MANIFEST_CACHES_MAX, PREC_MANIFEST_CACHE_BYTES_MAX);
+	return err == -ENOMEM ? err : 0;
+}
+
 int prec_host__fill(struct prec_manifest *m)
 {
 	struct utsname u;
@@ -561,5 +714,7 @@ int prec_host__fill(struct prec_manifest *m)
 	err = fill_cpus(m);
 	if (!err)
 		err = fill_numa(m);
-	return err ? err : fill_pmus(m);
+	if (!err)
+		err = fill_pmus(m);
+	return err ? err : fill_caches(m);
 }

@@ -6,8 +6,9 @@
 struct prec_manifest;
 
 /* Fill hostname, os_release, arch, cpu_desc, cpu_id, version, nr_cpus_*,
- * total_mem_kb, the per-CPU topology, the NUMA nodes and the PMUs of m
- * from uname, /proc and /sys (a PMU list cut at its bound is said once).
+ * total_mem_kb, the per-CPU topology, the NUMA nodes, the PMUs and the
+ * CPU caches of m from uname, /proc and /sys (a list cut at its bound is
+ * said once).
  * Missing facts are left NULL/0; returns 0 or -ENOMEM. */
 int prec_host__fill(struct prec_manifest *m);
 

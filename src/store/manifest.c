@@ -97,6 +97,16 @@ void prec_manifest_pmu__exit(struct prec_manifest_pmu *p)
 	memset(p, 0, sizeof(*p));
 }
 
+void prec_manifest_cache__exit(struct prec_manifest_cache *c)
+{
+	if (!c)
+		return;
+	free(c->type);
+	free(c->size);
+	free(c->map);
+	memset(c, 0, sizeof(*c));
+}
+
 void prec_manifest__delete(struct prec_manifest *m)
 {
 	if (!m)
@@ -116,6 +126,9 @@ void prec_manifest__delete(struct prec_manifest *m)
 	for (uint32_t i = 0; m->pmus && i < m->nr_pmus; i++)
 		prec_manifest_pmu__exit(&m->pmus[i]);
 	free(m->pmus);
+	for (uint32_t i = 0; m->caches && i < m->nr_caches; i++)
+		prec_manifest_cache__exit(&m->caches[i]);
+	free(m->caches);
 	for (uint32_t i = 0; m->argv && i < m->argc; i++)
 		free(m->argv[i]);
 	free(m->argv);

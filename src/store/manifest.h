@@ -95,6 +95,15 @@ struct prec_manifest_pmu {
 	struct prec_manifest_pmu_cap *caps;
 };
 
+/* A CPU cache as perf's CACHE feature has it: one entry for all the CPUs
+ * whose cache/indexN directories say the same, in perf's order (by level,
+ * then as found, CPU by CPU); type, size and the sharing CPUs' list as
+ * sysfs writes them, trimmed ("Data", "32K", "0-1") */
+struct prec_manifest_cache {
+	uint32_t level, line_size, sets, ways;
+	char *type, *size, *map;
+};
+
 /* A manifest holds metadata only; anything bigger is not one of ours, and
  * reading it whole would let a hostile file exhaust memory: readers refuse
  * it (-EFBIG) and the writer never writes one. */
@@ -117,6 +126,13 @@ struct prec_manifest_pmu {
 #define PREC_MANIFEST_PMUS_MAX 1024u
 #define PREC_MANIFEST_PMU_CAPS_MAX 64u
 #define PREC_MANIFEST_PMU_CAP_VALUE_MAX 127u
+/* The CACHES section's bounds: at most PREC_MANIFEST_CACHES_MAX caches and
+ * PREC_MANIFEST_CACHE_BYTES_MAX bytes of their strings, each string under
+ * PREC_MANIFEST_CACHE_STR_MAX bytes; the caches past them are left out
+ * (the recorder says so). */
+#define PREC_MANIFEST_CACHES_MAX 16384u
+#define PREC_MANIFEST_CACHE_BYTES_MAX (4u << 20)
+#define PREC_MANIFEST_CACHE_STR_MAX 4096u
 
 struct prec_manifest_buildid_index;
 
@@ -133,6 +149,8 @@ struct prec_manifest {
 	uint64_t mem_block_bytes;         /* a memory block's size, 0: unknown */
 	uint32_t nr_pmus;                 /* the PMUS section (minor 7), in */
 	struct prec_manifest_pmu *pmus;   /* sysfs's directory order */
+	uint32_t nr_caches;               /* the CACHES section (minor 8) */
+	struct prec_manifest_cache *caches;
 	/* the recording */
 	uint32_t argc;
 	char **argv;                      /* prec's own command line */
@@ -208,6 +226,9 @@ struct prec_manifest *prec_manifest__new(void);
 void prec_manifest__delete(struct prec_manifest *m);
 /* Free a PMU's name and caps (p may be NULL or half filled) and zero it. */
 void prec_manifest_pmu__exit(struct prec_manifest_pmu *p);
+
+/* Free a cache's strings (c may be NULL or half filled) and zero it. */
+void prec_manifest_cache__exit(struct prec_manifest_cache *c);
 
 /* Replace *field (one of m's char * members) with a copy of s (NULL ok). */
 int prec_manifest__set_str(struct prec_manifest *m, char **field, const char *s);

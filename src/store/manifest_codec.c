@@ -212,6 +212,28 @@ static void enc_pmus(struct obuf *b, const struct prec_manifest *m)
 	end_section(b, at);
 }
 
+static void enc_caches(struct obuf *b, const struct prec_manifest *m)
+{
+	size_t at;
+
+	if (!m->nr_caches)
+		return;
+	at = begin_section(b, PREC_MANI_SEC_CACHES);
+	put64(b, m->nr_caches);
+	for (uint32_t i = 0; i < m->nr_caches; i++) {
+		const struct prec_manifest_cache *c = &m->caches[i];
+
+		put32(b, c->level);
+		put32(b, c->line_size);
+		put32(b, c->sets);
+		put32(b, c->ways);
+		put_str(b, c->type);
+		put_str(b, c->size);
+		put_str(b, c->map);
+	}
+	end_section(b, at);
+}
+
 static void enc_argv(struct obuf *b, const struct prec_manifest *m)
 {
 	size_t at = begin_section(b, PREC_MANI_SEC_ARGV);
@@ -427,7 +449,8 @@ static bool arrays_consistent(const struct prec_manifest *m)
 {
 	if ((m->nr_events && !m->events) || (m->nr_tracepoints && !m->tracepoints) ||
 	    (m->nr_shards && !m->shards) || (m->nr_buildids && !m->buildids) ||
-	    (m->nr_numa_nodes && !m->numa_nodes) || (m->nr_pmus && !m->pmus))
+	    (m->nr_numa_nodes && !m->numa_nodes) || (m->nr_pmus && !m->pmus) ||
+	    (m->nr_caches && !m->caches))
 		return false;
 	for (uint32_t i = 0; i < m->nr_pmus; i++)
 		if (m->pmus[i].nr_caps && !m->pmus[i].caps)
@@ -471,6 +494,7 @@ int prec_manifest__encode(const struct prec_manifest *m, void **buf,
 	enc_offcpu(&b, m);
 	enc_numa(&b, m);
 	enc_pmus(&b, m);
+	enc_caches(&b, m);
 	if (b.err) {
 		free(b.p);
 		return b.err;

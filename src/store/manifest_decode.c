@@ -269,6 +269,31 @@ static void dec_pmus(struct ibuf *c, struct prec_manifest *m)
 	}
 }
 
+static void dec_caches(struct ibuf *c, struct prec_manifest *m)
+{
+	uint32_t n = get_count(c, PREC_MANI_MIN_CACHE);
+
+	if (c->err || !n)
+		return;
+	m->caches = alloc_array(c, n, sizeof(*m->caches));
+	if (!m->caches)
+		return;
+	m->nr_caches = n;
+	for (uint32_t i = 0; i < n && !c->err; i++) {
+		struct prec_manifest_cache *k = &m->caches[i];
+
+		k->level = get32(c);
+		k->line_size = get32(c);
+		k->sets = get32(c);
+		k->ways = get32(c);
+		k->type = get_str(c);
+		k->size = get_str(c);
+		k->map = get_str(c);
+		if (!c->err && (!k->type || !k->size || !k->map))
+			fail(c, -EBADMSG, "caches: a cache without its type, size or CPUs");
+	}
+}
+
 static void dec_argv(struct ibuf *c, struct prec_manifest *m)
 {
 	uint32_t n = get_count(c, PREC_MANI_MIN_STR);
@@ -582,6 +607,7 @@ static const struct {
 	{ PREC_MANI_SEC_OFFCPU, false, true, dec_offcpu },
 	{ PREC_MANI_SEC_NUMA, false, false, dec_numa },
 	{ PREC_MANI_SEC_PMUS, false, false, dec_pmus },
+	{ PREC_MANI_SEC_CACHES, false, false, dec_caches },
 };
 
 static int scan_sections(const uint8_t *p, size_t off, size_t total,

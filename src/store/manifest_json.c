@@ -184,6 +184,20 @@ static void put_host(FILE *f, const struct prec_manifest *m)
 		}
 		fputs("]}", f);
 	}
+	fputs("],\n    \"caches\": [", f);
+	for (uint32_t i = 0; m->caches && i < m->nr_caches; i++) {
+		const struct prec_manifest_cache *c = &m->caches[i];
+
+		fprintf(f, "%s{\"level\": %" PRIu32 ", \"line_size\": %" PRIu32 ", \"sets\": %" PRIu32
+			", \"ways\": %" PRIu32 ", ", i ? ",\n      " : "\n      ",
+			c->level, c->line_size, c->sets, c->ways);
+		key_str(f, "type", c->type);
+		fputs(", ", f);
+		key_str(f, "size", c->size);
+		fputs(", ", f);
+		key_str(f, "cpus", c->map);
+		fputc('}', f);
+	}
 	fputs("]},\n", f);
 }
 

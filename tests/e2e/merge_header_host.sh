@@ -3,9 +3,9 @@
 # The host facts perf's header carries beside the topology, in prec's
 # perf.data as in perf's own for the same command: perf report
 # --header-only -I prints the same PMU mappings (each PMU's attr type,
-# numbered at boot) and PMU capabilities, and lists the same of those
-# features as missing, for prec's file and pipe as for perf's, with no word
-# on stderr.
+# numbered at boot) and PMU capabilities, the same CPU caches (a file's
+# only: perf's pipe has none), and lists the same of those features as
+# missing, for prec's file and pipe as for perf's, with no word on stderr.
 set -u
 # shellcheck source=tests/lib/e2e.sh
 . "$(dirname "$0")/../lib/e2e.sh"
@@ -20,9 +20,10 @@ e2e_tmpdir header_host
 feats() {
 	perf report --header-only -I -i "$1" 2>"$2" | awk '
 		/^# pmu mappings:/ || /^# .*pmu capabilities:/ { print; next }
+		/^# CPU cache info:/ || /^#  L[0-9]/ { print; next }
 		/^# missing features:/ {
 			for (i = 4; i <= NF; i++)
-				if ($i ~ /^(PMU_MAPPINGS|CPU_PMU_CAPS|PMU_CAPS)$/) print "missing " $i
+				if ($i ~ /^(PMU_MAPPINGS|CPU_PMU_CAPS|PMU_CAPS|CACHE)$/) print "missing " $i
 		}'
 }
 
@@ -47,6 +48,9 @@ same() {
 	done
 	grep -q '^# pmu mappings: .*software = 1' "$tmp/$n.p.feats" ||
 		fail "$n: perf's own header has no PMU mappings: $(cat "$tmp/$n.p.feats")"
+	if [ -d /sys/devices/system/cpu/cpu0/cache/index0 ]; then
+		grep -q '^#  L1 ' "$tmp/$n.p.feats" || fail "$n: perf's own header has no caches: $(cat "$tmp/$n.p.feats")"
+	fi
 	diff -u "$tmp/$n.p.feats" "$tmp/$n.q.feats" >"$tmp/d" ||
 		fail "$n: the header differs from perf's (- perf, + prec): $(cat "$tmp/d")"
 	diff -u "$tmp/$n.pp.feats" "$tmp/$n.qp.feats" >"$tmp/d" ||

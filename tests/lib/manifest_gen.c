@@ -110,6 +110,24 @@ static void fill_host(struct prec_manifest *m)
 				;
 		}
 	}
+	/* caches (minor 8): none to six, their three strings always */
+	m->nr_caches = (uint32_t)rnd(7);
+	m->caches = m->nr_caches ? calloc(m->nr_caches, sizeof(*m->caches)) : NULL;
+	CHECK(!m->nr_caches || m->caches);
+	for (uint32_t i = 0; i < m->nr_caches; i++) {
+		struct prec_manifest_cache *c = &m->caches[i];
+
+		c->level = (uint32_t)rnd(5);
+		c->line_size = (uint32_t)test_rand(&rng);
+		c->sets = (uint32_t)test_rand(&rng);
+		c->ways = (uint32_t)test_rand(&rng);
+		while (!(c->type = rnd_str(12)))
+			;
+		while (!(c->size = rnd_str(8)))
+			;
+		while (!(c->map = rnd_str(40)))
+			;
+	}
 }
 
 static void fill_recording(struct prec_manifest *m, uint32_t nargs)
@@ -317,6 +335,16 @@ static void check_host_eq(const struct prec_manifest *a, const struct prec_manif
 			check_str(x->caps[k].name, y->caps[k].name);
 			check_str(x->caps[k].value, y->caps[k].value);
 		}
+	}
+	CHECK_EQ(a->nr_caches, b->nr_caches);
+	for (uint32_t i = 0; i < a->nr_caches; i++) {
+		const struct prec_manifest_cache *x = &a->caches[i], *y = &b->caches[i];
+
+		CHECK(x->level == y->level && x->line_size == y->line_size &&
+		      x->sets == y->sets && x->ways == y->ways);
+		check_str(x->type, y->type);
+		check_str(x->size, y->size);
+		check_str(x->map, y->map);
 	}
 	CHECK_EQ(a->argc, b->argc);
 	for (uint32_t i = 0; i < a->argc; i++)

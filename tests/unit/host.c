@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // prec_host__fill against uname, nproc, /proc/meminfo and, when perf is
 // installed, perf's own header of a tiny recording (cpudesc, cpuid, topology);
-// the PMUs against their sysfs directory.
+// the PMUs and caches against their sysfs directories.
 #include "../lib/test.h"
 
 #include <stdbool.h>
@@ -117,6 +117,34 @@ static void check_pmus(const struct prec_manifest *m)
 	CHECK(buf[0]);
 }
 
+/* Each cache once (sysfs's cache/indexN of every CPU, distinct), by
+ * level, its numbers and strings as sysfs has them. */
+static void check_caches(const struct prec_manifest *m)
+{
+	static char buf[1 << 16];
+	char one[512];
+
+	sh("for d in /sys/devices/system/cpu/cpu[0-9]*/cache/index[0-3]; do [ -d $d ] &&"
+	   " echo $(cat $d/level $d/coherency_line_size $d/number_of_sets"
+	   " $d/ways_of_associativity $d/type $d/size $d/shared_cpu_list); done | sort -u | wc -l",
+	   buf, sizeof(buf));
+	CHECK_EQ(m->nr_caches, strtoul(buf, NULL, 10));
+	sh("for d in /sys/devices/system/cpu/cpu[0-9]*/cache/index[0-3]; do [ -d $d ] &&"
+	   " echo $(cat $d/level $d/coherency_line_size $d/number_of_sets"
+	   " $d/ways_of_associativity $d/type $d/size $d/shared_cpu_list); done | sort -u | tr '\\n' '|'",
+	   buf, sizeof(buf));
+	for (uint32_t i = 0; i < m->nr_caches; i++) {
+		const struct prec_manifest_cache *c = &m->caches[i];
+
+		snprintf(one, sizeof(one), "%u %u %u %u %s %s %s|", c->level, c->line_size, c->sets,
+			 c->ways, c->type, c->size, c->map);
+		if (!strstr(buf, one))
+			fprintf(stderr, "cache '%s' not in sysfs's '%s'\n", one, buf);
+		CHECK(strstr(buf, one));
+		CHECK(!i || m->caches[i - 1].level <= c->level);
+	}
+}
+
 /* perf's own view of the same host: the strongest oracle we have. */
 static void check_against_perf(const struct prec_manifest *m, const char *dir)
 {
@@ -177,10 +205,12 @@ int main(void)
 	CHECK_EQ(prec_host__fill(m), 0);
 	check_basics(m);
 	check_pmus(m);
+	check_caches(m);
 	/* A second fill replaces, never leaks or duplicates. */
 	CHECK_EQ(prec_host__fill(m), 0);
 	check_basics(m);
 	check_pmus(m);
+	check_caches(m);
 	if (sh("command -v perf >/dev/null && echo yes", buf, sizeof(buf))[0])
 		check_against_perf(m, dir);
 	prec_manifest__delete(m);

@@ -418,6 +418,50 @@ static void test_pmus(struct prec_manifest *m)
 	m->nr_pmus = nr;
 }
 
+/* CACHES (minor 8): the section's bytes, round trip; a manifest without
+ * it (an older prec's) reads with no caches; a cache without one of its
+ * strings is corrupt. m is left as it came. */
+static void test_caches(struct prec_manifest *m)
+{
+	struct prec_manifest_cache caches[2] = {
+		{ 1, 64, 64, 8, (char *)"Data", (char *)"32K", (char *)"0" },
+		{ 3, 64, 32768, 16, (char *)"Unified", (char *)"32768K", (char *)"0-1" },
+	};
+	struct prec_manifest_cache *was = m->caches;
+	uint32_t nr = m->nr_caches;
+	struct prec_manifest *d;
+	const char *why;
+	uint8_t *buf, *p;
+	size_t len, at, n;
+
+	m->caches = caches;
+	m->nr_caches = 2;
+	encode(m, &buf, &len);
+	at = find_section(buf, len, PREC_MANI_SEC_CACHES);
+	/* count, reserved; level, line size, sets, ways; "Data", "32K", "0" */
+	CHECK(at && get_le(buf + at, 4) == 2 && get_le(buf + at + 4, 4) == 0);
+	CHECK(get_le(buf + at + 8, 4) == 1 && get_le(buf + at + 12, 4) == 64 &&
+	      get_le(buf + at + 16, 4) == 64 && get_le(buf + at + 20, 4) == 8);
+	CHECK(get_le(buf + at + 24, 4) == 4 && !memcmp(buf + at + 28, "Data", 4));
+	CHECK(get_le(buf + at + 32, 4) == 3 && !memcmp(buf + at + 36, "32K", 3));
+	CHECK(get_le(buf + at + 40, 4) == 1 && buf[at + 44] == '0');
+	CHECK(get_le(buf + at + 48, 4) == 3 && get_le(buf + at + 56, 4) == 32768);
+	CHECK_EQ(prec_manifest__decode(&d, buf, len, &why), 0);
+	CHECK(d->nr_caches == 2 && d->caches[1].ways == 16 && !strcmp(d->caches[1].size, "32768K") &&
+	      !strcmp(d->caches[1].map, "0-1") && !strcmp(d->caches[0].type, "Data"));
+	prec_manifest__delete(d);
+	p = resplice(buf, len, at - 16, 16 + ((get_le(buf + at - 8, 8) + 7) & ~7ull), NULL, 0, &n);
+	CHECK_EQ(prec_manifest__decode(&d, p, n, &why), 0);
+	CHECK(d->nr_caches == 0 && d->caches == NULL);
+	prec_manifest__delete(d);
+	free(p);
+	free(buf);
+	caches[1].map = NULL;
+	expect_bad(m, "caches: a cache without its type, size or CPUs");
+	m->caches = was;
+	m->nr_caches = nr;
+}
+
 /* m, altered, encodes; decode must refuse it with this reason. */
 static void expect_bad(const struct prec_manifest *m, const char *want)
 {
@@ -584,6 +628,7 @@ int main(void)
 	test_consistency(small);
 	test_kcore(small);
 	test_pmus(small);
+	test_caches(small);
 	test_layout_bytes(sbuf, slen);
 	test_fuzz(sbuf, slen, 20000);
 	free(bbuf);
