@@ -283,6 +283,15 @@ void prec_evlist__config(struct prec_evlist *el,
 			a->sample_type |= PERF_SAMPLE_CALLCHAIN;
 			a->sample_max_stack = chain.max;
 		}
+		/* As perf's evsel__config on its own dummy (-a, -C): -g's
+		 * callchain bit on the tracking dummy too. perf sched timehist
+		 * drops every event's chains when one event has none ("Samples
+		 * do not have callchains."); the dummy samples nothing, so no
+		 * record changes. */
+		if (ev->tracking && o->callgraph != PREC_CG_NONE) {
+			a->sample_type |= PERF_SAMPLE_CALLCHAIN;
+			a->sample_max_stack = o->max_stack;
+		}
 		if (chain.mode == PREC_CG_DWARF) {
 			a->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
 			a->sample_regs_user = prec_sample_regs__user_default();
