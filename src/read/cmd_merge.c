@@ -285,6 +285,7 @@ static int pump(struct prec_merge *mg, struct prec_perfdata *pd,
 	struct aux_join j = { 0 };
 	uint64_t round_time = 0, caught_up = UINT64_MAX;
 	uint32_t in_round = 0;
+	bool init_done = false;
 	int n, err = 0;
 
 	for (;;) {
@@ -307,6 +308,16 @@ static int pump(struct prec_merge *mg, struct prec_perfdata *pd,
 		}
 		if (n <= 0)
 			break;
+		/* The side band read from /proc at the start has time 0 and
+		 * comes first; perf's FINISHED_INIT follows its own. */
+		if (!init_done && r.time) {
+			init_done = true;
+			err = join_flush(pd, t, &j);
+			if (!err)
+				err = prec_perfdata__finish_init(pd);
+			if (err)
+				break;
+		}
 		err = write_one(pd, &r, t, &j, oc);
 		if (err)
 			break;
@@ -326,6 +337,8 @@ static int pump(struct prec_merge *mg, struct prec_perfdata *pd,
 	}
 	if (!err)
 		err = join_flush(pd, t, &j);
+	if (!err && !init_done)
+		err = prec_perfdata__finish_init(pd);
 	free(j.b.p);
 	if (err)
 		return err;

@@ -8,12 +8,14 @@
 // dummy last, as perf does (perf script sets a pipe's call-graph printing up
 // from the first attr of each type); the pipe names each event in an
 // EVENT_UPDATE too. Everything in the headers comes from the manifest (attrs
-// and ids, names, host and topology, the tracing blob, TIME_CONV,
-// AUXTRACE_INFO, the BUILD_ID feature); no file is read again. Records go
+// and ids, names, host and topology, the tracing blob, TIME_CONV, ID_INDEX,
+// AUXTRACE_INFO, the clock units and the thread and CPU maps, the BUILD_ID
+// feature); no file is read again. Records go
 // through a 1 MiB buffer; a FINISHED_ROUND follows every 8192 records or 100
 // ms of record time (the stream is sorted, so any cut is safe). An AUX chunk
 // becomes a PERF_RECORD_AUXTRACE at its place in time.
 #include "read/internal.h"
+#include "read/perfdata_maps.h"
 #include "read/zstd_out.h"
 #include "util/file.h"
 #include "util/log.h"
@@ -42,6 +44,7 @@ enum {
 	REC_EVENT_UPDATE = 78,
 	REC_TIME_CONV = 79,
 	REC_HEADER_FEATURE = 80,
+	REC_FINISHED_INIT = 82,
 };
 
 #define EVENT_UPDATE_NAME 2 /* PERF_EVENT_UPDATE__NAME */
@@ -381,6 +384,23 @@ static int auxtrace_info(struct prec_perfdata *pd)
 	return pd->err;
 }
 
+/* Records perf record synthesizes from its event list, from
+ * perfdata_maps.c: ID_INDEX ahead of AUXTRACE_INFO, the clock events'
+ * units, the thread and CPU maps after it, as perf orders them. */
+static int put_built(struct prec_perfdata *pd,
+		     int (*build)(const struct prec_manifest *, void **, size_t *))
+{
+	void *buf;
+	size_t len;
+	int err = build(pd->m, &buf, &len);
+
+	if (err)
+		return err;
+	emit(pd, buf, len);
+	free(buf);
+	return pd->err;
+}
+
 /* Whether an event of the recording had attr.build_id: only then can an
  * MMAP2's build-id flag be the kernel's answer to this recording. */
 static bool asked_build_ids(const struct prec_manifest *m)
@@ -424,7 +444,11 @@ int prec_perfdata__open_zstd(struct prec_perfdata **out, int fd,
 	if (!err)
 		err = time_conv(pd);
 	if (!err)
+		err = put_built(pd, prec_perfdata__build_id_index);
+	if (!err)
 		err = auxtrace_info(pd);
+	if (!err)
+		err = put_built(pd, prec_perfdata__build_maps);
 	if (err)
 		goto err_free;
 	*out = pd;
@@ -581,18 +605,30 @@ int prec_perfdata__write_auxtrace(struct prec_perfdata *pd, const void *data,
 	return emit(pd, NULL, padded - len);
 }
 
-int prec_perfdata__finish_round(struct prec_perfdata *pd)
+/* A record that is its header alone, out of the compressed stream (as
+ * perf's FINISHED_ROUND and FINISHED_INIT are) */
+static int bare(struct prec_perfdata *pd, uint32_t type)
 {
-	static const struct perf_event_header fr = {
-		.type = REC_FINISHED_ROUND, .size = 8,
+	const struct perf_event_header h = {
+		.type = htole32(type), .size = htole16(8),
 	};
 
 	if (pd->z) {
 		if (!zflush(pd))
-			put_hdr(pd, REC_FINISHED_ROUND, 0, 8);
+			put_hdr(pd, type, 0, 8);
 		return pd->err;
 	}
-	return prec_perfdata__write_record(pd, &fr, sizeof(fr));
+	return prec_perfdata__write_record(pd, &h, sizeof(h));
+}
+
+int prec_perfdata__finish_round(struct prec_perfdata *pd)
+{
+	return bare(pd, REC_FINISHED_ROUND);
+}
+
+int prec_perfdata__finish_init(struct prec_perfdata *pd)
+{
+	return bare(pd, REC_FINISHED_INIT);
 }
 
 int prec_perfdata__flush(struct prec_perfdata *pd)

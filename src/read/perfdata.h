@@ -48,6 +48,10 @@ int prec_perfdata__write_auxtrace(struct prec_perfdata *pd, const void *data,
 /* Append a FINISHED_ROUND. */
 int prec_perfdata__finish_round(struct prec_perfdata *pd);
 
+/* Append a FINISHED_INIT: the end of the synthesized side band, as perf
+ * record writes it once after its own (perf inject reads it). */
+int prec_perfdata__finish_init(struct prec_perfdata *pd);
+
 /* Write what is buffered now, in this thread (a pipe's reader that follows
  * a live recording waits for it). Returns 0 or -errno. */
 int prec_perfdata__flush(struct prec_perfdata *pd);

@@ -3,6 +3,8 @@
 // (cpu-clock + raw_syscalls:sys_enter), synthetic records written in file
 // and pipe mode, then perf script / report / buildid-list and an own parser.
 #include "read/internal.h"
+#include "read/perfdata_maps.h"
+#include "util/bytes.h"
 #include "../lib/test.h"
 
 #include <errno.h>
@@ -1055,11 +1057,107 @@ static void test_event_order(void)
 	CHECK_EQ(prec_perfdata__event_at(&m, 0), 0);
 }
 
+/* perfdata_maps.c's records on a recording perf would split: 5000 ids of
+ * a cpu-clock on 64 CPUs (per CPU, no task) and its tracking dummy's 64 */
+static void test_maps(void)
+{
+	enum { NR = 5000, NCPU = 64 };
+	struct prec_manifest_event events[2];
+	struct prec_manifest m = { .events = events, .nr_events = 2 };
+	uint32_t type_sw = PERF_TYPE_SOFTWARE;
+	uint64_t dummy = PERF_COUNT_SW_DUMMY, mmap_bit = 1ull << 8, got = 0, rec_nr[4];
+	int nrec = 0;
+	uint8_t *buf, *p;
+	size_t len;
+
+	memset(events, 0, sizeof(events));
+	for (int e = 0; e < 2; e++) {
+		uint32_t n = e ? NCPU : NR;
+
+		memcpy(events[e].attr, &type_sw, 4);
+		events[e].nr_ids = n;
+		events[e].ids = calloc(n, sizeof(uint64_t));
+		events[e].id_cpus = calloc(n, sizeof(int32_t));
+		events[e].id_tids = calloc(n, sizeof(int32_t));
+		CHECK(events[e].ids && events[e].id_cpus && events[e].id_tids);
+		for (uint32_t i = 0; i < n; i++) {
+			events[e].ids[i] = (e ? 100000 : 1) + i;
+			events[e].id_cpus[i] = (int32_t)(i % NCPU);
+			events[e].id_tids[i] = -1;
+		}
+	}
+	/* events[0]: the tracking dummy (written last); events[1]: cpu-clock */
+	memcpy(events[0].attr + 8, &dummy, 8);
+	memcpy(events[0].attr + offsetof(struct perf_event_attr, read_format) + 8, &mmap_bit, 8);
+	{
+		uint64_t *t = events[0].ids; uint32_t tn = events[0].nr_ids;
+		int32_t *tc = events[0].id_cpus, *tt = events[0].id_tids;
+
+		events[0].ids = events[1].ids; events[0].nr_ids = events[1].nr_ids;
+		events[0].id_cpus = events[1].id_cpus; events[0].id_tids = events[1].id_tids;
+		events[1].ids = t; events[1].nr_ids = tn; events[1].id_cpus = tc; events[1].id_tids = tt;
+	}
+	CHECK_EQ(prec_perfdata__build_id_index(&m, (void **)&buf, &len), 0);
+	/* perf's cut: 2047 entries a record, the cpu-clock's first (idx 0) */
+	for (p = buf; p < buf + len && nrec < 4; nrec++) {
+		uint32_t type = prec_ld32(p);
+		uint16_t size = prec_ld16(p + 6);
+		uint64_t nr = prec_ld64(p + 8);
+
+		CHECK_EQ(type, 69);
+		CHECK_EQ(size, 16 + nr * 32);
+		for (uint64_t i = 0; i < nr; i++, got++) {
+			const uint8_t *e = p + 16 + i * 32;
+			bool clock = got < NR;
+
+			CHECK_EQ(prec_ld64(e), clock ? 1 + got : 100000 + got - NR);
+			CHECK_EQ(prec_ld64(e + 8), clock ? 0u : 1u);
+			CHECK_EQ(prec_ld64(e + 16), (clock ? got : got - NR) % NCPU);
+			CHECK_EQ(prec_ld64(e + 24), UINT64_MAX);
+		}
+		rec_nr[nrec] = nr;
+		p += size;
+	}
+	CHECK(p == buf + len);
+	CHECK_EQ(nrec, 3);
+	CHECK(rec_nr[0] == 2047 && rec_nr[1] == 2047 && rec_nr[2] == NR + NCPU - 2 * 2047);
+	free(buf);
+	/* the clock's unit and scale, then the maps: no task (-1), 64 CPUs */
+	CHECK_EQ(prec_perfdata__build_maps(&m, (void **)&buf, &len), 0);
+	p = buf;
+	CHECK(prec_ld32(p) == 78 && prec_ld16(p + 6) == 48 && prec_ld64(p + 8) == 0 &&
+	      prec_ld64(p + 16) == 1 && !strcmp((char *)p + 24, "msec"));
+	p += 48;
+	CHECK(prec_ld32(p) == 78 && prec_ld16(p + 6) == 48 && prec_ld64(p + 8) == 1);
+	{
+		double sc;
+
+		memcpy(&sc, p + 24, sizeof(sc));
+		CHECK(sc == 1e-6);
+	}
+	p += 48;
+	CHECK(prec_ld32(p) == 73 && prec_ld16(p + 6) == 40 && prec_ld64(p + 8) == 1 &&
+	      prec_ld64(p + 16) == UINT64_MAX);
+	p += 40;
+	CHECK(prec_ld32(p) == 74 && prec_ld16(p + 6) == (12 + 2 * NCPU + 7) / 8 * 8);
+	CHECK(prec_ld16(p + 8) == 0 && prec_ld16(p + 10) == NCPU);
+	for (int c = 0; c < NCPU; c++)
+		CHECK_EQ(prec_ld16(p + 12 + 2 * c), c);
+	CHECK(p + prec_ld16(p + 6) == buf + len);
+	free(buf);
+	for (int e = 0; e < 2; e++) {
+		free(events[e].ids);
+		free(events[e].id_cpus);
+		free(events[e].id_tids);
+	}
+}
+
 int main(void)
 {
 	struct prec_manifest *m;
 
 	test_event_order();
+	test_maps();
 
 	if (system("perf --version >/dev/null 2>&1") != 0) {
 		printf("perf not installed: skip\n");
