@@ -188,14 +188,20 @@ static int emit_fork(struct sb *sb, uint32_t pid, uint32_t ppid, uint32_t tid,
 	return sb_emit(sb, 8 + 24 + PREC_SAMPLE_ID_TRAILER);
 }
 
+/* A task's name as the kernel's COMM records carry it and perf cuts its
+ * synthesized ones: TASK_COMM_LEN less the NUL. /proc adds a workqueue
+ * worker's description ("kworker/u8:3-events_unbound"); perf keeps its
+ * first 15 bytes, and so does prec, so the tasks are named alike. */
+#define SB_COMM_MAX 15
+
 static int emit_comm(struct sb *sb, uint32_t pid, uint32_t tid, const char *comm)
 {
-	size_t nl = name_len(comm);
+	size_t n = strnlen(comm, SB_COMM_MAX), nl = align8(n + 1);
 	uint8_t *b = rec_begin(sb, PERF_RECORD_COMM, 0, 8 + nl);
 
 	put32(b, pid);
 	put32(b + 4, tid);
-	put_name(b + 8, comm);
+	memcpy(b + 8, comm, n); /* its NUL and padding: rec_begin's zeros */
 	return sb_emit(sb, (uint32_t)(8 + 8 + nl + PREC_SAMPLE_ID_TRAILER));
 }
 
