@@ -114,6 +114,11 @@ static int start_tail(struct prec_controls *f, struct prec_session *s,
 	return err;
 }
 
+static uint64_t flight_lost(void *arg, int i)
+{
+	return prec_evlist__flight_lost(arg, i);
+}
+
 static int start_snapshots(struct prec_controls *f, struct prec_session *s,
 			   const struct prec_record_opts *o,
 			   const struct prec_evlist *el)
@@ -123,6 +128,7 @@ static int start_snapshots(struct prec_controls *f, struct prec_session *s,
 		.writers = prec_session__flight_shards(s)->cpu,
 		.cpus = prec_evlist__cpus(el), .nr = prec_evlist__nr_cpus(el),
 		.layout = prec_recording__manifest(prec_session__recording(s))->time_layout,
+		.kernel_lost = flight_lost, .kernel_lost_arg = (void *)el,
 	};
 	int err = prec_snapshot__new(&f->snap, &so);
 

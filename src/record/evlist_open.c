@@ -587,7 +587,9 @@ static uint64_t fd_lost(const struct prec_evsel *ev, int fd)
 	return sum;
 }
 
-uint64_t prec_evlist__lost(const struct prec_evlist *el, int c)
+/* PERF_FORMAT_LOST over CPU index c's fds of the drained events, or of
+ * the overwrite ones. */
+static uint64_t cpu_lost(const struct prec_evlist *el, int c, bool overwrite)
 {
 	uint64_t sum = 0;
 
@@ -595,7 +597,7 @@ uint64_t prec_evlist__lost(const struct prec_evlist *el, int c)
 		return 0;
 	for (int e = 0; e < el->nr; e++) {
 		if (!(el->evsel[e].attr.read_format & PERF_FORMAT_LOST) ||
-		    el->evsel[e].overwrite)
+		    el->evsel[e].overwrite != overwrite)
 			continue;
 		for (int t = 0; t < el->nr_tasks; t++) {
 			size_t i = ((size_t)e * (size_t)el->nr_cpus + (size_t)c) *
@@ -606,6 +608,16 @@ uint64_t prec_evlist__lost(const struct prec_evlist *el, int c)
 		}
 	}
 	return sum;
+}
+
+uint64_t prec_evlist__lost(const struct prec_evlist *el, int c)
+{
+	return cpu_lost(el, c, false);
+}
+
+uint64_t prec_evlist__flight_lost(const struct prec_evlist *el, int c)
+{
+	return cpu_lost(el, c, true);
 }
 
 void prec_evlist__close(struct prec_evlist *el)

@@ -42,6 +42,9 @@ void prec_evlist__disable_cpu(struct prec_evlist *el, int c);
 /* Sum of PERF_FORMAT_LOST over the drained events' fds of CPU index c
  * (an overwrite event's count is no drain loss: flight-recorder.md). */
 uint64_t prec_evlist__lost(const struct prec_evlist *el, int c);
+/* The same over CPU index c's overwrite events: every record their flight
+ * ring dropped while paused for a snapshot. Any thread. */
+uint64_t prec_evlist__flight_lost(const struct prec_evlist *el, int c);
 /* Unmap rings and close fds (keeps the parsed events). */
 void prec_evlist__close(struct prec_evlist *el);
 

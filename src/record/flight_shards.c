@@ -92,10 +92,12 @@ int prec_flight_shards__finish(struct prec_flight_shards *fs, struct prec_manife
 		e = prec_shard_writer__flush(fs->cpu[c]);
 		err = err ? err : e;
 		count(sh, fs->cpu[c], records, bytes);
-		/* Not PERF_FORMAT_LOST: it also counts the drops of a pause
-		 * whose LOST record the ring overwrote before the next
-		 * snapshot, i.e. records of a stretch the flight recorder
-		 * keeps no more of than of any overwritten one. */
+		/* Not PERF_FORMAT_LOST as it stands: it also counts the drops
+		 * of a pause whose LOST record the ring overwrote before the
+		 * next snapshot, i.e. records of a stretch the flight
+		 * recorder keeps no more of than of any overwritten one. The
+		 * snapshots take from it only the drops no LOST record
+		 * reported (snapshot.h). */
 		if (fs->snap)
 			prec_snapshot__lost(fs->snap, c, &sh->lost, &sh->lost_samples);
 		*lost += prec_manifest_shard__lost(sh);

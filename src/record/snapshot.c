@@ -35,6 +35,9 @@ struct snap_ring {
 	int cpu;
 	uint64_t prev;          /* data_head at the last snapshot (0 at start) */
 	uint64_t lost, lost_samples; /* LOST, LOST_SAMPLES records written */
+	/* The kernel's drop count (kernel_lost) just after the last resume,
+	 * and the part of it the ring has had LOST records for */
+	uint64_t resumed_lost, reported;
 };
 
 struct prec_snapshot {
@@ -297,6 +300,11 @@ static int snap_one(struct prec_snapshot *s, struct snap_ring *sr)
 	int err;
 
 	head = __atomic_load_n(&r->page->data_head, __ATOMIC_ACQUIRE);
+	/* A pause's drops go into a LOST record only before the next record
+	 * written: a ring written to since the last resume had one for
+	 * every drop up to it (none since: drops happen only while paused). */
+	if (head != sr->prev)
+		sr->reported = sr->resumed_lost;
 	err = prec_snapshot__range(r->data, r->size, head, sr->prev, &end, &recs);
 	if (err)
 		pr_warn("snapshot cpu%d: ring holds a torn record at %llu: keeping the %u before it",
@@ -339,6 +347,9 @@ int prec_snapshot__take(struct prec_snapshot *s)
 	for (int i = 0; i < s->o.nr; i++) {
 		int e = snap_one(s, &s->rings[i]);
 
+		if (s->o.kernel_lost)
+			s->rings[i].resumed_lost = s->o.kernel_lost(s->o.kernel_lost_arg, i);
+
 		if (e && !err) {
 			pr_err("snapshot cpu%d: %s", s->rings[i].cpu, strerror(-e));
 			err = e;
@@ -360,8 +371,12 @@ void prec_snapshot__stats(const struct prec_snapshot *s,
 void prec_snapshot__lost(const struct prec_snapshot *s, int i,
 			 uint64_t *lost, uint64_t *lost_samples)
 {
-	*lost = s->rings[i].lost;
-	*lost_samples = s->rings[i].lost_samples;
+	const struct snap_ring *sr = &s->rings[i];
+	uint64_t unreported = sr->resumed_lost > sr->reported ?
+			      sr->resumed_lost - sr->reported : 0;
+
+	*lost = sr->lost;
+	*lost_samples = sr->lost_samples + sr->lost + unreported;
 }
 
 void prec_snapshot__delete(struct prec_snapshot *s)

@@ -19,6 +19,11 @@ struct prec_snapshot_opts {
 	const int *cpus;
 	int nr;
 	struct prec_time_layout layout;
+	/* The kernel's count of the records ring i's events dropped
+	 * (PERF_FORMAT_LOST; 0 where it counts none), called after each
+	 * resume: what a LOST record the ring never got reports. */
+	uint64_t (*kernel_lost)(void *arg, int i);
+	void *kernel_lost_arg;
 };
 
 struct prec_snapshot_stats {
@@ -40,8 +45,11 @@ int prec_snapshot__take(struct prec_snapshot *s);
 void prec_snapshot__stats(const struct prec_snapshot *s,
 			  struct prec_snapshot_stats *st);
 /* Ring i's totals over every snapshot so far, as a drainer counts them:
- * the sum of its PERF_RECORD_LOST and of its PERF_RECORD_LOST_SAMPLES
- * records written to the shard. */
+ * *lost the sum of its PERF_RECORD_LOST records written to the shard;
+ * *lost_samples that of its PERF_RECORD_LOST_SAMPLES records plus the
+ * kernel's view of the same drops: *lost and the drops no LOST record
+ * reports yet (those of the pauses after the ring's last record, which
+ * a LOST record would only have preceded the next one). */
 void prec_snapshot__lost(const struct prec_snapshot *s, int i,
 			 uint64_t *lost, uint64_t *lost_samples);
 void prec_snapshot__delete(struct prec_snapshot *s);
