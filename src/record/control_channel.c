@@ -322,6 +322,11 @@ int prec_control__next(struct prec_control *c)
 	}
 }
 
+bool prec_control__has_line(const struct prec_control *c)
+{
+	return line_end(c->buf, c->len) != c->len;
+}
+
 int prec_control__ack(struct prec_control *c)
 {
 	static const char ack[] = "ack\n";

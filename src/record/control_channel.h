@@ -3,6 +3,8 @@
 #ifndef PREC_RECORD_CONTROL_CHANNEL_H
 #define PREC_RECORD_CONTROL_CHANNEL_H
 
+#include <stdbool.h>
+
 enum prec_control_cmd {
 	PREC_CTL_ENABLE = 1, PREC_CTL_DISABLE, PREC_CTL_SNAPSHOT, PREC_CTL_STOP,
 	PREC_CTL_PING, PREC_CTL_SWITCH,
@@ -23,6 +25,8 @@ int prec_control__fd(const struct prec_control *c);
  * 0 when none is complete, -EINVAL for an unknown one (warned), -errno.
  * A line longer than 255 bytes is dropped whole, with one warning. */
 int prec_control__next(struct prec_control *c);
+/* true when the buffer holds a whole line next() has not returned yet. */
+bool prec_control__has_line(const struct prec_control *c);
 /* One line to a command (PREC_CTL_* or 0 for a blank line / -EINVAL). */
 int prec_control__parse(const char *line);
 /* Write "ack\n" to the ack end, if any. Returns 0 or -errno. */

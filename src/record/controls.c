@@ -249,6 +249,8 @@ int prec_controls__timeout_ms(const struct prec_controls *f)
 {
 	uint64_t now, due = next_due(f);
 
+	if (f->ctl && prec_control__has_line(f->ctl))
+		return 0; /* read, not yet run: the fd may not poll again */
 	if (!due)
 		return -1;
 	now = mono_ns();
@@ -319,19 +321,18 @@ int prec_controls__tick(struct prec_controls *f, struct prec_evlist *el)
 		f->enable_at_ns = 0;
 		prec_evlist__enable(el);
 	}
-	while (f->ctl && (cmd = prec_control__next(f->ctl)) != 0) {
-		if (cmd < 0 && cmd != -EINVAL)
-			return 0;
-		if (cmd < 0)
-			continue;
-		err = run_command(f, el, cmd);
-		/* Acked once done: 'disable' acked means no event is enabled. */
-		if (prec_control__ack(f->ctl))
-			pr_warn("control: ack: %s", strerror(errno));
-		if (cmd == PREC_CTL_STOP || (cmd == PREC_CTL_SWITCH && err))
-			return 1;
-	}
-	return 0;
+	/* One command a tick: a writer that sends them faster than they
+	 * take (snapshots, cuts) would otherwise hold the loop for good, the
+	 * workload's end, signals and the drainers' errors unseen. A line
+	 * left in the channel's buffer makes the next poll return at once. */
+	cmd = f->ctl ? prec_control__next(f->ctl) : 0;
+	if (cmd <= 0)
+		return 0;
+	err = run_command(f, el, cmd);
+	/* Acked once done: 'disable' acked means no event is enabled. */
+	if (prec_control__ack(f->ctl))
+		pr_warn("control: ack: %s", strerror(errno));
+	return cmd == PREC_CTL_STOP || (cmd == PREC_CTL_SWITCH && err);
 }
 
 int prec_controls__stop(struct prec_controls *f)

@@ -53,9 +53,10 @@ int prec_controls__start(struct prec_controls *f, struct prec_session *s,
 		       const struct prec_evlist *el);
 /* false with -D: the events stay disabled at go(). */
 bool prec_controls__starts_enabled(const struct prec_controls *f);
-/* poll() timeout until the -D enable, -1 if none. */
+/* poll() timeout until the -D enable, -1 if none; 0 while a command
+ * read from the channel waits for its tick. */
 int prec_controls__timeout_ms(const struct prec_controls *f);
-/* After a wake-up: due -D enable, pending control commands (each acked).
+/* After a wake-up: due -D enable, the next control command (acked).
  * Returns 1 when 'stop' was received or a 'switch' failed. */
 int prec_controls__tick(struct prec_controls *f, struct prec_evlist *el);
 /* Before prec_session__finish (events disabled): the final snapshot of a

@@ -7,15 +7,19 @@
 # Then the fd: form with 'ping', the fd: form read from a file (a line too
 # long dropped whole), and -D MS with a workload; with -D (MS or
 # -1) the workload's samples are named and resolved (its exec's side band is
-# recorded during the wait).
+# recorded during the wait). A writer sending 'switch' faster than the cuts
+# take holds no recording: it ends with its command, and on SIGTERM.
 set -u
 # shellcheck source=tests/lib/e2e.sh
 . "$(dirname "$0")/../lib/e2e.sh"
 need_root
 need_tracepoint raw_syscalls/sys_enter
 e2e_tmpdir control
-rec=
-cleanup() { [ -n "$rec" ] && kill "$rec" 2>/dev/null; }
+rec="" yes_pid=""
+cleanup() {
+	[ -n "$rec" ] && kill "$rec" 2>/dev/null
+	[ -n "$yes_pid" ] && kill "$yes_pid" 2>/dev/null
+}
 at_exit cleanup
 EV=(-m 32M -e raw_syscalls:sys_enter --filter 'id == 110')
 # -a sees every getppid() on the machine (other tests run storms too): a
@@ -133,9 +137,46 @@ wait $rec || fail_rc "$tmp/err" "record -D -1 -- sh"
 rec=
 named "$tmp/g" "-D -1"
 
+# ---- a writer faster than its commands (each 'switch' makes an epoch):
+# the recording still ends with its command, and on SIGTERM, at once, each
+# epoch complete (the loop ran the flood's commands for as long as they
+# came, the command's end and the signal unseen) ----
+flood() { # fifo: 'switch' as fast as it is read, until prec is gone (SIGPIPE)
+	yes switch >"$1" 2>/dev/null & yes_pid=$!
+}
+ended_clean() { # dir label: every epoch's manifest complete
+	local e
+	for e in "$1"/epoch.*; do
+		"$H/mfdump" "$e" | grep -q '^state complete' || fail "$2: $e not complete"
+	done
+}
+mkfifo "$tmp/fl1" "$tmp/fl2"
+flood "$tmp/fl1"
+SECONDS=0
+timeout -s KILL 30 "$PREC" record -q -d "$tmp/fl1.d" --switch-output --switch-max-files 2 \
+	--control "fifo:$tmp/fl1" "${EV[@]}" -- sleep 1 2>"$tmp/err" ||
+	fail_rc "$tmp/err" "record under a flood of 'switch' (-- sleep 1)"
+wait $yes_pid 2>/dev/null
+[ $SECONDS -le 10 ] || fail "-- sleep 1 under a flood of 'switch' took $SECONDS s"
+ended_clean "$tmp/fl1.d" "flood, -- sleep 1"
+flood "$tmp/fl2"
+"$PREC" record -q -a -d "$tmp/fl2.d" --switch-output --switch-max-files 2 \
+	--control "fifo:$tmp/fl2" "${EV[@]}" 2>"$tmp/err" & rec=$!
+wait_manifest "$tmp/fl2.d/epoch.000001" 10
+sleep 0.5
+kill -TERM $rec
+SECONDS=0
+( sleep 30; kill -KILL $rec 2>/dev/null ) & guard=$!
+wait $rec || fail_rc "$tmp/err" "record -a under a flood of 'switch', SIGTERM"
+rec=
+kill $guard 2>/dev/null
+wait $yes_pid 2>/dev/null
+[ $SECONDS -le 10 ] || fail "SIGTERM under a flood of 'switch' took $SECONDS s"
+ended_clean "$tmp/fl2.d" "flood, SIGTERM"
+
 # Bad specs are refused on the command line.
 "$PREC" record --control nonsense -d "$tmp/x" true 2>/dev/null; [ $? = 2 ] || fail "--control nonsense accepted"
 "$PREC" record --control "fifo:$tmp/missing" -d "$tmp/x" true 2>"$tmp/err"; [ $? = 1 ] || fail "missing fifo accepted"
 grep -q mkfifo "$tmp/err" || fail "missing fifo: $(cat "$tmp/err")"
 [ -e "$tmp/x" ] && fail "a refused recording left its directory"
-echo "PASS: -D -1 + control fifo: exactly the enabled storm recorded, acks, fd form, -D MS, -a -D names the workload, -D and -D -1 with a command record its side band"
+echo "PASS: -D -1 + control fifo: exactly the enabled storm recorded, acks, fd form, -D MS, -a -D names the workload, -D and -D -1 with a command record its side band, a flood of commands ends with the command and on SIGTERM"
