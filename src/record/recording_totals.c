@@ -35,19 +35,26 @@ static void count_writer(struct prec_recording_totals *t, struct prec_manifest_s
 
 /* --switch-output: CPU index c's losses since its epoch began, from the
  * drainer's totals (at a cut, those it had as it moved over) and the
- * events' PERF_FORMAT_LOST count read now. */
+ * events' PERF_FORMAT_LOST count read now. The totals get what the
+ * larger view since the recording's start grew by: the two views share
+ * out a drop between epochs differently (one before a cut whose LOST
+ * record came after it is in this epoch's PERF_FORMAT_LOST and the next
+ * one's LOST), so the larger of each epoch's, added up, counts it twice. */
 static void epoch_lost(struct prec_recording_totals *t, int c,
 		       const struct prec_drainer_stats *ds, uint64_t evlost,
 		       struct prec_manifest_shard *sh)
 {
 	uint64_t *b = t->epoch_base[c];
 	uint64_t lost = ds->lost, ls = ds->lost_samples;
+	uint64_t all = lost > ls + evlost ? lost : ls + evlost;
 
 	sh->lost = lost - b[0];
 	sh->lost_samples = ls - b[1] + (evlost >= b[2] ? evlost - b[2] : 0);
 	b[0] = lost;
 	b[1] = ls;
 	b[2] = evlost;
+	t->lost += all > b[3] ? all - b[3] : 0;
+	b[3] = all > b[3] ? all : b[3];
 }
 
 /* ms from the stop to a drainer's CLOCK_MONOTONIC time t (0: never). */
@@ -84,10 +91,12 @@ static void shard_totals(struct prec_recording_totals *t, struct prec_manifest_s
 
 		sh->lost = ds->lost;
 		sh->lost_samples = ds->lost_samples + evlost;
-		if (t->epoch_base)
-			epoch_lost(t, c, ds, evlost, sh);
 		if (stop_ns) /* the stop's handover has the drainer's stats */
 			drainer_debug(t, c, ds, stop_ns);
+		if (t->epoch_base) {
+			epoch_lost(t, c, ds, evlost, sh);
+			return;
+		}
 	}
 	/* A ring overflow shows both as a LOST record and in the events'
 	 * PERF_FORMAT_LOST count: the larger of the two, not the sum. */

@@ -27,8 +27,9 @@ struct prec_recording_totals {
 	const int *cpus;                      /* each index's CPU number */
 	struct prec_writer_wait *writer_wait; /* per CPU */
 	/* --switch-output (else NULL): per CPU at the epoch's start, its
-	 * LOST, LOST_SAMPLES and PERF_FORMAT_LOST totals */
-	uint64_t (*epoch_base)[3];
+	 * LOST, LOST_SAMPLES and PERF_FORMAT_LOST totals, and the larger of
+	 * its two loss views then (what the totals counted of it) */
+	uint64_t (*epoch_base)[4];
 	/* the recording counted last; after sum(), every epoch's */
 	uint64_t records, bytes, lost;
 	uint64_t prior_records, prior_bytes, prior_lost; /* the closed epochs' */
