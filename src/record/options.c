@@ -294,12 +294,18 @@ static int opt_callgraph(struct prec_record_opts *o, const char *arg)
 static int opt_cpu(struct prec_record_opts *o, const char *arg)
 {
 	int *online = NULL, n, nr_online;
+	const char *rest;
 
 	free(o->cpus);
 	o->cpus = NULL;
-	n = prec_cpu_list__parse(arg, &o->cpus);
+	n = prec_cpu_list__parse_perf(arg, &o->cpus, &rest);
+	if (n == -ENOMEM)
+		return n;
 	if (n <= 0)
-		return bad("-C", arg, "expected a CPU list such as 0-3,6");
+		return bad("-C", arg, "expected a CPU list such as 0-3,6 (each CPU once)");
+	if (rest)
+		pr_warn("option -C '%s': '%s' ignored, as perf ignores it (its list ends at an item that is no number)",
+			arg, rest);
 	nr_online = prec_cpu_list__online(&online);
 	for (int i = 0; i < n && nr_online > 0; i++) {
 		bool found = false;
@@ -317,19 +323,37 @@ static int opt_cpu(struct prec_record_opts *o, const char *arg)
 	return 0;
 }
 
+/* One process id of -p or -t as perf reads it (strtol, base 10: blanks
+ * and a sign may come before the digits, nothing after). */
+static int parse_pid_item(const char *s, pid_t *pid)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v <= 0 || v >= INT_MAX)
+		return -EINVAL;
+	*pid = (pid_t)v;
+	return 0;
+}
+
+/* -p and -t: ids separated by ',', as perf's list: an empty item is
+ * refused but for one after a last comma ("1," is pid 1). */
 static int parse_pids(const char *opt, const char *arg, pid_t **out, int *nr)
 {
-	char *copy = strdup(arg), *save = NULL, *tok;
+	char *copy = strdup(arg), *p, *next;
 	int err = 0;
 
 	if (!copy)
 		return -ENOMEM;
-	for (tok = strtok_r(copy, ",", &save); tok && !err;
-	     tok = strtok_r(NULL, ",", &save)) {
-		uint64_t v;
-		pid_t *n;
+	for (p = copy; *p && !err; p = next) {
+		pid_t *n, pid;
 
-		if (parse_u64(tok, &v) < 0 || !v || v > INT_MAX) {
+		next = p + strcspn(p, ",");
+		if (*next)
+			*next++ = 0;
+		if (parse_pid_item(p, &pid) < 0) {
 			err = bad(opt, arg, "expected a list of process ids");
 			break;
 		}
@@ -339,7 +363,7 @@ static int parse_pids(const char *opt, const char *arg, pid_t **out, int *nr)
 			break;
 		}
 		*out = n;
-		n[(*nr)++] = (pid_t)v;
+		n[(*nr)++] = pid;
 	}
 	if (!err && !*nr)
 		err = bad(opt, arg, "expected a list of process ids");

@@ -78,6 +78,50 @@ int prec_cpu_list__parse(const char *s, int **cpus)
 	return ret;
 }
 
+/* One "N" or "N-M" of perf's -C at *p into bits, a CPU twice refused;
+ * *p moves past it and its comma. strtoul as perf reads each number:
+ * blanks and a sign are taken after the '-', an empty end is 0. */
+static int parse_perf_range(const char **p, uint64_t *bits)
+{
+	unsigned long lo, hi;
+	char *end;
+
+	lo = hi = strtoul(*p, &end, 0);
+	if (*end == '-')
+		hi = strtoul(end + 1, &end, 0);
+	else if (*end && *end != ',')
+		return -EINVAL;
+	if ((*end && *end != ',') || lo > hi || hi >= PREC_CPU_LIST_MAX)
+		return -EINVAL;
+	for (unsigned long c = lo; c <= hi; c++) {
+		if (bits[c / 64] & (1ull << (c % 64)))
+			return -EINVAL;
+		bits[c / 64] |= 1ull << (c % 64);
+	}
+	*p = *end ? end + 1 : end;
+	return 0;
+}
+
+int prec_cpu_list__parse_perf(const char *s, int **cpus, const char **rest)
+{
+	uint64_t *bits = calloc(WORDS, sizeof(*bits));
+	const char *p = s;
+	int ret = 0;
+
+	*cpus = NULL;
+	*rest = NULL;
+	if (!bits)
+		return -ENOMEM;
+	while (isdigit((unsigned char)*p) && !ret)
+		ret = parse_perf_range(&p, bits);
+	if (!ret)
+		ret = to_array(bits, cpus);
+	if (ret > 0 && *p)
+		*rest = p;
+	free(bits);
+	return ret;
+}
+
 int prec_cpu_list__online(int **cpus)
 {
 	FILE *f = fopen("/sys/devices/system/cpu/online", "r");

@@ -62,6 +62,11 @@ record -d @OUT@ --aux-sample -e cpu-clock -- true
 record -d @OUT@ -C 9999 -- true
 record -d @OUT@ -C z -- true
 record -d @OUT@ -C 1-0 -- true
+record -d @OUT@ -C 0,0 -- true
+record -d @OUT@ -C ,0 -- true
+record -d @OUT@ -p 1,,2 -- true
+record -d @OUT@ -p ,1 -- true
+record -d @OUT@ -t 1,,2 -- true
 record -d @OUT@ -C -- true
 record -d @OUT@ --cpu z -- true
 record -d @OUT@ --max-size 0 -- true

@@ -126,6 +126,45 @@ for m in 3 5,3 12K 2049K 1000 4; do
 	sed -n 's/^prec: rounding/rounding/p' m.prec.err >m.prec.said
 	cmp -s m.perf.said m.prec.said || fail "-m $m: perf says '$(cat m.perf.said)', prec '$(cat m.prec.said)'"
 done
+# -C and -p lists as perf reads them: the CPUs and pids of the opens
+# (-vv) where perf takes the list, refused in one line where it refuses it
+# (a CPU twice, a range backwards, an empty pid)
+opens() { # TOOL FIELD ARGS...: the sorted distinct FIELD (cpu, pid) of TOOL's -vv opens
+	local tool=$1 field=$2
+	shift 2
+	if [ "$tool" = perf ]; then
+		perf record -vv -B --no-bpf-event -o l.perf "$@" -e cpu-clock -- sleep 0.01 >l.out 2>&1
+	else
+		"$PREC" record -vv -f -o l.prec "$@" -e cpu-clock -- sleep 0.01 >l.out 2>&1
+	fi
+	echo "rc=$?"
+	grep -o "sys_perf_event_open: pid [-0-9]*  cpu [-0-9]*" l.out |
+		awk -v f="$field" '{ print f == "cpu" ? $5 : $3 }' | sort -un | tr '\n' ' '
+}
+sleep 30 &
+target=$!
+lists=()
+for c in '0,' '0,1,' '0-1,' 1,0 0- 0-,1 '0- 1' 0x1 01 0,,1 1,,0 0,x 0,0 ,0 1-0 0-1-2; do
+	lists+=("-C $c")
+done
+for p in "$target," "$target,$target" " $target" "+$target" "0$target" "$target,,$target" \
+	",$target" "$target,," "$target "; do
+	lists+=("-p $p")
+done
+for l in "${lists[@]}"; do
+	o=${l%% *} v=${l#* } f=cpu
+	[ "$o" = -p ] && f=pid
+	want=$(opens perf $f "$o" "$v")
+	got=$(opens prec $f "$o" "$v")
+	case $want in
+	rc=0*)
+		[ "$got" = "$want" ] || fail "$o '$v': perf: ${want//$'\n'/ }; prec: ${got//$'\n'/ }: $(head -3 l.out)" ;;
+	*)
+		[ "${got%%$'\n'*}" = rc=2 ] && [ "$(grep -c 'prec: error' l.out)" = 1 ] ||
+			fail "$o '$v': perf refuses it, prec: ${got//$'\n'/ }: $(head -3 l.out)" ;;
+	esac
+done
+kill $target
 # the register lists: perf's line on stderr, exit 129, nothing on stdout
 for r in '--user-regs=?' '-I?' '--intr-regs=ip,?'; do
 	perf record "$r" >/dev/null 2>r.perf
