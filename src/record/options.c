@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -901,26 +902,35 @@ static int opt_uid(struct prec_record_opts *o, const char *arg)
 	return 0;
 }
 
-/* perf's --synth: what the start's /proc read synthesizes. */
+/* perf's --synth: what the start's /proc read synthesizes. As perf reads
+ * the list, in order and in any case: no (or none) and all end it
+ * whatever follows, task, mmap and cgroup add up, anything else (an empty
+ * item, '' too) is refused. */
 static int opt_synth(struct prec_record_opts *o, const char *arg)
 {
-	o->synth_tasks = o->synth_maps = false;
-	for (const char *p = arg; *p;) {
+	bool tasks = false, maps = false;
+
+	for (const char *p = arg;; p++) {
 		size_t len = strcspn(p, ",");
 
-		if (len == 3 && !strncmp(p, "all", 3))
-			o->synth_tasks = o->synth_maps = true;
-		else if (len == 4 && !strncmp(p, "task", 4))
-			o->synth_tasks = true;
-		else if (len == 4 && !strncmp(p, "mmap", 4))
-			o->synth_tasks = o->synth_maps = true;
-		else if (!(len == 2 && !strncmp(p, "no", 2)) &&
-			 !(len == 6 && !strncmp(p, "cgroup", 6)))
-			return bad("--synth", arg, "expected no, all, task, mmap or cgroup");
+		if ((len == 2 && !strncasecmp(p, "no", 2)) ||
+		    (len == 4 && !strncasecmp(p, "none", 4)) ||
+		    (len == 3 && !strncasecmp(p, "all", 3))) {
+			tasks = maps = len == 3;
+			break;
+		}
+		if (len == 4 && !strncasecmp(p, "task", 4))
+			tasks = true;
+		else if (len == 4 && !strncasecmp(p, "mmap", 4))
+			tasks = maps = true;
+		else if (len != 6 || strncasecmp(p, "cgroup", 6))
+			return bad("--synth", arg, "expected a list of task, mmap or cgroup, or no, none or all");
 		p += len;
-		if (*p == ',')
-			p++;
+		if (!*p)
+			break;
 	}
+	o->synth_tasks = tasks;
+	o->synth_maps = maps;
 	return 0;
 }
 

@@ -67,6 +67,8 @@ record -d @OUT@ -C ,0 -- true
 record -d @OUT@ -p 1,,2 -- true
 record -d @OUT@ -p ,1 -- true
 record -d @OUT@ -t 1,,2 -- true
+record -d @OUT@ --synth= -- true
+record -d @OUT@ --synth task, -- true
 record -d @OUT@ -C -- true
 record -d @OUT@ --cpu z -- true
 record -d @OUT@ --max-size 0 -- true

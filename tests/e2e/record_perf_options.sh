@@ -118,6 +118,21 @@ echo "negations: $forms, prec takes those perf takes"
 "$PREC" record --no-timestamp --no-period -o nt.data -e cpu-clock -- true 2>nt.err || fail_rc nt.err "--no-timestamp --no-period"
 grep -q 'note: --no-timestamp:' nt.err && grep -q 'note: --no-period:' nt.err || fail "--no-timestamp --no-period: no note: $(cat nt.err)"
 
+# --synth: the lists perf takes, prec takes; those it refuses ('' too),
+# prec refuses in one line
+for v in '' no none NO all task TASK mmap cgroup task,no no,bogus cgroup,task \
+	bogus task, ,task task,,mmap bogus,all; do
+	perf record --dry-run --synth "$v" -o syn.perf -e cpu-clock -- true >/dev/null 2>&1
+	prc=$?
+	"$PREC" record --dry-run --synth "$v" -o syn.prec -e cpu-clock -- true >/dev/null 2>syn.err
+	crc=$?
+	if [ $prc = 0 ]; then
+		[ $crc = 0 ] || fail "--synth '$v': perf takes it, prec exits $crc: $(cat syn.err)"
+	else
+		[ $crc = 2 ] && [ "$(wc -l <syn.err)" = 1 ] ||
+			fail "--synth '$v': perf refuses it (exit $prc), prec exits $crc: $(cat syn.err)"
+	fi
+done
 # -m: pages rounded up to a power of two, in perf's words
 for m in 3 5,3 12K 2049K 1000 4; do
 	perf record --dry-run -m $m -o m.perf -e cpu-clock -- true >/dev/null 2>m.perf.err || fail_rc m.perf.err "perf record -m $m"

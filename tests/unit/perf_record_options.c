@@ -8,7 +8,7 @@
 // and --max-staging's own); perf's negations (--no-NAME, --NAME and
 // --no-no-NAME of a no-NAME option) and those perf refuses or crashes on;
 // -c 0; -m rounded up to a power of two of pages, said as perf says it;
-// -I? and --user-regs=? as perf's list on stderr.
+// -I? and --user-regs=? as perf's list on stderr; --synth's list.
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -392,6 +392,37 @@ static void test_regs_list(void)
 	CHECK(!strstr(out, "available registers"));
 }
 
+/* --synth as perf reads it: no/none and all end the list, the rest add
+ * up, any case; an empty item (or '') refused. */
+static void test_synth(void)
+{
+	static const struct {
+		const char *arg;
+		int rc, tasks, maps;
+	} cases[] = {
+		{ "no", 0, 0, 0 }, { "none", 0, 0, 0 }, { "NO", 0, 0, 0 }, { "all", 0, 1, 1 },
+		{ "task", 0, 1, 0 }, { "TASK", 0, 1, 0 }, { "mmap", 0, 1, 1 },
+		{ "cgroup", 0, 0, 0 }, { "task,no", 0, 0, 0 }, { "no,task", 0, 0, 0 },
+		{ "no,bogus", 0, 0, 0 }, { "all,bogus", 0, 1, 1 }, { "cgroup,task", 0, 1, 0 },
+		{ "", -EINVAL, 0, 0 }, { "task,", -EINVAL, 0, 0 }, { ",task", -EINVAL, 0, 0 },
+		{ "task,,mmap", -EINVAL, 0, 0 }, { "bogus,all", -EINVAL, 0, 0 },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *argv[] = { "record", "--synth", (char *)cases[i].arg, "true", NULL };
+		struct prec_record_opts o;
+		int rc = prec_record_opts__parse(&o, ARGC(argv), argv);
+
+		fprintf(stderr, "--synth '%s'\n", cases[i].arg);
+		CHECK_EQ(rc, cases[i].rc);
+		if (!rc) {
+			CHECK_EQ(o.synth_tasks, cases[i].tasks);
+			CHECK_EQ(o.synth_maps, cases[i].maps);
+		}
+		prec_record_opts__exit(&o);
+	}
+}
+
 int main(void)
 {
 	test_delay_ranges();
@@ -403,6 +434,7 @@ int main(void)
 	test_count_zero();
 	test_mmap_rounding();
 	test_regs_list();
-	printf("perf_record_options: -D ranges, --switch-output-event, --exclude-perf, --proc-map-timeout, --affinity node, refusals, staging bound, negations, -c 0, -m rounding, register lists\n");
+	test_synth();
+	printf("perf_record_options: -D ranges, --switch-output-event, --exclude-perf, --proc-map-timeout, --affinity node, refusals, staging bound, negations, -c 0, -m rounding, register lists, --synth\n");
 	return 0;
 }
