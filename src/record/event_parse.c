@@ -202,6 +202,47 @@ static char *dup_item(const char *full)
 	return item;
 }
 
+/* perf's grammar refused in one line: a second ':' of modifiers, or a
+ * ':' after the terms of a PMU or a named event. */
+static int syntax_error(const char *full)
+{
+	pr_err("event '%s': event syntax error, as perf's: modifiers are one ':' and letters after an event (cpu-clock:uk, sched:sched_switch/call-graph=fp/:u), right after the terms of a PMU or a named event (cpu-clock/period=10/uk)",
+	       full);
+	return -EINVAL;
+}
+
+/* perf's separator: one ':' that ends an event is no modifiers
+ * (cpu-clock:, sched:sched_switch:, mem:0x1000:rw:, r1a8/period=1/:);
+ * it is cut off.
+ * Returns whether there was one. */
+static bool cut_bare_colon(char *item)
+{
+	size_t n = strlen(item);
+
+	if (n < 2 || item[n - 1] != ':' || item[n - 2] == ':')
+		return false;
+	item[n - 1] = 0;
+	return true;
+}
+
+/* A ':' right after terms (X/.../:mods) follows perf's grammar only for
+ * a tracepoint, a raw or a hw-cache event; a PMU's and a named event's
+ * modifiers follow the '/' (perf's event_pmu and value_sym rules). */
+static bool colon_after_terms_ok(const char *item)
+{
+	const char *last = strrchr(item, '/'), *first = strchr(item, '/');
+	char head[256];
+	uint64_t config;
+
+	if (!last || last[1] != ':' || !strncmp(item, "mem:", 4))
+		return true;
+	if ((size_t)(first - item) >= sizeof(head))
+		return false;
+	memcpy(head, item, (size_t)(first - item));
+	head[first - item] = 0;
+	return strchr(head, ':') || raw_config(head, &config) || cache_config(head) >= 0;
+}
+
 /* Split "name:mods" where mods are perf's modifier letters; returns the
  * modifier string or NULL. For PMU and termed events the modifier follows
  * the closing slash. */
@@ -210,7 +251,8 @@ static const char *split_mods(char *item)
 	char *slash = strrchr(item, '/'), *colon;
 
 	if (slash) {
-		/* pmu/terms/:mods, or as perf also takes it pmu/terms/mods */
+		/* pmu/terms/mods, or sys:name/terms/:mods (colon_after_terms_ok
+		 * has refused the ':' where perf's grammar does) */
 		if (slash[1] == ':') {
 			*++slash = 0;
 			return slash + 1;
@@ -328,7 +370,9 @@ static int add_tracepoint(struct prec_evsel *ev, const char *full, char *item)
 	int err;
 
 	*colon = 0;
-	if (!*item || !colon[1] || strchr(colon + 1, ':')) {
+	if (*item && (strchr(colon + 1, ':') || is_named(item)))
+		return syntax_error(full);
+	if (!*item || !colon[1]) {
 		pr_err("event '%s': expected a tracepoint as system:name", full);
 		return -EINVAL;
 	}
@@ -336,6 +380,9 @@ static int add_tracepoint(struct prec_evsel *ev, const char *full, char *item)
 	if (denied(full, err))
 		return -EACCES;
 	root = prec_tracefs__root();
+	/* tsc:u:k, an alias's modifiers twice: no tracepoint "tsc:u" */
+	if (err == -ENOENT && strspn(colon + 1, MOD_LETTERS) == strlen(colon + 1))
+		return syntax_error(full);
 	if (err == -ENOENT) {
 		pr_err("event '%s': no such tracepoint (no %s/events/%s/%s)", full,
 		       root ? root : "tracefs", item, colon + 1);
@@ -857,6 +904,7 @@ int prec_event__expand(const char *full, char ***out)
 {
 	char *item, *colon, **names = NULL, **items;
 	const char *mods;
+	bool bare;
 	int n;
 
 	*out = NULL;
@@ -865,7 +913,12 @@ int prec_event__expand(const char *full, char ***out)
 	item = dup_item(full);
 	if (!item)
 		return -ENOMEM;
+	bare = cut_bare_colon(item);
 	mods = split_mods(item);
+	if (bare && mods) {
+		free(item);
+		return syntax_error(full);
+	}
 	colon = strchr(item, ':');
 	*colon = 0;
 	n = prec_tracefs__glob(item, colon + 1, &names);
@@ -907,10 +960,16 @@ int prec_event__parse(struct prec_evsel *ev, const char *full, const char *root)
 {
 	const char *mods = NULL;
 	char *item = dup_item(full);
+	bool bare;
 	int err;
 
 	if (!item)
 		return -ENOMEM;
+	if (!colon_after_terms_ok(item)) {
+		free(item);
+		return syntax_error(full);
+	}
+	bare = cut_bare_colon(item);
 	if (!strncmp(item, "mem:", 4))
 		err = add_breakpoint(ev, full, item, &mods);
 	else if (mods = split_mods(item), is_termed(item))
@@ -921,6 +980,8 @@ int prec_event__parse(struct prec_evsel *ev, const char *full, const char *root)
 		err = add_tracepoint(ev, full, item);
 	else
 		err = add_named(ev, full, item, root);
+	if (!err && mods && (bare || strchr(mods, ':')))
+		err = syntax_error(full);
 	if (!err && mods)
 		err = prec_event__modify(ev, full, mods, false, true);
 	free(item);

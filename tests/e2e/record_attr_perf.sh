@@ -33,7 +33,8 @@ terms="-e cpu-clock/period=100000/ -e cpu-clock/freq=100/ -e cpu-clock/no-inheri
 -e mem:0x1000 -e mem:0x1000:x -e mem:0x1000/8:w -e mem:0x1000/2:rw:u
 -e sched:sched_switch:u -e sched:sched_switch:k -e sched:sched_switch/call-graph=fp/
 -e cpu-clock/metric-id=x/ -e cpu-clock/percore/ -e cpu-clock/nr=1/ -e cpu-clock/config1=1/
--e page-faults/config=0/ -e cpu-clock/max-stack=0/"
+-e page-faults/config=0/ -e cpu-clock/max-stack=0/ -e cpu-clock: -e sched:sched_switch:
+-e sched:sched_switch/call-graph=fp/:u -e sched:sched_switch/call-graph=fp/:"
 cases=(
 	"cpu-clock|$sw" "sched:sched_switch|$terms"
 	cycles cpu-cycles instructions:u cache-references cache-misses branches
@@ -42,7 +43,7 @@ cases=(
 	L1-dcache-load-misses L1-dcache-stores LLC-loads LLC-load-misses
 	dTLB-store-misses iTLB-loads branch-load-misses l1d-prefetch branch-miss
 	node-loads L1-icache-load-misses
-	r1a8 r0:u
+	'mem:0x1000:rw:|-e mem:0x1000/4:' r1a8 r0:u r1a8: 'r1a8/period=1/:u' L1-dcache-loads: 'L1-dcache-loads/period=1/:k'
 	'sched:sched_switch|-c 5'
 	'cpu-clock/stack-size=4096/|-g' 'cpu-clock/call-graph=no/|-g'
 	'page-faults/call-graph=fp/|--call-graph dwarf,512' 'page-faults/max-stack=3/|--call-graph dwarf'
@@ -61,8 +62,16 @@ cases=(
 tp_id=$(cat /sys/kernel/tracing/events/sched/sched_switch/id) || fail "no sched_switch id"
 cases+=("tracepoint/config=$tp_id/" "tracepoint/config=$tp_id/k")
 # perf refuses these; prec must too
+# perf refuses these; prec must too
 refused=(cpu-clock:uu cpu-clock:pppp L1-icache-store iTLB-stores cpu-clock:q
 	'{cpu-clock' 'cpu-clock}' mem:0x1000/9)
+# and these, where both say "event syntax error": modifiers twice, a ':'
+# after a PMU's or a named event's terms
+syntax=(cpu-clock:u:k cpu-clock::u cpu-clock:: cpu-clock:u:
+	r1a8:u:k L1-dcache-loads:u:k sched:sched_switch:u:k sched:sched_switch:u: 'sched:sched_sw*:u:'
+	mem:0x1000:u:k mem:0x1000:rw:u:k mem:0x1000:u: 'cpu-clock/period=10/:u' 'cpu-clock/period=10/:'
+	'cpu-clock//:u' 'software/config=0/:u' "tracepoint/config=$tp_id/:k")
+[ -e /sys/bus/event_source/devices/msr/events/tsc ] && syntax+=(tsc:u:k msr/tsc/:u)
 
 run_both() { # NAME EVENT OPTS: perf's and prec's -vv outputs in $tmp/NAME.{perf,prec}
 	local n=$1 ev=$2
@@ -97,12 +106,18 @@ done
 [ "$bad" = 0 ] || fail "$bad of ${#cases[@]} event strings differ from perf"
 echo "${#cases[@]} runs, $events events: prec's attrs equal perf's"
 
-for ev in "${refused[@]}"; do
+n=${#refused[@]}
+for ev in "${refused[@]}" "${syntax[@]}"; do
 	i=$((i + 1))
 	run_both "$i" "$ev" ""
 	grep -q '^rc=0$' "$tmp/$i.perf" && fail "perf took '$ev' (the test's table is wrong)"
 	grep -q '^rc=0$' "$tmp/$i.prec" && fail "prec took '$ev', which perf refuses"
 	grep -q 'perf_event_attr:' "$tmp/$i.prec" && fail "prec opened '$ev'"
+	n=$((n - 1))
+	[ $n -lt 0 ] || continue
+	grep -q 'event syntax error' "$tmp/$i.perf" || fail "perf's refusal of '$ev' is no syntax error (the test's table is wrong)"
+	grep -q 'event syntax error' "$tmp/$i.prec" ||
+		fail "prec's refusal of '$ev' is no syntax error, perf's is: $(head -1 "$tmp/$i.prec")"
 done
-echo "${#refused[@]} event strings perf refuses: prec refuses them"
+echo "$((${#refused[@]} + ${#syntax[@]})) event strings perf refuses: prec refuses them"
 
