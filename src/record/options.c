@@ -63,6 +63,24 @@ static int bad(const char *opt, const char *arg, const char *why)
 	return -EINVAL;
 }
 
+/* A size option's refusal for the errors of prec_size__split() that say
+ * what its sizes are: a fraction, an unknown suffix (suffixes: the
+ * option's own, "B, K, M or G" or "K, M or G"). 0 for the other errors,
+ * which the caller words. */
+static int bad_size(const char *opt, const char *arg, int err, const char *suffixes)
+{
+	char why[160];
+
+	if (err == -EDOM)
+		snprintf(why, sizeof(why), "sizes are whole numbers with %s, as perf's (1536M, not 1.5G)",
+			 suffixes);
+	else if (err == -EOPNOTSUPP)
+		snprintf(why, sizeof(why), "unknown size suffix (use %s)", suffixes);
+	else
+		return 0;
+	return bad(opt, arg, why);
+}
+
 static int opt_dir(struct prec_record_opts *o, const char *arg)
 {
 	if (!*arg)
@@ -408,8 +426,8 @@ static int parse_ring_size(struct prec_record_opts *o, const char *arg,
 
 	if (err == -EOVERFLOW)
 		return bad("-m", shown, "ring too large");
-	if (err == -EOPNOTSUPP)
-		return bad("-m", shown, "unknown size suffix (use K, M or G)");
+	if (err == -EDOM || err == -EOPNOTSUPP)
+		return bad_size("-m", shown, err, "K, M or G");
 	if (err)
 		return bad("-m", shown, "expected pages or a size such as 512K, 4M");
 	/* It refuses what would overflow (-ERANGE). */
@@ -544,10 +562,14 @@ static int opt_mmap_aux(struct prec_record_opts *o, const char *arg)
 	char data[64];
 	uint64_t aux;
 	bool rounded;
+	int err;
 
 	if (!comma)
 		return parse_ring_size(o, arg, arg);
-	if (ring_bytes(comma + 1, &aux, &rounded) < 0)
+	err = ring_bytes(comma + 1, &aux, &rounded);
+	if (err == -EDOM || err == -EOPNOTSUPP)
+		return bad_size("-m", arg, err, "K, M or G");
+	if (err)
 		return bad("-m", arg, "AUX area after the comma: pages or a size such as 4M");
 	o->aux_bytes = (size_t)aux;
 	o->aux_rounded = rounded;
@@ -563,8 +585,11 @@ static int opt_mmap_aux(struct prec_record_opts *o, const char *arg)
 static int opt_aux_size(struct prec_record_opts *o, const char *arg)
 {
 	uint64_t aux;
+	int err = prec_size__parse(arg, (size_t)sysconf(_SC_PAGESIZE), &aux);
 
-	if (prec_size__parse(arg, (size_t)sysconf(_SC_PAGESIZE), &aux) < 0)
+	if (err == -EDOM || err == -EOPNOTSUPP)
+		return bad_size("--aux-size", arg, err, "K, M or G");
+	if (err)
 		return bad("--aux-size", arg, "expected pages or a size such as 4M");
 	o->aux_bytes = (size_t)aux;
 	o->aux_rounded = false; /* prec's own option rounds without a word */
@@ -576,8 +601,8 @@ static int opt_max_size(struct prec_record_opts *o, const char *arg)
 {
 	int err = prec_size__bytes(arg, PREC_SIZE_BYTES, 1, &o->max_size);
 
-	if (err == -EOPNOTSUPP)
-		return bad("--max-size", arg, "unknown size suffix (use B, K, M or G)");
+	if (err == -EDOM || err == -EOPNOTSUPP)
+		return bad_size("--max-size", arg, err, "B, K, M or G");
 	if (err == -ERANGE)
 		return bad("--max-size", arg, "too large");
 	if (err)
@@ -591,8 +616,8 @@ static int opt_max_disk(struct prec_record_opts *o, const char *arg)
 {
 	int err = prec_size__bytes(arg, PREC_SIZE_BYTES, 1, &o->max_disk);
 
-	if (err == -EOPNOTSUPP)
-		return bad("--max-disk", arg, "unknown size suffix (use B, K, M or G)");
+	if (err == -EDOM || err == -EOPNOTSUPP)
+		return bad_size("--max-disk", arg, err, "B, K, M or G");
 	if (err == -ERANGE)
 		return bad("--max-disk", arg, "too large");
 	if (err || !o->max_disk)
@@ -609,8 +634,8 @@ static int opt_max_staging(struct prec_record_opts *o, const char *arg)
 	o->max_staging = 0;
 	if (strcmp(arg, "0"))
 		err = prec_size__bytes(arg, PREC_SIZE_BYTES, 1, &o->max_staging);
-	if (err == -EOPNOTSUPP)
-		return bad("--max-staging", arg, "unknown size suffix (use B, K, M or G)");
+	if (err == -EDOM || err == -EOPNOTSUPP)
+		return bad_size("--max-staging", arg, err, "B, K, M or G");
 	if (err == -ERANGE || o->max_staging > ((uint64_t)1 << 40))
 		return bad("--max-staging", arg, "too large");
 	if (err)

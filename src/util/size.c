@@ -20,7 +20,12 @@ int prec_size__split(const char *arg, unsigned int flags, uint64_t *num,
 	v = strtoull(arg, &end, bytes ? 10 : 0);
 	if (errno == ERANGE)
 		return -EOVERFLOW;
-	if (errno || end == arg || !isdigit((unsigned char)*arg) || !v)
+	if (errno || end == arg || !isdigit((unsigned char)*arg))
+		return -EINVAL;
+	/* perf's sizes are whole numbers too (parse_tag_value's strtoul) */
+	if (*end == '.' && isdigit((unsigned char)end[1]))
+		return -EDOM;
+	if (!v)
 		return -EINVAL;
 	if (bytes && toupper((unsigned char)*end) == 'B' && !end[1]) {
 		*num = v;

@@ -20,7 +20,8 @@
  * (*mult): K, M or G in any case, optionally followed by B or iB, are
  * binary multiples; *mult is 0 when there is no suffix. Checks, in this
  * order: -EOVERFLOW (the number does not fit 64 bits), -EINVAL (arg does
- * not start with a digit, is no number, or is zero), -EOPNOTSUPP (a
+ * not start with a digit or is no number), -EDOM (a fraction: 1.5G;
+ * sizes are whole numbers, as perf's), -EINVAL (zero), -EOPNOTSUPP (a
  * suffix other than those). Returns 0 or one of those; *num and *mult
  * are set only on success. Pure; any thread. */
 int prec_size__split(const char *arg, unsigned int flags, uint64_t *num,

@@ -72,6 +72,9 @@ record -d @OUT@ --synth task, -- true
 record -d @OUT@ -C -- true
 record -d @OUT@ --cpu z -- true
 record -d @OUT@ --max-size 0 -- true
+record -d @OUT@ --max-size 1.5M -- true
+record -d @OUT@ --max-disk 1.5G -- true
+record -d @OUT@ -m 1.5M -- true
 record -d @OUT@ --max-size 5X -- true
 record -d @OUT@ --max-size 99999999999999999999G -- true
 record -d @OUT@ --max-size 17179869185G -- true
@@ -209,6 +212,10 @@ for cmd in record merge info dump mark; do
 		"$cmd" --bogus "$src"
 done
 says "--time 2,1: END is before START" merge "$src" -o "$work/out" --time 2,1
+# a fraction: what the sizes are, not an unknown suffix (perf's are whole too)
+for o in --max-disk --max-size --max-staging -m --aux-size; do
+	says "option $o '1.5G': sizes are whole numbers with " record -d "$work/out" "$o" 1.5G -- true
+done
 says "(END is before START)" dump "$src" --time 2,1
 says "--cpu 7: no CPU of the list is in the recording (its CPUs: 0)" merge "$src" -o "$work/out" --cpu 7
 says "--cpu 7: no CPU of the list is in the recording (its CPUs: 0)" dump "$src" --cpu 7

@@ -121,7 +121,7 @@ grep -q 'note: --no-timestamp:' nt.err && grep -q 'note: --no-period:' nt.err ||
 # --synth: the lists perf takes, prec takes; those it refuses ('' too),
 # prec refuses in one line
 for v in '' no none NO all task TASK mmap cgroup task,no no,bogus cgroup,task \
-	bogus task, ,task task,,mmap bogus,all; do
+	bogus 'task,' ,task task,,mmap bogus,all; do
 	perf record --dry-run --synth "$v" -o syn.perf -e cpu-clock -- true >/dev/null 2>&1
 	prc=$?
 	"$PREC" record --dry-run --synth "$v" -o syn.prec -e cpu-clock -- true >/dev/null 2>syn.err
@@ -132,6 +132,15 @@ for v in '' no none NO all task TASK mmap cgroup task,no no,bogus cgroup,task \
 		[ $crc = 2 ] && [ "$(wc -l <syn.err)" = 1 ] ||
 			fail "--synth '$v': perf refuses it (exit $prc), prec exits $crc: $(cat syn.err)"
 	fi
+done
+# sizes are whole numbers, perf's and prec's: a fraction refused
+for o in --max-size=1.5M '-m 1.5M' --switch-output=1.5M; do
+	# shellcheck disable=SC2086 # the option and its value are words
+	perf record --dry-run $o -o frac.perf -e cpu-clock -- true >/dev/null 2>&1 &&
+		fail "perf took $o (the test is wrong)"
+	# shellcheck disable=SC2086
+	"$PREC" record --dry-run $o -o frac.prec -e cpu-clock -- true >/dev/null 2>frac.err
+	[ $? = 2 ] && [ "$(wc -l <frac.err)" = 1 ] || fail "$o: perf refuses it, prec: $(cat frac.err)"
 done
 # -m: pages rounded up to a power of two, in perf's words
 for m in 3 5,3 12K 2049K 1000 4; do

@@ -81,6 +81,10 @@ int main(void)
 	CHECK_EQ(ring_err("4MX"), -EOPNOTSUPP);
 	CHECK_EQ(ring_err("4M "), -EOPNOTSUPP);
 	CHECK_EQ(ring_err("4KiBs"), -EOPNOTSUPP);
+	/* Fractions: whole numbers only, as perf's sizes, said so. */
+	CHECK_EQ(ring_err("1.5M"), -EDOM);
+	CHECK_EQ(ring_err("0.5M"), -EDOM);
+	CHECK_EQ(ring_err("1."), -EOPNOTSUPP);
 
 	/* Overflow: past the ring limit, past 64 bits in the product, past
 	 * 64 bits in the number itself; never a wrapped small size. */
@@ -107,6 +111,8 @@ int main(void)
 	CHECK_EQ(bytes_err("M"), -EINVAL);
 	CHECK_EQ(bytes_err("5X"), -EOPNOTSUPP);
 	CHECK_EQ(bytes_err("5BB"), -EOPNOTSUPP);
+	CHECK_EQ(bytes_err("1.5G"), -EDOM);
+	CHECK_EQ(bytes_err("0.5G"), -EDOM);
 	CHECK_EQ(bytes("18446744073709551615"), UINT64_MAX);
 	CHECK_EQ(bytes("17179869183G"), 17179869183ull << 30);
 	CHECK_EQ(bytes_err("17179869184G"), -ERANGE); /* exactly 2^64 */
