@@ -774,7 +774,7 @@ static int record(struct record *r, int argc, char **argv)
 	/* -D: the sampling events wait for the timer or 'enable', not for
 	 * exec. The tracking event does not wait (as perf): the command's
 	 * exec COMM and MMAPs come during the wait, and without them its
-	 * samples would carry the forked child's name, "prec", and no DSO. */
+	 * samples would carry the forked child's name, "perf-exec", and no DSO. */
 	if (r->o.delay_ms)
 		prec_evlist__delay_enable(r->el);
 	debug_events(r->el, r->o.verbose);

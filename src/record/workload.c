@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The workload: forked early and held before exec on a start pipe, so its
 // pid can be given to perf_event_open; exec errors come back on a CLOEXEC
-// pipe; exit status reported the way a shell does. Run as another user, it
+// pipe; exit status reported the way a shell does. Named perf-exec until
+// its exec, as perf names its command. Run as another user, it
 // gets a session and an environment of its own, nothing of root's.
 
 #include "record/workload.h"
@@ -249,6 +250,7 @@ static int spawn(struct prec_workload *w, char *const argv[],
 		 const struct who *u)
 {
 	pid_t parent = getpid();
+	char own[16] = "";
 	int go[2], ex[2], err;
 
 	err = find_command(argv[0]);
@@ -260,7 +262,19 @@ static int spawn(struct prec_workload *w, char *const argv[],
 		err = -errno;
 		goto close_go;
 	}
+	/* The child is born with the name of the thread that forks: named
+	 * so for the fork, it is perf's "perf-exec" until its exec, in /proc
+	 * (the side band's COMM) and in its samples, before the parent runs
+	 * on. perf renames its child so that its samples are not taken for
+	 * the recorder's own (--exclude-perf); "perf-exec" rather than a
+	 * name of prec's because scripts and converters that read perf's
+	 * files leave that name out, and prec's files are perf's
+	 * (docs/events.md). */
+	prctl(PR_GET_NAME, own);
+	prctl(PR_SET_NAME, PREC_WORKLOAD_COMM);
 	w->pid = fork();
+	if (w->pid != 0)
+		prctl(PR_SET_NAME, own);
 	if (w->pid < 0) {
 		err = -errno;
 		goto close_ex;

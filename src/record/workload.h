@@ -15,7 +15,12 @@ struct prec_workload {
 	bool exited;
 };
 
-/* Fork the command, stopped before exec until start(). The command is
+/* The command's name until its exec: perf's (docs/events.md). */
+#define PREC_WORKLOAD_COMM "perf-exec"
+
+/* Fork the command, stopped before exec until start(), named
+ * PREC_WORKLOAD_COMM meanwhile (the calling thread's name is put back
+ * after the fork). The command is
  * killed when the thread that called this (prec's main thread) dies, even
  * by SIGKILL. Returns 0, -ENOENT when the command is not found in PATH
  * (nothing forked), or -errno. */

@@ -15,6 +15,7 @@
 #   takes it, refused in one line naming it where perf refuses it or
 #   crashes; an option and its negation leave the attr as perf's do, -c 0
 #   too (in the attr check above).
+# - the command's COMM before its exec is perf's perf-exec.
 # - -m PAGES not a power of two: rounded up, said in perf's words; -I? and
 #   --user-regs=?: perf's list line, byte for byte, on stderr, exit 129.
 # - perf's own shell tests pipe_test.sh and buildid.sh (the build-id cache
@@ -284,6 +285,18 @@ perf evlist -v -i f.data 2>/dev/null | grep -q "sample_freq }: $max," || fail "-
 # perf's writer options: taken, one note
 "$PREC" record -o w.data --aio --mmap-flush 4 --threads -e cpu-clock -- true 2>w.err || fail_rc w.err "perf's writer options"
 [ "$(grep -c 'note: --aio, --mmap-flush, --threads' w.err)" = 1 ] || fail "no note: $(cat w.err)"
+
+# the command's COMM records, perf script --show-task-events: named
+# perf-exec until its exec (the side band's COMM), as perf's
+for r in perf prec; do
+	cmd=perf
+	[ $r = prec ] && cmd=$PREC
+	"$cmd" record -q -o tc.$r.data -e cpu-clock -- true 2>tc.err || fail_rc tc.err "$r record -- true"
+	perf script -i tc.$r.data --show-task-events 2>/dev/null |
+		sed -n 's/.*PERF_RECORD_COMM\( exec\)*: \([^:]*\):.*/\2\1/p' >tc.$r
+done
+[ "$(head -n 1 tc.perf)" = perf-exec ] || fail "perf's first COMM of the command: $(cat tc.perf)"
+cmp -s tc.perf tc.prec || fail "the command's COMMs: perf's $(tr '\n' ' ' <tc.perf); prec's $(tr '\n' ' ' <tc.prec)"
 
 # -p with a command, as perf's: the command times the recording and is
 # not recorded; the recording ends with it (its exit status prec's), or
