@@ -208,9 +208,68 @@ static void show_open(const struct prec_evlist *el, const struct prec_evsel *ev,
 			(int)pid, cpu, group_fd, flags, e, fd);
 }
 
+/* perf's name for an event from its attr (evsel__name of a software
+ * event): NAME, then ':' and the levels counted (k, u, h), the p's of
+ * precise_ip, and H, G where guests are not excluded as those imply. */
+static char *name_from_attr(const char *base, const struct perf_event_attr *a)
+{
+	char mods[16], *name;
+	size_t n = 0;
+	bool guest_default = false;
+
+	if (a->exclude_kernel || a->exclude_user || a->exclude_hv) {
+		if (!a->exclude_kernel)
+			mods[n++] = 'k';
+		if (!a->exclude_user)
+			mods[n++] = 'u';
+		if (!a->exclude_hv)
+			mods[n++] = 'h';
+		guest_default = true;
+	}
+	for (unsigned i = 0; i < a->precise_ip && i < 3; i++)
+		mods[n++] = 'p';
+	if (a->precise_ip)
+		guest_default = true;
+	if (a->exclude_host || a->exclude_guest == guest_default) {
+		if (!a->exclude_host)
+			mods[n++] = 'H';
+		if (!a->exclude_guest)
+			mods[n++] = 'G';
+	}
+	mods[n] = 0;
+	name = malloc(strlen(base) + n + 2);
+	if (name)
+		sprintf(name, "%s%s%s", base, n ? ":" : "", mods);
+	return name;
+}
+
+/* perf's fallback (evsel__fallback): cycles where the kernel has no such
+ * PMU event is sampled as cpu-clock, every other bit kept, renamed as
+ * perf renames it (a name= term too). Whether it fell back. */
+static bool cycles_fallback(struct prec_evsel *ev, int err)
+{
+	struct perf_event_attr *a = &ev->attr;
+	char *name;
+
+	if ((err != -ENOENT && err != -ENXIO && err != -ENODEV) ||
+	    a->type != PERF_TYPE_HARDWARE || a->config != PERF_COUNT_HW_CPU_CYCLES)
+		return false;
+	a->type = PERF_TYPE_SOFTWARE;
+	a->config = PERF_COUNT_SW_CPU_CLOCK;
+	name = name_from_attr("cpu-clock", a);
+	if (!name)
+		return false;
+	pr_info("note: event '%s': no hardware cycles event here (%s): sampling %s, as perf falls back",
+		ev->name, strerror(-err), name);
+	free(ev->name);
+	ev->name = name;
+	return true;
+}
+
 /* Open with the fallbacks older kernels need: without build_id (< 5.12),
  * without ksymbol and bpf_event (< 5.1), without PERF_FORMAT_LOST (< 6.0);
- * EMFILE raises the fd limit once. */
+ * perf's cpu-clock for cycles without a PMU; EMFILE raises the fd limit
+ * once. */
 static int open_evsel(struct prec_evlist *el, struct prec_evsel *ev, pid_t pid,
 		      int cpu, int group_fd)
 {
@@ -243,6 +302,8 @@ static int open_evsel(struct prec_evlist *el, struct prec_evsel *ev, pid_t pid,
 			ev->attr.ksymbol = ev->attr.bpf_event = 0;
 			continue;
 		}
+		if (cycles_fallback(ev, fd))
+			continue;
 		/* :P: the most precise level this PMU takes, as perf */
 		if ((fd == -EINVAL || fd == -EOPNOTSUPP) && ev->precise_max &&
 		    ev->attr.precise_ip) {

@@ -10,6 +10,7 @@
 # script -F period,event shows the leader's samples each followed by the
 # member's value read with it, and perf evlist -g / perf report --group
 # show one group of two (GROUP_DESC), file and pipe, as for perf's own.
+# Without a PMU, cycles is perf's cpu-clock, named from its attr, in both.
 set -u
 # shellcheck source=tests/lib/e2e.sh
 . "$(dirname "$0")/../lib/e2e.sh"
@@ -25,7 +26,8 @@ tp_id=$(cat /sys/kernel/tracing/events/sched/sched_switch/id) || fail "no sched_
 opened=(cpu-clock:u page-faults sched:sched_switch sched:sched_switch:u task-clock:k
 	bpf-output cpu-clock/period=100000/ cpu-clock/name=foo/ 'cpu-clock/name="foo"/' cpu-clock:S
 	'cpu-clock,page-faults' '{cpu-clock,page-faults}' '{cpu-clock,page-faults}:S'
-	'sched:sched_process_*' 'sched*:sched_wak*')
+	'sched:sched_process_*' 'sched*:sched_wak*'
+	cycles cycles:u cpu-cycles:k cycles:P cycles:S 'cycles/name=foo/' '{cycles,page-faults}')
 bad=0
 for ev in "${opened[@]}"; do
 	perf record -B -N -q -o "$tmp/pe.data" -e "$ev" -- "$H/faults" 100 >/dev/null 2>"$tmp/pe.err" ||
