@@ -426,7 +426,9 @@ static int open_one(struct prec_evlist *el, int e, int c, int t, size_t pages,
 		       el->cpus[c], strerror(-err));
 		return err;
 	}
-	if (ev->filter && ioctl(fd, PERF_EVENT_IOC_SET_FILTER, ev->filter)) {
+	/* The kernel sets a tracepoint's filter once (EEXIST after): with
+	 * --exclude-perf, prec_evlist__exclude_tids sets the two joined. */
+	if (ev->filter && !ev->exclude_self && ioctl(fd, PERF_EVENT_IOC_SET_FILTER, ev->filter)) {
 		err = -errno;
 		pr_err("event '%s': filter '%s': %s", ev->name, ev->filter,
 		       err == -EINVAL ? "the kernel rejected it (check field names and syntax)" :

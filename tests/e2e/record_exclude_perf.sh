@@ -10,6 +10,7 @@
 #   build-id reader (a thread started later, filtered by its name once it
 #   has set it: at most 8 calls each, from threads whose COMM record names
 #   them prec-bid).
+# - with --filter (before or after it), both filters hold, as perf's.
 # - --exclude-perf on a non-tracepoint or before any -e: one line, exit 2.
 set -u
 # shellcheck source=tests/lib/e2e.sh
@@ -68,6 +69,21 @@ bad=$(tail -n +2 <<<"$prec_with" | awk '{ print $1 }' | sort | uniq -c |
 		fi
 	done)
 [ -z "$bad" ] || fail "prec with --exclude-perf: own samples left: $bad"
+
+# with --filter, in either order: the two filters joined, as perf joins
+# them (the kernel sets a tracepoint's filter once)
+for r in perf prec; do
+	for args in "--filter id==39 --exclude-perf" "--exclude-perf --filter id==39"; do
+		cmd=perf
+		[ $r = prec ] && cmd=$PREC
+		# shellcheck disable=SC2086 # the options are words
+		"$cmd" record -q -o f.$r.data -a -e raw_syscalls:sys_enter $args -- sleep 0.2 >/dev/null 2>f.err ||
+			fail "$r record $args: exit $?: $(cat f.err)"
+		perf script -i f.$r.data -F trace 2>/dev/null | awk '$1 != "NR" || $2 != 39' >f.other
+		[ ! -s f.other ] || fail "$r record $args: samples the filter leaves out: $(head -3 f.other)"
+	done
+done
+echo "--filter with --exclude-perf: both filters, prec as perf"
 
 # refused: one line, exit 2
 for args in "-e cpu-clock --exclude-perf" "--exclude-perf -e raw_syscalls:sys_enter"; do
