@@ -525,9 +525,12 @@ static int opt_zlevel(struct prec_record_opts *o, const char *arg)
 {
 	uint64_t v = 0;
 
-	if (arg && (parse_u64(arg, &v) < 0 || v > 22))
+	if (arg && parse_u64(arg, &v) < 0)
 		return bad("--compression-level", arg,
 			   "expected 0 (lz4 fast) or 1..12 (lz4 HC level); with -o FILE, zstd 1..22");
+	/* as perf: above zstd's highest level is its highest */
+	if (v > 22)
+		v = 22;
 	o->compress = true;
 	o->compress_level = (int)v;
 	o->compress_level_arg = arg;
@@ -707,8 +710,9 @@ static int opt_switch_max_files(struct prec_record_opts *o, const char *arg)
 {
 	uint64_t v;
 
-	if (parse_u64(arg, &v) < 0 || !v || v > 1000000)
-		return bad("--switch-max-files", arg, "expected a number of epochs to keep, 1..1000000");
+	/* 0 keeps every epoch, as perf's */
+	if (parse_u64(arg, &v) < 0 || v > 1000000)
+		return bad("--switch-max-files", arg, "expected a number of epochs to keep, 1..1000000, or 0 for all");
 	o->switch_max_files = (uint32_t)v;
 	return 0;
 }
@@ -806,15 +810,20 @@ const char *prec_affinity__name(enum prec_affinity a)
 	return affinity_names[a];
 }
 
+/* As perf's: a name in any case; another (perf knows node and cpu
+ * alone) keeps the default, said once. */
 static int opt_affinity(struct prec_record_opts *o, const char *arg)
 {
 	for (size_t i = 0; i < sizeof(affinity_names) / sizeof(affinity_names[0]); i++) {
-		if (!strcmp(arg, affinity_names[i])) {
+		if (!strcasecmp(arg, affinity_names[i])) {
 			o->affinity = (enum prec_affinity)i;
 			return 0;
 		}
 	}
-	return bad("--affinity", arg, "expected auto, cpu, node, others, package or none");
+	o->affinity = PREC_AFFINITY_AUTO;
+	pr_warn("option --affinity '%s': not auto, cpu, node, others, package or none: auto kept, as perf keeps its default",
+		arg);
+	return 0;
 }
 
 /* perf's -j names (util/parse-branch-options.c): a privilege level alone
@@ -1707,10 +1716,8 @@ static int check_combination(struct prec_record_opts *o)
 		       o->switch_output ? "--switch-output" : "-o - (the pipe format)");
 		return -EINVAL;
 	}
-	if (o->switch_max_files && !o->switch_output) {
-		pr_err("option --switch-max-files: needs --switch-output");
-		return -EINVAL;
-	}
+	if (o->switch_max_files && !o->switch_output)
+		pr_info("note: --switch-max-files: no --switch-output, no epoch to remove (taken, as perf)");
 	/* The markers' ftrace instance stamps on the events' clock, which
 	 * must be one prec can read for the watermarks (not the perf clock)
 	 * and one the kernel takes for their ftrace:print tracepoint. Said

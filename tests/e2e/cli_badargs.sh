@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # Wrong command lines for every subcommand: each must print exactly one line
 # on stderr starting with "prec", exit 2, and create no file or directory;
-# a bad -m / --affinity / --aux-size value is quoted whole in that line,
+# a bad -m / --aux-size value is quoted whole in that line,
 # and -S's and --aux-sample's OPTS; a negation perf refuses (or crashes
 # on) is named in it.
 # Every case runs (one line of result each) before the verdict.
@@ -88,7 +88,6 @@ record -d @OUT@ -k realtime --markers -- true
 record -d @OUT@ --all-user --all-kernel -- true
 record -d @OUT@ --call-graph bogus -- true
 record -d @OUT@ --call-graph dwarf,abc -- true
-record -d @OUT@ --affinity bogus -- true
 record -d @OUT@ -r -1 -- true
 record -d @OUT@ -r 100 -- true
 record -d @OUT@ --realtime fast -- true

@@ -134,6 +134,17 @@ for v in '' no none NO all task TASK mmap cgroup task,no no,bogus cgroup,task \
 			fail "--synth '$v': perf refuses it (exit $prc), prec exits $crc: $(cat syn.err)"
 	fi
 done
+# values perf takes (its defaults for what it does not know, its highest
+# zstd level above it, --switch-max-files alone or 0): prec takes them
+for o in '--affinity bogus' '--affinity NODE' '--switch-max-files 3' \
+	'--switch-max-files 0' '--compression-level=23' -z100; do
+	# shellcheck disable=SC2086 # the option and its value are words
+	perf record --dry-run $o -o take.perf -e cpu-clock -- true >/dev/null 2>&1 ||
+		fail "perf refused $o (the test is wrong)"
+	# shellcheck disable=SC2086
+	"$PREC" record --dry-run $o -o take.prec -e cpu-clock -- true >/dev/null 2>take.err ||
+		fail "$o: perf takes it, prec: $(cat take.err)"
+done
 # sizes are whole numbers, perf's and prec's: a fraction refused
 for o in --max-size=1.5M '-m 1.5M' --switch-output=1.5M; do
 	# shellcheck disable=SC2086 # the option and its value are words

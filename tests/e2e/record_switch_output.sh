@@ -197,7 +197,7 @@ complete "$tmp/fail/epoch.000001" || fail "a failed cut: the epoch before is not
 
 # ---- refusals: one line naming the option, exit 2, nothing created ----
 for args in "--switch-output=100" "--switch-output=fast" "--switch-output=0s" \
-	"--switch-output --switch-max-files=0" "--switch-max-files=2" \
+	"--switch-output --switch-max-files=-1" \
 	"--switch-output --overwrite" "--switch-output -e cpu-clock/overwrite/" \
 	"--switch-output --max-disk=1G"; do
 	# shellcheck disable=SC2086
