@@ -272,39 +272,63 @@ static uint64_t kernel_max_stack(void)
 	return v ? v : 127;
 }
 
+/* The first word of s at or after *p, words being split at ',' and
+ * empty ones skipped (as strtok splits them), copied into w; *p moves
+ * past it. Returns false when there is none. */
+static bool next_word(const char **p, char *w, size_t len)
+{
+	size_t n;
+
+	*p += strspn(*p, ",");
+	n = strcspn(*p, ",");
+	if (!n)
+		return false;
+	snprintf(w, len, "%.*s", (int)n, *p);
+	*p += n;
+	return true;
+}
+
+/* --call-graph MODE[,ARG] read as perf reads it: the words after MODE
+ * split at ',' (an empty one skipped: "fp," is fp); fp's ARG is
+ * strtoul's number of its leading digits (fp,5x is 5 frames), kept only
+ * below the kernel's maximum; dwarf's a whole size, 1..65528 bytes,
+ * rounded up to 8; lbr takes none; a word after ARG is ignored. */
 static int opt_callgraph(struct prec_record_opts *o, const char *arg)
 {
+	char mode[16], word[64], *end;
+	const char *p = arg;
 	uint64_t size = PREC_RECORD_DEFAULT_STACK;
-	const char *comma = strchr(arg, ',');
+	bool more;
 
-	o->max_stack = 0;
-	if (!strcmp(arg, "fp")) {
-		o->callgraph = PREC_CG_FP;
-		return 0;
-	}
-	/* As perf: fp,N keeps N frames when N is below the kernel's
-	 * maximum; a larger N changes nothing. */
-	if (!strncmp(arg, "fp,", 3)) {
-		uint64_t n;
+	if (!next_word(&p, mode, sizeof(mode)))
+		mode[0] = 0;
+	more = next_word(&p, word, sizeof(word));
+	if (!strcmp(mode, "fp")) {
+		unsigned long n = more ? strtoul(word, NULL, 0) : ULONG_MAX;
 
-		if (parse_u64(arg + 3, &n) < 0)
-			return bad("--call-graph", arg, "expected fp,FRAMES (a number)");
 		o->callgraph = PREC_CG_FP;
+		o->max_stack = 0;
 		if (n < kernel_max_stack())
 			o->max_stack = (uint16_t)n;
 		return 0;
 	}
 	/* perf's: the PMU's call stack of user-space calls, kept in its
 	 * branch records (Intel LBR), a CALLCHAIN beside them */
-	if (!strcmp(arg, "lbr")) {
+	if (!strcmp(mode, "lbr") && !more) {
 		o->callgraph = PREC_CG_LBR;
+		o->max_stack = 0;
 		return 0;
 	}
-	if (strncmp(arg, "dwarf", 5) || (arg[5] && arg[5] != ','))
+	if (strcmp(mode, "dwarf"))
 		return bad("--call-graph", arg, "expected fp[,frames], dwarf[,size] or lbr");
-	if (comma && (parse_u64(comma + 1, &size) < 0 || !size || size > 65528))
-		return bad("--call-graph", arg, "dwarf stack size must be 1..65528 bytes");
+	if (more) {
+		errno = 0;
+		size = strtoull(word, &end, 0);
+		if (errno || *end || !size || size > 65528)
+			return bad("--call-graph", arg, "dwarf stack size must be 1..65528 bytes");
+	}
 	o->callgraph = PREC_CG_DWARF;
+	o->max_stack = 0;
 	/* The kernel wants a multiple of 8. */
 	o->stack_size = (uint32_t)((size + 7) & ~7ull);
 	return 0;
