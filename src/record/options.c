@@ -250,10 +250,13 @@ static int opt_count(struct prec_record_opts *o, const char *arg)
 	return 0;
 }
 
+/* -g as perf's: frame pointers, unless a --call-graph before it chose
+ * (--call-graph dwarf -g is dwarf). */
 static int opt_g(struct prec_record_opts *o, const char *arg)
 {
 	(void)arg;
-	o->callgraph = PREC_CG_FP;
+	if (o->callgraph == PREC_CG_NONE)
+		o->callgraph = PREC_CG_FP;
 	return 0;
 }
 
@@ -329,6 +332,9 @@ static int opt_callgraph(struct prec_record_opts *o, const char *arg)
 	}
 	o->callgraph = PREC_CG_DWARF;
 	o->max_stack = 0;
+	/* As perf: dwarf turns on its data addresses (--data's), which
+	 * a later --call-graph fp leaves on; --no-data turns them off. */
+	o->data = true;
 	/* The kernel wants a multiple of 8. */
 	o->stack_size = (uint32_t)((size + 7) & ~7ull);
 	return 0;

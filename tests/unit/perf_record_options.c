@@ -201,7 +201,7 @@ static void test_negations(void)
 		"--buildid-mmap --no-buildid-mmap", "--kcore --no-kcore", "--overwrite --no-overwrite",
 		"--tail-synthesize --no-tail-synthesize", "--dry-run --no-dry-run",
 		"--timestamp-filename --no-timestamp-filename",
-		"-c 1000 --no-count", "-g --no-call-graph", "--call-graph dwarf,4096 --no-call-graph",
+		"-c 1000 --no-count", "-g --no-call-graph", "--call-graph fp,4 --no-call-graph",
 		"--no-call-graph", "-b --no-branch-any", "-j any,u --no-branch-filter",
 		"-I --no-intr-regs", "--user-regs=sp --no-user-regs", "-C 0 --no-cpu",
 		"-p 1 --no-pid", "-t 1 --no-tid", "-u 0 --no-uid", "-D 10-20,30-40 --no-delay",
@@ -219,6 +219,10 @@ static void test_negations(void)
 	struct prec_record_opts def, o;
 
 	CHECK_EQ(parse_words(&def, ""), 0);
+	/* as perf: dwarf's data addresses stay after --no-call-graph */
+	CHECK_EQ(parse_words(&o, "--call-graph dwarf,4096 --no-call-graph"), 0);
+	CHECK(o.callgraph == PREC_CG_NONE && o.data);
+	prec_record_opts__exit(&o);
 	for (size_t i = 0; i < sizeof(undone) / sizeof(undone[0]); i++) {
 		int rc = parse_words(&o, undone[i]);
 
