@@ -770,7 +770,7 @@ static int add_named(struct prec_evsel *ev, const char *full, const char *item,
 }
 
 /* mem:ADDR[/LEN][:rwx][:modifiers]: a hardware breakpoint, as perf
- * (rw by default; LEN 4, or a long for x; period 1). */
+ * (rw by default; LEN 4, or a long for x, when absent or 0; period 1). */
 static int add_breakpoint(struct prec_evsel *ev, const char *full, char *item,
 			  const char **mods)
 {
@@ -784,14 +784,21 @@ static int add_breakpoint(struct prec_evsel *ev, const char *full, char *item,
 		goto bad;
 	if (*end == '/') {
 		p = end + 1;
+		/* 0 is the default length, as perf's */
 		len = strtoull(p, &end, 0);
-		if (errno || end == p || !len || len > 8)
+		if (errno || end == p || len > 8)
 			goto bad;
 	}
 	if (*end == ':' && end[1] && strspn(end + 1, "rwx") == strcspn(end + 1, ":")) {
-		for (p = end + 1; *p && *p != ':'; p++)
-			type |= *p == 'r' ? HW_BREAKPOINT_R : *p == 'w' ? HW_BREAKPOINT_W :
-				HW_BREAKPOINT_X;
+		for (p = end + 1; *p && *p != ':'; p++) {
+			unsigned bit = *p == 'r' ? HW_BREAKPOINT_R : *p == 'w' ? HW_BREAKPOINT_W :
+				       HW_BREAKPOINT_X;
+
+			/* a letter twice (xx) is refused, as perf's */
+			if (type & bit)
+				goto bad;
+			type |= bit;
+		}
 		end = p;
 	}
 	if (*end == ':' && end[1])
