@@ -8,6 +8,7 @@
 // other files (the struct is evlist_internal.h's), its life (new, delete).
 #include "record/evlist.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,10 +114,18 @@ void prec_evlist__group_all(struct prec_evlist *el)
 static int add_item(struct prec_evlist *el, const char *text, char *item,
 		    const char *root, int *group)
 {
-	char *close = strchr(item, '}');
+	char *close = strchr(item, '}'), *open = strchr(item, '{');
 	const char *mods = NULL;
 	int err;
 
+	/* perf's named group, NAME{a,b}: the events and group as perf's;
+	 * the name is not kept (the manifest has none to carry it) */
+	if (open && open > item && strspn(item, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") ==
+	    (size_t)(open - item) && !isdigit((unsigned char)*item)) {
+		pr_info("note: event list '%s': the group's name '%.*s' is not kept (perf evlist -g shows it unnamed)",
+			text, (int)(open - item), item);
+		item = open;
+	}
 	if (*item == '{') {
 		if (*group >= 0) {
 			pr_err("event list '%s': a group inside a group", text);

@@ -11,6 +11,7 @@
 # member's value read with it, and perf evlist -g / perf report --group
 # show one group of two (GROUP_DESC), file and pipe, as for perf's own.
 # Without a PMU, cycles is perf's cpu-clock, named from its attr, in both.
+# A named group, NAME{a,b}, is taken as perf takes it (its name not kept).
 set -u
 # shellcheck source=tests/lib/e2e.sh
 . "$(dirname "$0")/../lib/e2e.sh"
@@ -27,7 +28,8 @@ opened=(cpu-clock:u page-faults sched:sched_switch sched:sched_switch:u task-clo
 	bpf-output cpu-clock/period=100000/ cpu-clock/name=foo/ 'cpu-clock/name="foo"/' cpu-clock:S
 	'cpu-clock,page-faults' '{cpu-clock,page-faults}' '{cpu-clock,page-faults}:S'
 	'sched:sched_process_*' 'sched*:sched_wak*'
-	cycles cycles:u cpu-cycles:k cycles:P cycles:S 'cycles/name=foo/' '{cycles,page-faults}')
+	cycles cycles:u cpu-cycles:k cycles:P cycles:S 'cycles/name=foo/' '{cycles,page-faults}'
+	'group1{cpu-clock,page-faults}' 'g_2{cpu-clock,page-faults}:u')
 bad=0
 for ev in "${opened[@]}"; do
 	perf record -B -N -q -o "$tmp/pe.data" -e "$ev" -- "$H/faults" 100 >/dev/null 2>"$tmp/pe.err" ||
