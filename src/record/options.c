@@ -229,11 +229,17 @@ static int opt_freq(struct prec_record_opts *o, const char *arg)
 {
 	uint64_t v = 0;
 
-	if (!strcmp(arg, "max")) {
+	/* as perf reads it (atoi): the leading decimal digits, the rest
+	 * ignored (-F 010 is 10 Hz, -F 1.5 is 1); max in any case */
+	if (!strcasecmp(arg, "max")) {
 		if (max_sample_rate(&v) < 0)
 			return bad("-F", arg, "cannot read /proc/sys/kernel/perf_event_max_sample_rate");
-	} else if (parse_u64(arg, &v) < 0 || !v) {
-		return bad("-F", arg, "expected a frequency in Hz (> 0) or 'max'");
+	} else {
+		errno = 0;
+		if (isdigit((unsigned char)*arg))
+			v = strtoull(arg, NULL, 10);
+		if (errno || !v)
+			return bad("-F", arg, "expected a frequency in Hz (> 0) or 'max'");
 	}
 	o->freq = v;
 	return 0;
@@ -242,10 +248,14 @@ static int opt_freq(struct prec_record_opts *o, const char *arg)
 static int opt_count(struct prec_record_opts *o, const char *arg)
 {
 	uint64_t v;
+	char *end;
 
-	/* 0 as perf: no period given, so the default frequency */
-	if (parse_u64(arg, &v) < 0)
-		return bad("-c", arg, "expected a sample period (0: the default frequency)");
+	/* decimal, as perf's (-c 010 is 10; 0x10 refused); 0 as perf: no
+	 * period given, so the default frequency */
+	errno = 0;
+	v = isdigit((unsigned char)*arg) ? strtoull(arg, &end, 10) : 0;
+	if (!isdigit((unsigned char)*arg) || errno || *end)
+		return bad("-c", arg, "expected a sample period, a decimal number (0: the default frequency)");
 	o->period = v;
 	return 0;
 }

@@ -36,6 +36,8 @@ record -d @OUT@ -F 99999999999999999999 -- true
 record -d @OUT@ -F
 record -d @OUT@ -c abc -- true
 record -d @OUT@ -c -1 -- true
+record -d @OUT@ -c 0x10 -- true
+record -d @OUT@ -F 0x10 -- true
 record -d @OUT@ --no-count=5 -- true
 record -d @OUT@ --no-event -- true
 record -d @OUT@ --no-freq -- true
