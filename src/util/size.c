@@ -17,7 +17,7 @@ int prec_size__split(const char *arg, unsigned int flags, uint64_t *num,
 	char *end;
 
 	errno = 0;
-	v = strtoull(arg, &end, bytes ? 10 : 0);
+	v = strtoull(arg, &end, 10);
 	if (errno == ERANGE)
 		return -EOVERFLOW;
 	if (errno || end == arg || !isdigit((unsigned char)*arg))

@@ -7,10 +7,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Syntax flag: perf's --max-size. The number is decimal, a bare number
- * counts bytes and a B alone is a suffix too. Without it (perf's -m):
- * the number follows C's base rules (0x.., 0..) and a bare number counts
- * the caller's units (pages). */
+/* Syntax flag: perf's --max-size. A bare number counts bytes and a B
+ * alone is a suffix too. Without it (perf's -m) a bare number counts the
+ * caller's units (pages). The number is decimal either way, as perf's
+ * (-m 010 is 10 pages). */
 #define PREC_SIZE_BYTES 1u
 
 /* The largest ring or AUX area prec_size__parse() accepts: 1 TiB. */

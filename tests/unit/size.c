@@ -51,7 +51,8 @@ int main(void)
 	 * an optional B or iB. */
 	CHECK_EQ(ring("1"), PS);
 	CHECK_EQ(ring("256"), 256ull * PS);
-	CHECK_EQ(ring("0x10"), 16ull * PS); /* C base rules without the flag */
+	CHECK_EQ(ring("010"), 16ull * PS);  /* decimal, as perf's: 10, rounded up */
+	CHECK_EQ(ring_err("0x10"), -EINVAL); /* not hex: the number is 0 */
 	CHECK_EQ(ring("512K"), 512ull << 10);
 	CHECK_EQ(ring("512k"), 512ull << 10);
 	CHECK_EQ(ring("4M"), 4ull << 20);
