@@ -44,17 +44,31 @@ struct opt {
 };
 #define FLAG(field) offsetof(struct prec_record_opts, field)
 
-static int parse_u64(const char *s, uint64_t *v)
+static int parse_base(const char *s, int base, uint64_t *v)
 {
 	char *end;
 
 	if (!s || !isdigit((unsigned char)*s))
 		return -EINVAL;
 	errno = 0;
-	*v = strtoull(s, &end, 0);
+	*v = strtoull(s, &end, base);
 	if (errno || *end)
 		return -EINVAL;
 	return 0;
+}
+
+/* A number in C's bases (0x10, 010): prec's own options, and perf's that
+ * read it so. */
+static int parse_u64(const char *s, uint64_t *v)
+{
+	return parse_base(s, 0, v);
+}
+
+/* A decimal number, as perf's integer options read theirs (010 is 10,
+ * 0x10 refused). */
+static int parse_dec(const char *s, uint64_t *v)
+{
+	return parse_base(s, 10, v);
 }
 
 static int bad(const char *opt, const char *arg, const char *why)
@@ -183,7 +197,7 @@ static int opt_proc_map_timeout(struct prec_record_opts *o, const char *arg)
 {
 	uint64_t v;
 
-	if (parse_u64(arg, &v) < 0 || v > UINT32_MAX)
+	if (parse_dec(arg, &v) < 0 || v > UINT32_MAX)
 		return bad("--proc-map-timeout", arg, "expected milliseconds");
 	o->proc_map_timeout_ms = (uint32_t)v;
 	return 0;
@@ -552,7 +566,7 @@ static int opt_realtime(struct prec_record_opts *o, const char *arg)
 {
 	uint64_t v;
 
-	if (parse_u64(arg, &v) < 0 || v > 99)
+	if (parse_dec(arg, &v) < 0 || v > 99)
 		return bad("-r", arg, "expected a SCHED_FIFO priority, 1..99, or 0 for none");
 	o->rt_prio = (int)v;
 	o->rt_prio_set = true;
@@ -751,7 +765,7 @@ static int opt_switch_max_files(struct prec_record_opts *o, const char *arg)
 	uint64_t v;
 
 	/* 0 keeps every epoch, as perf's */
-	if (parse_u64(arg, &v) < 0 || v > 1000000)
+	if (parse_dec(arg, &v) < 0 || v > 1000000)
 		return bad("--switch-max-files", arg, "expected a number of epochs to keep, 1..1000000, or 0 for all");
 	o->switch_max_files = (uint32_t)v;
 	return 0;

@@ -294,6 +294,22 @@ static void test_negations_special(void)
 	prec_record_opts__exit(&o);
 }
 
+/* perf's integer options are decimal: 010 is 10, 0x10 refused */
+static void test_decimal(void)
+{
+	struct prec_record_opts o;
+
+	CHECK_EQ(parse_words(&o, "--switch-output -d x --switch-max-files 010 --proc-map-timeout 010 -r 010"), 0);
+	CHECK_EQ(o.switch_max_files, 10);
+	CHECK_EQ(o.proc_map_timeout_ms, 10);
+	CHECK_EQ(o.rt_prio, 10);
+	prec_record_opts__exit(&o);
+	CHECK_EQ(parse_words(&o, "-r 0x10"), -EINVAL);
+	prec_record_opts__exit(&o);
+	CHECK_EQ(parse_words(&o, "--proc-map-timeout 0x10"), -EINVAL);
+	prec_record_opts__exit(&o);
+}
+
 /* -c 0, as perf: no period, the default frequency */
 static void test_count_zero(void)
 {
@@ -439,6 +455,7 @@ int main(void)
 	test_mmap_rounding();
 	test_regs_list();
 	test_synth();
-	printf("perf_record_options: -D ranges, --switch-output-event, --exclude-perf, --proc-map-timeout, --affinity node, refusals, staging bound, negations, -c 0, -m rounding, register lists, --synth\n");
+	test_decimal();
+	printf("perf_record_options: -D ranges, --switch-output-event, --exclude-perf, --proc-map-timeout, --affinity node, refusals, staging bound, negations, -c 0, -m rounding, register lists, --synth, decimal numbers\n");
 	return 0;
 }
