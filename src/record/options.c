@@ -935,8 +935,9 @@ static int opt_branch_any(struct prec_record_opts *o, const char *arg)
 
 static int regs_opt(const char *opt, const char *arg, bool user, uint64_t *mask)
 {
-	/* perf's '?': the list on stderr, and perf's exit status for it */
-	int err = prec_sample_regs__parse(arg, user, mask, stderr);
+	/* perf's '?': the list on stderr, and perf's exit status for it;
+	 * an empty list (--user-regs=) names no register, refused as perf */
+	int err = arg && !*arg ? -EINVAL : prec_sample_regs__parse(arg, user, mask, stderr);
 
 	if (err < 0)
 		return bad(opt, arg ? arg : "", "unknown register name (use '?' for the list)");

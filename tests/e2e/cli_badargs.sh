@@ -93,6 +93,8 @@ record -d @OUT@ --call-graph dwarf,abc -- true
 record -d @OUT@ -r -1 -- true
 record -d @OUT@ -r 100 -- true
 record -d @OUT@ -r 0x10 -- true
+record -d @OUT@ --user-regs= -- true
+record -d @OUT@ --intr-regs= -- true
 record -d @OUT@ --realtime fast -- true
 record -d @OUT@ -p abc
 record -d @OUT@ -t x1
