@@ -550,6 +550,14 @@ static int event_term(struct prec_evsel *ev, const char *full, char *term)
 
 	if (err)
 		return err;
+	if (!eq && (!strcmp(term, "period") || !strcmp(term, "freq") || !strcmp(term, "time") ||
+		    !strcmp(term, "stack-size") || !strcmp(term, "max-stack"))) {
+		/* perf's grammar: a number term alone is 1 (cpu-clock/period/) */
+		char one[16];
+
+		snprintf(one, sizeof(one), "%s=1", term);
+		return event_term(ev, full, one);
+	}
 	if (!eq)
 		return 0;
 	*eq = 0;

@@ -34,7 +34,8 @@ terms="-e cpu-clock/period=100000/ -e cpu-clock/freq=100/ -e cpu-clock/no-inheri
 -e sched:sched_switch:u -e sched:sched_switch:k -e sched:sched_switch/call-graph=fp/
 -e cpu-clock/metric-id=x/ -e cpu-clock/percore/ -e cpu-clock/nr=1/ -e cpu-clock/config1=1/
 -e page-faults/config=0/ -e cpu-clock/max-stack=0/ -e cpu-clock: -e sched:sched_switch:
--e sched:sched_switch/call-graph=fp/:u -e sched:sched_switch/call-graph=fp/:"
+-e sched:sched_switch/call-graph=fp/:u -e sched:sched_switch/call-graph=fp/:
+-e cpu-clock/period/ -e cpu-clock/freq/ -e cpu-clock/max-stack/"
 cases=(
 	"cpu-clock|$sw" "sched:sched_switch|$terms"
 	cycles cpu-cycles instructions:u cache-references cache-misses branches

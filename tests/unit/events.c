@@ -638,7 +638,9 @@ static void test_channels(void)
 
 	CHECK_EQ(prec_evlist__add(&el, "cpu-clock/overwrite=1/", NULL, NULL), -EINVAL);
 	CHECK_EQ(prec_evlist__add(&el, "cpu-clock/period=0/", NULL, NULL), -EINVAL);
-	CHECK_EQ(prec_evlist__add(&el, "cpu-clock/period/", NULL, NULL), -EINVAL);
+	/* as perf's grammar: a number term alone is 1 */
+	CHECK_EQ(prec_evlist__add(&el, "cpu-clock/period/", NULL, NULL), 0);
+	CHECK_EQ(el.evsel[el.nr - 1].attr.sample_period, 1);
 	/* as perf: config= on a named event sets the attr's config */
 	CHECK_EQ(prec_evlist__add(&el, "cpu-clock/config=1/", NULL, NULL), 0);
 	CHECK_EQ(el.evsel[el.nr - 1].attr.config, 1);
