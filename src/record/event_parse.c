@@ -64,7 +64,8 @@ static const struct {
 };
 
 /* perf's hw-cache names: CACHE[-OP][-RESULT] (or CACHE-RESULT), each part
- * one of its spellings, OP read and RESULT access when left out. The ops a
+ * one of its spellings, in its case (perf's lexer knows no other: llc-loads
+ * is no event), OP read and RESULT access when left out. The ops a
  * cache takes are perf's (an instruction cache is not written). */
 static const char *const cache_names[PERF_COUNT_HW_CACHE_MAX][5] = {
 	[PERF_COUNT_HW_CACHE_L1D] = { "L1-dcache", "l1-d", "l1d", "L1-data" },
@@ -102,7 +103,7 @@ static size_t match_part(const char *s, const char *const (*table)[5], int rows,
 		for (int i = 0; i < 5 && table[r][i]; i++) {
 			size_t n = strlen(table[r][i]);
 
-			if (n > best && !strncasecmp(s, table[r][i], n) &&
+			if (n > best && !strncmp(s, table[r][i], n) &&
 			    (s[n] == '-' || !s[n])) {
 				best = n;
 				*row = r;

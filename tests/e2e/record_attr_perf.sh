@@ -43,7 +43,7 @@ cases=(
 	idle-cycles-backend
 	L1-dcache-load-misses L1-dcache-stores LLC-loads LLC-load-misses
 	dTLB-store-misses iTLB-loads branch-load-misses l1d-prefetch branch-miss
-	node-loads L1-icache-load-misses
+	node-loads L1-icache-load-misses LLC-Reference l1d-loads
 	'mem:0x1000:rw:|-e mem:0x1000/4:' 'mem:0x1000/0|-e mem:0x1000/0:x -e mem:0x1000:wr' r1a8 r0:u r1a8: 'r1a8/period=1/:u' L1-dcache-loads: 'L1-dcache-loads/period=1/:k'
 	'sched:sched_switch|-c 5'
 	'cpu-clock/stack-size=4096/|-g' 'cpu-clock/call-graph=no/|-g'
@@ -69,7 +69,8 @@ cases+=("tracepoint/config=$tp_id/" "tracepoint/config=$tp_id/k")
 # perf refuses these; prec must too
 # perf refuses these; prec must too
 refused=(cpu-clock:uu cpu-clock:pppp L1-icache-store iTLB-stores cpu-clock:q
-	'{cpu-clock' 'cpu-clock}' mem:0x1000/9 mem:0x1000:xx mem:0x1000:rwr)
+	'{cpu-clock' 'cpu-clock}' mem:0x1000/9 mem:0x1000:xx mem:0x1000:rwr
+	L1-DCACHE-loads llc-loads LLC-Misses branch-Loads LLC-reference)
 # and these, where both say "event syntax error": modifiers twice, a ':'
 # after a PMU's or a named event's terms
 syntax=(cpu-clock:u:k cpu-clock::u cpu-clock:: cpu-clock:u:
