@@ -531,7 +531,11 @@ static int opt_clock(struct prec_record_opts *o, const char *arg)
 			return 0;
 		}
 	}
-	if (parse_u64(arg, &v) < 0 || v > 64 || clock_getres((clockid_t)v, &ts))
+	/* a number as perf reads it (sscanf's %d): decimal digits, the rest
+	 * ignored (-k 0x4 is 0, realtime) */
+	errno = 0;
+	v = isdigit((unsigned char)*arg) ? strtoull(arg, NULL, 10) : UINT64_MAX;
+	if (errno || v > 64 || clock_getres((clockid_t)v, &ts))
 		return bad("-k", arg, "expected monotonic, monotonic_raw, realtime, boottime, tai, perf or a clock number");
 	o->clockid = (int)v;
 	return 0;
