@@ -1407,7 +1407,7 @@ static const struct opt table[] = {
 	{ "threads", 0, "[=SPEC]", opt_replaced, "perf's writer threads; prec has one drainer per CPU (taken, noted)", 0, NULL },
 	{ "mmap-flush", 0, "N", opt_replaced, "perf's writer; prec drains by rounds and watermarks (taken, noted)", 0, NULL },
 	{ "num-thread-synthesize", 0, "N", opt_replaced, "perf's synthesis threads (taken, noted)", 0, NULL },
-	{ "per-thread", 0, NULL, NULL, "as perf: child tasks are not recorded (perf's per-thread rings cannot follow them, its events have no inherit); prec's rings stay per CPU", FLAG(no_inherit), NULL },
+	{ "per-thread", 0, NULL, NULL, "as perf: child tasks are not recorded (perf's per-thread rings cannot follow them, its events have no inherit; with -a or -C they keep it); prec's rings stay per CPU", FLAG(per_thread), NULL },
 	{ "vmlinux", 0, "PATH", opt_replaced, "perf's kernel image for kcore; prec merge's [kernel.kallsyms] map serves (taken, noted)", 0, NULL },
 	{ "debuginfod", 0, "[=URLS]", opt_replaced, "perf's debuginfod cache fill (taken, noted)", 0, NULL },
 	{ "clang-path", 0, "PATH", opt_replaced, "perf's BPF scriptlets (taken, noted)", 0, NULL },
@@ -1797,6 +1797,10 @@ static int check_combination(struct prec_record_opts *o)
 	/* -C is system-wide on those CPUs; no target at all means -a. */
 	if (o->cpus || (!tasks && !o->argv))
 		o->all_cpus = true;
+	/* as perf: per-thread rings follow no child, but CPU-wide events
+	 * keep their inherit bit */
+	if (o->per_thread && !o->all_cpus)
+		o->no_inherit = true;
 	/* The kernel counts a cgroup per CPU only (PERF_FLAG_PID_CGROUP). */
 	if (o->nr_cgroups && !o->all_cpus) {
 		pr_err("option -G '%s': cgroup monitoring only available in system-wide mode (-a or -C)",

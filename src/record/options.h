@@ -116,6 +116,7 @@ struct prec_record_opts {
 	/* flight recorder, control, markers, AUX (flight-recorder.md) */
 	bool markers;           /* --markers: trace_marker writes as ftrace:print */
 	bool no_inherit;        /* -i: the command's children are not followed */
+	bool per_thread;        /* --per-thread: no_inherit unless -a/-C, as perf */
 	bool switch_events;     /* --switch-events: PERF_RECORD_SWITCH records */
 	bool off_cpu;           /* --off-cpu: perf's offcpu-time (record/offcpu.h) */
 	bool no_bpf_event;      /* --no-bpf-event: no KSYMBOL/BPF_EVENT records */

@@ -57,7 +57,7 @@ cases=(
 	'cpu-clock|--call-graph fp,' 'cpu-clock|--call-graph fp,5x' 'cpu-clock|--call-graph fp,,5,6'
 	'cpu-clock|--call-graph fp,abc' 'cpu-clock|--call-graph dwarf,' 'cpu-clock|--call-graph dwarf,4096,1'
 	'cpu-clock|--call-graph lbr,'
-	'cpu-clock|-P' 'cpu-clock|-i' 'cpu-clock|--per-thread -T' 'cpu-clock|-a' 'cpu-clock|-p 1'
+	'cpu-clock|-P' 'cpu-clock|-i' 'cpu-clock|--per-thread -T' 'cpu-clock|--per-thread -a' 'cpu-clock|--per-thread -C 0' 'cpu-clock|-a' 'cpu-clock|-p 1'
 	'{cpu-clock,page-faults}|-e {cpu-clock,page-faults}:S -e {cpu-clock:u,page-faults}:k -e {cpu-clock,sched:sched_switch}:S -e {cpu-clock,page-faults}:D -e task-clock,{cpu-clock,page-faults}:S'
 	'{cycles,instructions}' '{cycles,cache-misses}:S' '{cpu-clock,page-faults}:S|-a'
 	'{page-faults,cpu-clock/period=1000/}:S' '{page-faults,cpu-clock/freq=100/}:S|-c 5000'
