@@ -384,13 +384,21 @@ static int cut(void *arg)
 {
 	struct record *r = arg;
 	uint64_t t0 = prec_now_ns(CLOCK_MONOTONIC), now;
+	/* the epoch the cut closes, merged after it with -o FILE */
+	char *old = r->fo.file ? strdup(prec_recording__dir(prec_session__recording(r->s))) : NULL;
 	int err = prec_session__cut(r->s, r->el);
+	const char *cur = prec_recording__dir(prec_session__recording(r->s));
 
 	now = prec_now_ns(CLOCK_MONOTONIC);
-	pr_debug("%s: epoch started; the cut took %.1f ms",
-		 prec_recording__dir(prec_session__recording(r->s)),
-		 (double)(now - t0) / 1e6);
-	prec_switch_trigger__reset(&r->sw, prec_session__drained(r->s), now);
+	pr_debug("%s: epoch started; the cut took %.1f ms", cur, (double)(now - t0) / 1e6);
+	/* In this thread, after the old epoch is whole on disk: the drainers
+	 * go on into the new one meanwhile, and only the next cut (and the
+	 * signals) wait for the merge. A failed merge keeps the epoch and
+	 * fails the run at its end, not the recording. */
+	if (old && strcmp(old, cur))
+		prec_file_output__epoch(&r->fo, &r->o, old);
+	free(old);
+	prec_switch_trigger__reset(&r->sw, prec_session__drained(r->s), prec_now_ns(CLOCK_MONOTONIC));
 	if (err)
 		r->cut_err = err;
 	return err;
@@ -666,6 +674,9 @@ static int stop(struct record *r, int rc)
 		struct prec_session_report rep;
 
 		prec_session__report(r->s, &rep);
+		/* -o FILE: no epoch is left; each file has its Dump line */
+		if (r->fo.file)
+			rep.switch_output = false;
 		prec_summary__print(&rep);
 	}
 	if (rc)
@@ -808,6 +819,10 @@ static int record(struct record *r, int argc, char **argv)
 	if (!rc)
 		wait_for_stop(r);
 	rc = stop(r, rc);
+	/* --switch-output -o FILE: the last epoch's file, as at a cut */
+	if (r->o.switch_output && r->started && prec_session__recording(r->s))
+		prec_file_output__epoch(&r->fo, &r->o,
+					prec_recording__dir(prec_session__recording(r->s)));
 	/* the merge of -o FILE, once the recording is whole on disk */
 	if (prec_file_output__finish(&r->fo, &r->o, r->started) && !rc)
 		rc = 1;

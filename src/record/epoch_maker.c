@@ -37,7 +37,11 @@ int prec_epoch_maker__new(struct prec_epoch_maker **out,
 	if (!mk)
 		return -ENOMEM;
 	mk->mo = *mo;
-	err = prec_epochs__new(&mk->epochs, mo->out_fd, mo->o->switch_max_files);
+	/* With -o FILE each epoch becomes a file, and the files are what
+	 * --switch-max-files counts (file_output.c): an epoch kept after a
+	 * failed merge is never pruned. */
+	err = prec_epochs__new(&mk->epochs, mo->out_fd,
+			       mo->o->output ? 0 : mo->o->switch_max_files);
 	if (err) {
 		prec_epoch_maker__delete(mk);
 		return err;

@@ -17,6 +17,13 @@
 // while prec's and the command's stdout go to stderr. The merge runs with
 // none of the recorder's threads or memory, and a crash before it leaves a
 // directory `prec merge` takes by hand.
+//
+// --switch-output with -o FILE (or perf.data by default), as perf: FILE.prec
+// holds the epochs, and each, once closed, is merged into FILE.<timestamp>
+// by the main thread right after its cut (the drainers are already in the
+// next epoch) and removed; FILE itself is never written. perf counts its
+// files for --switch-max-files, so prec counts the files here, not the
+// epochs, and an epoch kept after a failed merge is never pruned.
 #include "record/file_output.h"
 
 #include <dirent.h>
@@ -84,9 +91,20 @@ int prec_file_output__init(struct prec_file_output *fo, struct prec_record_opts 
 		 * never replaced, and nothing made beside it (in /dev). */
 		fo->device = !stat(o->output, &st) && !S_ISREG(st.st_mode) &&
 			     !S_ISDIR(st.st_mode);
+		if (fo->device && o->switch_output) {
+			pr_err("option -o %s: --switch-output writes FILE.<timestamp> files; not beside a device or FIFO",
+			       o->output);
+			return -EINVAL;
+		}
 		if (fo->device)
 			return shards_in_tmp(fo, o);
-		if (!o->timestamp_filename) {
+		if (o->switch_max_files && o->switch_output) {
+			fo->files = calloc(o->switch_max_files, sizeof(*fo->files));
+			if (!fo->files)
+				return -ENOMEM;
+		}
+		/* FILE itself is not written: no FILE.old to move into */
+		if (!o->timestamp_filename && !o->switch_output) {
 			err = check_old(o->output);
 			if (err)
 				return err;
@@ -96,6 +114,12 @@ int prec_file_output__init(struct prec_file_output *fo, struct prec_record_opts 
 			return -ENOMEM;
 		o->dir = fo->dir;
 		return 0;
+	}
+	/* perf streams until the first switch, then fails ("Failed to
+	 * switch to new file"): the pipe has no file to switch. Said now. */
+	if (o->switch_output) {
+		pr_err("option -o -: --switch-output writes a file per switch; the pipe format has none (perf fails at the first switch)");
+		return -EINVAL;
 	}
 	fo->stream = true;
 	err = shards_in_tmp(fo, o);
@@ -186,8 +210,19 @@ int prec_file_output__start(struct prec_file_output *fo, const struct prec_recor
 
 	if (!fo->dir)
 		return 0;
-	if (fstat(dirfd, &st) < 0)
+	/* --switch-output: dirfd is the first epoch's; what is removed at
+	 * the end is the directory holding the epochs */
+	if (o->switch_output) {
+		int top = openat(dirfd, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC), err;
+
+		err = top < 0 || fstat(top, &st) < 0 ? -errno : 0;
+		if (top >= 0)
+			close(top);
+		if (err)
+			return err;
+	} else if (fstat(dirfd, &st) < 0) {
 		return -errno;
+	}
 	fo->dev = st.st_dev;
 	fo->ino = st.st_ino;
 	fo->made = true;
@@ -412,27 +447,38 @@ static int move_old(const char *file)
 	return err;
 }
 
-static int merge_into_file(struct prec_file_output *fo, const struct prec_record_opts *o)
+/* `prec merge dir -o name` in a child; quiet: no summary line (each
+ * --switch-output file has perf's Dump line instead). Returns its exit
+ * status or -errno. Blocks for the merge. */
+static int run_merge(const struct prec_record_opts *o, const char *dir, const char *name,
+		     bool quiet)
 {
-	char level[16], *name = out_name(fo->file, o->timestamp_filename);
-	char *argv[] = { "prec", "merge", fo->dir, "-o", name, NULL, NULL, NULL };
-	int rc, n = 5;
+	char level[16], *argv[] = { "prec", "merge", (char *)dir, "-o", (char *)name,
+				    NULL, NULL, NULL };
+	int n = 5;
+	pid_t pid;
 
-	if (!name)
-		return -ENOMEM;
 	if (o->compress) {
 		snprintf(level, sizeof(level), "-z%d", o->compress_level ? o->compress_level : 1);
 		argv[n++] = level;
 	}
-	/* -q: no summary from the merge either */
-	if (o->quiet)
+	if (quiet)
 		argv[n++] = "-q";
-	rc = o->timestamp_filename || fo->device ? 0 : move_old(name);
-	if (!rc) {
-		pid_t pid = spawn_self(argv, -1, false);
+	pid = spawn_self(argv, -1, false);
+	return pid < 0 ? pid : wait_child(pid);
+}
 
-		rc = pid < 0 ? pid : wait_child(pid);
-	}
+static int merge_into_file(struct prec_file_output *fo, const struct prec_record_opts *o)
+{
+	char *name = out_name(fo->file, o->timestamp_filename);
+	int rc;
+
+	if (!name)
+		return -ENOMEM;
+	rc = o->timestamp_filename || fo->device ? 0 : move_old(name);
+	/* -q: no summary from the merge either */
+	if (!rc)
+		rc = run_merge(o, fo->dir, name, o->quiet);
 	if (rc)
 		pr_err("-o %s: merging %s failed (%s): the recording is kept there; `prec merge %s -o %s` retries",
 		       name, fo->dir, rc < 0 ? strerror(-rc) : "prec merge's error above",
@@ -472,6 +518,81 @@ static void remove_dir(struct prec_file_output *fo)
 	close(dfd);
 }
 
+/* --switch-max-files N: as perf, the oldest of the files written is
+ * removed once there are more than N. (A second switch in the same
+ * hundredth is no second name: prec merge refuses the existing file and
+ * the epoch is kept.) */
+static void keep_newest(struct prec_file_output *fo, const struct prec_record_opts *o,
+			char *name)
+{
+	const char *base;
+	char *oldest;
+	int dfd;
+
+	if (!o->switch_max_files) {
+		free(name);
+		return;
+	}
+	if (fo->nr_files < o->switch_max_files) {
+		fo->files[fo->nr_files++] = name;
+		return;
+	}
+	oldest = fo->files[0];
+	memmove(fo->files, fo->files + 1, (fo->nr_files - 1) * sizeof(*fo->files));
+	fo->files[fo->nr_files - 1] = name;
+	dfd = open_parent(oldest, &base);
+	if (dfd >= 0 && unlinkat(dfd, base, 0) && errno != ENOENT)
+		pr_warn("%s: removing it (--switch-max-files %u): %s", oldest,
+			o->switch_max_files, strerror(errno));
+	if (dfd >= 0)
+		close(dfd);
+	free(oldest);
+}
+
+/* The epoch directory epoch (in fo->dir, made by this run) removed by
+ * descriptor. Returns 0 or -errno. */
+static int remove_epoch(struct prec_file_output *fo, const char *epoch)
+{
+	const char *slash = strrchr(epoch, '/'), *why = NULL, *bad = NULL;
+	struct stat st;
+	int dfd = prec_path__open_dir(fo->dir, &why, &bad), err;
+
+	if (dfd < 0)
+		return dfd;
+	err = fstatat(dfd, slash ? slash + 1 : epoch, &st, AT_SYMLINK_NOFOLLOW) ? -errno :
+	      prec_dirtree__remove(dfd, slash ? slash + 1 : epoch, st.st_dev, st.st_ino);
+	close(dfd);
+	return err;
+}
+
+int prec_file_output__epoch(struct prec_file_output *fo, const struct prec_record_opts *o,
+			    const char *epoch)
+{
+	/* The switch's time, as perf names the file it closes by it. */
+	char *name = fo->file ? out_name(fo->file, true) : NULL;
+	int rc, err;
+
+	if (!fo->file || !o->switch_output)
+		return 0;
+	if (!name)
+		return -ENOMEM;
+	rc = run_merge(o, epoch, name, true);
+	if (rc) {
+		pr_err("%s: merging it into %s failed (%s): the epoch is kept there; `prec merge %s -o %s` retries",
+		       epoch, name, rc < 0 ? strerror(-rc) : "prec merge's error above", epoch, name);
+		fo->epoch_failed = true;
+		free(name);
+		return rc < 0 ? rc : -EIO;
+	}
+	if (!o->quiet)
+		fprintf(stderr, "[ perf record: Dump %s ]\n", name);
+	err = o->keep_shards ? 0 : remove_epoch(fo, epoch);
+	if (err)
+		pr_warn("%s: removing it after its merge: %s", epoch, strerror(-err));
+	keep_newest(fo, o, name);
+	return 0;
+}
+
 int prec_file_output__finish(struct prec_file_output *fo, const struct prec_record_opts *o,
 			     bool recorded)
 {
@@ -493,6 +614,12 @@ int prec_file_output__finish(struct prec_file_output *fo, const struct prec_reco
 		if (rc)
 			pr_err("-o -: the stream ended with an error (prec merge --follow exited %d); the recording is kept in %s",
 			       rc, fo->dir);
+	} else if (recorded && o->switch_output) {
+		/* each epoch merged at its cut, the last one before this */
+		rc = fo->epoch_failed;
+		if (rc)
+			pr_err("-o %s: an epoch could not be merged: kept in %s (named above)",
+			       fo->file, fo->dir);
 	} else if (recorded) {
 		rc = merge_into_file(fo, o);
 	}
@@ -519,5 +646,8 @@ void prec_file_output__exit(struct prec_file_output *fo)
 		close(fo->stream_fd);
 	free(fo->dir);
 	free(fo->tmpdir);
+	for (uint32_t i = 0; i < fo->nr_files; i++)
+		free(fo->files[i]);
+	free(fo->files);
 	*fo = (struct prec_file_output){ .stream_fd = -1, .follower = -1, .copier = -1 };
 }

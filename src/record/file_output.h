@@ -25,6 +25,11 @@ struct prec_file_output {
 	dev_t dev;              /* dir once made, for its removal */
 	ino_t ino;
 	bool made;
+	/* --switch-output: the files written, oldest first, at most
+	 * --switch-max-files of them (files NULL without it) */
+	char **files;
+	uint32_t nr_files;
+	bool epoch_failed;      /* an epoch's merge failed: kept, exit 1 */
 };
 
 /* Resolve -o into o->dir: FILE.prec for a file, a new directory under
@@ -49,6 +54,17 @@ int prec_file_output__start(struct prec_file_output *fo, const struct prec_recor
  * merge. */
 int prec_file_output__finish(struct prec_file_output *fo, const struct prec_record_opts *o,
 			     bool recorded);
+
+/* --switch-output with -o FILE (perf.data by default): the epoch
+ * directory epoch, closed (at a cut, or the last at the stop), merged
+ * into FILE.<timestamp> (the time now, as perf names the file of a switch)
+ * and removed unless --keep-shards; beyond --switch-max-files the oldest
+ * file written is removed, as perf does. perf's "[ perf record: Dump
+ * FILE.<timestamp> ]" unless -q. A failed merge keeps the epoch, says so
+ * in one line, and finish() then returns 1. Returns 0 (nothing to do
+ * without both) or -errno. Main thread; blocks for the merge. */
+int prec_file_output__epoch(struct prec_file_output *fo, const struct prec_record_opts *o,
+			    const char *epoch);
 
 void prec_file_output__exit(struct prec_file_output *fo);
 

@@ -1437,14 +1437,14 @@ static const struct opt table[] = {
 	{ "markers", 0, NULL, NULL, "record trace_marker writes (prec mark) as ftrace:print", FLAG(markers), NULL },
 	{ "overwrite", 0, NULL, NULL, "flight recorder: sampling events keep the last ring's worth, written on a snapshot (side band drained)", FLAG(overwrite), NULL },
 	{ "control", 0, "fifo:CTL[,ACK]|fd:CTL[,ACK]", opt_control, "commands: enable, disable, snapshot, switch, stop, ping (each acked)", 0, NULL },
-	{ "switch-output", 0, "[=signal|SIZE|TIME]", opt_switch_output, "cut the recording into epochs DIR/epoch.NNNNNN, each a recording of its own: on SIGUSR2 or 'switch' (default), every SIZE drained (100M) or every TIME (30s, 5m, 1h, 1d)", 0, NULL },
+	{ "switch-output", 0, "[=signal|SIZE|TIME]", opt_switch_output, "cut the recording into files FILE.<timestamp> as perf (with -d: epochs DIR/epoch.NNNNNN, each a recording of its own): on SIGUSR2 or 'switch' (default), every SIZE drained (100M) or every TIME (30s, 5m, 1h, 1d)", 0, NULL },
 	{ "switch-output-event", 0, "EVENT", opt_switch_event, "cut as SIGUSR2 does whenever EVENT occurs on any CPU (perf's grammar; implies --switch-output=signal, as perf)", 0, NULL },
 	{ "tail-synthesize", 0, NULL, NULL, "name the tasks of /proc (COMM, MMAP2) at the end of the recording rather than at its start, as perf (with --overwrite: at each snapshot only)", FLAG(tail_synthesize), NULL },
 	{ "proc-map-timeout", 0, "MS", opt_proc_map_timeout, "at most MS ms reading one /proc/PID/maps (default 500): the last map read is marked truncated, as perf", 0, unset_proc_map_timeout },
 	{ "snapshot", 'S', "[=[e]SIZE]", opt_snapshot, "AUX area snapshot mode (perf's): the AUX area is overwritten, its newest SIZE bytes (default: all) written on SIGUSR2 or 'snapshot'; e: and at the exit", 0, unset_snapshot },
 	{ "aux-sample", 0, "[=SIZE]", opt_aux_sample, "AUX area sampling (perf's): the members of a group led by the AUX event, e.g. '{intel_pt//,cpu-clock}', carry its newest SIZE bytes (default 4096, at most 61440)", 0, unset_aux_sample },
 	{ "kcore", 0, NULL, NULL, "as perf: copy the kernel's and modules' code from /proc/kcore, with kallsyms and modules, into kcore_dir (root)", FLAG(kcore), NULL },
-	{ "switch-max-files", 0, "N", opt_switch_max_files, "with --switch-output: keep the newest N epochs (older ones removed)", 0, unset_switch_max_files },
+	{ "switch-max-files", 0, "N", opt_switch_max_files, "with --switch-output: keep the newest N files or epochs (older ones removed)", 0, unset_switch_max_files },
 	{ "delay", 'D', "MS|RANGES", opt_delay, "enable the sampling events MS ms after the start (the side band does not wait); -1: wait for 'enable'; START-END,... (as perf): enabled in each range of ms after the start only", 0, unset_delay },
 	{ "verbose", 'v', NULL, opt_verbose, "more messages; -vv also prints each event's perf_event_attr before opening it, as perf record -vv", 0, unset_verbose },
 	{ "quiet", 'q', NULL, opt_quiet, "errors only (no status line, no summary)", 0, unset_quiet },
@@ -1721,13 +1721,9 @@ static int check_combination(struct prec_record_opts *o)
 		o->switch_output = true;
 		o->switch_ms = o->switch_bytes = 0;
 	}
-	if (o->output && o->switch_output) {
-		pr_err("options -o and %s: each epoch is a recording of its own; give -d DIR",
-		       o->switch_event ? "--switch-output-event" : "--switch-output");
-		return -EINVAL;
-	}
-	/* As perf: perf.data, unless the recording is the product. */
-	if (!o->dir_set && !o->output && !o->switch_output)
+	/* As perf: perf.data, unless the recording is the product; with
+	 * --switch-output, FILE.<timestamp> per epoch (file_output.c). */
+	if (!o->dir_set && !o->output)
 		o->output = "perf.data";
 	if ((o->keep_shards || o->timestamp_filename) && !o->output) {
 		pr_err("option %s: needs -o FILE", o->keep_shards ? "--keep-shards" : "--timestamp-filename");

@@ -57,13 +57,19 @@ static void test_switch_event(void)
 	char *a[] = { "record", "-d", "x", "--switch-output=1M", "--switch-output-event", "a:b",
 		      "--switch-output-event", "c", "true", NULL };
 	char *o_file[] = { "record", "-o", "x.data", "--switch-output-event", "a:b", "true", NULL };
+	char *dflt[] = { "record", "--switch-output", "true", NULL };
 
 	CHECK_EQ(prec_record_opts__parse(&o, ARGC(a), a), 0);
 	CHECK(o.switch_event && !strcmp(o.switch_event, "a:b,c"));
 	CHECK(o.switch_output);
 	CHECK_EQ(o.switch_bytes, 0); /* signal mode, as perf */
 	prec_record_opts__exit(&o);
-	CHECK_EQ(prec_record_opts__parse(&o, ARGC(o_file), o_file), -EINVAL);
+	/* as perf: x.data.<timestamp> per switch (file_output.c) */
+	CHECK_EQ(prec_record_opts__parse(&o, ARGC(o_file), o_file), 0);
+	CHECK(o.switch_output && o.output && !strcmp(o.output, "x.data"));
+	prec_record_opts__exit(&o);
+	CHECK_EQ(prec_record_opts__parse(&o, ARGC(dflt), dflt), 0);
+	CHECK(o.switch_output && o.output && !strcmp(o.output, "perf.data"));
 	prec_record_opts__exit(&o);
 }
 
