@@ -561,6 +561,8 @@ static int read_manifest(const char *dir, int *dirfd, struct prec_manifest **m, 
 	err = prec_manifest__read(m, *dirfd, &why);
 	if (err < 0)
 		pr_err("archive %s: cannot read manifest: %s", dir, why ? why : strerror(-err));
+	else
+		prec_merge__say_state(dir, *m);
 	return err;
 }
 

@@ -396,6 +396,7 @@ int prec_cmd_dump(int argc, char **argv)
 	}
 	if (m->state == PREC_STATE_RECORDING)
 		pr_warn("dump %s: the recording did not finish; reading what is there", d.dir);
+	prec_merge__say_state(d.dir, m);
 	d.sample_type = m->sample_type;
 	d.tl = m->time_layout;
 	find_markers(&d, m);

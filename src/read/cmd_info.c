@@ -116,9 +116,12 @@ static void print_shell_word(const char *w)
 
 static void print_host(const struct prec_manifest *m)
 {
-	printf("state:       %s\n", m->state == PREC_STATE_COMPLETE ? "complete" :
-	       m->state == PREC_STATE_RECORDING ? "recording (did not finish, or still running)" :
-	       "unknown");
+	if (m->state == PREC_STATE_COMPLETE || m->state == PREC_STATE_RECORDING)
+		printf("state:       %s\n", m->state == PREC_STATE_COMPLETE ? "complete" :
+		       "recording (did not finish, or still running)");
+	else
+		printf("state:       unknown (%u): read as a recording that did not finish\n",
+		       m->state);
 	printf("session:     ");
 	for (int i = 0; i < 16; i++)
 		printf("%02x", m->session_id[i]);
@@ -497,8 +500,14 @@ static void check_all(struct info *in, int dirfd, const struct prec_manifest *m)
 		chunks += t.chunks;
 		records += t.records;
 	}
-	if (m->state != PREC_STATE_COMPLETE)
+	if (m->state != PREC_STATE_COMPLETE && m->state != PREC_STATE_RECORDING) {
+		/* not one prec writes: nothing to vouch for the totals by */
+		fprintf(in->out, "check: manifest state %u unknown: shard totals not compared\n",
+			m->state);
+		in->problems++;
+	} else if (m->state != PREC_STATE_COMPLETE) {
 		fprintf(in->out, "check: manifest not final: shard totals not compared\n");
+	}
 	fprintf(in->out, "check: %u shards, %llu chunks, %llu records: ", m->nr_shards,
 		(unsigned long long)chunks, (unsigned long long)records);
 	if (in->problems)
@@ -590,6 +599,7 @@ int prec_cmd_info(int argc, char **argv)
 		close(dirfd);
 		return 1;
 	}
+	prec_merge__say_state(in.dir, m);
 	if (m->state == PREC_STATE_COMPLETE)
 		window = prec_merge__window(m);
 	else if (live_window(dirfd, m, &window) < 0) {

@@ -176,6 +176,7 @@ static int read_manifest(const char *dir, int *dirfd, struct prec_manifest **m,
 	if ((*m)->state == PREC_STATE_RECORDING && !follow)
 		pr_warn("%s: recording did not finish (manifest says recording): merging what is readable",
 			dir);
+	prec_merge__say_state(dir, *m);
 	return 0;
 }
 

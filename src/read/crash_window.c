@@ -32,7 +32,8 @@ int prec_crash_window__fill(int dirfd, struct prec_manifest *m)
 	bool trimmed = false, have_carry = false;
 	struct stat st;
 
-	if (m->state != PREC_STATE_RECORDING || !m->max_disk.limit)
+	/* an unknown state too: the worst case, a recorder that died */
+	if (m->state == PREC_STATE_COMPLETE || !m->max_disk.limit)
 		return 0;
 	for (uint32_t i = 0; i < m->nr_shards; i++) {
 		struct prec_manifest_shard *s = &m->shards[i];

@@ -719,6 +719,13 @@ void prec_merge__say_window(uint64_t window_start)
 			(unsigned long long)(window_start % 1000000000ull));
 }
 
+void prec_merge__say_state(const char *dir, const struct prec_manifest *m)
+{
+	if (m->state != PREC_STATE_RECORDING && m->state != PREC_STATE_COMPLETE)
+		pr_warn("%s/%s: unknown state %u: read as a recording that did not finish",
+			dir, PREC_MANIFEST_NAME, m->state);
+}
+
 int prec_merge__open(struct prec_merge **out, int dirfd,
 		     const struct prec_manifest *m,
 		     const struct prec_merge_opts *opts)

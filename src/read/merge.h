@@ -71,6 +71,12 @@ uint64_t prec_merge__window(const struct prec_manifest *m);
 /* Say on stderr where the window starts (nothing for 0): the one line
  * merge and dump both print. */
 void prec_merge__say_window(uint64_t window_start);
+/* Say on stderr, in one line naming DIR/manifest, a state this reader does
+ * not know (0, damage, a later version's): it is read as a recording that
+ * did not finish, the worst case (no totals trusted, torn ends taken).
+ * Nothing for RECORDING, which each command words its own way, or
+ * COMPLETE. The line merge, dump, info and archive all print. */
+void prec_merge__say_state(const char *dir, const struct prec_manifest *m);
 /* Are the CPUs o->cpu_allowed asks for in m? 0: all of them (or no list),
  * 1: some are not (why says which), -ENOENT: none is (why says so, with
  * the CPUs m has). */
