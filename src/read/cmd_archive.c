@@ -77,6 +77,9 @@ struct archive {
 	struct prec_tar_writer *tar;
 	int64_t now;
 	uint32_t files, left_out, not_hit;
+	/* corrupt chunks or shards the hits were read without: the files
+	 * only their samples hit are missing, an error once the tar is out */
+	uint32_t unread;
 	uint64_t max_size;
 	int out_fd;            /* the tar's, closed in each fetch's child */
 	uint64_t file_bytes;
@@ -463,8 +466,9 @@ static bool kernel_samples(const struct prec_manifest *m)
 }
 
 /* The files the recording's samples hit, by one pass over its records
- * (a corrupt chunk ends its shard's part, as in merge --salvage: the
- * hits so far count). Returns 0 or -errno after one line. */
+ * (a corrupt chunk ends its shard's part, as in merge: the hits so far
+ * count, and a->unread says how many went). Returns 0 or -errno after
+ * one line. */
 static int find_hits(struct archive *a, const struct prec_manifest *m)
 {
 	struct prec_merge_opts o = { .salvage = true, .window_start = prec_merge__window(m) };
@@ -484,9 +488,8 @@ static int find_hits(struct archive *a, const struct prec_manifest *m)
 			break;
 	if (r < 0)
 		pr_err("archive %s: reading the samples: %s", a->dir, strerror(-r));
-	else if (prec_merge__errors(mg))
-		pr_warn("archive %s: %u corrupt chunks or shards: the files their samples "
-			"hit may be left out", a->dir, prec_merge__errors(mg));
+	else
+		a->unread = prec_merge__errors(mg);
 	prec_merge__close(mg);
 	return r < 0 ? r : 0;
 }
@@ -632,6 +635,16 @@ int prec_cmd_archive(int argc, char **argv)
 			args.dir, a.files, a.files == 1 ? "" : "s", (unsigned long long)a.file_bytes,
 			(unsigned long long)(prec_tar_writer__bytes(a.tar) >> 10),
 			strcmp(args.out, "-") ? args.out : "stdout", a.left_out, not_hit);
+	}
+	/* The tar stays (what the readable samples hit), but one missing a
+	 * file a sample needs is a loss the user must hear of: as merge,
+	 * an error, exit 1. Last, where it is read. */
+	if (!rc && a.unread) {
+		pr_err("archive %s: %u corrupt chunk%s or shard%s (said above): the files only "
+		       "their samples hit are not in %s", args.dir, a.unread,
+		       a.unread == 1 ? "" : "s", a.unread == 1 ? "" : "s",
+		       strcmp(args.out, "-") ? args.out : "stdout");
+		rc = 1;
 	}
 out:
 	prec_tar_writer__delete(a.tar);
