@@ -31,6 +31,9 @@ struct info {
 	unsigned long problems;
 	uint32_t trailer;    /* sample_id bytes of a non-SAMPLE record */
 	bool aux_ok;         /* an AUX event was recorded: AUX chunks belong */
+	/* the shard being checked: its reader, whose segment file (a
+	 * --max-disk shard's) a problem at an offset names */
+	const struct prec_shard_reader *rd;
 };
 
 #define NS(t) (unsigned long long)((t) / 1000000000ull), (unsigned long long)((t) % 1000000000ull)
@@ -325,15 +328,26 @@ struct tally {
 
 #define NO_OFFSET UINT64_MAX
 
+/* "shard NAME: [segment file NAME.N: ]offset 0x...: ": the file a line
+ * is about, and where in it. */
+static void say_where(struct info *in, const char *shard, uint64_t off)
+{
+	const char *seg = in->rd ? prec_shard_reader__segment_file(in->rd) : NULL;
+
+	fprintf(in->out, "shard %s: ", str(shard));
+	if (off == NO_OFFSET)
+		return;
+	if (seg)
+		fprintf(in->out, "segment file %s: ", seg);
+	fprintf(in->out, "offset 0x%llx: ", (unsigned long long)off);
+}
+
 static void __attribute__((format(printf, 4, 5)))
 problem(struct info *in, const char *shard, uint64_t off, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (off == NO_OFFSET)
-		fprintf(in->out, "shard %s: ", str(shard));
-	else
-		fprintf(in->out, "shard %s: offset 0x%llx: ", str(shard), (unsigned long long)off);
+	say_where(in, shard, off);
 	va_start(ap, fmt);
 	vfprintf(in->out, fmt, ap);
 	va_end(ap);
@@ -469,21 +483,22 @@ static void check_shard(struct info *in, int dirfd, const struct prec_manifest *
 		return;
 	}
 	check_header(in, m, s, rd);
+	in->rd = rd;
 	t->seq = prec_shard_reader__header(rd)->first_seq; /* 0 unless trimmed */
 	while ((r = prec_shard_reader__next(rd, &ch)) > 0)
 		add_chunk(in, s->name, &ch, &m->time_layout, t);
 	if (r == -EBADMSG && m->state != PREC_STATE_COMPLETE &&
-	    !strncmp(prec_shard_reader__why(rd), "torn", 4))
+	    !strncmp(prec_shard_reader__why(rd), "torn", 4)) {
 		/* The recorder died mid-write: expected, and every chunk
 		 * before the tail was read and checked. */
-		fprintf(in->out, "shard %s: offset 0x%llx: %s (recording did not finish)\n",
-			str(s->name), (unsigned long long)prec_shard_reader__offset(rd),
-			prec_shard_reader__why(rd));
-	else if (r < 0)
+		say_where(in, s->name, prec_shard_reader__offset(rd));
+		fprintf(in->out, "%s (recording did not finish)\n", prec_shard_reader__why(rd));
+	} else if (r < 0)
 		problem(in, s->name, prec_shard_reader__offset(rd), "%s",
 			r == -EBADMSG ? prec_shard_reader__why(rd) : strerror(-r));
 	else if (m->state == PREC_STATE_COMPLETE)
 		compare_totals(in, s, t, prec_shard_reader__header(rd)->flags & PREC_SHARD_TRIMMED);
+	in->rd = NULL;
 	prec_shard_reader__close(rd);
 }
 

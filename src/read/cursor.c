@@ -15,9 +15,11 @@
 #include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/perf_event.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -275,9 +277,26 @@ static int compact(struct prec_cursor *c, uint32_t b)
 	return 0;
 }
 
+/* The shard's name, and the segment file's the reader is in (a --max-disk
+ * shard): the file a message says is bad. */
+static const char *bad_file(const struct prec_cursor *c, char *buf, size_t len)
+{
+	const char *seg = prec_shard_reader__segment_file(c->rd);
+
+	if (!seg)
+		return c->name;
+	snprintf(buf, len, "%s: segment file %s", c->name, seg);
+	return buf;
+}
+
+/* two file names and the words between */
+#define WHERE_LEN (2 * NAME_MAX + 32)
+
 static int corrupt(struct prec_cursor *c, uint64_t off, const char *why)
 {
-	pr_err("shard %s: corrupt chunk at offset 0x%llx: %s", c->name,
+	char w[WHERE_LEN];
+
+	pr_err("shard %s: corrupt chunk at offset 0x%llx: %s", bad_file(c, w, sizeof(w)),
 	       (unsigned long long)off, why);
 	c->err = -EBADMSG;
 	return -EBADMSG;
@@ -302,9 +321,10 @@ static int read_failed(struct prec_cursor *c, int r)
 {
 	uint64_t off = prec_shard_reader__offset(c->rd);
 	const char *why = prec_shard_reader__why(c->rd);
+	char w[WHERE_LEN];
 
 	if (r != -EBADMSG) {
-		pr_err("shard %s: read at offset 0x%llx: %s", c->name,
+		pr_err("shard %s: read at offset 0x%llx: %s", bad_file(c, w, sizeof(w)),
 		       (unsigned long long)off, strerror(-r));
 		c->err = r;
 		return r;
@@ -319,7 +339,7 @@ static int read_failed(struct prec_cursor *c, int r)
 				       : "only zeros from here on, but the recording finished");
 	pr_warn("shard %s: torn chunk at offset 0x%llx ends the file: "
 		"reading up to it (recording did not finish?)",
-		c->name, (unsigned long long)off);
+		bad_file(c, w, sizeof(w)), (unsigned long long)off);
 	c->eof = true;
 	c->bound = UINT64_MAX;
 	return 0;

@@ -41,6 +41,7 @@ struct prec_shard_reader {
 	char *name;
 	int seg_fd;
 	uint32_t seg;
+	char seg_name[PREC_SEGMENT_NAME_MAX]; /* seg's, when seg_fd is open */
 	const unsigned char *mem;
 	size_t mem_len;
 	struct prec_shard_header hdr;
@@ -485,6 +486,8 @@ static int take_segment(struct prec_shard_reader *r, uint32_t n, int fd)
 	r->seg_fd = fd;
 	r->seg = n;
 	r->have_ahead = false;
+	/* try_segment() made the same name from these: it fits */
+	prec_shard_segments__name(r->seg_name, sizeof(r->seg_name), r->name, n);
 	return 1;
 }
 
@@ -794,6 +797,11 @@ prec_shard_reader__header(const struct prec_shard_reader *r)
 uint64_t prec_shard_reader__offset(const struct prec_shard_reader *r)
 {
 	return r->off;
+}
+
+const char *prec_shard_reader__segment_file(const struct prec_shard_reader *r)
+{
+	return r->seg_fd >= 0 ? r->seg_name : NULL;
 }
 
 bool prec_shard_reader__zeros_from(const struct prec_shard_reader *r, uint64_t off)

@@ -130,6 +130,12 @@ int prec_shard_reader__next_part(struct prec_shard_reader *r, struct prec_chunk 
 /* Offset of the next chunk to read (or of the bad one after an error). */
 uint64_t prec_shard_reader__offset(const struct prec_shard_reader *r);
 
+/* The file that offset is in, for a message naming the file that is bad:
+ * NULL while in the shard's own file, else the name of the segment file
+ * read (a --max-disk shard's "NAME.N", which holds its chunks at their
+ * shard offsets). Valid until the next call on r. */
+const char *prec_shard_reader__segment_file(const struct prec_shard_reader *r);
+
 /* Only zeros from off to the end of the file (a crash's preallocated,
  * never written tail)? Asked of the descriptor the reader opened, never of
  * the name again, which someone could have swapped since. Holes are skipped
