@@ -2,13 +2,15 @@
 // Consistency of a decoded manifest: contents under a valid checksum that
 // prec never writes (events without the common sample_type base or without
 // ids, an id or a shard twice, a shard name outside the directory, a time
-// layout that does not follow from the sample_type) and readers would trust.
+// layout that does not follow from the sample_type, shard totals no shard
+// file can hold) and readers would trust.
 #include "store/manifest_format.h"
 #include "store/store.h"
 #include "util/bytes.h"
 
 #include <errno.h>
 #include <linux/perf_event.h>
+#include <lz4.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,6 +96,37 @@ static bool shard_name_ok(const char *s)
 	       strcmp(s, PREC_MANIFEST_NAME);
 }
 
+/* Bounds of a shard's totals from the format alone (docs/format.md):
+ * chunk headers at file offsets (off_t) past the shard header, payloads
+ * no bigger than a reader takes, records of 8 bytes at least. Past them
+ * the totals are damage, not a recording: a merge would take a chunk
+ * count no file holds for a shard cut short, a window from a first time
+ * after the last. The loss counts are the kernel's, with no such bound. */
+#define MAX_CHUNKS ((uint64_t)(INT64_MAX - 64) / PREC_CHUNK_HDR_SIZE)
+
+/* Does n chunks of at most each bytes hold less than total? */
+static bool past(uint64_t total, uint64_t n, uint64_t each)
+{
+	uint64_t cap;
+
+	return !__builtin_mul_overflow(n, each, &cap) && total > cap;
+}
+
+static const char *check_totals(const struct prec_manifest_shard *s)
+{
+	if (s->chunks > MAX_CHUNKS)
+		return "shard totals: chunks more than a shard file can hold";
+	if (past(s->bytes, s->chunks, (uint64_t)LZ4_COMPRESSBOUND(PREC_CHUNK_READ_MAX)))
+		return "shard totals: bytes more than its chunks can hold";
+	if (past(s->raw_bytes, s->chunks, PREC_CHUNK_READ_MAX))
+		return "shard totals: raw bytes more than its chunks can hold";
+	if (s->records > s->raw_bytes / sizeof(struct perf_event_header))
+		return "shard totals: records more than its raw bytes can hold";
+	if (s->first_time > s->last_time)
+		return "shard totals: first time after the last";
+	return NULL;
+}
+
 /* A shard is read once per name. Several shards may share a CPU: a flight
  * recording has a drained shard and a snapshot shard per CPU. */
 static int shards_unique(const struct prec_manifest *m, const char **why)
@@ -128,6 +161,8 @@ int prec_manifest__check(const struct prec_manifest *m, const char **why)
 	for (uint32_t i = 0; i < m->nr_shards && !*why; i++)
 		if (!shard_name_ok(m->shards[i].name))
 			*why = "shard name is not a file name in the recording's directory";
+		else
+			*why = check_totals(&m->shards[i]);
 	if (*why)
 		return -EBADMSG;
 	err = ids_unique(m, why);

@@ -228,12 +228,16 @@ static char *shard_name(uint32_t i)
 static void fill_totals(struct prec_manifest *m, uint32_t nshards, uint32_t nbid)
 {
 	for (uint32_t i = 0; i < nshards; i++) {
+		/* random, within what chunks can hold (manifest_check.c) */
+		uint64_t chunks = test_rand(&rng) >> 8;
+		uint64_t raw = chunks ? test_rand(&rng) % chunks << 8 : 0;
+		uint64_t t0 = test_rand(&rng), t1 = test_rand(&rng);
 		struct prec_manifest_shard s = {
 			.name = shard_name(i), .cpu = (int32_t)i - 1,
-			.chunks = test_rand(&rng), .records = test_rand(&rng),
-			.bytes = test_rand(&rng), .raw_bytes = test_rand(&rng),
+			.chunks = chunks, .records = test_rand(&rng) % (raw / 8 + 1),
+			.bytes = test_rand(&rng) % (raw + 1), .raw_bytes = raw,
 			.lost = test_rand(&rng), .lost_samples = test_rand(&rng),
-			.first_time = test_rand(&rng), .last_time = test_rand(&rng),
+			.first_time = t0 < t1 ? t0 : t1, .last_time = t0 < t1 ? t1 : t0,
 		};
 
 		CHECK_EQ(prec_manifest__add_shard(m, &s), 0);

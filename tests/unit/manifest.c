@@ -484,6 +484,44 @@ static void set_st(struct prec_manifest_event *e, uint64_t st)
 
 /* Contents with a valid checksum that prec never writes, each refused
  * (docs/manifest-format.md, "Consistency"); m is left as it came. */
+/* Shard totals no shard file can hold are refused, each by its field;
+ * the largest that can are taken. The loss counts have no bound. */
+static void test_totals(struct prec_manifest *m, struct prec_manifest_shard *s)
+{
+	const uint64_t max_chunks = (uint64_t)(INT64_MAX - 64) / 64;
+	struct prec_manifest_shard keep = *s;
+	const char *why = NULL;
+
+	s->chunks = UINT64_MAX;
+	expect_bad(m, "shard totals: chunks more than a shard file can hold");
+	s->chunks = max_chunks + 1;
+	expect_bad(m, "shard totals: chunks more than a shard file can hold");
+	*s = keep;
+	s->chunks = 2;
+	s->bytes = s->records = s->first_time = s->last_time = 0;
+	s->raw_bytes = 2 * PREC_CHUNK_READ_MAX + 1;
+	expect_bad(m, "shard totals: raw bytes more than its chunks can hold");
+	s->raw_bytes = 2 * PREC_CHUNK_READ_MAX;
+	s->bytes = UINT64_MAX;
+	expect_bad(m, "shard totals: bytes more than its chunks can hold");
+	s->bytes = 2 * PREC_CHUNK_READ_MAX;
+	s->records = s->raw_bytes / 8 + 1;
+	expect_bad(m, "shard totals: records more than its raw bytes can hold");
+	s->records = s->raw_bytes / 8;
+	s->first_time = 10;
+	s->last_time = 9;
+	expect_bad(m, "shard totals: first time after the last");
+	s->last_time = 10;
+	s->lost = s->lost_samples = UINT64_MAX;
+	CHECK_EQ(prec_manifest__check(m, &why), 0);
+	s->chunks = max_chunks;
+	s->bytes = s->raw_bytes = UINT64_MAX;
+	s->records = UINT64_MAX / 8;
+	s->first_time = s->last_time = UINT64_MAX;
+	CHECK_EQ(prec_manifest__check(m, &why), 0);
+	*s = keep;
+}
+
 static void test_consistency(struct prec_manifest *m)
 {
 	static const char *bad_names[] = { "a/b", "/etc/passwd", ".", "..", "manifest", "" };
@@ -527,6 +565,7 @@ static void test_consistency(struct prec_manifest *m)
 	s1->name = s0->name;
 	expect_bad(m, "shard name listed twice");
 	s1->name = name;
+	test_totals(m, s1);
 	/* A flight recording's drained and snapshot shards share a CPU. */
 	s1->cpu = s0->cpu;
 	CHECK_EQ(prec_manifest__check(m, &why), 0);
