@@ -2,6 +2,7 @@
 // A shard's totals from its whole chunks, read while a recorder may still
 // append to it: what `prec info` and `prec info --timeline` show live.
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "read/live_scan.h"
@@ -82,6 +83,13 @@ int prec_live_scan__shard(int dirfd, const char *name, const struct prec_time_la
 	/* -EBADMSG: the chunk the recorder is writing (torn, zero padding of
 	 * an O_DIRECT block, a checksum over half-written bytes). */
 	t->torn = r == -EBADMSG;
+	if (t->torn) {
+		const char *seg = prec_shard_reader__segment_file(rd);
+
+		/* static: the reader was opened without record checks */
+		t->torn_why = prec_shard_reader__why(rd);
+		snprintf(t->torn_file, sizeof(t->torn_file), "%s", seg ? seg : "");
+	}
 	if (r < 0 && r != -EBADMSG && why)
 		*why = strerror(-r);
 	prec_shard_reader__close(rd);

@@ -4,6 +4,7 @@
 #ifndef PREC_READ_LIVE_SCAN_H
 #define PREC_READ_LIVE_SCAN_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -27,6 +28,11 @@ struct prec_live_totals {
 	uint64_t first_time, last_time;
 	uint64_t end;  /* offset after the last whole chunk */
 	bool torn;     /* data after it: a chunk being written (or torn) */
+	/* torn: the reader's reason (a static string), and the segment file
+	 * end is in ("" for the shard's own): damage, to a caller that knows
+	 * the recording finished */
+	const char *torn_why;
+	char torn_file[NAME_MAX + 1];
 };
 
 /* Read dirfd/name chunk by chunk (the shard reader: checksums and lz4

@@ -229,8 +229,16 @@ out:
 	free(labels);
 }
 
-static void scan_all(struct timeline *tl, int dirfd, const struct prec_manifest *m)
+/* Each shard's chunks into its row. Returns how many shards of a finished
+ * recording could not be read to their end, each said in one error line:
+ * there no chunk is being written, so one that is not whole is damage and
+ * the row stops short. While it records (or after it died), a shard's
+ * last chunk may be half written: its row ends there without a word. */
+static uint32_t scan_all(struct timeline *tl, int dirfd, const struct prec_manifest *m)
 {
+	bool done = m->state == PREC_STATE_COMPLETE;
+	uint32_t bad = 0;
+
 	for (uint32_t i = 0; i < m->nr_shards; i++) {
 		struct prec_live_totals t;
 		const char *why = NULL;
@@ -238,16 +246,25 @@ static void scan_all(struct timeline *tl, int dirfd, const struct prec_manifest 
 		tl->cur = &tl->rows[i];
 		set_label(tl->cur, m->shards[i].name);
 		if (prec_live_scan__shard(dirfd, m->shards[i].name, &m->time_layout, on_chunk,
-					  tl, &t, &why) < 0)
-			pr_warn("shard %s: cannot read: %s", tl->cur->label, why ? why : "?");
+					  tl, &t, &why) < 0) {
+			prec_log(done ? PREC_LOG_ERR : PREC_LOG_WARN, "shard %s: cannot read: %s",
+				 m->shards[i].name, why ? why : "?");
+			bad += done;
+		} else if (done && t.torn) {
+			pr_err("shard %s: %s%s%soffset 0x%llx: %s: drawn up to it", m->shards[i].name,
+			       t.torn_file[0] ? "segment file " : "", t.torn_file,
+			       t.torn_file[0] ? ": " : "", (unsigned long long)t.end, t.torn_why);
+			bad++;
+		}
 	}
+	return bad;
 }
 
 int prec_timeline__print(int dirfd, const struct prec_manifest *m, const char *dir, FILE *f)
 {
 	struct timeline tl = { .nr = m->nr_shards, .bin_ns = 1000 };
 	int width = term_width(f), lw = 4, cols;
-	uint32_t used;
+	uint32_t used, bad;
 	double secs, max = 0;
 	char h[16];
 
@@ -259,7 +276,7 @@ int prec_timeline__print(int dirfd, const struct prec_manifest *m, const char *d
 	tl.rows = calloc(m->nr_shards ? m->nr_shards : 1, sizeof(*tl.rows));
 	if (!tl.rows)
 		return -ENOMEM;
-	scan_all(&tl, dirfd, m);
+	bad = scan_all(&tl, dirfd, m);
 	/* a complete recording is drawn to its stop, idle end included */
 	if (tl.have_t0 && m->state == PREC_STATE_COMPLETE && m->stop_time > tl.tmax) {
 		bin_of(&tl, m->stop_time);
@@ -294,5 +311,5 @@ int prec_timeline__print(int dirfd, const struct prec_manifest *m, const char *d
 		draw_row(f, &tl.rows[i], lw, cols, used, max);
 	draw_axis(f, lw, cols, secs);
 	free(tl.rows);
-	return ferror(f) ? -EIO : 0;
+	return ferror(f) ? -EIO : bad ? -EBADMSG : 0;
 }

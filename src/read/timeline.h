@@ -11,8 +11,10 @@
 /* Read every shard of m under dirfd (live or not: prec_live_scan) and draw
  * the timeline to f, as wide as the terminal: TIOCGWINSZ when f is one,
  * else $COLUMNS, else 80. dir names the recording in the heading. Returns
- * 0, -ENOMEM, or -EIO when writing to f failed; a shard that cannot be
- * read is warned about and drawn empty. Blocks on reads. */
+ * 0, -ENOMEM, -EIO when writing to f failed, or -EBADMSG once drawn when
+ * a shard of a finished recording could not be read to its end (each said
+ * in one error line, its row drawn up to there); a live recording's shard
+ * that cannot be read is warned about and drawn empty. Blocks on reads. */
 int prec_timeline__print(int dirfd, const struct prec_manifest *m, const char *dir, FILE *f);
 
 #endif

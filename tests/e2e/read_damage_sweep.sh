@@ -6,10 +6,11 @@
 # checksum, shard and chunk headers, lz4 payloads, cuts at and inside
 # chunks, shards and segment files missing or planted, a symlink, FIFO,
 # directory or empty file in their place), each read by merge (to a file
-# and to a pipe), dump, info, info --check and archive: none dies, spins
-# or trips a sanitizer (run it in a SANITIZE build), every line is
-# prec's, a failure says "error:" and exits non-zero and an error line
-# never comes with exit 0, and the recording's bytes stay as they were.
+# and to a pipe), dump, info, info --check, info --timeline and archive:
+# none dies, spins or trips a sanitizer (run it in a SANITIZE build),
+# every line is prec's, a failure says "error:" and exits non-zero and an
+# error line never comes with exit 0, and the recording's bytes stay as
+# they were.
 # A sample of each damage by default; DAMAGE_SWEEP=full bash
 # tests/e2e/read_damage_sweep.sh tries them all (minutes).
 set -u
@@ -29,8 +30,8 @@ work='i=0; while [ $i -lt 30000 ]; do i=$((i+1)); done'
 storm=(-C 0 -e raw_syscalls:sys_enter --filter 'id == 110' -- taskset -c 0 "$H/storm")
 "$PREC" record -q -d segments --max-disk 16M "${storm[@]}" 30000 || fail "record --max-disk"
 ls segments/cpu000.shard.1 >/dev/null || fail "--max-disk: no segment file: $(ls segments)"
-"$PREC" record -q -d epochs --switch-output=200K "${storm[@]}" 20000 || fail "record --switch-output"
-ls epochs/epoch.000002 >/dev/null || fail "--switch-output: one epoch: $(ls epochs)"
+"$PREC" record -q -d epochs --switch-output=100K "${storm[@]}" 20000 || fail "record --switch-output"
+ls epochs/epoch.000001 >/dev/null || fail "--switch-output: no epoch: $(ls epochs)"
 
 python3 "$PREC_TOP/tests/lib/damage_sweep.py" "$PREC" "$tmp/work" plain=plain lz4=lz4 \
 	segments=segments epochs=epochs >sweep.out

@@ -6,8 +6,8 @@
 # truncations at and inside chunks, shards and segment files missing,
 # planted, or a symlink, FIFO or directory in their place) and runs each
 # reader on each: merge to a file and to a pipe, dump, info, info --check,
-# archive. Each must end within its deadline, not die of a signal or a
-# sanitizer, print only "prec: " lines, give a non-zero exit with an error
+# info --timeline, archive. Each must end within its deadline, not die of
+# a signal or a sanitizer, print only "prec: " lines, give a non-zero exit with an error
 # line (info --check: or its last line counting problems) and an error
 # line only with a non-zero exit (info without --check reads no shard of a
 # finished recording), and leave the recording's bytes as they were.
@@ -57,6 +57,7 @@ def readers(d):
             ('dump', [PREC, 'dump', d], True),
             ('info', [PREC, 'info', d], False),
             ('check', [PREC, 'info', '--check', d], True),
+            ('timeline', [PREC, 'info', '--timeline', d], True),
             ('archive', [PREC, 'archive', '-f', d, '-o', '/dev/null'], True)]
 
 
