@@ -495,7 +495,7 @@ static void check_shard(struct info *in, int dirfd, const struct prec_manifest *
 		fprintf(in->out, "%s (recording did not finish)\n", prec_shard_reader__why(rd));
 	} else if (r < 0)
 		problem(in, s->name, prec_shard_reader__offset(rd), "%s",
-			r == -EBADMSG ? prec_shard_reader__why(rd) : strerror(-r));
+			*prec_shard_reader__why(rd) ? prec_shard_reader__why(rd) : strerror(-r));
 	else if (m->state == PREC_STATE_COMPLETE)
 		compare_totals(in, s, t, prec_shard_reader__header(rd)->flags & PREC_SHARD_TRIMMED);
 	in->rd = NULL;

@@ -325,7 +325,7 @@ static int read_failed(struct prec_cursor *c, int r)
 
 	if (r != -EBADMSG) {
 		pr_err("shard %s: read at offset 0x%llx: %s", bad_file(c, w, sizeof(w)),
-		       (unsigned long long)off, strerror(-r));
+		       (unsigned long long)off, *why ? why : strerror(-r));
 		c->err = r;
 		return r;
 	}

@@ -83,7 +83,7 @@ int prec_live_scan__shard(int dirfd, const char *name, const struct prec_time_la
 	/* -EBADMSG: the chunk the recorder is writing (torn, zero padding of
 	 * an O_DIRECT block, a checksum over half-written bytes). */
 	t->torn = r == -EBADMSG;
-	if (t->torn) {
+	if (r < 0) {
 		const char *seg = prec_shard_reader__segment_file(rd);
 
 		/* static: the reader was opened without record checks */
@@ -91,7 +91,7 @@ int prec_live_scan__shard(int dirfd, const char *name, const struct prec_time_la
 		snprintf(t->torn_file, sizeof(t->torn_file), "%s", seg ? seg : "");
 	}
 	if (r < 0 && r != -EBADMSG && why)
-		*why = strerror(-r);
+		*why = *t->torn_why ? t->torn_why : strerror(-r);
 	prec_shard_reader__close(rd);
 	return r == -EBADMSG ? 0 : r;
 }

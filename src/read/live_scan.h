@@ -28,9 +28,9 @@ struct prec_live_totals {
 	uint64_t first_time, last_time;
 	uint64_t end;  /* offset after the last whole chunk */
 	bool torn;     /* data after it: a chunk being written (or torn) */
-	/* torn: the reader's reason (a static string), and the segment file
-	 * end is in ("" for the shard's own): damage, to a caller that knows
-	 * the recording finished */
+	/* torn, or a read error: the reader's reason (a static string), and
+	 * the segment file end is in ("" for the shard's own): damage, to a
+	 * caller that knows the recording finished */
 	const char *torn_why;
 	char torn_file[NAME_MAX + 1];
 };

@@ -247,8 +247,15 @@ static uint32_t scan_all(struct timeline *tl, int dirfd, const struct prec_manif
 		set_label(tl->cur, m->shards[i].name);
 		if (prec_live_scan__shard(dirfd, m->shards[i].name, &m->time_layout, on_chunk,
 					  tl, &t, &why) < 0) {
-			prec_log(done ? PREC_LOG_ERR : PREC_LOG_WARN, "shard %s: cannot read: %s",
-				 m->shards[i].name, why ? why : "?");
+			if (t.torn_file[0])
+				prec_log(done ? PREC_LOG_ERR : PREC_LOG_WARN,
+					 "shard %s: segment file %s: offset 0x%llx: %s",
+					 m->shards[i].name, t.torn_file,
+					 (unsigned long long)t.end, why ? why : "?");
+			else
+				prec_log(done ? PREC_LOG_ERR : PREC_LOG_WARN,
+					 "shard %s: cannot read: %s", m->shards[i].name,
+					 why ? why : "?");
 			bad += done;
 		} else if (done && t.torn) {
 			pr_err("shard %s: %s%s%soffset 0x%llx: %s: drawn up to it", m->shards[i].name,

@@ -42,6 +42,7 @@ struct prec_shard_reader {
 	int seg_fd;
 	uint32_t seg;
 	char seg_name[PREC_SEGMENT_NAME_MAX]; /* seg's, when seg_fd is open */
+	bool seg_bad;           /* seg_name: a file there that could not be opened */
 	const unsigned char *mem;
 	size_t mem_len;
 	struct prec_shard_header hdr;
@@ -459,7 +460,7 @@ static int try_segment(struct prec_shard_reader *r, uint32_t n, int *fd)
 {
 	char name[PREC_SEGMENT_NAME_MAX];
 	struct prec_chunk_header head;
-	const char *why;
+	const char *why = NULL;
 	struct stat st;
 	ssize_t got;
 	int ret = prec_shard_segments__name(name, sizeof(name), r->name, n);
@@ -467,6 +468,13 @@ static int try_segment(struct prec_shard_reader *r, uint32_t n, int *fd)
 	if (ret)
 		return ret;
 	*fd = prec_file__open_regular(r->dirfd, name, &why);
+	if (*fd < 0 && *fd != -ENOENT) {
+		/* a file there that is none of the recorder's (a link, a
+		 * FIFO) or cannot be read: the one a message names, and why */
+		memcpy(r->seg_name, name, sizeof(r->seg_name));
+		r->seg_bad = true;
+		r->why = why;
+	}
 	if (*fd < 0)
 		return *fd;
 	got = read2_fd(r, *fd, r->off, &head, sizeof(head), NULL, 0);
@@ -801,7 +809,7 @@ uint64_t prec_shard_reader__offset(const struct prec_shard_reader *r)
 
 const char *prec_shard_reader__segment_file(const struct prec_shard_reader *r)
 {
-	return r->seg_fd >= 0 ? r->seg_name : NULL;
+	return r->seg_fd >= 0 || r->seg_bad ? r->seg_name : NULL;
 }
 
 bool prec_shard_reader__zeros_from(const struct prec_shard_reader *r, uint64_t off)

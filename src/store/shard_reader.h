@@ -133,7 +133,8 @@ uint64_t prec_shard_reader__offset(const struct prec_shard_reader *r);
 /* The file that offset is in, for a message naming the file that is bad:
  * NULL while in the shard's own file, else the name of the segment file
  * read (a --max-disk shard's "NAME.N", which holds its chunks at their
- * shard offsets). Valid until the next call on r. */
+ * shard offsets), or of the one next() failed to open (a symlink, a FIFO:
+ * prec_shard_reader__why() then says so). Valid until the next call on r. */
 const char *prec_shard_reader__segment_file(const struct prec_shard_reader *r);
 
 /* Only zeros from off to the end of the file (a crash's preallocated,
@@ -143,7 +144,9 @@ const char *prec_shard_reader__segment_file(const struct prec_shard_reader *r);
  * checks its bytes. False on a read error. */
 bool prec_shard_reader__zeros_from(const struct prec_shard_reader *r, uint64_t off);
 
-/* Short reason for the last -EBADMSG ("bad checksum", "torn chunk"...). */
+/* Short reason for the last -EBADMSG ("bad checksum", "torn chunk"...),
+ * or for a segment file next() could not open ("is a symbolic link", "not
+ * a regular file"; "" when the errno says it all). */
 const char *prec_shard_reader__why(const struct prec_shard_reader *r);
 
 /* After -EBADMSG from next() on a shard a recorder is still writing (the

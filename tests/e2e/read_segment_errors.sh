@@ -4,8 +4,10 @@
 # holding its chunks at their shard offsets): a bad chunk in one is named
 # by that file and the offset in it, by merge, dump and info --check, not
 # by the shard's own file (which holds only the header then); so is the
-# torn end of a recording that did not finish. Before, every line said
-# "shard cpu000.shard: ... at offset X", a file that has no byte at X.
+# torn end of a recording that did not finish, and a symlink or FIFO in a
+# segment file's place, with why. Before, every line said "shard
+# cpu000.shard: ... at offset X", a file that has no byte at X (for a
+# symlink: "Too many levels of symbolic links", a FIFO "Invalid argument").
 set -u
 # shellcheck source=tests/lib/e2e.sh
 . "$(dirname "$0")/../lib/e2e.sh"
@@ -84,4 +86,33 @@ grep -qF "prec: warning: $want" torn.err || fail "torn: not '$want': $(cat torn.
 grep -qxF "shard cpu000.shard: segment file $file: offset $hex: torn payload (recording did not finish)" tcheck.out ||
 	fail "info --check of the torn end: $(grep '^shard' tcheck.out)"
 echo "torn end: $want"
+
+# A symlink or a FIFO in a segment file's place (prec writes neither):
+# refused as a shard would be, and named, where the reader goes on at the
+# offset of its first chunk. Each reader under a deadline (a FIFO's open
+# must not wait for a writer).
+read -r file off len < <(awk '$1 == "cpu000.shard.1"' chunks.txt)
+hex=$(printf '0x%x' "$off")
+for kind in symlink fifo; do
+	cp -a rec "$kind" || fail "copy"
+	mv "$kind/cpu000.shard.1" "$kind/elsewhere" || fail "move"
+	if [ $kind = symlink ]; then
+		ln -s elsewhere "$kind/cpu000.shard.1" && why="is a symbolic link"
+	else
+		mkfifo "$kind/cpu000.shard.1" && why="not a regular file"
+	fi || fail "$kind"
+	where="shard cpu000.shard: segment file cpu000.shard.1"
+	timeout 20 "$PREC" merge "$kind" -o "$kind.data" 2>"$kind.err" && fail "$kind: merge exit 0"
+	grep -qxF "prec: error: $where: read at offset $hex: $why" "$kind.err" ||
+		fail "$kind: merge: $(cat "$kind.err")"
+	timeout 20 "$PREC" dump "$kind" >/dev/null 2>"$kind.err" && fail "$kind: dump exit 0"
+	grep -qxF "prec: error: $where: read at offset $hex: $why" "$kind.err" ||
+		fail "$kind: dump: $(cat "$kind.err")"
+	timeout 20 "$PREC" info --check "$kind" >"$kind.out" 2>&1 && fail "$kind: info --check exit 0"
+	grep -qxF "$where: offset $hex: $why" "$kind.out" || fail "$kind: info --check: $(grep '^shard' "$kind.out")"
+	timeout 20 "$PREC" info --timeline "$kind" >/dev/null 2>"$kind.err" && fail "$kind: info --timeline exit 0"
+	[ "$(cat "$kind.err")" = "prec: error: $where: offset $hex: $why" ] ||
+		fail "$kind: info --timeline: $(cat "$kind.err")"
+	echo "$kind: $where: $why"
+done
 echo "PASS"
