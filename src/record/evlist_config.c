@@ -306,10 +306,12 @@ void prec_evlist__config(struct prec_evlist *el,
 			a->sample_stack_user = o->stack_size;
 			a->exclude_callchain_user = 1;
 		}
-		/* As perf: a dwarf callchain samples the data address too;
-		 * --call-graph dwarf makes every event sample it (perf's
-		 * sample_address), whatever its own terms. */
-		if (chain.mode == PREC_CG_DWARF || (o->callgraph == PREC_CG_DWARF && ev->sampling))
+		/* As perf: an event's own dwarf callchain samples the data
+		 * address too. --call-graph dwarf makes every event sample it
+		 * through --data's o->data (perf's sample_address), which
+		 * --no-data after it clears, and which perf config's dwarf
+		 * under -g leaves off, as perf does (options_perfconfig.h). */
+		if (ev->sampling && ev->terms.callgraph == PREC_CG_DWARF)
 			a->sample_type |= PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC;
 		config_period(ev, o);
 		if (wants_period(ev, o))

@@ -19,7 +19,9 @@
 #include <unistd.h>
 
 #include "record/aux_mode.h"
+#include "record/callgraph_mode.h"
 #include "record/control_channel.h"
+#include "record/options_perfconfig.h"
 #include "record/sample_regs.h"
 #include "util/cli.h"
 #include "util/cpu_list.h"
@@ -274,93 +276,41 @@ static int opt_count(struct prec_record_opts *o, const char *arg)
 	return 0;
 }
 
-/* -g as perf's: frame pointers, unless a --call-graph before it chose
- * (--call-graph dwarf -g is dwarf). */
+/* -g as perf's: call chains in the mode a --call-graph before it chose
+ * (--call-graph dwarf -g is dwarf), else perf's config's
+ * (call-graph.record-mode, options_perfconfig.c), else frame pointers.
+ * The config's dwarf, unlike --call-graph's, leaves the data addresses
+ * off, as perf's -g does. */
 static int opt_g(struct prec_record_opts *o, const char *arg)
 {
 	(void)arg;
-	if (o->callgraph == PREC_CG_NONE)
-		o->callgraph = PREC_CG_FP;
+	if (o->callgraph != PREC_CG_NONE)
+		return 0;
+	o->callgraph = PREC_CG_FP;
+	if (o->config_callgraph.mode != PREC_CG_NONE) {
+		o->callgraph = o->config_callgraph.mode;
+		o->stack_size = o->config_callgraph.stack_size;
+		o->max_stack = o->config_callgraph.max_stack;
+	}
 	return 0;
 }
 
-/* kernel.perf_event_max_stack: the frames a callchain may hold (127 when
- * it cannot be read, the kernel's default). */
-static uint64_t kernel_max_stack(void)
-{
-	FILE *f = fopen("/proc/sys/kernel/perf_event_max_stack", "r");
-	unsigned long long v = 0;
-
-	if (f) {
-		if (fscanf(f, "%llu", &v) != 1)
-			v = 0;
-		fclose(f);
-	}
-	return v ? v : 127;
-}
-
-/* The first word of s at or after *p, words being split at ',' and
- * empty ones skipped (as strtok splits them), copied into w; *p moves
- * past it. Returns false when there is none. */
-static bool next_word(const char **p, char *w, size_t len)
-{
-	size_t n;
-
-	*p += strspn(*p, ",");
-	n = strcspn(*p, ",");
-	if (!n)
-		return false;
-	snprintf(w, len, "%.*s", (int)n, *p);
-	*p += n;
-	return true;
-}
-
-/* --call-graph MODE[,ARG] read as perf reads it: the words after MODE
- * split at ',' (an empty one skipped: "fp," is fp); fp's ARG is
- * strtoul's number of its leading digits (fp,5x is 5 frames), kept only
- * below the kernel's maximum; dwarf's a whole size, 1..65528 bytes,
- * rounded up to 8; lbr takes none; a word after ARG is ignored. */
+/* --call-graph MODE[,ARG] read as perf reads it (callgraph_mode.h). */
 static int opt_callgraph(struct prec_record_opts *o, const char *arg)
 {
-	char mode[16], word[64], *end;
-	const char *p = arg;
-	uint64_t size = PREC_RECORD_DEFAULT_STACK;
-	bool more;
+	struct prec_callgraph_mode m;
+	const char *why;
 
-	if (!next_word(&p, mode, sizeof(mode)))
-		mode[0] = 0;
-	more = next_word(&p, word, sizeof(word));
-	if (!strcmp(mode, "fp")) {
-		unsigned long n = more ? strtoul(word, NULL, 0) : ULONG_MAX;
-
-		o->callgraph = PREC_CG_FP;
-		o->max_stack = 0;
-		if (n < kernel_max_stack())
-			o->max_stack = (uint16_t)n;
+	if (prec_callgraph_mode__parse(arg, &m, &why))
+		return bad("--call-graph", arg, why);
+	o->callgraph = m.mode;
+	o->max_stack = m.max_stack;
+	if (m.mode != PREC_CG_DWARF)
 		return 0;
-	}
-	/* perf's: the PMU's call stack of user-space calls, kept in its
-	 * branch records (Intel LBR), a CALLCHAIN beside them */
-	if (!strcmp(mode, "lbr") && !more) {
-		o->callgraph = PREC_CG_LBR;
-		o->max_stack = 0;
-		return 0;
-	}
-	if (strcmp(mode, "dwarf"))
-		return bad("--call-graph", arg, "expected fp[,frames], dwarf[,size] or lbr");
-	if (more) {
-		errno = 0;
-		size = strtoull(word, &end, 0);
-		if (errno || *end || !size || size > 65528)
-			return bad("--call-graph", arg, "dwarf stack size must be 1..65528 bytes");
-	}
-	o->callgraph = PREC_CG_DWARF;
-	o->max_stack = 0;
 	/* As perf: dwarf turns on its data addresses (--data's), which
 	 * a later --call-graph fp leaves on; --no-data turns them off. */
 	o->data = true;
-	/* The kernel wants a multiple of 8. */
-	o->stack_size = (uint32_t)((size + 7) & ~7ull);
+	o->stack_size = m.stack_size;
 	return 0;
 }
 
@@ -1132,6 +1082,8 @@ static int unset_callgraph(struct prec_record_opts *o, const char *arg)
 	o->callgraph = def.callgraph;
 	o->stack_size = def.stack_size;
 	o->max_stack = def.max_stack;
+	/* as perf's: the config's mode goes too (a -g after is fp) */
+	o->config_callgraph.mode = PREC_CG_NONE;
 	return 0;
 }
 
@@ -1812,6 +1764,10 @@ int prec_record_opts__parse(struct prec_record_opts *o, int argc, char **argv)
 	int c, err;
 
 	defaults(o);
+	/* perf's config first: the command line overrides it */
+	err = prec_record_opts__apply_perfconfig(o);
+	if (err)
+		return err;
 	build_getopt(&g);
 	optind = 0; /* full reset: parse may run more than once (tests) */
 	opterr = 0;

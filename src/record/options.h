@@ -46,6 +46,14 @@ static inline bool prec_clock__nmi_safe(int clockid)
 
 enum prec_callgraph { PREC_CG_NONE, PREC_CG_FP, PREC_CG_DWARF, PREC_CG_LBR };
 
+/* A call-graph mode with its argument (callgraph_mode.h reads perf's
+ * words for it). */
+struct prec_callgraph_mode {
+	enum prec_callgraph mode;
+	uint16_t max_stack;     /* fp,N: N frames; 0: the kernel's */
+	uint32_t stack_size;    /* dwarf's user stack bytes, a multiple of 8 */
+};
+
 struct prec_event_spec {
 	char *text;            /* one -e argument (comma list) */
 	char *filter;          /* --filter after it, or NULL */
@@ -90,6 +98,9 @@ struct prec_record_opts {
 	enum prec_callgraph callgraph;
 	uint32_t stack_size;
 	uint16_t max_stack;     /* --call-graph fp,N: N frames; 0: the kernel's */
+	/* perf config's call-graph.record-mode (and dump-size): what -g
+	 * records when no --call-graph chose; mode NONE: fp */
+	struct prec_callgraph_mode config_callgraph;
 	bool all_cpus;
 	int *cpus;              /* -C list, sorted, unique; NULL = all online */
 	int nr_cpus;

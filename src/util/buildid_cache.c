@@ -6,6 +6,7 @@
 #include "util/buildid_cache.h"
 #include "util/file.h"
 #include "util/path.h"
+#include "util/perfconfig.h"
 #include "util/plain_path.h"
 
 #include <ctype.h>
@@ -18,8 +19,6 @@
 #include <string.h>
 #include <unistd.h>
 
-/* A perfconfig is a few lines; a bigger one is not read whole. */
-#define CONFIG_MAX (64u << 10)
 /* A copy goes in chunks this big, the stop flag looked at between them. */
 #define COPY_CHUNK (8u << 20)
 
@@ -91,97 +90,31 @@ static int open_base(const char *dir)
 	return fd;
 }
 
-static char *trim(char *s)
-{
-	char *e;
-
-	while (isspace((unsigned char)*s))
-		s++;
-	e = s + strlen(s);
-	while (e > s && isspace((unsigned char)e[-1]))
-		*--e = '\0';
-	return s;
-}
-
-/* buildid.dir of the perfconfig at dirfd/name into out (size n): 1, or 0
- * (no file, not its owner's or root's, no such key). perf's syntax: an
- * ini file, section and key names case-insensitive, '#' and ';' comments,
- * a value in double quotes or bare. */
-static int config_dir(int dirfd, const char *name, char *out, size_t n)
-{
-	const char *why = NULL;
-	char *buf = NULL, *line, *next, path[64];
-	bool in_buildid = false;
-	struct stat st;
-	int fd = prec_file__open_regular(dirfd, name, &why), found = 0;
-	size_t cap = 0;
-	ssize_t len;
-
-	if (fd < 0)
-		return 0;
-	if (fstat(fd, &st) || (st.st_uid && st.st_uid != geteuid())) {
-		close(fd);
-		return 0;
-	}
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	len = prec_file__read_text(path, &buf, &cap, CONFIG_MAX);
-	close(fd);
-	for (line = len > 0 ? buf : NULL; line && *line; line = next) {
-		char *eq, *key, *val;
-
-		next = strchr(line, '\n');
-		if (next)
-			*next++ = '\0';
-		line = trim(line);
-		if (*line == '#' || *line == ';' || !*line)
-			continue;
-		if (*line == '[') {
-			in_buildid = !strncasecmp(line, "[buildid]", 9);
-			continue;
-		}
-		eq = strchr(line, '=');
-		if (!in_buildid || !eq)
-			continue;
-		*eq = '\0';
-		key = trim(line);
-		val = trim(eq + 1);
-		if (strcasecmp(key, "dir") || !*val)
-			continue;
-		if (val[0] == '"' && strlen(val) >= 2 && val[strlen(val) - 1] == '"') {
-			val[strlen(val) - 1] = '\0';
-			val++;
-		}
-		found = snprintf(out, n, "%s", val) < (int)n;
-	}
-	free(buf);
-	return found;
-}
-
 /* Where the cache is, as perf decides: its --buildid-dir (here
  * PERF_BUILDID_DIR), buildid.dir of the user's perfconfig, else the
  * system's, else $HOME/.debug. */
 static int cache_dir(char *out, size_t n)
 {
-	const char *env = getenv("PERF_BUILDID_DIR"), *home = getenv("HOME"), *why, *bad;
-	int hfd;
+	const char *env = getenv("PERF_BUILDID_DIR"), *home = getenv("HOME");
+	const struct prec_perfconfig_item *dir;
+	struct prec_perfconfig conf;
+	int err;
 
 	if (env && *env)
 		return snprintf(out, n, "%s", env) < (int)n ? 0 : -ENAMETOOLONG;
-	if (home && home[0] == '/') {
-		hfd = prec_path__open_dir(home, &why, &bad);
-		if (hfd >= 0) {
-			int found = config_dir(hfd, ".perfconfig", out, n);
-
-			close(hfd);
-			if (found)
-				return out[0] == '/' ? 0 : -ENOENT;
-		}
-	}
-	if (config_dir(AT_FDCWD, "/etc/perfconfig", out, n))
-		return out[0] == '/' ? 0 : -ENOENT;
-	if (!home || home[0] != '/')
-		return -ENOENT;
-	return snprintf(out, n, "%s/.debug", home) < (int)n ? 0 : -ENAMETOOLONG;
+	err = prec_perfconfig__read(&conf);
+	if (err)
+		return err;
+	dir = prec_perfconfig__get(&conf, "buildid.dir");
+	if (dir && *dir->value)
+		err = dir->value[0] != '/' ? -ENOENT :
+		      snprintf(out, n, "%s", dir->value) < (int)n ? 0 : -ENAMETOOLONG;
+	else if (!home || home[0] != '/')
+		err = -ENOENT;
+	else
+		err = snprintf(out, n, "%s/.debug", home) < (int)n ? 0 : -ENAMETOOLONG;
+	prec_perfconfig__exit(&conf);
+	return err;
 }
 
 int prec_buildid_cache__open(struct prec_buildid_cache **out)
