@@ -257,19 +257,29 @@ int prec_file_output__start(struct prec_file_output *fo, const struct prec_recor
 }
 
 /* FILE, or FILE.<time> as perf's --timestamp-filename names it: the
- * local time to the hundredth of a second. */
-static char *out_name(const char *file, bool timestamp)
+ * local time to the hundredth of a second. A name this run made is not
+ * made again: two switches in one hundredth would make the second file's
+ * name the first's, which perf then writes over; prec names it after the
+ * next hundredth, so the names stay in the switches' order. */
+static char *out_name(struct prec_file_output *fo, const char *file, bool timestamp)
 {
 	char stamp[32], dt[24];
 	struct timeval tv;
+	uint64_t h;
+	time_t sec;
 	struct tm tm;
 
 	if (!timestamp)
 		return strdup(file);
 	gettimeofday(&tv, NULL);
-	localtime_r(&tv.tv_sec, &tm);
+	h = (uint64_t)tv.tv_sec * 100 + (uint64_t)tv.tv_usec / 10000;
+	if (h <= fo->last_stamp)
+		h = fo->last_stamp + 1;
+	fo->last_stamp = h;
+	sec = (time_t)(h / 100);
+	localtime_r(&sec, &tm);
 	strftime(dt, sizeof(dt), "%Y%m%d%H%M%S", &tm);
-	snprintf(stamp, sizeof(stamp), ".%s%02u", dt, (unsigned)(tv.tv_usec / 10000));
+	snprintf(stamp, sizeof(stamp), ".%s%02u", dt, (unsigned)(h % 100));
 	return str_cat(file, stamp);
 }
 
@@ -470,7 +480,7 @@ static int run_merge(const struct prec_record_opts *o, const char *dir, const ch
 
 static int merge_into_file(struct prec_file_output *fo, const struct prec_record_opts *o)
 {
-	char *name = out_name(fo->file, o->timestamp_filename);
+	char *name = out_name(fo, fo->file, o->timestamp_filename);
 	int rc;
 
 	if (!name)
@@ -519,9 +529,7 @@ static void remove_dir(struct prec_file_output *fo)
 }
 
 /* --switch-max-files N: as perf, the oldest of the files written is
- * removed once there are more than N. (A second switch in the same
- * hundredth is no second name: prec merge refuses the existing file and
- * the epoch is kept.) */
+ * removed once there are more than N. */
 static void keep_newest(struct prec_file_output *fo, const struct prec_record_opts *o,
 			char *name)
 {
@@ -569,7 +577,7 @@ int prec_file_output__epoch(struct prec_file_output *fo, const struct prec_recor
 			    const char *epoch)
 {
 	/* The switch's time, as perf names the file it closes by it. */
-	char *name = fo->file ? out_name(fo->file, true) : NULL;
+	char *name = fo->file ? out_name(fo, fo->file, true) : NULL;
 	int rc, err;
 
 	if (!fo->file || !o->switch_output)

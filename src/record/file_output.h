@@ -30,6 +30,9 @@ struct prec_file_output {
 	char **files;
 	uint32_t nr_files;
 	bool epoch_failed;      /* an epoch's merge failed: kept, exit 1 */
+	/* the last name's time, in hundredths of a second since the epoch:
+	 * a switch within the same hundredth takes the next one's name */
+	uint64_t last_stamp;
 };
 
 /* Resolve -o into o->dir: FILE.prec for a file, a new directory under

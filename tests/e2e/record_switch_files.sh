@@ -8,8 +8,10 @@
 # cut by SIGUSR2 into K files: each read by perf script with nothing on
 # stderr, the samples over the files exactly N. --switch-max-files 2
 # leaves the newest 2; -o - is refused (perf fails at the first switch);
-# -d DIR keeps the epoch directories. perf does the same beside it. A
-# merge that fails (a full tmpfs) keeps its epoch, names it, exit 1.
+# -d DIR keeps the epoch directories. perf does the same beside it.
+# Switches in one hundredth (a frozen wall clock) take the next
+# hundredths' names, where perf's would collide. A merge that fails (a
+# full tmpfs) keeps its epoch, names it, exit 1.
 set -u
 # shellcheck source=tests/lib/e2e.sh
 . "$(dirname "$0")/../lib/e2e.sh"
@@ -101,6 +103,23 @@ for f in $(grep -o "x\.data\.$TS" "$tmp/err" | tail -2); do
 	perf script -i "$tmp/max/$f" >/dev/null 2>"$tmp/perr" && [ ! -s "$tmp/perr" ] ||
 		fail "$f: perf script: $(cat "$tmp/perr")"
 done
+
+# ---- switches in one hundredth: the next hundredths' names, none lost ----
+# A wall clock frozen (tests/preload/frozentime.so) puts every switch in
+# the same hundredth, where perf's names collide (perf writes over the
+# file): prec names the later files by the next hundredths, in order.
+so=$PREC_BUILD/tests/preload/frozentime.so
+[ -f "$so" ] || fail "no $so (make unit builds it)"
+mkdir "$tmp/frozen"
+(cd "$tmp/frozen" && FROZENTIME_SEC=1700000000 LD_PRELOAD=$so exec "$PREC" record --switch-output \
+	-o f.data -e cpu-clock -- sh -c 'for i in 1 2; do sleep 0.15; kill -USR2 $PPID; done; sleep 0.15') \
+	2>"$tmp/err" || fail_rc "$tmp/err" "record --switch-output, the clock frozen"
+stamp=$(TZ=${TZ:-} date -d @1700000000 +%Y%m%d%H%M%S)
+want=$(printf 'f.data.%s%s\n' "$stamp" 00 "$stamp" 01 "$stamp" 02)
+[ "$(ls "$tmp/frozen")" = "$want" ] || fail "frozen clock: files $(ls "$tmp/frozen" | tr '\n' ' '), want $(echo $want)"
+[ "$(grep -o "f\.data\.$TS" "$tmp/err" | tr '\n' ' ')" = "$(echo $want) " ] ||
+	fail "frozen clock: Dump lines out of order: $(cat "$tmp/err")"
+echo "the clock frozen: $(echo $want)"
 
 # ---- -o -: refused in one line (perf fails at the first switch) ----
 "$PREC" record --switch-output -o - -e cpu-clock -- true >/dev/null 2>"$tmp/err" &&
