@@ -93,7 +93,7 @@ static int start_tail(struct prec_controls *f, struct prec_session *s,
 {
 	struct prec_tail_opts to = { .writer = prec_session__flight_shards(s)->tail,
 		.m = prec_recording__manifest(prec_session__recording(s)),
-		.data_maps = o->callgraph == PREC_CG_DWARF || o->data,
+		.data_maps = o->data,
 		.namespaces = o->namespaces,
 		.descendants = prec_evlist__inherits(el) };
 	int err;

@@ -101,15 +101,23 @@ static struct chain event_chain(const struct prec_evsel *ev, const struct prec_r
 	return c;
 }
 
-/* Whether some event records DWARF callchains (or --call-graph dwarf
- * asked every event for data addresses, as perf's mmap_data goes with
- * them): the tracking event then maps data too, for the unwinder. */
-static bool some_dwarf(const struct prec_evlist *el, const struct prec_record_opts *o)
+/* Whether an event's own call-graph=dwarf term asks for data addresses
+ * (perf's sample_address for that event, whatever --no-data says). */
+static bool own_dwarf(const struct prec_evsel *ev)
 {
-	if (o->callgraph == PREC_CG_DWARF)
+	return ev->sampling && ev->terms.callgraph == PREC_CG_DWARF;
+}
+
+/* Whether some event samples data addresses (--data, which --call-graph
+ * dwarf turns on and a later --no-data off, or an event's own dwarf
+ * term), as perf's mmap_data goes with them: the tracking event then
+ * maps data too, for the unwinder. */
+static bool some_data(const struct prec_evlist *el, const struct prec_record_opts *o)
+{
+	if (o->data)
 		return true;
 	for (int i = 0; i < el->nr; i++)
-		if (event_chain(&el->evsel[i], o).mode == PREC_CG_DWARF)
+		if (own_dwarf(&el->evsel[i]))
 			return true;
 	return false;
 }
@@ -190,7 +198,7 @@ static void config_sample_opts(struct prec_evsel *ev, const struct prec_record_o
 
 /* The side band the tracking event asks the kernel for. */
 static void config_tracking(struct perf_event_attr *a, const struct prec_record_opts *o,
-			    bool dwarf)
+			    bool data)
 {
 	a->mmap = 1;
 	a->mmap2 = 1;
@@ -202,10 +210,11 @@ static void config_tracking(struct perf_event_attr *a, const struct prec_record_
 	 * reported to, whose record carries maj/min/ino under that flag
 	 * (docs/events.md, "build_id"). The files give the ids instead. */
 	a->build_id = o->buildid_mmap;
-	/* As perf for dwarf: its unwinder reads the binaries' non-code
-	 * segments (.eh_frame_hdr...) through the maps it knows, and without
-	 * these it stops after one frame. */
-	a->mmap_data = dwarf || o->data;
+	/* As perf with data addresses (dwarf's, unless --no-data): its
+	 * unwinder reads the binaries' non-code segments (.eh_frame_hdr...)
+	 * through the maps it knows, and without these it stops after one
+	 * frame. */
+	a->mmap_data = data;
 	/* As perf --all-cgroups: CGROUP records for cgroups made meanwhile. */
 	a->cgroup = o->all_cgroups;
 	if (o->switch_events)
@@ -307,11 +316,11 @@ void prec_evlist__config(struct prec_evlist *el,
 			a->exclude_callchain_user = 1;
 		}
 		/* As perf: an event's own dwarf callchain samples the data
-		 * address too. --call-graph dwarf makes every event sample it
-		 * through --data's o->data (perf's sample_address), which
-		 * --no-data after it clears, and which perf config's dwarf
-		 * under -g leaves off, as perf does (options_perfconfig.h). */
-		if (ev->sampling && ev->terms.callgraph == PREC_CG_DWARF)
+		 * address too; --call-graph dwarf does it through --data
+		 * (perf's sample_address: every event, whatever its own
+		 * terms, unless a later --no-data), which perf config's
+		 * dwarf under -g leaves off, as perf's (options_perfconfig.h). */
+		if (own_dwarf(ev))
 			a->sample_type |= PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC;
 		config_period(ev, o);
 		if (wants_period(ev, o))
@@ -354,7 +363,7 @@ void prec_evlist__config(struct prec_evlist *el,
 		if (ev->precise_max)
 			a->precise_ip = 3;
 		if (ev->tracking)
-			config_tracking(a, o, some_dwarf(el, o));
+			config_tracking(a, o, some_data(el, o));
 		else if (o->all_user || o->all_kernel) {
 			/* As perf: over any modifier (the tracking dummy
 			 * counts nothing, and its side band does not care). */

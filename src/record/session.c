@@ -108,7 +108,7 @@ static int session_parts(struct prec_session *s, const struct prec_record_opts *
 
 	if (o->max_disk) {
 		err = prec_max_disk__new(&s->max_disk, o->max_disk, prec_evlist__nr_cpus(el),
-					 o->callgraph == PREC_CG_DWARF || o->data,
+					 o->data,
 					 o->namespaces);
 		if (err)
 			return err;
@@ -337,7 +337,7 @@ int prec_session__start(struct prec_session *s,
 {
 	struct prec_sideband_opts sbo = { .all_tasks = !pids, .pids = pids,
 					  .nr_pids = nr_pids,
-					  .data_maps = o->callgraph == PREC_CG_DWARF || o->data,
+					  .data_maps = o->data,
 					  .bpf = !o->no_bpf_event,
 					  .cgroups = o->all_cgroups,
 					  .namespaces = o->namespaces,

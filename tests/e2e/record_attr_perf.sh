@@ -50,6 +50,8 @@ cases=(
 	'page-faults/call-graph=fp/|--call-graph dwarf,512' 'page-faults/max-stack=3/|--call-graph dwarf'
 	'page-faults/call-graph=no/|--call-graph dwarf' 'page-faults/stack-size=1024/|--call-graph dwarf'
 	'page-faults/call-graph=dwarf/|-g'
+	'cpu-clock|--call-graph dwarf --no-data' 'cpu-clock|--no-data --call-graph dwarf'
+	'page-faults/max-stack=3/|--call-graph dwarf --no-data' 'page-faults/call-graph=dwarf/|--call-graph dwarf --no-data'
 	'cpu-clock|-F 99' 'cpu-clock|-c 1000' 'cpu-clock|--all-user'
 	'cpu-clock|-c 010' 'cpu-clock|-F 010' 'cpu-clock|-F 1.5' 'cpu-clock|-F 10x' 'cpu-clock|-F MAX'
 	'cpu-clock|--all-kernel' 'cpu-clock|-g' 'cpu-clock|--call-graph dwarf,4096'

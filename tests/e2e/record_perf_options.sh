@@ -73,7 +73,7 @@ for opts in "-R" "-W" "-I" "--user-regs=ip,sp" "--phys-data" "--data-page-size" 
 	"--all-cgroups --no-all-cgroups" "-k mono --no-clockid" \
 	"--buildid-mmap --no-buildid-mmap" "--no-sample-cpu --no-sample-identifier --no-timestamp-boundary" \
 	"--call-graph dwarf -g" "--call-graph dwarf,1024 --call-graph fp" "--no-call-graph -g" \
-	"--call-graph dwarf,4096 --no-call-graph" "-k 0x4" "-k 1x"; do
+	"--call-graph dwarf,4096 --no-call-graph" "--call-graph dwarf --no-data" "-k 0x4" "-k 1x"; do
 	# shellcheck disable=SC2086 # the options are words
 	with perf o.perf $opts
 	# shellcheck disable=SC2086
@@ -98,6 +98,18 @@ for opts in "-R" "-W" "-I" "--user-regs=ip,sp" "--phys-data" "--data-page-size" 
 	checked=$((checked + 1))
 done
 echo "attrs: $checked option sets change prec's attr as they change perf's"
+# the data maps go with the data addresses: --call-graph dwarf's, unless
+# a later --no-data (perf's mmap_data on its first event, prec's on its
+# tracking dummy)
+for opts in "--call-graph dwarf" "--call-graph dwarf --no-data" "--no-data --call-graph dwarf" "--data"; do
+	# shellcheck disable=SC2086 # the options are words
+	with perf o.perf $opts
+	# shellcheck disable=SC2086
+	with prec o.prec $opts
+	pm=$(perf evlist -v -i o.perf 2>/dev/null | grep -c 'mmap_data: 1')
+	cm=$(perf evlist -v -i o.prec 2>/dev/null | grep -c 'mmap_data: 1')
+	[ "$pm" = "$cm" ] || fail "$opts: $pm of perf's events have mmap_data, $cm of prec's"
+done
 
 # perf's negations: what perf takes, prec takes; what perf refuses (or
 # crashes on: 139), prec refuses in one line naming it, exit 2
