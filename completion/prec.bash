@@ -59,7 +59,8 @@ _prec_named_events="cpu-clock task-clock page-faults faults context-switches cs
 	cpu-migrations migrations minor-faults major-faults alignment-faults
 	emulation-faults dummy cycles cpu-cycles instructions cache-references
 	cache-misses branches branch-instructions branch-misses bus-cycles
-	stalled-cycles-frontend stalled-cycles-backend ref-cycles"
+	stalled-cycles-frontend stalled-cycles-backend ref-cycles
+	duration_time user_time system_time"
 
 # _prec_has WORD LIST: WORD is one of LIST's words.
 _prec_has()

@@ -47,6 +47,11 @@ static const struct {
 	{ "dummy", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY },
 	{ "bpf-output", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_BPF_OUTPUT },
 	{ "cgroup-switches", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CGROUP_SWITCHES },
+	/* perf's tool events: perf stat reads them from its own clocks;
+	 * perf record opens a dummy in their name. */
+	{ "duration_time", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY },
+	{ "user_time", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY },
+	{ "system_time", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY },
 	{ "cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES },
 	{ "cpu-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES },
 	{ "instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS },
@@ -860,6 +865,13 @@ static int named_term(struct prec_evsel *ev, const char *full, char *term)
 	return 1;
 }
 
+/* perf's tool events (duration_time ...): a dummy in perf record */
+static bool is_tool(const char *name)
+{
+	return !strcmp(name, "duration_time") || !strcmp(name, "user_time") ||
+	       !strcmp(name, "system_time");
+}
+
 /* name/term,.../ or system:name/term,.../: a named event or a tracepoint
  * with perf's event terms (event_term), as perf takes
  * cpu-clock/period=1000/ or sched:sched_switch/no-overwrite/. */
@@ -874,6 +886,12 @@ static int add_termed(struct prec_evsel *ev, const char *full, char *item)
 	}
 	*slash = 0;
 	*close = 0;
+	/* perf's grammar gives a tool event no terms: name// alone */
+	if (is_tool(item) && slash[1]) {
+		pr_err("event '%s': event syntax error, as perf's: a tool event (duration_time, user_time, system_time) takes no terms",
+		       full);
+		return -EINVAL;
+	}
 	err = strchr(item, ':') ? add_tracepoint(ev, full, item) :
 	      add_named(ev, full, item, NULL);
 	for (char *t = strtok_r(slash + 1, ",", &save); t && !err;
