@@ -419,6 +419,16 @@ static int ring_bytes(const char *arg, uint64_t *bytes, bool *rounded)
 	return err;
 }
 
+/* perf's -m 0 (00, 0K, 0B ...: no pages, its tags upper case): perf
+ * rounds that up to a power of two too, which makes it one page, said
+ * as any rounding. */
+static bool ring_zero(const char *arg)
+{
+	size_t n = strspn(arg, "0");
+
+	return n && (!arg[n] || (strchr("BKMG", arg[n]) && !arg[n + 1]));
+}
+
 /* The ring part of -m; errors show the whole option argument, shown. */
 static int parse_ring_size(struct prec_record_opts *o, const char *arg,
 			   const char *shown)
@@ -426,8 +436,15 @@ static int parse_ring_size(struct prec_record_opts *o, const char *arg,
 	long ps = sysconf(_SC_PAGESIZE);
 	uint64_t v, mult, bytes, pages;
 	bool rounded;
-	int err = prec_size__split(arg, 0, &v, &mult);
+	int err;
 
+	if (ring_zero(arg)) {
+		o->mmap_pages = 1;
+		o->mmap_set = true;
+		o->mmap_rounded = true;
+		return 0;
+	}
+	err = prec_size__split(arg, 0, &v, &mult);
 	if (err == -EOVERFLOW)
 		return bad("-m", shown, "ring too large");
 	if (err == -EDOM || err == -EOPNOTSUPP)
@@ -577,7 +594,9 @@ static int opt_mmap_aux(struct prec_record_opts *o, const char *arg)
 
 	if (!comma)
 		return parse_ring_size(o, arg, arg);
-	err = ring_bytes(comma + 1, &aux, &rounded);
+	rounded = true;
+	aux = (uint64_t)sysconf(_SC_PAGESIZE);
+	err = ring_zero(comma + 1) ? 0 : ring_bytes(comma + 1, &aux, &rounded);
 	if (err == -EDOM || err == -EOPNOTSUPP)
 		return bad_size("-m", arg, err, "K, M or G");
 	if (err)
