@@ -25,6 +25,7 @@
 #include "record/sample_regs.h"
 #include "util/cli.h"
 #include "util/cpu_list.h"
+#include "util/file.h"
 #include "util/log.h"
 #include "util/size.h"
 
@@ -361,8 +362,56 @@ static int parse_pid_item(const char *s, pid_t *pid)
 	return 0;
 }
 
+static int push_pid(pid_t **out, int *nr, pid_t pid)
+{
+	pid_t *n = realloc(*out, (size_t)(*nr + 1) * sizeof(*n));
+
+	if (!n)
+		return -ENOMEM;
+	*out = n;
+	n[(*nr)++] = pid;
+	return 0;
+}
+
+/* The most a file:// list of -p or -t is read of (a line a task). */
+#define PID_FILE_MAX (1u << 20)
+
+/* -p file://PATH (-t's too), as perf's lists read it: an id a line; an
+ * empty line is an empty item, refused. A last line without its newline
+ * is taken whole (perf's reader drops its last character). */
+static int parse_pid_file(const char *opt, const char *arg, const char *path,
+			  pid_t **out, int *nr)
+{
+	char *text = NULL, *line, *next, why[PATH_MAX + 64];
+	size_t cap = 0;
+	ssize_t len = prec_file__read_text(path, &text, &cap, PID_FILE_MAX);
+	int err = 0, no = 1;
+
+	if (len < 0) {
+		snprintf(why, sizeof(why), "%s: %s", path, strerror((int)-len));
+		free(text);
+		return bad(opt, arg, why);
+	}
+	for (line = text; *line && !err; line = next, no++) {
+		pid_t pid;
+
+		next = line + strcspn(line, "\n");
+		if (*next)
+			*next++ = 0;
+		if (parse_pid_item(line, &pid) < 0) {
+			snprintf(why, sizeof(why), "%s line %d: expected a process id", path, no);
+			err = bad(opt, arg, why);
+		} else {
+			err = push_pid(out, nr, pid);
+		}
+	}
+	free(text);
+	return err;
+}
+
 /* -p and -t: ids separated by ',', as perf's list: an empty item is
- * refused but for one after a last comma ("1," is pid 1). */
+ * refused but for one after a last comma ("1," is pid 1); an item
+ * file://PATH is the ids in PATH. */
 static int parse_pids(const char *opt, const char *arg, pid_t **out, int *nr)
 {
 	char *copy = strdup(arg), *p, *next;
@@ -371,22 +420,17 @@ static int parse_pids(const char *opt, const char *arg, pid_t **out, int *nr)
 	if (!copy)
 		return -ENOMEM;
 	for (p = copy; *p && !err; p = next) {
-		pid_t *n, pid;
+		pid_t pid;
 
 		next = p + strcspn(p, ",");
 		if (*next)
 			*next++ = 0;
-		if (parse_pid_item(p, &pid) < 0) {
+		if (!strncmp(p, "file://", 7))
+			err = parse_pid_file(opt, arg, p + 7, out, nr);
+		else if (parse_pid_item(p, &pid) < 0)
 			err = bad(opt, arg, "expected a list of process ids");
-			break;
-		}
-		n = realloc(*out, (size_t)(*nr + 1) * sizeof(*n));
-		if (!n) {
-			err = -ENOMEM;
-			break;
-		}
-		*out = n;
-		n[(*nr)++] = pid;
+		else
+			err = push_pid(out, nr, pid);
 	}
 	if (!err && !*nr)
 		err = bad(opt, arg, "expected a list of process ids");

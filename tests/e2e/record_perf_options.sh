@@ -184,7 +184,8 @@ for m in 3 5,3 12K 2049K 1000 4 010 010K 8,010 0 00 0K 0B 0,0 ,0 1,0 0,4; do
 done
 # -C and -p lists as perf reads them: the CPUs and pids of the opens
 # (-vv) where perf takes the list, refused in one line where it refuses it
-# (a CPU twice, a range backwards, an empty pid)
+# (a CPU twice, a range backwards, an empty pid, a file:// list that
+# cannot be read)
 opens() { # TOOL FIELD ARGS...: the sorted distinct FIELD (cpu, pid) of TOOL's -vv opens
 	local tool=$1 field=$2
 	shift 2
@@ -207,6 +208,11 @@ for p in "$target," "$target,$target" " $target" "+$target" "0$target" "$target,
 	",$target" "$target,," "$target "; do
 	lists+=("-p $p")
 done
+# perf's lists take file://PATH, an id a line (perf 6.1 fails on a file
+# of two lines, its strlist's bug: one here)
+echo "$target" >pid.list
+lists+=("-p file://$PWD/pid.list" "-t file://$PWD/pid.list" "-p $target,file://$PWD/pid.list"
+	"-p file://$PWD/no.list" "-p file://")
 for l in "${lists[@]}"; do
 	o=${l%% *} v=${l#* } f=cpu
 	[ "$o" = -p ] && f=pid
