@@ -584,16 +584,20 @@ static int event_term(struct prec_evsel *ev, const char *full, char *term)
 		ev->terms.time = v != 0;
 		return 1;
 	}
-	/* max-stack=0: no limit, as perf takes it */
-	if ((!v && strcmp(term, "max-stack")) ||
+	/* max-stack=0: no limit, as perf takes it; period=0 and freq=0
+	 * too (struct prec_evterms) */
+	if ((!v && strcmp(term, "max-stack") && strcmp(term, "period") && strcmp(term, "freq")) ||
 	    v > (strcmp(term, "max-stack") ? UINT32_MAX : UINT16_MAX)) {
 		pr_err("event '%s': term '%s=%s': out of range", full, term, eq + 1);
 		return -EINVAL;
 	}
-	if (!strcmp(term, "period"))
+	if (!strcmp(term, "period")) {
 		ev->attr.sample_period = ev->term_period = v;
-	else if (!strcmp(term, "freq"))
+		ev->terms.zero_period = !v;
+	} else if (!strcmp(term, "freq")) {
 		ev->terms.freq = v;
+		ev->terms.zero_freq = !v;
+	}
 	else if (!strcmp(term, "stack-size"))
 		ev->terms.stack_size = (uint32_t)v;
 	else

@@ -34,6 +34,10 @@ enum prec_ow_term { PREC_OW_DEFAULT, PREC_OW_ON, PREC_OW_OFF };
  * the options by prec_evlist__config as perf applies its config terms. */
 struct prec_evterms {
 	uint64_t freq;          /* freq=N; 0: none */
+	/* period=0, freq=0 as perf takes them: a period of 0 (the event
+	 * counts and samples nothing), a frequency of 0 (freq set, PERIOD
+	 * kept: nothing either) */
+	bool zero_period, zero_freq;
 	int8_t inherit;         /* inherit / no-inherit: 1 / 0; -1: none */
 	int8_t time;            /* time=0|1; -1: none */
 	/* call-graph=no|fp|dwarf[,size]: 0 no, 1 fp, 2 dwarf; -1: none */

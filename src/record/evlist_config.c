@@ -43,8 +43,9 @@ static void config_period(struct prec_evsel *ev, const struct prec_record_opts *
 			a->sample_period = 1;
 		return;
 	}
-	/* As perf: an event's period= term wins over -c and -F. */
-	if (ev->term_period)
+	/* As perf: an event's period= term wins over -c and -F (period=0
+	 * too: no period, no frequency). */
+	if (ev->term_period || ev->terms.zero_period)
 		return;
 	if (o->period) {
 		a->sample_period = o->period;
@@ -70,7 +71,8 @@ static bool wants_period(const struct prec_evsel *ev, const struct prec_record_o
 
 	if (!ev->sampling)
 		return false;
-	if (ev->term_period) /* as perf: a period= term drops PERIOD */
+	/* as perf: a period= term drops PERIOD */
+	if (ev->term_period || ev->terms.zero_period)
 		return false;
 	return a->freq || a->type == PERF_TYPE_TRACEPOINT || o->sample_period ||
 	       is_bpf_output(a);
@@ -130,7 +132,7 @@ static void apply_terms(struct prec_evsel *ev, const struct prec_record_opts *o)
 {
 	struct perf_event_attr *a = &ev->attr;
 
-	if (ev->terms.freq && ev->sampling) {
+	if ((ev->terms.freq || ev->terms.zero_freq) && ev->sampling) {
 		a->freq = 1;
 		a->sample_freq = ev->terms.freq;
 		a->sample_type |= PERF_SAMPLE_PERIOD;

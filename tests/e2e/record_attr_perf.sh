@@ -64,6 +64,7 @@ cases=(
 	'{cycles,instructions}' '{cycles,cache-misses}:S' '{cpu-clock,page-faults}:S|-a'
 	'{page-faults,cpu-clock/period=1000/}:S' '{page-faults,cpu-clock/freq=100/}:S|-c 5000'
 	'cpu-clock,page-faults|--group' 'dummy|-e page-faults' 'dummy:u'
+	'cpu-clock/period=0/|-e cpu-clock/freq=0/ -e page-faults/period=0/' 'cpu-clock/period=0/|-g -c 100'
 	'duration_time|-e user_time -e system_time -e duration_time:u -e duration_time//' '{cpu-clock,duration_time}'
 )
 [ -e /sys/bus/event_source/devices/msr/events/tsc ] && cases+=(tsc msr/tsc/ msr/event=0x1/)
