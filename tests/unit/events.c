@@ -637,7 +637,10 @@ static void test_channels(void)
 	CHECK(!el.evsel[1].attr.write_backward);
 
 	CHECK_EQ(prec_evlist__add(&el, "cpu-clock/overwrite=1/", NULL, NULL), -EINVAL);
-	CHECK_EQ(prec_evlist__add(&el, "cpu-clock/period=0/", NULL, NULL), -EINVAL);
+	/* as perf: period=0 is a period of 0 (the event samples nothing) */
+	CHECK_EQ(prec_evlist__add(&el, "cpu-clock/period=0/", NULL, NULL), 0);
+	CHECK(el.evsel[el.nr - 1].terms.zero_period && !el.evsel[el.nr - 1].term_period);
+	CHECK_EQ(prec_evlist__add(&el, "cpu-clock/period=-1/", NULL, NULL), -EINVAL);
 	/* as perf's grammar: a number term alone is 1 */
 	CHECK_EQ(prec_evlist__add(&el, "cpu-clock/period/", NULL, NULL), 0);
 	CHECK_EQ(el.evsel[el.nr - 1].attr.sample_period, 1);
