@@ -137,8 +137,8 @@ static uint32_t group_size(const struct prec_manifest *m, uint32_t l)
 	return n > 1 ? n : 0;
 }
 
-/* perf's GROUP_DESC: the number of groups, then each group's name (perf
- * names a group written without one "{anon_group}"), its leader's
+/* perf's GROUP_DESC: the number of groups, then each group's name (NAME
+ * of NAME{a,b}; perf names a group written without one "{anon_group}"), its leader's
  * position and its size, in position order. */
 static void build_group_desc(struct prec_bytebuf *b, const struct prec_manifest *m)
 {
@@ -152,7 +152,7 @@ static void build_group_desc(struct prec_bytebuf *b, const struct prec_manifest 
 
 		if (!size)
 			continue;
-		put_str(b, "{anon_group}");
+		put_str(b, m->events[l].group_name ? m->events[l].group_name : "{anon_group}");
 		prec_bytebuf__put_u32(b, pos);
 		prec_bytebuf__put_u32(b, size);
 	}

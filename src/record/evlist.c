@@ -114,16 +114,15 @@ void prec_evlist__group_all(struct prec_evlist *el)
 static int add_item(struct prec_evlist *el, const char *text, char *item,
 		    const char *root, int *group)
 {
-	char *close = strchr(item, '}'), *open = strchr(item, '{');
+	char *close = strchr(item, '}'), *open = strchr(item, '{'), *name = NULL;
 	const char *mods = NULL;
 	int err;
 
-	/* perf's named group, NAME{a,b}: the events and group as perf's;
-	 * the name is not kept (the manifest has none to carry it) */
+	/* perf's named group, NAME{a,b}: its leader keeps NAME, which the
+	 * merge writes in perf's GROUP_DESC */
 	if (open && open > item && strspn(item, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") ==
 	    (size_t)(open - item) && !isdigit((unsigned char)*item)) {
-		pr_info("note: event list '%s': the group's name '%.*s' is not kept (perf evlist -g shows it unnamed)",
-			text, (int)(open - item), item);
+		name = item;
 		item = open;
 	}
 	if (*item == '{') {
@@ -148,6 +147,11 @@ static int add_item(struct prec_evlist *el, const char *text, char *item,
 		return -EINVAL;
 	}
 	err = add_one(el, item, root);
+	if (!err && name) {
+		el->evsel[*group].group_name = strndup(name, (size_t)(open - name));
+		if (!el->evsel[*group].group_name)
+			err = -ENOMEM;
+	}
 	if (err < 0 || !close)
 		return err;
 	err = close_group(el, *group, text, mods);
@@ -441,6 +445,7 @@ void prec_evlist__exit(struct prec_evlist *el)
 	prec_evlist__close(el);
 	for (int i = 0; i < el->nr; i++) {
 		free(el->evsel[i].name);
+		free(el->evsel[i].group_name);
 		free(el->evsel[i].filter);
 		free(el->evsel[i].tp_system);
 		free(el->evsel[i].tp_name);

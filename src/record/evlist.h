@@ -79,6 +79,7 @@ struct prec_evsel {
 	 * opened with the leader's fd as group_fd; -1: in no group. */
 	int leader;
 	int nr_members;        /* a leader's group size (itself included) */
+	char *group_name;      /* a leader's NAME of NAME{a,b}, or NULL */
 	/* --off-cpu's two events (enum prec_offcpu_role, record/offcpu.h) */
 	uint8_t offcpu;
 };

@@ -42,6 +42,9 @@ static int add_event(struct prec_evlist *el, struct prec_manifest *m, int e)
 	/* the leader comes first in the list: its index is known */
 	if (ev->leader >= 0)
 		m->events[idx].leader1 = (uint32_t)el->evsel[ev->leader].midx + 1;
+	err = prec_manifest__set_str(m, &m->events[idx].group_name, ev->group_name);
+	if (err)
+		return err;
 	err = add_ids(el, m, e, idx);
 	if (err || !ev->tp_system)
 		return err;

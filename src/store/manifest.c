@@ -23,6 +23,7 @@ struct prec_manifest *prec_manifest__new(void)
 static void free_event(struct prec_manifest_event *e)
 {
 	free(e->name);
+	free(e->group_name);
 	free(e->ids);
 	free(e->id_cpus);
 	free(e->id_tids);

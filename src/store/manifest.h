@@ -27,6 +27,9 @@ struct prec_manifest_event {
 	/* its group's leader as an index of events[] + 1 (a leader: its
 	 * own), 0 in no group: opened with the leader's fd as group_fd */
 	uint32_t leader1;
+	/* a leader's group name as written (perf's NAME{a,b}), NULL: none
+	 * (perf's GROUP_DESC then names it "{anon_group}") */
+	char *group_name;
 };
 
 struct prec_manifest_tracepoint {

@@ -382,6 +382,29 @@ static void enc_groups(struct obuf *b, const struct prec_manifest *m)
 	end_section(b, at);
 }
 
+/* Only when some group has a name (NAME{a,b}): others read as before.
+ * The leader's index and the name, in event order. */
+static void enc_group_names(struct obuf *b, const struct prec_manifest *m)
+{
+	uint32_t n = 0;
+	size_t at;
+
+	for (uint32_t i = 0; i < m->nr_events; i++)
+		n += m->events[i].group_name != NULL;
+	if (!n)
+		return;
+	at = begin_section(b, PREC_MANI_SEC_GROUP_NAMES);
+	put32(b, n);
+	put32(b, 0);
+	for (uint32_t i = 0; i < m->nr_events; i++)
+		if (m->events[i].group_name) {
+			put32(b, i);
+			put32(b, 0);
+			put_str(b, m->events[i].group_name);
+		}
+	end_section(b, at);
+}
+
 /* Only for a --max-disk recording: others read as before. */
 static void enc_max_disk(struct obuf *b, const struct prec_manifest *m)
 {
@@ -495,6 +518,7 @@ int prec_manifest__encode(const struct prec_manifest *m, void **buf,
 	enc_numa(&b, m);
 	enc_pmus(&b, m);
 	enc_caches(&b, m);
+	enc_group_names(&b, m);
 	if (b.err) {
 		free(b.p);
 		return b.err;

@@ -533,6 +533,29 @@ static void dec_groups(struct ibuf *c, struct prec_manifest *m)
 	}
 }
 
+/* After GROUPS: each name a leader's, once, in event order. */
+static void dec_group_names(struct ibuf *c, struct prec_manifest *m)
+{
+	uint32_t n = get_count(c, PREC_MANI_MIN_GROUP_NAME);
+	int64_t last = -1;
+
+	for (uint32_t i = 0; i < n && !c->err; i++) {
+		uint32_t e = get32(c);
+
+		get32(c);
+		if (c->err)
+			return;
+		if (e >= m->nr_events || m->events[e].leader1 != e + 1 || (int64_t)e <= last) {
+			fail(c, -EBADMSG, "group names: not a leader's, or out of order");
+			return;
+		}
+		last = e;
+		m->events[e].group_name = get_str(c);
+		if (!c->err && !m->events[e].group_name)
+			fail(c, -EBADMSG, "group names: an absent name");
+	}
+}
+
 /* After EVENTS: two distinct events; the sample layouts the merge's
  * off-CPU conversion reads (read/offcpu.c) and nothing else, so it never
  * meets a field it cannot place. */
@@ -608,6 +631,7 @@ static const struct {
 	{ PREC_MANI_SEC_NUMA, false, false, dec_numa },
 	{ PREC_MANI_SEC_PMUS, false, false, dec_pmus },
 	{ PREC_MANI_SEC_CACHES, false, false, dec_caches },
+	{ PREC_MANI_SEC_GROUP_NAMES, false, false, dec_group_names },
 };
 
 static int scan_sections(const uint8_t *p, size_t off, size_t total,

@@ -21,8 +21,8 @@
 #define PREC_MANI_OFFCPU_SIZE 16u
 /* The manifest's own minor (shards keep PREC_FORMAT_MINOR): 1 added the
  * TIME_CONV section, 2 the MAX_DISK one, 3 BUILDID_DROPS and GROUPS, 4
- * KCORE, 5 OFFCPU, 6 NUMA, 7 PMUS, 8 CACHES. */
-#define PREC_MANI_MINOR 8
+ * KCORE, 5 OFFCPU, 6 NUMA, 7 PMUS, 8 CACHES, 9 GROUP_NAMES. */
+#define PREC_MANI_MINOR 9
 
 enum prec_mani_sec {
 	PREC_MANI_SEC_SESSION = 1,
@@ -44,6 +44,7 @@ enum prec_mani_sec {
 	PREC_MANI_SEC_NUMA = 17,      /* minor 6 */
 	PREC_MANI_SEC_PMUS = 18,      /* minor 7 */
 	PREC_MANI_SEC_CACHES = 19,    /* minor 8 */
+	PREC_MANI_SEC_GROUP_NAMES = 20, /* minor 9 */
 	PREC_MANI_SEC_MAX
 };
 
@@ -58,6 +59,7 @@ enum prec_mani_sec {
 #define PREC_MANI_MIN_PMU (8u + PREC_MANI_MIN_STR)
 #define PREC_MANI_MIN_PMU_CAP (2u * PREC_MANI_MIN_STR)
 #define PREC_MANI_MIN_CACHE (16u + 3u * PREC_MANI_MIN_STR)
+#define PREC_MANI_MIN_GROUP_NAME (8u + PREC_MANI_MIN_STR)
 
 static inline size_t align8(size_t n)
 {

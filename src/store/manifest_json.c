@@ -256,6 +256,10 @@ static void put_events(FILE *f, const struct prec_manifest *m)
 		key_str(f, "name", e->name);
 		if (e->leader1)
 			fprintf(f, ", \"group_leader\": %" PRIu32, e->leader1 - 1);
+		if (e->group_name) {
+			fputs(", ", f);
+			key_str(f, "group_name", e->group_name);
+		}
 		/* --off-cpu: the merge's source, and what it becomes */
 		if (m->offcpu.switch1 == i + 1)
 			fputs(", \"offcpu\": \"source\"", f);

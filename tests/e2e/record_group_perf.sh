@@ -11,7 +11,9 @@
 # member's value read with it, and perf evlist -g / perf report --group
 # show one group of two (GROUP_DESC), file and pipe, as for perf's own.
 # Without a PMU, cycles is perf's cpu-clock, named from its attr, in both.
-# A named group, NAME{a,b}, is taken as perf takes it (its name not kept).
+# A named group, NAME{a,b}: its name in GROUP_DESC as in perf's file
+# (perf report --header-only, perf evlist -g), and perf report --group
+# from a pipe names it.
 set -u
 # shellcheck source=tests/lib/e2e.sh
 . "$(dirname "$0")/../lib/e2e.sh"
@@ -118,6 +120,37 @@ for how in file pipe; do
 		fail "perf report --group ($how): no line with both members' columns"
 done
 echo "{cpu-clock,page-faults}:S: $leaders leader samples, each with its page-faults read ($faults in all); perf shows one group of two"
+
+# Named groups: GROUP_DESC as perf writes it, names and all
+named=('mygrp{cpu-clock,page-faults}' 'g_2{cpu-clock,page-faults}:u'
+	'cpu-clock,xyz{task-clock,minor-faults}' 'aa{cpu-clock,task-clock},{minor-faults,major-faults}')
+for ev in "${named[@]}"; do
+	perf record -B -N -q -o "$tmp/ne.data" -e "$ev" -- "$H/faults" 100 >/dev/null 2>"$tmp/ne.err" ||
+		fail_rc "$tmp/ne.err" "perf record -e $ev"
+	"$PREC" record -q -o "$tmp/nd.data" -e "$ev" -- "$H/faults" 100 >/dev/null 2>"$tmp/nd.err" ||
+		fail_rc "$tmp/nd.err" "prec record -e $ev"
+	for f in ne nd; do
+		perf report --header-only -i "$tmp/$f.data" 2>/dev/null | grep '^# group: ' >"$tmp/$f.groups"
+		# prec's tracking dummy, last, aside
+		perf evlist -g -i "$tmp/$f.data" 2>/dev/null | grep -vx dummy >"$tmp/$f.evlist"
+	done
+	[ -s "$tmp/ne.groups" ] || fail "perf's own -e $ev: no group in its header"
+	cmp -s "$tmp/ne.groups" "$tmp/nd.groups" ||
+		fail "-e $ev: perf's header has $(tr '\n' ' ' <"$tmp/ne.groups"), prec's $(tr '\n' ' ' <"$tmp/nd.groups")"
+	cmp -s "$tmp/ne.evlist" "$tmp/nd.evlist" ||
+		fail "-e $ev: perf evlist -g shows $(tr '\n' ' ' <"$tmp/ne.evlist") for perf's, $(tr '\n' ' ' <"$tmp/nd.evlist") for prec's"
+done
+for try in 1 2 3 4; do
+	"$PREC" record -q -f -d "$tmp/n.d" -e 'mygrp{cpu-clock,page-faults}' -- "$H/faults" 1000 \
+		>/dev/null 2>"$tmp/n.err" || fail_rc "$tmp/n.err" "prec record"
+	"$PREC" merge -f "$tmp/n.d" -o "$tmp/n.data" 2>"$tmp/n.err" || fail_rc "$tmp/n.err" "prec merge"
+	perf61_group_pipe_crashes "$tmp/n.data" || break
+	echo "try $try: an id in perf 6.1's bucket 49, recorded again"
+done
+"$PREC" merge "$tmp/n.d" -o - 2>/dev/null | perf report -i - --group --stdio >"$tmp/n.report" 2>&1
+grep -q "of events 'mygrp { cpu-clock, page-faults }'" "$tmp/n.report" ||
+	fail "perf report --group (pipe): no group named mygrp: $(grep 'of event' "$tmp/n.report")"
+echo "${#named[@]} named groups: prec's GROUP_DESC as perf's; perf report --group names mygrp from a pipe"
 
 # A dummy the user asks for keeps its place in the merged file, as in
 # perf's; prec's own tracking dummy goes last (as perf's system-wide one).

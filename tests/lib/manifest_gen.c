@@ -192,6 +192,9 @@ static void fill_events(struct prec_manifest *m, uint32_t nev, uint32_t max_ids)
 
 		for (uint32_t k = 0; k < n && i + k < m->nr_events; k++)
 			m->events[i + k].leader1 = i + 1;
+		/* and now and then its name (NAME{a,b}) */
+		if (n && rnd(2))
+			set_rnd(m, &m->events[i].group_name, 12);
 		i += n;
 	}
 }
