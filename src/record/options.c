@@ -463,14 +463,14 @@ static int ring_bytes(const char *arg, uint64_t *bytes, bool *rounded)
 	return err;
 }
 
-/* perf's -m 0 (00, 0K, 0B ...: no pages, its tags upper case): perf
- * rounds that up to a power of two too, which makes it one page, said
- * as any rounding. */
+/* perf's -m 0 (00, 0K, 0B ...: no pages, its tags upper case; an empty
+ * AUX part, -m 128, is one too): perf rounds that up to a power of two
+ * too, which makes it one page, said as any rounding. */
 static bool ring_zero(const char *arg)
 {
 	size_t n = strspn(arg, "0");
 
-	return n && (!arg[n] || (strchr("BKMG", arg[n]) && !arg[n + 1]));
+	return !arg[n] || (n && strchr("BKMG", arg[n]) && !arg[n + 1]);
 }
 
 /* The ring part of -m; errors show the whole option argument, shown. */
@@ -636,8 +636,9 @@ static int opt_mmap_aux(struct prec_record_opts *o, const char *arg)
 	bool rounded;
 	int err;
 
+	/* perf's: an empty ring part sets nothing (-m '', -m ,AUX) */
 	if (!comma)
-		return parse_ring_size(o, arg, arg);
+		return *arg ? parse_ring_size(o, arg, arg) : 0;
 	rounded = true;
 	aux = (uint64_t)sysconf(_SC_PAGESIZE);
 	err = ring_zero(comma + 1) ? 0 : ring_bytes(comma + 1, &aux, &rounded);

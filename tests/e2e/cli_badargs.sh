@@ -47,8 +47,6 @@ record -d @OUT@ --switch-output=18446744074s -- true
 record -d @OUT@ --switch-output=5x -- true
 record -d @OUT@ -m 4Q -- true
 record -d @OUT@ -m 128,3x -- true
-record -d @OUT@ -m 128, -- true
-record -d @OUT@ -m ,0 -- true
 record -d @OUT@ -m 3,4Q -- true
 record -d @OUT@ -m 17179869185G -- true
 record -d @OUT@ -m 99999999999999999999 -- true

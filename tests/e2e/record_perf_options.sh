@@ -175,9 +175,9 @@ for o in --max-size=1.5M '-m 1.5M' --switch-output=1.5M; do
 	[ $? = 2 ] && [ "$(wc -l <frac.err)" = 1 ] || fail "$o: perf refuses it, prec: $(cat frac.err)"
 done
 # -m: pages rounded up to a power of two, in perf's words (0 to one page)
-for m in 3 5,3 12K 2049K 1000 4 010 010K 8,010 0 00 0K 0B 0,0 ,0 1,0 0,4; do
-	perf record --dry-run -m $m -o m.perf -e cpu-clock -- true >/dev/null 2>m.perf.err || fail_rc m.perf.err "perf record -m $m"
-	"$PREC" record --dry-run -m $m -o m.prec -e cpu-clock -- true >/dev/null 2>m.prec.err || fail_rc m.prec.err "prec record -m $m"
+for m in 3 5,3 12K 2049K 1000 4 010 010K 8,010 0 00 0K 0B 0,0 ,0 1,0 0,4 128, , ''; do
+	perf record --dry-run -m "$m" -o m.perf -e cpu-clock -- true >/dev/null 2>m.perf.err || fail_rc m.perf.err "perf record -m '$m'"
+	"$PREC" record --dry-run -m "$m" -o m.prec -e cpu-clock -- true >/dev/null 2>m.prec.err || fail_rc m.prec.err "prec record -m '$m'"
 	grep '^rounding' m.perf.err >m.perf.said
 	sed -n 's/^prec: rounding/rounding/p' m.prec.err >m.prec.said
 	cmp -s m.perf.said m.prec.said || fail "-m $m: perf says '$(cat m.perf.said)', prec '$(cat m.prec.said)'"
