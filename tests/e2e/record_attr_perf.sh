@@ -55,7 +55,7 @@ cases=(
 	'cpu-clock|-F 99' 'cpu-clock|-c 1000' 'cpu-clock|--all-user'
 	'cpu-clock|-c 010' 'cpu-clock|-F 010' 'cpu-clock|-F 1.5' 'cpu-clock|-F 10x' 'cpu-clock|-F MAX'
 	'cpu-clock|--all-kernel' 'cpu-clock|-g' 'cpu-clock|--call-graph dwarf,4096'
-	'cpu-clock|--call-graph fp,5' 'cpu-clock|--call-graph fp,200' 'cpu-clock|--call-graph dwarf --no-data'
+	'cpu-clock|--call-graph fp,5' 'cpu-clock|--call-graph fp,200'
 	'cpu-clock|--call-graph fp,' 'cpu-clock|--call-graph fp,5x' 'cpu-clock|--call-graph fp,,5,6'
 	'cpu-clock|--call-graph fp,abc' 'cpu-clock|--call-graph dwarf,' 'cpu-clock|--call-graph dwarf,4096,1'
 	'cpu-clock|--call-graph lbr,'
