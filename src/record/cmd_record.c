@@ -425,9 +425,8 @@ static int on_signal(struct record *r)
 	return r->have_wl && prec_workload__reap(&r->wl, false) == 1;
 }
 
-/* The flight recorder's next deadline, and with --max-size a look at the
- * drained total every MAX_SIZE_POLL_MS. */
-#define MAX_SIZE_POLL_MS 20
+/* The flight recorder's next deadline (--max-size needs no look: the
+ * drainer that reaches it wakes the loop through the pool's fd). */
 static int poll_ms(const struct record *r)
 {
 	int t = prec_controls__timeout_ms(&r->fl);
@@ -446,9 +445,7 @@ static int poll_ms(const struct record *r)
 		t = st;
 	if (md >= 0 && (t < 0 || t > md))
 		t = md;
-	if (!r->o.max_size)
-		return t;
-	return t < 0 || t > MAX_SIZE_POLL_MS ? MAX_SIZE_POLL_MS : t;
+	return t;
 }
 
 /* After a poll: mark the targets that ended (a readable pidfd, or a polled
@@ -476,10 +473,7 @@ static bool max_size_reached(struct record *r)
 {
 	uint64_t got;
 
-	if (!r->o.max_size)
-		return false;
-	got = prec_session__drained(r->s);
-	if (got < r->o.max_size)
+	if (!r->o.max_size || !prec_session__max_size_reached(r->s, &got))
 		return false;
 	pr_info("record: --max-size reached (%.1f MB recorded): stopping",
 		(double)got / 1e6);

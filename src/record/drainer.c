@@ -24,6 +24,7 @@
 #include "record/options.h"
 #include "record/perfclock.h"
 #include "record/ring.h"
+#include "record/size_gate.h"
 #include "store/store.h"
 #include "util/clock.h"
 #include "util/latch.h"
@@ -49,10 +50,12 @@ struct prec_drainer {
 	uint64_t wm;          /* watermark of the last pass: holds for every
 			       * record not yet in a chunk */
 	uint64_t bytes_pub;   /* st.bytes after the last pass, for other
-			       * threads (atomic: --max-size polls it) */
+			       * threads (atomic: the status line and
+			       * --switch-output=SIZE read it) */
 	uint64_t records_pub, lost_pub; /* the same for the status line */
 	bool started;
 	bool disabled;        /* the thread disabled o.el's CPU's events */
+	bool over_size;       /* it found --max-size reached */
 	pthread_t thread;
 	int start_err;        /* creating this thread failed: -errno */
 	/* ask_done() asks to hear when the shard is flushed: the thread's
@@ -83,6 +86,28 @@ static int fail(struct prec_drainer *d, int err)
 		/* EAGAIN: the counter is full, the session is awake anyway. */
 	}
 	return __atomic_load_n(&d->err, __ATOMIC_RELAXED);
+}
+
+/* --max-size: len more ring bytes appended. The first time the total is
+ * at the limit this CPU's events are disabled, from this CPU as at the
+ * stop, and the session is told: the ring is drained as usual but nothing
+ * more comes, so the recording ends within about one ring per CPU of the
+ * limit however late the main thread gets to the stop (the start's side
+ * band, a cut's /proc read). Per chunk: one atomic add, no lock. */
+static void count_size(struct prec_drainer *d, uint64_t len)
+{
+	uint64_t one = 1;
+
+	if (!d->o.size_gate || d->over_size || !prec_size_gate__add(d->o.size_gate, len))
+		return;
+	d->over_size = true;
+	if (d->o.el && !d->disabled) {
+		prec_evlist__disable_cpu(d->o.el, d->o.el_cpu);
+		d->disabled = true;
+	}
+	if (d->notify_fd >= 0 && write(d->notify_fd, &one, sizeof(one)) < 0) {
+		/* EAGAIN: the counter is full, the session is awake anyway. */
+	}
 }
 
 int prec_drainer__new(struct prec_drainer **out,
@@ -185,6 +210,7 @@ static int drain_data(struct prec_drainer *d, uint64_t tail, uint64_t head,
 		if (t < 0)
 			return (int)t;
 		*ticket = t;
+		count_size(d, s.end - tail);
 		d->st.records += s.records;
 		d->st.bytes += s.end - tail;
 		add_times(&d->st, &s);
@@ -230,6 +256,7 @@ static int drain_aux(struct prec_drainer *d, uint64_t tail, uint64_t head,
 		if (t < 0)
 			return (int)t;
 		*ticket = t;
+		count_size(d, len);
 		d->st.bytes += len;
 		tail += len;
 		n++;

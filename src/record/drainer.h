@@ -13,6 +13,7 @@
 
 struct perf_event_mmap_page;
 struct prec_ring;
+struct prec_size_gate;
 
 struct prec_drainer;
 
@@ -42,6 +43,10 @@ struct prec_drainer_opts {
 	 * pool's fan-out start); NULL: nothing. */
 	void (*started)(void *ctx);
 	void *started_ctx;
+	/* --max-size's counter, shared by the pool's drainers; NULL: no
+	 * limit. The drainer that finds it reached disables its CPU's events
+	 * at once (with el) and writes the notify fd. */
+	struct prec_size_gate *size_gate;
 };
 
 /* -r's default: the lowest real-time priority, enough to run before every

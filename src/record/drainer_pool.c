@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "record/capture.h"
+#include "record/size_gate.h"
 #include "util/latch.h"
 
 /* What a drainer's thread runs first: start its children in the
@@ -39,6 +40,7 @@ struct prec_drainer_pool {
 	bool fanning;            /* start() fans out */
 	struct prec_drainer_cut *cut; /* each drainer's side of a cut under way */
 	struct prec_capture **caps;   /* &cut[i].capture, for the side band */
+	struct prec_size_gate gate;   /* --max-size; max 0: none */
 };
 
 int prec_drainer_pool__new(struct prec_drainer_pool **out, int n)
@@ -79,6 +81,7 @@ int prec_drainer_pool__add(struct prec_drainer_pool *p, int i,
 	p->fan[i] = (struct fan_slot){ p, i };
 	own.started = fan_out;
 	own.started_ctx = &p->fan[i];
+	own.size_gate = p->gate.max ? &p->gate : NULL;
 	err = prec_drainer__new(&p->d[i], &own);
 	if (!err)
 		prec_drainer__set_notify(p->d[i], p->efd);
@@ -232,6 +235,17 @@ int prec_drainer_pool__join(struct prec_drainer_pool *p)
 			err = e;
 	}
 	return err;
+}
+
+void prec_drainer_pool__set_limit(struct prec_drainer_pool *p, uint64_t max)
+{
+	prec_size_gate__init(&p->gate, max);
+}
+
+bool prec_drainer_pool__limit_reached(const struct prec_drainer_pool *p, uint64_t *used)
+{
+	*used = p ? prec_size_gate__used(&p->gate) : 0;
+	return p && p->gate.max && *used >= p->gate.max;
 }
 
 int prec_drainer_pool__notify_fd(const struct prec_drainer_pool *p)

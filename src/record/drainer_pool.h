@@ -25,6 +25,14 @@ int prec_drainer_pool__add(struct prec_drainer_pool *p, int i,
  * prec_drainer__start_error() of each then says which failed (the others
  * may be started: they are stopped and joined as usual). */
 int prec_drainer_pool__start(struct prec_drainer_pool *p);
+/* --max-size, before add(): the drainers count every chunk they append
+ * against max ring bytes; the one that reaches it disables its CPU's
+ * events and writes notify_fd(), each other one does the same at its next
+ * chunk. 0: no limit. */
+void prec_drainer_pool__set_limit(struct prec_drainer_pool *p, uint64_t max);
+/* Has a drainer reached the limit? *used: the bytes counted so far. Any
+ * thread. */
+bool prec_drainer_pool__limit_reached(const struct prec_drainer_pool *p, uint64_t *used);
 /* Has each started drainer with opts.el enable its CPU's events (tracking:
  * the tracking events alone), all at once; sleeps until every one has, or
  * has exited. Returns the first ioctl's -errno or 0; -ENOENT when a thread
@@ -64,8 +72,8 @@ int prec_drainer_pool__stop(struct prec_drainer_pool *p, struct prec_drainer_han
 /* Ask every drainer to stop (async-signal-safe) and wait for the threads'
  * exits. Returns the first drainer's error or 0. */
 int prec_drainer_pool__join(struct prec_drainer_pool *p);
-/* Readable (an eventfd) once a drainer hits its first error: the main loop
- * polls it to stop the recording at once. */
+/* Readable (an eventfd) once a drainer hits its first error or reaches
+ * the limit: the main loop polls it to stop the recording at once. */
 int prec_drainer_pool__notify_fd(const struct prec_drainer_pool *p);
 /* Drainer i, NULL when not made (or i out of range). */
 struct prec_drainer *prec_drainer_pool__at(const struct prec_drainer_pool *p, int i);

@@ -211,6 +211,7 @@ static int start_drainers(struct prec_session *s, const struct prec_record_opts 
 	 * flight recording, whose last snapshot wants them all disabled
 	 * first (the main thread does it then). */
 	s->drainers_disable = !prec_evlist__overwrite(el);
+	prec_drainer_pool__set_limit(s->pool, o->max_size);
 	for (int c = 0; c < s->nr_cpus; c++) {
 		struct prec_drainer_opts d = {
 			.cpu = prec_evlist__cpus(el)[c],
@@ -478,6 +479,11 @@ void prec_session__report(const struct prec_session *s, struct prec_session_repo
 uint64_t prec_session__drained(const struct prec_session *s)
 {
 	return prec_drainer_pool__bytes(s->pool);
+}
+
+bool prec_session__max_size_reached(const struct prec_session *s, uint64_t *used)
+{
+	return prec_drainer_pool__limit_reached(s->pool, used);
 }
 
 int prec_session__drain_failed(struct prec_session *s)

@@ -111,8 +111,11 @@ void prec_session__report(const struct prec_session *s, struct prec_session_repo
  * for the stop's line. Returns 1 when the recording must stop now, 0 for
  * a spurious wake. Main thread. */
 int prec_session__drain_failed(struct prec_session *s);
-/* Record bytes drained so far by every drainer (--max-size). */
+/* Record bytes drained so far by every drainer, as of their last passes. */
 uint64_t prec_session__drained(const struct prec_session *s);
+/* --max-size: has a drainer found it reached (and disabled its CPU's
+ * events)? *used: the ring bytes the drainers counted so far. */
+bool prec_session__max_size_reached(const struct prec_session *s, uint64_t *used);
 /* Remove what begin() and start() created when the recording never
  * started (drainers are stopped first); -f's old directory is put back. */
 void prec_session__discard(struct prec_session *s);

@@ -11,8 +11,8 @@
 #    with --show-switch-events: a ping-pong of P round trips on one CPU
 #    switches each side out at least P times.
 # 3. --max-size: a system-wide storm of 5M getppid calls (~650 MB) stops
-#    once 5 MiB are recorded (a poll every 20 ms lets it overshoot; under
-#    100 MiB is asserted), the command is stopped with it, and prec exits
+#    once 5 MiB are recorded (under 100 MiB asserted here; record_max_size
+#    checks the bound), the command is stopped with it, and prec exits
 #    with its status, 143, as perf does.
 # 4. --all-user / --all-kernel: cpu-clock at 10 kHz over the storm (which
 #    spends its time in both): every sample perf script shows is a user
