@@ -398,7 +398,10 @@ static int cut(void *arg)
 	if (old && strcmp(old, cur))
 		prec_file_output__epoch(&r->fo, &r->o, old);
 	free(old);
-	prec_switch_trigger__reset(&r->sw, prec_session__drained(r->s), prec_now_ns(CLOCK_MONOTONIC));
+	/* From the old epoch's end: what the drainers wrote into the new one
+	 * during the cut counts towards its SIZE. */
+	prec_switch_trigger__reset(&r->sw, prec_session__cut_bytes(r->s), prec_now_ns(CLOCK_MONOTONIC));
+	prec_session__mark_cut(r->s, prec_switch_trigger__next_bytes(&r->sw));
 	if (err)
 		r->cut_err = err;
 	return err;
@@ -432,7 +435,8 @@ static int poll_ms(const struct record *r)
 	int t = prec_controls__timeout_ms(&r->fl);
 	int st = prec_status_line__timeout_ms(r->status);
 	int sw = r->o.switch_output ?
-		 prec_switch_trigger__timeout_ms(&r->sw, prec_now_ns(CLOCK_MONOTONIC)) : -1;
+		 prec_switch_trigger__timeout_ms(&r->sw, prec_session__counted(r->s),
+						 prec_now_ns(CLOCK_MONOTONIC)) : -1;
 	int md = prec_session__disk_timeout_ms(r->s);
 
 	if (r->watch_by_poll && (t < 0 || t > WATCH_POLL_MS))
@@ -484,7 +488,7 @@ static bool max_size_reached(struct record *r)
 static int switch_due(struct record *r)
 {
 	if (!r->o.switch_output ||
-	    !prec_switch_trigger__due(&r->sw, prec_session__drained(r->s),
+	    !prec_switch_trigger__due(&r->sw, prec_session__counted(r->s),
 				      prec_now_ns(CLOCK_MONOTONIC)))
 		return 0;
 	return cut(r) != 0;
@@ -522,8 +526,11 @@ static int wait_for_stop(struct record *r)
 	for (int i = 0; i < r->nr_watches; i++)
 		pfd[3 + i] = (struct pollfd){ .fd = r->watches[i].fd, .events = POLLIN };
 	prec_switch_event__fill(r->swe, pfd + 3 + r->nr_watches);
-	prec_switch_trigger__init(&r->sw, r->o.switch_bytes, r->o.switch_ms,
-				  prec_session__drained(r->s), prec_now_ns(CLOCK_MONOTONIC));
+	/* the first epoch's SIZE from the first byte (the drainers count
+	 * from their start) */
+	prec_switch_trigger__init(&r->sw, r->o.switch_bytes, r->o.switch_ms, 0,
+				  prec_now_ns(CLOCK_MONOTONIC));
+	prec_session__mark_cut(r->s, prec_switch_trigger__next_bytes(&r->sw));
 	r->bid_ms = prec_session__read_buildids(r->s);
 	/* The workload may be gone already (SIGCHLD pending). */
 	while (!(r->have_wl && prec_workload__reap(&r->wl, false) == 1)) {

@@ -88,22 +88,32 @@ static int fail(struct prec_drainer *d, int err)
 	return __atomic_load_n(&d->err, __ATOMIC_RELAXED);
 }
 
-/* --max-size: len more ring bytes appended. The first time the total is
- * at the limit this CPU's events are disabled, from this CPU as at the
- * stop, and the session is told: the ring is drained as usual but nothing
- * more comes, so the recording ends within about one ring per CPU of the
- * limit however late the main thread gets to the stop (the start's side
- * band, a cut's /proc read). Per chunk: one atomic add, no lock. */
+/* len more ring bytes appended, counted on the pool's gate (--max-size,
+ * --switch-output=SIZE). The first time the total is at --max-size this
+ * CPU's events are disabled, from this CPU as at the stop, and the session
+ * is told: the ring is drained as usual but nothing more comes, so the
+ * recording ends within about one ring per CPU of the limit however late
+ * the main thread gets to the stop (the start's side band, a cut's /proc
+ * read). The chunk that reaches the next cut's mark tells the session too.
+ * Per chunk: one atomic add, no lock. */
 static void count_size(struct prec_drainer *d, uint64_t len)
 {
+	unsigned hit;
 	uint64_t one = 1;
 
-	if (!d->o.size_gate || d->over_size || !prec_size_gate__add(d->o.size_gate, len))
+	if (!d->o.size_gate)
 		return;
-	d->over_size = true;
-	if (d->o.el && !d->disabled) {
-		prec_evlist__disable_cpu(d->o.el, d->o.el_cpu);
-		d->disabled = true;
+	hit = prec_size_gate__add(d->o.size_gate, len);
+	if (d->over_size)
+		hit &= ~(unsigned)PREC_SIZE_GATE_STOP;
+	if (!hit)
+		return;
+	if (hit & PREC_SIZE_GATE_STOP) {
+		d->over_size = true;
+		if (d->o.el && !d->disabled) {
+			prec_evlist__disable_cpu(d->o.el, d->o.el_cpu);
+			d->disabled = true;
+		}
 	}
 	if (d->notify_fd >= 0 && write(d->notify_fd, &one, sizeof(one)) < 0) {
 		/* EAGAIN: the counter is full, the session is awake anyway. */
@@ -386,6 +396,7 @@ static void cut_own(struct prec_drainer *d)
 	d->o.writer = c->writer;
 	c->writer = old;
 	c->moved = true;
+	c->bytes = d->st.bytes;
 	c->lost = d->walk.lost;
 	c->lost_samples = d->walk.lost_samples;
 	prec_drain_walk__take_maps(&d->walk, &c->maps, &c->nr_maps);

@@ -43,9 +43,10 @@ struct prec_drainer_opts {
 	 * pool's fan-out start); NULL: nothing. */
 	void (*started)(void *ctx);
 	void *started_ctx;
-	/* --max-size's counter, shared by the pool's drainers; NULL: no
-	 * limit. The drainer that finds it reached disables its CPU's events
-	 * at once (with el) and writes the notify fd. */
+	/* The count of ring bytes shared by the pool's drainers (--max-size,
+	 * --switch-output=SIZE); NULL: none. The drainer that finds the limit
+	 * reached disables its CPU's events at once (with el) and writes the
+	 * notify fd, as does the one whose chunk reaches the cut mark. */
 	struct prec_size_gate *size_gate;
 };
 
@@ -108,6 +109,7 @@ int prec_drainer__drain(struct prec_drainer *d);
 struct prec_drainer_cut {
 	struct prec_shard_writer *writer;
 	bool moved;
+	uint64_t bytes;         /* ring bytes drained up to the move */
 	uint64_t lost, lost_samples;
 	struct prec_seen_map *maps;
 	uint32_t nr_maps;

@@ -40,7 +40,9 @@ struct prec_drainer_pool {
 	bool fanning;            /* start() fans out */
 	struct prec_drainer_cut *cut; /* each drainer's side of a cut under way */
 	struct prec_capture **caps;   /* &cut[i].capture, for the side band */
-	struct prec_size_gate gate;   /* --max-size; max 0: none */
+	struct prec_size_gate gate;   /* --max-size, --switch-output=SIZE */
+	bool counting;                /* the drainers count on the gate */
+	uint64_t cut_bytes;           /* ring bytes before the last cut's moves */
 };
 
 int prec_drainer_pool__new(struct prec_drainer_pool **out, int n)
@@ -81,7 +83,7 @@ int prec_drainer_pool__add(struct prec_drainer_pool *p, int i,
 	p->fan[i] = (struct fan_slot){ p, i };
 	own.started = fan_out;
 	own.started_ctx = &p->fan[i];
-	own.size_gate = p->gate.max ? &p->gate : NULL;
+	own.size_gate = p->counting ? &p->gate : NULL;
 	err = prec_drainer__new(&p->d[i], &own);
 	if (!err)
 		prec_drainer__set_notify(p->d[i], p->efd);
@@ -178,8 +180,12 @@ int prec_drainer_pool__cut_move(struct prec_drainer_pool *p, struct prec_drainer
 	for (int i = 0; i < p->n; i++)
 		prec_drainer__ask_cut(p->d[i], &p->cut[i], &p->latch);
 	err = prec_latch__wait(&p->latch);
+	p->cut_bytes = 0;
 	for (int i = 0; i < p->n; i++) {
 		const struct prec_drainer_cut *c = &p->cut[i];
+
+		/* one that had exited drains nothing more: all its bytes */
+		p->cut_bytes += c->moved ? c->bytes : p->d[i] ? prec_drainer__bytes(p->d[i]) : 0;
 
 		h[i] = (struct prec_drainer_handover){ .present = c->moved,
 			.st = { .lost = c->lost, .lost_samples = c->lost_samples,
@@ -237,15 +243,31 @@ int prec_drainer_pool__join(struct prec_drainer_pool *p)
 	return err;
 }
 
-void prec_drainer_pool__set_limit(struct prec_drainer_pool *p, uint64_t max)
+void prec_drainer_pool__count(struct prec_drainer_pool *p, uint64_t max)
 {
 	prec_size_gate__init(&p->gate, max);
+	p->counting = true;
 }
 
 bool prec_drainer_pool__limit_reached(const struct prec_drainer_pool *p, uint64_t *used)
 {
 	*used = p ? prec_size_gate__used(&p->gate) : 0;
-	return p && p->gate.max && *used >= p->gate.max;
+	return p && p->gate.stop_at && *used >= p->gate.stop_at;
+}
+
+uint64_t prec_drainer_pool__counted(const struct prec_drainer_pool *p)
+{
+	return p ? prec_size_gate__used(&p->gate) : 0;
+}
+
+uint64_t prec_drainer_pool__cut_bytes(const struct prec_drainer_pool *p)
+{
+	return p ? p->cut_bytes : 0;
+}
+
+bool prec_drainer_pool__mark_cut(struct prec_drainer_pool *p, uint64_t at)
+{
+	return prec_size_gate__mark_cut(&p->gate, at);
 }
 
 int prec_drainer_pool__notify_fd(const struct prec_drainer_pool *p)

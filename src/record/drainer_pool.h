@@ -25,14 +25,22 @@ int prec_drainer_pool__add(struct prec_drainer_pool *p, int i,
  * prec_drainer__start_error() of each then says which failed (the others
  * may be started: they are stopped and joined as usual). */
 int prec_drainer_pool__start(struct prec_drainer_pool *p);
-/* --max-size, before add(): the drainers count every chunk they append
- * against max ring bytes; the one that reaches it disables its CPU's
- * events and writes notify_fd(), each other one does the same at its next
- * chunk. 0: no limit. */
-void prec_drainer_pool__set_limit(struct prec_drainer_pool *p, uint64_t max);
+/* Before add(), for --max-size or --switch-output=SIZE: the drainers count
+ * every chunk they append (size_gate.h); max: --max-size in ring bytes
+ * (0: none); the one that reaches it disables its CPU's events and writes
+ * notify_fd(), each other one does the same at its next chunk. */
+void prec_drainer_pool__count(struct prec_drainer_pool *p, uint64_t max);
 /* Has a drainer reached the limit? *used: the bytes counted so far. Any
  * thread. */
 bool prec_drainer_pool__limit_reached(const struct prec_drainer_pool *p, uint64_t *used);
+/* The ring bytes counted so far (0 unless count() was called). */
+uint64_t prec_drainer_pool__counted(const struct prec_drainer_pool *p);
+/* The ring bytes drained into the epochs before the last cut_move()'s
+ * (its old epoch's end, in counted bytes), 0 before a cut. */
+uint64_t prec_drainer_pool__cut_bytes(const struct prec_drainer_pool *p);
+/* The drainer whose chunk takes the count to at (0: none) writes
+ * notify_fd(). Returns true when the count is there already. */
+bool prec_drainer_pool__mark_cut(struct prec_drainer_pool *p, uint64_t at);
 /* Has each started drainer with opts.el enable its CPU's events (tracking:
  * the tracking events alone), all at once; sleeps until every one has, or
  * has exited. Returns the first ioctl's -errno or 0; -ENOENT when a thread

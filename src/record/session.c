@@ -211,7 +211,8 @@ static int start_drainers(struct prec_session *s, const struct prec_record_opts 
 	 * flight recording, whose last snapshot wants them all disabled
 	 * first (the main thread does it then). */
 	s->drainers_disable = !prec_evlist__overwrite(el);
-	prec_drainer_pool__set_limit(s->pool, o->max_size);
+	if (o->max_size || o->switch_bytes)
+		prec_drainer_pool__count(s->pool, o->max_size);
 	for (int c = 0; c < s->nr_cpus; c++) {
 		struct prec_drainer_opts d = {
 			.cpu = prec_evlist__cpus(el)[c],
@@ -479,6 +480,21 @@ void prec_session__report(const struct prec_session *s, struct prec_session_repo
 uint64_t prec_session__drained(const struct prec_session *s)
 {
 	return prec_drainer_pool__bytes(s->pool);
+}
+
+uint64_t prec_session__counted(const struct prec_session *s)
+{
+	return prec_drainer_pool__counted(s->pool);
+}
+
+uint64_t prec_session__cut_bytes(const struct prec_session *s)
+{
+	return prec_drainer_pool__cut_bytes(s->pool);
+}
+
+void prec_session__mark_cut(struct prec_session *s, uint64_t at)
+{
+	prec_drainer_pool__mark_cut(s->pool, at);
 }
 
 bool prec_session__max_size_reached(const struct prec_session *s, uint64_t *used)

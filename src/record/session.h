@@ -113,6 +113,14 @@ void prec_session__report(const struct prec_session *s, struct prec_session_repo
 int prec_session__drain_failed(struct prec_session *s);
 /* Record bytes drained so far by every drainer, as of their last passes. */
 uint64_t prec_session__drained(const struct prec_session *s);
+/* With --max-size or --switch-output=SIZE: the ring bytes the drainers
+ * counted chunk by chunk (any thread), and those before the last cut's
+ * moves (the old epoch's end). */
+uint64_t prec_session__counted(const struct prec_session *s);
+uint64_t prec_session__cut_bytes(const struct prec_session *s);
+/* --switch-output=SIZE: the drainer whose chunk takes the count to at
+ * wakes the main loop (the pool's fd); 0: none. */
+void prec_session__mark_cut(struct prec_session *s, uint64_t at);
 /* --max-size: has a drainer found it reached (and disabled its CPU's
  * events)? *used: the ring bytes the drainers counted so far. */
 bool prec_session__max_size_reached(const struct prec_session *s, uint64_t *used);

@@ -11,12 +11,13 @@ void prec_switch_trigger__init(struct prec_switch_trigger *t, uint64_t every_byt
 	prec_switch_trigger__reset(t, drained, now_ns);
 }
 
-int prec_switch_trigger__timeout_ms(const struct prec_switch_trigger *t, uint64_t now_ns)
+int prec_switch_trigger__timeout_ms(const struct prec_switch_trigger *t, uint64_t drained,
+				    uint64_t now_ns)
 {
 	uint64_t at, ms;
 
-	if (t->every_bytes)
-		return PREC_SWITCH_SIZE_POLL_MS;
+	if (t->every_bytes && drained - t->from_bytes >= t->every_bytes)
+		return 0;
 	if (!t->every_ns)
 		return -1;
 	at = t->from_ns + t->every_ns;
@@ -24,6 +25,11 @@ int prec_switch_trigger__timeout_ms(const struct prec_switch_trigger *t, uint64_
 		return 0;
 	ms = (at - now_ns + 999999) / 1000000;
 	return ms > 60000 ? 60000 : (int)ms;
+}
+
+uint64_t prec_switch_trigger__next_bytes(const struct prec_switch_trigger *t)
+{
+	return t->every_bytes ? t->from_bytes + t->every_bytes : 0;
 }
 
 bool prec_switch_trigger__due(const struct prec_switch_trigger *t, uint64_t drained,

@@ -12,7 +12,7 @@ static void test_signal_only(void)
 	struct prec_switch_trigger t;
 
 	prec_switch_trigger__init(&t, 0, 0, 0, 5 * MS);
-	CHECK_EQ(prec_switch_trigger__timeout_ms(&t, 5 * MS), -1);
+	CHECK_EQ(prec_switch_trigger__timeout_ms(&t, 0, 5 * MS), -1);
 	CHECK(!prec_switch_trigger__due(&t, UINT64_MAX / 2, UINT64_MAX / 2));
 }
 
@@ -22,7 +22,10 @@ static void test_size(void)
 
 	/* 1000 bytes drained before the start count for nothing */
 	prec_switch_trigger__init(&t, 4096, 0, 1000, 0);
-	CHECK_EQ(prec_switch_trigger__timeout_ms(&t, 0), PREC_SWITCH_SIZE_POLL_MS);
+	/* the size wakes no poll (the drainers do), until it is due */
+	CHECK_EQ(prec_switch_trigger__timeout_ms(&t, 1000 + 4095, 0), -1);
+	CHECK_EQ(prec_switch_trigger__timeout_ms(&t, 1000 + 4096, 0), 0);
+	CHECK_EQ(prec_switch_trigger__next_bytes(&t), 1000 + 4096);
 	CHECK(!prec_switch_trigger__due(&t, 1000 + 4095, 10000 * MS));
 	CHECK(prec_switch_trigger__due(&t, 1000 + 4096, 0));
 	/* a cut by a signal meanwhile: counted anew from there */
@@ -36,17 +39,17 @@ static void test_time(void)
 	struct prec_switch_trigger t;
 
 	prec_switch_trigger__init(&t, 0, 1500, 0, 100 * MS);
-	CHECK_EQ(prec_switch_trigger__timeout_ms(&t, 100 * MS), 1500);
+	CHECK_EQ(prec_switch_trigger__timeout_ms(&t, 0, 100 * MS), 1500);
 	/* rounded up: a wake-up never comes before the cut is due */
-	CHECK_EQ(prec_switch_trigger__timeout_ms(&t, 100 * MS + 1), 1500);
+	CHECK_EQ(prec_switch_trigger__timeout_ms(&t, 0, 100 * MS + 1), 1500);
 	CHECK(!prec_switch_trigger__due(&t, UINT64_MAX / 2, 1599 * MS));
 	CHECK(prec_switch_trigger__due(&t, 0, 1600 * MS));
-	CHECK_EQ(prec_switch_trigger__timeout_ms(&t, 1700 * MS), 0);
+	CHECK_EQ(prec_switch_trigger__timeout_ms(&t, 0, 1700 * MS), 0);
 	prec_switch_trigger__reset(&t, 0, 1600 * MS);
 	CHECK(!prec_switch_trigger__due(&t, 0, 1600 * MS));
 	/* a day: poll() still wakes at least once a minute */
 	prec_switch_trigger__init(&t, 0, 86400000, 0, 0);
-	CHECK_EQ(prec_switch_trigger__timeout_ms(&t, 0), 60000);
+	CHECK_EQ(prec_switch_trigger__timeout_ms(&t, 0, 0), 60000);
 }
 
 int main(void)
