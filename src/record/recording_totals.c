@@ -18,9 +18,10 @@ int prec_recording_totals__init(struct prec_recording_totals *t, const int *cpus
 {
 	*t = (struct prec_recording_totals){ .nr_cpus = nr, .cpus = cpus };
 	t->writer_wait = calloc((size_t)nr, sizeof(*t->writer_wait));
+	t->cpu_lost = calloc((size_t)nr, sizeof(*t->cpu_lost));
 	if (epochs)
 		t->epoch_base = calloc((size_t)nr, sizeof(*t->epoch_base));
-	return t->writer_wait && (t->epoch_base || !epochs) ? 0 : -ENOMEM;
+	return t->writer_wait && t->cpu_lost && (t->epoch_base || !epochs) ? 0 : -ENOMEM;
 }
 
 /* A shard's writer totals into its manifest entry and the totals; ws is
@@ -47,13 +48,15 @@ static void epoch_lost(struct prec_recording_totals *t, int c,
 	uint64_t *b = t->epoch_base[c];
 	uint64_t lost = ds->lost, ls = ds->lost_samples;
 	uint64_t all = lost > ls + evlost ? lost : ls + evlost;
+	uint64_t grew = all > b[3] ? all - b[3] : 0;
 
 	sh->lost = lost - b[0];
 	sh->lost_samples = ls - b[1] + (evlost >= b[2] ? evlost - b[2] : 0);
 	b[0] = lost;
 	b[1] = ls;
 	b[2] = evlost;
-	t->lost += all > b[3] ? all - b[3] : 0;
+	t->lost += grew;
+	t->cpu_lost[c] += grew;
 	b[3] = all > b[3] ? all : b[3];
 }
 
@@ -101,6 +104,8 @@ static void shard_totals(struct prec_recording_totals *t, struct prec_manifest_s
 	/* A ring overflow shows both as a LOST record and in the events'
 	 * PERF_FORMAT_LOST count: the larger of the two, not the sum. */
 	t->lost += prec_manifest_shard__lost(sh);
+	if (c < t->nr_cpus)
+		t->cpu_lost[c] += prec_manifest_shard__lost(sh);
 }
 
 void prec_recording_totals__count(struct prec_recording_totals *t, struct prec_manifest *m,
@@ -153,10 +158,17 @@ const struct prec_writer_wait *prec_recording_totals__writer_wait(
 	return t->writer_wait;
 }
 
+const uint64_t *prec_recording_totals__cpu_lost(const struct prec_recording_totals *t)
+{
+	return t->cpu_lost;
+}
+
 void prec_recording_totals__exit(struct prec_recording_totals *t)
 {
 	free(t->writer_wait);
 	free(t->epoch_base);
+	free(t->cpu_lost);
+	t->cpu_lost = NULL;
 	t->writer_wait = NULL;
 	t->epoch_base = NULL;
 }

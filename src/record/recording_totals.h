@@ -30,6 +30,9 @@ struct prec_recording_totals {
 	 * LOST, LOST_SAMPLES and PERF_FORMAT_LOST totals, and the larger of
 	 * its two loss views then (what the totals counted of it) */
 	uint64_t (*epoch_base)[4];
+	/* per CPU: its losses over the whole recording (every epoch's, as
+	 * the total counts them) */
+	uint64_t *cpu_lost;
 	/* the recording counted last; after sum(), every epoch's */
 	uint64_t records, bytes, lost;
 	uint64_t prior_records, prior_bytes, prior_lost; /* the closed epochs' */
@@ -68,6 +71,9 @@ void prec_recording_totals__figures(const struct prec_recording_totals *t, uint6
 				    uint64_t *bytes, uint64_t *lost);
 const struct prec_writer_wait *prec_recording_totals__writer_wait(
 	const struct prec_recording_totals *t);
+/* Per CPU index: the records it lost over the whole recording (with
+ * --switch-output every epoch's, what the total counted of it). */
+const uint64_t *prec_recording_totals__cpu_lost(const struct prec_recording_totals *t);
 void prec_recording_totals__exit(struct prec_recording_totals *t);
 
 #endif

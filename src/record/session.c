@@ -469,6 +469,7 @@ void prec_session__report(const struct prec_session *s, struct prec_session_repo
 		.drain_failed = prec_stop_fault__failed(&s->fault),
 		.nr_cpus = s->nr_cpus, .cpus = s->cpus,
 		.writer_wait = prec_recording_totals__writer_wait(&s->tot), .pages = s->pages,
+		.cpu_lost = prec_recording_totals__cpu_lost(&s->tot),
 		.direct_io = s->direct_io,
 		.flight_cpu_shard = s->flight.cpu_shard,
 		.flight_snapshots = s->flight.snap != NULL,

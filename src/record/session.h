@@ -35,6 +35,8 @@ struct prec_session_report {
 	int nr_cpus;
 	const int *cpus;
 	const struct prec_writer_wait *writer_wait; /* per CPU */
+	/* per CPU: records lost over the whole recording (every epoch's) */
+	const uint64_t *cpu_lost;
 	size_t pages;                  /* the drained rings' data pages */
 	bool direct_io;                /* the shards are written with O_DIRECT */
 	/* the flight recorder's CPU shards' indexes in m (NULL: none), and

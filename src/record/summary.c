@@ -9,14 +9,16 @@
 #include "store/store.h"
 #include "util/log.h"
 
-/* One line per CPU that lost records. A drainer held by the disk (waiting
- * for staging room, or for --max-disk's drops made in its own thread when
- * the trimmer fell behind) could not drain: that, not the ring size, is
- * then the thing to change. */
+/* One line per CPU that lost records, over the whole recording (with
+ * --switch-output every epoch's: the lines add up to the total, where the
+ * last epoch's manifest has its own alone). A drainer held by the disk
+ * (waiting for staging room, or for --max-disk's drops made in its own
+ * thread when the trimmer fell behind) could not drain: that, not the
+ * ring size, is then the thing to change. */
 static void warn_cpu(const struct prec_session_report *r, int c)
 {
 	const struct prec_manifest_shard *sh = &r->m->shards[c];
-	uint64_t n = prec_manifest_shard__lost(sh);
+	uint64_t n = r->cpu_lost[c];
 
 	if (!n)
 		return;
@@ -74,7 +76,7 @@ void prec_summary__print(const struct prec_session_report *r)
 	/* A flight ring loses records by design (pauses), not for want of
 	 * ring room: the advice is for the drained rings. */
 	for (int c = 0; c < r->nr_cpus; c++)
-		drained_lost += prec_manifest_shard__lost(&r->m->shards[c]);
+		drained_lost += r->cpu_lost[c];
 	if (!drained_lost)
 		return;
 	/* -m sizes a flight recording's drained rings only when they hold

@@ -153,7 +153,7 @@ done
 # most of a storm while SIGUSR2 cuts it; the summary's lost count and the
 # samples kept add up to N (a drop before a cut whose LOST record came
 # after it was counted in both epochs: kept + lost went past N by a
-# quarter) ----
+# quarter), and so do the per-CPU loss lines ----
 "$PREC" record -d "$tmp/lossy" --switch-output -r 0 -m 16K \
 	-e raw_syscalls:sys_enter --filter 'id == 110' -- "$H/storm" 1000000 2>"$tmp/err" & rec=$!
 wait_manifest "$tmp/lossy/epoch.000001" 10
@@ -178,6 +178,17 @@ echo "-m 16K: $k epochs, $kept samples kept, $lost lost"
 if [ $((kept + lost)) -lt 1000000 ] || [ $((kept + lost)) -gt 1000016 ]; then
 	fail "-m 16K: $kept kept + $lost lost = $((kept + lost)), want 1000000 (+ up to 16 task records)"
 fi
+# The per-CPU loss lines cover the whole recording, as the total does (they
+# had the last epoch's alone): they add up to it, and more than one epoch lost.
+cpus_lost=$(sed -n 's/.*cpu[0-9]*: \([0-9]*\) records LOST: .*/\1/p' "$tmp/err" | awk '{ s += $1 } END { print s + 0 }')
+[ "$cpus_lost" = "$lost" ] ||
+	fail "-m 16K: the per-CPU loss lines add up to $cpus_lost, the total says $lost: $(grep LOST "$tmp/err")"
+lossy=0
+for e in "$tmp"/lossy/epoch.*; do
+	"$H/mfdump" "$e" | awk '/^shard/ && ($7 != "lost=0" || $8 != "lost_samples=0") { bad = 1 } END { exit !bad }' &&
+		lossy=$((lossy + 1))
+done
+[ "$lossy" -ge 2 ] || fail "-m 16K: $lossy epochs with losses, want at least 2 to check the per-CPU lines"
 
 # ---- a cut that cannot make its epoch (a file in the way): one line, the
 # recording stops with exit 1, the epoch before is whole ----
