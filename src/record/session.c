@@ -638,6 +638,13 @@ int prec_session__cut(struct prec_session *s, struct prec_evlist *el)
 	}
 	e = prec_epoch_maker__sideband(s->maker, next, prec_drainer_pool__captures(s->pool));
 	err = err ? err : e;
+	/* Past the moves the new epoch holds records already: removing it
+	 * would lose them. It stays the recording's, closed at the stop as
+	 * any (its final manifest where the disk has room, else its start
+	 * manifest, read as after a kill -9). */
+	if (err)
+		pr_err("%s: the cut did not finish; the epoch is kept, as the drainers write into it already (removing it would lose their records), and closed as the recording stops",
+		       prec_recording__dir(next));
 	/* The old epoch, whose writers are all this thread's now, closed;
 	 * the next one is the session's from here on. */
 	e = close_epoch(s, el, 0);
