@@ -88,6 +88,17 @@ static int fail(struct prec_drainer *d, int err)
 	return __atomic_load_n(&d->err, __ATOMIC_RELAXED);
 }
 
+/* --max-size reached: this CPU's events disabled, from this CPU as at
+ * the stop; what its ring holds is drained as usual. */
+static void over_size(struct prec_drainer *d)
+{
+	d->over_size = true;
+	if (d->o.el && !d->disabled) {
+		prec_evlist__disable_cpu(d->o.el, d->o.el_cpu);
+		d->disabled = true;
+	}
+}
+
 /* len more ring bytes appended, counted on the pool's gate (--max-size,
  * --switch-output=SIZE). The first time the total is at --max-size this
  * CPU's events are disabled, from this CPU as at the stop, and the session
@@ -109,11 +120,9 @@ static void count_size(struct prec_drainer *d, uint64_t len)
 	if (!hit)
 		return;
 	if (hit & PREC_SIZE_GATE_STOP) {
-		d->over_size = true;
-		if (d->o.el && !d->disabled) {
-			prec_evlist__disable_cpu(d->o.el, d->o.el_cpu);
-			d->disabled = true;
-		}
+		over_size(d);
+		if (d->o.limit_reached)
+			d->o.limit_reached(d->o.limit_ctx);
 	}
 	if (d->notify_fd >= 0 && write(d->notify_fd, &one, sizeof(one)) < 0) {
 		/* EAGAIN: the counter is full, the session is awake anyway. */
@@ -493,6 +502,10 @@ static void drain_loop(struct prec_drainer *d)
 			}
 		}
 		enable_own(d);
+		/* Woken by the drainer that reached --max-size (or its own
+		 * ring's wake-up after it): disabled before this pass. */
+		if (d->o.size_gate && !d->over_size && prec_size_gate__stopped(d->o.size_gate))
+			over_size(d);
 		/* Asked before this pass's data_head: the records published
 		 * before the ask go to the old shard (prec_session__cut). */
 		cutting = cut_asked(d);
@@ -607,6 +620,17 @@ int prec_drainer__start(struct prec_drainer *d)
 int prec_drainer__start_error(const struct prec_drainer *d)
 {
 	return d->start_err;
+}
+
+void prec_drainer__wake(struct prec_drainer *d)
+{
+	uint64_t one = 1;
+	int saved = errno;
+
+	if (write(d->efd, &one, sizeof(one)) < 0) {
+		/* EAGAIN: the counter is already non-zero, the wake is pending. */
+	}
+	errno = saved;
 }
 
 void prec_drainer__stop(struct prec_drainer *d)

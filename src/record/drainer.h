@@ -48,6 +48,12 @@ struct prec_drainer_opts {
 	 * reached disables its CPU's events at once (with el) and writes the
 	 * notify fd, as does the one whose chunk reaches the cut mark. */
 	struct prec_size_gate *size_gate;
+	/* Called by the drainer that finds --max-size reached first, from
+	 * its thread: the pool wakes every drainer (prec_drainer__wake()) so
+	 * that each disables its CPU's events at once, not at its next
+	 * chunk. NULL: none. */
+	void (*limit_reached)(void *ctx);
+	void *limit_ctx;
 };
 
 /* -r's default: the lowest real-time priority, enough to run before every
@@ -136,6 +142,9 @@ void prec_drainer__ask_cut(struct prec_drainer *d, struct prec_drainer_cut *cut,
 			   struct prec_latch *l);
 void prec_drainer__ask_done(struct prec_drainer *d, struct prec_latch *l);
 void prec_drainer__free_maps(struct prec_seen_map *maps, uint32_t nr);
+/* Wake the thread (async-signal-safe, any thread): it looks at the size
+ * gate before its next pass. */
+void prec_drainer__wake(struct prec_drainer *d);
 /* Ask the thread to drain to empty and exit (async-signal-safe), then wait
  * for it. Returns the thread's first error or 0. */
 void prec_drainer__stop(struct prec_drainer *d);

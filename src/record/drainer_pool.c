@@ -72,6 +72,18 @@ int prec_drainer_pool__new(struct prec_drainer_pool **out, int n)
 
 static void fan_out(void *ctx);
 
+/* A drainer found --max-size reached: every one woken, to disable its
+ * CPU's events before its next pass (the pool's drainers all exist by
+ * then: they were added before any started). */
+static void wake_all(void *ctx)
+{
+	struct prec_drainer_pool *p = ctx;
+
+	for (int i = 0; i < p->n; i++)
+		if (p->d[i])
+			prec_drainer__wake(p->d[i]);
+}
+
 int prec_drainer_pool__add(struct prec_drainer_pool *p, int i,
 			   const struct prec_drainer_opts *o)
 {
@@ -84,6 +96,10 @@ int prec_drainer_pool__add(struct prec_drainer_pool *p, int i,
 	own.started = fan_out;
 	own.started_ctx = &p->fan[i];
 	own.size_gate = p->counting ? &p->gate : NULL;
+	if (p->gate.stop_at) {
+		own.limit_reached = wake_all;
+		own.limit_ctx = p;
+	}
 	err = prec_drainer__new(&p->d[i], &own);
 	if (!err)
 		prec_drainer__set_notify(p->d[i], p->efd);

@@ -1,7 +1,5 @@
 // SPDX-License-Identifier: MIT
 // The drainers' shared count of ring bytes and its two marks (size_gate.h).
-#include <stdbool.h>
-
 #include "record/size_gate.h"
 
 void prec_size_gate__init(struct prec_size_gate *g, uint64_t stop_at)
@@ -23,6 +21,11 @@ unsigned prec_size_gate__add(struct prec_size_gate *g, uint64_t len)
 	if (cut && after >= cut && after - len < cut)
 		hit |= PREC_SIZE_GATE_CUT;
 	return hit;
+}
+
+bool prec_size_gate__stopped(const struct prec_size_gate *g)
+{
+	return g->stop_at && __atomic_load_n(&g->used, __ATOMIC_RELAXED) >= g->stop_at;
 }
 
 uint64_t prec_size_gate__used(const struct prec_size_gate *g)

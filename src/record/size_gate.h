@@ -8,6 +8,7 @@
 #ifndef PREC_RECORD_SIZE_GATE_H
 #define PREC_RECORD_SIZE_GATE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct prec_size_gate {
@@ -28,6 +29,8 @@ void prec_size_gate__init(struct prec_size_gate *g, uint64_t stop_at);
  * (CUT for the one add that crosses the mark, STOP for every add from the
  * limit on). One atomic add and a load, no lock: any drainer, per chunk. */
 unsigned prec_size_gate__add(struct prec_size_gate *g, uint64_t len);
+/* Is the total at or past stop_at (0: never)? Any thread. */
+bool prec_size_gate__stopped(const struct prec_size_gate *g);
 /* Ring bytes appended so far. Any thread. */
 uint64_t prec_size_gate__used(const struct prec_size_gate *g);
 /* Move the cut mark (0: none). Returns true when the total is at it
