@@ -50,8 +50,7 @@ struct prec_drainer {
 	uint64_t wm;          /* watermark of the last pass: holds for every
 			       * record not yet in a chunk */
 	uint64_t bytes_pub;   /* st.bytes after the last pass, for other
-			       * threads (atomic: the status line and
-			       * --switch-output=SIZE read it) */
+			       * threads (atomic: the status line reads it) */
 	uint64_t records_pub, lost_pub; /* the same for the status line */
 	bool started;
 	bool disabled;        /* the thread disabled o.el's CPU's events */
@@ -379,11 +378,13 @@ static int append_marker(struct prec_drainer *d)
 	return 0;
 }
 
-/* ask_enable(): this CPU's events, from this CPU. */
+/* ask_enable(): this CPU's events, from this CPU; none once --max-size
+ * is reached (the tracking events' records alone can reach a small one
+ * before the sampling events are enabled). */
 static void enable_own(struct prec_drainer *d)
 {
 	if (prec_request__asked(&d->enable_req))
-		prec_request__answer(&d->enable_req,
+		prec_request__answer(&d->enable_req, d->over_size ? 0 :
 				     prec_evlist__enable_cpu(d->o.el, d->o.el_cpu, d->en_tracking));
 }
 
@@ -501,11 +502,12 @@ static void drain_loop(struct prec_drainer *d)
 				/* EAGAIN: already empty. */
 			}
 		}
-		enable_own(d);
 		/* Woken by the drainer that reached --max-size (or its own
-		 * ring's wake-up after it): disabled before this pass. */
+		 * ring's wake-up after it): disabled before this pass, and
+		 * not enabled again by an enable asked meanwhile. */
 		if (d->o.size_gate && !d->over_size && prec_size_gate__stopped(d->o.size_gate))
 			over_size(d);
+		enable_own(d);
 		/* Asked before this pass's data_head: the records published
 		 * before the ask go to the old shard (prec_session__cut). */
 		cutting = cut_asked(d);
