@@ -20,6 +20,7 @@
 // only once read, is the one entry held in memory. The output is
 // merge_output.c's: a temporary renamed into place once whole.
 #include "read/archive_fetch.h"
+#include "read/crash_window.h"
 #include "read/dso_hits.h"
 #include "read/internal.h"
 #include "read/owner.h"
@@ -606,7 +607,8 @@ int prec_cmd_archive(int argc, char **argv)
 	a.dir = args.dir;
 	a.now = (int64_t)time(NULL);
 	a.max_size = args.max_size;
-	if (read_manifest(args.dir, &a.dirfd, &m, args.force) < 0 || owner_of(&a, &owner) < 0)
+	if (read_manifest(args.dir, &a.dirfd, &m, args.force) < 0 || owner_of(&a, &owner) < 0 ||
+	    prec_crash_window__take(a.dirfd, m, "archive", args.dir) < 0)
 		goto out;
 	err = prec_merge_output__open_as(&out, "archive", "a tar", args.out, args.force);
 	if (err) {

@@ -376,9 +376,7 @@ int prec_cmd_dump(int argc, char **argv)
 	}
 	/* a --max-disk recording that died: its window and carry, as the
 	 * merge finds them */
-	r = prec_crash_window__fill(dirfd, m);
-	if (r < 0) {
-		pr_err("dump %s: %s", d.dir, strerror(-r));
+	if (prec_crash_window__take(dirfd, m, "dump", d.dir) < 0) {
 		r = 1;
 		goto out_delete;
 	}

@@ -516,7 +516,7 @@ int prec_cmd_merge(int argc, char **argv)
 		goto out;
 	if (a.follow && prec_follow__check(a.dir, dirfd, &m, &live) < 0)
 		goto out;
-	if (!live && prec_crash_window__fill(dirfd, m) < 0)
+	if (!live && prec_crash_window__take(dirfd, m, "merge", a.dir) < 0)
 		goto out;
 	if (check_cpus(&a, m) < 0 || prec_merge_output__check_target(a.out, a.dir, dirfd, m) < 0) {
 		rc = 2;

@@ -3,26 +3,36 @@
 // manifest lists neither, its directory has both (the trimmed shard
 // headers, their first kept chunks, carry.shard).
 #include "read/crash_window.h"
+#include "read/merge.h"
+#include "util/log.h"
 
+#include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
 #include <sys/stat.h>
 
-/* The first record time of shard name's first chunk that has one (0 if
- * none can be read); *trimmed set when its header says chunks went. */
-static uint64_t first_kept(int dirfd, const char *name, bool *trimmed)
+#define NS(t) (unsigned long long)((t) / 1000000000ull), (unsigned long long)((t) % 1000000000ull)
+
+/* The first record time of shard name's first chunk that has one, in
+ * *t (0: no chunk has one); *trimmed set when its header says chunks
+ * went. Returns 0, or -errno when the shard cannot be read to there. */
+static int first_kept(int dirfd, const char *name, uint64_t *t, bool *trimmed)
 {
 	struct prec_shard_reader *r;
 	struct prec_chunk c;
-	uint64_t t = 0;
+	int n = 0;
 
-	if (prec_shard_reader__open(&r, dirfd, name))
-		return 0;
+	*t = 0;
+	n = prec_shard_reader__open(&r, dirfd, name);
+	if (n < 0)
+		return n;
 	if (prec_shard_reader__header(r)->flags & PREC_SHARD_TRIMMED)
 		*trimmed = true;
-	while (!t && prec_shard_reader__next(r, &c) > 0)
-		t = c.hdr.first_time;
+	while (!*t && (n = prec_shard_reader__next(r, &c)) > 0)
+		*t = c.hdr.first_time;
 	prec_shard_reader__close(r);
-	return t;
+	return n < 0 ? n : 0;
 }
 
 int prec_crash_window__fill(int dirfd, struct prec_manifest *m)
@@ -41,7 +51,7 @@ int prec_crash_window__fill(int dirfd, struct prec_manifest *m)
 		if (s->cpu == PREC_CARRY_CPU)
 			have_carry = true;
 		else if (s->cpu >= 0 && !s->first_time)
-			s->first_time = first_kept(dirfd, s->name, &trimmed);
+			first_kept(dirfd, s->name, &s->first_time, &trimmed);
 	}
 	/* how many went died with the recorder: one at least */
 	if (trimmed && !m->max_disk.segments)
@@ -51,4 +61,48 @@ int prec_crash_window__fill(int dirfd, struct prec_manifest *m)
 	    !S_ISREG(st.st_mode))
 		return 0;
 	return prec_manifest__add_shard(m, &carry);
+}
+
+int prec_crash_window__check(int dirfd, const struct prec_manifest *m, char *why,
+			     size_t len)
+{
+	bool trimmed = false;
+
+	if (!prec_merge__window(m))
+		return 0;
+	for (uint32_t i = 0; i < m->nr_shards; i++) {
+		const struct prec_manifest_shard *s = &m->shards[i];
+		uint64_t t;
+
+		if (s->cpu < 0 || !s->first_time || first_kept(dirfd, s->name, &t, &trimmed) < 0)
+			continue;
+		if (t && t >= s->first_time)
+			continue;
+		if (t)
+			snprintf(why, len, "shard %s: first_time %llu.%09llu s is after its first "
+				 "record (%llu.%09llu s): the --max-disk window would drop it",
+				 s->name, NS(s->first_time), NS(t));
+		else
+			snprintf(why, len, "shard %s: first_time %llu.%09llu s, but no record of "
+				 "it has a time: the --max-disk window would drop the others' before it",
+				 s->name, NS(s->first_time));
+		return -EBADMSG;
+	}
+	return 0;
+}
+
+int prec_crash_window__take(int dirfd, struct prec_manifest *m, const char *cmd,
+			    const char *dir)
+{
+	char why[256];
+	int r = prec_crash_window__fill(dirfd, m);
+
+	if (r < 0) {
+		pr_err("%s %s: %s", cmd, dir, strerror(-r));
+		return r;
+	}
+	r = prec_crash_window__check(dirfd, m, why, sizeof(why));
+	if (r < 0)
+		pr_err("%s %s: %s: %s", cmd, dir, PREC_MANIFEST_NAME, why);
+	return r;
 }

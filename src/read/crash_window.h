@@ -17,4 +17,25 @@
  * why). */
 int prec_crash_window__fill(int dirfd, struct prec_manifest *m);
 
+/* m, any recording whose merge starts at a --max-disk window
+ * (prec_merge__window() not 0; after prec_crash_window__fill() for one
+ * that did not finish): does every CPU shard's first_time agree with the
+ * shard? A shard's first_time is the earliest time of its kept chunks,
+ * so its first chunk with a time cannot be earlier, and a shard with no
+ * timed chunk has none: a manifest that says otherwise would start the
+ * window after records the shard holds, and the merge would drop them
+ * without a word. Reads the first chunks of the CPU shards; a shard that
+ * cannot be read to its first timed chunk is left to the merge (which
+ * says why). Returns 0, or -EBADMSG with why (len bytes) naming the
+ * shard, its first_time and its first record's time. */
+int prec_crash_window__check(int dirfd, const struct prec_manifest *m, char *why,
+			     size_t len);
+
+/* The window and carry a reader (cmd: "merge", "dump", "archive") takes
+ * from the recording in dir, not being written: prec_crash_window__fill()
+ * then prec_crash_window__check(). Returns 0, or -errno after one line,
+ * "CMD DIR: manifest: WHY". */
+int prec_crash_window__take(int dirfd, struct prec_manifest *m, const char *cmd,
+			    const char *dir);
+
 #endif
