@@ -570,6 +570,39 @@ static int read_manifest(const char *dir, int *dirfd, struct prec_manifest **m, 
 	return err;
 }
 
+/* A recording not finished: refused while its recorder writes it (its
+ * build-id table, the archive's list of files, is written when it stops:
+ * a tar now would lack every file), else read as merge reads one that
+ * died (its window and carry found in the directory). The manifest is
+ * read again when the recorder ended between the first read and the look
+ * at its lock. Returns 0 or -errno after one line. */
+static int not_live(const char *dir, int dirfd, struct prec_manifest **m)
+{
+	struct prec_manifest *again = NULL;
+	const char *why = NULL;
+	int held, err;
+
+	if ((*m)->state == PREC_STATE_COMPLETE)
+		return 0;
+	held = prec_writer_lock__held(dirfd);
+	if (held == 1) {
+		pr_err("archive %s: still being recorded: the files to archive are known "
+		       "when the recording stops (prec archive it then)", dir);
+		return -EBUSY;
+	}
+	err = prec_manifest__read(&again, dirfd, &why);
+	if (err < 0) {
+		pr_err("archive %s: cannot read manifest: %s", dir, why ? why : strerror(-err));
+		return err;
+	}
+	prec_manifest__delete(*m);
+	*m = again;
+	if ((*m)->state == PREC_STATE_RECORDING)
+		pr_warn("%s: recording did not finish (manifest says recording): archiving the files "
+			"of what is readable", dir);
+	return 0;
+}
+
 /* Who the recording is: its manifest's owner, or its directory's when
  * root owns the manifest. When root archives another user's recording,
  * every file is read as that user (a.for_owner). Returns 0 or -errno. */
@@ -608,6 +641,7 @@ int prec_cmd_archive(int argc, char **argv)
 	a.now = (int64_t)time(NULL);
 	a.max_size = args.max_size;
 	if (read_manifest(args.dir, &a.dirfd, &m, args.force) < 0 || owner_of(&a, &owner) < 0 ||
+	    not_live(args.dir, a.dirfd, &m) < 0 ||
 	    prec_crash_window__take(a.dirfd, m, "archive", args.dir) < 0)
 		goto out;
 	err = prec_merge_output__open_as(&out, "archive", "a tar", args.out, args.force);
