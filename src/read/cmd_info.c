@@ -23,6 +23,7 @@
 #include "util/cli.h"
 #include "util/escape.h"
 #include "util/log.h"
+#include "util/sat.h"
 
 struct info {
 	const char *dir;
@@ -203,11 +204,11 @@ static void print_shards(const struct prec_manifest *m)
 		       (unsigned long long)s->raw_bytes,
 		       ratio(r, sizeof(r), s->raw_bytes, s->bytes),
 		       (unsigned long long)s->lost, first, last);
-		chunks += s->chunks;
-		records += s->records;
-		bytes += s->bytes;
-		raw += s->raw_bytes;
-		lost += s->lost;
+		chunks = prec_add_sat(chunks, s->chunks);
+		records = prec_add_sat(records, s->records);
+		bytes = prec_add_sat(bytes, s->bytes);
+		raw = prec_add_sat(raw, s->raw_bytes);
+		lost = prec_add_sat(lost, s->lost);
 	}
 	printf("  %-*s %4s %8llu %10llu %12llu %12llu %7s %8llu\n", w, "total", "",
 	       (unsigned long long)chunks, (unsigned long long)records,
@@ -399,7 +400,7 @@ static void check_data(struct info *in, const char *name, const struct prec_chun
 		if (time > hi)
 			hi = time;
 		if (type == PERF_RECORD_LOST && size >= 24)
-			t->lost += prec_ld64(p + pos + 16);
+			t->lost = prec_add_sat(t->lost, prec_ld64(p + pos + 16));
 		pos += size;
 		n++;
 	}

@@ -7,6 +7,7 @@
 
 #include "read/live_scan.h"
 #include "util/bytes.h"
+#include "util/sat.h"
 
 #define RECORD_LOST 2u /* PERF_RECORD_LOST: u64 id, u64 lost, sample_id */
 
@@ -26,7 +27,7 @@ static void walk_lost(const struct prec_chunk *ch, const struct prec_time_layout
 		if (size < 8 || size > ch->len - pos)
 			return;
 		if (type == RECORD_LOST && size >= 24) {
-			lc->lost += prec_ld64(p + pos + 16);
+			lc->lost = prec_add_sat(lc->lost, prec_ld64(p + pos + 16));
 			if (!lc->lost_time && tl)
 				lc->lost_time = prec_time_layout__time(tl, p + pos, size);
 			if (!lc->lost_time)
@@ -75,7 +76,7 @@ int prec_live_scan__shard(int dirfd, const char *name, const struct prec_time_la
 		if (ch.hdr.type != PREC_CHUNK_DATA)
 			continue;
 		walk_lost(&ch, tl, &lc);
-		t->lost += lc.lost;
+		t->lost = prec_add_sat(t->lost, lc.lost);
 		if (fn)
 			fn(arg, &lc);
 	}

@@ -13,6 +13,7 @@
 #include "read/timeline.h"
 #include "util/escape.h"
 #include "util/log.h"
+#include "util/sat.h"
 
 /* Fine bins per row; drawn columns are groups of them, so at least half
  * of them (the span only doubles) cover the data at any width. */
@@ -47,7 +48,7 @@ static void widen(struct timeline *tl)
 
 		for (uint32_t i = 0; i < BINS / 2; i++) {
 			w->bytes[i] = w->bytes[2 * i] + w->bytes[2 * i + 1];
-			w->lost[i] = w->lost[2 * i] + w->lost[2 * i + 1];
+			w->lost[i] = prec_add_sat(w->lost[2 * i], w->lost[2 * i + 1]);
 		}
 		memset(w->bytes + BINS / 2, 0, sizeof(w->bytes) / 2);
 		memset(w->lost + BINS / 2, 0, sizeof(w->lost) / 2);
@@ -72,7 +73,7 @@ static void on_chunk(void *arg, const struct prec_live_chunk *c)
 	uint32_t a, b;
 
 	w->total_raw += c->raw_len;
-	w->total_lost += c->lost;
+	w->total_lost = prec_add_sat(w->total_lost, c->lost);
 	if (!c->first_time)
 		return;
 	if (!tl->have_t0) {
@@ -85,8 +86,11 @@ static void on_chunk(void *arg, const struct prec_live_chunk *c)
 	a = bin_of(tl, c->first_time);
 	for (uint32_t i = a; i <= b; i++)
 		w->bytes[i] += (double)c->raw_len / (double)(b - a + 1);
-	if (c->lost)
-		w->lost[bin_of(tl, c->lost_time ? c->lost_time : c->first_time)] += c->lost;
+	if (c->lost) {
+		uint64_t *at = &w->lost[bin_of(tl, c->lost_time ? c->lost_time : c->first_time)];
+
+		*at = prec_add_sat(*at, c->lost);
+	}
 }
 
 static int term_width(FILE *f)
@@ -182,7 +186,7 @@ static void draw_row(FILE *f, const struct row *w, int lw,
 
 		col_bins(used, cols, c, &lo, &hi);
 		for (uint32_t i = lo; i < hi; i++)
-			n += w->lost[i];
+			n = prec_add_sat(n, w->lost[i]);
 		fputc(n ? '!' : ' ', f);
 	}
 	fprintf(f, "| %7llu\n", (unsigned long long)w->total_lost);

@@ -6,7 +6,8 @@
 # as info --check already called them problems; before, merge and dump
 # took them (a merge took 2^64-1 chunks for a shard cut short, and the
 # times for its window and SAMPLE_TIME). The loss counts are the kernel's,
-# with no bound from the format: 2^64-1 records lost is read.
+# with no bound from the format: 2^64-1 records lost is read, and info's
+# total of them stops there rather than wrap.
 set -u
 # shellcheck source=tests/lib/e2e.sh
 . "$(dirname "$0")/../lib/e2e.sh"
@@ -54,8 +55,13 @@ refused records "records more than its raw bytes can hold" shard.1.records=$max
 refused times "first time after the last" shard.0.first=$max
 
 cp -a rec lost || fail "copy"
-python3 "$PREC_TOP/tests/lib/mfedit.py" lost/manifest shard.0.lost=$max shard.0.lost_samples=$max ||
-	fail "edit lost"
+python3 "$PREC_TOP/tests/lib/mfedit.py" lost/manifest shard.0.lost=$max shard.0.lost_samples=$max \
+	shard.1.lost=2 || fail "edit lost"
 "$PREC" merge lost -o lost.data 2>lost.err || fail_rc lost.err "merge, 2^64-1 lost"
 "$PREC" dump lost >/dev/null 2>lost.err || fail_rc lost.err "dump, 2^64-1 lost"
+# info's total row: 2^64-1 + 2 lost stops at 2^64-1 (it wrapped to 1)
+"$PREC" info lost >lost.info 2>lost.err || fail_rc lost.err "info, 2^64-1 lost"
+total=$(awk '$1 == "total" { print $NF }' lost.info)
+[ "$total" = 18446744073709551615 ] || fail "info: total lost $total, want 2^64-1: $(grep -A9 '^shards' lost.info)"
+echo "2^64-1 + 2 lost: info's total says $total"
 echo "PASS"
