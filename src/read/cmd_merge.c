@@ -3,6 +3,7 @@
 // order and write one perf.data (file format when the output can seek,
 // pipe format otherwise) that perf report/script read as their own.
 #include "read/crash_window.h"
+#include "read/kcore_dir.h"
 #include "read/filter_args.h"
 #include "read/follow.h"
 #include "read/internal.h"
@@ -429,6 +430,20 @@ static void pipe_times(const struct merge_args *a, const struct prec_manifest *m
 		copy->stop_time = a->time_end;
 }
 
+/* A --kcore recording's kcore_dir/kcore, as long as its manifest says?
+ * Returns 0 or -EBADMSG after one line. */
+static int kcore_size(const struct merge_args *a, int dirfd, const struct prec_manifest *m)
+{
+	uint64_t got = 0;
+
+	if (prec_kcore_dir__check(dirfd, m->kcore.bytes, &got) != -EBADMSG)
+		return 0;
+	pr_err("merge %s: %s/kcore: %llu bytes, the manifest says %llu", a->dir,
+	       PREC_MANIFEST_KCORE_DIR, (unsigned long long)got,
+	       (unsigned long long)m->kcore.bytes);
+	return -EBADMSG;
+}
+
 /* live: --follow on a recording still being written. */
 static int merge_to(const struct merge_args *a, int dirfd,
 		    const struct prec_manifest *m, int fd,
@@ -522,10 +537,17 @@ int prec_cmd_merge(int argc, char **argv)
 		rc = 2;
 		goto out;
 	}
-	err = m->kcore.segments ? prec_merge_output__open_layout(&out, a.out, a.force, dirfd) :
+	err = m->kcore.segments ? prec_merge_output__open_layout(&out, a.out, a.force, dirfd,
+								 m->kcore.bytes) :
 	      prec_merge_output__open(&out, a.out, a.force);
 	if (err) {
 		rc = err == -EINVAL ? 2 : 1;
+		goto out;
+	}
+	/* what perf would read as the kernel's code: told before the merge
+	 * (the copy at the end checks it again) */
+	if (out.layout_from >= 0 && kcore_size(&a, dirfd, m) < 0) {
+		prec_merge_output__finish(&out, false);
 		goto out;
 	}
 	/* perf's layout is a directory, which a stream cannot be (perf

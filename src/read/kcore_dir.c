@@ -5,7 +5,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -15,53 +17,77 @@
 
 static const char *const names[] = { "kallsyms", "modules", "kcore" };
 
-/* copy_file_range where the file systems allow it, else read and write. */
-static int copy_fd(int in, int out)
+/* copy_file_range where the file systems allow it, else read and write;
+ * the bytes copied in *n. */
+static int copy_fd(int in, int out, uint64_t *n)
 {
 	char *buf = NULL;
-	ssize_t n;
+	ssize_t r;
 	int err = 0;
 
-	while ((n = copy_file_range(in, NULL, out, NULL, CHUNK, 0)) > 0)
-		;
-	if (n == 0)
+	*n = 0;
+	while ((r = copy_file_range(in, NULL, out, NULL, CHUNK, 0)) > 0)
+		*n += (uint64_t)r;
+	if (r == 0)
 		return 0;
 	if (errno != EXDEV && errno != ENOSYS && errno != EINVAL && errno != EOPNOTSUPP)
 		return -errno;
 	buf = malloc(CHUNK);
 	if (!buf)
 		return -ENOMEM;
-	while (!err && (n = read(in, buf, CHUNK)) != 0) {
-		if (n < 0)
+	while (!err && (r = read(in, buf, CHUNK)) != 0) {
+		if (r < 0) {
 			err = errno == EINTR ? 0 : -errno;
-		else
-			err = prec_file__write_all(out, buf, (size_t)n);
+			continue;
+		}
+		err = prec_file__write_all(out, buf, (size_t)r);
+		*n += (uint64_t)r;
 	}
 	free(buf);
 	return err;
 }
 
-static int copy_one(int kfrom, int kto, const char *name)
+/* want: the size name must have (UINT64_MAX: any), when opened and once
+ * copied; else -EBADMSG with the size in *got. */
+static int copy_one(int kfrom, int kto, const char *name, uint64_t want, uint64_t *got)
 {
 	const char *why = NULL;
 	int in = prec_file__open_regular(kfrom, name, &why), out, err;
+	struct stat st;
+	uint64_t n = 0;
 
 	if (in < 0)
 		return in;
+	if (fstat(in, &st) < 0) {
+		err = -errno;
+		close(in);
+		return err;
+	}
+	if (want != UINT64_MAX && (uint64_t)st.st_size != want) {
+		*got = (uint64_t)st.st_size;
+		close(in);
+		return -EBADMSG;
+	}
 	out = openat(kto, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0400);
 	if (out < 0) {
 		err = -errno;
 		close(in);
 		return err;
 	}
-	err = copy_fd(in, out);
+	err = copy_fd(in, out, &n);
 	if (close(out) && !err)
 		err = -errno;
 	close(in);
+	/* it changed while copied */
+	if (!err && want != UINT64_MAX && n != want) {
+		*got = n;
+		err = -EBADMSG;
+	}
 	return err;
 }
 
-int prec_kcore_dir__copy(int from, int to, const char **what)
+int prec_kcore_dir__copy(int from, int to, uint64_t kcore_bytes, const char **what,
+			 uint64_t *got)
 {
 	int kfrom, kto, err = 0;
 
@@ -77,9 +103,28 @@ int prec_kcore_dir__copy(int from, int to, const char **what)
 	}
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]) && !err; i++) {
 		*what = names[i];
-		err = copy_one(kfrom, kto, names[i]);
+		err = copy_one(kfrom, kto, names[i],
+			       !strcmp(names[i], "kcore") ? kcore_bytes : UINT64_MAX, got);
 	}
 	close(kto);
+	close(kfrom);
+	return err;
+}
+
+int prec_kcore_dir__check(int from, uint64_t kcore_bytes, uint64_t *got)
+{
+	int kfrom = openat(from, PREC_KCORE_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	struct stat st;
+	int err = 0;
+
+	if (kfrom < 0)
+		return -errno;
+	if (fstatat(kfrom, "kcore", &st, AT_SYMLINK_NOFOLLOW) < 0)
+		err = -errno;
+	else if (S_ISREG(st.st_mode) && (uint64_t)st.st_size != kcore_bytes) {
+		*got = (uint64_t)st.st_size;
+		err = -EBADMSG;
+	}
 	close(kfrom);
 	return err;
 }

@@ -526,15 +526,17 @@ static int put_in_place(const struct prec_merge_output *o)
 }
 
 int prec_merge_output__open_layout(struct prec_merge_output *o, const char *name,
-				   bool force, int recfd)
+				   bool force, int recfd, uint64_t kcore_bytes)
 {
 	int err;
 
 	dir_layout = true;
 	err = prec_merge_output__open(o, name, force);
 	dir_layout = false;
-	if (!err && o->tmp)
+	if (!err && o->tmp) {
 		o->layout_from = recfd;
+		o->kcore_bytes = kcore_bytes;
+	}
 	return err;
 }
 
@@ -570,6 +572,7 @@ static int put_dir_in_place(const struct prec_merge_output *o, const char *tmpdi
 static int finish_layout(struct prec_merge_output *o)
 {
 	const char *what = NULL;
+	uint64_t got = 0;
 	struct stat st;
 	char *tmpdir;
 	int dfd = -1, err;
@@ -597,8 +600,12 @@ static int finish_layout(struct prec_merge_output *o)
 		sig_armed = 0;
 		free(o->tmp);
 		o->tmp = NULL;
-		err = prec_kcore_dir__copy(o->layout_from, dfd, &what);
-		if (err)
+		err = prec_kcore_dir__copy(o->layout_from, dfd, o->kcore_bytes, &what, &got);
+		if (err == -EBADMSG)
+			pr_err("%s %s: the recording's %s/kcore: %llu bytes, the manifest says %llu",
+			       who, o->name, PREC_KCORE_DIR, (unsigned long long)got,
+			       (unsigned long long)o->kcore_bytes);
+		else if (err)
 			pr_err("%s %s: copying the recording's %s%s%s: %s", who, o->name,
 			       PREC_KCORE_DIR, what ? "/" : "", what ? what : "", strerror(-err));
 	}

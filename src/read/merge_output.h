@@ -21,6 +21,7 @@ struct prec_merge_output {
 	 * dirfd, whose kcore_dir goes to NAME/kcore_dir beside NAME/data;
 	 * -1: NAME is the perf.data itself */
 	int layout_from;
+	uint64_t kcore_bytes;         /* the manifest's size of kcore_dir/kcore */
 };
 
 /* Open where the merge goes; name NULL or "-": stdout. Never a terminal.
@@ -40,10 +41,11 @@ int prec_merge_output__open(struct prec_merge_output *o, const char *name,
  * file's name becomes perf's directory layout at finish (NAME/data and
  * NAME/kcore_dir/, made as NAME.prec-XXXXXX.d and renamed into place;
  * with -f replacing a file, symlink or directory there, as perf's own
- * output replaces it). Any other target (stdout, a pipe) gets the
+ * output replaces it; its kcore must be kcore_bytes long, else the
+ * finish fails in one line). Any other target (stdout, a pipe) gets the
  * perf.data alone. Same returns. */
 int prec_merge_output__open_layout(struct prec_merge_output *o, const char *name,
-				   bool force, int recfd);
+				   bool force, int recfd, uint64_t kcore_bytes);
 /* The same for another command's output: messages say cmd ("archive")
  * and kind_of_data ("a tar") where merge's say "merge" and "perf.data";
  * check_target and finish say cmd from then on. Same returns. */

@@ -6,7 +6,8 @@
 # bytes), which perf script reads as a perf.data directory (every sample);
 # an existing FILE refused without -f, replaced with it (a directory or a
 # file, nothing left beside it); to stdout the perf.data alone with one
-# note; a symlink in kcore_dir refused, nothing left. (The real kcore_dir,
+# note; a symlink in kcore_dir refused, nothing left; a kcore whose size
+# is not the manifest's refused in one line, nothing left. (The real kcore_dir,
 # against perf's own, is the x86 guest's check: tests/vm/suite.sh.)
 set -u
 # shellcheck source=tests/lib/e2e.sh
@@ -73,6 +74,19 @@ grep -c "note: stdout: perf.data alone" err | grep -qx 1 &&
 	grep -q -- "--kallsyms rec/kcore_dir/kallsyms" err || fail "merge to stdout: $(cat err)"
 [ "$(samples stream.data)" = 200 ] || fail "stream.data: $(samples stream.data) samples"
 echo "stdout: $(grep note err)"
+
+# a kcore_dir/kcore of another size than the manifest's: one line naming
+# both sizes before any merge, nothing made (it was copied as it was);
+# to stdout (no copy, perf given the kallsyms only) merged as before
+cp -a rec short || fail "copy"
+chmod 600 short/kcore_dir/kcore && truncate -s 4096 short/kcore_dir/kcore || fail "truncate"
+"$PREC" merge short -o short.data 2>err && fail "merge with a 4096-byte kcore exited 0: $(cat err)"
+want="prec: error: merge short: kcore_dir/kcore: 4096 bytes, the manifest says 8192"
+[ "$(cat err)" = "$want" ] || fail "short kcore: not '$want': $(cat err)"
+[ ! -e short.data ] || fail "short kcore: short.data made"
+no_temp "short kcore"
+"$PREC" merge short >/dev/null 2>err || fail_rc err "merge of a short kcore to stdout"
+echo "short kcore: $want"
 
 # a symlink in the recording's kcore_dir: refused, nothing made
 ln -sf /etc/passwd rec/kcore_dir/link
