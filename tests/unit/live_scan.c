@@ -87,6 +87,28 @@ static void scan_whole(int dfd, const struct prec_time_layout *tl, off_t size, b
 	CHECK_EQ(s.raw, t.raw_bytes);
 }
 
+/* Two LOST records of 2^63 each in one chunk (hostile counts): the sum
+ * stops at 2^64 - 1, where it wrapped to 0. */
+static void lost_saturates(int dfd, const struct prec_time_layout *tl)
+{
+	static uint8_t c[2 * LOST_SIZE];
+	struct prec_shard_writer_opts wo = { .cpu = 1, .copy = true };
+	struct prec_shard_writer *w;
+	struct prec_live_totals t;
+	struct seen s = { 0 };
+	const char *why = NULL;
+
+	put_lost(c, 1ull << 63, 3000);
+	put_lost(c + LOST_SIZE, 1ull << 63, 3001);
+	CHECK_EQ(prec_shard_writer__open(&w, dfd, "cpu001.shard", &wo), 0);
+	test_append_chunk(w, PREC_CHUNK_DATA, c, sizeof(c), 2, 3000, 3000, 0);
+	CHECK_EQ(prec_shard_writer__close(w), 0);
+	CHECK_EQ(prec_live_scan__shard(dfd, "cpu001.shard", tl, on_chunk, &s, &t, &why), 0);
+	CHECK_EQ(t.lost, UINT64_MAX);
+	CHECK_EQ(s.lost, UINT64_MAX);
+	CHECK_EQ(unlinkat(dfd, "cpu001.shard", 0), 0);
+}
+
 /* Append len bytes of buf to the shard. */
 static void append(int dfd, const void *buf, size_t len)
 {
@@ -123,6 +145,7 @@ int main(void)
 	CHECK_EQ(prec_time_layout__init(&tl, TEST_SAMPLE_TYPE), 0);
 	size = write_shard(dfd);
 	scan_whole(dfd, &tl, size, false);
+	lost_saturates(dfd, &tl);
 	/* the first chunk's bytes again, as a next chunk half written:
 	 * header cut short, then whole but its payload cut short, then
 	 * header and payload all there but one byte not yet right */
@@ -155,7 +178,7 @@ int main(void)
 	/* a missing shard is an error, with its reason */
 	CHECK_EQ(unlinkat(dfd, NAME, 0), 0);
 	CHECK(prec_live_scan__shard(dfd, NAME, &tl, NULL, NULL, &t, &why) < 0 && why);
-	printf("live_scan: whole chunks counted (14 records, 77 lost at 2000) past a torn header, a short payload, a bad checksum, zero padding; a header not yet written is empty\n");
+	printf("live_scan: whole chunks counted (14 records, 77 lost at 2000) past a torn header, a short payload, a bad checksum, zero padding; a header not yet written is empty; 2^63 + 2^63 lost stops at 2^64-1\n");
 	close(dfd);
 	test_rmdir(dir);
 	free(dir);
