@@ -16,12 +16,14 @@
 
 /* The first record time of shard name's first chunk that has one, in
  * *t (0: no chunk has one); *trimmed set when its header says chunks
- * went. Returns 0, or -errno when the shard cannot be read to there. */
-static int first_kept(int dirfd, const char *name, uint64_t *t, bool *trimmed)
+ * went. Returns how many chunks were read to there (all of them when
+ * none has a time), or -errno when the shard cannot be read to there. */
+static int64_t first_kept(int dirfd, const char *name, uint64_t *t, bool *trimmed)
 {
 	struct prec_shard_reader *r;
 	struct prec_chunk c;
-	int n = 0;
+	int64_t chunks = 0;
+	int n;
 
 	*t = 0;
 	n = prec_shard_reader__open(&r, dirfd, name);
@@ -29,10 +31,12 @@ static int first_kept(int dirfd, const char *name, uint64_t *t, bool *trimmed)
 		return n;
 	if (prec_shard_reader__header(r)->flags & PREC_SHARD_TRIMMED)
 		*trimmed = true;
-	while (!*t && (n = prec_shard_reader__next(r, &c)) > 0)
+	while (!*t && (n = prec_shard_reader__next(r, &c)) > 0) {
 		*t = c.hdr.first_time;
+		chunks++;
+	}
 	prec_shard_reader__close(r);
-	return n < 0 ? n : 0;
+	return n < 0 ? n : chunks;
 }
 
 int prec_crash_window__fill(int dirfd, struct prec_manifest *m)
@@ -72,11 +76,17 @@ int prec_crash_window__check(int dirfd, const struct prec_manifest *m, char *why
 		return 0;
 	for (uint32_t i = 0; i < m->nr_shards; i++) {
 		const struct prec_manifest_shard *s = &m->shards[i];
+		int64_t chunks;
 		uint64_t t;
 
-		if (s->cpu < 0 || !s->first_time || first_kept(dirfd, s->name, &t, &trimmed) < 0)
+		if (s->cpu < 0 || !s->first_time)
 			continue;
-		if (t && t >= s->first_time)
+		chunks = first_kept(dirfd, s->name, &t, &trimmed);
+		if (chunks < 0 || (t && t >= s->first_time))
+			continue;
+		/* ended short of its chunks (cut, a segment file gone): the
+		 * shard's damage, which the merge names, not the manifest's */
+		if (!t && (uint64_t)chunks < s->chunks)
 			continue;
 		if (t)
 			snprintf(why, len, "shard %s: first_time %llu.%09llu s is after its first "

@@ -5,8 +5,9 @@
 // refuses the manifest); earlier is what an honest manifest may say (its
 // first_time is the minimum over the kept chunks, a later chunk may be
 // older than the first by the watermark slack); a first_time on a shard
-// with no timed record is damage; no window, nothing to check; a shard that
-// cannot be read is left to the merge.
+// with no timed record is damage, unless it ends short of the chunks its
+// manifest counts (then the shard is); no window, nothing to check; a shard
+// that cannot be read is left to the merge.
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -79,6 +80,12 @@ int main(void)
 	CHECK_EQ(check(dfd, m, why), -EBADMSG);
 	CHECK(!strcmp(why, "shard cpu002.shard: first_time 0.000001550 s, but no record of it "
 		      "has a time: the --max-disk window would drop the others' before it"));
+	/* the same shard short of the chunks the manifest counts (cut, a
+	 * segment file gone): its damage, named by the merge */
+	m->shards[2].chunks = 5;
+	CHECK_EQ(check(dfd, m, why), 0);
+	m->shards[2].chunks = 1;
+	CHECK_EQ(check(dfd, m, why), -EBADMSG);
 	/* nothing dropped: no window, nothing checked */
 	m->max_disk.segments = 0;
 	CHECK_EQ(check(dfd, m, why), 0);
