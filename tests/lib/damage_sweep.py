@@ -10,12 +10,16 @@
 # a signal or a sanitizer, print only "prec: " lines, give a non-zero exit with an error
 # line (info --check: or its last line counting problems) and an error
 # line only with a non-zero exit (info without --check reads no shard of a
-# finished recording), and leave the recording's bytes as they were.
+# finished recording), and leave the recording's bytes as they were. A
+# --max-disk recording whose manifest starts a shard after its first record
+# (its window past the shard's data) must not be read with exit 0 by the
+# readers the window changes (merge, dump, archive, info --check).
 # Prints one line per failure and a count; exit 1 if any. A sample of each
 # kind of damage by default (a test's minute); DAMAGE_SWEEP=full tries
 # every word and every chunk (minutes: by hand, under SANITIZE builds).
 # Usage: damage_sweep.py PREC WORKDIR KIND=RECORDING... (KIND: plain, lz4,
-# segments (--max-disk), epochs (a --switch-output directory))
+# segments (--max-disk), window (--max-disk that dropped data), epochs (a
+# --switch-output directory))
 import hashlib
 import os
 import re
@@ -61,10 +65,11 @@ def readers(d):
             ('archive', [PREC, 'archive', '-f', d, '-o', '/dev/null'], True)]
 
 
-def run(d, what, shards_only=False):
+def run(d, what, shards_only=False, must_fail=()):
     """The readers on d; shards_only: d's manifest is whole, so info,
     which reads no shard of a finished recording, is left out (but for
-    DAMAGE_SWEEP=full)."""
+    DAMAGE_SWEEP=full); must_fail: the readers that must not exit 0 (the
+    damage changes what they would read without a word)."""
     global runs
     before = digest(d)
     for name, cmd, strict in readers(d):
@@ -98,6 +103,8 @@ def run(d, what, shards_only=False):
                             % (tag, p.returncode, err[:400]))
         elif strict and said_error and not p.returncode:
             failures.append('%s: an error line and exit 0: %s' % (tag, err[:400]))
+        elif name in must_fail and not p.returncode:
+            failures.append('%s: exit 0, the damage unsaid: %s' % (tag, err[:400]))
     if digest(d) != before:
         failures.append('%s: the recording changed' % what)
 
@@ -251,6 +258,34 @@ def file_cases(src):
     run(d, '%s planted segment files' % src, True)
 
 
+def window_cases(src):
+    """A --max-disk recording's CPU shard whose manifest first_time is
+    moved to its last_time (first <= last still, checksum right): the
+    window would start past the shard's data, which merge, dump, archive
+    and info --check must say rather than read without it."""
+    with open(src + '/manifest', 'rb') as f:
+        base = f.read()
+    count = struct.unpack_from('<I', base, mfedit.section(base, 8))[0]
+    done = 0
+    for i in range(count):
+        off = mfedit.shard(base, i)
+        cpu, = struct.unpack_from('<i', base, off)
+        first, last = struct.unpack_from('<QQ', base, off + 56)
+        if cpu < 0 or not first or last <= first or (done and not FULL):
+            continue
+        d = fresh(src)
+        b = bytearray(base)
+        struct.pack_into('<Q', b, off + 56, last)
+        mfedit.fix_checksum(b)
+        with open(d + '/manifest', 'wb') as f:
+            f.write(b)
+        run(d, '%s manifest shard %d first_time -> its last_time' % (src, i),
+            must_fail=('merge', 'pipe', 'dump', 'archive', 'check'))
+        done += 1
+    if not done:
+        failures.append('%s: no CPU shard with first_time < last_time' % src)
+
+
 def segment_cases(src):
     segs = sorted(n for n in os.listdir(src) if re.search(r'\.shard\.\d+$', n))
     for n in segs if FULL else segs[:1] + segs[-1:]:
@@ -286,6 +321,9 @@ def main():
             run(fresh(src), '%s (the epochs\' directory)' % src)
             src = os.path.join(src, sorted(os.listdir(src))[0])
         run(fresh(src), '%s undamaged' % src)
+        if kind == 'window' and not FULL:
+            window_cases(src)
+            continue
         if FULL or kind == 'plain':
             manifest_cases(src)
         for n in ('cpu000.shard', 'cpu001.shard', 'sideband.shard') if FULL else \
@@ -297,6 +335,8 @@ def main():
             file_cases(src)
         if kind == 'segments':
             segment_cases(src)
+        if kind == 'window':
+            window_cases(src)
     for f in failures:
         print('FAIL: ' + f)
     print('%d runs, %d failures' % (runs, len(failures)))
