@@ -13,6 +13,7 @@ need_root
 e2e_tmpdir archive-live
 cd "$tmp" || exit 1
 pid=
+# shellcheck disable=SC2016 # expanded when it runs
 at_exit 'rm -f "$tmp/hold"; [ -z "$pid" ] || wait "$pid" 2>/dev/null'
 
 touch hold

@@ -79,7 +79,8 @@ echo "stdout: $(grep note err)"
 # both sizes before any merge, nothing made (it was copied as it was);
 # to stdout (no copy, perf given the kallsyms only) merged as before
 cp -a rec short || fail "copy"
-chmod 600 short/kcore_dir/kcore && truncate -s 4096 short/kcore_dir/kcore || fail "truncate"
+chmod 600 short/kcore_dir/kcore || fail "chmod"
+truncate -s 4096 short/kcore_dir/kcore || fail "truncate"
 "$PREC" merge short -o short.data 2>err && fail "merge with a 4096-byte kcore exited 0: $(cat err)"
 want="prec: error: merge short: kcore_dir/kcore: 4096 bytes, the manifest says 8192"
 [ "$(cat err)" = "$want" ] || fail "short kcore: not '$want': $(cat err)"

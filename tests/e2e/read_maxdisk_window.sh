@@ -44,14 +44,14 @@ for s in json.load(sys.stdin)["shards"]:
 }
 ns() { printf '%d.%09d' $(($1 / 1000000000)) $(($1 % 1000000000)); }
 
-rec done "$H/storm" 400000 2>rec.err || fail_rc rec.err "record"
-segs=$("$PREC" info --json done | python3 -c 'import json, sys; print(json.load(sys.stdin)["max_disk"]["dropped"]["segments"])')
+rec full "$H/storm" 400000 2>rec.err || fail_rc rec.err "record"
+segs=$("$PREC" info --json full | python3 -c 'import json, sys; print(json.load(sys.stdin)["max_disk"]["dropped"]["segments"])')
 [ "$segs" -gt 0 ] || fail "nothing dropped: the storm did not pass the budget"
-"$PREC" merge done -o done.data 2>merge.err || fail_rc merge.err "merge, as recorded"
+"$PREC" merge full -o full.data 2>merge.err || fail_rc merge.err "merge, as recorded"
 grep -q '(0 samples)' merge.err && fail "merge, as recorded: no sample: $(cat merge.err)"
-first=$(shard_field done cpu000.shard first_time)
-last=$(shard_field done cpu000.shard last_time)
-idx=$(python3 - done <<'EOF'
+first=$(shard_field full cpu000.shard first_time)
+last=$(shard_field full cpu000.shard last_time)
+idx=$(python3 - full <<'EOF'
 import json, subprocess, sys, os
 j = json.loads(subprocess.run([os.environ['PREC'], 'info', '--json', sys.argv[1]],
                               capture_output=True, check=True).stdout)
@@ -61,7 +61,7 @@ EOF
 [ "$last" -gt "$first" ] || fail "cpu000.shard: first $first, last $last"
 
 # cpu000.shard's first_time moved to its last record's time
-cp -a done late || fail "copy"
+cp -a full late || fail "copy"
 python3 "$PREC_TOP/tests/lib/mfedit.py" late/manifest "shard.$idx.first=$last" || fail "mfedit"
 why="manifest: shard cpu000.shard: first_time $(ns "$last") s is after its first record ($(ns "$first") s): the --max-disk window would drop it"
 for c in merge pipe dump archive; do
