@@ -14,22 +14,30 @@
 
 #define NS(t) (unsigned long long)((t) / 1000000000ull), (unsigned long long)((t) % 1000000000ull)
 
-/* The first record time of shard name's first chunk that has one, in
- * *t (0: no chunk has one); *trimmed set when its header says chunks
- * went. Returns how many chunks were read to there (all of them when
- * none has a time), or -errno when the shard cannot be read to there. */
-static int64_t first_kept(int dirfd, const char *name, uint64_t *t, bool *trimmed)
+/* The first record time of shard s's first chunk that has one, in *t
+ * (0: no chunk has one); *trimmed set when its header says chunks went.
+ * m (or NULL): the shard must be m's, for s's CPU, as its header says.
+ * Returns how many chunks were read to there (all of them when none has
+ * a time), or -errno when the shard cannot be read to there. */
+static int64_t first_kept(int dirfd, const struct prec_manifest_shard *s,
+			  const struct prec_manifest *m, uint64_t *t, bool *trimmed)
 {
+	const struct prec_shard_header *h;
 	struct prec_shard_reader *r;
 	struct prec_chunk c;
 	int64_t chunks = 0;
 	int n;
 
 	*t = 0;
-	n = prec_shard_reader__open(&r, dirfd, name);
+	n = prec_shard_reader__open(&r, dirfd, s->name);
 	if (n < 0)
 		return n;
-	if (prec_shard_reader__header(r)->flags & PREC_SHARD_TRIMMED)
+	h = prec_shard_reader__header(r);
+	if (m && (h->cpu != s->cpu || memcmp(h->session_id, m->session_id, sizeof(h->session_id)))) {
+		prec_shard_reader__close(r);
+		return -EBADMSG; /* another's: the merge says so */
+	}
+	if (h->flags & PREC_SHARD_TRIMMED)
 		*trimmed = true;
 	while (!*t && (n = prec_shard_reader__next(r, &c)) > 0) {
 		*t = c.hdr.first_time;
@@ -55,7 +63,7 @@ int prec_crash_window__fill(int dirfd, struct prec_manifest *m)
 		if (s->cpu == PREC_CARRY_CPU)
 			have_carry = true;
 		else if (s->cpu >= 0 && !s->first_time)
-			first_kept(dirfd, s->name, &s->first_time, &trimmed);
+			first_kept(dirfd, s, NULL, &s->first_time, &trimmed);
 	}
 	/* how many went died with the recorder: one at least */
 	if (trimmed && !m->max_disk.segments)
@@ -81,7 +89,7 @@ int prec_crash_window__check(int dirfd, const struct prec_manifest *m, char *why
 
 		if (s->cpu < 0 || !s->first_time)
 			continue;
-		chunks = first_kept(dirfd, s->name, &t, &trimmed);
+		chunks = first_kept(dirfd, s, m, &t, &trimmed);
 		if (chunks < 0 || (t && t >= s->first_time))
 			continue;
 		/* ended short of its chunks (cut, a segment file gone): the

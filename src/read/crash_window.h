@@ -25,8 +25,9 @@ int prec_crash_window__fill(int dirfd, struct prec_manifest *m);
  * timed chunk has none: a manifest that says otherwise would start the
  * window after records the shard holds, and the merge would drop them
  * without a word. Reads the first chunks of the CPU shards; a shard that
- * cannot be read to its first timed chunk, or that ends short of the
- * chunks the manifest counts, is left to the merge (which says why). Returns 0, or -EBADMSG with why (len bytes) naming the
+ * cannot be read to its first timed chunk, is another recording's or
+ * CPU's, or ends short of the chunks the manifest counts, is left to the
+ * merge (which says why). Returns 0, or -EBADMSG with why (len bytes) naming the
  * shard, its first_time and its first record's time. */
 int prec_crash_window__check(int dirfd, const struct prec_manifest *m, char *why,
 			     size_t len);

@@ -7,7 +7,7 @@
 // older than the first by the watermark slack); a first_time on a shard
 // with no timed record is damage, unless it ends short of the chunks its
 // manifest counts (then the shard is); no window, nothing to check; a shard
-// that cannot be read is left to the merge.
+// that cannot be read or is another recording's is left to the merge.
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -74,6 +74,10 @@ int main(void)
 	CHECK_EQ(check(dfd, m, why), -EBADMSG);
 	CHECK(!strcmp(why, "shard cpu001.shard: first_time 0.000001501 s is after its first "
 		      "record (0.000001500 s): the --max-disk window would drop it"));
+	/* the same, the shards another recording's: the merge says so */
+	m->session_id[0] ^= 1;
+	CHECK_EQ(check(dfd, m, why), 0);
+	m->session_id[0] ^= 1;
 	m->shards[1].first_time = 1500;
 	/* a time for a shard that has none */
 	m->shards[2].first_time = 1550;
