@@ -142,14 +142,16 @@ part2() {
 	rec=
 	"$PREC" merge "$d" -o "$d.data" 2>"$d.merr" || { cat "$d.merr"; fail "p2: merge"; }
 	# Its samples all carry its comm (not ':PID'), most of them in hot (the
-	# rest in the kernel: the exit).
+	# rest in the kernel: the exit, and on a loaded machine its returns
+	# from preemption, irqentry_exit_to_user_mode: 22% once beside a
+	# make test and two builds, so half is the bar).
 	perf script -i "$d.data" -F comm,pid,ip,sym 2>/dev/null | awk -v p="$cpid" '$2 == p' >"$d.s"
 	n=$(wc -l <"$d.s")
 	comm=$(awk '$1 == "chain"' "$d.s" | wc -l)
 	hot=$(awk '$1 == "chain" && $4 == "hot"' "$d.s" | wc -l)
 	echo "p2: $n samples of the exited chain (pid $cpid), $comm with comm chain, $hot in hot"
 	[ "$n" -ge 100 ] || fail "p2: only $n samples of chain in the snapshot"
-	[ "$comm" = "$n" ] && [ "$hot" -ge $((n * 8 / 10)) ] ||
+	[ "$comm" = "$n" ] && [ "$hot" -ge $((n / 2)) ] ||
 		fail "p2: exited chain's samples not named: $(awk '{ print $1, $4 }' "$d.s" | sort | uniq -c | sort -rn | head -3)"
 }
 
