@@ -130,6 +130,12 @@ void prec_manifest__delete(struct prec_manifest *m)
 	for (uint32_t i = 0; m->caches && i < m->nr_caches; i++)
 		prec_manifest_cache__exit(&m->caches[i]);
 	free(m->caches);
+	for (uint32_t i = 0; m->bpf_progs && i < m->nr_bpf_progs; i++)
+		free(m->bpf_progs[i].rec);
+	free(m->bpf_progs);
+	for (uint32_t i = 0; m->btfs && i < m->nr_btfs; i++)
+		free(m->btfs[i].data);
+	free(m->btfs);
 	for (uint32_t i = 0; m->argv && i < m->argc; i++)
 		free(m->argv[i]);
 	free(m->argv);

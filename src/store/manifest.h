@@ -107,6 +107,20 @@ struct prec_manifest_cache {
 	char *type, *size, *map;
 };
 
+/* A BPF program loaded at the start as perf's BPF_PROG_INFO feature has
+ * it: its info and arrays in one record (store/bpf_prog.h), len bytes */
+struct prec_manifest_bpf_prog {
+	uint32_t len;
+	uint8_t *rec;
+};
+
+/* A BTF object such a program names (its btf_id), as perf's BPF_BTF
+ * feature has it: the id and the kernel's bytes of it */
+struct prec_manifest_btf {
+	uint32_t id, size;
+	uint8_t *data;
+};
+
 /* A manifest holds metadata only; anything bigger is not one of ours, and
  * reading it whole would let a hostile file exhaust memory: readers refuse
  * it (-EFBIG) and the writer never writes one. */
@@ -136,6 +150,17 @@ struct prec_manifest_cache {
 #define PREC_MANIFEST_CACHES_MAX 16384u
 #define PREC_MANIFEST_CACHE_BYTES_MAX (4u << 20)
 #define PREC_MANIFEST_CACHE_STR_MAX 4096u
+/* The BPF_PROGS and BPF_BTFS sections' bounds: a machine with thousands of
+ * programs must not make the manifest huge. At most PREC_MANIFEST_BPF_MAX
+ * programs and as many BTF objects, PREC_MANIFEST_BPF_BYTES_MAX bytes of
+ * their records and BTF data together; a program's arrays at most
+ * PREC_MANIFEST_BPF_DATA_MAX bytes, a BTF object PREC_MANIFEST_BTF_MAX
+ * (the kernel's own cap). The ones past them are left out (the recorder
+ * says so). */
+#define PREC_MANIFEST_BPF_MAX 16384u
+#define PREC_MANIFEST_BPF_BYTES_MAX (32u << 20)
+#define PREC_MANIFEST_BPF_DATA_MAX (4u << 20)
+#define PREC_MANIFEST_BTF_MAX (16u << 20)
 
 struct prec_manifest_buildid_index;
 
@@ -154,6 +179,16 @@ struct prec_manifest {
 	struct prec_manifest_pmu *pmus;   /* sysfs's directory order */
 	uint32_t nr_caches;               /* the CACHES section (minor 8) */
 	struct prec_manifest_cache *caches;
+	/* BPF programs loaded at the start (the BPF_PROGS section, minor 9),
+	 * by ascending id, and the BTF objects they name (BPF_BTFS, minor 9),
+	 * by ascending id, each once; bpf_bytes is what add_bpf_prog() and
+	 * add_btf() counted against PREC_MANIFEST_BPF_BYTES_MAX, the caps
+	 * their arrays' room (these three not encoded) */
+	uint32_t nr_bpf_progs, nr_btfs;
+	struct prec_manifest_bpf_prog *bpf_progs;
+	struct prec_manifest_btf *btfs;
+	uint64_t bpf_bytes;
+	uint32_t bpf_progs_cap, btfs_cap;
 	/* the recording */
 	uint32_t argc;
 	char **argv;                      /* prec's own command line */
@@ -252,6 +287,18 @@ int prec_manifest__add_shard(struct prec_manifest *m,
  * -EINVAL or -ENOMEM. */
 int prec_manifest__add_buildid(struct prec_manifest *m,
 			       const struct prec_manifest_buildid *b);
+/* Add a program's record (copied; store/bpf_prog.h, checked as the decoder
+ * checks it: -EINVAL if it is not one) after the ones added, whose ids
+ * must be lower (-EINVAL). -E2BIG past the bounds above, -ENOMEM. */
+int prec_manifest__add_bpf_prog(struct prec_manifest *m, const void *rec, size_t len);
+/* Add BTF object id (its size bytes copied) in id order; 0 if it is
+ * there already. -EINVAL for id 0, -E2BIG past the bounds, -ENOMEM. */
+int prec_manifest__add_btf(struct prec_manifest *m, uint32_t id, const void *data,
+			   uint32_t size);
+/* BTF object id of m, or NULL (binary search). */
+const struct prec_manifest_btf *prec_manifest__find_btf(const struct prec_manifest *m,
+							uint32_t id);
+
 /* Empty the build-id table (perf record -B: a recording without one). */
 void prec_manifest__clear_buildids(struct prec_manifest *m);
 /* Whether an entry for path exists (any id), hashed as add_buildid().

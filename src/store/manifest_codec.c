@@ -2,6 +2,7 @@
 // Manifest encoder: the header and tagged sections described in
 // docs/manifest-format.md, built in one growing buffer. Decoding is in
 // manifest_decode.c.
+#include "store/bpf_prog.h"
 #include "store/manifest_format.h"
 #include "store/store.h"
 #include "util/bytes.h"
@@ -230,6 +231,40 @@ static void enc_caches(struct obuf *b, const struct prec_manifest *m)
 		put_str(b, c->type);
 		put_str(b, c->size);
 		put_str(b, c->map);
+	}
+	end_section(b, at);
+}
+
+/* Each program's record as it is: its header gives its length, a
+ * multiple of 8. */
+static void enc_bpf_progs(struct obuf *b, const struct prec_manifest *m)
+{
+	size_t at;
+
+	if (!m->nr_bpf_progs)
+		return;
+	at = begin_section(b, PREC_MANI_SEC_BPF_PROGS);
+	put64(b, m->nr_bpf_progs);
+	for (uint32_t i = 0; i < m->nr_bpf_progs; i++)
+		put_bytes(b, m->bpf_progs[i].rec, m->bpf_progs[i].len);
+	end_section(b, at);
+}
+
+static void enc_btfs(struct obuf *b, const struct prec_manifest *m)
+{
+	size_t at;
+
+	if (!m->nr_btfs)
+		return;
+	at = begin_section(b, PREC_MANI_SEC_BPF_BTFS);
+	put64(b, m->nr_btfs);
+	for (uint32_t i = 0; i < m->nr_btfs; i++) {
+		size_t start = b->len;
+
+		put32(b, m->btfs[i].id);
+		put32(b, m->btfs[i].size);
+		put_bytes(b, m->btfs[i].data, m->btfs[i].size);
+		pad_from(b, start);
 	}
 	end_section(b, at);
 }
@@ -473,8 +508,14 @@ static bool arrays_consistent(const struct prec_manifest *m)
 	if ((m->nr_events && !m->events) || (m->nr_tracepoints && !m->tracepoints) ||
 	    (m->nr_shards && !m->shards) || (m->nr_buildids && !m->buildids) ||
 	    (m->nr_numa_nodes && !m->numa_nodes) || (m->nr_pmus && !m->pmus) ||
-	    (m->nr_caches && !m->caches))
+	    (m->nr_caches && !m->caches) || (m->nr_bpf_progs && !m->bpf_progs) ||
+	    (m->nr_btfs && !m->btfs))
 		return false;
+	for (uint32_t i = 0; i < m->nr_bpf_progs; i++)
+		if (m->bpf_progs[i].len % 8 || m->bpf_progs[i].len < PREC_BPF_PROG_HDR ||
+		    prec_ld32(m->bpf_progs[i].rec) + prec_ld32(m->bpf_progs[i].rec + 4) !=
+			    m->bpf_progs[i].len - PREC_BPF_PROG_HDR)
+			return false;
 	for (uint32_t i = 0; i < m->nr_pmus; i++)
 		if (m->pmus[i].nr_caps && !m->pmus[i].caps)
 			return false;
@@ -519,6 +560,8 @@ int prec_manifest__encode(const struct prec_manifest *m, void **buf,
 	enc_pmus(&b, m);
 	enc_caches(&b, m);
 	enc_group_names(&b, m);
+	enc_bpf_progs(&b, m);
+	enc_btfs(&b, m);
 	if (b.err) {
 		free(b.p);
 		return b.err;

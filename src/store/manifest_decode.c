@@ -2,6 +2,7 @@
 // Manifest decoder. It trusts nothing: the header, checksum and section
 // table are checked first, then every length and count against the bytes
 // left before it is used or allocated (docs/manifest-format.md).
+#include "store/bpf_prog.h"
 #include "store/manifest_format.h"
 #include "store/store.h"
 #include "util/bytes.h"
@@ -291,6 +292,104 @@ static void dec_caches(struct ibuf *c, struct prec_manifest *m)
 		k->map = get_str(c);
 		if (!c->err && (!k->type || !k->size || !k->map))
 			fail(c, -EBADMSG, "caches: a cache without its type, size or CPUs");
+	}
+}
+
+/* Each program's record, checked whole (store/bpf_prog.c) before it is
+ * kept: perf follows its offsets. Ids ascending, as perf writes them. */
+static void dec_bpf_progs(struct ibuf *c, struct prec_manifest *m)
+{
+	uint32_t n = get_count(c, PREC_MANI_MIN_BPF_PROG), last = 0;
+
+	if (c->err || !n)
+		return;
+	if (n > PREC_MANIFEST_BPF_MAX) {
+		fail(c, -EBADMSG, "bpf_progs: more programs than its bound");
+		return;
+	}
+	m->bpf_progs = alloc_array(c, n, sizeof(*m->bpf_progs));
+	for (uint32_t i = 0; i < n && !c->err; i++) {
+		const uint8_t *h = take(c, PREC_BPF_PROG_HDR), *q;
+		uint64_t len;
+		const char *why;
+
+		if (!h)
+			return;
+		/* the lengths bounded before the bytes are taken; the rest is
+		 * prec_bpf_prog__check()'s */
+		if (prec_ld32(h) > PREC_BPF_INFO_LEN) {
+			fail(c, -EBADMSG, "bpf_progs: info_len out of range");
+			return;
+		}
+		if (prec_ld32(h + 4) > PREC_MANIFEST_BPF_DATA_MAX) {
+			fail(c, -EBADMSG, "bpf_progs: data_len over its bound");
+			return;
+		}
+		len = PREC_BPF_PROG_HDR + (uint64_t)prec_ld32(h) + prec_ld32(h + 4);
+		c->off -= PREC_BPF_PROG_HDR;
+		q = take(c, (size_t)len);
+		if (!q)
+			return;
+		if (prec_bpf_prog__check(q, (size_t)len, PREC_MANIFEST_BPF_DATA_MAX, &why)) {
+			fail(c, -EBADMSG, why);
+			return;
+		}
+		if (i && prec_ld32(q + PREC_BPF_PROG_HDR + 4) <= last) {
+			fail(c, -EBADMSG, "bpf_progs: ids not ascending");
+			return;
+		}
+		last = prec_ld32(q + PREC_BPF_PROG_HDR + 4);
+		m->bpf_progs[i].rec = malloc((size_t)len);
+		if (!m->bpf_progs[i].rec) {
+			fail(c, -ENOMEM, "out of memory");
+			return;
+		}
+		memcpy(m->bpf_progs[i].rec, q, (size_t)len);
+		m->bpf_progs[i].len = (uint32_t)len;
+		m->nr_bpf_progs = i + 1;
+		m->bpf_bytes += len;
+	}
+}
+
+static void dec_btfs(struct ibuf *c, struct prec_manifest *m)
+{
+	uint32_t n = get_count(c, PREC_MANI_MIN_BTF);
+
+	if (c->err || !n)
+		return;
+	if (n > PREC_MANIFEST_BPF_MAX) {
+		fail(c, -EBADMSG, "bpf_btfs: more BTF objects than its bound");
+		return;
+	}
+	m->btfs = alloc_array(c, n, sizeof(*m->btfs));
+	for (uint32_t i = 0; i < n && !c->err; i++) {
+		size_t start = c->off;
+		uint32_t id = get32(c), size = get32(c);
+		const uint8_t *q;
+
+		if (c->err)
+			return;
+		if (!id || (i && id <= m->btfs[i - 1].id)) {
+			fail(c, -EBADMSG, "bpf_btfs: id 0 or ids not ascending");
+			return;
+		}
+		if (size > PREC_MANIFEST_BTF_MAX) {
+			fail(c, -EBADMSG, "bpf_btfs: size over its bound");
+			return;
+		}
+		q = take(c, size);
+		if (!q || !skip_pad(c, start))
+			return;
+		m->btfs[i].data = malloc(size ? size : 1);
+		if (!m->btfs[i].data) {
+			fail(c, -ENOMEM, "out of memory");
+			return;
+		}
+		memcpy(m->btfs[i].data, q, size);
+		m->btfs[i].id = id;
+		m->btfs[i].size = size;
+		m->nr_btfs = i + 1;
+		m->bpf_bytes += size;
 	}
 }
 
@@ -632,6 +731,8 @@ static const struct {
 	{ PREC_MANI_SEC_PMUS, false, false, dec_pmus },
 	{ PREC_MANI_SEC_CACHES, false, false, dec_caches },
 	{ PREC_MANI_SEC_GROUP_NAMES, false, false, dec_group_names },
+	{ PREC_MANI_SEC_BPF_PROGS, false, false, dec_bpf_progs },
+	{ PREC_MANI_SEC_BPF_BTFS, false, false, dec_btfs },
 };
 
 static int scan_sections(const uint8_t *p, size_t off, size_t total,

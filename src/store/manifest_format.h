@@ -21,8 +21,9 @@
 #define PREC_MANI_OFFCPU_SIZE 16u
 /* The manifest's own minor (shards keep PREC_FORMAT_MINOR): 1 added the
  * TIME_CONV section, 2 the MAX_DISK one, 3 BUILDID_DROPS and GROUPS, 4
- * KCORE, 5 OFFCPU, 6 NUMA, 7 PMUS, 8 CACHES, 9 GROUP_NAMES. */
-#define PREC_MANI_MINOR 9
+ * KCORE, 5 OFFCPU, 6 NUMA, 7 PMUS, 8 CACHES, 9 GROUP_NAMES, 10 BPF_PROGS and
+ * BPF_BTFS. */
+#define PREC_MANI_MINOR 10
 
 enum prec_mani_sec {
 	PREC_MANI_SEC_SESSION = 1,
@@ -45,6 +46,8 @@ enum prec_mani_sec {
 	PREC_MANI_SEC_PMUS = 18,      /* minor 7 */
 	PREC_MANI_SEC_CACHES = 19,    /* minor 8 */
 	PREC_MANI_SEC_GROUP_NAMES = 20, /* minor 9 */
+	PREC_MANI_SEC_BPF_PROGS = 21, /* minor 10 */
+	PREC_MANI_SEC_BPF_BTFS = 22,  /* minor 10 */
 	PREC_MANI_SEC_MAX
 };
 
@@ -60,6 +63,8 @@ enum prec_mani_sec {
 #define PREC_MANI_MIN_PMU_CAP (2u * PREC_MANI_MIN_STR)
 #define PREC_MANI_MIN_CACHE (16u + 3u * PREC_MANI_MIN_STR)
 #define PREC_MANI_MIN_GROUP_NAME (8u + PREC_MANI_MIN_STR)
+#define PREC_MANI_MIN_BPF_PROG (16u + 192u) /* header, PREC_BPF_INFO_MIN */
+#define PREC_MANI_MIN_BTF 8u
 
 static inline size_t align8(size_t n)
 {

@@ -3,9 +3,13 @@
 // escaped so any byte sequence yields valid JSON (UTF-8 kept, invalid bytes
 // as \u00XX) that puts no control on a terminal (C1 and bidi controls as
 // \uXXXX).
+#include "store/bpf_prog.h"
 #include "store/store.h"
+#include "util/bytes.h"
 
 #include <errno.h>
+#include <linux/bpf.h>
+#include <stddef.h>
 #include <inttypes.h>
 #include <string.h>
 
@@ -375,6 +379,31 @@ static void put_max_disk(FILE *f, const struct prec_manifest_max_disk *d)
 	fputs("}}", f);
 }
 
+/* The BPF programs' ids, names, BTF ids, function counts and record sizes,
+ * and the BTF objects' ids and sizes: not their bytes. */
+static void put_bpf(FILE *f, const struct prec_manifest *m)
+{
+	fputs(",\n  \"bpf\": {\"progs\": [", f);
+	for (uint32_t i = 0; i < m->nr_bpf_progs; i++) {
+		const uint8_t *info = m->bpf_progs[i].rec + PREC_BPF_PROG_HDR;
+		char name[BPF_OBJ_NAME_LEN + 1] = { 0 };
+
+		memcpy(name, info + offsetof(struct bpf_prog_info, name), BPF_OBJ_NAME_LEN);
+		fprintf(f, "%s{\"id\": %" PRIu32 ", ", i ? ",\n    " : "\n    ",
+			prec_ld32(info + offsetof(struct bpf_prog_info, id)));
+		key_str(f, "name", name);
+		fprintf(f, ", \"btf_id\": %" PRIu32 ", \"funcs\": %" PRIu32 ", \"bytes\": %" PRIu32 "}",
+			prec_ld32(info + offsetof(struct bpf_prog_info, btf_id)),
+			prec_ld32(info + offsetof(struct bpf_prog_info, nr_jited_ksyms)),
+			m->bpf_progs[i].len);
+	}
+	fputs("], \"btfs\": [", f);
+	for (uint32_t i = 0; i < m->nr_btfs; i++)
+		fprintf(f, "%s{\"id\": %" PRIu32 ", \"bytes\": %" PRIu32 "}", i ? ", " : "",
+			m->btfs[i].id, m->btfs[i].size);
+	fputs("]}", f);
+}
+
 int prec_manifest__print_json(const struct prec_manifest *m, FILE *f)
 {
 	fputs("{\n", f);
@@ -393,6 +422,8 @@ int prec_manifest__print_json(const struct prec_manifest *m, FILE *f)
 	if (m->kcore.segments)
 		fprintf(f, ",\n  \"kcore\": {\"segments\": %" PRIu32 ", \"bytes\": %" PRIu64 "}",
 			m->kcore.segments, m->kcore.bytes);
+	if (m->nr_bpf_progs || m->nr_btfs)
+		put_bpf(f, m);
 	fputs("\n}\n", f);
 	if (fflush(f) == EOF || ferror(f))
 		return -EIO;

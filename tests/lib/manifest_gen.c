@@ -5,11 +5,13 @@
 // unit/manifest and the file and API tests of unit/manifest_io.
 #include "test.h"
 
+#include <linux/bpf.h>
 #include <linux/perf_event.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "store/bpf_prog.h"
 #include "store/manifest_format.h"
 #include "util/bytes.h"
 #include "store/store.h"
@@ -50,6 +52,47 @@ static void set_rnd(struct prec_manifest *m, char **field, size_t max)
 
 	CHECK_EQ(prec_manifest__set_str(m, field, s), 0);
 	free(s);
+}
+
+/* BPF programs (minor 9): none to two, ids ascending, each one function
+ * of random code with a random line info; and as many BTF objects. */
+static void fill_bpf(struct prec_manifest *m)
+{
+	uint32_t n = (uint32_t)rnd(3), id = 0;
+
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t jited = (uint32_t)rnd(100), j8 = (jited + 7) & ~7u, lines = (uint32_t)rnd(3);
+		size_t len = PREC_BPF_PROG_HDR + PREC_BPF_INFO_LEN + j8 + 24 + 16 * lines;
+		uint8_t *r = calloc(1, len), *info = r + PREC_BPF_PROG_HDR, btf[13];
+
+		CHECK(r);
+		id += 1 + (uint32_t)rnd(1000);
+		prec_st32(r, PREC_BPF_INFO_LEN);
+		prec_st32(r + 4, (uint32_t)(len - PREC_BPF_PROG_HDR - PREC_BPF_INFO_LEN));
+		prec_st64(r + 8, PREC_BPF_ARRAYS_RECORDED);
+		prec_st32(info + offsetof(struct bpf_prog_info, id), id);
+		prec_st32(info + offsetof(struct bpf_prog_info, btf_id), id);
+		prec_st32(info + offsetof(struct bpf_prog_info, jited_prog_len), jited);
+		prec_st32(info + offsetof(struct bpf_prog_info, nr_jited_ksyms), 1);
+		prec_st64(info + offsetof(struct bpf_prog_info, jited_ksyms), j8);
+		prec_st32(info + offsetof(struct bpf_prog_info, nr_jited_func_lens), 1);
+		prec_st64(info + offsetof(struct bpf_prog_info, jited_func_lens), j8 + 8);
+		prec_st32(info + offsetof(struct bpf_prog_info, func_info_rec_size), 8);
+		prec_st64(info + offsetof(struct bpf_prog_info, func_info), j8 + 16);
+		prec_st32(info + offsetof(struct bpf_prog_info, nr_line_info), lines);
+		prec_st32(info + offsetof(struct bpf_prog_info, line_info_rec_size), 16);
+		prec_st64(info + offsetof(struct bpf_prog_info, line_info), j8 + 16);
+		prec_st64(info + offsetof(struct bpf_prog_info, jited_line_info), j8 + 16 + 16 * lines);
+		prec_st32(info + offsetof(struct bpf_prog_info, nr_prog_tags), 1);
+		prec_st64(info + offsetof(struct bpf_prog_info, prog_tags), j8 + 16 + 16 * lines);
+		for (size_t k = 0; k < jited; k++)
+			info[PREC_BPF_INFO_LEN + k] = (uint8_t)rnd(256);
+		CHECK_EQ(prec_manifest__add_bpf_prog(m, r, len), 0);
+		free(r);
+		for (size_t k = 0; k < sizeof(btf); k++)
+			btf[k] = (uint8_t)rnd(256);
+		CHECK_EQ(prec_manifest__add_btf(m, id, btf, (uint32_t)rnd(sizeof(btf) + 1)), 0);
+	}
 }
 
 static void fill_host(struct prec_manifest *m)
@@ -110,6 +153,7 @@ static void fill_host(struct prec_manifest *m)
 				;
 		}
 	}
+	fill_bpf(m);
 	/* caches (minor 8): none to six, their three strings always */
 	m->nr_caches = (uint32_t)rnd(7);
 	m->caches = m->nr_caches ? calloc(m->nr_caches, sizeof(*m->caches)) : NULL;
@@ -353,6 +397,13 @@ static void check_host_eq(const struct prec_manifest *a, const struct prec_manif
 		check_str(x->size, y->size);
 		check_str(x->map, y->map);
 	}
+	CHECK(a->nr_bpf_progs == b->nr_bpf_progs && a->nr_btfs == b->nr_btfs);
+	for (uint32_t i = 0; i < a->nr_bpf_progs; i++)
+		CHECK(a->bpf_progs[i].len == b->bpf_progs[i].len &&
+		      !memcmp(a->bpf_progs[i].rec, b->bpf_progs[i].rec, a->bpf_progs[i].len));
+	for (uint32_t i = 0; i < a->nr_btfs; i++)
+		CHECK(a->btfs[i].id == b->btfs[i].id && a->btfs[i].size == b->btfs[i].size &&
+		      !memcmp(a->btfs[i].data, b->btfs[i].data, a->btfs[i].size));
 	CHECK_EQ(a->argc, b->argc);
 	for (uint32_t i = 0; i < a->argc; i++)
 		check_str(a->argv[i], b->argv[i]);

@@ -3,12 +3,14 @@
 // manifest, and rejection of truncated, flipped, lying, inconsistent and
 // future-version inputs (docs/manifest-format.md is the layout checked
 // here). The file and API tests are unit/manifest_io.
+#include "store/bpf_prog.h"
 #include "store/store.h"
 #include "store/manifest_format.h"
 #include "util/bytes.h"
 #include "../lib/test.h"
 
 #include <errno.h>
+#include <linux/bpf.h>
 #include <linux/perf_event.h>
 #include <stddef.h>
 #include <string.h>
@@ -507,6 +509,163 @@ static void test_group_names(void)
 	prec_manifest__delete(m);
 }
 
+/* A program's record: id, one function, jited bytes of code, no BTF. */
+static size_t bpf_rec(uint8_t *r, uint32_t id, uint32_t jited)
+{
+	uint8_t *info = r + PREC_BPF_PROG_HDR;
+	uint32_t j8 = (jited + 7) & ~7u;
+
+	memset(r, 0, PREC_BPF_PROG_HDR + PREC_BPF_INFO_LEN + j8 + 24);
+	put_le32(r, PREC_BPF_INFO_LEN);
+	put_le32(r + 4, j8 + 24);
+	put_le32(r + 8, PREC_BPF_ARRAYS_RECORDED);
+	put_le32(info + offsetof(struct bpf_prog_info, id), id);
+	put_le32(info + offsetof(struct bpf_prog_info, jited_prog_len), jited);
+	put_le32(info + offsetof(struct bpf_prog_info, nr_jited_ksyms), 1);
+	put_le32(info + offsetof(struct bpf_prog_info, jited_ksyms), j8);
+	put_le32(info + offsetof(struct bpf_prog_info, nr_jited_func_lens), 1);
+	put_le32(info + offsetof(struct bpf_prog_info, jited_func_lens), j8 + 8);
+	put_le32(info + offsetof(struct bpf_prog_info, func_info), j8 + 16);
+	put_le32(info + offsetof(struct bpf_prog_info, func_info_rec_size), 8);
+	put_le32(info + offsetof(struct bpf_prog_info, line_info), j8 + 16);
+	put_le32(info + offsetof(struct bpf_prog_info, line_info_rec_size), 16);
+	put_le32(info + offsetof(struct bpf_prog_info, jited_line_info), j8 + 16);
+	put_le32(info + offsetof(struct bpf_prog_info, jited_line_info_rec_size), 8);
+	put_le32(info + offsetof(struct bpf_prog_info, nr_prog_tags), 1);
+	put_le32(info + offsetof(struct bpf_prog_info, prog_tags), j8 + 16);
+	memset(info + PREC_BPF_INFO_LEN, 0xcc, jited);
+	return PREC_BPF_PROG_HDR + PREC_BPF_INFO_LEN + j8 + 24;
+}
+
+/* Decode m's encoding with the u32 at off in its first program record
+ * set to v: refused, why naming the field. */
+static void expect_bad_rec(const struct prec_manifest *m, size_t off, uint32_t v,
+			   const char *want)
+{
+	const char *why = NULL;
+	uint8_t *buf;
+	size_t len, at;
+
+	encode(m, &buf, &len);
+	at = find_section(buf, len, PREC_MANI_SEC_BPF_PROGS);
+	CHECK(at);
+	put_le32(buf + at + 8 + off, v);
+	fix_crc(buf, len);
+	CHECK_EQ(decode_err(buf, len, &why), -EBADMSG);
+	if (strcmp(why, want))
+		fprintf(stderr, "want '%s', got '%s'\n", want, why);
+	CHECK(!strcmp(why, want));
+	free(buf);
+}
+
+/* BPF_PROGS and BPF_BTFS (minor 10): the sections' bytes, round trip, added
+ * in id order only; a manifest without them (an older prec's) reads with
+ * none; a record whose lengths or arrays do not hold, ids out of order, a
+ * BTF past its bound are corrupt, each refused naming its field. m is left
+ * as it came. */
+static void test_bpf(struct prec_manifest *m)
+{
+	uint8_t r1[PREC_BPF_PROG_HDR + PREC_BPF_INFO_LEN + 64 + 24];
+	uint8_t r2[PREC_BPF_PROG_HDR + PREC_BPF_INFO_LEN + 64 + 24], blob[5] = "btf!";
+	const size_t info = PREC_BPF_PROG_HDR;
+	struct prec_manifest *d;
+	const char *why;
+	uint8_t *buf, *p;
+	size_t l1 = bpf_rec(r1, 10, 20), l2 = bpf_rec(r2, 12, 64), len, at, n;
+	struct prec_manifest keep = *m;
+
+	m->bpf_progs = NULL;
+	m->btfs = NULL;
+	m->nr_bpf_progs = m->nr_btfs = m->bpf_progs_cap = m->btfs_cap = 0;
+	m->bpf_bytes = 0;
+	CHECK_EQ(prec_manifest__add_bpf_prog(m, r2, l2), 0);
+	CHECK_EQ(prec_manifest__add_bpf_prog(m, r1, l1), -EINVAL); /* id 10 after 12 */
+	r1[info + 4] = 14;
+	CHECK_EQ(prec_manifest__add_bpf_prog(m, r1, l1), 0);
+	CHECK_EQ(prec_manifest__add_btf(m, 9, blob, 5), 0);
+	CHECK_EQ(prec_manifest__add_btf(m, 3, blob, 4), 0);
+	CHECK_EQ(prec_manifest__add_btf(m, 9, blob, 1), 0); /* there already */
+	CHECK_EQ(prec_manifest__add_btf(m, 0, blob, 1), -EINVAL);
+	CHECK(m->nr_btfs == 2 && m->btfs[0].id == 3 && m->btfs[1].id == 9);
+	CHECK(prec_manifest__find_btf(m, 9) == &m->btfs[1] && !prec_manifest__find_btf(m, 4));
+	encode(m, &buf, &len);
+	at = find_section(buf, len, PREC_MANI_SEC_BPF_PROGS);
+	/* count, reserved, then each record as it is */
+	CHECK(at && get_le(buf + at, 4) == 2 && get_le(buf + at + 4, 4) == 0);
+	CHECK(get_le(buf + at - 8, 8) == 8 + l2 + l1 && !memcmp(buf + at + 8, r2, l2));
+	at = find_section(buf, len, PREC_MANI_SEC_BPF_BTFS);
+	/* count, reserved; id 3, size 4, "btf!"; id 9, size 5, "btf!\0", padding */
+	CHECK(at && get_le(buf + at, 4) == 2 && get_le(buf + at + 8, 4) == 3 &&
+	      get_le(buf + at + 12, 4) == 4 && !memcmp(buf + at + 16, "btf!", 4) &&
+	      get_le(buf + at + 20, 4) == 0 && get_le(buf + at + 24, 4) == 9 &&
+	      get_le(buf + at + 28, 4) == 5 && get_le(buf + at - 8, 8) == 8 + 12 + 4 + 16);
+	check_roundtrip(m, buf, len);
+	CHECK_EQ(prec_manifest__decode(&d, buf, len, &why), 0);
+	CHECK(d->nr_bpf_progs == 2 && d->bpf_progs[1].len == l1 &&
+	      !memcmp(d->bpf_progs[1].rec, r1, l1) && d->nr_btfs == 2 && d->btfs[1].size == 5);
+	/* a decoded manifest takes more */
+	r1[info + 4] = 20;
+	CHECK_EQ(prec_manifest__add_bpf_prog(d, r1, l1), 0);
+	CHECK_EQ(prec_manifest__add_btf(d, 5, blob, 5), 0);
+	CHECK(d->nr_bpf_progs == 3 && d->nr_btfs == 3 && d->btfs[1].id == 5);
+	prec_manifest__delete(d);
+	/* an older manifest: neither section */
+	at = find_section(buf, len, PREC_MANI_SEC_BPF_BTFS);
+	p = resplice(buf, len, at - 16, 16 + ((get_le(buf + at - 8, 8) + 7) & ~7ull), NULL, 0, &n);
+	free(buf);
+	buf = p;
+	len = n;
+	at = find_section(buf, len, PREC_MANI_SEC_BPF_PROGS);
+	p = resplice(buf, len, at - 16, 16 + ((get_le(buf + at - 8, 8) + 7) & ~7ull), NULL, 0, &n);
+	CHECK_EQ(prec_manifest__decode(&d, p, n, &why), 0);
+	CHECK(d->nr_bpf_progs == 0 && d->bpf_progs == NULL && d->nr_btfs == 0);
+	prec_manifest__delete(d);
+	free(p);
+	free(buf);
+	/* each field that does not hold, in the first record (id 12) */
+	expect_bad_rec(m, 0, PREC_BPF_INFO_LEN + 8, "bpf_progs: info_len out of range");
+	expect_bad_rec(m, 0, PREC_BPF_INFO_MIN - 8, "bpf_progs: info_len out of range");
+	expect_bad_rec(m, 4, PREC_MANIFEST_BPF_DATA_MAX + 8, "bpf_progs: data_len over its bound");
+	expect_bad_rec(m, 4, 8, "bpf_progs: jited_prog_insns past data_len");
+	expect_bad_rec(m, 8, 1u << 9, "bpf_progs: arrays has unknown bits");
+	expect_bad_rec(m, info + offsetof(struct bpf_prog_info, jited_ksyms), 88,
+		       "bpf_progs: jited_ksyms past data_len");
+	expect_bad_rec(m, info + offsetof(struct bpf_prog_info, nr_prog_tags), 3,
+		       "bpf_progs: prog_tags past data_len");
+	expect_bad_rec(m, info + offsetof(struct bpf_prog_info, nr_line_info), 1,
+		       "bpf_progs: line_info past data_len");
+	expect_bad_rec(m, info + offsetof(struct bpf_prog_info, map_ids), 8,
+		       "bpf_progs: map_ids address without the array");
+	expect_bad_rec(m, info + offsetof(struct bpf_prog_info, id), 15,
+		       "bpf_progs: ids not ascending");
+	/* a BTF past its bound */
+	encode(m, &buf, &len);
+	at = find_section(buf, len, PREC_MANI_SEC_BPF_BTFS);
+	put_le32(buf + at + 12, PREC_MANIFEST_BTF_MAX + 1);
+	fix_crc(buf, len);
+	CHECK_EQ(decode_err(buf, len, &why), -EBADMSG);
+	CHECK(!strcmp(why, "bpf_btfs: size over its bound"));
+	put_le32(buf + at + 12, 4);
+	put_le32(buf + at + 24, 3);
+	fix_crc(buf, len);
+	CHECK_EQ(decode_err(buf, len, &why), -EBADMSG);
+	CHECK(!strcmp(why, "bpf_btfs: id 0 or ids not ascending"));
+	free(buf);
+	for (uint32_t i = 0; i < m->nr_bpf_progs; i++)
+		free(m->bpf_progs[i].rec);
+	for (uint32_t i = 0; i < m->nr_btfs; i++)
+		free(m->btfs[i].data);
+	free(m->bpf_progs);
+	free(m->btfs);
+	m->bpf_progs = keep.bpf_progs;
+	m->btfs = keep.btfs;
+	m->nr_bpf_progs = keep.nr_bpf_progs;
+	m->nr_btfs = keep.nr_btfs;
+	m->bpf_progs_cap = keep.bpf_progs_cap;
+	m->btfs_cap = keep.btfs_cap;
+	m->bpf_bytes = keep.bpf_bytes;
+}
+
 /* m, altered, encodes; decode must refuse it with this reason. */
 static void expect_bad(const struct prec_manifest *m, const char *want)
 {
@@ -714,6 +873,7 @@ int main(void)
 	test_pmus(small);
 	test_caches(small);
 	test_group_names();
+	test_bpf(small);
 	test_layout_bytes(sbuf, slen);
 	test_fuzz(sbuf, slen, 20000);
 	free(bbuf);
