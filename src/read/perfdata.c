@@ -75,11 +75,11 @@ _Static_assert(sizeof(struct time_conv_rec) == 56, "TIME_CONV record");
 
 /* Features in bit order; file mode writes every one that applies. */
 static const int file_feats[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13,
-				  14, 16, 17, 18, 20, 21, 22, 23, 27, 28, 29, 31 };
+				  14, 16, 17, 18, 20, 21, 22, 23, 25, 26, 27, 28, 29, 31 };
 /* Pipe mode: the ones perf itself synthesizes as HEADER_FEATUREs (tracing
  * data and build-ids travel as their own records; CACHE is never sent). */
 static const int pipe_feats[] = { 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13,
-				  14, 16, 17, 21, 22, 23, 27, 28, 29, 31 };
+				  14, 16, 17, 21, 22, 23, 25, 26, 27, 28, 29, 31 };
 #define NR_FILE_FEATS (sizeof(file_feats) / sizeof(file_feats[0]))
 
 struct prec_perfdata {
@@ -259,7 +259,8 @@ static int pipe_features(struct prec_perfdata *pd)
 {
 	struct prec_feat_ctx c = { .m = pd->m, .first_time = pd->m->start_time,
 				   .last_time = pd->m->stop_time,
-				   .comp_level = pd->z ? prec_zstd_out__level(pd->z) : 0 };
+				   .comp_level = pd->z ? prec_zstd_out__level(pd->z) : 0,
+				   .max_len = 65535 - 16 };
 	uint64_t feat_id;
 
 	for (size_t i = 0; i < sizeof(pipe_feats) / sizeof(pipe_feats[0]); i++) {

@@ -8,6 +8,7 @@
 #include "read/zstd_out.h"
 #include "util/bytes.h"
 #include "util/cpu_list.h"
+#include "util/log.h"
 
 #include <endian.h>
 #include <errno.h>
@@ -38,6 +39,8 @@ enum {
 	FEAT_SAMPLE_TIME = 21,
 	FEAT_MEM_TOPOLOGY = 22,
 	FEAT_CLOCKID = 23,
+	FEAT_BPF_PROG_INFO = 25,
+	FEAT_BPF_BTF = 26,
 	FEAT_COMPRESSED = 27,
 	FEAT_CPU_PMU_CAPS = 28,
 	FEAT_CLOCK_DATA = 29,
@@ -439,6 +442,50 @@ static void build_pmu_caps(struct prec_bytebuf *b, const struct prec_manifest *m
 		}
 }
 
+/* perf's BPF_PROG_INFO: the number of programs, then each one's record
+ * (store/bpf_prog.h) as it is, by ascending id; BPF_BTF: the number of BTF
+ * objects, then each one's id, size and bytes. perf writes the count 0
+ * when none was loaded (and in a pipe, where it writes them before it has
+ * read any), so a manifest without them (an older prec's, or
+ * --no-bpf-event) gets that. Within c->max_len (a pipe record) only the
+ * leading ones that fit go, and a warning says how many did not. */
+static void build_bpf(int feat, const struct prec_feat_ctx *c, struct prec_bytebuf *b)
+{
+	const struct prec_manifest *m = c->m;
+	uint32_t nr = feat == FEAT_BPF_PROG_INFO ? m->nr_bpf_progs : m->nr_btfs, n = 0;
+	size_t room = c->max_len ? c->max_len - 4 : SIZE_MAX;
+
+	prec_bytebuf__put_u32(b, 0);
+	for (; n < nr; n++) {
+		if (feat == FEAT_BPF_PROG_INFO) {
+			const struct prec_manifest_bpf_prog *p = &m->bpf_progs[n];
+
+			if (p->len > room)
+				break;
+			prec_bytebuf__put(b, p->rec, p->len);
+			room -= p->len;
+		} else {
+			const struct prec_manifest_btf *t = &m->btfs[n];
+
+			if ((size_t)t->size + 8 > room)
+				break;
+			prec_bytebuf__put_u32(b, t->id);
+			prec_bytebuf__put_u32(b, t->size);
+			prec_bytebuf__put(b, t->data, t->size);
+			room -= (size_t)t->size + 8;
+		}
+	}
+	if (!b->err) {
+		uint32_t le = htole32(n);
+
+		memcpy(b->p, &le, sizeof(le));
+	}
+	if (n < nr)
+		pr_warn("perfdata feature %s: %u of %u %s do not fit a pipe record (64 KiB): left out",
+			feat == FEAT_BPF_PROG_INFO ? "BPF_PROG_INFO" : "BPF_BTF", nr - n, nr,
+			feat == FEAT_BPF_PROG_INFO ? "BPF programs" : "BTF objects");
+}
+
 static const char *feat_string(int feat, const struct prec_manifest *m)
 {
 	switch (feat) {
@@ -476,6 +523,7 @@ static int has_feature(int feat, const struct prec_feat_ctx *c)
 	case FEAT_CLOCKID: return m->clockid >= 0 && m->clock_res_ns;
 	case FEAT_CLOCK_DATA: return m->clockid >= 0 && m->ref_wall_ns;
 	case FEAT_COMPRESSED: return c->comp_level > 0;
+	case FEAT_BPF_PROG_INFO: case FEAT_BPF_BTF: return 1;
 	default: return 0;
 	}
 }
@@ -570,6 +618,9 @@ static int build_simple(int feat, const struct prec_feat_ctx *c, struct prec_byt
 		return 0;
 	case FEAT_PMU_CAPS:
 		build_pmu_caps(b, m);
+		return 0;
+	case FEAT_BPF_PROG_INFO: case FEAT_BPF_BTF:
+		build_bpf(feat, c, b);
 		return 0;
 	default:
 		put_str(b, feat_string(feat, m));

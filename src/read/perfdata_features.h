@@ -17,6 +17,7 @@ struct prec_feat_ctx {
 	uint64_t nr_aux;
 	int comp_level;                 /* -z's level; 0 = not compressed */
 	uint32_t comp_ratio;            /* HEADER_COMPRESSED; 0 = unknown (pipe) */
+	size_t max_len;                 /* a payload's bound (a pipe record's); 0: none */
 };
 
 /* Payload of feature feat (HEADER_* number), the same bytes in a file-mode

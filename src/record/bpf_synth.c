@@ -1,32 +1,40 @@
 // SPDX-License-Identifier: MIT
 // BPF programs loaded before the recording started, announced as the kernel
 // announces a new one: a PERF_RECORD_KSYMBOL per JITed function and a
-// PERF_RECORD_BPF_EVENT (PROG_LOAD) per program, read with the bpf() syscall,
-// so that samples in them resolve as they do in perf record's files.
+// PERF_RECORD_BPF_EVENT (PROG_LOAD) per program, so that samples in them
+// resolve as they do in perf record's files; and, as perf record keeps
+// them for its BPF_PROG_INFO and BPF_BTF features, each program's info and
+// arrays (the JITed code perf annotate reads among them) and the BTF
+// objects they name, into the manifest.
 
 #include "record/bpf_synth.h"
 
 #include <errno.h>
 #include <linux/bpf.h>
 #include <linux/perf_event.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
+#include "record/bpf_info.h"
+#include "store/bpf_prog.h"
+#include "store/store.h"
+#include "util/btf.h"
+#include "util/bytes.h"
 #include "util/log.h"
 
 #define KSYM_TYPE_BPF 1     /* PERF_RECORD_KSYMBOL_TYPE_BPF */
 #define BPF_EVENT_LOAD 1    /* PERF_BPF_EVENT_PROG_LOAD */
-#define MAX_FUNCS 256       /* a program with more gets its first 256 */
 #define TAG_SIZE 8
+#define NAME_LEN 256        /* perf's KSYM_NAME_LEN: a longer name is cut */
 
 struct ksym_body {
 	uint64_t addr;
 	uint32_t len;
 	uint16_t ksym_type, flags;
-	char name[64];      /* "bpf_prog_" 16 hex "_" name: 42 at most */
+	char name[NAME_LEN];
 };
 
 struct bpf_event_body {
@@ -36,131 +44,177 @@ struct bpf_event_body {
 };
 _Static_assert(sizeof(struct bpf_event_body) == 16, "PERF_RECORD_BPF_EVENT body");
 
-/* One program's JITed functions: addresses, lengths and tags. */
-struct funcs {
-	uint64_t addr[MAX_FUNCS];
-	uint32_t len[MAX_FUNCS];
-	uint8_t tag[MAX_FUNCS][TAG_SIZE];
-	uint32_t nr;
+/* A program's record (store/bpf_prog.h) as its functions are read from it,
+ * and its BTF when its functions are named by it. */
+struct prog {
+	const uint8_t *info, *data;
+	uint32_t nr;              /* JITed functions */
+	const uint8_t *btf;       /* NULL: named without BTF */
+	uint32_t btf_size;
 };
 
-/* The call's result (an fd for GET_FD_BY_ID, else 0) or -errno. */
-static int sys_bpf(int cmd, union bpf_attr *a)
-{
-	long r = syscall(SYS_bpf, cmd, a, sizeof(*a));
+/* What the walk left out of the manifest, for one warning at its end. */
+struct left_out {
+	uint32_t progs, btfs, unread;
+};
 
-	return r < 0 ? -errno : (int)r;
+static uint32_t info32(const struct prog *p, size_t off)
+{
+	return prec_ld32(p->info + off);
 }
 
-static int prog_info(int fd, struct bpf_prog_info *info)
+/* Element k of array i of p (the array is in data: the record is checked). */
+static const uint8_t *elem(const struct prog *p, int i, uint32_t k)
 {
-	union bpf_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.info.bpf_fd = (uint32_t)fd;
-	a.info.info_len = sizeof(*info);
-	a.info.info = (uint64_t)(uintptr_t)info;
-	return sys_bpf(BPF_OBJ_GET_INFO_BY_FD, &a);
+	return p->data + prec_ld64(p->info + prec_bpf_arrays[i].addr_off) +
+	       (size_t)k * prec_bpf_prog__elem_size(p->info, i);
 }
 
-/* The program's info, with its functions in f (none if not JITed). */
-static int read_prog(int fd, struct bpf_prog_info *info, struct funcs *f)
+/* Whether p's functions are named by its BTF, as perf's (and the kernel's)
+ * are: a BTF object and a function info of at least its type id per
+ * function. */
+static bool named_by_btf(const struct prog *p)
 {
-	uint32_t n;
-	int err;
-
-	memset(info, 0, sizeof(*info));
-	err = prog_info(fd, info);
-	if (err)
-		return err;
-	n = info->nr_jited_ksyms < MAX_FUNCS ? info->nr_jited_ksyms : MAX_FUNCS;
-	if (n > info->nr_jited_func_lens)
-		n = info->nr_jited_func_lens;
-	memset(info, 0, sizeof(*info));
-	memset(f->tag, 0, sizeof(f->tag));
-	info->nr_jited_ksyms = n;
-	info->jited_ksyms = (uint64_t)(uintptr_t)f->addr;
-	info->nr_jited_func_lens = n;
-	info->jited_func_lens = (uint64_t)(uintptr_t)f->len;
-	info->nr_prog_tags = n;
-	info->prog_tags = (uint64_t)(uintptr_t)f->tag;
-	err = prog_info(fd, info);
-	f->nr = err ? 0 : n;
-	return err;
+	return info32(p, offsetof(struct bpf_prog_info, btf_id)) &&
+	       info32(p, offsetof(struct bpf_prog_info, nr_func_info)) == p->nr &&
+	       info32(p, offsetof(struct bpf_prog_info, func_info_rec_size)) >=
+		       sizeof(struct bpf_func_info);
 }
 
-/* The kernel's name for function i when the program has no BTF (perf names
- * them the same): bpf_prog_<tag>_<name>, or _F for a program's subprograms. */
-static void func_name(char *buf, size_t size, const struct bpf_prog_info *info,
-		      const struct funcs *f, uint32_t i)
+/* The name perf gives function i: bpf_prog_<tag>_<name>, the name its BTF
+ * gives it, else the program's name when it is one function (none if it
+ * has none) or F for each of several. */
+static void func_name(char *buf, size_t size, const struct prog *p, uint32_t i)
 {
-	const uint8_t *tag = f->tag[i];
-	static const uint8_t zero[TAG_SIZE];
+	const uint8_t *tag = elem(p, PREC_BPF_PROG_TAGS, i);
+	char prog_name[BPF_OBJ_NAME_LEN + 1] = { 0 };
+	const char *short_name = NULL;
 	size_t l;
 
-	if (!memcmp(tag, zero, TAG_SIZE))
-		tag = info->tag;
 	l = (size_t)snprintf(buf, size, "bpf_prog_");
 	for (int k = 0; k < TAG_SIZE && l < size; k++)
 		l += (size_t)snprintf(buf + l, size - l, "%02x", tag[k]);
-	if (f->nr == 1 && info->name[0])
-		snprintf(buf + l, size - l, "_%.*s", (int)sizeof(info->name), info->name);
-	else if (f->nr > 1)
-		snprintf(buf + l, size - l, "_F");
+	if (p->btf)
+		short_name = prec_btf__type_name(p->btf, p->btf_size,
+						 prec_ld32(elem(p, PREC_BPF_FUNC_INFO, i) +
+							   offsetof(struct bpf_func_info, type_id)));
+	if (!short_name && p->nr == 1) {
+		memcpy(prog_name, p->info + offsetof(struct bpf_prog_info, name), BPF_OBJ_NAME_LEN);
+		short_name = prog_name[0] ? prog_name : NULL;
+	} else if (!short_name) {
+		short_name = "F";
+	}
+	if (short_name && l < size)
+		snprintf(buf + l, size - l, "_%s", short_name);
 }
 
-static int announce(const struct bpf_prog_info *info, const struct funcs *f,
-		    prec_rec_sink sink, void *ctx)
+static int announce(const struct prog *p, prec_rec_sink sink, void *ctx)
 {
-	struct bpf_event_body ev = { .type = BPF_EVENT_LOAD, .id = info->id };
+	struct bpf_event_body ev = { .type = BPF_EVENT_LOAD,
+				     .id = info32(p, offsetof(struct bpf_prog_info, id)) };
+	struct ksym_body k;
 	int err = 0;
 
-	for (uint32_t i = 0; i < f->nr && !err; i++) {
-		struct ksym_body k = { .addr = f->addr[i], .len = f->len[i],
-				       .ksym_type = KSYM_TYPE_BPF };
-
-		func_name(k.name, sizeof(k.name), info, f, i);
+	for (uint32_t i = 0; i < p->nr && !err; i++) {
+		memset(&k, 0, sizeof(k));
+		k.addr = prec_ld64(elem(p, PREC_BPF_JITED_KSYMS, i));
+		k.len = prec_ld32(elem(p, PREC_BPF_JITED_FUNC_LENS, i));
+		k.ksym_type = KSYM_TYPE_BPF;
+		func_name(k.name, sizeof(k.name), p, i);
 		/* the name NUL-terminated and padded to 8 */
 		err = sink(ctx, PERF_RECORD_KSYMBOL, &k,
 			   offsetof(struct ksym_body, name) +
 			   ((strlen(k.name) + 1 + 7) & ~(size_t)7));
 	}
-	memcpy(ev.tag, info->tag, TAG_SIZE);
+	memcpy(ev.tag, p->info + offsetof(struct bpf_prog_info, tag), TAG_SIZE);
 	return err ? err : sink(ctx, PERF_RECORD_BPF_EVENT, &ev, sizeof(ev));
 }
 
-int prec_bpf_synth__programs(prec_rec_sink sink, void *ctx)
+/* p's BTF for its names: m's copy, else read and (room permitting) added
+ * to m; *own is what the caller frees. A BTF that cannot be read leaves
+ * the names without it. */
+static void find_btf(struct prog *p, struct prec_manifest *m, uint8_t **own,
+		     struct left_out *lo)
 {
-	struct funcs *f = malloc(sizeof(*f));
-	struct bpf_prog_info info;
-	union bpf_attr a;
+	uint32_t id = info32(p, offsetof(struct bpf_prog_info, btf_id));
+	const struct prec_manifest_btf *have = m ? prec_manifest__find_btf(m, id) : NULL;
+	int err;
+
+	*own = NULL;
+	if (have) {
+		p->btf = have->data;
+		p->btf_size = have->size;
+		return;
+	}
+	err = prec_bpf_info__read_btf(id, PREC_MANIFEST_BTF_MAX, own, &p->btf_size);
+	if (err) {
+		pr_debug("sideband: BTF %u: %s", id, strerror(-err));
+		lo->btfs++;
+		return;
+	}
+	p->btf = *own;
+	if (m && prec_manifest__add_btf(m, id, *own, p->btf_size))
+		lo->btfs++;
+}
+
+/* Program fd: its records to sink, its info and BTF to m. Returns 1 when
+ * it was announced, 0 when it was not (not JITed, unreadable: perf skips
+ * those too), or the sink's -errno. */
+static int one_prog(int fd, prec_rec_sink sink, void *ctx, struct prec_manifest *m,
+		    struct left_out *lo)
+{
+	struct prog p = { 0 };
+	uint8_t *rec, *btf = NULL;
+	size_t len;
+	int err = prec_bpf_info__read_prog(fd, PREC_MANIFEST_BPF_DATA_MAX, &rec, &len);
+
+	if (err) {
+		pr_debug("sideband: a BPF program's info: %s", strerror(-err));
+		lo->unread++;
+		return 0;
+	}
+	p.info = rec + PREC_BPF_PROG_HDR;
+	p.data = p.info + prec_ld32(rec);
+	p.nr = info32(&p, offsetof(struct bpf_prog_info, nr_jited_ksyms));
+	/* perf's conditions: JITed, a length and a tag per function */
+	if (!p.nr || p.nr != info32(&p, offsetof(struct bpf_prog_info, nr_jited_func_lens)) ||
+	    p.nr != info32(&p, offsetof(struct bpf_prog_info, nr_prog_tags))) {
+		free(rec);
+		return 0;
+	}
+	if (named_by_btf(&p))
+		find_btf(&p, m, &btf, lo);
+	err = announce(&p, sink, ctx);
+	if (!err && m && prec_manifest__add_bpf_prog(m, rec, len))
+		lo->progs++;
+	free(btf);
+	free(rec);
+	return err ? err : 1;
+}
+
+int prec_bpf_synth__programs(prec_rec_sink sink, void *ctx, struct prec_manifest *m)
+{
+	struct left_out lo = { 0 };
 	uint32_t id = 0;
 	int n = 0, err = 0;
 
-	if (!f)
-		return -ENOMEM;
-	for (;;) {
-		int fd;
+	/* -ENOENT: done; -EPERM: not ours to see */
+	while (!err && prec_bpf_info__next_prog(&id) == 0) {
+		int fd = prec_bpf_info__prog_fd(id);
 
-		memset(&a, 0, sizeof(a));
-		a.start_id = id;
-		if (sys_bpf(BPF_PROG_GET_NEXT_ID, &a) < 0)
-			break; /* ENOENT: done; EPERM: not ours to see */
-		id = a.next_id;
-		memset(&a, 0, sizeof(a));
-		a.prog_id = id;
-		fd = sys_bpf(BPF_PROG_GET_FD_BY_ID, &a);
 		if (fd < 0)
 			continue; /* unloaded meanwhile */
-		if (read_prog(fd, &info, f) == 0 && f->nr) {
-			err = announce(&info, f, sink, ctx);
-			n++;
-		}
+		err = one_prog(fd, sink, ctx, m, &lo);
 		close(fd);
-		if (err)
-			break;
+		n += err > 0;
+		err = err < 0 ? err : 0;
 	}
-	free(f);
 	pr_debug("sideband: %d BPF programs", n);
+	if (!err && (lo.progs || lo.btfs))
+		pr_warn("sideband: %u BPF programs' info and %u BTF objects left out of the manifest over its bounds (%u of each, %u MiB in all, %u MiB of arrays a program, %u MiB a BTF object): perf annotate and perf report --header cannot show them",
+			lo.progs, lo.btfs, PREC_MANIFEST_BPF_MAX, PREC_MANIFEST_BPF_BYTES_MAX >> 20,
+			PREC_MANIFEST_BPF_DATA_MAX >> 20, PREC_MANIFEST_BTF_MAX >> 20);
+	if (lo.unread)
+		pr_debug("sideband: %u BPF programs unread", lo.unread);
 	return err ? err : n;
 }

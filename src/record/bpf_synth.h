@@ -7,15 +7,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct prec_manifest;
+
 /* Takes one synthesized record: its type and body (header and sample_id
  * trailer are the sink's). Returns 0 or -errno, which stops the caller. */
 typedef int (*prec_rec_sink)(void *ctx, uint32_t type, const void *body, size_t len);
 
 /* Pass to sink, for every JITed BPF program loaded now, a PERF_RECORD_KSYMBOL
- * per function (named as the kernel names it without BTF) and one
- * PERF_RECORD_BPF_EVENT PROG_LOAD. Needs CAP_SYS_ADMIN (or CAP_BPF and
- * CAP_PERFMON); without it there are none. Returns the number of programs
- * or the sink's -errno. */
-int prec_bpf_synth__programs(prec_rec_sink sink, void *ctx);
+ * per function (named as the kernel and perf name it: by its BTF when it
+ * has one) and one PERF_RECORD_BPF_EVENT PROG_LOAD; and when m is not NULL,
+ * add each one's info and arrays and the BTF objects they name to m (the
+ * ones past its bounds left out, in one warning). Needs CAP_SYS_ADMIN (or
+ * CAP_BPF and CAP_PERFMON); without it there are none. Returns the number
+ * of programs or the sink's -errno. */
+int prec_bpf_synth__programs(prec_rec_sink sink, void *ctx, struct prec_manifest *m);
 
 #endif

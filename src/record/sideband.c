@@ -910,7 +910,7 @@ int prec_sideband__synthesize(struct prec_shard_writer *w,
 	if (!err)
 		err = sb_modules(sb);
 	if (!err && opts && opts->bpf) {
-		int n = prec_bpf_synth__programs(sb_kernel_rec, sb);
+		int n = prec_bpf_synth__programs(sb_kernel_rec, sb, sb->m);
 
 		err = n < 0 ? n : 0;
 	}

@@ -7,8 +7,13 @@
 //   bpfload -r NAME WAIT_MS MS: load one long filter named NAME, wait
 //     WAIT_MS, then for MS send datagrams through a socketpair whose
 //     receiver runs it: the CPU's time goes mostly into the program.
+//   bpfload -b FUNC ...: either of the above, each program loaded with BTF
+//     of its own (one static function FUNC, "int FUNC(void)") and its func
+//     and line info, so the kernel, perf and prec name it bpf_prog_<tag>_FUNC
+//     and the BTF object is one perf records.
 #include <errno.h>
 #include <linux/bpf.h>
+#include <linux/btf.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +24,47 @@
 #include <unistd.h>
 
 #define LONG_INSNS 4000 /* r0 += 1 each: some microseconds a packet */
+
+static const char *btf_func; /* -b: the function's name in the BTF */
+
+/* A BTF object of three types, [1] int, [2] int (void), [3] static
+ * function btf_func of type 2, and the strings a line info names: its fd,
+ * or -1. *file and *line are those strings' offsets. */
+static int load_btf(uint32_t *file, uint32_t *line)
+{
+	static const char src[] = "bpfload.c", text[] = "return 0;";
+	uint32_t types[] = {
+		1, BTF_KIND_INT << 24, 4, (BTF_INT_SIGNED << 24) | 32,
+		0, BTF_KIND_FUNC_PROTO << 24, 1,
+		5, (BTF_KIND_FUNC << 24) | BTF_FUNC_STATIC, 2,
+	};
+	size_t nf = strlen(btf_func) + 1;
+	size_t str_len = 5 + nf + sizeof(src) + sizeof(text);
+	struct btf_header h = { .magic = BTF_MAGIC, .version = BTF_VERSION,
+				.hdr_len = sizeof(h), .type_len = sizeof(types),
+				.str_off = sizeof(types), .str_len = (uint32_t)str_len };
+	char *blob = calloc(1, sizeof(h) + sizeof(types) + str_len), *str;
+	union bpf_attr a;
+	int fd;
+
+	if (!blob)
+		return -1;
+	memcpy(blob, &h, sizeof(h));
+	memcpy(blob + sizeof(h), types, sizeof(types));
+	str = blob + sizeof(h) + sizeof(types);
+	memcpy(str + 1, "int", 4);
+	memcpy(str + 5, btf_func, nf);
+	*file = (uint32_t)(5 + nf);
+	memcpy(str + *file, src, sizeof(src));
+	*line = *file + (uint32_t)sizeof(src);
+	memcpy(str + *line, text, sizeof(text));
+	memset(&a, 0, sizeof(a));
+	a.btf = (uint64_t)(uintptr_t)blob;
+	a.btf_size = (uint32_t)(sizeof(h) + sizeof(types) + str_len);
+	fd = (int)syscall(SYS_bpf, BPF_BTF_LOAD, &a, sizeof(a));
+	free(blob);
+	return fd;
+}
 
 /* A socket filter of n instructions (r0 = 1, then adds, when n > 2) that
  * drops the packet. */
@@ -42,7 +88,34 @@ static int load(const char *name, int n)
 	a.insn_cnt = (uint32_t)n;
 	a.license = (uint64_t)(uintptr_t)"GPL";
 	snprintf(a.prog_name, sizeof(a.prog_name), "%s", name);
-	fd = (int)syscall(SYS_bpf, BPF_PROG_LOAD, &a, sizeof(a));
+	if (btf_func) {
+		uint32_t file, line;
+		int btf = load_btf(&file, &line);
+		struct bpf_func_info func = { .insn_off = 0, .type_id = 3 };
+		/* the first instruction and the last two, each its own line */
+		struct bpf_line_info lines[2] = {
+			{ .insn_off = 0, .file_name_off = file, .line_off = line,
+			  .line_col = 10 << 10 | 2 },
+			{ .insn_off = (uint32_t)n - 2, .file_name_off = file,
+			  .line_off = line, .line_col = 12 << 10 | 2 },
+		};
+
+		if (btf < 0) {
+			free(prog);
+			return -1;
+		}
+		a.prog_btf_fd = (uint32_t)btf;
+		a.func_info_rec_size = sizeof(func);
+		a.func_info = (uint64_t)(uintptr_t)&func;
+		a.func_info_cnt = 1;
+		a.line_info_rec_size = sizeof(lines[0]);
+		a.line_info = (uint64_t)(uintptr_t)lines;
+		a.line_info_cnt = n > 2 ? 2 : 1;
+		fd = (int)syscall(SYS_bpf, BPF_PROG_LOAD, &a, sizeof(a));
+		close(btf); /* the program holds it */
+	} else {
+		fd = (int)syscall(SYS_bpf, BPF_PROG_LOAD, &a, sizeof(a));
+	}
 	free(prog);
 	return fd;
 }
@@ -90,12 +163,19 @@ static int run(const char *name, int wait_ms, int ms)
 
 int main(int argc, char **argv)
 {
-	int n = argc == 4 ? atoi(argv[1]) : -1, *fd;
+	int n, *fd;
+
+	if (argc > 2 && !strcmp(argv[1], "-b")) {
+		btf_func = argv[2];
+		argc -= 2;
+		argv += 2;
+	}
+	n = argc == 4 ? atoi(argv[1]) : -1;
 
 	if (argc == 5 && !strcmp(argv[1], "-r"))
 		return run(argv[2], atoi(argv[3]), atoi(argv[4]));
 	if (n < 1 || n > 1000 || strlen(argv[2]) > 12) {
-		fprintf(stderr, "usage: bpfload N NAME(<= 12 chars) HOLD_MS | -r NAME WAIT_MS MS\n");
+		fprintf(stderr, "usage: bpfload [-b FUNC] N NAME(<= 12 chars) HOLD_MS | [-b FUNC] -r NAME WAIT_MS MS\n");
 		return 2;
 	}
 	fd = calloc((size_t)n, sizeof(*fd));

@@ -4,11 +4,13 @@
 // and pipe mode, then perf script / report / buildid-list and an own parser.
 #include "read/internal.h"
 #include "read/perfdata_maps.h"
+#include "store/bpf_prog.h"
 #include "util/bytes.h"
 #include "../lib/test.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/bpf.h>
 #include <linux/perf_event.h>
 #include <signal.h>
 #include <string.h>
@@ -575,8 +577,9 @@ static void parse_file(const char *path, const struct prec_manifest *m,
 	CHECK_EQ(walk_data(f, &h, &rounds, &aux), NR_SAMPLES);
 	CHECK_EQ(rounds, NR_SAMPLES / 10);
 	CHECK_EQ(aux, nr_aux);
-	/* 2-13 host/build-id/topology, 21 SAMPLE_TIME, 23 CLOCKID, 29 CLOCK_DATA */
-	bits = 0x3ffcull | 1ull << 21 | 1ull << 23 | 1ull << 29;
+	/* 2-13 host/build-id/topology, 21 SAMPLE_TIME, 23 CLOCKID, 25 BPF_PROG_INFO
+	 * and 26 BPF_BTF (count 0: no program), 29 CLOCK_DATA */
+	bits = 0x3ffcull | 1ull << 21 | 1ull << 23 | 3ull << 25 | 1ull << 29;
 	bits |= have_tp ? 2 : 0;
 	bits |= nr_aux ? 1ull << 18 : 0;
 	off = parse_features(f, len, &h, bits, 3, &sz);
@@ -584,6 +587,10 @@ static void parse_file(const char *path, const struct prec_manifest *m,
 	CHECK_EQ(slen % 64, 0);
 	CHECK_EQ(sz, 4 + slen);
 	CHECK(!strcmp((const char *)f + off + 4, m->hostname));
+	for (int feat = 25; feat <= 26 && !m->nr_bpf_progs; feat++) {
+		off = parse_features(f, len, &h, bits, feat, &sz);
+		CHECK(sz == 4 && prec_ld32(f + off) == 0);
+	}
 	off = parse_features(f, len, &h, bits, 21, &sz);
 	CHECK_EQ(sz, 16);
 	CHECK_EQ(get64(f + off), 1000000000ull);
@@ -713,6 +720,110 @@ static void test_pmus(struct prec_manifest *m)
 	m->pmus = NULL;
 	m->nr_pmus = 0;
 	printf("pmus: mappings, cpu and other PMUs' caps, file and pipe\n");
+}
+
+/* A program's record (store/bpf_prog.h) into r: one JITed function of
+ * jited bytes at addr, tag 01..08, named name, no BTF. Returns its length. */
+static size_t bpf_rec(uint8_t *r, uint32_t id, const char *name, uint64_t addr,
+		      uint32_t jited)
+{
+	uint8_t *info = r + PREC_BPF_PROG_HDR, *data = info + PREC_BPF_INFO_LEN;
+	uint32_t j8 = (jited + 7) & ~7u;
+
+	memset(r, 0, PREC_BPF_PROG_HDR + PREC_BPF_INFO_LEN + j8 + 24);
+	prec_st32(r, PREC_BPF_INFO_LEN);
+	prec_st32(r + 4, j8 + 24);
+	prec_st64(r + 8, PREC_BPF_ARRAYS_RECORDED);
+#define AT(f) (info + offsetof(struct bpf_prog_info, f))
+	prec_st32(AT(type), BPF_PROG_TYPE_SOCKET_FILTER);
+	prec_st32(AT(id), id);
+	for (int i = 0; i < 8; i++)
+		AT(tag)[i] = data[j8 + 16 + i] = (uint8_t)(i + 1);
+	prec_st32(AT(jited_prog_len), jited);
+	memcpy(AT(name), name, strlen(name));
+	prec_st32(AT(nr_jited_ksyms), 1);
+	prec_st64(AT(jited_ksyms), j8);
+	prec_st64(data + j8, addr);
+	prec_st32(AT(nr_jited_func_lens), 1);
+	prec_st64(AT(jited_func_lens), j8 + 8);
+	prec_st32(data + j8 + 8, jited);
+	prec_st32(AT(func_info_rec_size), 8);
+	prec_st64(AT(func_info), j8 + 16);
+	prec_st32(AT(line_info_rec_size), 16);
+	prec_st64(AT(line_info), j8 + 16);
+	prec_st32(AT(jited_line_info_rec_size), 8);
+	prec_st64(AT(jited_line_info), j8 + 16);
+	prec_st32(AT(nr_prog_tags), 1);
+	prec_st64(AT(prog_tags), j8 + 16);
+#undef AT
+	memset(data, 0xcc, jited);
+	return PREC_BPF_PROG_HDR + PREC_BPF_INFO_LEN + j8 + 24;
+}
+
+static int count_str(const char *hay, const char *needle)
+{
+	int n = 0;
+
+	for (const char *p = hay; p && (p = strstr(p, needle)); p++)
+		n++;
+	return n;
+}
+
+/* BPF_PROG_INFO and BPF_BTF from the manifest's programs and BTF objects:
+ * perf report --header-only prints a line for each, from a file and from
+ * a pipe; a pipe takes the programs that fit its 64 KiB record (the file
+ * all 300). */
+static void test_bpf(struct prec_manifest *m)
+{
+	static const char want[] = "# bpf_prog_info 42: bpf_prog_0102030405060708_unitprog "
+				   "addr 0xffffffffa0001000 size 64\n";
+	uint8_t rec[PREC_BPF_PROG_HDR + PREC_BPF_INFO_LEN + 256 + 24], btf[40] = { 1 };
+	char *out;
+	size_t len, first;
+	int fit;
+
+	CHECK_EQ(prec_manifest__add_btf(m, 7, btf, sizeof(btf)), 0);
+	len = first = bpf_rec(rec, 42, "unitprog", 0xffffffffa0001000ull, 64);
+	CHECK_EQ(prec_manifest__add_bpf_prog(m, rec, len), 0);
+	CHECK_EQ(prec_manifest__add_bpf_prog(m, rec, len), -EINVAL); /* id 42 again */
+	write_out(m, "bpf.data", PREC_PERFDATA_FILE);
+	CHECK_EQ(sh("perf report --header-only -I -i %s/bpf.data >%s/hdr.out 2>%s/hdr.err"), 0);
+	out = tmp_file("hdr.out");
+	CHECK(out && strstr(out, want) && strstr(out, "# btf info of id 7\n"));
+	CHECK(out && !strstr(out, "BPF_PROG_INFO") && !strstr(out, "BPF_BTF"));
+	free(out);
+	write_out(m, "bpf-pipe.data", PREC_PERFDATA_PIPE);
+	CHECK_EQ(sh("perf report --header-only -I -i - <%s/bpf-pipe.data >%s/hdr.out 2>%s/hdr.err"), 0);
+	out = tmp_file("hdr.out");
+	CHECK(out && strstr(out, want) && strstr(out, "# btf info of id 7\n"));
+	free(out);
+	for (uint32_t id = 100; id < 399; id++) {
+		len = bpf_rec(rec, id, "many", 0xffffffffa0100000ull + 256 * id, 200);
+		CHECK_EQ(prec_manifest__add_bpf_prog(m, rec, len), 0);
+	}
+	/* the record's payload: the count, program 42, then what fits */
+	fit = 1 + (int)((65535 - 16 - 4 - first) / len);
+	write_out(m, "bpf-pipe.data", PREC_PERFDATA_PIPE);
+	CHECK_EQ(sh("perf report --header-only -I -i - <%s/bpf-pipe.data >%s/hdr.out 2>%s/hdr.err"), 0);
+	out = tmp_file("hdr.out");
+	CHECK(out && strstr(out, want));
+	CHECK_EQ(count_str(out, "# bpf_prog_info "), fit);
+	free(out);
+	write_out(m, "bpf.data", PREC_PERFDATA_FILE);
+	CHECK_EQ(sh("perf report --header-only -I -i %s/bpf.data >%s/hdr.out 2>%s/hdr.err"), 0);
+	out = tmp_file("hdr.out");
+	CHECK_EQ(count_str(out, "# bpf_prog_info "), 300);
+	free(out);
+	for (uint32_t i = 0; i < m->nr_bpf_progs; i++)
+		free(m->bpf_progs[i].rec);
+	free(m->bpf_progs);
+	free(m->btfs[0].data);
+	free(m->btfs);
+	m->bpf_progs = NULL;
+	m->btfs = NULL;
+	m->nr_bpf_progs = m->nr_btfs = m->bpf_progs_cap = m->btfs_cap = 0;
+	m->bpf_bytes = 0;
+	printf("bpf: BPF_PROG_INFO and BPF_BTF, file and pipe (%d of 300 programs fit one)\n", fit);
 }
 
 /* Pipe mode into a real pipe read by `perf script -i -`. */
@@ -933,7 +1044,8 @@ static void test_zstd(struct prec_manifest *m)
 	CHECK_EQ(aux, NR_SAMPLES / 40);
 	CHECK_EQ(plain, 0);
 	CHECK(comp >= NR_SAMPLES / 40);
-	bits = 0x3ffcull | 1ull << 18 | 1ull << 21 | 1ull << 23 | 1ull << 27 | 1ull << 29;
+	bits = 0x3ffcull | 1ull << 18 | 1ull << 21 | 1ull << 23 | 3ull << 25 | 1ull << 27 |
+	       1ull << 29;
 	bits |= have_tp ? 2 : 0;
 	off = parse_features(f, len, &h, bits, 27, &sz);
 	CHECK_EQ(sz, 20);
@@ -1170,6 +1282,7 @@ int main(void)
 	test_file(m);
 	test_dies(m);
 	test_pmus(m);
+	test_bpf(m);
 	test_pipe(m);
 	test_pipe_file(m);
 	test_aux(m);

@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# perf's BPF_PROG_INFO and BPF_BTF features in prec's perf.data, judged by
+# perf record's own file of the same programs:
+# 1. Three programs loaded before the start (bpfload: one hot one with BTF
+#    whose function, hotfn, is not the program's name; two without BTF),
+#    recorded by perf and by prec with -a: each program's record in
+#    BPF_PROG_INFO (its info and arrays: JITed code, addresses, lengths,
+#    tags, func and line info) and its BTF object in BPF_BTF are the same
+#    bytes in prec's file as in perf's; perf report --header-only prints the
+#    same bpf_prog_info line for each (name by BTF, address, size) and the
+#    BTF's line; neither feature is missing.
+# 2. Samples in the hot program go to perf's name for it,
+#    bpf_prog_<tag>_hotfn (the BTF's), and perf annotate says of it what it
+#    says of perf's own file (the JITed code comes from BPF_PROG_INFO).
+# 3. A pipe (merge -o -): the same records as HEADER_FEATUREs (where perf
+#    record's own pipe has none: it writes them before reading any).
+# 4. No program (--no-bpf-event): both features present with count 0, file
+#    and pipe, as perf writes them when none is loaded.
+set -u
+# shellcheck source=tests/lib/e2e.sh
+. "$(dirname "$0")/../lib/e2e.sh"
+need_root
+need_cmd perf
+need_cmd python3
+"$H/bpfload" -b probe 1 probe 0 || { [ $? = 77 ] && skip "no BPF with BTF here"; exit 1; }
+e2e_tmpdir bpf_feats
+pids=()
+cleanup() { kill "${pids[@]}" 2>/dev/null; wait 2>/dev/null; }
+at_exit cleanup
+feats() { python3 "$PREC_TOP/tests/lib/bpf_feats.py" "$@"; }
+
+"$H/bpfload" -b hotfn -r mbhot 0 30000 &
+pids+=($!)
+"$H/bpfload" 2 mbplain 30000 &
+pids+=($!)
+sleep 0.5
+perf record -q -a -F 2000 -o "$tmp/perf.data" -- sleep 0.5 2>"$tmp/perf.err" ||
+	fail_rc "$tmp/perf.err" "perf record"
+"$PREC" record -q -a -F 2000 -d "$tmp/rec" -- sleep 0.5 || fail "prec record: exit $?"
+cleanup
+pids=()
+"$PREC" merge -q "$tmp/rec" -o "$tmp/prec.data" 2>"$tmp/merge.err" || fail_rc "$tmp/merge.err" "merge"
+"$PREC" merge -q "$tmp/rec" -o - >"$tmp/pipe.data" 2>"$tmp/merge.err" || fail_rc "$tmp/merge.err" "merge -o -"
+
+# 1
+# header_bpf DATA: perf's bpf_prog_info lines of our programs, and the BPF
+# features it says are missing
+header_bpf() {
+	perf report -i "$1" --header-only -I 2>"$tmp/report.err" | awk '
+		/^# bpf_prog_info [0-9]+: bpf_prog_[0-9a-f]+_(hotfn|mbplain[01]) / { print }
+		/^# missing features:/ { for (i = 4; i <= NF; i++) if ($i ~ /^BPF_/) print "missing " $i }'
+	[ -s "$tmp/report.err" ] && fail "perf report --header-only on $1: $(head -2 "$tmp/report.err")"
+	return 0
+}
+header_bpf "$tmp/perf.data" >"$tmp/perf.hdr"
+header_bpf "$tmp/prec.data" >"$tmp/prec.hdr"
+[ "$(grep -c bpf_prog_info "$tmp/perf.hdr")" = 3 ] ||
+	fail "perf's own file has not our 3 programs: $(cat "$tmp/perf.hdr")"
+grep -q '^missing' "$tmp/perf.hdr" && fail "perf's own file misses a BPF feature"
+diff "$tmp/perf.hdr" "$tmp/prec.hdr" >"$tmp/diff" ||
+	fail "bpf_prog_info lines or missing features differ from perf's (< perf, > prec): $(cat "$tmp/diff")"
+ids=$(sed -n 's/^# bpf_prog_info \([0-9]*\): .*/\1/p' "$tmp/perf.hdr")
+feats "$tmp/perf.data" >"$tmp/perf.feats" || fail "perf's features do not parse"
+feats "$tmp/prec.data" >"$tmp/prec.feats" || fail "prec's features do not parse"
+btf=$(perf report -i "$tmp/perf.data" --header-only -I 2>/dev/null | grep -c '^# btf info of id')
+[ "$btf" -ge 1 ] || fail "perf's own file has no BTF"
+for id in $ids; do
+	want=$(grep "^prog $id " "$tmp/perf.feats")
+	[ "$want" = "$(grep "^prog $id " "$tmp/prec.feats")" ] ||
+		fail "program $id: its BPF_PROG_INFO record differs from perf's"
+done
+# the hot program's BTF: its btf_id from prec info --json, its bytes as perf's
+bid=$("$PREC" info "$tmp/rec" --json | sed -n 's/.*"name": "mbhot", "btf_id": \([0-9]*\),.*/\1/p')
+[ -n "$bid" ] && [ "$bid" != 0 ] || fail "prec info --json has no btf_id for mbhot"
+want=$(grep "^btf $bid " "$tmp/perf.feats")
+[ -n "$want" ] || fail "perf's file has no BTF $bid"
+[ "$want" = "$(grep "^btf $bid " "$tmp/prec.feats")" ] || fail "BTF $bid differs from perf's"
+grep -qx "# btf info of id $bid" <(perf report -i "$tmp/prec.data" --header-only -I 2>/dev/null) ||
+	fail "perf report --header-only shows no BTF $bid for prec's file"
+echo "BPF_PROG_INFO and BPF_BTF: our 3 programs and BTF $bid the same bytes as perf's: $(grep -c bpf_prog_info "$tmp/prec.hdr") header lines as perf's"
+
+# 2
+hot() { perf report -i "$1" --stdio -n --sort sym 2>/dev/null | awk '$4 ~ /^bpf_prog_[0-9a-f]+_/ && $4 ~ /_(hotfn|mbhot)$/ { print $4, $2 }'; }
+read -r psym pn < <(hot "$tmp/perf.data")
+read -r qsym qn < <(hot "$tmp/prec.data")
+[ "${psym:-}" != "" ] && [ "${pn:-0}" -ge 50 ] || fail "perf's own file: ${pn:-no} samples in the hot program"
+[ "${qsym:-}" = "$psym" ] || fail "prec's samples in the hot program go to ${qsym:-nothing}, perf's to $psym"
+[ "${qn:-0}" -ge 50 ] || fail "prec's file: ${qn:-no} samples in $psym"
+# annotate DATA: what perf annotate says of the hot program, percentages
+# and sample counts out
+annotate() {
+	perf annotate -i "$1" --stdio -s "$psym" 2>&1 | sed -E 's/[0-9]+\.[0-9]+//g; s/\(.* samples.*\)//'
+}
+annotate "$tmp/perf.data" >"$tmp/perf.ann"
+annotate "$tmp/prec.data" >"$tmp/prec.ann"
+[ -s "$tmp/perf.ann" ] || fail "perf annotate says nothing of its own file"
+diff "$tmp/perf.ann" "$tmp/prec.ann" >"$tmp/diff" ||
+	fail "perf annotate $psym differs (< perf, > prec): $(head -6 "$tmp/diff")"
+echo "samples in $psym: $qn (perf's file: $pn); perf annotate: $(grep -c . "$tmp/prec.ann") lines as for perf's file"
+
+# 3
+feats "$tmp/pipe.data" >"$tmp/pipe.feats" || fail "the pipe's features do not parse"
+for id in $ids; do
+	[ "$(grep "^prog $id " "$tmp/perf.feats")" = "$(grep "^prog $id " "$tmp/pipe.feats")" ] ||
+		fail "pipe: program $id's record differs from perf's file's"
+done
+[ "$(grep "^btf $bid " "$tmp/pipe.feats")" = "$(grep "^btf $bid " "$tmp/perf.feats")" ] ||
+	fail "pipe: BTF $bid differs from perf's file's"
+header_bpf /dev/stdin <"$tmp/pipe.data" >"$tmp/pipe.hdr"
+diff "$tmp/perf.hdr" "$tmp/pipe.hdr" >"$tmp/diff" ||
+	fail "pipe: bpf_prog_info lines differ from perf's file's: $(cat "$tmp/diff")"
+echo "pipe: the same records and lines"
+
+# 4
+"$PREC" record -q --no-bpf-event -d "$tmp/none" -- true || fail "record --no-bpf-event: exit $?"
+"$PREC" merge -q "$tmp/none" -o "$tmp/none.data" || fail "merge none"
+"$PREC" merge -q "$tmp/none" -o - >"$tmp/none.pipe" || fail "merge none -o -"
+for f in none.data none.pipe; do
+	feats "$tmp/$f" >"$tmp/$f.feats" || fail "$f: features do not parse"
+	[ "$(cat "$tmp/$f.feats")" = "$(printf 'count 25 0\ncount 26 0')" ] ||
+		fail "$f: BPF features not count 0: $(cat "$tmp/$f.feats")"
+done
+perf report -i "$tmp/none.data" --header-only -I 2>/dev/null | grep '^# missing features' >"$tmp/missing"
+grep -q 'BPF_PROG_INFO\|BPF_BTF' "$tmp/missing" && fail "no programs: $(cat "$tmp/missing")"
+echo "no programs: both features with count 0 (file and pipe), not missing"
