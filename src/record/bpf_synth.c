@@ -53,9 +53,11 @@ struct prog {
 	uint32_t btf_size;
 };
 
-/* What the walk left out of the manifest, for one warning at its end. */
+/* What the walk left out of the manifest, for one warning at its end, and
+ * the bytes it may fill the manifest's BPF sections up to. */
 struct left_out {
 	uint32_t progs, btfs, unread;
+	uint64_t cap;
 };
 
 static uint32_t info32(const struct prog *p, size_t off)
@@ -153,7 +155,8 @@ static void find_btf(struct prog *p, struct prec_manifest *m, uint8_t **own,
 		return;
 	}
 	p->btf = *own;
-	if (m && prec_manifest__add_btf(m, id, *own, p->btf_size))
+	if (m && (m->bpf_bytes + p->btf_size > lo->cap ||
+		  prec_manifest__add_btf(m, id, *own, p->btf_size)))
 		lo->btfs++;
 }
 
@@ -185,16 +188,49 @@ static int one_prog(int fd, prec_rec_sink sink, void *ctx, struct prec_manifest 
 	if (named_by_btf(&p))
 		find_btf(&p, m, &btf, lo);
 	err = announce(&p, sink, ctx);
-	if (!err && m && prec_manifest__add_bpf_prog(m, rec, len))
+	if (!err && m && (m->bpf_bytes + len > lo->cap ||
+			  prec_manifest__add_bpf_prog(m, rec, len)))
 		lo->progs++;
 	free(btf);
 	free(rec);
 	return err ? err : 1;
 }
 
+/* A prec_rec_sink that drops the records: the late programs' are in the
+ * rings already. */
+static int no_sink(void *ctx, uint32_t type, const void *body, size_t len)
+{
+	(void)ctx, (void)type, (void)body, (void)len;
+	return 0;
+}
+
+int prec_bpf_synth__loaded_since(struct prec_manifest *m)
+{
+	struct left_out lo = { .cap = m->bpf_bytes + PREC_BPF_LATE_BYTES };
+	uint32_t id = m->bpf_seen_id; /* ids only grow: the ones loaded since */
+	int n = 0;
+
+	while (prec_bpf_info__next_prog(&id) == 0) {
+		uint32_t had = m->nr_bpf_progs;
+		int fd = prec_bpf_info__prog_fd(id);
+
+		if (fd < 0)
+			continue; /* unloaded meanwhile */
+		one_prog(fd, no_sink, NULL, m, &lo);
+		close(fd);
+		n += m->nr_bpf_progs > had;
+	}
+	m->bpf_seen_id = id;
+	pr_debug("close: %d BPF programs loaded during the recording", n);
+	if (lo.progs || lo.btfs)
+		pr_warn("%u BPF programs loaded during the recording left out of the manifest, and %u BTF objects, over %u KiB: perf annotate and perf report --header cannot show them",
+			lo.progs, lo.btfs, PREC_BPF_LATE_BYTES >> 10);
+	return n;
+}
+
 int prec_bpf_synth__programs(prec_rec_sink sink, void *ctx, struct prec_manifest *m)
 {
-	struct left_out lo = { 0 };
+	struct left_out lo = { .cap = UINT64_MAX };
 	uint32_t id = 0;
 	int n = 0, err = 0;
 
@@ -209,6 +245,8 @@ int prec_bpf_synth__programs(prec_rec_sink sink, void *ctx, struct prec_manifest
 		n += err > 0;
 		err = err < 0 ? err : 0;
 	}
+	if (m)
+		m->bpf_seen_id = id;
 	pr_debug("sideband: %d BPF programs", n);
 	if (!err && (lo.progs || lo.btfs))
 		pr_warn("sideband: %u BPF programs' info and %u BTF objects left out of the manifest over its bounds (%u of each, %u MiB in all, %u MiB of arrays a program, %u MiB a BTF object): perf annotate and perf report --header cannot show them",

@@ -22,4 +22,16 @@ typedef int (*prec_rec_sink)(void *ctx, uint32_t type, const void *body, size_t 
  * of programs or the sink's -errno. */
 int prec_bpf_synth__programs(prec_rec_sink sink, void *ctx, struct prec_manifest *m);
 
+/* What the close may add to a manifest of the programs loaded during the
+ * recording: room the recording reserves for it from the start. */
+#define PREC_BPF_LATE_BYTES (1u << 20)
+
+/* At a recording's close: the info and BTF of the JITed programs loaded
+ * since m's programs were read (an id above its last one) and loaded
+ * still, into m, at most PREC_BPF_LATE_BYTES of them (the rest left out,
+ * in one warning), as perf record keeps those its side-band thread saw
+ * load. Their KSYMBOL and BPF_EVENT records are the kernel's, in the
+ * rings. Returns the number added. */
+int prec_bpf_synth__loaded_since(struct prec_manifest *m);
+
 #endif

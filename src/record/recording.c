@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "record/bpf_synth.h"
 #include "record/evlist.h"
 #include "record/evlist_config.h"
 #include "record/evlist_manifest.h"
@@ -42,6 +43,7 @@ struct prec_recording {
 	int nr_cpus;
 	struct prec_shard_writer **writers; /* per CPU, then the side band */
 	uint64_t reserve_bytes; /* manifest.reserve's size, 0 if none */
+	bool bpf_late;          /* the close adds programs loaded meanwhile */
 };
 
 static int fill_manifest(struct prec_recording *r, const struct prec_record_opts *o,
@@ -154,6 +156,7 @@ int prec_recording__open(struct prec_recording **out, int dirfd, char *dir,
 	r->dirfd = dirfd;
 	r->dir = dir;
 	r->nr_cpus = prec_evlist__nr_cpus(ro->el);
+	r->bpf_late = !ro->o->no_bpf_event;
 	/* First: a reader following the recording (merge --follow) that finds
 	 * no manifest yet waits while the lock is held, and one that finds
 	 * the manifest unfinished and no lock held knows we are gone. Held
@@ -228,10 +231,11 @@ int prec_recording__start(struct prec_recording *r, uint64_t start_time)
 }
 
 /* Room the final manifest may need: what it holds now (events, side-band
- * build-ids) twice over, plus room for ~2,000 build-ids of programs
- * started during the recording. Its temp file and the start manifest
+ * build-ids, BPF programs) twice over, plus room for ~2,000 build-ids of
+ * programs started during the recording (and bpf_late's bytes of the BPF
+ * programs loaded meanwhile). Its temp file and the start manifest
  * coexist for a moment, hence twice. */
-static uint64_t reserve_size(const struct prec_manifest *m)
+static uint64_t reserve_size(const struct prec_manifest *m, bool bpf_late)
 {
 	void *buf;
 	size_t len = 0;
@@ -240,7 +244,7 @@ static uint64_t reserve_size(const struct prec_manifest *m)
 		len = 64 * 1024;
 	else
 		free(buf);
-	return 2 * (uint64_t)len + PREC_MANIFEST_RESERVE_EXTRA;
+	return 2 * (uint64_t)len + PREC_MANIFEST_RESERVE_EXTRA + (bpf_late ? PREC_BPF_LATE_BYTES : 0);
 }
 
 /* The closing MARKER: its watermark above every time tells a reader
@@ -259,7 +263,7 @@ static int close_sideband(struct prec_recording *r)
  * just before that is written). */
 static int reserve(struct prec_recording *r)
 {
-	uint64_t len = reserve_size(r->m);
+	uint64_t len = reserve_size(r->m, r->bpf_late);
 	int fd, err;
 
 	fd = openat(r->dirfd, PREC_MANIFEST_RESERVE_NAME,

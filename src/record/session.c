@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "record/bpf_synth.h"
 #include "record/buildid_collect.h"
 #include "record/buildid_reader.h"
 #include "record/drainer.h"
@@ -577,7 +578,10 @@ static int close_epoch(struct prec_session *s, struct prec_evlist *el, int err)
 	add_buildids(s);
 	if (s->o->no_buildid)
 		prec_manifest__clear_buildids(m);
-	lap(s, "totals and build-ids");
+	/* perf's BPF_PROG_INFO has the programs loaded meanwhile too */
+	if (!s->o->no_bpf_event)
+		prec_bpf_synth__loaded_since(m);
+	lap(s, "totals and build-ids, BPF programs");
 	/* --max-disk's finish wants the writers out of its budget. */
 	if (s->max_disk)
 		err = close_writers(s, err);

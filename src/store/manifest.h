@@ -183,12 +183,14 @@ struct prec_manifest {
 	 * by ascending id, and the BTF objects they name (BPF_BTFS, minor 9),
 	 * by ascending id, each once; bpf_bytes is what add_bpf_prog() and
 	 * add_btf() counted against PREC_MANIFEST_BPF_BYTES_MAX, the caps
-	 * their arrays' room (these three not encoded) */
+	 * their arrays' room, bpf_seen_id the highest program id the
+	 * recorder's walk saw, kept or not (these four not encoded) */
 	uint32_t nr_bpf_progs, nr_btfs;
 	struct prec_manifest_bpf_prog *bpf_progs;
 	struct prec_manifest_btf *btfs;
 	uint64_t bpf_bytes;
 	uint32_t bpf_progs_cap, btfs_cap;
+	uint32_t bpf_seen_id;
 	/* the recording */
 	uint32_t argc;
 	char **argv;                      /* prec's own command line */

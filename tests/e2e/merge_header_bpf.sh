@@ -17,6 +17,9 @@
 #    record's own pipe has none: it writes them before reading any).
 # 4. No program (--no-bpf-event): both features present with count 0, file
 #    and pipe, as perf writes them when none is loaded.
+# 5. A program loaded during the recording (perf and prec recording at
+#    once), loaded still at the stop: its record and BTF are perf's bytes
+#    too (perf's side-band thread read them at its load, prec at the close).
 set -u
 # shellcheck source=tests/lib/e2e.sh
 . "$(dirname "$0")/../lib/e2e.sh"
@@ -124,3 +127,28 @@ done
 perf report -i "$tmp/none.data" --header-only -I 2>/dev/null | grep '^# missing features' >"$tmp/missing"
 grep -q 'BPF_PROG_INFO\|BPF_BTF' "$tmp/missing" && fail "no programs: $(cat "$tmp/missing")"
 echo "no programs: both features with count 0 (file and pipe), not missing"
+
+# 5
+perf record -q -a -o "$tmp/perf5.data" -- sleep 1.5 2>"$tmp/perf.err" &
+pids+=($!)
+"$PREC" record -q -a -d "$tmp/rec5" -- sleep 1.5 &
+pids+=($!)
+sleep 0.6
+"$H/bpfload" -b latefn 1 mblate 3000 &
+late=$!
+wait "${pids[@]}" || fail "perf or prec record (5): exit $?"
+pids=("$late")
+"$PREC" merge -q "$tmp/rec5" -o "$tmp/prec5.data" || fail "merge (5)"
+feats "$tmp/perf5.data" >"$tmp/perf5.feats" || fail "perf's features do not parse (5)"
+feats "$tmp/prec5.data" >"$tmp/prec5.feats" || fail "prec's features do not parse (5)"
+line=$(perf report -i "$tmp/perf5.data" --header-only -I 2>/dev/null | grep '^# bpf_prog_info [0-9]*: bpf_prog_[0-9a-f]*_latefn ')
+id=$(echo "$line" | sed -n 's/^# bpf_prog_info \([0-9]*\): .*/\1/p')
+[ -n "$id" ] || fail "perf's own file has not the program loaded during its recording"
+grep -qxF "$line" <(perf report -i "$tmp/prec5.data" --header-only -I 2>/dev/null) ||
+	fail "loaded during the recording: prec's file has not perf's line: $line"
+[ "$(grep "^prog $id " "$tmp/perf5.feats")" = "$(grep "^prog $id " "$tmp/prec5.feats")" ] ||
+	fail "loaded during the recording: program $id's record differs from perf's"
+bid=$("$PREC" info "$tmp/rec5" --json | sed -n 's/.*"name": "mblate0", "btf_id": \([0-9]*\),.*/\1/p')
+[ -n "$bid" ] && [ "$(grep "^btf $bid " "$tmp/perf5.feats")" = "$(grep "^btf $bid " "$tmp/prec5.feats")" ] ||
+	fail "loaded during the recording: BTF ${bid:-none} differs from perf's"
+echo "loaded during the recording: program $id and BTF $bid as perf's"
