@@ -65,7 +65,7 @@ static uint32_t info32(const struct prog *p, size_t off)
 	return prec_ld32(p->info + off);
 }
 
-/* Element k of array i of p (the array is in data: the record is checked). */
+/* Element k of array i of p (inside data: bpf_info.c built the record so). */
 static const uint8_t *elem(const struct prog *p, int i, uint32_t k)
 {
 	return p->data + prec_ld64(p->info + prec_bpf_arrays[i].addr_off) +
