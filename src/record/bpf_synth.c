@@ -223,7 +223,7 @@ int prec_bpf_synth__loaded_since(struct prec_manifest *m)
 	m->bpf_seen_id = id;
 	pr_debug("close: %d BPF programs loaded during the recording", n);
 	if (lo.progs || lo.btfs)
-		pr_warn("%u BPF programs loaded during the recording left out of the manifest, and %u BTF objects, over %u KiB: perf annotate and perf report --header cannot show them",
+		pr_warn("%u BPF programs loaded during the recording (and %u BTF objects) left out of the manifest over its %u KiB for them: perf annotate and perf report --header cannot show them",
 			lo.progs, lo.btfs, PREC_BPF_LATE_BYTES >> 10);
 	return n;
 }

@@ -20,6 +20,10 @@
 # 5. A program loaded during the recording (perf and prec recording at
 #    once), loaded still at the stop: its record and BTF are perf's bytes
 #    too (perf's side-band thread read them at its load, prec at the close).
+# 6. 80 programs of some 16 KiB each loaded during the recording: past the
+#    1 MiB the close may add, the rest left out in one warning that counts
+#    them; the ones kept and the ones left out make 80, and perf reads the
+#    header.
 set -u
 # shellcheck source=tests/lib/e2e.sh
 . "$(dirname "$0")/../lib/e2e.sh"
@@ -152,3 +156,18 @@ bid=$("$PREC" info "$tmp/rec5" --json | sed -n 's/.*"name": "mblate0", "btf_id":
 [ -n "$bid" ] && [ "$(grep "^btf $bid " "$tmp/perf5.feats")" = "$(grep "^btf $bid " "$tmp/prec5.feats")" ] ||
 	fail "loaded during the recording: BTF ${bid:-none} differs from perf's"
 echo "loaded during the recording: program $id and BTF $bid as perf's"
+
+# 6
+"$PREC" record -a -e cpu-clock -d "$tmp/rec6" -- sleep 2 2>"$tmp/rec6.err" &
+pids=($!)
+sleep 0.5
+"$H/bpfload" -l 80 mblong 2500 &
+pids+=($!)
+wait "${pids[0]}" || fail_rc "$tmp/rec6.err" "prec record (6)"
+out=$(sed -n 's/^prec: warning: \([0-9]*\) BPF programs loaded during the recording (and 0 BTF objects) left out of the manifest over its 1024 KiB for them: .*/\1/p' "$tmp/rec6.err")
+[ -n "$out" ] && [ "$(grep -c '^prec: warning' "$tmp/rec6.err")" = 1 ] || fail "80 long programs: not one warning of those left out: $(cat "$tmp/rec6.err")"
+"$PREC" merge -q "$tmp/rec6" -o "$tmp/prec6.data" || fail "merge (6)"
+kept=$(perf report -i "$tmp/prec6.data" --header-only -I 2>"$tmp/report.err" | grep -c '^# bpf_prog_info [0-9]*: bpf_prog_[0-9a-f]*_mblong[0-9]* ')
+[ -s "$tmp/report.err" ] && fail "perf report --header-only (6): $(head -2 "$tmp/report.err")"
+[ "$kept" -gt 0 ] && [ $((kept + out)) = 80 ] || fail "80 long programs: $kept kept, $out left out"
+echo "80 long programs loaded during the recording: $kept kept, $out left out in one warning"

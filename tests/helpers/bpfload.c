@@ -11,6 +11,8 @@
 //     of its own (one static function FUNC, "int FUNC(void)") and its func
 //     and line info, so the kernel, perf and prec name it bpf_prog_<tag>_FUNC
 //     and the BTF object is one perf records.
+//   bpfload -l N NAME HOLD_MS: the first form with long filters (the -r
+//     one's 4000 instructions): some 16 KiB of JITed code each.
 #include <errno.h>
 #include <linux/bpf.h>
 #include <linux/btf.h>
@@ -163,8 +165,13 @@ static int run(const char *name, int wait_ms, int ms)
 
 int main(int argc, char **argv)
 {
-	int n, *fd;
+	int n, *fd, insns = 2;
 
+	if (argc > 1 && !strcmp(argv[1], "-l")) {
+		insns = LONG_INSNS;
+		argc--;
+		argv++;
+	}
 	if (argc > 2 && !strcmp(argv[1], "-b")) {
 		btf_func = argv[2];
 		argc -= 2;
@@ -175,7 +182,7 @@ int main(int argc, char **argv)
 	if (argc == 5 && !strcmp(argv[1], "-r"))
 		return run(argv[2], atoi(argv[3]), atoi(argv[4]));
 	if (n < 1 || n > 1000 || strlen(argv[2]) > 12) {
-		fprintf(stderr, "usage: bpfload [-b FUNC] N NAME(<= 12 chars) HOLD_MS | [-b FUNC] -r NAME WAIT_MS MS\n");
+		fprintf(stderr, "usage: bpfload [-l] [-b FUNC] N NAME(<= 12 chars) HOLD_MS | [-b FUNC] -r NAME WAIT_MS MS\n");
 		return 2;
 	}
 	fd = calloc((size_t)n, sizeof(*fd));
@@ -185,7 +192,7 @@ int main(int argc, char **argv)
 		char name[16];
 
 		snprintf(name, sizeof(name), "%s%d", argv[2], i);
-		fd[i] = load(name, 2);
+		fd[i] = load(name, insns);
 		if (fd[i] < 0)
 			return refused("BPF_PROG_LOAD");
 	}

@@ -558,6 +558,36 @@ static void expect_bad_rec(const struct prec_manifest *m, size_t off, uint32_t v
 	free(buf);
 }
 
+/* The bounds the recorder relies on to cut: 16384 programs, a BTF object
+ * of 16 MiB, 32 MiB of both; a record that is not one. */
+static void test_bpf_bounds(void)
+{
+	struct prec_manifest *b = prec_manifest__new();
+	uint8_t r[PREC_BPF_PROG_HDR + PREC_BPF_INFO_LEN + 8 + 24];
+	size_t l = bpf_rec(r, 1, 8);
+	uint8_t *big = calloc(1, PREC_MANIFEST_BTF_MAX + 1);
+
+	CHECK(b && big);
+	for (uint32_t id = 1; id <= PREC_MANIFEST_BPF_MAX; id++) {
+		put_le32(r + PREC_BPF_PROG_HDR + 4, id);
+		CHECK_EQ(prec_manifest__add_bpf_prog(b, r, l), 0);
+	}
+	put_le32(r + PREC_BPF_PROG_HDR + 4, PREC_MANIFEST_BPF_MAX + 1);
+	CHECK_EQ(prec_manifest__add_bpf_prog(b, r, l), -E2BIG);
+	CHECK_EQ(prec_manifest__add_bpf_prog(b, r, l - 8), -EINVAL); /* not a record */
+	CHECK_EQ(b->bpf_bytes, (uint64_t)PREC_MANIFEST_BPF_MAX * l);
+	CHECK_EQ(prec_manifest__add_btf(b, 1, big, PREC_MANIFEST_BTF_MAX + 1), -E2BIG);
+	CHECK_EQ(prec_manifest__add_btf(b, 1, big, PREC_MANIFEST_BTF_MAX), 0);
+	/* 32 MiB less the programs' bytes and the first object's is left */
+	CHECK_EQ(prec_manifest__add_btf(b, 2, big, PREC_MANIFEST_BTF_MAX), -E2BIG);
+	CHECK_EQ(prec_manifest__add_btf(b, 2, big, (uint32_t)(PREC_MANIFEST_BPF_BYTES_MAX -
+						       b->bpf_bytes)), 0);
+	CHECK_EQ(prec_manifest__add_btf(b, 3, big, 1), -E2BIG);
+	CHECK(b->nr_btfs == 2 && b->bpf_bytes == PREC_MANIFEST_BPF_BYTES_MAX);
+	free(big);
+	prec_manifest__delete(b);
+}
+
 /* BPF_PROGS and BPF_BTFS (minor 10): the sections' bytes, round trip, added
  * in id order only; a manifest without them (an older prec's) reads with
  * none; a record whose lengths or arrays do not hold, ids out of order, a
@@ -651,6 +681,7 @@ static void test_bpf(struct prec_manifest *m)
 	CHECK_EQ(decode_err(buf, len, &why), -EBADMSG);
 	CHECK(!strcmp(why, "bpf_btfs: id 0 or ids not ascending"));
 	free(buf);
+	test_bpf_bounds();
 	for (uint32_t i = 0; i < m->nr_bpf_progs; i++)
 		free(m->bpf_progs[i].rec);
 	for (uint32_t i = 0; i < m->nr_btfs; i++)
