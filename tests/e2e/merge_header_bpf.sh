@@ -2,14 +2,16 @@
 # SPDX-License-Identifier: MIT
 # perf's BPF_PROG_INFO and BPF_BTF features in prec's perf.data, judged by
 # perf record's own file of the same programs:
-# 1. Three programs loaded before the start (bpfload: one hot one with BTF
-#    whose function, hotfn, is not the program's name; two without BTF),
-#    recorded by perf and by prec with -a: each program's record in
-#    BPF_PROG_INFO (its info and arrays: JITed code, addresses, lengths,
-#    tags, func and line info) and its BTF object in BPF_BTF are the same
-#    bytes in prec's file as in perf's; perf report --header-only prints the
-#    same bpf_prog_info line for each (name by BTF, address, size) and the
-#    BTF's line; neither feature is missing.
+# 1. Four programs loaded before the start (bpfload: one hot one with BTF
+#    whose function, hotfn, is not the program's name; one of two functions
+#    with BTF, twofn and twofn_sub; two without BTF), recorded by perf and
+#    by prec with -a: each program's record in BPF_PROG_INFO (its info and
+#    arrays: JITed code, addresses, lengths, tags, func and line info) and
+#    its BTF object in BPF_BTF are the same bytes in prec's file as in
+#    perf's; perf report --header-only prints the same bpf_prog_info (and
+#    sub_prog) lines for each (names by BTF, addresses, sizes) and the
+#    BTF's line; neither feature is missing; the synthesized KSYMBOLs are
+#    perf's, named by BTF.
 # 2. Samples in the hot program go to perf's name for it,
 #    bpf_prog_<tag>_hotfn (the BTF's), and perf annotate says of it what it
 #    says of perf's own file (the JITed code comes from BPF_PROG_INFO).
@@ -41,6 +43,8 @@ feats() { python3 "$PREC_TOP/tests/lib/bpf_feats.py" "$@"; }
 pids+=($!)
 "$H/bpfload" 2 mbplain 30000 &
 pids+=($!)
+"$H/bpfload" -s -b twofn 1 mbsub 30000 &
+pids+=($!)
 sleep 0.5
 perf record -q -a -F 2000 -o "$tmp/perf.data" -- sleep 0.5 2>"$tmp/perf.err" ||
 	fail_rc "$tmp/perf.err" "perf record"
@@ -56,18 +60,20 @@ pids=()
 header_bpf() {
 	perf report -i "$1" --header-only -I 2>"$tmp/report.err" | awk '
 		/^# bpf_prog_info [0-9]+: bpf_prog_[0-9a-f]+_(hotfn|mbplain[01]) / { print }
+		/^# \tsub_prog [01]: bpf_prog_[0-9a-f]+_twofn(_sub)? / { print }
 		/^# missing features:/ { for (i = 4; i <= NF; i++) if ($i ~ /^BPF_/) print "missing " $i }'
 	[ -s "$tmp/report.err" ] && fail "perf report --header-only on $1: $(head -2 "$tmp/report.err")"
 	return 0
 }
 header_bpf "$tmp/perf.data" >"$tmp/perf.hdr"
 header_bpf "$tmp/prec.data" >"$tmp/prec.hdr"
-[ "$(grep -c bpf_prog_info "$tmp/perf.hdr")" = 3 ] ||
-	fail "perf's own file has not our 3 programs: $(cat "$tmp/perf.hdr")"
+[ "$(grep -c 'bpf_prog_info\|sub_prog' "$tmp/perf.hdr")" = 5 ] ||
+	fail "perf's own file has not our 4 programs: $(cat "$tmp/perf.hdr")"
 grep -q '^missing' "$tmp/perf.hdr" && fail "perf's own file misses a BPF feature"
 diff "$tmp/perf.hdr" "$tmp/prec.hdr" >"$tmp/diff" ||
 	fail "bpf_prog_info lines or missing features differ from perf's (< perf, > prec): $(cat "$tmp/diff")"
-ids=$(sed -n 's/^# bpf_prog_info \([0-9]*\): .*/\1/p' "$tmp/perf.hdr")
+ids="$(sed -n 's/^# bpf_prog_info \([0-9]*\): .*/\1/p' "$tmp/perf.hdr") $("$PREC" info "$tmp/rec" --json | sed -n 's/.*"id": \([0-9]*\), "name": "mbsub0".*/\1/p')"
+[ "$(echo $ids | wc -w)" = 4 ] || fail "not 4 program ids: $ids"
 feats "$tmp/perf.data" >"$tmp/perf.feats" || fail "perf's features do not parse"
 feats "$tmp/prec.data" >"$tmp/prec.feats" || fail "prec's features do not parse"
 btf=$(perf report -i "$tmp/perf.data" --header-only -I 2>/dev/null | grep -c '^# btf info of id')
@@ -85,7 +91,17 @@ want=$(grep "^btf $bid " "$tmp/perf.feats")
 [ "$want" = "$(grep "^btf $bid " "$tmp/prec.feats")" ] || fail "BTF $bid differs from perf's"
 grep -qx "# btf info of id $bid" <(perf report -i "$tmp/prec.data" --header-only -I 2>/dev/null) ||
 	fail "perf report --header-only shows no BTF $bid for prec's file"
-echo "BPF_PROG_INFO and BPF_BTF: our 3 programs and BTF $bid the same bytes as perf's: $(grep -c bpf_prog_info "$tmp/prec.hdr") header lines as perf's"
+# ksyms DATA: the synthesized KSYMBOL records of our programs
+ksyms() {
+	perf script -i "$1" --show-bpf-events 2>/dev/null |
+		grep -E 'PERF_RECORD_KSYMBOL .*name bpf_prog_[0-9a-f]+_(hotfn|twofn|twofn_sub|mbplain[01])$' |
+		sed 's/.*PERF_RECORD_KSYMBOL/KSYMBOL/'
+}
+ksyms "$tmp/perf.data" >"$tmp/perf.ksyms"
+ksyms "$tmp/prec.data" >"$tmp/prec.ksyms"
+[ "$(grep -c . "$tmp/perf.ksyms")" = 5 ] || fail "perf's KSYMBOLs of our programs: $(cat "$tmp/perf.ksyms")"
+diff "$tmp/perf.ksyms" "$tmp/prec.ksyms" >"$tmp/diff" || fail "KSYMBOLs differ from perf's: $(cat "$tmp/diff")"
+echo "BPF_PROG_INFO and BPF_BTF: our 4 programs and BTF $bid the same bytes as perf's: $(grep -c . "$tmp/prec.hdr") header lines and 5 KSYMBOLs as perf's"
 
 # 2
 hot() { perf report -i "$1" --stdio -n --sort sym 2>/dev/null | awk '$4 ~ /^bpf_prog_[0-9a-f]+_/ && $4 ~ /_(hotfn|mbhot)$/ { print $4, $2 }'; }

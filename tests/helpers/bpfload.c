@@ -13,6 +13,9 @@
 //     and the BTF object is one perf records.
 //   bpfload -l N NAME HOLD_MS: the first form with long filters (the -r
 //     one's 4000 instructions): some 16 KiB of JITed code each.
+//   bpfload -s [-b FUNC] N NAME HOLD_MS: the first form with programs of
+//     two functions (the main one calls the other, which returns 0): two
+//     JITed functions each; with -b the second one's BTF name is FUNC_sub.
 #include <errno.h>
 #include <linux/bpf.h>
 #include <linux/btf.h>
@@ -28,20 +31,23 @@
 #define LONG_INSNS 4000 /* r0 += 1 each: some microseconds a packet */
 
 static const char *btf_func; /* -b: the function's name in the BTF */
+static int two_funcs;        /* -s */
 
-/* A BTF object of three types, [1] int, [2] int (void), [3] static
- * function btf_func of type 2, and the strings a line info names: its fd,
- * or -1. *file and *line are those strings' offsets. */
+/* A BTF object of four types, [1] int, [2] int (void), [3] static
+ * function btf_func and [4] static function btf_func_sub, both of type 2,
+ * and the strings a line info names: its fd, or -1. *file and *line are
+ * those strings' offsets. */
 static int load_btf(uint32_t *file, uint32_t *line)
 {
 	static const char src[] = "bpfload.c", text[] = "return 0;";
+	size_t nf = strlen(btf_func) + 1;
 	uint32_t types[] = {
 		1, BTF_KIND_INT << 24, 4, (BTF_INT_SIGNED << 24) | 32,
 		0, BTF_KIND_FUNC_PROTO << 24, 1,
 		5, (BTF_KIND_FUNC << 24) | BTF_FUNC_STATIC, 2,
+		(uint32_t)(5 + nf), (BTF_KIND_FUNC << 24) | BTF_FUNC_STATIC, 2,
 	};
-	size_t nf = strlen(btf_func) + 1;
-	size_t str_len = 5 + nf + sizeof(src) + sizeof(text);
+	size_t str_len = 5 + nf + nf + 4 + sizeof(src) + sizeof(text);
 	struct btf_header h = { .magic = BTF_MAGIC, .version = BTF_VERSION,
 				.hdr_len = sizeof(h), .type_len = sizeof(types),
 				.str_off = sizeof(types), .str_len = (uint32_t)str_len };
@@ -56,7 +62,9 @@ static int load_btf(uint32_t *file, uint32_t *line)
 	str = blob + sizeof(h) + sizeof(types);
 	memcpy(str + 1, "int", 4);
 	memcpy(str + 5, btf_func, nf);
-	*file = (uint32_t)(5 + nf);
+	memcpy(str + 5 + nf, btf_func, nf - 1);
+	memcpy(str + 5 + nf + nf - 1, "_sub", 5);
+	*file = (uint32_t)(5 + nf + nf + 4);
 	memcpy(str + *file, src, sizeof(src));
 	*line = *file + (uint32_t)sizeof(src);
 	memcpy(str + *line, text, sizeof(text));
@@ -69,18 +77,26 @@ static int load_btf(uint32_t *file, uint32_t *line)
 }
 
 /* A socket filter of n instructions (r0 = 1, then adds, when n > 2) that
- * drops the packet. */
+ * drops the packet; with -s, of 4: a call of the function at 2, exit,
+ * r0 = 0, exit. */
 static int load(const char *name, int n)
 {
-	struct bpf_insn *prog = calloc((size_t)n, sizeof(*prog));
+	struct bpf_insn *prog;
 	union bpf_attr a;
 	int fd;
 
+	n = two_funcs ? 4 : n;
+	prog = calloc((size_t)n, sizeof(*prog));
 	if (!prog)
 		return -1;
 	for (int i = 0; i < n - 2; i++)
 		prog[i] = (struct bpf_insn){ .code = BPF_ALU64 | (i ? BPF_ADD : BPF_MOV) | BPF_K,
 					     .dst_reg = BPF_REG_0, .imm = 1 };
+	if (two_funcs) {
+		prog[0] = (struct bpf_insn){ .code = BPF_JMP | BPF_CALL,
+					     .src_reg = BPF_PSEUDO_CALL, .imm = 1 };
+		prog[1] = (struct bpf_insn){ .code = BPF_JMP | BPF_EXIT };
+	}
 	prog[n - 2] = (struct bpf_insn){ .code = BPF_ALU64 | BPF_MOV | BPF_K,
 					 .dst_reg = BPF_REG_0, .imm = 0 };
 	prog[n - 1] = (struct bpf_insn){ .code = BPF_JMP | BPF_EXIT };
@@ -93,7 +109,8 @@ static int load(const char *name, int n)
 	if (btf_func) {
 		uint32_t file, line;
 		int btf = load_btf(&file, &line);
-		struct bpf_func_info func = { .insn_off = 0, .type_id = 3 };
+		struct bpf_func_info func[2] = { { .insn_off = 0, .type_id = 3 },
+						 { .insn_off = 2, .type_id = 4 } };
 		/* the first instruction and the last two, each its own line */
 		struct bpf_line_info lines[2] = {
 			{ .insn_off = 0, .file_name_off = file, .line_off = line,
@@ -107,9 +124,9 @@ static int load(const char *name, int n)
 			return -1;
 		}
 		a.prog_btf_fd = (uint32_t)btf;
-		a.func_info_rec_size = sizeof(func);
-		a.func_info = (uint64_t)(uintptr_t)&func;
-		a.func_info_cnt = 1;
+		a.func_info_rec_size = sizeof(func[0]);
+		a.func_info = (uint64_t)(uintptr_t)func;
+		a.func_info_cnt = two_funcs ? 2 : 1;
 		a.line_info_rec_size = sizeof(lines[0]);
 		a.line_info = (uint64_t)(uintptr_t)lines;
 		a.line_info_cnt = n > 2 ? 2 : 1;
@@ -167,6 +184,11 @@ int main(int argc, char **argv)
 {
 	int n, *fd, insns = 2;
 
+	if (argc > 1 && !strcmp(argv[1], "-s")) {
+		two_funcs = 1;
+		argc--;
+		argv++;
+	}
 	if (argc > 1 && !strcmp(argv[1], "-l")) {
 		insns = LONG_INSNS;
 		argc--;
@@ -182,7 +204,7 @@ int main(int argc, char **argv)
 	if (argc == 5 && !strcmp(argv[1], "-r"))
 		return run(argv[2], atoi(argv[3]), atoi(argv[4]));
 	if (n < 1 || n > 1000 || strlen(argv[2]) > 12) {
-		fprintf(stderr, "usage: bpfload [-l] [-b FUNC] N NAME(<= 12 chars) HOLD_MS | [-b FUNC] -r NAME WAIT_MS MS\n");
+		fprintf(stderr, "usage: bpfload [-s] [-l] [-b FUNC] N NAME(<= 12 chars) HOLD_MS | [-b FUNC] -r NAME WAIT_MS MS\n");
 		return 2;
 	}
 	fd = calloc((size_t)n, sizeof(*fd));
