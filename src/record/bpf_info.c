@@ -79,14 +79,15 @@ static int64_t array_bytes(const uint8_t *info, int i)
 /* The second answer: the counts and sizes of the first, and each array
  * where it was asked to be (the kernel zeroes the address of one it
  * withholds). */
-static int same_answer(const uint8_t *first, const uint8_t *info, const uint8_t *data)
+static int same_answer(const uint8_t *first, const uint8_t *info, const uint8_t *data,
+		       uint32_t arrays)
 {
 	size_t at = 0;
 
 	for (int i = 0; i < PREC_BPF_NR_ARRAYS; i++) {
 		const struct prec_bpf_array_desc *d = &prec_bpf_arrays[i];
 
-		if (!(PREC_BPF_ARRAYS_RECORDED & (1u << i)))
+		if (!(arrays & (1u << i)))
 			continue;
 		if (prec_ld32(first + d->count_off) != prec_ld32(info + d->count_off) ||
 		    prec_bpf_prog__elem_size(first, i) != prec_bpf_prog__elem_size(info, i) ||
@@ -97,7 +98,8 @@ static int same_answer(const uint8_t *first, const uint8_t *info, const uint8_t 
 	return 0;
 }
 
-int prec_bpf_info__read_prog(int fd, uint32_t max_data, uint8_t **rec, size_t *len)
+int prec_bpf_info__read_prog(int fd, uint32_t arrays, uint32_t max_data, uint8_t **rec,
+			     size_t *len)
 {
 	uint8_t first[PREC_BPF_INFO_LEN] __attribute__((aligned(8))) = { 0 };
 	uint8_t *r, *info, *data;
@@ -107,6 +109,8 @@ int prec_bpf_info__read_prog(int fd, uint32_t max_data, uint8_t **rec, size_t *l
 	int err;
 
 	*rec = NULL;
+	if (arrays >> PREC_BPF_NR_ARRAYS)
+		return -EINVAL;
 	err = obj_info(fd, first, &info_len);
 	if (err)
 		return err;
@@ -115,7 +119,7 @@ int prec_bpf_info__read_prog(int fd, uint32_t max_data, uint8_t **rec, size_t *l
 	for (int i = 0; i < PREC_BPF_NR_ARRAYS; i++) {
 		int64_t n;
 
-		if (!(PREC_BPF_ARRAYS_RECORDED & (1u << i)))
+		if (!(arrays & (1u << i)))
 			continue;
 		n = array_bytes(first, i);
 		if (n < 0)
@@ -134,7 +138,7 @@ int prec_bpf_info__read_prog(int fd, uint32_t max_data, uint8_t **rec, size_t *l
 	for (int i = 0; i < PREC_BPF_NR_ARRAYS; i++) {
 		const struct prec_bpf_array_desc *d = &prec_bpf_arrays[i];
 
-		if (!(PREC_BPF_ARRAYS_RECORDED & (1u << i)))
+		if (!(arrays & (1u << i)))
 			continue;
 		prec_st32(info + d->count_off, prec_ld32(first + d->count_off));
 		if (!d->fixed)
@@ -145,7 +149,7 @@ int prec_bpf_info__read_prog(int fd, uint32_t max_data, uint8_t **rec, size_t *l
 	info_len = PREC_BPF_INFO_LEN;
 	err = obj_info(fd, info, &info_len);
 	if (!err)
-		err = same_answer(first, info, data);
+		err = same_answer(first, info, data, arrays);
 	if (err) {
 		free(r);
 		return err;
@@ -154,13 +158,13 @@ int prec_bpf_info__read_prog(int fd, uint32_t max_data, uint8_t **rec, size_t *l
 	for (int i = 0; i < PREC_BPF_NR_ARRAYS; i++) {
 		const struct prec_bpf_array_desc *d = &prec_bpf_arrays[i];
 
-		if (PREC_BPF_ARRAYS_RECORDED & (1u << i))
+		if (arrays & (1u << i))
 			prec_st64(info + d->addr_off,
 				  prec_ld64(info + d->addr_off) - (uint64_t)(uintptr_t)data);
 	}
 	prec_st32(r, PREC_BPF_INFO_LEN);
 	prec_st32(r + 4, (uint32_t)data_len);
-	prec_st64(r + 8, PREC_BPF_ARRAYS_RECORDED);
+	prec_st64(r + 8, arrays);
 	*rec = r;
 	*len = PREC_BPF_PROG_HDR + PREC_BPF_INFO_LEN + (size_t)data_len;
 	return 0;

@@ -16,13 +16,15 @@ int prec_bpf_info__prog_fd(uint32_t id);
 
 /* Program fd's record (store/bpf_prog.h) in a malloc'd *rec of *len bytes:
  * PREC_BPF_INFO_LEN bytes of its info as the kernel gives them and the
- * arrays PREC_BPF_ARRAYS_RECORDED, as perf record reads them. The kernel's
+ * arrays of the mask arrays (PREC_BPF_ARRAYS_RECORDED: the ones perf
+ * record reads; no bit past PREC_BPF_PROG_TAGS). The kernel's
  * counts are believed only up to max_data bytes of arrays (-E2BIG past
  * them) and only if its second answer repeats its first (else -EAGAIN: a
  * count or size changed, or it withheld an array, as it does from a reader
  * without the right to see the JITed code). -EOPNOTSUPP from a kernel
  * whose info stops before prog_tags; else the syscall's -errno. */
-int prec_bpf_info__read_prog(int fd, uint32_t max_data, uint8_t **rec, size_t *len);
+int prec_bpf_info__read_prog(int fd, uint32_t arrays, uint32_t max_data, uint8_t **rec,
+			     size_t *len);
 
 /* BTF object id's bytes in a malloc'd *data of *size bytes, at most max:
  * 0, -E2BIG past max, -EAGAIN if its size changed between the two reads,

@@ -44,6 +44,12 @@ struct bpf_event_body {
 };
 _Static_assert(sizeof(struct bpf_event_body) == 16, "PERF_RECORD_BPF_EVENT body");
 
+/* The arrays a program's functions are announced from: their addresses,
+ * lengths, tags, and BTF func info (whose names). */
+#define NAMING_ARRAYS                                                          \
+	((1u << PREC_BPF_JITED_KSYMS) | (1u << PREC_BPF_JITED_FUNC_LENS) |     \
+	 (1u << PREC_BPF_FUNC_INFO) | (1u << PREC_BPF_PROG_TAGS))
+
 /* A program's record (store/bpf_prog.h) as its functions are read from it,
  * and its BTF when its functions are named by it. */
 struct prog {
@@ -169,8 +175,17 @@ static int one_prog(int fd, prec_rec_sink sink, void *ctx, struct prec_manifest 
 	struct prog p = { 0 };
 	uint8_t *rec, *btf = NULL;
 	size_t len;
-	int err = prec_bpf_info__read_prog(fd, PREC_MANIFEST_BPF_DATA_MAX, &rec, &len);
+	int err = prec_bpf_info__read_prog(fd, PREC_BPF_ARRAYS_RECORDED,
+					   PREC_MANIFEST_BPF_DATA_MAX, &rec, &len);
+	bool whole = !err;
 
+	/* Past the bound: left out of the manifest, but its functions still
+	 * announced, from the few arrays that name them. */
+	if (err == -E2BIG) {
+		lo->progs++;
+		err = prec_bpf_info__read_prog(fd, NAMING_ARRAYS, PREC_MANIFEST_BPF_DATA_MAX,
+					       &rec, &len);
+	}
 	if (err) {
 		pr_debug("sideband: a BPF program's info: %s", strerror(-err));
 		lo->unread++;
@@ -188,7 +203,7 @@ static int one_prog(int fd, prec_rec_sink sink, void *ctx, struct prec_manifest 
 	if (named_by_btf(&p))
 		find_btf(&p, m, &btf, lo);
 	err = announce(&p, sink, ctx);
-	if (!err && m && (m->bpf_bytes + len > lo->cap ||
+	if (!err && whole && m && (m->bpf_bytes + len > lo->cap ||
 			  prec_manifest__add_bpf_prog(m, rec, len)))
 		lo->progs++;
 	free(btf);
