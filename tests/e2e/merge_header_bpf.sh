@@ -26,6 +26,9 @@
 #    1 MiB the close may add, the rest left out in one warning that counts
 #    them; the ones kept and the ones left out make 80, and perf reads the
 #    header.
+# 7. A program loaded before the start whose JITed code (4.8 MB) passes the
+#    4 MiB a program may hold: left out of BPF_PROG_INFO in one warning,
+#    its KSYMBOL synthesized all the same.
 set -u
 # shellcheck source=tests/lib/e2e.sh
 . "$(dirname "$0")/../lib/e2e.sh"
@@ -187,3 +190,21 @@ kept=$(perf report -i "$tmp/prec6.data" --header-only -I 2>"$tmp/report.err" | g
 [ -s "$tmp/report.err" ] && fail "perf report --header-only (6): $(head -2 "$tmp/report.err")"
 [ "$kept" -gt 0 ] && [ $((kept + out)) = 80 ] || fail "80 long programs: $kept kept, $out left out"
 echo "80 long programs loaded during the recording: $kept kept, $out left out in one warning"
+
+# 7
+"$H/bpfload" -n 800000 1 mbbig 20000 &
+pids+=($!)
+for ((i = 0; i < 100; i++)); do
+	grep -q '_mbbig0\b' /proc/kallsyms && break
+	sleep 0.1
+done
+"$PREC" record -a -e cpu-clock -d "$tmp/rec7" -- sleep 0.2 2>"$tmp/rec7.err" || fail_rc "$tmp/rec7.err" "prec record (7)"
+grep -q "^prec: warning: sideband: 1 BPF programs' info and 0 BTF objects left out of the manifest over its bounds" "$tmp/rec7.err" &&
+	[ "$(grep -c '^prec: warning' "$tmp/rec7.err")" = 1 ] || fail "a 4.8 MB program: not one warning: $(cat "$tmp/rec7.err")"
+"$PREC" merge -q "$tmp/rec7" -o "$tmp/prec7.data" || fail "merge (7)"
+perf report -i "$tmp/prec7.data" --header-only -I 2>/dev/null | grep -q '_mbbig0 ' &&
+	fail "a 4.8 MB program: in BPF_PROG_INFO"
+perf script -i "$tmp/prec7.data" --show-bpf-events 2>/dev/null |
+	grep -q 'PERF_RECORD_KSYMBOL .* len 48[0-9]\{5\} type 1 flags 0x0 name bpf_prog_[0-9a-f]*_mbbig0$' ||
+	fail "a 4.8 MB program: no KSYMBOL"
+echo "a 4.8 MB program: left out of BPF_PROG_INFO in one warning, its KSYMBOL synthesized"

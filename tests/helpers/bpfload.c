@@ -13,6 +13,8 @@
 //     and the BTF object is one perf records.
 //   bpfload -l N NAME HOLD_MS: the first form with long filters (the -r
 //     one's 4000 instructions): some 16 KiB of JITed code each.
+//   bpfload -n INSNS N NAME HOLD_MS: the first form with filters of INSNS
+//     instructions adding 1000 each (6 bytes of x86 code each).
 //   bpfload -s [-b FUNC] N NAME HOLD_MS: the first form with programs of
 //     two functions (the main one calls the other, which returns 0): two
 //     JITed functions each; with -b the second one's BTF name is FUNC_sub.
@@ -32,6 +34,7 @@
 
 static const char *btf_func; /* -b: the function's name in the BTF */
 static int two_funcs;        /* -s */
+static int add_imm = 1;      /* what each added instruction adds */
 
 /* A BTF object of four types, [1] int, [2] int (void), [3] static
  * function btf_func and [4] static function btf_func_sub, both of type 2,
@@ -91,7 +94,7 @@ static int load(const char *name, int n)
 		return -1;
 	for (int i = 0; i < n - 2; i++)
 		prog[i] = (struct bpf_insn){ .code = BPF_ALU64 | (i ? BPF_ADD : BPF_MOV) | BPF_K,
-					     .dst_reg = BPF_REG_0, .imm = 1 };
+					     .dst_reg = BPF_REG_0, .imm = add_imm };
 	if (two_funcs) {
 		prog[0] = (struct bpf_insn){ .code = BPF_JMP | BPF_CALL,
 					     .src_reg = BPF_PSEUDO_CALL, .imm = 1 };
@@ -189,6 +192,12 @@ int main(int argc, char **argv)
 		argc--;
 		argv++;
 	}
+	if (argc > 2 && !strcmp(argv[1], "-n")) {
+		insns = atoi(argv[2]);
+		add_imm = 1000;
+		argc -= 2;
+		argv += 2;
+	}
 	if (argc > 1 && !strcmp(argv[1], "-l")) {
 		insns = LONG_INSNS;
 		argc--;
@@ -204,7 +213,7 @@ int main(int argc, char **argv)
 	if (argc == 5 && !strcmp(argv[1], "-r"))
 		return run(argv[2], atoi(argv[3]), atoi(argv[4]));
 	if (n < 1 || n > 1000 || strlen(argv[2]) > 12) {
-		fprintf(stderr, "usage: bpfload [-s] [-l] [-b FUNC] N NAME(<= 12 chars) HOLD_MS | [-b FUNC] -r NAME WAIT_MS MS\n");
+		fprintf(stderr, "usage: bpfload [-s] [-n INSNS] [-l] [-b FUNC] N NAME(<= 12 chars) HOLD_MS | [-b FUNC] -r NAME WAIT_MS MS\n");
 		return 2;
 	}
 	fd = calloc((size_t)n, sizeof(*fd));
