@@ -179,8 +179,8 @@ struct prec_manifest {
 	struct prec_manifest_pmu *pmus;   /* sysfs's directory order */
 	uint32_t nr_caches;               /* the CACHES section (minor 8) */
 	struct prec_manifest_cache *caches;
-	/* BPF programs loaded at the start (the BPF_PROGS section, minor 9),
-	 * by ascending id, and the BTF objects they name (BPF_BTFS, minor 9),
+	/* BPF programs loaded at the start (the BPF_PROGS section, minor 10),
+	 * by ascending id, and the BTF objects they name (BPF_BTFS, minor 10),
 	 * by ascending id, each once; bpf_bytes is what add_bpf_prog() and
 	 * add_btf() counted against PREC_MANIFEST_BPF_BYTES_MAX, the caps
 	 * their arrays' room, bpf_seen_id the highest program id the

@@ -54,7 +54,7 @@ static void set_rnd(struct prec_manifest *m, char **field, size_t max)
 	free(s);
 }
 
-/* BPF programs (minor 9): none to two, ids ascending, each one function
+/* BPF programs (minor 10): none to two, ids ascending, each one function
  * of random code with a random line info; and as many BTF objects. */
 static void fill_bpf(struct prec_manifest *m)
 {
