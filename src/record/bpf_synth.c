@@ -116,7 +116,7 @@ static void func_name(char *buf, size_t size, const struct prog *p, uint32_t i)
 		snprintf(buf + l, size - l, "_%s", short_name);
 }
 
-static int announce(const struct prog *p, prec_rec_sink sink, void *ctx)
+static int announce(const struct prog *p, prec_rec_sink sink, void *ctx, bool events)
 {
 	struct bpf_event_body ev = { .type = BPF_EVENT_LOAD,
 				     .id = info32(p, offsetof(struct bpf_prog_info, id)) };
@@ -134,8 +134,10 @@ static int announce(const struct prog *p, prec_rec_sink sink, void *ctx)
 			   offsetof(struct ksym_body, name) +
 			   ((strlen(k.name) + 1 + 7) & ~(size_t)7));
 	}
+	if (err || !events)
+		return err;
 	memcpy(ev.tag, p->info + offsetof(struct bpf_prog_info, tag), TAG_SIZE);
-	return err ? err : sink(ctx, PERF_RECORD_BPF_EVENT, &ev, sizeof(ev));
+	return sink(ctx, PERF_RECORD_BPF_EVENT, &ev, sizeof(ev));
 }
 
 /* p's BTF for its names: m's copy, else read and (room permitting) added
@@ -166,11 +168,12 @@ static void find_btf(struct prog *p, struct prec_manifest *m, uint8_t **own,
 		lo->btfs++;
 }
 
-/* Program fd: its records to sink, its info and BTF to m. Returns 1 when
- * it was announced, 0 when it was not (not JITed, unreadable: perf skips
- * those too), or the sink's -errno. */
+/* Program fd: its records to sink, its info (with events: as perf's
+ * --no-bpf-event, without it neither its BPF_EVENT nor its info) and BTF
+ * to m. Returns 1 when it was announced, 0 when it was not (not JITed,
+ * unreadable: perf skips those too), or the sink's -errno. */
 static int one_prog(int fd, prec_rec_sink sink, void *ctx, struct prec_manifest *m,
-		    struct left_out *lo)
+		    bool events, struct left_out *lo)
 {
 	struct prog p = { 0 };
 	uint8_t *rec, *btf = NULL;
@@ -202,8 +205,8 @@ static int one_prog(int fd, prec_rec_sink sink, void *ctx, struct prec_manifest 
 	}
 	if (named_by_btf(&p))
 		find_btf(&p, m, &btf, lo);
-	err = announce(&p, sink, ctx);
-	if (!err && whole && m && (m->bpf_bytes + len > lo->cap ||
+	err = announce(&p, sink, ctx, events);
+	if (!err && whole && m && events && (m->bpf_bytes + len > lo->cap ||
 			  prec_manifest__add_bpf_prog(m, rec, len)))
 		lo->progs++;
 	free(btf);
@@ -231,7 +234,7 @@ int prec_bpf_synth__loaded_since(struct prec_manifest *m)
 
 		if (fd < 0)
 			continue; /* unloaded meanwhile */
-		one_prog(fd, no_sink, NULL, m, &lo);
+		one_prog(fd, no_sink, NULL, m, true, &lo);
 		close(fd);
 		n += m->nr_bpf_progs > had;
 	}
@@ -243,7 +246,8 @@ int prec_bpf_synth__loaded_since(struct prec_manifest *m)
 	return n;
 }
 
-int prec_bpf_synth__programs(prec_rec_sink sink, void *ctx, struct prec_manifest *m)
+int prec_bpf_synth__programs(prec_rec_sink sink, void *ctx, struct prec_manifest *m,
+			     bool events)
 {
 	struct left_out lo = { .cap = UINT64_MAX };
 	uint32_t id = 0;
@@ -255,7 +259,7 @@ int prec_bpf_synth__programs(prec_rec_sink sink, void *ctx, struct prec_manifest
 
 		if (fd < 0)
 			continue; /* unloaded meanwhile */
-		err = one_prog(fd, sink, ctx, m, &lo);
+		err = one_prog(fd, sink, ctx, m, events, &lo);
 		close(fd);
 		n += err > 0;
 		err = err < 0 ? err : 0;

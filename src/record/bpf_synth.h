@@ -4,6 +4,7 @@
 #ifndef PREC_RECORD_BPF_SYNTH_H
 #define PREC_RECORD_BPF_SYNTH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -15,12 +16,14 @@ typedef int (*prec_rec_sink)(void *ctx, uint32_t type, const void *body, size_t 
 
 /* Pass to sink, for every JITed BPF program loaded now, a PERF_RECORD_KSYMBOL
  * per function (named as the kernel and perf name it: by its BTF when it
- * has one) and one PERF_RECORD_BPF_EVENT PROG_LOAD; and when m is not NULL,
- * add each one's info and arrays and the BTF objects they name to m (the
- * ones past its bounds left out, in one warning). Needs CAP_SYS_ADMIN (or
+ * has one) and, with events, one PERF_RECORD_BPF_EVENT PROG_LOAD; and when
+ * m is not NULL, add the BTF objects they name to m and, with events, each
+ * one's info and arrays (the ones past its bounds left out, in one
+ * warning): without events, perf's --no-bpf-event. Needs CAP_SYS_ADMIN (or
  * CAP_BPF and CAP_PERFMON); without it there are none. Returns the number
  * of programs or the sink's -errno. */
-int prec_bpf_synth__programs(prec_rec_sink sink, void *ctx, struct prec_manifest *m);
+int prec_bpf_synth__programs(prec_rec_sink sink, void *ctx, struct prec_manifest *m,
+			     bool events);
 
 /* What the close may add to a manifest of the programs loaded during the
  * recording: room the recording reserves for it from the start. */

@@ -223,8 +223,10 @@ static void config_tracking(struct perf_event_attr *a, const struct prec_record_
 		a->context_switch = 1;
 	a->namespaces = o->namespaces;
 	/* As perf: BPF programs (and other kernel text) that come and go
-	 * during the recording get a symbol, so samples in them resolve. */
-	a->ksymbol = !o->no_bpf_event;
+	 * during the recording get a symbol, so samples in them resolve;
+	 * --no-bpf-event leaves the programs' load records (BPF_EVENT) out,
+	 * not their symbols. */
+	a->ksymbol = 1;
 	a->bpf_event = !o->no_bpf_event;
 }
 

@@ -1431,7 +1431,7 @@ static const struct opt table[] = {
 	{ "no-buildid", 'B', NULL, NULL, "no build-id table in the recording (nor in the perf.data merged from it), as perf -B", FLAG(no_buildid), NULL },
 	{ "no-buildid-cache", 'N', NULL, NULL, "do not fill perf's build-id cache (~/.debug) at the end, as perf -N", FLAG(no_buildid_cache), NULL },
 	{ "buildid-mmap", 0, NULL, NULL, "the kernel's build-ids in MMAP2 records (attr.build_id, as perf); off by default: kernels 5.12 to at least 6.18 then put a bogus build-id flag on other sessions' MMAP2s, which crashes a perf record beside prec", FLAG(buildid_mmap), NULL },
-	{ "no-bpf-event", 0, NULL, NULL, "no BPF program load/unload records (KSYMBOL, BPF_EVENT), as perf", FLAG(no_bpf_event), NULL },
+	{ "no-bpf-event", 0, NULL, NULL, "no BPF program load/unload records (BPF_EVENT) nor the programs' info; their symbols (KSYMBOL) stay, as perf", FLAG(no_bpf_event), NULL },
 	{ "all-user", 0, NULL, NULL, "every event counts in user space only (as :u on each)", FLAG(all_user), NULL },
 	{ "all-kernel", 0, NULL, NULL, "every event counts in the kernel only (as :k on each)", FLAG(all_kernel), NULL },
 	{ "max-size", 0, "SIZE", opt_max_size, "stop once this much is recorded, e.g. 500M (as perf; stops the command)", 0, unset_max_size },

@@ -909,8 +909,9 @@ int prec_sideband__synthesize(struct prec_shard_writer *w,
 		err = sb_kernel(sb, opts && opts->user_only);
 	if (!err)
 		err = sb_modules(sb);
-	if (!err && opts && opts->bpf) {
-		int n = prec_bpf_synth__programs(sb_kernel_rec, sb, sb->m);
+	/* The programs' symbols with --no-bpf-event too, as perf's */
+	if (!err && opts) {
+		int n = prec_bpf_synth__programs(sb_kernel_rec, sb, sb->m, opts->bpf);
 
 		err = n < 0 ? n : 0;
 	}

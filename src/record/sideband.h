@@ -18,7 +18,9 @@ struct prec_sideband_opts {
 	/* also the readable, non-executable mappings of files (misc
 	 * MMAP_DATA), as the tracking event's mmap_data records them */
 	bool data_maps;
-	bool bpf;              /* the BPF programs loaded now (bpf_synth.c) */
+	bool bpf;              /* the BPF programs loaded now: their BPF_EVENT
+				* and info too, not only their KSYMBOLs and
+				* BTF (bpf_synth.c; false: --no-bpf-event) */
 	bool cgroups;          /* every cgroup's CGROUP record (cgroup.c) */
 	/* --namespaces: each thread's NAMESPACES record, as perf synthesizes
 	 * it then (the kernel's records name only the tasks made later) */

@@ -11,7 +11,8 @@
 # 3. Samples in a program's JITed code resolve to its name in perf report,
 #    loaded during the recording and before it (500 ms of datagrams through
 #    it at 4000 Hz: ~900 samples here; 200 asserted); with --no-bpf-event
-#    there are no such records and no sample resolves to it.
+#    too, as perf's, which leaves out only the BPF_EVENT records (and the
+#    programs' info), not their KSYMBOLs: synthesized ones as perf's.
 # 4. Two recordings at once: the kernel hands one KSYMBOL (BPF_EVENT) to
 #    each session with its size grown by every earlier session's trailer
 #    (6.18), so the later one's records claim more bytes than they hold and
@@ -66,6 +67,17 @@ bpf_events "$tmp/pre.data" | grep 'prepre[0-9]$\|BPF_EVENT' >"$tmp/got"
 [ "$(grep -c prepre "$tmp/want")" = 3 ] || fail "perf synthesized $(grep -c prepre "$tmp/want") prepre programs, want 3"
 diff "$tmp/want" "$tmp/got" >"$tmp/diff" || fail "synthesized records differ from perf's: $(head -4 "$tmp/diff")"
 echo "before the start: the same $(wc -l <"$tmp/got") KSYMBOL/BPF_EVENT records as perf record"
+# --no-bpf-event, as perf's: the KSYMBOLs synthesized all the same, no
+# BPF_EVENT
+perf record -q -a --no-bpf-event -o "$tmp/perfno.data" -- sleep 0.2 2>/dev/null || fail "perf record --no-bpf-event: exit $?"
+"$PREC" record -q -d "$tmp/preno" -a --no-bpf-event -- sleep 0.2 || fail "record pre --no-bpf-event: exit $?"
+merge "$tmp/preno"
+bpf_events "$tmp/perfno.data" | grep 'prepre[0-9]$\|BPF_EVENT' >"$tmp/want"
+bpf_events "$tmp/preno.data" | grep 'prepre[0-9]$\|BPF_EVENT' >"$tmp/got"
+[ "$(grep -c prepre "$tmp/want")" = 3 ] && ! grep -q BPF_EVENT "$tmp/want" ||
+	fail "perf --no-bpf-event synthesized: $(cat "$tmp/want")"
+diff "$tmp/want" "$tmp/got" >"$tmp/diff" || fail "--no-bpf-event: synthesized records differ from perf's: $(head -4 "$tmp/diff")"
+echo "before the start, --no-bpf-event: the same $(wc -l <"$tmp/got") KSYMBOLs as perf record, no BPF_EVENT"
 
 # 4
 # real_sizes DATA: every KSYMBOL is 24 bytes, its name padded to 8, and the
@@ -104,8 +116,13 @@ s=$(samples_in "$tmp/hot.data" hot)
 "$PREC" record -q -d "$tmp/nobpf" -F 4000 --no-bpf-event -- "$H/bpfload" -r hot 0 500 ||
 	fail "record --no-bpf-event: exit $?"
 merge "$tmp/nobpf"
-[ -z "$(bpf_events "$tmp/nobpf.data")" ] || fail "--no-bpf-event: KSYMBOL/BPF_EVENT records present"
-[ "$(samples_in "$tmp/nobpf.data" hot)" = 0 ] || fail "--no-bpf-event: samples resolved to the program"
+# as perf's: the kernel's KSYMBOL stays, so samples resolve; no BPF_EVENT
+ev=$(bpf_events "$tmp/nobpf.data")
+[ "$(echo "$ev" | grep -c 'KSYMBOL .* type 1 flags 0x0 name bpf_prog_[0-9a-f]*_hot$')" = 1 ] ||
+	fail "--no-bpf-event: want the program's KSYMBOL: $ev"
+echo "$ev" | grep -q BPF_EVENT && fail "--no-bpf-event: BPF_EVENT records present: $ev"
+n=$(samples_in "$tmp/nobpf.data" hot)
+[ "$n" -ge 200 ] || fail "--no-bpf-event: $n samples in bpf_prog_*_hot, want >= 200"
 "$H/bpfload" -r hotpre 800 500 &
 pids+=($!)
 sleep 0.3
@@ -114,4 +131,4 @@ wait "${pids[1]}"
 merge "$tmp/hotpre"
 p=$(samples_in "$tmp/hotpre.data" hotpre)
 [ "$p" -ge 200 ] || fail "before the start: $p samples in bpf_prog_*_hotpre, want >= 200"
-echo "samples in the program: $s (loaded during), $p (loaded before, -a); --no-bpf-event: 0"
+echo "samples in the program: $s (loaded during), $p (loaded before, -a), $n (--no-bpf-event)"
