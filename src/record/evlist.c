@@ -104,6 +104,13 @@ void prec_evlist__group_all(struct prec_evlist *el)
 			first = i;
 		el->evsel[i].leader = first;
 		el->evsel[i].nr_members = 0;
+		/* As perf's --group: the one group keeps its leader's name;
+		 * a NAME{} of a later group leads nothing now, and a name
+		 * on no leader is a manifest the merge refuses. */
+		if (i != first) {
+			free(el->evsel[i].group_name);
+			el->evsel[i].group_name = NULL;
+		}
 	}
 	if (first >= 0)
 		el->evsel[first].nr_members = el->nr - first;

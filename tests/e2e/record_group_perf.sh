@@ -140,6 +140,22 @@ for ev in "${named[@]}"; do
 	cmp -s "$tmp/ne.evlist" "$tmp/nd.evlist" ||
 		fail "-e $ev: perf evlist -g shows $(tr '\n' ' ' <"$tmp/ne.evlist") for perf's, $(tr '\n' ' ' <"$tmp/nd.evlist") for prec's"
 done
+# --group over named groups: one group, led by the first event, named
+# by its own NAME{} alone, as perf's (a later group's name on a member
+# made a manifest the merge refused)
+for ev in 'cpu-clock,xyz{task-clock,minor-faults}' 'aa{cpu-clock,task-clock},minor-faults'; do
+	perf record --group -B -N -q -o "$tmp/ne.data" -e "$ev" -- "$H/faults" 100 >/dev/null 2>"$tmp/ne.err" ||
+		fail_rc "$tmp/ne.err" "perf record --group -e $ev"
+	"$PREC" record --group -q -o "$tmp/nd.data" -e "$ev" -- "$H/faults" 100 >/dev/null 2>"$tmp/nd.err" ||
+		fail_rc "$tmp/nd.err" "prec record --group -e $ev"
+	for f in ne nd; do
+		perf report --header-only -i "$tmp/$f.data" 2>/dev/null | grep '^# group: ' >"$tmp/$f.groups"
+	done
+	[ -s "$tmp/ne.groups" ] || fail "perf's own --group -e $ev: no group in its header"
+	cmp -s "$tmp/ne.groups" "$tmp/nd.groups" ||
+		fail "--group -e $ev: perf's header has $(tr '\n' ' ' <"$tmp/ne.groups"), prec's $(tr '\n' ' ' <"$tmp/nd.groups")"
+done
+echo "--group over named groups: one group, the first event's name alone, as perf's"
 for try in 1 2 3 4; do
 	"$PREC" record -q -f -d "$tmp/n.d" -e 'mygrp{cpu-clock,page-faults}' -- "$H/faults" 1000 \
 		>/dev/null 2>"$tmp/n.err" || fail_rc "$tmp/n.err" "prec record"
