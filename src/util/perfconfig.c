@@ -265,7 +265,13 @@ static int read_file(struct prec_perfconfig *c, int dirfd, const char *name,
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	len = prec_file__read_text(path, &buf, &cap, CONFIG_MAX);
 	close(fd);
-	if (len > 0)
+	/* Said, not skipped in silence: its settings would have held for
+	 * perf, which reads any size. */
+	if (len == -EFBIG)
+		pr_warn("File %s is over %u KiB, ignoring it.", shown, CONFIG_MAX >> 10);
+	else if (len < 0)
+		pr_warn("File %s: %s, ignoring it.", shown, strerror((int)-len));
+	else if (len > 0)
 		err = prec_perfconfig__parse(c, shown, buf);
 	free(buf);
 	return err;

@@ -104,6 +104,15 @@ grep -q "File $home/.perfconfig not owned by current user or root, ignoring it" 
 chown root "$home/.perfconfig"
 echo "another user's ~/.perfconfig ignored with perf's warning"
 
+# A file over 64 KiB: ignored, as prec reads no more, but said in one
+# line (a bad value in it is not refused; it was ignored in silence)
+{ printf '[record]\n\tbuild-id = foo\n'; head -c 70000 /dev/zero | tr '\0' '#'; echo; } >"$home/.perfconfig"
+"$PREC" record -q -f -d "$tmp/p.d" -e cpu-clock -- true 2>"$tmp/big.err" ||
+	fail "prec record under a ~/.perfconfig over 64 KiB: $(cat "$tmp/big.err")"
+[ "$(cat "$tmp/big.err")" = "prec: warning: File $home/.perfconfig is over 64 KiB, ignoring it." ] ||
+	fail "a ~/.perfconfig over 64 KiB: want one warning naming it, got: $(cat "$tmp/big.err")"
+echo "a ~/.perfconfig over 64 KiB ignored, in one line"
+
 # Values perf refuses: so does prec, before recording
 refused() { # CONFIG KEY LINE
 	printf "$1" >"$home/.perfconfig"
