@@ -27,8 +27,9 @@ int prec_drainer_pool__add(struct prec_drainer_pool *p, int i,
 int prec_drainer_pool__start(struct prec_drainer_pool *p);
 /* Before add(), for --max-size or --switch-output=SIZE: the drainers count
  * every chunk they append (size_gate.h); max: --max-size in ring bytes
- * (0: none); the one that reaches it disables its CPU's events and writes
- * notify_fd(), each other one does the same at its next chunk. */
+ * (0: none); the one that reaches it disables its CPU's events, writes
+ * notify_fd() and wakes the others, each of which disables its own
+ * before its next pass. */
 void prec_drainer_pool__count(struct prec_drainer_pool *p, uint64_t max);
 /* Has a drainer reached the limit? *used: the bytes counted so far. Any
  * thread. */
