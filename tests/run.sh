@@ -17,6 +17,13 @@ export PREC_BUILD=$PWD/$BUILD
 export PREC_TOP=$PWD
 TEST_TIMEOUT=${TEST_TIMEOUT:-300}
 export TEST_EXEC=${TEST_EXEC:-}
+# perf's config files (/etc/perfconfig, ~/.perfconfig) are read by prec
+# record as by perf: a machine's own (call-graph.record-mode = dwarf,
+# record.build-id = skip) would change what the tests expect of the
+# defaults. Both tools leave them out under these; the tests of the config
+# files themselves unset them.
+export PERF_CONFIG_NOSYSTEM=1 PERF_CONFIG_NOGLOBAL=1
+unset PERF_CONFIG
 read -ra test_exec <<<"$TEST_EXEC"
 logdir=$BUILD/test-logs
 mkdir -p "$logdir"

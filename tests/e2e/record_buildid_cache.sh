@@ -105,7 +105,8 @@ HOME=$tmp/hN2 "$PREC" record -q -N -o n2.data -- "$tmp/bin3/prog" || fail "prec 
 HOME=$tmp/hN2 "$PREC" record -q --switch-output -d sw -- "$tmp/bin3/prog" || fail "prec record --switch-output"
 [ ! -e "$tmp/hN2/.debug" ] || fail "--switch-output made $tmp/hN2/.debug"
 
-# buildid.dir in ~/.perfconfig, as perf reads it
+# buildid.dir in ~/.perfconfig, as perf reads it (tests/run.sh leaves it out)
+unset PERF_CONFIG_NOGLOBAL
 for tool in perf prec; do
 	mkdir "hc.$tool"
 	printf '[buildid]\n\tdir = %s\n' "$tmp/hc.$tool/cache" >"hc.$tool/.perfconfig"

@@ -156,8 +156,11 @@ int main(void)
 	CHECK_EQ(copied_mode(0640, "c4"), 0600);
 	CHECK_EQ(copied_mode(0644, "c5"), 0644);
 
-	/* the base: buildid.dir of ~/.perfconfig, else $HOME/.debug */
+	/* the base: buildid.dir of ~/.perfconfig, else $HOME/.debug
+	 * (tests/run.sh leaves the config files out: read here) */
 	unsetenv("PERF_BUILDID_DIR");
+	unsetenv("PERF_CONFIG");
+	unsetenv("PERF_CONFIG_NOGLOBAL");
 	path_of(p, "home");
 	CHECK(!mkdir(p, 0700));
 	setenv("HOME", p, 1);
