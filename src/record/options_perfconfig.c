@@ -7,17 +7,15 @@
 #include <string.h>
 
 #include "record/callgraph_mode.h"
-#include "util/escape.h"
 #include "util/log.h"
 #include "util/perfconfig.h"
 
+/* The value as read: the log line escapes the whole message (escaped
+ * here too, its backslashes came out doubled). */
 static int refuse(const struct prec_perfconfig_item *it, const char *why)
 {
-	char value[256];
-
-	prec_escape__to_buf(value, sizeof(value), it->value, strlen(it->value), '\'');
 	pr_err("%s line %u: %s = '%s': %s (perf's config, as perf record reads it)",
-	       it->file, it->line, it->key, value, why);
+	       it->file, it->line, it->key, it->value, why);
 	return -EINVAL;
 }
 

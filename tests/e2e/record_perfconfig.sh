@@ -132,6 +132,9 @@ refused '[call-graph]\n\trecord-mode = frames\n' call-graph.record-mode 2
 refused '[record]\n\tcall-graph = \n' record.call-graph 2
 refused '[call-graph]\n\tdump-size = 70000\n' call-graph.dump-size 2
 refused '[call-graph]\n\tdump-size = 12abc\n' call-graph.dump-size 2
+# the value escaped once, by the log line (a tab is \t, not \\t)
+refused '[record]\n\tbuild-id = "a\\tb"\n' record.build-id 2
+grep -qF "record.build-id = 'a\\tb': " "$tmp/r.err" || fail "the tab of a refused value not shown as \\t: $(cat "$tmp/r.err")"
 
 # record.build-id: skip is -B (names, no ids), no-cache is -N, mmap is
 # --buildid-mmap (the kernel's ids: attr.build_id on the tracking event)
