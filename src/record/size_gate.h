@@ -34,7 +34,8 @@ bool prec_size_gate__stopped(const struct prec_size_gate *g);
 /* Ring bytes appended so far. Any thread. */
 uint64_t prec_size_gate__used(const struct prec_size_gate *g);
 /* Move the cut mark (0: none). Returns true when the total is at it
- * already: no add will then say CUT, the caller cuts at once. */
+ * already: the caller cuts at once (an add crossing it as it moved may
+ * say CUT too: the caller's trigger, not the count of wakes, decides). */
 bool prec_size_gate__mark_cut(struct prec_size_gate *g, uint64_t at);
 
 #endif
