@@ -43,7 +43,7 @@ cases=(
 	"[call-graph \"x\"]\nrecord-mode = dwarf\n|-g"
 	"$dwarf\tgarbage\n[call-graph]\nrecord-mode = fp\n|-g"
 	"record-mode = dwarf\n|-g"
-	"$dwarf[call-graph]\nrecord-mode = fp\n|-g"
+	"${dwarf}[call-graph]\nrecord-mode = fp\n|-g"
 )
 i=0 bad=0
 for c in "${cases[@]}"; do
@@ -65,15 +65,14 @@ for c in "${cases[@]}"; do
 		bad=$((bad + 1))
 	fi
 	# perf's warnings about the file (a bad line) are prec's too
-	for w in "bad config file line [0-9]* in $home/.perfconfig"; do
-		if grep -q "$w" "$tmp/$i.perf" && ! grep -q "$w" "$tmp/$i.prec"; then
-			echo "case $i: perf warns '$(grep -o "$w" "$tmp/$i.perf")', prec does not"
-			bad=$((bad + 1))
-		fi
-	done
+	w="bad config file line [0-9]* in $home/.perfconfig"
+	if grep -q "$w" "$tmp/$i.perf" && ! grep -q "$w" "$tmp/$i.prec"; then
+		echo "case $i: perf warns '$(grep -o "$w" "$tmp/$i.perf")', prec does not"
+		bad=$((bad + 1))
+	fi
 done
 [ "$bad" = 0 ] || fail "$bad of ${#cases[@]} configs differ from perf"
-grep -q 'STACK_USER' "$tmp/1.b" && ! grep -q 'ADDR' "$tmp/1.b" ||
+{ grep -q 'STACK_USER' "$tmp/1.b" && ! grep -q 'ADDR' "$tmp/1.b"; } ||
 	fail "case 1 (record-mode dwarf, -g) is no dwarf without data addresses: $(cat "$tmp/1.b")"
 echo "${#cases[@]} configs: prec's attrs equal perf's"
 
@@ -86,10 +85,10 @@ attrs() { # OUT: prec -g's and perf -g's attrs in OUT.a, OUT.b
 	diff -u "$1.a" "$1.b" || fail "$1: prec's attrs differ from perf's"
 }
 printf '[call-graph]\nrecord-mode = fp\n' >"$home/.perfconfig"
-printf "$dwarf" >"$tmp/only.cfg"
+printf %b "$dwarf" >"$tmp/only.cfg"
 PERF_CONFIG=$tmp/only.cfg attrs "$tmp/env"
 grep -q STACK_USER "$tmp/env.b" || fail "PERF_CONFIG's dwarf not taken"
-printf "$dwarf" >"$home/.perfconfig"
+printf %b "$dwarf" >"$home/.perfconfig"
 PERF_CONFIG_NOGLOBAL=1 attrs "$tmp/noglobal"
 grep -q STACK_USER "$tmp/noglobal.b" && fail "PERF_CONFIG_NOGLOBAL: ~/.perfconfig's dwarf taken"
 echo "PERF_CONFIG read alone, PERF_CONFIG_NOGLOBAL leaves ~/.perfconfig out, as perf"
@@ -115,13 +114,13 @@ echo "a ~/.perfconfig over 64 KiB ignored, in one line"
 
 # Values perf refuses: so does prec, before recording
 refused() { # CONFIG KEY LINE
-	printf "$1" >"$home/.perfconfig"
+	printf %b "$1" >"$home/.perfconfig"
 	perf record -o "$tmp/perf.data" -e cpu-clock -- true >/dev/null 2>&1 && fail "perf took $2 in: $1"
 	rm -rf "$tmp/r.d"
 	"$PREC" record -q -d "$tmp/r.d" -e cpu-clock -- true >"$tmp/r.out" 2>"$tmp/r.err"
 	local rc=$?
 	[ "$rc" = 2 ] || fail "prec record with a bad $2: exit $rc, want 2 ($(cat "$tmp/r.err"))"
-	[ "$(wc -l <"$tmp/r.err")" = 1 ] && grep -q "^prec: error: $home/.perfconfig line $3: $2 = " "$tmp/r.err" ||
+	{ [ "$(wc -l <"$tmp/r.err")" = 1 ] && grep -q "^prec: error: $home/.perfconfig line $3: $2 = " "$tmp/r.err"; } ||
 		fail "prec record with a bad $2: want one line naming the file, line $3 and $2: $(cat "$tmp/r.err")"
 	[ ! -e "$tmp/r.d" ] || fail "prec record with a bad $2 left a recording"
 	echo "refused: $(cat "$tmp/r.err")"
