@@ -14,6 +14,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -235,7 +236,8 @@ int prec_perfconfig__parse(struct prec_perfconfig *c, const char *name, const ch
 	}
 	return 0;
 bad:
-	pr_warn("bad config file line %u in %s", line, name);
+	if (!c->quiet)
+		pr_warn("bad config file line %u in %s", line, name);
 	return 0;
 }
 
@@ -257,7 +259,7 @@ static int read_file(struct prec_perfconfig *c, int dirfd, const char *name,
 	if (fd < 0)
 		return 0;
 	if (fstat(fd, &st) || (st.st_uid && st.st_uid != geteuid())) {
-		if (warn)
+		if (warn && !c->quiet)
 			pr_warn("File %s not owned by current user or root, ignoring it.", shown);
 		close(fd);
 		return 0;
@@ -267,15 +269,18 @@ static int read_file(struct prec_perfconfig *c, int dirfd, const char *name,
 	close(fd);
 	/* Said, not skipped in silence: its settings would have held for
 	 * perf, which reads any size. */
-	if (len == -EFBIG)
+	if (len == -EFBIG && !c->quiet)
 		pr_warn("File %s is over %u KiB, ignoring it.", shown, CONFIG_MAX >> 10);
-	else if (len < 0)
+	else if (len < 0 && len != -EFBIG && !c->quiet)
 		pr_warn("File %s: %s, ignoring it.", shown, strerror((int)-len));
 	else if (len > 0)
 		err = prec_perfconfig__parse(c, shown, buf);
 	free(buf);
 	return err;
 }
+
+/* Whether a reading came before this one in the process. */
+static atomic_bool read_before;
 
 /* perf's reading of a boolean environment variable: set and true. */
 static bool env_true(const char *name)
@@ -295,19 +300,28 @@ int prec_perfconfig__read(struct prec_perfconfig *c)
 	int err = 0, hfd;
 
 	memset(c, 0, sizeof(*c));
-	if (only && *only)
-		return read_file(c, AT_FDCWD, only, only, true);
+	/* prec record reads them at its start and its end (the build-id
+	 * cache's place): what is wrong with them is said once, as perf's
+	 * one reading says it. */
+	c->quiet = atomic_exchange(&read_before, true);
+	if (only && *only) {
+		err = read_file(c, AT_FDCWD, only, only, true);
+		goto out;
+	}
 	if (!env_true("PERF_CONFIG_NOSYSTEM"))
 		err = read_file(c, AT_FDCWD, "/etc/perfconfig", "/etc/perfconfig", false);
 	if (err || env_true("PERF_CONFIG_NOGLOBAL") || !home || home[0] != '/')
-		return err;
+		goto out;
 	/* HOME may be another user's (sudo -E): walked by descriptor. */
 	hfd = prec_path__open_dir(home, &why, &bad);
 	if (hfd < 0)
-		return 0;
+		goto out;
 	snprintf(shown, sizeof(shown), "%s/.perfconfig", home);
 	err = read_file(c, hfd, ".perfconfig", shown, true);
 	close(hfd);
+out:
+	if (err)
+		prec_perfconfig__exit(c);
 	return err;
 }
 

@@ -11,6 +11,7 @@
 #ifndef PREC_UTIL_PERFCONFIG_H
 #define PREC_UTIL_PERFCONFIG_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* perf's own bounds: a key fits 1024 bytes, a value a line. */
@@ -27,12 +28,14 @@ struct prec_perfconfig {
 	size_t nr, cap;
 	char *files[3];        /* the names the items' file point to */
 	int nr_files;
+	bool quiet;            /* warnings said by an earlier reading */
 };
 
 /* Read perf's files into c (zeroed first). What perf warns of (a file of
  * another user, a line that is no key = value) is warned of likewise and
- * skipped, the rest of that file with the bad line, as perf does. Returns
- * 0, or -ENOMEM. */
+ * skipped, the rest of that file with the bad line, as perf does; only by
+ * the process's first reading (prec record reads them twice). Returns 0,
+ * or -ENOMEM (c then empty). */
 int prec_perfconfig__read(struct prec_perfconfig *c);
 /* The text text (named name in warnings) read into c, as one file is:
  * for tests, and for a file already open. Returns 0 or -ENOMEM. */
