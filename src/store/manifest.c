@@ -225,10 +225,13 @@ int prec_manifest__add_event(struct prec_manifest *m, const void *attr128,
 			     const char *name)
 {
 	struct prec_manifest_event *e;
+	uint8_t attr[sizeof(e->attr)];
 	char *copy;
 
 	if (!attr128 || m->nr_events >= INT32_MAX)
 		return -EINVAL;
+	/* Copied first: attr128 may be an event's of m, which grow() moves. */
+	memcpy(attr, attr128, sizeof(attr));
 	if (dup_str(&copy, name))
 		return -ENOMEM;
 	if (grow(&m->events, m->nr_events, sizeof(*m->events))) {
@@ -236,7 +239,7 @@ int prec_manifest__add_event(struct prec_manifest *m, const void *attr128,
 		return -ENOMEM;
 	}
 	e = &m->events[m->nr_events];
-	memcpy(e->attr, attr128, sizeof(e->attr));
+	memcpy(e->attr, attr, sizeof(e->attr));
 	e->name = copy;
 	return (int)m->nr_events++;
 }
