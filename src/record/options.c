@@ -102,6 +102,11 @@ static int opt_dir(struct prec_record_opts *o, const char *arg)
 {
 	if (!*arg)
 		return bad("-d", arg, "empty directory name");
+	/* getopt gives -d the next word whatever it is: perf's own -d
+	 * (--data) before another option, or a "--", would name a directory
+	 * "-e" or "--" and take the option's value for the command. */
+	if (arg[0] == '-')
+		return bad("-d", arg, "a directory name starting with '-' (perf's -d is prec's --data; a directory so named: ./NAME)");
 	o->dir = arg;
 	o->dir_set = true;
 	return 0;

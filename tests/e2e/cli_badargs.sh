@@ -29,6 +29,9 @@ record --bogus -- true
 record -Z -- true
 record -e
 record -d
+record -d -e cpu-clock -- true
+record -d -- true
+record --dir=-x -- true
 record -o
 record -d @OUT@ -F abc -- true
 record -d @OUT@ -F -5 -- true
