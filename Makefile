@@ -58,6 +58,11 @@ BUILD ?= build$(ARCH_SUFFIX)
 SAN_FLAGS :=
 endif
 comma := ,
+# One name for each object: BUILD=$(CURDIR)/build (tests/e2e/install.sh's)
+# made objects whose .d files named them by the absolute path, so a later
+# plain make, asking for build/..., read none of their header dependencies
+# and linked them stale after a header changed.
+override BUILD := $(patsubst $(CURDIR)/%,%,$(BUILD))
 
 WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
         -Wformat=2 -Wvla -Wundef -Wno-format-nonliteral
