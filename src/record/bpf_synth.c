@@ -222,24 +222,56 @@ static int no_sink(void *ctx, uint32_t type, const void *body, size_t len)
 	return 0;
 }
 
-int prec_bpf_synth__loaded_since(struct prec_manifest *m)
+/* The programs loaded since m's walk last looked (ids only grow) and
+ * loaded still, into m up to its late cap. Before the close, a look stops
+ * at the first program that does not fit, which the close's look then
+ * counts among those it leaves out (lo). Returns the number added. */
+static int add_loaded_since(struct prec_manifest *m, bool closing, struct left_out *lo)
 {
-	struct left_out lo = { .cap = m->bpf_bytes + PREC_BPF_LATE_BYTES };
-	uint32_t id = m->bpf_seen_id; /* ids only grow: the ones loaded since */
-	int n = 0;
+	uint32_t id = m->bpf_seen_id, before = id;
+	int n = 0, err;
 
-	while (prec_bpf_info__next_prog(&id) == 0) {
-		uint32_t had = m->nr_bpf_progs;
+	if (!m->bpf_late_cap)
+		m->bpf_late_cap = m->bpf_bytes + PREC_BPF_LATE_BYTES;
+	lo->cap = m->bpf_late_cap;
+	while ((err = prec_bpf_info__next_prog(&id)) == 0) {
+		uint32_t had = m->nr_bpf_progs, full = lo->progs + lo->btfs;
 		int fd = prec_bpf_info__prog_fd(id);
 
-		if (fd < 0)
+		if (fd < 0) {
+			before = id;
 			continue; /* unloaded meanwhile */
-		one_prog(fd, no_sink, NULL, m, true, &lo);
+		}
+		one_prog(fd, no_sink, NULL, m, true, lo);
 		close(fd);
+		if (!closing && lo->progs + lo->btfs > full) {
+			/* the close's to count; no look before it finds room */
+			m->bpf_seen_id = before;
+			return -ENOSPC;
+		}
 		n += m->nr_bpf_progs > had;
+		before = id;
 	}
 	m->bpf_seen_id = id;
-	pr_debug("close: %d BPF programs loaded during the recording", n);
+	return n ? n : err == -EPERM ? err : 0;
+}
+
+int prec_bpf_synth__watch(struct prec_manifest *m)
+{
+	struct left_out lo = { 0 };
+	int n = add_loaded_since(m, false, &lo);
+
+	if (n > 0)
+		pr_debug("watch: %d BPF programs loaded", n);
+	return n;
+}
+
+int prec_bpf_synth__loaded_since(struct prec_manifest *m)
+{
+	struct left_out lo = { 0 };
+	int n = add_loaded_since(m, true, &lo);
+
+	pr_debug("close: %d BPF programs loaded during the recording", n > 0 ? n : 0);
 	if (lo.progs || lo.btfs)
 		pr_warn("%u BPF programs loaded during the recording (and %u BTF objects) left out of the manifest over its %u KiB for them: perf annotate and perf report --header cannot show them",
 			lo.progs, lo.btfs, PREC_BPF_LATE_BYTES >> 10);
@@ -264,8 +296,10 @@ int prec_bpf_synth__programs(prec_rec_sink sink, void *ctx, struct prec_manifest
 		n += err > 0;
 		err = err < 0 ? err : 0;
 	}
-	if (m)
+	if (m) {
 		m->bpf_seen_id = id;
+		m->bpf_late_cap = m->bpf_bytes + PREC_BPF_LATE_BYTES;
+	}
 	pr_debug("sideband: %d BPF programs", n);
 	if (!err && (lo.progs || lo.btfs))
 		pr_warn("sideband: %u BPF programs' info and %u BTF objects left out of the manifest over its bounds (%u of each, %u MiB in all, %u MiB of arrays a program, %u MiB a BTF object): perf annotate and perf report --header cannot show them",

@@ -29,12 +29,19 @@ int prec_bpf_synth__programs(prec_rec_sink sink, void *ctx, struct prec_manifest
  * recording: room the recording reserves for it from the start. */
 #define PREC_BPF_LATE_BYTES (1u << 20)
 
-/* At a recording's close: the info and BTF of the JITed programs loaded
- * since m's programs were read (an id above its last one) and loaded
- * still, into m, at most PREC_BPF_LATE_BYTES of them (the rest left out,
- * in one warning), as perf record keeps those its side-band thread saw
- * load. Their KSYMBOL and BPF_EVENT records are the kernel's, in the
- * rings. Returns the number added. */
+/* During the recording, as perf record's side-band thread reads each
+ * program it sees load: the info and BTF of the JITed programs loaded
+ * since m's walk last looked (an id above the last one it saw) and loaded
+ * still, into m, while they fit in PREC_BPF_LATE_BYTES past the start's
+ * (what does not is left to the close). A program unloaded before a look
+ * is not seen. Their KSYMBOL and BPF_EVENT records are the kernel's, in
+ * the rings. Returns the number added, or -EPERM (not ours to see) or
+ * -ENOSPC (full): no look finds more before the close's. */
+int prec_bpf_synth__watch(struct prec_manifest *m);
+
+/* At a recording's close: the last look, as watch's, the programs that do
+ * not fit left out in one warning that counts them. Returns the number
+ * added (or -EPERM, as watch). */
 int prec_bpf_synth__loaded_since(struct prec_manifest *m);
 
 #endif

@@ -437,7 +437,7 @@ static int poll_ms(const struct record *r)
 	int sw = r->o.switch_output ?
 		 prec_switch_trigger__timeout_ms(&r->sw, prec_session__counted(r->s),
 						 prec_now_ns(CLOCK_MONOTONIC)) : -1;
-	int md = prec_session__disk_timeout_ms(r->s);
+	int md = prec_session__timeout_ms(r->s);
 
 	if (r->watch_by_poll && (t < 0 || t > WATCH_POLL_MS))
 		t = WATCH_POLL_MS;
@@ -552,7 +552,7 @@ static int wait_for_stop(struct record *r)
 			break;
 		if (r->nr_watches && !targets_alive(r, pfd + 3))
 			break;
-		prec_session__disk_tick(r->s);
+		prec_session__tick(r->s);
 		prec_status_line__tick(r->status);
 		r->bid_ms = prec_session__read_buildids(r->s);
 	}

@@ -79,7 +79,14 @@ struct prec_session {
 	struct prec_drainer_handover *hand;
 	/* --max-disk: the CPU shards' budget and the carry (max_disk.c) */
 	struct prec_max_disk *max_disk;
+	/* when tick() next looks for BPF programs loaded meanwhile; 0: it
+	 * does not (--no-bpf-event, or not ours to see) */
+	uint64_t bpf_watch_ns;
 };
+
+/* How often tick() looks for BPF programs loaded meanwhile: one that lives
+ * longer has its info kept, as perf's side-band thread keeps it. */
+#define BPF_WATCH_MS 50
 
 int prec_session__new(struct prec_session **out, const char *dir, bool force,
 		      uint64_t t_begin_ns)
@@ -388,6 +395,8 @@ int prec_session__start(struct prec_session *s,
 	/* --markers go on adding to it */
 	err = prec_recording__sideband_done(s->rec, !o->markers);
 	start_lap(s, "side band fsynced, manifest room reserved");
+	if (!o->no_bpf_event)
+		s->bpf_watch_ns = prec_now_ns(CLOCK_MONOTONIC) + BPF_WATCH_MS * 1000000ull;
 	return err;
 }
 
@@ -443,19 +452,31 @@ struct prec_drainer_pool *prec_session__pool(const struct prec_session *s)
 	return s->pool;
 }
 
-int prec_session__disk_timeout_ms(const struct prec_session *s)
+static int bpf_timeout_ms(const struct prec_session *s, uint64_t now)
 {
-	return s->max_disk ? prec_max_disk__timeout_ms(s->max_disk) : -1;
+	if (!s->bpf_watch_ns)
+		return -1;
+	return now >= s->bpf_watch_ns ? 0 : (int)((s->bpf_watch_ns - now + 999999) / 1000000);
 }
 
-void prec_session__disk_tick(struct prec_session *s)
+int prec_session__timeout_ms(const struct prec_session *s)
 {
-	struct prec_manifest *m;
+	int b = bpf_timeout_ms(s, prec_now_ns(CLOCK_MONOTONIC));
+	int d = s->max_disk ? prec_max_disk__timeout_ms(s->max_disk) : -1;
 
-	if (!s->max_disk)
-		return;
-	m = prec_recording__manifest(s->rec);
-	prec_max_disk__tick(s->max_disk, prec_recording__dirfd(s->rec), m, m->start_time);
+	return b < 0 || (d >= 0 && d < b) ? d : b;
+}
+
+void prec_session__tick(struct prec_session *s)
+{
+	struct prec_manifest *m = prec_recording__manifest(s->rec);
+	uint64_t now = prec_now_ns(CLOCK_MONOTONIC);
+
+	if (bpf_timeout_ms(s, now) == 0)
+		s->bpf_watch_ns = prec_bpf_synth__watch(m) < 0 ? 0 :
+				  now + BPF_WATCH_MS * 1000000ull;
+	if (s->max_disk)
+		prec_max_disk__tick(s->max_disk, prec_recording__dirfd(s->rec), m, m->start_time);
 }
 
 void prec_session__report(const struct prec_session *s, struct prec_session_report *r)
@@ -658,6 +679,9 @@ int prec_session__cut(struct prec_session *s, struct prec_evlist *el)
 	s->rec = next;
 	prec_drainer_pool__cut_end(s->pool);
 	prec_epoch_maker__prune(s->maker);
+	/* the new epoch's programs are looked for from its own start's */
+	if (!s->o->no_bpf_event)
+		s->bpf_watch_ns = prec_now_ns(CLOCK_MONOTONIC) + BPF_WATCH_MS * 1000000ull;
 	return err;
 }
 

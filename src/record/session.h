@@ -101,11 +101,12 @@ const struct prec_recording *prec_session__recording(const struct prec_session *
 struct prec_flight_shards *prec_session__flight_shards(struct prec_session *s);
 /* The drainers (after begin()): their progress and their error fd. */
 struct prec_drainer_pool *prec_session__pool(const struct prec_session *s);
-/* --max-disk: ms until tick() is due, or -1 without --max-disk. */
-int prec_session__disk_timeout_ms(const struct prec_session *s);
-/* --max-disk: the carry and the drops when due; nothing without it. Main
- * thread, while recording. */
-void prec_session__disk_tick(struct prec_session *s);
+/* ms until tick() is due, or -1: nothing to do by time. */
+int prec_session__timeout_ms(const struct prec_session *s);
+/* What the recording does by time, each when due: the look for BPF
+ * programs loaded meanwhile (bpf_synth.h's watch), --max-disk's carry and
+ * drops. Main thread, while recording. */
+void prec_session__tick(struct prec_session *s);
 /* What the summary prints, into *r (pointers valid until delete()): final
  * after finish(); before it, the CPUs and the enable time are. */
 void prec_session__report(const struct prec_session *s, struct prec_session_report *r);

@@ -184,13 +184,16 @@ struct prec_manifest {
 	 * by ascending id, each once; bpf_bytes is what add_bpf_prog() and
 	 * add_btf() counted against PREC_MANIFEST_BPF_BYTES_MAX, the caps
 	 * their arrays' room, bpf_seen_id the highest program id the
-	 * recorder's walk saw, kept or not (these four not encoded) */
+	 * recorder's walk saw, kept or not, bpf_late_cap the bpf_bytes the
+	 * programs loaded during the recording may fill up to (these five not
+	 * encoded) */
 	uint32_t nr_bpf_progs, nr_btfs;
 	struct prec_manifest_bpf_prog *bpf_progs;
 	struct prec_manifest_btf *btfs;
 	uint64_t bpf_bytes;
 	uint32_t bpf_progs_cap, btfs_cap;
 	uint32_t bpf_seen_id;
+	uint64_t bpf_late_cap;
 	/* the recording */
 	uint32_t argc;
 	char **argv;                      /* prec's own command line */

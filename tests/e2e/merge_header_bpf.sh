@@ -30,6 +30,9 @@
 # 7. A program loaded before the start whose JITed code (4.8 MB) passes the
 #    4 MiB a program may hold: left out of BPF_PROG_INFO in one warning,
 #    its KSYMBOL synthesized all the same.
+# 8. A program loaded for 0.3 s during the recording, unloaded before the
+#    stop: its record and BTF are perf's bytes (perf's side-band thread
+#    read them at its load, prec's look for new programs every 50 ms).
 set -u
 # shellcheck source=tests/lib/e2e.sh
 . "$(dirname "$0")/../lib/e2e.sh"
@@ -220,3 +223,27 @@ perf script -i "$tmp/prec7.data" --show-bpf-events 2>/dev/null |
 	grep -q 'PERF_RECORD_KSYMBOL .* len 48[0-9]\{5\} type 1 flags 0x0 name bpf_prog_[0-9a-f]*_mbbig0$' ||
 	fail "a 4.8 MB program: no KSYMBOL"
 echo "a 4.8 MB program: left out of BPF_PROG_INFO in one warning, its KSYMBOL synthesized"
+
+# 8
+perf record -q -a -o "$tmp/perf8.data" -- sleep 1.5 2>"$tmp/perf.err" &
+pids=($!)
+"$PREC" record -q -a -d "$tmp/rec8" -- sleep 1.5 &
+pids+=($!)
+sleep 0.4
+"$H/bpfload" -b shortfn 1 mbshort 300 || fail "bpfload (8): exit $?"
+wait "${pids[@]}" || fail "perf or prec record (8): exit $?"
+pids=()
+"$PREC" merge -q "$tmp/rec8" -o "$tmp/prec8.data" || fail "merge (8)"
+feats "$tmp/perf8.data" >"$tmp/perf8.feats" || fail "perf's features do not parse (8)"
+feats "$tmp/prec8.data" >"$tmp/prec8.feats" || fail "prec's features do not parse (8)"
+line=$(perf report -i "$tmp/perf8.data" --header-only -I 2>/dev/null | grep '^# bpf_prog_info [0-9]*: bpf_prog_[0-9a-f]*_shortfn ')
+id=$(echo "$line" | sed -n 's/^# bpf_prog_info \([0-9]*\): .*/\1/p')
+[ -n "$id" ] || fail "perf's own file has not the program loaded and unloaded during its recording"
+grep -qxF "$line" <(perf report -i "$tmp/prec8.data" --header-only -I 2>/dev/null) ||
+	fail "loaded and unloaded during the recording: prec's file has not perf's line: $line"
+[ "$(grep "^prog $id " "$tmp/perf8.feats")" = "$(grep "^prog $id " "$tmp/prec8.feats")" ] ||
+	fail "loaded and unloaded during the recording: program $id's record differs from perf's"
+bid=$("$PREC" info "$tmp/rec8" --json | sed -n 's/.*"name": "mbshort0", "btf_id": \([0-9]*\),.*/\1/p')
+[ -n "$bid" ] && [ "$(grep "^btf $bid " "$tmp/perf8.feats")" = "$(grep "^btf $bid " "$tmp/prec8.feats")" ] ||
+	fail "loaded and unloaded during the recording: BTF ${bid:-none} differs from perf's"
+echo "loaded for 0.3 s during the recording: program $id and BTF $bid as perf's"
