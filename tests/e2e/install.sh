@@ -3,12 +3,19 @@
 # make install PREFIX=... DESTDIR=... puts the binary, every man page and the
 # bash completion in place (the completion loads and registers prec), the
 # installed binary runs; make uninstall then removes exactly those files.
+# An absolute BUILD names the objects as a relative one does.
 set -u
 # shellcheck source=tests/lib/e2e.sh
 . "$(dirname "$0")/../lib/e2e.sh"
 e2e_tmpdir install
 root=$tmp/root
 cd "$PREC_TOP" || fail "no tree at $PREC_TOP"
+# BUILD given by its absolute path (as here) names the objects as a plain
+# make does: else their .d files name them otherwise, and a plain make
+# after reads none of their header dependencies (a stale object linked).
+abs=$(make -s -n -B install BUILD="$PREC_BUILD" PREFIX=/usr DESTDIR="$root" 2>&1 |
+	grep -o -- ' -o /[^ ]*\.o' | head -3)
+[ -z "$abs" ] || fail "make BUILD=$PREC_BUILD names objects by their absolute path:$abs"
 make -s install BUILD="$PREC_BUILD" PREFIX=/usr DESTDIR="$root" >"$tmp/out" 2>&1 || fail_rc "$tmp/out" "make install"
 [ -x "$root/usr/bin/prec" ] || fail "no /usr/bin/prec in DESTDIR"
 cmp -s "$root/usr/bin/prec" "$PREC_BUILD/prec" || fail "the installed binary is not the build's"
