@@ -223,6 +223,7 @@ perf script -i "$tmp/prec7.data" --show-bpf-events 2>/dev/null |
 	grep -q 'PERF_RECORD_KSYMBOL .* len 48[0-9]\{5\} type 1 flags 0x0 name bpf_prog_[0-9a-f]*_mbbig0$' ||
 	fail "a 4.8 MB program: no KSYMBOL"
 echo "a 4.8 MB program: left out of BPF_PROG_INFO in one warning, its KSYMBOL synthesized"
+cleanup
 
 # 8
 perf record -q -a -o "$tmp/perf8.data" -- sleep 1.5 2>"$tmp/perf.err" &
