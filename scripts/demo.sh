@@ -13,4 +13,8 @@ echo "== prec info $out"
 echo "== prec merge -f $out -o $out.perf"
 "$PREC" merge -f "$out" -o "$out.perf"
 echo "== perf report -i $out.perf --stdio --sort comm,dso"
-perf report -i "$out.perf" --stdio --sort comm,dso 2>&1 | head -n 30
+# Into a file first: with -a on a busy machine the report outgrows the
+# pipe, and head's early exit would fail perf report (SIGPIPE, exit 141).
+perf report -i "$out.perf" --stdio --sort comm,dso >"$out.report" 2>&1 ||
+	{ cat "$out.report" >&2; exit 1; }
+head -n 30 "$out.report"
