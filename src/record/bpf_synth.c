@@ -5,7 +5,9 @@
 // resolve as they do in perf record's files; and, as perf record keeps
 // them for its BPF_PROG_INFO and BPF_BTF features, each program's info and
 // arrays (the JITed code perf annotate reads among them) and the BTF
-// objects they name, into the manifest.
+// objects they name, into the manifest: those loaded at the start, and
+// those loaded during the recording as it looks for them (the kernel
+// announces these in the rings).
 
 #include "record/bpf_synth.h"
 

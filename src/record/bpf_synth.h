@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* BPF programs already loaded (bpf_synth.c), as KSYMBOL and BPF_EVENT
- * records. */
+/* BPF programs (bpf_synth.c): those already loaded as KSYMBOL and
+ * BPF_EVENT records, and their info and BTF in the manifest, with those
+ * loaded during the recording. */
 #ifndef PREC_RECORD_BPF_SYNTH_H
 #define PREC_RECORD_BPF_SYNTH_H
 

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: MIT
 // prec record: the top-level flow. Parse options and events, fork the
 // workload (held before exec), open events and rings, create the directory
-// and the start manifest, start drainers, enable, wait for a stop trigger
-// (workload exit, SIGINT/SIGTERM/SIGHUP, -p targets gone), then close.
+// and the start manifest, start drainers, enable, then loop until a stop
+// trigger (workload exit, SIGINT/SIGTERM/SIGHUP, -p targets gone,
+// --max-size, a drainer's failure, --control stop, a failed cut), doing
+// meanwhile the cuts, the controls, the build-id reads, the session's tick
+// (BPF watch, --max-disk) and the status line; then close.
 #include "record/record.h"
 
 #include <dirent.h>

@@ -2,9 +2,13 @@
 // The recording session: the start, the --switch-output cuts and the stop
 // over its parts: the output directory (out_dir.c), the recording written
 // now (recording.c: manifest and shard writers; a cut opens the next one
-// with epoch_maker.c and closes the old), its totals (recording_totals.c),
-// the flight recorder's shards, the drainers, and the first drainer
-// failure and its stop line (stop_fault.c). Its struct is this file's
+// with epoch_maker.c and closes the old), its side band (sideband.c), its
+// totals (recording_totals.c), its build-ids (buildid_reader.c while
+// recording, buildid_collect.c at the close), the BPF programs loaded
+// meanwhile (bpf_synth.c: every 50 ms and at the close), --max-disk
+// (max_disk.c), --kcore (kcore.c), the flight recorder's shards, the
+// drainers, and the first drainer failure and its stop line
+// (stop_fault.c). Its struct is this file's
 // alone: other files get verbs, a few accessors, and the report by value.
 
 #include "record/session.h"
