@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The user records perf record synthesizes from its event list between the
 // header and the data, made from the manifest's events and ids: ID_INDEX
-// (each id's event, CPU and task), the clock events' EVENT_UPDATE unit and
+// (each id's ring, CPU and task), the clock events' EVENT_UPDATE unit and
 // scale, THREAD_MAP and CPU_MAP. perf's readers take them in both formats;
 // perf report --stats and -D list them, and perf script keeps the maps.
 #include "read/perfdata_maps.h"
@@ -44,42 +44,6 @@ static size_t total_ids(const struct prec_manifest *m)
 	for (uint32_t i = 0; i < m->nr_events; i++)
 		n += m->events[i].nr_ids;
 	return n;
-}
-
-int prec_perfdata__build_id_index(const struct prec_manifest *m, void **buf, size_t *len)
-{
-	const uint32_t per_rec = (REC_MAX - 16) / ID_INDEX_ENTRY;
-	struct prec_bytebuf b = { 0 };
-	size_t left = total_ids(m), in_rec = 0;
-
-	*buf = NULL;
-	*len = 0;
-	if (!left)
-		return 0;
-	for (uint32_t pos = 0; pos < m->nr_events; pos++) {
-		const struct prec_manifest_event *e = &m->events[prec_perfdata__event_at(m, pos)];
-
-		for (uint32_t j = 0; j < e->nr_ids; j++) {
-			if (!in_rec) {
-				in_rec = left < per_rec ? left : per_rec;
-				put_hdr(&b, REC_ID_INDEX, (uint32_t)(16 + in_rec * ID_INDEX_ENTRY));
-				prec_bytebuf__put_u64(&b, in_rec);
-			}
-			prec_bytebuf__put_u64(&b, e->ids[j]);
-			prec_bytebuf__put_u64(&b, pos);
-			prec_bytebuf__put_u64(&b, (uint64_t)(int64_t)(e->id_cpus ? e->id_cpus[j] : -1));
-			prec_bytebuf__put_u64(&b, (uint64_t)(int64_t)(e->id_tids ? e->id_tids[j] : -1));
-			in_rec--;
-			left--;
-		}
-	}
-	if (b.err) {
-		free(b.p);
-		return b.err;
-	}
-	*buf = b.p;
-	*len = b.len;
-	return 0;
 }
 
 static bool is_clock(const struct prec_manifest_event *e)
@@ -145,6 +109,70 @@ static long distinct(const struct prec_manifest *m, bool cpus, int32_t **out)
 		if (!k || v[k - 1] != v[i])
 			v[k++] = v[i];
 	return (long)k;
+}
+
+/* The index of v in the ascending list[n] (made from the same ids, so it
+ * is there). */
+static uint64_t position(const int32_t *list, long n, int32_t v)
+{
+	const int32_t *at = bsearch(&v, list, (size_t)n, sizeof(*list), cmp_i32);
+
+	return at ? (uint64_t)(at - list) : 0;
+}
+
+int prec_perfdata__build_id_index(const struct prec_manifest *m, void **buf, size_t *len)
+{
+	const uint32_t per_rec = (REC_MAX - 16) / ID_INDEX_ENTRY;
+	struct prec_bytebuf b = { 0 };
+	size_t left = total_ids(m), in_rec = 0;
+	int32_t *cpus = NULL, *tids = NULL;
+	long nr_cpus, nr_tids;
+
+	*buf = NULL;
+	*len = 0;
+	if (!left)
+		return 0;
+	/* idx is the id's ring, as perf numbers its mmaps: the position of its
+	 * CPU in the CPU map (or of its task in the thread map when it has no
+	 * CPU). perf's AUX area sampling queues each sample's AUX data by it,
+	 * and refuses a queue fed by two CPUs ("auxtrace queue conflict"). */
+	nr_cpus = distinct(m, true, &cpus);
+	nr_tids = distinct(m, false, &tids);
+	if (nr_cpus < 0 || nr_tids < 0) {
+		free(cpus);
+		free(tids);
+		return -ENOMEM;
+	}
+	for (uint32_t pos = 0; pos < m->nr_events; pos++) {
+		const struct prec_manifest_event *e = &m->events[prec_perfdata__event_at(m, pos)];
+
+		for (uint32_t j = 0; j < e->nr_ids; j++) {
+			int32_t cpu = e->id_cpus ? e->id_cpus[j] : -1;
+			int32_t tid = e->id_tids ? e->id_tids[j] : -1;
+
+			if (!in_rec) {
+				in_rec = left < per_rec ? left : per_rec;
+				put_hdr(&b, REC_ID_INDEX, (uint32_t)(16 + in_rec * ID_INDEX_ENTRY));
+				prec_bytebuf__put_u64(&b, in_rec);
+			}
+			prec_bytebuf__put_u64(&b, e->ids[j]);
+			prec_bytebuf__put_u64(&b, cpu != -1 ? position(cpus, nr_cpus, cpu)
+							    : position(tids, nr_tids, tid));
+			prec_bytebuf__put_u64(&b, (uint64_t)(int64_t)cpu);
+			prec_bytebuf__put_u64(&b, (uint64_t)(int64_t)tid);
+			in_rec--;
+			left--;
+		}
+	}
+	free(cpus);
+	free(tids);
+	if (b.err) {
+		free(b.p);
+		return b.err;
+	}
+	*buf = b.p;
+	*len = b.len;
+	return 0;
 }
 
 int prec_perfdata__build_maps(const struct prec_manifest *m, void **buf, size_t *len)

@@ -10,8 +10,9 @@
 #include "store/store.h"
 
 /* ID_INDEX records (as many as m's ids need) for m's events in the
- * perf.data's order (prec_perfdata__event_at), in a malloc'd buffer; both
- * formats. Returns 0 (len 0 when no event has an id) or -errno. */
+ * perf.data's order (prec_perfdata__event_at): each id's ring index as
+ * perf numbers its mmaps (its CPU's place in the CPU map), CPU and task;
+ * in a malloc'd buffer, both formats. Returns 0 (len 0 when no event has an id) or -errno. */
 int prec_perfdata__build_id_index(const struct prec_manifest *m, void **buf, size_t *len);
 
 /* The EVENT_UPDATE unit and scale records of m's clock events (cpu-clock,
