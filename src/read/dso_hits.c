@@ -321,13 +321,15 @@ static int add_map(struct prec_dso_hits *h, const uint8_t *p, uint32_t len,
 	return t ? insert(t, start, start + size, (uint32_t)k) : -ENOMEM;
 }
 
-/* FORK of a new process: the parent's maps, copied. */
+/* FORK of a new process: the parent's maps, copied; not for a FORK
+ * synthesized from /proc (misc FORK_EXEC, as perf's reader): the child's
+ * own maps follow it. */
 static int add_fork(struct prec_dso_hits *h, const uint8_t *p, uint32_t len)
 {
 	int32_t pid, ppid;
 	struct task *child, *parent;
 
-	if (len < 24)
+	if (len < 24 || (prec_ld16(p + 4) & PERF_RECORD_MISC_FORK_EXEC))
 		return 0;
 	pid = (int32_t)prec_ld32(p + 8);
 	ppid = (int32_t)prec_ld32(p + 12);

@@ -176,10 +176,14 @@ static int emit_mmap(struct sb *sb, uint64_t addr, uint64_t len,
 	return sb_emit(sb, (uint32_t)(8 + 32 + nl + PREC_SAMPLE_ID_TRAILER));
 }
 
+/* misc FORK_EXEC, as perf marks the FORKs it synthesizes: its reader then
+ * does not copy the parent's maps into the child, as it does on a kernel
+ * FORK (the child's own MMAP2s follow; without it, a task bash started
+ * had bash's maps too in perf report --mmaps). */
 static int emit_fork(struct sb *sb, uint32_t pid, uint32_t ppid, uint32_t tid,
 		     uint32_t ptid)
 {
-	uint8_t *b = rec_begin(sb, PERF_RECORD_FORK, 0, 24);
+	uint8_t *b = rec_begin(sb, PERF_RECORD_FORK, PERF_RECORD_MISC_FORK_EXEC, 24);
 
 	put32(b, pid);
 	put32(b + 4, ppid);

@@ -2,10 +2,11 @@
 // The files a recording's samples hit (src/read/dso_hits.c): a sample's IP
 // marks the file mapped there in its task; a later map over part of an
 // older one cuts it (head and tail kept, the middle the new file's); a
-// fork copies the parent's maps, an exec clears the task's; call chain
-// entries count, each under its context (kernel, user); a kernel address
-// outside every module is [kernel.kallsyms]; a sample of an id no event
-// has, a guest's sample and a record cut short mark nothing.
+// fork copies the parent's maps (a FORK synthesized from /proc does not),
+// an exec clears the task's; call chain entries count, each under its
+// context (kernel, user); a kernel address outside every module is
+// [kernel.kallsyms]; a sample of an id no event has, a guest's sample and
+// a record cut short mark nothing.
 #include "read/dso_hits.h"
 #include "../lib/test.h"
 
@@ -107,6 +108,17 @@ int main(void)
 	CHECK_EQ(prec_dso_hits__add(h, rec, 40), 0);
 	user_sample(h, 12, 0x20010);
 	CHECK(prec_dso_hits__hit(h, "/c"));
+	/* a FORK synthesized from /proc (misc FORK_EXEC, as perf's) copies
+	 * nothing: the child's own maps follow it */
+	mmap2(h, 16, 0x40000, 0x1000, "/g", false);
+	header(PERF_RECORD_FORK, PERF_RECORD_MISC_FORK_EXEC, 40);
+	put32(8, 17);
+	put32(12, 16);
+	put32(16, 17);
+	put32(20, 16);
+	CHECK_EQ(prec_dso_hits__add(h, rec, 40), 0);
+	user_sample(h, 17, 0x40010);
+	CHECK(!prec_dso_hits__hit(h, "/g"));
 	/* an exec clears the task's maps: /d of pid 11 is gone */
 	header(PERF_RECORD_COMM, PERF_RECORD_MISC_COMM_EXEC, 32);
 	put32(8, 11);

@@ -146,6 +146,8 @@ static void look(struct seen *s, const uint8_t *r, const char *exe,
 		s->comm_thread = !strcmp((const char *)r + 16, "sbthread");
 	if (h->type == PERF_RECORD_FORK && pid == me && u32at(r + 16) == me) {
 		CHECK_EQ(h->size, 8 + 24 + PREC_SAMPLE_ID_TRAILER);
+		/* as perf's: its reader copies no parent's maps into the child */
+		CHECK_EQ(h->misc, PERF_RECORD_MISC_FORK_EXEC);
 		CHECK_EQ(u32at(r + 12), (uint32_t)getppid());
 		CHECK_EQ(u32at(r + 20), (uint32_t)getppid());
 		CHECK_EQ(u64at(r + 24), 0);
