@@ -3,8 +3,11 @@
 # docs/man against the binary. For every command `prec --help` lists, the
 # page docs/man/prec-CMD.1 exists, has the house sections, and every option
 # `prec CMD --help` prints (each -x and --xxx at the start of its option
-# lines) is in the tag of an OPTIONS entry (.TP), after \- is read as -, in
-# the order of --help; prec.1 has a COMMANDS entry and a SEE ALSO for each.
+# lines, --xxx[=V] too) is in the tag of an OPTIONS entry (.TP), after \-
+# is read as -, in the order of --help, the names of one --help line (-d,
+# --dir) in one tag, and no tag names an option --help does not print (an
+# option removed, its entry left); prec.1 has a COMMANDS entry and a SEE
+# ALSO for each.
 # Every page renders with no message from `man --warnings` (that check is
 # skipped with a note when man or groff is missing). Every check runs, one
 # FAIL line each, before the verdict.
@@ -37,20 +40,36 @@ section() {
 }
 
 # The option names at the start of --help's option lines, in order:
-# "  -d, --dir DIR   text" gives -d and --dir.
+# "  -d, --dir DIR   text" gives -d and --dir, "  -z, --level[=N]  text"
+# -z and --level; with $1 = lines, one line of names per option line
+# ("-d --dir").
 help_options() {
-	awk '/^[[:space:]]+-/ {
+	awk -v lines="${1:-}" '/^[[:space:]]+-/ {
+		names = ""
 		for (i = 1; i <= NF; i++) {
 			t = $i; sub(/,$/, "", t)
+			value = sub(/\[?=.*$/, "", t)
 			if (t !~ /^--?[A-Za-z][A-Za-z0-9-]*$/) break
-			print t
+			if (lines == "") print t
+			names = names (names == "" ? "" : " ") t
+			if (value) break
 		}
+		if (lines != "" && names != "") print names
 	}'
 }
 
 # Option-like words of text on stdin, one a line, in order.
 option_words() {
 	tr -c 'A-Za-z0-9\n-' ' ' | tr ' ' '\n' | grep -E '^--?[A-Za-z][A-Za-z0-9-]*$'
+}
+
+# The option-like words of each line on stdin, space-separated, a line each.
+option_words_per_line() {
+	local line
+	while IFS= read -r line; do
+		option_words <<<"$line" | tr '\n' ' '
+		echo
+	done
 }
 
 need_sections() { # PAGE SECTION...: each is a .SH of PAGE
@@ -83,6 +102,29 @@ check_options() { # CMD PAGE
 		fi
 	done < <(help_options <<<"$help")
 	[ "$n" -gt 0 ] || problem "prec $cmd --help: no option lines found (format changed?)"
+	# The names of one --help line together in one tag.
+	local names tag_line hit name
+	local -a tag_lines
+	mapfile -t tag_lines < <(section "$page" OPTIONS tags | option_words_per_line)
+	while IFS= read -r names; do
+		hit=0
+		for tag_line in "${tag_lines[@]}"; do
+			hit=1
+			for name in $names; do
+				[[ " $tag_line " == *" $name "* ]] || { hit=0; break; }
+			done
+			[ "$hit" = 1 ] && break
+		done
+		[ "$hit" = 1 ] ||
+			problem "$(basename "$page"): no OPTIONS tag holds all of '$names' (one line of 'prec $cmd --help')"
+	done < <(help_options lines <<<"$help")
+	# No tag names an option --help does not print.
+	local -A in_help=()
+	while IFS= read -r opt; do in_help[$opt]=1; done < <(help_options <<<"$help")
+	for opt in "${tags[@]}"; do
+		[ -n "${in_help[$opt]:-}" ] ||
+			problem "$(basename "$page"): OPTIONS has $opt, which 'prec $cmd --help' does not print"
+	done
 	echo "prec $cmd --help: $n option names, ${#tags[@]} in the page's OPTIONS tags"
 }
 
