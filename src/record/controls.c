@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // What steers a recording while it runs: the -D delay and ranges, the
-// --control commands, the --markers reader, and with --overwrite the
-// snapshots and their tails.
+// --control commands, the --markers reader, and the snapshots: with
+// --overwrite the rings' and their tails, with -S the AUX areas'
+// (aux_snapshot.c).
 #include "record/controls.h"
 
 #include <errno.h>

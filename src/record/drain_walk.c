@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 // The drainer's header walk: counts records and reads the few record types
 // the recording needs to know about (LOST, LOST_SAMPLES, AUX, MMAP2) without
-// copying records, plus the deduplicated table of MMAP2 (path, build-id).
-// The table is hashed and bounded as the manifest's build-id table
+// copying records, plus the deduplicated table of MMAP2 (path, build-id),
+// each map new to it without a build-id pushed onto the drainer's queue for
+// the build-id reader (buildid_queue.c), and during a --switch-output cut
+// the task records copied into its capture (capture.c). The table is hashed and bounded as the manifest's build-id table
 // (docs/security.md), so a workload that maps endless distinct paths costs
 // neither the recorder's memory nor the rest of the recording.
 #include "record/drain_walk.h"

@@ -3,9 +3,10 @@
 // arguments (each parsed by event_parse.c), their groups, the tracking
 // dummy, and the channel each event writes to (drained, or a flight
 // ring). What their attrs become is evlist_config.c's, the AUX event's
-// part evlist_aux.c's, the descriptors opened for them evlist_open.c's:
-// this file is the list those three work on, its accessors for the
-// other files (the struct is evlist_internal.h's), its life (new, delete).
+// part evlist_aux.c's, the descriptors opened for them evlist_open.c's,
+// the manifest's view of them evlist_manifest.c's: this file is the list
+// those four work on, its accessors for the other files (the struct is
+// evlist_internal.h's), its life (new, delete).
 #include "record/evlist.h"
 
 #include <ctype.h>

@@ -3,8 +3,9 @@
 // id, the manifest filled at the start and completed at the close, a
 // shard writer per CPU and the side band's, and manifest.reserve, the
 // final manifest's room kept from the start. Its struct is this file's
-// alone: the session and the flight shards read it through accessors, and
-// a cut replaces the session's recording with the next one whole.
+// alone: the other files (the session, the flight shards, the controls,
+// the status line) read it through accessors, and a cut replaces the
+// session's recording with the next one whole.
 
 #include "record/recording.h"
 

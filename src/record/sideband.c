@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
-// Side band synthesis: the kernel and module MMAPs and, per existing task,
+// Side band synthesis: the kernel and module MMAPs, the loaded BPF
+// programs' KSYMBOL and BPF_EVENT records (bpf_synth.c) and, with
+// --all-cgroups, the CGROUP records (cgroup.c), and per existing task
 // FORK/COMM/MMAP2 (and NAMESPACES) records as perf would synthesize them
 // from /proc, packed whole into DATA chunks of the side-band shard; plus
-// their build-ids. The synthesis again (prec_sideband_again: tails, the
-// carry) reuses the task scan.
+// their build-ids (the vDSO's from vdso.c). The synthesis again
+// (prec_sideband_again: tails, the carry) reuses the task scan.
 
 #include "record/sideband.h"
 
