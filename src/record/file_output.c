@@ -10,8 +10,10 @@
 // written into, its shards kept under $TMPDIR, never beside it in /dev), and
 // `prec merge FILE.prec -o FILE` (-zN for perf's -z) runs as a child; only
 // after it exits 0 is FILE.prec removed (by descriptor, checked to be the
-// directory this run made), else it stays and the retry command is named. -o
-// - starts `prec merge --follow` on a directory under $TMPDIR as soon as the
+// directory this run made), else it stays and the retry command is named.
+// With --timestamp-filename the merge makes FILE.<time of the end> instead,
+// as perf's, and no FILE moves to FILE.old. -o - starts `prec merge
+// --follow` on a directory under $TMPDIR as soon as the
 // start manifest exists, the child's stdout being the stream (through a pipe
 // and a copier child when stdout is a regular file, which --follow refuses)
 // while prec's and the command's stdout go to stderr. The merge runs with
