@@ -592,6 +592,7 @@ int prec_cmd_info(int argc, char **argv)
 	const char *why = NULL;
 	uint32_t live = 0;
 	uint64_t window = 0;
+	bool bad_window = false; /* --check counts it in its own words */
 	int dirfd, r;
 
 	r = parse_args(&in, argc, argv);
@@ -624,6 +625,15 @@ int prec_cmd_info(int argc, char **argv)
 		close(dirfd);
 		return 1;
 	}
+	/* The window printed is the one merge would refuse: said here, as
+	 * merge says it (the rest is printed all the same). */
+	if (window) {
+		char bad[256];
+
+		bad_window = prec_crash_window__check(dirfd, m, bad, sizeof(bad)) < 0;
+		if (bad_window)
+			pr_err("info %s: %s: %s", in.dir, PREC_MANIFEST_NAME, bad);
+	}
 	/* --json too: its shards then hold the totals so far, and its
 	 * state says "recording" */
 	if (m->state != PREC_STATE_COMPLETE && !in.timeline)
@@ -649,5 +659,5 @@ int prec_cmd_info(int argc, char **argv)
 		r = 1;
 	prec_manifest__delete(m);
 	close(dirfd);
-	return r || in.problems ? 1 : 0;
+	return r || in.problems || bad_window ? 1 : 0;
 }

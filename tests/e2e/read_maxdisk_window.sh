@@ -6,8 +6,8 @@
 # manifest's own checks pass) would start the window past the data: merge
 # and dump dropped every sample and exited 0, archive read no sample. Now
 # each says so in one line naming the manifest, the shard and the two
-# times, exit 1, no output left; info --check calls it a problem, as it
-# did. A killed --max-disk recording is read by archive as merge reads it
+# times, exit 1, no output left; info says so too (exit 1), and info
+# --check calls it a problem, as it did. A killed --max-disk recording is read by archive as merge reads it
 # (its window and carry.shard found in the directory): a damaged carry is
 # one error line and exit 1 from both, where archive read no carry and
 # said nothing (exit 0).
@@ -77,6 +77,10 @@ for c in merge pipe dump archive; do
 	grep -qxF "prec: error: $n late: $why" $c.err || fail "$c: not '$why': $(cat $c.err)"
 done
 if [ -e late.data ] || [ -e late.tar ]; then fail "an output was left"; fi
+# info prints what it reads, and says it in merge's words, exit 1
+"$PREC" info late >info.out 2>info.err && fail "info: exit 0"
+[ "$(cat info.err)" = "prec: error: info late: $why" ] || fail "info: not '$why': $(cat info.err)"
+grep -q '^shards:' info.out || fail "info: no shards printed"
 "$PREC" info --check late >check.out 2>&1 && fail "info --check: exit 0"
 grep -qxF "shard cpu000.shard: manifest says $last as first time, the shard has $first" check.out ||
 	fail "info --check: $(grep '^shard' check.out)"
