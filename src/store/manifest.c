@@ -27,6 +27,7 @@ static void free_event(struct prec_manifest_event *e)
 	free(e->ids);
 	free(e->id_cpus);
 	free(e->id_tids);
+	free(e->id_lost);
 }
 
 static void free_tracepoint(struct prec_manifest_tracepoint *t)
@@ -256,12 +257,32 @@ int prec_manifest__add_event_id(struct prec_manifest *m, uint32_t event,
 	 * and the arrays merely over-allocated, which delete() handles. */
 	if (grow(&e->ids, e->nr_ids, sizeof(*e->ids)) ||
 	    grow(&e->id_cpus, e->nr_ids, sizeof(*e->id_cpus)) ||
-	    grow(&e->id_tids, e->nr_ids, sizeof(*e->id_tids)))
+	    grow(&e->id_tids, e->nr_ids, sizeof(*e->id_tids)) ||
+	    (e->id_lost && grow(&e->id_lost, e->nr_ids, sizeof(*e->id_lost))))
 		return -ENOMEM;
 	e->ids[e->nr_ids] = id;
 	e->id_cpus[e->nr_ids] = cpu;
 	e->id_tids[e->nr_ids] = tid;
 	e->nr_ids++;
+	return 0;
+}
+
+int prec_manifest__set_id_lost(struct prec_manifest *m, uint32_t event, uint32_t j,
+			       uint64_t lost)
+{
+	struct prec_manifest_event *e;
+
+	if (event >= m->nr_events || j >= m->events[event].nr_ids)
+		return -EINVAL;
+	e = &m->events[event];
+	if (!e->id_lost && !lost)
+		return 0;
+	if (!e->id_lost) {
+		e->id_lost = calloc(e->nr_ids, sizeof(*e->id_lost));
+		if (!e->id_lost)
+			return -ENOMEM;
+	}
+	e->id_lost[j] = lost;
 	return 0;
 }
 

@@ -24,6 +24,11 @@ struct prec_manifest_event {
 	uint64_t *ids;         /* PERF_EVENT_IOC_ID of each fd */
 	int32_t *id_cpus;      /* CPU of each id (-1 if per-task on any CPU) */
 	int32_t *id_tids;      /* tid of each id (-1 if per-CPU) */
+	/* each id's PERF_FORMAT_LOST count at the close (with --switch-output
+	 * since the epoch's start), nr_ids of them; NULL: none lost, or a
+	 * manifest before the ID_LOST section (minor 11). The merge writes a
+	 * LOST_SAMPLES record for each nonzero one, as perf record does. */
+	uint64_t *id_lost;
 	/* its group's leader as an index of events[] + 1 (a leader: its
 	 * own), 0 in no group: opened with the leader's fd as group_fd */
 	uint32_t leader1;
@@ -281,6 +286,11 @@ int prec_manifest__add_event(struct prec_manifest *m, const void *attr128,
 			     const char *name);
 int prec_manifest__add_event_id(struct prec_manifest *m, uint32_t event,
 				uint64_t id, int32_t cpu, int32_t tid);
+/* Event event's id index j lost lost samples (id_lost above; the array
+ * made on the first nonzero count). Returns 0, -EINVAL (no such id) or
+ * -ENOMEM. */
+int prec_manifest__set_id_lost(struct prec_manifest *m, uint32_t event, uint32_t j,
+			       uint64_t lost);
 int prec_manifest__add_tracepoint(struct prec_manifest *m, const char *system,
 				  const char *name, uint64_t id,
 				  const char *format);

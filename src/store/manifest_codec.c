@@ -440,6 +440,31 @@ static void enc_group_names(struct obuf *b, const struct prec_manifest *m)
 	end_section(b, at);
 }
 
+/* Only when some id lost samples: others read as before. (event, id
+ * index, count) of each nonzero count, in event and id order. */
+static void enc_id_lost(struct obuf *b, const struct prec_manifest *m)
+{
+	uint32_t n = 0;
+	size_t at;
+
+	for (uint32_t i = 0; i < m->nr_events; i++)
+		for (uint32_t j = 0; m->events[i].id_lost && j < m->events[i].nr_ids; j++)
+			n += m->events[i].id_lost[j] != 0;
+	if (!n)
+		return;
+	at = begin_section(b, PREC_MANI_SEC_ID_LOST);
+	put32(b, n);
+	put32(b, 0);
+	for (uint32_t i = 0; i < m->nr_events; i++)
+		for (uint32_t j = 0; m->events[i].id_lost && j < m->events[i].nr_ids; j++)
+			if (m->events[i].id_lost[j]) {
+				put32(b, i);
+				put32(b, j);
+				put64(b, m->events[i].id_lost[j]);
+			}
+	end_section(b, at);
+}
+
 /* Only for a --max-disk recording: others read as before. */
 static void enc_max_disk(struct obuf *b, const struct prec_manifest *m)
 {
@@ -562,6 +587,7 @@ int prec_manifest__encode(const struct prec_manifest *m, void **buf,
 	enc_group_names(&b, m);
 	enc_bpf_progs(&b, m);
 	enc_btfs(&b, m);
+	enc_id_lost(&b, m);
 	if (b.err) {
 		free(b.p);
 		return b.err;

@@ -632,6 +632,36 @@ static void dec_groups(struct ibuf *c, struct prec_manifest *m)
 	}
 }
 
+/* After EVENTS: each entry an id of an event, once, in event and id
+ * order, with a nonzero count (the encoder leaves out the others). */
+static void dec_id_lost(struct ibuf *c, struct prec_manifest *m)
+{
+	uint32_t n = get_count(c, PREC_MANI_ID_LOST_SIZE);
+	uint64_t last = 0; /* (event, index) + 1 of the previous entry */
+
+	for (uint32_t i = 0; i < n && !c->err; i++) {
+		uint32_t e = get32(c), j = get32(c);
+		uint64_t lost = get64(c), at = ((uint64_t)e << 32 | j) + 1;
+		struct prec_manifest_event *ev;
+
+		if (c->err)
+			return;
+		if (e >= m->nr_events || j >= m->events[e].nr_ids || at <= last || !lost) {
+			fail(c, -EBADMSG, "id lost: no such id, out of order, or a zero count");
+			return;
+		}
+		last = at;
+		ev = &m->events[e];
+		if (!ev->id_lost)
+			ev->id_lost = calloc(ev->nr_ids, sizeof(*ev->id_lost));
+		if (!ev->id_lost) {
+			fail(c, -ENOMEM, "out of memory");
+			return;
+		}
+		ev->id_lost[j] = lost;
+	}
+}
+
 /* After GROUPS: each name a leader's, once, in event order. */
 static void dec_group_names(struct ibuf *c, struct prec_manifest *m)
 {
@@ -733,6 +763,7 @@ static const struct {
 	{ PREC_MANI_SEC_GROUP_NAMES, false, false, dec_group_names },
 	{ PREC_MANI_SEC_BPF_PROGS, false, false, dec_bpf_progs },
 	{ PREC_MANI_SEC_BPF_BTFS, false, false, dec_btfs },
+	{ PREC_MANI_SEC_ID_LOST, false, false, dec_id_lost },
 };
 
 static int scan_sections(const uint8_t *p, size_t off, size_t total,

@@ -22,8 +22,8 @@
 /* The manifest's own minor (shards keep PREC_FORMAT_MINOR): 1 added the
  * TIME_CONV section, 2 the MAX_DISK one, 3 BUILDID_DROPS and GROUPS, 4
  * KCORE, 5 OFFCPU, 6 NUMA, 7 PMUS, 8 CACHES, 9 GROUP_NAMES, 10 BPF_PROGS and
- * BPF_BTFS. */
-#define PREC_MANI_MINOR 10
+ * BPF_BTFS, 11 ID_LOST. */
+#define PREC_MANI_MINOR 11
 
 enum prec_mani_sec {
 	PREC_MANI_SEC_SESSION = 1,
@@ -48,6 +48,7 @@ enum prec_mani_sec {
 	PREC_MANI_SEC_GROUP_NAMES = 20, /* minor 9 */
 	PREC_MANI_SEC_BPF_PROGS = 21, /* minor 10 */
 	PREC_MANI_SEC_BPF_BTFS = 22,  /* minor 10 */
+	PREC_MANI_SEC_ID_LOST = 23,   /* minor 11 */
 	PREC_MANI_SEC_MAX
 };
 
@@ -65,6 +66,7 @@ enum prec_mani_sec {
 #define PREC_MANI_MIN_GROUP_NAME (8u + PREC_MANI_MIN_STR)
 #define PREC_MANI_MIN_BPF_PROG (16u + 192u) /* header, PREC_BPF_INFO_MIN */
 #define PREC_MANI_MIN_BTF 8u
+#define PREC_MANI_ID_LOST_SIZE 16u /* event, id index, lost */
 
 static inline size_t align8(size_t n)
 {

@@ -273,8 +273,10 @@ static void put_events(FILE *f, const struct prec_manifest *m)
 		put_attr(f, e->attr);
 		fputs(",\n     \"ids\": [", f);
 		for (uint32_t j = 0; j < e->nr_ids; j++)
-			fprintf(f, "%s{\"id\": %" PRIu64 ", \"cpu\": %" PRId32 ", \"tid\": %" PRId32 "}",
-				j ? ", " : "", e->ids[j], e->id_cpus[j], e->id_tids[j]);
+			fprintf(f, "%s{\"id\": %" PRIu64 ", \"cpu\": %" PRId32 ", \"tid\": %" PRId32
+				", \"lost\": %" PRIu64 "}",
+				j ? ", " : "", e->ids[j], e->id_cpus[j], e->id_tids[j],
+				e->id_lost ? e->id_lost[j] : 0);
 		fputs("]}", f);
 	}
 	fputs("],\n", f);

@@ -230,6 +230,11 @@ static void fill_events(struct prec_manifest *m, uint32_t nev, uint32_t max_ids)
 							     (int32_t)rnd(64) - 1,
 							     (int32_t)test_rand(&rng)), 0);
 	}
+	/* Now and then an event whose ids lost samples (some of them). */
+	for (uint32_t i = 0; i < m->nr_events; i++)
+		for (uint32_t j = 0; !rnd(3) && j < m->events[i].nr_ids; j++)
+			CHECK_EQ(prec_manifest__set_id_lost(m, i, j, rnd(2) ? test_rand(&rng) : 0),
+				 0);
 	/* Now and then a group: a leader and the next few events. */
 	for (uint32_t i = 0; i < m->nr_events; i++) {
 		uint32_t n = rnd(4) ? 0 : 1 + (uint32_t)rnd(3);
@@ -430,6 +435,7 @@ static void check_events_eq(const struct prec_manifest *a, const struct prec_man
 			CHECK(x->ids[j] == y->ids[j]);
 			CHECK_EQ(x->id_cpus[j], y->id_cpus[j]);
 			CHECK_EQ(x->id_tids[j], y->id_tids[j]);
+			CHECK((x->id_lost ? x->id_lost[j] : 0) == (y->id_lost ? y->id_lost[j] : 0));
 		}
 	}
 	CHECK_EQ(a->nr_tracepoints, b->nr_tracepoints);

@@ -509,6 +509,94 @@ static void test_group_names(void)
 	prec_manifest__delete(m);
 }
 
+/* ID_LOST (minor 11): each id's lost count, the section's bytes, round
+ * trip; a manifest without it (an older prec's) reads with no loss; an
+ * entry naming no id, out of order, twice, with a zero count, or a count
+ * past the section, is corrupt. */
+static void test_id_lost(void)
+{
+	struct prec_manifest *m = prec_manifest__new(), *d;
+	const char *why;
+	uint8_t *buf, *p;
+	size_t len, at, n;
+
+	CHECK(m != NULL);
+	test_manifest_valid(m);
+	CHECK_EQ(prec_manifest__add_event(m, m->events[0].attr, "f"), 1);
+	CHECK_EQ(prec_manifest__add_event_id(m, 1, 2, 0, -1), 0);
+	CHECK_EQ(prec_manifest__add_event_id(m, 1, 3, 1, -1), 0);
+	CHECK_EQ(prec_manifest__set_id_lost(m, 1, 2, 1), -EINVAL);
+	CHECK_EQ(prec_manifest__set_id_lost(m, 2, 0, 1), -EINVAL);
+	/* zero counts: no section */
+	CHECK_EQ(prec_manifest__set_id_lost(m, 1, 0, 0), 0);
+	CHECK(m->events[1].id_lost == NULL);
+	encode(m, &buf, &len);
+	CHECK(!find_section(buf, len, PREC_MANI_SEC_ID_LOST));
+	CHECK_EQ(get_le(buf + 10, 2), 11);
+	free(buf);
+	CHECK_EQ(prec_manifest__set_id_lost(m, 1, 1, 131454), 0);
+	CHECK_EQ(prec_manifest__set_id_lost(m, 1, 0, 7), 0);
+	/* an id added after keeps the counts beside their ids */
+	CHECK_EQ(prec_manifest__add_event_id(m, 1, 4, 1, 9), 0);
+	CHECK(m->events[1].id_lost[2] == 0);
+	encode(m, &buf, &len);
+	at = find_section(buf, len, PREC_MANI_SEC_ID_LOST);
+	/* count, reserved; (event 1, id 0, 7), (event 1, id 1, 131454) */
+	CHECK(at && get_le(buf + at, 4) == 2 && get_le(buf + at + 4, 4) == 0);
+	CHECK(get_le(buf + at + 8, 4) == 1 && get_le(buf + at + 12, 4) == 0);
+	CHECK(get_le(buf + at + 16, 8) == 7);
+	CHECK(get_le(buf + at + 24, 4) == 1 && get_le(buf + at + 28, 4) == 1);
+	CHECK(get_le(buf + at + 32, 8) == 131454);
+	CHECK_EQ(get_le(buf + at - 8, 8), 40);
+	check_roundtrip(m, buf, len);
+	CHECK_EQ(prec_manifest__decode(&d, buf, len, &why), 0);
+	CHECK(d->events[0].id_lost == NULL && d->events[1].id_lost);
+	CHECK(d->events[1].id_lost[0] == 7 && d->events[1].id_lost[1] == 131454 &&
+	      d->events[1].id_lost[2] == 0);
+	prec_manifest__delete(d);
+	/* without the section */
+	p = resplice(buf, len, at - 16, 16 + 40, NULL, 0, &n);
+	CHECK_EQ(prec_manifest__decode(&d, p, n, &why), 0);
+	CHECK(d->events[0].id_lost == NULL && d->events[1].id_lost == NULL);
+	prec_manifest__delete(d);
+	free(p);
+	/* bounds: the entries made bad one way each (two u32 writes at
+	 * payload offsets, the second none when its offset is 0), then the
+	 * count */
+	{
+		static const struct {
+			size_t off1, off2;
+			uint32_t v1, v2;
+		} bad[] = {
+			{ 8, 0, 2, 0 },   /* no event 2 */
+			{ 12, 0, 3, 0 },  /* event 1 has ids 0..2 */
+			{ 28, 0, 0, 0 },  /* (1, 0) twice */
+			{ 12, 28, 1, 0 }, /* (1, 1) before (1, 0) */
+			{ 16, 0, 0, 0 },  /* a zero count (its high word is 0) */
+		};
+		static const char want[] = "id lost: no such id, out of order, or a zero count";
+
+		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+			p = malloc(len);
+			CHECK(p != NULL);
+			memcpy(p, buf, len);
+			put_le32(p + at + bad[i].off1, bad[i].v1);
+			if (bad[i].off2)
+				put_le32(p + at + bad[i].off2, bad[i].v2);
+			fix_crc(p, len);
+			CHECK_EQ(decode_err(p, len, &why), -EBADMSG);
+			if (strcmp(why, want))
+				fprintf(stderr, "case %zu: want '%s', got '%s'\n", i, want, why);
+			CHECK(!strcmp(why, want));
+			free(p);
+		}
+	}
+	lie(buf, len, PREC_MANI_SEC_ID_LOST, 0, 3);
+	lie(buf, len, PREC_MANI_SEC_ID_LOST, 0, UINT32_MAX);
+	free(buf);
+	prec_manifest__delete(m);
+}
+
 /* A program's record: id, one function, jited bytes of code, no BTF. */
 static size_t bpf_rec(uint8_t *r, uint32_t id, uint32_t jited)
 {
@@ -904,6 +992,7 @@ int main(void)
 	test_pmus(small);
 	test_caches(small);
 	test_group_names();
+	test_id_lost();
 	test_bpf(small);
 	test_layout_bytes(sbuf, slen);
 	test_fuzz(sbuf, slen, 20000);
