@@ -70,3 +70,30 @@ int prec_evlist__describe(struct prec_evlist *el, struct prec_manifest *m)
 	/* The rings are mapped by now: intel_pt's words need a control page. */
 	return prec_evlist__aux_info(el, m);
 }
+
+int prec_evlist__describe_lost(const struct prec_evlist *el, struct prec_manifest *m,
+			       uint64_t *told)
+{
+	size_t i = 0;
+	int err = 0;
+
+	for (int e = 0; e < el->nr; e++)
+		for (int c = 0; c < el->nr_cpus; c++)
+			for (int t = 0; t < el->nr_tasks; t++, i++) {
+				const struct prec_evsel *ev = &el->evsel[e];
+				uint64_t lost = 0, seen = told ? told[i] : 0;
+				int e2;
+
+				/* an overwrite event's count is no drain loss
+				 * (flight-recorder.md) */
+				if (!ev->overwrite)
+					lost = prec_evlist__id_lost(el, e, c, t);
+				e2 = prec_manifest__set_id_lost(m, (uint32_t)ev->midx,
+								(uint32_t)(c * el->nr_tasks + t),
+								lost > seen ? lost - seen : 0);
+				err = err ? err : e2;
+				if (told)
+					told[i] = lost > seen ? lost : seen;
+			}
+	return err;
+}

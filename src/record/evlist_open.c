@@ -650,6 +650,37 @@ static uint64_t fd_lost(const struct prec_evsel *ev, int fd)
 	return sum;
 }
 
+uint64_t prec_evlist__id_lost(const struct prec_evlist *el, int e, int c, int t)
+{
+	const struct prec_evsel *ev = &el->evsel[e];
+	uint64_t rf = ev->attr.read_format, id;
+	size_t times = !!(rf & PERF_FORMAT_TOTAL_TIME_ENABLED) +
+		       !!(rf & PERF_FORMAT_TOTAL_TIME_RUNNING);
+	uint64_t v[3 + 3 * 256]; /* a group of up to 256 events */
+	int fd;
+	ssize_t n;
+
+	if (!el->fds || !(rf & PERF_FORMAT_LOST))
+		return 0;
+	fd = el->fds[((size_t)e * (size_t)el->nr_cpus + (size_t)c) * (size_t)el->nr_tasks +
+		     (size_t)t];
+	if (fd < 0)
+		return 0;
+	if (!(rf & PERF_FORMAT_GROUP))
+		return fd_lost(ev, fd);
+	/* Any member's fd reads its whole group (the kernel reads the
+	 * leader's): the entry whose id is this fd's. */
+	if (!(rf & PERF_FORMAT_ID))
+		return 0;
+	id = prec_evlist__id(el, e, c, t);
+	n = read(fd, v, sizeof(v));
+	for (uint64_t k = 0; n >= (ssize_t)sizeof(*v) && k < v[0] &&
+	     (ssize_t)((1 + times + (k + 1) * 3) * sizeof(*v)) <= n; k++)
+		if (v[1 + times + k * 3 + 1] == id)
+			return v[1 + times + k * 3 + 2];
+	return 0;
+}
+
 /* PERF_FORMAT_LOST over CPU index c's fds of the drained events, or of
  * the overwrite ones. */
 static uint64_t cpu_lost(const struct prec_evlist *el, int c, bool overwrite)

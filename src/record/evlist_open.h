@@ -45,6 +45,10 @@ uint64_t prec_evlist__lost(const struct prec_evlist *el, int c);
 /* The same over CPU index c's overwrite events: every record their flight
  * ring dropped while paused for a snapshot. Any thread. */
 uint64_t prec_evlist__flight_lost(const struct prec_evlist *el, int c);
+/* PERF_FORMAT_LOST of event e's fd on CPU index c and task index t
+ * alone (in a group, its own entry of the group's read): 0 where it
+ * counts none or is not open. Any thread. */
+uint64_t prec_evlist__id_lost(const struct prec_evlist *el, int e, int c, int t);
 /* Unmap rings and close fds (keeps the parsed events). */
 void prec_evlist__close(struct prec_evlist *el);
 

@@ -7,8 +7,11 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "record/drainer.h"
+#include "record/evlist.h"
+#include "record/evlist_manifest.h"
 #include "record/evlist_open.h"
 #include "store/store.h"
 #include "util/log.h"
@@ -108,6 +111,28 @@ static void shard_totals(struct prec_recording_totals *t, struct prec_manifest_s
 		t->cpu_lost[c] += prec_manifest_shard__lost(sh);
 }
 
+/* Each id's PERF_FORMAT_LOST count into m's events (perf's LOST_SAMPLES
+ * records), with --switch-output what it grew by since the epoch began. */
+static void id_lost(struct prec_recording_totals *t, struct prec_manifest *m,
+		    const struct prec_evlist *el)
+{
+	int err;
+
+	if (t->epoch_base && !t->id_told) {
+		size_t n = (size_t)prec_evlist__nr_events(el) *
+			   (size_t)prec_evlist__nr_cpus(el) * (size_t)prec_evlist__nr_tasks(el);
+
+		t->id_told = calloc(n ? n : 1, sizeof(*t->id_told));
+		if (!t->id_told) {
+			pr_err("manifest: each id's lost count: %s", strerror(ENOMEM));
+			return;
+		}
+	}
+	err = prec_evlist__describe_lost(el, m, t->id_told);
+	if (err)
+		pr_err("manifest: each id's lost count: %s", strerror(-err));
+}
+
 void prec_recording_totals__count(struct prec_recording_totals *t, struct prec_manifest *m,
 				  struct prec_shard_writer *const *writers,
 				  const struct prec_evlist *el,
@@ -117,6 +142,7 @@ void prec_recording_totals__count(struct prec_recording_totals *t, struct prec_m
 	for (int c = 0; c <= t->nr_cpus; c++)
 		if (writers[c])
 			shard_totals(t, &m->shards[c], writers[c], el, hand, c, stop_ns);
+	id_lost(t, m, el);
 }
 
 void prec_recording_totals__add(struct prec_recording_totals *t, uint64_t records,
@@ -168,7 +194,9 @@ void prec_recording_totals__exit(struct prec_recording_totals *t)
 	free(t->writer_wait);
 	free(t->epoch_base);
 	free(t->cpu_lost);
+	free(t->id_told);
 	t->cpu_lost = NULL;
+	t->id_told = NULL;
 	t->writer_wait = NULL;
 	t->epoch_base = NULL;
 }

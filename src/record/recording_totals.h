@@ -33,6 +33,9 @@ struct prec_recording_totals {
 	/* per CPU: its losses over the whole recording (every epoch's, as
 	 * the total counts them) */
 	uint64_t *cpu_lost;
+	/* --switch-output (else NULL; made at the first count): per fd of
+	 * the events, its PERF_FORMAT_LOST count the closed epochs took */
+	uint64_t *id_told;
 	/* the recording counted last; after sum(), every epoch's */
 	uint64_t records, bytes, lost;
 	uint64_t prior_records, prior_bytes, prior_lost; /* the closed epochs' */

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Test helper: print a recording's manifest as greppable lines (state,
-// events with their id counts, shards with totals, the build-id table).
+// events with their id counts and the ids that lost samples, shards with
+// totals, the build-id table).
 // Usage: mfdump DIR
 #include <fcntl.h>
 #include <stdio.h>
@@ -53,6 +54,11 @@ int main(int argc, char **argv)
 		for (uint32_t j = 0; j < e->nr_ids; j++)
 			printf("id %u %llu cpu=%d tid=%d\n", i, (unsigned long long)e->ids[j],
 			       e->id_cpus[j], e->id_tids[j]);
+		/* the ids that lost samples (ID_LOST) */
+		for (uint32_t j = 0; e->id_lost && j < e->nr_ids; j++)
+			if (e->id_lost[j])
+				printf("idlost %u %llu %llu\n", i, (unsigned long long)e->ids[j],
+				       (unsigned long long)e->id_lost[j]);
 	}
 	for (uint32_t i = 0; i < m->nr_tracepoints; i++)
 		printf("tracepoint %s:%s id=%llu\n", m->tracepoints[i].system,
