@@ -155,13 +155,20 @@ static void print_events(const struct prec_manifest *m)
 	for (uint32_t i = 0; i < m->nr_events; i++) {
 		const struct prec_manifest_event *e = &m->events[i];
 		struct perf_event_attr a;
+		uint64_t lost = 0;
 
 		memset(&a, 0, sizeof(a));
 		memcpy(&a, e->attr, sizeof(a) < sizeof(e->attr) ? sizeof(a) : sizeof(e->attr));
-		printf("  %-24s type %u config 0x%llx sample_type 0x%llx %s %llu, %u ids\n",
+		printf("  %-24s type %u config 0x%llx sample_type 0x%llx %s %llu, %u ids",
 		       str(e->name), a.type, (unsigned long long)a.config,
 		       (unsigned long long)a.sample_type, a.freq ? "freq" : "period",
 		       (unsigned long long)a.sample_period, e->nr_ids);
+		/* its ids' PERF_FORMAT_LOST counts (ID_LOST), at most 2^64 - 1 */
+		for (uint32_t j = 0; e->id_lost && j < e->nr_ids; j++)
+			lost = lost + e->id_lost[j] < lost ? UINT64_MAX : lost + e->id_lost[j];
+		if (lost)
+			printf(", %llu samples lost", (unsigned long long)lost);
+		putchar('\n');
 	}
 }
 

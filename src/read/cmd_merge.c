@@ -7,6 +7,7 @@
 #include "read/filter_args.h"
 #include "read/follow.h"
 #include "read/internal.h"
+#include "read/lost_samples.h"
 #include "read/offcpu.h"
 #include "read/owner.h"
 #include "read/bytebuf.h"
@@ -486,6 +487,12 @@ static int merge_to(const struct merge_args *a, int dirfd,
 	err = prec_perfdata__open_zstd(&pd, fd, &shown, mode, a->zlevel);
 	if (!err)
 		err = pump(mg, pd, &t, f, oc);
+	/* perf record's last records: the per-id losses read at its stop */
+	if (!err) {
+		int n = prec_lost_samples__write(pd, &shown, a->cpus, a->nr_cpus);
+
+		err = n < 0 ? n : 0;
+	}
 	cerr = pd ? prec_perfdata__close(pd, t.first, t.last) : 0;
 	if (err == -EPIPE || (!err && cerr == -EPIPE))
 		err = -EPIPE; /* the reader stopped reading: no news to it */
