@@ -446,6 +446,25 @@ static int kcore_size(const struct merge_args *a, int dirfd, const struct prec_m
 }
 
 /* live: --follow on a recording still being written. */
+/* The recording's per-id losses as perf record's LOST_SAMPLES records; a
+ * followed one's from its final manifest (the start's has none), when it
+ * finished. 0 or a write's -errno. */
+static int write_lost(const struct merge_args *a, int dirfd, const struct prec_manifest *m,
+		      struct prec_perfdata *pd, const struct prec_follow *f)
+{
+	struct prec_manifest *fin = NULL;
+	const char *why;
+	int n;
+
+	if (f && !prec_follow__died(f) && prec_manifest__read(&fin, dirfd, &why) == 0 &&
+	    fin->state == PREC_STATE_COMPLETE && fin->nr_events == m->nr_events &&
+	    fin->offcpu.switch1 == m->offcpu.switch1)
+		m = fin;
+	n = prec_lost_samples__write(pd, m, m->offcpu.switch1, a->cpus, a->nr_cpus);
+	prec_manifest__delete(fin);
+	return n < 0 ? n : 0;
+}
+
 static int merge_to(const struct merge_args *a, int dirfd,
 		    const struct prec_manifest *m, int fd,
 		    enum prec_perfdata_mode mode, bool live)
@@ -488,11 +507,8 @@ static int merge_to(const struct merge_args *a, int dirfd,
 	if (!err)
 		err = pump(mg, pd, &t, f, oc);
 	/* perf record's last records: the per-id losses read at its stop */
-	if (!err) {
-		int n = prec_lost_samples__write(pd, &shown, a->cpus, a->nr_cpus);
-
-		err = n < 0 ? n : 0;
-	}
+	if (!err)
+		err = write_lost(a, dirfd, m, pd, f);
 	cerr = pd ? prec_perfdata__close(pd, t.first, t.last) : 0;
 	if (err == -EPIPE || (!err && cerr == -EPIPE))
 		err = -EPIPE; /* the reader stopped reading: no news to it */

@@ -55,7 +55,7 @@ static bool cpu_kept(const bool *cpus, int nr_cpus, int32_t cpu)
 }
 
 int prec_lost_samples__write(struct prec_perfdata *pd, const struct prec_manifest *m,
-			     const bool *cpus, int nr_cpus)
+			     uint32_t skip1, const bool *cpus, int nr_cpus)
 {
 	uint8_t rec[16 + 6 * 8];
 	int written = 0;
@@ -64,7 +64,7 @@ int prec_lost_samples__write(struct prec_perfdata *pd, const struct prec_manifes
 		const struct prec_manifest_event *e = &m->events[i];
 		uint64_t sample_type = prec_ld64(e->attr + ATTR_SAMPLE_TYPE);
 
-		for (uint32_t j = 0; e->id_lost && j < e->nr_ids; j++) {
+		for (uint32_t j = 0; e->id_lost && i + 1 != skip1 && j < e->nr_ids; j++) {
 			int err;
 
 			if (!e->id_lost[j] || !cpu_kept(cpus, nr_cpus, e->id_cpus[j]))

@@ -14,7 +14,8 @@
 # - prec's are one per id the manifest holds a count of, with that id
 #   and count; their sum is the shards' lost_samples (a tracepoint's
 #   ring reports no LOST_SAMPLES records of its own) and what prec info's
-#   event lines say; the same in a pipe;
+#   event lines say; the same in a pipe, and in merge --follow's (from
+#   the final manifest);
 # - with --switch-output each epoch's merge has its epoch's share, the
 #   epochs add up to the shards' lost_samples;
 # - a recording that loses nothing has none (as perf's).
@@ -120,6 +121,19 @@ diff "$tmp/want" "$tmp/prec.lost" >&2 || fail "LOST_SAMPLES records (right) are 
 q_pipe=$("$PREC" merge "$tmp/lossy" 2>/dev/null | perf report -i - --stdio 2>/dev/null |
 	sed -n 's/^# Total Lost Samples: \([0-9]*\)$/\1/p')
 [ "$q_pipe" = "$want" ] || fail "Total Lost Samples in a pipe: $q_pipe, want $want"
+
+# ---- a followed recording (prec record -o - follows its own): the
+# counts come with its final manifest ----
+"$PREC" record -q -r 0 -m 8K -d "$tmp/live" "${EV[@]}" -- sh -c "sleep 1; '$H/storm' $N" 2>"$tmp/err" & rec=$!
+wait_manifest "$tmp/live" 10
+f_total=$("$PREC" merge --follow "$tmp/live" 2>"$tmp/ferr" | perf report -i - --stdio 2>/dev/null |
+	sed -n 's/^# Total Lost Samples: \([0-9]*\)$/\1/p')
+wait "$rec" || fail_rc "$tmp/err" "prec record (followed)"
+rec=
+f_want=$("$H/mfdump" "$tmp/live" | awk '/^idlost/ { s += $4 } END { print s + 0 }')
+echo "merge --follow: Total Lost Samples: $f_total, the ids' counts $f_want"
+[ "$f_want" != 0 ] || fail "the followed recording lost nothing"
+[ "$f_total" = "$f_want" ] || fail "merge --follow: Total Lost Samples $f_total, the ids' counts add up to $f_want"
 
 # ---- --switch-output: each epoch its own share ----
 "$PREC" record -d "$tmp/cuts" --switch-output -r 0 -m 8K "${EV[@]}" -- "$H/storm" 1000000 2>"$tmp/err" & rec=$!
