@@ -445,7 +445,6 @@ static int kcore_size(const struct merge_args *a, int dirfd, const struct prec_m
 	return -EBADMSG;
 }
 
-/* live: --follow on a recording still being written. */
 /* The recording's per-id losses as perf record's LOST_SAMPLES records; a
  * followed one's from its final manifest (the start's has none), when it
  * finished. 0 or a write's -errno. */
@@ -465,6 +464,7 @@ static int write_lost(const struct merge_args *a, int dirfd, const struct prec_m
 	return n < 0 ? n : 0;
 }
 
+/* live: --follow on a recording still being written. */
 static int merge_to(const struct merge_args *a, int dirfd,
 		    const struct prec_manifest *m, int fd,
 		    enum prec_perfdata_mode mode, bool live)
