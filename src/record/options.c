@@ -1691,9 +1691,46 @@ static void notes(const struct prec_record_opts *o)
 	}
 }
 
+/* One target over another, as perf's target__validate: -p/-t over -C, -u
+ * and -a; -u over -C and -a; -a or -C over --per-thread (prec's rings
+ * are per CPU anyway: the option then changes nothing). The one overridden
+ * is dropped, and the first override said in perf's words: perf takes
+ * these command lines with that warning, so prec does too. */
+static void override_targets(struct prec_record_opts *o)
+{
+	bool tasks = o->nr_pids || o->nr_tids;
+	const char *said = NULL;
+
+	if (tasks && o->cpus)
+		said = "PID/TID switch overriding CPU";
+	else if (tasks && o->uid_set)
+		said = "PID/TID switch overriding UID";
+	else if (o->uid_set && o->cpus)
+		said = "UID switch overriding CPU";
+	else if (tasks && o->all_cpus)
+		said = "PID/TID switch overriding SYSTEM";
+	else if (o->uid_set && o->all_cpus)
+		said = "UID switch overriding SYSTEM";
+	else if (o->per_thread && (o->all_cpus || o->cpus))
+		said = "SYSTEM/CPU switch overriding PER-THREAD";
+	if (tasks)
+		o->uid_set = false;
+	if (tasks || o->uid_set) {
+		free(o->cpus);
+		o->cpus = NULL;
+		o->nr_cpus = 0;
+		o->all_cpus = false;
+	}
+	if (said)
+		pr_warn("%s", said);
+}
+
 static int check_combination(struct prec_record_opts *o)
 {
-	bool tasks = o->nr_pids || o->nr_tids || o->uid_set;
+	bool tasks;
+
+	override_targets(o);
+	tasks = o->nr_pids || o->nr_tids || o->uid_set;
 
 	if (o->freq && o->period) {
 		pr_err("options -F and -c: give a frequency or a period, not both");
@@ -1729,8 +1766,8 @@ static int check_combination(struct prec_record_opts *o)
 		pr_err("option --user: needs a command to run");
 		return -EINVAL;
 	}
-	if (o->uid_set && (o->nr_pids || o->nr_tids || o->argv || o->all_cpus || o->cpus)) {
-		pr_err("option -u: the user's processes are the target; not with -p, -t, -a, -C or a command");
+	if (o->uid_set && o->argv) {
+		pr_err("option -u: the user's processes are the target; not with a command");
 		return -EINVAL;
 	}
 	if (o->output && o->dir_set) {
@@ -1758,10 +1795,6 @@ static int check_combination(struct prec_record_opts *o)
 	if (o->sample.kernel_callchains && o->sample.user_callchains) {
 		/* both: perf's default, a whole chain */
 		o->sample.kernel_callchains = o->sample.user_callchains = false;
-	}
-	if (tasks && (o->all_cpus || o->cpus)) {
-		pr_err("options -p/-t: cannot be combined with -a or -C");
-		return -EINVAL;
 	}
 	/* SIGUSR2 and 'snapshot' take the flight recorder's snapshots, and
 	 * the markers thread writes the first epoch's side band. */

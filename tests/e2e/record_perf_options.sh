@@ -226,6 +226,22 @@ for l in "${lists[@]}"; do
 			fail "$o '$v': perf refuses it, prec: ${got//$'\n'/ }: $(head -3 l.out)" ;;
 	esac
 done
+# targets that exclude each other, as perf's target__validate: -p/-t over
+# -C, -a and -u, -u over -C, -a or -C over --per-thread; taken, the one
+# overridden dropped (the opens: the pid's on every CPU), the first
+# override said in perf's words
+for l in "-C 0 -p $target" "-a -p $target" "-C 1 -t $target" "-u root -p $target" \
+	"-u 0 -a -t $target" "-C 0 --per-thread"; do
+	# shellcheck disable=SC2086 # the options are words
+	want=$(opens perf pid $l)
+	wsaid=$(grep -o 'switch overriding [A-Z/-]*' l.out)
+	# shellcheck disable=SC2086
+	got=$(opens prec pid $l)
+	gsaid=$(grep -o 'switch overriding [A-Z/-]*' l.out)
+	[ "${want%%$'\n'*}" = rc=0 ] || fail "perf record $l: ${want//$'\n'/ } (the test is wrong)"
+	[ "$got" = "$want" ] || fail "$l: perf: ${want//$'\n'/ }; prec: ${got//$'\n'/ }: $(head -3 l.out)"
+	[ -n "$wsaid" ] && [ "$gsaid" = "$wsaid" ] || fail "$l: perf says '$wsaid', prec '$gsaid'"
+done
 kill $target
 # the register lists: perf's line on stderr, exit 129, nothing on stdout
 for r in '--user-regs=?' '-I?' '--intr-regs=ip,?'; do

@@ -212,7 +212,11 @@ static void test_options_bad(void)
 	CHECK_EQ(parse(&o, ARGV("-p", "1", "--", "true")), 0);
 	prec_record_opts__exit(&o);
 	o = (struct prec_record_opts){ 0 };
-	CHECK_EQ(parse(&o, ARGV("-p", "1", "-a")), -EINVAL);
+	/* -p over -a and -C, as perf's target__validate: they are dropped */
+	CHECK_EQ(parse(&o, ARGV("-p", "1", "-a", "-C", "0")), 0);
+	CHECK(!o.all_cpus && !o.cpus && o.nr_pids == 1);
+	prec_record_opts__exit(&o);
+	o = (struct prec_record_opts){ 0 };
 	CHECK_EQ(parse(&o, ARGV("-p", "x")), -EINVAL);
 	CHECK_EQ(parse(&o, ARGV("--call-graph", "dwarf,70000")), -EINVAL);
 	CHECK_EQ(parse(&o, ARGV("--call-graph", "lbx")), -EINVAL);
