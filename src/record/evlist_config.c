@@ -270,6 +270,22 @@ static void config_group(struct prec_evlist *el, struct prec_evsel *ev)
 	}
 }
 
+/* The user registers of a dwarf call chain, as perf's
+ * evsel__config_callchain: all of them, but where --user-regs names some
+ * (on arm64 also -g's lr) only the two an unwinder cannot do without,
+ * to which the named ones are added later (config_sample_opts), with
+ * perf's warning, once per event as perf's. */
+static uint64_t dwarf_regs(const struct prec_record_opts *o)
+{
+	uint64_t all = prec_sample_regs__user_default();
+	uint64_t least = prec_sample_regs__dwarf_minimal();
+
+	if (!o->sample.regs_user || least == all)
+		return all;
+	pr_warn("The use of --call-graph=dwarf may require all the user registers, specifying a subset with --user-regs may render DWARF unwinding unreliable, so the minimal registers set (IP, SP) is explicitly forced.");
+	return least;
+}
+
 void prec_evlist__config(struct prec_evlist *el,
 			 const struct prec_record_opts *o, bool workload,
 			 bool inherit)
@@ -280,6 +296,7 @@ void prec_evlist__config(struct prec_evlist *el,
 		struct prec_evsel *ev = &el->evsel[i];
 		struct perf_event_attr *a = &ev->attr;
 		struct chain chain;
+		bool own_over_dwarf = false;
 		size_t pages;
 
 		a->size = PERF_ATTR_SIZE_VER7;
@@ -307,7 +324,7 @@ void prec_evlist__config(struct prec_evlist *el,
 		}
 		if (chain.mode == PREC_CG_DWARF) {
 			a->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
-			a->sample_regs_user = prec_sample_regs__user_default();
+			a->sample_regs_user = dwarf_regs(o);
 			a->sample_stack_user = chain.stack;
 			a->exclude_callchain_user = 1;
 		} else if (o->callgraph == PREC_CG_DWARF && ev->sampling) {
@@ -315,9 +332,10 @@ void prec_evlist__config(struct prec_evlist *el,
 			 * max-stack= over --call-graph dwarf resets the dwarf
 			 * sample bits only; the registers, the stack size and
 			 * exclude_callchain_user stay as the global set them */
-			a->sample_regs_user = prec_sample_regs__user_default();
+			a->sample_regs_user = dwarf_regs(o);
 			a->sample_stack_user = o->stack_size;
 			a->exclude_callchain_user = 1;
+			own_over_dwarf = true;
 		}
 		/* As perf: an event's own dwarf callchain samples the data
 		 * address too; --call-graph dwarf does it through --data
@@ -342,6 +360,11 @@ void prec_evlist__config(struct prec_evlist *el,
 		a->read_format = PERF_FORMAT_ID | PERF_FORMAT_LOST;
 		if (!ev->tracking)
 			config_sample_opts(ev, o);
+		/* perf resets the global dwarf's sample bits after it added
+		 * --user-regs' REGS_USER (evsel__reset_callgraph): the bit
+		 * goes, the registers stay */
+		if (own_over_dwarf)
+			a->sample_type &= ~(uint64_t)PERF_SAMPLE_REGS_USER;
 		a->sample_id_all = 1;
 		a->disabled = 1;
 		a->inherit = inherit;

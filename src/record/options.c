@@ -1792,10 +1792,6 @@ static int check_combination(struct prec_record_opts *o)
 		       o->compress_level_arg);
 		return -EINVAL;
 	}
-	if (o->sample.kernel_callchains && o->sample.user_callchains) {
-		/* both: perf's default, a whole chain */
-		o->sample.kernel_callchains = o->sample.user_callchains = false;
-	}
 	/* SIGUSR2 and 'snapshot' take the flight recorder's snapshots, and
 	 * the markers thread writes the first epoch's side band. */
 	if (o->switch_output && o->overwrite) {

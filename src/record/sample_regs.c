@@ -113,6 +113,17 @@ uint64_t prec_sample_regs__fp_leaf(void)
 #endif
 }
 
+uint64_t prec_sample_regs__dwarf_minimal(void)
+{
+#if defined(__x86_64__)
+	return (1ull << 7) | (1ull << 8); /* sp, ip */
+#elif defined(__aarch64__)
+	return (1ull << 31) | (1ull << 32); /* sp, pc */
+#else
+	return 0;
+#endif
+}
+
 /* name's bit in *mask, when it is one of the registers in avail. */
 static int lookup(const char *name, size_t len, uint64_t avail, uint64_t *mask)
 {

@@ -25,6 +25,11 @@ uint64_t prec_sample_regs__user_default(void);
  * chain with it); 0 on x86_64. */
 uint64_t prec_sample_regs__fp_leaf(void);
 
+/* The two user registers perf forces for --call-graph dwarf when
+ * --user-regs names a subset (its DWARF_MINIMAL_REGS): the instruction
+ * and stack pointers (x86_64 ip, sp; arm64 pc, sp); 0 elsewhere. */
+uint64_t prec_sample_regs__dwarf_minimal(void);
+
 /* list: register names, comma-separated, case-insensitive (perf's), or
  * NULL/"" for the default (user: the user registers'). Returns 0 with
  * *mask set, 1 when the list reaches a "?" item (the names were printed

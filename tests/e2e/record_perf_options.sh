@@ -73,7 +73,9 @@ for opts in "-R" "-W" "-I" "--user-regs=ip,sp" "--phys-data" "--data-page-size" 
 	"--all-cgroups --no-all-cgroups" "-k mono --no-clockid" \
 	"--buildid-mmap --no-buildid-mmap" "--no-sample-cpu --no-sample-identifier --no-timestamp-boundary" \
 	"--call-graph dwarf -g" "--call-graph dwarf,1024 --call-graph fp" "--no-call-graph -g" \
-	"--call-graph dwarf,4096 --no-call-graph" "--call-graph dwarf --no-data" "-k 0x4" "-k 1x"; do
+	"--call-graph dwarf,4096 --no-call-graph" "--call-graph dwarf --no-data" "-k 0x4" "-k 1x" \
+	"-g --kernel-callchains --user-callchains" "--call-graph dwarf --user-regs=ip" \
+	"--user-regs=ax --call-graph dwarf,1024" "--call-graph dwarf --user-regs"; do
 	# shellcheck disable=SC2086 # the options are words
 	with perf o.perf $opts
 	# shellcheck disable=SC2086
