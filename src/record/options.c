@@ -795,6 +795,9 @@ static int opt_switch_max_files(struct prec_record_opts *o, const char *arg)
 }
 
 /* -D: milliseconds >= 0, or -1 (start disabled). 0 or -EINVAL. */
+/* -D MS as perf's str_to_delay reads it: strtol's number (blanks and a
+ * sign before it), nothing after, -1..INT_MAX. 0 is no delay for perf: it
+ * reads the text as ranges then, which refuses it. */
 static int parse_delay(const char *arg, int64_t *ms)
 {
 	char *end;
@@ -802,27 +805,67 @@ static int parse_delay(const char *arg, int64_t *ms)
 
 	errno = 0;
 	v = strtoll(arg, &end, 10);
-	if (errno || end == arg || *end || v < -1 || v > 86400000)
+	if (errno || end == arg || *end || v < -1 || v > INT_MAX || !v)
 		return -EINVAL;
 	*ms = v;
 	return 0;
 }
 
-/* perf's -D A-B,C-D...: ms after the start, each range after the last. */
+/* One number of a -D range, as perf's sscanf("%u") into an int: blanks, a
+ * '+' or none, decimal digits, at most INT_MAX (perf wraps a larger one
+ * negative; a '-' sign likewise: refused here). NULL when there is none. */
+static const char *range_ms(const char *p, uint64_t *v)
+{
+	unsigned long long x;
+	char *end;
+
+	while (isspace((unsigned char)*p))
+		p++;
+	if (*p == '+')
+		p++;
+	if (!isdigit((unsigned char)*p))
+		return NULL;
+	errno = 0;
+	x = strtoull(p, &end, 10);
+	if (errno || x > INT_MAX)
+		return NULL;
+	*v = x;
+	return end;
+}
+
+static const char *blanks(const char *p)
+{
+	while (isspace((unsigned char)*p))
+		p++;
+	return p;
+}
+
+/* perf's -D A-B,C-D... (its "%u - %u" then " , %u - %u" per range, blanks
+ * around each part): ms after the start, each range starting after the
+ * end of the one before. */
 static int parse_delay_ranges(struct prec_record_opts *o, const char *arg)
 {
 	size_t n = 0, cap = 0;
 	uint64_t *e = NULL, *t;
 
 	for (const char *p = arg; *p;) {
-		unsigned long long a, b;
-		int used = 0;
+		uint64_t a, b;
 
-		if (!isdigit((unsigned char)*p) ||
-		    sscanf(p, "%llu-%llu%n", &a, &b, &used) != 2 || !used ||
-		    (p[used] && (p[used] != ',' || !p[used + 1])) || a >= b || b > 86400000 ||
-		    (n && a < e[n - 1]))
+		if (n) {
+			p = blanks(p);
+			if (*p++ != ',')
+				goto bad_range;
+		}
+		p = range_ms(p, &a);
+		if (!p)
 			goto bad_range;
+		p = blanks(p);
+		if (*p++ != '-')
+			goto bad_range;
+		p = range_ms(p, &b);
+		if (!p || a >= b || (n && a <= e[n - 1]))
+			goto bad_range;
+		p = blanks(p);
 		if (n + 2 > cap) {
 			cap = cap ? 2 * cap : 8;
 			t = realloc(e, cap * sizeof(*e));
@@ -834,7 +877,6 @@ static int parse_delay_ranges(struct prec_record_opts *o, const char *arg)
 		}
 		e[n++] = a;
 		e[n++] = b;
-		p += used + (p[used] == ',');
 	}
 	if (!n)
 		goto bad_range;
@@ -848,12 +890,14 @@ bad_range:
 	return bad("-D", arg, "expected milliseconds, -1 to start disabled, or ascending ranges START-END,... in ms");
 }
 
+/* As perf's: a number that is a delay, else ranges. */
 static int opt_delay(struct prec_record_opts *o, const char *arg)
 {
-	if (strchr(arg, '-') > arg)
+	int64_t ms;
+
+	if (parse_delay(arg, &ms) < 0)
 		return parse_delay_ranges(o, arg);
-	if (parse_delay(arg, &o->delay_ms) < 0)
-		return bad("-D", arg, "expected milliseconds, -1 to start disabled, or ascending ranges START-END,... in ms");
+	o->delay_ms = ms;
 	free(o->delay_edges);
 	o->delay_edges = NULL;
 	o->nr_delay_edges = 0;

@@ -156,6 +156,22 @@ for v in '' no none NO all task TASK mmap cgroup task,no no,bogus cgroup,task \
 			fail "--synth '$v': perf refuses it (exit $prc), prec exits $crc: $(cat syn.err)"
 	fi
 done
+# -D as perf reads it: a number -1..INT_MAX but 0, else ranges (blanks
+# around their parts, each after the end of the one before); what perf
+# refuses, prec refuses in one line
+for v in 0 00 +0 5 ' 5' +5 -1 -2 0x10 '5 ' 2147483647 2147483648 0-5 1-2147483647 \
+	1-2147483648 '1 - 5 , 6 - 7 ' +1-5 1-+5 1-5,5-7 1-5,6-7 1-5x 1-5, '' 5- 10-20,15-30; do
+	perf record --dry-run -D "$v" -o d.perf -e cpu-clock -- true >/dev/null 2>&1
+	prc=$?
+	"$PREC" record --dry-run -D "$v" -o d.prec -e cpu-clock -- true >/dev/null 2>d.err
+	crc=$?
+	if [ $prc = 0 ]; then
+		[ $crc = 0 ] || fail "-D '$v': perf takes it, prec exits $crc: $(cat d.err)"
+	else
+		[ $crc = 2 ] && [ "$(wc -l <d.err)" = 1 ] ||
+			fail "-D '$v': perf refuses it (exit $prc), prec exits $crc: $(cat d.err)"
+	fi
+done
 # values perf takes (its defaults for what it does not know, its highest
 # zstd level above it, --switch-max-files alone or 0): prec takes them
 for o in '--affinity bogus' '--affinity NODE' '--switch-max-files 3' \

@@ -27,7 +27,12 @@ static void test_delay_ranges(void)
 	char *r[] = { "record", "-D", "10-20,30-40", "true", NULL };
 	char *z[] = { "record", "-D", "0-5", "true", NULL };
 	char *last[] = { "record", "-D", "10-20", "-D", "7", "true", NULL };
-	const char *bad[] = { "20-10", "10-20,15-30", "10-20,", "10-", "-5-6", "1-2,x" };
+	char *blank[] = { "record", "-D", " 1 - 5 , +6 -7 ", "true", NULL };
+	char *big[] = { "record", "-D", "2147483647", "true", NULL };
+	/* as perf: 0 is no delay and no range; ranges may not touch; at most
+	 * INT_MAX ms */
+	const char *bad[] = { "20-10", "10-20,15-30", "10-20,", "10-", "-5-6", "1-2,x", "0",
+			      "00", "1-5,5-7", "1-5x", "2147483648", "1-2147483648", "" };
 
 	CHECK_EQ(prec_record_opts__parse(&o, ARGC(r), r), 0);
 	CHECK_EQ(o.nr_delay_edges, 4);
@@ -38,6 +43,14 @@ static void test_delay_ranges(void)
 	CHECK_EQ(prec_record_opts__parse(&o, ARGC(z), z), 0);
 	CHECK_EQ(o.delay_ms, 0);
 	CHECK_EQ(o.nr_delay_edges, 2);
+	prec_record_opts__exit(&o);
+	CHECK_EQ(prec_record_opts__parse(&o, ARGC(blank), blank), 0);
+	CHECK_EQ(o.nr_delay_edges, 4);
+	CHECK(o.delay_edges[0] == 1 && o.delay_edges[1] == 5 &&
+	      o.delay_edges[2] == 6 && o.delay_edges[3] == 7);
+	prec_record_opts__exit(&o);
+	CHECK_EQ(prec_record_opts__parse(&o, ARGC(big), big), 0);
+	CHECK_EQ(o.delay_ms, 2147483647);
 	prec_record_opts__exit(&o);
 	CHECK_EQ(prec_record_opts__parse(&o, ARGC(last), last), 0);
 	CHECK_EQ(o.delay_ms, 7);
