@@ -594,15 +594,21 @@ static int opt_realtime(struct prec_record_opts *o, const char *arg)
 }
 
 /* lz4's own scale: HC levels run 1..12 (LZ4HC_CLEVEL_MAX); 0 is the fast
- * codec, which is what -z alone means. */
+ * codec, which is what -z alone means. The level read as perf's
+ * record__parse_comp_level reads it: strtol's number in C's bases and
+ * whatever follows it ignored (no number, 0: -z alone), a negative one
+ * above zstd's highest as perf's unsigned level is, and above zstd's
+ * highest its highest. */
 static int opt_zlevel(struct prec_record_opts *o, const char *arg)
 {
-	uint64_t v = 0;
+	long long v = 0;
 
-	if (arg && parse_u64(arg, &v) < 0)
-		return bad("--compression-level", arg,
-			   "expected 0 (lz4 fast) or 1..12 (lz4 HC level); with -o FILE, zstd 1..22");
-	/* as perf: above zstd's highest level is its highest */
+	if (arg) {
+		errno = 0;
+		v = strtoll(arg, NULL, 0);
+		if (v < 0 || errno == ERANGE)
+			v = 22;
+	}
 	if (v > 22)
 		v = 22;
 	o->compress = true;
@@ -1829,11 +1835,6 @@ static int check_combination(struct prec_record_opts *o)
 		o->output = "perf.data";
 	if ((o->keep_shards || o->timestamp_filename) && !o->output) {
 		pr_err("option %s: needs -o FILE", o->keep_shards ? "--keep-shards" : "--timestamp-filename");
-		return -EINVAL;
-	}
-	if (o->compress_level > 12 && !o->output) {
-		pr_err("option --compression-level '%s': shards take lz4 levels 0..12 (zstd 1..22 is for -o FILE)",
-		       o->compress_level_arg);
 		return -EINVAL;
 	}
 	/* SIGUSR2 and 'snapshot' take the flight recorder's snapshots, and

@@ -183,6 +183,18 @@ for o in '--affinity bogus' '--affinity NODE' '--switch-max-files 3' \
 	"$PREC" record --dry-run $o -o take.prec -e cpu-clock -- true >/dev/null 2>take.err ||
 		fail "$o: perf takes it, prec: $(cat take.err)"
 done
+# -z's level as perf reads it (strtol's number in C's bases, the rest
+# ignored, none or 0 its default, negative or above 22 its highest): the
+# merged file's level is perf's
+for v in -3 x 5x 0x5 '' 0 010 99 ' 7'; do
+	perf record -q --compression-level="$v" -o zl.perf -e cpu-clock -- true 2>/dev/null ||
+		fail "perf refused --compression-level='$v' (the test is wrong)"
+	"$PREC" record -q --compression-level="$v" -o zl.prec -e cpu-clock -- true 2>zl.err ||
+		fail_rc zl.err "--compression-level='$v': perf takes it"
+	pl=$(perf report --header-only -i zl.perf 2>/dev/null | grep -o '^# compressed : Zstd, level = [0-9]*')
+	cl=$(perf report --header-only -i zl.prec 2>/dev/null | grep -o '^# compressed : Zstd, level = [0-9]*')
+	[ -n "$pl" ] && [ "$pl" = "$cl" ] || fail "--compression-level='$v': perf's '$pl', prec's '$cl'"
+done
 # sizes are whole numbers, perf's and prec's: a fraction refused
 for o in --max-size=1.5M '-m 1.5M' --switch-output=1.5M; do
 	# shellcheck disable=SC2086 # the option and its value are words
