@@ -279,6 +279,7 @@ static int opt_count(struct prec_record_opts *o, const char *arg)
 	if (!isdigit((unsigned char)*arg) || errno || *end)
 		return bad("-c", arg, "expected a sample period, a decimal number (0: the default frequency)");
 	o->period = v;
+	o->period_given = true;
 	return 0;
 }
 
@@ -1107,6 +1108,49 @@ static int opt_replaced(struct prec_record_opts *o, const char *arg)
 	return 0;
 }
 
+/* perf's writer and synthesis options whose values perf checks before it
+ * records: taken and noted as opt_replaced, refused where perf refuses
+ * them. */
+
+/* --num-thread-synthesize, perf's OPT_UINTEGER: no '-' anywhere, then
+ * strtol's decimal number and nothing after it ('' is 0). */
+static int opt_synth_threads(struct prec_record_opts *o, const char *arg)
+{
+	char *end;
+
+	(void)o;
+	if (strchr(arg, '-'))
+		return bad("--num-thread-synthesize", arg, "expects an unsigned numerical value");
+	(void)strtol(arg, &end, 10);
+	if (*end)
+		return bad("--num-thread-synthesize", arg, "expects a numerical value");
+	return 0;
+}
+
+/* --vmlinux: perf refuses a file it cannot read (its "Invalid file"). */
+static int opt_vmlinux(struct prec_record_opts *o, const char *arg)
+{
+	(void)o;
+	if (access(arg, R_OK))
+		return bad("--vmlinux", arg, errno == ENOENT ? "Invalid file: no such file" :
+			   "Invalid file: cannot be read");
+	return 0;
+}
+
+/* --threads[=SPEC], checked once -C is known (check_threads). */
+static int opt_threads(struct prec_record_opts *o, const char *arg)
+{
+	o->threads_set = true;
+	o->threads_spec = arg;
+	return 0;
+}
+
+static bool replaced(int (*fn)(struct prec_record_opts *, const char *))
+{
+	return fn == opt_replaced || fn == opt_synth_threads || fn == opt_vmlinux ||
+	       fn == opt_threads;
+}
+
 static int opt_help(struct prec_record_opts *o, const char *arg)
 {
 	(void)o;
@@ -1171,6 +1215,7 @@ static int unset_count(struct prec_record_opts *o, const char *arg)
 {
 	(void)arg;
 	o->period = 0;
+	o->period_given = true; /* perf's OPT_U64 negated is 0, given */
 	return 0;
 }
 
@@ -1475,11 +1520,11 @@ static const struct opt table[] = {
 	{ "synth", 0, "no|all|task|mmap|cgroup", opt_synth, "what the /proc read at the start gives of existing tasks (default all)", 0, NULL },
 	{ "dry-run", 0, NULL, NULL, "parse the options, build the events' attrs (-vv prints them), exit", FLAG(dry_run), NULL },
 	{ "aio", 0, "[=N]", opt_replaced, "perf's writer; prec's drainers write with io_uring (taken, noted)", 0, NULL },
-	{ "threads", 0, "[=SPEC]", opt_replaced, "perf's writer threads; prec has one drainer per CPU (taken, noted)", 0, NULL },
+	{ "threads", 0, "[=SPEC]", opt_threads, "perf's writer threads; prec has one drainer per CPU (taken, noted)", 0, NULL },
 	{ "mmap-flush", 0, "N", opt_replaced, "perf's writer; prec drains by rounds and watermarks (taken, noted)", 0, NULL },
-	{ "num-thread-synthesize", 0, "N", opt_replaced, "perf's synthesis threads (taken, noted)", 0, NULL },
+	{ "num-thread-synthesize", 0, "N", opt_synth_threads, "perf's synthesis threads (taken, noted)", 0, NULL },
 	{ "per-thread", 0, NULL, NULL, "as perf: child tasks are not recorded (perf's per-thread rings cannot follow them, its events have no inherit; with -a or -C they keep it); prec's rings stay per CPU", FLAG(per_thread), NULL },
-	{ "vmlinux", 0, "PATH", opt_replaced, "perf's kernel image for kcore; prec merge's [kernel.kallsyms] map serves (taken, noted)", 0, NULL },
+	{ "vmlinux", 0, "PATH", opt_vmlinux, "perf's kernel image for kcore; prec merge's [kernel.kallsyms] map serves (taken, noted)", 0, NULL },
 	{ "debuginfod", 0, "[=URLS]", opt_replaced, "perf's debuginfod cache fill (taken, noted)", 0, NULL },
 	{ "clang-path", 0, "PATH", opt_replaced, "perf's BPF scriptlets (taken, noted)", 0, NULL },
 	{ "clang-opt", 0, "OPTS", opt_replaced, "perf's BPF scriptlets (taken, noted)", 0, NULL },
@@ -1538,7 +1583,7 @@ static enum negation negation_of(const struct opt *op)
 		return NEG_RESET;
 	/* perf's writer settings back to perf's default, or what prec
 	 * does whatever is asked: nothing to undo */
-	if (op->fn == opt_replaced || op->fn == opt_always)
+	if (replaced(op->fn) || op->fn == opt_always)
 		return NEG_NOTHING;
 	return NEG_REFUSED;
 }
@@ -1682,6 +1727,10 @@ static int negate(struct prec_record_opts *o, const struct opt *op, const char *
 		*(bool *)((char *)o + op->flag) = false;
 		return 0;
 	case NEG_NOTHING:
+		/* perf's --no-threads is --threads (its callback sets the
+		 * CPU spec when unset): a SPEC before it goes */
+		if (op->fn == opt_threads)
+			o->threads_spec = NULL;
 		return 0;
 	case NEG_REFUSED:
 		break;
@@ -1741,6 +1790,101 @@ static void notes(const struct prec_record_opts *o)
 	}
 }
 
+/* CPU n among cpus[0..nr)? */
+static bool has_cpu(const int *cpus, int nr, int n)
+{
+	for (int i = 0; i < nr; i++)
+		if (cpus[i] == n)
+			return true;
+	return false;
+}
+
+/* One mask of a --threads SPEC, as perf's record__init_thread_masks_spec
+ * reads it: a CPU list (libperf's, as -C), none above the possible CPUs'
+ * count; the recording's CPUs in it, of which there must be one, and none
+ * that an earlier mask of the same kind has (*used, grown). Returns 0 or
+ * a refusal's reason. */
+static const char *thread_mask(const char *text, const int *rec, int nr_rec, int nr_possible,
+			       int **used, int *nr_used)
+{
+	const char *rest;
+	int *m = NULL, n = prec_cpu_list__parse_perf(text, &m, &rest), kept = 0;
+	const char *why = NULL;
+
+	if (n <= 0)
+		return n == -ENOMEM ? "out of memory" : "not a CPU list";
+	for (int i = 0; i < n && !why; i++) {
+		if (m[i] > nr_possible)
+			why = "a CPU above the possible ones";
+		else if (has_cpu(rec, nr_rec, m[i]) && has_cpu(*used, *nr_used, m[i]))
+			why = "intersecting masks";
+	}
+	for (int i = 0; i < n && !why; i++) {
+		int *t;
+
+		if (!has_cpu(rec, nr_rec, m[i]))
+			continue;
+		t = realloc(*used, (size_t)(*nr_used + 1) * sizeof(*t));
+		if (!t) {
+			why = "out of memory";
+			break;
+		}
+		*used = t;
+		t[(*nr_used)++] = m[i];
+		kept++;
+	}
+	free(m);
+	return why ? why : kept ? NULL : "an empty mask (none of the recording's CPUs)";
+}
+
+/* --threads=SPEC checked as perf checks it before recording (prec itself
+ * uses none of it): a name (cpu, core, package, numa: a prefix in any
+ * case), or MAPS/AFFINITY[:MAPS/AFFINITY...], blank items dropped, each
+ * mask as thread_mask() says. */
+static int check_threads(const struct prec_record_opts *o)
+{
+	static const char *const names[] = { "cpu", "core", "package", "numa" };
+	int *online = NULL, *possible = NULL, *maps = NULL, *aff = NULL;
+	int nr_maps = 0, nr_aff = 0, nr_rec, nr_possible;
+	const int *rec;
+	const char *why = NULL;
+	char *spec, *item, *save = NULL;
+
+	if (!o->threads_set || !o->threads_spec)
+		return 0;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strncasecmp(o->threads_spec, names[i], strlen(names[i])))
+			return 0;
+	spec = strdup(o->threads_spec);
+	if (!spec)
+		return -ENOMEM;
+	nr_rec = o->cpus ? o->nr_cpus : prec_cpu_list__online(&online);
+	rec = o->cpus ? o->cpus : online;
+	nr_possible = prec_cpu_list__possible(&possible);
+	if (nr_possible > 0)
+		nr_possible = possible[nr_possible - 1] + 1;
+	else
+		nr_possible = PREC_CPU_LIST_MAX;
+	for (item = strtok_r(spec, ":", &save); item && !why; item = strtok_r(NULL, ":", &save)) {
+		char *in = NULL, *m = strtok_r(item, "/", &in), *a = m ? strtok_r(NULL, "/", &in) : NULL;
+
+		if (!a)
+			why = "expected MAPS/AFFINITY CPU lists, ':' between them";
+		else if (!(why = thread_mask(m, rec, nr_rec, nr_possible, &maps, &nr_maps)))
+			why = thread_mask(a, rec, nr_rec, nr_possible, &aff, &nr_aff);
+	}
+	free(spec);
+	free(online);
+	free(possible);
+	free(maps);
+	free(aff);
+	if (why) {
+		pr_err("option --threads '%s': %s (perf refuses it)", o->threads_spec, why);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* One target over another, as perf's target__validate: -p/-t over -C, -u
  * and -a; -u over -C and -a; -a or -C over --per-thread (prec's rings
  * are per CPU anyway: the option then changes nothing). The one overridden
@@ -1781,8 +1925,11 @@ static int check_combination(struct prec_record_opts *o)
 
 	override_targets(o);
 	tasks = o->nr_pids || o->nr_tids || o->uid_set;
+	if (check_threads(o))
+		return -EINVAL;
 
-	if (o->freq && o->period) {
+	/* as perf's: -c 0 or --no-count is a period given too */
+	if (o->freq && o->period_given) {
 		pr_err("options -F and -c: give a frequency or a period, not both");
 		return -EINVAL;
 	}
@@ -1933,7 +2080,7 @@ int prec_record_opts__parse(struct prec_record_opts *o, int argc, char **argv)
 			*(bool *)((char *)o + op->flag) = true;
 			continue;
 		}
-		if (op->fn == opt_replaced && o->nr_replaced < (int)(sizeof(o->replaced) / sizeof(o->replaced[0])))
+		if (replaced(op->fn) && o->nr_replaced < (int)(sizeof(o->replaced) / sizeof(o->replaced[0])))
 			o->replaced[o->nr_replaced++] = op->lng;
 		err = op->fn(o, optarg);
 		if (err == PREC_RECORD_OPTS_HELP)

@@ -94,6 +94,9 @@ struct prec_record_opts {
 	struct prec_event_spec *specs;
 	int nr_specs;
 	uint64_t freq, period;  /* at most one non-zero when set by the user */
+	bool period_given;      /* -c or --no-count, even 0: perf's user_interval set */
+	bool threads_set;       /* --threads (perf's writer threads, noted) */
+	const char *threads_spec; /* its SPEC as given, NULL for none */
 	bool sample_period;     /* -P: PERIOD in every sample, as perf -P */
 	enum prec_callgraph callgraph;
 	uint32_t stack_size;

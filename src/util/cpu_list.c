@@ -122,9 +122,9 @@ int prec_cpu_list__parse_perf(const char *s, int **cpus, const char **rest)
 	return ret;
 }
 
-int prec_cpu_list__online(int **cpus)
+static int sysfs_list(const char *path, int **cpus)
 {
-	FILE *f = fopen("/sys/devices/system/cpu/online", "r");
+	FILE *f = fopen(path, "r");
 	char line[4096];
 
 	*cpus = NULL;
@@ -136,4 +136,14 @@ int prec_cpu_list__online(int **cpus)
 	}
 	fclose(f);
 	return prec_cpu_list__parse(line, cpus);
+}
+
+int prec_cpu_list__online(int **cpus)
+{
+	return sysfs_list("/sys/devices/system/cpu/online", cpus);
+}
+
+int prec_cpu_list__possible(int **cpus)
+{
+	return sysfs_list("/sys/devices/system/cpu/possible", cpus);
 }

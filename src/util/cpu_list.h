@@ -22,5 +22,7 @@ int prec_cpu_list__parse(const char *s, int **cpus);
 int prec_cpu_list__parse_perf(const char *s, int **cpus, const char **rest);
 /* Online CPUs from sysfs. Returns the count or -errno. */
 int prec_cpu_list__online(int **cpus);
+/* Possible CPUs from sysfs, the same way. */
+int prec_cpu_list__possible(int **cpus);
 
 #endif

@@ -183,6 +183,30 @@ for o in '--affinity bogus' '--affinity NODE' '--switch-max-files 3' \
 	"$PREC" record --dry-run $o -o take.prec -e cpu-clock -- true >/dev/null 2>take.err ||
 		fail "$o: perf takes it, prec: $(cat take.err)"
 done
+# values perf checks before recording (some after its --dry-run): what
+# perf takes, prec takes; what it refuses, prec refuses in one line.
+# --threads' masks (CPU lists, MAPS/AFFINITY, none empty among the
+# recording's CPUs, none twice), --num-thread-synthesize's number,
+# --vmlinux's file, -c 0 or --no-count with -F (a period given too)
+for o in --threads=0/0 --threads=0/1:1/0 --threads=0 --threads=0:0 --threads=0/0:0/1 \
+	--threads=x/x --threads=0/ --threads=0//1 --threads=99999/0 --threads=0,0/0 --threads=cpux \
+	'-C 0 --threads=0-1/0-1' '--threads=bogus --no-threads' '--num-thread-synthesize=x' \
+	'--num-thread-synthesize=-1' '--num-thread-synthesize=' '--num-thread-synthesize=3 ' \
+	'--vmlinux=' --vmlinux=/nonexistent --vmlinux=/etc/passwd '-c 0 -F 100' '-F 100 --no-count' \
+	'-c 0' '-c 5 --no-count'; do
+	# shellcheck disable=SC2086 # the options are words
+	perf record -q -B --no-bpf-event $o -o chk.perf -e cpu-clock -- true >/dev/null 2>&1
+	prc=$?
+	# shellcheck disable=SC2086
+	"$PREC" record -q $o -o chk.prec -e cpu-clock -- true >/dev/null 2>chk.err
+	crc=$?
+	if [ $prc = 0 ]; then
+		[ $crc = 0 ] || fail "$o: perf takes it, prec exits $crc: $(cat chk.err)"
+	else
+		[ $crc = 2 ] && [ "$(wc -l <chk.err)" = 1 ] ||
+			fail "$o: perf refuses it (exit $prc), prec exits $crc: $(cat chk.err)"
+	fi
+done
 # -z's level as perf reads it (strtol's number in C's bases, the rest
 # ignored, none or 0 its default, negative or above 22 its highest): the
 # merged file's level is perf's
