@@ -98,6 +98,49 @@ static int bad_size(const char *opt, const char *arg, int err, const char *suffi
 	return bad(opt, arg, why);
 }
 
+/* perf's size tags (its parse_tag_value's, upper case only) and time
+ * tags (seconds) */
+static const struct prec_size_tag size_tags[] = {
+	{ 'B', 1 }, { 'K', 1ull << 10 }, { 'M', 1ull << 20 }, { 'G', 1ull << 30 }, { 0, 0 },
+};
+static const struct prec_size_tag time_tags[] = {
+	{ 's', 1 }, { 'm', 60 }, { 'h', 3600 }, { 'd', 86400 }, { 0, 0 },
+};
+
+/* A size perf refuses (prec_size__perf_tag() found none): the lenient
+ * parser's reason where it has one (a fraction, an unknown suffix), else
+ * perf's syntax. */
+static int bad_perf_size(const char *opt, const char *arg, const char *shown)
+{
+	uint64_t v, mult;
+	int err = prec_size__split(arg, PREC_SIZE_BYTES, &v, &mult);
+
+	if (bad_size(opt, shown, err, "B, K, M or G"))
+		return -EINVAL;
+	return bad(opt, shown, "expected a number and its unit, B, K, M or G in capitals, as perf's (500M)");
+}
+
+/* One part of -m as perf's parse_pages_arg reads it, as a number of
+ * pages in buf for the parser below: a size with perf's tags (its pages,
+ * rounded up), else strtoul's whole decimal number of pages. -EINVAL
+ * where perf reads neither. */
+static int perf_pages(const char *arg, char *buf, size_t len)
+{
+	uint64_t v, ps = (uint64_t)sysconf(_SC_PAGESIZE);
+	char *end;
+
+	if (!prec_size__perf_tag(arg, size_tags, &v)) {
+		snprintf(buf, len, "%llu", (unsigned long long)(v / ps + !!(v % ps)));
+		return 0;
+	}
+	errno = 0;
+	v = strtoull(arg, &end, 10);
+	if (errno || *end)
+		return -EINVAL;
+	snprintf(buf, len, "%llu", (unsigned long long)v);
+	return 0;
+}
+
 static int opt_dir(struct prec_record_opts *o, const char *arg)
 {
 	if (!*arg)
@@ -488,6 +531,11 @@ static int parse_ring_size(struct prec_record_opts *o, const char *arg,
 	bool rounded;
 	int err;
 
+	char pages_text[24];
+
+	if (perf_pages(arg, pages_text, sizeof(pages_text)) < 0)
+		return bad_perf_size("-m", arg, shown);
+	arg = pages_text;
 	if (ring_zero(arg)) {
 		o->mmap_pages = 1;
 		o->mmap_set = true;
@@ -643,7 +691,7 @@ static int opt_user(struct prec_record_opts *o, const char *arg)
 static int opt_mmap_aux(struct prec_record_opts *o, const char *arg)
 {
 	const char *comma = strchr(arg, ',');
-	char data[64];
+	char data[64], pages_text[24];
 	uint64_t aux;
 	bool rounded;
 	int err;
@@ -651,9 +699,11 @@ static int opt_mmap_aux(struct prec_record_opts *o, const char *arg)
 	/* perf's: an empty ring part sets nothing (-m '', -m ,AUX) */
 	if (!comma)
 		return *arg ? parse_ring_size(o, arg, arg) : 0;
+	if (perf_pages(comma + 1, pages_text, sizeof(pages_text)) < 0)
+		return bad_perf_size("-m", comma + 1, arg);
 	rounded = true;
 	aux = (uint64_t)sysconf(_SC_PAGESIZE);
-	err = ring_zero(comma + 1) ? 0 : ring_bytes(comma + 1, &aux, &rounded);
+	err = ring_zero(pages_text) ? 0 : ring_bytes(pages_text, &aux, &rounded);
 	if (err == -EDOM || err == -EOPNOTSUPP)
 		return bad_size("-m", arg, err, "K, M or G");
 	if (err)
@@ -683,17 +733,12 @@ static int opt_aux_size(struct prec_record_opts *o, const char *arg)
 	return 0;
 }
 
-/* --max-size: bytes, with perf's B, K, M or G suffix. */
+/* --max-size: bytes as perf's parse_tag_value reads them (B, K, M or G;
+ * 0B, as perf's, no limit). */
 static int opt_max_size(struct prec_record_opts *o, const char *arg)
 {
-	int err = prec_size__bytes(arg, PREC_SIZE_BYTES, 1, &o->max_size);
-
-	if (err == -EDOM || err == -EOPNOTSUPP)
-		return bad_size("--max-size", arg, err, "B, K, M or G");
-	if (err == -ERANGE)
-		return bad("--max-size", arg, "too large");
-	if (err)
-		return bad("--max-size", arg, "expected a size such as 500M or 2G");
+	if (prec_size__perf_tag(arg, size_tags, &o->max_size) < 0)
+		return bad_perf_size("--max-size", arg, arg);
 	return 0;
 }
 
@@ -739,53 +784,37 @@ static int opt_control(struct prec_record_opts *o, const char *arg)
 	return 0;
 }
 
-/* perf's TIME form of --switch-output: a number and one of s, m, h, d. */
-static int parse_duration_ms(const char *arg, uint64_t *ms)
-{
-	static const struct { char c; uint64_t ms; } units[] = {
-		{ 's', 1000 }, { 'm', 60000 }, { 'h', 3600000 }, { 'd', 86400000 },
-	};
-	size_t n = strlen(arg);
-	char num[24];
-	uint64_t v;
-
-	if (n < 2 || n > sizeof(num))
-		return -EINVAL;
-	memcpy(num, arg, n - 1);
-	num[n - 1] = 0;
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		if (arg[n - 1] != units[i].c)
-			continue;
-		if (parse_u64(num, &v) < 0 || !v)
-			return -EINVAL;
-		/* kept in ns (switch_trigger.c): 584 years at most */
-		if (v > UINT64_MAX / 1000000 / units[i].ms)
-			return -ERANGE;
-		*ms = v * units[i].ms;
-		return 0;
-	}
-	return -EINVAL;
-}
-
 /* --switch-output[=signal|SIZE|TIME] as perf takes it: SIZE with a unit
  * (B, K, M, G), TIME with s, m, h or d ("5m" is minutes, "5M" bytes). */
 static int opt_switch_output(struct prec_record_opts *o, const char *arg)
 {
-	uint64_t num, mult;
-	int err;
+	/* perf takes 0B and 0s and then never switches, where prec's
+	 * switch without a size or time is the signal's */
+	static const char zero[] = "a size or time of 0 never switches (perf's takes it so); give signal, or more than 0";
+	uint64_t v;
 
 	o->switch_output = true;
 	o->switch_ms = o->switch_bytes = 0; /* the last one given counts */
 	if (!arg || !strcmp(arg, "signal"))
 		return 0;
-	err = parse_duration_ms(arg, &o->switch_ms);
-	if (!err)
+	/* as perf's switch_output_setup: perf's size tags, then its time
+	 * tags, each as parse_tag_value reads them ("5m" minutes, "5M"
+	 * bytes, "1M5" 1M) */
+	if (!prec_size__perf_tag(arg, size_tags, &v)) {
+		if (!v)
+			return bad("--switch-output", arg, zero);
+		o->switch_bytes = v;
 		return 0;
-	if (err == -ERANGE)
-		return bad("--switch-output", arg, "a time too long (at most 584 years)");
-	if (!prec_size__split(arg, PREC_SIZE_BYTES, &num, &mult) && mult &&
-	    !prec_size__bytes(arg, PREC_SIZE_BYTES, 1, &o->switch_bytes))
+	}
+	if (!prec_size__perf_tag(arg, time_tags, &v)) {
+		if (!v)
+			return bad("--switch-output", arg, zero);
+		/* kept in ns (switch_trigger.c): 584 years at most */
+		if (v > UINT64_MAX / 1000000000)
+			return bad("--switch-output", arg, "a time too long (at most 584 years)");
+		o->switch_ms = v * 1000;
 		return 0;
+	}
 	return bad("--switch-output", arg,
 		   "expected signal, a size such as 100M (B, K, M, G) or a time such as 30s (s, m, h, d)");
 }

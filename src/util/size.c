@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 #include <strings.h>
 
 int prec_size__split(const char *arg, unsigned int flags, uint64_t *num,
@@ -77,4 +78,23 @@ int prec_size__parse(const char *arg, size_t page_size, uint64_t *bytes)
 		v = (v | (v - 1)) + 1;
 	*bytes = v * page_size;
 	return 0;
+}
+
+int prec_size__perf_tag(const char *s, const struct prec_size_tag *tags, uint64_t *v)
+{
+	for (; tags->tag; tags++) {
+		const char *at = strchr(s, tags->tag);
+		unsigned long long n;
+		char *end;
+
+		if (!at)
+			continue;
+		errno = 0;
+		n = strtoull(s, &end, 10);
+		if (end != at || errno || n > UINT64_MAX / tags->mult || n * tags->mult == UINT64_MAX)
+			return -EINVAL;
+		*v = n * tags->mult;
+		return 0;
+	}
+	return -EINVAL;
 }

@@ -156,6 +156,31 @@ for v in '' no none NO all task TASK mmap cgroup task,no no,bogus cgroup,task \
 			fail "--synth '$v': perf refuses it (exit $prc), prec exits $crc: $(cat syn.err)"
 	fi
 done
+# sizes as perf's parse_tag_value reads them (B, K, M or G in capitals,
+# found anywhere, right after the number at the start; what follows it
+# ignored) for --max-size, --switch-output (and its s, m, h, d) and -m
+# (else a whole number of pages): what perf takes, prec takes
+for l in '-m 1MB' '-m 1Mx' '-m 4k' '-m 4KiB' '-m 1m' '-m  1M' '-m +1M' '-m 5M5' '-m 4096B' \
+	'-m 8,4k' '-m ,1MB' '-m -1M' '--max-size 1MB' '--max-size 1Mx' '--max-size 4k' \
+	'--max-size 4KiB' '--max-size  1M' '--max-size +1M' '--max-size 5M5' '--max-size 0B' \
+	'--max-size 100' '--max-size 4M,' '--switch-output=1k' '--switch-output=1MB' \
+	'--switch-output=1M5' '--switch-output=+1M' '--switch-output=5sx' '--switch-output=1KiB' \
+	'--switch-output=10S' '--switch-output=1m'; do
+	o=${l%% *} v=${l#* }
+	[ "$o" = "$l" ] && o=$l v=
+	args=("$o")
+	case $o in --switch-output=*) ;; *) args+=("$v") ;; esac
+	perf record --dry-run "${args[@]}" -o sz.perf -e cpu-clock -- true >/dev/null 2>&1
+	prc=$?
+	"$PREC" record --dry-run "${args[@]}" -o sz.prec -e cpu-clock -- true >/dev/null 2>sz.err
+	crc=$?
+	if [ $prc = 0 ]; then
+		[ $crc = 0 ] || fail "${args[*]}: perf takes it, prec exits $crc: $(cat sz.err)"
+	else
+		[ $crc = 2 ] && [ "$(wc -l <sz.err)" = 1 ] ||
+			fail "${args[*]}: perf refuses it (exit $prc), prec exits $crc: $(cat sz.err)"
+	fi
+done
 # -D as perf reads it: a number -1..INT_MAX but 0, else ranges (blanks
 # around their parts, each after the end of the one before); what perf
 # refuses, prec refuses in one line
@@ -229,7 +254,8 @@ for o in --max-size=1.5M '-m 1.5M' --switch-output=1.5M; do
 	[ $? = 2 ] && [ "$(wc -l <frac.err)" = 1 ] || fail "$o: perf refuses it, prec: $(cat frac.err)"
 done
 # -m: pages rounded up to a power of two, in perf's words (0 to one page)
-for m in 3 5,3 12K 2049K 1000 4 010 010K 8,010 0 00 0K 0B 0,0 ,0 1,0 0,4 128, , ''; do
+for m in 3 5,3 12K 2049K 1000 4 010 010K 8,010 0 00 0K 0B 0,0 ,0 1,0 0,4 128, , '' \
+	5M5 6000B ' 3' +3 3,5K; do
 	perf record --dry-run -m "$m" -o m.perf -e cpu-clock -- true >/dev/null 2>m.perf.err || fail_rc m.perf.err "perf record -m '$m'"
 	"$PREC" record --dry-run -m "$m" -o m.prec -e cpu-clock -- true >/dev/null 2>m.prec.err || fail_rc m.prec.err "prec record -m '$m'"
 	grep '^rounding' m.perf.err >m.perf.said

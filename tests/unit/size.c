@@ -43,9 +43,42 @@ static int bytes_err(const char *arg)
 	return err;
 }
 
+static const struct prec_size_tag tags[] = {
+	{ 'B', 1 }, { 'K', 1024 }, { 'M', 1u << 20 }, { 'G', 1u << 30 }, { 0, 0 },
+};
+
+/* perf's parse_tag_value: the value, or -1 for none */
+static long long tag(const char *arg)
+{
+	uint64_t v = 0;
+
+	return prec_size__perf_tag(arg, tags, &v) ? -1 : (long long)v;
+}
+
+static void test_perf_tag(void)
+{
+	CHECK_EQ(tag("5M"), 5ll << 20);
+	CHECK_EQ(tag("0B"), 0);
+	CHECK_EQ(tag("5M5"), 5ll << 20);   /* what follows the tag ignored */
+	CHECK_EQ(tag("1Mx"), 1ll << 20);
+	CHECK_EQ(tag(" +2K"), 2048);       /* strtoul's blanks and sign */
+	CHECK_EQ(tag("010K"), 10240);      /* decimal */
+	CHECK_EQ(tag("1MB"), -1);          /* B is looked for first */
+	CHECK_EQ(tag("4KiB"), -1);
+	CHECK_EQ(tag("4k"), -1);           /* the tags' case only */
+	CHECK_EQ(tag("100"), -1);          /* no tag: none */
+	CHECK_EQ(tag("1.5M"), -1);
+	CHECK_EQ(tag("-1M"), -1);          /* strtoul's wrap, over 64 bits */
+	CHECK_EQ(tag("17179869184G"), -1); /* 2^64 */
+	CHECK_EQ(tag("8589934591G"), (long long)(8589934591ull << 30));
+	CHECK_EQ(tag("18446744073709551615B"), -1); /* all bits: perf's none */
+}
+
 int main(void)
 {
 	uint64_t n, m;
+
+	test_perf_tag();
 
 	/* A bare number counts pages; suffixes are binary, any case, with
 	 * an optional B or iB. */
