@@ -423,7 +423,7 @@ static void pipe_times(const struct merge_args *a, const struct prec_manifest *m
 	copy->stop_time = last ? last : m->stop_time;
 	if (copy->start_time < window)
 		copy->start_time = window;
-	if (live) /* not known yet: no SAMPLE_TIME */
+	if (live) /* not known yet: SAMPLE_TIME 0 and 0, as perf's pipe */
 		copy->start_time = copy->stop_time = 0;
 	if (a->time_start && copy->start_time < a->time_start)
 		copy->start_time = a->time_start;

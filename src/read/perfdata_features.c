@@ -519,7 +519,8 @@ static int has_feature(int feat, const struct prec_feat_ctx *c)
 	case FEAT_CACHE: return m->nr_caches > 0 && m->caches;
 	case FEAT_GROUP_DESC: return has_groups(m);
 	case FEAT_AUXTRACE: return c->nr_aux > 0;
-	case FEAT_SAMPLE_TIME: return c->first_time || c->last_time;
+	/* as perf's: always, 0 and 0 without a sample or a time known yet */
+	case FEAT_SAMPLE_TIME: return 1;
 	case FEAT_CLOCKID: return m->clockid >= 0 && m->clock_res_ns;
 	case FEAT_CLOCK_DATA: return m->clockid >= 0 && m->ref_wall_ns;
 	case FEAT_COMPRESSED: return c->comp_level > 0;

@@ -5,7 +5,9 @@
 # --header-only -I prints the same PMU mappings (each PMU's attr type,
 # numbered at boot) and PMU capabilities, the same CPU caches (a file's
 # only: perf's pipe has none), and lists the same of those features as
-# missing, for prec's file and pipe as for perf's, with no word on stderr.
+# missing, for prec's file and pipe (and prec record -o -'s) as for perf's,
+# with no word on stderr; SAMPLE_TIME too, a recording without samples'
+# included.
 set -u
 # shellcheck source=tests/lib/e2e.sh
 . "$(dirname "$0")/../lib/e2e.sh"
@@ -21,9 +23,10 @@ feats() {
 	perf report --header-only -I -i "$1" 2>"$2" | awk '
 		/^# pmu mappings:/ || /^# .*pmu capabilities:/ { print; next }
 		/^# CPU cache info:/ || /^#  L[0-9]/ { print; next }
+		/^# time of first sample :/ { print "SAMPLE_TIME" }
 		/^# missing features:/ {
 			for (i = 4; i <= NF; i++)
-				if ($i ~ /^(PMU_MAPPINGS|CPU_PMU_CAPS|PMU_CAPS|CACHE)$/) print "missing " $i
+				if ($i ~ /^(PMU_MAPPINGS|CPU_PMU_CAPS|PMU_CAPS|CACHE|SAMPLE_TIME)$/) print "missing " $i
 		}'
 }
 
@@ -43,7 +46,8 @@ same() {
 	feats - "$tmp/$n.pp.rerr" <"$tmp/$n.pp.data" >"$tmp/$n.pp.feats"
 	feats "$tmp/$n.q.data" "$tmp/$n.q.rerr" >"$tmp/$n.q.feats"
 	"$PREC" merge -q "$tmp/$n.q" | feats - "$tmp/$n.qp.rerr" >"$tmp/$n.qp.feats"
-	for f in p pp q qp; do
+	"$PREC" record -q -o - "$@" 2>"$tmp/$n.ql.err" | feats - "$tmp/$n.ql.rerr" >"$tmp/$n.ql.feats"
+	for f in p pp q qp ql; do
 		[ ! -s "$tmp/$n.$f.rerr" ] || fail "$n: perf report on $f said: $(head -3 "$tmp/$n.$f.rerr")"
 	done
 	grep -q '^# pmu mappings: .*software = 1' "$tmp/$n.p.feats" ||
@@ -55,8 +59,13 @@ same() {
 		fail "$n: the header differs from perf's (- perf, + prec): $(cat "$tmp/d")"
 	diff -u "$tmp/$n.pp.feats" "$tmp/$n.qp.feats" >"$tmp/d" ||
 		fail "$n: the pipe's header differs from perf's pipe (- perf, + prec): $(cat "$tmp/d")"
+	diff -u "$tmp/$n.pp.feats" "$tmp/$n.ql.feats" >"$tmp/d" ||
+		fail "$n: prec record -o -'s header differs from perf's pipe (- perf, + prec): $(cat "$tmp/d")"
 }
 
 same task -e cpu-clock -- sleep 0.1
 same cpus -a -e sched:sched_switch -- sleep 0.1
+# no sample (a period of 1 s of CPU time): perf's header has SAMPLE_TIME
+# still, its times 0
+same none -e cpu-clock -c 1000000000 -- true
 echo "PASS: $(grep -c . "$tmp/task.q.feats") and $(grep -c . "$tmp/cpus.q.feats") lines as perf's, file and pipe"
