@@ -122,6 +122,12 @@ for c in "${cases[@]}"; do
 done
 [ "$bad" = 0 ] || fail "$bad of ${#cases[@]} event strings differ from perf"
 echo "${#cases[@]} runs, $events events: prec's attrs equal perf's"
+# -vv's sample_type as perf prints it, names in perf's order (IDENTIFIER
+# before DATA_SRC), TRANSACTION unnamed; prec's CPU aside
+run_both st cpu-clock "--data --sample-identifier -W --transaction"
+pst=$(grep -m1 '^  sample_type ' "$tmp/st.perf")
+cst=$(grep '^  sample_type ' "$tmp/st.prec" | sed -n '2s/|CPU|/|/p')
+[ -n "$pst" ] && [ "$pst" = "$cst" ] || fail "-vv sample_type: perf's '$pst', prec's '$cst'"
 
 n=${#refused[@]}
 for ev in "${refused[@]}" "${syntax[@]}"; do

@@ -31,6 +31,15 @@ int main(void)
 {
 	struct perf_event_attr a;
 
+	/* sample_type in perf 6.1's order, TRANSACTION unnamed (perf record
+	 * -vv --data --sample-identifier -W --transaction -e cpu-clock) */
+	memset(&a, 0, sizeof(a));
+	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR |
+			PERF_SAMPLE_PERIOD | PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_DATA_SRC |
+			PERF_SAMPLE_TRANSACTION | PERF_SAMPLE_WEIGHT_STRUCT;
+	CHECK(strstr(text(&a), "  sample_type                      "
+			       "IP|TID|TIME|ADDR|PERIOD|IDENTIFIER|DATA_SRC|WEIGHT_STRUCT\n"));
+
 	/* perf record -vv -e cpu-clock -- true (perf 6.1) */
 	memset(&a, 0, sizeof(a));
 	a.type = PERF_TYPE_SOFTWARE;
