@@ -67,11 +67,28 @@ static int parse_u64(const char *s, uint64_t *v)
 	return parse_base(s, 0, v);
 }
 
-/* A decimal number, as perf's integer options read theirs (010 is 10,
- * 0x10 refused). */
-static int parse_dec(const char *s, uint64_t *v)
+
+/* perf's OPT_INTEGER: strtol's decimal number (blanks and a sign before
+ * it; none, '', is 0) and nothing after it. */
+static int perf_int(const char *s, long long *v)
 {
-	return parse_base(s, 10, v);
+	char *end;
+
+	errno = 0;
+	*v = strtoll(s, &end, 10);
+	return errno || *end ? -EINVAL : 0;
+}
+
+/* perf's OPT_UINTEGER and OPT_U64: the same, with no '-' anywhere. */
+static int perf_unsigned(const char *s, uint64_t *v)
+{
+	char *end;
+
+	if (strchr(s, '-'))
+		return -EINVAL;
+	errno = 0;
+	*v = strtoull(s, &end, 10);
+	return errno || *end ? -EINVAL : 0;
 }
 
 static int bad(const char *opt, const char *arg, const char *why)
@@ -248,7 +265,8 @@ static int opt_proc_map_timeout(struct prec_record_opts *o, const char *arg)
 {
 	uint64_t v;
 
-	if (parse_dec(arg, &v) < 0 || v > UINT32_MAX)
+	/* as perf's OPT_UINTEGER, a larger number in its 32 bits */
+	if (perf_unsigned(arg, &v) < 0)
 		return bad("--proc-map-timeout", arg, "expected milliseconds");
 	o->proc_map_timeout_ms = (uint32_t)v;
 	return 0;
@@ -294,17 +312,20 @@ static int opt_freq(struct prec_record_opts *o, const char *arg)
 {
 	uint64_t v = 0;
 
-	/* as perf reads it (atoi): the leading decimal digits, the rest
-	 * ignored (-F 010 is 10 Hz, -F 1.5 is 1); max in any case */
+	/* as perf reads it (atoi into its unsigned rate): blanks and a sign,
+	 * the leading decimal digits, the rest ignored (-F 010 is 10 Hz, -F
+	 * 1.5 is 1, -F -5 above any maximum, so the maximum); max in any
+	 * case */
 	if (!strcasecmp(arg, "max")) {
 		if (max_sample_rate(&v) < 0)
 			return bad("-F", arg, "cannot read /proc/sys/kernel/perf_event_max_sample_rate");
 	} else {
-		errno = 0;
-		if (isdigit((unsigned char)*arg))
-			v = strtoull(arg, NULL, 10);
-		if (errno || !v)
+		v = (unsigned int)(int)strtol(arg, NULL, 10);
+		if (!v)
 			return bad("-F", arg, "expected a frequency in Hz (> 0) or 'max'");
+		/* all 32 bits are perf's "no -F given": its default rate */
+		if (v == UINT32_MAX)
+			v = 0;
 	}
 	o->freq = v;
 	return 0;
@@ -313,13 +334,11 @@ static int opt_freq(struct prec_record_opts *o, const char *arg)
 static int opt_count(struct prec_record_opts *o, const char *arg)
 {
 	uint64_t v;
-	char *end;
 
-	/* decimal, as perf's (-c 010 is 10; 0x10 refused); 0 as perf: no
-	 * period given, so the default frequency */
-	errno = 0;
-	v = isdigit((unsigned char)*arg) ? strtoull(arg, &end, 10) : 0;
-	if (!isdigit((unsigned char)*arg) || errno || *end)
+	/* as perf's OPT_U64: decimal (-c 010 is 10; 0x10 refused), blanks
+	 * and a + before it; 0 (or '') as perf: no period, so the default
+	 * frequency */
+	if (perf_unsigned(arg, &v) < 0)
 		return bad("-c", arg, "expected a sample period, a decimal number (0: the default frequency)");
 	o->period = v;
 	o->period_given = true;
@@ -596,10 +615,13 @@ static int opt_clock(struct prec_record_opts *o, const char *arg)
 			return 0;
 		}
 	}
-	/* a number as perf reads it (sscanf's %d): decimal digits, the rest
-	 * ignored (-k 0x4 is 0, realtime) */
+	/* a number as perf reads it (sscanf's %d): blanks and a sign, then
+	 * decimal digits, the rest ignored (-k 0x4 is 0, realtime); one the
+	 * kernel has no clock for, perf fails on at its first open */
 	errno = 0;
-	v = isdigit((unsigned char)*arg) ? strtoull(arg, NULL, 10) : UINT64_MAX;
+	name = arg + strspn(arg, " \t\n\v\f\r");
+	name += *name == '+';
+	v = isdigit((unsigned char)*name) ? strtoull(name, NULL, 10) : UINT64_MAX;
 	if (errno || v > 64 || clock_getres((clockid_t)v, &ts))
 		return bad("-k", arg, "expected monotonic, monotonic_raw, realtime, boottime, tai, perf or a clock number");
 	o->clockid = (int)v;
@@ -633,9 +655,11 @@ static int opt_nodirect(struct prec_record_opts *o, const char *arg)
 /* 0 is prec's own: drainers under the fair scheduler (perf's default). */
 static int opt_realtime(struct prec_record_opts *o, const char *arg)
 {
-	uint64_t v;
+	long long v;
 
-	if (parse_dec(arg, &v) < 0 || v > 99)
+	/* read as perf's OPT_INTEGER; what the kernel would refuse perf
+	 * fails on when it sets it, prec at once */
+	if (perf_int(arg, &v) < 0 || v < 0 || v > 99)
 		return bad("-r", arg, "expected a SCHED_FIFO priority, 1..99, or 0 for none");
 	o->rt_prio = (int)v;
 	o->rt_prio_set = true;
@@ -821,10 +845,10 @@ static int opt_switch_output(struct prec_record_opts *o, const char *arg)
 
 static int opt_switch_max_files(struct prec_record_opts *o, const char *arg)
 {
-	uint64_t v;
+	long long v;
 
-	/* 0 keeps every epoch, as perf's */
-	if (parse_dec(arg, &v) < 0 || v > 1000000)
+	/* 0 keeps every epoch, as perf's; read as its OPT_INTEGER */
+	if (perf_int(arg, &v) < 0 || v < 0 || v > 1000000)
 		return bad("--switch-max-files", arg, "expected a number of epochs to keep, 1..1000000, or 0 for all");
 	o->switch_max_files = (uint32_t)v;
 	return 0;

@@ -34,8 +34,6 @@ record -d -- true
 record --dir=-x -- true
 record -o
 record -d @OUT@ -F abc -- true
-record -d @OUT@ -F -5 -- true
-record -d @OUT@ -F 99999999999999999999 -- true
 record -d @OUT@ -F
 record -d @OUT@ -c abc -- true
 record -d @OUT@ -c -1 -- true

@@ -232,6 +232,33 @@ for o in --threads=0/0 --threads=0/1:1/0 --threads=0 --threads=0:0 --threads=0/0
 			fail "$o: perf refuses it (exit $prc), prec exits $crc: $(cat chk.err)"
 	fi
 done
+# numbers as perf's option types read them: OPT_INTEGER (-r,
+# --switch-max-files) and OPT_UINTEGER/OPT_U64 (--proc-map-timeout, -c)
+# strtol's with blanks and a sign before them ('' is 0; no '-' for the
+# unsigned), -k sscanf's %d, -F atoi into an unsigned rate (negative:
+# above the maximum; all bits set: perf's "no -F", its default)
+for o in "-r ' 5'" "-r ''" '-r -1' '-r 5x' "--switch-max-files=' 3'" "--switch-max-files=''" \
+	--switch-max-files=3x "--proc-map-timeout=' 5'" --proc-map-timeout=99999999999 \
+	"--proc-map-timeout=''" --proc-map-timeout=-1 "-c ' 5'" '-c +5' "-c ''" '-c -5' "-k ' 1'" \
+	'-k +1' '-k -1' "-F ' 99'" '-F +99' "-F ''" '-F -0'; do
+	eval "perf record -q -B --no-bpf-event $o -o num.perf -e cpu-clock -- true" >/dev/null 2>&1
+	prc=$?
+	eval "\"\$PREC\" record -q $o -o num.prec -e cpu-clock -- true" >/dev/null 2>num.err
+	crc=$?
+	if [ $prc = 0 ]; then
+		[ $crc = 0 ] || fail "$o: perf takes it, prec exits $crc: $(cat num.err)"
+	else
+		[ $crc = 2 ] && [ "$(wc -l <num.err)" = 1 ] ||
+			fail "$o: perf refuses it (exit $prc), prec exits $crc: $(cat num.err)"
+	fi
+done
+for v in -5 99999999999999999999 4294967294; do
+	with perf fq.perf -F "$v"
+	with prec fq.prec -F "$v"
+	pf=$(perf evlist -v -i fq.perf 2>/dev/null | grep -o 'sample_freq }: [0-9]*' | head -1)
+	cf=$(perf evlist -v -i fq.prec 2>/dev/null | grep -o 'sample_freq }: [0-9]*' | head -1)
+	[ -n "$pf" ] && [ "$pf" = "$cf" ] || fail "-F $v: perf's '$pf', prec's '$cf'"
+done
 # -z's level as perf reads it (strtol's number in C's bases, the rest
 # ignored, none or 0 its default, negative or above 22 its highest): the
 # merged file's level is perf's
