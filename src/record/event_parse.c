@@ -155,7 +155,9 @@ static bool raw_config(const char *name, uint64_t *config)
 {
 	char *end;
 
-	if (name[0] != 'r' || !isxdigit((unsigned char)name[1]))
+	/* perf's lexer: r and hex digits only (r0x1a8 is no raw event) */
+	if (name[0] != 'r' || !isxdigit((unsigned char)name[1]) ||
+	    name[1 + strspn(name + 1, "0123456789abcdefABCDEF")])
 		return false;
 	errno = 0;
 	*config = strtoull(name + 1, &end, 16);
@@ -493,8 +495,14 @@ static int name_term(struct prec_evsel *ev, const char *full, const char *v)
 	size_t len = strlen(v);
 	char *n;
 
-	/* As perf's lexer: a name may be quoted, the quotes not its own */
-	if (len >= 2 && (v[0] == '"' || v[0] == '\'') && v[len - 1] == v[0]) {
+	/* As perf's lexer: a name may be quoted, the quotes not its own;
+	 * single quotes may hold ',' and '=' (name='a,b', cut as one term,
+	 * next_term). perf's lexer has no name with a blank or a byte
+	 * outside ASCII, starting with a digit, '-' or ':', nor with '='
+	 * or ',' outside single quotes: those are its syntax errors. */
+	char quote = len >= 2 && (v[0] == '"' || v[0] == '\'') && v[len - 1] == v[0] ? v[0] : 0;
+
+	if (quote) {
 		v++;
 		len -= 2;
 	}
@@ -502,6 +510,13 @@ static int name_term(struct prec_evsel *ev, const char *full, const char *v)
 		pr_err("event '%s': term 'name' wants a name (name=NAME)", full);
 		return -EINVAL;
 	}
+	for (size_t i = 0; i < len; i++)
+		if (!isgraph((unsigned char)v[i]) || (unsigned char)v[i] > 0x7e ||
+		    (quote != '\'' && strchr("=,'\"", v[i])) || (!i && strchr("0123456789-:", v[i]))) {
+			pr_err("event '%s': event syntax error, as perf's: name= takes no blank, no digit, - or : first, and ',' or '=' only in single quotes",
+			       full);
+			return -EINVAL;
+		}
 	n = strndup(v, len);
 	if (!n)
 		return -ENOMEM;
@@ -567,6 +582,17 @@ static int event_term(struct prec_evsel *ev, const char *full, char *term)
 	if (!eq)
 		return 0;
 	*eq = 0;
+	/* perf's inherit=N and no-inherit=N: a number, 0 the other way */
+	if (!strcmp(term, "inherit") || !strcmp(term, "no-inherit")) {
+		bool no = term[0] == 'n';
+
+		*eq = '=';
+		err = term_value(full, term, &eq, &v);
+		if (err)
+			return err;
+		ev->terms.inherit = no ? !v : !!v;
+		return 1;
+	}
 	if (!strcmp(term, "name"))
 		return name_term(ev, full, eq + 1) ?: 1;
 	if (!strcmp(term, "call-graph"))
@@ -585,8 +611,10 @@ static int event_term(struct prec_evsel *ev, const char *full, char *term)
 		return 1;
 	}
 	/* max-stack=0: no limit, as perf takes it; period=0 and freq=0
-	 * too (struct prec_evterms) */
-	if ((!v && strcmp(term, "max-stack") && strcmp(term, "period") && strcmp(term, "freq")) ||
+	 * too (struct prec_evterms); stack-size=0, as perf's, is no term
+	 * at all (its dump size counts from 1) */
+	if ((!v && strcmp(term, "max-stack") && strcmp(term, "period") && strcmp(term, "freq") &&
+	     strcmp(term, "stack-size")) ||
 	    v > (strcmp(term, "max-stack") ? UINT32_MAX : UINT16_MAX)) {
 		pr_err("event '%s': term '%s=%s': out of range", full, term, eq + 1);
 		return -EINVAL;
@@ -643,12 +671,29 @@ static int pmu_term(struct prec_evsel *ev, const char *full, const char *root,
 	return -EINVAL;
 }
 
+/* The next term of a terms list, cut at a ',' that is not inside single
+ * quotes (perf's quoted name='a,b'), empty ones skipped as strtok_r
+ * skips them; *rest moves past it. NULL at the end. */
+static char *next_term(char **rest)
+{
+	char *t = *rest + strspn(*rest, ","), *p = t;
+	bool quoted = false;
+
+	if (!*t)
+		return NULL;
+	for (; *p && (quoted || *p != ','); p++)
+		quoted ^= *p == '\'';
+	*rest = *p ? p + 1 : p;
+	*p = 0;
+	return t;
+}
+
 static int pmu_terms(struct prec_evsel *ev, const char *full, const char *root,
 		     const char *pmu, char *terms, int depth)
 {
-	char *save = NULL;
+	char *save = terms;
 
-	for (char *t = strtok_r(terms, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+	for (char *t = next_term(&save); t; t = next_term(&save)) {
 		int err = pmu_term(ev, full, root, pmu, t, depth);
 
 		if (err < 0)
@@ -898,8 +943,8 @@ static int add_termed(struct prec_evsel *ev, const char *full, char *item)
 	}
 	err = strchr(item, ':') ? add_tracepoint(ev, full, item) :
 	      add_named(ev, full, item, NULL);
-	for (char *t = strtok_r(slash + 1, ",", &save); t && !err;
-	     t = strtok_r(NULL, ",", &save)) {
+	save = slash + 1;
+	for (char *t = next_term(&save); t && !err; t = next_term(&save)) {
 		err = event_term(ev, full, t);
 		if (!err)
 			err = named_term(ev, full, t);

@@ -67,6 +67,8 @@ cases=(
 	'{page-faults,cpu-clock/period=1000/}:S' '{page-faults,cpu-clock/freq=100/}:S|-c 5000'
 	'cpu-clock,page-faults|--group' 'dummy|-e page-faults' 'dummy:u'
 	'cpu-clock/period=0/|-e cpu-clock/freq=0/ -e page-faults/period=0/' 'cpu-clock/period=0/|-g -c 100'
+	'cpu-clock/inherit=0/|-e cpu-clock/inherit=5/ -e cpu-clock/no-inherit=0/ -e cpu-clock/no-inherit=1/'
+	'cpu-clock/stack-size=0/|-g' "cpu-clock/name='a,b',period=1000/|-e task-clock/name=x!y/"
 	'duration_time|-e user_time -e system_time -e duration_time:u -e duration_time//' '{cpu-clock,duration_time}'
 )
 [ -e /sys/bus/event_source/devices/msr/events/tsc ] && cases+=(tsc msr/tsc/ msr/event=0x1/)
@@ -76,14 +78,16 @@ cases+=("tracepoint/config=$tp_id/" "tracepoint/config=$tp_id/k")
 # perf refuses these; prec must too
 refused=(cpu-clock:uu cpu-clock:pppp L1-icache-store iTLB-stores cpu-clock:q
 	'{cpu-clock' 'cpu-clock}' mem:0x1000/9 mem:0x1000:xx mem:0x1000:rwr
-	L1-DCACHE-loads llc-loads LLC-Misses branch-Loads LLC-reference Duration_time)
+	L1-DCACHE-loads llc-loads LLC-Misses branch-Loads LLC-reference Duration_time r0x1a8
+	cpu-clock/inherit=x/)
 # and these, where both say "event syntax error": modifiers twice, a ':'
 # after a PMU's or a named event's terms
 syntax=(cpu-clock:u:k cpu-clock::u cpu-clock:: cpu-clock:u:
 	r1a8:u:k L1-dcache-loads:u:k sched:sched_switch:u:k sched:sched_switch:u: 'sched:sched_sw*:u:'
 	mem:0x1000:u:k mem:0x1000:rw:u:k mem:0x1000:u: 'cpu-clock/period=10/:u' 'cpu-clock/period=10/:'
 	'cpu-clock//:u' 'software/config=0/:u' "tracepoint/config=$tp_id/:k"
-	duration_time/period=5/ user_time/name=x/)
+	duration_time/period=5/ user_time/name=x/ 'cpu-clock/name=a b/' cpu-clock/name=1a/
+	'cpu-clock/name="a,b"/' cpu-clock/name=-a/ cpu-clock/name=a=b/)
 [ -e /sys/bus/event_source/devices/msr/events/tsc ] && syntax+=(tsc:u:k msr/tsc/:u)
 
 run_both() { # NAME EVENT OPTS: perf's and prec's -vv outputs in $tmp/NAME.{perf,prec}
