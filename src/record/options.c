@@ -2101,6 +2101,82 @@ static int check_combination(struct prec_record_opts *o)
 	return 0;
 }
 
+/* prec's own long options that share a beginning with one of perf's: an
+ * abbreviation perf takes for its option (--comp=5, --max-s 1M, --ke,
+ * --aux-s) is ambiguous to getopt_long with these beside it. */
+static const char *const own_beside_perf[] = {
+	"aux-size", "compress", "keep-shards", "markers", "max-disk", "max-staging",
+};
+
+/* The option typed (argv[optind - 1], which getopt_long found ambiguous)
+ * abbreviates when prec's own options of own_beside_perf are left out:
+ * perf's parse-options takes it for that one, so prec does. NULL when
+ * it does not. */
+static const struct opt *perf_abbreviation(const char *typed)
+{
+	const struct opt *found = NULL;
+	size_t len;
+
+	if (strncmp(typed, "--", 2) || !strncmp(typed, "--no-", 5))
+		return NULL;
+	typed += 2;
+	len = strcspn(typed, "=");
+	for (size_t i = 0; i < NR_OPTS; i++) {
+		bool own = false;
+
+		if (!table[i].lng || strncmp(table[i].lng, typed, len))
+			continue;
+		for (size_t j = 0; j < sizeof(own_beside_perf) / sizeof(own_beside_perf[0]); j++)
+			own |= !strcmp(table[i].lng, own_beside_perf[j]);
+		if (own)
+			continue;
+		if (found)
+			return NULL;
+		found = &table[i];
+	}
+	return found;
+}
+
+/* An option's effect, its value arg (NULL for none). */
+static int apply(struct prec_record_opts *o, const struct opt *op, const char *arg)
+{
+	int err;
+
+	if (!op->fn) {
+		*(bool *)((char *)o + op->flag) = true;
+		return 0;
+	}
+	if (replaced(op->fn) && o->nr_replaced < (int)(sizeof(o->replaced) / sizeof(o->replaced[0])))
+		o->replaced[o->nr_replaced++] = op->lng;
+	err = op->fn(o, arg);
+	if (err == PREC_RECORD_OPTS_HELP)
+		usage(stdout);
+	return err;
+}
+
+/* argv[optind - 1] as perf_abbreviation() reads it, its value after '='
+ * or in the next word (optind moved past it). 1 when it is none. */
+static int apply_abbreviation(struct prec_record_opts *o, int argc, char **argv)
+{
+	const char *typed = argv[optind - 1], *eq = strchr(typed, '='), *arg = NULL;
+	const struct opt *op = perf_abbreviation(typed);
+
+	if (!op)
+		return 1;
+	if (eq && !op->argname) {
+		pr_err("record: option '%s': --%s takes no value", typed, op->lng);
+		return -EINVAL;
+	}
+	if (eq)
+		arg = eq + 1;
+	else if (op->argname && !optional(op)) {
+		if (optind >= argc)
+			return 1;
+		arg = argv[optind++];
+	}
+	return apply(o, op, arg);
+}
+
 int prec_record_opts__parse(struct prec_record_opts *o, int argc, char **argv)
 {
 	struct getopt_args g;
@@ -2118,6 +2194,11 @@ int prec_record_opts__parse(struct prec_record_opts *o, int argc, char **argv)
 		bool negated = c >= NEGATION(0) && c < NEGATION(NR_OPTS);
 		const struct opt *op = negated ? &table[c - NEGATION(0)] : lookup(c);
 
+		if (c == '?' && optind > 0 && (err = apply_abbreviation(o, argc, argv)) <= 0) {
+			if (err)
+				return err;
+			continue;
+		}
 		if (c == '?' || c == ':' || !op) {
 			if (!valued_flag(&g, argv[optind - 1]))
 				prec_cli__bad_option("record", argv);
@@ -2129,15 +2210,7 @@ int prec_record_opts__parse(struct prec_record_opts *o, int argc, char **argv)
 				return err;
 			continue;
 		}
-		if (!op->fn) {
-			*(bool *)((char *)o + op->flag) = true;
-			continue;
-		}
-		if (replaced(op->fn) && o->nr_replaced < (int)(sizeof(o->replaced) / sizeof(o->replaced[0])))
-			o->replaced[o->nr_replaced++] = op->lng;
-		err = op->fn(o, optarg);
-		if (err == PREC_RECORD_OPTS_HELP)
-			usage(stdout);
+		err = apply(o, op, optarg);
 		if (err)
 			return err;
 	}

@@ -259,6 +259,22 @@ for v in -5 99999999999999999999 4294967294; do
 	cf=$(perf evlist -v -i fq.prec 2>/dev/null | grep -o 'sample_freq }: [0-9]*' | head -1)
 	[ -n "$pf" ] && [ "$pf" = "$cf" ] || fail "-F $v: perf's '$pf', prec's '$cf'"
 done
+# perf's abbreviations of its long options, which prec's own options
+# beside them (--compress, --max-disk, --keep-shards, --aux-size) made
+# ambiguous to prec: taken as perf takes them
+for o in --comp=5 --compres=5 '--max-s 1M' '--ma=1M' '--ke -g'; do
+	# shellcheck disable=SC2086 # the option and its value are words
+	perf record -q -B --no-bpf-event $o -o ab.perf -e cpu-clock -- true >/dev/null 2>&1 ||
+		fail "perf refused $o (the test is wrong)"
+	# shellcheck disable=SC2086
+	"$PREC" record -q $o -o ab.prec -e cpu-clock -- true >/dev/null 2>ab.err ||
+		fail "$o: perf takes it, prec: $(cat ab.err)"
+done
+perf report --header-only -i ab.prec 2>/dev/null | grep -q 'exclude_callchain_user = 1' ||
+	fail "--ke -g: not --kernel-callchains: $(perf evlist -v -i ab.prec 2>/dev/null | head -1)"
+"$PREC" record -q --comp=5 -o ab.prec -e cpu-clock -- true 2>/dev/null
+perf report --header-only -i ab.prec 2>/dev/null | grep -q '^# compressed : Zstd, level = 5,' ||
+	fail "--comp=5: not level 5: $(perf report --header-only -i ab.prec 2>/dev/null | grep compressed)"
 # -z's level as perf reads it (strtol's number in C's bases, the rest
 # ignored, none or 0 its default, negative or above 22 its highest): the
 # merged file's level is perf's
