@@ -144,6 +144,18 @@ static void apply_terms(struct prec_evsel *ev, const struct prec_record_opts *o)
 	(void)o;
 }
 
+/* -W's bit, as perf 6.1's arch hook picks it: x86's load-latency events
+ * fill the two-part WEIGHT_STRUCT, every other architecture (arm64 too)
+ * asks for the plain u64 WEIGHT */
+static uint64_t weight_bit(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	return PERF_SAMPLE_WEIGHT_STRUCT;
+#else
+	return PERF_SAMPLE_WEIGHT;
+#endif
+}
+
 /* perf record's options for what a sample carries, on the events that
  * sample, as perf's evsel__config sets them. */
 static void config_sample_opts(struct prec_evsel *ev, const struct prec_record_opts *o)
@@ -177,7 +189,7 @@ static void config_sample_opts(struct prec_evsel *ev, const struct prec_record_o
 		a->sample_regs_user |= so->regs_user;
 	}
 	if (so->weight)
-		a->sample_type |= PERF_SAMPLE_WEIGHT_STRUCT;
+		a->sample_type |= weight_bit();
 	if (so->transaction)
 		a->sample_type |= PERF_SAMPLE_TRANSACTION;
 	if (so->phys_data)

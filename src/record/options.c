@@ -1542,7 +1542,7 @@ static const struct opt table[] = {
 	{ "branch-filter", 'j', "MODES", opt_branch_filter, "branch stack filter: any, any_call, any_ret, ind_call, ind_jmp, call, cond, abort_tx, in_tx, no_tx, save_type, stack, hw_index, priv, u, k, hv", 0, unset_branch },
 	{ "intr-regs", 'I', "[=REGS]", opt_intr_regs, "sample these machine registers at the interrupt (default all; '?' lists them)", 0, unset_intr_regs },
 	{ "user-regs", 0, "[=REGS]", opt_user_regs, "sample these user-space registers (default all; '?' lists them)", 0, unset_user_regs },
-	{ "weight", 'W', NULL, NULL, "samples carry a weight (WEIGHT_STRUCT, as perf; on events that give one)", FLAG(sample.weight), NULL },
+	{ "weight", 'W', NULL, NULL, "samples carry a weight (as perf: WEIGHT_STRUCT on x86, WEIGHT elsewhere; on events that give one)", FLAG(sample.weight), NULL },
 	{ "transaction", 0, NULL, NULL, "samples carry transaction flags", FLAG(sample.transaction), NULL },
 	{ "phys-data", 0, NULL, NULL, "samples carry the physical data address", FLAG(sample.phys_data), NULL },
 	{ "data-page-size", 0, NULL, NULL, "samples carry the data address's page size", FLAG(sample.data_page_size), NULL },

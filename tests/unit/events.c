@@ -474,6 +474,16 @@ static void test_config(void)
 	CHECK_EQ(parse(&o, ARGV("-F", "99", "--", "true")), 0);
 	prec_evlist__config(&el, &o, true, true);
 	CHECK_EQ(c->sample_type, base | PERF_SAMPLE_PERIOD);
+	/* -W: perf 6.1 asks x86 for WEIGHT_STRUCT (its arch hook), every
+	 * other architecture for the plain WEIGHT (arm64's perf evlist -v
+	 * shows it) */
+	CHECK_EQ(parse(&o, ARGV("-W", "-c", "1000", "--", "true")), 0);
+	prec_evlist__config(&el, &o, true, true);
+#if defined(__x86_64__) || defined(__i386__)
+	CHECK_EQ(c->sample_type, base | PERF_SAMPLE_WEIGHT_STRUCT);
+#else
+	CHECK_EQ(c->sample_type, base | PERF_SAMPLE_WEIGHT);
+#endif
 	prec_evlist__exit(&el);
 	prec_record_opts__exit(&o);
 }
