@@ -164,15 +164,53 @@ static void denied(const struct prec_evsel *ev, pid_t task, int err)
 		       what, strerror(-err), prec_perm__paranoid());
 }
 
+/* Whether the kernel has a CPU PMU at all: a user-space cycles counter
+ * on this task opens (asked only once an open failed). An arm64 machine
+ * whose PMU lacks an event refuses it as one without a PMU does. */
+static bool cpu_pmu_present(void)
+{
+	struct perf_event_attr a = {
+		.type = PERF_TYPE_HARDWARE, .size = sizeof(a),
+		.config = PERF_COUNT_HW_CPU_CYCLES,
+		.disabled = 1, .exclude_kernel = 1, .exclude_hv = 1,
+	};
+	int fd = sys_perf_event_open(&a, 0, -1, -1, 0);
+
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
+/* What the PMU of a hardware event refused: ENOENT, EOPNOTSUPP or ENODEV
+ * (the kernel's words for an event or a mode it lacks). */
+static void pmu_refused(const struct prec_evsel *ev, int err)
+{
+	const struct perf_event_attr *a = &ev->attr;
+
+	if (!cpu_pmu_present())
+		pr_err("event '%s': no hardware PMU on this machine (perf_event_open: %s)",
+		       ev->name, strerror(-err));
+	else if (err == -EOPNOTSUPP && a->exclude_idle)
+		/* arm64's PMU: no mode exclusion but user, kernel, hv */
+		pr_err("event '%s': this machine's PMU cannot leave idle time out (:I) (perf_event_open: %s)",
+		       ev->name, strerror(-err));
+	else
+		pr_err("event '%s': not supported by this machine's PMU (perf_event_open: %s)",
+		       ev->name, strerror(-err));
+}
+
 static void open_error(const struct prec_evsel *ev, int cpu, pid_t task, int err)
 {
 	const struct perf_event_attr *a = &ev->attr;
 	bool hw = a->type == PERF_TYPE_HARDWARE || a->type == PERF_TYPE_HW_CACHE ||
 		  a->type == PERF_TYPE_RAW;
 
-	if (hw && (err == -ENOENT || err == -EOPNOTSUPP || err == -ENODEV))
-		pr_err("event '%s': no hardware PMU on this machine (perf_event_open: %s)",
+	if (err == -EOPNOTSUPP && (a->sample_type & PERF_SAMPLE_BRANCH_STACK))
+		pr_err("event '%s': its PMU does not sample branch stacks (-b, -j, --call-graph lbr) (perf_event_open: %s)",
 		       ev->name, strerror(-err));
+	else if (hw && (err == -ENOENT || err == -EOPNOTSUPP || err == -ENODEV))
+		pmu_refused(ev, err);
 	else if (err == -EACCES || err == -EPERM)
 		denied(ev, task, err);
 	else if (err == -ESRCH)

@@ -40,6 +40,10 @@ if [ ! -e /sys/bus/event_source/devices/cpu ]; then
 	# cycles falls back to cpu-clock, as perf's; another hardware event does not
 	expect 1 "event 'instructions': no hardware PMU on this machine (perf_event_open: " -e instructions -- true
 fi
+# a branch stack on an event whose PMU has none: that named, as perf's
+# "doesn't support branch stack sampling" (the arm64 guest's suite: its
+# PMU's cycles -b, --call-graph lbr)
+expect 1 "event 'cpu-clock': its PMU does not sample branch stacks (-b, -j, --call-graph lbr)" -e cpu-clock -b -- true
 expect 2 "option -C '0-x'" -C 0-x -- true
 expect 2 "CPU 4095 is not online" -C 4095 -- true
 expect 2 "option -m '3x'" -m 3x -- true

@@ -99,7 +99,7 @@ attrs() {
 			if (k == "sample_type") {
 				m = split(v, bits, "|"); v = ""
 				for (j = 1; j <= m; j++)
-					if (bits[j] ~ /^(CALLCHAIN|REGS_USER|STACK_USER|READ|PERIOD|BRANCH_STACK|RAW)$/)
+					if (bits[j] ~ /^(CALLCHAIN|REGS_USER|STACK_USER|READ|PERIOD|BRANCH_STACK|RAW|WEIGHT|WEIGHT_STRUCT|ADDR|DATA_SRC|PHYS_ADDR)$/)
 						v = v (v == "" ? "" : "|") bits[j]
 			} else if (k == "read_format") {
 				v = (v ~ /GROUP/) ? "GROUP" : ""
@@ -311,6 +311,44 @@ c_callgraph() {
 	lap callgraph
 }
 
+# 6a. What a sample carries, asked as perf users ask: -W (perf 6.1 asks
+# arm64 for WEIGHT, x86 alone for WEIGHT_STRUCT), --data (perf's -d:
+# ADDR, DATA_SRC), --phys-data: the attr as perf's, perf reads it clean.
+c_sample() {
+	pair sample -W --data --phys-data -e cycles -c 100000 -- pmusplit "$((N / 4))" || return
+	echo "FIG -W --data --phys-data samples prec=$P_KEPT perf=$F_KEPT"
+	same_attrs sample_attr "$OUT/sample_prec.data" "$OUT/sample_perf.data"
+	lap sample
+}
+
+# 6b. What the emulated PMU cannot do, refused by both tools (prec exit 1,
+# perf's 255), prec naming why in one line: an event it lacks (ref-cycles:
+# arm64 maps none), a mode (:I, arm64's PMU excludes no idle time), a
+# branch stack (-b, --call-graph lbr: qemu's PMU has none).
+c_refuse() {
+	local name args want prc frc
+	while IFS='|' read -r name args want; do
+		begin "refuse_$name"
+		# shellcheck disable=SC2086 # the options, a word each
+		step "prec record" prec record -q -o /tmp/refuse.data $args -- true 2>/tmp/refuse.err
+		prc=$?
+		# shellcheck disable=SC2086
+		step "perf record" perf record -q -o /tmp/refuse.perf $args -- true 2>/dev/null
+		frc=$?
+		ERR=/tmp/refuse.err
+		grep -qF "prec: error: $want (perf_event_open: " /tmp/refuse.err && [ "$(wc -l </tmp/refuse.err)" = 1 ]
+		check "refuse_$name" "$args: prec exit $prc, perf exit $frc, prec says why: $want" \
+			"$prc" = 1 -a "$frc" = 255 -a $? = 0
+	done <<-EOF
+	event|-e ref-cycles|event 'ref-cycles': not supported by this machine's PMU
+	idle|-e cycles:I|event 'cycles:I': this machine's PMU cannot leave idle time out (:I)
+	branch|-e cycles -c 100000 -b|event 'cycles': its PMU does not sample branch stacks (-b, -j, --call-graph lbr)
+	lbr|-e cycles -c 100000 --call-graph lbr|event 'cycles': its PMU does not sample branch stacks (-b, -j, --call-graph lbr)
+	EOF
+	rm -f /tmp/refuse.data /tmp/refuse.perf
+	lap refuse
+}
+
 # 6. The default event: perf's (cycles, precise as the PMU takes, 4000 Hz).
 c_default() {
 	pair default -- pmusplit "$((N / 4))" || return
@@ -449,7 +487,7 @@ c_all() {
 # not the other's.
 echo 0 >/proc/sys/kernel/perf_cpu_time_max_percent
 if [ "$CHECKS" = all ]; then
-	CHECKS=cycles,group,mods,pmu,callgraph,default,flight
+	CHECKS=cycles,group,mods,pmu,callgraph,sample,refuse,default,flight
 	[ "$MODE" = smp ] && CHECKS=all,maxdisk,unit
 fi
 for c in $(echo "$CHECKS" | tr , ' '); do
