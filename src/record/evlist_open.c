@@ -218,6 +218,11 @@ static void open_error(const struct prec_evsel *ev, int cpu, pid_t task, int err
 	else if (err == -EMFILE)
 		pr_err("event '%s' on cpu %d: perf_event_open: %s (raise 'ulimit -n')",
 		       ev->name, cpu, strerror(-err));
+	else if (err == -EINVAL && a->inherit && (a->sample_type & PERF_SAMPLE_READ))
+		/* older kernels (6.1 among them) refuse it; perf 6.1 names
+		 * -a, which is refused the same */
+		pr_err("event '%s': this kernel cannot sample the counts (:S, PERF_SAMPLE_READ) of a counter that child tasks inherit: -i, or a group whose leader samples ({a,b}:S) (perf_event_open: %s)",
+		       ev->name, strerror(-err));
 	else if (err == -EINVAL && (a->cgroup || (a->sample_type & PERF_SAMPLE_CGROUP)))
 		pr_err("event '%s': perf_event_open: %s (--all-cgroups needs Linux >= 5.7)",
 		       ev->name, strerror(-err));

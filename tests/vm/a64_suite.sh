@@ -324,7 +324,8 @@ c_sample() {
 # 6b. What the emulated PMU cannot do, refused by both tools (prec exit 1,
 # perf's 255), prec naming why in one line: an event it lacks (ref-cycles:
 # arm64 maps none), a mode (:I, arm64's PMU excludes no idle time), a
-# branch stack (-b, --call-graph lbr: qemu's PMU has none).
+# branch stack (-b, --call-graph lbr: qemu's PMU has none); and what 6.1
+# refuses of any PMU: :S alone, on a counter the children inherit.
 c_refuse() {
 	local name args want prc frc
 	while IFS='|' read -r name args want; do
@@ -344,6 +345,7 @@ c_refuse() {
 	idle|-e cycles:I|event 'cycles:I': this machine's PMU cannot leave idle time out (:I)
 	branch|-e cycles -c 100000 -b|event 'cycles': its PMU does not sample branch stacks (-b, -j, --call-graph lbr)
 	lbr|-e cycles -c 100000 --call-graph lbr|event 'cycles': its PMU does not sample branch stacks (-b, -j, --call-graph lbr)
+	read|-e cycles:S -c 100000|event 'cycles:S': this kernel cannot sample the counts (:S, PERF_SAMPLE_READ) of a counter that child tasks inherit: -i, or a group whose leader samples ({a,b}:S)
 	EOF
 	rm -f /tmp/refuse.data /tmp/refuse.perf
 	lap refuse
