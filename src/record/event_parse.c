@@ -3,10 +3,10 @@
 // hardware, software and hw-cache names with perf's aliases, raw rNNN,
 // breakpoints mem:ADDR[/LEN][:rwx], tracepoints (id from tracefs), PMU
 // events pmu/term=value,.../ and pmu/alias/ (type, term bits and aliases
-// from sysfs) and a PMU alias named alone, perf's config terms on any event
-// (name=, period=, freq=, call-graph=, ...), perf's modifiers with perf's
-// attr bits; and tracepoint globs to the names they match. docs/events.md
-// says which names come from where.
+// from sysfs) and a PMU alias named alone (alias/terms/ too), perf's config
+// terms on any event (name=, period=, freq=, call-graph=, ...), perf's
+// modifiers with perf's attr bits; and tracepoint globs to the names they
+// match. docs/events.md says which names come from where.
 #include "record/event_parse.h"
 
 #include <ctype.h>
@@ -635,6 +635,7 @@ static int event_term(struct prec_evsel *ev, const char *full, char *term)
 
 static int pmu_terms(struct prec_evsel *ev, const char *full, const char *root,
 		     const char *pmu, char *terms, int depth);
+static int alias_owner(const char *root, const char *name, char *pmu, size_t size);
 
 static int pmu_term(struct prec_evsel *ev, const char *full, const char *root,
 		    const char *pmu, char *term, int depth)
@@ -719,6 +720,15 @@ static int add_pmu(struct prec_evsel *ev, const char *full, char *item,
 	*close = 0;
 	snprintf(path, sizeof(path), "%s/%s/type", root, item);
 	if (strchr(item, '.') || prec_file__read_line(path, text, sizeof(text)) <= 0) {
+		char pmu[256], spec[PATH_MAX];
+
+		/* perf's alias/terms/ (arm64's inst_retired/period=1000/):
+		 * no PMU of that name, a PMU's alias, taken as
+		 * PMU/alias,terms/ */
+		if (!strchr(item, '.') && !alias_owner(root, item, pmu, sizeof(pmu)) &&
+		    (size_t)snprintf(spec, sizeof(spec), "%s/%s%s%s/", pmu, item,
+				     slash[1] ? "," : "", slash + 1) < sizeof(spec))
+			return add_pmu(ev, full, spec, root);
 		pr_err("event '%s': PMU '%s' not found (no %s/%s)", full, item, root, item);
 		return -EINVAL;
 	}
@@ -756,28 +766,44 @@ static int add_pmu(struct prec_evsel *ev, const char *full, char *item,
 	return err == -ENOENT ? -EINVAL : err;
 }
 
-/* A name no table has: an alias in some PMU's sysfs events/ (perf takes
- * "tsc" for msr/tsc/), the first PMU in name order that has it. Returns
- * 0, -ENOENT (none has it) or -errno after one line. */
-static int add_alias(struct prec_evsel *ev, const char *full, const char *item,
-		     const char *root)
+/* The PMU whose sysfs events/ has the alias NAME, the first in name order
+ * (perf takes "tsc" for msr/tsc/), into pmu; one with a type only, so
+ * that add_pmu, given PMU/NAME/, never comes back here. Returns 0 or
+ * -ENOENT. */
+static int alias_owner(const char *root, const char *name, char *pmu, size_t size)
 {
 	struct dirent **pmus;
 	int n = scandir(root, &pmus, NULL, alphasort), err = -ENOENT;
 
 	for (int i = 0; i < n; i++) {
-		char path[PATH_MAX], text[4096], spec[600];
+		char path[PATH_MAX], type[PATH_MAX], text[4096];
 
-		snprintf(path, sizeof(path), "%s/%s/events/%s", root, pmus[i]->d_name, item);
-		if (err == -ENOENT && pmus[i]->d_name[0] != '.' && !strchr(item, '/') &&
-		    prec_file__read_line(path, text, sizeof(text)) > 0) {
-			snprintf(spec, sizeof(spec), "%s/%s/", pmus[i]->d_name, item);
-			err = add_pmu(ev, full, spec, root);
+		snprintf(path, sizeof(path), "%s/%s/events/%s", root, pmus[i]->d_name, name);
+		snprintf(type, sizeof(type), "%s/%s/type", root, pmus[i]->d_name);
+		if (err == -ENOENT && pmus[i]->d_name[0] != '.' && !strchr(name, '/') &&
+		    strlen(pmus[i]->d_name) < size &&
+		    prec_file__read_line(path, text, sizeof(text)) > 0 &&
+		    prec_file__read_line(type, text, sizeof(text)) > 0) {
+			strcpy(pmu, pmus[i]->d_name);
+			err = 0;
 		}
 		free(pmus[i]);
 	}
 	free(pmus);
 	return err;
+}
+
+/* A name no table has: an alias in some PMU's sysfs events/, as
+ * PMU/alias/. Returns 0, -ENOENT (none has it) or -errno after one line. */
+static int add_alias(struct prec_evsel *ev, const char *full, const char *item,
+		     const char *root)
+{
+	char pmu[256], spec[600];
+
+	if (alias_owner(root, item, pmu, sizeof(pmu)))
+		return -ENOENT;
+	snprintf(spec, sizeof(spec), "%s/%s/", pmu, item);
+	return add_pmu(ev, full, spec, root);
 }
 
 /* A vendor name (br_inst_retired.near_call), where perf 6.1 reads its

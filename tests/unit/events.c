@@ -395,6 +395,18 @@ static void test_pmu(void)
 	CHECK_EQ(prec_evlist__add(&el, "fake/config=5,config1=7,config2=9,period=1000/", NULL, root), 0);
 	a = &el.evsel[4].attr;
 	CHECK(a->config == 5 && a->config1 == 7 && a->config2 == 9 && a->sample_period == 1000);
+	/* perf's alias/terms/: a PMU's alias, named alone, with terms
+	 * after it (arm64's inst_retired/period=100000/u), as
+	 * PMU/alias,terms/ of the PMU that has it */
+	CHECK_EQ(prec_evlist__add(&el, "alias/period=1000/u", NULL, root), 0);
+	a = &el.evsel[5].attr;
+	CHECK(a->type == 42 && a->config == 0x13c && a->sample_period == 1000);
+	CHECK(a->exclude_kernel && !a->exclude_user);
+	CHECK(!strcmp(el.evsel[5].name, "alias/period=1000/u"));
+	CHECK_EQ(prec_evlist__add(&el, "alias//", NULL, root), 0);
+	CHECK(el.evsel[6].attr.type == 42 && el.evsel[6].attr.config == 0x13c);
+	CHECK_EQ(prec_evlist__add(&el, "alias/nosuch=1/", NULL, root), -EINVAL);
+	CHECK_EQ(prec_evlist__add(&el, "noalias/period=1/", NULL, root), -EINVAL);
 	CHECK_EQ(prec_evlist__add(&el, "fake/event=0x100/", NULL, root), -EINVAL);
 	/* a PMU's modifiers follow its '/': a ':' there is perf's syntax error */
 	CHECK_EQ(prec_evlist__add(&el, "fake/alias/:u", NULL, root), -EINVAL);
