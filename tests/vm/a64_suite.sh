@@ -260,10 +260,11 @@ c_mods() {
 
 # 4. The PMU by name: raw event=0x11 (CPU_CYCLES); its sysfs aliases,
 # PMU/cpu_cycles/ leading a :u group whose member is the bare alias
-# inst_retired: the attr as perf's, the counts as perf's within 1%.
+# inst_retired, and the alias with terms, cpu_cycles/period=N/u: the attr
+# as perf's, the counts as perf's within 1%.
 c_pmu() {
 	local ev i=0
-	for ev in "$PMU/event=0x11/" "{$PMU/cpu_cycles/,inst_retired}:Su"; do
+	for ev in "$PMU/event=0x11/" "{$PMU/cpu_cycles/,inst_retired}:Su" "cpu_cycles/period=100000/u"; do
 		i=$((i + 1))
 		pair pmu$i -e "$ev" -c 100000 -- pmusplit "$((N / 4))" || continue
 		echo "FIG $ev samples prec=$P_KEPT perf=$F_KEPT"
