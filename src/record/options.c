@@ -328,6 +328,7 @@ static int opt_freq(struct prec_record_opts *o, const char *arg)
 			v = 0;
 	}
 	o->freq = v;
+	o->freq_max = !strcasecmp(arg, "max");
 	return 0;
 }
 
@@ -1826,6 +1827,9 @@ static void notes(const struct prec_record_opts *o)
 		pr_info("rounding mmap pages size to %s (%llu pages)", label,
 			(unsigned long long)(rounded[i] / ps));
 	}
+	if (o->freq_max)
+		pr_info("note: -F max: sampling at kernel.perf_event_max_sample_rate, %llu Hz",
+			(unsigned long long)o->freq);
 	if (o->kept_time)
 		pr_info("note: --no-timestamp: prec's samples carry their time still (its merge orders the CPUs by it)");
 	if (o->kept_period)

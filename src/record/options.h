@@ -208,6 +208,7 @@ struct prec_record_opts {
 	 * and --no-period, taken without what they drop */
 	bool mmap_rounded, aux_rounded;
 	bool kept_time, kept_period;
+	bool freq_max; /* -F max: the rate read said once, as perf says it */
 };
 
 /* prec_record_opts__parse()'s answers that end the command */

@@ -410,6 +410,25 @@ static int parse_stderr(const char *words, char *buf, size_t len)
 	return rc;
 }
 
+/* -F max: the rate it read, said once as perf says it ("Using a maximum
+ * frequency rate of N Hz"); not under -q, nor for -F N */
+static void test_freq_max(void)
+{
+	char buf[512], want[128];
+	struct prec_record_opts o;
+
+	CHECK_EQ(parse_words(&o, "-F max"), 0);
+	snprintf(want, sizeof(want), "note: -F max: sampling at kernel.perf_event_max_sample_rate, %llu Hz\n",
+		 (unsigned long long)o.freq);
+	prec_record_opts__exit(&o);
+	CHECK_EQ(parse_stderr("-F max", buf, sizeof(buf)), 0);
+	CHECK(strstr(buf, want) != NULL);
+	CHECK_EQ(parse_stderr("-q -F max", buf, sizeof(buf)), 0);
+	CHECK(!strstr(buf, "-F max"));
+	CHECK_EQ(parse_stderr("-F max -F 99", buf, sizeof(buf)), 0);
+	CHECK(!strstr(buf, "-F max"));
+}
+
 /* '?' anywhere in -I's or --user-regs' list: perf's list on stderr, in
  * perf's spelling, and perf's exit status (cmd_record.c maps it to 129). */
 static void test_regs_list(void)
@@ -474,6 +493,7 @@ int main(void)
 	test_negations_special();
 	test_count_zero();
 	test_mmap_rounding();
+	test_freq_max();
 	test_regs_list();
 	test_synth();
 	test_decimal();
