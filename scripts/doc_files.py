@@ -24,8 +24,15 @@ LAYERS = ('record', 'read', 'store', 'util')
 FOREIGN = {'trace-record.c'}
 
 
-def call_graph(build):
-    objs = sorted(glob.glob(build + '/src/*/*.o') + glob.glob(build + '/src/*.o'))
+def call_graph(top, build):
+    src = os.path.join(build, 'src')
+    # a source's name from its object's path below BUILD/src (BUILD's own
+    # path may hold a /src/ too: ~/src/prec/build)
+    name = lambda o: os.path.relpath(o, src)[:-2] + '.c'
+    # the objects of the tree's sources only: one whose source went (renamed
+    # or deleted, its object left in BUILD) defines what another defines now
+    objs = sorted(o for o in glob.glob(src + '/*/*.o') + glob.glob(src + '/*.o')
+                  if os.path.isfile(os.path.join(top, 'src', name(o))))
     defs, uses = {}, collections.defaultdict(set)
     for o in objs:
         out = subprocess.run(['nm', o], capture_output=True, text=True, check=True).stdout
@@ -35,7 +42,6 @@ def call_graph(build):
                 defs[p[2]] = o
             elif len(p) == 2 and p[0] == 'U':
                 uses[o].add(p[1])
-    name = lambda o: o.split('/src/', 1)[1][:-2] + '.c'
     return {name(o): {name(defs[s]) for s in uses[o] if s in defs and defs[s] != o}
             for o in objs}
 
@@ -127,7 +133,7 @@ def named_paths(top, problems):
 def main():
     top, build = sys.argv[1], sys.argv[2]
     problems = []
-    design_tables(top, call_graph(build), problems)
+    design_tables(top, call_graph(top, build), problems)
     named_paths(top, problems)
     for p in problems:
         print(p)
