@@ -79,16 +79,35 @@ static int perf_int(const char *s, long long *v)
 	return errno || *end ? -EINVAL : 0;
 }
 
-/* perf's OPT_UINTEGER and OPT_U64: the same, with no '-' anywhere. */
-static int perf_unsigned(const char *s, uint64_t *v)
+/* perf's OPT_U64: no '-' anywhere, then strtoull's decimal number (blanks
+ * and a + before it; none, '', is 0) and nothing after it. A number past
+ * 64 bits is strtoull's ULLONG_MAX, which perf takes (it looks at no
+ * errno). */
+static int perf_u64(const char *s, uint64_t *v)
 {
 	char *end;
 
 	if (strchr(s, '-'))
 		return -EINVAL;
-	errno = 0;
 	*v = strtoull(s, &end, 10);
-	return errno || *end ? -EINVAL : 0;
+	return *end ? -EINVAL : 0;
+}
+
+/* perf's OPT_UINTEGER: the same, read by strtol into its unsigned int: a
+ * number past 32 bits cut to them, one past a long's range LONG_MAX's,
+ * all 32 bits set. */
+static int perf_uint(const char *s, uint32_t *v)
+{
+	char *end;
+	long n;
+
+	if (strchr(s, '-'))
+		return -EINVAL;
+	n = strtol(s, &end, 10);
+	if (*end)
+		return -EINVAL;
+	*v = (uint32_t)(unsigned long)n;
+	return 0;
 }
 
 static int bad(const char *opt, const char *arg, const char *why)
@@ -263,12 +282,9 @@ static int opt_switch_event(struct prec_record_opts *o, const char *arg)
 
 static int opt_proc_map_timeout(struct prec_record_opts *o, const char *arg)
 {
-	uint64_t v;
-
 	/* as perf's OPT_UINTEGER, a larger number in its 32 bits */
-	if (perf_unsigned(arg, &v) < 0)
+	if (perf_uint(arg, &o->proc_map_timeout_ms) < 0)
 		return bad("--proc-map-timeout", arg, "expected milliseconds");
-	o->proc_map_timeout_ms = (uint32_t)v;
 	return 0;
 }
 
@@ -339,10 +355,13 @@ static int opt_count(struct prec_record_opts *o, const char *arg)
 	/* as perf's OPT_U64: decimal (-c 010 is 10; 0x10 refused), blanks
 	 * and a + before it; 0 (or '') as perf: no period, so the default
 	 * frequency */
-	if (perf_unsigned(arg, &v) < 0)
+	if (perf_u64(arg, &v) < 0)
 		return bad("-c", arg, "expected a sample period, a decimal number (0: the default frequency)");
-	o->period = v;
-	o->period_given = true;
+	/* all 64 bits set (what a number past them reads as too) is perf's
+	 * mark of no -c (its user_interval's default): none given, as perf
+	 * takes it, not a period the kernel refuses */
+	o->period = v == UINT64_MAX ? 0 : v;
+	o->period_given = v != UINT64_MAX;
 	return 0;
 }
 

@@ -235,10 +235,14 @@ done
 # numbers as perf's option types read them: OPT_INTEGER (-r,
 # --switch-max-files) and OPT_UINTEGER/OPT_U64 (--proc-map-timeout, -c)
 # strtol's with blanks and a sign before them ('' is 0; no '-' for the
-# unsigned), -k sscanf's %d, -F atoi into an unsigned rate (negative:
-# above the maximum; all bits set: perf's "no -F", its default)
+# unsigned; past their bits, no errno looked at: strtoull's ULLONG_MAX,
+# strtol's LONG_MAX), -k sscanf's %d, -F atoi into an unsigned rate
+# (negative: above the maximum; all bits set: perf's "no -F", its
+# default), -c's all 64 bits set likewise perf's "no -c"
 for o in "-r ' 5'" "-r ''" '-r -1' '-r 5x' "--switch-max-files=' 3'" "--switch-max-files=''" \
 	--switch-max-files=3x "--proc-map-timeout=' 5'" --proc-map-timeout=99999999999 \
+	--proc-map-timeout=99999999999999999999 '-c 18446744073709551615' \
+	'-c 99999999999999999999' '-F 100 -c 18446744073709551615' \
 	"--proc-map-timeout=''" --proc-map-timeout=-1 "-c ' 5'" '-c +5' "-c ''" '-c -5' "-k ' 1'" \
 	'-k +1' '-k -1' "-F ' 99'" '-F +99' "-F ''" '-F -0'; do
 	eval "perf record -q -B --no-bpf-event $o -o num.perf -e cpu-clock -- true" >/dev/null 2>&1
@@ -258,6 +262,16 @@ for v in -5 99999999999999999999 4294967294; do
 	pf=$(perf evlist -v -i fq.perf 2>/dev/null | grep -o 'sample_freq }: [0-9]*' | head -1)
 	cf=$(perf evlist -v -i fq.prec 2>/dev/null | grep -o 'sample_freq }: [0-9]*' | head -1)
 	[ -n "$pf" ] && [ "$pf" = "$cf" ] || fail "-F $v: perf's '$pf', prec's '$cf'"
+done
+# -c all 64 bits, or past them: perf's default frequency (before, prec
+# opened cpu-clock with that period, refused by the kernel, exit 1, or
+# refused the option, exit 2)
+for v in 18446744073709551615 99999999999999999999; do
+	with perf fc.perf -c "$v"
+	with prec fc.prec -c "$v"
+	pf=$(perf evlist -v -i fc.perf 2>/dev/null | grep -o 'sample_\(freq\|period\) }*: [0-9]*' | head -1)
+	cf=$(perf evlist -v -i fc.prec 2>/dev/null | grep -o 'sample_\(freq\|period\) }*: [0-9]*' | head -1)
+	[ -n "$pf" ] && [ "$pf" = "$cf" ] || fail "-c $v: perf's '$pf', prec's '$cf'"
 done
 # perf's abbreviations of its long options, which prec's own options
 # beside them (--compress, --max-disk, --keep-shards, --aux-size) made

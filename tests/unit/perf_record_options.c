@@ -7,8 +7,9 @@
 // the O_DIRECT staging's default bound, resolved (alone, under --max-disk,
 // and --max-staging's own); perf's negations (--no-NAME, --NAME and
 // --no-no-NAME of a no-NAME option) and those perf refuses or crashes on;
-// -c 0; -m rounded up to a power of two of pages, said as perf says it;
-// -I? and --user-regs=? as perf's list on stderr; --synth's list.
+// -c 0, and -c's and --proc-map-timeout's numbers past their bits; -m
+// rounded up to a power of two of pages, said as perf says it; -I? and
+// --user-regs=? as perf's list on stderr; --synth's list.
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -349,6 +350,40 @@ static void test_count_zero(void)
 	prec_record_opts__exit(&o);
 }
 
+/* Numbers past their option's bits, as perf's OPT_U64 and OPT_UINTEGER
+ * take them (no errno looked at): -c's all 64 bits set, or a number past
+ * them (strtoull's ULLONG_MAX), is perf's mark of no -c, so none given
+ * (perf 6.1 records at its default frequency; prec opened the events
+ * with a period the kernel refuses, or refused the option), and -F with
+ * it is no conflict; --proc-map-timeout past a long's range is strtol's
+ * LONG_MAX in 32 bits. */
+static void test_past_bits(void)
+{
+	struct prec_record_opts o;
+
+	CHECK_EQ(parse_words(&o, "-c 18446744073709551615"), 0);
+	CHECK(!o.period && !o.period_given && !o.freq);
+	prec_record_opts__exit(&o);
+	CHECK_EQ(parse_words(&o, "-c 1000 -c 99999999999999999999"), 0);
+	CHECK(!o.period && !o.period_given);
+	prec_record_opts__exit(&o);
+	CHECK_EQ(parse_words(&o, "-F 100 -c 18446744073709551615"), 0);
+	CHECK(!o.period && o.freq == 100);
+	prec_record_opts__exit(&o);
+	CHECK_EQ(parse_words(&o, "-c 18446744073709551614"), 0);
+	CHECK(o.period == UINT64_MAX - 1 && o.period_given);
+	prec_record_opts__exit(&o);
+	CHECK_EQ(parse_words(&o, "--proc-map-timeout 99999999999999999999"), 0);
+	CHECK_EQ(o.proc_map_timeout_ms, UINT32_MAX);
+	prec_record_opts__exit(&o);
+	CHECK_EQ(parse_words(&o, "--proc-map-timeout 9223372036854775808"), 0);
+	CHECK_EQ(o.proc_map_timeout_ms, UINT32_MAX);
+	prec_record_opts__exit(&o);
+	CHECK_EQ(parse_words(&o, "--proc-map-timeout 4294967296"), 0);
+	CHECK_EQ(o.proc_map_timeout_ms, 0);
+	prec_record_opts__exit(&o);
+}
+
 /* -m as perf: pages that are not a power of two rounded up to one, a size
  * to whole pages first; perf's note for each rounded. */
 static void test_mmap_rounding(void)
@@ -492,6 +527,7 @@ int main(void)
 	test_negations();
 	test_negations_special();
 	test_count_zero();
+	test_past_bits();
 	test_mmap_rounding();
 	test_freq_max();
 	test_regs_list();
