@@ -688,20 +688,17 @@ static int opt_realtime(struct prec_record_opts *o, const char *arg)
 
 /* lz4's own scale: HC levels run 1..12 (LZ4HC_CLEVEL_MAX); 0 is the fast
  * codec, which is what -z alone means. The level read as perf's
- * record__parse_comp_level reads it: strtol's number in C's bases and
- * whatever follows it ignored (no number, 0: -z alone), a negative one
- * above zstd's highest as perf's unsigned level is, and above zstd's
- * highest its highest. */
+ * record__parse_comp_level reads it: strtol's number in C's bases (past a
+ * long's range LONG_MAX or LONG_MIN) and whatever follows it ignored,
+ * kept in perf's unsigned int: its low 32 bits (so -1 is above zstd's
+ * highest, 2^32 + 5 is 5), 0 -z alone, above zstd's highest its
+ * highest. */
 static int opt_zlevel(struct prec_record_opts *o, const char *arg)
 {
-	long long v = 0;
+	uint32_t v = 0;
 
-	if (arg) {
-		errno = 0;
-		v = strtoll(arg, NULL, 0);
-		if (v < 0 || errno == ERANGE)
-			v = 22;
-	}
+	if (arg)
+		v = (uint32_t)(unsigned long)strtol(arg, NULL, 0);
 	if (v > 22)
 		v = 22;
 	o->compress = true;

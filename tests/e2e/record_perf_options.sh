@@ -290,9 +290,10 @@ perf report --header-only -i ab.prec 2>/dev/null | grep -q 'exclude_callchain_us
 perf report --header-only -i ab.prec 2>/dev/null | grep -q '^# compressed : Zstd, level = 5,' ||
 	fail "--comp=5: not level 5: $(perf report --header-only -i ab.prec 2>/dev/null | grep compressed)"
 # -z's level as perf reads it (strtol's number in C's bases, the rest
-# ignored, none or 0 its default, negative or above 22 its highest): the
-# merged file's level is perf's
-for v in -3 x 5x 0x5 '' 0 010 99 ' 7'; do
+# ignored, in its unsigned int's 32 bits: none or 0 its default, negative
+# or above 22 its highest, 2^32 + 5 is 5, 2^32 its default, -(2^32 - 1)
+# is 1): the merged file's level is perf's
+for v in -3 x 5x 0x5 '' 0 010 99 ' 7' 4294967301 4294967296 -4294967295 99999999999999999999; do
 	perf record -q --compression-level="$v" -o zl.perf -e cpu-clock -- true 2>/dev/null ||
 		fail "perf refused --compression-level='$v' (the test is wrong)"
 	"$PREC" record -q --compression-level="$v" -o zl.prec -e cpu-clock -- true 2>zl.err ||

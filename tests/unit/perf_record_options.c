@@ -7,7 +7,7 @@
 // the O_DIRECT staging's default bound, resolved (alone, under --max-disk,
 // and --max-staging's own); perf's negations (--no-NAME, --NAME and
 // --no-no-NAME of a no-NAME option) and those perf refuses or crashes on;
-// -c 0, and -c's and --proc-map-timeout's numbers past their bits; -m
+// -c 0, and -c's, --proc-map-timeout's and -z's numbers past their bits; -m
 // rounded up to a power of two of pages, said as perf says it; -I? and
 // --user-regs=? as perf's list on stderr; --synth's list.
 #include <errno.h>
@@ -381,6 +381,20 @@ static void test_past_bits(void)
 	prec_record_opts__exit(&o);
 	CHECK_EQ(parse_words(&o, "--proc-map-timeout 4294967296"), 0);
 	CHECK_EQ(o.proc_map_timeout_ms, 0);
+	prec_record_opts__exit(&o);
+	/* -z's level in perf's unsigned int: 2^32 + 5 is 5, 2^32 and a
+	 * number below a long's range -z alone, -1 the highest */
+	CHECK_EQ(parse_words(&o, "-o f -z4294967301"), 0);
+	CHECK_EQ(o.compress_level, 5);
+	prec_record_opts__exit(&o);
+	CHECK_EQ(parse_words(&o, "-o f -z4294967296"), 0);
+	CHECK_EQ(o.compress_level, 0);
+	prec_record_opts__exit(&o);
+	CHECK_EQ(parse_words(&o, "-o f -z-99999999999999999999"), 0);
+	CHECK_EQ(o.compress_level, 0);
+	prec_record_opts__exit(&o);
+	CHECK_EQ(parse_words(&o, "-o f -z-1"), 0);
+	CHECK_EQ(o.compress_level, 22);
 	prec_record_opts__exit(&o);
 }
 
