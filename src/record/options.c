@@ -69,14 +69,15 @@ static int parse_u64(const char *s, uint64_t *v)
 
 
 /* perf's OPT_INTEGER: strtol's decimal number (blanks and a sign before
- * it; none, '', is 0) and nothing after it. */
+ * it; none, '', is 0) and nothing after it, kept in its int: the low 32
+ * bits (4294967297 is 1; past a long's range LONG_MAX's, -1). */
 static int perf_int(const char *s, long long *v)
 {
 	char *end;
+	long n = strtol(s, &end, 10);
 
-	errno = 0;
-	*v = strtoll(s, &end, 10);
-	return errno || *end ? -EINVAL : 0;
+	*v = (int32_t)(uint32_t)(unsigned long)n;
+	return *end ? -EINVAL : 0;
 }
 
 /* perf's OPT_U64: no '-' anywhere, then strtoull's decimal number (blanks

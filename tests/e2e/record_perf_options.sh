@@ -235,14 +235,15 @@ done
 # numbers as perf's option types read them: OPT_INTEGER (-r,
 # --switch-max-files) and OPT_UINTEGER/OPT_U64 (--proc-map-timeout, -c)
 # strtol's with blanks and a sign before them ('' is 0; no '-' for the
-# unsigned; past their bits, no errno looked at: strtoull's ULLONG_MAX,
+# unsigned; an int's 32 bits kept, 4294967297 is 1; past their bits, no errno looked at: strtoull's ULLONG_MAX,
 # strtol's LONG_MAX), -k sscanf's %d, -F atoi into an unsigned rate
 # (negative: above the maximum; all bits set: perf's "no -F", its
 # default), -c's all 64 bits set likewise perf's "no -c"
 for o in "-r ' 5'" "-r ''" '-r -1' '-r 5x' "--switch-max-files=' 3'" "--switch-max-files=''" \
 	--switch-max-files=3x "--proc-map-timeout=' 5'" --proc-map-timeout=99999999999 \
 	--proc-map-timeout=99999999999999999999 '-c 18446744073709551615' \
-	'-c 99999999999999999999' '-F 100 -c 18446744073709551615' \
+	'-c 99999999999999999999' '-F 100 -c 18446744073709551615' '-r 4294967297' \
+	--switch-max-files=4294967297 '-r 99999999999999999999' \
 	"--proc-map-timeout=''" --proc-map-timeout=-1 "-c ' 5'" '-c +5' "-c ''" '-c -5' "-k ' 1'" \
 	'-k +1' '-k -1' "-F ' 99'" '-F +99' "-F ''" '-F -0'; do
 	eval "perf record -q -B --no-bpf-event $o -o num.perf -e cpu-clock -- true" >/dev/null 2>&1

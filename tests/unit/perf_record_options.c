@@ -7,9 +7,10 @@
 // the O_DIRECT staging's default bound, resolved (alone, under --max-disk,
 // and --max-staging's own); perf's negations (--no-NAME, --NAME and
 // --no-no-NAME of a no-NAME option) and those perf refuses or crashes on;
-// -c 0, and -c's, --proc-map-timeout's and -z's numbers past their bits; -m
-// rounded up to a power of two of pages, said as perf says it; -I? and
-// --user-regs=? as perf's list on stderr; --synth's list.
+// -c 0, and -c's, --proc-map-timeout's, -r's, --switch-max-files' and -z's
+// numbers past their bits; -m rounded up to a power of two of pages, said
+// as perf says it; -I? and --user-regs=? as perf's list on stderr;
+// --synth's list.
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -381,6 +382,13 @@ static void test_past_bits(void)
 	prec_record_opts__exit(&o);
 	CHECK_EQ(parse_words(&o, "--proc-map-timeout 4294967296"), 0);
 	CHECK_EQ(o.proc_map_timeout_ms, 0);
+	prec_record_opts__exit(&o);
+	/* -r's and --switch-max-files' number in perf's int: 2^32 + 1 is 1,
+	 * past a long's range -1 (refused, as perf's) */
+	CHECK_EQ(parse_words(&o, "-r 4294967297 --switch-output -d x --switch-max-files 4294967299"), 0);
+	CHECK(o.rt_prio == 1 && o.switch_max_files == 3);
+	prec_record_opts__exit(&o);
+	CHECK_EQ(parse_words(&o, "-r 99999999999999999999"), -EINVAL);
 	prec_record_opts__exit(&o);
 	/* -z's level in perf's unsigned int: 2^32 + 5 is 5, 2^32 and a
 	 * number below a long's range -z alone, -1 the highest */
