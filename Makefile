@@ -61,8 +61,12 @@ comma := ,
 # One name for each object: BUILD=$(CURDIR)/build (tests/e2e/install.sh's)
 # made objects whose .d files named them by the absolute path, so a later
 # plain make, asking for build/..., read none of their header dependencies
-# and linked them stale after a header changed.
-override BUILD := $(patsubst $(CURDIR)/%,%,$(BUILD))
+# and linked them stale after a header changed. BUILD's directory is
+# resolved first: CURDIR is getcwd's, without the symlinks of a path such
+# as $PWD/build in a tree reached through one.
+build_parent := $(patsubst %/,%,$(dir $(patsubst %/,%,$(BUILD))))
+build_parent := $(or $(realpath $(build_parent)),$(abspath $(build_parent)))
+override BUILD := $(patsubst $(CURDIR)/%,%,$(build_parent)/$(notdir $(patsubst %/,%,$(BUILD))))
 
 WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
         -Wformat=2 -Wvla -Wundef -Wno-format-nonliteral
