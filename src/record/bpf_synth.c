@@ -66,7 +66,15 @@ struct prog {
 struct left_out {
 	uint32_t progs, btfs, unread;
 	uint64_t cap;
+	bool full;            /* one was left out for want of room */
 };
+
+/* Whether m has room for size more bytes of BPF info (else lo is full). */
+static bool room(struct prec_manifest *m, struct left_out *lo, uint64_t size)
+{
+	lo->full |= m->bpf_bytes + size > lo->cap;
+	return m->bpf_bytes + size <= lo->cap;
+}
 
 static uint32_t info32(const struct prog *p, size_t off)
 {
@@ -165,7 +173,7 @@ static void find_btf(struct prog *p, struct prec_manifest *m, uint8_t **own,
 		return;
 	}
 	p->btf = *own;
-	if (m && (m->bpf_bytes + p->btf_size > lo->cap ||
+	if (m && (!room(m, lo, p->btf_size) ||
 		  prec_manifest__add_btf(m, id, *own, p->btf_size)))
 		lo->btfs++;
 }
@@ -208,7 +216,7 @@ static int one_prog(int fd, prec_rec_sink sink, void *ctx, struct prec_manifest 
 	if (named_by_btf(&p))
 		find_btf(&p, m, &btf, lo);
 	err = announce(&p, sink, ctx, events);
-	if (!err && whole && m && events && (m->bpf_bytes + len > lo->cap ||
+	if (!err && whole && m && events && (!room(m, lo, len) ||
 			  prec_manifest__add_bpf_prog(m, rec, len)))
 		lo->progs++;
 	free(btf);
@@ -225,54 +233,49 @@ static int no_sink(void *ctx, uint32_t type, const void *body, size_t len)
 }
 
 /* The programs loaded since m's walk last looked (ids only grow) and
- * loaded still, into m up to its late cap. Before the close, a look stops
- * at the first program that does not fit, which the close's look then
- * counts among those it leaves out (lo). Returns the number added. */
-static int add_loaded_since(struct prec_manifest *m, bool closing, struct left_out *lo)
+ * loaded still, into m up to its late cap; lo counts the ones left out.
+ * Returns the number added, or -EPERM: not ours to see. */
+static int add_loaded_since(struct prec_manifest *m, struct left_out *lo)
 {
-	uint32_t id = m->bpf_seen_id, before = id;
+	uint32_t id = m->bpf_seen_id;
 	int n = 0, err;
 
 	if (!m->bpf_late_cap)
 		m->bpf_late_cap = m->bpf_bytes + PREC_BPF_LATE_BYTES;
 	lo->cap = m->bpf_late_cap;
 	while ((err = prec_bpf_info__next_prog(&id)) == 0) {
-		uint32_t had = m->nr_bpf_progs, full = lo->progs + lo->btfs;
+		uint32_t had = m->nr_bpf_progs;
 		int fd = prec_bpf_info__prog_fd(id);
 
-		if (fd < 0) {
-			before = id;
+		if (fd < 0)
 			continue; /* unloaded meanwhile */
-		}
 		one_prog(fd, no_sink, NULL, m, true, lo);
 		close(fd);
-		if (!closing && lo->progs + lo->btfs > full) {
-			/* the close's to count; no look before it finds room */
-			m->bpf_seen_id = before;
-			return -ENOSPC;
-		}
 		n += m->nr_bpf_progs > had;
-		before = id;
 	}
 	m->bpf_seen_id = id;
 	return n ? n : err == -EPERM ? err : 0;
 }
 
-int prec_bpf_synth__watch(struct prec_manifest *m)
+int prec_bpf_synth__watch(struct prec_manifest *m, struct prec_bpf_left *left)
 {
 	struct left_out lo = { 0 };
-	int n = add_loaded_since(m, false, &lo);
+	int n = add_loaded_since(m, &lo);
 
 	if (n > 0)
 		pr_debug("watch: %d BPF programs loaded", n);
-	return n;
+	left->progs += lo.progs;
+	left->btfs += lo.btfs;
+	return lo.full ? -ENOSPC : n;
 }
 
-int prec_bpf_synth__loaded_since(struct prec_manifest *m)
+int prec_bpf_synth__loaded_since(struct prec_manifest *m, const struct prec_bpf_left *left)
 {
 	struct left_out lo = { 0 };
-	int n = add_loaded_since(m, true, &lo);
+	int n = add_loaded_since(m, &lo);
 
+	lo.progs += left ? left->progs : 0;
+	lo.btfs += left ? left->btfs : 0;
 	pr_debug("close: %d BPF programs loaded during the recording", n > 0 ? n : 0);
 	if (lo.progs || lo.btfs)
 		pr_warn("%u BPF programs loaded during the recording (and %u BTF objects) left out of the manifest over its %u KiB for them: perf annotate and perf report --header cannot show them",

@@ -30,19 +30,26 @@ int prec_bpf_synth__programs(prec_rec_sink sink, void *ctx, struct prec_manifest
  * recording: room the recording reserves for it from the start. */
 #define PREC_BPF_LATE_BYTES (1u << 20)
 
+/* The programs the looks below left out of a manifest (past the room for
+ * them, or past a program's or a BTF object's bound), for the close's
+ * warning. */
+struct prec_bpf_left {
+	uint32_t progs, btfs;
+};
+
 /* During the recording, as perf record's side-band thread reads each
  * program it sees load: the info and BTF of the JITed programs loaded
  * since m's walk last looked (an id above the last one it saw) and loaded
- * still, into m, while they fit in PREC_BPF_LATE_BYTES past the start's
- * (what does not is left to the close). A program unloaded before a look
- * is not seen. Their KSYMBOL and BPF_EVENT records are the kernel's, in
- * the rings. Returns the number added, or -EPERM (not ours to see) or
- * -ENOSPC (full): no look finds more before the close's. */
-int prec_bpf_synth__watch(struct prec_manifest *m);
+ * still, into m, while they fit in PREC_BPF_LATE_BYTES past the start's;
+ * those left out are counted in *left. A program unloaded before a look is
+ * not seen. Their KSYMBOL and BPF_EVENT records are the kernel's, in the
+ * rings. Returns the number added, or -EPERM (not ours to see) or -ENOSPC
+ * (the room is full: the close's look counts the rest). */
+int prec_bpf_synth__watch(struct prec_manifest *m, struct prec_bpf_left *left);
 
-/* At a recording's close: the last look, as watch's, the programs that do
- * not fit left out in one warning that counts them. Returns the number
- * added (or -EPERM, as watch). */
-int prec_bpf_synth__loaded_since(struct prec_manifest *m);
+/* At a recording's close: the last look, as watch's, and one warning that
+ * counts the programs and BTF objects left out, by it and by the looks
+ * before it (left, or NULL). Returns the number added (or -EPERM). */
+int prec_bpf_synth__loaded_since(struct prec_manifest *m, const struct prec_bpf_left *left);
 
 #endif

@@ -84,8 +84,10 @@ struct prec_session {
 	/* --max-disk: the CPU shards' budget and the carry (max_disk.c) */
 	struct prec_max_disk *max_disk;
 	/* when tick() next looks for BPF programs loaded meanwhile; 0: it
-	 * does not (--no-bpf-event, or not ours to see) */
+	 * does not (--no-bpf-event, not ours to see, or no room left); what
+	 * its looks left out of the recording's manifest */
 	uint64_t bpf_watch_ns;
+	struct prec_bpf_left bpf_left;
 };
 
 /* How often tick() looks for BPF programs loaded meanwhile: one that lives
@@ -477,7 +479,7 @@ void prec_session__tick(struct prec_session *s)
 	uint64_t now = prec_now_ns(CLOCK_MONOTONIC);
 
 	if (bpf_timeout_ms(s, now) == 0)
-		s->bpf_watch_ns = prec_bpf_synth__watch(m) < 0 ? 0 :
+		s->bpf_watch_ns = prec_bpf_synth__watch(m, &s->bpf_left) < 0 ? 0 :
 				  now + BPF_WATCH_MS * 1000000ull;
 	if (s->max_disk)
 		prec_max_disk__tick(s->max_disk, prec_recording__dirfd(s->rec), m, m->start_time);
@@ -605,7 +607,7 @@ static int close_epoch(struct prec_session *s, struct prec_evlist *el, int err)
 		prec_manifest__clear_buildids(m);
 	/* perf's BPF_PROG_INFO has the programs loaded meanwhile too */
 	if (!s->o->no_bpf_event)
-		prec_bpf_synth__loaded_since(m);
+		prec_bpf_synth__loaded_since(m, &s->bpf_left);
 	lap(s, "totals and build-ids, BPF programs");
 	/* --max-disk's finish wants the writers out of its budget. */
 	if (s->max_disk)
@@ -684,6 +686,7 @@ int prec_session__cut(struct prec_session *s, struct prec_evlist *el)
 	prec_drainer_pool__cut_end(s->pool);
 	prec_epoch_maker__prune(s->maker);
 	/* the new epoch's programs are looked for from its own start's */
+	s->bpf_left = (struct prec_bpf_left){ 0 };
 	if (!s->o->no_bpf_event)
 		s->bpf_watch_ns = prec_now_ns(CLOCK_MONOTONIC) + BPF_WATCH_MS * 1000000ull;
 	return err;

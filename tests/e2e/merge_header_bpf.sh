@@ -33,6 +33,9 @@
 # 8. A program loaded for 0.3 s during the recording, unloaded before the
 #    stop: its record and BTF are perf's bytes (perf's side-band thread
 #    read them at its load, prec's look for new programs every 50 ms).
+# 9. A program too large (4.8 MB of JITed code) loaded during the
+#    recording is left out in the close's one warning, and the looks go on:
+#    a program loaded for 0.3 s after it has its info.
 set -u
 # shellcheck source=tests/lib/e2e.sh
 . "$(dirname "$0")/../lib/e2e.sh"
@@ -248,3 +251,25 @@ bid=$("$PREC" info "$tmp/rec8" --json | sed -n 's/.*"name": "mbshort0", "btf_id"
 [ -n "$bid" ] && [ "$(grep "^btf $bid " "$tmp/perf8.feats")" = "$(grep "^btf $bid " "$tmp/prec8.feats")" ] ||
 	fail "loaded and unloaded during the recording: BTF ${bid:-none} differs from perf's"
 echo "loaded for 0.3 s during the recording: program $id and BTF $bid as perf's"
+
+# 9
+"$PREC" record -a -e cpu-clock -d "$tmp/rec9" -- sleep 2 2>"$tmp/rec9.err" &
+pids=($!)
+sleep 0.3
+"$H/bpfload" -n 800000 1 mbbig9 2500 &
+pids+=($!)
+for ((i = 0; i < 100; i++)); do
+	grep -q '_mbbig90\b' /proc/kallsyms && break
+	sleep 0.05
+done
+sleep 0.2
+"$H/bpfload" -b later9 1 mblater 300 || fail "bpfload (9): exit $?"
+wait "${pids[0]}" || fail_rc "$tmp/rec9.err" "prec record (9)"
+cleanup
+pids=()
+grep -q '^prec: warning: 1 BPF programs loaded during the recording (and 0 BTF objects) left out' "$tmp/rec9.err" &&
+	[ "$(grep -c '^prec: warning' "$tmp/rec9.err")" = 1 ] || fail "a 4.8 MB program during the recording: not one warning: $(cat "$tmp/rec9.err")"
+"$PREC" merge -q "$tmp/rec9" -o "$tmp/prec9.data" || fail "merge (9)"
+perf report -i "$tmp/prec9.data" --header-only -I 2>/dev/null | grep -q '^# bpf_prog_info [0-9]*: bpf_prog_[0-9a-f]*_later9 ' ||
+	fail "a program loaded for 0.3 s after a 4.8 MB one: not in BPF_PROG_INFO"
+echo "a 4.8 MB program during the recording left out in one warning; a program loaded for 0.3 s after it kept"
