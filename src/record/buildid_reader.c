@@ -45,8 +45,9 @@ struct prec_buildid_reader {
 	struct file_id *files; /* open addressing on (maj, min, ino) */
 	uint32_t nr, cap;      /* cap a power of two, > 2 * nr */
 	bool off;              /* a file did not answer: no more reads */
+	/* a batch's files, each found in files again by its identity once
+	 * read: a claim later in the batch may grow (move) the table */
 	struct prec_buildid_req reqs[BATCH];
-	struct file_id *slot[BATCH];
 	char *paths[BATCH];
 	char path[PREC_BUILDID_QUEUE_PATH]; /* the note being popped */
 };
@@ -155,7 +156,6 @@ static size_t collect(struct prec_buildid_reader *r,
 				f->ret = -ENOMEM;
 				continue;
 			}
-			r->slot[nr] = f;
 			r->reqs[nr] = (struct prec_buildid_req){ .path = r->paths[nr],
 				.pid = n.pid, .maj = n.maj, .min = n.min, .ino = n.ino,
 				.map_start = n.start, .map_end = n.end };
@@ -176,7 +176,8 @@ void prec_buildid_reader__read(struct prec_buildid_reader *r,
 		nr = collect(r, qs, n);
 		prec_buildid__resolve_within(r->reqs, nr, READ_DEADLINE_MS);
 		for (size_t i = 0; i < nr; i++) {
-			struct file_id *f = r->slot[i];
+			struct file_id *f = lookup(r->files, r->cap, r->reqs[i].maj,
+						   r->reqs[i].min, r->reqs[i].ino);
 
 			f->ret = r->reqs[i].ret;
 			memcpy(f->id, r->reqs[i].id, sizeof(f->id));
