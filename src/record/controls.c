@@ -81,11 +81,13 @@ static int take_snapshot(void *arg)
 {
 	struct prec_controls *f = arg;
 	struct prec_snapshot_stats st;
-	int err = prec_snapshot__take(f->snap), n;
+	int err = prec_snapshot__take(f->snap), n, w;
 
 	prec_snapshot__stats(f->snap, &st);
 	n = f->tail ? prec_tail__write(f->tail, st.oldest) : 0;
-	return err ? err : n < 0 ? n : 0;
+	/* In the files once acked: a recorder killed later keeps it. */
+	w = prec_flight_shards__write_out(f->flight);
+	return err ? err : n < 0 ? n : w;
 }
 
 /* The tasks a tail names: those the events follow. */
@@ -133,6 +135,7 @@ static int start_snapshots(struct prec_controls *f, struct prec_session *s,
 	};
 	int err = prec_snapshot__new(&f->snap, &so);
 
+	f->flight = prec_session__flight_shards(s);
 	if (err) {
 		pr_err("snapshot: %s", strerror(-err));
 		return err;

@@ -10,6 +10,7 @@
 
 struct prec_control;
 struct prec_evlist;
+struct prec_flight_shards;
 struct prec_markers;
 struct prec_record_opts;
 struct prec_session;
@@ -26,6 +27,8 @@ struct prec_controls {
 	struct prec_snapshot *snap; /* --overwrite */
 	struct prec_aux_snapshot *aux_snap; /* -S (aux_snapshot.c) */
 	bool aux_on_exit;           /* -Se: one more at the stop */
+	struct prec_flight_shards *flight; /* what --overwrite's snapshots
+					    * and tails write */
 	struct prec_tail *tail;     /* --overwrite: after each snapshot;
 				     * --tail-synthesize alone: at the stop */
 	uint64_t tail_at;           /* the latter's oldest time (the start's) */

@@ -70,6 +70,21 @@ void prec_flight_shards__attach(struct prec_flight_shards *fs,
 	fs->snap = snap;
 }
 
+int prec_flight_shards__write_out(struct prec_flight_shards *fs)
+{
+	int err = 0, e;
+
+	for (int c = 0; fs->cpu && c < fs->nr_cpus; c++) {
+		e = prec_shard_writer__write_out(fs->cpu[c]);
+		err = err ? err : e;
+	}
+	if (fs->tail) {
+		e = prec_shard_writer__write_out(fs->tail);
+		err = err ? err : e;
+	}
+	return err;
+}
+
 /* A writer's totals into its manifest entry and the caller's. */
 static void count(struct prec_manifest_shard *sh, struct prec_shard_writer *w,
 		  uint64_t *records, uint64_t *bytes)

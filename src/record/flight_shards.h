@@ -36,6 +36,10 @@ int prec_flight_shards__open(struct prec_flight_shards *fs, struct prec_recordin
  * shards' totals. */
 void prec_flight_shards__attach(struct prec_flight_shards *fs,
 				const struct prec_snapshot *snap);
+/* Every shard's chunks in its file, not synced: a snapshot's (and its
+ * tail's) by the time it is acked, where the writer would hold the last
+ * of them in its staging until the stop. Returns the first error. */
+int prec_flight_shards__write_out(struct prec_flight_shards *fs);
 /* Every shard flushed (snapshots wait only until their chunks are
  * copied) and counted into m: records, bytes and losses added to the
  * caller's totals. The tail's writer is closed. Returns the first error. */

@@ -356,7 +356,7 @@ int prec_snapshot__take(struct prec_snapshot *s)
 		}
 	}
 	s->st.snapshots++;
-	pr_debug("snapshot %llu: %llu bytes on disk in %.3f ms",
+	pr_debug("snapshot %llu: %llu bytes appended in %.3f ms",
 		 (unsigned long long)s->st.snapshots,
 		 (unsigned long long)(s->st.bytes - b0), (double)(prec_now_ns(CLOCK_MONOTONIC) - t0) / 1e6);
 	return err;

@@ -38,9 +38,10 @@ int prec_snapshot__new(struct prec_snapshot **out,
 		       const struct prec_snapshot_opts *o);
 /* One snapshot of every ring: pause output, copy the records written since
  * the previous snapshot (at most one ring's worth, oldest whole record
- * first), resume, write them as DATA chunks in time order and wait until
- * they are in the files. Caller's thread; not async-signal-safe. Returns 0
- * or the first -errno. */
+ * first), resume, append them as DATA chunks in time order and wait until
+ * the writers have them (a copying writer may hold the last in its
+ * staging: prec_flight_shards__write_out() puts them in the files).
+ * Caller's thread; not async-signal-safe. Returns 0 or the first -errno. */
 int prec_snapshot__take(struct prec_snapshot *s);
 void prec_snapshot__stats(const struct prec_snapshot *s,
 			  struct prec_snapshot_stats *st);

@@ -456,6 +456,17 @@ int prec_shard_writer__sleep(struct prec_shard_writer *w, const int *fds,
 	return (int)prec_drain_wait__take(&w->wait, nfds);
 }
 
+int prec_shard_writer__write_out(struct prec_shard_writer *w)
+{
+	if (!w->q.err) {
+		w->path.ops->drain(w->path.io);
+		while (inflight(w))
+			reap(w, true);
+	}
+	settle(w);
+	return w->q.err;
+}
+
 int prec_shard_writer__flush(struct prec_shard_writer *w)
 {
 	/* Nothing appended since the last fsync: the file is durable as it

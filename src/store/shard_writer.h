@@ -98,6 +98,13 @@ int prec_shard_writer__wait(struct prec_shard_writer *w, int64_t ticket);
 int prec_shard_writer__sleep(struct prec_shard_writer *w, const int *fds,
 			     int nfds, uint64_t timeout_ns);
 
+/* Every chunk appended so far in the file, not synced: in copy mode a
+ * wait() may leave the last ones in staging (an O_DIRECT writer holds
+ * less than a batch, or the partial block, until its thread sleeps); a
+ * thread that never sleeps in the writer (the flight recorder's
+ * snapshots) writes them out with this. Returns 0 or the writer's -errno. */
+int prec_shard_writer__write_out(struct prec_shard_writer *w);
+
 /* Wait for every chunk, fsync: nothing to do (0) when no chunk came since
  * the last flush that returned 0. Returns 0 or -errno. */
 int prec_shard_writer__flush(struct prec_shard_writer *w);

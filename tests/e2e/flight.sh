@@ -3,7 +3,8 @@
 # Flight recorder on the real kernel: prec record --overwrite with 8-page
 # (32 KiB) backward rings while a getppid() storm pinned to CPU 1 floods
 # raw_syscalls:sys_enter (with cpu-clock beside it). Snapshots come from
-# SIGUSR2 (x3), the control fifo (x1) and the stop (x1): CPU 1's flight
+# SIGUSR2 (x3), the control fifo (x1) and the stop (x1): each in the file
+# once taken (4 chunks when the control's is acked); CPU 1's flight
 # shard (cpu001.flight.shard) must hold exactly 5 chunks, each at most one ring and nearly a full ring, each
 # spanning a moment (not the whole 300 ms between triggers), in time order
 # and disjoint; perf script reads the merged file without a warning and
@@ -109,6 +110,11 @@ for _ in 1 2 3; do
 	sleep 0.3
 done
 echo snapshot >"$tmp/ctl"; read -r -t 10 a <"$tmp/ack" || fail "no ack for snapshot"
+# Acked: the four snapshots are in the file, whole (an O_DIRECT writer
+# held them in its staging until the stop: a recorder killed now lost them).
+chunks "$tmp/fl/cpu001.flight.shard" >"$tmp/c1" || fail "cpu001.flight.shard unreadable at the ack"
+[ "$(wc -l <"$tmp/c1")" = 4 ] ||
+	fail "snapshot acked: cpu001.flight.shard holds $(wc -l <"$tmp/c1") chunks ($(stat -c %s "$tmp/fl/cpu001.flight.shard") bytes), want the 4 taken"
 sleep 0.3
 echo stop >"$tmp/ctl"; read -r -t 10 a <"$tmp/ack" || fail "no ack for stop"
 wait $rec || fail_rc "$tmp/err" "record"
