@@ -389,8 +389,16 @@ static int cut(void *arg)
 	uint64_t t0 = prec_now_ns(CLOCK_MONOTONIC), now;
 	/* the epoch the cut closes, merged after it with -o FILE */
 	char *old = r->fo.file ? strdup(prec_recording__dir(prec_session__recording(r->s))) : NULL;
-	int err = prec_session__cut(r->s, r->el);
-	const char *cur = prec_recording__dir(prec_session__recording(r->s));
+	/* --tail-synthesize: the old epoch's tail, as perf's, read before
+	 * the switch; the new epoch's tail is written at its own end */
+	int err = prec_controls__cut_tail(&r->fl), e;
+	const char *cur;
+
+	e = prec_session__cut(r->s, r->el);
+	err = err ? err : e;
+	e = prec_controls__epoch(&r->fl, r->s);
+	err = err ? err : e;
+	cur = prec_recording__dir(prec_session__recording(r->s));
 
 	now = prec_now_ns(CLOCK_MONOTONIC);
 	pr_debug("%s: epoch started; the cut took %.1f ms", cur, (double)(now - t0) / 1e6);

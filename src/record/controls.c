@@ -339,6 +339,38 @@ int prec_controls__tick(struct prec_controls *f, struct prec_evlist *el)
 	return cmd == PREC_CTL_STOP || (cmd == PREC_CTL_SWITCH && err);
 }
 
+int prec_controls__cut_tail(struct prec_controls *f)
+{
+	int n;
+
+	if (!f->tail || f->snap)
+		return 0;
+	n = prec_tail__write(f->tail, f->tail_at);
+	return n < 0 ? n : 0;
+}
+
+int prec_controls__epoch(struct prec_controls *f, struct prec_session *s)
+{
+	struct prec_shard_writer *w = prec_session__flight_shards(s)->tail;
+	struct prec_manifest *m = prec_recording__manifest(prec_session__recording(s));
+	int err;
+
+	if (!f->tail || f->snap)
+		return 0;
+	/* A cut that made no epoch (the recording stops then): the current
+	 * one, whose tail is written, gets another at the stop. */
+	if (!w || m->start_time == f->tail_at)
+		return 0;
+	err = prec_tail__rebind(f->tail, w, m);
+	if (err) {
+		pr_err("%s/%s: %s", prec_recording__dir(prec_session__recording(s)),
+		       PREC_TAIL_SHARD_NAME, strerror(-err));
+		return err;
+	}
+	f->tail_at = m->start_time;
+	return 0;
+}
+
 int prec_controls__stop(struct prec_controls *f)
 {
 	int n;
@@ -359,11 +391,9 @@ int prec_controls__stop(struct prec_controls *f)
 	/* --tail-synthesize without snapshots: the tasks as they are at the
 	 * end, stamped before every recorded event (as perf's, written at
 	 * the end with time 0, name them for all of its samples). */
-	if (f->tail && !f->snap) {
-		n = prec_tail__write(f->tail, f->tail_at);
-		if (n < 0)
-			return n;
-	}
+	n = prec_controls__cut_tail(f);
+	if (n < 0)
+		return n;
 	n = prec_markers__stop(f->mk);
 
 	if (n < 0)

@@ -30,8 +30,10 @@ struct prec_controls {
 	struct prec_flight_shards *flight; /* what --overwrite's snapshots
 					    * and tails write */
 	struct prec_tail *tail;     /* --overwrite: after each snapshot;
-				     * --tail-synthesize alone: at the stop */
-	uint64_t tail_at;           /* the latter's oldest time (the start's) */
+				     * --tail-synthesize alone: at the stop
+				     * (of each --switch-output epoch) */
+	uint64_t tail_at;           /* the latter's oldest time (the
+				     * current epoch's start) */
 	int64_t delay_ms;
 	uint64_t enable_at_ns;  /* CLOCK_MONOTONIC, 0 = no pending enable */
 	/* -D ranges: the options' edges (ms), the start they count from, the
@@ -62,6 +64,15 @@ int prec_controls__timeout_ms(const struct prec_controls *f);
 /* After a wake-up: due -D enable, the next control command (acked).
  * Returns 1 when 'stop' was received or a 'switch' failed. */
 int prec_controls__tick(struct prec_controls *f, struct prec_evlist *el);
+/* --tail-synthesize (no snapshots): the tail of the current epoch, the
+ * tasks as they are now, stamped before its first record; at a cut, before
+ * prec_session__cut(), as perf writes its tail into the file it switches
+ * from. 0 without one, or -errno after one line. */
+int prec_controls__cut_tail(struct prec_controls *f);
+/* After prec_session__cut(): the tail bound to the session's epoch (its
+ * tail shard and manifest) if the cut made one. 0 or -errno after one
+ * line. */
+int prec_controls__epoch(struct prec_controls *f, struct prec_session *s);
 /* Before prec_session__finish (events disabled): the final snapshot of a
  * flight recording, the last markers read. */
 int prec_controls__stop(struct prec_controls *f);

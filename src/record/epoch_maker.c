@@ -14,6 +14,8 @@
 #include "record/capture.h"
 #include "record/epochs.h"
 #include "record/evlist.h"
+#include "record/evlist_open.h"
+#include "record/flight_shards.h"
 #include "record/options.h"
 #include "record/recording.h"
 #include "record/sideband.h"
@@ -78,7 +80,7 @@ void prec_epoch_maker__sideband_opts(struct prec_epoch_maker *mk,
 }
 
 int prec_epoch_maker__open_next(struct prec_epoch_maker *mk, struct prec_evlist *el,
-				struct prec_recording **next)
+				struct prec_recording **next, struct prec_flight_shards *flight)
 {
 	struct prec_recording_opts ro = { .o = mk->mo.o, .el = el, .argc = mk->mo.argc,
 		.argv = mk->mo.argv, .budget = mk->mo.budget };
@@ -86,13 +88,20 @@ int prec_epoch_maker__open_next(struct prec_epoch_maker *mk, struct prec_evlist 
 	int err, fd;
 
 	*next = NULL;
+	memset(flight, 0, sizeof(*flight));
 	err = prec_epoch_maker__make_dir(mk, &fd, &path);
 	if (err)
 		return err;
 	err = prec_recording__open(next, fd, path, &ro);
+	/* --tail-synthesize: each epoch's own tail, listed from its start
+	 * manifest on as the first epoch's (session.c) */
+	if (!err && mk->mo.o->tail_synthesize)
+		err = prec_flight_shards__open(flight, *next, mk->mo.o, prec_evlist__cpus(el),
+					       mk->mo.nr_cpus, false, true);
 	if (!err)
 		err = prec_recording__start(*next, prec_evlist__now(el, mk->mo.o->clockid));
 	if (err) {
+		prec_flight_shards__exit(flight);
 		prec_recording__delete(*next);
 		*next = NULL;
 		prec_epochs__drop_newest(mk->epochs);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* --switch-output's epochs as recordings (epoch_maker.c): each epoch made
  * under the output directory (epochs.c), opened as a recording of its own,
- * its side band synthesized and the cut's task records replayed into it,
+ * its side band synthesized and the cut's task records replayed into it
+ * (with --tail-synthesize: its tail shard opened),
  * the oldest pruned. The session's cut (session.c) calls these in order. */
 #ifndef PREC_RECORD_EPOCH_MAKER_H
 #define PREC_RECORD_EPOCH_MAKER_H
@@ -11,6 +12,7 @@
 struct prec_capture;
 struct prec_disk_budget;
 struct prec_evlist;
+struct prec_flight_shards;
 struct prec_record_opts;
 struct prec_recording;
 struct prec_sideband_opts;
@@ -42,11 +44,12 @@ int prec_epoch_maker__make_dir(struct prec_epoch_maker *mk, int *fd, char **path
 void prec_epoch_maker__sideband_opts(struct prec_epoch_maker *mk,
 				     const struct prec_sideband_opts *sbo);
 /* At a cut: the next epoch opened as a recording of its own (its own
- * session id), its start manifest written, into *next. An epoch that
- * could not start is closed and removed (*next NULL). Returns 0 or
- * -errno. Main thread. */
+ * session id), into *next, with --tail-synthesize its tail.shard into
+ * *flight (else *flight holds none), then its start manifest written. An
+ * epoch that could not start is closed and removed (*next NULL, *flight
+ * empty). Returns 0 or -errno. Main thread. */
 int prec_epoch_maker__open_next(struct prec_epoch_maker *mk, struct prec_evlist *el,
-				struct prec_recording **next);
+				struct prec_recording **next, struct prec_flight_shards *flight);
 /* The tasks and maps alive now into next's side band; the command's (or
  * -p's) children forked since the start too, as the events follow them.
  * Returns records written or -errno (not said). Main thread. */

@@ -1979,11 +1979,9 @@ static int check_combination(struct prec_record_opts *o)
 		pr_err("options --switch-output and --max-disk: give one of them (--switch-max-files bounds the epochs kept)");
 		return -EINVAL;
 	}
-	/* Each epoch would need its own tail, at its cut. */
-	if (o->tail_synthesize && (o->switch_output || o->max_disk)) {
-		pr_err("options --tail-synthesize and %s: not supported together",
-		       o->max_disk ? "--max-disk" : o->switch_event ? "--switch-output-event" :
-		       "--switch-output");
+	/* The carry would need a tail of its own, at each drop. */
+	if (o->tail_synthesize && o->max_disk) {
+		pr_err("options --tail-synthesize and --max-disk: not supported together");
 		return -EINVAL;
 	}
 	/* perf's pipe format has no directory to carry kcore_dir in (perf

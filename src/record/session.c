@@ -648,9 +648,10 @@ static int close_epoch(struct prec_session *s, struct prec_evlist *el, int err)
 int prec_session__cut(struct prec_session *s, struct prec_evlist *el)
 {
 	struct prec_recording *next;
+	struct prec_flight_shards flight;
 	int err, e;
 
-	err = prec_epoch_maker__open_next(s->maker, el, &next);
+	err = prec_epoch_maker__open_next(s->maker, el, &next, &flight);
 	if (err)
 		return err;
 	/* 0 under a perf clock it cannot read: every task record is taken */
@@ -683,6 +684,9 @@ int prec_session__cut(struct prec_session *s, struct prec_evlist *el)
 	prec_recording_totals__carry(&s->tot);
 	prec_recording__delete(s->rec);
 	s->rec = next;
+	/* its tail shard, if any (a cut's caller rebinds its tail to it) */
+	prec_flight_shards__exit(&s->flight);
+	s->flight = flight;
 	prec_drainer_pool__cut_end(s->pool);
 	prec_epoch_maker__prune(s->maker);
 	/* the new epoch's programs are looked for from its own start's */

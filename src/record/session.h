@@ -81,7 +81,9 @@ void prec_session__disable(struct prec_session *s, struct prec_evlist *el);
  * writers and start manifest, the drainers moved over between passes (no
  * record lost or in both), its side band; then the old epoch closed as a
  * whole recording (totals, build-ids, final manifest) and the oldest
- * beyond --switch-max-files removed. Returns 0, or -errno after one line
+ * beyond --switch-max-files removed. With --tail-synthesize the new
+ * epoch has its own tail shard (prec_session__flight_shards()); the old
+ * one's tail is the caller's to write before. Returns 0, or -errno after one line
  * (the recording must then stop; an epoch that could not start is
  * removed and the current one goes on until the stop). Main thread. */
 int prec_session__cut(struct prec_session *s, struct prec_evlist *el);

@@ -21,6 +21,7 @@ struct prec_tail {
 	pid_t *roots;          /* NULL: every task */
 	int nr_roots;
 	bool descendants;
+	bool data_maps, namespaces; /* for each epoch's (rebind()) */
 	uint64_t last;         /* the previous tail's time */
 	struct prec_tail_stats st;
 };
@@ -34,6 +35,8 @@ int prec_tail__new(struct prec_tail **out, const struct prec_tail_opts *o)
 	if (!t)
 		return -ENOMEM;
 	t->descendants = o->descendants;
+	t->data_maps = o->data_maps;
+	t->namespaces = o->namespaces;
 	if (o->roots) {
 		t->roots = malloc(((size_t)o->nr_roots + 1) * sizeof(*t->roots));
 		if (!t->roots) {
@@ -43,14 +46,28 @@ int prec_tail__new(struct prec_tail **out, const struct prec_tail_opts *o)
 		memcpy(t->roots, o->roots, (size_t)o->nr_roots * sizeof(*t->roots));
 		t->nr_roots = o->nr_roots;
 	}
-	err = prec_sideband_again__new(&t->sb, o->writer, o->m, o->data_maps);
-	if (!err && o->namespaces)
-		prec_sideband_again__namespaces(t->sb);
+	err = prec_tail__rebind(t, o->writer, o->m);
 	if (err) {
 		prec_tail__delete(t);
 		return err;
 	}
 	*out = t;
+	return 0;
+}
+
+int prec_tail__rebind(struct prec_tail *t, struct prec_shard_writer *w,
+		      struct prec_manifest *m)
+{
+	struct prec_sideband_again *sb;
+	int err = prec_sideband_again__new(&sb, w, m, t->data_maps);
+
+	if (err)
+		return err;
+	if (t->namespaces)
+		prec_sideband_again__namespaces(sb);
+	prec_sideband_again__delete(t->sb);
+	t->sb = sb;
+	t->last = 0; /* a new shard: its times start over */
 	return 0;
 }
 

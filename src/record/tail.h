@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* Tail synthesis (tail.c): after each flight-recorder snapshot, the tasks
  * alive then, as COMM and MMAP2 records in tail.shard stamped just before
- * the snapshot's oldest record. */
+ * the snapshot's oldest record; with --tail-synthesize alone, once at the
+ * end of the recording (of each --switch-output epoch), before its
+ * start. */
 #ifndef PREC_RECORD_TAIL_H
 #define PREC_RECORD_TAIL_H
 
@@ -42,6 +44,11 @@ struct prec_tail_stats {
 /* Copies o (and the roots). Returns 0, -EINVAL (see
  * prec_sideband_again__new) or -ENOMEM. */
 int prec_tail__new(struct prec_tail **out, const struct prec_tail_opts *o);
+/* --switch-output's next epoch: the tails from now on into w (its
+ * tail.shard), its build-ids into m, the times of a new shard. Returns 0
+ * or -errno (see prec_sideband_again__new()); t is unchanged then. */
+int prec_tail__rebind(struct prec_tail *t, struct prec_shard_writer *w,
+		      struct prec_manifest *m);
 /* After a snapshot whose oldest record has time oldest (0: it wrote
  * none, and then nothing is done): the selected processes as they are
  * now, at time oldest - 1, or at the previous tail's time if that is

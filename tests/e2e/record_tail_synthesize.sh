@@ -6,7 +6,8 @@
 # (synthesized MMAP2s of /usr/bin/bash); with --tail-synthesize it is read
 # at the end, when the process is sleep: no MMAP2 names bash, sleep's do.
 # perf and prec, in the same run, give the same answers. It is refused
-# with --switch-output (one line, exit 2).
+# with --max-disk (one line, exit 2); with --switch-output see
+# record_tail_switch.sh.
 set -u
 # shellcheck source=tests/lib/e2e.sh
 . "$(dirname "$0")/../lib/e2e.sh"
@@ -59,8 +60,8 @@ echo "maps named: perf $perf_start by default, $perf_tail with --tail-synthesize
 [ "$prec_start" = "$perf_start" ] || fail "prec by default: $prec_start, perf $perf_start"
 [ "$prec_tail" = "$perf_tail" ] || fail "prec with --tail-synthesize: $prec_tail, perf $perf_tail"
 
-"$PREC" record -q -d bad.d --tail-synthesize --switch-output -- true >out 2>err
+"$PREC" record -q -d bad.d --tail-synthesize --max-disk 100M -- true >out 2>err
 rc=$?
-[ $rc = 2 ] && [ "$(wc -l <err)" = 1 ] && grep -q -- '--tail-synthesize' err ||
-	fail "--tail-synthesize --switch-output: exit $rc, want 2 and one line: $(cat err)"
+[ $rc = 2 ] && [ "$(wc -l <err)" = 1 ] && grep -q -- '--tail-synthesize and --max-disk' err ||
+	fail "--tail-synthesize --max-disk: exit $rc, want 2 and one line: $(cat err)"
 echo "refusal: one line, exit 2"

@@ -2,8 +2,9 @@
 // perf record's options that e2e/record_* check against perf, parsed:
 // -D ranges, --switch-output-event (joined, implying signal mode),
 // --exclude-perf after its -e, --proc-map-timeout, --affinity node,
-// --tail-synthesize's refusals, --kcore and its refusals (-o -,
-// --switch-output), --off-cpu taken, and the refused -S, --aux-sample;
+// --tail-synthesize (taken with --switch-output, not --max-disk), --kcore
+// and its refusals (-o -, --switch-output), --off-cpu taken, and the
+// refused -S, --aux-sample;
 // the O_DIRECT staging's default bound, resolved (alone, under --max-disk,
 // and --max-staging's own); perf's negations (--no-NAME, --NAME and
 // --no-no-NAME of a no-NAME option) and those perf refuses or crashes on;
@@ -120,7 +121,8 @@ static void test_misc(void)
 	CHECK_EQ(o.affinity, PREC_AFFINITY_NODE);
 	CHECK(!strcmp(prec_affinity__name(o.affinity), "node"));
 	prec_record_opts__exit(&o);
-	CHECK_EQ(prec_record_opts__parse(&o, ARGC(tail_sw), tail_sw), -EINVAL);
+	CHECK_EQ(prec_record_opts__parse(&o, ARGC(tail_sw), tail_sw), 0); /* as perf */
+	CHECK(o.tail_synthesize && o.switch_output);
 	prec_record_opts__exit(&o);
 	CHECK_EQ(prec_record_opts__parse(&o, ARGC(tail_md), tail_md), -EINVAL);
 	prec_record_opts__exit(&o);
