@@ -31,7 +31,7 @@ _prec_opts_record="-d --dir -o --output --keep-shards --timestamp-filename
 	-S --snapshot --aux-sample --kcore --switch-max-files
 	-D --delay -v --verbose -q --quiet -h --help"
 _prec_opts_merge="-o --output --time -C --cpu --salvage -f --force -z
-	--compression-level --follow -q --quiet -h --help"
+	--compression-level --no-compression-level --follow -q --quiet -h --help"
 _prec_opts_info="--json --check --timeline -f --force -h --help"
 _prec_opts_dump="-t --time -C --cpu --salvage -f --force -h --help"
 _prec_opts_mark="-d --dir -h --help"

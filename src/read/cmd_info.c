@@ -251,6 +251,9 @@ static void print_max_disk(const struct prec_manifest *m, uint64_t w)
 static void print_rest(const struct prec_manifest *m, uint64_t window)
 {
 	print_max_disk(m, window);
+	if (m->zstd_level)
+		printf("compressed:  zstd level %u when merged (record -z; prec merge --no-compression-level: not)\n",
+		       m->zstd_level);
 	if (m->kcore.segments)
 		printf("kcore:       kcore_dir/kcore, %u code segments, %llu bytes (with kallsyms, modules)\n",
 		       m->kcore.segments, (unsigned long long)m->kcore.bytes);

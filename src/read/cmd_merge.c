@@ -42,6 +42,8 @@ struct merge_args {
 	bool salvage, force;
 	bool follow;             /* --follow */
 	int zlevel;              /* -z: zstd level; 0 = not compressed */
+	bool zset;               /* -z or --no-compression-level given: not
+				  * the recording's level (record -z's) */
 };
 
 struct merge_totals {
@@ -54,7 +56,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: prec merge DIR [-o FILE] [--time START,END] [--cpu LIST] [--salvage] [-f]\n"
-		"                  [-z | --compression-level N] [--follow] [-q]\n"
+		"                  [-z | --compression-level N | --no-compression-level] [--follow] [-q]\n"
 		"  -o, --output FILE     write FILE instead of stdout ('-' = stdout)\n"
 		"      --time START,END  keep samples with START <= time <= END (seconds, either may be empty)\n"
 		"  -C, --cpu LIST        keep samples of these CPUs only (e.g. 0-3,7); side band of all\n"
@@ -64,6 +66,9 @@ static void usage(FILE *f)
 		"  -z                    zstd-compress the records, as perf record -z (level 1)\n"
 		"      --compression-level N\n"
 		"                        the same at zstd level N (1 fastest .. 22 smallest); also -zN\n"
+		"                        (default: a record -z recording's level, else none)\n"
+		"      --no-compression-level\n"
+		"                        not compressed, whatever the recording's -z\n"
 		"      --follow          merge while the recording runs, as its shards' watermarks\n"
 		"                        allow, until it ends (pipe format: stdout, a pipe or a FIFO)\n"
 		"  -q, --quiet           no summary line (warnings and errors still)\n"
@@ -103,6 +108,7 @@ static int parse_args(int argc, char **argv, struct merge_args *a)
 		{ "force", no_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "compression-level", required_argument, NULL, 'z' },
+		{ "no-compression-level", no_argument, NULL, 'Z' },
 		{ "follow", no_argument, NULL, 'F' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ NULL, 0, NULL, 0 },
@@ -122,7 +128,12 @@ static int parse_args(int argc, char **argv, struct merge_args *a)
 		case 'f': a->force = true; break;
 		case 'F': a->follow = true; break;
 		case 'h': usage(stdout); return 1;
+		case 'Z':
+			a->zlevel = 0;
+			a->zset = true;
+			break;
 		case 'z':
+			a->zset = true;
 			if (parse_level(optarg, &a->zlevel) == 0)
 				break;
 			pr_err("merge: --compression-level %s: expected a zstd level from %d to %d",
@@ -554,6 +565,9 @@ int prec_cmd_merge(int argc, char **argv)
 		goto out;
 	if (a.follow && prec_follow__check(a.dir, dirfd, &m, &live) < 0)
 		goto out;
+	/* record -z: its perf.data zstd-compressed, as perf record -z's */
+	if (!a.zset)
+		a.zlevel = (int)m->zstd_level;
 	if (!live && prec_crash_window__take(dirfd, m, "merge", a.dir) < 0)
 		goto out;
 	if (check_cpus(&a, m) < 0 || prec_merge_output__check_target(a.out, a.dir, dirfd, m) < 0) {

@@ -206,7 +206,7 @@ static int wait_child(pid_t pid)
 int prec_file_output__start(struct prec_file_output *fo, const struct prec_record_opts *o,
 			    int dirfd)
 {
-	char *argv[] = { "prec", "merge", "--follow", fo->dir, NULL, NULL, NULL };
+	char *argv[] = { "prec", "merge", "--follow", fo->dir, NULL, NULL, NULL }, level[16];
 	struct stat st;
 	int out, p[2], n = 4;
 
@@ -230,8 +230,10 @@ int prec_file_output__start(struct prec_file_output *fo, const struct prec_recor
 	fo->made = true;
 	if (!fo->stream)
 		return 0;
-	if (o->compress)
-		argv[n++] = "-z";
+	if (o->compress) { /* perf's -zN, whose pipe output has it too */
+		snprintf(level, sizeof(level), "-z%d", prec_record_opts__zstd_level(o));
+		argv[n++] = level;
+	}
 	if (o->quiet) /* no summary from the merge either */
 		argv[n++] = "-q";
 	out = fo->stream_fd;
@@ -471,7 +473,7 @@ static int run_merge(const struct prec_record_opts *o, const char *dir, const ch
 	pid_t pid;
 
 	if (o->compress) {
-		snprintf(level, sizeof(level), "-z%d", o->compress_level ? o->compress_level : 1);
+		snprintf(level, sizeof(level), "-z%d", prec_record_opts__zstd_level(o));
 		argv[n++] = level;
 	}
 	if (quiet)

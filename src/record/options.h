@@ -227,6 +227,14 @@ int prec_record_opts__parse(struct prec_record_opts *o, int argc, char **argv);
 struct prec_evlist;
 int prec_record_opts__resolve(struct prec_record_opts *o, const struct prec_evlist *el);
 void prec_record_opts__exit(struct prec_record_opts *o);
+/* -z's level on perf's zstd scale, the perf.data's (the manifest keeps
+ * it for prec merge): 1 for -z alone (or -z0, as perf), 0 without -z. */
+static inline int prec_record_opts__zstd_level(const struct prec_record_opts *o)
+{
+	if (!o->compress)
+		return 0;
+	return o->compress_level ? o->compress_level : 1;
+}
 /* --affinity's name for a */
 const char *prec_affinity__name(enum prec_affinity a);
 

@@ -75,6 +75,8 @@ static int fill_manifest(struct prec_recording *r, const struct prec_record_opts
 	m->ref_wall_ns = prec_now_ns(CLOCK_REALTIME);
 	m->ref_clock_ns = prec_evlist__now(el, o->clockid);
 	m->sample_type = prec_evlist__sample_base(el);
+	/* -z: the perf.data prec merge makes of it is zstd, as perf's */
+	m->zstd_level = (uint32_t)prec_record_opts__zstd_level(o);
 	err = prec_time_layout__init(&m->time_layout, m->sample_type);
 	if (!err)
 		err = prec_evlist__describe(el, m);

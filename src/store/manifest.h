@@ -259,6 +259,11 @@ struct prec_manifest {
 		uint32_t switch1, event;
 		uint16_t state_off, state_size;
 	} offcpu;
+	/* record -z: the zstd level (perf's -z scale) its perf.data is
+	 * compressed at, which prec merge takes unless told otherwise; 0:
+	 * none (the COMPRESSION section, minor 12) */
+	uint32_t zstd_level;
+#define PREC_MANIFEST_ZSTD_LEVEL_MAX 22 /* zstd's highest, perf's too */
 };
 
 /* A shard's loss: its LOST records, or its LOST_SAMPLES where the kernel

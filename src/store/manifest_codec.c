@@ -528,6 +528,19 @@ static void enc_offcpu(struct obuf *b, const struct prec_manifest *m)
 	end_section(b, at);
 }
 
+/* Only for a -z recording: others read as before. */
+static void enc_compression(struct obuf *b, const struct prec_manifest *m)
+{
+	size_t at;
+
+	if (!m->zstd_level)
+		return;
+	at = begin_section(b, PREC_MANI_SEC_COMPRESSION);
+	put32(b, m->zstd_level);
+	put32(b, 0);
+	end_section(b, at);
+}
+
 static bool arrays_consistent(const struct prec_manifest *m)
 {
 	if ((m->nr_events && !m->events) || (m->nr_tracepoints && !m->tracepoints) ||
@@ -563,7 +576,8 @@ int prec_manifest__encode(const struct prec_manifest *m, void **buf,
 	struct obuf b = { 0 };
 	uint8_t *h;
 
-	if (!m || !buf || !len || !arrays_consistent(m))
+	if (!m || !buf || !len || !arrays_consistent(m) ||
+	    m->zstd_level > PREC_MANIFEST_ZSTD_LEVEL_MAX)
 		return -EINVAL;
 	reserve(&b, PREC_MANI_HDR_SIZE);
 	enc_session(&b, m);
@@ -588,6 +602,7 @@ int prec_manifest__encode(const struct prec_manifest *m, void **buf,
 	enc_bpf_progs(&b, m);
 	enc_btfs(&b, m);
 	enc_id_lost(&b, m);
+	enc_compression(&b, m);
 	if (b.err) {
 		free(b.p);
 		return b.err;

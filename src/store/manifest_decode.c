@@ -611,6 +611,25 @@ static void dec_kcore(struct ibuf *c, struct prec_manifest *m)
 	/* Bytes after the known fields are a later minor's: ignored. */
 }
 
+/* A zstd level as perf's -z takes it: 1..22 (written only with -z). */
+static void dec_compression(struct ibuf *c, struct prec_manifest *m)
+{
+	uint32_t level;
+
+	if (c->len < PREC_MANI_COMPRESSION_SIZE) {
+		fail(c, -EBADMSG, "compression section too short");
+		return;
+	}
+	level = get32(c);
+	get32(c);
+	if (!level || level > PREC_MANIFEST_ZSTD_LEVEL_MAX) {
+		fail(c, -EBADMSG, "compression: zstd level not 1..22");
+		return;
+	}
+	m->zstd_level = level;
+	/* Bytes after the known fields are a later minor's: ignored. */
+}
+
 /* After EVENTS: a leader is an event at or before its member, and
  * leads itself. */
 static void dec_groups(struct ibuf *c, struct prec_manifest *m)
@@ -764,6 +783,7 @@ static const struct {
 	{ PREC_MANI_SEC_BPF_PROGS, false, false, dec_bpf_progs },
 	{ PREC_MANI_SEC_BPF_BTFS, false, false, dec_btfs },
 	{ PREC_MANI_SEC_ID_LOST, false, false, dec_id_lost },
+	{ PREC_MANI_SEC_COMPRESSION, false, true, dec_compression },
 };
 
 static int scan_sections(const uint8_t *p, size_t off, size_t total,

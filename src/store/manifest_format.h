@@ -19,11 +19,12 @@
 #define PREC_MANI_BUILDID_DROPS_SIZE 8u
 #define PREC_MANI_KCORE_SIZE 16u
 #define PREC_MANI_OFFCPU_SIZE 16u
+#define PREC_MANI_COMPRESSION_SIZE 8u
 /* The manifest's own minor (shards keep PREC_FORMAT_MINOR): 1 added the
  * TIME_CONV section, 2 the MAX_DISK one, 3 BUILDID_DROPS and GROUPS, 4
  * KCORE, 5 OFFCPU, 6 NUMA, 7 PMUS, 8 CACHES, 9 GROUP_NAMES, 10 BPF_PROGS and
- * BPF_BTFS, 11 ID_LOST. */
-#define PREC_MANI_MINOR 11
+ * BPF_BTFS, 11 ID_LOST, 12 COMPRESSION. */
+#define PREC_MANI_MINOR 12
 
 enum prec_mani_sec {
 	PREC_MANI_SEC_SESSION = 1,
@@ -49,6 +50,7 @@ enum prec_mani_sec {
 	PREC_MANI_SEC_BPF_PROGS = 21, /* minor 10 */
 	PREC_MANI_SEC_BPF_BTFS = 22,  /* minor 10 */
 	PREC_MANI_SEC_ID_LOST = 23,   /* minor 11 */
+	PREC_MANI_SEC_COMPRESSION = 24, /* minor 12 */
 	PREC_MANI_SEC_MAX
 };
 

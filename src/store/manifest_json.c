@@ -421,6 +421,8 @@ int prec_manifest__print_json(const struct prec_manifest *m, FILE *f)
 	fputs("]}", f);
 	put_time_conv(f, &m->time_conv);
 	put_max_disk(f, &m->max_disk);
+	if (m->zstd_level)
+		fprintf(f, ",\n  \"zstd_level\": %" PRIu32, m->zstd_level);
 	if (m->kcore.segments)
 		fprintf(f, ",\n  \"kcore\": {\"segments\": %" PRIu32 ", \"bytes\": %" PRIu64 "}",
 			m->kcore.segments, m->kcore.bytes);

@@ -311,6 +311,8 @@ static void fill_totals(struct prec_manifest *m, uint32_t nshards, uint32_t nbid
 	if (rnd(2))
 		m->kcore = (struct prec_manifest_kcore){ .segments = 1 + (uint32_t)rnd(3),
 							 .bytes = rnd(1u << 30) };
+	/* half of them a -z recording's */
+	m->zstd_level = rnd(2) ? 1 + (uint32_t)rnd(PREC_MANIFEST_ZSTD_LEVEL_MAX) : 0;
 	m->nr_auxtrace_priv = (uint32_t)rnd(30);
 	m->auxtrace_priv = calloc(m->nr_auxtrace_priv + 1, sizeof(uint64_t));
 	CHECK(m->auxtrace_priv);
@@ -469,6 +471,7 @@ static void check_totals_eq(const struct prec_manifest *a, const struct prec_man
 	CHECK_EQ(a->buildids_dropped, b->buildids_dropped);
 	CHECK_EQ(a->kcore.segments, b->kcore.segments);
 	CHECK_EQ(a->kcore.bytes, b->kcore.bytes);
+	CHECK_EQ(a->zstd_level, b->zstd_level);
 	for (uint32_t i = 0; i < a->nr_buildids; i++) {
 		const struct prec_manifest_buildid *x = &a->buildids[i], *y = &b->buildids[i];
 

@@ -362,6 +362,58 @@ static void test_kcore(struct prec_manifest *m)
 	m->kcore = was;
 }
 
+/* COMPRESSION (minor 12): only with -z, 8 bytes (the level, 0),
+ * round trip; a manifest without it (an older prec's) reads as not
+ * compressed; a short one, or a level 0 or past 22, is corrupt, and
+ * encode refuses a level past 22. */
+static void test_compression(struct prec_manifest *m)
+{
+	uint32_t was = m->zstd_level;
+	struct prec_manifest *d;
+	const char *why;
+	uint8_t *buf, *p;
+	size_t len, at, n;
+
+	m->zstd_level = 0;
+	encode(m, &buf, &len);
+	CHECK_EQ(find_section(buf, len, PREC_MANI_SEC_COMPRESSION), 0);
+	CHECK_EQ(prec_manifest__decode(&d, buf, len, &why), 0);
+	CHECK_EQ(d->zstd_level, 0);
+	prec_manifest__delete(d);
+	free(buf);
+	m->zstd_level = 23;
+	CHECK_EQ(prec_manifest__encode(m, (void **)&buf, &len), -EINVAL);
+	m->zstd_level = 7;
+	encode(m, &buf, &len);
+	at = find_section(buf, len, PREC_MANI_SEC_COMPRESSION);
+	CHECK(at && PREC_MANI_SEC_COMPRESSION == 24 && get_le(buf + at - 8, 8) == 8 &&
+	      get_le(buf + at, 4) == 7 && get_le(buf + at + 4, 4) == 0);
+	check_roundtrip(m, buf, len);
+	CHECK_EQ(prec_manifest__decode(&d, buf, len, &why), 0);
+	CHECK_EQ(d->zstd_level, 7);
+	prec_manifest__delete(d);
+	/* without the section: an older prec's */
+	p = resplice(buf, len, at - 16, 16 + 8, NULL, 0, &n);
+	CHECK_EQ(prec_manifest__decode(&d, p, n, &why), 0);
+	CHECK_EQ(d->zstd_level, 0);
+	prec_manifest__delete(d);
+	free(p);
+	for (int i = 0; i < 2; i++) {
+		put_le32(buf + at, i ? 23 : 0);
+		fix_crc(buf, len);
+		CHECK_EQ(decode_err(buf, len, &why), -EBADMSG);
+		CHECK(!strcmp(why, "compression: zstd level not 1..22"));
+	}
+	/* 4 bytes of payload: the reserved word (0) is its padding now */
+	put_le32(buf + at, 7);
+	put_le32(buf + at - 8, 4);
+	fix_crc(buf, len);
+	CHECK_EQ(decode_err(buf, len, &why), -EBADMSG);
+	CHECK(!strcmp(why, "compression section too short"));
+	free(buf);
+	m->zstd_level = was;
+}
+
 /* m, altered, encodes; decode must refuse it with this reason. */
 static void expect_bad(const struct prec_manifest *m, const char *want);
 
@@ -532,7 +584,7 @@ static void test_id_lost(void)
 	CHECK(m->events[1].id_lost == NULL);
 	encode(m, &buf, &len);
 	CHECK(!find_section(buf, len, PREC_MANI_SEC_ID_LOST));
-	CHECK_EQ(get_le(buf + 10, 2), 11);
+	CHECK_EQ(get_le(buf + 10, 2), 12);
 	free(buf);
 	CHECK_EQ(prec_manifest__set_id_lost(m, 1, 1, 131454), 0);
 	CHECK_EQ(prec_manifest__set_id_lost(m, 1, 0, 7), 0);
@@ -989,6 +1041,7 @@ int main(void)
 	test_sections(small, sbuf, slen);
 	test_consistency(small);
 	test_kcore(small);
+	test_compression(small);
 	test_pmus(small);
 	test_caches(small);
 	test_group_names();
