@@ -9,7 +9,8 @@
 # script prints byte for byte what it prints on the merge that
 # --no-compression-level leaves plain, file and pipe format. merge -zN
 # still chooses its own level; a recording without -z merges plain; prec
-# info names the level; each --switch-output epoch keeps it.
+# info names the level; each --switch-output epoch keeps it; -z5 -o -
+# streams at level 5, as perf's.
 set -u
 # shellcheck source=tests/lib/e2e.sh
 . "$(dirname "$0")/../lib/e2e.sh"
@@ -116,7 +117,16 @@ same_script d5.plain d5.z3
 expect d0.data none
 "$PREC" info d0 | grep -q '^compressed:' && fail "prec info of a recording without -z names a level"
 
+# -o -: the stream at the level, as perf record -z5 -o -'s (prec gave 1)
+"$PREC" record -q -z5 -e cpu-clock -o - -- "$H/callchain" 30 2>err | cat >stream.data ||
+	fail_rc err "record -z5 -o -"
+perf record -q -z5 -e cpu-clock -o - -- "$H/callchain" 30 2>/dev/null | cat >perfstream.data ||
+	fail "perf record -z5 -o -"
+expect perfstream.data 5
+expect stream.data 5
+
 # each --switch-output epoch keeps the level
+# shellcheck disable=SC2016 # $0 and $PPID are the inner shell's
 "$PREC" record -q --compression-level=4 -d sw --switch-output -e cpu-clock -F 2000 -- \
 	sh -c '"$0" 100; kill -USR2 $PPID; sleep 0.2; "$0" 100' "$H/callchain" 2>err ||
 	fail_rc err "record -z4 --switch-output"

@@ -65,7 +65,7 @@ mapfile -t pf < <(ls p/perf.data.*)
 one=$(tail_of "${pf[0]}")
 read -r c m names <<<"$one"
 echo "perf: a tail of $c COMM, $m MMAP2 ($names); the last file's: $(tail_of "${pf[2]}")"
-[ "$c" = 1 ] && [ "$m" -ge 3 ] || fail "perf's first file: $one (the test shows nothing)"
+{ [ "$c" = 1 ] && [ "$m" -ge 3 ]; } || fail "perf's first file: $one (the test shows nothing)"
 [ "$(tail_of "${pf[1]}")" = "$one" ] || fail "perf's second file: $(tail_of "${pf[1]}"), its first $one"
 [ "$(tail_of "${pf[2]}")" = "$((2 * c)) $((2 * m)) $names" ] ||
 	fail "perf's last file: $(tail_of "${pf[2]}"), want the tail twice (perf 6.1)"
