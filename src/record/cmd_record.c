@@ -436,7 +436,7 @@ static int on_signal(struct record *r)
 		r->signo = (int)si.ssi_signo;
 		return 1;
 	}
-	return r->have_wl && prec_workload__reap(&r->wl, false) == 1;
+	return r->have_wl && prec_workload__exited(&r->wl) == 1;
 }
 
 /* The flight recorder's next deadline (--max-size needs no look: the
@@ -543,8 +543,9 @@ static int wait_for_stop(struct record *r)
 				  prec_now_ns(CLOCK_MONOTONIC));
 	prec_session__mark_cut(r->s, prec_switch_trigger__next_bytes(&r->sw));
 	r->bid_ms = prec_session__read_buildids(r->s);
-	/* The workload may be gone already (SIGCHLD pending). */
-	while (!(r->have_wl && prec_workload__reap(&r->wl, false) == 1)) {
+	/* The workload may be gone already (SIGCHLD pending). Not reaped
+	 * yet: the stop's tail reads its comm, as perf's does (stop()). */
+	while (!(r->have_wl && prec_workload__exited(&r->wl) == 1)) {
 		/* -1 (not polled) once the control channel's writer is gone */
 		pfd[2].fd = prec_control__fd(r->fl.ctl);
 		if (poll(pfd, (nfds_t)n, poll_ms(r)) < 0 && errno != EINTR)
@@ -678,6 +679,8 @@ static int stop(struct record *r, int rc)
 
 	prec_session__disable(r->s, r->el);
 	prec_controls__stop(&r->fl);
+	if (r->have_wl) /* after the tail, which names the zombie (perf's too) */
+		prec_workload__reap(&r->wl, false);
 	err = prec_session__finish(r->s, r->el);
 	if (r->have_wl && !r->wl.exited) {
 		prec_workload__abort(&r->wl);

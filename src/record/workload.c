@@ -359,6 +359,20 @@ int prec_workload__reap(struct prec_workload *w, bool wait)
 	return 0;
 }
 
+int prec_workload__exited(const struct prec_workload *w)
+{
+	siginfo_t si;
+	int r;
+
+	if (w->pid <= 0 || w->exited)
+		return w->exited;
+	memset(&si, 0, sizeof(si));
+	do
+		r = waitid(P_PID, (id_t)w->pid, &si, WEXITED | WNOHANG | WNOWAIT);
+	while (r < 0 && errno == EINTR);
+	return r == 0 && si.si_pid == w->pid;
+}
+
 int prec_workload__exit_code(const struct prec_workload *w)
 {
 	if (!w->exited)

@@ -39,6 +39,9 @@ int prec_workload__prepare_as(struct prec_workload *w, char *const argv[],
 int prec_workload__start(struct prec_workload *w);
 /* Reap the child if it exited; block when wait. Returns 1 if exited. */
 int prec_workload__reap(struct prec_workload *w, bool wait);
+/* Whether the child exited, without reaping it: 1 once it is a zombie,
+ * whose /proc/PID still names it (its comm) until reap(). */
+int prec_workload__exited(const struct prec_workload *w);
 /* Shell-like exit code: status, or 128 + signal. */
 int prec_workload__exit_code(const struct prec_workload *w);
 /* Kill an unstarted child (closing the go pipe), or signal a started one;

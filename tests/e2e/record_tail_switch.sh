@@ -124,4 +124,28 @@ for e in s/epoch.*; do
 	named "$e.data"
 done
 echo "prec -d, 16K: $n epochs, each with perf's tail, every sample named"
+# ---- a command: the last file's tail names it, gone but not yet reaped
+# (its COMM, no maps), as perf's (once: perf's second tail at its exit
+# comes after its wait, and a -p target is no zombie). perf arms its
+# SIGUSR2 once the command runs: the command waits before it asks. ----
+# shellcheck disable=SC2016 # $PPID is the inner shell's
+wl=(sh -c 'sleep 0.3; kill -USR2 $PPID; sleep 0.5; true')
+mkdir w
+perf record -q --tail-synthesize --switch-output -e cpu-clock -o w/perf.data -- "${wl[@]}" \
+	>/dev/null 2>perr || fail_rc perr "perf record --tail-synthesize --switch-output -- sh"
+"$PREC" record -q --tail-synthesize --switch-output -e cpu-clock -d wd -- "${wl[@]}" 2>err ||
+	fail_rc err "prec record --tail-synthesize --switch-output -- sh"
+"$PREC" merge -q wd/epoch.000002 -o wd.data 2>merr || fail_rc merr "prec merge wd/epoch.000002"
+# the tail's COMMs of the command (no exec's) and its MMAP2s
+zombie() {
+	perf script -i "$1" --show-task-events --show-mmap-events 2>/dev/null | grep -v ' cpu-clock:' |
+		awk '/PERF_RECORD_COMM: sh:/ { split($NF, a, "[:/]"); c[a[2]]++ }
+		     /PERF_RECORD_MMAP2 / { split($0, b, "PERF_RECORD_MMAP2 "); split(b[2], t, "/"); m[t[1]]++ }
+		     END { for (p in c) print c[p], m[p] + 0 }'
+}
+mapfile -t wf < <(ls w/perf.data.*)
+[ "${#wf[@]}" = 2 ] || fail "perf wrote ${#wf[@]} files for the command, want 2"
+[ "$(zombie "${wf[1]}")" = "1 0" ] || fail "perf's last file: $(zombie "${wf[1]}") (COMMs, MMAP2s of sh), want 1 0"
+[ "$(zombie wd.data)" = "1 0" ] || fail "prec's last epoch: $(zombie wd.data) (COMMs, MMAP2s of sh), want 1 0"
+echo "a command: its last file's tail names it, no maps, as perf's"
 echo "PASS: --tail-synthesize --switch-output: one tail per file as perf's (perf's last file has it twice)"

@@ -34,10 +34,11 @@ sed -n -e 's/^[0-9]* *[0-9:.]* \([a-z_0-9]*\)(.*<\([0-9.]*\)>$/\1 \2/p' \
 	-e 's/^[0-9]* *[0-9:.]* <\.\.\. \([a-z_0-9]*\) resumed>.*<\([0-9.]*\)>$/\1 \2/p' /tmp/st |
 	awk '{ t[$1] += $2; n[$1]++ } END { for (k in t) printf "%.3f %d %s\n", t[k], n[k], k }' |
 	sort -rn | head -15
-echo "-- the main thread from the workload's exit (its last wait4 or waitid: the reap) to its exit:"
+echo "-- the main thread from the workload's exit (the waitid that sees it, before the reap; else its last wait4: the reap) to its exit:"
 main=$(head -1 /tmp/st | cut -d' ' -f1)
 awk -v m="$main" '$1 == m' /tmp/st >/tmp/st.main
-from=$(grep -n -e 'wait4(' -e 'waitid(' /tmp/st.main | tail -1 | cut -d: -f1)
+from=$(grep -n 'waitid.*si_signo=SIGCHLD' /tmp/st.main | head -1 | cut -d: -f1)
+[ -n "$from" ] || from=$(grep -n -e 'wait4(' -e 'waitid(' /tmp/st.main | tail -1 | cut -d: -f1)
 tail -n +"${from:-1}" /tmp/st.main | cut -c1-180 | awk '
 	# runs of the same call collapsed: first line and a count
 	{ split($3, a, "("); c = a[1] }

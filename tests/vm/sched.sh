@@ -64,7 +64,10 @@ grep -e 'close:' -e 'start:' /tmp/s.err | sed 's/^/   /'
 	strace -f -tt -T -o /tmp/st $b record -d "$OUT/st" -a -- sleep 1 2>/dev/null
 	main=$(head -1 /tmp/st | cut -d' ' -f1)
 	awk -v m="$main" '$1 == m' /tmp/st >/tmp/st.main
-	from=$(grep -n -e 'wait4(' -e 'waitid(' /tmp/st.main | tail -1 | cut -d: -f1)
+	# prec: the waitid that sees the exit (it reaps after the stop's
+	# tail); perf: its reap
+	from=$(grep -n 'waitid.*si_signo=SIGCHLD' /tmp/st.main | head -1 | cut -d: -f1)
+	[ -n "$from" ] || from=$(grep -n -e 'wait4(' -e 'waitid(' /tmp/st.main | tail -1 | cut -d: -f1)
 	t0=$(sed -n "${from:-1}p" /tmp/st.main | awk '{ print $2 }')
 	echo "   main thread after the reap: $(tail -n +"${from:-1}" /tmp/st.main | wc -l) calls, from $t0 to $(tail -1 /tmp/st.main | awk '{print $2}')"
 	tail -n +"${from:-1}" /tmp/st.main | awk '{ split($3, a, "("); c = a[1]; t = $NF; gsub(/[<>]/, "", t); s[c] += t; n[c]++ }
