@@ -842,7 +842,17 @@ static void test_workload(void)
 	CHECK_EQ(prec_workload__prepare(&w, nosuch), -ENOENT);
 	CHECK_EQ(prec_workload__prepare(&w, exit3), 0);
 	CHECK_EQ(prec_workload__start(&w), 0);
-	CHECK_EQ(prec_workload__reap(&w, true), 1);
+	/* exited() only looks: the zombie stays for the stop's tail, its
+	 * comm in /proc, until reap() */
+	for (int i = 0; i < 5000 && !prec_workload__exited(&w); i++)
+		usleep(1000);
+	CHECK_EQ(prec_workload__exited(&w), 1);
+	CHECK(!w.exited);
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)w.pid);
+	CHECK(access(path, F_OK) == 0);
+	CHECK_EQ(prec_workload__reap(&w, false), 1);
+	CHECK(access(path, F_OK) != 0);
+	CHECK_EQ(prec_workload__exited(&w), 1);
 	CHECK_EQ(prec_workload__exit_code(&w), 3);
 	CHECK_EQ(prec_workload__prepare(&w, killed), 0);
 	CHECK_EQ(prec_workload__start(&w), 0);
