@@ -210,9 +210,7 @@ static int aux_out(struct prec_perfdata *pd, struct merge_totals *t, const void 
 		   size_t len, uint64_t offset, int32_t cpu)
 {
 	t->aux++;
-	/* idx: prec maps one AUX area per CPU, so the CPU is the map. */
-	return prec_perfdata__write_auxtrace(pd, p, (uint32_t)len, offset,
-					     (uint32_t)cpu, (uint32_t)cpu);
+	return prec_perfdata__write_auxtrace(pd, p, (uint32_t)len, offset, (uint32_t)cpu);
 }
 
 /* The joined snapshot out, however many of its pieces came. */

@@ -94,6 +94,8 @@ struct prec_perfdata {
 	int err;              /* first write error; every later call returns it */
 	uint64_t *aux_index;  /* file offsets of AUXTRACE headers */
 	uint64_t nr_aux, cap_aux;
+	uint32_t *ring;       /* by CPU: its ring's index (prec_perfdata__rings) */
+	uint32_t nr_ring;
 	struct prec_zstd_out *z; /* -z: data records go through it; else NULL */
 	bool unflag;          /* the recording asked for no MMAP2 build-ids */
 };
@@ -441,6 +443,9 @@ int prec_perfdata__open_zstd(struct prec_perfdata **out, int fd,
 	if (err)
 		goto err_free;
 	pd->buf = prec_out_writer__first(pd->out);
+	err = prec_perfdata__rings(m, &pd->ring, &pd->nr_ring);
+	if (err)
+		goto err_free;
 	err = mode == PREC_PERFDATA_FILE ? open_file(pd) : open_pipe(pd);
 	if (!err)
 		err = time_conv(pd);
@@ -457,6 +462,7 @@ int prec_perfdata__open_zstd(struct prec_perfdata **out, int fd,
 err_free:
 	prec_zstd_out__delete(pd->z);
 	prec_out_writer__delete(pd->out);
+	free(pd->ring);
 	free(pd);
 	return err;
 }
@@ -579,10 +585,14 @@ static int aux_index_add(struct prec_perfdata *pd, uint64_t pos)
 }
 
 int prec_perfdata__write_auxtrace(struct prec_perfdata *pd, const void *data,
-				  uint32_t len, uint64_t aux_offset,
-				  uint32_t cpu, uint32_t idx)
+				  uint32_t len, uint64_t aux_offset, uint32_t cpu)
 {
 	uint64_t padded = ((uint64_t)len + 7) & ~(uint64_t)7;
+	/* idx: the CPU's ring as perf numbers its mmaps, which the ID_INDEX
+	 * gives that CPU's ids too; perf queues AUX data by it. A CPU no id
+	 * names (none in prec's recordings) keeps its number. */
+	uint32_t idx = cpu < pd->nr_ring && pd->ring[cpu] != PREC_PERFDATA_NO_RING
+			       ? pd->ring[cpu] : cpu;
 	struct auxtrace_rec r = {
 		.h = { .type = htole32(REC_AUXTRACE), .size = htole16(AUXTRACE_HDR_SIZE) },
 		.size = htole64(padded),
@@ -742,6 +752,7 @@ int prec_perfdata__close(struct prec_perfdata *pd, uint64_t first_time,
 	prec_out_writer__delete(pd->out);
 	prec_zstd_out__delete(pd->z);
 	free(pd->aux_index);
+	free(pd->ring);
 	free(pd);
 	return err;
 }

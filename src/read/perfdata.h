@@ -40,10 +40,12 @@ int prec_perfdata__write_record(struct prec_perfdata *pd, const void *rec,
 				uint32_t len);
 
 /* Append a PERF_RECORD_AUXTRACE for AUX bytes of one CPU (padded to 8),
- * indexed for the AUXTRACE feature in file mode. */
+ * indexed for the AUXTRACE feature in file mode. Its idx is the CPU's ring
+ * as perf record numbers its mmaps (the CPU's place in the CPU map of the
+ * manifest's ids), the ID_INDEX's idx of that CPU's ids. Returns 0 or
+ * -errno. */
 int prec_perfdata__write_auxtrace(struct prec_perfdata *pd, const void *data,
-				  uint32_t len, uint64_t aux_offset,
-				  uint32_t cpu, uint32_t idx);
+				  uint32_t len, uint64_t aux_offset, uint32_t cpu);
 
 /* Append a FINISHED_ROUND. */
 int prec_perfdata__finish_round(struct prec_perfdata *pd);

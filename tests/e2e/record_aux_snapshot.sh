@@ -16,6 +16,13 @@
 #    SIGSEGV otherwise): a copy without the disable fails here.
 # 2. -Se0x2000 with --control: 'snapshot', then the stop's snapshot: two
 #    AUXTRACE of 8192 bytes, runs of words, the exit's the later.
+# 3. -C 1 (a CPU map without CPU 0), -Se: the exit's AUXTRACE has cpu 1
+#    and idx 0, the ring's index as perf record numbers its mmaps (CPU 1's
+#    place in the CPU map), which is the idx perf report -D shows for CPU
+#    1's ids in the ID_INDEX: perf queues AUX data by that idx, from the
+#    AUXTRACE records and from AUX samples' ids alike, and a queue fed by
+#    two CPUs is an "auxtrace queue conflict". Before, prec wrote the CPU
+#    number as idx (1), beside the ID_INDEX's 0.
 set -u
 # shellcheck source=tests/lib/e2e.sh
 . "$(dirname "$0")/../lib/e2e.sh"
@@ -50,13 +57,14 @@ while off < end:
 EOF
 }
 
-# record DIR ARGS...: prec record -a -C 0 -e intel_pt// ARGS in the fake
-# namespace with the stand-in, in the background ($rec)
+# record DIR ARGS...: prec record -a -C $on_cpu -e intel_pt// ARGS in the
+# fake namespace with the stand-in, in the background ($rec)
+on_cpu=0
 record() {
 	local dir=$1
 	shift
 	unshare -m sh -c "$FAKE_PMUS_SH" "$tmp/devices" env LD_PRELOAD="$so" "$PREC" \
-		record -q -a -C 0 -d "$dir" -e intel_pt// "$@" 2>"$dir.err" &
+		record -q -a -C "$on_cpu" -d "$dir" -e intel_pt// "$@" 2>"$dir.err" &
 	rec=$!
 	wait_manifest "$dir"
 	sleep 0.3
@@ -101,4 +109,27 @@ cat "$tmp/s2"
 [ "$(wc -l <"$tmp/s2")" = 2 ] || fail "-Se: $(wc -l <"$tmp/s2") AUXTRACE records, want 2 (control, exit)"
 awk '$2 != 8192 || $8 != 1 { exit 1 } NR == 2 && $6 <= last { exit 1 } { last = $7 }' "$tmp/s2" ||
 	fail "-Se0x2000: not two 8 KiB runs of words, the exit's the later"
-echo "PASS: -S snapshots on SIGUSR2 (2 x 64 KiB), 'snapshot' and the exit (2 x 8 KiB), whole runs, read by perf"
+
+# 3. -C 1: the AUXTRACE's idx is CPU 1's ring, as the ID_INDEX's
+[ "$(cat /sys/devices/system/cpu/cpu1/online 2>/dev/null || echo 0)" = 1 ] ||
+	fail "CPU 1 is not online: -C 1 cannot be recorded"
+on_cpu=1
+record "$tmp/r3" -Se --aux-size 64K -- sleep 1
+wait $rec || fail_rc "$tmp/r3.err" "record -C 1 -Se"
+"$PREC" merge "$tmp/r3" -o "$tmp/r3.data" 2>"$tmp/m3.err" || fail_rc "$tmp/m3.err" "merge"
+snaps "$tmp/r3.data" >"$tmp/s3"
+cat "$tmp/s3"
+[ "$(wc -l <"$tmp/s3")" = 1 ] || fail "-C 1 -Se: $(wc -l <"$tmp/s3") AUXTRACE records, want 1 (the exit's)"
+perf script -D -i "$tmp/r3.data" >"$tmp/d3" 2>&1 || fail "perf script -D (-C 1): $(tail -3 "$tmp/d3")"
+! grep -q 'auxtrace queue conflict' "$tmp/d3" || fail "perf: $(grep -m1 'auxtrace queue conflict' "$tmp/d3")"
+# the ID_INDEX's idx of CPU 1's ids, one value
+rings=$(sed -n 's/^ \.\.\. id: [0-9]*  idx: \([0-9]*\)  cpu: 1 .*/\1/p' "$tmp/d3" | sort -u)
+[ "$rings" = 0 ] || fail "-C 1: the ID_INDEX gives CPU 1's ids idx '$rings', want 0 (perf's mmap index)"
+read -r _ _ idx tid cpu _ <"$tmp/s3"
+[ "$idx $tid $cpu" = "$rings -1 1" ] ||
+	fail "-C 1: the AUXTRACE has idx $idx, tid $tid, cpu $cpu; want the ID_INDEX's idx of CPU 1 ($rings), -1, 1"
+grep -q "PERF_RECORD_AUXTRACE size: 0x10000 .* idx: $rings  tid: -1  cpu: 1" "$tmp/d3" ||
+	fail "perf script -D (-C 1): $(grep 'PERF_RECORD_AUXTRACE ' "$tmp/d3")"
+perf script --no-itrace -i "$tmp/r3.data" >/dev/null 2>"$tmp/p3.err"
+[ ! -s "$tmp/p3.err" ] || fail "perf script (-C 1): $(head -3 "$tmp/p3.err")"
+echo "PASS: -S snapshots on SIGUSR2 (2 x 64 KiB), 'snapshot' and the exit (2 x 8 KiB), whole runs, read by perf; with -C 1 the AUXTRACE's idx is the ID_INDEX's ($rings)"

@@ -76,7 +76,7 @@ static void merge_into(struct prec_perfdata *pd, int dirfd,
 			prec_perfdata__write_record(pd, r.rec, r.rec_len);
 		} else {
 			prec_perfdata__write_auxtrace(pd, r.aux, r.aux_len, r.aux_offset,
-						      (uint32_t)r.cpu, r.shard);
+						      (uint32_t)r.cpu);
 		}
 		if (++n % 64 == 0)
 			prec_perfdata__finish_round(pd);

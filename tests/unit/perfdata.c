@@ -902,7 +902,7 @@ static void test_aux(struct prec_manifest *m)
 		if (i % 40 == 0) {
 			memset(bytes, i / 40 + 1, sizeof(bytes));
 			CHECK_EQ(prec_perfdata__write_auxtrace(pd, bytes, 1001 + (uint32_t)i,
-				0x1000ull * (uint64_t)(i / 40), 0, 0), 0);
+				0x1000ull * (uint64_t)(i / 40), 0), 0);
 		}
 		write_sample(pd, i, &first, &last);
 		if (i % 10 == 9)
@@ -983,7 +983,7 @@ static void write_z(struct prec_manifest *m, const char *name,
 		if (with_aux && i % 40 == 0) {
 			memset(bytes, i / 40 + 1, sizeof(bytes));
 			CHECK_EQ(prec_perfdata__write_auxtrace(pd, bytes, 1001 + (uint32_t)i,
-				0x1000ull * (uint64_t)(i / 40), 0, 0), 0);
+				0x1000ull * (uint64_t)(i / 40), 0), 0);
 		}
 		write_sample(pd, i, &first, &last);
 		if (i % 10 == 9)
@@ -1265,12 +1265,47 @@ static void test_maps(void)
 	}
 }
 
+/* A sparse CPU map (-C 1,3): CPU 1's ring is 0 and CPU 3's 1, as perf
+ * numbers its mmaps; the ID_INDEX gives each id its CPU's ring, the one
+ * prec_perfdata__write_auxtrace gives that CPU's AUXTRACE records. */
+static void test_rings(void)
+{
+	static const int32_t cpus[4] = { 3, 1, 3, 1 };
+	static const int32_t tids[4] = { -1, -1, -1, -1 };
+	uint64_t ids[4] = { 7, 8, 9, 10 };
+	struct prec_manifest_event ev = { .ids = ids, .id_cpus = (int32_t *)cpus,
+					  .id_tids = (int32_t *)tids, .nr_ids = 4 };
+	struct prec_manifest m = { .events = &ev, .nr_events = 1 };
+	uint32_t *ring, nr;
+	uint8_t *buf;
+	size_t len;
+
+	CHECK_EQ(prec_perfdata__rings(&m, &ring, &nr), 0);
+	CHECK_EQ(nr, 4);
+	CHECK(ring[0] == PREC_PERFDATA_NO_RING && ring[1] == 0 &&
+	      ring[2] == PREC_PERFDATA_NO_RING && ring[3] == 1);
+	CHECK_EQ(prec_perfdata__build_id_index(&m, (void **)&buf, &len), 0);
+	CHECK_EQ(len, 16 + 4 * 32);
+	for (int i = 0; i < 4; i++) {
+		CHECK_EQ(prec_ld64(buf + 16 + 32 * i), ids[i]);
+		CHECK_EQ(prec_ld64(buf + 16 + 32 * i + 8), ring[cpus[i]]);
+	}
+	free(buf);
+	free(ring);
+	/* no id on a CPU: no ring */
+	ev.nr_ids = 0;
+	CHECK_EQ(prec_perfdata__rings(&m, &ring, &nr), 0);
+	CHECK_EQ(nr, 0);
+	free(ring);
+}
+
 int main(void)
 {
 	struct prec_manifest *m;
 
 	test_event_order();
 	test_maps();
+	test_rings();
 
 	if (system("perf --version >/dev/null 2>&1") != 0) {
 		printf("perf not installed: skip\n");
