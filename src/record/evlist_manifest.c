@@ -81,13 +81,14 @@ int prec_evlist__describe_lost(const struct prec_evlist *el, struct prec_manifes
 		for (int c = 0; c < el->nr_cpus; c++)
 			for (int t = 0; t < el->nr_tasks; t++, i++) {
 				const struct prec_evsel *ev = &el->evsel[e];
-				uint64_t lost = 0, seen = told ? told[i] : 0;
+				/* an overwrite event's too: the samples its
+				 * flight ring dropped while paused for a
+				 * snapshot, as perf record --overwrite counts
+				 * them (flight-recorder.md) */
+				uint64_t lost = prec_evlist__id_lost(el, e, c, t);
+				uint64_t seen = told ? told[i] : 0;
 				int e2;
 
-				/* an overwrite event's count is no drain loss
-				 * (flight-recorder.md) */
-				if (!ev->overwrite)
-					lost = prec_evlist__id_lost(el, e, c, t);
 				e2 = prec_manifest__set_id_lost(m, (uint32_t)ev->midx,
 								(uint32_t)(c * el->nr_tasks + t),
 								lost > seen ? lost - seen : 0);

@@ -17,7 +17,7 @@ struct prec_manifest;
 int prec_evlist__describe(struct prec_evlist *el, struct prec_manifest *m);
 /* At the close (or a cut): each id's PERF_FORMAT_LOST count into m's
  * events (described by describe()) as perf record writes its
- * LOST_SAMPLES records, the drained events' alone. told: NULL, or per fd
+ * LOST_SAMPLES records, the overwrite events' too. told: NULL, or per fd
  * (event, CPU, task order: nr_events x nr_cpus x nr_tasks) what earlier
  * epochs took of it, only the rest counted here, and updated. Returns 0
  * or -ENOMEM. Main thread. */

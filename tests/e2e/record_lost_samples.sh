@@ -18,6 +18,13 @@
 #   the final manifest);
 # - with --switch-output each epoch's merge has its epoch's share, the
 #   epochs add up to the shards' lost_samples;
+# - --overwrite: perf record counts an overwrite ring's drops too (the
+#   samples the kernel drops while the ring is paused to be read) and
+#   writes them as LOST_SAMPLES; so does prec for its flight rings, paused
+#   for each snapshot: with a ring that holds the whole storm and
+#   snapshots back to back, the merge's samples plus its Total Lost
+#   Samples are the storm's count exactly (before: no count for an
+#   overwrite event's ids, Total Lost Samples 0);
 # - a recording that loses nothing has none (as perf's).
 # Before the ID_LOST section prec's merged file said "Total Lost Samples:
 # 0" whatever the recording lost.
@@ -27,6 +34,7 @@ set -u
 need_root
 need_cmd perf
 need_tracepoint syscalls/sys_enter_getppid
+need_tracepoint raw_syscalls/sys_enter
 e2e_tmpdir lostsamples
 rec="" kicker=""
 cleanup() {
@@ -161,6 +169,49 @@ echo "--switch-output: $k epochs, $lossy with lost samples, $ids_all in all"
 [ "$ids_all" = "$shards_all" ] ||
 	fail "--switch-output: the epochs' ids' counts add up to $ids_all, their shards' lost_samples to $shards_all"
 
+# ---- --overwrite: the flight rings' pause drops ----
+# perf's: its backward rings are paused to be read at each switch
+perf record -q --overwrite --switch-output -m 8K -o "$tmp/pow.data" "${EV[@]}" -- "$H/storm" 3000000 2>"$tmp/perr" & rec=$!
+sleep 0.2
+( while kill -USR2 "$rec" 2>/dev/null; do sleep 0.02; done ) & kicker=$!
+wait "$rec" || fail_rc "$tmp/perr" "perf record --overwrite --switch-output"
+rec=
+wait "$kicker" 2>/dev/null
+kicker=
+mapfile -t pfiles < <(ls "$tmp"/pow.data.*)
+# (perf's last switched file has its synthesized records after them)
+perf report -D -i "${pfiles[-1]}" 2>/dev/null |
+	sed -n 's/.*PERF_RECORD_LOST_SAMPLES: .*lost samples :\([0-9]*\)$/x \1/p' >"$tmp/pow.lost"
+pow=$(sum2 <"$tmp/pow.lost")
+# (its last file may hold no sample, and perf report no total then)
+for f in "${pfiles[@]}"; do
+	[ "$f" = "${pfiles[-1]}" ] || ! perf report -D -i "$f" 2>/dev/null | grep -q 'PERF_RECORD_LOST_SAMPLES: ' ||
+		fail "perf --overwrite --switch-output: $f, not the last, has LOST_SAMPLES records"
+done
+echo "perf --overwrite --switch-output: ${#pfiles[@]} files, the last with $(wc -l <"$tmp/pow.lost") LOST_SAMPLES records, $pow lost in its pauses"
+# prec's: a ring that holds the whole storm (nothing overwritten) and
+# snapshots back to back: every sample is kept or dropped in a pause
+NO=200000
+mkfifo "$tmp/ow.ctl"
+"$PREC" record -q -d "$tmp/ow" --overwrite -m 32M --control "fifo:$tmp/ow.ctl" \
+	-e raw_syscalls:sys_enter --filter 'id == 110' -- "$H/storm" $NO 2>"$tmp/err" & rec=$!
+wait_manifest "$tmp/ow" 10
+for _ in $(seq 300); do echo snapshot; done >"$tmp/ow.ctl"
+wait "$rec" || fail_rc "$tmp/err" "prec record --overwrite"
+rec=
+"$H/mfdump" "$tmp/ow" | awk '/^idlost/ { print $3, $4 }' | sort >"$tmp/ow.want"
+ow_want=$(sum2 <"$tmp/ow.want")
+"$PREC" merge -o "$tmp/ow.data" "$tmp/ow" 2>"$tmp/merr" || fail_rc "$tmp/merr" "merge (--overwrite)"
+lost_records "$tmp/ow.data" | sort >"$tmp/ow.lost" || exit 1
+ow_total=$(total "$tmp/ow.data")
+ow_kept=$(perf script -i "$tmp/ow.data" 2>/dev/null | awk '$1 == "storm" && /raw_syscalls:sys_enter:/' | wc -l)
+echo "prec --overwrite: $ow_kept samples kept, Total Lost Samples $ow_total ($(wc -l <"$tmp/ow.lost") records), the ids' counts $ow_want"
+[ "$ow_want" -gt 0 ] || fail "prec --overwrite: no id of the overwrite event has a count (300 pauses in the storm)"
+diff "$tmp/ow.want" "$tmp/ow.lost" >&2 || fail "--overwrite: LOST_SAMPLES records (right) are not the manifest's ids and counts (left)"
+[ "$ow_total" = "$ow_want" ] || fail "--overwrite: Total Lost Samples $ow_total, the ids' counts add up to $ow_want"
+[ $((ow_kept + ow_total)) = $NO ] ||
+	fail "--overwrite: $ow_kept samples + $ow_total lost = $((ow_kept + ow_total)), want the storm's $NO"
+
 # ---- nothing lost: no records, as perf's ----
 perf record -q -m 16M -o "$tmp/perf0.data" "${EV[@]}" -- "$H/storm" 3000 2>"$tmp/perr" ||
 	fail_rc "$tmp/perr" "perf record -m 16M"
@@ -173,4 +224,4 @@ for f in perf0 prec0; do
 	[ "$n" = 0 ] || fail "$f.data: $n LOST_SAMPLES records of a lossless recording"
 	[ "$(total "$tmp/$f.data")" = 0 ] || fail "$f.data: Total Lost Samples $(total "$tmp/$f.data")"
 done
-echo "PASS: LOST_SAMPLES per id as perf's ($want lost in the file and the pipe, $ids_all over $k epochs), none without loss"
+echo "PASS: LOST_SAMPLES per id as perf's ($want lost in the file and the pipe, $ids_all over $k epochs, $ow_total in the pauses of --overwrite), none without loss"
