@@ -31,6 +31,9 @@
 #   snapshots back to back, the merge's samples plus its Total Lost
 #   Samples are the storm's count exactly (before: no count for an
 #   overwrite event's ids, Total Lost Samples 0);
+# - merge --time A,B keeps them, as perf report --time keeps perf's own
+#   (its time filter chooses samples; the counts have no time, and perf
+#   report --time A,B of the whole merge says the same total);
 # - a recording that loses nothing has none (as perf's).
 # Before the ID_LOST section prec's merged file said "Total Lost Samples:
 # 0" whatever the recording lost.
@@ -197,6 +200,27 @@ for f in "${pfiles[@]}"; do
 done
 echo "perf --switch-output: ${#pfiles[@]} files, LOST_SAMPLES in the last alone (the earlier ones: $early_chunks LOST records, Total Lost Samples 0)"
 
+# ---- merge --time: the counts kept, as perf report --time keeps perf's ----
+# window FILE: the second sixth of FILE's samples' time span, "A,B"
+window() {
+	perf script -i "$1" -F time 2>/dev/null | sed -n '1s/[: ]//gp;$s/[: ]//gp' |
+		awk 'NR == 1 { a = $1 } END { printf "%.6f,%.6f", a + ($1 - a) / 3, a + ($1 - a) / 2 }'
+}
+mid=$(window "$tmp/prec.data")
+"$PREC" merge --time "$mid" -o "$tmp/window.data" "$tmp/lossy" 2>"$tmp/merr" || fail_rc "$tmp/merr" "merge --time $mid"
+lost_records "$tmp/window.data" | sort >"$tmp/window.lost" || exit 1
+diff "$tmp/want" "$tmp/window.lost" >&2 || fail "merge --time $mid: LOST_SAMPLES records (right) are not the manifest's (left)"
+w_total=$(total "$tmp/window.data")
+p_window=$(perf report -i "$tmp/perf.data" --stdio --time "$(window "$tmp/perf.data")" 2>/dev/null |
+	sed -n 's/^# Total Lost Samples: \([0-9]*\)$/\1/p')
+q_window=$(perf report -i "$tmp/prec.data" --stdio --time "$mid" 2>/dev/null | sed -n 's/^# Total Lost Samples: \([0-9]*\)$/\1/p')
+echo "--time $mid: Total Lost Samples $w_total (merge --time), $q_window (perf report --time of the whole merge); perf's own file under --time: $p_window of $p_total"
+[ "$p_window" = "$p_total" ] || fail "perf report --time on perf's file: Total Lost Samples $p_window, without --time $p_total"
+[ "$w_total" = "$want" ] ||
+	fail "--time $mid: Total Lost Samples $w_total on merge --time's file, want $want"
+[ "$q_window" = "$want" ] ||
+	fail "--time $mid: Total Lost Samples $q_window under perf report --time of the whole merge, want $want"
+
 # ---- --overwrite: the flight rings' pause drops ----
 # perf's: its backward rings are paused to be read at each switch
 perf record -q --overwrite --switch-output -m 8K -o "$tmp/pow.data" "${EV[@]}" -- "$H/storm" 3000000 2>"$tmp/perr" & rec=$!
@@ -252,4 +276,4 @@ for f in perf0 prec0; do
 	[ "$n" = 0 ] || fail "$f.data: $n LOST_SAMPLES records of a lossless recording"
 	[ "$(total "$tmp/$f.data")" = 0 ] || fail "$f.data: Total Lost Samples $(total "$tmp/$f.data")"
 done
-echo "PASS: LOST_SAMPLES per id as perf's ($want lost in the file and the pipe, $ids_all over $k epochs, $ow_total in the pauses of --overwrite), none without loss"
+echo "PASS: LOST_SAMPLES per id as perf's ($want lost in the file, the pipe and under --time, $ids_all over $k epochs, $ow_total in the pauses of --overwrite), none without loss"
