@@ -379,8 +379,10 @@ c_flight() {
 	if rec prec flight --overwrite -m 64K -e cycles -c 100000 -- sh /tmp/snap.sh; then
 		script_clean "$OUT/flight.data"
 		report "$OUT/flight.data"
+		# (the pauses' drops: LOST records, and LOST_SAMPLES as perf
+		# record --overwrite writes them)
 		other=$(cat /tmp/script.err /tmp/report.err | grep -c -v -e '^Warning:$' -e 'and lost [0-9]* chunks!$' \
-			-e '^Check IO/CPU overload!$' -e '^$')
+			-e '^Check IO/CPU overload!$' -e '^Processed [0-9]* samples and lost [0-9. ]*%!$' -e '^$')
 		# a chunk per snapshot in the flight shard: SIGUSR2's and the stop's
 		snaps=$(step "prec info --check" prec info --check "$OUT/flight" 2>&1 |
 			awk '$1 == "cpu000.flight.shard" { print $3 }')

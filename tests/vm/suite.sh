@@ -169,8 +169,9 @@ lap switch
 # 7. --overwrite, a snapshot on SIGUSR2 while a shell spins on every CPU,
 # then the stop's: samples of the shells from every CPU, one flight shard
 # per CPU. A ring paused for a snapshot loses what comes meanwhile: perf
-# script may say so (lost chunks), and then only that, with one LOST record
-# for each CPU prec reported a loss on.
+# script may say so (lost chunks, and lost samples: the flight events'
+# LOST_SAMPLES records, as perf record --overwrite writes them), and then
+# only that, with one LOST record for each CPU prec reported a loss on.
 c_flight() {
 local got cpus snaps lossy chunks other
 begin flight
@@ -183,7 +184,7 @@ if rec prec flight -a --overwrite -e cpu-clock -F 1000 -- sh /tmp/snap.sh; then
 	lossy=$(grep -c 'records LOST in the flight ring' "$ERR")
 	chunks=$(sed -n 's/.* and lost \([0-9]*\) chunks!/\1/p' /tmp/script.err)
 	other=$(grep -v -e '^Warning:$' -e 'and lost [0-9]* chunks!$' -e '^Check IO/CPU overload!$' \
-		-e '^$' /tmp/script.err | wc -l)
+		-e '^Processed [0-9]* samples and lost [0-9. ]*%!$' -e '^$' /tmp/script.err | wc -l)
 	check flight "--overwrite: $got samples of the spinning shells from $cpus CPUs, $snaps flight shards, LOST records $chunks for $lossy lossy CPUs" \
 		"$got" -gt 0 -a "$cpus" = "$NCPU" -a "$snaps" = "$NCPU" -a "${chunks:-0}" = "$lossy" -a "$other" = 0
 else
