@@ -184,6 +184,7 @@ $(BUILD)/tests/helpers/pfm_encode: $(BUILD)/tests/helpers/pfm_encode.o $(LIB)
 # tracer calls getppid) and maps shadow memory (page faults), which would
 # change the counts the tests assert.
 WORKLOADS := $(BUILD)/tests/helpers/storm $(BUILD)/tests/helpers/pingpong \
+	     $(BUILD)/tests/helpers/goners \
 	     $(BUILD)/tests/helpers/faults
 $(WORKLOADS:=.o): SAN_FLAGS :=
 $(WORKLOADS): %: %.o

@@ -197,15 +197,6 @@ static int list_threads(pid_t pid, pid_t **v, int *n)
 	return err;
 }
 
-static int add_threads(struct record *r, pid_t pid)
-{
-	int err = list_threads(pid, &r->tasks, &r->nr_tasks);
-
-	if (err == -ESRCH)
-		pr_err("pid %d: no such process", (int)pid);
-	return err;
-}
-
 /* --exclude-perf: every thread prec has once the drainers and the flight
  * recorder's run, before any event is enabled (as perf's filter names its
  * own pid then). */
@@ -244,16 +235,14 @@ static int open_watch(struct watch *w, pid_t pid, bool thread)
 	return w->tgid > 0 ? 0 : -ESRCH;
 }
 
+/* Returns 0, -ESRCH (pid gone, nothing printed) or -ENOMEM. */
 static int watch_task(struct record *r, pid_t pid, bool thread)
 {
 	struct watch w, *n;
 	int err = open_watch(&w, pid, thread);
 
-	if (err) {
-		pr_err("%s %d: no such %s", thread ? "thread" : "task", (int)pid,
-		       thread ? "thread" : "process");
+	if (err)
 		return err;
-	}
 	n = realloc(r->watches, (size_t)(r->nr_watches + 1) * sizeof(*n));
 	if (!n) {
 		if (w.fd >= 0)
@@ -266,20 +255,46 @@ static int watch_task(struct record *r, pid_t pid, bool thread)
 	return 0;
 }
 
+/* One process of -p or -u: its threads, and its watch. One of -u's that
+ * is gone since the scan of /proc is left out, as the open leaves out a
+ * task gone by then (perf 6.1 fails the whole recording on this narrower
+ * window, a bug its later versions fixed: they skip the process). */
+static int add_process(struct record *r, pid_t pid)
+{
+	int before = r->nr_tasks, err = list_threads(pid, &r->tasks, &r->nr_tasks);
+
+	if (!err)
+		err = watch_task(r, pid, false);
+	if (err == -ESRCH && r->o.uid_set) {
+		pr_debug("option -u: process %d: gone since the scan of /proc: left out", (int)pid);
+		r->nr_tasks = before;
+		return 0;
+	}
+	if (err == -ESRCH)
+		pr_err("pid %d: no such process", (int)pid);
+	return err;
+}
+
 static int setup_tasks(struct record *r)
 {
 	int err = 0;
 
-	for (int i = 0; !err && i < r->o.nr_pids; i++) {
-		err = add_threads(r, r->o.pids[i]);
-		if (!err)
-			err = watch_task(r, r->o.pids[i], false);
-	}
+	for (int i = 0; !err && i < r->o.nr_pids; i++)
+		err = add_process(r, r->o.pids[i]);
 	for (int i = 0; !err && i < r->o.nr_tids; i++) {
 		err = watch_task(r, r->o.tids[i], true);
+		if (err == -ESRCH)
+			pr_err("thread %d: no such thread", (int)r->o.tids[i]);
 		if (!err)
 			err = add_task(r, r->o.tids[i]);
 	}
+	if (!err && r->o.uid_set && !r->nr_tasks) {
+		pr_err("option -u: user %u has no process to record", (unsigned)r->o.uid);
+		return -ESRCH;
+	}
+	/* -p, -u: a task gone at the open is left out (perf 6.1's
+	 * ignore_missing_thread), -t's thread is not */
+	prec_evlist__leave_out_gone(r->el, r->o.nr_pids > 0);
 	return err;
 }
 

@@ -20,6 +20,14 @@ struct prec_evlist {
 	int nr_tasks;
 	int *fds;
 	uint64_t *ids;         /* same index as fds */
+	/* -p, -u: a task gone at its open (ESRCH) while others are left is
+	 * taken out of tasks, as perf takes a missing thread out of its map
+	 * (set before prec_evlist__open) */
+	bool leave_out_gone;
+	/* the fds such a task had open already (earlier CPUs and events):
+	 * never enabled, one may own a CPU's ring; closed at the close */
+	int *gone_fds;
+	int nr_gone_fds;
 	/* Two channels, each a ring per CPU owned by the first fd opened
 	 * into it (the kernel refuses SET_OUTPUT between events of
 	 * different write_backward): rings, drained, always (the tracking

@@ -309,6 +309,13 @@ static bool cycles_fallback(struct prec_evsel *ev, int err)
 	return true;
 }
 
+/* Whether an open of pid that failed with err leaves the task out rather
+ * than failing: -p, -u, a task gone (ESRCH) and another one left. */
+static bool may_leave_out(const struct prec_evlist *el, pid_t pid, int err)
+{
+	return err == -ESRCH && el->leave_out_gone && pid > 0 && el->nr_tasks > 1;
+}
+
 /* Open with the fallbacks older kernels need: without build_id (< 5.12),
  * without ksymbol and bpf_event (< 5.1), without PERF_FORMAT_LOST (< 6.0);
  * perf's cpu-clock for cycles without a PMU; EMFILE raises the fd limit
@@ -360,7 +367,8 @@ static int open_evsel(struct prec_evlist *el, struct prec_evsel *ev, pid_t pid,
 		}
 		/* A weak group's member the kernel refuses in its group:
 		 * prec_evlist__open opens it alone, nothing to say yet. */
-		if (!(group_fd >= 0 && ev->weak && (fd == -EINVAL || fd == -EBADF)))
+		if (!(group_fd >= 0 && ev->weak && (fd == -EINVAL || fd == -EBADF)) &&
+		    !may_leave_out(el, pid, fd))
 			open_error(ev, cpu, pid, fd);
 		else
 			ev->attr = asked; /* no fallback was the cause */
@@ -455,6 +463,8 @@ static int open_one(struct prec_evlist *el, int e, int c, int t, size_t pages,
 		group_fd = el->fds[((size_t)ev->leader * (size_t)el->nr_cpus + (size_t)c) *
 				   (size_t)el->nr_tasks + (size_t)t];
 	fd = open_evsel(el, ev, el->tasks[t], el->cpus[c], group_fd);
+	if (fd < 0 && may_leave_out(el, el->tasks[t], fd))
+		return 1;
 	if (fd < 0) {
 		*failed = group_fd >= 0 ? e : -1;
 		return fd;
@@ -536,6 +546,40 @@ static void break_group(struct prec_evlist *el, int e)
 	}
 }
 
+/* Task index t, gone at its open: out of the tables (the index of every
+ * fd and id behind it moves down), as perf removes a missing thread from
+ * its map, with perf's warning in prec's words. What it had open already
+ * stays open, never enabled (gone_fds): an earlier CPU's ring may be
+ * mapped through one of them. */
+static int leave_out(struct prec_evlist *el, int t)
+{
+	size_t old = (size_t)el->nr_tasks, rows = (size_t)el->nr * (size_t)el->nr_cpus, j = 0;
+	int *kept = realloc(el->gone_fds, ((size_t)el->nr_gone_fds + rows) * sizeof(*kept));
+
+	if (!kept) {
+		pr_err("events: %s", strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	el->gone_fds = kept;
+	pr_warn("task %d: gone before its events were opened (perf_event_open: %s): recording the other tasks without it, as perf does ('Ignored open failure')",
+		(int)el->tasks[t], strerror(ESRCH));
+	for (size_t r = 0; r < rows; r++)
+		for (size_t k = 0; k < old; k++) {
+			size_t i = r * old + k;
+
+			if (k == (size_t)t) {
+				if (el->fds[i] >= 0)
+					kept[el->nr_gone_fds++] = el->fds[i];
+				continue;
+			}
+			el->fds[j] = el->fds[i];
+			el->ids[j++] = el->ids[i];
+		}
+	memmove(&el->tasks[t], &el->tasks[t + 1], (old - (size_t)t - 1) * sizeof(*el->tasks));
+	el->nr_tasks--;
+	return 0;
+}
+
 /* prec_evlist__open's work, once; on a failure in a group *failed is the
  * member that failed (-1: none). */
 static int open_all(struct prec_evlist *el, const int *cpus, int nr_cpus,
@@ -561,22 +605,43 @@ static int open_all(struct prec_evlist *el, const int *cpus, int nr_cpus,
 	 * overwrite event. */
 	for (int c = 0; c < nr_cpus && !err; c++)
 		for (int i = 0; i < el->nr && !err; i++)
-			for (int t = 0; t < nr_tasks && !err; t++)
+			for (int t = 0; t < el->nr_tasks && !err; t++) {
 				err = open_one(el, order[i], c, t, pages, failed);
+				if (err > 0)
+					err = leave_out(el, t--);
+			}
 	free(order);
 	return err < 0 ? err : 0;
+}
+
+void prec_evlist__leave_out_gone(struct prec_evlist *el, bool on)
+{
+	el->leave_out_gone = on;
 }
 
 int prec_evlist__open(struct prec_evlist *el, const int *cpus, int nr_cpus,
 		      const pid_t *tasks, int nr_tasks, size_t pages)
 {
+	/* the tasks a weak group's second open takes: those left after the
+	 * first (a task left out is not tried, nor warned about, again) */
+	pid_t *left = malloc((size_t)(nr_tasks > 0 ? nr_tasks : 1) * sizeof(*left));
+
+	if (!left) {
+		pr_err("events: %s", strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	memcpy(left, tasks, (size_t)nr_tasks * sizeof(*left));
 	for (;;) {
-		int failed = -1, err = open_all(el, cpus, nr_cpus, tasks, nr_tasks, pages,
+		int failed = -1, err = open_all(el, cpus, nr_cpus, left, nr_tasks, pages,
 						&failed);
 		const struct prec_evsel *ev = failed >= 0 ? &el->evsel[failed] : NULL;
 
-		if (!ev || !ev->weak || (err != -EINVAL && err != -EBADF))
+		if (!ev || !ev->weak || (err != -EINVAL && err != -EBADF)) {
+			free(left);
 			return err;
+		}
+		nr_tasks = el->nr_tasks;
+		memcpy(left, el->tasks, (size_t)nr_tasks * sizeof(*left));
 		/* everything again, the group's events on their own */
 		prec_evlist__close(el);
 		break_group(el, failed);
@@ -770,6 +835,11 @@ void prec_evlist__close(struct prec_evlist *el)
 	for (size_t i = 0; i < nr_fds(el); i++)
 		if (el->fds[i] >= 0)
 			close(el->fds[i]);
+	for (int i = 0; i < el->nr_gone_fds; i++)
+		close(el->gone_fds[i]);
+	free(el->gone_fds);
+	el->gone_fds = NULL;
+	el->nr_gone_fds = 0;
 	free(el->cpus);
 	free(el->tasks);
 	free(el->fds);

@@ -23,6 +23,13 @@ struct prec_ring;
  * line. */
 int prec_evlist__open(struct prec_evlist *el, const int *cpus, int nr_cpus,
 		      const pid_t *tasks, int nr_tasks, size_t pages);
+/* -p and -u (not -t, a command or CPUs), before prec_evlist__open: a task
+ * that is gone when its events are opened (ESRCH), while others are left,
+ * is left out with one warning instead of failing the open, as perf 6.1
+ * ignores a missing thread of those targets (evsel's ignore_missing_thread);
+ * the last task left fails as before. prec_evlist__tasks then lists the
+ * tasks that stayed. */
+void prec_evlist__leave_out_gone(struct prec_evlist *el, bool on);
 int prec_evlist__enable(struct prec_evlist *el);
 /* CPU index c's events alone (tracking: its tracking events alone, as
  * enable_tracking()), in enable()'s order; any thread may call it (from
