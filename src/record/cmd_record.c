@@ -651,7 +651,8 @@ static int begin_session(struct record *r, int argc, char **argv)
 	}
 	/* A workload alone (enable_on_exec) has nothing to track before its
 	 * exec; everything else does, -D's wait included. */
-	err = prec_session__start(r->s, &r->o, r->el, pids, nr, !command_is_target(r));
+	err = prec_session__start(r->s, &r->o, r->el, pids, nr, !command_is_target(r),
+				  r->have_wl ? r->wl.pid : 0);
 	if (!err)
 		err = prec_controls__start(&r->fl, r->s, &r->o, r->el);
 	if (err) {

@@ -77,6 +77,7 @@ void prec_epoch_maker__sideband_opts(struct prec_epoch_maker *mk,
 {
 	mk->sbo = *sbo;
 	mk->sbo.before_exec = false; /* a later epoch's: the command runs */
+	mk->sbo.command = 0;         /* and was named in the first */
 }
 
 int prec_epoch_maker__open_next(struct prec_epoch_maker *mk, struct prec_evlist *el,

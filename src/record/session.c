@@ -349,7 +349,7 @@ int prec_session__read_buildids(struct prec_session *s)
 int prec_session__start(struct prec_session *s,
 			const struct prec_record_opts *o,
 			struct prec_evlist *el, const pid_t *pids, int nr_pids,
-			bool track_first)
+			bool track_first, pid_t command)
 {
 	struct prec_sideband_opts sbo = { .all_tasks = !pids, .pids = pids,
 					  .nr_pids = nr_pids,
@@ -366,7 +366,8 @@ int prec_session__start(struct prec_session *s,
 					  .no_tasks = !o->synth_tasks || o->tail_synthesize,
 					  .no_maps = !o->synth_maps,
 					  .map_timeout_ms = o->proc_map_timeout_ms,
-					  .map_timeout = true };
+					  .map_timeout = true,
+					  .command = command };
 	int err;
 
 	/* Drainers first (their events are still disabled): the side band,

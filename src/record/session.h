@@ -60,11 +60,13 @@ int prec_session__begin(struct prec_session *s,
 /* Drainers, then the side band. pids: -p/-t/workload pids, or NULL for all
  * tasks. track_first: enable the tracking events before the side band is
  * read from /proc, so that a task that forks, execs or maps meanwhile (or
- * during -D) is in the rings too (both copies are harmless to perf). */
+ * during -D) is in the rings too (both copies are harmless to perf).
+ * command: the command prec forked, held before its exec (0: none),
+ * named last in the side band (prec_sideband_opts.command). */
 int prec_session__start(struct prec_session *s,
 			const struct prec_record_opts *o,
 			struct prec_evlist *el, const pid_t *pids, int nr_pids,
-			bool track_first);
+			bool track_first, pid_t command);
 /* The recording's time starts now (the summary's rate and the status
  * line count from it). With events (else they wait for an exec or -D),
  * every event on every CPU is enabled too (after start()): each drainer

@@ -834,6 +834,44 @@ static int sb_pids(struct sb *sb, const pid_t *ids, int nr)
 	return err;
 }
 
+/* The command prec forked, before its exec (prec_sideband_opts.command):
+ * COMM pid/pid with its name now ("perf-exec"), then its NAMESPACES
+ * with --namespaces, the order perf synthesizes its command's in. */
+static int sb_command(struct sb *sb, pid_t pid)
+{
+	char path[64];
+	ssize_t n;
+	int taskdir, err;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	n = sb_read(sb, path);
+	if (n <= 0)
+		return 0; /* gone: nothing to name */
+	if (sb->text[n - 1] == '\n')
+		sb->text[n - 1] = '\0';
+	err = emit_comm(sb, (uint32_t)pid, (uint32_t)pid, sb->text);
+	if (err || !sb->namespaces)
+		return err;
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	taskdir = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	err = sb_namespaces(sb, (int32_t)pid, taskdir, (int32_t)pid);
+	if (taskdir >= 0)
+		close(taskdir);
+	return err;
+}
+
+/* Whether the tasks' synthesis named pid already: -p, -t or the command
+ * as the target, their processes, pid among them. */
+static bool sb_named(const struct prec_sideband_opts *opts, pid_t pid)
+{
+	if (opts->no_tasks || opts->all_tasks)
+		return false;
+	for (int i = 0; i < opts->nr_pids; i++)
+		if (opts->pids[i] == pid)
+			return true;
+	return false;
+}
+
 /* prec_rec_sink for bpf_synth.c: kernel records, time 0 like the rest. */
 static int sb_kernel_rec(void *ctx, uint32_t type, const void *body, size_t len)
 {
@@ -934,6 +972,8 @@ int prec_sideband__synthesize(struct prec_shard_writer *w,
 		err = sb_all_tasks(sb);
 	else if (!err && opts && opts->nr_pids > 0)
 		err = sb_pids(sb, opts->pids, opts->nr_pids);
+	if (!err && opts && opts->command > 0 && !sb_named(opts, opts->command))
+		err = sb_command(sb, opts->command);
 	/* Our buffers go away below: every chunk must be in the file (or in
 	 * the writer's staging) first. */
 	err = sb_finish(sb, err);

@@ -46,6 +46,13 @@ struct prec_sideband_opts {
 	 * (0 ms: the first map only). Without map_timeout, no bound. */
 	uint32_t map_timeout_ms;
 	bool map_timeout;
+	/* the command prec forked, held before its exec (0: none): last, its
+	 * COMM (perf-exec) and with namespaces its NAMESPACES, as perf writes
+	 * them for every command it forks, whatever the target (-p, -t, -a
+	 * with a command too, where it is not recorded) and whatever --synth;
+	 * not twice where the tasks' synthesis named it (the command alone
+	 * as the target) */
+	pid_t command;
 };
 
 /* Write into w the synthesized records of the system as it is now: kernel
@@ -54,8 +61,8 @@ struct prec_sideband_opts {
  * and COMM (and NAMESPACES, with namespaces: before the COMM with
  * all_tasks, after it otherwise, as perf), then one MMAP2 per executable
  * mapping (no MMAP2 with
- * before_exec), each followed by PREC_SAMPLE_ID_TRAILER zero bytes (time
- * 0). Adds to m the build-ids of the kernel, the modules and every mapped
+ * before_exec), then the command's COMM (opts->command), each followed by
+ * PREC_SAMPLE_ID_TRAILER zero bytes (time 0). Adds to m the build-ids of the kernel, the modules and every mapped
  * ELF file it could read. Returns the number of records written or -errno. */
 int prec_sideband__synthesize(struct prec_shard_writer *w,
 			      struct prec_manifest *m,
