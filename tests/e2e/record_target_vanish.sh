@@ -164,9 +164,16 @@ for _ in 1 2; do
 done
 sleep 0.2
 for i in 1 2 3 4 5; do
-	timeout -s INT --preserve-status 0.6 "$PREC" record -q -o "$tmp/c$i.data" -e cpu-clock -u nobody \
-		2>"$tmp/c.err"
+	"$PREC" record -q -d "$tmp/c$i" -e cpu-clock -u nobody 2>"$tmp/c.err" & rp=$!
+	# stopped once recording (its start manifest written), or failed
+	for _ in $(seq 400); do
+		{ [ -f "$tmp/c$i/manifest" ] || ! kill -0 "$rp" 2>/dev/null; } && break
+		sleep 0.05
+	done
+	kill -INT "$rp" 2>/dev/null
+	wait "$rp"
 	rc=$?
+	rp=
 	[ $rc = 0 ] || { cat "$tmp/c.err"; fail "prec -u over short-lived processes: recording $i exited $rc"; }
 	grep -q error "$tmp/c.err" && { cat "$tmp/c.err"; fail "prec -u: recording $i: an error"; }
 done
