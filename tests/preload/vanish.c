@@ -2,12 +2,14 @@
 // LD_PRELOAD race maker for a target task that ends between the recorder's
 // scan of /proc and its perf_event_open (tests/e2e/record_target_vanish.sh;
 // loaded into prec and into perf alike: both open through glibc's
-// syscall()). VANISH_TIDS=TID[:SIG][,TID[:SIG]...]: the first
+// syscall()). VANISH_TIDS=TID[:SIG][@N][,...]: the N-th (1 by default)
 // perf_event_open of each such task is preceded by its end, signal SIG to
 // it (10, SIGUSR1, by default: tests/helpers/goners' workers leave on it;
 // 9 ends a process) and a wait until its /proc entry is gone or a zombie.
 // The open then goes to the kernel, which refuses it as it refuses any
-// task gone meanwhile (ESRCH).
+// task gone meanwhile (ESRCH); so do the task's later ones. With N > 1
+// the task had events opened already: on the first CPUs, where the
+// first task's own open owns the CPU's ring.
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -63,34 +65,47 @@ static long tgid_of(long tid)
 	return p ? strtol(p + 6, NULL, 10) : -1;
 }
 
-/* The signal that ends tid when it is listed and not ended yet (then it
- * is marked ended), else 0. */
-static int first_time(long tid)
+/* The signal that ends tid now: when it is listed and this is the open
+ * of it its entry names (then it is marked ended), else 0. */
+static int due(long tid)
 {
-	static long done[64];
-	static int nr_done;
+	static long seen[64], opens[64];
+	static int nr_seen;
 	const char *list = getenv("VANISH_TIDS");
+	long nth = 0;
 	char *end;
+	int i, sig = 0;
 
-	for (int i = 0; i < nr_done; i++)
-		if (done[i] == tid)
-			return 0;
 	while (list && *list) {
 		long v = strtol(list, &end, 10);
+		int s = SIGUSR1;
+		long at = 1;
 
 		if (end == list)
 			break;
-		int sig = *end == ':' ? atoi(end + 1) : SIGUSR1;
-
+		if (*end == ':')
+			s = (int)strtol(end + 1, &end, 10);
+		if (*end == '@')
+			at = strtol(end + 1, &end, 10);
 		while (*end && *end != ',')
 			end++;
-		if (v == tid && nr_done < 64) {
-			done[nr_done++] = tid;
-			return sig;
+		if (v == tid) {
+			sig = s;
+			nth = at;
+			break;
 		}
 		list = *end == ',' ? end + 1 : end;
 	}
-	return 0;
+	if (!sig)
+		return 0;
+	for (i = 0; i < nr_seen && seen[i] != tid; i++)
+		;
+	if (i == nr_seen) {
+		if (nr_seen == 64)
+			return 0;
+		seen[nr_seen++] = tid;
+	}
+	return ++opens[i] == nth ? sig : 0;
 }
 
 static void end_task(long tid, int sig)
@@ -123,7 +138,7 @@ long syscall(long nr, ...)
 		a[i] = va_arg(ap, long);
 	va_end(ap);
 	if (nr == SYS_perf_event_open && a[1] > 0) {
-		int sig = first_time(a[1]);
+		int sig = due(a[1]);
 
 		if (sig)
 			end_task(a[1], sig);
