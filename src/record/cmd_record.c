@@ -257,8 +257,8 @@ static int watch_task(struct record *r, pid_t pid, bool thread)
 
 /* One process of -p or -u: its threads, and its watch. One of -u's that
  * is gone since the scan of /proc is left out, as the open leaves out a
- * task gone by then (perf 6.1 fails the whole recording on this narrower
- * window, a bug its later versions fixed: they skip the process). */
+ * task gone by then (perf 6.1's thread map fails on this narrower window,
+ * usage and exit 129, a bug its later versions fixed: they skip it). */
 static int add_process(struct record *r, pid_t pid)
 {
 	int before = r->nr_tasks, err = list_threads(pid, &r->tasks, &r->nr_tasks);
