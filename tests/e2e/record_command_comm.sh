@@ -38,6 +38,7 @@ both() {
 	shift
 	for tool in perf "$PREC"; do
 		t=$([ "$tool" = perf ] && echo p || echo q)
+		# shellcheck disable=SC2016 # the command's own shell expands it
 		"$tool" record -q -o "$tmp/$t.data" -e cpu-clock "$@" -- sh -c 'echo $$ >"$0"' "$tmp/cpid" \
 			>/dev/null 2>"$tmp/$t.err" || fail_rc "$tmp/$t.err" "$name: $tool record $*"
 		c=$(cat "$tmp/cpid")
@@ -66,6 +67,7 @@ both "command --namespaces" --namespaces
 # rest of the file differ: only the command's two COMMs are compared.
 for tool in perf "$PREC"; do
 	t=$([ "$tool" = perf ] && echo p || echo q)
+	# shellcheck disable=SC2016 # the command's own shell expands it
 	"$tool" record -q -a -o "$tmp/$t.data" -e cpu-clock -- sh -c 'echo $$ >"$0"' "$tmp/cpid" \
 		>/dev/null 2>"$tmp/$t.err" || fail_rc "$tmp/$t.err" "-a: $tool record"
 	c=$(cat "$tmp/cpid")

@@ -54,6 +54,7 @@ goners() {
 
 # ctl COMMAND: COMMAND to the recorder's control fifo and its ack back.
 ctl() {
+	# shellcheck disable=SC2016 # expanded by the inner bash
 	timeout 20 bash -c 'echo "$1" >"$2" && read -r a <"$3" && [ "$a" = ack ]' \
 		_ "$1" "$tmp/ctl" "$tmp/ack"
 }
