@@ -15,6 +15,9 @@ need_cmd strace
 e2e_tmpdir enable
 
 ncpu=$(nproc)
+# LeakSanitizer cannot run under ptrace (sanitizer builds): not in the
+# traced run.
+ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
 strace -f -qq -e trace=ioctl,execve -o "$tmp/trace" \
 	"$PREC" record -q -d "$tmp/out" -a -e cpu-clock -F 999 -- true 2>"$tmp/err"
 rc=$?

@@ -13,6 +13,9 @@ need_root
 need_cmd strace
 e2e_tmpdir fsync
 
+# LeakSanitizer cannot run under ptrace (sanitizer builds): not in the
+# traced run.
+ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
 strace -f -qq -y -e trace=fsync,fdatasync -o "$tmp/trace" \
 	"$PREC" record -q -d "$tmp/out" -a -e cpu-clock -F 99 -- true 2>"$tmp/err"
 rc=$?
