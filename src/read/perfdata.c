@@ -94,8 +94,8 @@ struct prec_perfdata {
 	int err;              /* first write error; every later call returns it */
 	uint64_t *aux_index;  /* file offsets of AUXTRACE headers */
 	uint64_t nr_aux, cap_aux;
-	uint32_t *ring;       /* by CPU: its ring's index (prec_perfdata__rings) */
-	uint32_t nr_ring;
+	int32_t *ring_cpus;   /* a CPU's ring: its place here (prec_perfdata__rings) */
+	uint32_t nr_ring_cpus;
 	struct prec_zstd_out *z; /* -z: data records go through it; else NULL */
 	bool unflag;          /* the recording asked for no MMAP2 build-ids */
 };
@@ -443,7 +443,7 @@ int prec_perfdata__open_zstd(struct prec_perfdata **out, int fd,
 	if (err)
 		goto err_free;
 	pd->buf = prec_out_writer__first(pd->out);
-	err = prec_perfdata__rings(m, &pd->ring, &pd->nr_ring);
+	err = prec_perfdata__rings(m, &pd->ring_cpus, &pd->nr_ring_cpus);
 	if (err)
 		goto err_free;
 	err = mode == PREC_PERFDATA_FILE ? open_file(pd) : open_pipe(pd);
@@ -462,7 +462,7 @@ int prec_perfdata__open_zstd(struct prec_perfdata **out, int fd,
 err_free:
 	prec_zstd_out__delete(pd->z);
 	prec_out_writer__delete(pd->out);
-	free(pd->ring);
+	free(pd->ring_cpus);
 	free(pd);
 	return err;
 }
@@ -591,8 +591,8 @@ int prec_perfdata__write_auxtrace(struct prec_perfdata *pd, const void *data,
 	/* idx: the CPU's ring as perf numbers its mmaps, which the ID_INDEX
 	 * gives that CPU's ids too; perf queues AUX data by it. A CPU no id
 	 * names (none in prec's recordings) keeps its number. */
-	uint32_t idx = cpu < pd->nr_ring && pd->ring[cpu] != PREC_PERFDATA_NO_RING
-			       ? pd->ring[cpu] : cpu;
+	uint32_t ring = prec_perfdata__ring_of(pd->ring_cpus, pd->nr_ring_cpus, (int32_t)cpu);
+	uint32_t idx = ring != PREC_PERFDATA_NO_RING ? ring : cpu;
 	struct auxtrace_rec r = {
 		.h = { .type = htole32(REC_AUXTRACE), .size = htole16(AUXTRACE_HDR_SIZE) },
 		.size = htole64(padded),
@@ -752,7 +752,7 @@ int prec_perfdata__close(struct prec_perfdata *pd, uint64_t first_time,
 	prec_out_writer__delete(pd->out);
 	prec_zstd_out__delete(pd->z);
 	free(pd->aux_index);
-	free(pd->ring);
+	free(pd->ring_cpus);
 	free(pd);
 	return err;
 }

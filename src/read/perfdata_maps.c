@@ -120,32 +120,21 @@ static uint64_t position(const int32_t *list, long n, int32_t v)
 	return at ? (uint64_t)(at - list) : 0;
 }
 
-int prec_perfdata__rings(const struct prec_manifest *m, uint32_t **ring, uint32_t *nr)
+int prec_perfdata__rings(const struct prec_manifest *m, int32_t **cpus, uint32_t *nr)
 {
-	int32_t *cpus = NULL;
-	long n = distinct(m, true, &cpus);
-	uint32_t size = 0, *t;
+	/* a list, not a table by CPU: a manifest's CPU numbers are the
+	 * input's, and CPU 2^31 - 2 must cost no more than CPU 1 */
+	long n = distinct(m, true, cpus);
 
-	*ring = NULL;
-	*nr = 0;
-	if (n < 0)
-		return -ENOMEM;
-	if (cpus[n - 1] >= 0)
-		size = (uint32_t)cpus[n - 1] + 1;
-	t = malloc((size ? size : 1) * sizeof(*t));
-	if (!t) {
-		free(cpus);
-		return -ENOMEM;
-	}
-	for (uint32_t c = 0; c < size; c++)
-		t[c] = PREC_PERFDATA_NO_RING;
-	for (long i = 0; i < n; i++)
-		if (cpus[i] >= 0)
-			t[cpus[i]] = (uint32_t)i;
-	free(cpus);
-	*ring = t;
-	*nr = size;
-	return 0;
+	*nr = n < 0 ? 0 : (uint32_t)n;
+	return n < 0 ? -ENOMEM : 0;
+}
+
+uint32_t prec_perfdata__ring_of(const int32_t *cpus, uint32_t nr, int32_t cpu)
+{
+	const int32_t *at = cpu == -1 ? NULL : bsearch(&cpu, cpus, nr, sizeof(*cpus), cmp_i32);
+
+	return at ? (uint32_t)(at - cpus) : PREC_PERFDATA_NO_RING;
 }
 
 int prec_perfdata__build_id_index(const struct prec_manifest *m, void **buf, size_t *len)
@@ -153,8 +142,8 @@ int prec_perfdata__build_id_index(const struct prec_manifest *m, void **buf, siz
 	const uint32_t per_rec = (REC_MAX - 16) / ID_INDEX_ENTRY;
 	struct prec_bytebuf b = { 0 };
 	size_t left = total_ids(m), in_rec = 0;
-	uint32_t *ring = NULL, nr_ring = 0;
-	int32_t *tids = NULL;
+	int32_t *cpus = NULL, *tids = NULL;
+	uint32_t nr_cpus = 0;
 	long nr_tids;
 
 	*buf = NULL;
@@ -167,8 +156,8 @@ int prec_perfdata__build_id_index(const struct prec_manifest *m, void **buf, siz
 	 * and refuses a queue fed by two CPUs ("auxtrace queue conflict");
 	 * the AUXTRACE records carry the same (prec_perfdata__write_auxtrace). */
 	nr_tids = distinct(m, false, &tids);
-	if (nr_tids < 0 || prec_perfdata__rings(m, &ring, &nr_ring) < 0) {
-		free(ring);
+	if (nr_tids < 0 || prec_perfdata__rings(m, &cpus, &nr_cpus) < 0) {
+		free(cpus);
 		free(tids);
 		return -ENOMEM;
 	}
@@ -185,16 +174,15 @@ int prec_perfdata__build_id_index(const struct prec_manifest *m, void **buf, siz
 				prec_bytebuf__put_u64(&b, in_rec);
 			}
 			prec_bytebuf__put_u64(&b, e->ids[j]);
-			prec_bytebuf__put_u64(&b, cpu >= 0 && (uint32_t)cpu < nr_ring
-							  ? ring[cpu]
-							  : position(tids, nr_tids, tid));
+			prec_bytebuf__put_u64(&b, cpu != -1 ? prec_perfdata__ring_of(cpus, nr_cpus, cpu)
+							    : position(tids, nr_tids, tid));
 			prec_bytebuf__put_u64(&b, (uint64_t)(int64_t)cpu);
 			prec_bytebuf__put_u64(&b, (uint64_t)(int64_t)tid);
 			in_rec--;
 			left--;
 		}
 	}
-	free(ring);
+	free(cpus);
 	free(tids);
 	if (b.err) {
 		free(b.p);

@@ -19,12 +19,14 @@ int prec_perfdata__build_id_index(const struct prec_manifest *m, void **buf, siz
 /* A CPU with no id of m's: no ring */
 #define PREC_PERFDATA_NO_RING UINT32_MAX
 
-/* Each CPU's ring index as perf numbers its mmaps, the one the ID_INDEX
- * gives its ids: the CPU's place among the CPUs of m's ids, ascending (perf's
- * CPU map). *ring is a malloc'd array indexed by CPU, *nr its length (the
- * highest such CPU + 1, 0 when no id has a CPU); CPUs of no id hold
- * PREC_PERFDATA_NO_RING. Returns 0 or -ENOMEM. */
-int prec_perfdata__rings(const struct prec_manifest *m, uint32_t **ring, uint32_t *nr);
+/* The CPUs of m's ids, ascending (perf's CPU map; {-1} when no id has a
+ * CPU) in a malloc'd *cpus of *nr: a CPU's place in it is its ring's index
+ * as perf numbers its mmaps, the one the ID_INDEX gives its ids. Its size
+ * is the number of CPUs, whatever their numbers. Returns 0 or -ENOMEM. */
+int prec_perfdata__rings(const struct prec_manifest *m, int32_t **cpus, uint32_t *nr);
+/* cpu's ring in cpus[nr] (prec_perfdata__rings()), or PREC_PERFDATA_NO_RING
+ * (-1, or a CPU of no id). */
+uint32_t prec_perfdata__ring_of(const int32_t *cpus, uint32_t nr, int32_t cpu);
 
 /* The EVENT_UPDATE unit and scale records of m's clock events (cpu-clock,
  * task-clock: "msec", 1e-6, as perf gives every clock event), then one
