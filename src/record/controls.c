@@ -215,6 +215,7 @@ int prec_controls__start(struct prec_controls *f, struct prec_session *s,
 		if (err)
 			return err;
 		f->tail_at = prec_recording__manifest(prec_session__recording(s))->start_time;
+		f->tail_w = prec_session__flight_shards(s)->tail;
 	}
 	if (!f->mk)
 		return 0;
@@ -345,7 +346,10 @@ int prec_controls__cut_tail(struct prec_controls *f)
 
 	if (!f->tail || f->snap)
 		return 0;
-	n = prec_tail__write(f->tail, f->tail_at);
+	/* A start at 0 (a perf clock prec cannot read, -k perf in a KVM
+	 * guest): stamped 1, still before every sample (the kernel's clock
+	 * stamps them), as perf's at 0; 0 would be no tail at all. */
+	n = prec_tail__write(f->tail, f->tail_at ? f->tail_at : 1);
 	return n < 0 ? n : 0;
 }
 
@@ -358,15 +362,23 @@ int prec_controls__epoch(struct prec_controls *f, struct prec_session *s)
 	if (!f->tail || f->snap)
 		return 0;
 	/* A cut that made no epoch (the recording stops then): the current
-	 * one, whose tail is written, gets another at the stop. */
-	if (!w || m->start_time == f->tail_at)
+	 * one, whose tail is written, gets another at the stop. Told by the
+	 * writer, not the start time, which is 0 in every epoch under a perf
+	 * clock prec cannot read; the new epoch's was made while the old one's
+	 * was alive, so they differ. */
+	if (!w || w == f->tail_w)
 		return 0;
 	err = prec_tail__rebind(f->tail, w, m);
 	if (err) {
 		pr_err("%s/%s: %s", prec_recording__dir(prec_session__recording(s)),
 		       PREC_TAIL_SHARD_NAME, strerror(-err));
+		/* the old epoch's writer and manifest are gone: no tail is
+		 * written at the stop */
+		prec_tail__delete(f->tail);
+		f->tail = NULL;
 		return err;
 	}
+	f->tail_w = w;
 	f->tail_at = m->start_time;
 	return 0;
 }

@@ -14,6 +14,7 @@ struct prec_flight_shards;
 struct prec_markers;
 struct prec_record_opts;
 struct prec_session;
+struct prec_shard_writer;
 struct prec_snapshot;
 struct prec_aux_snapshot;
 struct prec_tail;
@@ -34,6 +35,8 @@ struct prec_controls {
 				     * (of each --switch-output epoch) */
 	uint64_t tail_at;           /* the latter's oldest time (the
 				     * current epoch's start) */
+	struct prec_shard_writer *tail_w; /* the latter's (the current
+					   * epoch's tail.shard) */
 	int64_t delay_ms;
 	uint64_t enable_at_ns;  /* CLOCK_MONOTONIC, 0 = no pending enable */
 	/* -D ranges: the options' edges (ms), the start they count from, the
