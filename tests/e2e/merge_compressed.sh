@@ -17,27 +17,6 @@ need_cmd perf
 need_cmd python3 "no python3 (walks the records)"
 e2e_tmpdir zmerge
 
-# types.py FILE: "TYPE COUNT" for each record type of the data section
-# (file or pipe format), ascending.
-cat >"$tmp/types.py" <<'EOF2'
-import collections, struct, sys
-d = open(sys.argv[1], 'rb').read()
-if struct.unpack_from('<Q', d, 8)[0] == 16:
-    off, end = 16, len(d)
-else:
-    off, size = struct.unpack_from('<QQ', d, 40)
-    end = off + size
-n = collections.Counter()
-while off + 8 <= end:
-    t, _, s = struct.unpack_from('<IHH', d, off)
-    if s < 8:
-        sys.exit('record of size %d at %#x' % (s, off))
-    n[t] += 1
-    off += s
-for t in sorted(n):
-    print(t, n[t])
-EOF2
-
 # same_script WHAT A B: perf script on both (file or pipe-format files),
 # identical and nothing on stderr.
 same_script() {
@@ -52,7 +31,7 @@ same_script() {
 # compressed WHAT FILE LEVEL: COMPRESSED records (81) carry the data: no
 # SAMPLE, MMAP2 or COMM outside them; the header says Zstd at LEVEL.
 compressed() {
-	python3 "$tmp/types.py" "$2" >"$2.types" || fail "$1: walking the records"
+	python3 "$PREC_TOP/tests/lib/record_types.py" "$2" >"$2.types" || fail "$1: walking the records"
 	grep -q '^81 ' "$2.types" || { cat "$2.types"; fail "$1: no PERF_RECORD_COMPRESSED"; }
 	! grep -Eq '^(3|9|10) ' "$2.types" || { cat "$2.types"; fail "$1: records left uncompressed"; }
 	perf report --header-only -i "$2" >"$2.hdr" 2>&1 || { cat "$2.hdr"; fail "$1: perf report --header-only"; }

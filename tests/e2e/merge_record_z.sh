@@ -20,34 +20,13 @@ need_cmd python3 "no python3 (walks the records)"
 e2e_tmpdir recz
 cd "$tmp" || fail "cd $tmp"
 
-# types.py FILE: "TYPE COUNT" for each record type of the data section
-# (file or pipe format), ascending.
-cat >types.py <<'EOF'
-import collections, struct, sys
-d = open(sys.argv[1], 'rb').read()
-if struct.unpack_from('<Q', d, 8)[0] == 16:
-    off, end = 16, len(d)
-else:
-    off, size = struct.unpack_from('<QQ', d, 40)
-    end = off + size
-n = collections.Counter()
-while off + 8 <= end:
-    t, _, s = struct.unpack_from('<IHH', d, off)
-    if s < 8:
-        sys.exit('record of size %d at %#x' % (s, off))
-    n[t] += 1
-    off += s
-for t in sorted(n):
-    print(t, n[t])
-EOF
-
 # level FILE: the level of FILE's "# compressed : Zstd, level = N" line,
 # "none" without one; FILE's records walked: with a level, COMPRESSED
 # (81) ones and (prec's, not perf's, whose start's COMM is not) no SAMPLE,
 # MMAP2 or COMM outside them; without, no COMPRESSED record.
 level() {
 	local l
-	python3 types.py "$1" >"$1.types" || fail "$1: walking the records"
+	python3 "$PREC_TOP/tests/lib/record_types.py" "$1" >"$1.types" || fail "$1: walking the records"
 	perf report --header-only -i "$1" >"$1.hdr" 2>&1 || fail_rc "$1.hdr" "$1: perf report --header-only"
 	l=$(sed -n 's/^# compressed : Zstd, level = \([0-9]*\), ratio = [0-9]*$/\1/p' "$1.hdr")
 	if [ -n "$l" ]; then
