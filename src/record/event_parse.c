@@ -481,7 +481,8 @@ static int term_value(const char *full, char *term, char **eq, uint64_t *v)
 	**eq = 0;
 	errno = 0;
 	*v = strtoull(*eq + 1, &end, 0);
-	if (errno || end == *eq + 1 || *end) {
+	/* perf's lexer has no '-' before a number (strtoull would wrap it) */
+	if (errno || end == *eq + 1 || *end || strchr(*eq + 1, '-')) {
 		pr_err("event '%s': term '%s': bad value '%s'", full, term, *eq + 1);
 		return -EINVAL;
 	}
@@ -607,29 +608,38 @@ static int event_term(struct prec_evsel *ev, const char *full, char *term)
 	if (err)
 		return err;
 	if (!strcmp(term, "time")) {
+		/* perf's grammar: 0 or 1, its "expected 0 or 1" */
+		if (v > 1) {
+			pr_err("event '%s': term 'time=%s': expected 0 or 1", full, eq + 1);
+			return -EINVAL;
+		}
 		ev->terms.time = v != 0;
 		return 1;
 	}
-	/* max-stack=0: no limit, as perf takes it; period=0 and freq=0
-	 * too (struct prec_evterms); stack-size=0, as perf's, is no term
-	 * at all (its dump size counts from 1) */
-	if ((!v && strcmp(term, "max-stack") && strcmp(term, "period") && strcmp(term, "freq") &&
-	     strcmp(term, "stack-size")) ||
-	    v > (strcmp(term, "max-stack") ? UINT32_MAX : UINT16_MAX)) {
-		pr_err("event '%s': term '%s=%s': out of range", full, term, eq + 1);
-		return -EINVAL;
-	}
+	/* period= is perf's u64, as the attr's (the kernel judges it);
+	 * period=0 and freq=0 too (struct prec_evterms). freq= above 32
+	 * bits is above any kernel.perf_event_max_sample_rate: refused
+	 * here, where perf's open is refused. */
 	if (!strcmp(term, "period")) {
 		ev->attr.sample_period = ev->term_period = v;
 		ev->terms.zero_period = !v;
 	} else if (!strcmp(term, "freq")) {
+		if (v > UINT32_MAX) {
+			pr_err("event '%s': term 'freq=%s': out of range", full, eq + 1);
+			return -EINVAL;
+		}
 		ev->terms.freq = v;
 		ev->terms.zero_freq = !v;
-	}
-	else if (!strcmp(term, "stack-size"))
+	} else if (!strcmp(term, "stack-size")) {
+		/* perf keeps the number in 32 bits: 4294967296 is 0, which,
+		 * as stack-size=0, is no term at all (its dump size counts
+		 * from 1) */
 		ev->terms.stack_size = (uint32_t)v;
-	else
-		ev->terms.max_stack = (uint16_t)v;
+	} else {
+		/* perf keeps the number in 32 bits (0 there: no term, as
+		 * max-stack=0), the attr's sample_max_stack its low 16 */
+		ev->terms.max_stack = (uint32_t)v;
+	}
 	return 1;
 }
 

@@ -43,7 +43,7 @@ struct prec_evterms {
 	/* call-graph=no|fp|dwarf[,size]: 0 no, 1 fp, 2 dwarf; -1: none */
 	int8_t callgraph;
 	uint32_t stack_size;    /* stack-size=N, or dwarf's ,N; 0: none */
-	uint16_t max_stack;     /* max-stack=N; 0: none */
+	uint32_t max_stack;     /* max-stack=N in 32 bits, as perf keeps it; 0: none */
 };
 
 struct prec_evsel {

@@ -69,6 +69,7 @@ cases=(
 	'cpu-clock/period=0/|-e cpu-clock/freq=0/ -e page-faults/period=0/' 'cpu-clock/period=0/|-g -c 100'
 	'cpu-clock/inherit=0/|-e cpu-clock/inherit=5/ -e cpu-clock/no-inherit=0/ -e cpu-clock/no-inherit=1/'
 	'cpu-clock/stack-size=0/|-g' "cpu-clock/name='a,b',period=1000/|-e task-clock/name=x!y/"
+	'cpu-clock/max-stack=65537/|-e cpu-clock/max-stack=65536/ -e cpu-clock/max-stack=4294967296/ -e cpu-clock/call-graph=dwarf,stack-size=4294967304/ -e cpu-clock/call-graph=dwarf,stack-size=4294967296/ -e cpu-clock/period=4294967296/'
 	'duration_time|-e user_time -e system_time -e duration_time:u -e duration_time//' '{cpu-clock,duration_time}'
 )
 [ -e /sys/bus/event_source/devices/msr/events/tsc ] && cases+=(tsc msr/tsc/ msr/event=0x1/)
@@ -79,7 +80,7 @@ cases+=("tracepoint/config=$tp_id/" "tracepoint/config=$tp_id/k")
 refused=(cpu-clock:uu cpu-clock:pppp L1-icache-store iTLB-stores cpu-clock:q
 	'{cpu-clock' 'cpu-clock}' mem:0x1000/9 mem:0x1000:xx mem:0x1000:rwr
 	L1-DCACHE-loads llc-loads LLC-Misses branch-Loads LLC-reference Duration_time r0x1a8
-	cpu-clock/inherit=x/)
+	cpu-clock/inherit=x/ cpu-clock/time=2/)
 # and these, where both say "event syntax error": modifiers twice, a ':'
 # after a PMU's or a named event's terms
 syntax=(cpu-clock:u:k cpu-clock::u cpu-clock:: cpu-clock:u:
