@@ -683,29 +683,39 @@ static int pmu_term(struct prec_evsel *ev, const char *full, const char *root,
 }
 
 /* The next term of a terms list, cut at a ',' that is not inside single
- * quotes (perf's quoted name='a,b'), empty ones skipped as strtok_r
- * skips them; *rest moves past it. NULL at the end. */
+ * quotes (perf's quoted name='a,b'); *rest moves past it, NULL after the
+ * last. NULL at the end; "" for an empty term (a ',' first, last or
+ * twice), which empty_term() refuses. */
 static char *next_term(char **rest)
 {
-	char *t = *rest + strspn(*rest, ","), *p = t;
+	char *t = *rest, *p = t;
 	bool quoted = false;
 
-	if (!*t)
+	if (!t)
 		return NULL;
 	for (; *p && (quoted || *p != ','); p++)
 		quoted ^= *p == '\'';
-	*rest = *p ? p + 1 : p;
+	*rest = *p ? p + 1 : NULL;
 	*p = 0;
 	return t;
+}
+
+/* perf's grammar has no empty term: cpu-clock// has none, but
+ * cpu-clock/,/ and cpu-clock/period=1,/ are its syntax errors. */
+static int empty_term(const char *full)
+{
+	pr_err("event '%s': event syntax error, as perf's: an empty term (a ',' first, last or twice between the slashes)",
+	       full);
+	return -EINVAL;
 }
 
 static int pmu_terms(struct prec_evsel *ev, const char *full, const char *root,
 		     const char *pmu, char *terms, int depth)
 {
-	char *save = terms;
+	char *save = *terms ? terms : NULL;
 
 	for (char *t = next_term(&save); t; t = next_term(&save)) {
-		int err = pmu_term(ev, full, root, pmu, t, depth);
+		int err = *t ? pmu_term(ev, full, root, pmu, t, depth) : empty_term(full);
 
 		if (err < 0)
 			return err;
@@ -979,8 +989,12 @@ static int add_termed(struct prec_evsel *ev, const char *full, char *item)
 	}
 	err = strchr(item, ':') ? add_tracepoint(ev, full, item) :
 	      add_named(ev, full, item, NULL);
-	save = slash + 1;
+	save = slash[1] ? slash + 1 : NULL;
 	for (char *t = next_term(&save); t && !err; t = next_term(&save)) {
+		if (!*t) {
+			err = empty_term(full);
+			break;
+		}
 		err = event_term(ev, full, t);
 		if (!err)
 			err = named_term(ev, full, t);

@@ -88,7 +88,9 @@ syntax=(cpu-clock:u:k cpu-clock::u cpu-clock:: cpu-clock:u:
 	mem:0x1000:u:k mem:0x1000:rw:u:k mem:0x1000:u: 'cpu-clock/period=10/:u' 'cpu-clock/period=10/:'
 	'cpu-clock//:u' 'software/config=0/:u' "tracepoint/config=$tp_id/:k"
 	duration_time/period=5/ user_time/name=x/ 'cpu-clock/name=a b/' cpu-clock/name=1a/
-	'cpu-clock/name="a,b"/' cpu-clock/name=-a/ cpu-clock/name=a=b/)
+	'cpu-clock/name="a,b"/' cpu-clock/name=-a/ cpu-clock/name=a=b/
+	cpu-clock/,/ cpu-clock/period=1,/ cpu-clock/,period=1/ cpu-clock/period=1,,freq=1/
+	software/,/ software/config=1,/ sched:sched_switch/,/)
 [ -e /sys/bus/event_source/devices/msr/events/tsc ] && syntax+=(tsc:u:k msr/tsc/:u)
 
 run_both() { # NAME EVENT OPTS: perf's and prec's -vv outputs in $tmp/NAME.{perf,prec}
