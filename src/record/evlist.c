@@ -117,14 +117,46 @@ void prec_evlist__group_all(struct prec_evlist *el)
 		el->evsel[first].nr_members = el->nr - first;
 }
 
+/* As perf: an event written with blanks ("cpu-clock :u") is named as
+ * written, between the group's braces; events [first, el->nr) that kept
+ * their text, clean (its blanks dropped), take raw's, but tracepoints. */
+static int name_as_written(struct prec_evlist *el, int first, const char *clean,
+			   const char *raw)
+{
+	const char *start = strchr(raw, '{') ? strchr(raw, '{') + 1 : raw;
+	size_t len = strcspn(start, "}");
+
+	if (strlen(clean) == len && !strncmp(clean, start, len))
+		return 0;
+	for (int i = first; i < el->nr; i++) {
+		char *name;
+
+		/* a tracepoint is named system:name, as perf names it */
+		if (strcmp(el->evsel[i].name, clean) || (el->evsel[i].tp_system && !el->evsel[i].pmu))
+			continue;
+		name = strndup(start, len);
+		if (!name)
+			return -ENOMEM;
+		free(el->evsel[i].name);
+		el->evsel[i].name = name;
+	}
+	return 0;
+}
+
 /* One item of the list, a group's braces cut: "{" opens one (at
- * *group), "}" or "}:mods" closes it. */
-static int add_item(struct prec_evlist *el, const char *text, char *item,
+ * *group), "}" or "}:mods" closes it. raw is as written, blanks and all
+ * (perf's lexer drops them between its tokens). */
+static int add_item(struct prec_evlist *el, const char *text, const char *raw,
 		    const char *root, int *group)
 {
-	char *close = strchr(item, '}'), *open = strchr(item, '{'), *name = NULL;
+	char clean[1024], *item = clean, *close, *open, *name = NULL;
 	const char *mods = NULL;
-	int err;
+	int err = prec_event__drop_blanks(text, raw, clean, sizeof(clean)), first = el->nr;
+
+	if (err)
+		return err;
+	close = strchr(item, '}');
+	open = strchr(item, '{');
 
 	/* perf's named group, NAME{a,b}: its leader keeps NAME, which the
 	 * merge writes in perf's GROUP_DESC */
@@ -155,6 +187,8 @@ static int add_item(struct prec_evlist *el, const char *text, char *item,
 		return -EINVAL;
 	}
 	err = add_one(el, item, root);
+	if (!err)
+		err = name_as_written(el, first, item, raw);
 	if (!err && name) {
 		el->evsel[*group].group_name = strndup(name, (size_t)(open - name));
 		if (!el->evsel[*group].group_name)

@@ -71,6 +71,9 @@ cases=(
 	'cpu-clock/stack-size=0/|-g' "cpu-clock/name='a,b',period=1000/|-e task-clock/name=x!y/"
 	'cpu-clock/max-stack=65537/|-e cpu-clock/max-stack=65536/ -e cpu-clock/max-stack=4294967296/ -e cpu-clock/call-graph=dwarf,stack-size=4294967304/ -e cpu-clock/call-graph=dwarf,stack-size=4294967296/ -e cpu-clock/period=4294967296/'
 	'duration_time|-e user_time -e system_time -e duration_time:u -e duration_time//' '{cpu-clock,duration_time}'
+	# blanks between perf's tokens, and before modifier letters
+	' { cpu-clock ,page-faults/period = 7/ }: u' 'cpu-clock k' 'sched : sched_switch/call-graph = fp/ k'
+	'mem:0x1000:w :u' '	cs upp ' 'L1-dcache-loads u' 'mem: 0x1000 / 8' 'mem:0x1000/ 2 :k'
 )
 [ -e /sys/bus/event_source/devices/msr/events/tsc ] && cases+=(tsc msr/tsc/ msr/event=0x1/)
 tp_id=$(cat /sys/kernel/tracing/events/sched/sched_switch/id) || fail "no sched_switch id"
@@ -80,7 +83,7 @@ cases+=("tracepoint/config=$tp_id/" "tracepoint/config=$tp_id/k")
 refused=(cpu-clock:uu cpu-clock:pppp L1-icache-store iTLB-stores cpu-clock:q
 	'{cpu-clock' 'cpu-clock}' mem:0x1000/9 mem:0x1000:xx mem:0x1000:rwr
 	L1-DCACHE-loads llc-loads LLC-Misses branch-Loads LLC-reference Duration_time r0x1a8
-	cpu-clock/inherit=x/ cpu-clock/time=2/)
+	cpu-clock/inherit=x/ cpu-clock/time=2/ 'cpu-clock, ,cs' ' ' '{cpu-clock} u')
 # and these, where both say "event syntax error": modifiers twice, a ':'
 # after a PMU's or a named event's terms
 syntax=(cpu-clock:u:k cpu-clock::u cpu-clock:: cpu-clock:u:
@@ -90,7 +93,8 @@ syntax=(cpu-clock:u:k cpu-clock::u cpu-clock:: cpu-clock:u:
 	duration_time/period=5/ user_time/name=x/ 'cpu-clock/name=a b/' cpu-clock/name=1a/
 	'cpu-clock/name="a,b"/' cpu-clock/name=-a/ cpu-clock/name=a=b/
 	cpu-clock/,/ cpu-clock/period=1,/ cpu-clock/,period=1/ cpu-clock/period=1,,freq=1/
-	software/,/ software/config=1,/ sched:sched_switch/,/)
+	software/,/ software/config=1,/ sched:sched_switch/,/
+	'cpu- clock' 'cpu-clock x' 'cpu-clock/period=1 u/' 'mem:0x1000 :rw' 'mem: 0x1000:rw' 'mem:0x1000: :u' 'mem: 0x1000/8:u' mem:0x1000::u)
 [ -e /sys/bus/event_source/devices/msr/events/tsc ] && syntax+=(tsc:u:k msr/tsc/:u)
 
 run_both() { # NAME EVENT OPTS: perf's and prec's -vv outputs in $tmp/NAME.{perf,prec}

@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/hw_breakpoint.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -601,6 +602,53 @@ static void test_groups(void)
 	prec_record_opts__exit(&o);
 }
 
+/* Blanks as perf 6.1's lexer takes them: dropped between its tokens, a
+ * blank before modifier letters their ':', the event named as written
+ * (between a group's braces; a tracepoint system:name); a blank inside a
+ * word or a breakpoint's mem:ADDR:rwx an event syntax error. */
+static void test_blanks(void)
+{
+	struct prec_evlist el = { 0 };
+	struct prec_evsel *e;
+
+	CHECK_EQ(prec_evlist__add(&el, " { cpu-clock ,task-clock/period = 7/ }: u ,cs k", NULL, NULL), 0);
+	e = el.evsel;
+	CHECK_EQ(el.nr, 3);
+	CHECK(!strcmp(e[0].name, " cpu-clock "));
+	CHECK(!strcmp(e[1].name, "task-clock/period = 7/ "));
+	CHECK(!strcmp(e[2].name, "cs k"));
+	CHECK(e[0].leader == 0 && e[1].leader == 0 && e[0].nr_members == 2 && e[2].leader == -1);
+	CHECK(e[0].attr.exclude_kernel && e[1].attr.exclude_kernel && !e[0].attr.exclude_user);
+	CHECK_EQ(e[1].attr.sample_period, 7);
+	CHECK(e[2].attr.exclude_user && !e[2].attr.exclude_kernel);
+	CHECK_EQ(e[2].attr.config, PERF_COUNT_SW_CONTEXT_SWITCHES);
+	prec_evlist__exit(&el);
+	/* a breakpoint whole, modifiers after a blank */
+	CHECK_EQ(prec_evlist__add(&el, "mem:0x1000:w :u,mem:0x2000: u,\tmem:0x3000 ", NULL, NULL), 0);
+	CHECK_EQ(prec_evlist__add(&el, "mem: 0x4000 / 8", NULL, NULL), 0);
+	CHECK_EQ(prec_evlist__add(&el, "mem:0x5000/ 2 :k", NULL, NULL), 0);
+	e = el.evsel;
+	CHECK(e[3].attr.bp_addr == 0x4000 && e[3].attr.bp_len == 8);
+	CHECK(e[4].attr.bp_len == 2 && e[4].attr.exclude_user && !e[4].attr.exclude_kernel);
+	CHECK(e[0].attr.bp_type == HW_BREAKPOINT_W && e[0].attr.exclude_kernel);
+	CHECK(e[1].attr.bp_type == (HW_BREAKPOINT_R | HW_BREAKPOINT_W) && e[1].attr.exclude_kernel);
+	CHECK(e[2].attr.bp_addr == 0x3000 && !e[2].attr.exclude_kernel);
+	CHECK(!strcmp(e[2].name, "\tmem:0x3000 "));
+	prec_evlist__exit(&el);
+	if (prec_tracefs__root()) {
+		CHECK_EQ(prec_evlist__add(&el, "sched : sched_switch", NULL, NULL), 0);
+		CHECK(!strcmp(el.evsel[0].name, "sched:sched_switch"));
+		prec_evlist__exit(&el);
+	}
+	static const char *const bad[] = { "cpu- clock", "cpu-clock x", "cpu-clock:u k",
+		"cpu-clock/period=1 u/", "mem:0x1000 :rw", "mem: 0x1000:rw", "mem:0x1000: :u",
+		"mem:0x1000/4 :w", "mem: 0x1000/8:u", "mem:0x1000 /8 u", "mem:0x1000::u", "mem :0x1000", "cpu-clock, ,cs", " ", "{cpu-clock} u" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		CHECK_EQ(prec_evlist__add(&el, bad[i], NULL, NULL), -EINVAL);
+		prec_evlist__exit(&el);
+	}
+}
+
 /* perf's overwrite / no-overwrite / period terms on named events,
  * tracepoints and PMUs, and the channels they choose. */
 static void test_channels(void)
@@ -891,6 +939,7 @@ int main(void)
 	test_user_only();
 	test_channels();
 	test_groups();
+	test_blanks();
 	test_pmu_overwrite();
 	test_workload();
 	/* the rest opens events (test_groups's open too) */
