@@ -117,16 +117,31 @@ void prec_evlist__group_all(struct prec_evlist *el)
 		el->evsel[first].nr_members = el->nr - first;
 }
 
-/* As perf: an event written with blanks ("cpu-clock :u") is named as
- * written, between the group's braces; events [first, el->nr) that kept
- * their text, clean (its blanks dropped), take raw's, but tracepoints. */
-static int name_as_written(struct prec_evlist *el, int first, const char *clean,
-			   const char *raw)
+/* The name perf's lexer gives the event at s (its PE_EVENT_NAME): the
+ * longest of NAME and NAME/.../REST, NAME and REST without , { } /, the
+ * middle without /. So a breakpoint's mem:0x1000/8:w is "mem:0x1000", and
+ * the middle may run over a ',': its length. */
+static size_t perf_name_len(const char *s)
 {
-	const char *start = strchr(raw, '{') ? strchr(raw, '{') + 1 : raw;
-	size_t len = strcspn(start, "}");
+	size_t name = strcspn(s, ",{}/"), mid;
 
-	if (strlen(clean) == len && !strncmp(clean, start, len))
+	if (!name || s[name] != '/')
+		return name;
+	mid = name + 1 + strcspn(s + name + 1, "/");
+	return s[mid] == '/' ? mid + 1 + strcspn(s + mid + 1, ",{}/") : name;
+}
+
+/* As perf: an event is named as its text names it (blanks and all,
+ * "cpu-clock :u", from at, the item's place in the list, past a group's
+ * '{' in raw); events [first, el->nr) that kept their text, clean (its
+ * blanks dropped), take that name, but tracepoints (system:name). */
+static int name_as_written(struct prec_evlist *el, int first, const char *clean,
+			   const char *at, const char *raw)
+{
+	const char *open = strchr(raw, '{'), *start = open ? at + (open - raw) + 1 : at;
+	size_t len = perf_name_len(start);
+
+	if (!len || (strlen(clean) == len && !strncmp(clean, start, len)))
 		return 0;
 	for (int i = first; i < el->nr; i++) {
 		char *name;
@@ -146,8 +161,8 @@ static int name_as_written(struct prec_evlist *el, int first, const char *clean,
 /* One item of the list, a group's braces cut: "{" opens one (at
  * *group), "}" or "}:mods" closes it. raw is as written, blanks and all
  * (perf's lexer drops them between its tokens). */
-static int add_item(struct prec_evlist *el, const char *text, const char *raw,
-		    const char *root, int *group)
+static int add_item(struct prec_evlist *el, const char *text, const char *at,
+		    const char *raw, const char *root, int *group)
 {
 	char clean[1024], *item = clean, *close, *open, *name = NULL;
 	const char *mods = NULL;
@@ -188,7 +203,7 @@ static int add_item(struct prec_evlist *el, const char *text, const char *raw,
 	}
 	err = add_one(el, item, root);
 	if (!err)
-		err = name_as_written(el, first, item, raw);
+		err = name_as_written(el, first, item, at, raw);
 	if (!err && name) {
 		el->evsel[*group].group_name = strndup(name, (size_t)(open - name));
 		if (!el->evsel[*group].group_name)
@@ -201,23 +216,40 @@ static int add_item(struct prec_evlist *el, const char *text, const char *raw,
 	return err;
 }
 
+/* Whether the item at s is a breakpoint (mem:, after blanks and a
+ * group's '{' or NAME{), whose first '/' is its LEN's, no terms'. */
+static bool starts_breakpoint(const char *s)
+{
+	const char *blanks = " \t\n\v\f\r", *q;
+
+	s += strspn(s, blanks);
+	q = s + strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-");
+	if (*q == '{')
+		s = q + 1 + strspn(q + 1, blanks);
+	return !strncmp(s, "mem:", 4);
+}
+
 int prec_evlist__add(struct prec_evlist *el, const char *text,
 		     const char *filter, const char *pmu_root)
 {
 	const char *p = text, *start = text;
 	int slashes = 0, err = 0, first = el->nr, group = -1;
+	bool len_slash = starts_breakpoint(text);
 
 	if (!*text) {
 		pr_err("event '': empty event list");
 		return -EINVAL;
 	}
 	el->pmu_root = pmu_root ? pmu_root : PREC_PMU_ROOT;
-	/* Split on commas outside pmu/.../ */
+	/* Split on commas outside pmu/.../ (a breakpoint's /LEN opens none:
+	 * mem:0x1000/8,cpu-clock is two events, as perf's) */
 	for (;; p++) {
 		char item[1024];
 		size_t len;
 
-		if (*p == '/')
+		if (*p == '/' && len_slash)
+			len_slash = false;
+		else if (*p == '/')
 			slashes++;
 		if (*p && (*p != ',' || slashes % 2))
 			continue;
@@ -228,10 +260,11 @@ int prec_evlist__add(struct prec_evlist *el, const char *text,
 		}
 		memcpy(item, start, len);
 		item[len] = 0;
-		err = add_item(el, text, item, pmu_root ? pmu_root : PREC_PMU_ROOT, &group);
+		err = add_item(el, text, start, item, pmu_root ? pmu_root : PREC_PMU_ROOT, &group);
 		if (err < 0 || !*p)
 			break;
 		start = p + 1;
+		len_slash = starts_breakpoint(start);
 	}
 	if (!err && group >= 0) {
 		pr_err("event list '%s': group '{' without its '}'", text);

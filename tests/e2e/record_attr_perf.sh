@@ -74,6 +74,7 @@ cases=(
 	# blanks between perf's tokens, and before modifier letters
 	' { cpu-clock ,page-faults/period = 7/ }: u' 'cpu-clock k' 'sched : sched_switch/call-graph = fp/ k'
 	'mem:0x1000:w :u' '	cs upp ' 'L1-dcache-loads u' 'mem: 0x1000 / 8' 'mem:0x1000/ 2 :k'
+	'mem:0x1000/8,cpu-clock' '{mem:0x1000/2:w,cs}:u'
 )
 [ -e /sys/bus/event_source/devices/msr/events/tsc ] && cases+=(tsc msr/tsc/ msr/event=0x1/)
 tp_id=$(cat /sys/kernel/tracing/events/sched/sched_switch/id) || fail "no sched_switch id"

@@ -649,6 +649,37 @@ static void test_blanks(void)
 	}
 }
 
+/* A breakpoint's /LEN opens no terms: a ',' after it parts events, as
+ * perf's; each event named as perf's lexer names it (the text before a
+ * lone '/', NAME/.../REST over a ',' too). */
+static void test_perf_names(void)
+{
+	struct prec_evlist el = { 0 };
+	struct prec_evsel *e;
+
+	CHECK_EQ(prec_evlist__add(&el, "mem:0x1000/8,cpu-clock,{mem:0x2000/2:w,cs}:u", NULL, NULL), 0);
+	e = el.evsel;
+	CHECK_EQ(el.nr, 4);
+	/* perf 6.1's name: NAME/.../REST reaches the next '/' */
+	CHECK(!strcmp(e[0].name, "mem:0x1000/8,cpu-clock,{mem:0x2000/2:w") && e[0].attr.bp_len == 8);
+	CHECK(!strcmp(e[1].name, "cpu-clock") && e[1].attr.type == PERF_TYPE_SOFTWARE);
+	CHECK(!strcmp(e[2].name, "mem:0x2000") && e[2].attr.bp_len == 2 && e[2].leader == 2);
+	CHECK(e[2].attr.bp_type == HW_BREAKPOINT_W && e[2].attr.exclude_kernel && e[3].leader == 2);
+	prec_evlist__exit(&el);
+	CHECK_EQ(prec_evlist__add(&el, "mem:0x1000/8,cpu-clock", NULL, NULL), 0);
+	CHECK(el.nr == 2 && !strcmp(el.evsel[0].name, "mem:0x1000") && !strcmp(el.evsel[1].name, "cpu-clock"));
+	prec_evlist__exit(&el);
+	CHECK_EQ(prec_evlist__add(&el, "mem:0x1000/8:w,mem:0x2000/4,cpu-clock/period=3/u", NULL, NULL), 0);
+	e = el.evsel;
+	CHECK(!strcmp(e[0].name, "mem:0x1000/8:w,mem:0x2000/4"));
+	CHECK(!strcmp(e[1].name, "mem:0x2000/4,cpu-clock/period=3"));
+	CHECK(!strcmp(e[2].name, "cpu-clock/period=3/u"));
+	prec_evlist__exit(&el);
+	CHECK_EQ(prec_evlist__add(&el, "mem: 0x4000 / 8", NULL, NULL), 0);
+	CHECK(!strcmp(el.evsel[0].name, "mem: 0x4000 ") && el.evsel[0].attr.bp_len == 8);
+	prec_evlist__exit(&el);
+}
+
 /* perf's overwrite / no-overwrite / period terms on named events,
  * tracepoints and PMUs, and the channels they choose. */
 static void test_channels(void)
@@ -940,6 +971,7 @@ int main(void)
 	test_channels();
 	test_groups();
 	test_blanks();
+	test_perf_names();
 	test_pmu_overwrite();
 	test_workload();
 	/* the rest opens events (test_groups's open too) */
