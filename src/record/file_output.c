@@ -100,11 +100,6 @@ int prec_file_output__init(struct prec_file_output *fo, struct prec_record_opts 
 		}
 		if (fo->device)
 			return shards_in_tmp(fo, o);
-		if (o->switch_max_files && o->switch_output) {
-			fo->files = calloc(o->switch_max_files, sizeof(*fo->files));
-			if (!fo->files)
-				return -ENOMEM;
-		}
 		/* FILE itself is not written: no FILE.old to move into */
 		if (!o->timestamp_filename && !o->switch_output) {
 			err = check_old(o->output);
@@ -546,6 +541,24 @@ static void keep_newest(struct prec_file_output *fo, const struct prec_record_op
 		return;
 	}
 	if (fo->nr_files < o->switch_max_files) {
+		if (fo->nr_files == fo->cap_files) {
+			/* doubled, at most the number kept: one growth a
+			 * switch at most, never per record */
+			uint32_t cap = fo->cap_files ? fo->cap_files * 2 : 16;
+			char **files;
+
+			if (cap > o->switch_max_files || cap < fo->cap_files)
+				cap = o->switch_max_files;
+			files = realloc(fo->files, cap * sizeof(*files));
+			if (!files) {
+				pr_warn("%s: not counted for --switch-max-files %u (no memory): it is kept",
+					name, o->switch_max_files);
+				free(name);
+				return;
+			}
+			fo->files = files;
+			fo->cap_files = cap;
+		}
 		fo->files[fo->nr_files++] = name;
 		return;
 	}

@@ -26,9 +26,10 @@ struct prec_file_output {
 	ino_t ino;
 	bool made;
 	/* --switch-output: the files written, oldest first, at most
-	 * --switch-max-files of them (files NULL without it) */
+	 * --switch-max-files of them; room for cap_files, grown as files
+	 * come (the number may be perf's INT_MAX) */
 	char **files;
-	uint32_t nr_files;
+	uint32_t nr_files, cap_files;
 	bool epoch_failed;      /* an epoch's merge failed: kept, exit 1 */
 	/* the last name's time, in hundredths of a second since the epoch:
 	 * a switch within the same hundredth takes the next one's name */

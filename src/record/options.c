@@ -866,9 +866,10 @@ static int opt_switch_max_files(struct prec_record_opts *o, const char *arg)
 {
 	long long v;
 
-	/* 0 keeps every epoch, as perf's; read as its OPT_INTEGER */
-	if (perf_int(arg, &v) < 0 || v < 0 || v > 1000000)
-		return bad("--switch-max-files", arg, "expected a number of epochs to keep, 1..1000000, or 0 for all");
+	/* 0 keeps every epoch, as perf's; read as its OPT_INTEGER, any
+	 * int it keeps (its calloc refuses a negative one) */
+	if (perf_int(arg, &v) < 0 || v < 0)
+		return bad("--switch-max-files", arg, "expected a number of epochs to keep, or 0 for all");
 	o->switch_max_files = (uint32_t)v;
 	return 0;
 }

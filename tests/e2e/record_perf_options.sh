@@ -244,6 +244,8 @@ for o in "-r ' 5'" "-r ''" '-r -1' '-r 5x' "--switch-max-files=' 3'" "--switch-m
 	--proc-map-timeout=99999999999999999999 '-c 18446744073709551615' \
 	'-c 99999999999999999999' '-F 100 -c 18446744073709551615' '-r 4294967297' \
 	--switch-max-files=4294967297 '-r 99999999999999999999' \
+	'--switch-max-files=1000001 --switch-output=1M' '--switch-max-files=2147483647 --switch-output=1M' \
+	'--switch-max-files=2147483648 --switch-output=1M' \
 	"--proc-map-timeout=''" --proc-map-timeout=-1 "-c ' 5'" '-c +5' "-c ''" '-c -5' "-k ' 1'" \
 	'-k +1' '-k -1' "-F ' 99'" '-F +99' "-F ''" '-F -0'; do
 	eval "perf record -q -B --no-bpf-event $o -o num.perf -e cpu-clock -- true" >/dev/null 2>&1
