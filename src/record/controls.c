@@ -195,10 +195,11 @@ int prec_controls__start(struct prec_controls *f, struct prec_session *s,
 	if (f->delay_ms > 0)
 		f->enable_at_ns = f->base_ns + (uint64_t)f->delay_ms * 1000000ull;
 	/* -D 0-B: enabled at once, the first edge due is B's; else said as
-	 * perf says it */
+	 * perf says it. A first range from below 0 (delay_ms -1): disabled,
+	 * as perf's, its first edge due B's too. */
 	if (f->nr_edges && !f->edges[0])
 		f->next_edge = 1;
-	else if (f->nr_edges)
+	if (f->nr_edges && (f->edges[0] || f->delay_ms < 0))
 		pr_info("Events disabled");
 	if (prec_evlist__aux_snapshot(el)) {
 		err = start_aux_snapshots(f, s, o, el);

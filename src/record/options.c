@@ -891,25 +891,21 @@ static int parse_delay(const char *arg, int64_t *ms)
 	return 0;
 }
 
-/* One number of a -D range, as perf's sscanf("%u") into an int: blanks, a
- * '+' or none, decimal digits, at most INT_MAX (perf wraps a larger one
- * negative; a '-' sign likewise: refused here). NULL when there is none. */
-static const char *range_ms(const char *p, uint64_t *v)
+/* One number of a -D range, as perf's sscanf("%u") into an int: blanks,
+ * a sign or none, decimal digits; strtoul's unsigned long (a '-' negates
+ * it, past its bits all set) kept in 32 bits, as the int perf keeps (so
+ * -5 and 4294967291 are -5). NULL when there is none. */
+static const char *range_ms(const char *p, int32_t *v)
 {
-	unsigned long long x;
+	unsigned long x;
 	char *end;
 
 	while (isspace((unsigned char)*p))
 		p++;
-	if (*p == '+')
-		p++;
-	if (!isdigit((unsigned char)*p))
+	if (!isdigit((unsigned char)p[*p == '+' || *p == '-']))
 		return NULL;
-	errno = 0;
-	x = strtoull(p, &end, 10);
-	if (errno || x > INT_MAX)
-		return NULL;
-	*v = x;
+	x = strtoul(p, &end, 10);
+	*v = (int32_t)(uint32_t)x;
 	return end;
 }
 
@@ -921,15 +917,19 @@ static const char *blanks(const char *p)
 }
 
 /* perf's -D A-B,C-D... (its "%u - %u" then " , %u - %u" per range, blanks
- * around each part): ms after the start, each range starting after the
- * end of the one before. */
+ * around each part, ints): ms after the start, each range starting after
+ * the end of the one before. A first start below 0 is perf's initial
+ * delay below 0: the events start disabled (until 'enable', as -D -1)
+ * and perf's timer runs its edges from 0 to B - A, C - A, ...: so kept,
+ * -A added to each (the first 0, delay_ms -1). */
 static int parse_delay_ranges(struct prec_record_opts *o, const char *arg)
 {
 	size_t n = 0, cap = 0;
-	uint64_t *e = NULL, *t;
+	int32_t *ms = NULL, *t;
+	uint64_t *e;
 
 	for (const char *p = arg; *p;) {
-		uint64_t a, b;
+		int32_t a, b;
 
 		if (n) {
 			p = blanks(p);
@@ -943,30 +943,38 @@ static int parse_delay_ranges(struct prec_record_opts *o, const char *arg)
 		if (*p++ != '-')
 			goto bad_range;
 		p = range_ms(p, &b);
-		if (!p || a >= b || (n && a <= e[n - 1]))
+		if (!p || a >= b || (n && a <= ms[n - 1]))
 			goto bad_range;
 		p = blanks(p);
 		if (n + 2 > cap) {
 			cap = cap ? 2 * cap : 8;
-			t = realloc(e, cap * sizeof(*e));
+			t = realloc(ms, cap * sizeof(*ms));
 			if (!t) {
-				free(e);
+				free(ms);
 				return -ENOMEM;
 			}
-			e = t;
+			ms = t;
 		}
-		e[n++] = a;
-		e[n++] = b;
+		ms[n++] = a;
+		ms[n++] = b;
 	}
 	if (!n)
 		goto bad_range;
+	e = calloc(n, sizeof(*e));
+	if (!e) {
+		free(ms);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++)
+		e[i] = (uint64_t)((int64_t)ms[i] - (ms[0] < 0 ? ms[0] : 0));
 	free(o->delay_edges);
 	o->delay_edges = e;
 	o->nr_delay_edges = (int)n;
-	o->delay_ms = (int64_t)e[0];
+	o->delay_ms = ms[0] < 0 ? -1 : ms[0];
+	free(ms);
 	return 0;
 bad_range:
-	free(e);
+	free(ms);
 	return bad("-D", arg, "expected milliseconds, -1 to start disabled, or ascending ranges START-END,... in ms");
 }
 

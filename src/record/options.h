@@ -169,7 +169,8 @@ struct prec_record_opts {
 	int64_t delay_ms;       /* -D: wait before enabling; -1 = until 'enable' */
 	/* -D A-B,C-D (perf's ranges): the sampling events enabled from A to
 	 * B ms after the start, C to D ..., edges ascending: {A, B, C, D...};
-	 * delay_ms is then A */
+	 * delay_ms is then A. A below 0 (perf's: disabled from the start,
+	 * its timer from there): edges {0, B - A, C - A, ...}, delay_ms -1 */
 	uint64_t *delay_edges;
 	int nr_delay_edges;
 	size_t aux_bytes;       /* --aux-size / -m ,AUX: AUX area per CPU */

@@ -4,7 +4,7 @@
 # command sampled at 1 kHz with -D 200-400,700-900 has its samples in two
 # bursts about 200 ms long, 300 ms apart, under perf as under prec; each
 # says "Events disabled" at the start, then "Events enabled" and "Events
-# disabled" twice. Ranges out of order
+# disabled" twice; a first range from below 0 as perf's. Ranges out of order
 # or empty are refused in one line, exit 2.
 set -u
 # shellcheck source=tests/lib/e2e.sh
@@ -49,7 +49,25 @@ perf record -B -o perf.data -D 200-400,700-900 -e cpu-clock -F 1000 -- "${work[@
 check perf perf.data perf.err
 check prec prec.data prec.err
 
-for d in 400-200 200-400,300-500 5- '1-2,'; do
+# a first range from below 0, as perf 6.1's: its initial delay below 0
+# leaves the events disabled (as -D -1) and its timer runs from there:
+# -100-200,500-700 is one burst, 600 to 800 ms; "Events disabled" at the
+# start and at 300 ms, then "Events enabled", "Events disabled"
+perf record -B -o perfn.data -D -100-200,500-700 -e cpu-clock -F 1000 -- "${work[@]}" \
+	>/dev/null 2>perfn.err
+"$PREC" record -o precn.data -D -100-200,500-700 -e cpu-clock -F 1000 -- "${work[@]}" \
+	>/dev/null 2>precn.err
+for t in perf prec; do
+	b=$(bursts "${t}n.data")
+	echo "$t -D -100-200,500-700: $b"
+	read -r _ gap s1 extra <<<"$b"
+	[ "$gap" = spans ] && [ -z "${extra:-}" ] && [ "$s1" -ge 100 ] && [ "$s1" -le 300 ] ||
+		fail "$t: -D -100-200,500-700: want one burst of about 200 ms, got $b"
+	[ "$(grep -c 'Events enabled' "${t}n.err")" = 1 ] && [ "$(grep -c 'Events disabled' "${t}n.err")" = 3 ] ||
+		fail "$t: -D -100-200,500-700: want 'Events disabled' twice, 'Events enabled', 'Events disabled': $(cat "${t}n.err")"
+done
+
+for d in 400-200 200-400,300-500 5- '1-2,' -5-6,6-8; do
 	"$PREC" record -q -o bad.data -D "$d" -e cpu-clock -- true >out 2>err
 	rc=$?
 	[ $rc = 2 ] && [ "$(wc -l <err)" = 1 ] && grep -q -- "-D '$d'" err ||

@@ -185,7 +185,8 @@ done
 # around their parts, each after the end of the one before); what perf
 # refuses, prec refuses in one line
 for v in 0 00 +0 5 ' 5' +5 -1 -2 0x10 '5 ' 2147483647 2147483648 0-5 1-2147483647 \
-	1-2147483648 '1 - 5 , 6 - 7 ' +1-5 1-+5 1-5,5-7 1-5,6-7 1-5x '1-5,' '' 5- 10-20,15-30; do
+	1-2147483648 '1 - 5 , 6 - 7 ' +1-5 1-+5 1-5,5-7 1-5,6-7 1-5x '1-5,' '' 5- 10-20,15-30 \
+	-5-6 4294967291-6 -10--5 -5-6,7-8 ' -5 - 6 ' 99999999999999999999-5 5-4294967301; do
 	perf record --dry-run -D "$v" -o d.perf -e cpu-clock -- true >/dev/null 2>&1
 	prc=$?
 	"$PREC" record --dry-run -D "$v" -o d.prec -e cpu-clock -- true >/dev/null 2>d.err

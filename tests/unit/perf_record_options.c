@@ -32,9 +32,11 @@ static void test_delay_ranges(void)
 	char *last[] = { "record", "-D", "10-20", "-D", "7", "true", NULL };
 	char *blank[] = { "record", "-D", " 1 - 5 , +6 -7 ", "true", NULL };
 	char *big[] = { "record", "-D", "2147483647", "true", NULL };
+	char *neg[] = { "record", "-D", "-5-6,10-20", "true", NULL };
+	char *wrap[] = { "record", "-D", "4294967291-6", "true", NULL };
 	/* as perf: 0 is no delay and no range; ranges may not touch; at most
 	 * INT_MAX ms */
-	const char *bad[] = { "20-10", "10-20,15-30", "10-20,", "10-", "-5-6", "1-2,x", "0",
+	const char *bad[] = { "20-10", "10-20,15-30", "10-20,", "10-", "-5-6,6-7", "1-2,x", "0",
 			      "00", "1-5,5-7", "1-5x", "2147483648", "1-2147483648", "" };
 
 	CHECK_EQ(prec_record_opts__parse(&o, ARGC(r), r), 0);
@@ -51,6 +53,18 @@ static void test_delay_ranges(void)
 	CHECK_EQ(o.nr_delay_edges, 4);
 	CHECK(o.delay_edges[0] == 1 && o.delay_edges[1] == 5 &&
 	      o.delay_edges[2] == 6 && o.delay_edges[3] == 7);
+	prec_record_opts__exit(&o);
+	/* as perf's sscanf("%u") into an int: a first start below 0 is its
+	 * initial delay below 0 (disabled, as -1), its timer's edges later
+	 * by 5 ms; 4294967291 is -5 too */
+	CHECK_EQ(prec_record_opts__parse(&o, ARGC(neg), neg), 0);
+	CHECK_EQ(o.delay_ms, -1);
+	CHECK_EQ(o.nr_delay_edges, 4);
+	CHECK(o.delay_edges[0] == 0 && o.delay_edges[1] == 11 &&
+	      o.delay_edges[2] == 15 && o.delay_edges[3] == 25);
+	prec_record_opts__exit(&o);
+	CHECK_EQ(prec_record_opts__parse(&o, ARGC(wrap), wrap), 0);
+	CHECK(o.delay_ms == -1 && o.nr_delay_edges == 2 && o.delay_edges[1] == 11);
 	prec_record_opts__exit(&o);
 	CHECK_EQ(prec_record_opts__parse(&o, ARGC(big), big), 0);
 	CHECK_EQ(o.delay_ms, 2147483647);
