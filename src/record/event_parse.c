@@ -599,12 +599,32 @@ static int term_value(const char *full, char *term, char **eq, uint64_t *v)
 	return 0;
 }
 
+/* A name= (or metric-id=) value as perf's lexer takes it: its quotes cut
+ * (*v, *len the name between them). Returns 0 or -EINVAL after one
+ * line. */
+static int name_value(const char *full, const char *term, const char **v, size_t *len);
+
 /* name=NEW: the event's name, as perf shows it (the text after '=' up to
  * the term's end). Returns 0 or -errno after one line. */
 static int name_term(struct prec_evsel *ev, const char *full, const char *v)
 {
-	size_t len = strlen(v);
+	size_t len;
 	char *n;
+
+	if (name_value(full, "name", &v, &len))
+		return -EINVAL;
+	n = strndup(v, len);
+	if (!n)
+		return -ENOMEM;
+	free(ev->name);
+	ev->name = n;
+	return 0;
+}
+
+static int name_value(const char *full, const char *term, const char **value, size_t *out)
+{
+	const char *v = *value;
+	size_t len = strlen(v);
 
 	/* As perf's lexer: a name may be quoted, the quotes not its own;
 	 * single quotes may hold ',' and '=' (name='a,b', cut as one term,
@@ -618,21 +638,19 @@ static int name_term(struct prec_evsel *ev, const char *full, const char *v)
 		len -= 2;
 	}
 	if (!len) {
-		pr_err("event '%s': term 'name' wants a name (name=NAME)", full);
+		pr_err("event '%s': event syntax error, as perf's: term '%s' wants a name (%s=NAME)",
+		       full, term, term);
 		return -EINVAL;
 	}
 	for (size_t i = 0; i < len; i++)
 		if (!isgraph((unsigned char)v[i]) || (unsigned char)v[i] > 0x7e ||
 		    (quote != '\'' && strchr("=,'\"", v[i])) || (!i && strchr("0123456789-:", v[i]))) {
-			pr_err("event '%s': event syntax error, as perf's: name= takes no blank, no digit, - or : first, and ',' or '=' only in single quotes",
-			       full);
+			pr_err("event '%s': event syntax error, as perf's: %s= takes no blank, no digit, - or : first, and ',' or '=' only in single quotes",
+			       full, term);
 			return -EINVAL;
 		}
-	n = strndup(v, len);
-	if (!n)
-		return -ENOMEM;
-	free(ev->name);
-	ev->name = n;
+	*value = v;
+	*out = len;
 	return 0;
 }
 
@@ -693,7 +711,8 @@ static int event_term(struct prec_evsel *ev, const char *full, char *term)
 	if (!eq)
 		return 0;
 	*eq = 0;
-	/* perf's inherit=N and no-inherit=N: a number, 0 the other way */
+	/* perf's inherit=N, no-inherit=N, overwrite=N and no-overwrite=N:
+	 * a number, 0 the other way */
 	if (!strcmp(term, "inherit") || !strcmp(term, "no-inherit")) {
 		bool no = term[0] == 'n';
 
@@ -702,6 +721,16 @@ static int event_term(struct prec_evsel *ev, const char *full, char *term)
 		if (err)
 			return err;
 		ev->terms.inherit = no ? !v : !!v;
+		return 1;
+	}
+	if (!strcmp(term, "overwrite") || !strcmp(term, "no-overwrite")) {
+		bool no = term[0] == 'n';
+
+		*eq = '=';
+		err = term_value(full, term, &eq, &v);
+		if (err)
+			return err;
+		ev->ow_term = (no ? !v : !!v) ? PREC_OW_ON : PREC_OW_OFF;
 		return 1;
 	}
 	if (!strcmp(term, "name"))
@@ -1041,9 +1070,11 @@ bad:
 
 /* perf's terms a named event takes beside event_term()'s: config=,
  * config1=, config2= set the attr's field, as perf sets them over the
- * name's; metric-id=, nr= and percore are perf stat's and perf script's,
- * taken with no effect on a recording, as perf record takes them. Returns
- * 1 when term is one of them, 0 when not, -EINVAL after one line. */
+ * name's; metric-id= (a name, as perf's lexer reads it), nr= and
+ * percore[=0|1] are perf stat's and perf script's, and aux-output=0 asks
+ * for nothing: taken with no effect on a recording, as perf record takes
+ * them. Returns 1 when term is one of them, 0 when not, -EINVAL after
+ * one line. */
 static int named_term(struct prec_evsel *ev, const char *full, char *term)
 {
 	char *eq;
@@ -1053,14 +1084,18 @@ static int named_term(struct prec_evsel *ev, const char *full, char *term)
 
 	if (!strcmp(term, "percore"))
 		return 1;
-	if (!strncmp(term, "metric-id=", 10))
-		return 1;
+	if (!strncmp(term, "metric-id=", 10)) {
+		const char *id = term + 10;
+		size_t len;
+
+		return name_value(full, "metric-id", &id, &len) ? -EINVAL : 1;
+	}
 	eq = strchr(term, '=');
 	if (!eq)
 		return 0;
 	*eq = 0;
 	field = config_field(&ev->attr, term);
-	if (!field && strcmp(term, "nr") && strcmp(term, "percore")) {
+	if (!field && strcmp(term, "nr") && strcmp(term, "percore") && strcmp(term, "aux-output")) {
 		*eq = '=';
 		return 0;
 	}
@@ -1070,6 +1105,18 @@ static int named_term(struct prec_evsel *ev, const char *full, char *term)
 		return err;
 	if (field)
 		*field = v;
+	/* perf's "expected 0 or 1" */
+	if (!strcmp(term, "percore") && v > 1) {
+		pr_err("event '%s': term 'percore=%s': expected 0 or 1", full, eq + 1);
+		return -EINVAL;
+	}
+	/* aux-output=1 asks a group's AUX area leader to take this event's
+	 * samples, which no event here has: perf's open refuses it */
+	if (!strcmp(term, "aux-output") && v) {
+		pr_err("event '%s': term 'aux-output=%s': no AUX area event leads it (perf's open refuses it too)",
+		       full, eq + 1);
+		return -EINVAL;
+	}
 	return 1;
 }
 
@@ -1078,6 +1125,21 @@ static bool is_tool(const char *name)
 {
 	return !strcmp(name, "duration_time") || !strcmp(name, "user_time") ||
 	       !strcmp(name, "system_time");
+}
+
+/* perf's config_term_tracepoint: the terms a tracepoint takes (period=,
+ * name=, config= ... are its "unknown term" there) */
+static bool tracepoint_term(const char *term)
+{
+	static const char *const ok[] = { "call-graph", "stack-size", "max-stack", "inherit",
+					  "no-inherit", "nr", "overwrite", "no-overwrite",
+					  "aux-output", "aux-sample-size" };
+	size_t n = strcspn(term, "=");
+
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
+		if (strlen(ok[i]) == n && !strncmp(term, ok[i], n))
+			return true;
+	return false;
 }
 
 /* name/term,.../ or system:name/term,.../: a named event or a tracepoint
@@ -1106,6 +1168,12 @@ static int add_termed(struct prec_evsel *ev, const char *full, char *item)
 	for (char *t = next_term(&save); t && !err; t = next_term(&save)) {
 		if (!*t) {
 			err = empty_term(full);
+			break;
+		}
+		if (ev->tp_system && !tracepoint_term(t)) {
+			pr_err("event '%s': unknown term '%s' (a tracepoint takes perf's call-graph=, stack-size=, max-stack=, inherit, no-inherit, nr=, overwrite, no-overwrite)",
+			       full, t);
+			err = -EINVAL;
 			break;
 		}
 		err = event_term(ev, full, t);

@@ -75,6 +75,7 @@ cases=(
 	' { cpu-clock ,page-faults/period = 7/ }: u' 'cpu-clock k' 'sched : sched_switch/call-graph = fp/ k'
 	'mem:0x1000:w :u' '	cs upp ' 'L1-dcache-loads u' 'mem: 0x1000 / 8' 'mem:0x1000/ 2 :k'
 	'mem:0x1000/8,cpu-clock' '{mem:0x1000/2:w,cs}:u'
+	'cpu-clock/overwrite=0/|-e cpu-clock/overwrite=1/ -e cpu-clock/no-overwrite=0/ -e cpu-clock/no-overwrite=2/ -e cpu-clock/aux-output=0/ -e cpu-clock/percore=1/ -e cpu-clock/metric-id=m/ -e sched:sched_switch/nr=2,max-stack=3,aux-output=0/'
 )
 [ -e /sys/bus/event_source/devices/msr/events/tsc ] && cases+=(tsc msr/tsc/ msr/event=0x1/)
 tp_id=$(cat /sys/kernel/tracing/events/sched/sched_switch/id) || fail "no sched_switch id"
@@ -84,7 +85,10 @@ cases+=("tracepoint/config=$tp_id/" "tracepoint/config=$tp_id/k")
 refused=(cpu-clock:uu cpu-clock:pppp L1-icache-store iTLB-stores cpu-clock:q
 	'{cpu-clock' 'cpu-clock}' mem:0x1000/9 mem:0x1000:xx mem:0x1000:rwr
 	L1-DCACHE-loads llc-loads LLC-Misses branch-Loads LLC-reference Duration_time r0x1a8
-	cpu-clock/inherit=x/ cpu-clock/time=2/ 'cpu-clock, ,cs' ' ' '{cpu-clock} u')
+	cpu-clock/inherit=x/ cpu-clock/time=2/ 'cpu-clock, ,cs' ' ' '{cpu-clock} u'
+	sched:sched_switch/period=2/ sched:sched_switch/config=1/ sched:sched_switch/name=x/
+	sched:sched_switch/freq=2/ sched:sched_switch/time=1/ sched:sched_switch/percore/
+	sched:sched_switch/metric-id=x/ cpu-clock/percore=2/ cpu-clock/aux-output/)
 # and these, where both say "event syntax error": modifiers twice, a ':'
 # after a PMU's or a named event's terms
 syntax=(cpu-clock:u:k cpu-clock::u cpu-clock:: cpu-clock:u:
@@ -95,7 +99,8 @@ syntax=(cpu-clock:u:k cpu-clock::u cpu-clock:: cpu-clock:u:
 	'cpu-clock/name="a,b"/' cpu-clock/name=-a/ cpu-clock/name=a=b/
 	cpu-clock/,/ cpu-clock/period=1,/ cpu-clock/,period=1/ cpu-clock/period=1,,freq=1/
 	software/,/ software/config=1,/ sched:sched_switch/,/
-	'cpu- clock' 'cpu-clock x' 'cpu-clock/period=1 u/' 'mem:0x1000 :rw' 'mem: 0x1000:rw' 'mem:0x1000: :u' 'mem: 0x1000/8:u' mem:0x1000::u)
+	'cpu- clock' 'cpu-clock x' 'cpu-clock/period=1 u/' 'mem:0x1000 :rw' 'mem: 0x1000:rw' 'mem:0x1000: :u' 'mem: 0x1000/8:u' mem:0x1000::u
+	cpu-clock/metric-id=/ cpu-clock/metric-id=1x/)
 [ -e /sys/bus/event_source/devices/msr/events/tsc ] && syntax+=(tsc:u:k msr/tsc/:u)
 
 run_both() { # NAME EVENT OPTS: perf's and prec's -vv outputs in $tmp/NAME.{perf,prec}

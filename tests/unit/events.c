@@ -741,7 +741,12 @@ static void test_channels(void)
 	prec_evlist__config(&el, &o, false, false);
 	CHECK(!el.evsel[1].attr.write_backward);
 
-	CHECK_EQ(prec_evlist__add(&el, "cpu-clock/overwrite=1/", NULL, NULL), -EINVAL);
+	/* as perf's overwrite=N, no-overwrite=N: a number, 0 the other way */
+	CHECK_EQ(prec_evlist__add(&el, "cpu-clock/overwrite=1/,cs/overwrite=0/,faults/no-overwrite=0/", NULL, NULL), 0);
+	CHECK_EQ(el.evsel[el.nr - 3].ow_term, PREC_OW_ON);
+	CHECK_EQ(el.evsel[el.nr - 2].ow_term, PREC_OW_OFF);
+	CHECK_EQ(el.evsel[el.nr - 1].ow_term, PREC_OW_ON);
+	CHECK_EQ(prec_evlist__add(&el, "cpu-clock/overwrite=x/", NULL, NULL), -EINVAL);
 	/* as perf: period=0 is a period of 0 (the event samples nothing) */
 	CHECK_EQ(prec_evlist__add(&el, "cpu-clock/period=0/", NULL, NULL), 0);
 	CHECK(el.evsel[el.nr - 1].terms.zero_period && !el.evsel[el.nr - 1].term_period);
@@ -764,6 +769,18 @@ static void test_channels(void)
 		CHECK(!strcmp(el.evsel[n].tp_name, "sys_enter"));
 		CHECK_EQ(el.evsel[n].ow_term, PREC_OW_OFF);
 		CHECK_EQ(prec_evlist__add(&el, "raw_syscalls:sys_enter/nosuch/", NULL, NULL), -EINVAL);
+		/* perf's tracepoint terms only: period=, name=, config= ...
+		 * are its "unknown term" there (config= would name another
+		 * tracepoint) */
+		static const char *const tp_bad[] = { "period=2", "freq=2", "name=x", "time=1",
+			"config=1", "config1=1", "metric-id=x", "percore" };
+		for (size_t i = 0; i < sizeof(tp_bad) / sizeof(tp_bad[0]); i++) {
+			char spec[64];
+
+			snprintf(spec, sizeof(spec), "raw_syscalls:sys_enter/%s/", tp_bad[i]);
+			CHECK_EQ(prec_evlist__add(&el, spec, NULL, NULL), -EINVAL);
+		}
+		CHECK_EQ(prec_evlist__add(&el, "raw_syscalls:sys_enter/nr=2,max-stack=3,no-inherit,aux-output=0/", NULL, NULL), 0);
 	}
 	prec_evlist__exit(&el);
 	prec_record_opts__exit(&o);
@@ -782,7 +799,9 @@ static void test_pmu_overwrite(void)
 	CHECK_EQ(prec_evlist__add(&el, "fake/event=0x3c,overwrite/", NULL, root), 0);
 	CHECK_EQ(el.evsel[0].attr.config, 0x3c);
 	CHECK_EQ(el.evsel[0].ow_term, PREC_OW_ON);
-	CHECK_EQ(prec_evlist__add(&el, "fake/no-overwrite=2/", NULL, root), -EINVAL);
+	/* perf's no-overwrite=N: N not 0 is no-overwrite */
+	CHECK_EQ(prec_evlist__add(&el, "fake/no-overwrite=2/", NULL, root), 0);
+	CHECK_EQ(el.evsel[1].ow_term, PREC_OW_OFF);
 	/* Stand-in for an AUX event (aux_setup's result). */
 	el.aux_bytes = 1 << 20;
 	el.aux_owner = 0;
