@@ -1209,15 +1209,51 @@ static bool is_termed(const char *item)
 	return is_named(name);
 }
 
+/* perf's tracepoint globs: system:name with '*' or '?' in either (a '['
+ * alone is a name, no glob), before any terms */
 static bool is_tracepoint_glob(const char *s)
 {
-	return !strchr(s, '/') && strchr(s, ':') && strpbrk(s, "*?[");
+	size_t head = strcspn(s, "/");
+	const char *colon = memchr(s, ':', head);
+
+	return colon && strcspn(s, "*?") < head;
+}
+
+/* As perf: with a system glob, every system it matches must have the
+ * event (or, a name glob too, one event it matches), else perf's
+ * "unknown tracepoint" (*:sched_switch matches systems without it).
+ * Returns 0 or -errno after one line. */
+static int every_system_has(const char *full, const char *sys, const char *name)
+{
+	char **systems, **names;
+	int n, err = 0;
+
+	if (!strpbrk(sys, "*?"))
+		return 0;
+	n = prec_tracefs__systems(sys, &systems);
+	if (n < 0)
+		return 0; /* prec_tracefs__glob's listing says it */
+	for (int i = 0; i < n && !err; i++) {
+		uint64_t id;
+		int m = strpbrk(name, "*?") ? prec_tracefs__glob(systems[i], name, &names) :
+			prec_tracefs__event_id(systems[i], name, &id) ? 0 : 1;
+
+		if (m > 0 && strpbrk(name, "*?"))
+			prec_tracefs__free_list(names, m);
+		if (m <= 0) {
+			pr_err("event '%s': no tracepoint %s:%s, and perf wants one in every system '%s' matches (its unknown tracepoint)",
+			       full, systems[i], name, sys);
+			err = -EINVAL;
+		}
+	}
+	prec_tracefs__free_list(systems, n);
+	return err;
 }
 
 int prec_event__expand(const char *full, char ***out)
 {
-	char *item, *colon, **names = NULL, **items;
-	const char *mods;
+	char *item, *colon, **names = NULL, **items, *terms;
+	const char *mods = NULL;
 	bool bare;
 	int n;
 
@@ -1227,14 +1263,33 @@ int prec_event__expand(const char *full, char ***out)
 	item = dup_item(full);
 	if (!item)
 		return -ENOMEM;
-	bare = cut_bare_colon(item);
-	mods = split_mods(item);
-	if (bare && mods) {
-		free(item);
-		return syntax_error(full);
+	/* sys:glob/terms/mods: the terms and what follows them go to each
+	 * match as written (perf takes sched:sched_sw* with call-graph=fp
+	 * in slashes after it) */
+	terms = strchr(item, '/');
+	if (terms) {
+		terms = strdup(terms);
+		*strchr(item, '/') = 0;
+		if (!terms) {
+			free(item);
+			return -ENOMEM;
+		}
+	} else {
+		bare = cut_bare_colon(item);
+		mods = split_mods(item);
+		if (bare && mods) {
+			free(item);
+			return syntax_error(full);
+		}
 	}
 	colon = strchr(item, ':');
 	*colon = 0;
+	n = every_system_has(full, item, colon + 1);
+	if (n) {
+		free(item);
+		free(terms);
+		return n;
+	}
 	n = prec_tracefs__glob(item, colon + 1, &names);
 	if (n <= 0) {
 		if (denied(full, n))
@@ -1248,14 +1303,15 @@ int prec_event__expand(const char *full, char ***out)
 		else
 			pr_err("event '%s': listing tracefs: %s", full, strerror(-n));
 		free(item);
+		free(terms);
 		return n == 0 ? -EINVAL : n;
 	}
 	items = calloc((size_t)n, sizeof(*items));
 	for (int i = 0; items && i < n; i++) {
-		char one[512];
+		char one[1024];
 
-		snprintf(one, sizeof(one), "%s%s%s", names[i], mods ? ":" : "",
-			 mods ? mods : "");
+		snprintf(one, sizeof(one), "%s%s%s%s", names[i], mods ? ":" : "",
+			 mods ? mods : "", terms ? terms : "");
 		items[i] = strdup(one);
 		if (!items[i]) {
 			prec_tracefs__free_list(items, i);
@@ -1264,6 +1320,7 @@ int prec_event__expand(const char *full, char ***out)
 	}
 	prec_tracefs__free_list(names, n);
 	free(item);
+	free(terms);
 	if (!items)
 		return -ENOMEM;
 	*out = items;

@@ -195,7 +195,8 @@ static int list_add(struct tp_list *l, const char *sys, const char *name)
 		l->v = v;
 		l->cap = cap;
 	}
-	if (asprintf(&s, "%s:%s", sys, name) < 0)
+	/* name NULL: the system alone */
+	if (name ? asprintf(&s, "%s:%s", sys, name) < 0 : !(s = strdup(sys)))
 		return -ENOMEM;
 	l->v[l->n++] = s;
 	return 0;
@@ -256,6 +257,38 @@ int prec_tracefs__glob(const char *sys_pat, const char *name_pat, char ***out)
 	}
 	/* In the directories' own order, as perf lists the events a glob
 	 * names (its evlist, and so each event's index in the file) */
+	*out = l.v;
+	return l.n;
+}
+
+int prec_tracefs__systems(const char *sys_pat, char ***out)
+{
+	const char *root = prec_tracefs__root();
+	struct tp_list l = { 0 };
+	char path[256];
+	struct dirent *e;
+	DIR *d;
+	int err = 0;
+
+	*out = NULL;
+	if (!root)
+		return -ENODEV;
+	snprintf(path, sizeof(path), "%s/events", root);
+	d = opendir(path);
+	if (!d)
+		return -errno;
+	/* every entry but perf's five: the files are not systems */
+	while (!err && (e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
+		    strcmp(e->d_name, "enable") && strcmp(e->d_name, "header_event") &&
+		    strcmp(e->d_name, "header_page") && !fnmatch(sys_pat, e->d_name, 0)) {
+			err = list_add(&l, e->d_name, NULL);
+		}
+	closedir(d);
+	if (err) {
+		prec_tracefs__free_list(l.v, l.n);
+		return err;
+	}
 	*out = l.v;
 	return l.n;
 }

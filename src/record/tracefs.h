@@ -20,6 +20,11 @@ int prec_tracefs__event_id(const char *system, const char *name, uint64_t *id);
  * prec_tracefs__free_list() frees them). Returns how many (0: none
  * matches), -ENODEV (no tracefs) or -errno. */
 int prec_tracefs__glob(const char *sys_pat, const char *name_pat, char ***out);
+/* The systems (entries of tracefs' events/ but its files enable,
+ * header_event and header_page, as perf walks them) whose name matches
+ * the glob, in the directory's order: *out as prec_tracefs__glob's.
+ * Returns how many, -ENODEV (no tracefs) or -errno. */
+int prec_tracefs__systems(const char *sys_pat, char ***out);
 void prec_tracefs__free_list(char **list, int n);
 /* The tracepoint whose tracefs id is id, as malloc'd *system and *name
  * (an event named by number, tracepoint/config=N/, still needs its format

@@ -75,6 +75,7 @@ cases=(
 	' { cpu-clock ,page-faults/period = 7/ }: u' 'cpu-clock k' 'sched : sched_switch/call-graph = fp/ k'
 	'mem:0x1000:w :u' '	cs upp ' 'L1-dcache-loads u' 'mem: 0x1000 / 8' 'mem:0x1000/ 2 :k'
 	'mem:0x1000/8,cpu-clock' '{mem:0x1000/2:w,cs}:u'
+	'sched:sched_sw*/call-graph=fp/u' 'sch?d:sched_switch*/max-stack=2/:k' 'sch*:sched_switch'
 	'cpu-clock/overwrite=0/|-e cpu-clock/overwrite=1/ -e cpu-clock/no-overwrite=0/ -e cpu-clock/no-overwrite=2/ -e cpu-clock/aux-output=0/ -e cpu-clock/percore=1/ -e cpu-clock/metric-id=m/ -e sched:sched_switch/nr=2,max-stack=3,aux-output=0/'
 )
 [ -e /sys/bus/event_source/devices/msr/events/tsc ] && cases+=(tsc msr/tsc/ msr/event=0x1/)
@@ -88,7 +89,8 @@ refused=(cpu-clock:uu cpu-clock:pppp L1-icache-store iTLB-stores cpu-clock:q
 	cpu-clock/inherit=x/ cpu-clock/time=2/ 'cpu-clock, ,cs' ' ' '{cpu-clock} u'
 	sched:sched_switch/period=2/ sched:sched_switch/config=1/ sched:sched_switch/name=x/
 	sched:sched_switch/freq=2/ sched:sched_switch/time=1/ sched:sched_switch/percore/
-	sched:sched_switch/metric-id=x/ cpu-clock/percore=2/ cpu-clock/aux-output/)
+	sched:sched_switch/metric-id=x/ cpu-clock/percore=2/ cpu-clock/aux-output/
+	'*:sched_switch' '[s-z]*:sched_sw*' 'sched:sched_swit[c]h' 'sched:sched_sw*/period=1/')
 # and these, where both say "event syntax error": modifiers twice, a ':'
 # after a PMU's or a named event's terms
 syntax=(cpu-clock:u:k cpu-clock::u cpu-clock:: cpu-clock:u:
