@@ -1193,6 +1193,17 @@ static int opt_replaced(struct prec_record_opts *o, const char *arg)
  * records: taken and noted as opt_replaced, refused where perf refuses
  * them. */
 
+/* --aio[=N]: perf's strtol(N, base 0), whatever follows it, kept in its
+ * int; below 0 (-1, 2147483648) its AIO buffers fail to map ("failed to
+ * mmap with 12"), so refused; else taken and noted. */
+static int opt_aio(struct prec_record_opts *o, const char *arg)
+{
+	(void)o;
+	if (arg && (int32_t)(uint32_t)strtol(arg, NULL, 0) < 0)
+		return bad("--aio", arg, "a count of AIO blocks below 0 in perf's int: its buffers fail to map");
+	return 0;
+}
+
 /* --num-thread-synthesize, perf's OPT_UINTEGER: no '-' anywhere, then
  * strtol's decimal number and nothing after it ('' is 0). */
 static int opt_synth_threads(struct prec_record_opts *o, const char *arg)
@@ -1229,7 +1240,7 @@ static int opt_threads(struct prec_record_opts *o, const char *arg)
 static bool replaced(int (*fn)(struct prec_record_opts *, const char *))
 {
 	return fn == opt_replaced || fn == opt_synth_threads || fn == opt_vmlinux ||
-	       fn == opt_threads;
+	       fn == opt_threads || fn == opt_aio;
 }
 
 static int opt_help(struct prec_record_opts *o, const char *arg)
@@ -1600,7 +1611,7 @@ static const struct opt table[] = {
 	{ "namespaces", 0, NULL, NULL, "record namespace changes (PERF_RECORD_NAMESPACES, as perf)", FLAG(namespaces), NULL },
 	{ "synth", 0, "no|all|task|mmap|cgroup", opt_synth, "what the /proc read at the start gives of existing tasks (default all)", 0, NULL },
 	{ "dry-run", 0, NULL, NULL, "parse the options, build the events' attrs (-vv prints them), exit", FLAG(dry_run), NULL },
-	{ "aio", 0, "[=N]", opt_replaced, "perf's writer; prec's drainers write with io_uring (taken, noted)", 0, NULL },
+	{ "aio", 0, "[=N]", opt_aio, "perf's writer; prec's drainers write with io_uring (taken, noted)", 0, NULL },
 	{ "threads", 0, "[=SPEC]", opt_threads, "perf's writer threads; prec has one drainer per CPU (taken, noted)", 0, NULL },
 	{ "mmap-flush", 0, "N", opt_replaced, "perf's writer; prec drains by rounds and watermarks (taken, noted)", 0, NULL },
 	{ "num-thread-synthesize", 0, "N", opt_synth_threads, "perf's synthesis threads (taken, noted)", 0, NULL },

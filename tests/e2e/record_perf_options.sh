@@ -219,7 +219,7 @@ for o in --threads=0/0 --threads=0/1:1/0 --threads=0 --threads=0:0 --threads=0/0
 	'-C 0 --threads=0-1/0-1' '--threads=bogus --no-threads' '--num-thread-synthesize=x' \
 	'--num-thread-synthesize=-1' '--num-thread-synthesize=' '--num-thread-synthesize=3 ' \
 	'--vmlinux=' --vmlinux=/nonexistent --vmlinux=/etc/passwd '-c 0 -F 100' '-F 100 --no-count' \
-	'-c 0' '-c 5 --no-count'; do
+	'-c 0' '-c 5 --no-count' --aio=-1 --aio=4294967295 --aio=0x10 --aio=5 --aio=2x; do
 	# shellcheck disable=SC2086 # the options are words
 	perf record -q -B --no-bpf-event $o -o chk.perf -e cpu-clock -- true >/dev/null 2>&1
 	prc=$?
