@@ -267,8 +267,9 @@ int prec_controls__timeout_ms(const struct prec_controls *f)
 
 /* -D ranges: each edge passed, in order; the sampling events enabled at
  * a range's start and disabled at its end (the tracking event stays on,
- * as perf's dummy does), each said as perf says it. */
-static void range_edges(struct prec_controls *f, struct prec_evlist *el)
+ * as perf's dummy does), each said as perf says it. Whether the last
+ * range has ended: as perf's timer, that stops the recording. */
+static bool range_edges(struct prec_controls *f, struct prec_evlist *el)
 {
 	uint64_t due;
 
@@ -282,7 +283,10 @@ static void range_edges(struct prec_controls *f, struct prec_evlist *el)
 			prec_evlist__disable_sampling(el);
 		pr_info("Events %s", enable ? "enabled" : "disabled");
 		f->next_edge++;
+		if (f->next_edge == f->nr_edges)
+			return true;
 	}
+	return false;
 }
 
 static int run_command(struct prec_controls *f, struct prec_evlist *el, int cmd)
@@ -322,7 +326,10 @@ int prec_controls__tick(struct prec_controls *f, struct prec_evlist *el)
 	int cmd, err;
 
 	if (f->nr_edges) {
-		range_edges(f, el);
+		if (range_edges(f, el)) {
+			pr_debug("-D: the last range ended: stopping, as perf");
+			return 1;
+		}
 	} else if (f->enable_at_ns && mono_ns() >= f->enable_at_ns) {
 		f->enable_at_ns = 0;
 		prec_evlist__enable(el);

@@ -65,7 +65,8 @@ bool prec_controls__starts_enabled(const struct prec_controls *f);
  * read from the channel waits for its tick. */
 int prec_controls__timeout_ms(const struct prec_controls *f);
 /* After a wake-up: due -D enable, the next control command (acked).
- * Returns 1 when 'stop' was received or a 'switch' failed. */
+ * Returns 1 when 'stop' was received, a 'switch' failed or the last -D
+ * range ended (perf stops there). */
 int prec_controls__tick(struct prec_controls *f, struct prec_evlist *el);
 /* --tail-synthesize (no snapshots): the tail of the current epoch, the
  * tasks as they are now, stamped before its first record; at a cut, before

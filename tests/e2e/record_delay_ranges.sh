@@ -4,7 +4,8 @@
 # command sampled at 1 kHz with -D 200-400,700-900 has its samples in two
 # bursts about 200 ms long, 300 ms apart, under perf as under prec; each
 # says "Events disabled" at the start, then "Events enabled" and "Events
-# disabled" twice; a first range from below 0 as perf's. Ranges out of order
+# disabled" twice; a first range from below 0 as perf's; the last range's
+# end stops the recording, as perf's. Ranges out of order
 # or empty are refused in one line, exit 2.
 set -u
 # shellcheck source=tests/lib/e2e.sh
@@ -65,6 +66,21 @@ for t in perf prec; do
 		fail "$t: -D -100-200,500-700: want one burst of about 200 ms, got $b"
 	[ "$(grep -c 'Events enabled' "${t}n.err")" = 1 ] && [ "$(grep -c 'Events disabled' "${t}n.err")" = 3 ] ||
 		fail "$t: -D -100-200,500-700: want 'Events disabled' twice, 'Events enabled', 'Events disabled': $(cat "${t}n.err")"
+done
+
+# the last range's end stops the recording, as perf's timer does: a
+# command still running is ended (SIGTERM: exit 143, as perf's)
+for t in perf prec; do
+	start=$(date +%s%N)
+	if [ $t = perf ]; then
+		perf record -q -B -o stop.perf -D 10-20 -e cpu-clock -- sleep 10 >/dev/null 2>&1
+	else
+		"$PREC" record -q -o stop.prec -D 10-20 -e cpu-clock -- sleep 10 >/dev/null 2>&1
+	fi
+	rc=$?
+	ms=$((($(date +%s%N) - start) / 1000000))
+	echo "$t -D 10-20 -- sleep 10: exit $rc after $ms ms"
+	[ $rc = 143 ] && [ $ms -lt 5000 ] || fail "$t -D 10-20 -- sleep 10: exit $rc after $ms ms, want 143 well before 10 s"
 done
 
 for d in 400-200 200-400,300-500 5- '1-2,' -5-6,6-8; do
