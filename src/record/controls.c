@@ -196,10 +196,11 @@ int prec_controls__start(struct prec_controls *f, struct prec_session *s,
 		f->enable_at_ns = f->base_ns + (uint64_t)f->delay_ms * 1000000ull;
 	/* -D 0-B: enabled at once, the first edge due is B's; else said as
 	 * perf says it. A first range from below 0 (delay_ms -1): disabled,
-	 * as perf's, its first edge due B's too. */
+	 * as perf's, its first edge due B's too. -D MS and -D -1 said too,
+	 * as perf says its initial delay. */
 	if (f->nr_edges && !f->edges[0])
 		f->next_edge = 1;
-	if (f->nr_edges && (f->edges[0] || f->delay_ms < 0))
+	if ((f->nr_edges && (f->edges[0] || f->delay_ms < 0)) || (!f->nr_edges && f->delay_ms))
 		pr_info("Events disabled");
 	if (prec_evlist__aux_snapshot(el)) {
 		err = start_aux_snapshots(f, s, o, el);
@@ -297,10 +298,13 @@ static int run_command(struct prec_controls *f, struct prec_evlist *el, int cmd)
 	case PREC_CTL_ENABLE:
 		err = prec_evlist__enable(el);
 		f->enable_at_ns = 0;
+		if (!err)
+			pr_info("Events enabled"); /* as perf says it */
 		break;
 	case PREC_CTL_DISABLE:
 		prec_evlist__disable(el);
 		f->enable_at_ns = 0;
+		pr_info("Events disabled");
 		break;
 	case PREC_CTL_SNAPSHOT:
 		if (f->snapshot)
@@ -333,6 +337,7 @@ int prec_controls__tick(struct prec_controls *f, struct prec_evlist *el)
 	} else if (f->enable_at_ns && mono_ns() >= f->enable_at_ns) {
 		f->enable_at_ns = 0;
 		prec_evlist__enable(el);
+		pr_info("Events enabled");
 	}
 	/* One command a tick: a writer that sends them faster than they
 	 * take (snapshots, cuts) would otherwise hold the loop for good, the

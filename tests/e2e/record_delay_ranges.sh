@@ -68,6 +68,17 @@ for t in perf prec; do
 		fail "$t: -D -100-200,500-700: want 'Events disabled' twice, 'Events enabled', 'Events disabled': $(cat "${t}n.err")"
 done
 
+# -D MS and -D -1 said as perf says them: "Events disabled" at the start,
+# "Events enabled" when the delay ends
+for d in 100 -1; do
+	perf record -B -o say.perf -D "$d" -e cpu-clock -- sleep 0.3 >/dev/null 2>say.perf.err
+	"$PREC" record -o say.prec -D "$d" -e cpu-clock -- sleep 0.3 >/dev/null 2>say.prec.err
+	p=$(grep -o 'Events [a-z]*' say.perf.err | tr '\n' ,)
+	c=$(grep -o 'Events [a-z]*' say.prec.err | tr '\n' ,)
+	echo "-D $d: perf says '$p', prec '$c'"
+	[ -n "$p" ] && [ "$p" = "$c" ] || fail "-D $d: perf says '$p', prec '$c'"
+done
+
 # the last range's end stops the recording, as perf's timer does: a
 # command still running is ended (SIGTERM: exit 143, as perf's)
 for t in perf prec; do
