@@ -854,7 +854,10 @@ static int pmu_terms(struct prec_evsel *ev, const char *full, const char *root,
 	char *save = *terms ? terms : NULL;
 
 	for (char *t = next_term(&save); t; t = next_term(&save)) {
-		int err = *t ? pmu_term(ev, full, root, pmu, t, depth) : empty_term(full);
+		/* an alias's sysfs text (depth 1) is the kernel's: an empty
+		 * term there is skipped, only the user's is perf's error */
+		int err = *t ? pmu_term(ev, full, root, pmu, t, depth) :
+			  depth ? 0 : empty_term(full);
 
 		if (err < 0)
 			return err;

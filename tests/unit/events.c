@@ -367,6 +367,7 @@ static void make_pmus(const char *root)
 	put(root, "fake/format/edge", "config:18\n");
 	put(root, "fake/format/ldlat", "config1:0-15\n");
 	put(root, "fake/events/alias", "event=0x3c,umask=0x01\n");
+	put(root, "fake/events/trail", "event=0x3c,umask=0x02,\n");
 	put(root, "fake2/type", "43");
 	put(root, "fake2/format/split", "config:0-3,32-35");
 }
@@ -418,6 +419,11 @@ static void test_pmu(void)
 	CHECK_EQ(prec_evlist__add(&el, "fake/event=1", NULL, root), -EINVAL);
 	CHECK_EQ(prec_evlist__add(&el, "fake/event=1/x", NULL, root), -EINVAL);
 	CHECK_EQ(prec_evlist__add(&el, "fake/event=1/:q", NULL, root), -EINVAL);
+	/* an empty term is the user's syntax error, not the kernel's alias
+	 * text's (a ',' last there is skipped) */
+	CHECK_EQ(prec_evlist__add(&el, "fake/event=1,/", NULL, root), -EINVAL);
+	CHECK_EQ(prec_evlist__add(&el, "fake/trail/", NULL, root), 0);
+	CHECK_EQ(el.evsel[el.nr - 1].attr.config, 0x23c);
 	prec_evlist__exit(&el);
 	test_rmdir(root);
 	free(root);
