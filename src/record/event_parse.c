@@ -196,118 +196,6 @@ static bool is_named(const char *name)
 	return lookup(name, &t, &c);
 }
 
-#define MOD_LETTERS "ukhGHpPSDIWeb"
-
-static bool blank(char c)
-{
-	return c && isspace((unsigned char)c);
-}
-
-/* perf's lexer's one-byte tokens, which blanks may stand around */
-static bool token_mark(char c)
-{
-	return c && strchr(",{}/:=", c);
-}
-
-/* Modifier letters alone at p (blanks, then a group's '}' or the end
- * after them): how many, 0 when p holds anything else. */
-static size_t mods_alone(const char *p)
-{
-	size_t n = strspn(p, MOD_LETTERS);
-	const char *q = p + n;
-
-	while (blank(*q))
-		q++;
-	return n && (!*q || *q == '}') ? n : 0;
-}
-
-static int blank_error(const char *text)
-{
-	pr_err("event '%s': event syntax error, as perf's: a blank between two words (blanks go between perf's tokens: around , { } / : =, and before modifier letters), or inside a breakpoint's mem:ADDR[/LEN][:rwx]",
-	       text);
-	return -EINVAL;
-}
-
-/* Where a breakpoint's blanks stand: perf's lexer reads mem:ADDR[/LEN]
- * [:rwx] in a state of its own, which a blank ends; what follows is read
- * as any event's tokens. So its rwx letters come before any blank, and
- * with a LEN a blank before the '/' leaves no modifiers after it (each
- * one of perf's syntax errors). */
-struct bp_blanks {
-	int part;        /* 0: no breakpoint; 1: ADDR; 2: LEN on */
-	bool seen;       /* a blank dropped since mem: */
-	bool before_len; /* one before LEN's '/' */
-};
-
-/* c about to follow out[n - 1] in a breakpoint (as a ':' inserted for
- * modifiers too): whether perf's lexer refuses it there. */
-static bool bp_refuses(struct bp_blanks *bp, char before, char c)
-{
-	if (!bp->part)
-		return false;
-	if (c == '/' && bp->part == 1)
-		bp->part = 2;
-	if (before != ':')
-		return false;
-	if (strchr("rwx", c))
-		return bp->seen;
-	return strchr(MOD_LETTERS, c) && bp->part == 2 && bp->before_len;
-}
-
-int prec_event__drop_blanks(const char *text, const char *raw, char *out, size_t size)
-{
-	struct bp_blanks bp = { 0 };
-	const char *p = raw;
-	size_t n = 0;
-	int slashes = 0;
-
-	if (size <= strlen(raw))
-		return blank_error(text);
-	while (*p) {
-		const char *q = p;
-		char before = n ? out[n - 1] : 0;
-
-		if (!n || before == '{') {
-			/* an event starts: mem:, whole (mem :0x1000 is no
-			 * breakpoint for perf's lexer) */
-			bp.part = !strncmp(p, "mem:", 4);
-			bp.seen = bp.before_len = false;
-			if (!strncmp(p, "mem", 3) && blank(p[3]) && p[3 + strspn(p + 3, " \t\n\v\f\r")] == ':')
-				return blank_error(text);
-			if (bp.part) {
-				memcpy(out + n, p, 4);
-				n += 4;
-				p += 4;
-				continue;
-			}
-		}
-		if (!blank(*p)) {
-			/* a breakpoint's LEN follows a '/' that opens no terms */
-			slashes += *p == '/' && bp.part != 1;
-			if (bp_refuses(&bp, before, *p))
-				return blank_error(text);
-			out[n++] = *p++;
-			continue;
-		}
-		while (blank(*q))
-			q++;
-		bp.seen = true;
-		bp.before_len |= bp.part == 1;
-		if (!before || !*q || token_mark(before) || token_mark(*q)) {
-			p = q;
-			continue;
-		}
-		/* perf's grammar: an event's ':' before its modifiers may be
-		 * left out, where a blank parts them from the name */
-		if (slashes % 2 || !mods_alone(q) || bp_refuses(&bp, ':', *q))
-			return blank_error(text);
-		out[n++] = ':';
-		p = q;
-	}
-	out[n] = 0;
-	return 0;
-}
-
 /* A copy of an event's text with a byte to spare, which split_mods takes
  * to cut pmu/terms/mods after the slash. NULL: no memory. */
 static char *dup_item(const char *full)
@@ -375,7 +263,7 @@ static const char *split_mods(char *item)
 			*++slash = 0;
 			return slash + 1;
 		}
-		if (!slash[1] || strspn(slash + 1, MOD_LETTERS) != strlen(slash + 1))
+		if (!slash[1] || strspn(slash + 1, PREC_EVENT_MODS) != strlen(slash + 1))
 			return NULL;
 		memmove(slash + 2, slash + 1, strlen(slash + 1) + 1);
 		slash[1] = 0;
@@ -388,7 +276,7 @@ static const char *split_mods(char *item)
 	/* After a named event anything is a modifier (and a bad one is
 	 * reported as such); after system:name, or a PMU alias or vendor
 	 * name (tsc:u, as perf), only modifier letters are. */
-	if (is_named(item) || (colon[1] && strspn(colon + 1, MOD_LETTERS) == strlen(colon + 1)))
+	if (is_named(item) || (colon[1] && strspn(colon + 1, PREC_EVENT_MODS) == strlen(colon + 1)))
 		return colon + 1;
 	*colon = ':';
 	return NULL;
@@ -461,8 +349,8 @@ int prec_event__modify(struct prec_evsel *ev, const char *full, const char *mods
 	}
 	return 0;
 bad:
-	pr_err("event '%s': %s modifier ':%s' (perf's letters " MOD_LETTERS ", each once, p up to 3 times)",
-	       full, *mods && strspn(mods, MOD_LETTERS) == strlen(mods) ? "repeated" : "unknown",
+	pr_err("event '%s': %s modifier ':%s' (perf's letters " PREC_EVENT_MODS ", each once, p up to 3 times)",
+	       full, *mods && strspn(mods, PREC_EVENT_MODS) == strlen(mods) ? "repeated" : "unknown",
 	       mods);
 	return -EINVAL;
 }
@@ -499,7 +387,7 @@ static int add_tracepoint(struct prec_evsel *ev, const char *full, char *item)
 		return -EACCES;
 	root = prec_tracefs__root();
 	/* tsc:u:k, an alias's modifiers twice: no tracepoint "tsc:u" */
-	if (err == -ENOENT && strspn(colon + 1, MOD_LETTERS) == strlen(colon + 1))
+	if (err == -ENOENT && strspn(colon + 1, PREC_EVENT_MODS) == strlen(colon + 1))
 		return syntax_error(full);
 	if (err == -ENOENT) {
 		pr_err("event '%s': no such tracepoint (no %s/events/%s/%s)", full,

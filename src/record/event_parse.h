@@ -7,6 +7,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/* perf's modifier letters (perf-list(1)) */
+#define PREC_EVENT_MODS "ukhGHpPSDIWeb"
+
 struct prec_evsel;
 
 /* Fill ev (attr.size, name and defaults set by the caller) from full, one
@@ -29,15 +32,6 @@ int prec_event__parse_pfm(struct prec_evsel *ev, const char *text);
  * full. Main thread. */
 int prec_event__modify(struct prec_evsel *ev, const char *full, const char *mods,
 		       bool add, bool leader);
-/* One item of an -e list (an event, with a group's braces) as perf's
- * lexer reads it: its blanks dropped where they stand between perf's
- * tokens (around , { } / : =, first and last), a blank before modifier
- * letters outside the slashes read as their ':' (cpu-clock u), and a
- * breakpoint's mem:ADDR[/LEN][:rwx] whole; into out (size bytes, at
- * least strlen(raw) + 1). Returns 0, or -EINVAL after one line naming
- * text (the -e argument) where perf's lexer sees two words or a cut
- * breakpoint. */
-int prec_event__drop_blanks(const char *text, const char *raw, char *out, size_t size);
 /* When full is a tracepoint glob (system:name with *, ? or [ in it, no
  * slash): every tracepoint it matches, in name order, as "system:name"
  * with full's modifiers, in *out (free it with prec_tracefs__free_list()).

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "record/event_blanks.h"
 #include "record/event_parse.h"
 #include "record/evlist_internal.h"
 #include "record/evlist_open.h"
