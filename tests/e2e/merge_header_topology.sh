@@ -15,11 +15,14 @@ need_cmd perf
 e2e_tmpdir topology
 [ -r /sys/devices/system/node/online ] || skip "no NUMA nodes in sysfs (a kernel without NUMA)"
 
-# topo FILE-OR-DASH: the node lines of the header, free memory cut
+# topo FILE-OR-DASH: the node lines of the header, free memory cut: each
+# node's, the memory nodes' title and their "#    N [SIZE]: RANGES" lines
+# (not whatever feature perf prints next: a BPF program loaded meanwhile
+# by another process is perf's and not prec's)
 topo() {
 	perf report --header-only -I -i "$1" 2>/dev/null |
-		sed -n -e 's/, free = [0-9]* kB//' -e '/^# node[0-9]/p' -e '/^# memory nodes/,/^# [a-z]/p' |
-		grep -v '^# [a-z][a-z ]*:' 
+		sed -n -e 's/, free = [0-9]* kB//' -e '/^# node[0-9]/p' -e '/^# memory nodes/p' \
+			-e '/^# *[0-9][0-9]* \[[^]]*\]: /p'
 }
 
 perf record -q -o "$tmp/p.data" --data -e page-faults -c 1 -- "$H/faults" 200 >/dev/null 2>"$tmp/p.err" ||
