@@ -231,7 +231,18 @@ static int glob_system(struct tp_list *l, const char *root, const char *sys,
 	return err;
 }
 
-int prec_tracefs__glob(const char *sys_pat, const char *name_pat, char ***out)
+/* perf's systems: every entry of events/ but its files */
+static bool is_system(const char *name)
+{
+	return name[0] != '.' && strcmp(name, "enable") && strcmp(name, "header_event") &&
+	       strcmp(name, "header_page");
+}
+
+/* The systems matching sys_pat: with name_pat, their events matching it
+ * ("sys:name"), else the systems' names; into *out. In the directories'
+ * own order, as perf lists the events a glob names (its evlist, and so
+ * each event's index in the file). */
+static int list_systems(const char *sys_pat, const char *name_pat, char ***out)
 {
 	const char *root = prec_tracefs__root();
 	struct tp_list l = { 0 };
@@ -248,49 +259,26 @@ int prec_tracefs__glob(const char *sys_pat, const char *name_pat, char ***out)
 	if (!d)
 		return -errno;
 	while (!err && (e = readdir(d)))
-		if (e->d_name[0] != '.' && !fnmatch(sys_pat, e->d_name, 0))
-			err = glob_system(&l, root, e->d_name, name_pat);
+		if (is_system(e->d_name) && !fnmatch(sys_pat, e->d_name, 0))
+			err = name_pat ? glob_system(&l, root, e->d_name, name_pat) :
+					 list_add(&l, e->d_name, NULL);
 	closedir(d);
 	if (err) {
 		prec_tracefs__free_list(l.v, l.n);
 		return err;
 	}
-	/* In the directories' own order, as perf lists the events a glob
-	 * names (its evlist, and so each event's index in the file) */
 	*out = l.v;
 	return l.n;
 }
 
+int prec_tracefs__glob(const char *sys_pat, const char *name_pat, char ***out)
+{
+	return list_systems(sys_pat, name_pat, out);
+}
+
 int prec_tracefs__systems(const char *sys_pat, char ***out)
 {
-	const char *root = prec_tracefs__root();
-	struct tp_list l = { 0 };
-	char path[256];
-	struct dirent *e;
-	DIR *d;
-	int err = 0;
-
-	*out = NULL;
-	if (!root)
-		return -ENODEV;
-	snprintf(path, sizeof(path), "%s/events", root);
-	d = opendir(path);
-	if (!d)
-		return -errno;
-	/* every entry but perf's five: the files are not systems */
-	while (!err && (e = readdir(d)))
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
-		    strcmp(e->d_name, "enable") && strcmp(e->d_name, "header_event") &&
-		    strcmp(e->d_name, "header_page") && !fnmatch(sys_pat, e->d_name, 0)) {
-			err = list_add(&l, e->d_name, NULL);
-		}
-	closedir(d);
-	if (err) {
-		prec_tracefs__free_list(l.v, l.n);
-		return err;
-	}
-	*out = l.v;
-	return l.n;
+	return list_systems(sys_pat, NULL, out);
 }
 
 int prec_tracefs__name_of(uint64_t id, char **system, char **name)
