@@ -147,7 +147,7 @@ _prec_values()
 		if [[ $cur == *,* ]]; then head=${cur%,*},; cur=${cur##*,}; fi
 		w="no all task mmap cgroup"
 		[ "$opt" = --synth ] || w="any any_call any_ret ind_call ind_jmp call cond
-			abort_tx in_tx no_tx save_type stack hw_index priv u k hv"
+			abort_tx in_tx no_tx save_type stack priv u k hv"
 		compgen -W "$w" -- "$cur" | while IFS= read -r e; do echo "$head$e"; done ;;
 	record:-k | record:--clockid)
 		compgen -W "monotonic monotonic_raw realtime boottime tai perf" -- "$cur" ;;

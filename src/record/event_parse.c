@@ -555,6 +555,22 @@ static int callgraph_term(struct prec_evsel *ev, const char *full, const char *v
 	return -EINVAL;
 }
 
+/* branch_type=NAME or no: one of perf's branch filter names, as a
+ * name perf's lexer reads (quoted, a list: 'any,u') */
+static int branch_term(struct prec_evsel *ev, const char *full, const char *v)
+{
+	size_t len;
+
+	if (name_value(full, "branch_type", &v, &len))
+		return -EINVAL;
+	if (prec_branch_terms__add(&ev->terms.branch, v, len)) {
+		pr_err("event '%s': term 'branch_type=%.*s': unknown branch filter (perf's: any, any_call, any_ret, ind_call, ind_jmp, call, cond, abort_tx, in_tx, no_tx, save_type, stack, priv, u, k, hv, or no)",
+		       full, (int)len, v);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* One flag term (no value): 1 applied, 0 not one of them, -EINVAL. */
 static int flag_term(struct prec_evsel *ev, const char *full, const char *term)
 {
@@ -575,8 +591,8 @@ static int flag_term(struct prec_evsel *ev, const char *full, const char *term)
 }
 
 /* perf's config terms that every event takes: name=, period=, freq=,
- * time=, call-graph=, stack-size=, max-stack=, inherit, no-inherit, and
- * overwrite / no-overwrite (which channel its records go to, over
+ * time=, branch_type=, call-graph=, stack-size=, max-stack=, inherit,
+ * no-inherit, and overwrite / no-overwrite (which channel its records go to, over
  * --overwrite). term is "key" or "key=value" and is cut at the '='.
  * Returns 1 when term is one of them (applied), 0 when not (term as it
  * was), -EINVAL after one line. */
@@ -625,6 +641,8 @@ static int event_term(struct prec_evsel *ev, const char *full, char *term)
 		return name_term(ev, full, eq + 1) ?: 1;
 	if (!strcmp(term, "call-graph"))
 		return callgraph_term(ev, full, eq + 1) ?: 1;
+	if (!strcmp(term, "branch_type"))
+		return branch_term(ev, full, eq + 1) ?: 1;
 	if (strcmp(term, "period") && strcmp(term, "freq") && strcmp(term, "time") &&
 	    strcmp(term, "stack-size") && strcmp(term, "max-stack")) {
 		*eq = '=';
@@ -1071,7 +1089,7 @@ static int add_termed(struct prec_evsel *ev, const char *full, char *item)
 		if (!err)
 			err = named_term(ev, full, t);
 		if (!err) {
-			pr_err("event '%s': unknown term '%s' (a named event or tracepoint takes perf's name=, period=, freq=, time=, call-graph=, stack-size=, max-stack=, inherit, no-inherit, overwrite, no-overwrite, config=, config1=, config2=, metric-id=, nr=, percore)",
+			pr_err("event '%s': unknown term '%s' (a named event or tracepoint takes perf's name=, period=, freq=, time=, branch_type=, call-graph=, stack-size=, max-stack=, inherit, no-inherit, overwrite, no-overwrite, config=, config1=, config2=, metric-id=, nr=, percore)",
 			       full, t);
 			err = -EINVAL;
 		}

@@ -49,6 +49,7 @@ static struct prec_evsel *new_evsel(struct prec_evlist *el, const char *name)
 	/* As perf's new events: the host only, until a modifier says. */
 	n->attr.exclude_guest = 1;
 	n->terms.inherit = n->terms.time = n->terms.callgraph = -1;
+	n->terms.branch.last = -1;
 	n->leader = -1;
 	el->nr++;
 	return n;

@@ -15,6 +15,7 @@
 #include <sys/types.h>
 
 #include "record/auxpmu.h"
+#include "record/branch_modes.h"
 
 struct prec_record_opts;
 
@@ -44,6 +45,7 @@ struct prec_evterms {
 	int8_t callgraph;
 	uint32_t stack_size;    /* stack-size=N, or dwarf's ,N; 0: none */
 	uint32_t max_stack;     /* max-stack=N in 32 bits, as perf keeps it; 0: none */
+	struct prec_branch_terms branch; /* branch_type=MODE|no, in order */
 };
 
 struct prec_evsel {

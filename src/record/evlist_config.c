@@ -125,7 +125,8 @@ static bool some_data(const struct prec_evlist *el, const struct prec_record_opt
 }
 
 /* perf's terms over the options, as perf applies them after its config:
- * freq=, inherit / no-inherit; period= (config_period) drops PERIOD. A
+ * freq=, inherit / no-inherit, branch_type=; period= (config_period)
+ * drops PERIOD. A
  * time=0 term keeps TIME: prec's merge orders every record by it
  * (docs/events.md). */
 static void apply_terms(struct prec_evsel *ev, const struct prec_record_opts *o)
@@ -139,6 +140,13 @@ static void apply_terms(struct prec_evsel *ev, const struct prec_record_opts *o)
 	}
 	if (ev->terms.inherit >= 0)
 		a->inherit = (unsigned)ev->terms.inherit;
+	if (ev->terms.branch.last >= 0) {
+		uint64_t type = a->sample_type, bst = a->branch_sample_type;
+
+		prec_branch_terms__apply(&ev->terms.branch, &type, &bst);
+		a->sample_type = type;
+		a->branch_sample_type = bst;
+	}
 	if (!ev->terms.time)
 		pr_warn("event '%s': time=0 ignored: prec's merge needs every record's time", ev->name);
 	(void)o;

@@ -207,7 +207,7 @@ static void open_error(const struct prec_evsel *ev, int cpu, pid_t task, int err
 		  a->type == PERF_TYPE_RAW;
 
 	if (err == -EOPNOTSUPP && (a->sample_type & PERF_SAMPLE_BRANCH_STACK))
-		pr_err("event '%s': its PMU does not sample branch stacks (-b, -j, --call-graph lbr) (perf_event_open: %s)",
+		pr_err("event '%s': its PMU does not sample branch stacks (-b, -j, --call-graph lbr, branch_type=) (perf_event_open: %s)",
 		       ev->name, strerror(-err));
 	else if (hw && (err == -ENOENT || err == -EOPNOTSUPP || err == -ENODEV))
 		pmu_refused(ev, err);

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "record/aux_mode.h"
+#include "record/branch_modes.h"
 #include "record/callgraph_mode.h"
 #include "record/control_channel.h"
 #include "record/options_perfconfig.h"
@@ -1035,47 +1036,21 @@ static int opt_affinity(struct prec_record_opts *o, const char *arg)
 	return 0;
 }
 
-/* perf's -j names (util/parse-branch-options.c): a privilege level alone
- * means any branch, and perf 6.1 keeps only ANY then (so does prec). */
-static const struct {
-	const char *name;
-	uint64_t bit;
-} branch_modes[] = {
-	{ "u", PERF_SAMPLE_BRANCH_USER }, { "k", PERF_SAMPLE_BRANCH_KERNEL },
-	{ "hv", PERF_SAMPLE_BRANCH_HV }, { "any", PERF_SAMPLE_BRANCH_ANY },
-	{ "any_call", PERF_SAMPLE_BRANCH_ANY_CALL }, { "any_ret", PERF_SAMPLE_BRANCH_ANY_RETURN },
-	{ "ind_call", PERF_SAMPLE_BRANCH_IND_CALL }, { "abort_tx", PERF_SAMPLE_BRANCH_ABORT_TX },
-	{ "in_tx", PERF_SAMPLE_BRANCH_IN_TX }, { "no_tx", PERF_SAMPLE_BRANCH_NO_TX },
-	{ "cond", PERF_SAMPLE_BRANCH_COND }, { "ind_jmp", PERF_SAMPLE_BRANCH_IND_JUMP },
-	{ "call", PERF_SAMPLE_BRANCH_CALL }, { "save_type", PERF_SAMPLE_BRANCH_TYPE_SAVE },
-	{ "stack", PERF_SAMPLE_BRANCH_CALL_STACK }, { "hw_index", PERF_SAMPLE_BRANCH_HW_INDEX },
-	{ "priv", PERF_SAMPLE_BRANCH_PRIV_SAVE },
-};
-#define BRANCH_PLM (PERF_SAMPLE_BRANCH_USER | PERF_SAMPLE_BRANCH_KERNEL | PERF_SAMPLE_BRANCH_HV)
-
+/* perf's -j: its names (branch_modes.c), once with -b */
 static int opt_branch_filter(struct prec_record_opts *o, const char *arg)
 {
 	uint64_t mode = 0;
+	const char *word;
+	size_t len;
 
 	if (o->sample.branch_type)
 		return bad("-j", arg, "branch sampling given twice (-b and -j are one setting)");
-	for (const char *p = arg; *p;) {
-		size_t len = strcspn(p, ","), i;
-
-		for (i = 0; i < sizeof(branch_modes) / sizeof(branch_modes[0]); i++)
-			if (strlen(branch_modes[i].name) == len &&
-			    !strncmp(branch_modes[i].name, p, len))
-				break;
-		if (i == sizeof(branch_modes) / sizeof(branch_modes[0]))
-			return bad("-j", arg, "expected a list of any, any_call, any_ret, ind_call, ind_jmp, call, cond, abort_tx, in_tx, no_tx, save_type, stack, hw_index, priv, u, k, hv");
-		mode |= branch_modes[i].bit;
-		p += len;
-		if (*p == ',')
-			p++;
+	if (prec_branch_modes__bits(arg, &mode, &word, &len)) {
+		pr_err("option -j '%s': unknown branch filter '%.*s' (perf's: any, any_call, any_ret, ind_call, ind_jmp, call, cond, abort_tx, in_tx, no_tx, save_type, stack, priv, u, k, hv)",
+		       arg, (int)len, word);
+		return -EINVAL;
 	}
-	if (!(mode & ~BRANCH_PLM))
-		mode = PERF_SAMPLE_BRANCH_ANY;
-	o->sample.branch_type = mode;
+	o->sample.branch_type = prec_branch_modes__settle(mode);
 	return 0;
 }
 
@@ -1344,10 +1319,12 @@ static int unset_callgraph(struct prec_record_opts *o, const char *arg)
 }
 
 /* -b and -j are one setting, as in perf */
+/* perf 6.1's --no-branch-any and --no-branch-filter change nothing
+ * (its callback returns at once): the branch stack stays asked for */
 static int unset_branch(struct prec_record_opts *o, const char *arg)
 {
+	(void)o;
 	(void)arg;
-	o->sample.branch_type = 0;
 	return 0;
 }
 
@@ -1578,7 +1555,7 @@ static const struct opt table[] = {
 	{ "kernel-callchains", 0, NULL, NULL, "call chains of the kernel only (as perf)", FLAG(sample.kernel_callchains), NULL },
 	{ "user-callchains", 0, NULL, NULL, "call chains of user space only (as perf)", FLAG(sample.user_callchains), NULL },
 	{ "branch-any", 'b', NULL, opt_branch_any, "sample any taken branches (branch stack, as perf)", 0, unset_branch },
-	{ "branch-filter", 'j', "MODES", opt_branch_filter, "branch stack filter: any, any_call, any_ret, ind_call, ind_jmp, call, cond, abort_tx, in_tx, no_tx, save_type, stack, hw_index, priv, u, k, hv", 0, unset_branch },
+	{ "branch-filter", 'j', "MODES", opt_branch_filter, "branch stack filter: any, any_call, any_ret, ind_call, ind_jmp, call, cond, abort_tx, in_tx, no_tx, save_type, stack, priv, u, k, hv", 0, unset_branch },
 	{ "intr-regs", 'I', "[=REGS]", opt_intr_regs, "sample these machine registers at the interrupt (default all; '?' lists them)", 0, unset_intr_regs },
 	{ "user-regs", 0, "[=REGS]", opt_user_regs, "sample these user-space registers (default all; '?' lists them)", 0, unset_user_regs },
 	{ "weight", 'W', NULL, NULL, "samples carry a weight (as perf: WEIGHT_STRUCT on x86, WEIGHT elsewhere; on events that give one)", FLAG(sample.weight), NULL },

@@ -76,6 +76,14 @@ cases=(
 	'mem:0x1000:w :u' '	cs upp ' 'L1-dcache-loads u' 'mem: 0x1000 / 8' 'mem:0x1000/ 2 :k'
 	'mem:0x1000/8,cpu-clock' '{mem:0x1000/2:w,cs}:u'
 	'sched:sched_sw*/call-graph=fp/u' 'sch?d:sched_switch*/max-stack=2/:k' 'sch*:sched_switch'
+	# branch_type=: perf's attr before its open fails (no branch stack
+	# here), but for "no", which opens
+	'cpu-clock/branch_type=any/' "cpu-clock/branch_type='any,u'/" 'cpu-clock/branch_type=ANY/'
+	'software/config=0,branch_type=any_call/' 'cpu-clock/branch_type=any,branch_type=u/'
+	'cpu-clock/branch_type=u,branch_type=any_call/' 'cpu-clock/branch_type=u/|-j any_call'
+	'cpu-clock/branch_type=k/|-j u' 'cpu-clock/branch_type=k/|--call-graph lbr'
+	'cpu-clock/branch_type=no/|-b -e page-faults/branch_type=no/ -e cpu-clock/branch_type=k,branch_type=no/ -e {cpu-clock/branch_type=no/,cs/branch_type=no/}:S'
+	'cpu-clock|-j ANY,u --no-branch-filter' 'cpu-clock|-b --no-branch-any'
 	'cpu-clock/overwrite=0/|-e cpu-clock/overwrite=1/ -e cpu-clock/no-overwrite=0/ -e cpu-clock/no-overwrite=2/ -e cpu-clock/aux-output=0/ -e cpu-clock/percore=1/ -e cpu-clock/metric-id=m/ -e sched:sched_switch/nr=2,max-stack=3,aux-output=0/'
 )
 [ -e /sys/bus/event_source/devices/msr/events/tsc ] && cases+=(tsc msr/tsc/ msr/event=0x1/)
@@ -90,7 +98,9 @@ refused=(cpu-clock:uu cpu-clock:pppp L1-icache-store iTLB-stores cpu-clock:q
 	sched:sched_switch/period=2/ sched:sched_switch/config=1/ sched:sched_switch/name=x/
 	sched:sched_switch/freq=2/ sched:sched_switch/time=1/ sched:sched_switch/percore/
 	sched:sched_switch/metric-id=x/ cpu-clock/percore=2/ cpu-clock/aux-output/
-	'*:sched_switch' '[s-z]*:sched_sw*' 'sched:sched_swit[c]h' 'sched:sched_sw*/period=1/')
+	'*:sched_switch' '[s-z]*:sched_sw*' 'sched:sched_swit[c]h' 'sched:sched_sw*/period=1/'
+	cpu-clock/branch_type=foo/ cpu-clock/branch_type=hw_index/ cpu-clock/branch_type/
+	cpu-clock/branch_type=any.x/ sched:sched_switch/branch_type=any/)
 # and these, where both say "event syntax error": modifiers twice, a ':'
 # after a PMU's or a named event's terms
 syntax=(cpu-clock:u:k cpu-clock::u cpu-clock:: cpu-clock:u:
@@ -102,7 +112,7 @@ syntax=(cpu-clock:u:k cpu-clock::u cpu-clock:: cpu-clock:u:
 	cpu-clock/,/ cpu-clock/period=1,/ cpu-clock/,period=1/ cpu-clock/period=1,,freq=1/
 	software/,/ software/config=1,/ sched:sched_switch/,/
 	'cpu- clock' 'cpu-clock x' 'cpu-clock/period=1 u/' 'mem:0x1000 :rw' 'mem: 0x1000:rw' 'mem:0x1000: :u' 'mem: 0x1000/8:u' mem:0x1000::u
-	cpu-clock/metric-id=/ cpu-clock/metric-id=1x/)
+	cpu-clock/metric-id=/ cpu-clock/metric-id=1x/ cpu-clock/branch_type=1/ cpu-clock/branch_type=/)
 [ -e /sys/bus/event_source/devices/msr/events/tsc ] && syntax+=(tsc:u:k msr/tsc/:u)
 
 run_both() { # NAME EVENT OPTS: perf's and prec's -vv outputs in $tmp/NAME.{perf,prec}
@@ -163,3 +173,20 @@ for ev in "${refused[@]}" "${syntax[@]}"; do
 done
 echo "$((${#refused[@]} + ${#syntax[@]})) event strings perf refuses: prec refuses them"
 
+
+# options perf refuses before it opens anything (OPTIONS|the one named):
+# prec refuses them in one line naming the option, exit 2, and opens
+# nothing
+opt_refused=('-j hw_index|-j' '-j any,,u|-j' '-j =|-j' '-j any -b|-b' '-b -j u|-j')
+for c in "${opt_refused[@]}"; do
+	o=${c%|*} named=${c#*|}
+	i=$((i + 1))
+	run_both "$i" cpu-clock "$o"
+	grep -q '^rc=0$' "$tmp/$i.perf" && fail "perf took '$o' (the test's table is wrong)"
+	grep -q 'perf_event_attr:' "$tmp/$i.perf" && fail "perf opened with '$o' (the test's table is wrong)"
+	grep -q '^rc=2$' "$tmp/$i.prec" || fail "prec '$o': $(tail -1 "$tmp/$i.prec"), want rc=2: $(head -1 "$tmp/$i.prec")"
+	grep -q 'perf_event_attr:' "$tmp/$i.prec" && fail "prec opened with '$o'"
+	[ "$(grep -vc '^rc=' "$tmp/$i.prec")" = 1 ] && grep -q -- "option $named " "$tmp/$i.prec" ||
+		fail "prec '$o': want one line naming $named, got: $(cat "$tmp/$i.prec")"
+done
+echo "${#opt_refused[@]} option strings perf refuses: prec refuses them in one line"

@@ -239,7 +239,7 @@ static void test_negations(void)
 		"--tail-synthesize --no-tail-synthesize", "--dry-run --no-dry-run",
 		"--timestamp-filename --no-timestamp-filename",
 		"-c 1000 --no-count", "-g --no-call-graph", "--call-graph fp,4 --no-call-graph",
-		"--no-call-graph", "-b --no-branch-any", "-j any,u --no-branch-filter",
+		"--no-call-graph",
 		"-I --no-intr-regs", "--user-regs=sp --no-user-regs", "-C 0 --no-cpu",
 		"-p 1 --no-pid", "-t 1 --no-tid", "-u 0 --no-uid", "-D 10-20,30-40 --no-delay",
 		"-D 5 --no-delay", "-k raw --no-clockid", "--max-size 1M --no-max-size",
@@ -304,6 +304,13 @@ static void test_negations_special(void)
 	prec_record_opts__exit(&o);
 	CHECK_EQ(parse_words(&o, "--no-proc-map-timeout"), 0);
 	CHECK_EQ(o.proc_map_timeout_ms, 0);
+	prec_record_opts__exit(&o);
+	/* perf 6.1's --no-branch-any and --no-branch-filter change nothing */
+	CHECK_EQ(parse_words(&o, "-b --no-branch-any"), 0);
+	CHECK_EQ(o.sample.branch_type, PERF_SAMPLE_BRANCH_ANY);
+	prec_record_opts__exit(&o);
+	CHECK_EQ(parse_words(&o, "-j any_call,U --no-branch-filter"), 0);
+	CHECK_EQ(o.sample.branch_type, PERF_SAMPLE_BRANCH_ANY_CALL | PERF_SAMPLE_BRANCH_USER);
 	prec_record_opts__exit(&o);
 	/* -s's times stay with --running-time given too */
 	CHECK_EQ(parse_words(&o, "--running-time -s --no-stat"), 0);
