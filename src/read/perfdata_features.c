@@ -52,6 +52,7 @@ enum {
 #define NAME_ALIGN 64
 #define BUILD_ID_MISC_SIZE 0x8000 /* PERF_RECORD_MISC_BUILD_ID_SIZE */
 #define BUILD_ID_ENTRY_HDR 36     /* header, pid, data[20], size, pad */
+#define BUILD_ID_NAME_MAX 4096    /* perf's PATH_MAX: its name buffer */
 
 /* perf_header_string: u32 len, the string, its NUL, zeros up to len. */
 static void put_str(struct prec_bytebuf *b, const char *s)
@@ -182,8 +183,12 @@ int prec_perfdata__build_buildids(const struct prec_manifest *m,
 		struct perf_event_header h;
 		uint8_t id[24] = { 0 };
 
-		if (BUILD_ID_ENTRY_HDR + padded > 65535)
-			continue; /* cannot be framed; perf has PATH_MAX anyway */
+		/* perf 6.1 reads an entry's name into a PATH_MAX array on its
+		 * stack, as many bytes as the entry says: a longer one (a
+		 * crafted manifest: the recorder keeps none) smashes perf's
+		 * stack in perf script, report and buildid-list. */
+		if (padded > BUILD_ID_NAME_MAX)
+			continue;
 		h.type = htole32(type);
 		h.misc = htole16((uint16_t)((e->cpumode & 0x7) | BUILD_ID_MISC_SIZE));
 		h.size = htole16((uint16_t)(BUILD_ID_ENTRY_HDR + padded));

@@ -8,6 +8,8 @@
 #   shard.I.FIELD=N           SHARDS element I: cpu chunks records bytes raw
 #                             lost lost_samples first last
 #   word.OFF=N                the u32 at byte OFF of the file
+#   bidpath.I=TEXT            BUILDIDS element I's path (any length: the
+#                             section and the file grow or shrink)
 import struct
 import sys
 
@@ -55,6 +57,33 @@ FIELDS = {'cpu': (0, '<i'), 'chunks': (8, '<Q'), 'records': (16, '<Q'),
           'lost_samples': (48, '<Q'), 'first': (56, '<Q'), 'last': (64, '<Q')}
 
 
+def buildid(b, index):
+    off = section(b, 9)
+    count = struct.unpack_from('<I', b, off)[0]
+    if index >= count:
+        sys.exit('mfedit: %d build-ids' % count)
+    off += 8
+    for i in range(index + 1):
+        off += 32
+        slen = struct.unpack_from('<I', b, off)[0]
+        end = off + 4 + (0 if slen == 0xFFFFFFFF else slen)
+        end = off + ((end - off + 7) & ~7)
+        if i == index:
+            return off, end
+        off = end
+
+
+def set_buildid_path(b, index, text):
+    start, end = buildid(b, index)
+    s = struct.pack('<I', len(text)) + text
+    s += bytes(-len(s) % 8)
+    grow = len(s) - (end - start)
+    sec = section(b, 9) - 16
+    struct.pack_into('<Q', b, sec + 8, struct.unpack_from('<Q', b, sec + 8)[0] + grow)
+    struct.pack_into('<Q', b, 16, struct.unpack_from('<Q', b, 16)[0] + grow)
+    b[start:end] = s
+
+
 def fix_checksum(b):
     total = struct.unpack_from('<Q', b, 16)[0]
     struct.pack_into('<I', b, 28, 0)
@@ -67,8 +96,11 @@ def main():
         b = bytearray(f.read())
     for edit in sys.argv[2:]:
         key, value = edit.split('=', 1)
-        v = int(value, 0)
         k = key.split('.')
+        if k[0] == 'bidpath' and len(k) == 2:
+            set_buildid_path(b, int(k[1]), value.encode('utf-8', 'surrogateescape'))
+            continue
+        v = int(value, 0)
         if k[0] == 'state':
             struct.pack_into('<I', b, section(b, 1), v)
         elif k[0] == 'shard' and len(k) == 3 and k[2] in FIELDS:
