@@ -349,7 +349,7 @@ static void say_where(struct info *in, const char *shard, uint64_t off)
 	if (off == NO_OFFSET)
 		return;
 	if (seg)
-		fprintf(in->out, "segment file %s: ", seg);
+		fprintf(in->out, "segment file %s: ", str(seg));
 	fprintf(in->out, "offset 0x%llx: ", (unsigned long long)off);
 }
 

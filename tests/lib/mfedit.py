@@ -10,6 +10,7 @@
 #   word.OFF=N                the u32 at byte OFF of the file
 #   bidpath.I=TEXT            BUILDIDS element I's path (any length: the
 #                             section and the file grow or shrink)
+#   shardname.I=TEXT          SHARDS element I's name (as bidpath)
 import struct
 import sys
 
@@ -57,6 +58,12 @@ FIELDS = {'cpu': (0, '<i'), 'chunks': (8, '<Q'), 'records': (16, '<Q'),
           'lost_samples': (48, '<Q'), 'first': (56, '<Q'), 'last': (64, '<Q')}
 
 
+def string_end(b, off):
+    slen = struct.unpack_from('<I', b, off)[0]
+    end = off + 4 + (0 if slen == 0xFFFFFFFF else slen)
+    return off + ((end - off + 7) & ~7)
+
+
 def buildid(b, index):
     off = section(b, 9)
     count = struct.unpack_from('<I', b, off)[0]
@@ -65,20 +72,19 @@ def buildid(b, index):
     off += 8
     for i in range(index + 1):
         off += 32
-        slen = struct.unpack_from('<I', b, off)[0]
-        end = off + 4 + (0 if slen == 0xFFFFFFFF else slen)
-        end = off + ((end - off + 7) & ~7)
         if i == index:
-            return off, end
-        off = end
+            return off, string_end(b, off)
+        off = string_end(b, off)
 
 
-def set_buildid_path(b, index, text):
-    start, end = buildid(b, index)
+# The string at start, up to end, replaced by text; its section's length
+# and the file's follow.
+def set_string(b, tag, where, text):
+    start, end = where
     s = struct.pack('<I', len(text)) + text
     s += bytes(-len(s) % 8)
     grow = len(s) - (end - start)
-    sec = section(b, 9) - 16
+    sec = section(b, tag) - 16
     struct.pack_into('<Q', b, sec + 8, struct.unpack_from('<Q', b, sec + 8)[0] + grow)
     struct.pack_into('<Q', b, 16, struct.unpack_from('<Q', b, 16)[0] + grow)
     b[start:end] = s
@@ -98,7 +104,11 @@ def main():
         key, value = edit.split('=', 1)
         k = key.split('.')
         if k[0] == 'bidpath' and len(k) == 2:
-            set_buildid_path(b, int(k[1]), value.encode('utf-8', 'surrogateescape'))
+            set_string(b, 9, buildid(b, int(k[1])), value.encode('utf-8', 'surrogateescape'))
+            continue
+        if k[0] == 'shardname' and len(k) == 2:
+            at = shard(b, int(k[1])) + 72
+            set_string(b, 8, (at, string_end(b, at)), value.encode('utf-8', 'surrogateescape'))
             continue
         v = int(value, 0)
         if k[0] == 'state':
