@@ -4,11 +4,13 @@
 #include "read/kcore_dir.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "util/file.h"
@@ -17,33 +19,91 @@
 
 static const char *const names[] = { "kallsyms", "modules", "kcore" };
 
-/* copy_file_range where the file systems allow it, else read and write;
- * the bytes copied in *n. */
+/* in's bytes at [off, end) to the same offsets of out: copy_file_range
+ * where the file systems allow it, else pread and pwrite through *buf
+ * (allocated on first use). Returns 0, 1 when in ends before end (*at:
+ * where), or -errno. */
+static int copy_range(int in, int out, uint64_t off, uint64_t end, char **buf,
+		      uint64_t *at)
+{
+	bool plain = *buf != NULL;
+
+	while (off < end) {
+		size_t want = end - off < CHUNK ? (size_t)(end - off) : CHUNK;
+		loff_t io = (loff_t)off, oo = (loff_t)off;
+		ssize_t r = -1;
+
+		if (!plain) {
+			r = copy_file_range(in, &io, out, &oo, want, 0);
+			if (r < 0 && (errno == EXDEV || errno == ENOSYS || errno == EINVAL ||
+				      errno == EOPNOTSUPP))
+				plain = true;
+		}
+		if (plain) {
+			struct iovec iov;
+
+			if (!*buf && !(*buf = malloc(CHUNK)))
+				return -ENOMEM;
+			iov = (struct iovec){ *buf, want };
+			r = prec_file__preadv_full(in, &iov, 1, off);
+			if (r > 0 && prec_file__pwrite_all(out, *buf, (size_t)r, off))
+				return -errno;
+		}
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -errno;
+		if (r == 0) {
+			*at = off;
+			return 1;
+		}
+		off += (uint64_t)r;
+	}
+	return 0;
+}
+
+/* in copied to out, its holes left holes (SEEK_DATA / SEEK_HOLE): a file
+ * of a recording someone else wrote may be a terabyte of holes on a few
+ * blocks of disk, which a plain copy would write out whole. *n: the copy's
+ * size, where in ended if it shrank meanwhile, else its size once copied. */
 static int copy_fd(int in, int out, uint64_t *n)
 {
+	uint64_t size, off = 0, at = 0;
 	char *buf = NULL;
-	ssize_t r;
+	struct stat st;
 	int err = 0;
 
 	*n = 0;
-	while ((r = copy_file_range(in, NULL, out, NULL, CHUNK, 0)) > 0)
-		*n += (uint64_t)r;
-	if (r == 0)
-		return 0;
-	if (errno != EXDEV && errno != ENOSYS && errno != EINVAL && errno != EOPNOTSUPP)
+	if (fstat(in, &st) < 0)
 		return -errno;
-	buf = malloc(CHUNK);
-	if (!buf)
-		return -ENOMEM;
-	while (!err && (r = read(in, buf, CHUNK)) != 0) {
-		if (r < 0) {
-			err = errno == EINTR ? 0 : -errno;
-			continue;
+	size = (uint64_t)st.st_size;
+	while (!err && off < size) {
+		off_t data = lseek(in, (off_t)off, SEEK_DATA), hole;
+
+		if (data < 0 && errno == ENXIO)
+			break; /* a hole to the end */
+		hole = data < 0 ? -1 : lseek(in, data, SEEK_HOLE);
+		if (hole < 0) {
+			err = -errno;
+			break;
 		}
-		err = prec_file__write_all(out, buf, (size_t)r);
-		*n += (uint64_t)r;
+		if ((uint64_t)hole > size)
+			hole = (off_t)size;
+		if (hole <= data)
+			break; /* shrunk meanwhile: the fstat below says so */
+		err = copy_range(in, out, (uint64_t)data, (uint64_t)hole, &buf, &at);
+		off = (uint64_t)hole;
 	}
 	free(buf);
+	if (err == 1) {
+		*n = at;
+		return 0;
+	}
+	if (!err && ftruncate(out, (off_t)size) < 0)
+		err = -errno;
+	if (!err && fstat(in, &st) < 0)
+		err = -errno;
+	*n = (uint64_t)st.st_size;
 	return err;
 }
 
