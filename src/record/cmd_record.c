@@ -391,6 +391,12 @@ static int setup_signals(struct record *r)
 	 * every stop signal reaches the signalfd. */
 	if (sigprocmask(SIG_BLOCK, &set, NULL))
 		return -errno;
+	/* A write to a pipe nobody reads any more (the ack end of --control
+	 * fd:N,M, stderr piped to a reader that quit) fails with EPIPE and is
+	 * said or dropped; SIGPIPE's default killed the recorder there, the
+	 * recording left unfinished and the command with it. The command and
+	 * prec's own children get the default back (workload.c, file_output.c). */
+	signal(SIGPIPE, SIG_IGN);
 	r->sfd = signalfd(-1, &set, SFD_CLOEXEC);
 	return r->sfd < 0 ? -errno : 0;
 }

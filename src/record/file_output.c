@@ -147,6 +147,7 @@ static pid_t spawn_self(char *const argv[], int out_fd, bool ignore_int)
 		return pid;
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
+	signal(SIGPIPE, SIG_DFL); /* the recorder ignores it */
 	if (ignore_int)
 		signal(SIGINT, SIG_IGN);
 	if (out_fd >= 0 && dup2(out_fd, STDOUT_FILENO) < 0)

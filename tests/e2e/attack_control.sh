@@ -10,7 +10,11 @@
 # root's fifo or root's file, or a fifo nobody owns, as the command or the
 # ack end: refused with one line, the target never opened, the file
 # unchanged, no recording made. (4) A stale instances/prec-<dead pid> is
-# removed by the next --markers run; prec-<live pid> is kept.
+# removed by the next --markers run; prec-<live pid> is kept. (5) Pipes
+# whose reader is gone: the ack end of fd:N,M, and prec's stderr. The
+# recorder ran on to the command's end (its status passed on, the
+# manifest complete); before, SIGPIPE killed it at the first ack or
+# message (exit 141, the recording unfinished, the command killed).
 set -u
 # shellcheck source=tests/lib/e2e.sh
 . "$(dirname "$0")/../lib/e2e.sh"
@@ -170,6 +174,34 @@ part4() {
 	live=
 }
 
+# ---- (5) pipes nobody reads ----
+part5() {
+	local c=$tmp/ctl5 st
+	mkfifo "$c" || fail "(5) mkfifo"
+	exec 7<>"$c"
+	# fd 8: the write end of a pipe whose reader has exited
+	"$PREC" record -e cpu-clock -d "$tmp/r5" --control fd:7,8 -- sh -c 'sleep 1.5; exit 3' \
+		8> >(exec true) 2>"$tmp/err5" &
+	rec=$!
+	sleep 0.5
+	echo ping >&7
+	sleep 0.2
+	echo ping >&7
+	wait $rec
+	st=$?
+	rec=
+	exec 7>&-
+	[ $st = 3 ] || { cat "$tmp/err5"; fail "(5) record with its ack pipe gone exited $st, not the command's 3"; }
+	"$PREC" info "$tmp/r5" | grep -q '^state: *complete' || fail "(5) the recording is not complete"
+	grep -q 'control: ack: Broken pipe' "$tmp/err5" || fail "(5) no warning about the ack: $(cat "$tmp/err5")"
+	# stderr into a pipe whose reader has gone: the stop's summary line
+	"$PREC" record -e cpu-clock -d "$tmp/r5b" -- sh -c 'sleep 0.3; exit 4' 2> >(exec true)
+	st=$?
+	[ $st = 4 ] || fail "(5) record with stderr's reader gone exited $st, not the command's 4"
+	"$PREC" info "$tmp/r5b" | grep -q '^state: *complete' || fail "(5) the recording (stderr gone) is not complete"
+	echo "(5) an ack pipe and a stderr nobody reads: the recording ran to its end"
+}
+
 # ATTACK_PARTS picks some (to see each fail on its own against an old binary).
-for p in ${ATTACK_PARTS:-1 2 3 4}; do "part$p"; done
-echo "PASS: fd: writer gone not polled, long lines dropped whole, fifo symlinks and foreign fifos refused, dead recorders' instances removed"
+for p in ${ATTACK_PARTS:-1 2 3 4 5}; do "part$p"; done
+echo "PASS: fd: writer gone not polled, long lines dropped whole, fifo symlinks and foreign fifos refused, dead recorders' instances removed, pipes nobody reads survived"
