@@ -159,24 +159,33 @@ static int bad_perf_size(const char *opt, const char *arg, const char *shown)
 	return bad(opt, shown, "expected a number and its unit, B, K, M or G in capitals, as perf's (500M)");
 }
 
-/* One part of -m as perf's parse_pages_arg reads it, as a number of
- * pages in buf for the parser below: a size with perf's tags (its pages,
- * rounded up), else strtoul's whole decimal number of pages. -EINVAL
- * where perf reads neither. */
-static int perf_pages(const char *arg, char *buf, size_t len)
+/* One part of -m as perf 6.1's parse_pages_arg reads it: a size with
+ * perf's tags (its pages, rounded up; a size within a page of 2^64 wraps
+ * to 0 pages in perf's align), else strtoul's decimal number of pages
+ * (a sign and leading blanks taken, past 2^64 its ULONG_MAX). A count
+ * that is no power of two is rounded up to one (*rounded), where 0, and
+ * a count past 2^63 (perf's roundup_pow_of_two shifts by 64 there, which
+ * the CPU takes as 0), is 1 page. Where perf says "Invalid argument for
+ * --mmap_pages/-m": -EINVAL for neither a size nor a number, -ERANGE for
+ * above UINT_MAX pages. */
+static int perf_pages(const char *arg, uint64_t *pages, bool *rounded)
 {
 	uint64_t v, ps = (uint64_t)sysconf(_SC_PAGESIZE);
 	char *end;
 
 	if (!prec_size__perf_tag(arg, size_tags, &v)) {
-		snprintf(buf, len, "%llu", (unsigned long long)(v / ps + !!(v % ps)));
-		return 0;
+		v = v > UINT64_MAX - (ps - 1) ? 0 : (v + ps - 1) / ps;
+	} else {
+		v = strtoull(arg, &end, 10);
+		if (*end)
+			return -EINVAL;
 	}
-	errno = 0;
-	v = strtoull(arg, &end, 10);
-	if (errno || *end)
-		return -EINVAL;
-	snprintf(buf, len, "%llu", (unsigned long long)v);
+	*rounded = !v || (v & (v - 1));
+	if (*rounded)
+		v = !v || v > (1ull << 63) ? 1 : 1ull << (64 - __builtin_clzll(v - 1));
+	if (v > UINT_MAX)
+		return -ERANGE;
+	*pages = v;
 	return 0;
 }
 
@@ -539,63 +548,22 @@ static int opt_tid(struct prec_record_opts *o, const char *arg)
 	return parse_pids("-t", arg, &o->tids, &o->nr_tids);
 }
 
-/* -m's PAGES or SIZE in bytes, as perf takes them: a size is whole pages,
- * and a number of pages that is not a power of two (which the kernel
- * wants) is rounded up to one; *rounded then says so. */
-static int ring_bytes(const char *arg, uint64_t *bytes, bool *rounded)
-{
-	uint64_t ps = (uint64_t)sysconf(_SC_PAGESIZE), asked;
-	int err = prec_size__bytes(arg, 0, ps, &asked);
-
-	if (!err)
-		err = prec_size__parse(arg, (size_t)ps, bytes);
-	if (!err)
-		*rounded = *bytes > (asked + ps - 1) / ps * ps;
-	return err;
-}
-
-/* perf's -m 0 (00, 0K, 0B ...: no pages, its tags upper case; an empty
- * AUX part, -m 128, is one too): perf rounds that up to a power of two
- * too, which makes it one page, said as any rounding. */
-static bool ring_zero(const char *arg)
-{
-	size_t n = strspn(arg, "0");
-
-	return !arg[n] || (n && strchr("BKMG", arg[n]) && !arg[n + 1]);
-}
-
 /* The ring part of -m; errors show the whole option argument, shown. */
 static int parse_ring_size(struct prec_record_opts *o, const char *arg,
 			   const char *shown)
 {
-	long ps = sysconf(_SC_PAGESIZE);
-	uint64_t v, mult, bytes, pages;
+	uint64_t ps = (uint64_t)sysconf(_SC_PAGESIZE), pages;
 	bool rounded;
-	int err;
+	int err = perf_pages(arg, &pages, &rounded);
 
-	char pages_text[24];
-
-	if (perf_pages(arg, pages_text, sizeof(pages_text)) < 0)
-		return bad_perf_size("-m", arg, shown);
-	arg = pages_text;
-	if (ring_zero(arg)) {
-		o->mmap_pages = 1;
-		o->mmap_set = true;
-		o->mmap_rounded = true;
-		return 0;
-	}
-	err = prec_size__split(arg, 0, &v, &mult);
-	if (err == -EOVERFLOW)
-		return bad("-m", shown, "ring too large");
-	if (err == -EDOM || err == -EOPNOTSUPP)
-		return bad_size("-m", shown, err, "K, M or G");
+	if (err == -ERANGE)
+		return bad("-m", shown, "more pages than perf's 4294967295 (rounded up to a power of two)");
 	if (err)
-		return bad("-m", shown, "expected pages or a size such as 512K, 4M");
-	/* It refuses what would overflow (-ERANGE). */
-	err = ring_bytes(arg, &bytes, &rounded);
-	pages = err ? 0 : bytes / (uint64_t)ps;
-	if (err || pages > (1ull << 22))
-		return bad("-m", shown, "ring too large");
+		return bad_perf_size("-m", arg, shown);
+	/* perf 6.1 keeps a ring's mask in an int: from 2G of data up, its
+	 * rings map no data page and it records no sample (exit 0) */
+	if (pages * ps > (uint64_t)INT_MAX + 1)
+		return bad("-m", shown, "ring too large: 2G of data at most (perf 6.1 takes more but maps no data page then, and records no sample)");
 	o->mmap_pages = (size_t)pages;
 	o->mmap_set = true;
 	o->mmap_rounded = rounded;
@@ -735,24 +703,23 @@ static int opt_user(struct prec_record_opts *o, const char *arg)
 static int opt_mmap_aux(struct prec_record_opts *o, const char *arg)
 {
 	const char *comma = strchr(arg, ',');
-	char data[64], pages_text[24];
+	char data[64];
 	uint64_t aux;
 	bool rounded;
-	int err;
 
-	/* perf's: an empty ring part sets nothing (-m '', -m ,AUX) */
+	/* perf's: an empty ring part sets nothing (-m '', -m ,AUX); an
+	 * empty AUX part is strtoul's 0, one page (-m 1,) */
 	if (!comma)
 		return *arg ? parse_ring_size(o, arg, arg) : 0;
-	if (perf_pages(comma + 1, pages_text, sizeof(pages_text)) < 0)
+	switch (perf_pages(comma + 1, &aux, &rounded)) {
+	case 0:
+		break;
+	case -ERANGE:
+		return bad("-m", arg, "AUX area of more pages than perf's 4294967295 (rounded up to a power of two)");
+	default:
 		return bad_perf_size("-m", comma + 1, arg);
-	rounded = true;
-	aux = (uint64_t)sysconf(_SC_PAGESIZE);
-	err = ring_zero(pages_text) ? 0 : ring_bytes(pages_text, &aux, &rounded);
-	if (err == -EDOM || err == -EOPNOTSUPP)
-		return bad_size("-m", arg, err, "K, M or G");
-	if (err)
-		return bad("-m", arg, "AUX area after the comma: pages or a size such as 4M");
-	o->aux_bytes = (size_t)aux;
+	}
+	o->aux_bytes = (size_t)(aux * (uint64_t)sysconf(_SC_PAGESIZE));
 	o->aux_rounded = rounded;
 	if (comma == arg)
 		return 0;
