@@ -6,7 +6,8 @@
 #include <stddef.h>
 
 /* One item of an -e list (an event, with a group's braces) as perf's
- * lexer reads it: its blanks dropped where they stand between perf's
+ * lexer reads it: its blanks (and the bytes perf's lexer skips as it
+ * skips blanks: cpu-clock#u, !cpu-clock) dropped where they stand between perf's
  * tokens (around , { } / : =, first and last), a blank before modifier
  * letters outside the slashes read as their ':' (cpu-clock u), and a
  * breakpoint's mem:ADDR[/LEN][:rwx] whole; into out (size bytes, at

@@ -76,6 +76,11 @@ cases=(
 	'mem:0x1000:w :u' '	cs upp ' 'L1-dcache-loads u' 'mem: 0x1000 / 8' 'mem:0x1000/ 2 :k'
 	'mem:0x1000/8,cpu-clock' '{mem:0x1000/2:w,cs}:u'
 	'sched:sched_sw*/call-graph=fp/u' 'sch?d:sched_switch*/max-stack=2/:k' 'sch*:sched_switch'
+	# bytes perf's lexer skips as blanks (its catch-all rule)
+	'!cpu-clock' 'cpu-clock#u' "cpu-clock'" "'cpu-clock" '"cpu-clock"' 'cs#' '(cpu-clock)' 'mem:0x1000!'
+	'{!cpu-clock,page-faults}:u' 'cpu-clock/period=1!/' 'cpu-clock/name=x!y/' 'cpu-clock/name=a-b!/'
+	"cpu-clock/name=x'/" 'cpu-clock.' 'cpu-clock!u' "$(printf 'cpu-clock\302\240')" 'mem:!0x1000'
+	'cpu-clock/call-graph#=fp/' 'cpu-clock/#/' 'cpu-clock#,#cs' 'cpu-clock/period=3/#k' 'sched:sched_switch#'
 	# branch_type=: perf's attr before its open fails (no branch stack
 	# here), but for "no", which opens
 	'cpu-clock/branch_type=any/' "cpu-clock/branch_type='any,u'/" 'cpu-clock/branch_type=ANY/'
@@ -100,7 +105,9 @@ refused=(cpu-clock:uu cpu-clock:pppp L1-icache-store iTLB-stores cpu-clock:q
 	sched:sched_switch/metric-id=x/ cpu-clock/percore=2/ cpu-clock/aux-output/
 	'*:sched_switch' '[s-z]*:sched_sw*' 'sched:sched_swit[c]h' 'sched:sched_sw*/period=1/'
 	cpu-clock/branch_type=foo/ cpu-clock/branch_type=hw_index/ cpu-clock/branch_type/
-	cpu-clock/branch_type=any.x/ sched:sched_switch/branch_type=any/)
+	cpu-clock/branch_type=any.x/ sched:sched_switch/branch_type=any/
+	'cycles!' 'cs!u' 'r1a8!' 'L1-dcache-loads!' 'duration_time!' 'cpu-clock:u!' "'cpu-clock'"
+	'{cpu-clock,cs}!u' 'mem:0x1000#:w' 'mem#:0x1000' 'cpu-clock/period=1#2/' '#' '{#}')
 # and these, where both say "event syntax error": modifiers twice, a ':'
 # after a PMU's or a named event's terms
 syntax=(cpu-clock:u:k cpu-clock::u cpu-clock:: cpu-clock:u:
@@ -173,6 +180,17 @@ for ev in "${refused[@]}" "${syntax[@]}"; do
 done
 echo "$((${#refused[@]} + ${#syntax[@]})) event strings perf refuses: prec refuses them"
 
+
+# an event is named as written, the bytes perf's lexer skips kept
+for ev in '!cpu-clock' 'cpu-clock#u' '{!cpu-clock,page-faults}:u' 'cpu-clock/period=1!/' "cpu-clock'"; do
+	perf record -q -o "$tmp/n.perf" -e "$ev" -- true >/dev/null 2>&1 || fail "perf record -e '$ev' failed"
+	"$PREC" record -q -f -d "$tmp/n.d" -e "$ev" -- true >/dev/null 2>&1 || fail "prec record -e '$ev' failed"
+	"$PREC" merge -q -f "$tmp/n.d" -o "$tmp/n.prec" || fail "prec merge of -e '$ev' failed"
+	pn=$(perf evlist -i "$tmp/n.perf" 2>/dev/null | grep -v '^dummy' | tr '\n' ' ')
+	cn=$(perf evlist -i "$tmp/n.prec" 2>/dev/null | grep -v '^dummy' | tr '\n' ' ')
+	[ -n "$pn" ] && [ "$pn" = "$cn" ] || fail "-e '$ev': perf names '$pn', prec '$cn'"
+done
+echo "names of events with bytes perf's lexer skips: perf's"
 
 # options perf refuses before it opens anything (OPTIONS|the one named):
 # prec refuses them in one line naming the option, exit 2, and opens
