@@ -597,6 +597,9 @@ static int opt_clock(struct prec_record_opts *o, const char *arg)
 	const char *name = arg;
 	uint64_t v;
 
+	/* perf's "no setting it twice" (a --no-clockid between is fine) */
+	if (o->clock_set)
+		return bad("-k", arg, "a second clock, which perf refuses too (--no-clockid undoes the first)");
 	o->clock_set = true;
 	if (!strncasecmp(name, "CLOCK_", 6))
 		name += 6;
@@ -1034,8 +1037,13 @@ static int regs_opt(const char *opt, const char *arg, bool user, uint64_t *mask)
 {
 	/* perf's '?': the list on stderr, and perf's exit status for it;
 	 * an empty list (--user-regs=) names no register, refused as perf */
-	int err = arg && !*arg ? -EINVAL : prec_sample_regs__parse(arg, user, mask, stderr);
+	int err;
 
+	/* perf's "cannot set it twice" (prec's --no- form, unlike perf's,
+	 * undoes the first) */
+	if (*mask)
+		return bad(opt, arg ? arg : "", "registers given twice, which perf refuses too");
+	err = arg && !*arg ? -EINVAL : prec_sample_regs__parse(arg, user, mask, stderr);
 	if (err < 0)
 		return bad(opt, arg ? arg : "", "unknown register name (use '?' for the list)");
 	return err ? PREC_RECORD_OPTS_LISTED : 0;
@@ -1286,12 +1294,10 @@ static int unset_callgraph(struct prec_record_opts *o, const char *arg)
 }
 
 /* -b and -j are one setting, as in perf */
-/* perf 6.1's --no-branch-any and --no-branch-filter change nothing
- * (its callback returns at once): the branch stack stays asked for */
 static int unset_branch(struct prec_record_opts *o, const char *arg)
 {
-	(void)o;
 	(void)arg;
+	o->sample.branch_type = 0;
 	return 0;
 }
 

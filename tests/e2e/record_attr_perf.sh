@@ -88,7 +88,7 @@ cases=(
 	'cpu-clock/branch_type=u,branch_type=any_call/' 'cpu-clock/branch_type=u/|-j any_call'
 	'cpu-clock/branch_type=k/|-j u' 'cpu-clock/branch_type=k/|--call-graph lbr'
 	'cpu-clock/branch_type=no/|-b -e page-faults/branch_type=no/ -e cpu-clock/branch_type=k,branch_type=no/ -e {cpu-clock/branch_type=no/,cs/branch_type=no/}:S'
-	'cpu-clock|-j ANY,u --no-branch-filter' 'cpu-clock|-b --no-branch-any'
+	'cpu-clock|-j ANY,u'
 	'cpu-clock/overwrite=0/|-e cpu-clock/overwrite=1/ -e cpu-clock/no-overwrite=0/ -e cpu-clock/no-overwrite=2/ -e cpu-clock/aux-output=0/ -e cpu-clock/percore=1/ -e cpu-clock/metric-id=m/ -e sched:sched_switch/nr=2,max-stack=3,aux-output=0/'
 )
 [ -e /sys/bus/event_source/devices/msr/events/tsc ] && cases+=(tsc msr/tsc/ msr/event=0x1/)
@@ -195,7 +195,8 @@ echo "names of events with bytes perf's lexer skips: perf's"
 # options perf refuses before it opens anything (OPTIONS|the one named):
 # prec refuses them in one line naming the option, exit 2, and opens
 # nothing
-opt_refused=('-j hw_index|-j' '-j any,,u|-j' '-j =|-j' '-j any -b|-b' '-b -j u|-j')
+opt_refused=('-j hw_index|-j' '-j any,,u|-j' '-j =|-j' '-j any -b|-b' '-b -j u|-j'
+	'-k mono -k raw|-k' '--clockid=raw --clockid=raw|-k' '-I -I|-I' '--user-regs=ip --user-regs=sp|--user-regs')
 for c in "${opt_refused[@]}"; do
 	o=${c%|*} named=${c#*|}
 	i=$((i + 1))
