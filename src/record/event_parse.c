@@ -542,17 +542,29 @@ static int name_value(const char *full, const char *term, const char **value, si
 	return 0;
 }
 
+/* call-graph=no|fp|dwarf|lbr (enum prec_callgraph's order). perf takes
+ * any other word, says it cannot read it and keeps the global call graph
+ * (cg_failed); a word with its argument (perf's 'dwarf,1024' in quotes)
+ * is refused. */
 static int callgraph_term(struct prec_evsel *ev, const char *full, const char *v)
 {
-	static const char *const modes[] = { "no", "fp", "dwarf" };
+	static const char *const modes[] = { "no", "fp", "dwarf", "lbr" };
 
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < 4; i++)
 		if (!strcmp(v, modes[i])) {
 			ev->terms.callgraph = (int8_t)i;
+			ev->terms.cg_failed = false; /* perf reads the last */
 			return 0;
 		}
-	pr_err("event '%s': term 'call-graph=%s': expected no, fp or dwarf", full, v);
-	return -EINVAL;
+	if (strchr(v, ',') || strchr(v, '\'') || strchr(v, '"')) {
+		pr_err("event '%s': term 'call-graph=%s': expected no, fp, dwarf or lbr (its size or depth in stack-size= or max-stack=)",
+		       full, v);
+		return -EINVAL;
+	}
+	pr_warn("event '%s': call-graph=%s is no call graph mode (no, fp, dwarf, lbr): the global call graph applies, as perf applies it",
+		full, v);
+	ev->terms.cg_failed = true;
+	return 0;
 }
 
 /* branch_type=NAME or no: one of perf's branch filter names, as a

@@ -41,8 +41,11 @@ struct prec_evterms {
 	bool zero_period, zero_freq;
 	int8_t inherit;         /* inherit / no-inherit: 1 / 0; -1: none */
 	int8_t time;            /* time=0|1; -1: none */
-	/* call-graph=no|fp|dwarf[,size]: 0 no, 1 fp, 2 dwarf; -1: none */
+	/* call-graph=no|fp|dwarf|lbr: enum prec_callgraph; -1: none */
 	int8_t callgraph;
+	/* a call-graph= perf cannot read: perf says so and keeps the
+	 * global call graph for the event, its other call graph terms too */
+	bool cg_failed;
 	uint32_t stack_size;    /* stack-size=N, or dwarf's ,N; 0: none */
 	uint32_t max_stack;     /* max-stack=N in 32 bits, as perf keeps it; 0: none */
 	struct prec_branch_terms branch; /* branch_type=MODE|no, in order */

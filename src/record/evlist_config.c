@@ -27,6 +27,11 @@ uint64_t prec_evlist__sample_base(const struct prec_evlist *el)
 }
 
 /* bpf-output: its samples carry what BPF programs write (RAW), one each */
+/* perf's branch stack for --call-graph lbr (and call-graph=lbr) */
+#define LBR_BRANCHES                                                                    \
+	(PERF_SAMPLE_BRANCH_USER | PERF_SAMPLE_BRANCH_CALL_STACK | PERF_SAMPLE_BRANCH_NO_FLAGS | \
+	 PERF_SAMPLE_BRANCH_NO_CYCLES | PERF_SAMPLE_BRANCH_HW_INDEX)
+
 static bool is_bpf_output(const struct perf_event_attr *a)
 {
 	return a->type == PERF_TYPE_SOFTWARE && a->config == PERF_COUNT_SW_BPF_OUTPUT;
@@ -95,7 +100,7 @@ static struct chain event_chain(const struct prec_evsel *ev, const struct prec_r
 
 	if (!ev->sampling)
 		return (struct chain){ PREC_CG_NONE, 0, 0 };
-	if (t->callgraph < 0 && !t->stack_size && !t->max_stack)
+	if (t->cg_failed || (t->callgraph < 0 && !t->stack_size && !t->max_stack))
 		return c;
 	c.mode = t->callgraph >= 0 ? t->callgraph : t->max_stack ? PREC_CG_FP : PREC_CG_NONE;
 	c.max = (uint16_t)t->max_stack; /* the attr's 16 bits of perf's 32 */
@@ -107,7 +112,7 @@ static struct chain event_chain(const struct prec_evsel *ev, const struct prec_r
  * (perf's sample_address for that event, whatever --no-data says). */
 static bool own_dwarf(const struct prec_evsel *ev)
 {
-	return ev->sampling && ev->terms.callgraph == PREC_CG_DWARF;
+	return ev->sampling && !ev->terms.cg_failed && ev->terms.callgraph == PREC_CG_DWARF;
 }
 
 /* Whether some event samples data addresses (--data, which --call-graph
@@ -122,6 +127,28 @@ static bool some_data(const struct prec_evlist *el, const struct prec_record_opt
 		if (own_dwarf(&el->evsel[i]))
 			return true;
 	return false;
+}
+
+/* An event's own call graph terms over the global one, as perf's
+ * evsel__apply_config_terms: the global's bits reset (--call-graph lbr's
+ * branch stack, but for its NO_FLAGS|NO_CYCLES), then call-graph=lbr's
+ * own, as --call-graph lbr's above. */
+static void own_chain_branches(struct prec_evsel *ev, const struct prec_record_opts *o)
+{
+	const struct prec_evterms *t = &ev->terms;
+	struct perf_event_attr *a = &ev->attr;
+
+	if (!ev->sampling || t->cg_failed || (t->callgraph < 0 && !t->stack_size && !t->max_stack))
+		return;
+	if (o->callgraph == PREC_CG_LBR) {
+		a->sample_type &= ~(uint64_t)PERF_SAMPLE_BRANCH_STACK;
+		a->branch_sample_type &= ~(uint64_t)(PERF_SAMPLE_BRANCH_USER | PERF_SAMPLE_BRANCH_CALL_STACK |
+						     PERF_SAMPLE_BRANCH_HW_INDEX);
+	}
+	if (t->callgraph == PREC_CG_LBR && !o->sample.branch_type && !a->exclude_user) {
+		a->sample_type |= PERF_SAMPLE_BRANCH_STACK;
+		a->branch_sample_type = LBR_BRANCHES;
+	}
 }
 
 /* perf's terms over the options, as perf applies them after its config:
@@ -147,6 +174,7 @@ static void apply_terms(struct prec_evsel *ev, const struct prec_record_opts *o)
 		a->sample_type = type;
 		a->branch_sample_type = bst;
 	}
+	own_chain_branches(ev, o);
 	if (!ev->terms.time)
 		pr_warn("event '%s': time=0 ignored: prec's merge needs every record's time", ev->name);
 	(void)o;
@@ -172,12 +200,11 @@ static void config_sample_opts(struct prec_evsel *ev, const struct prec_record_o
 	struct perf_event_attr *a = &ev->attr;
 	uint64_t branch = so->branch_type;
 
-	if (o->callgraph == PREC_CG_LBR && ev->sampling) {
-		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
-		branch = PERF_SAMPLE_BRANCH_USER | PERF_SAMPLE_BRANCH_CALL_STACK |
-			 PERF_SAMPLE_BRANCH_NO_FLAGS | PERF_SAMPLE_BRANCH_NO_CYCLES |
-			 PERF_SAMPLE_BRANCH_HW_INDEX;
-	}
+	/* --call-graph lbr, as perf's: the call stack from the branch stack
+	 * unless -b/-j asks for that (perf then falls back to frame
+	 * pointers) or the event counts no user space (:k) */
+	if (o->callgraph == PREC_CG_LBR && ev->sampling && !branch && !a->exclude_user)
+		branch = LBR_BRANCHES;
 	if (o->callgraph != PREC_CG_NONE && ev->sampling) {
 		if (so->kernel_callchains)
 			a->exclude_callchain_user = 1;

@@ -89,6 +89,13 @@ cases=(
 	'cpu-clock/branch_type=k/|-j u' 'cpu-clock/branch_type=k/|--call-graph lbr'
 	'cpu-clock/branch_type=no/|-b -e page-faults/branch_type=no/ -e cpu-clock/branch_type=k,branch_type=no/ -e {cpu-clock/branch_type=no/,cs/branch_type=no/}:S'
 	'cpu-clock|-j ANY,u'
+	# call-graph=lbr, a word perf cannot read (it keeps the global call
+	# graph), and an event's own call graph over --call-graph lbr
+	'cpu-clock|-b --call-graph lbr' 'cpu-clock:k|--call-graph lbr' 'cpu-clock/call-graph=lbr/'
+	'cpu-clock/call-graph=lbr/|--call-graph dwarf' 'cpu-clock/call-graph=lbr,max-stack=4/|-b'
+	'cpu-clock/call-graph=lbr/k|-g' 'cpu-clock/call-graph=xyz/|-e cpu-clock/call-graph=xyz,max-stack=3/ -e cpu-clock/call-graph=dwarf,call-graph=xyz/ -e cpu-clock/call-graph=xyz,call-graph=fp/'
+	'cpu-clock/call-graph=xyz/|--call-graph dwarf' 'cpu-clock/call-graph=fp/|--call-graph lbr -e cpu-clock/max-stack=3/ -e cpu-clock/call-graph=no/ -e cpu-clock/call-graph=dwarf/ -e cpu-clock/branch_type=any,call-graph=fp/'
+	'cpu-clock/call-graph=xyz/|--call-graph lbr' 'cpu-clock/call-graph=fp/|-b --call-graph lbr'
 	'cpu-clock/overwrite=0/|-e cpu-clock/overwrite=1/ -e cpu-clock/no-overwrite=0/ -e cpu-clock/no-overwrite=2/ -e cpu-clock/aux-output=0/ -e cpu-clock/percore=1/ -e cpu-clock/metric-id=m/ -e sched:sched_switch/nr=2,max-stack=3,aux-output=0/'
 )
 [ -e /sys/bus/event_source/devices/msr/events/tsc ] && cases+=(tsc msr/tsc/ msr/event=0x1/)
