@@ -43,7 +43,7 @@ fi
 # a branch stack on an event whose PMU has none: that named, as perf's
 # "doesn't support branch stack sampling" (the arm64 guest's suite: its
 # PMU's cycles -b, --call-graph lbr)
-expect 1 "event 'cpu-clock': its PMU does not sample branch stacks (-b, -j, --call-graph lbr)" -e cpu-clock -b -- true
+expect 1 "event 'cpu-clock': its PMU does not sample branch stacks (-b, -j, --call-graph lbr, branch_type=)" -e cpu-clock -b -- true
 expect 2 "option -C '0-x'" -C 0-x -- true
 expect 2 "CPU 4095 is not online" -C 4095 -- true
 expect 2 "option -m '3x'" -m 3x -- true

@@ -344,8 +344,8 @@ c_refuse() {
 	done <<-EOF
 	event|-e ref-cycles|event 'ref-cycles': not supported by this machine's PMU
 	idle|-e cycles:I|event 'cycles:I': this machine's PMU cannot leave idle time out (:I)
-	branch|-e cycles -c 100000 -b|event 'cycles': its PMU does not sample branch stacks (-b, -j, --call-graph lbr)
-	lbr|-e cycles -c 100000 --call-graph lbr|event 'cycles': its PMU does not sample branch stacks (-b, -j, --call-graph lbr)
+	branch|-e cycles -c 100000 -b|event 'cycles': its PMU does not sample branch stacks (-b, -j, --call-graph lbr, branch_type=)
+	lbr|-e cycles -c 100000 --call-graph lbr|event 'cycles': its PMU does not sample branch stacks (-b, -j, --call-graph lbr, branch_type=)
 	read|-e cycles:S -c 100000|event 'cycles:S': this kernel cannot sample the counts (:S, PERF_SAMPLE_READ) of a counter that child tasks inherit: -i, or a group whose leader samples ({a,b}:S)
 	EOF
 	rm -f /tmp/refuse.data /tmp/refuse.perf
