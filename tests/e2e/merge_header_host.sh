@@ -46,7 +46,9 @@ same() {
 	feats - "$tmp/$n.pp.rerr" <"$tmp/$n.pp.data" >"$tmp/$n.pp.feats"
 	feats "$tmp/$n.q.data" "$tmp/$n.q.rerr" >"$tmp/$n.q.feats"
 	"$PREC" merge -q "$tmp/$n.q" | feats - "$tmp/$n.qp.rerr" >"$tmp/$n.qp.feats"
-	"$PREC" record -q -o - "$@" 2>"$tmp/$n.ql.err" | feats - "$tmp/$n.ql.rerr" >"$tmp/$n.ql.feats"
+	# perf report --header-only leaves the pipe at the header: prec keeps
+	# the stream's recording then, in TMPDIR, which goes with $tmp
+	TMPDIR=$tmp "$PREC" record -q -o - "$@" 2>"$tmp/$n.ql.err" | feats - "$tmp/$n.ql.rerr" >"$tmp/$n.ql.feats"
 	for f in p pp q qp ql; do
 		[ ! -s "$tmp/$n.$f.rerr" ] || fail "$n: perf report on $f said: $(head -3 "$tmp/$n.$f.rerr")"
 	done
