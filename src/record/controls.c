@@ -90,9 +90,14 @@ static int take_snapshot(void *arg)
 	return err ? err : n < 0 ? n : w;
 }
 
-/* The tasks a tail names: those the events follow. */
+/* The tasks a tail names: those the events follow. A snapshot's, the
+ * targets' processes and their descendants now (the ring may have lost
+ * the kernel's records of any of them); --tail-synthesize's at the stop
+ * (of each epoch), with every record kept, perf's: the events' threads as
+ * opened, each alone (its thread map, the command's pid alone). */
 static int start_tail(struct prec_controls *f, struct prec_session *s,
-		      const struct prec_record_opts *o, const struct prec_evlist *el)
+		      const struct prec_record_opts *o, const struct prec_evlist *el,
+		      bool thread_map)
 {
 	struct prec_tail_opts to = { .writer = prec_session__flight_shards(s)->tail,
 		.m = prec_recording__manifest(prec_session__recording(s)),
@@ -101,7 +106,11 @@ static int start_tail(struct prec_controls *f, struct prec_session *s,
 		.descendants = prec_evlist__inherits(el) };
 	int err;
 
-	if (o->nr_pids) {
+	if (thread_map && prec_evlist__nr_tasks(el) > 0 && prec_evlist__tasks(el)[0] > 0) {
+		to.roots = prec_evlist__tasks(el); /* -1: per-CPU, every task */
+		to.nr_roots = prec_evlist__nr_tasks(el);
+		to.threads = true;
+	} else if (o->nr_pids) {
 		to.roots = o->pids;
 		to.nr_roots = o->nr_pids;
 	} else if (o->nr_tids) {
@@ -141,7 +150,7 @@ static int start_snapshots(struct prec_controls *f, struct prec_session *s,
 		return err;
 	}
 	if (prec_session__flight_shards(s)->tail) {
-		err = start_tail(f, s, o, el);
+		err = start_tail(f, s, o, el, false);
 		if (err)
 			return err;
 	}
@@ -213,7 +222,7 @@ int prec_controls__start(struct prec_controls *f, struct prec_session *s,
 			return err;
 	} else if (prec_session__flight_shards(s)->tail) {
 		/* --tail-synthesize: one tail, at the stop */
-		err = start_tail(f, s, o, el);
+		err = start_tail(f, s, o, el, true);
 		if (err)
 			return err;
 		f->tail_at = prec_recording__manifest(prec_session__recording(s))->start_time;

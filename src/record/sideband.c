@@ -1095,6 +1095,75 @@ int prec_sideband_again__write(struct prec_sideband_again *t, const pid_t *pids,
 	return err ? err : sb->total;
 }
 
+/* One thread as perf's synthesis of a thread map names it (not its whole
+ * process): its COMM (NAMESPACES after it), then the process's MMAP2s if
+ * it leads its thread group. A thread gone meanwhile is named by nothing. */
+static int sb_listed(struct sb *sb, const struct prec_proc_status *st, int32_t tid)
+{
+	char path[64];
+	int taskdir, err;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", st->tgid);
+	taskdir = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (taskdir < 0)
+		return 0; /* vanished */
+	sb->proc_bytes = 0;
+	sb->in_proc = true;
+	err = sb_thread(sb, st, taskdir, tid);
+	close(taskdir);
+	if (!err && tid == st->tgid && !st->kthread && !sb->no_maps)
+		err = sb_maps(sb, st->tgid);
+	sb->in_proc = false;
+	return err;
+}
+
+static bool listed(const pid_t *tids, int nr, pid_t tid)
+{
+	for (int i = 0; i < nr; i++)
+		if (tids[i] == tid)
+			return true;
+	return false;
+}
+
+int prec_sideband_again__write_threads(struct prec_sideband_again *t,
+				       const pid_t *tids, int nr, uint64_t time)
+{
+	struct sb *sb = &t->sb;
+	pid_t *leaders;
+	int nl = 0, err = 0;
+
+	if (!time)
+		return -EINVAL;
+	leaders = malloc(((size_t)nr + 1) * sizeof(*leaders));
+	if (!leaders)
+		return -ENOMEM;
+	sb->total = 0;
+	sb->bytes = 0;
+	sb->nr_reqs = 0;
+	sb->time = time;
+	sb->every_task = false;
+	for (int i = 0; i < nr && !err; i++) {
+		struct prec_proc_status st;
+
+		/* Gone: perf's synthesis stops at it and names none of the
+		 * threads listed after it; prec names them. */
+		if (read_status(sb, tids[i], &st))
+			continue;
+		err = sb_listed(sb, &st, (int32_t)tids[i]);
+		/* A thread whose leader is not listed brings the leader's
+		 * COMM and maps after its own, as perf's (once a process,
+		 * where perf repeats them for each such thread). */
+		if (err || tids[i] == st.tgid || listed(tids, nr, st.tgid) ||
+		    listed(leaders, nl, st.tgid))
+			continue;
+		leaders[nl++] = st.tgid;
+		err = sb_listed(sb, &st, (int32_t)st.tgid);
+	}
+	free(leaders);
+	err = sb_finish(sb, err);
+	return err ? err : sb->total;
+}
+
 void prec_sideband_again__bound(struct prec_sideband_again *t, uint64_t bytes)
 {
 	t->sb.bound = bytes;

@@ -93,6 +93,14 @@ int prec_sideband_again__new(struct prec_sideband_again **out,
  * deadline. Returns the records written or -errno. */
 int prec_sideband_again__write(struct prec_sideband_again *t, const pid_t *pids,
 			       int nr, uint64_t time);
+/* As prec_sideband_again__write for a thread map (the events' tasks, as
+ * perf synthesizes its target's at its tail): for each of tids[0..nr) in
+ * order, that thread alone, its COMM (NAMESPACES after it) and, for a
+ * thread-group leader, its process's MMAP2s; a thread whose leader is not
+ * in tids brings the leader's COMM and MMAP2s after its own (once). Gone
+ * threads are skipped. Returns the records written or -errno. */
+int prec_sideband_again__write_threads(struct prec_sideband_again *t,
+				       const pid_t *tids, int nr, uint64_t time);
 /* Each write from now on puts at most bytes of records in w (0: no
  * bound), and of them at most a sixteenth for one process (its threads'
  * COMMs and its maps): a process with a huge /proc/PID/maps cannot crowd

@@ -21,6 +21,7 @@ struct prec_tail {
 	pid_t *roots;          /* NULL: every task */
 	int nr_roots;
 	bool descendants;
+	bool threads;          /* roots are a thread map */
 	bool data_maps, namespaces; /* for each epoch's (rebind()) */
 	uint64_t last;         /* the previous tail's time */
 	struct prec_tail_stats st;
@@ -35,6 +36,7 @@ int prec_tail__new(struct prec_tail **out, const struct prec_tail_opts *o)
 	if (!t)
 		return -ENOMEM;
 	t->descendants = o->descendants;
+	t->threads = o->threads && o->roots;
 	t->data_maps = o->data_maps;
 	t->namespaces = o->namespaces;
 	if (o->roots) {
@@ -215,11 +217,34 @@ int prec_tail__select(const pid_t *roots, int nr, bool descendants, pid_t **out)
 
 /* ---- one tail ---- */
 
+/* The tasks t names, at time: the records written or -errno. */
+static int write_tasks(struct prec_tail *t, uint64_t time)
+{
+	pid_t *pids = NULL;
+	int nr_pids = 0, n;
+
+	if (t->roots && !t->threads) {
+		nr_pids = prec_tail__select(t->roots, t->nr_roots, t->descendants, &pids);
+		if (nr_pids < 0) {
+			pr_err("%s: selecting the tasks: %s", PREC_TAIL_SHARD_NAME,
+			       strerror(-nr_pids));
+			return nr_pids;
+		}
+	}
+	if (t->threads)
+		n = prec_sideband_again__write_threads(t->sb, t->roots, t->nr_roots, time);
+	else
+		n = prec_sideband_again__write(t->sb, t->roots ? pids : NULL, nr_pids, time);
+	free(pids);
+	if (n < 0)
+		pr_err("%s: synthesizing the tasks: %s", PREC_TAIL_SHARD_NAME, strerror(-n));
+	return n;
+}
+
 int prec_tail__write(struct prec_tail *t, uint64_t oldest)
 {
 	uint64_t t0 = prec_now_ns(CLOCK_MONOTONIC), time, ns;
-	pid_t *pids = NULL;
-	int nr_pids = 0, n;
+	int n;
 
 	if (!oldest) {
 		t->st.skipped++;
@@ -233,22 +258,11 @@ int prec_tail__write(struct prec_tail *t, uint64_t oldest)
 		time = t->last;
 		t->st.clamped++;
 	}
-	if (t->roots) {
-		nr_pids = prec_tail__select(t->roots, t->nr_roots, t->descendants, &pids);
-		if (nr_pids < 0) {
-			pr_err("%s: selecting the tasks: %s", PREC_TAIL_SHARD_NAME,
-			       strerror(-nr_pids));
-			return nr_pids;
-		}
-	}
-	n = prec_sideband_again__write(t->sb, t->roots ? pids : NULL, nr_pids, time);
+	n = write_tasks(t, time);
 	/* The next tail starts here at the earliest. */
 	t->last = time;
-	free(pids);
-	if (n < 0) {
-		pr_err("%s: synthesizing the tasks: %s", PREC_TAIL_SHARD_NAME, strerror(-n));
+	if (n < 0)
 		return n;
-	}
 	ns = prec_now_ns(CLOCK_MONOTONIC) - t0;
 	t->st.tails++;
 	t->st.records += (uint64_t)n;

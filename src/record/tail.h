@@ -29,6 +29,11 @@ struct prec_tail_opts {
 	int nr_roots;          /* else -p / -t / the workload */
 	bool descendants;      /* and the roots' descendants at each tail
 				* (the events inherit) */
+	/* roots are the events' threads, each tail naming each thread alone
+	 * (its process's maps after its leader), as perf synthesizes its
+	 * target's thread map at its tail: no descendants, no thread made
+	 * later (prec_sideband_again__write_threads()) */
+	bool threads;
 	bool data_maps;        /* as prec_sideband_opts.data_maps */
 	bool namespaces;       /* as prec_sideband_opts.namespaces */
 };
