@@ -366,8 +366,11 @@ int prec_controls__cut_tail(struct prec_controls *f)
 {
 	int n;
 
-	if (!f->tail || f->snap)
+	if (!f->tail || f->snap || f->tail_done)
 		return 0;
+	/* Tried once: a tail that failed part way keeps what it wrote,
+	 * and is not written again after it. */
+	f->tail_done = true;
 	/* A start at 0 (a perf clock prec cannot read, -k perf in a KVM
 	 * guest): stamped 1, still before every sample (the kernel's clock
 	 * stamps them), as perf's at 0; 0 would be no tail at all. */
@@ -384,10 +387,10 @@ int prec_controls__epoch(struct prec_controls *f, struct prec_session *s)
 	if (!f->tail || f->snap)
 		return 0;
 	/* A cut that made no epoch (the recording stops then): the current
-	 * one, whose tail is written, gets another at the stop. Told by the
-	 * writer, not the start time, which is 0 in every epoch under a perf
-	 * clock prec cannot read; the new epoch's was made while the old one's
-	 * was alive, so they differ. */
+	 * one keeps the tail the cut wrote, and gets none at the stop
+	 * (tail_done). Told by the writer, not the start time, which is 0 in
+	 * every epoch under a perf clock prec cannot read; the new epoch's
+	 * was made while the old one's was alive, so they differ. */
 	if (!w || w == f->tail_w)
 		return 0;
 	err = prec_tail__rebind(f->tail, w, m);
@@ -402,6 +405,7 @@ int prec_controls__epoch(struct prec_controls *f, struct prec_session *s)
 	}
 	f->tail_w = w;
 	f->tail_at = m->start_time;
+	f->tail_done = false;
 	return 0;
 }
 

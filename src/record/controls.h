@@ -37,6 +37,9 @@ struct prec_controls {
 				     * current epoch's start) */
 	struct prec_shard_writer *tail_w; /* the latter's (the current
 					   * epoch's tail.shard) */
+	bool tail_done;             /* the current epoch's tail is written:
+				     * one tail an epoch, even where a cut
+				     * wrote it and then made no epoch */
 	int64_t delay_ms;
 	uint64_t enable_at_ns;  /* CLOCK_MONOTONIC, 0 = no pending enable */
 	/* -D ranges: the options' edges (ms), the start they count from, the
@@ -71,7 +74,8 @@ int prec_controls__tick(struct prec_controls *f, struct prec_evlist *el);
 /* --tail-synthesize (no snapshots): the tail of the current epoch, the
  * tasks as they are now, stamped before its first record; at a cut, before
  * prec_session__cut(), as perf writes its tail into the file it switches
- * from. 0 without one, or -errno after one line. */
+ * from. Once an epoch: nothing where its tail was written (tried) before.
+ * 0 without one, or -errno after one line. */
 int prec_controls__cut_tail(struct prec_controls *f);
 /* After prec_session__cut(): the tail bound to the session's epoch (its
  * tail shard and manifest) if the cut made one. 0 or -errno after one
