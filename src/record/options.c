@@ -1954,6 +1954,13 @@ static int check_combination(struct prec_record_opts *o)
 		pr_err("options --tail-synthesize and --max-disk: not supported together");
 		return -EINVAL;
 	}
+	/* The tail comes at the end, stamped before every record, where -o -
+	 * merges the recording as it goes (perf's pipe gets its attrs at the
+	 * end then: perf script reads none of its samples). */
+	if (o->tail_synthesize && o->output && !strcmp(o->output, "-")) {
+		pr_err("options --tail-synthesize and -o -: not supported together (the tail is written at the end; -o FILE or -d DIR)");
+		return -EINVAL;
+	}
 	/* perf's pipe format has no directory to carry kcore_dir in (perf
 	 * fails on it too), and each epoch would need a copy of its own. */
 	if (o->kcore && (o->switch_output || (o->output && !strcmp(o->output, "-")))) {

@@ -6,8 +6,9 @@
 # (synthesized MMAP2s of /usr/bin/bash); with --tail-synthesize it is read
 # at the end, when the process is sleep: no MMAP2 names bash, sleep's do.
 # perf and prec, in the same run, give the same answers. It is refused
-# with --max-disk (one line, exit 2); with --switch-output see
-# record_tail_switch.sh.
+# with --max-disk and with -o - (one line, exit 2: the stream is merged as
+# it is recorded, the tail comes last; before, the recording ran, then its
+# merge failed, exit 1); with --switch-output see record_tail_switch.sh.
 set -u
 # shellcheck source=tests/lib/e2e.sh
 . "$(dirname "$0")/../lib/e2e.sh"
@@ -64,4 +65,8 @@ echo "maps named: perf $perf_start by default, $perf_tail with --tail-synthesize
 rc=$?
 [ $rc = 2 ] && [ "$(wc -l <err)" = 1 ] && grep -q -- '--tail-synthesize and --max-disk' err ||
 	fail "--tail-synthesize --max-disk: exit $rc, want 2 and one line: $(cat err)"
-echo "refusal: one line, exit 2"
+"$PREC" record -q --tail-synthesize -o - -- true >out 2>err
+rc=$?
+[ $rc = 2 ] && [ "$(wc -l <err)" = 1 ] && [ ! -s out ] && grep -q -- '--tail-synthesize and -o -' err ||
+	fail "--tail-synthesize -o -: exit $rc, $(wc -c <out) bytes out, want 2, none and one line: $(cat err)"
+echo "refusals: one line, exit 2 (--max-disk, -o -)"
