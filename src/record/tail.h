@@ -3,7 +3,7 @@
  * alive then, as COMM and MMAP2 records in tail.shard stamped just before
  * the snapshot's oldest record; with --tail-synthesize alone, once at the
  * end of the recording (of each --switch-output epoch), before its
- * start. */
+ * start, the events' threads as perf names its thread map (threads). */
 #ifndef PREC_RECORD_TAIL_H
 #define PREC_RECORD_TAIL_H
 
