@@ -111,7 +111,7 @@ same "a command stopped" b.p b.r
 # OPTS (a %P in them is its pid, %T its second thread's), for a command
 # that tells it to make its later tasks and then sleeps.
 run_target() {
-	local tool=$1 out=$2 p t o=() a
+	local tool=$1 out=$2 p t o=() a n
 	shift 2
 	rm -f t.pid
 	"$lk" t.pid 20000 & tgt=$!
@@ -124,6 +124,11 @@ run_target() {
 	else
 		"$PREC" record -q --tail-synthesize -e cpu-clock -d "$out" "${o[@]}" -- \
 			sh -c "kill -USR1 $p; sleep 0.8" 2>err || fail_rc err "prec record $*"
+	fi
+	# the later thread and the child were there to be left out
+	n=$(find "/proc/$p/task" -mindepth 1 -maxdepth 1 | wc -l)
+	if [ "$n" != 3 ] || ! pgrep -P "$p" >/dev/null; then
+		fail "$tool: laterkin has $n threads, and a child: $(pgrep -P "$p" || echo none)"
 	fi
 	kill "$tgt"
 	wait "$tgt" 2>/dev/null
