@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: MIT
 // prec: dispatches subcommands; each subcommand parses its own options,
-// and says what was built (--version).
+// and says what was built (--version); ends the process by a signal when
+// a command asks (record, as perf record).
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/prctl.h>
 
 #include "read/read.h"
 #include "record/record.h"
@@ -75,6 +78,28 @@ static void usage(FILE *f)
 	fprintf(f, "\n'prec <command> -h' shows the command's options; 'prec --version' the version.\n");
 }
 
+/* A command's status, or its end by a signal: the output flushed, the
+ * signal's default action back and the signal unblocked (record takes
+ * its signals by a signalfd, blocked), then raised. No core file: prec
+ * did not crash, its command's SIGSEGV is only passed on. 128 + the
+ * signal only if it did not end us. */
+static int end(int rc)
+{
+	int sig = rc - PREC_END_BY_SIGNAL(0);
+	sigset_t set;
+
+	if (rc < PREC_END_BY_SIGNAL(1))
+		return rc;
+	fflush(NULL);
+	prctl(PR_SET_DUMPABLE, 0);
+	signal(sig, SIG_DFL);
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+	raise(sig);
+	return 128 + sig;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -91,7 +116,7 @@ int main(int argc, char **argv)
 	}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (!strcmp(argv[1], commands[i].name))
-			return commands[i].run(argc - 1, argv + 1);
+			return end(commands[i].run(argc - 1, argv + 1));
 	fprintf(stderr, "prec: error: unknown command '%s' (try 'prec --help')\n", argv[1]);
 	return 2;
 }

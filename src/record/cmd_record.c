@@ -79,7 +79,8 @@ struct record {
 	struct watch *watches;  /* -p/-t targets */
 	int nr_watches;
 	bool watch_by_poll;     /* some watch has no pidfd */
-	int signo;              /* the signal that stopped us, 0 if none */
+	int signo;              /* the signal prec ends by: the one that stopped
+				 * it, or the one that killed the command; 0 if none */
 	struct prec_controls fl;  /* -D, --control, --markers, snapshots */
 	struct prec_status_line *status; /* on a terminal, while waiting */
 	int bid_ms;             /* the session's build-id reads: next in ms */
@@ -720,8 +721,11 @@ static int stop(struct record *r, int rc)
 		return rc;
 	if (err || r->cut_err)
 		return 1;
-	/* As perf: after --max-size too, the command's status (143 after
-	 * the SIGTERM that stopped it). */
+	/* As perf: after --max-size too, the command's status; a command a
+	 * signal killed (the SIGTERM that stopped it, too) ends prec by that
+	 * signal rather than by the one prec got. */
+	if (r->have_wl && prec_workload__term_signal(&r->wl))
+		r->signo = prec_workload__term_signal(&r->wl);
 	return r->have_wl ? prec_workload__exit_code(&r->wl) : 0;
 }
 
@@ -866,6 +870,23 @@ static int record(struct record *r, int argc, char **argv)
 	return rc;
 }
 
+/* A stop signal that came after the loop stopped looking (during the
+ * stop, the merge of -o FILE, or before the loop, on a failure): still
+ * blocked and pending, it ends prec as perf's handler, there until its
+ * exit, makes it end. 0 if none. */
+static int stop_signal_pending(void)
+{
+	static const int stops[] = { SIGINT, SIGTERM, SIGHUP };
+	sigset_t set;
+
+	if (sigpending(&set))
+		return 0;
+	for (size_t i = 0; i < sizeof(stops) / sizeof(stops[0]); i++)
+		if (sigismember(&set, stops[i]) == 1)
+			return stops[i];
+	return 0;
+}
+
 /* Closing the last fd of a tracepoint event waits out RCU grace periods in
  * the kernel (tracepoint unregistration), long after the
  * recording is complete and on disk. A child holding copies of the fds
@@ -936,5 +957,7 @@ int prec_cmd_record(int argc, char **argv)
 	free(r.cpus);
 	free(r.tasks);
 	prec_record_opts__exit(&r.o);
-	return rc;
+	if (r.sfd >= 0 && !r.signo)
+		r.signo = stop_signal_pending();
+	return r.signo ? PREC_END_BY_SIGNAL(r.signo) : rc;
 }

@@ -382,6 +382,11 @@ int prec_workload__exit_code(const struct prec_workload *w)
 	return WEXITSTATUS(w->status);
 }
 
+int prec_workload__term_signal(const struct prec_workload *w)
+{
+	return w->exited && WIFSIGNALED(w->status) ? WTERMSIG(w->status) : 0;
+}
+
 void prec_workload__abort(struct prec_workload *w)
 {
 	if (!w || w->pid <= 0)

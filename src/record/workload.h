@@ -44,6 +44,9 @@ int prec_workload__reap(struct prec_workload *w, bool wait);
 int prec_workload__exited(const struct prec_workload *w);
 /* Shell-like exit code: status, or 128 + signal. */
 int prec_workload__exit_code(const struct prec_workload *w);
+/* The signal that killed the reaped child, 0 if it exited (or was not
+ * reaped). */
+int prec_workload__term_signal(const struct prec_workload *w);
 /* Kill an unstarted child (closing the go pipe), or signal a started one;
  * reap it. */
 void prec_workload__abort(struct prec_workload *w);

@@ -55,10 +55,9 @@ echo "merge --follow opened the manifest $quiet times in 6 s, $busy times in 6 s
 [ "$busy" -ge 1 ] || fail "the touched manifest was never read again"
 [ "$busy" -le 16 ] || fail "the touched manifest was read $busy times in 6 s (want <= 16)"
 kill -INT $rec
-wait $rec
-rc=$?
-# the workload's own status: SIGTERM, which prec sends it on SIGINT
-[ $rc = 0 ] || [ $rc = 143 ] || fail "record exit $rc"
+# as perf's: prec sends its command SIGTERM on SIGINT and dies of the
+# signal that ended the command
+wait_signaled $rec TERM "record"
 complete live || fail "the recording did not complete"
 rec=
 timeout 20 tail --pid=$mg -f /dev/null || fail "merge --follow did not end after the recording"

@@ -46,6 +46,6 @@ sleep 0.2
 rec=$!
 sleep 0.8
 kill -INT $rec
-wait $rec || fail "record --call-graph dwarf -p: exit $?"
+wait_signaled $rec INT "record --call-graph dwarf -p"
 chains "$tmp/dwp" "--call-graph dwarf -p"
 echo "PASS: fp and dwarf call chains unwind to main, workload and -p"

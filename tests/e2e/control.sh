@@ -167,7 +167,7 @@ sleep 0.5
 kill -TERM $rec
 SECONDS=0
 ( sleep 30; kill -KILL $rec 2>/dev/null ) & guard=$!
-wait $rec || fail_rc "$tmp/err" "record -a under a flood of 'switch', SIGTERM"
+wait_signaled $rec TERM "record -a under a flood of 'switch', SIGTERM" "$tmp/err"
 rec=
 kill $guard 2>/dev/null
 wait $yes_pid 2>/dev/null

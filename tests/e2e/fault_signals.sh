@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Signals record_signals.sh does not cover: the workload killed by SIGKILL
-# or crashing with SIGSEGV (128 + signal), Ctrl-C at a terminal (SIGINT to
-# the whole process group: workload and prec), SIGHUP with a workload,
-# SIGINT sent three times in a row, SIGTERM to a -p recording. Every case:
-# the documented exit status, a complete manifest, shards that read to the
-# end, and one summary line.
+# or crashing with SIGSEGV, Ctrl-C at a terminal (SIGINT to the whole
+# process group: workload and prec), SIGHUP with a workload, SIGINT sent
+# three times in a row, SIGTERM to a -p recording. Every case: prec dies of
+# the documented signal once done, as perf (a shell's 128 + signal), with a
+# complete manifest, shards that read to the end, and one summary line.
 set -u
 # shellcheck source=tests/lib/e2e.sh
 . "$(dirname "$0")/../lib/e2e.sh"
@@ -23,7 +23,7 @@ check() { # name dir rc want
 	echo "$1: exit $3, manifest complete"
 }
 
-# The workload's own death is prec's exit status, as a shell reports it.
+# The workload's own death is prec's, as perf's.
 "$PREC" record -d "$tmp/kill" -e cpu-clock -- sh -c 'kill -KILL $$' 2>"$tmp/err"
 check "workload SIGKILL" "$tmp/kill" $? 137
 "$PREC" record -d "$tmp/segv" -e cpu-clock -- sh -c 'kill -SEGV $$' 2>"$tmp/err"
@@ -38,7 +38,8 @@ kill -INT -- -"$pid"
 wait $pid
 check "Ctrl-C (SIGINT to the process group)" "$tmp/ctrlc" $? 130
 
-# SIGHUP to prec with a workload: the workload is stopped (SIGTERM) too.
+# SIGHUP to prec with a workload: the workload is stopped (SIGTERM) too,
+# and prec dies of that SIGTERM.
 "$PREC" record -d "$tmp/hup" -e cpu-clock -- sleep 30 2>"$tmp/err" &
 pid=$!
 wait_manifest "$tmp/hup"
@@ -53,7 +54,7 @@ wait_manifest "$tmp/int3"
 sleep 0.3
 kill -INT $pid; kill -INT $pid; kill -INT $pid
 wait $pid
-check "SIGINT x3" "$tmp/int3" $? 0
+check "SIGINT x3" "$tmp/int3" $? 130
 
 # SIGTERM to a -p recording whose target lives on.
 sleep 30 &
@@ -63,7 +64,7 @@ pid=$!
 wait_manifest "$tmp/pterm"
 kill -TERM $pid
 wait $pid
-check "SIGTERM with -p" "$tmp/pterm" $? 0
+check "SIGTERM with -p" "$tmp/pterm" $? 143
 kill -0 $target 2>/dev/null || fail "SIGTERM with -p: the target was killed (it is not ours)"
 kill $target
 echo "PASS"

@@ -67,8 +67,7 @@ prec_run() {
 	kill -USR2 $rec
 	sleep 0.3
 	kill -INT $rec
-	wait $rec; rc=$?
-	[ $rc = 0 ] || { cat "$d.err"; fail "$d: record exited $rc"; }
+	wait_signaled $rec INT "$d: record" "$d.err"
 	rec=
 	echo $wl >"$d.pid"
 	wait $wl; wl=
@@ -137,8 +136,7 @@ part2() {
 	kill -USR2 $rec
 	sleep 0.2
 	kill -INT $rec
-	wait $rec; rc=$?
-	[ $rc = 0 ] || { cat "$d.err"; fail "p2: record exited $rc"; }
+	wait_signaled $rec INT "p2: record" "$d.err"
 	rec=
 	"$PREC" merge "$d" -o "$d.data" 2>"$d.merr" || { cat "$d.merr"; fail "p2: merge"; }
 	# Its samples all carry its comm (not ':PID'), most of them in hot (the
@@ -214,8 +212,7 @@ part5() {
 	sh -c 'for i in $(seq 3000); do /bin/true; done'
 	sleep 0.3
 	kill -INT $rec
-	wait $rec; rc=$?
-	[ $rc = 0 ] || { cat "$d.err"; fail "p5: record exited $rc"; }
+	wait_signaled $rec INT "p5: record" "$d.err"
 	rec=
 	cat "$d.err"
 	"$PREC" info "$d" --check >/dev/null 2>&1 || fail "p5: prec info --check"

@@ -58,10 +58,8 @@ for i in $(seq "$TRIES"); do
 	perf_once "all$i" -a -e cpu-clock -- sh -c true || bad=$((bad + 1))
 done
 kill -INT "$prec_pid"
-wait "$prec_pid"
-rc=$?
+wait_signaled "$prec_pid" INT "prec record" "$tmp/prec.log"
 cat "$tmp/prec.log"
-[ "$rc" = 0 ] || fail "prec record exited $rc"
 control "after prec (during it, $bad of $((2 * TRIES)) perf runs failed)"
 [ "$bad" = 0 ] || fail "$bad of $((2 * TRIES)) perf runs beside prec failed"
 complete "$tmp/out" || fail "prec's manifest is not complete"

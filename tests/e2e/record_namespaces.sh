@@ -123,7 +123,7 @@ theirs=$(own "$u")
 r=$!
 sleep 0.5
 kill -INT $r
-wait $r || fail_rc err "prec record -p"
+wait_signaled $r INT "prec record -p" err
 s=$(synth p.prec)
 [ "$s" = "$u/$u $theirs" ] || fail "prec -p: synthesized '$s', want '$u/$u $theirs'"
 if perf_rec p.perf --namespaces -e cpu-clock -p "$u" -- sleep 0.3; then

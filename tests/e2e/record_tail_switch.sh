@@ -83,7 +83,7 @@ for k in 1 2 3; do
 	sleep 1
 	if [ "$k" -lt 3 ]; then kill -USR2 "$rec"; else kill -INT "$rec"; fi
 done
-wait "$rec" || fail_rc err "prec record -d --tail-synthesize --switch-output"
+wait_signaled "$rec" INT "prec record -d --tail-synthesize --switch-output" err
 rec=
 n=0
 for e in d/epoch.*; do
@@ -100,7 +100,7 @@ mkdir o
 "$PREC" record -q -o o/r.data --tail-synthesize --switch-output=1s -e cpu-clock -p "$spin" 2>err & rec=$!
 sleep 3.5
 kill -INT "$rec"
-wait "$rec" || fail_rc err "prec record -o --tail-synthesize --switch-output=1s"
+wait_signaled "$rec" INT "prec record -o --tail-synthesize --switch-output=1s" err
 rec=
 mapfile -t of < <(ls o/r.data.*)
 [ "${#of[@]}" -ge 3 ] || fail "prec -o, 1s: ${#of[@]} files in 3.5 s, want 3 or more: $(ls o)"
@@ -114,7 +114,7 @@ echo "prec -o, 1s: ${#of[@]} files, each with perf's tail, every sample named"
 "$PREC" record -q -d s --tail-synthesize --switch-output=16K -e cpu-clock -p "$spin" 2>err & rec=$!
 wait_manifest s/epoch.000003 10
 kill -INT "$rec"
-wait "$rec" || fail_rc err "prec record -d --tail-synthesize --switch-output=16K"
+wait_signaled "$rec" INT "prec record -d --tail-synthesize --switch-output=16K" err
 rec=
 n=0
 for e in s/epoch.*; do

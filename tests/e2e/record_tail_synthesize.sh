@@ -34,7 +34,7 @@ maps() {
 		r=$!
 		sleep 2.5
 		kill -INT $r
-		wait $r || fail_rc err "prec record $*"
+		wait_signaled $r INT "prec record $*" err
 	fi
 	kill "$p" 2>/dev/null
 	wait "$p" 2>/dev/null

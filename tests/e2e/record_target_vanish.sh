@@ -177,10 +177,8 @@ for i in 1 2 3 4 5; do
 		sleep 0.05
 	done
 	kill -INT "$rp" 2>/dev/null
-	wait "$rp"
-	rc=$?
+	wait_signaled "$rp" INT "prec -u over short-lived processes: recording $i" "$tmp/c.err"
 	rp=
-	[ $rc = 0 ] || { cat "$tmp/c.err"; fail "prec -u over short-lived processes: recording $i exited $rc"; }
 	grep -q error "$tmp/c.err" && { cat "$tmp/c.err"; fail "prec -u: recording $i: an error"; }
 done
 kill "${loops[@]}"

@@ -104,7 +104,7 @@ sleep 0.2
 rec=$!
 sleep 0.5
 kill -INT $rec
-wait $rec || fail "record -p: exit $?"
+wait_signaled $rec INT "record -p"
 "$H/mfdump" "$tmp/p" >"$tmp/pmf" || fail "-p: manifest unreadable"
 [ "$(vdso_id "$tmp/pmf")" = "$img" ] || { grep '^buildid' "$tmp/pmf"; fail "-p: manifest: no [vdso] $img"; }
 [ "$(elf_id "$tmp/p/vdso.so")" = "$img" ] || fail "-p: no vdso.so with id $img"

@@ -32,6 +32,20 @@ fail_rc() {
 	fail "$2 exited $rc"
 }
 
+# wait_signaled PID SIG WHAT [FILE]: wait for PID, which must die of SIG
+# (INT, TERM, HUP ...), as perf record and prec record end when SIG stopped
+# them or killed their command: a status of 128 + SIG's number. Else FILE
+# (its stderr) and "FAIL: WHAT exited RC, want N (SIGSIG)".
+wait_signaled() {
+	local rc want
+	wait "$1"
+	rc=$?
+	want=$((128 + $(kill -l "$2")))
+	[ "$rc" = "$want" ] && return 0
+	if [ -n "${4:-}" ]; then cat "$4"; fi
+	fail "$3 exited $rc, want $want (SIG$2)"
+}
+
 # skip REASON...: "skip: REASON" (tests/run.sh shows the last line), exit 77.
 skip() {
 	echo "skip: $*"

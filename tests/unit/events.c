@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sched.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -958,10 +959,12 @@ static void test_workload(void)
 	CHECK(access(path, F_OK) != 0);
 	CHECK_EQ(prec_workload__exited(&w), 1);
 	CHECK_EQ(prec_workload__exit_code(&w), 3);
+	CHECK_EQ(prec_workload__term_signal(&w), 0);
 	CHECK_EQ(prec_workload__prepare(&w, killed), 0);
 	CHECK_EQ(prec_workload__start(&w), 0);
 	CHECK_EQ(prec_workload__reap(&w, true), 1);
 	CHECK_EQ(prec_workload__exit_code(&w), 137);
+	CHECK_EQ(prec_workload__term_signal(&w), SIGKILL);
 	/* Found but not executable: the exec error comes back by the pipe. */
 	put(dir, "noexec", "#!/bin/sh\nexit 0\n");
 	snprintf(path, sizeof(path), "%s/noexec", dir);

@@ -149,8 +149,8 @@ rec_storm() {
 	unwatch
 	STOP=$(($(now_ms) - t1))
 	exec 3>&- 4>&-
-	# perf dies by the SIGINT it stopped on, once done.
-	[ "$tool" = perf ] && grep -q '^Command terminated by signal 2' "$OUT/$name.time" && WRC=0
+	# perf and prec die by the SIGINT they stopped on, once done.
+	grep -q '^Command terminated by signal 2' "$OUT/$name.time" && WRC=0
 	finish "$tool" "$name" "$t0"
 }
 
