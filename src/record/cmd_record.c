@@ -385,9 +385,9 @@ static int setup_signals(struct record *r)
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGHUP);
 	sigaddset(&set, SIGCHLD);
-	if (prec_evlist__overwrite(r->el) || prec_evlist__aux_snapshot(r->el) ||
-	    r->o.switch_output)
-		sigaddset(&set, SIGUSR2); /* snapshot, or the next epoch */
+	/* a snapshot, or the next epoch; else read and dropped, where perf
+	 * ignores it (its default action would end the recording unfinished) */
+	sigaddset(&set, SIGUSR2);
 	/* Blocked before any thread exists, so drainers inherit the mask and
 	 * every stop signal reaches the signalfd. */
 	if (sigprocmask(SIG_BLOCK, &set, NULL))

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # How prec record ends, beside perf record in the same run, as waitpid sees
 # it (a death by a signal, not an exit of 128 + signal): SIGINT, SIGTERM
-# and SIGHUP to -a; a command killed by SIGKILL or SIGTERM, one exiting 3
+# and SIGHUP to -a, SIGUSR2 (ignored without snapshots or epochs) then
+# SIGINT; a command killed by SIGKILL or SIGTERM, one exiting 3
 # or 0; SIGINT to the recorder alone while its command runs (the command's
 # SIGTERM); -o - on SIGINT, its stream whole. And what that is for: a bash
 # loop of recordings, Ctrl-C (SIGINT to the process group) stops the loop
@@ -16,29 +17,42 @@ need_cmd python3
 e2e_tmpdir exitsig
 cd "$tmp" || exit 1
 
-# outcome NAME SIGNAL TARGET READY ARGV...: run ARGV in a process group of
-# its own; once the file READY has bytes (and 0.3 s more), send SIGNAL (a
-# number, 0 for none) to TARGET (self, group); print "NAME signaled N" or
-# "NAME exited N" as waitpid saw it.
+# outcome NAME SIGNALS TARGET READY ARGV...: run ARGV in a process group of
+# its own; once the file READY has bytes (and 0.3 s more), send SIGNALS
+# (numbers, comma-separated, 0.5 s apart; 0 for none) to TARGET (self,
+# group); print "NAME signaled N" or "NAME exited N" as waitpid saw it.
 outcome() {
 	python3 - "$@" <<-'EOF'
 	import os, signal, sys, time
-	name, sig, target, ready, argv = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5:]
+	name, target, ready, argv = sys.argv[1], sys.argv[3], sys.argv[4], sys.argv[5:]
+	sigs = [int(s) for s in sys.argv[2].split(",") if s != "0"]
 	pid = os.fork()
 	if pid == 0:
 	    os.setpgid(0, 0)
 	    os.execvp(argv[0], argv)
-	if sig:
-	    for _ in range(400):
-	        if os.path.exists(ready) and os.path.getsize(ready) or os.waitpid(pid, os.WNOHANG)[0]:
-	            break
-	        time.sleep(0.05)
-	    time.sleep(0.3)
-	    try:
-	        (os.killpg if target == "group" else os.kill)(pid, sig)
-	    except ProcessLookupError:
-	        pass
-	st = os.waitpid(pid, 0)[1]
+	try:
+	    os.setpgid(pid, pid)  # the child's too: whichever runs first
+	except OSError:
+	    pass
+	try:
+	    if sigs:
+	        for _ in range(400):
+	            if os.path.exists(ready) and os.path.getsize(ready) or \
+	               os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT):
+	                break
+	            time.sleep(0.05)
+	        time.sleep(0.3)
+	    for i, sig in enumerate(sigs):
+	        if i:
+	            time.sleep(0.5)
+	        try:
+	            (os.killpg if target == "group" else os.kill)(pid, sig)
+	        except ProcessLookupError:
+	            pass
+	    st = os.waitpid(pid, 0)[1]
+	except BaseException:
+	    os.killpg(pid, signal.SIGKILL)  # nothing left running on our stdout
+	    raise
 	print(name, "signaled %d" % os.WTERMSIG(st) if os.WIFSIGNALED(st) else "exited %d" % os.WEXITSTATUS(st))
 	EOF
 }
@@ -64,6 +78,7 @@ cases=(
 	"-a,SIGINT       2 self  -a"
 	"-a,SIGTERM     15 self  -a"
 	"-a,SIGHUP       1 self  -a"
+	"-a,SIGUSR2,INT  12,2 self -a"
 	"cmd-SIGKILL     0 -     -- sh -c 'kill -KILL \$\$'"
 	"cmd-SIGTERM     0 -     -- sh -c 'kill -TERM \$\$'"
 	"cmd-exit-3      0 -     -- sh -c 'exit 3'"
