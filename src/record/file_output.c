@@ -115,7 +115,10 @@ int prec_file_output__init(struct prec_file_output *fo, struct prec_record_opts 
 	/* perf streams until the first switch, then fails ("Failed to
 	 * switch to new file"): the pipe has no file to switch. Said now. */
 	if (o->switch_output) {
-		pr_err("option -o -: --switch-output writes a file per switch; the pipe format has none (perf fails at the first switch)");
+		if (o->output_piped)
+			pr_err("option --switch-output: stdout is a pipe, which gets perf's pipe format without -o (as perf's); that format has no file to switch (perf fails at the first switch): give -o FILE");
+		else
+			pr_err("option -o -: --switch-output writes a file per switch; the pipe format has none (perf fails at the first switch)");
 		return -EINVAL;
 	}
 	fo->stream = true;

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -1511,7 +1512,7 @@ static int unset_quiet(struct prec_record_opts *o, const char *arg)
 }
 
 static const struct opt table[] = {
-	{ "dir", 'd', "DIR", opt_dir, "keep the recording in DIR (prec merge, info, dump, follow read it); without -d or -o, -o perf.data", 0, unset_dir },
+	{ "dir", 'd', "DIR", opt_dir, "keep the recording in DIR (prec merge, info, dump, follow read it); without -d or -o, -o perf.data (-o - when stdout is a pipe, as perf)", 0, unset_dir },
 	{ "output", 'o', "FILE", opt_output, "as perf: a perf.data FILE, merged from shards recorded beside it (FILE.prec) when the recording ends; - streams perf's pipe format to stdout while recording", 0, unset_output },
 	{ "keep-shards", 0, NULL, NULL, "with -o: keep FILE.prec, the recording FILE was merged from", FLAG(keep_shards), NULL },
 	{ "timestamp-filename", 0, NULL, NULL, "with -o: FILE gets the time of the end appended (FILE.YYYYMMDDhhmmssmmm), as perf", FLAG(timestamp_filename), NULL },
@@ -1927,9 +1928,16 @@ static int check_combination(struct prec_record_opts *o)
 		o->switch_ms = o->switch_bytes = 0;
 	}
 	/* As perf: perf.data, unless the recording is the product; with
-	 * --switch-output, FILE.<timestamp> per epoch (file_output.c). */
-	if (!o->dir_set && !o->output)
-		o->output = "perf.data";
+	 * --switch-output, FILE.<timestamp> per epoch (file_output.c). A
+	 * FIFO on stdout takes perf's pipe format instead, as -o - (perf's
+	 * data file opens stdout when no -o names a path and it is a FIFO:
+	 * `perf record -- cmd | perf report` needs no -o -). */
+	if (!o->dir_set && !o->output) {
+		struct stat st;
+
+		o->output_piped = !fstat(STDOUT_FILENO, &st) && S_ISFIFO(st.st_mode);
+		o->output = o->output_piped ? "-" : "perf.data";
+	}
 	if ((o->keep_shards || o->timestamp_filename) && !o->output) {
 		pr_err("option %s: needs -o FILE", o->keep_shards ? "--keep-shards" : "--timestamp-filename");
 		return -EINVAL;
@@ -1965,7 +1973,9 @@ static int check_combination(struct prec_record_opts *o)
 	 * fails on it too), and each epoch would need a copy of its own. */
 	if (o->kcore && (o->switch_output || (o->output && !strcmp(o->output, "-")))) {
 		pr_err("option --kcore: not with %s: kcore_dir needs a directory (-o FILE or -d DIR)",
-		       o->switch_output ? "--switch-output" : "-o - (the pipe format)");
+		       o->switch_output ? "--switch-output" :
+		       o->output_piped ? "the pipe format, which a pipe on stdout gets without -o (as perf's)" :
+		       "-o - (the pipe format)");
 		return -EINVAL;
 	}
 	if (o->switch_max_files && !o->switch_output)

@@ -198,6 +198,9 @@ struct prec_record_opts {
 	/* -o FILE: merged into FILE at the end from the recording in dir
 	 * (FILE.prec); "-": perf's pipe format streamed to stdout */
 	const char *output;
+	/* no -o, no -d and stdout a FIFO: output "-", as perf's default
+	 * (its refusals then name stdout, not an -o the user never gave) */
+	bool output_piped;
 	bool keep_shards;       /* --keep-shards: dir stays after the merge */
 	bool timestamp_filename; /* --timestamp-filename: FILE.<time of the end> */
 	const char *compress_level_arg; /* --compression-level as given */
