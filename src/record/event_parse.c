@@ -478,7 +478,8 @@ static int term_value(const char *full, char *term, char **eq, uint64_t *v)
 		return 0;
 	**eq = 0;
 	errno = 0;
-	*v = strtoull(*eq + 1, &end, 0);
+	/* perf's lexer: decimal digits, or hex after "0x" (010 is ten) */
+	*v = strtoull(*eq + 1, &end, strncmp(*eq + 1, "0x", 2) ? 10 : 16);
 	/* perf's lexer has no '-' before a number (strtoull would wrap it) */
 	if (errno || end == *eq + 1 || *end || strchr(*eq + 1, '-')) {
 		pr_err("event '%s': term '%s': bad value '%s'", full, term, *eq + 1);
@@ -493,7 +494,8 @@ static int term_value(const char *full, char *term, char **eq, uint64_t *v)
 static int name_value(const char *full, const char *term, const char **v, size_t *len);
 
 /* name=NEW: the event's name, as perf shows it (the text after '=' up to
- * the term's end). Returns 0 or -errno after one line. */
+ * the term's end); the first name= of the event, as perf's
+ * get_config_name takes it. Returns 0 or -errno after one line. */
 static int name_term(struct prec_evsel *ev, const char *full, const char *v)
 {
 	size_t len;
@@ -501,6 +503,9 @@ static int name_term(struct prec_evsel *ev, const char *full, const char *v)
 
 	if (name_value(full, "name", &v, &len))
 		return -EINVAL;
+	if (ev->terms.named)
+		return 0;
+	ev->terms.named = true;
 	n = strndup(v, len);
 	if (!n)
 		return -ENOMEM;
@@ -920,12 +925,9 @@ static int add_named(struct prec_evsel *ev, const char *full, const char *item,
 		/* A dummy asked for is an event as any, as perf configures
 		 * it (its frequency, sample_type): it takes no samples, by
 		 * what it is, not by its attr. */
+		/* bpf-output's period 1 goes with its attr, after the
+		 * terms (evlist_config.c) */
 		ev->sampling = true;
-		/* As perf: bpf-output samples what a BPF program writes,
-		 * each write one sample. */
-		if (ev->attr.type == PERF_TYPE_SOFTWARE &&
-		    ev->attr.config == PERF_COUNT_SW_BPF_OUTPUT)
-			ev->default_period = 1;
 		return 0;
 	}
 	err = root ? add_alias(ev, full, item, root) : -ENOENT;

@@ -57,8 +57,11 @@ static void config_period(struct prec_evsel *ev, const struct prec_record_opts *
 	} else if (o->freq) {
 		a->freq = 1;
 		a->sample_freq = o->freq;
-	} else if (ev->default_period) {
-		a->sample_period = ev->default_period;
+	} else if (ev->default_period || is_bpf_output(a)) {
+		/* as perf's evsel: a bpf-output attr (by its name or by a
+		 * config= term, software/config=10/) samples each write,
+		 * period 1 */
+		a->sample_period = ev->default_period ? ev->default_period : 1;
 	} else {
 		a->freq = 1;
 		a->sample_freq = PREC_RECORD_DEFAULT_FREQ;

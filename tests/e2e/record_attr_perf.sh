@@ -89,6 +89,10 @@ cases=(
 	'cpu-clock/branch_type=k/|-j u' 'cpu-clock/branch_type=k/|--call-graph lbr'
 	'cpu-clock/branch_type=no/|-b -e page-faults/branch_type=no/ -e cpu-clock/branch_type=k,branch_type=no/ -e {cpu-clock/branch_type=no/,cs/branch_type=no/}:S'
 	'cpu-clock|-j ANY,u'
+	# term numbers as perf's lexer reads them (010 is ten), the first
+	# name=, a bpf-output attr made by config= (and unmade)
+	'cpu-clock/period=010/|-e cpu-clock/max-stack=010/ -e cpu-clock/freq=010/ -e cpu-clock/period=00/'
+	'cpu-clock/config=010/|-e software/config=10/ -e bpf-output/config=9/ -e cpu-clock/name=x,name=y/'
 	# call-graph=lbr, a word perf cannot read (it keeps the global call
 	# graph), and an event's own call graph over --call-graph lbr
 	'cpu-clock|-b --call-graph lbr' 'cpu-clock:k|--call-graph lbr' 'cpu-clock/call-graph=lbr/'
@@ -113,6 +117,7 @@ refused=(cpu-clock:uu cpu-clock:pppp L1-icache-store iTLB-stores cpu-clock:q
 	'*:sched_switch' '[s-z]*:sched_sw*' 'sched:sched_swit[c]h' 'sched:sched_sw*/period=1/'
 	cpu-clock/branch_type=foo/ cpu-clock/branch_type=hw_index/ cpu-clock/branch_type/
 	cpu-clock/branch_type=any.x/ sched:sched_switch/branch_type=any/
+	cpu-clock/period=0X10/ cpu-clock/period=0xG/
 	'cycles!' 'cs!u' 'r1a8!' 'L1-dcache-loads!' 'duration_time!' 'cpu-clock:u!' "'cpu-clock'"
 	'{cpu-clock,cs}!u' 'mem:0x1000#:w' 'mem#:0x1000' 'cpu-clock/period=1#2/' '#' '{#}')
 # and these, where both say "event syntax error": modifiers twice, a ':'
@@ -189,7 +194,8 @@ echo "$((${#refused[@]} + ${#syntax[@]})) event strings perf refuses: prec refus
 
 
 # an event is named as written, the bytes perf's lexer skips kept
-for ev in '!cpu-clock' 'cpu-clock#u' '{!cpu-clock,page-faults}:u' 'cpu-clock/period=1!/' "cpu-clock'"; do
+for ev in '!cpu-clock' 'cpu-clock#u' '{!cpu-clock,page-faults}:u' 'cpu-clock/period=1!/' "cpu-clock'" \
+	'cpu-clock/name=x,name=y/'; do
 	perf record -q -o "$tmp/n.perf" -e "$ev" -- true >/dev/null 2>&1 || fail "perf record -e '$ev' failed"
 	"$PREC" record -q -f -d "$tmp/n.d" -e "$ev" -- true >/dev/null 2>&1 || fail "prec record -e '$ev' failed"
 	"$PREC" merge -q -f "$tmp/n.d" -o "$tmp/n.prec" || fail "prec merge of -e '$ev' failed"
@@ -197,7 +203,7 @@ for ev in '!cpu-clock' 'cpu-clock#u' '{!cpu-clock,page-faults}:u' 'cpu-clock/per
 	cn=$(perf evlist -i "$tmp/n.prec" 2>/dev/null | grep -v '^dummy' | tr '\n' ' ')
 	[ -n "$pn" ] && [ "$pn" = "$cn" ] || fail "-e '$ev': perf names '$pn', prec '$cn'"
 done
-echo "names of events with bytes perf's lexer skips: perf's"
+echo "names of events with bytes perf's lexer skips, and the first name=: perf's"
 
 # options perf refuses before it opens anything (OPTIONS|the one named):
 # prec refuses them in one line naming the option, exit 2, and opens
