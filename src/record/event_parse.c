@@ -20,6 +20,7 @@
 #include <strings.h>
 
 #include "record/auxpmu.h"
+#include "record/callgraph_mode.h"
 #include "record/evlist.h"
 #include "record/perm.h"
 #include "record/pfm.h"
@@ -547,31 +548,6 @@ static int name_value(const char *full, const char *term, const char **value, si
 	return 0;
 }
 
-/* call-graph=no|fp|dwarf|lbr (enum prec_callgraph's order). perf takes
- * any other word, says it cannot read it and keeps the global call graph
- * (cg_failed); a word with its argument (perf's 'dwarf,1024' in quotes)
- * is refused. */
-static int callgraph_term(struct prec_evsel *ev, const char *full, const char *v)
-{
-	static const char *const modes[] = { "no", "fp", "dwarf", "lbr" };
-
-	for (int i = 0; i < 4; i++)
-		if (!strcmp(v, modes[i])) {
-			ev->terms.callgraph = (int8_t)i;
-			ev->terms.cg_failed = false; /* perf reads the last */
-			return 0;
-		}
-	if (strchr(v, ',') || strchr(v, '\'') || strchr(v, '"')) {
-		pr_err("event '%s': term 'call-graph=%s': expected no, fp, dwarf or lbr (its size or depth in stack-size= or max-stack=)",
-		       full, v);
-		return -EINVAL;
-	}
-	pr_warn("event '%s': call-graph=%s is no call graph mode (no, fp, dwarf, lbr): the global call graph applies, as perf applies it",
-		full, v);
-	ev->terms.cg_failed = true;
-	return 0;
-}
-
 /* branch_type=NAME or no: one of perf's branch filter names, as a
  * name perf's lexer reads (quoted, a list: 'any,u') */
 static int branch_term(struct prec_evsel *ev, const char *full, const char *v)
@@ -585,6 +561,43 @@ static int branch_term(struct prec_evsel *ev, const char *full, const char *v)
 		       full, (int)len, v);
 		return -EINVAL;
 	}
+	return 0;
+}
+
+/* call-graph=MODE as perf reads it: no, or its --call-graph parser's
+ * words (callgraph_mode.c): fp, dwarf, lbr, and in quotes a size or a
+ * depth ('dwarf,1024', 'fp,5', which a stack-size= term overrides and
+ * which overrides a max-stack= term, as perf's). perf takes any other
+ * word, says it cannot read it and keeps the global call graph
+ * (cg_failed); the last call-graph= is the one read. */
+static int callgraph_term(struct prec_evsel *ev, const char *full, const char *v)
+{
+	struct prec_callgraph_mode m;
+	const char *why = NULL;
+	char mode[64];
+	size_t len;
+
+	if (!strcmp(v, "no")) {
+		ev->terms.callgraph = PREC_CG_NONE;
+		ev->terms.cg_failed = false;
+		return 0;
+	}
+	if (name_value(full, "call-graph", &v, &len))
+		return -EINVAL;
+	if (len < sizeof(mode)) {
+		memcpy(mode, v, len);
+		mode[len] = 0;
+	}
+	if (len >= sizeof(mode) || prec_callgraph_mode__parse(mode, &m, &why)) {
+		pr_warn("event '%s': call-graph=%.*s: %s: the global call graph applies, as perf applies it",
+			full, (int)len, v, why ? why : "too long");
+		ev->terms.cg_failed = true;
+		return 0;
+	}
+	ev->terms.callgraph = (int8_t)m.mode;
+	ev->terms.cg_max = m.max_stack;
+	ev->terms.cg_stack = m.mode == PREC_CG_DWARF ? m.stack_size : 0;
+	ev->terms.cg_failed = false;
 	return 0;
 }
 

@@ -46,6 +46,10 @@ struct prec_evterms {
 	/* a call-graph= perf cannot read: perf says so and keeps the
 	 * global call graph for the event, its other call graph terms too */
 	bool cg_failed;
+	/* call-graph='fp,N' and 'dwarf,N': N frames (over max-stack=), N
+	 * bytes (under stack-size=); 0: none */
+	uint16_t cg_max;
+	uint32_t cg_stack;
 	bool named;             /* a name= given (perf keeps the first) */
 	uint32_t stack_size;    /* stack-size=N, or dwarf's ,N; 0: none */
 	uint32_t max_stack;     /* max-stack=N in 32 bits, as perf keeps it; 0: none */

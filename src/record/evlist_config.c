@@ -106,8 +106,10 @@ static struct chain event_chain(const struct prec_evsel *ev, const struct prec_r
 	if (t->cg_failed || (t->callgraph < 0 && !t->stack_size && !t->max_stack))
 		return c;
 	c.mode = t->callgraph >= 0 ? t->callgraph : t->max_stack ? PREC_CG_FP : PREC_CG_NONE;
-	c.max = (uint16_t)t->max_stack; /* the attr's 16 bits of perf's 32 */
-	c.stack = t->stack_size ? (t->stack_size + 7u) & ~7u : PREC_RECORD_DEFAULT_STACK;
+	/* the attr's 16 bits of perf's 32; call-graph='fp,N' over it */
+	c.max = t->cg_max ? t->cg_max : (uint16_t)t->max_stack;
+	c.stack = t->stack_size ? (t->stack_size + 7u) & ~7u :
+		  t->cg_stack ? t->cg_stack : PREC_RECORD_DEFAULT_STACK;
 	return c;
 }
 

@@ -100,6 +100,7 @@ cases=(
 	'cpu-clock/call-graph=lbr/k|-g' 'cpu-clock/call-graph=xyz/|-e cpu-clock/call-graph=xyz,max-stack=3/ -e cpu-clock/call-graph=dwarf,call-graph=xyz/ -e cpu-clock/call-graph=xyz,call-graph=fp/'
 	'cpu-clock/call-graph=xyz/|--call-graph dwarf' 'cpu-clock/call-graph=fp/|--call-graph lbr -e cpu-clock/max-stack=3/ -e cpu-clock/call-graph=no/ -e cpu-clock/call-graph=dwarf/ -e cpu-clock/branch_type=any,call-graph=fp/'
 	'cpu-clock/call-graph=xyz/|--call-graph lbr' 'cpu-clock/call-graph=fp/|-b --call-graph lbr'
+	"cpu-clock/call-graph='dwarf,1024'/|-e cpu-clock/call-graph='dwarf,1024',stack-size=2048/ -e cpu-clock/call-graph='fp,5',max-stack=3/ -e cpu-clock/call-graph='fp,'/ -e cpu-clock/call-graph='lbr,5'/ -e cpu-clock/call-graph='dwarf,0'/ -e cpu-clock/call-graph='fp,x'/"
 	'cpu-clock/overwrite=0/|-e cpu-clock/overwrite=1/ -e cpu-clock/no-overwrite=0/ -e cpu-clock/no-overwrite=2/ -e cpu-clock/aux-output=0/ -e cpu-clock/percore=1/ -e cpu-clock/metric-id=m/ -e sched:sched_switch/nr=2,max-stack=3,aux-output=0/'
 )
 [ -e /sys/bus/event_source/devices/msr/events/tsc ] && cases+=(tsc msr/tsc/ msr/event=0x1/)
