@@ -79,7 +79,7 @@ static bool name_quote(const char *raw, const char *p)
  * symbol with a '-' (cpu-clock!) and, between slashes, after a word
  * with one (name=a-b! : perf's term names take no '!'). A '@' between
  * slashes starts perf's driver terms, left to the grammar. */
-static bool skipped(const char *raw, const char *p, bool in_terms)
+bool prec_event__skipped(const char *raw, const char *p, bool in_terms)
 {
 	unsigned char c = (unsigned char)*p;
 	const char *q = p, *w;
@@ -124,7 +124,7 @@ static size_t mods_alone(const char *raw, const char *p)
 	size_t n = strspn(p, PREC_EVENT_MODS);
 	const char *q = p + n;
 
-	while (skipped(raw, q, false))
+	while (prec_event__skipped(raw, q, false))
 		q++;
 	return n && (!*q || *q == '}') ? n : 0;
 }
@@ -180,8 +180,8 @@ int prec_event__drop_blanks(const char *text, const char *raw, char *out, size_t
 			 * breakpoint for perf's lexer) */
 			bp.part = !strncmp(p, "mem:", 4);
 			bp.seen = bp.before_len = false;
-			if (!strncmp(p, "mem", 3) && skipped(raw, p + 3, false)) {
-				for (q = p + 3; skipped(raw, q, false); q++)
+			if (!strncmp(p, "mem", 3) && prec_event__skipped(raw, p + 3, false)) {
+				for (q = p + 3; prec_event__skipped(raw, q, false); q++)
 					;
 				if (*q == ':')
 					return blank_error(text);
@@ -193,7 +193,7 @@ int prec_event__drop_blanks(const char *text, const char *raw, char *out, size_t
 				continue;
 			}
 		}
-		if (!skipped(raw, p, slashes % 2)) {
+		if (!prec_event__skipped(raw, p, slashes % 2)) {
 			/* a breakpoint's LEN follows a '/' that opens no terms */
 			slashes += *p == '/' && bp.part != 1;
 			if (bp_refuses(&bp, before, *p))
@@ -201,7 +201,7 @@ int prec_event__drop_blanks(const char *text, const char *raw, char *out, size_t
 			out[n++] = *p++;
 			continue;
 		}
-		while (skipped(raw, q, slashes % 2))
+		while (prec_event__skipped(raw, q, slashes % 2))
 			q++;
 		bp.seen = true;
 		bp.before_len |= bp.part == 1;

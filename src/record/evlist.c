@@ -218,16 +218,19 @@ static int add_item(struct prec_evlist *el, const char *text, const char *at,
 	return err;
 }
 
-/* Whether the item at s is a breakpoint (mem:, after blanks and a
- * group's '{' or NAME{), whose first '/' is its LEN's, no terms'. */
+/* Whether the item at s is a breakpoint (mem:, after blanks, any byte
+ * perf's lexer skips, and a group's '{' or NAME{), whose first '/' is its
+ * LEN's, no terms'. */
 static bool starts_breakpoint(const char *s)
 {
-	const char *blanks = " \t\n\v\f\r", *q;
+	const char *raw = s, *q;
 
-	s += strspn(s, blanks);
+	while (prec_event__skipped(raw, s, false))
+		s++;
 	q = s + strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-");
 	if (*q == '{')
-		s = q + 1 + strspn(q + 1, blanks);
+		for (s = q + 1; prec_event__skipped(raw, s, false); s++)
+			;
 	return !strncmp(s, "mem:", 4);
 }
 

@@ -81,6 +81,7 @@ cases=(
 	'{!cpu-clock,page-faults}:u' 'cpu-clock/period=1!/' 'cpu-clock/name=x!y/' 'cpu-clock/name=a-b!/'
 	"cpu-clock/name=x'/" 'cpu-clock.' 'cpu-clock!u' "$(printf 'cpu-clock\302\240')" 'mem:!0x1000'
 	'cpu-clock/call-graph#=fp/' 'cpu-clock/#/' 'cpu-clock#,#cs' 'cpu-clock/period=3/#k' 'sched:sched_switch#'
+	'!mem:0x1000/8,cpu-clock' '#{mem:0x1000/8,cs}' 'cpu-clock,!mem:0x1000/4,cs'
 	# branch_type=: perf's attr before its open fails (no branch stack
 	# here), but for "no", which opens
 	'cpu-clock/branch_type=any/' "cpu-clock/branch_type='any,u'/" 'cpu-clock/branch_type=ANY/'
