@@ -50,7 +50,8 @@ record -d @OUT@ -m 4Q -- true
 record -d @OUT@ -m 128,3x -- true
 record -d @OUT@ -m 3,4Q -- true
 record -d @OUT@ -m 17179869185G -- true
-record -d @OUT@ -m 99999999999999999999 -- true
+record -d @OUT@ -m 4294967297 -- true
+record -d @OUT@ -m 8G -- true
 record -d @OUT@ --aux-size 0 -- true
 record -d @OUT@ --aux-size -4M -- true
 record -d @OUT@ --aux-size 4Q -- true
