@@ -17,7 +17,7 @@
 // --buildid-all one (no pass over the data), so its cache is a superset.
 // An entry is a hard link of the checked descriptor when the file lies on
 // the cache's file system and has no set-id bit, as perf links; else a
-// copy (copy_file_range) under a temporary name, renamed into place,
+// copy (copy_file_range, holes kept) with no name until whole, named then,
 // dropped if the file's size, mtime or ctime moved meanwhile. An entry
 // already there is not looked at again. The stop waits 5 s at most (then
 // the worker stops at its next file; the rest is counted in one warning);

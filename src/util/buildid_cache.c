@@ -251,29 +251,28 @@ static mode_t copy_mode(const struct stat *st)
 	return (st->st_mode & S_IROTH) ? m : (m & 0700);
 }
 
-static int copy_range(struct prec_buildid_cache *c, int in, int out, uint64_t size,
-		      const int *stop)
+/* in's bytes at [off, end) to the same offsets of out. */
+static int copy_extent(struct prec_buildid_cache *c, int in, int out, uint64_t off,
+		       uint64_t end, bool *plain, const int *stop)
 {
 	char buf[1 << 16];
-	uint64_t off = 0;
-	bool plain = false;
 
-	while (off < size) {
-		size_t n = size - off > COPY_CHUNK ? COPY_CHUNK : (size_t)(size - off);
-		loff_t io = (loff_t)off;
+	while (off < end) {
+		size_t n = end - off > COPY_CHUNK ? COPY_CHUNK : (size_t)(end - off);
+		loff_t io = (loff_t)off, oo = (loff_t)off;
 		ssize_t k = -1;
 
 		if (stop && __atomic_load_n(stop, __ATOMIC_RELAXED))
 			return -ETIMEDOUT;
-		if (!plain) {
-			k = copy_file_range(in, &io, out, NULL, n, 0);
+		if (!*plain) {
+			k = copy_file_range(in, &io, out, &oo, n, 0);
 			if (k < 0 && (errno == EXDEV || errno == EINVAL || errno == ENOSYS ||
 				      errno == EOPNOTSUPP))
-				plain = true;
+				*plain = true;
 		}
-		if (plain) {
+		if (*plain) {
 			k = pread(in, buf, n < sizeof(buf) ? n : sizeof(buf), (off_t)off);
-			int e = k > 0 ? prec_file__write_all(out, buf, (size_t)k) : 0;
+			int e = k > 0 ? prec_file__pwrite_all(out, buf, (size_t)k, off) : 0;
 
 			if (e)
 				return e;
@@ -288,6 +287,37 @@ static int copy_range(struct prec_buildid_cache *c, int in, int out, uint64_t si
 	return 0;
 }
 
+/* The first size bytes of in into out, in's holes (SEEK_DATA / SEEK_HOLE)
+ * left holes: a workload's ELF may be a few pages and a 4 GiB hole, which
+ * a plain copy wrote out whole into root's cache (on tmpfs, 36 KiB made
+ * 874 MB in the stop's 5 s). */
+static int copy_range(struct prec_buildid_cache *c, int in, int out, uint64_t size,
+		      const int *stop)
+{
+	bool plain = false;
+	uint64_t off = 0;
+	int ret = 0;
+
+	while (!ret && off < size) {
+		off_t data = lseek(in, (off_t)off, SEEK_DATA), hole;
+
+		if (data < 0 && errno == ENXIO)
+			break; /* a hole to the end (a shorter file: unchanged() says) */
+		hole = data < 0 ? -1 : lseek(in, data, SEEK_HOLE);
+		if (hole < 0)
+			return errno == EAGAIN ? -EIO : -errno;
+		if ((uint64_t)hole > size)
+			hole = (off_t)size;
+		if (hole <= data)
+			return -ESTALE;
+		ret = copy_extent(c, in, out, (uint64_t)data, (uint64_t)hole, &plain, stop);
+		off = (uint64_t)hole;
+	}
+	if (!ret && ftruncate(out, (off_t)size))
+		ret = -errno;
+	return ret;
+}
+
 static bool unchanged(int fd, const struct stat *a)
 {
 	struct stat b;
@@ -297,22 +327,62 @@ static bool unchanged(int fd, const struct stat *a)
 	       a->st_ctim.tv_sec == b.st_ctim.tv_sec && a->st_ctim.tv_nsec == b.st_ctim.tv_nsec;
 }
 
-/* dir/kind written whole or not at all: a temporary of a random name
- * (O_EXCL, O_NOFOLLOW), renamed into place unless an entry came meanwhile. */
+/* A file to copy into, in dir: unnamed (O_TMPFILE), so that a recorder
+ * that exits mid-copy (the stop does not wait for its worker past its
+ * deadline) leaves nothing behind, or where the file system has none a
+ * temporary of a random name into tmp (O_EXCL, O_NOFOLLOW). */
+static int copy_target(int dir, const char *kind, char tmp[32])
+{
+	size_t k;
+	int out = openat(dir, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+
+	tmp[0] = '\0';
+	if (out >= 0 || (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL))
+		return out < 0 ? -errno : out;
+	k = (size_t)snprintf(tmp, 32, ".%s.", kind);
+	if (k + 9 > 32 || prec_file__random_name(tmp + k, 8))
+		return -EINVAL;
+	tmp[k + 8] = '\0';
+	out = openat(dir, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	return out < 0 ? -errno : out;
+}
+
+/* out (unnamed, or tmp) named dir/kind unless an entry came meanwhile:
+ * 1, 0 (one was there) or -errno. out is closed. */
+static int name_copy(int dir, const char *kind, int out, const char *tmp)
+{
+	char proc[32];
+	int ret = 1;
+
+	if (!tmp[0]) {
+		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", out);
+		if (linkat(AT_FDCWD, proc, dir, kind, AT_SYMLINK_FOLLOW))
+			ret = errno == EEXIST ? 0 : -errno;
+		if (close(out) && ret == 1) {
+			ret = -errno;
+			unlinkat(dir, kind, 0);
+		}
+		return ret;
+	}
+	if (close(out))
+		ret = -errno;
+	else if (renameat2(dir, tmp, dir, kind, RENAME_NOREPLACE))
+		ret = errno == EEXIST ? 0 : -errno;
+	if (ret <= 0)
+		unlinkat(dir, tmp, 0);
+	return ret;
+}
+
+/* dir/kind written whole or not at all. */
 static int put_copy(struct prec_buildid_cache *c, int dir, const char *kind, int fd,
 		    const struct stat *st, const void *mem, size_t len,
 		    const int *stop)
 {
 	char tmp[32];
-	size_t k = (size_t)snprintf(tmp, sizeof(tmp), ".%s.", kind);
-	int out, ret;
+	int out = copy_target(dir, kind, tmp), ret;
 
-	if (k + 9 > sizeof(tmp) || prec_file__random_name(tmp + k, 8))
-		return -EINVAL;
-	tmp[k + 8] = '\0';
-	out = openat(dir, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (out < 0)
-		return -errno;
+		return out;
 	if (fd >= 0) {
 		ret = copy_range(c, fd, out, (uint64_t)st->st_size, stop);
 		if (!ret && !unchanged(fd, st))
@@ -324,13 +394,10 @@ static int put_copy(struct prec_buildid_cache *c, int dir, const char *kind, int
 		if (!ret && fchmod(out, 0644))
 			ret = -errno;
 	}
-	if (close(out) && !ret)
-		ret = -errno;
-	if (!ret && renameat2(dir, tmp, dir, kind, RENAME_NOREPLACE))
-		ret = errno == EEXIST ? 0 : -errno;
-	else if (!ret)
-		ret = 1;
-	if (ret <= 0)
+	if (!ret)
+		return name_copy(dir, kind, out, tmp);
+	close(out);
+	if (tmp[0])
 		unlinkat(dir, tmp, 0);
 	return ret;
 }
