@@ -613,7 +613,7 @@ int prec_file_output__epoch(struct prec_file_output *fo, const struct prec_recor
 		free(name);
 		return rc < 0 ? rc : -EIO;
 	}
-	if (!o->quiet)
+	if (!o->quiet && prec_log__tty_ready(STDERR_FILENO, 200))
 		fprintf(stderr, "[ perf record: Dump %s ]\n", name);
 	err = o->keep_shards ? 0 : remove_epoch(fo, epoch);
 	if (err)

@@ -152,6 +152,11 @@ void prec_status_line__tick(struct prec_status_line *sl)
 
 	if (!sl || prec_status_line__timeout_ms(sl) > 0)
 		return;
+	/* its output stopped: no line this time (the write would wait) */
+	if (!prec_log__tty_ready(sl->fd, 0)) {
+		sl->last_ns = prec_now_ns(CLOCK_MONOTONIC);
+		return;
+	}
 	pool = prec_session__pool(sl->s);
 	now = prec_now_ns(CLOCK_MONOTONIC);
 	for (int c = 0; pool && c < sl->nr_cpus; c++) {
@@ -203,7 +208,7 @@ void prec_status_line__tick(struct prec_status_line *sl)
 
 void prec_status_line__clear(struct prec_status_line *sl)
 {
-	if (!sl || !sl->drawn)
+	if (!sl || !sl->drawn || !prec_log__tty_ready(sl->fd, 200))
 		return;
 	put(sl->fd, "\r\033[K", 4);
 	sl->drawn = false;

@@ -4,6 +4,7 @@
 #include "record/summary.h"
 
 #include <stdio.h>
+#include <unistd.h>
 
 #include "record/recording_totals.h"
 #include "store/store.h"
@@ -53,6 +54,9 @@ void prec_summary__print(const struct prec_session_report *r)
 	if (raw > stored && stored)
 		snprintf(lz4, sizeof(lz4), " (lz4: %.3f MB raw, %.1fx)",
 			 (double)raw / 1e6, (double)raw / (double)stored);
+	/* a terminal whose output is stopped would hold the exit */
+	if (!prec_log__tty_ready(STDERR_FILENO, 1000))
+		return;
 	fprintf(stderr, "[ prec record: %u shards, %llu records, %.3f MB written%s (%.1f MB/s), %llu lost, manifest in %.1f ms ]\n",
 		r->m->nr_shards, (unsigned long long)r->records, mb, lz4,
 		secs > 0 ? mb / secs : 0.0, (unsigned long long)r->lost,

@@ -4,6 +4,7 @@
 #include "util/log.h"
 #include "util/escape.h"
 
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -15,6 +16,17 @@ static bool status_line; /* atomic: set by the main thread, read by any */
 void prec_log__status_line(bool on)
 {
 	__atomic_store_n(&status_line, on, __ATOMIC_RELAXED);
+}
+
+bool prec_log__tty_ready(int fd, int ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLOUT };
+
+	if (!isatty(fd))
+		return true;
+	while (poll(&p, 1, ms) < 0)
+		continue; /* EINTR */
+	return p.revents != 0;
 }
 
 /* A message may carry text from a recording or a workload (a file name, a
@@ -41,6 +53,10 @@ void prec_log(int level, const char *fmt, ...)
 		     prefix[level]);
 	n += (int)prec_escape__to_buf(line + n, sizeof(line) - (size_t)n - 1, msg, len, 0);
 	line[n++] = '\n';
+	/* a terminal stopped for a while: the message is dropped, the
+	 * thread (a drainer, the main loop) goes on */
+	if (!prec_log__tty_ready(STDERR_FILENO, 200))
+		return;
 	if (write(STDERR_FILENO, line, (size_t)n) < 0)
 		return;
 }

@@ -19,6 +19,13 @@ void prec_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 
  * Any thread. */
 void prec_log__status_line(bool on);
 
+/* Whether a write to fd would not wait: true unless fd is a terminal
+ * whose output is stopped (tcflow TCOOFF, ^S) for ms milliseconds. Anyone
+ * holding the terminal may stop it (a workload run with --user keeps
+ * prec's stdout), and a write then waits until it is restarted: the
+ * recorder's main thread, which reads its signals, with it. */
+bool prec_log__tty_ready(int fd, int ms);
+
 /* The level is tested where the message is: a message dropped (most are
  * debug ones) costs a load and a branch, its arguments never evaluated. */
 #define prec_log_at(level, ...) \

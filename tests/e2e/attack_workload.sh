@@ -15,6 +15,10 @@
 #    dies with it, within a second.
 # 4. Ctrl-C at the terminal with --user (the signal reaches prec only):
 #    prec stops the workload and writes a complete recording.
+# 6. --user nobody stops the terminal's output (tcflow TCOOFF, IXON off so
+#    ^Q and ^C do not restart it): prec's next status line or message
+#    waited for ever, its main thread with it, so SIGINT went unread and
+#    prec never stopped. Now it stops within 10 s, the recording complete.
 set -u
 # shellcheck source=tests/lib/e2e.sh
 . "$(dirname "$0")/../lib/e2e.sh"
@@ -169,4 +173,45 @@ sysctl -qw kernel.perf_event_paranoid="$old_paranoid"
 [ $rc = 0 ] || fail "--user of one's own uid as nobody: exit $rc: $(cat self.err)"
 [ "$(cat self.out)" = 65534 ] || fail "--user of one's own uid: ran as $(cat self.out)"
 echo "--user naming oneself, unprivileged: runs"
+# 6. The workload stops root's terminal: prec, on a pty of its own, gets
+# SIGINT 3 s in and must end within 10 s.
+cat >stopper.py <<'EOF'
+import termios, time
+a = termios.tcgetattr(1)
+a[0] &= ~termios.IXON
+termios.tcsetattr(1, termios.TCSANOW, a)
+termios.tcflow(1, termios.TCOOFF)
+time.sleep(30)
+EOF
+chmod 644 stopper.py
+python3 - "$PREC" "$tmp/stop" "$tmp/stopper.py" >stop.out <<'EOF'
+import os, pty, signal, subprocess, sys, termios, threading, time
+master, slave = pty.openpty()
+p = subprocess.Popen([sys.argv[1], "record", "-d", sys.argv[2], "-e", "cpu-clock",
+                      "--user", "nobody", "--", "python3", sys.argv[3]],
+                     stdin=slave, stdout=slave, stderr=slave, start_new_session=True)
+def drain():
+    while True:
+        try:
+            if not os.read(master, 4096):
+                return
+        except OSError:
+            return
+threading.Thread(target=drain, daemon=True).start()
+time.sleep(3)
+p.send_signal(signal.SIGINT)
+try:
+    print("exit", p.wait(10))
+except subprocess.TimeoutExpired:
+    print("hung")
+    termios.tcflow(slave, termios.TCOON)
+    try:
+        p.wait(10)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.wait()
+EOF
+grep -qx 'exit 143' stop.out || fail "stopped terminal: prec $(cat stop.out) (SIGINT unread: its writes wait on the terminal)"
+complete stop || fail "stopped terminal: manifest not complete"
+echo "stopped terminal: prec stopped on SIGINT, recording complete"
 echo PASS
