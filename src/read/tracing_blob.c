@@ -63,51 +63,73 @@ static int is_ftrace(const struct prec_manifest_tracepoint *tp)
 	return tp->system && !strcmp(tp->system, "ftrace");
 }
 
-static int same_system(const struct prec_manifest_tracepoint *a,
-		       const struct prec_manifest_tracepoint *c)
+/* A tracepoint of a system's (not ftrace's), by system then by position. */
+struct tp_ref {
+	const char *system;
+	uint32_t i;
+};
+
+static int cmp_ref(const void *a, const void *b)
 {
-	return a->system && c->system && !strcmp(a->system, c->system);
+	const struct tp_ref *x = a, *y = b;
+	int c = strcmp(x->system, y->system);
+
+	return c ? c : (x->i > y->i) - (x->i < y->i);
 }
 
-/* Index of the first tracepoint of tp's system, to visit each system once
- * in order of first appearance. */
-static uint32_t first_of_system(const struct prec_manifest *m, uint32_t i)
+static int cmp_first(const void *a, const void *b, void *refs)
 {
-	for (uint32_t j = 0; j < i; j++)
-		if (same_system(&m->tracepoints[j], &m->tracepoints[i]))
-			return j;
-	return i;
+	const struct tp_ref *r = refs;
+	uint32_t x = r[*(const uint32_t *)a].i, y = r[*(const uint32_t *)b].i;
+
+	return (x > y) - (x < y);
 }
 
-static void put_systems(struct prec_bytebuf *b, const struct prec_manifest *m)
+/* The ftrace formats, then each system once, in order of its first
+ * tracepoint, with its formats in order: the tracepoints sorted by system
+ * (a manifest may list a million of them; a scan of the earlier ones for
+ * each took hours). */
+static int put_systems(struct prec_bytebuf *b, const struct prec_manifest *m)
 {
-	uint32_t nr_ftrace = 0, nr_sys = 0;
+	struct tp_ref *refs = malloc(((size_t)m->nr_tracepoints + 1) * sizeof(*refs));
+	uint32_t *first = malloc(((size_t)m->nr_tracepoints + 1) * sizeof(*first));
+	uint32_t nr_ftrace = 0, nr = 0, nr_sys = 0;
 
+	if (!refs || !first) {
+		free(refs);
+		free(first);
+		return -ENOMEM;
+	}
 	for (uint32_t i = 0; i < m->nr_tracepoints; i++) {
 		if (is_ftrace(&m->tracepoints[i]))
 			nr_ftrace++;
-		else if (m->tracepoints[i].system && first_of_system(m, i) == i)
-			nr_sys++;
+		else if (m->tracepoints[i].system)
+			refs[nr++] = (struct tp_ref){ m->tracepoints[i].system, i };
 	}
+	qsort(refs, nr, sizeof(*refs), cmp_ref);
+	for (uint32_t k = 0; k < nr; k++)
+		if (!k || strcmp(refs[k].system, refs[k - 1].system))
+			first[nr_sys++] = k;
+	qsort_r(first, nr_sys, sizeof(*first), cmp_first, refs);
 	prec_bytebuf__put_u32(b, nr_ftrace);
 	for (uint32_t i = 0; i < m->nr_tracepoints; i++)
 		if (is_ftrace(&m->tracepoints[i]))
 			put_file(b, m->tracepoints[i].format);
 	prec_bytebuf__put_u32(b, nr_sys);
-	for (uint32_t i = 0; i < m->nr_tracepoints; i++) {
-		const struct prec_manifest_tracepoint *tp = &m->tracepoints[i];
-		uint32_t nr = 0;
+	for (uint32_t g = 0; g < nr_sys; g++) {
+		uint32_t k = first[g], n = 0;
+		const char *sys = refs[k].system;
 
-		if (is_ftrace(tp) || !tp->system || first_of_system(m, i) != i)
-			continue;
-		for (uint32_t j = i; j < m->nr_tracepoints; j++)
-			nr += same_system(&m->tracepoints[j], tp);
-		prec_bytebuf__put(b, tp->system, strlen(tp->system) + 1);
-		prec_bytebuf__put_u32(b, nr);
-		for (uint32_t j = i; j < m->nr_tracepoints; j++)
-			if (same_system(&m->tracepoints[j], tp))
-				put_file(b, m->tracepoints[j].format);
+		while (k + n < nr && !strcmp(refs[k + n].system, sys))
+			n++;
+		prec_bytebuf__put(b, sys, strlen(sys) + 1);
+		prec_bytebuf__put_u32(b, n);
+		for (uint32_t j = k; j < k + n; j++)
+			put_file(b, m->tracepoints[refs[j].i].format);
 	}
+	free(refs);
+	free(first);
+	return 0;
 }
 
 int prec_tracing_blob(const struct prec_manifest *m, void **buf, size_t *len)
@@ -118,6 +140,7 @@ int prec_tracing_blob(const struct prec_manifest *m, void **buf, size_t *len)
 	long page_size = sysconf(_SC_PAGESIZE);
 	uint8_t flags[2] = { 0, (uint8_t)sizeof(long) }; /* little endian */
 	size_t n;
+	int err;
 
 	*buf = NULL;
 	*len = 0;
@@ -130,7 +153,11 @@ int prec_tracing_blob(const struct prec_manifest *m, void **buf, size_t *len)
 	prec_bytebuf__put(&b, flags, sizeof(flags));
 	prec_bytebuf__put_u32(&b, (uint32_t)page_size);
 	put_header_files(&b, m, page_size);
-	put_systems(&b, m);
+	err = put_systems(&b, m);
+	if (err) {
+		free(b.p);
+		return err;
+	}
 	prec_bytebuf__put_u32(&b, 0); /* kallsyms: perf resolves symbols itself */
 	n = m->printk_formats ? strlen(m->printk_formats) : 0;
 	prec_bytebuf__put_u32(&b, (uint32_t)n);
