@@ -196,11 +196,11 @@ static int open_file(struct prec_perfdata *pd)
 	file_header_init(&fh, m, ids_off);
 	pd->data_offset = le64toh(fh.data_offset);
 	emit(pd, &fh, sizeof(fh));
-	for (uint32_t i = 0; i < m->nr_events; i++)
-		put_ids(pd, &m->events[prec_perfdata__event_at(m, i)]);
+	for (uint32_t i = 0, at = 0; i < m->nr_events; i++)
+		put_ids(pd, &m->events[prec_perfdata__event_next(m, &at)]);
 	ids_off = FILE_HEADER_SIZE;
-	for (uint32_t i = 0; i < m->nr_events; i++) {
-		const struct prec_manifest_event *e = &m->events[prec_perfdata__event_at(m, i)];
+	for (uint32_t i = 0, at = 0; i < m->nr_events; i++) {
+		const struct prec_manifest_event *e = &m->events[prec_perfdata__event_next(m, &at)];
 		uint64_t sec[2] = { htole64(ids_off), htole64((uint64_t)e->nr_ids * 8) };
 
 		put_attr(pd, e->attr);
@@ -214,8 +214,8 @@ static int pipe_attrs(struct prec_perfdata *pd)
 {
 	const struct prec_manifest *m = pd->m;
 
-	for (uint32_t i = 0; i < m->nr_events; i++) {
-		const struct prec_manifest_event *e = &m->events[prec_perfdata__event_at(m, i)];
+	for (uint32_t i = 0, cur = 0; i < m->nr_events; i++) {
+		const struct prec_manifest_event *e = &m->events[prec_perfdata__event_next(m, &cur)];
 		uint64_t size = 8 + ATTR_SIZE + (uint64_t)e->nr_ids * 8;
 
 		if (size > 65535) {
@@ -239,8 +239,8 @@ static int pipe_names(struct prec_perfdata *pd)
 {
 	const struct prec_manifest *m = pd->m;
 
-	for (uint32_t i = 0; i < m->nr_events; i++) {
-		const struct prec_manifest_event *e = &m->events[prec_perfdata__event_at(m, i)];
+	for (uint32_t i = 0, cur = 0; i < m->nr_events; i++) {
+		const struct prec_manifest_event *e = &m->events[prec_perfdata__event_next(m, &cur)];
 		size_t n = e->name ? strlen(e->name) + 1 : 0;
 		size_t padded = (n + 7) & ~(size_t)7;
 		uint64_t body[2] = { htole64(EVENT_UPDATE_NAME), 0 };

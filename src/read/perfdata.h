@@ -22,7 +22,7 @@ enum prec_perfdata_mode {
  * described by m: file mode reserves the header and writes attrs with their
  * ids; pipe mode writes the pipe header, HEADER_ATTRs, an EVENT_UPDATE
  * naming each event, HEADER_FEATUREs and end marker, and
- * HEADER_TRACING_DATA when m has tracepoints (attrs in event_at() order). Output is
+ * HEADER_TRACING_DATA when m has tracepoints (attrs in event_at() order, walked by event_next()). Output is
  * buffered. Returns 0 or -errno. */
 int prec_perfdata__open(struct prec_perfdata **out, int fd,
 			const struct prec_manifest *m,

@@ -112,33 +112,66 @@ uint32_t prec_perfdata__event_at(const struct prec_manifest *m, uint32_t pos)
 	return pos;
 }
 
-/* The position event idx is written at (the inverse of event_at). */
-static uint32_t position_of(const struct prec_manifest *m, uint32_t idx)
+uint32_t prec_perfdata__event_next(const struct prec_manifest *m, uint32_t *cur)
 {
-	for (uint32_t pos = 0; pos < m->nr_events; pos++)
-		if (prec_perfdata__event_at(m, pos) == idx)
-			return pos;
-	return idx;
+	uint32_t n = m->nr_events;
+
+	/* *cur: the pass (others, then tracking dummies) times n plus the
+	 * index looked at next */
+	while (n && *cur < 2 * n) {
+		uint32_t i = *cur % n;
+		bool tracking = *cur >= n;
+
+		(*cur)++;
+		if (is_tracking(&m->events[i]) == tracking)
+			return i;
+	}
+	return UINT32_MAX;
 }
 
-/* Members of the group event l leads, or 0 when it leads none perf can
- * show: perf takes a group as its leader's position and the members right
- * after it, which the tracking dummies' moving to the end would break. */
-static uint32_t group_size(const struct prec_manifest *m, uint32_t l)
+/* The members of the group each event leads, or 0 when it leads none perf
+ * can show: perf takes a group as its leader's position and the members
+ * right after it, which the tracking dummies' moving to the end would
+ * break. In one walk (a manifest may hold a million events: the position
+ * of each member looked up anew made it cubic); NULL: no memory. */
+static uint32_t *group_sizes(const struct prec_manifest *m)
 {
-	uint32_t n = 0;
+	uint32_t nr = m->nr_events;
+	uint32_t *sizes = calloc((size_t)nr + 1, sizeof(*sizes));
+	uint32_t *left = calloc((size_t)nr + 1, sizeof(*left)); /* members not met */
 
-	if (m->events[l].leader1 != l + 1)
-		return 0;
-	for (uint32_t i = l; i < m->nr_events; i++) {
-		if (m->events[i].leader1 != l + 1)
-			continue;
-		if (is_tracking(&m->events[i]) ||
-		    position_of(m, i) != position_of(m, l) + n)
-			return 0;
-		n++;
+	if (!sizes || !left) {
+		free(sizes);
+		free(left);
+		return NULL;
 	}
-	return n > 1 ? n : 0;
+	for (uint32_t i = 0; i < nr; i++)
+		if (m->events[i].leader1 && m->events[i].leader1 <= nr)
+			left[m->events[i].leader1 - 1]++;
+	for (uint32_t l = 0; l < nr; l++) {
+		uint32_t n = 0, trk = 0; /* members met; tracking dummies since l */
+
+		if (m->events[l].leader1 != l + 1)
+			continue;
+		/* its members, each at the leader's position + n: only
+		 * tracking dummies (which go last) between them */
+		for (uint32_t i = l; i < nr && left[l]; i++) {
+			bool t = is_tracking(&m->events[i]);
+
+			if (m->events[i].leader1 == l + 1) {
+				if (t || i - l - trk != n)
+					break;
+				n++;
+				left[l]--;
+			} else if (!t) {
+				break;
+			}
+			trk += t;
+		}
+		sizes[l] = !left[l] && n > 1 ? n : 0;
+	}
+	free(left);
+	return sizes;
 }
 
 /* perf's GROUP_DESC: the number of groups, then each group's name (NAME
@@ -146,13 +179,17 @@ static uint32_t group_size(const struct prec_manifest *m, uint32_t l)
  * position and its size, in position order. */
 static void build_group_desc(struct prec_bytebuf *b, const struct prec_manifest *m)
 {
-	uint32_t n = 0;
+	uint32_t n = 0, cur = 0, *sizes = group_sizes(m);
 
+	if (!sizes) {
+		b->err = -ENOMEM;
+		return;
+	}
 	for (uint32_t i = 0; i < m->nr_events; i++)
-		n += group_size(m, i) != 0;
+		n += sizes[i] != 0;
 	prec_bytebuf__put_u32(b, n);
 	for (uint32_t pos = 0; pos < m->nr_events; pos++) {
-		uint32_t l = prec_perfdata__event_at(m, pos), size = group_size(m, l);
+		uint32_t l = prec_perfdata__event_next(m, &cur), size = sizes[l];
 
 		if (!size)
 			continue;
@@ -160,14 +197,19 @@ static void build_group_desc(struct prec_bytebuf *b, const struct prec_manifest 
 		prec_bytebuf__put_u32(b, pos);
 		prec_bytebuf__put_u32(b, size);
 	}
+	free(sizes);
 }
 
+/* No memory: true, so that building it says so. */
 static bool has_groups(const struct prec_manifest *m)
 {
-	for (uint32_t i = 0; i < m->nr_events; i++)
-		if (group_size(m, i))
-			return true;
-	return false;
+	uint32_t *sizes = group_sizes(m);
+	bool any = !sizes;
+
+	for (uint32_t i = 0; sizes && i < m->nr_events && !any; i++)
+		any = sizes[i] != 0;
+	free(sizes);
+	return any;
 }
 
 int prec_perfdata__build_buildids(const struct prec_manifest *m,
@@ -223,11 +265,13 @@ static void build_cmdline(struct prec_bytebuf *b, const struct prec_manifest *m)
 
 static void build_event_desc(struct prec_bytebuf *b, const struct prec_manifest *m)
 {
+	uint32_t cur = 0;
+
 	prec_bytebuf__put_u32(b, m->nr_events);
 	prec_bytebuf__put_u32(b, 128);
 	for (uint32_t i = 0; i < m->nr_events; i++) {
 		const struct prec_manifest_event *e =
-			&m->events[prec_perfdata__event_at(m, i)];
+			&m->events[prec_perfdata__event_next(m, &cur)];
 
 		put_attr(b, e->attr);
 		prec_bytebuf__put_u32(b, e->nr_ids);

@@ -34,6 +34,10 @@ int prec_perfdata__build_feature(int feat, const struct prec_feat_ctx *c,
  * call-graph printing up from the first attr of each type only, and a
  * dummy first (software, as cpu-clock) would leave DWARF chains unprinted. */
 uint32_t prec_perfdata__event_at(const struct prec_manifest *m, uint32_t pos);
+/* The same order one event at a time: *cur starts at 0, each call gives
+ * the next event's index (UINT32_MAX after the last). A whole walk costs
+ * O(nr_events), where event_at() at each position cost O(nr_events^2). */
+uint32_t prec_perfdata__event_next(const struct prec_manifest *m, uint32_t *cur);
 
 /* The build-id table of m as consecutive build-id entries whose header type
  * is type (0 inside the BUILD_ID feature, 67 HEADER_BUILD_ID in a pipe).

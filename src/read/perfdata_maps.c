@@ -161,8 +161,8 @@ int prec_perfdata__build_id_index(const struct prec_manifest *m, void **buf, siz
 		free(tids);
 		return -ENOMEM;
 	}
-	for (uint32_t pos = 0; pos < m->nr_events; pos++) {
-		const struct prec_manifest_event *e = &m->events[prec_perfdata__event_at(m, pos)];
+	for (uint32_t pos = 0, cur = 0; pos < m->nr_events; pos++) {
+		const struct prec_manifest_event *e = &m->events[prec_perfdata__event_next(m, &cur)];
 
 		for (uint32_t j = 0; j < e->nr_ids; j++) {
 			int32_t cpu = e->id_cpus ? e->id_cpus[j] : -1;

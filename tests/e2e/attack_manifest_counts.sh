@@ -4,9 +4,13 @@
 # recording): 100,000 tracepoints (16 MB of manifest, well under the
 # readers' 256 MiB). The merge's tracing data grouped them by system with
 # a scan of the earlier ones for each: 32,000 took 12 s, 100,000 about two
-# minutes, a million hours (the format texts here are short ones). The merge must end within 20 s; and with
-# tracepoints of several systems interleaved (and ftrace's), perf script
-# reads the tracing data of the merged file.
+# minutes, a million hours (the format texts here are short ones). And
+# 200,000 events (mkshards --events, 34 MB): the perf.data attrs, ids,
+# EVENT_DESC and ID_INDEX each looked every event's position up with a
+# walk of the events (64,000 took 22 s; 200,000 about four minutes).
+# Each merge must end within 20 s; and with tracepoints of several
+# systems interleaved (and ftrace's), perf script reads the tracing data
+# of the merged file.
 set -u
 # shellcheck source=tests/lib/e2e.sh
 . "$(dirname "$0")/../lib/e2e.sh"
@@ -68,10 +72,20 @@ secs=$(($(date +%s) - start))
 [ $rc = 0 ] || fail_rc merge.err "merge of 100000 tracepoints (exit $rc after $secs s)"
 [ $secs -le 20 ] || fail "merge of 100000 tracepoints took $secs s"
 
+"$H/mkshards" events --shards 1 --records-per-shard 10 --events 200000 >/dev/null ||
+	fail "mkshards --events"
+start=$(date +%s)
+timeout 60 "$PREC" merge -q events -o events.data 2>merge.err
+rc=$?
+esecs=$(($(date +%s) - start))
+[ $rc = 0 ] || fail_rc merge.err "merge of 200000 events (exit $rc after $esecs s)"
+[ $esecs -le 20 ] || fail "merge of 200000 events took $esecs s"
+[ "$(stat -c %s events.data)" -gt $((200000 * 136)) ] || fail "events.data lacks the attrs"
+
 cp -a rec mix || fail "copy"
 python3 tracepoints.py "$PREC_TOP/tests/lib" mix/manifest 40 mix || fail "tracepoints.py mix"
 "$PREC" merge -q mix -o mix.data 2>merge.err || fail_rc merge.err "merge (mixed systems)"
 perf script -i mix.data >script.out 2>script.err || { tail -3 script.err; fail "perf script of the mixed systems"; }
 [ -s script.err ] && { tail -3 script.err; fail "perf script of the mixed systems: messages"; }
 grep -q sched_switch script.out || fail "perf script: no sched_switch sample: $(head -3 script.out)"
-echo "ok: 100000 tracepoints merged in $secs s; perf reads mixed systems"
+echo "ok: 100000 tracepoints merged in $secs s, 200000 events in $esecs s; perf reads mixed systems"

@@ -35,6 +35,7 @@ struct cfg {
 	uint32_t chunk_bytes; /* 0: random per chunk, up to the maximum */
 	unsigned int sideband;
 	uint32_t comm_every;  /* 0, or every Kth CPU shard record is a COMM */
+	uint32_t events;      /* --events: how many (1 unless said) */
 	bool lz4;
 	bool kcore;           /* --kcore: the KCORE section, 1 segment */
 	const char *text;     /* --text: the manifest's free-text strings */
@@ -422,6 +423,13 @@ static int fill_manifest(const struct cfg *c, struct prec_manifest *m)
 	for (unsigned int i = 0; i < c->shards && !r; i++)
 		r = prec_manifest__add_event_id(m, (uint32_t)ev, EVENT_ID_BASE + i,
 						(int32_t)i, -1);
+	/* --events N: N - 1 more events, each with one id no record has */
+	for (uint32_t k = 1; k < c->events && !r; k++) {
+		int e = prec_manifest__add_event(m, a128, "cpu-clock");
+
+		r = e < 0 ? e : prec_manifest__add_event_id(m, (uint32_t)e, EVENT_ID_BASE + c->shards + k,
+							    0, -1);
+	}
 	for (unsigned int k = 0; k < c->nr_bids && !r; k++) {
 		struct prec_manifest_buildid b = {
 			.cpumode = PERF_RECORD_MISC_USER, .size = c->bids[k].size,
@@ -454,6 +462,7 @@ static void usage(void)
 		"       [--seed S] [--max-skew NS] [--record-size A-B] [--rate R]\n"
 		"       [--chunk-bytes B] [--sideband K] [--comm-every K] [--lz4] [--text S]\n"
 		"       [--start-jitter NS] [--map HEX:PATH]... [--buildid HEX:PATH]... [--kcore]\n"
+		"       [--events N]\n"
 		"  --map HEX:PATH: PATH of build-id HEX in the table, mapped by every task\n"
 		"    (MMAP2 in the side band) where the samples hit it\n"
 		"  --buildid HEX:PATH: in the table only, never mapped\n"
@@ -505,6 +514,7 @@ static int parse(struct cfg *c, int argc, char **argv)
 		{ "map", required_argument, NULL, 'M' },
 		{ "buildid", required_argument, NULL, 'B' },
 		{ "kcore", no_argument, NULL, 'K' },
+		{ "events", required_argument, NULL, 'E' },
 		{ 0 }
 	};
 	int o;
@@ -527,6 +537,7 @@ static int parse(struct cfg *c, int argc, char **argv)
 		case 'e': c->comm_every = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'l': c->lz4 = true; break;
 		case 'K': c->kcore = true; break;
+		case 'E': c->events = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'x': c->text = optarg; break;
 		case 'M': case 'B':
 			if (add_bid(c, optarg, o == 'M') < 0)
