@@ -28,7 +28,7 @@ true_id=$(perf buildid-list -i /bin/true 2>/dev/null | cut -d' ' -f1)
 temps() { find "$1" -name '.elf.*' | head -3; }
 
 case_sparse() {
-	cp /bin/true "$shm/t" && truncate -s 1G "$shm/t" || fail "sparse: make $shm/t"
+	{ cp /bin/true "$shm/t" && truncate -s 1G "$shm/t"; } || fail "sparse: make $shm/t"
 	"$shm/t" || skip "sparse: $shm/t does not run"
 	mkdir bc1
 	PERF_BUILDID_DIR=$tmp/bc1 timeout 120 "$PREC" record -q -d rec1 -e cpu-clock -- "$shm/t" \
