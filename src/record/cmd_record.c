@@ -444,6 +444,7 @@ static int cut(void *arg)
 static int on_signal(struct record *r)
 {
 	struct signalfd_siginfo si;
+	int sig;
 
 	if (read(r->sfd, &si, sizeof(si)) != sizeof(si))
 		return 0;
@@ -456,6 +457,14 @@ static int on_signal(struct record *r)
 	}
 	if (si.ssi_signo != SIGCHLD) {
 		r->signo = (int)si.ssi_signo;
+		return 1;
+	}
+	/* -o -'s follower gone (its reader left): recording on would only
+	 * fill the disk, to the end of a command or for ever with -a; perf
+	 * dies of SIGPIPE at its next write, so prec stops and ends by it. */
+	if (prec_file_output__stream_ended(&r->fo, &sig)) {
+		if (sig == SIGPIPE)
+			r->signo = SIGPIPE;
 		return 1;
 	}
 	return r->have_wl && prec_workload__exited(&r->wl) == 1;
@@ -723,8 +732,10 @@ static int stop(struct record *r, int rc)
 		return 1;
 	/* As perf: after --max-size too, the command's status; a command a
 	 * signal killed (the SIGTERM that stopped it, too) ends prec by that
-	 * signal rather than by the one prec got. */
-	if (r->have_wl && prec_workload__term_signal(&r->wl))
+	 * signal rather than by the one prec got; but not after a stream
+	 * whose reader left (SIGPIPE, which perf dies of before it stops
+	 * the command). */
+	if (r->have_wl && prec_workload__term_signal(&r->wl) && r->signo != SIGPIPE)
 		r->signo = prec_workload__term_signal(&r->wl);
 	return r->have_wl ? prec_workload__exit_code(&r->wl) : 0;
 }

@@ -633,6 +633,8 @@ int prec_file_output__finish(struct prec_file_output *fo, const struct prec_reco
 		if (fo->follower > 0) {
 			rc = wait_child(fo->follower);
 			fo->follower = -1;
+		} else {
+			rc = fo->follower_rc; /* reaped early, or never started: 0 */
 		}
 		if (fo->copier > 0) {
 			int crc = wait_child(fo->copier);
@@ -659,6 +661,22 @@ int prec_file_output__finish(struct prec_file_output *fo, const struct prec_reco
 	if (!fo->made && fo->tmpdir)
 		rmdir(fo->tmpdir);
 	return rc ? 1 : 0;
+}
+
+bool prec_file_output__stream_ended(struct prec_file_output *fo, int *sig)
+{
+	int status;
+
+	*sig = 0;
+	if (fo->follower <= 0 || waitpid(fo->follower, &status, WNOHANG) != fo->follower)
+		return false;
+	fo->follower = -1;
+	*sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+	fo->follower_rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + *sig;
+	/* an exit 0 before the recording's end is no stream either */
+	if (!fo->follower_rc)
+		fo->follower_rc = 1;
+	return true;
 }
 
 void prec_file_output__exit(struct prec_file_output *fo)

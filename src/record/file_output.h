@@ -21,6 +21,7 @@ struct prec_file_output {
 				 * made here */
 	int stream_fd;          /* -o -: the stream (stdout as prec got it) */
 	pid_t follower;         /* -o -: `prec merge --follow` */
+	int follower_rc;        /* its status once reaped early (stream_ended) */
 	pid_t copier;           /* -o - into a regular file: its pipe's copier */
 	dev_t dev;              /* dir once made, for its removal */
 	ino_t ino;
@@ -69,6 +70,13 @@ int prec_file_output__finish(struct prec_file_output *fo, const struct prec_reco
  * without both) or -errno. Main thread; blocks for the merge. */
 int prec_file_output__epoch(struct prec_file_output *fo, const struct prec_record_opts *o,
 			    const char *epoch);
+
+/* -o -: whether the stream's follower ended while the recording runs
+ * (reaped here, its status kept for finish()): nothing more reaches the
+ * stream, so the recording stops. *sig: the signal that ended it, 0 if it
+ * exited (SIGPIPE: the stream's reader left, where perf dies of SIGPIPE
+ * at its next write). Main thread, on SIGCHLD. */
+bool prec_file_output__stream_ended(struct prec_file_output *fo, int *sig);
 
 void prec_file_output__exit(struct prec_file_output *fo);
 
