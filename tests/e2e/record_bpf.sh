@@ -19,6 +19,10 @@
 #    end in stale ring bytes where the trailer belongs. Both recordings
 #    merge to records of their real size (perf script -D), with their times
 #    from the real trailer (info --check), and perf reads them cleanly.
+# Any other process may load programs meanwhile (another run of this test,
+# systemd's units), and a recording has their records too (a -a one each
+# program's): the programs here are named after this run, and a
+# BPF_EVENT (which names none) is counted by the ids bpfload says.
 set -u
 # shellcheck source=tests/lib/e2e.sh
 . "$(dirname "$0")/../lib/e2e.sh"
@@ -29,6 +33,7 @@ pids=()
 cleanup() { kill "${pids[@]}" 2>/dev/null; }
 at_exit cleanup
 N=5
+tag=$(printf %05d $(($$ % 100000)))
 
 # bpf_events DATA: the KSYMBOL and BPF_EVENT lines of perf script, from the
 # record type on (no comm/time columns)
@@ -38,6 +43,11 @@ bpf_events() {
 	[ -s "$tmp/script.err" ] && fail "perf script on $1: $(head -2 "$tmp/script.err")"
 	return 0
 }
+# mine IDS: the KSYMBOL lines read (grep keeps those named) and, of the
+# BPF_EVENT lines, those whose id IDS (bpfload's BPFLOAD_IDS file) lists
+mine() {
+	awk 'NR == FNR { ids[$2] = 1; next } /BPF_EVENT/ && !($NF in ids) { next } 1' "$1" -
+}
 # samples_in DATA NAME: how many samples perf report puts in the program NAME
 samples_in() {
 	perf report -i "$1" --stdio -n --sort sym 2>/dev/null |
@@ -46,24 +56,34 @@ samples_in() {
 merge() { "$PREC" merge "$1" -o "$1.data" 2>"$tmp/merge.err" || fail "merge $1: $(cat "$tmp/merge.err")"; }
 
 # 1
-"$PREC" record -q -d "$tmp/live" -- "$H/bpfload" $N prect 50 || fail "record live: exit $?"
+: >"$tmp/live.ids"
+BPFLOAD_IDS=$tmp/live.ids "$PREC" record -q -d "$tmp/live" -- "$H/bpfload" $N "prect$tag" 50 ||
+	fail "record live: exit $?"
+[ "$(wc -l <"$tmp/live.ids")" = $N ] || fail "bpfload said $(wc -l <"$tmp/live.ids") ids, want $N"
 merge "$tmp/live"
 ev=$(bpf_events "$tmp/live.data")
-reg=$(echo "$ev" | grep -c 'KSYMBOL .* type 1 flags 0x0 name bpf_prog_[0-9a-f]*_prect[0-9]$')
-load=$(echo "$ev" | grep -c 'BPF_EVENT type 1,')
+reg=$(echo "$ev" | grep -c "KSYMBOL .* type 1 flags 0x0 name bpf_prog_[0-9a-f]*_prect$tag[0-9]\$")
+load=$(echo "$ev" | grep 'BPF_EVENT type 1,' | mine "$tmp/live.ids" | wc -l)
 [ "$reg" = $N ] || fail "live: $reg KSYMBOL registrations of prect*, want $N"
 [ "$load" = $N ] || fail "live: $load BPF_EVENT loads, want $N"
 echo "live: $N programs, $reg KSYMBOL and $load BPF_EVENT loads"
 
-# 2
-"$H/bpfload" 3 prepre 4000 &
+# 2: the programs held until the four recordings are compared (a time
+# they are held for may end during one on a busy machine)
+: >"$tmp/pre.ids"
+BPFLOAD_IDS=$tmp/pre.ids "$H/bpfload" 3 "prepre$tag" 600000 &
 pids+=($!)
-sleep 0.5
+prepre=$!
+for _ in $(seq 100); do
+	[ "$(wc -l <"$tmp/pre.ids")" = 3 ] && break
+	sleep 0.1
+done
+[ "$(wc -l <"$tmp/pre.ids")" = 3 ] || fail "bpfload did not load its 3 programs"
 perf record -q -a -o "$tmp/perf.data" -- sleep 0.2 2>/dev/null || fail "perf record: exit $?"
 "$PREC" record -q -d "$tmp/pre" -a -- sleep 0.2 || fail "record pre: exit $?"
 merge "$tmp/pre"
-bpf_events "$tmp/perf.data" | grep 'prepre[0-9]$\|BPF_EVENT' >"$tmp/want"
-bpf_events "$tmp/pre.data" | grep 'prepre[0-9]$\|BPF_EVENT' >"$tmp/got"
+bpf_events "$tmp/perf.data" | grep "_prepre$tag[0-9]\$\|BPF_EVENT" | mine "$tmp/pre.ids" >"$tmp/want"
+bpf_events "$tmp/pre.data" | grep "_prepre$tag[0-9]\$\|BPF_EVENT" | mine "$tmp/pre.ids" >"$tmp/got"
 [ "$(grep -c prepre "$tmp/want")" = 3 ] || fail "perf synthesized $(grep -c prepre "$tmp/want") prepre programs, want 3"
 diff "$tmp/want" "$tmp/got" >"$tmp/diff" || fail "synthesized records differ from perf's: $(head -4 "$tmp/diff")"
 echo "before the start: the same $(wc -l <"$tmp/got") KSYMBOL/BPF_EVENT records as perf record"
@@ -72,12 +92,14 @@ echo "before the start: the same $(wc -l <"$tmp/got") KSYMBOL/BPF_EVENT records 
 perf record -q -a --no-bpf-event -o "$tmp/perfno.data" -- sleep 0.2 2>/dev/null || fail "perf record --no-bpf-event: exit $?"
 "$PREC" record -q -d "$tmp/preno" -a --no-bpf-event -- sleep 0.2 || fail "record pre --no-bpf-event: exit $?"
 merge "$tmp/preno"
-bpf_events "$tmp/perfno.data" | grep 'prepre[0-9]$\|BPF_EVENT' >"$tmp/want"
-bpf_events "$tmp/preno.data" | grep 'prepre[0-9]$\|BPF_EVENT' >"$tmp/got"
+bpf_events "$tmp/perfno.data" | grep "_prepre$tag[0-9]\$\|BPF_EVENT" >"$tmp/want"
+bpf_events "$tmp/preno.data" | grep "_prepre$tag[0-9]\$\|BPF_EVENT" >"$tmp/got"
 [ "$(grep -c prepre "$tmp/want")" = 3 ] && ! grep -q BPF_EVENT "$tmp/want" ||
 	fail "perf --no-bpf-event synthesized: $(cat "$tmp/want")"
 diff "$tmp/want" "$tmp/got" >"$tmp/diff" || fail "--no-bpf-event: synthesized records differ from perf's: $(head -4 "$tmp/diff")"
 echo "before the start, --no-bpf-event: the same $(wc -l <"$tmp/got") KSYMBOLs as perf record, no BPF_EVENT"
+kill "$prepre"
+wait "$prepre" 2>/dev/null
 
 # 4
 # real_sizes DATA: every KSYMBOL is 24 bytes, its name padded to 8, and the
@@ -97,38 +119,38 @@ real_sizes() {
 "$PREC" record -q -d "$tmp/other" -a -- sleep 1.5 &
 pids+=($!)
 sleep 0.4
-"$PREC" record -q -d "$tmp/twin" -- "$H/bpfload" $N twin 50 || fail "record twin: exit $?"
+"$PREC" record -q -d "$tmp/twin" -- "$H/bpfload" $N "twin$tag" 50 || fail "record twin: exit $?"
 wait "${pids[-1]}" || fail "record other: exit $?"
 for r in twin other; do
 	merge "$tmp/$r"
 	real_sizes "$tmp/$r.data" >"$tmp/sizes" || fail "$r: records of a wrong size: $(head -3 "$tmp/sizes")"
-	n=$(bpf_events "$tmp/$r.data" | grep -c 'KSYMBOL .* type 1 flags 0x0 name bpf_prog_[0-9a-f]*_twin[0-9]$')
+	n=$(bpf_events "$tmp/$r.data" | grep -c "KSYMBOL .* type 1 flags 0x0 name bpf_prog_[0-9a-f]*_twin$tag[0-9]\$")
 	[ "$n" = $N ] || fail "$r: $n KSYMBOL registrations of twin*, want $N"
 	"$PREC" info "$tmp/$r" --check >"$tmp/check" 2>&1 || fail "$r: info --check: $(tail -2 "$tmp/check")"
 done
 echo "two recordings at once: $N programs in each, every record of its real size"
 
 # 3
-"$PREC" record -q -d "$tmp/hot" -F 4000 -- "$H/bpfload" -r hot 0 500 || fail "record hot: exit $?"
+"$PREC" record -q -d "$tmp/hot" -F 4000 -- "$H/bpfload" -r "hot$tag" 0 500 || fail "record hot: exit $?"
 merge "$tmp/hot"
-s=$(samples_in "$tmp/hot.data" hot)
+s=$(samples_in "$tmp/hot.data" "hot$tag")
 [ "$s" -ge 200 ] || fail "live: $s samples in bpf_prog_*_hot, want >= 200"
-"$PREC" record -q -d "$tmp/nobpf" -F 4000 --no-bpf-event -- "$H/bpfload" -r hot 0 500 ||
+"$PREC" record -q -d "$tmp/nobpf" -F 4000 --no-bpf-event -- "$H/bpfload" -r "hot$tag" 0 500 ||
 	fail "record --no-bpf-event: exit $?"
 merge "$tmp/nobpf"
 # as perf's: the kernel's KSYMBOL stays, so samples resolve; no BPF_EVENT
 ev=$(bpf_events "$tmp/nobpf.data")
-[ "$(echo "$ev" | grep -c 'KSYMBOL .* type 1 flags 0x0 name bpf_prog_[0-9a-f]*_hot$')" = 1 ] ||
+[ "$(echo "$ev" | grep -c "KSYMBOL .* type 1 flags 0x0 name bpf_prog_[0-9a-f]*_hot$tag\$")" = 1 ] ||
 	fail "--no-bpf-event: want the program's KSYMBOL: $ev"
 echo "$ev" | grep -q BPF_EVENT && fail "--no-bpf-event: BPF_EVENT records present: $ev"
-n=$(samples_in "$tmp/nobpf.data" hot)
+n=$(samples_in "$tmp/nobpf.data" "hot$tag")
 [ "$n" -ge 200 ] || fail "--no-bpf-event: $n samples in bpf_prog_*_hot, want >= 200"
-"$H/bpfload" -r hotpre 800 500 &
+"$H/bpfload" -r "hotpre$tag" 800 500 &
 pids+=($!)
 sleep 0.3
 "$PREC" record -q -d "$tmp/hotpre" -a -F 4000 -- sleep 1.3 || fail "record hotpre: exit $?"
-wait "${pids[1]}"
+wait "${pids[-1]}" # the program's run over
 merge "$tmp/hotpre"
-p=$(samples_in "$tmp/hotpre.data" hotpre)
+p=$(samples_in "$tmp/hotpre.data" "hotpre$tag")
 [ "$p" -ge 200 ] || fail "before the start: $p samples in bpf_prog_*_hotpre, want >= 200"
 echo "samples in the program: $s (loaded during), $p (loaded before, -a), $n (--no-bpf-event)"

@@ -79,6 +79,35 @@ static int load_btf(uint32_t *file, uint32_t *line)
 	return fd;
 }
 
+/* With BPFLOAD_IDS=FILE, the id of the program fd appended to FILE as
+ * "id N", as perf script prints a BPF_EVENT's: a test counts its own
+ * programs' records among those of whatever else loads BPF meanwhile
+ * (a -a recording, or any, gets every program's). */
+static int say_id(int fd)
+{
+	const char *path = getenv("BPFLOAD_IDS");
+	struct bpf_prog_info info;
+	union bpf_attr a;
+	FILE *f;
+	int err;
+
+	if (!path || fd < 0)
+		return 0;
+	memset(&info, 0, sizeof(info));
+	memset(&a, 0, sizeof(a));
+	a.info.bpf_fd = (uint32_t)fd;
+	a.info.info_len = sizeof(info);
+	a.info.info = (uint64_t)(uintptr_t)&info;
+	if (syscall(SYS_bpf, BPF_OBJ_GET_INFO_BY_FD, &a, sizeof(a)))
+		return -1;
+	f = fopen(path, "a");
+	if (!f)
+		return -1;
+	fprintf(f, "id %u\n", info.id);
+	err = fclose(f);
+	return err ? -1 : 0;
+}
+
 /* A socket filter of n instructions (r0 = 1, then adds, when n > 2) that
  * drops the packet; with -s, of 4: a call of the function at 2, exit,
  * r0 = 0, exit. */
@@ -139,6 +168,10 @@ static int load(const char *name, int n)
 		fd = (int)syscall(SYS_bpf, BPF_PROG_LOAD, &a, sizeof(a));
 	}
 	free(prog);
+	if (say_id(fd)) {
+		perror("bpfload: BPFLOAD_IDS");
+		exit(1);
+	}
 	return fd;
 }
 
