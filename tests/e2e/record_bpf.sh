@@ -10,7 +10,9 @@
 #    records are the ones perf record synthesizes for the same programs.
 # 3. Samples in a program's JITed code resolve to its name in perf report,
 #    loaded during the recording and before it (500 ms of datagrams through
-#    it at 4000 Hz: ~900 samples here; 200 asserted); with --no-bpf-event
+#    it at 4000 Hz: ~600 of bpfload's 1200 samples here; a quarter of
+#    bpfload's samples and 50 asserted, as its share of the CPU, so its
+#    samples, shrink on a busy machine); with --no-bpf-event
 #    too, as perf's, which leaves out only the BPF_EVENT records (and the
 #    programs' info), not their KSYMBOLs: synthesized ones as perf's.
 # 4. Two recordings at once: the kernel hands one KSYMBOL (BPF_EVENT) to
@@ -48,10 +50,14 @@ bpf_events() {
 mine() {
 	awk 'NR == FNR { ids[$2] = 1; next } /BPF_EVENT/ && !($NF in ids) { next } 1' "$1" -
 }
-# samples_in DATA NAME: how many samples perf report puts in the program NAME
+# samples_in DATA NAME: whether perf report puts NAME's share of
+# bpfload's samples in the program NAME: a quarter and 50 at least; else
+# the counts
 samples_in() {
-	perf report -i "$1" --stdio -n --sort sym 2>/dev/null |
-		awk -v n="$2" '$4 ~ "^bpf_prog_[0-9a-f]+_" n "$" { s += $2 } END { print s + 0 }'
+	perf report -i "$1" --stdio -n --comms bpfload --sort sym 2>/dev/null |
+		awk -v n="$2" '/^#/ || NF < 4 { next } { all += $2 }
+			$4 ~ "^bpf_prog_[0-9a-f]+_" n "$" { s += $2 }
+			END { print s + 0 " of " all + 0; exit !(s >= 50 && 4 * s >= all) }'
 }
 merge() { "$PREC" merge "$1" -o "$1.data" 2>"$tmp/merge.err" || fail "merge $1: $(cat "$tmp/merge.err")"; }
 
@@ -62,7 +68,7 @@ BPFLOAD_IDS=$tmp/live.ids "$PREC" record -q -d "$tmp/live" -- "$H/bpfload" $N "p
 [ "$(wc -l <"$tmp/live.ids")" = $N ] || fail "bpfload said $(wc -l <"$tmp/live.ids") ids, want $N"
 merge "$tmp/live"
 ev=$(bpf_events "$tmp/live.data")
-reg=$(echo "$ev" | grep -c "KSYMBOL .* type 1 flags 0x0 name bpf_prog_[0-9a-f]*_prect$tag[0-9]\$")
+reg=$(echo "$ev" | grep -c "KSYMBOL .* type 1 flags 0x0 name bpf_prog_[0-9a-f]*_prect${tag}[0-9]\$")
 load=$(echo "$ev" | grep 'BPF_EVENT type 1,' | mine "$tmp/live.ids" | wc -l)
 [ "$reg" = $N ] || fail "live: $reg KSYMBOL registrations of prect*, want $N"
 [ "$load" = $N ] || fail "live: $load BPF_EVENT loads, want $N"
@@ -82,8 +88,8 @@ done
 perf record -q -a -o "$tmp/perf.data" -- sleep 0.2 2>/dev/null || fail "perf record: exit $?"
 "$PREC" record -q -d "$tmp/pre" -a -- sleep 0.2 || fail "record pre: exit $?"
 merge "$tmp/pre"
-bpf_events "$tmp/perf.data" | grep "_prepre$tag[0-9]\$\|BPF_EVENT" | mine "$tmp/pre.ids" >"$tmp/want"
-bpf_events "$tmp/pre.data" | grep "_prepre$tag[0-9]\$\|BPF_EVENT" | mine "$tmp/pre.ids" >"$tmp/got"
+bpf_events "$tmp/perf.data" | grep "_prepre${tag}[0-9]\$\|BPF_EVENT" | mine "$tmp/pre.ids" >"$tmp/want"
+bpf_events "$tmp/pre.data" | grep "_prepre${tag}[0-9]\$\|BPF_EVENT" | mine "$tmp/pre.ids" >"$tmp/got"
 [ "$(grep -c prepre "$tmp/want")" = 3 ] || fail "perf synthesized $(grep -c prepre "$tmp/want") prepre programs, want 3"
 diff "$tmp/want" "$tmp/got" >"$tmp/diff" || fail "synthesized records differ from perf's: $(head -4 "$tmp/diff")"
 echo "before the start: the same $(wc -l <"$tmp/got") KSYMBOL/BPF_EVENT records as perf record"
@@ -92,8 +98,8 @@ echo "before the start: the same $(wc -l <"$tmp/got") KSYMBOL/BPF_EVENT records 
 perf record -q -a --no-bpf-event -o "$tmp/perfno.data" -- sleep 0.2 2>/dev/null || fail "perf record --no-bpf-event: exit $?"
 "$PREC" record -q -d "$tmp/preno" -a --no-bpf-event -- sleep 0.2 || fail "record pre --no-bpf-event: exit $?"
 merge "$tmp/preno"
-bpf_events "$tmp/perfno.data" | grep "_prepre$tag[0-9]\$\|BPF_EVENT" >"$tmp/want"
-bpf_events "$tmp/preno.data" | grep "_prepre$tag[0-9]\$\|BPF_EVENT" >"$tmp/got"
+bpf_events "$tmp/perfno.data" | grep "_prepre${tag}[0-9]\$\|BPF_EVENT" >"$tmp/want"
+bpf_events "$tmp/preno.data" | grep "_prepre${tag}[0-9]\$\|BPF_EVENT" >"$tmp/got"
 [ "$(grep -c prepre "$tmp/want")" = 3 ] && ! grep -q BPF_EVENT "$tmp/want" ||
 	fail "perf --no-bpf-event synthesized: $(cat "$tmp/want")"
 diff "$tmp/want" "$tmp/got" >"$tmp/diff" || fail "--no-bpf-event: synthesized records differ from perf's: $(head -4 "$tmp/diff")"
@@ -124,7 +130,7 @@ wait "${pids[-1]}" || fail "record other: exit $?"
 for r in twin other; do
 	merge "$tmp/$r"
 	real_sizes "$tmp/$r.data" >"$tmp/sizes" || fail "$r: records of a wrong size: $(head -3 "$tmp/sizes")"
-	n=$(bpf_events "$tmp/$r.data" | grep -c "KSYMBOL .* type 1 flags 0x0 name bpf_prog_[0-9a-f]*_twin$tag[0-9]\$")
+	n=$(bpf_events "$tmp/$r.data" | grep -c "KSYMBOL .* type 1 flags 0x0 name bpf_prog_[0-9a-f]*_twin${tag}[0-9]\$")
 	[ "$n" = $N ] || fail "$r: $n KSYMBOL registrations of twin*, want $N"
 	"$PREC" info "$tmp/$r" --check >"$tmp/check" 2>&1 || fail "$r: info --check: $(tail -2 "$tmp/check")"
 done
@@ -133,8 +139,8 @@ echo "two recordings at once: $N programs in each, every record of its real size
 # 3
 "$PREC" record -q -d "$tmp/hot" -F 4000 -- "$H/bpfload" -r "hot$tag" 0 500 || fail "record hot: exit $?"
 merge "$tmp/hot"
-s=$(samples_in "$tmp/hot.data" "hot$tag")
-[ "$s" -ge 200 ] || fail "live: $s samples in bpf_prog_*_hot, want >= 200"
+s=$(samples_in "$tmp/hot.data" "hot$tag") ||
+	fail "live: $s bpfload samples in bpf_prog_*_hot$tag, want a quarter and 50"
 "$PREC" record -q -d "$tmp/nobpf" -F 4000 --no-bpf-event -- "$H/bpfload" -r "hot$tag" 0 500 ||
 	fail "record --no-bpf-event: exit $?"
 merge "$tmp/nobpf"
@@ -143,14 +149,14 @@ ev=$(bpf_events "$tmp/nobpf.data")
 [ "$(echo "$ev" | grep -c "KSYMBOL .* type 1 flags 0x0 name bpf_prog_[0-9a-f]*_hot$tag\$")" = 1 ] ||
 	fail "--no-bpf-event: want the program's KSYMBOL: $ev"
 echo "$ev" | grep -q BPF_EVENT && fail "--no-bpf-event: BPF_EVENT records present: $ev"
-n=$(samples_in "$tmp/nobpf.data" "hot$tag")
-[ "$n" -ge 200 ] || fail "--no-bpf-event: $n samples in bpf_prog_*_hot, want >= 200"
+n=$(samples_in "$tmp/nobpf.data" "hot$tag") ||
+	fail "--no-bpf-event: $n bpfload samples in bpf_prog_*_hot$tag, want a quarter and 50"
 "$H/bpfload" -r "hotpre$tag" 800 500 &
 pids+=($!)
 sleep 0.3
 "$PREC" record -q -d "$tmp/hotpre" -a -F 4000 -- sleep 1.3 || fail "record hotpre: exit $?"
 wait "${pids[-1]}" # the program's run over
 merge "$tmp/hotpre"
-p=$(samples_in "$tmp/hotpre.data" "hotpre$tag")
-[ "$p" -ge 200 ] || fail "before the start: $p samples in bpf_prog_*_hotpre, want >= 200"
+p=$(samples_in "$tmp/hotpre.data" "hotpre$tag") ||
+	fail "before the start: $p bpfload samples in bpf_prog_*_hotpre$tag, want a quarter and 50"
 echo "samples in the program: $s (loaded during), $p (loaded before, -a), $n (--no-bpf-event)"
