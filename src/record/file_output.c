@@ -658,8 +658,6 @@ int prec_file_output__finish(struct prec_file_output *fo, const struct prec_reco
 		remove_dir(fo);
 	else if (!rc && o->keep_shards)
 		pr_info("the recording is kept in %s (--keep-shards)", fo->dir);
-	if (!fo->made && fo->tmpdir)
-		rmdir(fo->tmpdir);
 	return rc ? 1 : 0;
 }
 
@@ -691,6 +689,12 @@ void prec_file_output__exit(struct prec_file_output *fo)
 		wait_child(fo->copier);
 	if (fo->stream_fd >= 0)
 		close(fo->stream_fd);
+	/* No recording made in it (refused before it began: an unknown
+	 * event, a command not found): the directory made for the shards
+	 * is empty; each refused `prec record ... | cmd` left one in
+	 * $TMPDIR. */
+	if (!fo->made && fo->tmpdir)
+		rmdir(fo->tmpdir);
 	free(fo->dir);
 	free(fo->tmpdir);
 	for (uint32_t i = 0; i < fo->nr_files; i++)
