@@ -263,9 +263,13 @@ static int watch_task(struct record *r, pid_t pid, bool thread)
 static int add_process(struct record *r, pid_t pid)
 {
 	int before = r->nr_tasks, err = list_threads(pid, &r->tasks, &r->nr_tasks);
+	/* An id of any thread stands for its process, as perf 6.1's
+	 * /proc/ID/task: the process is watched (pidfd_open refuses a
+	 * thread that does not lead it) */
+	pid_t tgid = err ? 0 : prec_proc__tgid(pid);
 
 	if (!err)
-		err = watch_task(r, pid, false);
+		err = tgid > 0 ? watch_task(r, tgid, false) : -ESRCH;
 	if (err == -ESRCH && r->o.uid_set) {
 		pr_debug("option -u: process %d: gone since the scan of /proc: left out", (int)pid);
 		r->nr_tasks = before;

@@ -539,14 +539,41 @@ static int parse_pids(const char *opt, const char *arg, pid_t **out, int *nr)
 	return err;
 }
 
+/* Two ids in the order perf 6.1's list keeps them: as decimal strings
+ * ("10" before "9"). */
+static int cmp_id_text(const void *a, const void *b)
+{
+	char x[16], y[16];
+
+	snprintf(x, sizeof(x), "%d", (int)*(const pid_t *)a);
+	snprintf(y, sizeof(y), "%d", (int)*(const pid_t *)b);
+	return strcmp(x, y);
+}
+
+/* -p and -t as perf 6.1 takes them: the last one given is the list (an
+ * earlier one is dropped), its ids sorted as strings, a repeated id kept
+ * (perf opens its events once per repeat, as prec does). */
+static int set_pids(const char *opt, const char *arg, pid_t **out, int *nr)
+{
+	int err;
+
+	free(*out);
+	*out = NULL;
+	*nr = 0;
+	err = parse_pids(opt, arg, out, nr);
+	if (!err)
+		qsort(*out, (size_t)*nr, sizeof(**out), cmp_id_text);
+	return err;
+}
+
 static int opt_pid(struct prec_record_opts *o, const char *arg)
 {
-	return parse_pids("-p", arg, &o->pids, &o->nr_pids);
+	return set_pids("-p", arg, &o->pids, &o->nr_pids);
 }
 
 static int opt_tid(struct prec_record_opts *o, const char *arg)
 {
-	return parse_pids("-t", arg, &o->tids, &o->nr_tids);
+	return set_pids("-t", arg, &o->tids, &o->nr_tids);
 }
 
 /* The ring part of -m; errors show the whole option argument, shown. */
