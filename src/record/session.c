@@ -353,6 +353,8 @@ int prec_session__start(struct prec_session *s,
 {
 	struct prec_sideband_opts sbo = { .all_tasks = !pids, .pids = pids,
 					  .nr_pids = nr_pids,
+					  /* -t's, not -p's or -u's or the command */
+					  .threads = pids && o->nr_tids && !o->nr_pids,
 					  .data_maps = o->data,
 					  .bpf = !o->no_bpf_event,
 					  .cgroups = o->all_cgroups,

@@ -27,6 +27,7 @@
 #include "record/cgroup.h"
 #include "record/chunk_pack.h"
 #include "record/internal.h"
+#include "record/thread_map.h"
 #include "record/vdso.h"
 #include "store/store.h"
 #include "util/file.h"
@@ -81,6 +82,7 @@ struct sb {
 	/* a bounded synthesis (0: none): records past bound bytes, or a
 	 * process's past its share of it, are left out and counted */
 	uint64_t bound, bytes, proc_bytes, left_out;
+	pid_t proc_tgid;       /* whose share proc_bytes counts (sb_listed) */
 	bool in_proc;          /* the records are a process's (sb_process) */
 };
 
@@ -740,7 +742,7 @@ static int sb_namespaces(struct sb *sb, int32_t tgid, int taskdir, int32_t tid)
  * (--namespaces) where perf puts it: the order perf synthesizes them in. The
  * main thread's parent is the process's parent; other threads are taken
  * as spawned by the main thread. taskdir: the process's /proc/PID/task,
- * open. */
+ * open. Returns 1 (named), 0 (gone: not named) or -errno. */
 static int sb_thread(struct sb *sb, const struct prec_proc_status *st, int taskdir,
 		     int32_t tid)
 {
@@ -752,7 +754,7 @@ static int sb_thread(struct sb *sb, const struct prec_proc_status *st, int taskd
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", st->tgid, tid);
 	n = sb_read(sb, path);
 	if (n < 0)
-		return 0; /* thread exited meanwhile */
+		return 0; /* thread exited meanwhile: not named */
 	if (n > 0 && sb->text[n - 1] == '\n')
 		sb->text[n - 1] = '\0';
 	err = sb->no_fork || !sb->every_task ? 0 :
@@ -763,33 +765,41 @@ static int sb_thread(struct sb *sb, const struct prec_proc_status *st, int taskd
 		err = emit_comm(sb, (uint32_t)st->tgid, (uint32_t)tid, sb->text);
 	if (!err && sb->namespaces && !sb->every_task)
 		err = sb_namespaces(sb, st->tgid, taskdir, tid);
-	return err;
+	return err ? err : 1;
 }
 
+/* One process, every thread of it, as perf's scan of /proc names them:
+ * its threads listed first (those that start meanwhile, prec's own
+ * included, are not named), each's records, the process's maps right
+ * after its leader's, wherever the leader is in the listing. */
 static int sb_process(struct sb *sb, const struct prec_proc_status *st)
 {
-	struct dirent *de;
+	pid_t tgid = st->tgid, *tids;
 	char path[64];
-	int err = 0;
-	DIR *d;
+	int taskdir, n, err = 0;
 
-	snprintf(path, sizeof(path), "/proc/%d/task", st->tgid);
-	d = opendir(path);
-	if (!d)
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)tgid);
+	taskdir = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (taskdir < 0)
 		return 0; /* vanished */
-	sb->proc_bytes = 0;
-	sb->in_proc = true;
-	while (!err && (de = readdir(d))) {
-		char *end;
-		long tid = strtol(de->d_name, &end, 10);
-
-		if (*end || tid <= 0)
-			continue;
-		err = sb_thread(sb, st, dirfd(d), (int32_t)tid);
+	n = prec_thread_map__new(&tgid, 1, true, &tids);
+	if (n < 0) {
+		close(taskdir);
+		return n;
 	}
-	closedir(d);
-	if (!err && !st->kthread && !sb->before_exec && !sb->no_maps)
-		err = sb_maps(sb, st->tgid);
+	sb->proc_bytes = 0;
+	sb->proc_tgid = tgid;
+	sb->in_proc = true;
+	for (int i = 0; i < n && !err; i++) {
+		int named = sb_thread(sb, st, taskdir, (int32_t)tids[i]);
+
+		err = named < 0 ? named : 0;
+		if (named > 0 && tids[i] == tgid && !st->kthread &&
+		    !sb->before_exec && !sb->no_maps)
+			err = sb_maps(sb, tgid);
+	}
+	free(tids);
+	close(taskdir);
 	sb->in_proc = false;
 	return err;
 }
@@ -809,28 +819,64 @@ static int sb_all_tasks(struct sb *sb)
 	return err;
 }
 
-/* -p / -t: each id stands for its whole process, synthesized once. */
-static int sb_pids(struct sb *sb, const pid_t *ids, int nr)
+/* One thread as perf's synthesis of a thread map names it (not its whole
+ * process): its COMM (NAMESPACES after it), then the process's MMAP2s if
+ * it leads its thread group (none before_exec). A thread gone meanwhile is
+ * named by nothing. */
+static int sb_listed(struct sb *sb, const struct prec_proc_status *st, int32_t tid)
 {
-	int32_t *done = calloc((size_t)nr + 1, sizeof(*done));
-	int ndone = 0, err = 0;
+	char path[64];
+	int taskdir, err;
 
-	if (!done)
-		return -ENOMEM;
-	for (int i = 0; i < nr && !err; i++) {
+	snprintf(path, sizeof(path), "/proc/%d/task", st->tgid);
+	taskdir = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (taskdir < 0)
+		return 0; /* vanished */
+	/* the bound's share is a process's, whichever of its threads */
+	if (sb->proc_tgid != st->tgid)
+		sb->proc_bytes = 0;
+	sb->proc_tgid = st->tgid;
+	sb->in_proc = true;
+	err = sb_thread(sb, st, taskdir, tid);
+	close(taskdir);
+	if (err > 0)
+		err = tid != st->tgid || st->kthread || sb->before_exec || sb->no_maps ?
+		      0 : sb_maps(sb, st->tgid);
+	sb->in_proc = false;
+	return err;
+}
+
+static bool listed(const pid_t *tids, int nr, pid_t tid)
+{
+	for (int i = 0; i < nr; i++)
+		if (tids[i] == tid)
+			return true;
+	return false;
+}
+
+/* -p, -u, -t (processes false) and the command: the tasks of their thread
+ * map (thread_map.h), as perf's synthesis of it names them: each thread's
+ * COMM, the process's maps after its leader's; a thread whose leader is
+ * not in the map brings the leader's COMM and maps after its own, again
+ * for each such thread, as perf's. A repeated id is named again. Where
+ * perf stops at a task gone meanwhile, prec names the others. */
+static int sb_pids(struct sb *sb, const pid_t *ids, int nr, bool processes)
+{
+	pid_t *tids;
+	int n = prec_thread_map__new(ids, nr, processes, &tids), err = 0;
+
+	if (n < 0)
+		return n;
+	for (int i = 0; i < n && !err; i++) {
 		struct prec_proc_status st;
-		bool dup = false;
 
-		if (read_status(sb, ids[i], &st))
+		if (read_status(sb, tids[i], &st))
 			continue;
-		for (int j = 0; j < ndone; j++)
-			dup |= done[j] == st.tgid;
-		if (dup)
-			continue;
-		done[ndone++] = st.tgid;
-		err = sb_process(sb, &st);
+		err = sb_listed(sb, &st, (int32_t)tids[i]);
+		if (!err && tids[i] != st.tgid && !listed(tids, n, st.tgid))
+			err = sb_listed(sb, &st, (int32_t)st.tgid);
 	}
-	free(done);
+	free(tids);
 	return err;
 }
 
@@ -971,7 +1017,7 @@ int prec_sideband__synthesize(struct prec_shard_writer *w,
 	else if (!err && opts && opts->all_tasks)
 		err = sb_all_tasks(sb);
 	else if (!err && opts && opts->nr_pids > 0)
-		err = sb_pids(sb, opts->pids, opts->nr_pids);
+		err = sb_pids(sb, opts->pids, opts->nr_pids, !opts->threads);
 	if (!err && opts && opts->command > 0 && !sb_named(opts, opts->command))
 		err = sb_command(sb, opts->command);
 	/* Our buffers go away below: every chunk must be in the file (or in
@@ -1095,36 +1141,6 @@ int prec_sideband_again__write(struct prec_sideband_again *t, const pid_t *pids,
 	return err ? err : sb->total;
 }
 
-/* One thread as perf's synthesis of a thread map names it (not its whole
- * process): its COMM (NAMESPACES after it), then the process's MMAP2s if
- * it leads its thread group. A thread gone meanwhile is named by nothing. */
-static int sb_listed(struct sb *sb, const struct prec_proc_status *st, int32_t tid)
-{
-	char path[64];
-	int taskdir, err;
-
-	snprintf(path, sizeof(path), "/proc/%d/task", st->tgid);
-	taskdir = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (taskdir < 0)
-		return 0; /* vanished */
-	sb->proc_bytes = 0;
-	sb->in_proc = true;
-	err = sb_thread(sb, st, taskdir, tid);
-	close(taskdir);
-	if (!err && tid == st->tgid && !st->kthread && !sb->no_maps)
-		err = sb_maps(sb, st->tgid);
-	sb->in_proc = false;
-	return err;
-}
-
-static bool listed(const pid_t *tids, int nr, pid_t tid)
-{
-	for (int i = 0; i < nr; i++)
-		if (tids[i] == tid)
-			return true;
-	return false;
-}
-
 int prec_sideband_again__write_threads(struct prec_sideband_again *t,
 				       const pid_t *tids, int nr, uint64_t time)
 {
@@ -1142,6 +1158,7 @@ int prec_sideband_again__write_threads(struct prec_sideband_again *t,
 	sb->nr_reqs = 0;
 	sb->time = time;
 	sb->every_task = false;
+	sb->proc_tgid = 0;
 	for (int i = 0; i < nr && !err; i++) {
 		struct prec_proc_status st;
 

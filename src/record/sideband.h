@@ -13,8 +13,9 @@ struct prec_shard_writer;
 
 struct prec_sideband_opts {
 	bool all_tasks;        /* every process in /proc (-a, -C) */
-	const pid_t *pids;     /* else only these processes (-p) / tids (-t) */
+	const pid_t *pids;     /* else only these processes (-p, -u) */
 	int nr_pids;
+	bool threads;          /* pids are threads (-t), not processes */
 	/* also the readable, non-executable mappings of files (misc
 	 * MMAP_DATA), as the tracking event's mmap_data records them */
 	bool data_maps;
@@ -57,10 +58,12 @@ struct prec_sideband_opts {
 
 /* Write into w the synthesized records of the system as it is now: kernel
  * MMAP "[kernel.kallsyms]_text" (misc KERNEL, pid -1), module MMAPs, and for
- * each selected process, per thread FORK (with all_tasks only, as perf)
- * and COMM (and NAMESPACES, with namespaces: before the COMM with
- * all_tasks, after it otherwise, as perf), then one MMAP2 per executable
- * mapping (no MMAP2 with
+ * each selected task in perf's order (every process in /proc's, each
+ * thread in its task directory's; else thread_map.h's), per thread FORK
+ * (with all_tasks only, as perf) and COMM (and NAMESPACES, with
+ * namespaces: before the COMM with all_tasks, after it otherwise, as
+ * perf), the process's MMAP2s (one per executable mapping) right after
+ * its leader's (no MMAP2 with
  * before_exec), then the command's COMM (opts->command), each followed by
  * PREC_SAMPLE_ID_TRAILER zero bytes (time 0). Adds to m the build-ids of the kernel, the modules and every mapped
  * ELF file it could read. Returns the number of records written or -errno. */

@@ -1,15 +1,21 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# The tasks -p and -t name, as perf 6.1 takes them, perf and prec in the
-# same run on the same workload: two tests/helpers/goners processes (P
-# with threads A and B, Q with C and D) each making exactly N getppid()
-# calls per thread once the events are enabled (-D -1, 'enable' acked).
+# The tasks -p and -t name, as perf 6.1 takes them, perf and prec
+# recording at once the same workload: two tests/helpers/goners processes
+# (P with threads A and B, Q with C and D) each making exactly N getppid()
+# calls per thread once both enabled their events (-D -1, 'enable' acked).
 # Samples are counted by task, the ids written as their letters.
 #  1. -p P -p Q: the last -p is the list, P is not recorded.
 #  2. -t A -t B: likewise, B alone.
 #  3. -p P,A: A (a thread) stands for its whole process, listed twice:
 #     exit 0 and every task's events twice (2N samples), as perf's.
 #  4. -p P,P and -t A,A: a repeated id is not dropped: 2N, as perf's.
+#  5. The side band's records of these tasks (FORK, COMM, MMAP2, in file
+#     order, perf script --show-task-events --show-mmap-events) alike with
+#     -p Q,P (ids sorted, each process's maps right after its leader's
+#     COMM), -t B,A and -t A,C (each thread's COMM, then its leader's COMM
+#     and maps, again for each), -p P,A (the process twice) and -a (each
+#     thread's FORK and COMM, the maps right after the leader's).
 set -u
 # shellcheck source=tests/lib/e2e.sh
 . "$(dirname "$0")/../lib/e2e.sh"
@@ -18,31 +24,32 @@ need_cmd perf
 need_tracepoint syscalls/sys_enter_getppid
 e2e_tmpdir tasklist
 N=1000
-g1="" g2="" rp=""
+g1="" g2="" pp="" qp=""
 cleanup() {
-	[ -n "$rp" ] && kill "$rp" 2>/dev/null
+	[ -n "$pp" ] && kill "$pp" 2>/dev/null
+	[ -n "$qp" ] && kill "$qp" 2>/dev/null
 	[ -n "$g1" ] && kill -9 "$g1" 2>/dev/null
 	[ -n "$g2" ] && kill -9 "$g2" 2>/dev/null
 }
 at_exit cleanup
 
-# ctl COMMAND: COMMAND to the recorder's control fifo and its ack back.
+# ctl NAME COMMAND: COMMAND to recorder NAME's control fifo, its ack back.
 ctl() {
 	# shellcheck disable=SC2016 # expanded by the inner bash
 	timeout 20 bash -c 'echo "$1" >"$2" && read -r a <"$3" && [ "$a" = ack ]' \
-		_ "$1" "$tmp/ctl" "$tmp/ack"
+		_ "$2" "$tmp/$1.ctl" "$tmp/$1.ack"
 }
 
-# rec TOOL OUT ARG...: two goners waiting on go1 and go2, ARGs with
-# their letters replaced by their ids, recorded by TOOL started disabled;
-# once 'enable' is acked both run, and the recording ends once they
-# exited. $rc its status; OUT.names the sed script giving ids back their
-# letters.
+# rec ARG...: two goners waiting on go1 and go2, ARGs with their letters
+# replaced by their ids, recorded by perf (p.data) and by prec (q.data)
+# at once, both started disabled (the same tasks: the same ids, the same
+# order of the lists); once both acked 'enable' the goners run, and each
+# recording ends once they exited. $prc and $qrc their statuses, names
+# the sed script giving ids back their letters.
 rec() {
-	local tool=$1 out=$2 a args=() P A B Q C D
-	shift 2
-	rm -f "$tmp"/go1 "$tmp"/go2 "$tmp"/ids1 "$tmp"/ids2 "$tmp/ctl" "$tmp/ack"
-	mkfifo "$tmp/go1" "$tmp/go2" "$tmp/ctl" "$tmp/ack"
+	local a args=() P A B Q C D t
+	rm -f "$tmp"/go1 "$tmp"/go2 "$tmp"/ids1 "$tmp"/ids2 "$tmp"/[pq].ctl "$tmp"/[pq].ack
+	mkfifo "$tmp/go1" "$tmp/go2" "$tmp"/{p,q}.{ctl,ack}
 	"$H/goners" 2 $N "$tmp/go1" >"$tmp/ids1" & g1=$!
 	"$H/goners" 2 $N "$tmp/go2" >"$tmp/ids2" & g2=$!
 	for _ in $(seq 500); do [ -s "$tmp/ids1" ] && [ -s "$tmp/ids2" ] && break; sleep 0.01; done
@@ -53,37 +60,66 @@ rec() {
 		a=${a//P/$P} a=${a//A/$A} a=${a//B/$B} a=${a//Q/$Q} a=${a//C/$C}
 		args+=("${a//D/$D}")
 	done
-	printf 's/\\b%s\\b/%s/g\n' "$P" P "$A" A "$B" B "$Q" Q "$C" C "$D" D >"$out.names"
-	"$tool" record -o "$out" -D -1 --control "fifo:$tmp/ctl,$tmp/ack" \
-		-e syscalls:sys_enter_getppid "${args[@]}" 2>"$out.err" & rp=$!
-	ctl enable || { cat "$out.err"; fail "$tool ${args[*]}: no ack for 'enable'"; }
+	printf 's/\\b%s\\b/%s/g\n' "$P" P "$A" A "$B" B "$Q" Q "$C" C "$D" D >"$tmp/names"
+	perf record -o "$tmp/p.data" -D -1 --control "fifo:$tmp/p.ctl,$tmp/p.ack" \
+		-e syscalls:sys_enter_getppid "${args[@]}" 2>"$tmp/p.err" & pp=$!
+	"$PREC" record -o "$tmp/q.data" -D -1 --control "fifo:$tmp/q.ctl,$tmp/q.ack" \
+		-e syscalls:sys_enter_getppid "${args[@]}" 2>"$tmp/q.err" & qp=$!
+	for t in p q; do
+		ctl $t enable || { cat "$tmp/$t.err"; fail "$t ${args[*]}: no ack for 'enable'"; }
+	done
 	echo >"$tmp/go1"
 	echo >"$tmp/go2"
 	wait "$g1" || fail "goners exited $?"
 	wait "$g2" || fail "goners exited $?"
 	g1="" g2=""
-	timeout 30 tail --pid="$rp" -f /dev/null
-	wait "$rp"
-	rc=$?
-	rp=
+	# -a: no target to end them
+	for _ in $(seq 40); do
+		kill -0 "$pp" 2>/dev/null || kill -0 "$qp" 2>/dev/null || break
+		sleep 0.05
+	done
+	for t in p q; do
+		kill -0 "$([ $t = p ] && echo "$pp" || echo "$qp")" 2>/dev/null &&
+			{ ctl $t stop || fail "$t: no ack for 'stop'"; }
+	done
+	wait "$pp"
+	prc=$?
+	wait "$qp"
+	qrc=$?
+	pp="" qp=""
 }
 
-# counts FILE: "LETTER COUNT" per task of FILE's samples, on one line.
+# counts FILE: "LETTER COUNT" per goners task of FILE's samples, on one
+# line (with -a the machine's other tasks make calls too).
 counts() {
-	perf script -i "$1" -F tid 2>/dev/null | sed -f "$1.names" |
-		awk '{ n[$1]++ } END { for (t in n) print t, n[t] }' | sort | xargs
+	perf script -i "$1" -F tid 2>/dev/null | sed -f "$tmp/names" |
+		awk '{ n[$1]++ } END { for (t in n) print t, n[t] }' | sort |
+		grep -E '^[PQABCD] ' | xargs
+}
+
+# tasks FILE: FILE's synthesized records (time 0) of the goners' tasks,
+# one a line, their ids
+# as letters: TYPE PID/TID (FORK's without its parent).
+tasks() {
+	perf script -i "$1" --show-task-events --show-mmap-events 2>/dev/null |
+		grep -F ' 0.000000: ' | sed -nE 's/.*(PERF_RECORD_[A-Z0-9]+)(: [^ ]*:| |)\(?([0-9]+[:/][0-9]+).*/\1 \3/p' |
+		sed -f "$tmp/names" | grep -E ' [PQABCD][:/][PQABCD]$'
 }
 
 # same ARG...: perf and prec record ARGs; both exit 0 and their samples
 # by task are alike. $got prec's counts.
 same() {
-	rec perf "$tmp/p.data" "$@"
-	[ $rc = 0 ] || { cat "$tmp/p.data.err"; fail "perf $*: exit $rc"; }
-	rec "$PREC" "$tmp/q.data" "$@"
-	[ $rc = 0 ] || { cat "$tmp/q.data.err"; fail "prec $*: exit $rc"; }
+	rec "$@"
+	[ $prc = 0 ] || { cat "$tmp/p.err"; fail "perf $*: exit $prc"; }
+	[ $qrc = 0 ] || { cat "$tmp/q.err"; fail "prec $*: exit $qrc"; }
 	got=$(counts "$tmp/q.data")
 	[ "$got" = "$(counts "$tmp/p.data")" ] ||
 		fail "$*: prec's samples by task: $got; perf's: $(counts "$tmp/p.data")"
+	tasks "$tmp/p.data" >"$tmp/p.tasks"
+	tasks "$tmp/q.data" >"$tmp/q.tasks"
+	[ -s "$tmp/p.tasks" ] || fail "$*: perf's side band names none of the tasks"
+	diff "$tmp/p.tasks" "$tmp/q.tasks" >"$tmp/tasks.diff" ||
+		fail "$*: the tasks' records, perf's (<) and prec's (>): $(cat "$tmp/tasks.diff")"
 }
 # want ARG... -- COUNTS: same, and COUNTS the counts.
 want() {
@@ -102,4 +138,9 @@ want -p P,A -- A $((2 * N)) B $((2 * N)) P $((2 * N))
 # ---- 4: repeated ids ----
 want -p P,P -- A $((2 * N)) B $((2 * N)) P $((2 * N))
 want -t A,A -- A $((2 * N))
+# ---- 5: the side band's order ----
+want -p Q,P -- A $N B $N C $N D $N P $N Q $N
+want -t B,A -- A $N B $N
+want -t A,C -- A $N C $N
+want -a -- A $N B $N C $N D $N P $N Q $N
 exit 0
