@@ -4,7 +4,9 @@
 # recording at once the same workload: two tests/helpers/goners processes
 # (P with threads A and B, Q with C and D) each making exactly N getppid()
 # calls per thread once both enabled their events (-D -1, 'enable' acked).
-# Samples are counted by task, the ids written as their letters.
+# Samples are counted by task, the ids written as their letters: prec's
+# must be the counts perf's semantics give (perf's own are shown where
+# they differ: its rings lose records on a loaded machine).
 #  1. -p P -p Q: the last -p is the list, P is not recorded.
 #  2. -t A -t B: likewise, B alone.
 #  3. -p P,A: A (a thread) stands for its whole process, listed twice:
@@ -15,7 +17,8 @@
 #     -p Q,P (ids sorted, each process's maps right after its leader's
 #     COMM), -t B,A and -t A,C (each thread's COMM, then its leader's COMM
 #     and maps, again for each), -p P,A (the process twice) and -a (each
-#     thread's FORK and COMM, the maps right after the leader's).
+#     thread's FORK and COMM, the maps right after the leader's); but
+#     for -a, what perf report --tasks shows of them.
 set -u
 # shellcheck source=tests/lib/e2e.sh
 . "$(dirname "$0")/../lib/e2e.sh"
@@ -106,20 +109,28 @@ tasks() {
 		sed -f "$tmp/names" | grep -E ' [PQABCD][:/][PQABCD]$'
 }
 
-# same ARG...: perf and prec record ARGs; both exit 0 and their samples
-# by task are alike. $got prec's counts.
+# same ARG...: perf and prec record ARGs; both exit 0, and their tasks'
+# records are alike. $got prec's counts, $pgot perf's.
 same() {
 	rec "$@"
 	[ $prc = 0 ] || { cat "$tmp/p.err"; fail "perf $*: exit $prc"; }
 	[ $qrc = 0 ] || { cat "$tmp/q.err"; fail "prec $*: exit $qrc"; }
 	got=$(counts "$tmp/q.data")
-	[ "$got" = "$(counts "$tmp/p.data")" ] ||
-		fail "$*: prec's samples by task: $got; perf's: $(counts "$tmp/p.data")"
+	pgot=$(counts "$tmp/p.data")
 	tasks "$tmp/p.data" >"$tmp/p.tasks"
 	tasks "$tmp/q.data" >"$tmp/q.tasks"
 	[ -s "$tmp/p.tasks" ] || fail "$*: perf's side band names none of the tasks"
 	diff "$tmp/p.tasks" "$tmp/q.tasks" >"$tmp/tasks.diff" ||
 		fail "$*: the tasks' records, perf's (<) and prec's (>): $(cat "$tmp/tasks.diff")"
+	# what perf report --tasks shows of them (-t: the threads listed);
+	# not with -a, whose file holds every task's calls on this machine
+	[ "$1" = -a ] && return
+	for t in p q; do
+		perf report -i "$tmp/$t.data" --tasks 2>"$tmp/$t.rerr" | sed -f "$tmp/names" |
+			grep -E '^ *[PQABCD] +[PQABCD] ' >"$tmp/$t.report"
+	done
+	diff "$tmp/p.report" "$tmp/q.report" >"$tmp/report.diff" ||
+		fail "$*: perf report --tasks, perf's (<) and prec's (>): $(cat "$tmp/report.diff"); perf's stderr: $(head -c 300 "$tmp/p.rerr")"
 }
 # want ARG... -- COUNTS: same, and COUNTS the counts.
 want() {
@@ -127,7 +138,10 @@ want() {
 	while [ "$1" != -- ]; do args+=("$1"); shift; done
 	shift
 	same "${args[@]}"
-	[ "$got" = "$*" ] || fail "${args[*]}: samples by task: $got, want $*"
+	[ "$got" = "$*" ] || fail "${args[*]}: prec's samples by task: $got, want $*; perf's: $pgot"
+	# perf's own count, where the machine let it be exact (its rings
+	# lose records under load, more so with -a): said, not failed on
+	[ "$pgot" = "$*" ] || echo "note: ${args[*]}: perf's samples by task: $pgot, want $*" >&2
 }
 
 # ---- 1, 2: the last -p or -t is the list ----
