@@ -1864,7 +1864,7 @@ static void notes(const struct prec_record_opts *o)
 }
 
 /* One target over another, as perf's target__validate: -p/-t over -C, -u
- * and -a; -u over -C and -a; -a or -C over --per-thread (prec's rings
+ * and -a; -p over -t (as perf's thread map); -u over -C and -a; -a or -C over --per-thread (prec's rings
  * are per CPU anyway: the option then changes nothing). The one overridden
  * is dropped, and the first override said in perf's words: perf takes
  * these command lines with that warning, so prec does too. */
@@ -1885,6 +1885,14 @@ static void override_targets(struct prec_record_opts *o)
 		said = "UID switch overriding SYSTEM";
 	else if (o->per_thread && (o->all_cpus || o->cpus))
 		said = "SYSTEM/CPU switch overriding PER-THREAD";
+	/* -p over -t, unsaid: perf's thread map is -p's; -t given still
+	 * turns its inherit off */
+	if (o->nr_pids && o->nr_tids) {
+		free(o->tids);
+		o->tids = NULL;
+		o->nr_tids = 0;
+		o->no_inherit = true;
+	}
 	if (tasks)
 		o->uid_set = false;
 	if (tasks || o->uid_set) {

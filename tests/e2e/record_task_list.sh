@@ -8,7 +8,8 @@
 # must be the counts perf's semantics give (perf's own are shown where
 # they differ: its rings lose records on a loaded machine).
 #  1. -p P -p Q: the last -p is the list, P is not recorded.
-#  2. -t A -t B: likewise, B alone.
+#  2. -t A -t B: likewise, B alone. -p P -t C: P's tasks alone (perf's
+#     thread map is -p's), their events without inherit (-t's), as perf's.
 #  3. -p P,A: A (a thread) stands for its whole process, listed twice:
 #     exit 0 and every task's events twice (2N samples), as perf's.
 #  4. -p P,P and -t A,A: a repeated id is not dropped: 2N, as perf's.
@@ -117,6 +118,10 @@ same() {
 	[ $qrc = 0 ] || { cat "$tmp/q.err"; fail "prec $*: exit $qrc"; }
 	got=$(counts "$tmp/q.data")
 	pgot=$(counts "$tmp/p.data")
+	# the events followed into children or not alike
+	[ "$(perf evlist -v -i "$tmp/q.data" 2>/dev/null | grep -c 'inherit: 1')" = \
+	  "$(perf evlist -v -i "$tmp/p.data" 2>/dev/null | grep -c 'inherit: 1')" ] ||
+		fail "$*: inherit: prec's $(perf evlist -v -i "$tmp/q.data" 2>/dev/null), perf's $(perf evlist -v -i "$tmp/p.data" 2>/dev/null)"
 	tasks "$tmp/p.data" >"$tmp/p.tasks"
 	tasks "$tmp/q.data" >"$tmp/q.tasks"
 	[ -s "$tmp/p.tasks" ] || fail "$*: perf's side band names none of the tasks"
@@ -147,6 +152,8 @@ want() {
 # ---- 1, 2: the last -p or -t is the list ----
 want -p P -p Q -- C $N D $N Q $N
 want -t A -t B -- B $N
+# -p over -t (C not recorded), inherit off as -t's
+want -p P -t C -- A $N B $N P $N
 # ---- 3: a thread's id in -p: its process ----
 want -p P,A -- A $((2 * N)) B $((2 * N)) P $((2 * N))
 # ---- 4: repeated ids ----
