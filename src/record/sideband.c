@@ -659,6 +659,8 @@ static int timed_out(struct sb *sb, pid_t pid, struct sb_map *mp)
 	return emit_mmap2(sb, (uint32_t)pid, mp, PERF_RECORD_MISC_PROC_MAP_PARSE_TIMEOUT);
 }
 
+/* The MMAP2s of process pid's executable maps (and data maps, with
+ * data_maps). Returns 0, 1 (its maps could not be read: none) or -errno. */
 static int sb_maps(struct sb *sb, pid_t pid)
 {
 	char path[64], *line, *next;
@@ -672,7 +674,7 @@ static int sb_maps(struct sb *sb, pid_t pid)
 		deadline = prec_now_ns(CLOCK_MONOTONIC) + (uint64_t)sb->map_timeout_ns;
 	if (prec_file__read_text_until(path, &sb->text, &sb->text_cap, SB_TEXT_MAX,
 				       deadline, &cut) < 0)
-		return 0; /* gone, or not ours to read */
+		return 1; /* gone, or not ours to read */
 	for (line = sb->text; line && *line && !err; line = next) {
 		uint64_t left = sb->left_out;
 
@@ -798,6 +800,10 @@ static int sb_process(struct sb *sb, const struct prec_proc_status *st)
 		    !sb->before_exec && !sb->no_maps)
 			err = sb_maps(sb, tgid);
 	}
+	/* err 1: maps not ours to read (a task of another pid namespace's
+	 * init, say): perf's scan names none of the threads after the
+	 * leader then, nor does prec */
+	err = err > 0 ? 0 : err;
 	free(tids);
 	close(taskdir);
 	sb->in_proc = false;
@@ -843,7 +849,7 @@ static int sb_listed(struct sb *sb, const struct prec_proc_status *st, int32_t t
 		err = tid != st->tgid || st->kthread || sb->before_exec || sb->no_maps ?
 		      0 : sb_maps(sb, st->tgid);
 	sb->in_proc = false;
-	return err;
+	return err > 0 ? 0 : err;
 }
 
 static bool listed(const pid_t *tids, int nr, pid_t tid)
