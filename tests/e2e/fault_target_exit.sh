@@ -58,9 +58,14 @@ d=$tmp/offline
 # it goes offline, so it has samples of its own to keep.
 taskset -c 1 sh -c 'while :; do :; done' &
 busy=$!
-"$PREC" record -d "$d" -a -e cpu-clock -F 1000 2>"$tmp/err" &
+mkfifo "$tmp/ctl" "$tmp/ack"
+"$PREC" record -d "$d" -a -e cpu-clock -F 1000 --control "fifo:$tmp/ctl,$tmp/ack" 2>"$tmp/err" &
 pid=$!
-for _ in $(seq 100); do [ -f "$d/manifest" ] && break; sleep 0.05; done
+# The start manifest comes before the events are enabled (a loaded machine
+# took over 0.5 s between them: CPU 1 went offline with no sample). The
+# control channel is read only once they are: a ping's ack says so.
+echo ping >"$tmp/ctl"
+read -r -t 20 _ <"$tmp/ack" || fail "CPU offline: no ack for ping"
 sleep 0.5
 kill $busy
 wait $busy 2>/dev/null
