@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# -D START-END,... (perf 6.1's ranges), perf is the judge: a CPU-bound
-# command sampled at 1 kHz with -D 200-400,700-900 has its samples in two
+# -D START-END,... (perf 6.1's ranges), perf is the judge: the CPUs
+# sampled at 1 kHz (-a) with -D 200-400,700-900 have their samples in two
 # bursts about 200 ms long, 300 ms apart, under perf as under prec; each
 # says "Events disabled" at the start, then "Events enabled" and "Events
 # disabled" twice; a first range from below 0 as perf's; the last range's
@@ -14,7 +14,19 @@ need_root
 need_cmd perf
 e2e_tmpdir delayranges
 cd "$tmp" || fail "cd $tmp"
-work=(timeout 1.3 sh -c 'while :; do :; done')
+# The bursts are timed by the CPUs' clocks (-a -e cpu-clock: a timer on
+# each CPU, idle or not), not by a command's CPU time, which other
+# processes' load takes (a burst of 62 ms of 200 under ten busy loops);
+# and the recorders run SCHED_FIFO (as root, where the machine allows
+# it), so that no load wakes them late for an edge. They sleep between
+# edges: no CPU is held from anyone.
+rt=()
+if chrt -f 2 true 2>/dev/null; then
+	rt=(chrt -f 2)
+else
+	echo "SCHED_FIFO refused here: the recorders wake for their edges as the machine's load lets them"
+fi
+work=(sleep 1.3)
 
 # bursts FILE: "gaps G spans S1 S2 ..." in ms, a burst ending where two
 # samples are more than 120 ms apart
@@ -43,9 +55,9 @@ check() {
 		fail "$1: want 'Events disabled' at the start, then 'Events enabled' and 'Events disabled' twice: $(cat "$3")"
 }
 
-perf record -B -o perf.data -D 200-400,700-900 -e cpu-clock -F 1000 -- "${work[@]}" \
-	>/dev/null 2>perf.err # exits as the command does, killed by timeout
-"$PREC" record -o prec.data -D 200-400,700-900 -e cpu-clock -F 1000 -- "${work[@]}" \
+"${rt[@]}" perf record -B -o perf.data -a -D 200-400,700-900 -e cpu-clock -F 1000 -- "${work[@]}" \
+	>/dev/null 2>perf.err # the last range's end stops it, and ends the command
+"${rt[@]}" "$PREC" record -o prec.data -a -D 200-400,700-900 -e cpu-clock -F 1000 -- "${work[@]}" \
 	>/dev/null 2>prec.err
 check perf perf.data perf.err
 check prec prec.data prec.err
@@ -54,9 +66,9 @@ check prec prec.data prec.err
 # leaves the events disabled (as -D -1) and its timer runs from there:
 # -100-200,500-700 is one burst, 600 to 800 ms; "Events disabled" at the
 # start and at 300 ms, then "Events enabled", "Events disabled"
-perf record -B -o perfn.data -D -100-200,500-700 -e cpu-clock -F 1000 -- "${work[@]}" \
+"${rt[@]}" perf record -B -o perfn.data -a -D -100-200,500-700 -e cpu-clock -F 1000 -- "${work[@]}" \
 	>/dev/null 2>perfn.err
-"$PREC" record -o precn.data -D -100-200,500-700 -e cpu-clock -F 1000 -- "${work[@]}" \
+"${rt[@]}" "$PREC" record -o precn.data -a -D -100-200,500-700 -e cpu-clock -F 1000 -- "${work[@]}" \
 	>/dev/null 2>precn.err
 for t in perf prec; do
 	b=$(bursts "${t}n.data")
@@ -71,12 +83,12 @@ done
 # -D MS and -D -1 said as perf says them: "Events disabled" at the start,
 # "Events enabled" when the delay ends
 for d in 100 -1; do
-	perf record -B -o say.perf -D "$d" -e cpu-clock -- sleep 0.3 >/dev/null 2>say.perf.err
-	"$PREC" record -o say.prec -D "$d" -e cpu-clock -- sleep 0.3 >/dev/null 2>say.prec.err
+	"${rt[@]}" perf record -B -o say.perf -D "$d" -e cpu-clock -- sleep 0.3 >/dev/null 2>say.perf.err
+	"${rt[@]}" "$PREC" record -o say.prec -D "$d" -e cpu-clock -- sleep 0.3 >/dev/null 2>say.prec.err
 	p=$(grep -o 'Events [a-z]*' say.perf.err | tr '\n' ,)
 	c=$(grep -o 'Events [a-z]*' say.prec.err | tr '\n' ,)
 	echo "-D $d: perf says '$p', prec '$c'"
-	[ -n "$p" ] && [ "$p" = "$c" ] || fail "-D $d: perf says '$p', prec '$c'"
+	[ -n "$p" ] && [ "$p" = "$c" ] || fail "-D $d: perf says '$p', prec '$c': $(cat say.prec.err)"
 done
 
 # the last range's end stops the recording, as perf's timer does: a
@@ -84,9 +96,9 @@ done
 for t in perf prec; do
 	start=$(date +%s%N)
 	if [ $t = perf ]; then
-		perf record -q -B -o stop.perf -D 10-20 -e cpu-clock -- sleep 10 >/dev/null 2>&1
+		"${rt[@]}" perf record -q -B -o stop.perf -D 10-20 -e cpu-clock -- sleep 10 >/dev/null 2>&1
 	else
-		"$PREC" record -q -o stop.prec -D 10-20 -e cpu-clock -- sleep 10 >/dev/null 2>&1
+		"${rt[@]}" "$PREC" record -q -o stop.prec -D 10-20 -e cpu-clock -- sleep 10 >/dev/null 2>&1
 	fi
 	rc=$?
 	ms=$((($(date +%s%N) - start) / 1000000))
