@@ -108,6 +108,31 @@ wait_manifest() {
 	fail "$1: no start manifest after $secs s"
 }
 
+# hold_bpf NAME: a BPF program (NAME0, loaded by $H/bpfload) held from now
+# until the script exits, $tmp set. Every recording the script makes then
+# starts with a program loaded, so that perf and prec both synthesize
+# KSYMBOL and BPF_EVENT records: which kinds of record a file holds no
+# longer depends on whether another process happened to load or unload a
+# program during one tool's run and not the other's. Returns 1 where the
+# kernel refuses BPF (no other process loads any there either).
+hold_bpf() {
+	local pid rc i
+	"$H/bpfload" 1 "$1" 3600000 2>"$tmp/hold_bpf.err" &
+	pid=$!
+	at_exit "kill $pid 2>/dev/null"
+	for ((i = 0; i < 200; i++)); do
+		grep -qs '^prog_id:' /proc/"$pid"/fdinfo/* && return 0
+		if ! kill -0 "$pid" 2>/dev/null; then
+			wait "$pid"
+			rc=$?
+			[ $rc = 77 ] && return 1
+			fail "bpfload exited $rc: $(cat "$tmp/hold_bpf.err")"
+		fi
+		sleep 0.05
+	done
+	fail "bpfload: no program loaded after 10 s"
+}
+
 # complete DIR: true when DIR's manifest says the recording completed.
 complete() {
 	"$H/mfdump" "$1" 2>/dev/null | grep -q '^state complete'
