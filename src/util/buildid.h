@@ -24,8 +24,9 @@ struct prec_buildid_req {
 };
 
 /* The name (comm) of the short-lived threads resolve() reads files in,
- * set first thing in each: record's --exclude-perf filters them by it,
- * as they start after its filter of thread ids is set. */
+ * theirs from birth (their creator takes it for the pthread_create):
+ * record's --exclude-perf filters them by it, as they start after its
+ * filter of thread ids is set. */
 #define PREC_BUILDID_THREAD_NAME "prec-bid"
 
 /* NT_GNU_BUILD_ID of the regular file open at fd, read with pread into
