@@ -44,7 +44,15 @@ spin=$!
 sleep 0.2
 "$PREC" record -q -d "$tmp/dwp" -e cpu-clock -F 2000 --call-graph dwarf -p "$spin" &
 rec=$!
-sleep 0.8
+# recorded until the helper has had 0.4 s of CPU (its ticks in /proc), not
+# for a time on the wall, in which other processes' load takes its CPU
+wait_manifest "$tmp/dwp"
+ticks() { awk '{ print $14 + $15 }' "/proc/$spin/stat"; }
+t0=$(ticks) i=0
+while [ $(($(ticks) - t0)) -lt $(($(getconf CLK_TCK) * 2 / 5)) ] && [ $i -lt 600 ]; do
+	sleep 0.05
+	i=$((i + 1))
+done
 kill -INT $rec
 wait_signaled $rec INT "record --call-graph dwarf -p"
 chains "$tmp/dwp" "--call-graph dwarf -p"
