@@ -25,7 +25,14 @@ cp -a rec flip || fail "copy"
 # the first chunk's watermark (under the checksum, in a marker chunk too)
 # in the CPU shard with the most data: the other may hold no chunk at all
 big=$(find rec -name 'cpu*.shard' -printf '%s %f\n' | sort -rn | awk 'NR == 1 { print $2 }')
-printf '\377' | dd of="flip/$big" bs=1 seek=$((64 + 40)) conv=notrunc 2>/dev/null || fail "flip"
+# flipped, each bit: a byte written as a constant (0xff) left the
+# watermark as it was whenever its low byte was that already (1 in 256)
+at=$((64 + 40))
+byte=$(od -An -tu1 -j "$at" -N1 "rec/$big" | tr -d ' ')
+[ -n "$byte" ] || fail "flip: rec/$big has no byte at $at"
+# shellcheck disable=SC2059 # the format is the octal escape of the byte
+printf "\\$(printf '%03o' $((byte ^ 255)))" | dd of="flip/$big" bs=1 seek="$at" conv=notrunc 2>/dev/null || fail "flip"
+cmp -s "rec/$big" "flip/$big" && fail "flip: $big unchanged"
 cp -a rec gone || fail "copy"
 rm gone/cpu001.shard
 
