@@ -97,7 +97,12 @@ mkfifo "$tmp/ctl" "$tmp/ack"
 "$PREC" record -a --overwrite -m 8 --control "fifo:$tmp/ctl,$tmp/ack" -d "$tmp/fl" \
 	-e raw_syscalls:sys_enter --filter 'id == 110' -e cpu-clock \
 	2>"$tmp/err" & rec=$!
-for _ in $(seq 200); do [ -e "$tmp/fl/manifest" ] && break; sleep 0.05; done
+# The start manifest comes before the side band is read and synced and
+# the events enabled: on a loaded machine that took over 0.3 s, the first
+# SIGUSR2 was taken (at the loop's first look) with a few ms of the storm
+# in the ring. Control commands are read only once the events are
+# enabled: a ping's ack says they are; 0.3 s more fills the ring.
+echo ping >"$tmp/ctl"; read -r -t 10 a <"$tmp/ack" || fail "no ack for ping"
 sleep 0.3
 # Signals do not queue: send the next SIGUSR2 only once the previous
 # snapshot reached CPU 1's shard (the storm keeps that ring busy).
