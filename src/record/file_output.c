@@ -136,10 +136,10 @@ int prec_file_output__init(struct prec_file_output *fo, struct prec_record_opts 
 }
 
 /* prec itself, argv[0] "prec", with out_fd as its stdout (-1: ours). The
- * signals the recorder blocks for its signalfd are unblocked; ignore_int:
- * the terminal's ^C ends the recording, and the follower goes on to its
- * end. */
-static pid_t spawn_self(char *const argv[], int out_fd, bool ignore_int)
+ * signals the recorder blocks for its signalfd are unblocked; ^C ignored:
+ * the terminal's ^C ends the recording, and the follower or the merge goes
+ * on to its end. */
+static pid_t spawn_self(char *const argv[], int out_fd)
 {
 	sigset_t none;
 	pid_t pid = fork();
@@ -151,8 +151,7 @@ static pid_t spawn_self(char *const argv[], int out_fd, bool ignore_int)
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	signal(SIGPIPE, SIG_DFL); /* the recorder ignores it */
-	if (ignore_int)
-		signal(SIGINT, SIG_IGN);
+	signal(SIGINT, SIG_IGN);
 	if (out_fd >= 0 && dup2(out_fd, STDOUT_FILENO) < 0)
 		_exit(127);
 	execv("/proc/self/exe", argv);
@@ -244,7 +243,7 @@ int prec_file_output__start(struct prec_file_output *fo, const struct prec_recor
 		fo->copier = spawn_copier(p[0], fo->stream_fd, p[1]);
 		out = p[1];
 	}
-	fo->follower = spawn_self(argv, out, true);
+	fo->follower = spawn_self(argv, out);
 	if (out != fo->stream_fd) {
 		close(p[0]);
 		close(p[1]);
@@ -462,7 +461,9 @@ static int move_old(const char *file)
 
 /* `prec merge dir -o name` in a child; quiet: no summary line (each
  * --switch-output file has perf's Dump line instead). Returns its exit
- * status or -errno. Blocks for the merge. */
+ * status or -errno. Blocks for the merge. ^C ignored, as perf writes its
+ * file to the end whatever ^C comes: the one that stops the recording
+ * reaches an epoch's merge too, and an impatient second one the last. */
 static int run_merge(const struct prec_record_opts *o, const char *dir, const char *name,
 		     bool quiet)
 {
@@ -477,7 +478,7 @@ static int run_merge(const struct prec_record_opts *o, const char *dir, const ch
 	}
 	if (quiet)
 		argv[n++] = "-q";
-	pid = spawn_self(argv, -1, false);
+	pid = spawn_self(argv, -1);
 	return pid < 0 ? pid : wait_child(pid);
 }
 
