@@ -79,7 +79,11 @@ mkfifo "$tmp/ctl" "$tmp/ack"
 	--control "fifo:$tmp/ctl,$tmp/ack" -d "$tmp/rec" 2>"$tmp/err" & rec=$!
 for _ in $(seq 200); do [ -e "$tmp/rec/manifest" ] && break; sleep 0.05; done
 [ -e "$tmp/rec/manifest" ] || { cat "$tmp/err"; fail "no recording started"; }
-sleep 0.5
+# The start manifest comes before the side band is read and the events
+# enabled (0.4-0.9 s before on a loaded machine): control commands are read
+# only after, so a ping's ack says the start is over and the spinner is late.
+echo ping >"$tmp/ctl"; read -r -t 20 a <"$tmp/ack" || fail "no ack for ping"
+sleep 0.2
 "$H/callchain" 3000 & spin=$!
 sleep 1.5
 echo snapshot >"$tmp/ctl"; read -r -t 10 a <"$tmp/ack" || fail "no ack for snapshot"
