@@ -201,5 +201,5 @@ a64_boot() {
 		-kernel "$A64_KERNEL" -initrd "$initrd" \
 		-append "console=ttyAMA0 quiet panic=-1${VM_APPEND:+ $VM_APPEND}" \
 		-drive "file=$disk,if=none,id=d0,format=raw" -device nvme,drive=d0,serial=prec \
-		-nographic -no-reboot -monitor none </dev/null >"$log" 2>&1
+		-nic none -nographic -no-reboot -monitor none </dev/null >"$log" 2>&1
 }

@@ -174,7 +174,7 @@ vm_boot() {
 		-kernel "$VM_KERNEL" -initrd "$initrd" \
 		-append "console=ttyS0 quiet panic=-1 no_timer_check${VM_APPEND:+ $VM_APPEND}" \
 		-drive "file=$disk,if=none,id=d0,format=raw" -device nvme,drive=d0,serial=prec \
-		-nographic -no-reboot -monitor none </dev/null >"$log" 2>&1
+		-nic none -nographic -no-reboot -monitor none </dev/null >"$log" 2>&1
 	local rc=$?
 	rm -f "$disk"
 	return $rc
