@@ -17,7 +17,16 @@ now_ms() { gdate +%s%3N; }
 # and the next one runs. CHECK names the check (begin sets it).
 STEP_LIMIT=${STEP_LIMIT:-$((60 + 2 * NCPU))}
 CHECK=-
-begin() { CHECK=$1; rm -f /tmp/hung; }
+# begin NAME: check NAME starts; the kernel's log is marked (kwarn).
+begin() {
+	CHECK=$1
+	rm -f /tmp/hung
+	KLOG0=$(dmesg | wc -l)
+}
+# kwarn: the kernel's warnings (WARNING: ... at FILE:LINE FUNCTION) logged
+# since the check began: a failed check names them, so that the kernel's
+# own assertions are told apart from prec's results.
+kwarn() { dmesg | tail -n +$((${KLOG0:-0} + 1)) | sed -n 's/.*\(WARNING: .* at [^ ]* [^ ]*\).*/\1/p'; }
 hung() { [ -s /tmp/hung ] && echo " (hung: $(cat /tmp/hung))"; }
 
 # tree_of PID: PID and its descendants, parents first.
@@ -223,6 +232,7 @@ bad() {
 	echo "FAIL $1: $2"
 	failed=$((failed + 1))
 	[ -s "$ERR" ] && sed 's/^/     | /' "$ERR" | head -40
+	kwarn | sed 's/^/     | kernel, during this check: /'
 }
 check() { # NAME WHAT TEST-ARGS...
 	local name=$1 what=$2
