@@ -21,6 +21,7 @@
 #include "record/buildid_fill.h"
 #include "record/vdso.h"
 #include "util/buildid.h"
+#include "util/buildid_workers.h"
 #include "util/log.h"
 
 static bool have_buildid(struct prec_manifest *m, const char *path)
@@ -158,7 +159,7 @@ static void add_file_buildids(struct prec_manifest *m, const struct prec_seen_ma
 	for (size_t i = 0; i < nr; i++)
 		if (!i || !same_mapped(&reqs[i - 1], &reqs[i]))
 			files[nf++] = reqs[i];
-	prec_buildid__resolve(files, nf);
+	prec_buildid_workers__resolve(files, nf);
 	for (size_t f = 0, i = 0; f < nf; f++) {
 		if (prec_buildid__unread(files[f].ret))
 			m->buildids_unread++;

@@ -24,7 +24,7 @@ struct prec_seen_maps {
 /* Every seen map's build-id into m: the kernel's (MMAP2 with one), the
  * early reader's (NULL: none), else the file's notes, read once per file
  * (device, inode) through its first path, only where that path still
- * names the mapped file, within prec_buildid__resolve()'s deadline. A
+ * names the mapped file, within prec_buildid_workers__resolve()'s deadline. A
  * file that could not be read as the one mapped is counted in
  * m->buildids_unread. Then, when a [vdso] was mapped (or m has its id
  * already), its build-id into m and its image as dirfd/vdso.so for `prec

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The end of a recording's build-id cache fill: the table's files, the
 // kernel's kallsyms and the vDSO checked and put in perf's cache by a
-// worker thread the stop waits for only so long.
+// child process the stop waits for only so long.
 //
 // Filled as perf record fills ~/.debug, once the final manifest is written
 // and the drainers joined, so that `perf report` of the merged file
@@ -20,7 +20,9 @@
 // copy (copy_file_range, holes kept) with no name until whole, named then,
 // dropped if the file's size, mtime or ctime moved meanwhile. An entry
 // already there is not looked at again. The stop waits 5 s at most (then
-// the worker stops at its next file; the rest is counted in one warning);
+// the worker stops at its next file; the rest is counted in one warning;
+// a worker in a read that never ends, a hung FUSE server's, is left
+// there: a process, so that it holds only itself, not prec's exit);
 // files over FILE_MAX are left out. The base is perf's (--buildid-dir,
 // buildid.dir of ~/.perfconfig then /etc/perfconfig owned by the user or
 // root, else $HOME/.debug: util/buildid_cache.c). -N, -B and
@@ -31,15 +33,20 @@
 #include "record/vdso.h"
 #include "util/buildid.h"
 #include "util/buildid_cache.h"
+#include "util/child.h"
+#include "util/clock.h"
 #include "util/file.h"
 #include "util/plain_path.h"
 
 #include <errno.h>
-#include <pthread.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -61,31 +68,27 @@ struct item {
 	uint64_t ino;
 };
 
-/* Shared by the caller and its worker; the last one out frees it. */
-struct prec_buildid_fill {
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	int refs;
+/* What the worker tells the caller, in a page both map: the worker is a
+ * child process (a read on a hung file system holds only it), working on
+ * its own copy of the fill. */
+struct shared {
 	int stop;              /* the caller's deadline passed */
-	bool finished;
+	int finished;
+	struct prec_buildid_fill_stats st;
+};
+
+struct prec_buildid_fill {
 	struct item *items;
 	uint32_t nr, cap;
-	struct prec_buildid_fill_stats st;
+	struct shared *sh;     /* the worker's (its own mapping of the page) */
 };
 
 int prec_buildid_fill__new(struct prec_buildid_fill **out)
 {
 	struct prec_buildid_fill *f = calloc(1, sizeof(*f));
-	pthread_condattr_t ca;
 
 	if (!f)
 		return -ENOMEM;
-	pthread_mutex_init(&f->lock, NULL);
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&f->cond, &ca);
-	pthread_condattr_destroy(&ca);
-	f->refs = 1;
 	*out = f;
 	return 0;
 }
@@ -97,8 +100,6 @@ void prec_buildid_fill__delete(struct prec_buildid_fill *f)
 	for (uint32_t i = 0; i < f->nr; i++)
 		free(f->items[i].path);
 	free(f->items);
-	pthread_cond_destroy(&f->cond);
-	pthread_mutex_destroy(&f->lock);
 	free(f);
 }
 
@@ -186,7 +187,7 @@ static int put_file(struct prec_buildid_fill *f, struct prec_buildid_cache *c,
 			   st.st_ino == it->ino)) {
 		ret = prec_buildid__read_fd(fd, id);
 		ret = same_id(it, id, ret) ? prec_buildid_cache__add(c, it->path, "elf", it->id,
-				it->size, fd, &st, NULL, 0, &f->stop) : -ESTALE;
+				it->size, fd, &st, NULL, 0, &f->sh->stop) : -ESTALE;
 	}
 	close(fd);
 	return ret;
@@ -212,7 +213,7 @@ static int put_kallsyms(struct prec_buildid_fill *f, struct prec_buildid_cache *
 		ret = -EPERM; /* addresses hidden (kernel.kptr_restrict) */
 	else
 		ret = prec_buildid_cache__add(c, "[kernel.kallsyms]", "kallsyms", it->id,
-					      it->size, -1, NULL, buf, (size_t)len, &f->stop);
+					      it->size, -1, NULL, buf, (size_t)len, &f->sh->stop);
 	free(buf);
 	return ret;
 }
@@ -228,7 +229,7 @@ static int put_vdso(struct prec_buildid_fill *f, struct prec_buildid_cache *c,
 	if (!same_id(it, v.id, v.id_size))
 		return -ESTALE;
 	return prec_buildid_cache__add(c, PREC_VDSO_MAP, "vdso", it->id, it->size, -1, NULL,
-				       v.image, v.len, &f->stop);
+				       v.image, v.len, &f->sh->stop);
 }
 
 static const char *kind_name(enum kind k)
@@ -249,95 +250,114 @@ static int put_one(struct prec_buildid_fill *f, struct prec_buildid_cache *c,
 	return it->kind == KIND_KERNEL ? put_kallsyms(f, c, it) : put_vdso(f, c, it);
 }
 
-/* Drop one reference; called with f->lock held, returns with it released. */
-static void put_unlock(struct prec_buildid_fill *f)
+/* Publish the worker's totals so far, each field whole (the caller may
+ * read them at its deadline, mid-fill). */
+static void publish(struct shared *sh, const struct prec_buildid_fill_stats *st)
 {
-	bool last = --f->refs == 0;
-
-	pthread_mutex_unlock(&f->lock);
-	if (last)
-		prec_buildid_fill__delete(f);
+	__atomic_store_n(&sh->st.put, st->put, __ATOMIC_RELAXED);
+	__atomic_store_n(&sh->st.there, st->there, __ATOMIC_RELAXED);
+	__atomic_store_n(&sh->st.skipped, st->skipped, __ATOMIC_RELAXED);
+	__atomic_store_n(&sh->st.linked, st->linked, __ATOMIC_RELAXED);
+	__atomic_store_n(&sh->st.left, st->left, __ATOMIC_RELAXED);
+	__atomic_store_n(&sh->st.copied, st->copied, __ATOMIC_RELAXED);
+	__atomic_store_n(&sh->st.err, st->err, __ATOMIC_RELAXED);
 }
 
-static void *worker(void *arg)
+static void read_published(const struct shared *sh, struct prec_buildid_fill_stats *st)
 {
-	struct prec_buildid_fill *f = arg;
+	st->put = __atomic_load_n(&sh->st.put, __ATOMIC_RELAXED);
+	st->there = __atomic_load_n(&sh->st.there, __ATOMIC_RELAXED);
+	st->skipped = __atomic_load_n(&sh->st.skipped, __ATOMIC_RELAXED);
+	st->linked = __atomic_load_n(&sh->st.linked, __ATOMIC_RELAXED);
+	st->left = __atomic_load_n(&sh->st.left, __ATOMIC_RELAXED);
+	st->copied = __atomic_load_n(&sh->st.copied, __ATOMIC_RELAXED);
+	st->err = __atomic_load_n(&sh->st.err, __ATOMIC_RELAXED);
+}
+
+/* The child: every item, until done or told to stop. */
+static _Noreturn void worker(struct prec_buildid_fill *f)
+{
+	struct prec_buildid_fill_stats st = { .left = f->nr };
 	struct prec_buildid_cache *c = NULL;
 	int err = prec_buildid_cache__open(&c);
 
-	pthread_mutex_lock(&f->lock);
-	f->st.err = err == -ENOENT ? 0 : err;
+	st.err = err == -ENOENT ? 0 : err;
 	if (err)
-		f->st.left = 0; /* no cache to fill (-ENOENT: none asked for) */
-	for (uint32_t i = 0; !err && i < f->nr && !__atomic_load_n(&f->stop, __ATOMIC_RELAXED); i++) {
-		int ret;
+		st.left = 0; /* no cache to fill (-ENOENT: none asked for) */
+	publish(f->sh, &st);
+	for (uint32_t i = 0; !err && i < f->nr && !__atomic_load_n(&f->sh->stop, __ATOMIC_RELAXED);
+	     i++) {
+		int ret = put_one(f, c, &f->items[i]);
 
-		pthread_mutex_unlock(&f->lock);
-		ret = put_one(f, c, &f->items[i]);
-		pthread_mutex_lock(&f->lock);
-		f->st.left--;
+		st.left--;
 		if (ret > 0)
-			f->st.put++;
+			st.put++;
 		else if (!ret)
-			f->st.there++;
+			st.there++;
 		else if (ret != -ETIMEDOUT)
-			f->st.skipped++;
+			st.skipped++;
 		else
-			f->st.left++;
-		f->st.copied = prec_buildid_cache__copied(c);
-		f->st.linked = prec_buildid_cache__linked(c);
+			st.left++;
+		st.copied = prec_buildid_cache__copied(c);
+		st.linked = prec_buildid_cache__linked(c);
+		publish(f->sh, &st);
 	}
-	f->finished = true;
-	pthread_cond_signal(&f->cond);
 	prec_buildid_cache__close(c);
-	put_unlock(f);
-	return NULL;
+	__atomic_store_n(&f->sh->finished, 1, __ATOMIC_RELEASE);
+	_exit(0);
 }
 
-static struct timespec deadline(unsigned int ms)
+static uint64_t mono_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	ts.tv_sec += ms / 1000u;
-	ts.tv_nsec += (long)(ms % 1000u) * 1000000L;
-	if (ts.tv_nsec >= 1000000000L) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000L;
-	}
-	return ts;
+	return prec_now_ns(CLOCK_MONOTONIC) / 1000000u;
 }
 
 void prec_buildid_fill__run(struct prec_buildid_fill *f, unsigned int ms,
 			    struct prec_buildid_fill_stats *st)
 {
-	struct timespec until = deadline(ms);
-	pthread_attr_t a;
-	pthread_t t;
-	int err;
+	uint64_t end = mono_ms() + ms;
+	int done[2] = { -1, -1 };
+	pid_t pid = -1;
 
 	memset(st, 0, sizeof(*st));
-	if (!f->nr) { /* nothing to put: no thread, no cache opened (nor made) */
+	if (!f->nr) { /* nothing to put: no worker, no cache opened (nor made) */
 		prec_buildid_fill__delete(f);
 		return;
 	}
-	pthread_mutex_lock(&f->lock);
-	f->st.left = f->nr;
-	pthread_attr_init(&a);
-	pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
-	f->refs++;
-	err = pthread_create(&t, &a, worker, f);
-	pthread_attr_destroy(&a);
-	if (err) {
-		f->refs--;
-		f->st.err = -err;
-		f->finished = true;
+	f->sh = mmap(NULL, sizeof(*f->sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+		     -1, 0);
+	if (f->sh == MAP_FAILED) {
+		st->err = -errno;
+		f->sh = NULL;
+	} else if (pipe2(done, O_CLOEXEC) < 0) {
+		st->err = -errno;
+	} else {
+		/* the worker's end of the pipe closes when it exits */
+		pid = prec_child__fork(PREC_BUILDID_THREAD_NAME, done[1]);
+		if (pid == 0)
+			worker(f);
+		close(done[1]);
+		if (pid < 0)
+			st->err = (int)pid;
 	}
-	while (!f->finished)
-		if (pthread_cond_timedwait(&f->cond, &f->lock, &until) == ETIMEDOUT)
-			break;
-	if (!f->finished)
-		__atomic_store_n(&f->stop, 1, __ATOMIC_RELAXED);
-	*st = f->st;
-	put_unlock(f);
+	if (pid > 0) {
+		struct pollfd pf = { .fd = done[0], .events = POLLIN };
+		uint64_t now;
+
+		while ((now = mono_ms()) < end && !(poll(&pf, 1, (int)(end - now)) > 0 && pf.revents))
+			;
+		if (pf.revents) /* its end closed: it has exited */
+			waitpid(pid, NULL, 0);
+		if (!__atomic_load_n(&f->sh->finished, __ATOMIC_ACQUIRE))
+			/* past the deadline: it stops at its next file or
+			 * chunk, or is left in a read that does not end (and
+			 * init reaps it once we have gone) */
+			__atomic_store_n(&f->sh->stop, 1, __ATOMIC_RELAXED);
+		read_published(f->sh, st);
+	}
+	if (done[0] >= 0)
+		close(done[0]);
+	if (f->sh)
+		munmap(f->sh, sizeof(*f->sh));
+	prec_buildid_fill__delete(f);
 }

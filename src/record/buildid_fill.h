@@ -3,7 +3,7 @@
  * `perf record` fills ~/.debug: every file of the recording's build-id
  * table that still holds its recorded id (prec's table is perf's
  * --buildid-all one: every mapped file), the kernel's kallsyms and the
- * vDSO. The work runs in a worker thread under a deadline, so a file
+ * vDSO. The work runs in a child process under a deadline, so a file
  * system that stops answering cannot hold the recorder's exit. */
 #ifndef PREC_RECORD_BUILDID_FILL_H
 #define PREC_RECORD_BUILDID_FILL_H
@@ -41,11 +41,10 @@ int prec_buildid_fill__add_kernel(struct prec_buildid_fill *f, const uint8_t *id
 int prec_buildid_fill__add_vdso(struct prec_buildid_fill *f, const uint8_t *id,
 				uint8_t size);
 
-/* Fill the cache with what was added, in a detached worker, waiting at
- * most ms for it: past that the worker stops at its next file or chunk
- * (one stuck in a read stays behind, on memory of its own). f is the
- * worker's from here (do not delete it). *st gets the totals so far.
- * Blocks up to ms. The session's thread, at the stop. */
+/* Fill the cache with what was added, in a child process (util/child.h),
+ * waiting at most ms for it: past that the worker stops at its next file
+ * or chunk (one stuck in a read is left there). f is freed here. *st gets
+ * the totals so far. Blocks up to ms. The session's thread, at the stop. */
 void prec_buildid_fill__run(struct prec_buildid_fill *f, unsigned int ms,
 			    struct prec_buildid_fill_stats *st);
 

@@ -26,6 +26,7 @@
 #include "record/buildid_queue.h"
 #include "store/store.h"
 #include "util/buildid.h"
+#include "util/buildid_workers.h"
 #include "util/log.h"
 
 /* A read of this batch's files must not hold the session's thread (the
@@ -174,7 +175,7 @@ void prec_buildid_reader__read(struct prec_buildid_reader *r,
 		return;
 	do {
 		nr = collect(r, qs, n);
-		prec_buildid__resolve_within(r->reqs, nr, READ_DEADLINE_MS);
+		prec_buildid_workers__resolve_within(r->reqs, nr, READ_DEADLINE_MS);
 		for (size_t i = 0; i < nr; i++) {
 			struct file_id *f = lookup(r->files, r->cap, r->reqs[i].maj,
 						   r->reqs[i].min, r->reqs[i].ino);

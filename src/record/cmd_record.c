@@ -45,6 +45,7 @@
 #include "record/switch_event.h"
 #include "record/switch_trigger.h"
 #include "record/workload.h"
+#include "util/buildid_workers.h"
 #include "util/clock.h"
 #include "util/cpu_list.h"
 #include "util/log.h"
@@ -949,6 +950,9 @@ int prec_cmd_record(int argc, char **argv)
 		prec_log_level = PREC_LOG_DEBUG;
 	else if (r.o.quiet)
 		prec_log_level = PREC_LOG_ERR;
+	/* before the rings and buffers: the worker copies none of them
+	 * (a failure here is tried again, and said, at the first read) */
+	prec_buildid_workers__start();
 	if (prec_evlist__new(&r.el)) {
 		pr_err("record: the event list: %s", strerror(ENOMEM));
 		rc = 1;
@@ -972,6 +976,7 @@ int prec_cmd_record(int argc, char **argv)
 	free(r.cpus);
 	free(r.tasks);
 	prec_record_opts__exit(&r.o);
+	prec_buildid_workers__stop();
 	if (r.sfd >= 0 && !r.signo)
 		r.signo = stop_signal_pending();
 	return r.signo ? PREC_END_BY_SIGNAL(r.signo) : rc;

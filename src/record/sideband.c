@@ -23,6 +23,7 @@
 
 #include "record/bpf_synth.h"
 #include "util/buildid.h"
+#include "util/buildid_workers.h"
 #include "util/clock.h"
 #include "record/cgroup.h"
 #include "record/chunk_pack.h"
@@ -372,14 +373,14 @@ static int sb_want_buildid(struct sb *sb, pid_t pid, const struct sb_map *mp)
 	return 0;
 }
 
-/* The queued files' build-ids, within prec_buildid__resolve()'s deadline:
+/* The queued files' build-ids, within prec_buildid_workers__resolve()'s deadline:
  * a file that does not answer must not hold the recording's start.
  * Failures (no note, file replaced or gone, not ELF) only mean no entry. */
 static int sb_file_buildids(struct sb *sb)
 {
 	int err = 0;
 
-	prec_buildid__resolve(sb->reqs, sb->nr_reqs);
+	prec_buildid_workers__resolve(sb->reqs, sb->nr_reqs);
 	for (size_t i = 0; i < sb->nr_reqs && !err; i++) {
 		const struct prec_buildid_req *r = &sb->reqs[i];
 		char *key;

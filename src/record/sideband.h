@@ -92,7 +92,7 @@ int prec_sideband_again__new(struct prec_sideband_again **out,
  * every record's sample_id trailer, in DATA chunks whose watermark is
  * their first time. Adds the build-ids of files mapped that m has no id
  * for. Waits until the chunks are in the file. Main thread; blocks on
- * /proc, and on the build-id reads up to prec_buildid__resolve()'s
+ * /proc, and on the build-id reads up to prec_buildid_workers__resolve()'s
  * deadline. Returns the records written or -errno. */
 int prec_sideband_again__write(struct prec_sideband_again *t, const pid_t *pids,
 			       int nr, uint64_t time);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Build-ids: the NT_GNU_BUILD_ID note of a mapped ELF file (read only while
-// its path still names the mapped inode, by pread into bounded buffers, in
-// worker threads waited for with a deadline), of the running kernel
+// its path still names the mapped inode, by pread into bounded buffers;
+// buildid_workers.c reads many under a deadline), of the running kernel
 // (/sys/kernel/notes) and of modules. Every input is untrusted.
 
 #include "util/buildid.h"
@@ -10,14 +10,11 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "util/file.h"
@@ -405,213 +402,6 @@ bool prec_buildid__unread(int ret)
 	 * and nothing misread; routine enough not to be reported. */
 	return ret < 0 && ret != -ENODATA && ret != -ENOEXEC && ret != -EINVAL &&
 	       ret != -ENOENT;
-}
-
-/* ---- many files, with a deadline ---- */
-
-/* A file not done this long after the last one was is taken as stuck (a
- * FUSE or NFS server that does not answer): a new worker takes the files
- * nobody took yet, up to RESOLVE_WORKERS; with none left to take, the
- * files still out get -ETIMEDOUT. A local read takes microseconds. */
-#define RESOLVE_STALL_MS 1000u
-#define RESOLVE_WORKERS 4
-/* Whatever the files do, resolve() returns after this long: a recording's
- * close must end. */
-#define RESOLVE_TOTAL_MS 5000u
-
-/* Shared by the caller and its workers; the last one out frees it. A
- * stuck worker outlives the caller's call, so it owns copies of all it
- * reads (paths included) and never touches the caller's memory. */
-struct job {
-	pthread_mutex_t lock;
-	pthread_cond_t cond;   /* a file done */
-	int refs;
-	bool abandoned;        /* the caller has gone: take no new file */
-	size_t nr, next, done;
-	struct prec_buildid_req *reqs;
-	bool *finished;
-};
-
-static void job_free(struct job *j)
-{
-	for (size_t i = 0; j->reqs && i < j->nr; i++)
-		free((char *)j->reqs[i].path);
-	free(j->reqs);
-	free(j->finished);
-	pthread_cond_destroy(&j->cond);
-	pthread_mutex_destroy(&j->lock);
-	free(j);
-}
-
-/* Drop one reference; called with j->lock held, returns with it released. */
-static void job_put_unlock(struct job *j)
-{
-	bool last = --j->refs == 0;
-
-	pthread_mutex_unlock(&j->lock);
-	if (last)
-		job_free(j);
-}
-
-static struct job *job_new(const struct prec_buildid_req *reqs, size_t nr)
-{
-	struct job *j = calloc(1, sizeof(*j));
-	pthread_condattr_t ca;
-
-	if (!j)
-		return NULL;
-	pthread_mutex_init(&j->lock, NULL);
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&j->cond, &ca);
-	pthread_condattr_destroy(&ca);
-	j->refs = 1;
-	j->nr = nr;
-	j->reqs = calloc(nr, sizeof(*j->reqs));
-	j->finished = calloc(nr, sizeof(*j->finished));
-	if (!j->reqs || !j->finished) {
-		job_free(j);
-		return NULL;
-	}
-	for (size_t i = 0; i < nr; i++) {
-		j->reqs[i] = reqs[i];
-		j->reqs[i].path = reqs[i].path ? strdup(reqs[i].path) : NULL;
-		if (reqs[i].path && !j->reqs[i].path) {
-			job_free(j);
-			return NULL;
-		}
-	}
-	return j;
-}
-
-static void *worker(void *arg)
-{
-	struct job *j = arg;
-
-	pthread_mutex_lock(&j->lock);
-	while (!j->abandoned && j->next < j->nr) {
-		size_t i = j->next++;
-		struct prec_buildid_req r = j->reqs[i];
-
-		pthread_mutex_unlock(&j->lock);
-		r.ret = prec_buildid__read_mapped(&r, r.id);
-		pthread_mutex_lock(&j->lock);
-		j->reqs[i].ret = r.ret;
-		memcpy(j->reqs[i].id, r.id, sizeof(r.id));
-		j->finished[i] = true;
-		j->done++;
-		pthread_cond_signal(&j->cond);
-	}
-	job_put_unlock(j);
-	return NULL;
-}
-
-/* Start one more detached worker; called with j->lock held. A thread is
- * born with the name of the thread that creates it: named so for the
- * pthread_create, the worker is PREC_BUILDID_THREAD_NAME from its first
- * system call, which its C library's thread start (or a sanitizer's)
- * makes before any code of ours runs, 3 with glibc and 12 under ASan; the
- * creating thread takes its own name back at once (as workload.c names
- * the command). */
-static int spawn(struct job *j)
-{
-	char own[16] = "";
-	pthread_attr_t a;
-	pthread_t t;
-	int err;
-
-	pthread_attr_init(&a);
-	pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
-	j->refs++;
-	prctl(PR_GET_NAME, own, 0, 0, 0);
-	prctl(PR_SET_NAME, PREC_BUILDID_THREAD_NAME, 0, 0, 0);
-	err = pthread_create(&t, &a, worker, j);
-	prctl(PR_SET_NAME, own, 0, 0, 0);
-	pthread_attr_destroy(&a);
-	if (err)
-		j->refs--;
-	return -err;
-}
-
-static uint64_t mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
-static void wait_until(struct job *j, uint64_t ms)
-{
-	struct timespec ts = { .tv_sec = (time_t)(ms / 1000u),
-			       .tv_nsec = (long)(ms % 1000u) * 1000000L };
-
-	pthread_cond_timedwait(&j->cond, &j->lock, &ts);
-}
-
-void prec_buildid__resolve(struct prec_buildid_req *reqs, size_t nr)
-{
-	prec_buildid__resolve_within(reqs, nr, RESOLVE_TOTAL_MS);
-}
-
-void prec_buildid__resolve_within(struct prec_buildid_req *reqs, size_t nr,
-				  unsigned int total_ms)
-{
-	uint64_t start = mono_ms(), end = start + total_ms, progress;
-	int workers = 0, err;
-	bool more = true;      /* another worker may be started */
-	struct job *j;
-	size_t seen = 0;
-
-	if (!nr)
-		return;
-	j = job_new(reqs, nr);
-	if (!j) {
-		for (size_t i = 0; i < nr; i++)
-			reqs[i].ret = -ENOMEM;
-		return;
-	}
-	pthread_mutex_lock(&j->lock);
-	err = spawn(j);
-	workers = !err;
-	progress = start;
-	while (workers && j->done < nr) {
-		uint64_t now = mono_ms(), until;
-
-		if (j->done != seen) {
-			seen = j->done;
-			progress = now;
-		}
-		until = progress + RESOLVE_STALL_MS;
-		if (now >= end)
-			break;
-		if (now >= until) {
-			/* Stuck: the files nobody took go to a new worker;
-			 * with none left, the stuck ones are given up. */
-			if (!more || j->next == nr || workers == RESOLVE_WORKERS)
-				break;
-			more = !spawn(j);
-			workers += more;
-			progress = now;
-			continue;
-		}
-		wait_until(j, until < end ? until : end);
-	}
-	if (!workers)
-		pr_warn("build-ids: starting a worker thread: %s", strerror(-err));
-	else if (j->done < nr)
-		pr_warn("build-ids: %zu mapped files did not answer within %.1f s: no build-id for them",
-			nr - j->done, (double)(mono_ms() - start) / 1e3);
-	for (size_t i = 0; i < nr; i++) {
-		if (!j->finished[i]) {
-			reqs[i].ret = workers ? -ETIMEDOUT : err;
-			continue;
-		}
-		reqs[i].ret = j->reqs[i].ret;
-		memcpy(reqs[i].id, j->reqs[i].id, sizeof(reqs[i].id));
-	}
-	j->abandoned = true;
-	job_put_unlock(j);
 }
 
 /* ---- kernel and modules ---- */

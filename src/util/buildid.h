@@ -23,10 +23,10 @@ struct prec_buildid_req {
 	uint8_t id[20];        /* out (resolve) */
 };
 
-/* The name (comm) of the short-lived threads resolve() reads files in,
- * theirs from birth (their creator takes it for the pthread_create):
- * record's --exclude-perf filters them by it, as they start after its
- * filter of thread ids is set. */
+/* The name (comm) of the processes buildid_workers.c reads files in,
+ * theirs from birth (their creator takes it for the fork): record's
+ * --exclude-perf filters them by it, as they may start after its filter
+ * of thread ids is set. */
 #define PREC_BUILDID_THREAD_NAME "prec-bid"
 
 /* NT_GNU_BUILD_ID of the regular file open at fd, read with pread into
@@ -45,18 +45,8 @@ int prec_buildid__read_image(const uint8_t *img, size_t len, uint8_t id[20]);
  * file of the same name in another namespace). Opens nothing but that
  * inode (O_PATH lookup, then the checked inode by /proc/self/fd). Other
  * returns as read_fd. Blocks as long as the file system does: callers on
- * a path that must end use resolve(). */
+ * a path that must end use buildid_workers.c. */
 int prec_buildid__read_mapped(const struct prec_buildid_req *r, uint8_t id[20]);
-/* read_mapped() of every reqs[i] into reqs[i].ret and .id, in detached
- * worker threads; returns within RESOLVE_TOTAL_MS (buildid.c) whatever the
- * files do: a file not done by then gets -ETIMEDOUT, and a worker stuck
- * in it stays behind on its own copies of the requests. Any thread. */
-void prec_buildid__resolve(struct prec_buildid_req *reqs, size_t nr);
-/* resolve() with its own deadline of total_ms (a recording's periodic
- * read, which must not hold its thread long: the files that did not
- * answer get -ETIMEDOUT and are read again at the stop). */
-void prec_buildid__resolve_within(struct prec_buildid_req *reqs, size_t nr,
-				  unsigned int total_ms);
 /* Whether a read_mapped() return means the mapped file could not be read
  * (its path names another file, the read failed or did not answer in
  * time), as opposed to read and found with no usable note, or deleted

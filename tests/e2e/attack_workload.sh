@@ -130,8 +130,9 @@ for user in "" nobody; do
 	wait_manifest "k9$user"
 	child=
 	for _ in $(seq 100); do
-		child=$(cat /proc/$pid/task/*/children 2>/dev/null | tr -s ' ' '\n' | head -n 1)
-		[ -n "$child" ] && [ "$(cat /proc/$child/comm 2>/dev/null)" = sleep ] && break
+		# (prec's other child is its build-id reader, prec-bid)
+		child=$(pgrep -P "$pid" -x sleep | head -n 1)
+		[ -n "$child" ] && break
 		sleep 0.05
 	done
 	[ "$(cat /proc/$child/comm 2>/dev/null)" = sleep ] || fail "$what: no sleep child of prec $pid"

@@ -95,7 +95,7 @@ for _ in $(seq 200); do
 	[ -f killed/carry.shard ] && break
 	sleep 0.05
 done
-storm_pid=$(pgrep -P "$prec_pid")
+storm_pid=$(pgrep -P "$prec_pid" -x sh) # (not prec-bid, its build-id reader)
 kill -9 "$prec_pid"
 wait "$prec_pid" 2>/dev/null
 [ -n "$storm_pid" ] && kill "$storm_pid" 2>/dev/null

@@ -7,13 +7,14 @@
 #   the option and none with it (its side-band thread, which fetches the
 #   info of BPF programs other processes load meanwhile, is not in perf's
 #   filter: it has samples with the option too when they do);
-# - prec: its own pid has samples without the option (its drainers' and
-#   its build-id readers' at least); with it, none at all: not from the
-#   threads that ran when the events were enabled (main, drainers), nor
-#   from the build-id readers, started later and filtered by their name,
-#   which they have from birth. Before, each set it first thing, after its
-#   C library's thread start had made 3 calls (12 under ASan, which failed
-#   the bound of 8 this test had).
+# - prec: its own pid and its build-id readers (child processes) have
+#   samples without the option (its drainers' and its readers' at least);
+#   with it, none at all: not from the threads that ran when the events
+#   were enabled (main, drainers), nor from the build-id readers, filtered
+#   by their name, which they have from birth (fork()ed by a thread that
+#   took the name for the fork). Before, as threads, each set it first
+#   thing, after its C library's thread start had made 3 calls (12 under
+#   ASan, which failed the bound of 8 this test had).
 # - with --filter (before or after it), both filters hold, as perf's.
 # - --exclude-perf on a non-tracepoint or before any -e: one line, exit 2.
 set -u
@@ -26,7 +27,8 @@ e2e_tmpdir exclperf
 cd "$tmp" || fail "cd $tmp"
 
 # own TOOL OUT [OPTS...]: record 0.5 s system-wide with TOOL; prints
-# TOOL's pid then the samples of that pid as "tid comm" lines.
+# TOOL's pid then the samples of that pid, and of prec's build-id reader
+# processes (prec-bid, its children), as "tid comm" lines.
 own() {
 	local tool=$1 out=$2 pid
 	shift 2
@@ -41,7 +43,7 @@ own() {
 	wait $pid || fail "$tool record $* exited $?"
 	echo "$pid"
 	perf script -i "$out" -F pid,tid,comm 2>/dev/null |
-		awk -v p="$pid" '{ split($2, t, "/"); if (t[1] == p) print t[2], $1 }'
+		awk -v p="$pid" '{ split($2, t, "/"); if (t[1] == p || $1 == "prec-bid") print t[2], $1 }'
 }
 
 # count LINES: how many sample lines (the pid line aside)
@@ -60,7 +62,7 @@ echo "own samples: perf's main thread $(main "$perf_without") without, $(main "$
 [ "$(count "$prec_without")" -gt 0 ] || fail "prec without --exclude-perf: no sample of its own pid"
 tail -n +2 <<<"$prec_without" | grep -q ' prec-drain-' ||
 	fail "prec without --exclude-perf: no sample of a drainer"
-# a reader is a thread other than main named prec-bid
+# a reader is a task other than main named prec-bid
 tail -n +2 <<<"$prec_without" | awk -v p="$(head -1 <<<"$prec_without")" '$1 != p && $2 == "prec-bid"' |
 	grep -q . || fail "prec without --exclude-perf: no sample of a build-id reader"
 [ "$(count "$prec_with")" = 0 ] ||
