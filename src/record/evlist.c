@@ -133,6 +133,15 @@ static size_t perf_name_len(const char *s)
 	return s[mid] == '/' ? mid + 1 + strcspn(s + mid + 1, ",{}/") : name;
 }
 
+/* Past the bytes perf's lexer skips where an event starts (the list's
+ * start, after a ',' or a group's '{'): there it reads an event's name or
+ * a group, and skips any byte neither starts, '/' and '}' (so /cpu-clock
+ * and {cpu-clock,}task-clock} are perf's events, named without them). */
+static const char *past_event_start(const char *s)
+{
+	return s + strspn(s, "/}");
+}
+
 /* As perf: an event is named as its text names it (blanks and all,
  * "cpu-clock :u", from at, the item's place in the list, past a group's
  * '{' in raw); events [first, el->nr) that kept their text, clean (its
@@ -140,7 +149,8 @@ static size_t perf_name_len(const char *s)
 static int name_as_written(struct prec_evlist *el, int first, const char *clean,
 			   const char *at, const char *raw)
 {
-	const char *open = strchr(raw, '{'), *start = open ? at + (open - raw) + 1 : at;
+	const char *open = strchr(raw, '{');
+	const char *start = open ? past_event_start(at + (open - raw) + 1) : at;
 	size_t len = perf_name_len(start);
 
 	if (!len || (strlen(clean) == len && !strncmp(clean, start, len)))
@@ -237,9 +247,9 @@ static bool starts_breakpoint(const char *s)
 int prec_evlist__add(struct prec_evlist *el, const char *text,
 		     const char *filter, const char *pmu_root)
 {
-	const char *p = text, *start = text;
+	const char *p, *start;
 	int slashes = 0, err = 0, first = el->nr, group = -1;
-	bool len_slash = starts_breakpoint(text);
+	bool len_slash;
 
 	if (!*text) {
 		pr_err("event '': empty event list");
@@ -248,10 +258,17 @@ int prec_evlist__add(struct prec_evlist *el, const char *text,
 	el->pmu_root = pmu_root ? pmu_root : PREC_PMU_ROOT;
 	/* Split on commas outside pmu/.../ (a breakpoint's /LEN opens none:
 	 * mem:0x1000/8,cpu-clock is two events, as perf's) */
+	start = p = past_event_start(text);
+	len_slash = starts_breakpoint(start);
 	for (;; p++) {
-		char item[1024];
+		char item[1024], *open;
 		size_t len;
 
+		if (*p == '{' && !(slashes % 2)) {
+			/* a group's first event starts after it */
+			p = past_event_start(p + 1) - 1;
+			continue;
+		}
 		if (*p == '/' && len_slash)
 			len_slash = false;
 		else if (*p == '/')
@@ -265,10 +282,15 @@ int prec_evlist__add(struct prec_evlist *el, const char *text,
 		}
 		memcpy(item, start, len);
 		item[len] = 0;
+		/* a group's first event starts after its '{' */
+		open = item + strspn(item, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-");
+		if (*open == '{')
+			memmove(open + 1, past_event_start(open + 1), strlen(past_event_start(open + 1)) + 1);
 		err = add_item(el, text, start, item, pmu_root ? pmu_root : PREC_PMU_ROOT, &group);
 		if (err < 0 || !*p)
 			break;
-		start = p + 1;
+		start = past_event_start(p + 1);
+		p = start - 1; /* the loop's p++ is the item's first byte */
 		len_slash = starts_breakpoint(start);
 	}
 	if (!err && group >= 0) {

@@ -82,6 +82,10 @@ cases=(
 	"cpu-clock/name=x'/" 'cpu-clock.' 'cpu-clock!u' "$(printf 'cpu-clock\302\240')" 'mem:!0x1000'
 	'cpu-clock/call-graph#=fp/' 'cpu-clock/#/' 'cpu-clock#,#cs' 'cpu-clock/period=3/#k' 'sched:sched_switch#'
 	'!mem:0x1000/8,cpu-clock' '#{mem:0x1000/8,cs}' 'cpu-clock,!mem:0x1000/4,cs'
+	# where an event starts (the list's start, after ',' or '{') perf's
+	# lexer skips the '/' and '}' no event starts with
+	'/cpu-clock' '}cpu-clock' '}/cpu-clock:u' 'cpu-clock,/page-faults' '{/cpu-clock,/page-faults}:u'
+	'{cpu-clock,}page-faults}' 'g{/cpu-clock}:S' '/sched:sched_switch' 'mem:0x1000/8,/cpu-clock'
 	# branch_type=: perf's attr before its open fails (no branch stack
 	# here), but for "no", which opens
 	'cpu-clock/branch_type=any/' "cpu-clock/branch_type='any,u'/" 'cpu-clock/branch_type=ANY/'
@@ -112,7 +116,8 @@ cases+=("tracepoint/config=$tp_id/" "tracepoint/config=$tp_id/k")
 refused=(cpu-clock:uu cpu-clock:pppp L1-icache-store iTLB-stores cpu-clock:q
 	'{cpu-clock' 'cpu-clock}' mem:0x1000/9 mem:0x1000:xx mem:0x1000:rwr
 	L1-DCACHE-loads llc-loads LLC-Misses branch-Loads LLC-reference Duration_time r0x1a8
-	cpu-clock/inherit=x/ cpu-clock/time=2/ 'cpu-clock, ,cs' ' ' '{cpu-clock} u'
+	cpu-clock/inherit=x/ cpu-clock/time=2/ 'cpu-clock, ,cs' ' ' '{cpu-clock} u' '//' 'cpu-clock,/'
+	',cpu-clock' '/cpu-clock/' '/ /cpu-clock'
 	sched:sched_switch/period=2/ sched:sched_switch/config=1/ sched:sched_switch/name=x/
 	sched:sched_switch/freq=2/ sched:sched_switch/time=1/ sched:sched_switch/percore/
 	sched:sched_switch/metric-id=x/ cpu-clock/percore=2/ cpu-clock/aux-output/
@@ -197,7 +202,7 @@ echo "$((${#refused[@]} + ${#syntax[@]})) event strings perf refuses: prec refus
 
 # an event is named as written, the bytes perf's lexer skips kept
 for ev in '!cpu-clock' 'cpu-clock#u' '{!cpu-clock,page-faults}:u' 'cpu-clock/period=1!/' "cpu-clock'" \
-	'cpu-clock/name=x,name=y/'; do
+	'cpu-clock/name=x,name=y/' '/cpu-clock' '{/cpu-clock,}page-faults}:u'; do
 	perf record -q -o "$tmp/n.perf" -e "$ev" -- true >/dev/null 2>&1 || fail "perf record -e '$ev' failed"
 	"$PREC" record -q -f -d "$tmp/n.d" -e "$ev" -- true >/dev/null 2>&1 || fail "prec record -e '$ev' failed"
 	"$PREC" merge -q -f "$tmp/n.d" -o "$tmp/n.prec" || fail "prec merge of -e '$ev' failed"
