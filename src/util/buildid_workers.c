@@ -65,13 +65,31 @@ struct answer {
 	uint8_t id[20];
 };
 
+/* Requests in flight per worker: it answers them in order and never
+ * waits for us between two files (a round trip per file cost 45 us on a
+ * 2-CPU VM, three times the read itself). */
+#define WINDOW 32
+
+struct flight {
+	size_t req;            /* index in the call's reqs */
+	uint32_t seq;
+};
+
 struct worker {
 	pid_t pid;
 	int sock;              /* -1: no worker in this slot */
-	bool busy;             /* asked, not answered */
 	bool used;             /* given files in this call */
-	uint32_t seq;          /* its request's */
-	size_t req;            /* its request's index in this call */
+	bool stalled;          /* silent for RESOLVE_STALL_MS: given nothing
+				* more; its oldest file may still be answered */
+	struct flight out[WINDOW]; /* asked, not answered: oldest at head */
+	unsigned int head, count;
+};
+
+/* A call's files not (or no longer) in a worker's hands: a ring of the
+ * call's nr indices (each is here, in flight, or answered). */
+struct queue {
+	size_t *idx;
+	size_t nr, head, count;
 };
 
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -191,9 +209,9 @@ void prec_buildid_workers__stop(void)
 
 		if (w->sock < 0)
 			continue;
-		/* idle (a call leaves none busy), waiting in recv: SIGKILL
-		 * ends it at once (its socket's end may live on in another
-		 * child of ours, one forked and not yet executed) */
+		/* idle (a call leaves none with files), waiting in recv:
+		 * SIGKILL ends it at once (its socket's end may live on in
+		 * another child of ours, one forked and not yet executed) */
 		close(w->sock);
 		kill(w->pid, SIGKILL);
 		while (waitpid(w->pid, NULL, 0) < 0 && errno == EINTR)
@@ -204,7 +222,44 @@ void prec_buildid_workers__stop(void)
 	pthread_mutex_unlock(&pool_lock);
 }
 
-/* Ask w for reqs[i]. Returns 0, or -errno (the worker is dropped). */
+static void queue_push(struct queue *q, size_t i)
+{
+	q->idx[(q->head + q->count++) % q->nr] = i;
+}
+
+static void queue_pop(struct queue *q)
+{
+	q->head = (q->head + 1) % q->nr;
+	q->count--;
+}
+
+/* The worker's files in flight but its oldest go back to the queue: it
+ * reads them one after the other, so it has not started them. */
+static void give_back(struct worker *w, struct queue *q)
+{
+	for (unsigned int k = 1; k < w->count; k++)
+		queue_push(q, w->out[(w->head + k) % WINDOW].req);
+	if (w->count > 1)
+		w->count = 1;
+}
+
+/* The worker died (a fault in the parser, an OOM kill): the file it was
+ * on was read and not answered (-EIO); the others go back. */
+static size_t died(struct worker *w, struct prec_buildid_req *reqs, struct queue *q)
+{
+	size_t answered = 0;
+
+	give_back(w, q);
+	if (w->count) {
+		reqs[w->out[w->head].req].ret = -EIO;
+		answered = 1;
+	}
+	drop(w);
+	return answered;
+}
+
+/* Ask w for reqs[i], without waiting: 0, -EAGAIN (its socket is full),
+ * or -errno (it has gone). */
 static int ask(struct worker *w, const struct prec_buildid_req *r, size_t i)
 {
 	uint8_t buf[sizeof(struct ask_head) + PATH_MAX];
@@ -212,18 +267,14 @@ static int ask(struct worker *w, const struct prec_buildid_req *r, size_t i)
 			      .ino = r->ino, .map_start = r->map_start, .map_end = r->map_end,
 			      .has_path = r->path != NULL };
 	size_t len = r->path ? strlen(r->path) : 0;
+	ssize_t n;
 
 	memcpy(buf, &h, sizeof(h));
 	memcpy(buf + sizeof(h), r->path ? r->path : "", len);
-	if (send(w->sock, buf, sizeof(h) + len, MSG_NOSIGNAL) != (ssize_t)(sizeof(h) + len)) {
-		int err = -errno;
-
-		drop(w);
-		return err ? err : -EIO;
-	}
-	w->busy = true;
-	w->seq = h.seq;
-	w->req = i;
+	n = send(w->sock, buf, sizeof(h) + len, MSG_NOSIGNAL | MSG_DONTWAIT);
+	if (n != (ssize_t)(sizeof(h) + len))
+		return n < 0 && errno ? -errno : -EIO;
+	w->out[(w->head + w->count++) % WINDOW] = (struct flight){ .req = i, .seq = h.seq };
 	return 0;
 }
 
@@ -233,7 +284,7 @@ static struct worker *enlist(int *err)
 	struct worker *free_slot = NULL;
 
 	for (int i = 0; i < RESOLVE_WORKERS; i++) {
-		if (pool[i].sock >= 0 && !pool[i].busy && !pool[i].used) {
+		if (pool[i].sock >= 0 && !pool[i].count && !pool[i].used) {
 			pool[i].used = true;
 			return &pool[i];
 		}
@@ -251,9 +302,42 @@ static struct worker *enlist(int *err)
 	return free_slot;
 }
 
-/* Each answer waiting on a busy worker's socket, within ms. Returns how
- * many requests were answered. */
-static size_t collect(struct prec_buildid_req *reqs, unsigned int ms)
+/* Each worker of this call that is not stalled takes queued files up to
+ * its window. Returns the files answered here (paths too long to send,
+ * -ENAMETOOLONG; a worker found gone, -EIO). */
+static size_t hand_out(struct prec_buildid_req *reqs, struct queue *q)
+{
+	size_t answered = 0;
+
+	for (int k = 0; k < RESOLVE_WORKERS; k++) {
+		struct worker *w = &pool[k];
+
+		while (w->sock >= 0 && w->used && !w->stalled && w->count < WINDOW && q->count) {
+			size_t i = q->idx[q->head];
+			int err;
+
+			if (reqs[i].path && strlen(reqs[i].path) >= PATH_MAX) {
+				reqs[i].ret = -ENAMETOOLONG;
+				queue_pop(q);
+				answered++;
+				continue;
+			}
+			err = ask(w, &reqs[i], i);
+			if (err == -EAGAIN)
+				break;
+			if (err) {
+				answered += died(w, reqs, q);
+				break;
+			}
+			queue_pop(q);
+		}
+	}
+	return answered;
+}
+
+/* The answers waiting on the sockets of workers with files in flight,
+ * within ms. Returns how many files were answered. */
+static size_t collect(struct prec_buildid_req *reqs, struct queue *q, unsigned int ms)
 {
 	struct pollfd pf[RESOLVE_WORKERS];
 	struct worker *of[RESOLVE_WORKERS];
@@ -261,7 +345,7 @@ static size_t collect(struct prec_buildid_req *reqs, unsigned int ms)
 	int n = 0;
 
 	for (int i = 0; i < RESOLVE_WORKERS; i++)
-		if (pool[i].sock >= 0 && pool[i].busy) {
+		if (pool[i].sock >= 0 && pool[i].count) {
 			pf[n] = (struct pollfd){ .fd = pool[i].sock, .events = POLLIN };
 			of[n++] = &pool[i];
 		}
@@ -269,30 +353,35 @@ static size_t collect(struct prec_buildid_req *reqs, unsigned int ms)
 		return 0;
 	for (int i = 0; i < n; i++) {
 		struct worker *w = of[i];
-		struct answer a;
-		ssize_t got;
 
-		if (!pf[i].revents)
-			continue;
-		got = recv(w->sock, &a, sizeof(a), MSG_DONTWAIT);
-		if (got < 0 && (errno == EAGAIN || errno == EINTR))
-			continue;
-		if (got != (ssize_t)sizeof(a)) {
-			/* the worker died in this file (a fault in the
-			 * parser, an OOM kill): read, and not answered */
-			reqs[w->req].ret = -EIO;
+		while (pf[i].revents && w->sock >= 0 && w->count) {
+			struct flight *f = &w->out[w->head];
+			struct answer a;
+			ssize_t got = recv(w->sock, &a, sizeof(a), MSG_DONTWAIT);
+
+			if (got < 0 && (errno == EAGAIN || errno == EINTR))
+				break;
+			if (got != (ssize_t)sizeof(a) || a.seq != f->seq) {
+				answered += died(w, reqs, q);
+				break;
+			}
+			reqs[f->req].ret = a.ret;
+			memcpy(reqs[f->req].id, a.id, sizeof(a.id));
+			w->head = (w->head + 1) % WINDOW;
+			w->count--;
+			w->stalled = false; /* slow, not stuck: it may take more */
 			answered++;
-			drop(w);
-			continue;
 		}
-		if (a.seq != w->seq)
-			continue; /* a late answer to a request given up */
-		w->busy = false;
-		reqs[w->req].ret = a.ret;
-		memcpy(reqs[w->req].id, a.id, sizeof(a.id));
-		answered++;
 	}
 	return answered;
+}
+
+static bool any_in_flight(void)
+{
+	for (int i = 0; i < RESOLVE_WORKERS; i++)
+		if (pool[i].sock >= 0 && pool[i].count)
+			return true;
+	return false;
 }
 
 void prec_buildid_workers__resolve(struct prec_buildid_req *reqs, size_t nr)
@@ -300,64 +389,48 @@ void prec_buildid_workers__resolve(struct prec_buildid_req *reqs, size_t nr)
 	prec_buildid_workers__resolve_within(reqs, nr, RESOLVE_TOTAL_MS);
 }
 
-/* Each idle worker of this call takes the next file. Returns the files
- * answered here (paths too long to send, answered -ENAMETOOLONG). */
-static size_t hand_out(struct prec_buildid_req *reqs, size_t nr, size_t *next)
-{
-	size_t answered = 0;
-
-	for (int i = 0; i < RESOLVE_WORKERS && *next < nr; i++) {
-		struct worker *w = &pool[i];
-
-		while (*next < nr && reqs[*next].path && strlen(reqs[*next].path) >= PATH_MAX) {
-			reqs[(*next)++].ret = -ENAMETOOLONG;
-			answered++;
-		}
-		if (*next == nr || w->sock < 0 || w->busy || !w->used)
-			continue;
-		if (!ask(w, &reqs[*next], *next))
-			(*next)++;
-	}
-	return answered;
-}
-
-static bool any_busy(void)
-{
-	for (int i = 0; i < RESOLVE_WORKERS; i++)
-		if (pool[i].sock >= 0 && pool[i].busy)
-			return true;
-	return false;
-}
-
 void prec_buildid_workers__resolve_within(struct prec_buildid_req *reqs, size_t nr,
 					  unsigned int total_ms)
 {
 	uint64_t start = mono_ms(), end = start + total_ms, progress = start;
-	size_t next = 0, done = 0;
+	struct queue q = { .nr = nr, .count = nr };
+	size_t done = 0;
 	int enlisted = 0, err = 0;
 
 	if (!nr)
 		return;
-	for (size_t i = 0; i < nr; i++)
-		reqs[i].ret = -ETIMEDOUT;
+	q.idx = malloc(nr * sizeof(*q.idx));
+	for (size_t i = 0; i < nr; i++) {
+		reqs[i].ret = q.idx ? -ETIMEDOUT : -ENOMEM;
+		if (q.idx)
+			q.idx[i] = i;
+	}
+	if (!q.idx)
+		return;
 	pthread_mutex_lock(&pool_lock);
 	reap_left();
 	for (int i = 0; i < RESOLVE_WORKERS; i++)
-		pool[i].used = false;
+		pool[i].used = pool[i].stalled = false;
 	for (;;) {
 		uint64_t now, until;
 		size_t got;
 
-		done += hand_out(reqs, nr, &next);
+		done += hand_out(reqs, &q);
 		now = mono_ms();
 		if (done == nr || now >= end)
 			break;
 		until = progress + RESOLVE_STALL_MS;
-		if (!enlisted || now >= until || !any_busy()) {
+		if (!enlisted || now >= until || !any_in_flight()) {
 			/* the first worker; or stuck (or every worker of this
-			 * call gone): the files nobody took go to another, and
-			 * with none left to take the stuck ones are given up */
-			if (enlisted && (next == nr || enlisted == RESOLVE_WORKERS))
+			 * call gone): the files nobody started go to another,
+			 * and with none left to start the stuck ones are
+			 * given up */
+			for (int i = 0; enlisted && i < RESOLVE_WORKERS; i++)
+				if (pool[i].sock >= 0 && pool[i].count && !pool[i].stalled) {
+					pool[i].stalled = true;
+					give_back(&pool[i], &q);
+				}
+			if (enlisted && (!q.count || enlisted == RESOLVE_WORKERS))
 				break;
 			if (!enlist(&err))
 				break;
@@ -365,7 +438,7 @@ void prec_buildid_workers__resolve_within(struct prec_buildid_req *reqs, size_t 
 			progress = now;
 			continue;
 		}
-		got = collect(reqs, (unsigned int)((until < end ? until : end) - now));
+		got = collect(reqs, &q, (unsigned int)((until < end ? until : end) - now));
 		if (got) {
 			done += got;
 			progress = mono_ms();
@@ -376,12 +449,14 @@ void prec_buildid_workers__resolve_within(struct prec_buildid_req *reqs, size_t 
 	else if (done < nr)
 		pr_warn("build-ids: %zu mapped files did not answer within %.1f s: no build-id for them",
 			nr - done, (double)(mono_ms() - start) / 1e3);
+	/* a worker with files in flight is stuck, or late past the deadline */
 	for (int i = 0; i < RESOLVE_WORKERS; i++)
-		if (pool[i].sock >= 0 && pool[i].busy)
+		if (pool[i].sock >= 0 && pool[i].count)
 			drop(&pool[i]);
 	if (!enlisted)
 		for (size_t i = 0; i < nr; i++)
 			if (reqs[i].ret == -ETIMEDOUT)
 				reqs[i].ret = err;
 	pthread_mutex_unlock(&pool_lock);
+	free(q.idx);
 }

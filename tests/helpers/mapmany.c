@@ -2,10 +2,12 @@
 // Workload mapping one ELF file under many names: N hard links to SRC,
 // made in DIR (a long path, on SRC's file system), each mapped as code,
 // so the recording sees N MMAP2 records of N distinct paths, one file.
+// SRC "-": DIR's files c000000... as they are (copies: N files to read).
 // Usage: mapmany SRC DIR N
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -29,8 +31,8 @@ int main(int argc, char **argv)
 		int fd;
 
 		snprintf(name, sizeof(name), "c%06ld", i);
-		if (linkat(AT_FDCWD, argv[1], dfd, name, 0) && unlinkat(dfd, name, 0) == 0 &&
-		    linkat(AT_FDCWD, argv[1], dfd, name, 0)) {
+		if (strcmp(argv[1], "-") && linkat(AT_FDCWD, argv[1], dfd, name, 0) &&
+		    unlinkat(dfd, name, 0) == 0 && linkat(AT_FDCWD, argv[1], dfd, name, 0)) {
 			perror(name);
 			return 1;
 		}
