@@ -80,7 +80,9 @@ struct worker {
 	int sock;              /* -1: no worker in this slot */
 	bool used;             /* given files in this call */
 	bool stalled;          /* silent for RESOLVE_STALL_MS: given nothing
-				* more; its oldest file may still be answered */
+				* more in this call (its socket still holds the
+				* files given back); its oldest may still be
+				* answered */
 	struct flight out[WINDOW]; /* asked, not answered: oldest at head */
 	unsigned int head, count;
 };
@@ -369,7 +371,6 @@ static size_t collect(struct prec_buildid_req *reqs, struct queue *q, unsigned i
 			memcpy(reqs[f->req].id, a.id, sizeof(a.id));
 			w->head = (w->head + 1) % WINDOW;
 			w->count--;
-			w->stalled = false; /* slow, not stuck: it may take more */
 			answered++;
 		}
 	}
@@ -449,9 +450,11 @@ void prec_buildid_workers__resolve_within(struct prec_buildid_req *reqs, size_t 
 	else if (done < nr)
 		pr_warn("build-ids: %zu mapped files did not answer within %.1f s: no build-id for them",
 			nr - done, (double)(mono_ms() - start) / 1e3);
-	/* a worker with files in flight is stuck, or late past the deadline */
+	/* A worker with files in flight is stuck, or late past the deadline;
+	 * one that stalled still holds the files given back (it would read
+	 * them, and answer them to the next call): both go. */
 	for (int i = 0; i < RESOLVE_WORKERS; i++)
-		if (pool[i].sock >= 0 && pool[i].count)
+		if (pool[i].sock >= 0 && (pool[i].count || pool[i].stalled))
 			drop(&pool[i]);
 	if (!enlisted)
 		for (size_t i = 0; i < nr; i++)
