@@ -604,7 +604,9 @@ static void fuse_attr_of(uint64_t node, struct fuse_attr *a)
 	a->blksize = 4096;
 }
 
-static void fuse_serve(int fd, int opened)
+/* open_delay_ms 0: an open is never answered; else answered (ENOSYS)
+ * that long after it came. */
+static void fuse_serve(int fd, int opened, int open_delay_ms)
 {
 	static uint8_t buf[1 << 17];
 
@@ -635,9 +637,13 @@ static void fuse_serve(int fd, int opened)
 			fuse_attr_of(ih->nodeid, &o.attr);
 			fuse_reply(fd, ih->unique, 0, &o, sizeof(o));
 		} else if (ih->opcode == FUSE_OPEN) {
-			/* Never answered; the test learns it came. */
+			/* The test learns it came; never answered, or late. */
 			if (write(opened, "o", 1) != 1)
 				_exit(1);
+			if (open_delay_ms) {
+				usleep((useconds_t)open_delay_ms * 1000);
+				fuse_reply(fd, ih->unique, -ENOSYS, NULL, 0);
+			}
 		} else if (ih->opcode == FUSE_LOOKUP) {
 			fuse_reply(fd, ih->unique, -ENOENT, NULL, 0);
 		} else if (ih->opcode != FUSE_INTERRUPT && ih->opcode != FUSE_FORGET &&
@@ -688,24 +694,23 @@ static bool exits_while_hung(const char *file)
 	return p > 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0;
 }
 
-/* A mapped file on a file system that never answers its open: resolve()
- * still returns, with -ETIMEDOUT for it and the ids of the files after it
- * (read by another worker), within the stall limit plus slack. */
-static void check_hung_fs(const char *dir)
+/* A FUSE mount at DIR/NAME whose file "f" answers its open after
+ * open_delay_ms (0: never), served by a child (*server); *opened's read
+ * end gets a byte per open that came. Returns false (a note printed)
+ * where this machine has no FUSE. */
+static bool fuse_mount(const char *dir, const char *name, int open_delay_ms, char *mnt,
+		       size_t size, pid_t *server, int *opened)
 {
-	char mnt[512], opts[128], file[600], good[512], good2[512], c;
-	struct prec_buildid_req r[3];
-	int fd, opened[2], st;
-	uint64_t t, took;
-	pid_t server;
+	char opts[128];
+	int fd, p[2];
 
-	snprintf(mnt, sizeof(mnt), "%s/fuse", dir);
+	snprintf(mnt, size, "%s/%s", dir, name);
 	CHECK(mkdir(mnt, 0700) == 0);
 	fd = open("/dev/fuse", O_RDWR | O_CLOEXEC);
 	if (fd < 0) {
 		fprintf(stderr, "no /dev/fuse: hung file system check skipped\n");
 		rmdir(mnt);
-		return;
+		return false;
 	}
 	snprintf(opts, sizeof(opts), "fd=%d,rootmode=40000,user_id=0,group_id=0", fd);
 	if (mount("prectest", mnt, "fuse", MS_NOSUID | MS_NODEV, opts)) {
@@ -713,18 +718,47 @@ static void check_hung_fs(const char *dir)
 			strerror(errno));
 		close(fd);
 		rmdir(mnt);
-		return;
+		return false;
 	}
-	CHECK(pipe(opened) == 0);
-	server = fork();
-	CHECK(server >= 0);
-	if (!server) {
-		close(opened[0]);
-		fuse_serve(fd, opened[1]);
+	CHECK(pipe(p) == 0);
+	*server = fork();
+	CHECK(*server >= 0);
+	if (!*server) {
+		close(p[0]);
+		fuse_serve(fd, p[1], open_delay_ms);
 		_exit(0);
 	}
 	close(fd);
-	close(opened[1]);
+	close(p[1]);
+	*opened = p[0];
+	return true;
+}
+
+static void fuse_unmount(const char *mnt, pid_t server, int opened)
+{
+	int st;
+
+	kill(server, SIGKILL);
+	CHECK_EQ(waitpid(server, &st, 0), server);
+	CHECK(umount2(mnt, MNT_DETACH) == 0);
+	usleep(200 * 1000);
+	close(opened);
+	rmdir(mnt);
+}
+
+/* A mapped file on a file system that never answers its open: resolve()
+ * still returns, with -ETIMEDOUT for it and the ids of the files after it
+ * (read by another worker), within the stall limit plus slack. */
+static void check_hung_fs(const char *dir)
+{
+	char mnt[512], file[600], good[512], good2[512], c;
+	struct prec_buildid_req r[3];
+	int opened;
+	uint64_t t, took;
+	pid_t server;
+
+	if (!fuse_mount(dir, "fuse", 0, mnt, sizeof(mnt), &server, &opened))
+		return;
 	snprintf(file, sizeof(file), "%s/f", mnt);
 	snprintf(good, sizeof(good), "%s/good1", dir);
 	snprintf(good2, sizeof(good2), "%s/good2", dir);
@@ -737,7 +771,7 @@ static void check_hung_fs(const char *dir)
 	prec_buildid_workers__resolve(r, 3);
 	took = now_ms() - t;
 	fprintf(stderr, "resolve with a hung file: %llu ms\n", (unsigned long long)took);
-	CHECK(read(opened[0], &c, 1) == 1); /* the open did reach the server */
+	CHECK(read(opened, &c, 1) == 1); /* the open did reach the server */
 	CHECK_EQ(r[0].ret, -ETIMEDOUT);
 	CHECK_EQ(r[1].ret, 20);
 	CHECK_EQ(r[2].ret, 20);
@@ -749,12 +783,41 @@ static void check_hung_fs(const char *dir)
 	CHECK_EQ(own_threads(), 1);
 	CHECK(exits_while_hung(file));
 	/* The server goes: the stuck workers' opens fail, they die. */
-	kill(server, SIGKILL);
-	CHECK_EQ(waitpid(server, &st, 0), server);
-	CHECK(umount2(mnt, MNT_DETACH) == 0);
-	usleep(200 * 1000);
-	close(opened[0]);
-	rmdir(mnt);
+	fuse_unmount(mnt, server, opened);
+}
+
+/* A file slow, not hung (its open answered after 1.5 s): the files after
+ * it go to another worker at the 1 s stall, the slow one's answer still
+ * counts, and the next call's files are answered as theirs (the slow
+ * worker, which still held the files given back, takes none of them). */
+static void check_slow_fs(const char *dir)
+{
+	char mnt[512], file[600], good[512], good2[512];
+	struct prec_buildid_req r[3], again[2];
+	int opened;
+	pid_t server;
+
+	if (!fuse_mount(dir, "slow", 1500, mnt, sizeof(mnt), &server, &opened))
+		return;
+	snprintf(file, sizeof(file), "%s/f", mnt);
+	snprintf(good, sizeof(good), "%s/slow1", dir);
+	snprintf(good2, sizeof(good2), "%s/slow2", dir);
+	copy_file("/bin/true", good);
+	copy_file("/bin/true", good2);
+	r[0] = req_of(file);
+	r[1] = req_of(good);
+	r[2] = req_of(good2);
+	prec_buildid_workers__resolve(r, 3);
+	CHECK_EQ(r[0].ret, -ENOSYS);
+	CHECK_EQ(r[1].ret, 20);
+	CHECK_EQ(r[2].ret, 20);
+	usleep(300 * 1000); /* any worker left has read what it held */
+	again[0] = req_of(good2);
+	again[1] = req_of(good);
+	prec_buildid_workers__resolve(again, 2);
+	CHECK_EQ(again[0].ret, 20);
+	CHECK_EQ(again[1].ret, 20);
+	fuse_unmount(mnt, server, opened);
 }
 
 /* The manifest keeps the count of files that got no id. */
@@ -797,6 +860,7 @@ int main(void)
 	check_truncated_real(dir);
 	check_resolve(dir);
 	check_hung_fs(dir);
+	check_slow_fs(dir);
 	check_manifest_count();
 	test_rmdir(dir);
 	free(dir);
