@@ -746,32 +746,49 @@ static void fuse_unmount(const char *mnt, pid_t server, int opened)
 	rmdir(mnt);
 }
 
+/* A FUSE file (DIR/NAME/f, its open answered after open_delay_ms, 0:
+ * never) and two copies of true after it (DIR/NAME1, DIR/NAME2), as three
+ * requests. */
+struct fs_case {
+	char mnt[512], file[600], good[2][600];
+	struct prec_buildid_req r[3];
+	int opened;
+	pid_t server;
+};
+
+static bool fs_case_start(struct fs_case *fc, const char *dir, const char *name,
+			  int open_delay_ms)
+{
+	if (!fuse_mount(dir, name, open_delay_ms, fc->mnt, sizeof(fc->mnt), &fc->server,
+			&fc->opened))
+		return false;
+	snprintf(fc->file, sizeof(fc->file), "%s/f", fc->mnt);
+	fc->r[0] = req_of(fc->file);
+	for (int i = 0; i < 2; i++) {
+		snprintf(fc->good[i], sizeof(fc->good[i]), "%s/%s%d", dir, name, i + 1);
+		copy_file("/bin/true", fc->good[i]);
+		fc->r[1 + i] = req_of(fc->good[i]);
+	}
+	return true;
+}
+
 /* A mapped file on a file system that never answers its open: resolve()
  * still returns, with -ETIMEDOUT for it and the ids of the files after it
  * (read by another worker), within the stall limit plus slack. */
 static void check_hung_fs(const char *dir)
 {
-	char mnt[512], file[600], good[512], good2[512], c;
-	struct prec_buildid_req r[3];
-	int opened;
+	struct fs_case fc;
+	struct prec_buildid_req *r = fc.r;
 	uint64_t t, took;
-	pid_t server;
+	char c;
 
-	if (!fuse_mount(dir, "fuse", 0, mnt, sizeof(mnt), &server, &opened))
+	if (!fs_case_start(&fc, dir, "fuse", 0))
 		return;
-	snprintf(file, sizeof(file), "%s/f", mnt);
-	snprintf(good, sizeof(good), "%s/good1", dir);
-	snprintf(good2, sizeof(good2), "%s/good2", dir);
-	copy_file("/bin/true", good);
-	copy_file("/bin/true", good2);
-	r[0] = req_of(file);
-	r[1] = req_of(good);
-	r[2] = req_of(good2);
 	t = now_ms();
 	prec_buildid_workers__resolve(r, 3);
 	took = now_ms() - t;
 	fprintf(stderr, "resolve with a hung file: %llu ms\n", (unsigned long long)took);
-	CHECK(read(opened, &c, 1) == 1); /* the open did reach the server */
+	CHECK(read(fc.opened, &c, 1) == 1); /* the open did reach the server */
 	CHECK_EQ(r[0].ret, -ETIMEDOUT);
 	CHECK_EQ(r[1].ret, 20);
 	CHECK_EQ(r[2].ret, 20);
@@ -781,9 +798,9 @@ static void check_hung_fs(const char *dir)
 	 * a thread in that wait is never reaped (the recorder's exit hung
 	 * until the server answered). */
 	CHECK_EQ(own_threads(), 1);
-	CHECK(exits_while_hung(file));
+	CHECK(exits_while_hung(fc.file));
 	/* The server goes: the stuck workers' opens fail, they die. */
-	fuse_unmount(mnt, server, opened);
+	fuse_unmount(fc.mnt, fc.server, fc.opened);
 }
 
 /* A file slow, not hung (its open answered after 1.5 s): the files after
@@ -792,32 +809,22 @@ static void check_hung_fs(const char *dir)
  * worker, which still held the files given back, takes none of them). */
 static void check_slow_fs(const char *dir)
 {
-	char mnt[512], file[600], good[512], good2[512];
-	struct prec_buildid_req r[3], again[2];
-	int opened;
-	pid_t server;
+	struct fs_case fc;
+	struct prec_buildid_req *r = fc.r, again[2];
 
-	if (!fuse_mount(dir, "slow", 1500, mnt, sizeof(mnt), &server, &opened))
+	if (!fs_case_start(&fc, dir, "slow", 1500))
 		return;
-	snprintf(file, sizeof(file), "%s/f", mnt);
-	snprintf(good, sizeof(good), "%s/slow1", dir);
-	snprintf(good2, sizeof(good2), "%s/slow2", dir);
-	copy_file("/bin/true", good);
-	copy_file("/bin/true", good2);
-	r[0] = req_of(file);
-	r[1] = req_of(good);
-	r[2] = req_of(good2);
 	prec_buildid_workers__resolve(r, 3);
 	CHECK_EQ(r[0].ret, -ENOSYS);
 	CHECK_EQ(r[1].ret, 20);
 	CHECK_EQ(r[2].ret, 20);
 	usleep(300 * 1000); /* any worker left has read what it held */
-	again[0] = req_of(good2);
-	again[1] = req_of(good);
+	again[0] = req_of(fc.good[1]);
+	again[1] = req_of(fc.good[0]);
 	prec_buildid_workers__resolve(again, 2);
 	CHECK_EQ(again[0].ret, 20);
 	CHECK_EQ(again[1].ret, 20);
-	fuse_unmount(mnt, server, opened);
+	fuse_unmount(fc.mnt, fc.server, fc.opened);
 }
 
 /* The manifest keeps the count of files that got no id. */
