@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Mapped files' build-ids read by a small pool of child processes, each
-// asked one file at a time over its own socket and waited for with a
-// deadline.
+// given up to WINDOW files in flight over its own socket, answering them in
+// order, waited for with a deadline.
 //
 // Why processes: a read that a FUSE server took and never answers (or a
 // hard NFS mount) waits uninterruptibly, through SIGKILL. A thread in that
