@@ -42,11 +42,14 @@ chains "$tmp/dw" "--call-graph dwarf"
 "$H/callchain" 3000 &
 spin=$!
 sleep 0.2
-"$PREC" record -q -d "$tmp/dwp" -e cpu-clock -F 2000 --call-graph dwarf -p "$spin" &
+mkfifo "$tmp/ctl" "$tmp/ack"
+"$PREC" record -q -d "$tmp/dwp" -e cpu-clock -F 2000 --call-graph dwarf -p "$spin" \
+	--control "fifo:$tmp/ctl,$tmp/ack" &
 rec=$!
 # recorded until the helper has had 0.4 s of CPU (its ticks in /proc), not
-# for a time on the wall, in which other processes' load takes its CPU
-wait_manifest "$tmp/dwp"
+# for a time on the wall, in which other processes' load takes its CPU;
+# counted from the events' enabling
+wait_enabled "$tmp/ctl" "$tmp/ack" "record --call-graph dwarf -p"
 ticks() { awk '{ print $14 + $15 }' "/proc/$spin/stat"; }
 t0=$(ticks) i=0
 while [ $(($(ticks) - t0)) -lt $(($(getconf CLK_TCK) * 2 / 5)) ] && [ $i -lt 600 ]; do

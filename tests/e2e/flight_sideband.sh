@@ -126,8 +126,10 @@ part1() {
 # still in the 64 KiB rings (about 0.3 s of cpu-clock at 4 kHz).
 part2() {
 	local d=$tmp/p2 cpid n comm hot
-	"$PREC" record -a --overwrite -m 64K -e cpu-clock -F 4000 -d "$d" 2>"$d.err" & rec=$!
-	wait_manifest "$d" 10
+	mkfifo "$d.ctl" "$d.ack"
+	"$PREC" record -a --overwrite -m 64K -e cpu-clock -F 4000 -d "$d" \
+		--control "fifo:$d.ctl,$d.ack" 2>"$d.err" & rec=$!
+	wait_enabled "$d.ctl" "$d.ack" p2
 	sleep 0.5
 	"$H/chain" 600 & wl=$!
 	cpid=$wl
@@ -207,8 +209,11 @@ part4() {
 # on the machine), the drained shards grow under 2 KiB.
 part5() {
 	local d=$tmp/p5 sb forks comms
-	"$PREC" record -a --overwrite -m 64K -e cpu-clock -F 4000 -d "$d" 2>"$d.err" & rec=$!
-	wait_manifest "$d" 10
+	mkfifo "$d.ctl" "$d.ack"
+	"$PREC" record -a --overwrite -m 64K -e cpu-clock -F 4000 -d "$d" \
+		--control "fifo:$d.ctl,$d.ack" 2>"$d.err" & rec=$!
+	# the tracking event is enabled before the ack, not before the manifest
+	wait_enabled "$d.ctl" "$d.ack" p5
 	sh -c 'for i in $(seq 3000); do /bin/true; done'
 	sleep 0.3
 	kill -INT $rec

@@ -13,9 +13,15 @@ cut_tail() { # shard: drop the last 10 bytes, inside the last chunk
 	truncate -s $((size - 10)) "$1"
 }
 
-"$PREC" record -q -d "$tmp/died" -a -e cpu-clock -F 2000 -- sleep 5 &
+"$PREC" record -q -d "$tmp/died" -a -e cpu-clock -F 2000 -- sleep 30 &
 rec=$!
-sleep 1
+wait_manifest "$tmp/died"
+# until cpu000's shard holds a chunk past its header (the cut must fall in
+# a chunk), at most 20 s
+for _ in $(seq 200); do
+	[ "$(stat -c %s "$tmp/died/cpu000.shard")" -gt 4096 ] && break
+	sleep 0.1
+done
 kill -9 $rec
 wait $rec 2>/dev/null
 cut_tail "$tmp/died/cpu000.shard"

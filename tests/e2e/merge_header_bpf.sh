@@ -170,11 +170,13 @@ pids=()
 echo "--no-bpf-event: perf's BPF features, no program and $(grep -c '^btf ' "$tmp/none.data.feats") BTF objects (file and pipe)"
 
 # 5
-perf record -q -a -o "$tmp/perf5.data" -- sleep 1.5 2>"$tmp/perf.err" &
+perf record -q -a -o "$tmp/perf5.data" -- sleep 3 2>"$tmp/perf.err" &
 pids+=($!)
-"$PREC" record -q -a -d "$tmp/rec5" -- sleep 1.5 &
+mkfifo "$tmp/ctl5" "$tmp/ack5"
+"$PREC" record -q -a -d "$tmp/rec5" --control "fifo:$tmp/ctl5,$tmp/ack5" -- sleep 3 &
 pids+=($!)
-sleep 0.6
+wait_enabled "$tmp/ctl5" "$tmp/ack5" "prec record (5)"
+sleep 0.1
 "$H/bpfload" -b latefn 1 mblate 3000 &
 late=$!
 wait "${pids[@]}" || fail "perf or prec record (5): exit $?"
@@ -195,9 +197,10 @@ bid=$("$PREC" info "$tmp/rec5" --json | sed -n 's/.*"name": "mblate0", "btf_id":
 echo "loaded during the recording: program $id and BTF $bid as perf's"
 
 # 6
-"$PREC" record -a -e cpu-clock -d "$tmp/rec6" -- sleep 2 2>"$tmp/rec6.err" &
+mkfifo "$tmp/ctl6" "$tmp/ack6"
+"$PREC" record -a -e cpu-clock -d "$tmp/rec6" --control "fifo:$tmp/ctl6,$tmp/ack6" -- sleep 2 2>"$tmp/rec6.err" &
 pids=($!)
-sleep 0.5
+wait_enabled "$tmp/ctl6" "$tmp/ack6" "prec record (6)"
 "$H/bpfload" -l 80 mblong 2500 &
 pids+=($!)
 wait "${pids[0]}" || fail_rc "$tmp/rec6.err" "prec record (6)"
@@ -229,11 +232,13 @@ echo "a 4.8 MB program: left out of BPF_PROG_INFO in one warning, its KSYMBOL sy
 cleanup
 
 # 8
-perf record -q -a -o "$tmp/perf8.data" -- sleep 1.5 2>"$tmp/perf.err" &
+perf record -q -a -o "$tmp/perf8.data" -- sleep 3 2>"$tmp/perf.err" &
 pids=($!)
-"$PREC" record -q -a -d "$tmp/rec8" -- sleep 1.5 &
+mkfifo "$tmp/ctl8" "$tmp/ack8"
+"$PREC" record -q -a -d "$tmp/rec8" --control "fifo:$tmp/ctl8,$tmp/ack8" -- sleep 3 &
 pids+=($!)
-sleep 0.4
+wait_enabled "$tmp/ctl8" "$tmp/ack8" "prec record (8)"
+sleep 0.1
 "$H/bpfload" -b shortfn 1 mbshort 300 || fail "bpfload (8): exit $?"
 wait "${pids[@]}" || fail "perf or prec record (8): exit $?"
 pids=()
@@ -253,9 +258,10 @@ bid=$("$PREC" info "$tmp/rec8" --json | sed -n 's/.*"name": "mbshort0", "btf_id"
 echo "loaded for 0.3 s during the recording: program $id and BTF $bid as perf's"
 
 # 9
-"$PREC" record -a -e cpu-clock -d "$tmp/rec9" -- sleep 2 2>"$tmp/rec9.err" &
+mkfifo "$tmp/ctl9" "$tmp/ack9"
+"$PREC" record -a -e cpu-clock -d "$tmp/rec9" --control "fifo:$tmp/ctl9,$tmp/ack9" -- sleep 2 2>"$tmp/rec9.err" &
 pids=($!)
-sleep 0.3
+wait_enabled "$tmp/ctl9" "$tmp/ack9" "prec record (9)"
 "$H/bpfload" -n 800000 1 mbbig9 2500 &
 pids+=($!)
 for ((i = 0; i < 100; i++)); do

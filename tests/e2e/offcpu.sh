@@ -130,8 +130,9 @@ pid=$(awk '/ offsleep_sleeper( |$)/ { print $1; exit }' all.off)
 check all "-a" "$pid" "$(cat all.slept)"
 same_attr "-a" all.data freq=1,call-graph=fp -a -- true
 
-# -p: the helper already running, waiting 700 ms before its sleeps.
-"$H/offsleep" 20 50 100 700 >pid.slept &
+# -p: the helper already running, waiting 2.5 s before its sleeps (a
+# slow start of prec, up to 2.3 s, still sees them all).
+"$H/offsleep" 20 50 100 2500 >pid.slept &
 w=$!
 sleep 0.2
 "$PREC" record -q --off-cpu -p "$w" -d pid 2>pid.rerr || fail_rc pid.rerr "record --off-cpu -p"

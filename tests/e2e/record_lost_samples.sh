@@ -180,7 +180,7 @@ echo "--switch-output: $k epochs, $lossy with lost samples, $ids_all in all"
 
 # perf's own --switch-output: the counts in its last file alone
 perf record -q --switch-output -m 8K -o "$tmp/pcuts.data" "${EV[@]}" -- "$H/storm" 1000000 2>"$tmp/perr" & rec=$!
-sleep 0.2
+perf_handles_usr2 "$tmp/pcuts.data"
 ( while kill -USR2 "$rec" 2>/dev/null; do sleep 0.05; done ) & kicker=$!
 wait "$rec" || fail_rc "$tmp/perr" "perf record --switch-output -m 8K"
 rec=
@@ -224,7 +224,7 @@ echo "--time $mid: Total Lost Samples $w_total (merge --time), $q_window (perf r
 # ---- --overwrite: the flight rings' pause drops ----
 # perf's: its backward rings are paused to be read at each switch
 perf record -q --overwrite --switch-output -m 8K -o "$tmp/pow.data" "${EV[@]}" -- "$H/storm" 3000000 2>"$tmp/perr" & rec=$!
-sleep 0.2
+perf_handles_usr2 "$tmp/pow.data"
 ( while kill -USR2 "$rec" 2>/dev/null; do sleep 0.02; done ) & kicker=$!
 wait "$rec" || fail_rc "$tmp/perr" "perf record --overwrite --switch-output"
 rec=

@@ -520,9 +520,15 @@ done
 kill $spin
 [ "$(cat pc.prec)" = "$(cat pc.perf)" ] && [ "$(tr -d ' ' <pc.prec)" = "$spin" ] ||
 	fail "-p PID -- CMD: sampled pids, prec's: $(cat pc.prec); perf's: $(cat pc.perf); the target $spin"
-sleep 0.3 &
+sleep 30 &
 short=$!
-"$PREC" record -q -o pg.data -e cpu-clock -p $short -- sleep 30 2>pg.err
+"$PREC" record -q -o pg.data -e cpu-clock -p $short -- sleep 30 2>pg.err &
+rec=$!
+# the target ends once prec has its events open (they are before the
+# start manifest, which -o writes into the staging directory pg.data.prec)
+wait_manifest pg.data.prec
+kill $short
+wait $rec
 rc=$?
 [ $rc = 143 ] || fail "-p PID -- sleep 30, the target gone first: exit status $rc, not 143 (perf's): $(cat pg.err)"
 

@@ -21,11 +21,12 @@ check_complete() { # dir
 	fi
 }
 
+mkfifo "$tmp/ctl" "$tmp/ack"
 for sig in INT TERM HUP; do
 	d=$tmp/$sig
-	"$PREC" record -d "$d" -a -e cpu-clock -F 1000 2>"$tmp/err" &
+	"$PREC" record -d "$d" -a -e cpu-clock -F 1000 --control "fifo:$tmp/ctl,$tmp/ack" 2>"$tmp/err" &
 	pid=$!
-	wait_manifest "$d"
+	wait_enabled "$tmp/ctl" "$tmp/ack" "SIG$sig"
 	sleep 0.5
 	kill -"$sig" $pid
 	# as perf's: it dies of the signal that stopped it, once all is written
@@ -42,7 +43,11 @@ d=$tmp/kill9
 "$PREC" record -d "$d" -a -e cpu-clock -F 4000 2>/dev/null &
 pid=$!
 wait_manifest "$d"
-sleep 1
+# until a sample is in a shard (a drain pass, then its write), at most 20 s
+for _ in $(seq 200); do
+	"$H/shardcount" "$d" 2>/dev/null | awk '/^total/ { sub("samples=", "", $4); exit !($4 > 0) }' && break
+	sleep 0.1
+done
 kill -9 $pid
 wait $pid 2>/dev/null
 "$H/mfdump" "$d" >"$tmp/mf" || fail "kill -9: manifest unreadable"

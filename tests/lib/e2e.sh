@@ -108,6 +108,28 @@ wait_manifest() {
 	fail "$1: no start manifest after $secs s"
 }
 
+# wait_enabled CTL ACK [WHAT]: a recorder started with --control
+# fifo:CTL,ACK has its events enabled: the start manifest comes before the
+# events are (a loaded machine took over 0.5 s between them), and the
+# control channel is read only once they are, so a ping's ack says so.
+# Fails after 20 s.
+wait_enabled() {
+	timeout 20 bash -c 'echo ping >"$0" && read -r _ <"$1"' "$1" "$2" ||
+		fail "${3:-record}: no ack for ping within 20 s"
+}
+
+# perf_handles_usr2 FILE: perf record --switch-output -o FILE has its
+# SIGUSR2 handler (set just before it creates FILE: a SIGUSR2 before that
+# kills it). Fails after 10 s.
+perf_handles_usr2() {
+	local i
+	for ((i = 0; i < 200; i++)); do
+		[ -e "$1" ] && return 0
+		sleep 0.05
+	done
+	fail "perf record: no $1 after 10 s"
+}
+
 # hold_bpf NAME: a BPF program (NAME0, loaded by $H/bpfload) held from now
 # until the script exits, $tmp set. Every recording the script makes then
 # starts with a program loaded, so that perf and prec both synthesize
