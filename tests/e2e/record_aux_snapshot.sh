@@ -58,15 +58,18 @@ EOF
 }
 
 # record DIR ARGS...: prec record -a -C $on_cpu -e intel_pt// ARGS in the
-# fake namespace with the stand-in, in the background ($rec)
+# fake namespace with the stand-in, in the background ($rec), its control
+# fifos DIR.ctl and DIR.ack; 0.3 s after its events are enabled
 on_cpu=0
 record() {
 	local dir=$1
 	shift
+	mkfifo "$dir.ctl" "$dir.ack"
 	unshare -m sh -c "$FAKE_PMUS_SH" "$tmp/devices" env LD_PRELOAD="$so" "$PREC" \
-		record -q -a -C "$on_cpu" -d "$dir" -e intel_pt// "$@" 2>"$dir.err" &
+		record -q -a -C "$on_cpu" -d "$dir" -e intel_pt// --control "fifo:$dir.ctl,$dir.ack" \
+		"$@" 2>"$dir.err" &
 	rec=$!
-	wait_manifest "$dir"
+	wait_enabled "$dir.ctl" "$dir.ack" "record $*"
 	sleep 0.3
 }
 
@@ -98,10 +101,9 @@ perf script --no-itrace -i "$tmp/r1.data" >/dev/null 2>"$tmp/p1.err"
 [ ! -s "$tmp/p1.err" ] || fail "perf script: $(head -3 "$tmp/p1.err")"
 
 # 2. --control and the exit
-mkfifo "$tmp/ctl" "$tmp/ack"
-record "$tmp/r2" -Se0x2000 --aux-size 64K --control "fifo:$tmp/ctl,$tmp/ack" -- sleep 1.5
-echo snapshot >"$tmp/ctl"
-read -r -t 10 _ <"$tmp/ack" || fail "no ack for snapshot"
+record "$tmp/r2" -Se0x2000 --aux-size 64K -- sleep 1.5
+echo snapshot >"$tmp/r2.ctl"
+read -r -t 10 _ <"$tmp/r2.ack" || fail "no ack for snapshot"
 wait $rec || fail_rc "$tmp/r2.err" "record -Se"
 "$PREC" merge "$tmp/r2" -o "$tmp/r2.data" 2>"$tmp/m2.err" || fail_rc "$tmp/m2.err" "merge"
 snaps "$tmp/r2.data" >"$tmp/s2"

@@ -109,9 +109,13 @@ grep -qx -- '-a,SIGINT signaled 2' want || fail "perf: SIGINT to -a did not end 
 
 # -o - (perf's pipe format on stdout): SIGINT, and every sample of the
 # stream is in what stdout received before prec died.
+# (signaled once its events are enabled: pipe.ready, after the ack of a
+# ping; the stream's header comes before)
+mkfifo pipe.ctl pipe.ack
+(wait_enabled pipe.ctl pipe.ack "-o -" && echo >pipe.ready) &
 # shellcheck disable=SC2046
-line=$(outcome pipe 2 self pipe.data sh -c 'exec "$@" >pipe.data 2>pipe.err' sh \
-	"$PREC" record -e cpu-clock -o - -a)
+line=$(outcome pipe 2 self pipe.ready sh -c 'exec "$@" >pipe.data 2>pipe.err' sh \
+	"$PREC" record -e cpu-clock -o - -a --control fifo:pipe.ctl,pipe.ack)
 echo "prec $line"
 [ "$line" = "pipe signaled 2" ] || fail "-o -: $line, want signaled 2: $(cat pipe.err)"
 said=$(sed -n 's/.* records (\([0-9]*\) samples).*-> stdout.*/\1/p' pipe.err)
