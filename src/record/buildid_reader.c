@@ -169,13 +169,19 @@ static size_t collect(struct prec_buildid_reader *r,
 void prec_buildid_reader__read(struct prec_buildid_reader *r,
 			       struct prec_buildid_queue *const *qs, int n)
 {
+	bool timed_out = false;
 	size_t nr;
+	int err;
 
 	if (r->off)
 		return;
 	do {
 		nr = collect(r, qs, n);
-		prec_buildid_workers__resolve_within(r->reqs, nr, READ_DEADLINE_MS);
+		/* no worker to be had (it said why): the stop reads them all,
+		 * rather than a fork tried again at every tick */
+		err = prec_buildid_workers__resolve_within(r->reqs, nr, READ_DEADLINE_MS);
+		if (err)
+			r->off = true;
 		for (size_t i = 0; i < nr; i++) {
 			struct file_id *f = lookup(r->files, r->cap, r->reqs[i].maj,
 						   r->reqs[i].min, r->reqs[i].ino);
@@ -188,11 +194,11 @@ void prec_buildid_reader__read(struct prec_buildid_reader *r,
 			if (f->ret <= 0 && f->ret != -ETIMEDOUT)
 				pr_debug("build-id %s: %s", r->paths[i], strerror(-f->ret));
 			free(r->paths[i]);
-			if (f->ret == -ETIMEDOUT)
-				r->off = true;
+			if (f->ret == -ETIMEDOUT && !err)
+				r->off = timed_out = true;
 		}
 	} while (nr == BATCH && !r->off);
-	if (r->off)
+	if (timed_out)
 		pr_warn("build-ids: a mapped file did not answer: the rest are read at the stop");
 }
 

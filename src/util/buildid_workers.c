@@ -12,11 +12,16 @@
 //
 // A worker is forked, not executed anew: its name is prec-bid from its
 // first system call (record's --exclude-perf filters it by that name) and
-// it needs no arguments. A fork copies page references, not pages, but
-// each page the parent writes afterwards is copied once while the worker
-// lives; so the first worker is forked at the recorder's start, before the
-// rings and buffers exist (prec_buildid_workers__start), and lives as
-// long as the recorder. The pool grows only when a file stalls.
+// it needs no arguments. Every worker is forked by one small process, the
+// spawner, itself forked at the recorder's start (before the rings, the
+// staging and the drainers exist: prec_buildid_workers__start), which
+// hands each new worker's socket and pidfd back over its own socket and
+// reaps the workers. A worker forked from the running recorder would map
+// every page the recorder had (its staging, hundreds of MiB after a
+// stall), and one stuck in a hung read keeps them after the recorder has
+// gone. A worker stuck at a call's end is killed and left; while it lives,
+// its file's device is taken as hung: its files get -ETIMEDOUT at once,
+// not a new worker each call, and at most STUCK_MAX are ever left.
 #include "util/buildid_workers.h"
 
 #include <errno.h>
@@ -29,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -46,9 +52,13 @@
 /* Whatever the files do, resolve() returns after this long: a recording's
  * close must end. */
 #define RESOLVE_TOTAL_MS 5000u
-/* Killed workers remembered to be reaped by a later call; past this many
- * (each a file system that hung) init reaps them once we have gone. */
-#define LEFT_MAX 32
+/* Killed workers still alive (each in a read of a hung file system) past
+ * which no worker is started: the files get -ETIMEDOUT. */
+#define STUCK_MAX 8
+/* The spawner's wait between two reapings of its workers. */
+#define REAP_MS 1000
+/* Our wait for the spawner's answer (it forks, nothing more). */
+#define SPAWN_MS 5000
 
 /* A request: this head, then the path's bytes (no NUL; none: no path). */
 struct ask_head {
@@ -76,7 +86,7 @@ struct flight {
 };
 
 struct worker {
-	pid_t pid;
+	int pidfd;             /* the spawner's child: no pid of ours */
 	int sock;              /* -1: no worker in this slot */
 	bool used;             /* given files in this call */
 	bool stalled;          /* silent for RESOLVE_STALL_MS: given nothing
@@ -94,13 +104,28 @@ struct queue {
 	size_t nr, head, count;
 };
 
+/* A killed worker not yet seen dead, and the device of the file it was
+ * in (0:0: none, it was not in one). */
+struct stuck {
+	int pidfd;
+	uint32_t maj, min;
+};
+
+/* What the spawner sends with a worker's socket and pidfd (or err). */
+struct born {
+	int32_t err;
+};
+
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct worker pool[RESOLVE_WORKERS] = {
 	{ .sock = -1 }, { .sock = -1 }, { .sock = -1 }, { .sock = -1 },
 };
-static pid_t left[LEFT_MAX];
+static struct stuck left[STUCK_MAX + RESOLVE_WORKERS];
 static int nr_left;
 static uint32_t last_seq;
+static pid_t spawner_pid;
+static int spawner_sock = -1;
+static pid_t owner; /* the process whose pool this is */
 
 static uint64_t mono_ms(void)
 {
@@ -146,10 +171,86 @@ static _Noreturn void serve(int sock)
 	}
 }
 
+/* ---- the spawner's side ---- */
+
+static void reap_workers(void)
+{
+	while (waitpid(-1, NULL, WNOHANG) > 0)
+		;
+}
+
+/* Fork a worker; its socket's end and pidfd to sock (or the error). */
+static void spawn_one(int sock)
+{
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(2 * sizeof(int))];
+	} ctl = { 0 };
+	struct born b = { 0 };
+	struct iovec iov = { .iov_base = &b, .iov_len = sizeof(b) };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
+	int sv[2], fds[2] = { -1, -1 };
+	pid_t pid = -1;
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
+		b.err = -errno;
+	} else {
+		pid = prec_child__fork(PREC_BUILDID_THREAD_NAME, sv[1]);
+		if (pid == 0)
+			serve(sv[1]);
+		close(sv[1]);
+		/* before any reaping: the pid is still our child's */
+		fds[1] = pid > 0 ? (int)syscall(SYS_pidfd_open, pid, 0) : -1;
+		b.err = pid < 0 ? (int)pid : fds[1] < 0 ? -errno : 0;
+		if (pid > 0 && fds[1] < 0)
+			kill(pid, SIGKILL);
+		fds[0] = sv[0];
+	}
+	if (!b.err) {
+		m.msg_control = ctl.buf;
+		m.msg_controllen = sizeof(ctl.buf);
+		CMSG_FIRSTHDR(&m)->cmsg_level = SOL_SOCKET;
+		CMSG_FIRSTHDR(&m)->cmsg_type = SCM_RIGHTS;
+		CMSG_FIRSTHDR(&m)->cmsg_len = CMSG_LEN(2 * sizeof(int));
+		memcpy(CMSG_DATA(CMSG_FIRSTHDR(&m)), fds, sizeof(fds));
+	}
+	if (sendmsg(sock, &m, MSG_NOSIGNAL) < 0)
+		_exit(0);
+	for (int i = 0; i < 2; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+}
+
+/* A worker per byte asked; the workers reaped as they end. Ends when told
+ * ('q', the recorder's stop) or with its socket (the recorder gone: a
+ * child of the recorder may hold a copy of its end, so the stop does not
+ * count on that), once it has reaped
+ * the workers already dead (the stop killed the idle ones and saw them
+ * die first, so their time counts in ours); a worker still in a hung read
+ * goes to init. */
+static _Noreturn void spawner(int sock)
+{
+	for (;;) {
+		struct pollfd pf = { .fd = sock, .events = POLLIN };
+		int r = poll(&pf, 1, REAP_MS);
+		char c;
+
+		reap_workers();
+		if (r < 0 && errno != EINTR)
+			_exit(0);
+		if (r <= 0)
+			continue;
+		if (recv(sock, &c, 1, 0) != 1 || c == 'q')
+			break;
+		spawn_one(sock);
+	}
+	reap_workers();
+	_exit(0);
+}
+
 /* ---- the pool ---- */
 
-/* Fork a worker into w. */
-static int spawn(struct worker *w)
+static int start_spawner(void)
 {
 	int sv[2];
 	pid_t pid;
@@ -158,38 +259,144 @@ static int spawn(struct worker *w)
 		return -errno;
 	pid = prec_child__fork(PREC_BUILDID_THREAD_NAME, sv[1]);
 	if (pid == 0)
-		serve(sv[1]);
+		spawner(sv[1]);
 	close(sv[1]);
 	if (pid < 0) {
 		close(sv[0]);
 		return (int)pid;
 	}
-	*w = (struct worker){ .pid = pid, .sock = sv[0] };
+	spawner_pid = pid;
+	spawner_sock = sv[0];
 	return 0;
 }
 
+/* The spawner's end: told to, it reaps what has died and goes; waited
+ * for (it never reads a file, so it cannot hang). */
+static void end_spawner(void)
+{
+	if (spawner_sock < 0)
+		return;
+	if (send(spawner_sock, "q", 1, MSG_NOSIGNAL | MSG_DONTWAIT) != 1)
+		kill(spawner_pid, SIGKILL); /* gone already, or its socket full */
+	close(spawner_sock);
+	spawner_sock = -1;
+	while (waitpid(spawner_pid, NULL, 0) < 0 && errno == EINTR)
+		;
+}
+
+/* A worker from the spawner into w (the spawner started if there is none,
+ * or again if it has gone). */
+static int spawn(struct worker *w)
+{
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(2 * sizeof(int))];
+	} ctl;
+	struct born b = { .err = -EIO };
+	struct iovec iov = { .iov_base = &b, .iov_len = sizeof(b) };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf,
+			    .msg_controllen = sizeof(ctl.buf) };
+	struct pollfd pf;
+	struct cmsghdr *c;
+	int fds[2], err;
+	ssize_t n;
+
+	for (int attempt = 0;; attempt++) {
+		if (spawner_sock < 0 && (err = start_spawner()))
+			return err;
+		if (send(spawner_sock, "w", 1, MSG_NOSIGNAL) == 1)
+			break;
+		end_spawner();
+		if (attempt)
+			return -EIO;
+	}
+	pf = (struct pollfd){ .fd = spawner_sock, .events = POLLIN };
+	if (poll(&pf, 1, SPAWN_MS) != 1) {
+		end_spawner();
+		return -ETIMEDOUT;
+	}
+	n = recvmsg(spawner_sock, &m, MSG_CMSG_CLOEXEC);
+	c = CMSG_FIRSTHDR(&m);
+	if (n != (ssize_t)sizeof(b) || b.err || !c || c->cmsg_type != SCM_RIGHTS ||
+	    c->cmsg_len != CMSG_LEN(sizeof(fds))) {
+		if (c && c->cmsg_type == SCM_RIGHTS) {
+			size_t nfd = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+
+			memcpy(fds, CMSG_DATA(c), nfd < 2 ? nfd * sizeof(int) : sizeof(fds));
+			for (size_t i = 0; i < nfd && i < 2; i++)
+				close(fds[i]);
+		}
+		if (n <= 0)
+			end_spawner();
+		return n == (ssize_t)sizeof(b) && b.err ? b.err : -EIO;
+	}
+	memcpy(fds, CMSG_DATA(c), sizeof(fds));
+	*w = (struct worker){ .sock = fds[0], .pidfd = fds[1] };
+	return 0;
+}
+
+/* The left workers seen dead forgotten (their devices answer again). */
 static void reap_left(void)
 {
 	for (int i = 0; i < nr_left;) {
-		pid_t p = waitpid(left[i], NULL, WNOHANG);
+		struct pollfd pf = { .fd = left[i].pidfd, .events = POLLIN };
 
-		if (p == left[i] || (p < 0 && errno == ECHILD))
+		if (poll(&pf, 1, 0) != 0) {
+			close(left[i].pidfd);
 			left[i] = left[--nr_left];
-		else
+		} else {
 			i++;
+		}
 	}
 }
 
+/* Is the device maj:min that of a file a killed worker is still in? */
+static bool hung_device(uint32_t maj, uint32_t min)
+{
+	for (int i = 0; i < nr_left; i++)
+		if (left[i].maj == maj && left[i].min == min && (maj || min))
+			return true;
+	return false;
+}
+
 /* A worker gone, or stuck past its use: killed (it dies when its wait
- * ends, at once if it was not in one), reaped now if it can be, else
- * later, and its slot freed. */
-static void drop(struct worker *w)
+ * ends, at once if it was not in one) and its slot freed; one in a file
+ * (r: its oldest file in flight; NULL: none) is remembered until it is
+ * seen dead. */
+static void drop(struct worker *w, const struct prec_buildid_req *r)
 {
 	close(w->sock);
-	kill(w->pid, SIGKILL);
-	if (waitpid(w->pid, NULL, WNOHANG) != w->pid && nr_left < LEFT_MAX)
-		left[nr_left++] = w->pid;
-	*w = (struct worker){ .sock = -1 };
+	syscall(SYS_pidfd_send_signal, w->pidfd, SIGKILL, NULL, 0);
+	if (nr_left < (int)(sizeof(left) / sizeof(left[0])))
+		left[nr_left++] = (struct stuck){ .pidfd = w->pidfd, .maj = r ? r->maj : 0,
+						  .min = r ? r->min : 0 };
+	else
+		close(w->pidfd);
+	*w = (struct worker){ .sock = -1, .pidfd = -1 };
+}
+
+/* In a forked child of the pool's owner: the owner's workers and spawner
+ * are the owner's (their answers go to whoever reads first), so the
+ * child forgets them, closing only its copies, and starts its own. */
+static void adopt(void)
+{
+	if (owner == getpid())
+		return;
+	if (owner) {
+		for (int i = 0; i < RESOLVE_WORKERS; i++)
+			if (pool[i].sock >= 0) {
+				close(pool[i].sock);
+				close(pool[i].pidfd);
+				pool[i] = (struct worker){ .sock = -1, .pidfd = -1 };
+			}
+		for (int i = 0; i < nr_left; i++)
+			close(left[i].pidfd);
+		nr_left = 0;
+		if (spawner_sock >= 0)
+			close(spawner_sock);
+		spawner_sock = -1;
+	}
+	owner = getpid();
 }
 
 int prec_buildid_workers__start(void)
@@ -197,6 +404,7 @@ int prec_buildid_workers__start(void)
 	int err = 0;
 
 	pthread_mutex_lock(&pool_lock);
+	adopt();
 	if (pool[0].sock < 0)
 		err = spawn(&pool[0]);
 	pthread_mutex_unlock(&pool_lock);
@@ -206,21 +414,25 @@ int prec_buildid_workers__start(void)
 void prec_buildid_workers__stop(void)
 {
 	pthread_mutex_lock(&pool_lock);
+	adopt();
 	for (int i = 0; i < RESOLVE_WORKERS; i++) {
 		struct worker *w = &pool[i];
+		struct pollfd pf = { .fd = w->pidfd, .events = POLLIN };
 
 		if (w->sock < 0)
 			continue;
 		/* idle (a call leaves none with files), waiting in recv:
-		 * SIGKILL ends it at once (its socket's end may live on in
-		 * another child of ours, one forked and not yet executed) */
+		 * SIGKILL ends it at once; seen dead before the spawner goes,
+		 * so that it reaps it */
 		close(w->sock);
-		kill(w->pid, SIGKILL);
-		while (waitpid(w->pid, NULL, 0) < 0 && errno == EINTR)
+		syscall(SYS_pidfd_send_signal, w->pidfd, SIGKILL, NULL, 0);
+		while (poll(&pf, 1, SPAWN_MS) < 0 && errno == EINTR)
 			;
-		*w = (struct worker){ .sock = -1 };
+		close(w->pidfd);
+		*w = (struct worker){ .sock = -1, .pidfd = -1 };
 	}
 	reap_left();
+	end_spawner();
 	pthread_mutex_unlock(&pool_lock);
 }
 
@@ -245,6 +457,33 @@ static void give_back(struct worker *w, struct queue *q)
 		w->count = 1;
 }
 
+/* The answers waiting on w's socket, taken without waiting. Returns how
+ * many; *bad: the worker answered out of turn or its socket ended. */
+static size_t take_answers(struct worker *w, struct prec_buildid_req *reqs, bool *bad)
+{
+	size_t answered = 0;
+
+	*bad = false;
+	while (w->count) {
+		struct flight *f = &w->out[w->head];
+		struct answer a;
+		ssize_t got = recv(w->sock, &a, sizeof(a), MSG_DONTWAIT);
+
+		if (got < 0 && (errno == EAGAIN || errno == EINTR))
+			break;
+		if (got != (ssize_t)sizeof(a) || a.seq != f->seq) {
+			*bad = true;
+			break;
+		}
+		reqs[f->req].ret = a.ret;
+		memcpy(reqs[f->req].id, a.id, sizeof(a.id));
+		w->head = (w->head + 1) % WINDOW;
+		w->count--;
+		answered++;
+	}
+	return answered;
+}
+
 /* The worker died (a fault in the parser, an OOM kill): the file it was
  * on was read and not answered (-EIO); the others go back. */
 static size_t died(struct worker *w, struct prec_buildid_req *reqs, struct queue *q)
@@ -256,7 +495,7 @@ static size_t died(struct worker *w, struct prec_buildid_req *reqs, struct queue
 		reqs[w->out[w->head].req].ret = -EIO;
 		answered = 1;
 	}
-	drop(w);
+	drop(w, NULL);
 	return answered;
 }
 
@@ -297,6 +536,11 @@ static struct worker *enlist(int *err)
 		*err = -EAGAIN;
 		return NULL;
 	}
+	reap_left();
+	if (nr_left >= STUCK_MAX) {
+		*err = -EDEADLK;
+		return NULL;
+	}
 	*err = spawn(free_slot);
 	if (*err)
 		return NULL;
@@ -306,7 +550,8 @@ static struct worker *enlist(int *err)
 
 /* Each worker of this call that is not stalled takes queued files up to
  * its window. Returns the files answered here (paths too long to send,
- * -ENAMETOOLONG; a worker found gone, -EIO). */
+ * -ENAMETOOLONG; on a device a killed worker is still in, -ETIMEDOUT; a
+ * worker found gone, what it had answered, and -EIO for its file). */
 static size_t hand_out(struct prec_buildid_req *reqs, struct queue *q)
 {
 	size_t answered = 0;
@@ -318,8 +563,16 @@ static size_t hand_out(struct prec_buildid_req *reqs, struct queue *q)
 			size_t i = q->idx[q->head];
 			int err;
 
+			bool bad;
+
 			if (reqs[i].path && strlen(reqs[i].path) >= PATH_MAX) {
 				reqs[i].ret = -ENAMETOOLONG;
+				queue_pop(q);
+				answered++;
+				continue;
+			}
+			if (hung_device(reqs[i].maj, reqs[i].min)) {
+				reqs[i].ret = -ETIMEDOUT;
 				queue_pop(q);
 				answered++;
 				continue;
@@ -328,6 +581,7 @@ static size_t hand_out(struct prec_buildid_req *reqs, struct queue *q)
 			if (err == -EAGAIN)
 				break;
 			if (err) {
+				answered += take_answers(w, reqs, &bad);
 				answered += died(w, reqs, q);
 				break;
 			}
@@ -354,25 +608,13 @@ static size_t collect(struct prec_buildid_req *reqs, struct queue *q, unsigned i
 	if (!n || poll(pf, (nfds_t)n, (int)ms) <= 0)
 		return 0;
 	for (int i = 0; i < n; i++) {
-		struct worker *w = of[i];
+		bool bad;
 
-		while (pf[i].revents && w->sock >= 0 && w->count) {
-			struct flight *f = &w->out[w->head];
-			struct answer a;
-			ssize_t got = recv(w->sock, &a, sizeof(a), MSG_DONTWAIT);
-
-			if (got < 0 && (errno == EAGAIN || errno == EINTR))
-				break;
-			if (got != (ssize_t)sizeof(a) || a.seq != f->seq) {
-				answered += died(w, reqs, q);
-				break;
-			}
-			reqs[f->req].ret = a.ret;
-			memcpy(reqs[f->req].id, a.id, sizeof(a.id));
-			w->head = (w->head + 1) % WINDOW;
-			w->count--;
-			answered++;
-		}
+		if (!pf[i].revents)
+			continue;
+		answered += take_answers(of[i], reqs, &bad);
+		if (bad)
+			answered += died(of[i], reqs, q);
 	}
 	return answered;
 }
@@ -385,13 +627,13 @@ static bool any_in_flight(void)
 	return false;
 }
 
-void prec_buildid_workers__resolve(struct prec_buildid_req *reqs, size_t nr)
+int prec_buildid_workers__resolve(struct prec_buildid_req *reqs, size_t nr)
 {
-	prec_buildid_workers__resolve_within(reqs, nr, RESOLVE_TOTAL_MS);
+	return prec_buildid_workers__resolve_within(reqs, nr, RESOLVE_TOTAL_MS);
 }
 
-void prec_buildid_workers__resolve_within(struct prec_buildid_req *reqs, size_t nr,
-					  unsigned int total_ms)
+int prec_buildid_workers__resolve_within(struct prec_buildid_req *reqs, size_t nr,
+					 unsigned int total_ms)
 {
 	uint64_t start = mono_ms(), end = start + total_ms, progress = start;
 	struct queue q = { .nr = nr, .count = nr };
@@ -399,7 +641,7 @@ void prec_buildid_workers__resolve_within(struct prec_buildid_req *reqs, size_t 
 	int enlisted = 0, err = 0;
 
 	if (!nr)
-		return;
+		return 0;
 	q.idx = malloc(nr * sizeof(*q.idx));
 	for (size_t i = 0; i < nr; i++) {
 		reqs[i].ret = q.idx ? -ETIMEDOUT : -ENOMEM;
@@ -407,8 +649,9 @@ void prec_buildid_workers__resolve_within(struct prec_buildid_req *reqs, size_t 
 			q.idx[i] = i;
 	}
 	if (!q.idx)
-		return;
+		return -ENOMEM;
 	pthread_mutex_lock(&pool_lock);
+	adopt();
 	reap_left();
 	for (int i = 0; i < RESOLVE_WORKERS; i++)
 		pool[i].used = pool[i].stalled = false;
@@ -421,6 +664,16 @@ void prec_buildid_workers__resolve_within(struct prec_buildid_req *reqs, size_t 
 		if (done == nr || now >= end)
 			break;
 		until = progress + RESOLVE_STALL_MS;
+		if (enlisted && now >= until) {
+			/* an answer that came as the wait ended counts: its
+			 * worker is not stuck */
+			got = collect(reqs, &q, 0);
+			done += got;
+			if (got) {
+				progress = mono_ms();
+				continue;
+			}
+		}
 		if (!enlisted || now >= until || !any_in_flight()) {
 			/* the first worker; or stuck (or every worker of this
 			 * call gone): the files nobody started go to another,
@@ -445,7 +698,10 @@ void prec_buildid_workers__resolve_within(struct prec_buildid_req *reqs, size_t 
 			progress = mono_ms();
 		}
 	}
-	if (!enlisted)
+	if (!enlisted && err == -EDEADLK)
+		pr_warn("build-ids: %d worker processes are still in reads of hung file systems: none started, %zu mapped files without a build-id",
+			nr_left, nr - done);
+	else if (!enlisted && done < nr)
 		pr_warn("build-ids: starting a worker process: %s", strerror(-err));
 	else if (done < nr)
 		pr_warn("build-ids: %zu mapped files did not answer within %.1f s: no build-id for them",
@@ -455,11 +711,12 @@ void prec_buildid_workers__resolve_within(struct prec_buildid_req *reqs, size_t 
 	 * them, and answer them to the next call): both go. */
 	for (int i = 0; i < RESOLVE_WORKERS; i++)
 		if (pool[i].sock >= 0 && (pool[i].count || pool[i].stalled))
-			drop(&pool[i]);
-	if (!enlisted)
+			drop(&pool[i], pool[i].count ? &reqs[pool[i].out[pool[i].head].req] : NULL);
+	if (!enlisted && done < nr)
 		for (size_t i = 0; i < nr; i++)
 			if (reqs[i].ret == -ETIMEDOUT)
 				reqs[i].ret = err;
 	pthread_mutex_unlock(&pool_lock);
 	free(q.idx);
+	return enlisted || done == nr ? 0 : err;
 }

@@ -12,25 +12,29 @@
 
 #include "util/buildid.h"
 
-/* Fork the first worker now, while this process is small: a worker lives
- * as long as its parent, and each page the parent had at the fork is
- * copied once when the parent writes it. Optional (resolve forks one when
- * none is idle); call before the big allocations. Returns 0 or -errno. */
+/* Fork the spawner and the first worker now, while this process is
+ * small: every worker is the spawner's fork, and maps only the pages it
+ * had. Optional (resolve starts them when it needs them); call before
+ * the big allocations and before any thread. Returns 0 or -errno. */
 int prec_buildid_workers__start(void);
-/* The idle workers ended and waited for, so that their time is counted
- * in ours and none outlives us; the killed ones reaped if they have died.
- * Any thread, once no call runs. */
+/* The idle workers ended and the spawner with them, once it has reaped
+ * those, so that their time is counted in ours and none outlives us but
+ * those in hung reads. Any thread, once no call runs. */
 void prec_buildid_workers__stop(void);
 /* prec_buildid__read_mapped() of every reqs[i] into reqs[i].ret and .id,
  * in worker processes; returns within RESOLVE_TOTAL_MS
  * (buildid_workers.c) whatever the files do: a file not done by then gets
- * -ETIMEDOUT, and a worker still in it is killed and left (reaped later,
- * or by init once this process has gone). Any thread (one at a time). */
-void prec_buildid_workers__resolve(struct prec_buildid_req *reqs, size_t nr);
+ * -ETIMEDOUT, and a worker still in it is killed and left (reaped by the
+ * spawner, or by init once we have gone); until it dies, the files of
+ * its device get -ETIMEDOUT at once. Returns 0, or -errno when no worker
+ * could be had (each file's ret says so too; -EDEADLK: too many workers
+ * are still in hung reads), said in a warning. Any thread (one at a
+ * time). */
+int prec_buildid_workers__resolve(struct prec_buildid_req *reqs, size_t nr);
 /* resolve() with its own deadline of total_ms (a recording's periodic
  * read, which must not hold its thread long: the files that did not
  * answer get -ETIMEDOUT and are read again at the stop). */
-void prec_buildid_workers__resolve_within(struct prec_buildid_req *reqs, size_t nr,
-					  unsigned int total_ms);
+int prec_buildid_workers__resolve_within(struct prec_buildid_req *reqs, size_t nr,
+					 unsigned int total_ms);
 
 #endif

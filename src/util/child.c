@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// A forked child that holds nothing of its parent's: no descriptor (a
+// A forked child that holds no descriptor of its parent's (a
 // stream's pipe whose reader waits for its end, a shard, an event, a
 // terminal) and no signal of the terminal's, for as long as a read on a
 // hung file system holds it. See child.h.
@@ -7,6 +7,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/prctl.h>
@@ -34,6 +35,20 @@ static void close_all_but(int keep)
 	closedir(d);
 }
 
+/* 0, 1 and 2 (but keep) on /dev/null: a stray write to stderr goes
+ * nowhere, not into a file the child opened there. */
+static void null_stdio(void)
+{
+	for (int i = 0; i < 3; i++) {
+		int fd = open("/dev/null", O_RDWR | O_NOCTTY);
+
+		if (fd > 2) {
+			close(fd);
+			break;
+		}
+	}
+}
+
 pid_t prec_child__fork(const char *name, int keep)
 {
 	char own[16] = "";
@@ -48,6 +63,7 @@ pid_t prec_child__fork(const char *name, int keep)
 		sigfillset(&all);
 		sigprocmask(SIG_SETMASK, &all, NULL);
 		close_all_but(keep);
+		null_stdio();
 		return 0;
 	}
 	err = errno;

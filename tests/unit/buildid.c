@@ -7,8 +7,10 @@
 #include "../lib/test.h"
 #include "util/bytes.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -669,6 +671,81 @@ static int own_threads(void)
 	return t ? atoi(t + strlen("\nThreads:")) : -1;
 }
 
+/* Our descendants named prec-bid (the spawner and its workers): how many
+ * are in state st (0: any), and the most resident memory of one (KiB) in
+ * *max_kib. */
+static int bid_procs(char st, long *max_kib)
+{
+	enum { MAXP = 65536 };
+	static int ppid_of[MAXP];
+	static bool bid[MAXP];
+	static char state[MAXP];
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	int n = 0;
+
+	CHECK(d);
+	memset(ppid_of, 0, sizeof(ppid_of));
+	memset(bid, 0, sizeof(bid));
+	while ((e = readdir(d))) {
+		char path[64], buf[512], *rp;
+		int pid = atoi(e->d_name), fd;
+		ssize_t len;
+
+		if (pid <= 0 || pid >= MAXP)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		len = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+		if (fd >= 0)
+			close(fd);
+		if (len <= 0)
+			continue;
+		buf[len] = '\0';
+		rp = strrchr(buf, ')');
+		if (!rp || sscanf(rp + 2, "%c %d", &state[pid], &ppid_of[pid]) != 2)
+			continue;
+		bid[pid] = strstr(buf, " (prec-bid) ") != NULL;
+	}
+	closedir(d);
+	*max_kib = 0;
+	for (int pid = 1; pid < MAXP; pid++) {
+		int up = pid, hops = 0;
+
+		if (!bid[pid] || (st && state[pid] != st))
+			continue;
+		while (up > 1 && up < MAXP && up != getpid() && hops++ < 8)
+			up = ppid_of[up];
+		if (up != getpid())
+			continue;
+		n++;
+		{
+			char path[64], buf[4096], *v;
+			int fd;
+			ssize_t len;
+
+			snprintf(path, sizeof(path), "/proc/%d/status", pid);
+			fd = open(path, O_RDONLY | O_CLOEXEC);
+			len = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+			if (fd >= 0)
+				close(fd);
+			buf[len > 0 ? len : 0] = '\0';
+			v = strstr(buf, "\nVmRSS:");
+			if (v && atol(v + strlen("\nVmRSS:")) > *max_kib)
+				*max_kib = atol(v + strlen("\nVmRSS:"));
+		}
+	}
+	return n;
+}
+
+/* Nothing waiting on fd now. */
+static bool quiet(int fd)
+{
+	struct pollfd pf = { .fd = fd, .events = POLLIN };
+
+	return poll(&pf, 1, 0) == 0;
+}
+
 /* A process that asked for the hung file's build-id exits, and is reaped,
  * within 5 s of its resolve() while the server still hangs. */
 static bool exits_while_hung(const char *file)
@@ -782,6 +859,9 @@ static void check_hung_fs(const char *dir)
 	uint64_t t, took;
 	char c;
 
+	struct prec_buildid_req again;
+	long kib;
+
 	if (!fs_case_start(&fc, dir, "fuse", 0))
 		return;
 	t = now_ms();
@@ -798,9 +878,75 @@ static void check_hung_fs(const char *dir)
 	 * a thread in that wait is never reaped (the recorder's exit hung
 	 * until the server answered). */
 	CHECK_EQ(own_threads(), 1);
+	/* (a forked child starts a pool of its own: it reads the file again) */
 	CHECK(exits_while_hung(fc.file));
-	/* The server goes: the stuck workers' opens fail, they die. */
+	CHECK(read(fc.opened, &c, 1) == 1);
+	/* While a worker is in it, its device's files get -ETIMEDOUT at
+	 * once: no new worker, no open, no 1 s stall. */
+	again = req_of(fc.file);
+	t = now_ms();
+	prec_buildid_workers__resolve(&again, 1);
+	CHECK_EQ(again.ret, -ETIMEDOUT);
+	CHECK(now_ms() - t < 500);
+	CHECK(quiet(fc.opened));
+	/* ours (exits_while_hung's went to init with its spawner) */
+	CHECK_EQ(bid_procs('D', &kib), 1);
+	/* The server goes: the stuck workers' opens fail, they die, and the
+	 * spawner reaps them (within its REAP_MS): no zombie is left. */
 	fuse_unmount(fc.mnt, fc.server, fc.opened);
+	usleep(1500 * 1000);
+	CHECK_EQ(bid_procs('Z', &kib), 0);
+	CHECK_EQ(bid_procs('D', &kib), 0);
+}
+
+/* A worker started while this process holds a big allocation maps none of
+ * it (the spawner, forked small, forks it); at most STUCK_MAX (8) workers
+ * are ever left in hung reads, each hung file system's files answered at
+ * once after. */
+static void check_workers_small(const char *dir)
+{
+	enum { BIG = 256 << 20, MOUNTS = 9 };
+	struct fs_case fc[MOUNTS];
+	struct prec_buildid_req r;
+	char good[512], name[16];
+	unsigned char *big = malloc(BIG);
+	long kib;
+	int n = 0;
+
+	CHECK(big);
+	memset(big, 1, BIG);
+	for (int i = 0; i < MOUNTS; i++) {
+		snprintf(name, sizeof(name), "hung%d", i);
+		if (!fs_case_start(&fc[i], dir, name, 0))
+			break;
+		n++;
+		/* a 200 ms call: its worker dropped in the open, left */
+		r = req_of(fc[i].file);
+		prec_buildid_workers__resolve_within(&r, 1, 200);
+		CHECK_EQ(r.ret, i < 8 ? -ETIMEDOUT : -EDEADLK);
+	}
+	if (n == MOUNTS) {
+		CHECK_EQ(bid_procs('D', &kib), 8);
+		/* a file elsewhere: no worker to be had either */
+		snprintf(good, sizeof(good), "%s/hung0%s", dir, "1");
+		r = req_of(good);
+		CHECK_EQ(prec_buildid_workers__resolve(&r, 1), -EDEADLK);
+		CHECK_EQ(r.ret, -EDEADLK);
+	}
+	for (int i = 0; i < n; i++)
+		fuse_unmount(fc[i].mnt, fc[i].server, fc[i].opened);
+	usleep(1500 * 1000);
+	/* the stuck ones seen dead: workers again, from the spawner */
+	snprintf(good, sizeof(good), "%s/hung01", dir);
+	r = req_of(good);
+	CHECK_EQ(prec_buildid_workers__resolve(&r, 1), 0);
+	CHECK_EQ(r.ret, 20);
+	CHECK(bid_procs(0, &kib) >= 2);
+	fprintf(stderr, "largest prec-bid process beside %d MiB of ours: %ld KiB resident\n",
+		BIG >> 20, kib);
+	CHECK(kib < 64 * 1024);
+	CHECK_EQ(bid_procs('Z', &kib), 0);
+	free(big);
 }
 
 /* A file slow, not hung (its open answered after 1.5 s): the files after
@@ -868,6 +1014,7 @@ int main(void)
 	check_resolve(dir);
 	check_hung_fs(dir);
 	check_slow_fs(dir);
+	check_workers_small(dir);
 	check_manifest_count();
 	test_rmdir(dir);
 	free(dir);
