@@ -111,11 +111,6 @@ struct stuck {
 	uint32_t maj, min;
 };
 
-/* What the spawner sends with a worker's socket and pidfd (or err). */
-struct born {
-	int32_t err;
-};
-
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct worker pool[RESOLVE_WORKERS] = {
 	{ .sock = -1 }, { .sock = -1 }, { .sock = -1 }, { .sock = -1 },
@@ -186,14 +181,14 @@ static void spawn_one(int sock)
 		struct cmsghdr h;
 		char buf[CMSG_SPACE(2 * sizeof(int))];
 	} ctl = { 0 };
-	struct born b = { 0 };
-	struct iovec iov = { .iov_base = &b, .iov_len = sizeof(b) };
+	int32_t err = 0; /* sent with the worker's socket and pidfd, or alone */
+	struct iovec iov = { .iov_base = &err, .iov_len = sizeof(err) };
 	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
 	int sv[2], fds[2] = { -1, -1 };
 	pid_t pid = -1;
 
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
-		b.err = -errno;
+		err = -errno;
 	} else {
 		pid = prec_child__fork(PREC_BUILDID_THREAD_NAME, sv[1]);
 		if (pid == 0)
@@ -201,12 +196,12 @@ static void spawn_one(int sock)
 		close(sv[1]);
 		/* before any reaping: the pid is still our child's */
 		fds[1] = pid > 0 ? (int)syscall(SYS_pidfd_open, pid, 0) : -1;
-		b.err = pid < 0 ? (int)pid : fds[1] < 0 ? -errno : 0;
+		err = pid < 0 ? (int)pid : fds[1] < 0 ? -errno : 0;
 		if (pid > 0 && fds[1] < 0)
 			kill(pid, SIGKILL);
 		fds[0] = sv[0];
 	}
-	if (!b.err) {
+	if (!err) {
 		m.msg_control = ctl.buf;
 		m.msg_controllen = sizeof(ctl.buf);
 		CMSG_FIRSTHDR(&m)->cmsg_level = SOL_SOCKET;
@@ -224,10 +219,9 @@ static void spawn_one(int sock)
 /* A worker per byte asked; the workers reaped as they end. Ends when told
  * ('q', the recorder's stop) or with its socket (the recorder gone: a
  * child of the recorder may hold a copy of its end, so the stop does not
- * count on that), once it has reaped
- * the workers already dead (the stop killed the idle ones and saw them
- * die first, so their time counts in ours); a worker still in a hung read
- * goes to init. */
+ * count on that), once it has reaped the workers already dead (the stop
+ * killed the idle ones and saw them die first, so their time counts in
+ * ours); a worker still in a hung read goes to init. */
 static _Noreturn void spawner(int sock)
 {
 	for (;;) {
@@ -292,13 +286,14 @@ static int spawn(struct worker *w)
 		struct cmsghdr h;
 		char buf[CMSG_SPACE(2 * sizeof(int))];
 	} ctl;
-	struct born b = { .err = -EIO };
-	struct iovec iov = { .iov_base = &b, .iov_len = sizeof(b) };
+	int32_t born = -EIO;
+	struct iovec iov = { .iov_base = &born, .iov_len = sizeof(born) };
 	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf,
 			    .msg_controllen = sizeof(ctl.buf) };
 	struct pollfd pf;
 	struct cmsghdr *c;
-	int fds[2], err;
+	int fds[2] = { -1, -1 }, err;
+	size_t nfd = 0;
 	ssize_t n;
 
 	for (int attempt = 0;; attempt++) {
@@ -317,22 +312,19 @@ static int spawn(struct worker *w)
 	}
 	n = recvmsg(spawner_sock, &m, MSG_CMSG_CLOEXEC);
 	c = CMSG_FIRSTHDR(&m);
-	if (n != (ssize_t)sizeof(b) || b.err || !c || c->cmsg_type != SCM_RIGHTS ||
-	    c->cmsg_len != CMSG_LEN(sizeof(fds))) {
-		if (c && c->cmsg_type == SCM_RIGHTS) {
-			size_t nfd = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-
-			memcpy(fds, CMSG_DATA(c), nfd < 2 ? nfd * sizeof(int) : sizeof(fds));
-			for (size_t i = 0; i < nfd && i < 2; i++)
-				close(fds[i]);
-		}
-		if (n <= 0)
-			end_spawner();
-		return n == (ssize_t)sizeof(b) && b.err ? b.err : -EIO;
+	if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
+		nfd = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		memcpy(fds, CMSG_DATA(c), (nfd < 2 ? nfd : 2) * sizeof(int));
 	}
-	memcpy(fds, CMSG_DATA(c), sizeof(fds));
-	*w = (struct worker){ .sock = fds[0], .pidfd = fds[1] };
-	return 0;
+	if (n == (ssize_t)sizeof(born) && !born && nfd == 2) {
+		*w = (struct worker){ .sock = fds[0], .pidfd = fds[1] };
+		return 0;
+	}
+	for (size_t i = 0; i < nfd && i < 2; i++)
+		close(fds[i]);
+	if (n <= 0)
+		end_spawner();
+	return n == (ssize_t)sizeof(born) && born ? born : -EIO;
 }
 
 /* The left workers seen dead forgotten (their devices answer again). */
@@ -561,9 +553,8 @@ static size_t hand_out(struct prec_buildid_req *reqs, struct queue *q)
 
 		while (w->sock >= 0 && w->used && !w->stalled && w->count < WINDOW && q->count) {
 			size_t i = q->idx[q->head];
-			int err;
-
 			bool bad;
+			int err;
 
 			if (reqs[i].path && strlen(reqs[i].path) >= PATH_MAX) {
 				reqs[i].ret = -ENAMETOOLONG;

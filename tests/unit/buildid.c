@@ -655,20 +655,30 @@ static void fuse_serve(int fd, int opened, int open_delay_ms)
 	}
 }
 
-static int own_threads(void)
+/* The start of a /proc file into buf, NUL-terminated; its length, or -1. */
+static ssize_t read_proc(const char *path, char *buf, size_t size)
 {
-	char buf[4096];
-	int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
-	ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
-	const char *t;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, size - 1);
 
 	if (fd >= 0)
 		close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	t = strstr(buf, "\nThreads:");
-	return t ? atoi(t + strlen("\nThreads:")) : -1;
+	buf[n > 0 ? n : 0] = '\0';
+	return n > 0 ? n : -1;
+}
+
+/* A number after "\nKEY" in a /proc status file; -1 if none. */
+static long status_field(const char *path, const char *key)
+{
+	char buf[4096];
+	const char *t = read_proc(path, buf, sizeof(buf)) < 0 ? NULL : strstr(buf, key);
+
+	return t ? atol(t + strlen(key)) : -1;
+}
+
+static int own_threads(void)
+{
+	return (int)status_field("/proc/self/status", "\nThreads:");
 }
 
 /* Our descendants named prec-bid (the spawner and its workers): how many
@@ -689,19 +699,13 @@ static int bid_procs(char st, long *max_kib)
 	memset(bid, 0, sizeof(bid));
 	while ((e = readdir(d))) {
 		char path[64], buf[512], *rp;
-		int pid = atoi(e->d_name), fd;
-		ssize_t len;
+		int pid = atoi(e->d_name);
 
 		if (pid <= 0 || pid >= MAXP)
 			continue;
 		snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		len = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
-		if (fd >= 0)
-			close(fd);
-		if (len <= 0)
+		if (read_proc(path, buf, sizeof(buf)) < 0)
 			continue;
-		buf[len] = '\0';
 		rp = strrchr(buf, ')');
 		if (!rp || sscanf(rp + 2, "%c %d", &state[pid], &ppid_of[pid]) != 2)
 			continue;
@@ -711,6 +715,8 @@ static int bid_procs(char st, long *max_kib)
 	*max_kib = 0;
 	for (int pid = 1; pid < MAXP; pid++) {
 		int up = pid, hops = 0;
+		char path[64];
+		long kib;
 
 		if (!bid[pid] || (st && state[pid] != st))
 			continue;
@@ -719,21 +725,10 @@ static int bid_procs(char st, long *max_kib)
 		if (up != getpid())
 			continue;
 		n++;
-		{
-			char path[64], buf[4096], *v;
-			int fd;
-			ssize_t len;
-
-			snprintf(path, sizeof(path), "/proc/%d/status", pid);
-			fd = open(path, O_RDONLY | O_CLOEXEC);
-			len = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
-			if (fd >= 0)
-				close(fd);
-			buf[len > 0 ? len : 0] = '\0';
-			v = strstr(buf, "\nVmRSS:");
-			if (v && atol(v + strlen("\nVmRSS:")) > *max_kib)
-				*max_kib = atol(v + strlen("\nVmRSS:"));
-		}
+		snprintf(path, sizeof(path), "/proc/%d/status", pid);
+		kib = status_field(path, "\nVmRSS:");
+		if (kib > *max_kib)
+			*max_kib = kib;
 	}
 	return n;
 }
